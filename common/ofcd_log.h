@@ -1,0 +1,40 @@
+/*
+ * ofcd_log: the one logging path of ofcd (lcores, control thread, tests).
+ *
+ * Lines go to stderr as "<iso8601 time> <LEVEL> <component>: message".
+ * The level is set once by ofcd_log_set_level() before any thread starts and
+ * only read afterwards, so no lock is needed on the hot path.
+ */
+#ifndef OFCD_LOG_H
+#define OFCD_LOG_H
+
+#include <stdarg.h>
+
+enum ofcd_log_level {
+    OFCD_LOG_ERR = 0,
+    OFCD_LOG_WARN,
+    OFCD_LOG_INFO,
+    OFCD_LOG_DEBUG,
+};
+
+/* Parse "error|warn|info|debug". Returns the level or -EINVAL. */
+int ofcd_log_level_parse(const char *name);
+const char *ofcd_log_level_name(enum ofcd_log_level level);
+
+/* Write-once at start-up, before threads exist. */
+void ofcd_log_set_level(enum ofcd_log_level level);
+int ofcd_log_enabled(enum ofcd_log_level level);
+
+void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define LOG_ERR(comp, ...) ofcd_log(OFCD_LOG_ERR, comp, __VA_ARGS__)
+#define LOG_WARN(comp, ...) ofcd_log(OFCD_LOG_WARN, comp, __VA_ARGS__)
+#define LOG_INFO(comp, ...) ofcd_log(OFCD_LOG_INFO, comp, __VA_ARGS__)
+#define LOG_DEBUG(comp, ...)                                                               \
+    do {                                                                                   \
+        if (ofcd_log_enabled(OFCD_LOG_DEBUG))                                              \
+            ofcd_log(OFCD_LOG_DEBUG, comp, __VA_ARGS__);                                   \
+    } while (0)
+
+#endif
