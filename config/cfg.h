@@ -1,0 +1,119 @@
+/*
+ * cfg: ofcd's configuration — the schema of every key, the file parser, the
+ * command-line overrides and the validated result.
+ *
+ * Call order: cfg_defaults() → cfg_load_file() → cfg_apply_override() for each
+ * "--section.key=value" → cfg_finish() (cross-key checks). Nothing in ofcd
+ * starts until all of these have succeeded, so a bad key never leaves a half
+ * started appliance. Every error is written into the caller's buffer as one
+ * line naming the file:line (or "command line"), the key, the value and what
+ * is allowed.
+ *
+ * The schema is one table (cfg_schema.c): adding a key is adding a row.
+ */
+#ifndef OFCD_CFG_H
+#define OFCD_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CFG_STR_MAX 512
+#define CFG_MAX_LCORES 128
+#define CFG_ERR_MAX 512
+
+/* One direction (rx or tx) of the fault-injection wrapper. Rates are 0..1. */
+struct cfg_fault_dir {
+    double drop;
+    double dup;
+    double reorder;
+    double delay;
+    uint32_t delay_us;
+};
+
+struct ofcd_config {
+    /* [eal] */
+    char eal_args[CFG_STR_MAX];          /* split on spaces into argv for rte_eal_init */
+
+    /* [net] */
+    uint32_t ip;                         /* host byte order */
+    uint8_t prefix_len;
+    bool has_mac;                        /* false: use the port's MAC */
+    uint8_t mac[6];
+    bool configure_kernel;               /* set up the kernel side of a tap */
+    uint32_t kernel_ip;                  /* host byte order */
+    uint8_t kernel_prefix_len;
+    uint32_t arp_cache_size;
+    uint32_t arp_timeout_s;
+    bool gratuitous_arp;
+
+    /* [port] */
+    uint32_t mbufs;
+    uint32_t mbuf_cache;
+    uint16_t rx_desc;
+    uint16_t tx_desc;
+    uint16_t burst;
+
+    /* [lcores] */
+    uint16_t io_lcores[CFG_MAX_LCORES];
+    unsigned n_io_lcores;
+    uint16_t worker_lcores[CFG_MAX_LCORES];
+    unsigned n_worker_lcores;
+    uint32_t idle_sleep_us;              /* 0 = pure busy-poll */
+    uint32_t idle_polls;                 /* empty polls before sleeping */
+
+    /* [openflow] */
+    uint16_t of_port;
+    uint16_t of_extra_port;              /* 0 = none */
+
+    /* [rest] */
+    uint32_t rest_ip;                    /* host byte order */
+    uint16_t rest_port;
+
+    /* [app] */
+    char data_dir[CFG_STR_MAX];
+    int log_level;                       /* enum ofcd_log_level */
+    uint32_t stats_log_interval_s;       /* 0 = never */
+
+    /* [fault] */
+    bool fault_enabled;
+    uint64_t fault_seed;
+    struct cfg_fault_dir fault_rx;
+    struct cfg_fault_dir fault_tx;
+};
+
+/* Fill every key with its documented default. */
+void cfg_defaults(struct ofcd_config *cfg);
+
+/*
+ * Parse an INI-style file: "[section]", "key = value", '#' or ';' comments,
+ * blank lines. Unknown section/key, a key outside a section, a line that is
+ * not "key = value", or a bad value → -EINVAL with err filled.
+ * A missing file → -ENOENT with err filled.
+ */
+int cfg_load_file(struct ofcd_config *cfg, const char *path, char *err, size_t errlen);
+
+/* Same parser over a string (used by tests and by cfg_load_file). origin names
+ * the source in errors. */
+int cfg_load_string(struct ofcd_config *cfg, const char *text, const char *origin,
+                    char *err, size_t errlen);
+
+/*
+ * Apply one "section.key=value" (the leading "--" already stripped).
+ * Returns 0, or -EINVAL with err filled (unknown key, missing '=', bad value).
+ */
+int cfg_apply_override(struct ofcd_config *cfg, const char *assignment, char *err,
+                       size_t errlen);
+
+/* Cross-key checks once everything is applied (e.g. mbuf_cache <= mbufs / 1.5,
+ * kernel address in ofcd's subnet but not equal to it). */
+int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen);
+
+/* Print every key with its default and help, grouped by section (for --help). */
+void cfg_print_help(FILE *out);
+
+/* Print the effective configuration as a valid config file. */
+void cfg_print(const struct ofcd_config *cfg, FILE *out);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * cfg_schema: every configuration key of ofcd, one row each (see cfg_priv.h).
+ *
+ * Read by cfg.c for parsing, defaults, --help and printing, and by the unit
+ * test. Rows of one section stay together and in the order --help and
+ * cfg_print show them. The allowed values are not repeated in the help
+ * strings: cfg.c derives them from the type and limits.
+ */
+#include "cfg_priv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_FIELD(f) .off = offsetof(struct ofcd_config, f), \
+                     .size = sizeof(((struct ofcd_config *)0)->f)
+#define CFG_AUX(f) .aux = offsetof(struct ofcd_config, f)
+
+#define CFG_UINT(sec, key, f, lo, hi, d, h)                                              \
+    {.section = sec, .name = key, .type = CFG_T_UINT, .def = d, .help = h, .min = lo,     \
+     .max = hi, CFG_FIELD(f)}
+#define CFG_BOOL(sec, key, f, d, h)                                                        \
+    {.section = sec, .name = key, .type = CFG_T_BOOL, .def = d, .help = h, CFG_FIELD(f)}
+#define CFG_RATE(sec, key, f, d, h)                                                        \
+    {.section = sec, .name = key, .type = CFG_T_RATE, .def = d, .help = h, CFG_FIELD(f)}
+#define CFG_STRING(sec, key, f, d, h)                                                      \
+    {.section = sec, .name = key, .type = CFG_T_STRING, .def = d, .help = h, .min = 1,    \
+     CFG_FIELD(f)}
+#define CFG_CIDR(sec, key, f, pfx, d, h)                                                   \
+    {.section = sec, .name = key, .type = CFG_T_IPV4_CIDR, .def = d, .help = h, .min = 1, \
+     .max = 30, CFG_FIELD(f), CFG_AUX(pfx)}
+#define CFG_LCORES(sec, key, f, n, d, h)                                                   \
+    {.section = sec, .name = key, .type = CFG_T_LCORE_LIST, .def = d, .help = h,          \
+     .min = 0, .max = CFG_MAX_LCORES - 1, CFG_FIELD(f), CFG_AUX(n)}
+
+/* One direction of the fault wrapper: the same five keys for rx and tx. */
+#define CFG_FAULT_DIR(dir, f)                                                              \
+    CFG_RATE("fault", dir "_drop", f.drop, "0",                                            \
+             "probability that a " dir " packet is dropped"),                              \
+    CFG_RATE("fault", dir "_dup", f.dup, "0",                                              \
+             "probability that a " dir " packet is sent twice"),                           \
+    CFG_RATE("fault", dir "_reorder", f.reorder, "0",                                      \
+             "probability that a " dir " packet is held back behind later ones"),          \
+    CFG_RATE("fault", dir "_delay", f.delay, "0",                                          \
+             "probability that a " dir " packet is delayed by " dir "_delay_us"),          \
+    CFG_UINT("fault", dir "_delay_us", f.delay_us, 0, 10000000, "1000",                    \
+             "delay in microseconds applied to " dir " packets picked by " dir "_delay")
+
+const struct cfg_key cfg_keys[] = {
+    CFG_STRING("eal", "args", eal_args,
+               "--no-huge -m 512 --no-pci --vdev=net_tap0,iface=ofc0 --file-prefix=ofcd",
+               "DPDK EAL arguments, split on spaces"),
+
+    CFG_CIDR("net", "address", ip, prefix_len, "10.66.0.2/24",
+             "ofcd's own IPv4 address and prefix on the port"),
+    {.section = "net", .name = "mac", .type = CFG_T_MAC, .def = "",
+     .help = "ofcd's MAC address on the port", CFG_FIELD(mac), CFG_AUX(has_mac)},
+    CFG_BOOL("net", "configure_kernel", configure_kernel, "true",
+             "when the port is a tap, give its kernel side kernel_address and bring it up"),
+    CFG_CIDR("net", "kernel_address", kernel_ip, kernel_prefix_len, "10.66.0.1/24",
+             "address of the tap's kernel side, in net.address's subnet"),
+    CFG_UINT("net", "arp_cache_size", arp_cache_size, 16, 1048576, "1024",
+             "number of ARP cache entries"),
+    CFG_UINT("net", "arp_timeout_s", arp_timeout_s, 1, 86400, "300",
+             "seconds an ARP entry stays valid without being refreshed"),
+    CFG_BOOL("net", "gratuitous_arp", gratuitous_arp, "true",
+             "announce ofcd's address with a gratuitous ARP when the port comes up"),
+
+    CFG_UINT("port", "mbufs", mbufs, 1023, 1048575, "8191",
+             "packet buffers in the pool; must exceed rx_desc + tx_desc + 2*burst"),
+    CFG_UINT("port", "mbuf_cache", mbuf_cache, 0, 512, "256",
+             "per-lcore mbuf cache; at most mbufs/1.5"),
+    CFG_UINT("port", "rx_desc", rx_desc, 64, 16384, "1024", "RX ring descriptors"),
+    CFG_UINT("port", "tx_desc", tx_desc, 64, 16384, "1024", "TX ring descriptors"),
+    CFG_UINT("port", "burst", burst, 1, 512, "32", "packets per rx/tx burst"),
+
+    CFG_LCORES("lcores", "io", io_lcores, n_io_lcores, "0",
+               "EAL lcores running the io role (may overlap lcores.worker)"),
+    CFG_LCORES("lcores", "worker", worker_lcores, n_worker_lcores, "0",
+               "EAL lcores running the worker role (may overlap lcores.io)"),
+    CFG_UINT("lcores", "idle_sleep_us", idle_sleep_us, 0, 100000, "50",
+             "sleep after idle_polls empty polls, in microseconds; 0 = pure busy-poll"),
+    CFG_UINT("lcores", "idle_polls", idle_polls, 1, 1000000, "64",
+             "empty polls in a row before an lcore sleeps idle_sleep_us"),
+
+    CFG_UINT("openflow", "port", of_port, 1, 65535, "6653",
+             "TCP port switches connect to"),
+    CFG_UINT("openflow", "extra_port", of_extra_port, 0, 65535, "0",
+             "a second listening port (e.g. 6633), 0 = none; must differ from port"),
+
+    {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
+     .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,
+     .max = 65535, CFG_FIELD(rest_ip), CFG_AUX(rest_port)},
+
+    CFG_STRING("app", "data_dir", data_dir, "./var",
+               "directory of the flow store and other state"),
+    {.section = "app", .name = "log_level", .type = CFG_T_LOG_LEVEL, .def = "info",
+     .help = "least severe log level written", CFG_FIELD(log_level)},
+    CFG_UINT("app", "stats_log_interval_s", stats_log_interval_s, 0, 86400, "60",
+             "seconds between statistics lines in the log; 0 = never"),
+
+    CFG_BOOL("fault", "enabled", fault_enabled, "false",
+             "wrap the port in the fault injector (for tests)"),
+    CFG_UINT("fault", "seed", fault_seed, 0, UINT64_MAX, "1",
+             "PRNG seed; the same seed and traffic give the same faults"),
+    CFG_FAULT_DIR("rx", fault_rx),
+    CFG_FAULT_DIR("tx", fault_tx),
+};
+
+const size_t cfg_n_keys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
+
+_Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= CFG_KEYS_MAX,
+               "raise CFG_KEYS_MAX in cfg_priv.h");
