@@ -1,0 +1,76 @@
+/*
+ * app: the two context structs that hold all of ofcd's run-time state.
+ *
+ * struct app_ctx is the appliance: config, port, lcore contexts, the stop
+ * flag, the control thread. struct lcore_ctx is one EAL lcore's private state
+ * (cache-aligned, touched only by that lcore), plus a published snapshot of
+ * its counters that other threads read under a sequence lock.
+ */
+#ifndef OFCD_APP_H
+#define OFCD_APP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+
+#include "arp_cache.h"
+#include "cfg.h"
+#include "net.h"
+#include "port.h"
+
+/* What one lcore's loop did, for operators and benches. */
+struct lcore_stats {
+    uint64_t loops;
+    uint64_t rx_packets;
+    uint64_t rx_unusable;      /* chained frame that could not be linearised */
+    uint64_t tx_packets;
+    uint64_t tx_dropped;       /* the port refused them: freed and counted here */
+    uint64_t tx_alloc_failed;  /* no mbuf for a frame we wanted to send */
+    uint64_t idle_sleeps;
+};
+
+/* A consistent copy of an lcore's counters, refreshed on its timer tick. */
+struct lcore_snapshot {
+    struct lcore_stats lcore;
+    struct net_stats net;
+    struct arp_cache_stats arp;
+    uint32_t arp_entries;
+};
+
+struct app_ctx;
+
+struct lcore_ctx {
+    struct app_ctx *app;
+    unsigned lcore_id;
+    bool role_io;
+    bool role_worker;
+    uint16_t queue;               /* io: the port queue this lcore owns */
+    uint64_t tsc_hz;
+    uint64_t next_tick_us;
+    uint32_t empty_polls;
+    struct net_ctx net;
+    struct arp_cache *arp;
+    struct lcore_stats stats;
+
+    /* Seqlock-published snapshot: odd seq = being written. */
+    atomic_uint snap_seq;
+    struct lcore_snapshot snap;
+} __rte_cache_aligned;
+
+struct app_ctx {
+    struct ofcd_config cfg;
+    struct port *port;
+    struct rte_mempool *pool;
+    char kernel_ifname[32];       /* tap: the kernel side, "" otherwise */
+    atomic_bool stop;
+    struct lcore_ctx *lcores[RTE_MAX_LCORE];  /* NULL where an lcore has no role */
+    unsigned n_io;
+    pthread_t control;
+    bool control_started;
+};
+
+#endif

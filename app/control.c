@@ -1,0 +1,159 @@
+/* control: see control.h. */
+#include "control.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lcore.h"
+#include "ofcd_log.h"
+
+void control_signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGUSR1);
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+struct stats_line {
+    char buf[1024];
+    size_t len;
+};
+
+static void stats_append(const char *name, const char *help, uint64_t value, void *arg)
+{
+    struct stats_line *line = arg;
+
+    (void)help;
+    if (value == 0 || line->len >= sizeof(line->buf))
+        return;
+    int n = snprintf(line->buf + line->len, sizeof(line->buf) - line->len, " %s=%lu", name,
+                     (unsigned long)value);
+    if (n > 0)
+        line->len += (size_t)n;
+}
+
+void control_log_stats(struct app_ctx *app)
+{
+    struct port_stats ps;
+
+    if (app->port && port_get_stats(app->port, &ps) == 0)
+        LOG_INFO("stats", "port %s: rx %lu pkts %lu bytes, tx %lu pkts %lu bytes, rx_missed "
+                 "%lu, rx_errors %lu, tx_errors %lu, tx_refused %lu", app->port->name,
+                 (unsigned long)ps.rx_packets, (unsigned long)ps.rx_bytes,
+                 (unsigned long)ps.tx_packets, (unsigned long)ps.tx_bytes,
+                 (unsigned long)ps.rx_missed, (unsigned long)ps.rx_errors,
+                 (unsigned long)ps.tx_errors, (unsigned long)ps.tx_refused);
+
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct lcore_ctx *lc = app->lcores[id];
+        struct lcore_snapshot snap;
+
+        if (!lc)
+            continue;
+        lcore_read_snapshot(lc, &snap);
+        LOG_INFO("stats", "lcore %u: loops %lu, rx %lu, rx_unusable %lu, tx %lu, tx_dropped "
+                 "%lu, tx_alloc_failed %lu, idle_sleeps %lu", id,
+                 (unsigned long)snap.lcore.loops, (unsigned long)snap.lcore.rx_packets,
+                 (unsigned long)snap.lcore.rx_unusable, (unsigned long)snap.lcore.tx_packets,
+                 (unsigned long)snap.lcore.tx_dropped, (unsigned long)snap.lcore.tx_alloc_failed,
+                 (unsigned long)snap.lcore.idle_sleeps);
+        if (!lc->role_io)
+            continue;
+        struct stats_line line = {.len = 0};
+        line.buf[0] = '\0';
+        net_stats_foreach(&snap.net, stats_append, &line);
+        LOG_INFO("stats", "lcore %u net:%s", id, line.len ? line.buf : " (no frames)");
+        LOG_INFO("stats", "lcore %u arp: %u entries, hits %lu, misses %lu, updates %lu, "
+                 "evictions %lu, expirations %lu", id, snap.arp_entries,
+                 (unsigned long)snap.arp.hits, (unsigned long)snap.arp.misses,
+                 (unsigned long)snap.arp.updates, (unsigned long)snap.arp.evictions,
+                 (unsigned long)snap.arp.expirations);
+    }
+}
+
+static void control_watch_link(struct app_ctx *app, int *last)
+{
+    uint32_t speed = 0;
+    int up = port_ethdev_link(app->port, &speed);
+
+    if (up < 0 || up == *last)
+        return;
+    if (*last >= 0) {
+        if (up)
+            LOG_INFO("port", "%s: link up, %u Mbps", app->port->name, speed);
+        else
+            LOG_WARN("port", "%s: link down", app->port->name);
+    }
+    *last = up;
+}
+
+static void *control_main(void *arg)
+{
+    struct app_ctx *app = arg;
+    const uint64_t interval_ms = (uint64_t)app->cfg.stats_log_interval_s * 1000u;
+    uint64_t next_stats = mono_ms() + interval_ms;
+    int link = -1;
+    sigset_t set;
+
+    control_signal_set(&set);
+    control_watch_link(app, &link);
+    while (!atomic_load(&app->stop)) {
+        struct timespec wait = {.tv_sec = 0, .tv_nsec = CONTROL_WAKE_MS * 1000000L};
+        int sig = sigtimedwait(&set, NULL, &wait);
+
+        if (sig == SIGINT || sig == SIGTERM) {
+            LOG_INFO("control", "%s received: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            atomic_store(&app->stop, true);
+            break;
+        }
+        if (sig == SIGUSR1)
+            control_log_stats(app);
+        if (interval_ms && mono_ms() >= next_stats) {
+            control_log_stats(app);
+            next_stats += interval_ms;
+        }
+        control_watch_link(app, &link);
+    }
+    return NULL;
+}
+
+int control_start(struct app_ctx *app, const cpu_set_t *cpus)
+{
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+
+    if (rc)
+        return -rc;
+    /* Not the main lcore's core only: the control thread floats over the
+     * CPUs ofcd was given, so it never steals a poll loop's core for good. */
+    rc = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+    if (rc == 0)
+        rc = pthread_create(&app->control, &attr, control_main, app);
+    pthread_attr_destroy(&attr);
+    if (rc)
+        return -rc;
+    pthread_setname_np(app->control, "ofcd-control");
+    app->control_started = true;
+    return 0;
+}
+
+void control_stop(struct app_ctx *app)
+{
+    if (!app->control_started)
+        return;
+    atomic_store(&app->stop, true);
+    pthread_join(app->control, NULL);
+    app->control_started = false;
+}

@@ -1,0 +1,33 @@
+/*
+ * control: the control thread — a plain pthread, never an EAL lcore, that
+ * owns everything that is not packet work: signals (SIGINT/SIGTERM stop,
+ * SIGUSR1 logs counters now), the periodic counter log, link-state
+ * watching. The REST API and the flow consistency check join it later.
+ *
+ * Signals are blocked in every thread (main blocks them before EAL creates
+ * any) and taken here with sigtimedwait(), so no async signal handler and no
+ * global flag exist.
+ */
+#ifndef OFCD_CONTROL_H
+#define OFCD_CONTROL_H
+
+#include <signal.h>
+
+#include "app.h"
+
+#define CONTROL_WAKE_MS 100
+
+/* The set of signals the control thread takes; main blocks it first. */
+void control_signal_set(sigset_t *set);
+
+/* Start the thread with the CPU affinity given (the process's original one,
+ * not the main lcore's pinning). Returns 0 or a negative errno. */
+int control_start(struct app_ctx *app, const cpu_set_t *cpus);
+
+/* Ask it to stop (if not already) and join it. */
+void control_stop(struct app_ctx *app);
+
+/* Log every counter once: port, per lcore, net, ARP (also at shutdown). */
+void control_log_stats(struct app_ctx *app);
+
+#endif

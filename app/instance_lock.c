@@ -1,0 +1,78 @@
+/* instance_lock: see instance_lock.h. */
+#include "instance_lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void lock_path(char *out, size_t len, const char *dir, const char *prefix)
+{
+    snprintf(out, len, "%s/%s.lock", dir, prefix);
+}
+
+int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+
+    if (strchr(prefix, '/')) {
+        snprintf(err, errlen, "EAL file-prefix '%s' must not contain '/'", prefix);
+        return -EINVAL;
+    }
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        int e = errno;
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(e));
+        return -e;
+    }
+    lock_path(path, sizeof(path), dir, prefix);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
+        return -e;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        char pid[32] = "";
+        ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+        if (n > 0)
+            pid[strcspn(pid, "\n")] = '\0';
+        close(fd);
+        if (e == EWOULDBLOCK) {
+            snprintf(err, errlen,
+                     "another ofcd (pid %s) is already running with EAL file-prefix '%s' "
+                     "(lock %s); stop it, or give this one its own --eal.args with "
+                     "another --file-prefix",
+                     n > 0 ? pid : "unknown", prefix, path);
+            return -EBUSY;
+        }
+        snprintf(err, errlen, "cannot lock %s: %s", path, strerror(e));
+        return -e;
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+        int e = errno;
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(e));
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+void instance_lock_release(int fd, const char *dir, const char *prefix)
+{
+    char path[PATH_MAX];
+
+    if (fd < 0)
+        return;
+    /* Unlink while still holding the lock so a starting instance never sees
+     * a file we are about to delete. */
+    lock_path(path, sizeof(path), dir, prefix);
+    unlink(path);
+    close(fd);
+}

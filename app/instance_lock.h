@@ -1,0 +1,27 @@
+/*
+ * instance_lock: one ofcd per EAL file-prefix.
+ *
+ * Two primaries with the same prefix would fight over the same runtime files
+ * and (on a tap) the same kernel interface, so the second one must stop
+ * before rte_eal_init() with a message that says who holds the lock. The lock
+ * is an flock() on /run/ofcd/<prefix>.lock holding the owner's pid; the
+ * kernel drops it when the process dies, so a crash never leaves it stale.
+ */
+#ifndef OFCD_INSTANCE_LOCK_H
+#define OFCD_INSTANCE_LOCK_H
+
+#include <stddef.h>
+
+#define INSTANCE_LOCK_DIR "/run/ofcd"
+
+/*
+ * Take the lock for prefix under dir (INSTANCE_LOCK_DIR in production).
+ * Returns the lock fd (>= 0), -EBUSY if another process holds it (err names
+ * its pid), or another negative errno (err says what failed).
+ */
+int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t errlen);
+
+/* Release and remove the lock file. */
+void instance_lock_release(int fd, const char *dir, const char *prefix);
+
+#endif

@@ -1,0 +1,233 @@
+/* lcore: see lcore.h for the loop order and why it is in that order. */
+#include "lcore.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "ofcd_log.h"
+
+static inline uint64_t lcore_now_us(const struct lcore_ctx *lc)
+{
+    uint64_t c = rte_get_tsc_cycles();
+
+    /* Split so the multiplication cannot overflow however long we run. */
+    return (c / lc->tsc_hz) * 1000000ULL + (c % lc->tsc_hz) * 1000000ULL / lc->tsc_hz;
+}
+
+struct lcore_ctx *lcore_ctx_create(struct app_ctx *app, unsigned lcore_id, bool io,
+                                   bool worker, uint16_t queue)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    struct lcore_ctx *lc;
+
+    lc = rte_zmalloc_socket("lcore_ctx", sizeof(*lc), RTE_CACHE_LINE_SIZE,
+                            (int)rte_lcore_to_socket_id(lcore_id));
+    if (!lc) {
+        LOG_ERR("lcore", "lcore %u: out of memory for its context", lcore_id);
+        return NULL;
+    }
+    lc->app = app;
+    lc->lcore_id = lcore_id;
+    lc->role_io = io;
+    lc->role_worker = worker;
+    lc->queue = queue;
+    lc->tsc_hz = rte_get_tsc_hz();
+    atomic_init(&lc->snap_seq, 0);
+
+    if (io) {
+        lc->arp = arp_cache_create(cfg->arp_cache_size, (uint64_t)cfg->arp_timeout_s * 1000000ULL);
+        if (!lc->arp) {
+            rte_free(lc);
+            return NULL;
+        }
+        const uint8_t *mac = cfg->has_mac ? cfg->mac : app->port->mac;
+        int rc = net_ctx_init(&lc->net, mac, cfg->ip, cfg->prefix_len, lc->arp);
+        if (rc < 0) {
+            LOG_ERR("lcore", "lcore %u: network identity rejected: %s", lcore_id,
+                    strerror(-rc));
+            arp_cache_destroy(lc->arp);
+            rte_free(lc);
+            return NULL;
+        }
+    }
+    return lc;
+}
+
+void lcore_ctx_destroy(struct lcore_ctx *lc)
+{
+    if (!lc)
+        return;
+    arp_cache_destroy(lc->arp);
+    rte_free(lc);
+}
+
+static void lcore_publish(struct lcore_ctx *lc)
+{
+    unsigned seq = atomic_load_explicit(&lc->snap_seq, memory_order_relaxed);
+
+    atomic_store_explicit(&lc->snap_seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    lc->snap.lcore = lc->stats;
+    if (lc->role_io) {
+        lc->snap.net = lc->net.stats;
+        lc->snap.arp = *arp_cache_get_stats(lc->arp);
+        lc->snap.arp_entries = arp_cache_count(lc->arp);
+    }
+    atomic_store_explicit(&lc->snap_seq, seq + 2, memory_order_release);
+}
+
+void lcore_read_snapshot(struct lcore_ctx *lc, struct lcore_snapshot *out)
+{
+    unsigned before, after;
+
+    do {
+        before = atomic_load_explicit(&lc->snap_seq, memory_order_acquire);
+        if (before & 1u)
+            continue;
+        *out = lc->snap;
+        atomic_thread_fence(memory_order_acquire);
+        after = atomic_load_explicit(&lc->snap_seq, memory_order_relaxed);
+    } while ((before & 1u) || before != after);
+}
+
+/* Frames we originate (ARP requests) need an mbuf of their own. */
+static int lcore_send_arp_request(struct lcore_ctx *lc, uint32_t target_ip, uint64_t now_us)
+{
+    struct rte_mbuf *m = rte_pktmbuf_alloc(lc->app->pool);
+
+    if (!m) {
+        lc->stats.tx_alloc_failed++;
+        return -ENOMEM;
+    }
+    uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m, 60);
+    uint16_t len = net_build_arp_request(&lc->net, target_ip, buf);
+    m->data_len = len;
+    m->pkt_len = len;
+    if (port_tx(lc->app->port, lc->queue, &m, 1, now_us) != 1) {
+        rte_pktmbuf_free(m);
+        lc->stats.tx_dropped++;
+        return -ENOBUFS;
+    }
+    lc->stats.tx_packets++;
+    return 0;
+}
+
+/* rx: each frame through the net layer; replies are queued for tx. */
+static uint16_t lcore_io_rx(struct lcore_ctx *lc, uint64_t now_us, struct rte_mbuf **txq,
+                            uint16_t *ntx)
+{
+    struct rte_mbuf *pkts[LCORE_MAX_BURST];
+    uint16_t burst = lc->app->cfg.burst;
+    uint16_t nb = port_rx(lc->app->port, lc->queue, pkts, burst, now_us);
+
+    lc->stats.rx_packets += nb;
+    for (uint16_t i = 0; i < nb; i++) {
+        struct rte_mbuf *m = pkts[i];
+        struct net_rx_info info;
+
+        /* The net layer reads one contiguous buffer; control traffic is small
+         * enough that a chained frame is rare and worth one copy. */
+        if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) < 0) {
+            lc->stats.rx_unusable++;
+            rte_pktmbuf_free(m);
+            continue;
+        }
+        uint16_t len = rte_pktmbuf_data_len(m);
+        uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+        /* Replies may pad up to a minimum Ethernet frame: make room. */
+        if (len < 60 && !rte_pktmbuf_append(m, (uint16_t)(60 - len))) {
+            lc->stats.rx_unusable++;
+            rte_pktmbuf_free(m);
+            continue;
+        }
+        enum net_verdict v = net_rx(&lc->net, buf, &len, now_us, &info);
+        if (v == NET_VERDICT_TX) {
+            m->data_len = len;
+            m->pkt_len = len;
+            m->ol_flags = 0;
+            txq[(*ntx)++] = m;
+        } else {
+            /* DROP is counted by reason inside net_rx; TCP has no consumer
+             * until the TCP stack attaches (net.tcp_attached stays false). */
+            rte_pktmbuf_free(m);
+        }
+    }
+    return nb;
+}
+
+static void lcore_tick(struct lcore_ctx *lc, uint64_t now_us)
+{
+    if (lc->role_io)
+        arp_cache_expire(lc->arp, now_us);
+    lcore_publish(lc);
+    lc->next_tick_us = now_us + LCORE_TICK_US;
+}
+
+static void lcore_io_tx(struct lcore_ctx *lc, struct rte_mbuf **txq, uint16_t ntx,
+                        uint64_t now_us)
+{
+    if (ntx > 0) {
+        uint16_t sent = port_tx(lc->app->port, lc->queue, txq, ntx, now_us);
+        lc->stats.tx_packets += sent;
+        if (sent < ntx) {
+            lc->stats.tx_dropped += ntx - sent;
+            rte_pktmbuf_free_bulk(&txq[sent], ntx - sent);
+        }
+    }
+    port_poll(lc->app->port, lc->queue, now_us);
+}
+
+static void lcore_idle(struct lcore_ctx *lc, bool worked)
+{
+    const struct ofcd_config *cfg = &lc->app->cfg;
+
+    if (worked) {
+        lc->empty_polls = 0;
+        return;
+    }
+    if (cfg->idle_sleep_us == 0 || ++lc->empty_polls < cfg->idle_polls)
+        return;
+    /* Stay at the threshold: every further empty poll sleeps until work. */
+    lc->empty_polls = cfg->idle_polls;
+    lc->stats.idle_sleeps++;
+    rte_delay_us_sleep(cfg->idle_sleep_us);
+}
+
+int lcore_main(void *arg)
+{
+    struct lcore_ctx *lc = arg;
+    struct app_ctx *app = lc->app;
+    struct rte_mbuf *txq[LCORE_MAX_BURST];
+
+    LOG_INFO("lcore", "lcore %u running:%s%s (queue %u)", lc->lcore_id,
+             lc->role_io ? " io" : "", lc->role_worker ? " worker" : "", lc->queue);
+    uint64_t now = lcore_now_us(lc);
+    if (lc->role_io && lc->queue == 0 && app->cfg.gratuitous_arp)
+        lcore_send_arp_request(lc, app->cfg.ip, now);
+    lcore_tick(lc, now);
+
+    while (!atomic_load_explicit(&app->stop, memory_order_relaxed)) {
+        uint16_t ntx = 0, nrx = 0;
+
+        now = lcore_now_us(lc);
+        lc->stats.loops++;
+        if (lc->role_io)
+            nrx = lcore_io_rx(lc, now, txq, &ntx);
+        if (now >= lc->next_tick_us)
+            lcore_tick(lc, now);
+        /* rings: the worker role's msg_in/msg_out arrive with the OpenFlow
+         * channel; until then a worker-only lcore only idles. */
+        if (lc->role_io)
+            lcore_io_tx(lc, txq, ntx, now);
+        lcore_idle(lc, nrx > 0);
+    }
+    lcore_publish(lc);
+    LOG_INFO("lcore", "lcore %u stopped after %lu loops", lc->lcore_id,
+             (unsigned long)lc->stats.loops);
+    return 0;
+}

@@ -1,0 +1,378 @@
+/*
+ * ofcd entry point: options and config → instance lock → EAL → port →
+ * lcore contexts → control thread → poll loops → clean shutdown.
+ *
+ * The whole configuration is parsed and checked before anything starts, so a
+ * bad key costs nothing but a message. Exit codes: 0 clean stop, 1 run-time
+ * failure (EAL, port, lcores), 2 bad command line or configuration.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "cfg.h"
+#include "control.h"
+#include "eal_args.h"
+#include "fault.h"
+#include "instance_lock.h"
+#include "kernel_if.h"
+#include "lcore.h"
+#include "ofcd_log.h"
+
+#define OFCD_VERSION "0.1.0"
+
+struct main_opts {
+    const char *config_path;
+    bool check_only;
+    bool print_config;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "ofcd " OFCD_VERSION " — OpenFlow 1.3 controller appliance on DPDK\n"
+            "\n"
+            "Usage: ofcd [--config FILE] [--SECTION.KEY=VALUE ...] [--check] [--print-config]\n"
+            "\n"
+            "  --config FILE      read FILE (sections and 'key = value'); without it the\n"
+            "                     built-in defaults below apply (they equal config/ofcd.conf)\n"
+            "  --SECTION.KEY=V    override one key after the file, e.g. --net.address=10.1.0.2/24\n"
+            "  --check            validate the configuration, print 'configuration OK', exit\n"
+            "  --print-config     print the effective configuration as a config file, exit\n"
+            "  --version          print the version, exit\n"
+            "  -h, --help         this text\n"
+            "\n"
+            "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now.\n"
+            "Exit codes: 0 clean stop, 1 run-time failure, 2 bad command line or config.\n"
+            "\n");
+    cfg_print_help(out);
+}
+
+/* Returns 0 to go on, 1 to exit 0 (help/version), -1 to exit 2. */
+static int parse_args(int argc, char **argv, struct main_opts *opts, struct ofcd_config *cfg)
+{
+    char err[CFG_ERR_MAX];
+
+    /* First pass: the file, so overrides apply on top of it whatever the order. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("ofcd %s\n", OFCD_VERSION);
+            return 1;
+        }
+        if (strcmp(argv[i], "--config") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ofcd: --config needs a file name\n");
+                return -1;
+            }
+            opts->config_path = argv[++i];
+        } else if (strncmp(argv[i], "--config=", 9) == 0) {
+            opts->config_path = argv[i] + 9;
+        }
+    }
+    if (opts->config_path && cfg_load_file(cfg, opts->config_path, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ofcd: %s\n", err);
+        return -1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--config") == 0) {
+            i++;
+        } else if (strncmp(a, "--config=", 9) == 0) {
+            continue;
+        } else if (strcmp(a, "--check") == 0) {
+            opts->check_only = true;
+        } else if (strcmp(a, "--print-config") == 0) {
+            opts->print_config = true;
+        } else if (strncmp(a, "--", 2) == 0 && strchr(a, '.')) {
+            if (cfg_apply_override(cfg, a + 2, err, sizeof(err)) < 0) {
+                fprintf(stderr, "ofcd: %s\n", err);
+                return -1;
+            }
+        } else {
+            fprintf(stderr, "ofcd: unknown option '%s' (see ofcd --help)\n", a);
+            return -1;
+        }
+    }
+    if (cfg_finish(cfg, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ofcd: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_data_dir(const char *dir)
+{
+    char path[CFG_STR_MAX];
+
+    snprintf(path, sizeof(path), "%s", dir);
+    /* mkdir -p: the store lives here, so it must exist and be writable. */
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        return -errno;
+    return access(path, W_OK) < 0 ? -errno : 0;
+}
+
+/* Role placement from config, checked against the lcores EAL enabled. */
+static int setup_lcores(struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    bool io[RTE_MAX_LCORE] = {false}, worker[RTE_MAX_LCORE] = {false};
+
+    for (unsigned i = 0; i < cfg->n_io_lcores; i++)
+        io[cfg->io_lcores[i]] = true;
+    for (unsigned i = 0; i < cfg->n_worker_lcores; i++)
+        worker[cfg->worker_lcores[i]] = true;
+
+    uint16_t queue = 0;
+    for (unsigned id = 0; id < RTE_MAX_LCORE && id < CFG_MAX_LCORES; id++) {
+        if (!io[id] && !worker[id])
+            continue;
+        if (!rte_lcore_is_enabled(id)) {
+            LOG_ERR("main", "lcores.%s names lcore %u, which EAL did not enable (give EAL "
+                    "-l/--lcores in eal.args, or change lcores.io/lcores.worker)",
+                    io[id] ? "io" : "worker", id);
+            return -EINVAL;
+        }
+        app->lcores[id] = lcore_ctx_create(app, id, io[id], worker[id], io[id] ? queue : 0);
+        if (!app->lcores[id])
+            return -ENOMEM;
+        if (io[id])
+            queue++;
+    }
+    return 0;
+}
+
+static int open_port(struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    uint16_t port_id = RTE_MAX_ETHPORTS;
+    uint16_t pid;
+
+    RTE_ETH_FOREACH_DEV(pid) {
+        if (port_id == RTE_MAX_ETHPORTS)
+            port_id = pid;
+        else
+            LOG_WARN("main", "ethdev %u ignored: ofcd drives one port", pid);
+    }
+    if (port_id == RTE_MAX_ETHPORTS) {
+        LOG_ERR("main", "EAL found no network port: give one with --vdev=net_tap0,iface=NAME "
+                "or -a PCI_ADDRESS in eal.args (a NIC must be bound to vfio-pci)");
+        return -ENODEV;
+    }
+    struct port_ethdev_conf pc = {
+        .mbufs = cfg->mbufs,
+        .mbuf_cache = cfg->mbuf_cache,
+        .rx_desc = cfg->rx_desc,
+        .tx_desc = cfg->tx_desc,
+        .n_queues = (uint16_t)cfg->n_io_lcores,
+        .socket_id = rte_eth_dev_socket_id(port_id),
+    };
+    if (pc.socket_id < 0)
+        pc.socket_id = (int)rte_socket_id();
+    app->port = port_ethdev_open(port_id, &pc);
+    if (!app->port)
+        return -EIO;
+    app->pool = port_ethdev_pool(app->port);
+
+    if (cfg->has_mac) {
+        struct rte_ether_addr mac;
+        memcpy(mac.addr_bytes, cfg->mac, 6);
+        int rc = rte_eth_dev_default_mac_addr_set(port_id, &mac);
+        if (rc < 0) {
+            LOG_ERR("main", "%s: cannot set MAC from net.mac: %s", app->port->name,
+                    rte_strerror(-rc));
+            return rc;
+        }
+        memcpy(app->port->mac, cfg->mac, 6);
+    }
+    if (cfg->fault_enabled) {
+        struct fault_rates rx = {cfg->fault_rx.drop, cfg->fault_rx.dup, cfg->fault_rx.reorder,
+                                 cfg->fault_rx.delay, cfg->fault_rx.delay_us};
+        struct fault_rates tx = {cfg->fault_tx.drop, cfg->fault_tx.dup, cfg->fault_tx.reorder,
+                                 cfg->fault_tx.delay, cfg->fault_tx.delay_us};
+        struct port *wrapped = port_fault_wrap(app->port, &rx, &tx, cfg->fault_seed);
+        if (!wrapped)
+            return -EINVAL;
+        app->port = wrapped;
+    }
+    return 0;
+}
+
+static int setup_kernel_side(struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    char err[256];
+
+    if (!cfg->configure_kernel)
+        return 0;
+    /* Only a tap's kernel side is ours to configure: an af_packet port's
+     * ifindex is a real interface that belongs to the host. */
+    if (strcmp(app->port->driver, "net_tap") != 0 || app->port->kernel_ifindex <= 0) {
+        LOG_INFO("main", "port driver %s has no kernel side of ours: net.configure_kernel "
+                 "does nothing", app->port->driver);
+        return 0;
+    }
+    int rc = kernel_if_configure(app->port->kernel_ifindex, cfg->kernel_ip,
+                                 cfg->kernel_prefix_len, app->kernel_ifname,
+                                 sizeof(app->kernel_ifname), err, sizeof(err));
+    if (rc < 0)
+        LOG_ERR("main", "configuring the kernel side of the tap: %s (set "
+                "net.configure_kernel=false to leave it alone)", err);
+    return rc;
+}
+
+static void log_ready(const struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    const uint8_t *m = app->port->mac;
+    char kside[96] = "";
+
+    if (app->kernel_ifname[0])
+        snprintf(kside, sizeof(kside), ", kernel side %s %u.%u.%u.%u/%u", app->kernel_ifname,
+                 cfg->kernel_ip >> 24, (cfg->kernel_ip >> 16) & 255,
+                 (cfg->kernel_ip >> 8) & 255, cfg->kernel_ip & 255, cfg->kernel_prefix_len);
+    LOG_INFO("main", "ofcd ready: %u.%u.%u.%u/%u MAC %02x:%02x:%02x:%02x:%02x:%02x on %s%s; "
+             "answering ARP and ICMP echo", cfg->ip >> 24, (cfg->ip >> 16) & 255,
+             (cfg->ip >> 8) & 255, cfg->ip & 255, cfg->prefix_len, m[0], m[1], m[2], m[3],
+             m[4], m[5], app->port->name, kside);
+}
+
+/* Launch the poll loops; the main lcore runs its own role inline. */
+static int run_lcores(struct app_ctx *app)
+{
+    unsigned main_id = rte_get_main_lcore();
+    int rc = 0;
+
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        if (!app->lcores[id] || id == main_id)
+            continue;
+        int lrc = rte_eal_remote_launch(lcore_main, app->lcores[id], id);
+        if (lrc < 0) {
+            LOG_ERR("main", "cannot launch lcore %u: %s", id, rte_strerror(-lrc));
+            atomic_store(&app->stop, true);
+            rc = lrc;
+            break;
+        }
+    }
+    if (rc == 0 && app->lcores[main_id] && lcore_main(app->lcores[main_id]) < 0)
+        rc = -EIO;
+    /* Without a role, main waits here until the control thread says stop. */
+    rte_eal_mp_wait_lcore();
+    return rc;
+}
+
+static void app_teardown(struct app_ctx *app)
+{
+    control_stop(app);
+    if (app->port)
+        control_log_stats(app);
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        lcore_ctx_destroy(app->lcores[id]);
+        app->lcores[id] = NULL;
+    }
+    if (app->port) {
+        port_close(app->port);
+        app->port = NULL;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct app_ctx app = {0};
+    struct main_opts opts = {0};
+    char err[CFG_ERR_MAX];
+    sigset_t sigs;
+    cpu_set_t cpus;
+    int rc, exit_code = 1;
+
+    cfg_defaults(&app.cfg);
+    rc = parse_args(argc, argv, &opts, &app.cfg);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    ofcd_log_set_level((enum ofcd_log_level)app.cfg.log_level);
+    if (opts.print_config) {
+        cfg_print(&app.cfg, stdout);
+        return 0;
+    }
+    if (opts.check_only) {
+        printf("configuration OK\n");
+        return 0;
+    }
+
+    struct eal_args ea;
+    rc = eal_args_build(&ea, argv[0], app.cfg.eal_args);
+    if (rc < 0) {
+        fprintf(stderr, "ofcd: eal.args: %s\n", rc == -E2BIG ? "too many or too long arguments"
+                                                            : "empty");
+        return 2;
+    }
+    const char *prefix = eal_args_file_prefix(&ea);
+    int lock_fd = instance_lock_acquire(INSTANCE_LOCK_DIR, prefix, err, sizeof(err));
+    if (lock_fd < 0) {
+        LOG_ERR("main", "%s", err);
+        return 1;
+    }
+    rc = make_data_dir(app.cfg.data_dir);
+    if (rc < 0) {
+        LOG_ERR("main", "app.data_dir '%s' is not a writable directory: %s", app.cfg.data_dir,
+                strerror(-rc));
+        goto out_unlock;
+    }
+
+    /* Before EAL starts threads: they all inherit the blocked set, and only the
+     * control thread takes these signals. The original affinity goes to the
+     * control thread too, since EAL pins this thread to the main lcore. */
+    control_signal_set(&sigs);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    sched_getaffinity(0, sizeof(cpus), &cpus);
+
+    rc = rte_eal_init(ea.argc, ea.argv);
+    if (rc < 0) {
+        LOG_ERR("main", "DPDK EAL initialisation failed: %s (eal.args = '%s')",
+                rte_strerror(rte_errno), app.cfg.eal_args);
+        goto out_unlock;
+    }
+    atomic_init(&app.stop, false);
+    app.n_io = app.cfg.n_io_lcores;
+
+    if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || setup_lcores(&app) < 0)
+        goto out_eal;
+    rc = control_start(&app, &cpus);
+    if (rc < 0) {
+        LOG_ERR("main", "cannot start the control thread: %s", strerror(-rc));
+        goto out_eal;
+    }
+    log_ready(&app);
+    exit_code = run_lcores(&app) == 0 ? 0 : 1;
+
+out_eal:
+    app_teardown(&app);
+    rte_eal_cleanup();
+out_unlock:
+    instance_lock_release(lock_fd, INSTANCE_LOCK_DIR, prefix);
+    if (exit_code == 0)
+        LOG_INFO("main", "ofcd stopped cleanly");
+    return exit_code;
+}
