@@ -21,6 +21,7 @@
 #include "cfg.h"
 #include "net.h"
 #include "port.h"
+#include "tcp.h"
 
 /* What one lcore's loop did, for operators and benches. */
 struct lcore_stats {
@@ -39,7 +40,15 @@ struct lcore_snapshot {
     struct net_stats net;
     struct arp_cache_stats arp;
     uint32_t arp_entries;
+    struct tcp_stats tcp;
+    uint32_t tcp_states[TCP_STATE_COUNT];
+    uint32_t tcp_conns;
+    uint32_t tcp_chunks_free;
 };
+
+#define LCORE_TXQ_MAX 512
+
+struct echo_service;
 
 struct app_ctx;
 
@@ -50,11 +59,19 @@ struct lcore_ctx {
     bool role_worker;
     uint16_t queue;               /* io: the port queue this lcore owns */
     uint64_t tsc_hz;
+    uint64_t now_us;              /* this iteration's clock */
     uint64_t next_tick_us;
     uint32_t empty_polls;
     struct net_ctx net;
     struct arp_cache *arp;
+    struct tcp_stack *tcp;
+    struct rte_mempool *tcp_chunks;
+    struct echo_service *echo;    /* test-only (tcp.echo_port) */
     struct lcore_stats stats;
+
+    /* Frames waiting for the tx phase: replies and TCP segments. */
+    struct rte_mbuf *txq[LCORE_TXQ_MAX];
+    uint16_t ntx;
 
     /* Seqlock-published snapshot: odd seq = being written. */
     atomic_uint snap_seq;

@@ -75,6 +75,19 @@ void control_log_stats(struct app_ctx *app)
         line.buf[0] = '\0';
         net_stats_foreach(&snap.net, stats_append, &line);
         LOG_INFO("stats", "lcore %u net:%s", id, line.len ? line.buf : " (no frames)");
+        char states[256] = "";
+        size_t off = 0;
+        for (int st = TCP_LISTEN; st < TCP_STATE_COUNT && off < sizeof(states); st++)
+            if (snap.tcp_states[st])
+                off += (size_t)snprintf(states + off, sizeof(states) - off, " %s=%u",
+                                        tcp_state_name((enum tcp_state)st), snap.tcp_states[st]);
+        LOG_INFO("stats", "lcore %u tcp: conns=%u%s chunks_free=%u (idle connection costs %zu "
+                 "bytes)", id, snap.tcp_conns, states, snap.tcp_chunks_free,
+                 tcp_conn_idle_bytes());
+        line.len = 0;
+        line.buf[0] = '\0';
+        tcp_stats_foreach(&snap.tcp, stats_append, &line);
+        LOG_INFO("stats", "lcore %u tcp counters:%s", id, line.len ? line.buf : " (none)");
         LOG_INFO("stats", "lcore %u arp: %u entries, hits %lu, misses %lu, updates %lu, "
                  "evictions %lu, expirations %lu", id, snap.arp_entries,
                  (unsigned long)snap.arp.hits, (unsigned long)snap.arp.misses,

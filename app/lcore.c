@@ -9,7 +9,9 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "echo_service.h"
 #include "ofcd_log.h"
+#include "tcp_env.h"
 
 static inline uint64_t lcore_now_us(const struct lcore_ctx *lc)
 {
@@ -18,6 +20,28 @@ static inline uint64_t lcore_now_us(const struct lcore_ctx *lc)
     /* Split so the multiplication cannot overflow however long we run. */
     return (c / lc->tsc_hz) * 1000000ULL + (c % lc->tsc_hz) * 1000000ULL / lc->tsc_hz;
 }
+
+static int lcore_echo_setup(struct lcore_ctx *lc)
+{
+    uint16_t port = lc->app->cfg.tcp_echo_port;
+
+    if (!port)
+        return 0;
+    lc->echo = calloc(1, sizeof(*lc->echo));
+    if (!lc->echo)
+        return -ENOMEM;
+    int rc = echo_service_start(lc->echo, lc->tcp, port);
+    if (rc < 0) {
+        LOG_ERR("lcore", "lcore %u: TCP echo service on port %u: %s", lc->lcore_id, port,
+                strerror(-rc));
+        return rc;
+    }
+    LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo service listening on port %u",
+             lc->lcore_id, port);
+    return 0;
+}
+
+void lcore_ctx_destroy(struct lcore_ctx *lc);
 
 struct lcore_ctx *lcore_ctx_create(struct app_ctx *app, unsigned lcore_id, bool io,
                                    bool worker, uint16_t queue)
@@ -54,6 +78,10 @@ struct lcore_ctx *lcore_ctx_create(struct app_ctx *app, unsigned lcore_id, bool 
             rte_free(lc);
             return NULL;
         }
+        if (tcp_env_setup(lc, lcore_now_us(lc)) < 0 || lcore_echo_setup(lc) < 0) {
+            lcore_ctx_destroy(lc);
+            return NULL;
+        }
     }
     return lc;
 }
@@ -62,6 +90,12 @@ void lcore_ctx_destroy(struct lcore_ctx *lc)
 {
     if (!lc)
         return;
+    /* Frames still batched belong to the pool that goes away with the port. */
+    if (lc->ntx)
+        rte_pktmbuf_free_bulk(lc->txq, lc->ntx);
+    lc->ntx = 0;
+    tcp_env_teardown(lc);
+    free(lc->echo);
     arp_cache_destroy(lc->arp);
     rte_free(lc);
 }
@@ -77,6 +111,10 @@ static void lcore_publish(struct lcore_ctx *lc)
         lc->snap.net = lc->net.stats;
         lc->snap.arp = *arp_cache_get_stats(lc->arp);
         lc->snap.arp_entries = arp_cache_count(lc->arp);
+        lc->snap.tcp = *tcp_stack_get_stats(lc->tcp);
+        tcp_stack_state_counts(lc->tcp, lc->snap.tcp_states);
+        lc->snap.tcp_conns = tcp_stack_conn_count(lc->tcp);
+        lc->snap.tcp_chunks_free = rte_mempool_avail_count(lc->tcp_chunks);
     }
     atomic_store_explicit(&lc->snap_seq, seq + 2, memory_order_release);
 }
@@ -95,31 +133,8 @@ void lcore_read_snapshot(struct lcore_ctx *lc, struct lcore_snapshot *out)
     } while ((before & 1u) || before != after);
 }
 
-/* Frames we originate (ARP requests) need an mbuf of their own. */
-static int lcore_send_arp_request(struct lcore_ctx *lc, uint32_t target_ip, uint64_t now_us)
-{
-    struct rte_mbuf *m = rte_pktmbuf_alloc(lc->app->pool);
-
-    if (!m) {
-        lc->stats.tx_alloc_failed++;
-        return -ENOMEM;
-    }
-    uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m, 60);
-    uint16_t len = net_build_arp_request(&lc->net, target_ip, buf);
-    m->data_len = len;
-    m->pkt_len = len;
-    if (port_tx(lc->app->port, lc->queue, &m, 1, now_us) != 1) {
-        rte_pktmbuf_free(m);
-        lc->stats.tx_dropped++;
-        return -ENOBUFS;
-    }
-    lc->stats.tx_packets++;
-    return 0;
-}
-
 /* rx: each frame through the net layer; replies are queued for tx. */
-static uint16_t lcore_io_rx(struct lcore_ctx *lc, uint64_t now_us, struct rte_mbuf **txq,
-                            uint16_t *ntx)
+static uint16_t lcore_io_rx(struct lcore_ctx *lc, uint64_t now_us)
 {
     struct rte_mbuf *pkts[LCORE_MAX_BURST];
     uint16_t burst = lc->app->cfg.burst;
@@ -150,12 +165,16 @@ static uint16_t lcore_io_rx(struct lcore_ctx *lc, uint64_t now_us, struct rte_mb
             m->data_len = len;
             m->pkt_len = len;
             m->ol_flags = 0;
-            txq[(*ntx)++] = m;
-        } else {
-            /* DROP is counted by reason inside net_rx; TCP has no consumer
-             * until the TCP stack attaches (net.tcp_attached stays false). */
-            rte_pktmbuf_free(m);
+            lcore_tx_enqueue(lc, m, now_us);
+            continue;
         }
+        if (v == NET_VERDICT_TCP) {
+            bool cksum_ok = (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+                            RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+            tcp_input(lc->tcp, buf, len, &info, cksum_ok, now_us);
+        }
+        /* DROP was counted by reason inside net_rx; TCP copied what it keeps. */
+        rte_pktmbuf_free(m);
     }
     return nb;
 }
@@ -168,18 +187,13 @@ static void lcore_tick(struct lcore_ctx *lc, uint64_t now_us)
     lc->next_tick_us = now_us + LCORE_TICK_US;
 }
 
-static void lcore_io_tx(struct lcore_ctx *lc, struct rte_mbuf **txq, uint16_t ntx,
-                        uint64_t now_us)
+static bool lcore_io_tx(struct lcore_ctx *lc, uint64_t now_us)
 {
-    if (ntx > 0) {
-        uint16_t sent = port_tx(lc->app->port, lc->queue, txq, ntx, now_us);
-        lc->stats.tx_packets += sent;
-        if (sent < ntx) {
-            lc->stats.tx_dropped += ntx - sent;
-            rte_pktmbuf_free_bulk(&txq[sent], ntx - sent);
-        }
-    }
+    tcp_stack_flush(lc->tcp, now_us);
+    bool worked = lc->ntx > 0;
+    lcore_tx_flush(lc, now_us);
     port_poll(lc->app->port, lc->queue, now_us);
+    return worked;
 }
 
 static void lcore_idle(struct lcore_ctx *lc, bool worked)
@@ -202,29 +216,30 @@ int lcore_main(void *arg)
 {
     struct lcore_ctx *lc = arg;
     struct app_ctx *app = lc->app;
-    struct rte_mbuf *txq[LCORE_MAX_BURST];
 
     LOG_INFO("lcore", "lcore %u running:%s%s (queue %u)", lc->lcore_id,
              lc->role_io ? " io" : "", lc->role_worker ? " worker" : "", lc->queue);
-    uint64_t now = lcore_now_us(lc);
+    uint64_t now = lc->now_us = lcore_now_us(lc);
     if (lc->role_io && lc->queue == 0 && app->cfg.gratuitous_arp)
         lcore_send_arp_request(lc, app->cfg.ip, now);
     lcore_tick(lc, now);
 
     while (!atomic_load_explicit(&app->stop, memory_order_relaxed)) {
-        uint16_t ntx = 0, nrx = 0;
+        bool worked = false;
 
-        now = lcore_now_us(lc);
+        now = lc->now_us = lcore_now_us(lc);
         lc->stats.loops++;
-        if (lc->role_io)
-            nrx = lcore_io_rx(lc, now, txq, &ntx);
+        if (lc->role_io) {
+            worked = lcore_io_rx(lc, now) > 0;
+            tcp_stack_run_timers(lc->tcp, now);
+        }
         if (now >= lc->next_tick_us)
             lcore_tick(lc, now);
         /* rings: the worker role's msg_in/msg_out arrive with the OpenFlow
          * channel; until then a worker-only lcore only idles. */
         if (lc->role_io)
-            lcore_io_tx(lc, txq, ntx, now);
-        lcore_idle(lc, nrx > 0);
+            worked |= lcore_io_tx(lc, now);
+        lcore_idle(lc, worked);
     }
     lcore_publish(lc);
     LOG_INFO("lcore", "lcore %u stopped after %lu loops", lc->lcore_id,

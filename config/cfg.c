@@ -1170,6 +1170,25 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 "different port or 0 for none", cfg->of_extra_port, cfg->of_port);
         return -EINVAL;
     }
+    const struct tcp_config *t = &cfg->tcp;
+    if (!(t->rto_min_ms <= t->rto_initial_ms && t->rto_initial_ms <= t->rto_max_ms)) {
+        cfg_err(err, errlen, "tcp.rto_min_ms = %u, tcp.rto_initial_ms = %u and tcp.rto_max_ms "
+                "= %u conflict: need rto_min_ms <= rto_initial_ms <= rto_max_ms",
+                t->rto_min_ms, t->rto_initial_ms, t->rto_max_ms);
+        return -EINVAL;
+    }
+    if (t->rcv_buf < 2u * t->mss || t->snd_buf < t->mss) {
+        cfg_err(err, errlen, "tcp.rcv_buf = %u, tcp.snd_buf = %u and tcp.mss = %u conflict: "
+                "rcv_buf must hold two segments and snd_buf one", t->rcv_buf, t->snd_buf,
+                t->mss);
+        return -EINVAL;
+    }
+    if (cfg->tcp_echo_port != 0 &&
+        (cfg->tcp_echo_port == cfg->of_port || cfg->tcp_echo_port == cfg->of_extra_port)) {
+        cfg_err(err, errlen, "tcp.echo_port = %u collides with an OpenFlow port; pick another",
+                cfg->tcp_echo_port);
+        return -EINVAL;
+    }
     if (cfg_check_fault_dir("rx", &cfg->fault_rx, err, errlen) < 0 ||
         cfg_check_fault_dir("tx", &cfg->fault_tx, err, errlen) < 0)
         return -EINVAL;

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tcp.h"
+
 #define CFG_STR_MAX 512
 #define CFG_MAX_LCORES 128
 #define CFG_ERR_MAX 512
@@ -66,6 +68,11 @@ struct ofcd_config {
     /* [openflow] */
     uint16_t of_port;
     uint16_t of_extra_port;              /* 0 = none */
+
+    /* [tcp] */
+    struct tcp_config tcp;               /* the stack's knobs, one per key */
+    uint32_t tcp_chunks;                 /* payload chunks per io lcore */
+    uint16_t tcp_echo_port;              /* test-only echo service, 0 = off */
 
     /* [rest] */
     uint32_t rest_ip;                    /* host byte order */

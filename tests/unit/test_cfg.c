@@ -189,6 +189,32 @@ static void test_defaults(void **state)
     assert_string_equal(c.data_dir, "./var");
     assert_int_equal(c.log_level, OFCD_LOG_INFO);
     assert_int_equal(c.stats_log_interval_s, 60);
+    /* The [tcp] defaults are the stack's own documented defaults. */
+    struct tcp_config td;
+    tcp_config_defaults(&td);
+    assert_int_equal(c.tcp.mss, td.mss);
+    assert_int_equal(c.tcp.rcv_buf, td.rcv_buf);
+    assert_int_equal(c.tcp.snd_buf, td.snd_buf);
+    assert_int_equal(c.tcp.max_conns, td.max_conns);
+    assert_int_equal(c.tcp.syn_backlog, td.syn_backlog);
+    assert_int_equal(c.tcp.rto_min_ms, td.rto_min_ms);
+    assert_int_equal(c.tcp.rto_max_ms, td.rto_max_ms);
+    assert_int_equal(c.tcp.rto_initial_ms, td.rto_initial_ms);
+    assert_int_equal(c.tcp.delack_ms, td.delack_ms);
+    assert_int_equal(c.tcp.syn_retries, td.syn_retries);
+    assert_int_equal(c.tcp.max_retrans, td.max_retrans);
+    assert_int_equal(c.tcp.time_wait_ms, td.time_wait_ms);
+    assert_int_equal(c.tcp.max_time_wait, td.max_time_wait);
+    assert_int_equal(c.tcp.fin_wait2_ms, td.fin_wait2_ms);
+    assert_int_equal(c.tcp.keepalive_idle_s, td.keepalive_idle_s);
+    assert_int_equal(c.tcp.keepalive_intvl_s, td.keepalive_intvl_s);
+    assert_int_equal(c.tcp.keepalive_probes, td.keepalive_probes);
+    assert_int_equal(c.tcp.ooo_max_segs, td.ooo_max_segs);
+    assert_int_equal(c.tcp.challenge_ack_per_s, td.challenge_ack_per_s);
+    assert_true(c.tcp.syncookies == td.syncookies && c.tcp.timestamps == td.timestamps &&
+                c.tcp.window_scaling == td.window_scaling);
+    assert_int_equal(c.tcp_chunks, 32768);
+    assert_int_equal(c.tcp_echo_port, 0);
     assert_false(c.fault_enabled);
     assert_int_equal(c.fault_seed, 1);
     const struct cfg_fault_dir *dirs[] = {&c.fault_rx, &c.fault_tx};
@@ -347,6 +373,27 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.port", of_port, 1, 65535),
     UCASE("openflow.extra_port", of_extra_port, 0, 65535),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
+    UCASE("tcp.mss", tcp.mss, 536, 1460),
+    UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),
+    UCASE("tcp.snd_buf", tcp.snd_buf, 4096, 16777216),
+    UCASE("tcp.buffer_chunks", tcp_chunks, 1024, 4194304),
+    UCASE("tcp.max_conns", tcp.max_conns, 16, 1048576),
+    UCASE("tcp.syn_backlog", tcp.syn_backlog, 1, 65535),
+    UCASE("tcp.rto_min_ms", tcp.rto_min_ms, 1, 60000),
+    UCASE("tcp.rto_max_ms", tcp.rto_max_ms, 100, 600000),
+    UCASE("tcp.rto_initial_ms", tcp.rto_initial_ms, 1, 600000),
+    UCASE("tcp.delack_ms", tcp.delack_ms, 1, 40),
+    UCASE("tcp.syn_retries", tcp.syn_retries, 1, 10),
+    UCASE("tcp.max_retrans", tcp.max_retrans, 1, 30),
+    UCASE("tcp.time_wait_ms", tcp.time_wait_ms, 100, 240000),
+    UCASE("tcp.max_time_wait", tcp.max_time_wait, 0, 1048576),
+    UCASE("tcp.fin_wait2_ms", tcp.fin_wait2_ms, 1000, 600000),
+    UCASE("tcp.keepalive_idle_s", tcp.keepalive_idle_s, 0, 86400),
+    UCASE("tcp.keepalive_intvl_s", tcp.keepalive_intvl_s, 1, 3600),
+    UCASE("tcp.keepalive_probes", tcp.keepalive_probes, 1, 255),
+    UCASE("tcp.ooo_max_segs", tcp.ooo_max_segs, 0, 4096),
+    UCASE("tcp.challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000),
+    UCASE("tcp.echo_port", tcp_echo_port, 0, 65535),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
     UCASE("fault.rx_delay_us", fault_rx.delay_us, 0, 10000000),
     UCASE("fault.tx_delay_us", fault_tx.delay_us, 0, 10000000),
@@ -1198,6 +1245,11 @@ static void test_print_round_trip(void **state)
         "app.data_dir=;leading semicolon",
         "app.log_level=debug",
         "app.stats_log_interval_s=0",
+        "tcp.mss=536",
+        "tcp.rcv_buf=16777216",
+        "tcp.syncookies=off",
+        "tcp.keepalive_idle_s=7200",
+        "tcp.echo_port=7007",
         "fault.enabled=yes",
         "fault.seed=18446744073709551615",
         "fault.rx_drop=0.1",
