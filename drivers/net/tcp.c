@@ -362,7 +362,7 @@ void tcp_abort(struct tcp_conn *c)
     case TCP_CLOSE_WAIT:
     case TCP_CLOSING:
     case TCP_LAST_ACK:
-        tcp_send_ctl(c, TCP_RST | TCP_ACK, c->snd_nxt, c->stack->now_us);
+        tcp_send_ctl(c, TCP_RST | TCP_ACK, tcp_ctl_seq(c), c->stack->now_us);
         break;
     default:
         break;
@@ -449,6 +449,20 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *out)
     out->rcv_queued = c->rcvq.len;
     out->ooo_segs = c->ooo_count;
     out->chunks = c->sndq.nchunks + c->rcvq.nchunks + c->ooo_count;
+    out->snd_una = c->snd_una;
+    out->snd_nxt = c->snd_nxt;
+    out->snd_max = c->snd_max;
+    out->rcv_nxt = c->rcv_nxt;
+    out->rcv_adv = c->rcv_adv;
+    out->backoff = c->backoff;
+    out->dupacks = c->dupacks;
+    out->rtx_armed = tcp_timer_armed(&c->rtx_timer);
+    out->persist = c->persist;
+    out->in_recovery = c->in_recovery;
+    out->fin_sent = c->fin_sent;
+    out->fin_rcvd = c->fin_rcvd;
+    out->app_closed = c->app_detached;
+    out->wants_write = c->app_wants_write;
 }
 
 const struct tcp_stats *tcp_stack_get_stats(const struct tcp_stack *s)
@@ -479,4 +493,14 @@ void tcp_stats_foreach(const struct tcp_stats *stats,
 #define TCP_STATS_VISIT(name, help) fn(#name, help, stats->name, arg);
     TCP_STATS_FIELDS(TCP_STATS_VISIT)
 #undef TCP_STATS_VISIT
+}
+
+void tcp_stack_foreach_conn(const struct tcp_stack *s,
+                            void (*fn)(const struct tcp_conn *c, void *arg), void *arg)
+{
+    for (uint32_t i = 0; i < s->cfg.max_conns; i++) {
+        const struct tcp_conn *c = &s->pool[i];
+        if (c->in_use && !c->dead)
+            fn(c, arg);
+    }
 }

@@ -111,7 +111,7 @@ static void abort_timed_out(struct tcp_conn *c, uint64_t now_us)
 
     s->stats.conns_timed_out++;
     if (c->state != TCP_SYN_SENT)
-        tcp_send_ctl(c, TCP_RST | TCP_ACK, c->snd_nxt, now_us);
+        tcp_send_ctl(c, TCP_RST | TCP_ACK, tcp_ctl_seq(c), now_us);
     tcp_conn_destroy(c, -ETIMEDOUT);
 }
 

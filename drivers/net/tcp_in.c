@@ -524,7 +524,7 @@ static void data_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t n
     if (len > 0 && c->app_detached && data_state(c) && seq_gt(fin_seq, c->rcv_nxt)) {
         /* New data after the app closed: nobody will read it (RFC 1122
          * §4.2.2.13) — reset rather than ACK into the void. */
-        tcp_send_ctl(c, TCP_RST | TCP_ACK, c->snd_nxt, now_us);
+        tcp_send_ctl(c, TCP_RST | TCP_ACK, tcp_ctl_seq(c), now_us);
         s->stats.conns_reset++;
         tcp_conn_destroy(c, -ECONNABORTED);
         return;

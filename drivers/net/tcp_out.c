@@ -200,6 +200,17 @@ static int conn_xmit(struct tcp_conn *c, struct seg_desc *d)
     return rc;
 }
 
+uint32_t tcp_ctl_seq(const struct tcp_conn *c)
+{
+    /* Not snd_nxt: after a timeout rewinds it, a segment carrying that old
+     * number is below the peer's RCV.NXT and the peer discards it, ACK field
+     * and all — and if the peer rewound too, neither side ever hears the
+     * other's ACKs. The highest number sent is what the peer expects next,
+     * kept inside its window (as Linux's tcp_acceptable_seq does). */
+    uint32_t wnd_end = c->snd_una + c->snd_wnd;
+    return seq_leq(c->snd_max, wnd_end) ? c->snd_max : wnd_end;
+}
+
 int tcp_send_ctl(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint64_t now_us)
 {
     struct seg_desc d;
@@ -310,9 +321,12 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
             bool fin = fin_due(c, c->snd_nxt + len) && !seq_gt(c->snd_nxt, c->snd_una + c->sndq.len);
             if (len == 0 && !fin)
                 break;
-            /* Sender SWS avoidance: a small segment only if it empties the
-             * queue or the window is at least half the largest seen. */
-            if (len < maxseg && len < avail && usable < c->max_snd_wnd / 2 && !fin)
+            /* Sender SWS avoidance (RFC 9293 §3.8.6.2.1): hold a small
+             * segment back only while data is in flight, so an ACK will
+             * come to clock it out; with nothing outstanding no ACK will
+             * come, and waiting would stall the connection. */
+            if (len < maxseg && len < avail && usable < c->max_snd_wnd / 2 && !fin &&
+                inflight > 0)
                 break;
             bool rexmit = seq_lt(c->snd_nxt, c->snd_max);
             if (send_data(c, c->snd_nxt, len, fin, now_us) < 0)
@@ -346,7 +360,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
             tcp_persist_arm(c, now_us);
     }
     if (!sent && c->ack_now && c->state != TCP_CLOSED)
-        tcp_send_ctl(c, TCP_ACK, c->snd_nxt, now_us);
+        tcp_send_ctl(c, TCP_ACK, tcp_ctl_seq(c), now_us);
 }
 
 void tcp_retransmit_una(struct tcp_conn *c, uint64_t now_us)

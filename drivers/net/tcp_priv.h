@@ -241,6 +241,8 @@ void tcp_want_output(struct tcp_conn *c);
 void tcp_flush_unlink(struct tcp_conn *c);
 /* Send what the windows allow plus any ACK/FIN owed. */
 void tcp_output(struct tcp_conn *c, uint64_t now_us);
+/* Sequence number for a segment without payload or FIN (pure ACK, RST). */
+uint32_t tcp_ctl_seq(const struct tcp_conn *c);
 /* A segment with no payload (ACK, SYN, FIN, RST, keepalive probe). */
 int tcp_send_ctl(struct tcp_conn *c, uint8_t flags, uint32_t seq, uint64_t now_us);
 /* Retransmit len bytes of data (or SYN/FIN) at seq. */
