@@ -61,6 +61,7 @@ struct lcore_ctx {
     uint64_t tsc_hz;
     uint64_t now_us;              /* this iteration's clock */
     uint64_t next_tick_us;
+    unsigned dump_seen;
     uint32_t empty_polls;
     struct net_ctx net;
     struct arp_cache *arp;
@@ -84,6 +85,7 @@ struct app_ctx {
     struct rte_mempool *pool;
     char kernel_ifname[32];       /* tap: the kernel side, "" otherwise */
     atomic_bool stop;
+    atomic_uint dump_conns;       /* bumped on SIGUSR2: lcores log their connections */
     struct lcore_ctx *lcores[RTE_MAX_LCORE];  /* NULL where an lcore has no role */
     unsigned n_io;
     pthread_t control;

@@ -16,6 +16,7 @@ void control_signal_set(sigset_t *set)
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGUSR1);
+    sigaddset(set, SIGUSR2);
 }
 
 static uint64_t mono_ms(void)
@@ -133,6 +134,8 @@ static void *control_main(void *arg)
         }
         if (sig == SIGUSR1)
             control_log_stats(app);
+        if (sig == SIGUSR2)
+            atomic_fetch_add(&app->dump_conns, 1);
         if (interval_ms && mono_ms() >= next_stats) {
             control_log_stats(app);
             next_stats += interval_ms;

@@ -1,7 +1,8 @@
 /*
  * control: the control thread — a plain pthread, never an EAL lcore, that
  * owns everything that is not packet work: signals (SIGINT/SIGTERM stop,
- * SIGUSR1 logs counters now), the periodic counter log, link-state
+ * SIGUSR1 logs counters now, SIGUSR2 asks the
+ * io lcores to log every TCP connection), the periodic counter log, link-state
  * watching. The REST API and the flow consistency check join it later.
  *
  * Signals are blocked in every thread (main blocks them before EAL creates

@@ -61,6 +61,24 @@ int kernel_if_configure(int ifindex, uint32_t ip, uint8_t prefix_len, char *name
         snprintf(err, errlen, "%s: get flags: %s", ifname, strerror(-rc));
         goto out;
     }
+    /* The tap's kernel-to-ofcd queue is this interface's tx queue: the
+     * default 1000 frames overflows when many peers send at once while an
+     * io lcore sleeps in its idle backoff, and each overflow is a TCP loss. */
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+    ifr.ifr_qlen = KERNEL_IF_TXQUEUELEN;
+    if (ioctl(sock, SIOCSIFTXQLEN, &ifr) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s: set txqueuelen: %s", ifname, strerror(-rc));
+        goto out;
+    }
+    memset(&ifr, 0, sizeof(ifr));
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+    if (ioctl(sock, SIOCGIFFLAGS, &ifr) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s: get flags: %s", ifname, strerror(-rc));
+        goto out;
+    }
     ifr.ifr_flags |= IFF_UP;
     if (ioctl(sock, SIOCSIFFLAGS, &ifr) < 0) {
         rc = -errno;

@@ -179,8 +179,31 @@ static uint16_t lcore_io_rx(struct lcore_ctx *lc, uint64_t now_us)
     return nb;
 }
 
+static void lcore_log_conn(const struct tcp_conn *c, void *arg)
+{
+    const struct lcore_ctx *lc = arg;
+    struct tcp_conn_info i;
+
+    tcp_conn_get_info(c, &i);
+    LOG_INFO("tcp", "lcore %u conn %u.%u.%u.%u:%u -> :%u %s una=%u nxt=%u max=%u rcv_nxt=%u "
+             "rcv_adv=%u snd_wnd=%u cwnd=%u sndq=%u rcvq=%u ooo=%u rto=%uus backoff=%u "
+             "rtx=%d persist=%d recovery=%d fin_sent=%d fin_rcvd=%d closed=%d wants_write=%d "
+             "retrans=%lu", lc->lcore_id, i.remote_ip >> 24, (i.remote_ip >> 16) & 255,
+             (i.remote_ip >> 8) & 255, i.remote_ip & 255, i.remote_port, i.local_port,
+             tcp_state_name(i.state), i.snd_una, i.snd_nxt, i.snd_max, i.rcv_nxt, i.rcv_adv,
+             i.snd_wnd, i.cwnd, i.snd_queued, i.rcv_queued, i.ooo_segs, i.rto_us, i.backoff,
+             i.rtx_armed, i.persist, i.in_recovery, i.fin_sent, i.fin_rcvd, i.app_closed,
+             i.wants_write, (unsigned long)i.retransmits);
+}
+
 static void lcore_tick(struct lcore_ctx *lc, uint64_t now_us)
 {
+    unsigned dump = atomic_load_explicit(&lc->app->dump_conns, memory_order_relaxed);
+    if (lc->role_io && dump != lc->dump_seen) {
+        lc->dump_seen = dump;
+        LOG_INFO("tcp", "lcore %u: %u connections", lc->lcore_id, tcp_stack_conn_count(lc->tcp));
+        tcp_stack_foreach_conn(lc->tcp, lcore_log_conn, lc);
+    }
     if (lc->role_io)
         arp_cache_expire(lc->arp, now_us);
     lcore_publish(lc);

@@ -148,6 +148,10 @@ struct tcp_conn_info {
     uint32_t rcv_queued;               /* bytes received, not yet read */
     uint32_t ooo_segs;
     uint32_t chunks;                   /* payload chunks held now */
+    /* sequence state, for diagnosis of a stuck connection */
+    uint32_t snd_una, snd_nxt, snd_max, rcv_nxt, rcv_adv;
+    uint8_t backoff, dupacks;
+    bool rtx_armed, persist, in_recovery, fin_sent, fin_rcvd, app_closed, wants_write;
 };
 
 /* Stack-wide counters, written once: X(name, help). */
@@ -287,6 +291,11 @@ void tcp_stack_state_counts(const struct tcp_stack *s, uint32_t counts[TCP_STATE
 uint32_t tcp_stack_conn_count(const struct tcp_stack *s);
 /* Bytes a connection costs while idle (TCB + table share; no payload chunks). */
 size_t tcp_conn_idle_bytes(void);
+
+/* Visit every live connection (operators' listings, debugging). fn must not
+ * close or abort connections. */
+void tcp_stack_foreach_conn(const struct tcp_stack *s,
+                            void (*fn)(const struct tcp_conn *c, void *arg), void *arg);
 
 /* Tests only: the next ISS the stack picks (for sequence wraparound and
  * exact-byte checks). Production never calls it. */
