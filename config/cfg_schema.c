@@ -79,7 +79,7 @@ const struct cfg_key cfg_keys[] = {
                "EAL lcores running the worker role (may overlap lcores.io)"),
     CFG_UINT("lcores", "idle_sleep_us", idle_sleep_us, 0, 100000, "50",
              "sleep after idle_polls empty polls, in microseconds; 0 = pure busy-poll"),
-    CFG_UINT("lcores", "idle_polls", idle_polls, 1, 1000000, "64",
+    CFG_UINT("lcores", "idle_polls", idle_polls, 1, 1000000, "1024",
              "empty polls in a row before an lcore sleeps idle_sleep_us"),
 
     CFG_UINT("openflow", "port", of_port, 1, 65535, "6653",

@@ -28,3 +28,49 @@ require_root() {
     [ "$(id -u)" -eq 0 ] || fail "integration tests need root (tap devices, ping sockets)"
     [ -c /dev/net/tun ] || fail "/dev/net/tun missing: the tap PMD needs it"
 }
+
+# start_ofcd LOG ARGS...: start ofcd in the background (pid in $OFCD_PID) and
+# wait for its "ofcd ready" line; fails the test if it does not come.
+start_ofcd() {
+    local log=$1
+    shift
+    "$OFCD" "$@" >"$log" 2>&1 &
+    OFCD_PID=$!
+    wait_for_line "$log" 'ofcd ready|ERROR' 60 || { cat "$log"; fail "no 'ofcd ready' in 60 s"; }
+    grep -q 'ofcd ready' "$log" || { cat "$log"; fail "ofcd failed to start"; }
+}
+
+# stop_ofcd: SIGTERM, expect exit 0 within 5 s.
+stop_ofcd() {
+    [ -n "${OFCD_PID:-}" ] || return 0
+    kill -TERM "$OFCD_PID"
+    wait_for_exit "$OFCD_PID" 5 || fail "ofcd still running 5 s after SIGTERM"
+    wait "$OFCD_PID"
+    local rc=$?
+    OFCD_PID=
+    [ $rc -eq 0 ] || fail "ofcd exit code $rc after SIGTERM"
+}
+
+# ofcd_stat LOG FIELD: ask the running ofcd for its counters (SIGUSR1), wait
+# for the fresh line and print FIELD's value from it (e.g. "tcp: conns").
+ofcd_stat() {
+    local log=$1 field=$2 before
+    before=$(grep -c -- "$field=" "$log")
+    kill -USR1 "$OFCD_PID"
+    timeout 5 bash -c 'while [ "$(grep -c -- "$2=" "$0")" -le "$1" ]; do sleep 0.05; done' \
+        "$log" "$before" "$field" || return 1
+    grep -o -- "$field=[0-9]*" "$log" | tail -1 | cut -d= -f2
+}
+
+# wait_stat LOG FIELD VALUE SECONDS: until the counter equals VALUE.
+wait_stat() {
+    local log=$1 field=$2 want=$3 secs=$4 v
+    local end=$((SECONDS + secs))
+    while [ $SECONDS -lt $end ]; do
+        v=$(ofcd_stat "$log" "$field") || return 1
+        [ "$v" = "$want" ] && return 0
+        sleep 0.2
+    done
+    echo "$field=$v after ${secs}s, expected $want" >&2
+    return 1
+}

@@ -181,7 +181,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.n_worker_lcores, 1);
     assert_int_equal(c.worker_lcores[0], 0);
     assert_int_equal(c.idle_sleep_us, 50);
-    assert_int_equal(c.idle_polls, 64);
+    assert_int_equal(c.idle_polls, 1024);
     assert_int_equal(c.of_port, 6653);
     assert_int_equal(c.of_extra_port, 0);
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
