@@ -44,6 +44,9 @@ struct lcore_snapshot {
     uint32_t tcp_states[TCP_STATE_COUNT];
     uint32_t tcp_conns;
     uint32_t tcp_chunks_free;
+    uint64_t connector_attempts, connector_established, connector_failures;
+    uint64_t connector_disconnects;
+    uint32_t connector_backoff_ms;
 };
 
 #define LCORE_TXQ_MAX 512
@@ -68,6 +71,7 @@ struct lcore_ctx {
     struct tcp_stack *tcp;
     struct rte_mempool *tcp_chunks;
     struct echo_service *echo;    /* test-only (tcp.echo_port) */
+    struct echo_service *echo_out; /* test-only (tcp.echo_connect) */
     struct lcore_stats stats;
 
     /* Frames waiting for the tx phase: replies and TCP segments. */

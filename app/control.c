@@ -85,6 +85,13 @@ void control_log_stats(struct app_ctx *app)
         LOG_INFO("stats", "lcore %u tcp: conns=%u%s chunks_free=%u (idle connection costs %zu "
                  "bytes)", id, snap.tcp_conns, states, snap.tcp_chunks_free,
                  tcp_conn_idle_bytes());
+        if (snap.connector_attempts)
+            LOG_INFO("stats", "lcore %u tcp connector: attempts=%lu established=%lu "
+                     "failures=%lu disconnects=%lu next_backoff_ms=%u", id,
+                     (unsigned long)snap.connector_attempts,
+                     (unsigned long)snap.connector_established,
+                     (unsigned long)snap.connector_failures,
+                     (unsigned long)snap.connector_disconnects, snap.connector_backoff_ms);
         line.len = 0;
         line.buf[0] = '\0';
         tcp_stats_foreach(&snap.tcp, stats_append, &line);

@@ -5,6 +5,15 @@
 
 #define ECHO_IOV 16
 
+static void echo_close(struct echo_service *e, struct tcp_conn *c)
+{
+    e->closed++;
+    if (e->connector)
+        tcp_connector_close(e->connector);   /* and it reconnects */
+    else
+        tcp_close(c);
+}
+
 static void echo_pump(struct tcp_conn *c, struct echo_service *e)
 {
     for (;;) {
@@ -20,8 +29,7 @@ static void echo_pump(struct tcp_conn *c, struct echo_service *e)
             ssize_t w = tcp_send(c, iov[i].base, iov[i].len);
             if (w < 0) {
                 /* The stack refused outright: nothing sensible to echo into. */
-                tcp_abort(c);
-                e->closed++;
+                echo_close(e, c);
                 return;
             }
             moved += (size_t)w;
@@ -33,10 +41,8 @@ static void echo_pump(struct tcp_conn *c, struct echo_service *e)
         if (short_send || moved == 0)
             return;                  /* backpressure: on_writable resumes us */
     }
-    if (tcp_recv_eof(c)) {
-        tcp_close(c);                /* FIN after everything queued */
-        e->closed++;
-    }
+    if (tcp_recv_eof(c))
+        echo_close(e, c);            /* FIN after everything queued */
 }
 
 static void echo_on_established(struct tcp_conn *c, void *user)
@@ -73,4 +79,29 @@ int echo_service_start(struct echo_service *e, struct tcp_stack *stack, uint16_t
     e->stack = stack;
     e->port = port;
     return tcp_listen(stack, port, 0, &echo_ops, e);
+}
+
+int echo_service_connect(struct echo_service *e, struct tcp_stack *stack, uint32_t ip,
+                         uint16_t port, uint32_t backoff_min_ms, uint32_t backoff_max_ms,
+                         uint64_t now_us)
+{
+    struct tcp_connector_cfg kc = {
+        .ip = ip,
+        .port = port,
+        .backoff_min_ms = backoff_min_ms,
+        .backoff_max_ms = backoff_max_ms,
+    };
+
+    e->stack = stack;
+    e->port = port;
+    e->connector = tcp_connector_start(stack, &kc, &echo_ops, e, now_us);
+    return e->connector ? 0 : -EINVAL;
+}
+
+void echo_service_stop(struct echo_service *e)
+{
+    if (e && e->connector) {
+        tcp_connector_stop(e->connector);
+        e->connector = NULL;
+    }
 }

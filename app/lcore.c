@@ -24,8 +24,24 @@ static inline uint64_t lcore_now_us(const struct lcore_ctx *lc)
 
 static int lcore_echo_setup(struct lcore_ctx *lc)
 {
-    uint16_t port = lc->app->cfg.tcp_echo_port;
+    const struct ofcd_config *cfg = &lc->app->cfg;
+    uint16_t port = cfg->tcp_echo_port;
 
+    /* Active echo only on the first io lcore: one connection is the test. */
+    if (cfg->tcp_echo_connect_port && lc->queue == 0) {
+        lc->echo_out = calloc(1, sizeof(*lc->echo_out));
+        if (!lc->echo_out)
+            return -ENOMEM;
+        int rc = echo_service_connect(lc->echo_out, lc->tcp, cfg->tcp_echo_connect_ip,
+                                      cfg->tcp_echo_connect_port, cfg->tcp_backoff_min_ms,
+                                      cfg->tcp_backoff_max_ms, lcore_now_us(lc));
+        if (rc < 0)
+            return rc;
+        LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo connecting to %u.%u.%u.%u:%u",
+                 lc->lcore_id, cfg->tcp_echo_connect_ip >> 24,
+                 (cfg->tcp_echo_connect_ip >> 16) & 255, (cfg->tcp_echo_connect_ip >> 8) & 255,
+                 cfg->tcp_echo_connect_ip & 255, cfg->tcp_echo_connect_port);
+    }
     if (!port)
         return 0;
     lc->echo = calloc(1, sizeof(*lc->echo));
@@ -91,11 +107,14 @@ void lcore_ctx_destroy(struct lcore_ctx *lc)
 {
     if (!lc)
         return;
-    /* Frames still batched belong to the pool that goes away with the port. */
+    echo_service_stop(lc->echo_out);
+    free(lc->echo_out);
+    tcp_env_teardown(lc);
+    /* Frames still batched (a last RST included) go back to the pool before
+     * the port and its pool go away. */
     if (lc->ntx)
         rte_pktmbuf_free_bulk(lc->txq, lc->ntx);
     lc->ntx = 0;
-    tcp_env_teardown(lc);
     free(lc->echo);
     arp_cache_destroy(lc->arp);
     rte_free(lc);
@@ -116,6 +135,15 @@ static void lcore_publish(struct lcore_ctx *lc)
         tcp_stack_state_counts(lc->tcp, lc->snap.tcp_states);
         lc->snap.tcp_conns = tcp_stack_conn_count(lc->tcp);
         lc->snap.tcp_chunks_free = rte_mempool_avail_count(lc->tcp_chunks);
+        if (lc->echo_out && lc->echo_out->connector) {
+            const struct tcp_connector_stats *ks =
+                tcp_connector_get_stats(lc->echo_out->connector);
+            lc->snap.connector_attempts = ks->attempts;
+            lc->snap.connector_established = ks->established;
+            lc->snap.connector_failures = ks->failures;
+            lc->snap.connector_disconnects = ks->disconnects;
+            lc->snap.connector_backoff_ms = ks->backoff_ms;
+        }
     }
     atomic_store_explicit(&lc->snap_seq, seq + 2, memory_order_release);
 }

@@ -1189,6 +1189,17 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 cfg->tcp_echo_port);
         return -EINVAL;
     }
+    if (cfg->tcp_backoff_min_ms > cfg->tcp_backoff_max_ms) {
+        cfg_err(err, errlen, "tcp.connect_backoff_min_ms = %u exceeds "
+                "tcp.connect_backoff_max_ms = %u", cfg->tcp_backoff_min_ms,
+                cfg->tcp_backoff_max_ms);
+        return -EINVAL;
+    }
+    if ((cfg->tcp_echo_connect_ip == 0) != (cfg->tcp_echo_connect_port == 0)) {
+        cfg_err(err, errlen, "tcp.echo_connect needs both an address and a port, or "
+                "0.0.0.0:0 for off");
+        return -EINVAL;
+    }
     if (cfg_check_fault_dir("rx", &cfg->fault_rx, err, errlen) < 0 ||
         cfg_check_fault_dir("tx", &cfg->fault_tx, err, errlen) < 0)
         return -EINVAL;

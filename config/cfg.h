@@ -73,6 +73,10 @@ struct ofcd_config {
     struct tcp_config tcp;               /* the stack's knobs, one per key */
     uint32_t tcp_chunks;                 /* payload chunks per io lcore */
     uint16_t tcp_echo_port;              /* test-only echo service, 0 = off */
+    uint32_t tcp_echo_connect_ip;        /* test-only active echo target, 0 = off */
+    uint16_t tcp_echo_connect_port;
+    uint32_t tcp_backoff_min_ms;         /* active open: first reconnect delay */
+    uint32_t tcp_backoff_max_ms;         /* active open: reconnect delay cap */
 
     /* [rest] */
     uint32_t rest_ip;                    /* host byte order */

@@ -135,9 +135,18 @@ const struct cfg_key cfg_keys[] = {
              "out-of-order segments kept per connection"),
     CFG_UINT("tcp", "challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000, "1000",
              "RFC 5961 challenge ACK budget per io lcore per second"),
+    CFG_UINT("tcp", "connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000, "1000",
+             "active open (peers that listen): delay before the first reconnect; it doubles "
+             "after each failure"),
+    CFG_UINT("tcp", "connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000, "30000",
+             "active open: longest delay between reconnect attempts"),
     CFG_UINT("tcp", "echo_port", tcp_echo_port, 0, 65535, "0",
              "TEST ONLY: serve a TCP echo on this port (0 = off); used by the TCP tests "
              "and benches"),
+    {.section = "tcp", .name = "echo_connect", .type = CFG_T_IPV4_PORT, .def = "0.0.0.0:0",
+     .help = "TEST ONLY: connect to this address and echo what it sends, reconnecting "
+             "with backoff (0.0.0.0:0 = off)",
+     .min = 0, .max = 65535, CFG_FIELD(tcp_echo_connect_ip), CFG_AUX(tcp_echo_connect_port)},
 
     {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
      .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,

@@ -133,6 +133,11 @@ static void on_rtx(struct tcp_timer *t, uint64_t now_us)
         tcp_persist_arm(c, now_us);
         return;
     }
+    if (c->await_mac) {
+        c->await_mac = 0;
+        tcp_output(c, now_us);
+        return;
+    }
     if (c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED) {
         if (c->backoff >= s->cfg.syn_retries) {
             abort_timed_out(c, now_us);

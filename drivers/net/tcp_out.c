@@ -299,10 +299,21 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
     if (c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED) {
         if (c->syn_needed) {
             uint8_t flags = c->state == TCP_SYN_SENT ? TCP_SYN : TCP_SYN | TCP_ACK;
-            if (tcp_send_ctl(c, flags, c->iss, now_us) == 0)
+            int rc = tcp_send_ctl(c, flags, c->iss, now_us);
+            if (rc == 0) {
                 c->syn_needed = 0;
-            if (!tcp_timer_armed(&c->rtx_timer))
+                c->await_mac = 0;
+                if (!tcp_timer_armed(&c->rtx_timer))
+                    tcp_rtx_arm(c, now_us);
+            } else if (rc == -EAGAIN && c->mac_waits < TCP_MAC_WAIT_TRIES) {
+                /* ARP is resolving the peer: try again soon, not after a
+                 * whole RTO, and without counting it as a retransmission. */
+                c->await_mac = 1;
+                c->mac_waits++;
+                tcp_timer_arm(&c->stack->wheel, &c->rtx_timer, now_us + TCP_MAC_WAIT_US);
+            } else if (!tcp_timer_armed(&c->rtx_timer)) {
                 tcp_rtx_arm(c, now_us);
+            }
         } else if (c->ack_now && c->state == TCP_SYN_RECEIVED) {
             tcp_send_ctl(c, TCP_SYN | TCP_ACK, c->iss, now_us);
         }

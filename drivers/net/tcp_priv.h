@@ -32,6 +32,9 @@
 #define TCP_EPHEMERAL_MAX 60999u
 #define TCP_DEFAULT_MSS_V4 536u     /* RFC 9293 §3.7.1 when the peer sends none */
 #define TCP_FRAME_HDRS (14u + 20u + TCP_MAX_HLEN)
+/* A SYN waiting for ARP retries every 20 ms, up to 2 s, before ordinary RTOs. */
+#define TCP_MAC_WAIT_US 20000u
+#define TCP_MAC_WAIT_TRIES 100u
 
 #define tcp_container_of(ptr, type, member)                                               \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
@@ -116,12 +119,14 @@ struct tcp_conn {
     uint32_t persist : 1;            /* rtx timer is the persist timer */
     uint32_t syn_needed : 1;         /* SYN or SYN-ACK to (re)send */
     uint32_t rst_on_close : 1;
+    uint32_t await_mac : 1;          /* rtx timer is a short wait for ARP */
 
     uint8_t snd_wscale;              /* shift applied to the peer's window */
     uint8_t rcv_wscale;              /* shift the peer applies to ours */
     uint8_t dupacks;
     uint8_t backoff;                 /* consecutive RTO/persist/SYN expirations */
     uint8_t ka_probes;
+    uint8_t mac_waits;               /* short ARP waits before the first SYN */
     uint16_t mss;                    /* send MSS (peer's, bounded by ours) */
     uint16_t listener_idx;
 

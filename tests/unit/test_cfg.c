@@ -215,6 +215,10 @@ static void test_defaults(void **state)
                 c.tcp.window_scaling == td.window_scaling);
     assert_int_equal(c.tcp_chunks, 32768);
     assert_int_equal(c.tcp_echo_port, 0);
+    assert_int_equal(c.tcp_echo_connect_ip, 0);
+    assert_int_equal(c.tcp_echo_connect_port, 0);
+    assert_int_equal(c.tcp_backoff_min_ms, 1000);
+    assert_int_equal(c.tcp_backoff_max_ms, 30000);
     assert_false(c.fault_enabled);
     assert_int_equal(c.fault_seed, 1);
     const struct cfg_fault_dir *dirs[] = {&c.fault_rx, &c.fault_tx};
@@ -394,6 +398,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.ooo_max_segs", tcp.ooo_max_segs, 0, 4096),
     UCASE("tcp.challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000),
     UCASE("tcp.echo_port", tcp_echo_port, 0, 65535),
+    UCASE("tcp.connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000),
+    UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
     UCASE("fault.rx_delay_us", fault_rx.delay_us, 0, 10000000),
     UCASE("fault.tx_delay_us", fault_tx.delay_us, 0, 10000000),
@@ -1250,6 +1256,8 @@ static void test_print_round_trip(void **state)
         "tcp.syncookies=off",
         "tcp.keepalive_idle_s=7200",
         "tcp.echo_port=7007",
+        "tcp.echo_connect=10.66.0.1:7100",
+        "tcp.connect_backoff_min_ms=10",
         "fault.enabled=yes",
         "fault.seed=18446744073709551615",
         "fault.rx_drop=0.1",
