@@ -201,7 +201,7 @@ uint32_t tcp_ooo_drain(struct tcp_conn *c)
         if (skip < seg->len) {
             uint32_t want = seg->len - skip;
             uint32_t got = tcp_bufq_append(s, &c->rcvq, seg->data + skip, want,
-                                           s->cfg.rcv_buf);
+                                           tcp_rcv_limit(c));
             c->rcv_nxt += got;
             moved += got;
             if (got < want) {

@@ -446,8 +446,10 @@ static bool ack_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t no
                 return false;
         }
     } else if (seg->ack == c->snd_una && seg->len == 0 &&
-               !(seg->flags & (TCP_SYN | TCP_FIN)) && wnd == c->snd_wnd &&
-               c->snd_max != c->snd_una) {
+               !(seg->flags & (TCP_SYN | TCP_FIN)) && wnd == c->snd_wnd && wnd != 0 &&
+               !c->persist && c->snd_max != c->snd_una) {
+        /* Answers to zero-window probes repeat the ACK too, but are not a
+         * sign of loss: only a nonzero, unchanged window counts. */
         /* A duplicate ACK (RFC 5681 §2). */
         c->dupacks = c->dupacks < 255 ? (uint8_t)(c->dupacks + 1) : c->dupacks;
         if (c->dupacks == 3 && !c->in_recovery) {
@@ -554,7 +556,7 @@ static void data_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t n
             fin = false;
         }
         if (len > 0 && seq == c->rcv_nxt) {
-            uint32_t got = tcp_bufq_append(s, &c->rcvq, data, len, s->cfg.rcv_buf);
+            uint32_t got = tcp_bufq_append(s, &c->rcvq, data, len, tcp_rcv_limit(c));
             if (got < len) {
                 s->stats.drop_no_chunk++;
                 fin = false;
@@ -609,6 +611,26 @@ static void data_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t n
         tcp_want_output(c);
 }
 
+/* Their SYN again while we are in SYN_RECEIVED: either our SYN-ACK was lost
+ * (resend it), or — in a simultaneous open — it is their SYN-ACK acking our
+ * SYN (RFC 9293 figure 8), which completes the handshake. */
+static void syn_received_syn(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t now_us)
+{
+    if ((seg->flags & TCP_ACK) && seg->ack == c->snd_max) {
+        rtt_from_ack(c, seg, now_us);
+        c->snd_una = seg->ack;
+        c->snd_wnd = seg->wnd;            /* a SYN's window is never scaled */
+        c->max_snd_wnd = c->snd_wnd;
+        c->snd_wl1 = seg->seq;
+        c->snd_wl2 = seg->ack;
+        enter_established(c, now_us);
+        c->ack_now = 1;
+    } else {
+        c->syn_needed = 1;
+    }
+    tcp_want_output(c);
+}
+
 static void established_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t now_us)
 {
     struct tcp_stack *s = c->stack;
@@ -622,10 +644,19 @@ static void established_input(struct tcp_conn *c, const struct tcp_seg *seg, uin
         tcp_want_output(c);
         return;
     }
+    if (c->state == TCP_SYN_RECEIVED && (seg->flags & TCP_SYN) && seg->seq == c->irs &&
+        !(seg->flags & TCP_RST)) {
+        syn_received_syn(c, seg, now_us);
+        return;
+    }
     if (!seq_acceptable(c, seg)) {
         if (!(seg->flags & TCP_RST)) {
             s->stats.drop_out_of_window++;
             c->ack_now = 1;
+            /* A retransmitted FIN in TIME_WAIT is below RCV.NXT, so it lands
+             * here: it still restarts 2*MSL (RFC 9293 §3.10.7.4). */
+            if (c->state == TCP_TIME_WAIT && (seg->flags & TCP_FIN))
+                tcp_life_arm(c, now_us);
             tcp_want_output(c);
         }
         return;
@@ -655,11 +686,6 @@ static void established_input(struct tcp_conn *c, const struct tcp_seg *seg, uin
         return;
     }
     if (seg->flags & TCP_SYN) {
-        if (c->state == TCP_SYN_RECEIVED && seg->seq == c->irs) {
-            c->syn_needed = 1;            /* their SYN again: our SYN-ACK was lost */
-            tcp_want_output(c);
-            return;
-        }
         challenge_ack(c, now_us);         /* RFC 5961 §4.2 */
         return;
     }

@@ -173,7 +173,15 @@ static void conn_desc(struct tcp_conn *c, struct seg_desc *d, uint8_t flags, uin
                                        tcp_ts_now(c, now_us), offer ? 0 : c->ts_recent);
     } else {
         uint32_t w = (flags & TCP_RST) ? 0 : tcp_rcv_window(c);
-        d->win = (uint16_t)(c->ws_ok ? w >> c->rcv_wscale : w);
+        uint32_t field = c->ws_ok ? w >> c->rcv_wscale : w;
+        /* Scaling down must not pull the right edge left of what was
+         * advertised: round up then (the window may exceed the buffer by
+         * less than one scale unit; tcp_rcv_window already accepts that). */
+        if (c->ws_ok && seq_lt(c->rcv_nxt + (field << c->rcv_wscale), c->rcv_adv))
+            field++;
+        if (field > 65535u)
+            field = 65535u;
+        d->win = (uint16_t)field;
         if (!(flags & TCP_RST)) {
             uint32_t edge = c->rcv_nxt + ((uint32_t)d->win << (c->ws_ok ? c->rcv_wscale : 0));
             if (seq_gt(edge, c->rcv_adv))

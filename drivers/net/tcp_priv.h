@@ -207,6 +207,13 @@ struct tcp_stack {
     struct tcp_stats stats;
 };
 
+/* Bytes the receive queue may hold: rcv_buf, plus the less-than-one scale
+ * unit by which a window rounded up to keep its right edge may exceed it. */
+static inline uint32_t tcp_rcv_limit(const struct tcp_conn *c)
+{
+    return c->stack->cfg.rcv_buf + (c->ws_ok ? (1u << c->rcv_wscale) - 1u : 0u);
+}
+
 /* ---- tcp_table.c ---------------------------------------------------------------- */
 struct tcp_conn *tcp_conn_alloc(struct tcp_stack *s);
 void tcp_conn_hash_insert(struct tcp_stack *s, struct tcp_conn *c);
