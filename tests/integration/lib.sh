@@ -62,15 +62,18 @@ ofcd_stat() {
     grep -o -- "$field=[0-9]*" "$log" | tail -1 | cut -d= -f2
 }
 
-# wait_stat LOG FIELD VALUE SECONDS: until the counter equals VALUE.
+# wait_stat LOG FIELD VALUE SECONDS [ge]: until the counter equals VALUE
+# (or, with "ge", reaches at least VALUE). Counters are snapshots the lcores
+# refresh every 100 ms, so a test waits for a value rather than reading once.
 wait_stat() {
-    local log=$1 field=$2 want=$3 secs=$4 v
+    local log=$1 field=$2 want=$3 secs=$4 cmp=${5:-eq} v
     local end=$((SECONDS + secs))
     while [ $SECONDS -lt $end ]; do
         v=$(ofcd_stat "$log" "$field") || return 1
+        [ "$cmp" = ge ] && [ "$v" -ge "$want" ] && return 0
         [ "$v" = "$want" ] && return 0
         sleep 0.2
     done
-    echo "$field=$v after ${secs}s, expected $want" >&2
+    echo "$field=$v after ${secs}s, expected $cmp $want" >&2
     return 1
 }

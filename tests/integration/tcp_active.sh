@@ -29,8 +29,7 @@ log=$work/ofcd.log
 start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
     --tcp.echo_connect=10.66.0.1:7100 --tcp.connect_backoff_min_ms=100 \
     --tcp.connect_backoff_max_ms=800
-wait_stat "$log" "failures" 2 10 || wait_stat "$log" "failures" 3 5 ||
-    fail "no refused attempts counted before the peer listens"
+wait_stat "$log" "failures" 2 10 ge || fail "no refused attempts counted before the peer listens"
 pass "attempts refused while nobody listens (RST → backoff)"
 
 python3 "$here/kernel_listener.py" 10.66.0.1 7100 4 200000 2 2.5 60 >"$work/peer.out" 2>&1 &
@@ -42,9 +41,9 @@ cat "$work/peer.out" | sed 's/^/  peer: /'
 [ $rc -eq 0 ] || fail "kernel peer: rounds failed"
 pass "4 connections opened by ofcd, 200 KB echoed on each, reconnected after each close"
 
+wait_stat "$log" "established" 4 5 ge || fail "connector did not count 4 established connections"
 est=$(ofcd_stat "$log" "established") || fail "no connector stats"
 fails=$(ofcd_stat "$log" "failures")
-[ "$est" -ge 4 ] || fail "connector established $est times, expected >= 4"
 [ "$fails" -ge 3 ] || fail "connector failures $fails: the 2.5 s pause should add refusals"
 pass "connector: established=$est, failed attempts=$fails (incl. the paused listener)"
 stop_ofcd
