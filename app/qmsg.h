@@ -1,0 +1,50 @@
+/*
+ * qmsg: one item of the msg_in / msg_out rings — an OpenFlow message (or a
+ * connection event) with the connection it belongs to and its enqueue time.
+ *
+ * Buffers come from qmsg_pool (two DPDK mempools: small for the common case,
+ * large for multipart replies up to the OpenFlow maximum of 64 KiB), so no
+ * message is ever allocated with malloc on an lcore. Whoever dequeues a
+ * qmsg owns it and returns it with qmsg_free().
+ */
+#ifndef OFCD_QMSG_H
+#define OFCD_QMSG_H
+
+#include <stdint.h>
+
+/* What a qmsg carries. */
+enum qmsg_kind {
+    QMSG_OF = 0,        /* data[] is one OpenFlow message */
+    QMSG_CONN_UP,       /* io → worker: a switch connection was accepted */
+    QMSG_CONN_DOWN,     /* io → worker: the connection is gone (data: reason) */
+    QMSG_CLOSE,         /* worker → io: close this connection (data: why) */
+};
+
+/* A connection handle: which io lcore, which slot, which incarnation — so a
+ * message for a connection that has since been replaced is recognised. */
+typedef uint64_t conn_handle_t;
+
+static inline conn_handle_t conn_handle_make(unsigned io_index, uint32_t slot, uint32_t gen)
+{
+    return ((uint64_t)io_index << 56) | ((uint64_t)(gen & 0xffffffu) << 32) | slot;
+}
+static inline unsigned conn_handle_io(conn_handle_t h) { return (unsigned)(h >> 56); }
+static inline uint32_t conn_handle_slot(conn_handle_t h) { return (uint32_t)h; }
+static inline uint32_t conn_handle_gen(conn_handle_t h) { return (uint32_t)(h >> 32) & 0xffffffu; }
+
+struct qmsg {
+    conn_handle_t conn;
+    uint64_t enq_tsc;       /* stamped by msgq_enqueue for per-class latency */
+    uint32_t len;           /* bytes used in data[] */
+    uint32_t cap;           /* bytes available in data[] */
+    uint16_t kind;          /* enum qmsg_kind */
+    uint8_t cls;            /* priority class 0..3 (P0 highest) */
+    uint8_t size_class;     /* which pool it came from */
+    uint32_t pad;
+    uint8_t data[];
+};
+
+#define QMSG_SMALL_DATA 512u
+#define QMSG_LARGE_DATA 65536u
+
+#endif

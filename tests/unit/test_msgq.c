@@ -1,0 +1,222 @@
+/* Unit tests of msgq: strict priority, bounded anti-starvation, per-class
+ * FIFO (also with two producers), full classes refuse without losing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msgq.h"
+
+#define N_MSGS 4096
+
+static struct qmsg *msgs;
+
+static int setup(void **state)
+{
+    (void)state;
+    msgs = calloc(N_MSGS, sizeof(struct qmsg) + 8);
+    return msgs ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(msgs);
+    return 0;
+}
+
+static struct qmsg *msg(unsigned i)
+{
+    return (struct qmsg *)((char *)msgs + (size_t)i * (sizeof(struct qmsg) + 8));
+}
+
+static struct qmsg *mk(unsigned i, uint8_t cls, uint32_t tag)
+{
+    struct qmsg *m = msg(i);
+    m->cls = cls;
+    m->conn = tag;
+    return m;
+}
+
+static struct msgq *make(unsigned size, unsigned starve, unsigned credit, bool mp)
+{
+    struct msgq_cfg cfg = {.name = "t", .size = size, .multi_producer = mp,
+                           .multi_consumer = false, .starve_bursts = starve, .credit = credit};
+    struct msgq *q = msgq_create(&cfg);
+    assert_non_null(q);
+    return q;
+}
+
+static void test_strict_priority(void **state)
+{
+    (void)state;
+    struct msgq *q = make(64, 100, 4, false);
+    unsigned id = 0;
+    /* Enqueue low classes first: the high class must still come out first. */
+    for (int cls = 3; cls >= 0; cls--)
+        for (unsigned k = 0; k < 5; k++)
+            assert_int_equal(msgq_enqueue(q, mk(id++, (uint8_t)cls, k), 0), 0);
+    struct qmsg *out[32];
+    unsigned n = msgq_dequeue_burst(q, out, 32, 10);
+    assert_int_equal(n, 20);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(out[i]->cls, i / 5);
+        assert_int_equal(out[i]->conn, i % 5);     /* FIFO inside the class */
+    }
+    struct msgq_stats st;
+    msgq_get_stats(q, &st);
+    for (unsigned c = 0; c < MSGQ_CLASSES; c++) {
+        assert_int_equal(st.enqueued[c], 5);
+        assert_int_equal(st.dequeued[c], 5);
+        assert_int_equal(st.depth[c], 0);
+        assert_int_equal(st.depth_max[c], 5);
+    }
+    msgq_destroy(q);
+}
+
+static void test_full_class_refuses(void **state)
+{
+    (void)state;
+    struct msgq *q = make(8, 100, 4, false);
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(msgq_enqueue(q, mk(i, 3, i), 0), 0);
+    assert_int_equal(msgq_enqueue(q, mk(8, 3, 8), 0), -ENOBUFS);
+    /* Another class still has room: one full class does not block the rest. */
+    assert_int_equal(msgq_enqueue(q, mk(9, 0, 9), 0), 0);
+    assert_int_equal(msgq_enqueue(q, mk(10, 7, 9), 0), -EINVAL);
+    struct msgq_stats st;
+    msgq_get_stats(q, &st);
+    assert_int_equal(st.enqueue_failed[3], 1);
+    assert_int_equal(msgq_count(q, 3), 8);
+    assert_int_equal(msgq_free_count(q, 3), 0);
+    msgq_destroy(q);
+}
+
+/* P0 flooded every burst: P3 must still get `credit` items at least once
+ * every starve_bursts + 1 bursts, and never more than credit when starved. */
+static void test_anti_starvation_bound(void **state)
+{
+    (void)state;
+    const unsigned starve = 3, credit = 2, burst = 8;
+    struct msgq *q = make(1024, starve, credit, false);
+    unsigned id = 0;
+    for (unsigned k = 0; k < 20; k++)
+        assert_int_equal(msgq_enqueue(q, mk(id++, 3, k), 0), 0);
+    unsigned p3_seen = 0, since_last = 0, worst_gap = 0;
+    for (unsigned round = 0; round < 40; round++) {
+        for (unsigned k = 0; k < burst; k++)       /* keep P0 always full enough */
+            assert_int_equal(msgq_enqueue(q, mk(id++ % N_MSGS, 0, 1000 + k), 0), 0);
+        struct qmsg *out[8];
+        unsigned n = msgq_dequeue_burst(q, out, burst, 0);
+        assert_int_equal(n, burst);
+        unsigned p3 = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (out[i]->cls == 3) {
+                assert_int_equal(out[i]->conn, p3_seen + p3);   /* still FIFO */
+                p3++;
+            }
+        assert_true(p3 <= credit);
+        p3_seen += p3;
+        since_last = p3 ? 0 : since_last + 1;
+        if (since_last > worst_gap)
+            worst_gap = since_last;
+    }
+    assert_true(worst_gap <= starve);
+    assert_true(p3_seen >= 40 / (starve + 1) * credit);
+    struct msgq_stats st;
+    msgq_get_stats(q, &st);
+    assert_true(st.starved_serves[3] > 0);
+    msgq_destroy(q);
+}
+
+static void test_latency_histogram(void **state)
+{
+    (void)state;
+    struct msgq *q = make(16, 100, 4, false);
+    assert_int_equal(msgq_enqueue(q, mk(0, 1, 0), 1000), 0);
+    struct qmsg *out[4];
+    assert_int_equal(msgq_dequeue_burst(q, out, 4, 1000 + 5000), 1);
+    struct msgq_stats st;
+    msgq_get_stats(q, &st);
+    /* 5000 cycles falls in bucket 12: [4096, 8192). */
+    assert_int_equal(st.lat_hist[1][12], 1);
+    msgq_destroy(q);
+}
+
+struct producer {
+    struct msgq *q;
+    unsigned base;
+    unsigned count;
+    uint32_t tag;
+};
+
+static void *produce(void *arg)
+{
+    struct producer *p = arg;
+    for (unsigned i = 0; i < p->count; i++) {
+        struct qmsg *m = mk(p->base + i, 2, (uint32_t)((p->tag << 16) | i));
+        while (msgq_enqueue(p->q, m, 0) == -ENOBUFS)
+            sched_yield();          /* full: the producer waits, nothing is lost */
+    }
+    return NULL;
+}
+
+static void test_two_producers_keep_their_order(void **state)
+{
+    (void)state;
+    struct msgq *q = make(64, 100, 4, true);
+    struct producer a = {q, 0, 1500, 1}, b = {q, 1500, 1500, 2};
+    pthread_t ta, tb;
+    assert_int_equal(pthread_create(&ta, NULL, produce, &a), 0);
+    assert_int_equal(pthread_create(&tb, NULL, produce, &b), 0);
+    uint32_t next[3] = {0, 0, 0};
+    unsigned total = 0;
+    while (total < 3000) {
+        struct qmsg *out[16];
+        unsigned n = msgq_dequeue_burst(q, out, 16, 0);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t tag = (uint32_t)out[i]->conn >> 16, seq = (uint32_t)out[i]->conn & 0xffff;
+            assert_true(tag == 1 || tag == 2);
+            assert_int_equal(seq, next[tag]);
+            next[tag]++;
+        }
+        total += n;
+        if (!n)
+            sched_yield();
+    }
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    assert_int_equal(next[1], 1500);
+    assert_int_equal(next[2], 1500);
+    msgq_destroy(q);
+}
+
+static void test_bad_config(void **state)
+{
+    (void)state;
+    struct msgq_cfg cfg = {.name = "bad", .size = 100, .credit = 1};
+    assert_null(msgq_create(&cfg));
+    cfg.size = 64;
+    cfg.credit = 0;
+    assert_null(msgq_create(&cfg));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_strict_priority),
+        cmocka_unit_test(test_full_class_refuses),
+        cmocka_unit_test(test_anti_starvation_bound),
+        cmocka_unit_test(test_latency_histogram),
+        cmocka_unit_test(test_two_producers_keep_their_order),
+        cmocka_unit_test(test_bad_config),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
