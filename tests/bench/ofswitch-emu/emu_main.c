@@ -251,7 +251,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
 {
     const char *listen_addr = "127.0.0.1";
     const char *controller = NULL;
-    uint32_t v32;
+    uint32_t v32 = 0;
     uint64_t v64;
     int c, rc = 0;
     defaults(o);
