@@ -1170,6 +1170,11 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 "different port or 0 for none", cfg->of_extra_port, cfg->of_port);
         return -EINVAL;
     }
+    if (cfg->of_queue_size & (cfg->of_queue_size - 1)) {
+        cfg_err(err, errlen, "openflow.queue_size = %u: must be a power of two",
+                cfg->of_queue_size);
+        return -EINVAL;
+    }
     const struct tcp_config *t = &cfg->tcp;
     if (!(t->rto_min_ms <= t->rto_initial_ms && t->rto_initial_ms <= t->rto_max_ms)) {
         cfg_err(err, errlen, "tcp.rto_min_ms = %u, tcp.rto_initial_ms = %u and tcp.rto_max_ms "

@@ -68,6 +68,14 @@ struct ofcd_config {
     /* [openflow] */
     uint16_t of_port;
     uint16_t of_extra_port;              /* 0 = none */
+    uint32_t of_handshake_timeout_ms;
+    uint32_t of_echo_interval_ms;        /* 0 = no keepalive */
+    uint32_t of_echo_timeout_ms;
+    uint16_t of_miss_send_len;
+    uint32_t of_queue_size;              /* msg_in/msg_out slots per class */
+    uint32_t of_msg_buffers;             /* small message buffers (large: 1/64 of it) */
+    uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
+    uint32_t of_malformed_limit;         /* bad messages per switch per minute */
 
     /* [tcp] */
     struct tcp_config tcp;               /* the stack's knobs, one per key */

@@ -86,6 +86,26 @@ const struct cfg_key cfg_keys[] = {
              "TCP port switches connect to"),
     CFG_UINT("openflow", "extra_port", of_extra_port, 0, 65535, "0",
              "a second listening port (e.g. 6633), 0 = none; must differ from port"),
+    CFG_UINT("openflow", "handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000, "10000",
+             "time a new switch has to finish HELLO, FEATURES and the PORT_DESC/DESC "
+             "replies (0 = no limit)"),
+    CFG_UINT("openflow", "echo_interval_ms", of_echo_interval_ms, 0, 3600000, "5000",
+             "send ECHO_REQUEST after this much silence from a switch (0 = no keepalive)"),
+    CFG_UINT("openflow", "echo_timeout_ms", of_echo_timeout_ms, 0, 3600000, "15000",
+             "disconnect a switch whose ECHO_REPLY has not come after this long "
+             "(0 = never)"),
+    CFG_UINT("openflow", "miss_send_len", of_miss_send_len, 0, 65535, "128",
+             "bytes of a table-miss packet the switch puts in PACKET_IN (65535 = whole "
+             "packet, unbuffered)"),
+    CFG_UINT("openflow", "queue_size", of_queue_size, 64, 1048576, "4096",
+             "slots per priority class of each msg_in and msg_out ring (power of two)"),
+    CFG_UINT("openflow", "msg_buffers", of_msg_buffers, 1024, 4194304, "32768",
+             "OpenFlow message buffers of 512 B; 1/64 as many of 64 KiB for large ones"),
+    CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
+             "unsent KiB a switch may fall behind before ofcd disconnects it"),
+    CFG_UINT("openflow", "malformed_limit", of_malformed_limit, 1, 100000, "16",
+             "malformed messages per switch per minute before it is disconnected (each "
+             "gets an OFPT_ERROR)"),
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),

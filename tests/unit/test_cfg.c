@@ -184,6 +184,14 @@ static void test_defaults(void **state)
     assert_int_equal(c.idle_polls, 1024);
     assert_int_equal(c.of_port, 6653);
     assert_int_equal(c.of_extra_port, 0);
+    assert_int_equal(c.of_handshake_timeout_ms, 10000);
+    assert_int_equal(c.of_echo_interval_ms, 5000);
+    assert_int_equal(c.of_echo_timeout_ms, 15000);
+    assert_int_equal(c.of_miss_send_len, 128);
+    assert_int_equal(c.of_queue_size, 4096);
+    assert_int_equal(c.of_msg_buffers, 32768);
+    assert_int_equal(c.of_out_backlog_kb, 4096);
+    assert_int_equal(c.of_malformed_limit, 16);
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
     assert_int_equal(c.rest_port, 8181);
     assert_string_equal(c.data_dir, "./var");
@@ -376,6 +384,14 @@ static const struct uint_case uint_cases[] = {
     UCASE("lcores.idle_polls", idle_polls, 1, 1000000),
     UCASE("openflow.port", of_port, 1, 65535),
     UCASE("openflow.extra_port", of_extra_port, 0, 65535),
+    UCASE("openflow.handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000),
+    UCASE("openflow.echo_interval_ms", of_echo_interval_ms, 0, 3600000),
+    UCASE("openflow.echo_timeout_ms", of_echo_timeout_ms, 0, 3600000),
+    UCASE("openflow.miss_send_len", of_miss_send_len, 0, 65535),
+    UCASE("openflow.queue_size", of_queue_size, 64, 1048576),
+    UCASE("openflow.msg_buffers", of_msg_buffers, 1024, 4194304),
+    UCASE("openflow.out_backlog_kb", of_out_backlog_kb, 64, 1048576),
+    UCASE("openflow.malformed_limit", of_malformed_limit, 1, 100000),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
     UCASE("tcp.mss", tcp.mss, 536, 1460),
     UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),
