@@ -21,6 +21,10 @@
 #include "cfg.h"
 #include "net.h"
 #include "port.h"
+#include "msgq.h"
+#include "of_io.h"
+#include "of_worker.h"
+#include "qmsg_pool.h"
 #include "tcp.h"
 
 /* What one lcore's loop did, for operators and benches. */
@@ -47,6 +51,11 @@ struct lcore_snapshot {
     uint64_t connector_attempts, connector_established, connector_failures;
     uint64_t connector_disconnects;
     uint32_t connector_backoff_ms;
+    struct of_io_stats of_io;
+    uint32_t of_conns;
+    struct of_worker_stats of_worker;
+    struct msgq_stats msg_in;         /* worker role */
+    struct msgq_stats msg_out;        /* io role */
 };
 
 #define LCORE_TXQ_MAX 512
@@ -65,6 +74,7 @@ struct lcore_ctx {
     uint64_t now_us;              /* this iteration's clock */
     uint64_t next_tick_us;
     unsigned dump_seen;
+    unsigned dump_seen_ofw;
     uint32_t empty_polls;
     struct net_ctx net;
     struct arp_cache *arp;
@@ -72,6 +82,8 @@ struct lcore_ctx {
     struct rte_mempool *tcp_chunks;
     struct echo_service *echo;    /* test-only (tcp.echo_port) */
     struct echo_service *echo_out; /* test-only (tcp.echo_connect) */
+    struct of_io *ofio;           /* io role: OpenFlow connections */
+    struct of_worker *ofw;        /* worker role: channels and switch model */
     struct lcore_stats stats;
 
     /* Frames waiting for the tx phase: replies and TCP segments. */
@@ -92,6 +104,10 @@ struct app_ctx {
     atomic_uint dump_conns;       /* bumped on SIGUSR2: lcores log their connections */
     struct lcore_ctx *lcores[RTE_MAX_LCORE];  /* NULL where an lcore has no role */
     unsigned n_io;
+    unsigned n_workers;
+    struct qmsg_pool *qpool;
+    struct msgq *worker_in[CFG_MAX_LCORES];   /* by worker index */
+    struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
     pthread_t control;
     bool control_started;
 };

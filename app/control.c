@@ -45,6 +45,19 @@ static void stats_append(const char *name, const char *help, uint64_t value, voi
         line->len += (size_t)n;
 }
 
+static void log_msgq(unsigned id, const char *name, const struct msgq_stats *q)
+{
+    LOG_INFO("stats", "lcore %u %s: depth P0..P3 %u/%u/%u/%u (max %u/%u/%u/%u), enqueued "
+             "%lu/%lu/%lu/%lu, failed %lu/%lu/%lu/%lu, starvation serves %lu/%lu/%lu", id, name,
+             q->depth[0], q->depth[1], q->depth[2], q->depth[3], q->depth_max[0],
+             q->depth_max[1], q->depth_max[2], q->depth_max[3], (unsigned long)q->enqueued[0],
+             (unsigned long)q->enqueued[1], (unsigned long)q->enqueued[2],
+             (unsigned long)q->enqueued[3], (unsigned long)q->enqueue_failed[0],
+             (unsigned long)q->enqueue_failed[1], (unsigned long)q->enqueue_failed[2],
+             (unsigned long)q->enqueue_failed[3], (unsigned long)q->starved_serves[1],
+             (unsigned long)q->starved_serves[2], (unsigned long)q->starved_serves[3]);
+}
+
 void control_log_stats(struct app_ctx *app)
 {
     struct port_stats ps;
@@ -70,8 +83,25 @@ void control_log_stats(struct app_ctx *app)
                  (unsigned long)snap.lcore.rx_unusable, (unsigned long)snap.lcore.tx_packets,
                  (unsigned long)snap.lcore.tx_dropped, (unsigned long)snap.lcore.tx_alloc_failed,
                  (unsigned long)snap.lcore.idle_sleeps);
+        if (lc->role_worker) {
+            const struct of_worker_stats *ow = &snap.of_worker;
+            LOG_INFO("stats", "lcore %u openflow worker: switches_up=%u known=%u conns=%u "
+                     "established=%lu replaced=%lu msgs=%lu malformed=%lu "
+                     "malformed_disconnects=%lu errors_from_switches=%lu held=%lu "
+                     "port_status=%lu echo_timeouts=%lu handshake_timeouts=%lu "
+                     "out_backlogged=%lu no_buffer=%lu", id, ow->switches_up,
+                     ow->switches_known, ow->conns, (unsigned long)ow->switches_established,
+                     (unsigned long)ow->switches_replaced, (unsigned long)ow->msgs,
+                     (unsigned long)ow->malformed, (unsigned long)ow->malformed_disconnects,
+                     (unsigned long)ow->errors_from_switches, (unsigned long)ow->held,
+                     (unsigned long)ow->port_status, (unsigned long)ow->echo_timeouts,
+                     (unsigned long)ow->handshake_timeouts, (unsigned long)ow->out_backlogged,
+                     (unsigned long)ow->no_buffer);
+            log_msgq(id, "msg_in", &snap.msg_in);
+        }
         if (!lc->role_io)
             continue;
+        log_msgq(id, "msg_out", &snap.msg_out);
         struct stats_line line = {.len = 0};
         line.buf[0] = '\0';
         net_stats_foreach(&snap.net, stats_append, &line);
@@ -96,6 +126,15 @@ void control_log_stats(struct app_ctx *app)
         line.buf[0] = '\0';
         tcp_stats_foreach(&snap.tcp, stats_append, &line);
         LOG_INFO("stats", "lcore %u tcp counters:%s", id, line.len ? line.buf : " (none)");
+        const struct of_io_stats *oi = &snap.of_io;
+        LOG_INFO("stats", "lcore %u openflow io: switch_conns=%u accepted=%lu closed=%lu "
+                 "msgs_in=%lu msgs_out=%lu echo_inline=%lu in_blocked=%lu out_stale=%lu "
+                 "out_backlog_drops=%lu bad_framing=%lu no_buffer=%lu", id, snap.of_conns,
+                 (unsigned long)oi->conns_accepted, (unsigned long)oi->conns_closed,
+                 (unsigned long)oi->msgs_in, (unsigned long)oi->msgs_out,
+                 (unsigned long)oi->echo_inline, (unsigned long)oi->in_blocked,
+                 (unsigned long)oi->out_stale, (unsigned long)oi->out_backlog_drops,
+                 (unsigned long)oi->bad_framing, (unsigned long)oi->no_buffer);
         LOG_INFO("stats", "lcore %u arp: %u entries, hits %lu, misses %lu, updates %lu, "
                  "evictions %lu, expirations %lu", id, snap.arp_entries,
                  (unsigned long)snap.arp.hits, (unsigned long)snap.arp.misses,

@@ -127,6 +127,10 @@ static void lcore_publish(struct lcore_ctx *lc)
     atomic_store_explicit(&lc->snap_seq, seq + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     lc->snap.lcore = lc->stats;
+    if (lc->ofw) {
+        of_worker_get_stats(lc->ofw, &lc->snap.of_worker);
+        msgq_get_stats(of_worker_msg_in(lc->ofw), &lc->snap.msg_in);
+    }
     if (lc->role_io) {
         lc->snap.net = lc->net.stats;
         lc->snap.arp = *arp_cache_get_stats(lc->arp);
@@ -135,6 +139,11 @@ static void lcore_publish(struct lcore_ctx *lc)
         tcp_stack_state_counts(lc->tcp, lc->snap.tcp_states);
         lc->snap.tcp_conns = tcp_stack_conn_count(lc->tcp);
         lc->snap.tcp_chunks_free = rte_mempool_avail_count(lc->tcp_chunks);
+        if (lc->ofio) {
+            of_io_get_stats(lc->ofio, &lc->snap.of_io);
+            lc->snap.of_conns = of_io_conn_count(lc->ofio);
+            msgq_get_stats(of_io_msg_out(lc->ofio), &lc->snap.msg_out);
+        }
         if (lc->echo_out && lc->echo_out->connector) {
             const struct tcp_connector_stats *ks =
                 tcp_connector_get_stats(lc->echo_out->connector);
@@ -233,6 +242,10 @@ static void lcore_tick(struct lcore_ctx *lc, uint64_t now_us)
         LOG_INFO("tcp", "lcore %u: %u connections", lc->lcore_id, tcp_stack_conn_count(lc->tcp));
         tcp_stack_foreach_conn(lc->tcp, lcore_log_conn, lc);
     }
+    if (lc->ofw && dump != lc->dump_seen_ofw) {
+        lc->dump_seen_ofw = dump;
+        of_worker_log_switches(lc->ofw);
+    }
     if (lc->role_io)
         arp_cache_expire(lc->arp, now_us);
     lcore_publish(lc);
@@ -287,14 +300,19 @@ int lcore_main(void *arg)
 
         now = lc->now_us = lcore_now_us(lc);
         lc->stats.loops++;
+        uint64_t tsc = rte_get_tsc_cycles();
         if (lc->role_io) {
             worked = lcore_io_rx(lc, now) > 0;
             tcp_stack_run_timers(lc->tcp, now);
         }
         if (now >= lc->next_tick_us)
             lcore_tick(lc, now);
-        /* rings: the worker role's msg_in/msg_out arrive with the OpenFlow
-         * channel; until then a worker-only lcore only idles. */
+        /* rings: the worker drains msg_in, then the io side drains msg_out
+         * into TCP, so a reply made in this iteration leaves in it. */
+        if (lc->ofw)
+            worked |= of_worker_poll(lc->ofw, now, tsc);
+        if (lc->ofio)
+            worked |= of_io_poll(lc->ofio, now, tsc);
         if (lc->role_io)
             worked |= lcore_io_tx(lc, now);
         lcore_idle(lc, worked);

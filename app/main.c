@@ -164,6 +164,62 @@ static int setup_lcores(struct app_ctx *app)
     return 0;
 }
 
+/* The OpenFlow plumbing: message buffers, a worker per worker lcore (its
+ * msg_in), an of_io per io lcore (listeners, its msg_out), then each worker
+ * learns every io's msg_out. */
+static int setup_openflow(struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    unsigned n_large = cfg->of_msg_buffers / 64 < 64 ? 64 : cfg->of_msg_buffers / 64;
+
+    app->qpool = qmsg_pool_create(cfg->of_msg_buffers, n_large, (int)rte_socket_id());
+    if (!app->qpool)
+        return -ENOMEM;
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct lcore_ctx *lc = app->lcores[id];
+        if (!lc || !lc->role_worker)
+            continue;
+        lc->ofw = of_worker_create(lc, app->n_workers, app->qpool);
+        if (!lc->ofw)
+            return -ENOMEM;
+        app->worker_in[app->n_workers++] = of_worker_msg_in(lc->ofw);
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct lcore_ctx *lc = app->lcores[id];
+        if (!lc || !lc->role_io)
+            continue;
+        lc->ofio = of_io_create(lc, lc->queue, app->worker_in, app->n_workers, app->qpool);
+        if (!lc->ofio)
+            return -EINVAL;
+        app->io_out[lc->queue] = of_io_msg_out(lc->ofio);
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
+        if (app->lcores[id] && app->lcores[id]->ofw)
+            of_worker_set_outputs(app->lcores[id]->ofw, app->io_out, app->n_io);
+    LOG_INFO("main", "OpenFlow 1.3 on port %u%s%.0u: %u io, %u worker lcore(s)",
+             cfg->of_port, cfg->of_extra_port ? " and " : "", cfg->of_extra_port,
+             app->n_io, app->n_workers);
+    return 0;
+}
+
+static void teardown_openflow(struct app_ctx *app)
+{
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct lcore_ctx *lc = app->lcores[id];
+        if (!lc)
+            continue;
+        of_io_destroy(lc->ofio);
+        lc->ofio = NULL;
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct lcore_ctx *lc = app->lcores[id];
+        if (!lc)
+            continue;
+        of_worker_destroy(lc->ofw);
+        lc->ofw = NULL;
+    }
+}
+
 static int open_port(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
@@ -254,7 +310,7 @@ static void log_ready(const struct app_ctx *app)
                  cfg->kernel_ip >> 24, (cfg->kernel_ip >> 16) & 255,
                  (cfg->kernel_ip >> 8) & 255, cfg->kernel_ip & 255, cfg->kernel_prefix_len);
     LOG_INFO("main", "ofcd ready: %u.%u.%u.%u/%u MAC %02x:%02x:%02x:%02x:%02x:%02x on %s%s; "
-             "answering ARP and ICMP echo", cfg->ip >> 24, (cfg->ip >> 16) & 255,
+             "answering ARP, ICMP echo and OpenFlow", cfg->ip >> 24, (cfg->ip >> 16) & 255,
              (cfg->ip >> 8) & 255, cfg->ip & 255, cfg->prefix_len, m[0], m[1], m[2], m[3],
              m[4], m[5], app->port->name, kside);
 }
@@ -288,6 +344,7 @@ static void app_teardown(struct app_ctx *app)
     control_stop(app);
     if (app->port)
         control_log_stats(app);
+    teardown_openflow(app);
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         lcore_ctx_destroy(app->lcores[id]);
         app->lcores[id] = NULL;
@@ -296,6 +353,8 @@ static void app_teardown(struct app_ctx *app)
         port_close(app->port);
         app->port = NULL;
     }
+    qmsg_pool_destroy(app->qpool);
+    app->qpool = NULL;
 }
 
 int main(int argc, char **argv)
@@ -357,7 +416,8 @@ int main(int argc, char **argv)
     atomic_init(&app.stop, false);
     app.n_io = app.cfg.n_io_lcores;
 
-    if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || setup_lcores(&app) < 0)
+    if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || setup_lcores(&app) < 0 ||
+        setup_openflow(&app) < 0)
         goto out_eal;
     rc = control_start(&app, &cpus);
     if (rc < 0) {

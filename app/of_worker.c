@@ -1,0 +1,790 @@
+/* of_worker: see of_worker.h. */
+#include "of_worker.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "of_switch.h"
+#include "ofcd_log.h"
+#include "ofp_chan.h"
+#include "ofp_msg.h"
+#include "tcp_timer.h"
+
+#define OFW_BURST 64
+#define OFW_HASH_BITS 14
+#define OFW_HELD_MAX 1024          /* messages held per connection before ESTABLISHED */
+#define OFW_BACKLOG_MAX 65536      /* msg_out overflow parked on the worker */
+#define OFW_MALFORMED_WINDOW_US 60000000ull
+
+struct of_rec {
+    conn_handle_t h;
+    struct of_rec *hnext;
+    struct of_worker *w;
+    struct ofp_chan chan;
+    struct of_switch *sw;            /* bound after FEATURES_REPLY */
+    struct tcp_timer timer;
+    struct qmsg *held_head, *held_tail;
+    uint32_t n_held;
+    struct ofp_port *pd_ports;       /* PORT_DESC being reassembled */
+    uint32_t pd_n, pd_cap;
+    uint32_t malformed;
+    uint64_t malformed_since_us;
+    bool close_sent;
+};
+
+struct of_worker {
+    struct lcore_ctx *lc;
+    unsigned index;
+    struct msgq *msg_in;
+    struct msgq **io_out;
+    unsigned n_io;
+    struct qmsg_pool *pool;
+    struct tcp_timer_wheel wheel;
+    struct ofp_chan_cfg chan_cfg;
+    uint32_t malformed_limit;
+    uint64_t now_us, now_tsc;
+    struct of_rec *recs[1u << OFW_HASH_BITS];
+    struct of_switch *switches[1u << OFW_HASH_BITS];
+    struct qmsg *backlog_head, *backlog_tail;
+    uint32_t n_backlog;
+    struct of_worker_stats stats;
+};
+
+static const struct ofp_chan_ops chan_ops;
+
+static uint32_t hash64(uint64_t v)
+{
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdULL;
+    v ^= v >> 33;
+    return (uint32_t)v & ((1u << OFW_HASH_BITS) - 1);
+}
+
+static struct of_rec *rec_find(struct of_worker *w, conn_handle_t h)
+{
+    for (struct of_rec *r = w->recs[hash64(h)]; r; r = r->hnext)
+        if (r->h == h)
+            return r;
+    return NULL;
+}
+
+static struct of_switch *switch_find(struct of_worker *w, uint64_t dpid)
+{
+    for (struct of_switch *s = w->switches[hash64(dpid)]; s; s = s->hnext)
+        if (s->dpid == dpid)
+            return s;
+    return NULL;
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+static bool out_enqueue(struct of_worker *w, struct qmsg *m)
+{
+    unsigned io = conn_handle_io(m->conn);
+
+    if (io >= w->n_io)
+        return false;
+    return msgq_enqueue(w->io_out[io], m, w->now_tsc) == 0;
+}
+
+static int out_send(struct of_worker *w, struct qmsg *m)
+{
+    /* Keep order: once something is parked, later messages park behind it. */
+    if (!w->backlog_head && out_enqueue(w, m))
+        return 0;
+    if (w->n_backlog >= OFW_BACKLOG_MAX) {
+        qmsg_free(w->pool, m);
+        return -ENOBUFS;
+    }
+    m->next = NULL;
+    if (w->backlog_tail)
+        w->backlog_tail->next = m;
+    else
+        w->backlog_head = m;
+    w->backlog_tail = m;
+    w->n_backlog++;
+    w->stats.out_backlogged++;
+    return 0;
+}
+
+static bool flush_backlog(struct of_worker *w)
+{
+    bool moved = false;
+
+    while (w->backlog_head && out_enqueue(w, w->backlog_head)) {
+        w->backlog_head = w->backlog_head->next;
+        if (!w->backlog_head)
+            w->backlog_tail = NULL;
+        w->n_backlog--;
+        moved = true;
+    }
+    return moved;
+}
+
+/* Encode m for the connection and send it. 0 or a negative errno. */
+static int send_msg(struct of_rec *r, const struct ofp_msg *m)
+{
+    struct of_worker *w = r->w;
+    struct qmsg *q = qmsg_alloc(w->pool, QMSG_SMALL_DATA);
+    struct ofp_buf b;
+
+    if (!q) {
+        w->stats.no_buffer++;
+        return -ENOBUFS;
+    }
+    ofp_buf_init(&b, q->data, q->cap);
+    int rc = ofp_encode(&b, m);
+    if (rc == -ENOSPC) {
+        qmsg_free(w->pool, q);
+        q = qmsg_alloc(w->pool, QMSG_LARGE_DATA);
+        if (!q) {
+            w->stats.no_buffer++;
+            return -ENOBUFS;
+        }
+        ofp_buf_init(&b, q->data, q->cap);
+        rc = ofp_encode(&b, m);
+    }
+    if (rc < 0) {
+        qmsg_free(w->pool, q);
+        LOG_ERR("of", "cannot encode %s: %s (bug)", ofp_msg_type_name(m->hdr.type),
+                strerror(-rc));
+        return rc;
+    }
+    const struct ofp_msg_type *t = ofp_msg_type_get(m->hdr.type);
+    q->len = (uint32_t)b.len;
+    q->kind = QMSG_OF;
+    q->cls = (uint8_t)(t ? t->prio : OFP_PRIO_P1);
+    q->conn = r->h;
+    return out_send(w, q);
+}
+
+static int send_bytes_error(struct of_rec *r, struct ofp_err err, const uint8_t *bad, size_t len)
+{
+    struct of_worker *w = r->w;
+    struct qmsg *q = qmsg_alloc(w->pool, QMSG_SMALL_DATA);
+    struct ofp_buf b;
+
+    if (!q) {
+        w->stats.no_buffer++;
+        return -ENOBUFS;
+    }
+    ofp_buf_init(&b, q->data, q->cap);
+    int rc = ofp_error_reply(&b, err, bad, len);
+    if (rc < 0) {
+        qmsg_free(w->pool, q);
+        return rc;
+    }
+    q->len = (uint32_t)b.len;
+    q->kind = QMSG_OF;
+    /* An error during the handshake is P0 (design guide), otherwise P1. */
+    q->cls = r->chan.state == OFP_CHAN_ESTABLISHED ? OFP_PRIO_P1 : OFP_PRIO_P0;
+    q->conn = r->h;
+    return out_send(w, q);
+}
+
+/* Ask the io lcore to close the connection. */
+static void send_close(struct of_rec *r, const char *why)
+{
+    struct of_worker *w = r->w;
+
+    if (r->close_sent)
+        return;
+    struct qmsg *q = qmsg_alloc(w->pool, QMSG_SMALL_DATA);
+    if (!q) {
+        w->stats.no_buffer++;
+        return;
+    }
+    size_t n = strlen(why);
+    if (n > q->cap)
+        n = q->cap;
+    memcpy(q->data, why, n);
+    q->len = (uint32_t)n;
+    q->kind = QMSG_CLOSE;
+    q->cls = 0;
+    q->conn = r->h;
+    if (out_send(w, q) == 0)
+        r->close_sent = true;
+}
+
+/* ---- the channel's requests --------------------------------------------------- */
+
+static void msg_init(struct ofp_msg *m, uint8_t type, uint32_t xid)
+{
+    memset(m, 0, sizeof(*m));
+    m->hdr.version = OFP13_VERSION;
+    m->hdr.type = type;
+    m->hdr.xid = xid;
+}
+
+static int c_hello(void *arg, uint32_t xid)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_HELLO, xid);
+    ofp_hello_init(&m.u.hello, 1u << OFP13_VERSION, true);
+    return send_msg(arg, &m);
+}
+
+static int c_features(void *arg, uint32_t xid)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_FEATURES_REQUEST, xid);
+    return send_msg(arg, &m);
+}
+
+static int c_mp(void *arg, uint32_t xid, uint16_t mp_type)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_MULTIPART_REQUEST, xid);
+    m.u.mp_request.type = mp_type;
+    return send_msg(arg, &m);
+}
+
+static int c_port_desc(void *arg, uint32_t xid)
+{
+    return c_mp(arg, xid, OFPMP_PORT_DESC);
+}
+
+static int c_desc(void *arg, uint32_t xid)
+{
+    return c_mp(arg, xid, OFPMP_DESC);
+}
+
+static int c_set_config(void *arg, uint32_t xid, uint16_t miss_send_len)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_SET_CONFIG, xid);
+    m.u.config.flags = 0;                   /* OFPC_FRAG_NORMAL */
+    m.u.config.miss_send_len = miss_send_len;
+    return send_msg(arg, &m);
+}
+
+static int c_echo(void *arg, uint32_t xid)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_ECHO_REQUEST, xid);
+    return send_msg(arg, &m);
+}
+
+static int c_error(void *arg, uint32_t xid, uint16_t type, uint16_t code, const uint8_t *data,
+                   size_t len)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_ERROR, xid);
+    m.u.error.type = type;
+    m.u.error.code = code;
+    m.u.error.data = data;
+    m.u.error.data_len = (uint16_t)(len > OFP_ERROR_DATA_MAX ? OFP_ERROR_DATA_MAX : len);
+    return send_msg(arg, &m);
+}
+
+static void log_switch_up(const struct of_rec *r)
+{
+    const struct of_switch *sw = r->sw;
+    LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 "): %u ports, %u "
+             "tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h, sw->n_ports,
+             sw->features.n_tables, sw->features.n_buffers, sw->desc.mfr_desc,
+             sw->desc.hw_desc, sw->desc.sw_desc);
+}
+
+static void dispatch(struct of_rec *r, struct qmsg *q);
+
+static void c_established(void *arg)
+{
+    struct of_rec *r = arg;
+    struct of_worker *w = r->w;
+
+    if (r->sw) {
+        r->sw->up_since_us = w->now_us;
+        r->sw->connects++;
+        r->sw->version = r->chan.version;
+        w->stats.switches_up++;
+        w->stats.switches_established++;
+        log_switch_up(r);
+    }
+    /* What arrived early is handled now, in arrival order. */
+    struct qmsg *q = r->held_head;
+    r->held_head = r->held_tail = NULL;
+    r->n_held = 0;
+    while (q) {
+        struct qmsg *next = q->next;
+        dispatch(r, q);
+        q = next;
+    }
+}
+
+static void switch_down(struct of_rec *r, const char *why)
+{
+    struct of_worker *w = r->w;
+    struct of_switch *sw = r->sw;
+
+    if (!sw)
+        return;
+    if (sw->up_since_us) {
+        w->stats.switches_up--;
+        sw->disconnects++;
+        LOG_WARN("of", "switch %016" PRIx64 " disconnected after %.1f s: %s", sw->dpid,
+                 (double)(w->now_us - sw->up_since_us) / 1e6, why);
+    }
+    sw->up_since_us = 0;
+    sw->down_since_us = w->now_us;
+    if (sw->rec == r)
+        sw->rec = NULL;
+    r->sw = NULL;
+}
+
+static void c_closed(void *arg, const char *why)
+{
+    struct of_rec *r = arg;
+    struct of_worker *w = r->w;
+
+    if (strstr(why, "echo timeout"))
+        w->stats.echo_timeouts++;
+    else if (strstr(why, "handshake timeout"))
+        w->stats.handshake_timeouts++;
+    if (!r->sw)
+        LOG_WARN("of", "connection %#" PRIx64 " closed before FEATURES: %s", r->h, why);
+    switch_down(r, why);
+    send_close(r, why);
+}
+
+static const struct ofp_chan_ops chan_ops = {
+    .send_hello = c_hello,
+    .send_features_request = c_features,
+    .send_port_desc_request = c_port_desc,
+    .send_desc_request = c_desc,
+    .send_set_config = c_set_config,
+    .send_echo_request = c_echo,
+    .send_error = c_error,
+    .established = c_established,
+    .closed = c_closed,
+};
+
+/* ---- records and timers --------------------------------------------------------- */
+
+static void rec_schedule(struct of_rec *r)
+{
+    uint64_t next = ofp_chan_tick(&r->chan, r->w->now_us);
+
+    if (next == UINT64_MAX)
+        tcp_timer_cancel(&r->w->wheel, &r->timer);
+    else
+        tcp_timer_arm(&r->w->wheel, &r->timer, next);
+}
+
+static void on_rec_timer(struct tcp_timer *t, uint64_t now_us)
+{
+    struct of_rec *r = (struct of_rec *)(void *)((char *)t - offsetof(struct of_rec, timer));
+
+    r->w->now_us = now_us;
+    rec_schedule(r);
+}
+
+static void rec_free(struct of_rec *r)
+{
+    struct of_worker *w = r->w;
+    struct of_rec **pp = &w->recs[hash64(r->h)];
+
+    while (*pp && *pp != r)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = r->hnext;
+    tcp_timer_cancel(&w->wheel, &r->timer);
+    while (r->held_head) {
+        struct qmsg *q = r->held_head;
+        r->held_head = q->next;
+        qmsg_free(w->pool, q);
+    }
+    free(r->pd_ports);
+    w->stats.conns--;
+    free(r);
+}
+
+static void conn_up(struct of_worker *w, conn_handle_t h)
+{
+    struct of_rec *r = calloc(1, sizeof(*r));
+
+    if (!r) {
+        LOG_ERR("of", "worker %u: out of memory for a new connection", w->index);
+        return;
+    }
+    r->h = h;
+    r->w = w;
+    r->hnext = w->recs[hash64(h)];
+    w->recs[hash64(h)] = r;
+    w->stats.conns++;
+    w->stats.conns_up++;
+    tcp_timer_init(&r->timer, on_rec_timer);
+    ofp_chan_init(&r->chan, &w->chan_cfg, &chan_ops, r, w->now_us);
+    rec_schedule(r);
+}
+
+static void conn_down(struct of_worker *w, conn_handle_t h, int reason)
+{
+    struct of_rec *r = rec_find(w, h);
+
+    if (!r)
+        return;
+    w->stats.conns_down++;
+    r->close_sent = true;                /* the io lcore already let it go */
+    if (r->chan.state != OFP_CHAN_CLOSED) {
+        const char *why = reason == -ECONNRESET ? "connection reset by the switch"
+                          : reason == -ETIMEDOUT ? "TCP timeout"
+                                                 : "connection closed";
+        ofp_chan_close(&r->chan, why);
+    }
+    switch_down(r, "connection gone");
+    rec_free(r);
+}
+
+/* ---- message handling -------------------------------------------------------------- */
+
+static void bind_switch(struct of_rec *r, const struct ofp_features *f)
+{
+    struct of_worker *w = r->w;
+    struct of_switch *sw = switch_find(w, f->datapath_id);
+
+    if (!sw) {
+        sw = calloc(1, sizeof(*sw));
+        if (!sw) {
+            ofp_chan_close(&r->chan, "out of memory for the switch model");
+            return;
+        }
+        sw->dpid = f->datapath_id;
+        sw->hnext = w->switches[hash64(sw->dpid)];
+        w->switches[hash64(sw->dpid)] = sw;
+        w->stats.switches_known++;
+    } else if (sw->rec && sw->rec != r) {
+        /* The same dpid again: the old connection is stale (the switch
+         * restarted or lost it without us noticing). The new one wins. */
+        struct of_rec *old = sw->rec;
+        w->stats.switches_replaced++;
+        sw->replaced++;
+        LOG_WARN("of", "switch %016" PRIx64 " reconnected (conn %#" PRIx64 "): replacing its "
+                 "stale connection %#" PRIx64, sw->dpid, r->h, old->h);
+        switch_down(old, "replaced by a new connection of the same dpid");
+        ofp_chan_close(&old->chan, "replaced by a new connection of the same dpid");
+    }
+    sw->features = *f;
+    sw->rec = r;
+    r->sw = sw;
+}
+
+static void port_desc_part(struct of_rec *r, const struct ofp_msg *m)
+{
+    struct ofp_mp_iter it;
+    struct ofp_port p;
+
+    ofp_mp_iter_init(&it, &m->u.mp_reply);
+    while (ofp_mp_next_port(&it, &p)) {
+        if (r->pd_n == r->pd_cap) {
+            uint32_t cap = r->pd_cap ? r->pd_cap * 2 : 16;
+            struct ofp_port *np = realloc(r->pd_ports, (size_t)cap * sizeof(*np));
+            if (!np) {
+                ofp_chan_close(&r->chan, "out of memory for the port list");
+                return;
+            }
+            r->pd_ports = np;
+            r->pd_cap = cap;
+        }
+        r->pd_ports[r->pd_n++] = p;
+    }
+    if (m->u.mp_reply.flags & OFPMPF_REPLY_MORE)
+        return;                              /* more parts follow */
+    if (r->sw)
+        of_switch_set_ports(r->sw, r->pd_ports, r->pd_n);
+    free(r->pd_ports);
+    r->pd_ports = NULL;
+    r->pd_n = r->pd_cap = 0;
+    ofp_chan_on_port_desc_done(&r->chan, m->hdr.xid, r->w->now_us);
+}
+
+static void mp_reply(struct of_rec *r, const struct ofp_msg *m)
+{
+    const struct ofp_mp_reply *mp = &m->u.mp_reply;
+
+    if (mp->type == OFPMP_PORT_DESC && m->hdr.xid == r->chan.port_desc_xid) {
+        port_desc_part(r, m);
+    } else if (mp->type == OFPMP_DESC && m->hdr.xid == r->chan.desc_xid) {
+        if (r->sw)
+            r->sw->desc = mp->u.desc;
+        ofp_chan_on_desc_done(&r->chan, m->hdr.xid, r->w->now_us);
+    }
+    /* Stats replies (flow, port, table) arrive with stats polling. */
+}
+
+static void port_status(struct of_rec *r, const struct ofp_msg *m)
+{
+    const struct ofp_port_status *ps = &m->u.port_status;
+    static const char *const reasons[] = {"added", "deleted", "modified"};
+
+    r->w->stats.port_status++;
+    if (!r->sw)
+        return;
+    of_switch_port_status(r->sw, ps->reason, &ps->desc);
+    LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
+             ps->desc.port_no, ps->desc.name, ps->reason < 3 ? reasons[ps->reason] : "?",
+             (ps->desc.state & OFPPS_LINK_DOWN) ? "down" : "up");
+}
+
+static void malformed(struct of_rec *r, struct ofp_err err, const struct qmsg *q)
+{
+    struct of_worker *w = r->w;
+    char what[96];
+
+    w->stats.malformed++;
+    ofp_err_format(err, what, sizeof(what));
+    send_bytes_error(r, err, q->data, q->len);
+    if (w->now_us - r->malformed_since_us > OFW_MALFORMED_WINDOW_US) {
+        r->malformed_since_us = w->now_us;
+        r->malformed = 0;
+    }
+    r->malformed++;
+    LOG_WARN("of", "switch %016" PRIx64 " (conn %#" PRIx64 "): malformed %s, %u bytes: %s "
+             "(%u this minute)", r->sw ? r->sw->dpid : 0, r->h,
+             q->len >= 2 && ofp_msg_type_name(q->data[1]) ? ofp_msg_type_name(q->data[1])
+                                                          : "message",
+             q->len, what, r->malformed);
+    if (r->malformed >= w->malformed_limit) {
+        w->stats.malformed_disconnects++;
+        ofp_chan_close(&r->chan, "too many malformed messages (openflow.malformed_limit)");
+    }
+}
+
+static void handle(struct of_rec *r, struct qmsg *q)
+{
+    struct of_worker *w = r->w;
+    struct ofp_msg m;
+    struct ofp_err err;
+    uint8_t type = q->data[1];
+
+    if (ofp_decode(q->data, q->len, &m, &err) < 0) {
+        malformed(r, err, q);
+        return;
+    }
+    switch (type) {
+    case OFPT_HELLO: {
+        struct ofp_hello ours;
+        uint8_t version;
+        ofp_hello_init(&ours, 1u << OFP13_VERSION, true);
+        bool ok = ofp_hello_negotiate(&ours, &m.u.hello, &version, &err) == 0;
+        /* The channel owns the decision and the error; it only needs to know
+         * whether 1.3 is common ground. */
+        ofp_chan_on_hello(&r->chan, m.hdr.xid, ok ? OFP13_VERSION : 0, false, 0, w->now_us);
+        break;
+    }
+    case OFPT_ERROR: {
+        char what[96];
+        w->stats.errors_from_switches++;
+        ofp_err_format(OFP_ERR(m.u.error.type, m.u.error.code), what, sizeof(what));
+        LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",
+                 r->sw ? r->sw->dpid : 0, m.hdr.xid, what);
+        break;
+    }
+    case OFPT_ECHO_REQUEST: {
+        /* Reaches the worker only when the io lcore did not answer it
+         * (another header version); answer in kind. */
+        struct ofp_msg rep;
+        msg_init(&rep, OFPT_ECHO_REPLY, m.hdr.xid);
+        rep.u.echo = m.u.echo;
+        send_msg(r, &rep);
+        break;
+    }
+    case OFPT_ECHO_REPLY:
+        ofp_chan_on_echo_reply(&r->chan, m.hdr.xid, w->now_us);
+        break;
+    case OFPT_FEATURES_REPLY:
+        if (ofp_chan_on_features(&r->chan, m.hdr.xid, m.u.features.datapath_id,
+                                 m.u.features.auxiliary_id, w->now_us) == 0 &&
+            r->chan.state == OFP_CHAN_WAIT_DESC && !r->sw)
+            bind_switch(r, &m.u.features);
+        break;
+    case OFPT_MULTIPART_REPLY:
+        mp_reply(r, &m);
+        break;
+    case OFPT_PORT_STATUS:
+        port_status(r, &m);
+        break;
+    default:
+        /* PACKET_IN, FLOW_REMOVED, BARRIER_REPLY, ROLE_REPLY ...: counted;
+         * their consumers (flow manager, apps) attach in later work. */
+        break;
+    }
+}
+
+static void dispatch(struct of_rec *r, struct qmsg *q)
+{
+    struct of_worker *w = r->w;
+    uint8_t type = q->len >= 2 ? q->data[1] : 0xff;
+
+    w->stats.msgs++;
+    if (r->chan.state == OFP_CHAN_CLOSED) {
+        qmsg_free(w->pool, q);
+        return;
+    }
+    ofp_chan_rx(&r->chan, w->now_us);
+    if (r->chan.state == OFP_CHAN_WAIT_HELLO && type != OFPT_HELLO && type != OFPT_ERROR) {
+        ofp_chan_on_early_message(&r->chan, q->len >= 8 ? (uint32_t)q->data[4] << 24 |
+                                  (uint32_t)q->data[5] << 16 | (uint32_t)q->data[6] << 8 |
+                                  q->data[7] : 0, type, q->data, q->len);
+        qmsg_free(w->pool, q);
+        return;
+    }
+    if (!ofp_chan_may_process(&r->chan, type)) {
+        if (r->n_held >= OFW_HELD_MAX) {
+            qmsg_free(w->pool, q);
+            ofp_chan_close(&r->chan, "too many messages before the handshake completed");
+            return;
+        }
+        q->next = NULL;
+        if (r->held_tail)
+            r->held_tail->next = q;
+        else
+            r->held_head = q;
+        r->held_tail = q;
+        r->n_held++;
+        w->stats.held++;
+        return;
+    }
+    handle(r, q);
+    qmsg_free(w->pool, q);
+}
+
+/* ---- life cycle ----------------------------------------------------------------------- */
+
+struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct qmsg_pool *pool)
+{
+    const struct ofcd_config *cfg = &lc->app->cfg;
+    struct of_worker *w = calloc(1, sizeof(*w));
+
+    if (!w) {
+        LOG_ERR("of", "worker %u: out of memory", index);
+        return NULL;
+    }
+    w->lc = lc;
+    w->index = index;
+    w->pool = pool;
+    w->malformed_limit = cfg->of_malformed_limit;
+    w->chan_cfg = (struct ofp_chan_cfg){
+        .handshake_timeout_ms = cfg->of_handshake_timeout_ms,
+        .echo_interval_ms = cfg->of_echo_interval_ms,
+        .echo_timeout_ms = cfg->of_echo_timeout_ms,
+        .miss_send_len = cfg->of_miss_send_len,
+    };
+    char name[32];
+    snprintf(name, sizeof(name), "msg_in_%u", index);
+    struct msgq_cfg qc = {
+        .name = name,
+        .size = cfg->of_queue_size,
+        .multi_producer = cfg->n_io_lcores > 1,
+        .multi_consumer = false,
+        .starve_bursts = 8,
+        .credit = 16,
+    };
+    w->msg_in = msgq_create(&qc);
+    if (!w->msg_in) {
+        free(w);
+        return NULL;
+    }
+    tcp_timer_wheel_init(&w->wheel, 0);
+    return w;
+}
+
+void of_worker_destroy(struct of_worker *w)
+{
+    if (!w)
+        return;
+    for (unsigned b = 0; b < (1u << OFW_HASH_BITS); b++) {
+        while (w->recs[b])
+            rec_free(w->recs[b]);
+        while (w->switches[b]) {
+            struct of_switch *sw = w->switches[b];
+            w->switches[b] = sw->hnext;
+            of_switch_free_ports(sw);
+            free(sw);
+        }
+    }
+    while (w->backlog_head) {
+        struct qmsg *q = w->backlog_head;
+        w->backlog_head = q->next;
+        qmsg_free(w->pool, q);
+    }
+    struct qmsg *m[32];
+    unsigned n;
+    while ((n = msgq_dequeue_burst(w->msg_in, m, 32, 0)) > 0)
+        for (unsigned i = 0; i < n; i++)
+            qmsg_free(w->pool, m[i]);
+    msgq_destroy(w->msg_in);
+    free(w);
+}
+
+struct msgq *of_worker_msg_in(struct of_worker *w)
+{
+    return w->msg_in;
+}
+
+void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n_io)
+{
+    w->io_out = io_out;
+    w->n_io = n_io;
+}
+
+bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
+{
+    struct qmsg *m[OFW_BURST];
+
+    w->now_us = now_us;
+    w->now_tsc = now_tsc;
+    bool worked = flush_backlog(w);
+    unsigned n = msgq_dequeue_burst(w->msg_in, m, OFW_BURST, now_tsc);
+    for (unsigned i = 0; i < n; i++) {
+        struct qmsg *q = m[i];
+        int reason;
+        switch (q->kind) {
+        case QMSG_CONN_UP:
+            conn_up(w, q->conn);
+            qmsg_free(w->pool, q);
+            break;
+        case QMSG_CONN_DOWN:
+            memcpy(&reason, q->data, sizeof(reason));
+            conn_down(w, q->conn, reason);
+            qmsg_free(w->pool, q);
+            break;
+        default: {
+            struct of_rec *r = rec_find(w, q->conn);
+            if (!r || q->len < OFP13_HEADER_LEN) {
+                qmsg_free(w->pool, q);
+                break;
+            }
+            dispatch(r, q);
+            if (r->chan.state != OFP_CHAN_CLOSED)
+                rec_schedule(r);
+            break;
+        }
+        }
+    }
+    worked |= tcp_timer_wheel_run(&w->wheel, now_us) > 0;
+    return worked || n > 0;
+}
+
+void of_worker_get_stats(const struct of_worker *w, struct of_worker_stats *out)
+{
+    *out = w->stats;
+}
+
+void of_worker_log_switches(const struct of_worker *w)
+{
+    for (unsigned b = 0; b < (1u << OFW_HASH_BITS); b++)
+        for (const struct of_switch *sw = w->switches[b]; sw; sw = sw->hnext) {
+            const struct of_rec *r = sw->rec;
+            LOG_INFO("of", "switch %016" PRIx64 ": %s, %u ports, conn %#" PRIx64 ", echo rtt "
+                     "%u us (ewma %u us, %lu/%lu replies), connects %lu, replaced %lu, port "
+                     "changes %lu", sw->dpid, sw->up_since_us ? "up" : "down", sw->n_ports,
+                     r ? r->h : 0, r ? r->chan.rtt_last_us : 0, r ? r->chan.rtt_ewma_us : 0,
+                     (unsigned long)(r ? r->chan.echo_replies : 0),
+                     (unsigned long)(r ? r->chan.echo_sent : 0), (unsigned long)sw->connects,
+                     (unsigned long)sw->replaced, (unsigned long)sw->port_changes);
+        }
+}

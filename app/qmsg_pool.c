@@ -1,0 +1,80 @@
+/* qmsg_pool: see qmsg_pool.h. */
+#include "qmsg_pool.h"
+
+#include <stdlib.h>
+
+#include <rte_errno.h>
+#include <rte_mempool.h>
+
+#include "ofcd_log.h"
+
+#define QMSG_POOL_CACHE 128
+
+struct qmsg_pool {
+    struct rte_mempool *small;
+    struct rte_mempool *large;
+    uint64_t alloc_failed;         /* relaxed atomics: any thread */
+};
+
+struct qmsg_pool *qmsg_pool_create(unsigned n_small, unsigned n_large, int socket)
+{
+    struct qmsg_pool *p = calloc(1, sizeof(*p));
+
+    if (!p) {
+        LOG_ERR("qmsg", "out of memory");
+        return NULL;
+    }
+    p->small = rte_mempool_create("qmsg_small", n_small, sizeof(struct qmsg) + QMSG_SMALL_DATA,
+                                  QMSG_POOL_CACHE, 0, NULL, NULL, NULL, NULL, socket, 0);
+    p->large = rte_mempool_create("qmsg_large", n_large, sizeof(struct qmsg) + QMSG_LARGE_DATA,
+                                  n_large >= 64 ? 8 : 0, 0, NULL, NULL, NULL, NULL, socket, 0);
+    if (!p->small || !p->large) {
+        LOG_ERR("qmsg", "cannot allocate message buffers (%u x %u B, %u x %u B): %s; lower "
+                "openflow.msg_buffers or give EAL more memory", n_small, QMSG_SMALL_DATA,
+                n_large, QMSG_LARGE_DATA, rte_strerror(rte_errno));
+        qmsg_pool_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+void qmsg_pool_destroy(struct qmsg_pool *p)
+{
+    if (!p)
+        return;
+    rte_mempool_free(p->small);
+    rte_mempool_free(p->large);
+    free(p);
+}
+
+struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
+{
+    bool big = len > QMSG_SMALL_DATA;
+    void *obj;
+
+    if (len > QMSG_LARGE_DATA ||
+        rte_mempool_get(big ? p->large : p->small, &obj) != 0) {
+        __atomic_fetch_add(&p->alloc_failed, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    struct qmsg *m = obj;
+    m->size_class = big;
+    m->cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
+    m->len = 0;
+    return m;
+}
+
+void qmsg_free(struct qmsg_pool *p, struct qmsg *m)
+{
+    if (m)
+        rte_mempool_put(m->size_class ? p->large : p->small, m);
+}
+
+void qmsg_pool_get_stats(struct qmsg_pool *p, struct qmsg_pool_stats *out)
+{
+    out->small_free = rte_mempool_avail_count(p->small);
+    out->large_free = rte_mempool_avail_count(p->large);
+    out->small_total = p->small->size;
+    out->large_total = p->large->size;
+    out->alloc_failed = __atomic_load_n(&p->alloc_failed, __ATOMIC_RELAXED);
+}
