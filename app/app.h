@@ -21,6 +21,7 @@
 #include "cfg.h"
 #include "net.h"
 #include "port.h"
+#include "ctl_switches.h"
 #include "msgq.h"
 #include "of_io.h"
 #include "of_worker.h"
@@ -108,6 +109,8 @@ struct app_ctx {
     struct qmsg_pool *qpool;
     struct msgq *worker_in[CFG_MAX_LCORES];   /* by worker index */
     struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
+    struct msgq *events;          /* workers → control thread */
+    struct ctl_switches *ctl;     /* the control thread's switch view */
     pthread_t control;
     bool control_started;
 };

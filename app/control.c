@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
+
 #include "lcore.h"
 #include "ofcd_log.h"
 
@@ -45,10 +47,10 @@ static void stats_append(const char *name, const char *help, uint64_t value, voi
         line->len += (size_t)n;
 }
 
-static void log_msgq(unsigned id, const char *name, const struct msgq_stats *q)
+static void log_msgq(const char *who, unsigned id, const char *name, const struct msgq_stats *q)
 {
-    LOG_INFO("stats", "lcore %u %s: depth P0..P3 %u/%u/%u/%u (max %u/%u/%u/%u), enqueued "
-             "%lu/%lu/%lu/%lu, failed %lu/%lu/%lu/%lu, starvation serves %lu/%lu/%lu", id, name,
+    LOG_INFO("stats", "%s %u %s: depth P0..P3 %u/%u/%u/%u (max %u/%u/%u/%u), enqueued "
+             "%lu/%lu/%lu/%lu, failed %lu/%lu/%lu/%lu, starvation serves %lu/%lu/%lu", who, id, name,
              q->depth[0], q->depth[1], q->depth[2], q->depth[3], q->depth_max[0],
              q->depth_max[1], q->depth_max[2], q->depth_max[3], (unsigned long)q->enqueued[0],
              (unsigned long)q->enqueued[1], (unsigned long)q->enqueued[2],
@@ -70,6 +72,19 @@ void control_log_stats(struct app_ctx *app)
                  (unsigned long)ps.rx_missed, (unsigned long)ps.rx_errors,
                  (unsigned long)ps.tx_errors, (unsigned long)ps.tx_refused);
 
+    if (app->ctl) {
+        struct ctl_switches_stats cs;
+        ctl_switches_get_stats(app->ctl, &cs);
+        LOG_INFO("stats", "control: switches known=%u up=%u, events=%lu ups=%lu downs=%lu "
+                 "stats_replies=%lu undecodable=%lu", cs.known, cs.up,
+                 (unsigned long)cs.events, (unsigned long)cs.ups, (unsigned long)cs.downs,
+                 (unsigned long)cs.stats_replies, (unsigned long)cs.undecodable);
+        if (app->events) {
+            struct msgq_stats es;
+            msgq_get_stats(app->events, &es);
+            log_msgq("control", 0, "events", &es);
+        }
+    }
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         struct lcore_ctx *lc = app->lcores[id];
         struct lcore_snapshot snap;
@@ -89,19 +104,22 @@ void control_log_stats(struct app_ctx *app)
                      "established=%lu replaced=%lu msgs=%lu malformed=%lu "
                      "malformed_disconnects=%lu errors_from_switches=%lu held=%lu "
                      "port_status=%lu echo_timeouts=%lu handshake_timeouts=%lu "
-                     "out_backlogged=%lu no_buffer=%lu", id, ow->switches_up,
+                     "out_backlogged=%lu no_buffer=%lu events=%lu events_lost=%lu "
+                     "polls_sent=%lu polls_skipped=%lu", id, ow->switches_up,
                      ow->switches_known, ow->conns, (unsigned long)ow->switches_established,
                      (unsigned long)ow->switches_replaced, (unsigned long)ow->msgs,
                      (unsigned long)ow->malformed, (unsigned long)ow->malformed_disconnects,
                      (unsigned long)ow->errors_from_switches, (unsigned long)ow->held,
                      (unsigned long)ow->port_status, (unsigned long)ow->echo_timeouts,
                      (unsigned long)ow->handshake_timeouts, (unsigned long)ow->out_backlogged,
-                     (unsigned long)ow->no_buffer);
-            log_msgq(id, "msg_in", &snap.msg_in);
+                     (unsigned long)ow->no_buffer, (unsigned long)ow->events,
+                     (unsigned long)ow->events_lost, (unsigned long)ow->polls_sent,
+                     (unsigned long)ow->polls_skipped);
+            log_msgq("lcore", id, "msg_in", &snap.msg_in);
         }
         if (!lc->role_io)
             continue;
-        log_msgq(id, "msg_out", &snap.msg_out);
+        log_msgq("lcore", id, "msg_out", &snap.msg_out);
         struct stats_line line = {.len = 0};
         line.buf[0] = '\0';
         net_stats_foreach(&snap.net, stats_append, &line);
@@ -159,6 +177,21 @@ static void control_watch_link(struct app_ctx *app, int *last)
     *last = up;
 }
 
+/* Drain what the workers report into the control thread's switch view. */
+static void control_drain_events(struct app_ctx *app)
+{
+    struct qmsg *m[64];
+    unsigned n;
+
+    if (!app->events)
+        return;
+    while ((n = msgq_dequeue_burst(app->events, m, 64, rte_get_tsc_cycles())) > 0)
+        for (unsigned i = 0; i < n; i++) {
+            ctl_switches_handle(app->ctl, m[i]);
+            qmsg_free(app->qpool, m[i]);
+        }
+}
+
 static void *control_main(void *arg)
 {
     struct app_ctx *app = arg;
@@ -180,8 +213,12 @@ static void *control_main(void *arg)
         }
         if (sig == SIGUSR1)
             control_log_stats(app);
-        if (sig == SIGUSR2)
+        control_drain_events(app);
+        if (sig == SIGUSR2) {
             atomic_fetch_add(&app->dump_conns, 1);
+            if (app->ctl)
+                ctl_switches_log(app->ctl);
+        }
         if (interval_ms && mono_ms() >= next_stats) {
             control_log_stats(app);
             next_stats += interval_ms;

@@ -16,7 +16,8 @@
 
 #include "app.h"
 
-#define CONTROL_WAKE_MS 100
+/* Wake-up period: also the longest an event from a worker waits. */
+#define CONTROL_WAKE_MS 10
 
 /* The set of signals the control thread takes; main blocks it first. */
 void control_signal_set(sigset_t *set);

@@ -175,6 +175,18 @@ static int setup_openflow(struct app_ctx *app)
     app->qpool = qmsg_pool_create(cfg->of_msg_buffers, n_large, (int)rte_socket_id());
     if (!app->qpool)
         return -ENOMEM;
+    struct msgq_cfg ec = {
+        .name = "events",
+        .size = cfg->of_queue_size,
+        .multi_producer = true,
+        .multi_consumer = false,
+        .starve_bursts = 8,
+        .credit = 16,
+    };
+    app->events = msgq_create(&ec);
+    app->ctl = ctl_switches_create();
+    if (!app->events || !app->ctl)
+        return -ENOMEM;
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         struct lcore_ctx *lc = app->lcores[id];
         if (!lc || !lc->role_worker)
@@ -195,7 +207,7 @@ static int setup_openflow(struct app_ctx *app)
     }
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
         if (app->lcores[id] && app->lcores[id]->ofw)
-            of_worker_set_outputs(app->lcores[id]->ofw, app->io_out, app->n_io);
+            of_worker_set_outputs(app->lcores[id]->ofw, app->io_out, app->n_io, app->events);
     LOG_INFO("main", "OpenFlow 1.3 on port %u%s%.0u: %u io, %u worker lcore(s)",
              cfg->of_port, cfg->of_extra_port ? " and " : "", cfg->of_extra_port,
              app->n_io, app->n_workers);
@@ -204,6 +216,17 @@ static int setup_openflow(struct app_ctx *app)
 
 static void teardown_openflow(struct app_ctx *app)
 {
+    if (app->events) {
+        struct qmsg *m[64];
+        unsigned n;
+        while ((n = msgq_dequeue_burst(app->events, m, 64, 0)) > 0)
+            for (unsigned i = 0; i < n; i++)
+                qmsg_free(app->qpool, m[i]);
+        msgq_destroy(app->events);
+        app->events = NULL;
+    }
+    ctl_switches_destroy(app->ctl);
+    app->ctl = NULL;
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         struct lcore_ctx *lc = app->lcores[id];
         if (!lc)

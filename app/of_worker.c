@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "of_event.h"
 #include "of_switch.h"
 #include "ofcd_log.h"
 #include "ofp_chan.h"
@@ -33,7 +34,13 @@ struct of_rec {
     uint32_t malformed;
     uint64_t malformed_since_us;
     bool close_sent;
+    /* statistics polling: FLOW, PORT_STATS, TABLE */
+    uint64_t next_poll_us;
+    uint32_t poll_xid[3];
+    uint64_t poll_since_us[3];
 };
+
+static const uint16_t poll_types[3] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
 
 struct of_worker {
     struct lcore_ctx *lc;
@@ -41,6 +48,8 @@ struct of_worker {
     struct msgq *msg_in;
     struct msgq **io_out;
     unsigned n_io;
+    struct msgq *events;             /* to the control thread */
+    uint64_t stats_interval_us;
     struct qmsg_pool *pool;
     struct tcp_timer_wheel wheel;
     struct ofp_chan_cfg chan_cfg;
@@ -81,10 +90,18 @@ static struct of_switch *switch_find(struct of_worker *w, uint64_t dpid)
 
 /* ---- output ------------------------------------------------------------------------ */
 
+static bool is_event(const struct qmsg *m)
+{
+    return m->kind >= QMSG_EV_SWITCH_UP;
+}
+
+/* Events go to the control thread, everything else to the connection's io
+ * lcore; both share the worker's ordered backlog when full. */
 static bool out_enqueue(struct of_worker *w, struct qmsg *m)
 {
+    if (is_event(m))
+        return w->events && msgq_enqueue(w->events, m, w->now_tsc) == 0;
     unsigned io = conn_handle_io(m->conn);
-
     if (io >= w->n_io)
         return false;
     return msgq_enqueue(w->io_out[io], m, w->now_tsc) == 0;
@@ -209,6 +226,63 @@ static void send_close(struct of_rec *r, const char *why)
         r->close_sent = true;
 }
 
+/* An event for the control thread: header + payload (up to two pieces). */
+static void post_event(struct of_rec *r, enum qmsg_kind kind, uint8_t cls, const void *a,
+                       size_t alen, const void *b, size_t blen)
+{
+    struct of_worker *w = r->w;
+    struct of_event_hdr hdr = {.dpid = r->sw ? r->sw->dpid : 0, .time_us = w->now_us};
+    size_t len = sizeof(hdr) + alen + blen;
+    struct qmsg *q = qmsg_alloc(w->pool, len);
+
+    if (!q) {
+        w->stats.no_buffer++;
+        w->stats.events_lost++;
+        LOG_ERR("of", "switch %016" PRIx64 ": no buffer for a %u-byte event to the control "
+                "thread: event lost", hdr.dpid, (unsigned)len);
+        return;
+    }
+    memcpy(q->data, &hdr, sizeof(hdr));
+    if (alen)
+        memcpy(q->data + sizeof(hdr), a, alen);
+    if (blen)
+        memcpy(q->data + sizeof(hdr) + alen, b, blen);
+    q->len = (uint32_t)len;
+    q->kind = kind;
+    q->cls = cls;
+    q->conn = r->h;
+    if (out_send(w, q) < 0) {
+        w->stats.events_lost++;
+        LOG_ERR("of", "switch %016" PRIx64 ": control thread not keeping up: event lost",
+                hdr.dpid);
+    } else {
+        w->stats.events++;
+    }
+}
+
+static void post_switch_up(struct of_rec *r)
+{
+    const struct of_switch *sw = r->sw;
+    struct of_event_up up = {.version = sw->version, .features = sw->features,
+                             .desc = sw->desc, .n_ports = sw->n_ports};
+    size_t room = QMSG_LARGE_DATA - sizeof(struct of_event_hdr) - sizeof(up);
+    size_t max_ports = room / sizeof(struct ofp_port);
+
+    if (up.n_ports > max_ports) {
+        LOG_WARN("of", "switch %016" PRIx64 ": %u ports, the control thread sees the first %zu",
+                 sw->dpid, up.n_ports, max_ports);
+        up.n_ports = (uint32_t)max_ports;
+    }
+    post_event(r, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports,
+               (size_t)up.n_ports * sizeof(struct ofp_port));
+}
+
+static void forward_of(struct of_rec *r, const struct qmsg *q)
+{
+    const struct ofp_msg_type *t = ofp_msg_type_get(q->data[1]);
+    post_event(r, QMSG_EV_OF, (uint8_t)(t ? t->prio : OFP_PRIO_P1), q->data, q->len, NULL, 0);
+}
+
 /* ---- the channel's requests --------------------------------------------------- */
 
 static void msg_init(struct ofp_msg *m, uint8_t type, uint32_t xid)
@@ -303,6 +377,11 @@ static void c_established(void *arg)
         w->stats.switches_up++;
         w->stats.switches_established++;
         log_switch_up(r);
+        post_switch_up(r);
+        /* Spread the polls of many switches over the interval. */
+        if (w->stats_interval_us)
+            r->next_poll_us = w->now_us + 1000000u +
+                              (r->sw->dpid * 0x9e3779b97f4a7c15ULL >> 20) % w->stats_interval_us;
     }
     /* What arrived early is handled now, in arrival order. */
     struct qmsg *q = r->held_head;
@@ -325,6 +404,7 @@ static void switch_down(struct of_rec *r, const char *why)
     if (sw->up_since_us) {
         w->stats.switches_up--;
         sw->disconnects++;
+        post_event(r, QMSG_EV_SWITCH_DOWN, OFP_PRIO_P0, NULL, 0, NULL, 0);
         LOG_WARN("of", "switch %016" PRIx64 " disconnected after %.1f s: %s", sw->dpid,
                  (double)(w->now_us - sw->up_since_us) / 1e6, why);
     }
@@ -364,14 +444,56 @@ static const struct ofp_chan_ops chan_ops = {
 
 /* ---- records and timers --------------------------------------------------------- */
 
+/* Ask for FLOW, PORT_STATS and TABLE statistics; a type whose previous
+ * reply is still incomplete is skipped this round (a slow switch is not
+ * buried under requests), unless it has been pending for three rounds. */
+static void poll_stats(struct of_rec *r)
+{
+    struct of_worker *w = r->w;
+
+    for (unsigned i = 0; i < 3; i++) {
+        if (r->poll_xid[i] && w->now_us - r->poll_since_us[i] < 3 * w->stats_interval_us) {
+            w->stats.polls_skipped++;
+            continue;
+        }
+        struct ofp_msg m;
+        uint32_t xid = ofp_chan_xid(&r->chan);
+        msg_init(&m, OFPT_MULTIPART_REQUEST, xid);
+        m.u.mp_request.type = poll_types[i];
+        if (poll_types[i] == OFPMP_FLOW) {
+            m.u.mp_request.u.flow.table_id = OFPTT_ALL;
+            m.u.mp_request.u.flow.out_port = OFPP_ANY;
+            m.u.mp_request.u.flow.out_group = OFPG_ANY;
+        } else if (poll_types[i] == OFPMP_PORT_STATS) {
+            m.u.mp_request.u.port_no = OFPP_ANY;
+        }
+        if (send_msg(r, &m) == 0) {
+            r->poll_xid[i] = xid;
+            r->poll_since_us[i] = w->now_us;
+            w->stats.polls_sent++;
+        }
+    }
+}
+
 static void rec_schedule(struct of_rec *r)
 {
-    uint64_t next = ofp_chan_tick(&r->chan, r->w->now_us);
+    struct of_worker *w = r->w;
+    uint64_t next = ofp_chan_tick(&r->chan, w->now_us);
 
-    if (next == UINT64_MAX)
-        tcp_timer_cancel(&r->w->wheel, &r->timer);
+    if (r->chan.state == OFP_CHAN_ESTABLISHED && r->next_poll_us) {
+        if (w->now_us >= r->next_poll_us) {
+            poll_stats(r);
+            r->next_poll_us += w->stats_interval_us;
+            if (r->next_poll_us <= w->now_us)
+                r->next_poll_us = w->now_us + w->stats_interval_us;
+        }
+        if (r->next_poll_us < next)
+            next = r->next_poll_us;
+    }
+    if (next == UINT64_MAX || r->chan.state == OFP_CHAN_CLOSED)
+        tcp_timer_cancel(&w->wheel, &r->timer);
     else
-        tcp_timer_arm(&r->w->wheel, &r->timer, next);
+        tcp_timer_arm(&w->wheel, &r->timer, next);
 }
 
 static void on_rec_timer(struct tcp_timer *t, uint64_t now_us)
@@ -512,7 +634,13 @@ static void mp_reply(struct of_rec *r, const struct ofp_msg *m)
             r->sw->desc = mp->u.desc;
         ofp_chan_on_desc_done(&r->chan, m->hdr.xid, r->w->now_us);
     }
-    /* Stats replies (flow, port, table) arrive with stats polling. */
+    for (unsigned i = 0; i < 3; i++) {
+        if (mp->type != poll_types[i] || m->hdr.xid != r->poll_xid[i])
+            continue;
+        if (!(mp->flags & OFPMPF_REPLY_MORE))
+            r->poll_xid[i] = 0;               /* complete: the next round may ask */
+        return;                               /* forwarded by the caller */
+    }
 }
 
 static void port_status(struct of_rec *r, const struct ofp_msg *m)
@@ -563,6 +691,23 @@ static void handle(struct of_rec *r, struct qmsg *q)
     if (ofp_decode(q->data, q->len, &m, &err) < 0) {
         malformed(r, err, q);
         return;
+    }
+    switch (type) {
+    case OFPT_PORT_STATUS:
+    case OFPT_FLOW_REMOVED:
+    case OFPT_ERROR:
+    case OFPT_BARRIER_REPLY:
+    case OFPT_ROLE_REPLY:
+        if (r->chan.state == OFP_CHAN_ESTABLISHED)
+            forward_of(r, q);
+        break;
+    case OFPT_MULTIPART_REPLY:
+        if (r->chan.state == OFP_CHAN_ESTABLISHED && m.u.mp_reply.type != OFPMP_PORT_DESC &&
+            m.u.mp_reply.type != OFPMP_DESC)
+            forward_of(r, q);
+        break;
+    default:
+        break;
     }
     switch (type) {
     case OFPT_HELLO: {
@@ -667,6 +812,7 @@ struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct 
     w->index = index;
     w->pool = pool;
     w->malformed_limit = cfg->of_malformed_limit;
+    w->stats_interval_us = (uint64_t)cfg->of_stats_interval_s * 1000000u;
     w->chan_cfg = (struct ofp_chan_cfg){
         .handshake_timeout_ms = cfg->of_handshake_timeout_ms,
         .echo_interval_ms = cfg->of_echo_interval_ms,
@@ -725,10 +871,12 @@ struct msgq *of_worker_msg_in(struct of_worker *w)
     return w->msg_in;
 }
 
-void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n_io)
+void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n_io,
+                           struct msgq *events)
 {
     w->io_out = io_out;
     w->n_io = n_io;
+    w->events = events;
 }
 
 bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)

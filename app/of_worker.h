@@ -34,6 +34,10 @@ struct of_worker_stats {
     uint64_t echo_timeouts, handshake_timeouts;
     uint64_t out_backlogged;       /* msg_out full: parked and retried */
     uint64_t no_buffer;
+    uint64_t events;               /* posted to the control thread */
+    uint64_t events_lost;          /* no buffer or backlog full (logged) */
+    uint64_t polls_sent;           /* statistics requests */
+    uint64_t polls_skipped;        /* previous reply still incomplete */
     uint32_t switches_up;          /* now */
     uint32_t switches_known;
     uint32_t conns;                /* connections the worker tracks now */
@@ -45,8 +49,10 @@ void of_worker_destroy(struct of_worker *w);
 
 struct msgq *of_worker_msg_in(struct of_worker *w);
 
-/* The msg_out ring of every io lcore, by io index (after they exist). */
-void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n_io);
+/* The msg_out ring of every io lcore, by io index (after they exist), and the
+ * events ring to the control thread. */
+void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n_io,
+                           struct msgq *events);
 
 /* One pass: messages, timers, backlog. Returns whether it did anything. */
 bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc);

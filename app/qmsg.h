@@ -18,6 +18,10 @@ enum qmsg_kind {
     QMSG_CONN_UP,       /* io → worker: a switch connection was accepted */
     QMSG_CONN_DOWN,     /* io → worker: the connection is gone (data: reason) */
     QMSG_CLOSE,         /* worker → io: close this connection (data: why) */
+    /* worker → control thread (data starts with struct of_event_hdr) */
+    QMSG_EV_SWITCH_UP,  /* established: features, desc, ports follow the header */
+    QMSG_EV_SWITCH_DOWN,
+    QMSG_EV_OF,         /* an OpenFlow message from the switch follows the header */
 };
 
 /* A connection handle: which io lcore, which slot, which incarnation — so a

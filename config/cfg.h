@@ -76,6 +76,7 @@ struct ofcd_config {
     uint32_t of_msg_buffers;             /* small message buffers (large: 1/64 of it) */
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
+    uint32_t of_stats_interval_s;        /* flow/port/table stats polling, 0 = off */
 
     /* [tcp] */
     struct tcp_config tcp;               /* the stack's knobs, one per key */

@@ -106,6 +106,9 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "malformed_limit", of_malformed_limit, 1, 100000, "16",
              "malformed messages per switch per minute before it is disconnected (each "
              "gets an OFPT_ERROR)"),
+    CFG_UINT("openflow", "stats_interval_s", of_stats_interval_s, 0, 86400, "10",
+             "poll every switch for flow, port and table statistics this often, staggered "
+             "across switches (0 = never)"),
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),

@@ -192,6 +192,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_msg_buffers, 32768);
     assert_int_equal(c.of_out_backlog_kb, 4096);
     assert_int_equal(c.of_malformed_limit, 16);
+    assert_int_equal(c.of_stats_interval_s, 10);
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
     assert_int_equal(c.rest_port, 8181);
     assert_string_equal(c.data_dir, "./var");
@@ -392,6 +393,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.msg_buffers", of_msg_buffers, 1024, 4194304),
     UCASE("openflow.out_backlog_kb", of_out_backlog_kb, 64, 1048576),
     UCASE("openflow.malformed_limit", of_malformed_limit, 1, 100000),
+    UCASE("openflow.stats_interval_s", of_stats_interval_s, 0, 86400),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
     UCASE("tcp.mss", tcp.mss, 536, 1460),
     UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),

@@ -1,0 +1,232 @@
+/* ctl_switches: see ctl_switches.h. */
+#include "ctl_switches.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofcd_log.h"
+#include "ofp_msg.h"
+
+#define CTL_HASH_BITS 14
+
+struct ctl_switches {
+    struct ctl_switch *buckets[1u << CTL_HASH_BITS];
+    struct ctl_switches_stats stats;
+};
+
+static const uint16_t mp_kinds[CTL_MP_KINDS] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
+static const char *const mp_names[CTL_MP_KINDS] = {"flows", "port_stats", "tables"};
+
+static uint32_t bucket(uint64_t dpid)
+{
+    return (uint32_t)((dpid * 0x9e3779b97f4a7c15ULL) >> (64 - CTL_HASH_BITS));
+}
+
+struct ctl_switches *ctl_switches_create(void)
+{
+    struct ctl_switches *cs = calloc(1, sizeof(*cs));
+    if (!cs)
+        LOG_ERR("ctl", "out of memory for the switch table");
+    return cs;
+}
+
+void ctl_switches_destroy(struct ctl_switches *cs)
+{
+    if (!cs)
+        return;
+    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
+        while (cs->buckets[b]) {
+            struct ctl_switch *s = cs->buckets[b];
+            cs->buckets[b] = s->hnext;
+            free(s->ports);
+            free(s);
+        }
+    free(cs);
+}
+
+const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid)
+{
+    for (const struct ctl_switch *s = cs->buckets[bucket(dpid)]; s; s = s->hnext)
+        if (s->dpid == dpid)
+            return s;
+    return NULL;
+}
+
+static struct ctl_switch *get(struct ctl_switches *cs, uint64_t dpid)
+{
+    struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
+    if (s)
+        return s;
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        LOG_ERR("ctl", "out of memory for switch %016" PRIx64, dpid);
+        return NULL;
+    }
+    s->dpid = dpid;
+    s->hnext = cs->buckets[bucket(dpid)];
+    cs->buckets[bucket(dpid)] = s;
+    cs->stats.known++;
+    return s;
+}
+
+static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struct qmsg *q,
+                      const struct of_event_hdr *h)
+{
+    const uint8_t *p = q->data + sizeof(*h);
+    size_t left = q->len - sizeof(*h);
+
+    if (left < sizeof(struct of_event_up))
+        return;
+    memcpy(&s->info, p, sizeof(s->info));
+    left -= sizeof(s->info);
+    uint32_t n = s->info.n_ports;
+    if ((size_t)n * sizeof(struct ofp_port) > left)
+        n = (uint32_t)(left / sizeof(struct ofp_port));
+    struct ofp_port *ports = n ? malloc((size_t)n * sizeof(*ports)) : NULL;
+    if (n && !ports) {
+        LOG_ERR("ctl", "switch %016" PRIx64 ": out of memory for %u ports", s->dpid, n);
+        n = 0;
+    }
+    if (n)
+        memcpy(ports, p + sizeof(s->info), (size_t)n * sizeof(*ports));
+    free(s->ports);
+    s->ports = ports;
+    s->n_ports = n;
+    if (!s->up)
+        cs->stats.up++;
+    s->up = true;
+    s->conn = q->conn;
+    s->up_since_us = h->time_us;
+    cs->stats.ups++;
+}
+
+static void port_status(struct ctl_switch *s, const struct ofp_port_status *ps)
+{
+    s->port_status++;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        if (s->ports[i].port_no != ps->desc.port_no)
+            continue;
+        if (ps->reason == OFPPR_DELETE)
+            s->ports[i] = s->ports[--s->n_ports];
+        else
+            s->ports[i] = ps->desc;
+        return;
+    }
+    if (ps->reason == OFPPR_DELETE)
+        return;
+    struct ofp_port *np = realloc(s->ports, (size_t)(s->n_ports + 1) * sizeof(*np));
+    if (!np)
+        return;
+    s->ports = np;
+    s->ports[s->n_ports++] = ps->desc;
+}
+
+static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const struct ofp_msg *m,
+                       uint64_t t)
+{
+    const struct ofp_mp_reply *mp = &m->u.mp_reply;
+
+    for (unsigned k = 0; k < CTL_MP_KINDS; k++) {
+        if (mp->type != mp_kinds[k])
+            continue;
+        /* Parts of one reply share the xid: a new xid starts over. */
+        if (s->acc_xid[k] != m->hdr.xid) {
+            s->acc_xid[k] = m->hdr.xid;
+            s->acc_entries[k] = 0;
+        }
+        s->acc_entries[k] += ofp_mp_reply_count(mp);
+        if (!(mp->flags & OFPMPF_REPLY_MORE)) {
+            s->stats_entries[k] = s->acc_entries[k];
+            s->stats_at_us[k] = t;
+            s->acc_xid[k] = 0;
+            cs->stats.stats_replies++;
+        }
+    }
+}
+
+static void of_message(struct ctl_switches *cs, struct ctl_switch *s, const struct qmsg *q,
+                       const struct of_event_hdr *h)
+{
+    const uint8_t *msg = q->data + sizeof(*h);
+    size_t len = q->len - sizeof(*h);
+    struct ofp_msg m;
+    struct ofp_err err;
+
+    if (ofp_decode(msg, len, &m, &err) < 0) {
+        cs->stats.undecodable++;
+        return;
+    }
+    switch (m.hdr.type) {
+    case OFPT_PORT_STATUS:
+        port_status(s, &m.u.port_status);
+        break;
+    case OFPT_FLOW_REMOVED:
+        s->flow_removed++;
+        break;
+    case OFPT_ERROR:
+        s->errors++;
+        break;
+    case OFPT_BARRIER_REPLY:
+        s->barrier_replies++;
+        break;
+    case OFPT_ROLE_REPLY:
+        s->role_replies++;
+        break;
+    case OFPT_MULTIPART_REPLY:
+        stats_part(cs, s, &m, h->time_us);
+        break;
+    default:
+        break;
+    }
+}
+
+void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
+{
+    struct of_event_hdr h;
+
+    if (q->len < sizeof(h))
+        return;
+    memcpy(&h, q->data, sizeof(h));
+    struct ctl_switch *s = get(cs, h.dpid);
+    if (!s)
+        return;
+    cs->stats.events++;
+    switch (q->kind) {
+    case QMSG_EV_SWITCH_UP:
+        switch_up(cs, s, q, &h);
+        break;
+    case QMSG_EV_SWITCH_DOWN:
+        /* A stale connection's down after the new one came up changes nothing. */
+        if (s->up && s->conn == q->conn) {
+            s->up = false;
+            s->down_since_us = h.time_us;
+            cs->stats.up--;
+            cs->stats.downs++;
+        }
+        break;
+    case QMSG_EV_OF:
+        of_message(cs, s, q, &h);
+        break;
+    default:
+        break;
+    }
+}
+
+void ctl_switches_get_stats(const struct ctl_switches *cs, struct ctl_switches_stats *out)
+{
+    *out = cs->stats;
+}
+
+void ctl_switches_log(const struct ctl_switches *cs)
+{
+    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
+        for (const struct ctl_switch *s = cs->buckets[b]; s; s = s->hnext)
+            LOG_INFO("ctl", "switch %016" PRIx64 ": %s, conn %#" PRIx64 ", %u ports, %s=%lu "
+                     "%s=%lu %s=%lu, port_status=%lu flow_removed=%lu errors=%lu",
+                     s->dpid, s->up ? "up" : "down", s->conn, s->n_ports, mp_names[0],
+                     (unsigned long)s->stats_entries[0], mp_names[1],
+                     (unsigned long)s->stats_entries[1], mp_names[2],
+                     (unsigned long)s->stats_entries[2], (unsigned long)s->port_status,
+                     (unsigned long)s->flow_removed, (unsigned long)s->errors);
+}

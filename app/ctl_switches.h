@@ -1,0 +1,59 @@
+/*
+ * ctl_switches: the control thread's view of the switches, built only from
+ * the events the workers send (of_event.h) — never by reading worker state,
+ * so nothing is shared between threads. It is what the REST API and the
+ * flow manager read: which dpids are up, on which connection (to address
+ * flow_mods), their ports, and the latest statistics (reassembled from the
+ * multipart replies of the periodic polls).
+ */
+#ifndef OFCD_CTL_SWITCHES_H
+#define OFCD_CTL_SWITCHES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "of_event.h"
+#include "qmsg.h"
+
+#define CTL_MP_KINDS 3            /* FLOW, PORT_STATS, TABLE */
+
+struct ctl_switch {
+    uint64_t dpid;
+    struct ctl_switch *hnext;
+    conn_handle_t conn;
+    bool up;
+    uint64_t up_since_us, down_since_us;
+    struct of_event_up info;
+    struct ofp_port *ports;
+    uint32_t n_ports;
+    /* statistics: entries in the last complete reply of each kind */
+    uint64_t stats_entries[CTL_MP_KINDS];
+    uint64_t stats_at_us[CTL_MP_KINDS];
+    uint32_t acc_xid[CTL_MP_KINDS];
+    uint64_t acc_entries[CTL_MP_KINDS];
+    uint64_t port_status, flow_removed, errors, barrier_replies, role_replies;
+};
+
+struct ctl_switches_stats {
+    uint64_t events;
+    uint64_t ups, downs;
+    uint64_t stats_replies;      /* complete multipart statistics replies */
+    uint64_t undecodable;        /* forwarded messages the codec refused (bug) */
+    uint32_t known, up;
+};
+
+struct ctl_switches;
+
+struct ctl_switches *ctl_switches_create(void);
+void ctl_switches_destroy(struct ctl_switches *cs);
+
+/* Apply one event (the qmsg stays the caller's). */
+void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q);
+
+const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
+void ctl_switches_get_stats(const struct ctl_switches *cs, struct ctl_switches_stats *out);
+
+/* Log one line per switch (SIGUSR2). */
+void ctl_switches_log(const struct ctl_switches *cs);
+
+#endif

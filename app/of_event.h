@@ -1,0 +1,33 @@
+/*
+ * of_event: what the worker lcores tell the control thread, through the
+ * events ring (a msgq: switch up/down in P0, errors and barrier replies in
+ * P1, port status and flow_removed in P2, statistics in P3).
+ *
+ * Every event's data starts with struct of_event_hdr; after it:
+ *   QMSG_EV_SWITCH_UP    struct of_event_up, then n_ports struct ofp_port
+ *   QMSG_EV_SWITCH_DOWN  nothing (the reason is in the worker's log)
+ *   QMSG_EV_OF           the switch's OpenFlow message, as received
+ * conn in the qmsg is the switch's connection handle: the control thread
+ * addresses flow_mods to it through that io lcore's msg_out.
+ */
+#ifndef OFCD_OF_EVENT_H
+#define OFCD_OF_EVENT_H
+
+#include <stdint.h>
+
+#include "ofp_mp.h"
+#include "ofp_switch.h"
+
+struct of_event_hdr {
+    uint64_t dpid;
+    uint64_t time_us;           /* lcore clock when the event happened */
+};
+
+struct of_event_up {
+    uint8_t version;
+    struct ofp_features features;
+    struct ofp_desc desc;
+    uint32_t n_ports;
+};
+
+#endif
