@@ -223,10 +223,11 @@ void ctl_switches_log(const struct ctl_switches *cs)
     for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
         for (const struct ctl_switch *s = cs->buckets[b]; s; s = s->hnext)
             LOG_INFO("ctl", "switch %016" PRIx64 ": %s, conn %#" PRIx64 ", %u ports, %s=%lu "
-                     "%s=%lu %s=%lu, port_status=%lu flow_removed=%lu errors=%lu",
+                     "%s=%lu %s=%lu, port_status=%lu flow_removed=%lu errors=%lu role_replies=%lu",
                      s->dpid, s->up ? "up" : "down", s->conn, s->n_ports, mp_names[0],
                      (unsigned long)s->stats_entries[0], mp_names[1],
                      (unsigned long)s->stats_entries[1], mp_names[2],
                      (unsigned long)s->stats_entries[2], (unsigned long)s->port_status,
-                     (unsigned long)s->flow_removed, (unsigned long)s->errors);
+                     (unsigned long)s->flow_removed, (unsigned long)s->errors,
+                     (unsigned long)s->role_replies);
 }

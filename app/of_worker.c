@@ -50,6 +50,8 @@ struct of_worker {
     unsigned n_io;
     struct msgq *events;             /* to the control thread */
     uint64_t stats_interval_us;
+    uint32_t role;                   /* OFPCR_ROLE_* asked once established */
+    uint64_t generation_id;
     struct qmsg_pool *pool;
     struct tcp_timer_wheel wheel;
     struct ofp_chan_cfg chan_cfg;
@@ -378,6 +380,15 @@ static void c_established(void *arg)
         w->stats.switches_established++;
         log_switch_up(r);
         post_switch_up(r);
+        if (w->role != OFPCR_ROLE_EQUAL) {
+            /* The answer (ROLE_REPLY, or an error such as a stale generation)
+             * goes to the control thread like any other reply. */
+            struct ofp_msg m;
+            msg_init(&m, OFPT_ROLE_REQUEST, ofp_chan_xid(&r->chan));
+            m.u.role.role = w->role;
+            m.u.role.generation_id = w->generation_id;
+            send_msg(r, &m);
+        }
         /* Spread the polls of many switches over the interval. */
         if (w->stats_interval_us)
             r->next_poll_us = w->now_us + 1000000u +
@@ -813,6 +824,10 @@ struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct 
     w->pool = pool;
     w->malformed_limit = cfg->of_malformed_limit;
     w->stats_interval_us = (uint64_t)cfg->of_stats_interval_s * 1000000u;
+    w->role = strcmp(cfg->of_role, "master") == 0  ? OFPCR_ROLE_MASTER
+              : strcmp(cfg->of_role, "slave") == 0 ? OFPCR_ROLE_SLAVE
+                                                   : OFPCR_ROLE_EQUAL;
+    w->generation_id = cfg->of_generation_id;
     w->chan_cfg = (struct ofp_chan_cfg){
         .handshake_timeout_ms = cfg->of_handshake_timeout_ms,
         .echo_interval_ms = cfg->of_echo_interval_ms,

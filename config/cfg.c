@@ -1170,6 +1170,12 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 "different port or 0 for none", cfg->of_extra_port, cfg->of_port);
         return -EINVAL;
     }
+    if (strcmp(cfg->of_role, "equal") != 0 && strcmp(cfg->of_role, "master") != 0 &&
+        strcmp(cfg->of_role, "slave") != 0) {
+        cfg_err(err, errlen, "openflow.role = '%s': must be equal, master or slave",
+                cfg->of_role);
+        return -EINVAL;
+    }
     if (cfg->of_queue_size & (cfg->of_queue_size - 1)) {
         cfg_err(err, errlen, "openflow.queue_size = %u: must be a power of two",
                 cfg->of_queue_size);

@@ -77,6 +77,8 @@ struct ofcd_config {
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
     uint32_t of_stats_interval_s;        /* flow/port/table stats polling, 0 = off */
+    char of_role[16];                    /* equal | master | slave */
+    uint64_t of_generation_id;           /* for master/slave ROLE_REQUEST */
 
     /* [tcp] */
     struct tcp_config tcp;               /* the stack's knobs, one per key */

@@ -109,6 +109,12 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "stats_interval_s", of_stats_interval_s, 0, 86400, "10",
              "poll every switch for flow, port and table statistics this often, staggered "
              "across switches (0 = never)"),
+    CFG_STRING("openflow", "role", of_role, "equal",
+               "controller role asked of every switch once established: equal (no "
+               "ROLE_REQUEST sent), master or slave"),
+    CFG_UINT("openflow", "generation_id", of_generation_id, 0, UINT64_MAX, "0",
+             "generation id sent with a master/slave ROLE_REQUEST (HA setups raise it on "
+             "every failover)"),
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),

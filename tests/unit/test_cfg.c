@@ -193,6 +193,15 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_out_backlog_kb, 4096);
     assert_int_equal(c.of_malformed_limit, 16);
     assert_int_equal(c.of_stats_interval_s, 10);
+    assert_string_equal(c.of_role, "equal");
+    assert_int_equal(c.of_generation_id, 0);
+    char rerr[CFG_ERR_MAX];
+    struct ofcd_config rc = c;
+    assert_int_equal(cfg_apply_override(&rc, "openflow.role=master", rerr, sizeof(rerr)), 0);
+    assert_int_equal(cfg_finish(&rc, rerr, sizeof(rerr)), 0);
+    assert_int_equal(cfg_apply_override(&rc, "openflow.role=boss", rerr, sizeof(rerr)), 0);
+    assert_int_equal(cfg_finish(&rc, rerr, sizeof(rerr)), -EINVAL);
+    assert_non_null(strstr(rerr, "openflow.role"));
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
     assert_int_equal(c.rest_port, 8181);
     assert_string_equal(c.data_dir, "./var");
@@ -394,6 +403,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.out_backlog_kb", of_out_backlog_kb, 64, 1048576),
     UCASE("openflow.malformed_limit", of_malformed_limit, 1, 100000),
     UCASE("openflow.stats_interval_s", of_stats_interval_s, 0, 86400),
+    UCASE("openflow.generation_id", of_generation_id, 0, UINT64_MAX),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
     UCASE("tcp.mss", tcp.mss, 536, 1460),
     UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),
