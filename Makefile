@@ -60,6 +60,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	@mkdir -p bench/out
 	BENCH_JSON_DIR=bench/out ./tests/tools/run_bench_tcp.sh $(BUILD_BENCH)/tests/tools \
 	    $(BUILD_BENCH)/app/ofcd $(CONFIG) | tee bench/out/tcp.txt
+	./tests/bench/run_bench_of.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_BENCH)
