@@ -103,14 +103,15 @@ void control_log_stats(struct app_ctx *app)
             LOG_INFO("stats", "lcore %u openflow worker: switches_up=%u known=%u conns=%u "
                      "established=%lu replaced=%lu msgs=%lu malformed=%lu "
                      "malformed_disconnects=%lu errors_from_switches=%lu held=%lu "
-                     "port_status=%lu echo_timeouts=%lu handshake_timeouts=%lu "
+                     "port_status=%lu packet_in=%lu echo_timeouts=%lu handshake_timeouts=%lu "
                      "out_backlogged=%lu no_buffer=%lu events=%lu events_lost=%lu "
                      "polls_sent=%lu polls_skipped=%lu", id, ow->switches_up,
                      ow->switches_known, ow->conns, (unsigned long)ow->switches_established,
                      (unsigned long)ow->switches_replaced, (unsigned long)ow->msgs,
                      (unsigned long)ow->malformed, (unsigned long)ow->malformed_disconnects,
                      (unsigned long)ow->errors_from_switches, (unsigned long)ow->held,
-                     (unsigned long)ow->port_status, (unsigned long)ow->echo_timeouts,
+                     (unsigned long)ow->port_status, (unsigned long)ow->packet_in,
+                     (unsigned long)ow->echo_timeouts,
                      (unsigned long)ow->handshake_timeouts, (unsigned long)ow->out_backlogged,
                      (unsigned long)ow->no_buffer, (unsigned long)ow->events,
                      (unsigned long)ow->events_lost, (unsigned long)ow->polls_sent,

@@ -30,6 +30,7 @@ struct of_switch {
     uint64_t up_since_us;            /* ESTABLISHED at (0 while down) */
     uint64_t down_since_us;
     uint64_t connects, disconnects, replaced, port_changes;
+    struct l2_table *l2;             /* learning-switch app state, if enabled */
 };
 
 /* Replace the port list (PORT_DESC). 0 or -ENOMEM. */

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "of_event.h"
+#include "of_l2learn.h"
 #include "of_switch.h"
 #include "ofcd_log.h"
 #include "ofp_chan.h"
@@ -51,6 +52,8 @@ struct of_worker {
     struct msgq *events;             /* to the control thread */
     uint64_t stats_interval_us;
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
+    bool l2_enabled;
+    struct l2_cfg l2;
     uint64_t generation_id;
     struct qmsg_pool *pool;
     struct tcp_timer_wheel wheel;
@@ -380,6 +383,16 @@ static void c_established(void *arg)
         w->stats.switches_established++;
         log_switch_up(r);
         post_switch_up(r);
+        if (w->l2_enabled) {
+            if (!r->sw->l2)
+                r->sw->l2 = l2_table_create(w->l2.table_size);
+            struct l2_out out;
+            l2_on_established(&w->l2, &out);
+            for (unsigned i = 0; i < out.n; i++) {
+                out.msg[i].hdr.xid = ofp_chan_xid(&r->chan);
+                send_msg(r, &out.msg[i]);
+            }
+        }
         if (w->role != OFPCR_ROLE_EQUAL) {
             /* The answer (ROLE_REPLY, or an error such as a stale generation)
              * goes to the control thread like any other reply. */
@@ -763,6 +776,17 @@ static void handle(struct of_rec *r, struct qmsg *q)
     case OFPT_PORT_STATUS:
         port_status(r, &m);
         break;
+    case OFPT_PACKET_IN:
+        w->stats.packet_in++;
+        if (w->l2_enabled && r->sw && r->sw->l2) {
+            struct l2_out out;
+            if (l2_on_packet_in(r->sw->l2, &w->l2, &m.u.packet_in, w->now_us, &out) == 0)
+                for (unsigned i = 0; i < out.n; i++) {
+                    out.msg[i].hdr.xid = ofp_chan_xid(&r->chan);
+                    send_msg(r, &out.msg[i]);
+                }
+        }
+        break;
     default:
         /* PACKET_IN, FLOW_REMOVED, BARRIER_REPLY, ROLE_REPLY ...: counted;
          * their consumers (flow manager, apps) attach in later work. */
@@ -828,6 +852,9 @@ struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct 
               : strcmp(cfg->of_role, "slave") == 0 ? OFPCR_ROLE_SLAVE
                                                    : OFPCR_ROLE_EQUAL;
     w->generation_id = cfg->of_generation_id;
+    w->l2_enabled = cfg->l2_learning;
+    w->l2 = (struct l2_cfg){.table_size = cfg->l2_table_size,
+                            .idle_timeout_s = cfg->l2_idle_timeout_s, .priority = 10};
     w->chan_cfg = (struct ofp_chan_cfg){
         .handshake_timeout_ms = cfg->of_handshake_timeout_ms,
         .echo_interval_ms = cfg->of_echo_interval_ms,
@@ -864,6 +891,7 @@ void of_worker_destroy(struct of_worker *w)
             struct of_switch *sw = w->switches[b];
             w->switches[b] = sw->hnext;
             of_switch_free_ports(sw);
+            l2_table_destroy(sw->l2);
             free(sw);
         }
     }

@@ -31,6 +31,7 @@ struct of_worker_stats {
     uint64_t errors_from_switches;
     uint64_t held;                 /* messages held until established */
     uint64_t port_status;
+    uint64_t packet_in;
     uint64_t echo_timeouts, handshake_timeouts;
     uint64_t out_backlogged;       /* msg_out full: parked and retried */
     uint64_t no_buffer;

@@ -89,6 +89,11 @@ struct ofcd_config {
     uint32_t tcp_backoff_min_ms;         /* active open: first reconnect delay */
     uint32_t tcp_backoff_max_ms;         /* active open: reconnect delay cap */
 
+    /* [apps] */
+    bool l2_learning;                    /* the L2 learning-switch app */
+    uint32_t l2_table_size;
+    uint16_t l2_idle_timeout_s;
+
     /* [rest] */
     uint32_t rest_ip;                    /* host byte order */
     uint16_t rest_port;

@@ -177,6 +177,14 @@ const struct cfg_key cfg_keys[] = {
              "with backoff (0.0.0.0:0 = off)",
      .min = 0, .max = 65535, CFG_FIELD(tcp_echo_connect_ip), CFG_AUX(tcp_echo_connect_port)},
 
+    CFG_BOOL("apps", "l2_learning", l2_learning, "false",
+             "run the L2 learning-switch app on every switch: it deletes the switch's "
+             "flows, installs a table-miss entry to ofcd and answers PACKET_IN"),
+    CFG_UINT("apps", "l2_table_size", l2_table_size, 16, 1048576, "4096",
+             "MAC addresses the learning switch remembers per switch"),
+    CFG_UINT("apps", "l2_idle_timeout_s", l2_idle_timeout_s, 0, 65535, "60",
+             "idle timeout of the flows the learning switch installs (0 = none)"),
+
     {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
      .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,
      .max = 65535, CFG_FIELD(rest_ip), CFG_AUX(rest_port)},

@@ -195,6 +195,9 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_stats_interval_s, 10);
     assert_string_equal(c.of_role, "equal");
     assert_int_equal(c.of_generation_id, 0);
+    assert_false(c.l2_learning);
+    assert_int_equal(c.l2_table_size, 4096);
+    assert_int_equal(c.l2_idle_timeout_s, 60);
     char rerr[CFG_ERR_MAX];
     struct ofcd_config rc = c;
     assert_int_equal(cfg_apply_override(&rc, "openflow.role=master", rerr, sizeof(rerr)), 0);
@@ -404,6 +407,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.malformed_limit", of_malformed_limit, 1, 100000),
     UCASE("openflow.stats_interval_s", of_stats_interval_s, 0, 86400),
     UCASE("openflow.generation_id", of_generation_id, 0, UINT64_MAX),
+    UCASE("apps.l2_table_size", l2_table_size, 16, 1048576),
+    UCASE("apps.l2_idle_timeout_s", l2_idle_timeout_s, 0, 65535),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
     UCASE("tcp.mss", tcp.mss, 536, 1460),
     UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),
