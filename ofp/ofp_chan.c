@@ -88,11 +88,16 @@ int ofp_chan_on_hello(struct ofp_chan *ch, uint32_t xid, uint8_t hdr_version,
 void ofp_chan_on_early_message(struct ofp_chan *ch, uint32_t xid, uint8_t type,
                                const uint8_t *msg, size_t len)
 {
+    static const char text[] = "a message came before HELLO";
+
     (void)type;
+    (void)msg;
+    (void)len;
     if (ch->state != OFP_CHAN_WAIT_HELLO)
         return;
-    ch->ops->send_error(ch->arg, xid, OFPET_HELLO_FAILED, OFPHFC_EPERM, msg,
-                        len > 64 ? 64 : len);
+    /* HELLO_FAILED carries an ASCII explanation, not the message (1.3.5 §A.4.4). */
+    ch->ops->send_error(ch->arg, xid, OFPET_HELLO_FAILED, OFPHFC_EPERM, (const uint8_t *)text,
+                        sizeof(text) - 1);
     ofp_chan_close(ch, "protocol violation: a message before HELLO");
 }
 
