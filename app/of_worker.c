@@ -146,26 +146,43 @@ static bool flush_backlog(struct of_worker *w)
     return moved;
 }
 
+/* A buffer for an outgoing item, counted when the pool is empty. */
+static struct qmsg *out_buf(struct of_worker *w, size_t len)
+{
+    struct qmsg *q = qmsg_alloc(w->pool, len);
+
+    if (!q)
+        w->stats.no_buffer++;
+    return q;
+}
+
+/* Address a filled buffer to the connection (or, for events, about it). */
+static int out_queue(struct of_rec *r, struct qmsg *q, size_t len, enum qmsg_kind kind,
+                     uint8_t cls)
+{
+    q->len = (uint32_t)len;
+    q->kind = kind;
+    q->cls = cls;
+    q->conn = r->h;
+    return out_send(r->w, q);
+}
+
 /* Encode m for the connection and send it. 0 or a negative errno. */
 static int send_msg(struct of_rec *r, const struct ofp_msg *m)
 {
     struct of_worker *w = r->w;
-    struct qmsg *q = qmsg_alloc(w->pool, QMSG_SMALL_DATA);
+    struct qmsg *q = out_buf(w, QMSG_SMALL_DATA);
     struct ofp_buf b;
 
-    if (!q) {
-        w->stats.no_buffer++;
+    if (!q)
         return -ENOBUFS;
-    }
     ofp_buf_init(&b, q->data, q->cap);
     int rc = ofp_encode(&b, m);
     if (rc == -ENOSPC) {
         qmsg_free(w->pool, q);
-        q = qmsg_alloc(w->pool, QMSG_LARGE_DATA);
-        if (!q) {
-            w->stats.no_buffer++;
+        q = out_buf(w, QMSG_LARGE_DATA);
+        if (!q)
             return -ENOBUFS;
-        }
         ofp_buf_init(&b, q->data, q->cap);
         rc = ofp_encode(&b, m);
     }
@@ -176,58 +193,38 @@ static int send_msg(struct of_rec *r, const struct ofp_msg *m)
         return rc;
     }
     const struct ofp_msg_type *t = ofp_msg_type_get(m->hdr.type);
-    q->len = (uint32_t)b.len;
-    q->kind = QMSG_OF;
-    q->cls = (uint8_t)(t ? t->prio : OFP_PRIO_P1);
-    q->conn = r->h;
-    return out_send(w, q);
+    return out_queue(r, q, b.len, QMSG_OF, (uint8_t)(t ? t->prio : OFP_PRIO_P1));
 }
 
 static int send_bytes_error(struct of_rec *r, struct ofp_err err, const uint8_t *bad, size_t len)
 {
-    struct of_worker *w = r->w;
-    struct qmsg *q = qmsg_alloc(w->pool, QMSG_SMALL_DATA);
+    struct qmsg *q = out_buf(r->w, QMSG_SMALL_DATA);
     struct ofp_buf b;
 
-    if (!q) {
-        w->stats.no_buffer++;
+    if (!q)
         return -ENOBUFS;
-    }
     ofp_buf_init(&b, q->data, q->cap);
     int rc = ofp_error_reply(&b, err, bad, len);
     if (rc < 0) {
-        qmsg_free(w->pool, q);
+        qmsg_free(r->w->pool, q);
         return rc;
     }
-    q->len = (uint32_t)b.len;
-    q->kind = QMSG_OF;
     /* An error during the handshake is P0 (design guide), otherwise P1. */
-    q->cls = r->chan.state == OFP_CHAN_ESTABLISHED ? OFP_PRIO_P1 : OFP_PRIO_P0;
-    q->conn = r->h;
-    return out_send(w, q);
+    return out_queue(r, q, b.len, QMSG_OF,
+                     r->chan.state == OFP_CHAN_ESTABLISHED ? OFP_PRIO_P1 : OFP_PRIO_P0);
 }
 
 /* Ask the io lcore to close the connection. */
 static void send_close(struct of_rec *r, const char *why)
 {
-    struct of_worker *w = r->w;
-
     if (r->close_sent)
         return;
-    struct qmsg *q = qmsg_alloc(w->pool, QMSG_SMALL_DATA);
-    if (!q) {
-        w->stats.no_buffer++;
+    struct qmsg *q = out_buf(r->w, QMSG_SMALL_DATA);
+    if (!q)
         return;
-    }
-    size_t n = strlen(why);
-    if (n > q->cap)
-        n = q->cap;
+    size_t n = strlen(why) < q->cap ? strlen(why) : q->cap;
     memcpy(q->data, why, n);
-    q->len = (uint32_t)n;
-    q->kind = QMSG_CLOSE;
-    q->cls = 0;
-    q->conn = r->h;
-    if (out_send(w, q) == 0)
+    if (out_queue(r, q, n, QMSG_CLOSE, OFP_PRIO_P0) == 0)
         r->close_sent = true;
 }
 
@@ -238,10 +235,9 @@ static void post_event(struct of_rec *r, enum qmsg_kind kind, uint8_t cls, const
     struct of_worker *w = r->w;
     struct of_event_hdr hdr = {.dpid = r->sw ? r->sw->dpid : 0, .time_us = w->now_us};
     size_t len = sizeof(hdr) + alen + blen;
-    struct qmsg *q = qmsg_alloc(w->pool, len);
+    struct qmsg *q = out_buf(w, len);
 
     if (!q) {
-        w->stats.no_buffer++;
         w->stats.events_lost++;
         LOG_ERR("of", "switch %016" PRIx64 ": no buffer for a %u-byte event to the control "
                 "thread: event lost", hdr.dpid, (unsigned)len);
@@ -252,11 +248,7 @@ static void post_event(struct of_rec *r, enum qmsg_kind kind, uint8_t cls, const
         memcpy(q->data + sizeof(hdr), a, alen);
     if (blen)
         memcpy(q->data + sizeof(hdr) + alen, b, blen);
-    q->len = (uint32_t)len;
-    q->kind = kind;
-    q->cls = cls;
-    q->conn = r->h;
-    if (out_send(w, q) < 0) {
+    if (out_queue(r, q, len, kind, cls) < 0) {
         w->stats.events_lost++;
         LOG_ERR("of", "switch %016" PRIx64 ": control thread not keeping up: event lost",
                 hdr.dpid);

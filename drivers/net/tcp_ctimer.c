@@ -153,7 +153,12 @@ static void on_rtx(struct tcp_timer *t, uint64_t now_us)
     }
     if (c->snd_una == c->snd_max)
         return;                           /* everything acked meanwhile */
-    if (c->backoff >= s->cfg.max_retrans) {
+    /* Nobody reads an orphan (the app closed it): give up sooner, as Linux
+     * does with tcp_orphan_retries, so dead peers do not pin TCBs. */
+    uint32_t limit = s->cfg.max_retrans;
+    if (c->app_detached && limit > TCP_ORPHAN_RETRIES)
+        limit = TCP_ORPHAN_RETRIES;
+    if (c->backoff >= limit) {
         abort_timed_out(c, now_us);
         return;
     }

@@ -350,12 +350,16 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
             bool rexmit = seq_lt(c->snd_nxt, c->snd_max);
             if (send_data(c, c->snd_nxt, len, fin, now_us) < 0)
                 break;
+            /* After a go-back-N rewind a segment can straddle snd_max: its
+             * part beyond is a first transmission and counts as such. */
+            uint32_t end = c->snd_nxt + len;
+            uint32_t fresh = seq_gt(end, c->snd_max) ? end - seq_max(c->snd_nxt, c->snd_max) : 0;
+            c->bytes_out += fresh;
+            s->stats.bytes_out += fresh;
             if (rexmit) {
                 c->retransmits++;
                 s->stats.retransmits++;
             } else {
-                c->bytes_out += len;
-                s->stats.bytes_out += len;
                 if (!c->rtt_timing && !c->ts_ok && len) {
                     c->rtt_timing = 1;
                     c->rtt_seq = c->snd_nxt;

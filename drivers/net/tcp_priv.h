@@ -32,6 +32,9 @@
 #define TCP_EPHEMERAL_MAX 60999u
 #define TCP_DEFAULT_MSS_V4 536u     /* RFC 9293 §3.7.1 when the peer sends none */
 #define TCP_FRAME_HDRS (14u + 20u + TCP_MAX_HLEN)
+/* Retransmissions of a connection the app has closed (FIN_WAIT_1, CLOSING,
+ * LAST_ACK) before it is aborted: with the 200 ms minimum RTO about 25 s. */
+#define TCP_ORPHAN_RETRIES 7u
 /* A SYN waiting for ARP retries every 20 ms, up to 2 s, before ordinary RTOs. */
 #define TCP_MAC_WAIT_US 20000u
 #define TCP_MAC_WAIT_TRIES 100u

@@ -77,3 +77,33 @@ wait_stat() {
     echo "$field=$v after ${secs}s, expected $cmp $want" >&2
     return 1
 }
+
+# it_setup NAME: the test's work directory in $work and an EXIT trap that
+# undoes what the test started: commands registered with it_on_exit (in
+# order), Open vSwitch if ovs_lib.sh is loaded, ofcd ($OFCD_PID), and $work
+# itself unless KEEP_LOGS is set.
+IT_EXIT_CMDS=()
+it_setup() {
+    work=$(mktemp -d "/tmp/ofcd-it-$1.XXXXXX")
+    OFCD_PID=
+    trap it_cleanup EXIT
+}
+
+it_on_exit() {
+    IT_EXIT_CMDS+=("$*")
+}
+
+it_cleanup() {
+    local c
+    for c in "${IT_EXIT_CMDS[@]}"; do
+        eval "$c" 2>/dev/null
+    done
+    if declare -F ovs_stop >/dev/null; then
+        ovs_stop
+    fi
+    if [ -n "${OFCD_PID:-}" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
+        kill -KILL "$OFCD_PID" 2>/dev/null
+        wait "$OFCD_PID" 2>/dev/null
+    fi
+    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
+}

@@ -13,18 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_root
 
-work=$(mktemp -d /tmp/ofcd-it-malformed.XXXXXX)
-OFCD_PID=
-bad_pid=
-cleanup() {
-    [ -n "$bad_pid" ] && kill -KILL "$bad_pid" 2>/dev/null
-    if [ -n "$OFCD_PID" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
-        kill -KILL "$OFCD_PID" 2>/dev/null
-        wait "$OFCD_PID" 2>/dev/null
-    fi
-    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+it_setup malformed
+it_on_exit '[ -n "${bad_pid:-}" ] && kill -KILL "$bad_pid"'
 
 log=$work/ofcd.log
 start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \

@@ -18,17 +18,7 @@ require_root
 command -v ovs-vswitchd >/dev/null || fail "Open vSwitch missing: scripts/install-deps installs it"
 
 N=${OVS_BRIDGES:-100}
-work=$(mktemp -d /tmp/ofcd-it-ovs.XXXXXX)
-OFCD_PID=
-cleanup() {
-    ovs_stop
-    if [ -n "$OFCD_PID" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
-        kill -KILL "$OFCD_PID" 2>/dev/null
-        wait "$OFCD_PID" 2>/dev/null
-    fi
-    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+it_setup ovs
 
 # wait_ovs_connected N SECONDS: until OVS reports N controllers connected.
 wait_ovs_connected() {

@@ -14,21 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ovs_lib.sh"
 require_root
 
-work=$(mktemp -d /tmp/ofcd-it-l2.XXXXXX)
-OFCD_PID=
-cleanup() {
-    ovs_stop
-    ip netns del ofcd-h1 2>/dev/null
-    ip netns del ofcd-h2 2>/dev/null
-    ip link del ofcd-v1 2>/dev/null
-    ip link del ofcd-v2 2>/dev/null
-    if [ -n "$OFCD_PID" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
-        kill -KILL "$OFCD_PID" 2>/dev/null
-        wait "$OFCD_PID" 2>/dev/null
-    fi
-    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+it_setup l2
+it_on_exit ip netns del ofcd-h1
+it_on_exit ip netns del ofcd-h2
+it_on_exit ip link del ofcd-v1
+it_on_exit ip link del ofcd-v2
 
 # Two hosts on 10.88.0.0/24, each behind a veth whose other end is a bridge port.
 for i in 1 2; do

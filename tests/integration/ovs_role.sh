@@ -12,17 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ovs_lib.sh"
 require_root
 
-work=$(mktemp -d /tmp/ofcd-it-role.XXXXXX)
-OFCD_PID=
-cleanup() {
-    ovs_stop
-    if [ -n "$OFCD_PID" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
-        kill -KILL "$OFCD_PID" 2>/dev/null
-        wait "$OFCD_PID" 2>/dev/null
-    fi
-    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+it_setup role
 
 log=$work/ofcd.log
 start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \

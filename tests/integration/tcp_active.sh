@@ -11,18 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_root
 
-work=$(mktemp -d /tmp/ofcd-it-active.XXXXXX)
-OFCD_PID=
-peer_pid=
-cleanup() {
-    [ -n "$peer_pid" ] && kill -KILL "$peer_pid" 2>/dev/null
-    if [ -n "$OFCD_PID" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
-        kill -KILL "$OFCD_PID" 2>/dev/null
-        wait "$OFCD_PID" 2>/dev/null
-    fi
-    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+it_setup active
+it_on_exit '[ -n "${peer_pid:-}" ] && kill -KILL "$peer_pid"'
 
 log=$work/ofcd.log
 # ofcd first: nobody listens yet, so its first attempts are refused.

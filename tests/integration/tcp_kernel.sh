@@ -20,19 +20,8 @@ require_root
 
 ADDR=10.66.0.2
 PORT=7007
-work=$(mktemp -d /tmp/ofcd-it-tcp.XXXXXX)
-OFCD_PID=
-hold_pid=
-
-cleanup() {
-    [ -n "$hold_pid" ] && kill -KILL "$hold_pid" 2>/dev/null
-    if [ -n "$OFCD_PID" ] && kill -0 "$OFCD_PID" 2>/dev/null; then
-        kill -KILL "$OFCD_PID" 2>/dev/null
-        wait "$OFCD_PID" 2>/dev/null
-    fi
-    if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
+it_setup tcp
+it_on_exit '[ -n "${hold_pid:-}" ] && kill -KILL "$hold_pid"'
 
 COMMON=(--config "$CONF" --app.data_dir="$work/var" --tcp.echo_port=$PORT
         --app.stats_log_interval_s=0)
