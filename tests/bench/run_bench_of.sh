@@ -51,6 +51,18 @@ print(f"{sys.argv[2]:<8} {pct(hs,'p50'):>12} {pct(hs,'p99'):>12} {pct(ec,'p50'):
 PY
 done
 echo "(each run: all switches connect at once, echo every 1 s from every switch, 10 s)"
+"$EMU" --controller 10.66.0.2:6653 --switches 10000 --connect-rate 2000 --echo-interval 5000 \
+    --dpid-base 20000000 --duration 15 --quiet --json "$OUT/of_emu_10000.json" \
+    >"$work/emu_10000.out" 2>&1
+python3 - "$OUT/of_emu_10000.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["times_us"]
+print(f'10000 switches at 2000 connects/s, 15 s: {r["switches"]["handshaked_at_end"]} up at the '
+      f'end, handshake p50/p99 {t["handshake"]["p50"] / 1000:.2f}/{t["handshake"]["p99"] / 1000:.2f}'
+      f' ms, echo RTT p50/p99 {t["echo_rtt"]["p50"] / 1000:.2f}/{t["echo_rtt"]["p99"] / 1000:.2f}'
+      f' ms, {r["disconnects"]["total"]} disconnects')
+PY
 
 summ() {   # summ JSON: responses/s, packet_in latency p50/p99 ms, echo p50/p99 ms, flow_mods/s
     python3 - "$1" <<'PY'
