@@ -111,6 +111,8 @@ struct app_ctx {
     struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
     struct msgq *events;          /* workers → control thread */
     struct ctl_switches *ctl;     /* the control thread's switch view */
+    pthread_mutex_t ctl_lock;     /* ctl: control thread writes, REST threads read */
+    struct rest_server *rest;
     pthread_t control;
     bool control_started;
 };

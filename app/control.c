@@ -74,7 +74,9 @@ void control_log_stats(struct app_ctx *app)
 
     if (app->ctl) {
         struct ctl_switches_stats cs;
+        pthread_mutex_lock(&app->ctl_lock);
         ctl_switches_get_stats(app->ctl, &cs);
+        pthread_mutex_unlock(&app->ctl_lock);
         LOG_INFO("stats", "control: switches known=%u up=%u, events=%lu ups=%lu downs=%lu "
                  "stats_replies=%lu undecodable=%lu", cs.known, cs.up,
                  (unsigned long)cs.events, (unsigned long)cs.ups, (unsigned long)cs.downs,
@@ -186,11 +188,14 @@ static void control_drain_events(struct app_ctx *app)
 
     if (!app->events)
         return;
-    while ((n = msgq_dequeue_burst(app->events, m, 64, rte_get_tsc_cycles())) > 0)
-        for (unsigned i = 0; i < n; i++) {
+    while ((n = msgq_dequeue_burst(app->events, m, 64, rte_get_tsc_cycles())) > 0) {
+        pthread_mutex_lock(&app->ctl_lock);
+        for (unsigned i = 0; i < n; i++)
             ctl_switches_handle(app->ctl, m[i]);
+        pthread_mutex_unlock(&app->ctl_lock);
+        for (unsigned i = 0; i < n; i++)
             qmsg_free(app->qpool, m[i]);
-        }
+    }
 }
 
 static void *control_main(void *arg)
@@ -217,8 +222,11 @@ static void *control_main(void *arg)
         control_drain_events(app);
         if (sig == SIGUSR2) {
             atomic_fetch_add(&app->dump_conns, 1);
-            if (app->ctl)
+            if (app->ctl) {
+                pthread_mutex_lock(&app->ctl_lock);
                 ctl_switches_log(app->ctl);
+                pthread_mutex_unlock(&app->ctl_lock);
+            }
         }
         if (interval_ms && mono_ms() >= next_stats) {
             control_log_stats(app);

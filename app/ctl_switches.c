@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -98,6 +99,7 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
     s->up = true;
     s->conn = q->conn;
     s->up_since_us = h->time_us;
+    s->up_wall = (int64_t)time(NULL);
     cs->stats.ups++;
 }
 
@@ -201,6 +203,7 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
         if (s->up && s->conn == q->conn) {
             s->up = false;
             s->down_since_us = h.time_us;
+            s->down_wall = (int64_t)time(NULL);
             cs->stats.up--;
             cs->stats.downs++;
         }
@@ -230,4 +233,12 @@ void ctl_switches_log(const struct ctl_switches *cs)
                      (unsigned long)s->stats_entries[2], (unsigned long)s->port_status,
                      (unsigned long)s->flow_removed, (unsigned long)s->errors,
                      (unsigned long)s->role_replies);
+}
+
+void ctl_switches_foreach(const struct ctl_switches *cs,
+                          void (*fn)(const struct ctl_switch *s, void *arg), void *arg)
+{
+    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
+        for (const struct ctl_switch *s = cs->buckets[b]; s; s = s->hnext)
+            fn(s, arg);
 }

@@ -23,6 +23,7 @@ struct ctl_switch {
     conn_handle_t conn;
     bool up;
     uint64_t up_since_us, down_since_us;
+    int64_t up_wall, down_wall;         /* unix time, for operators */
     struct of_event_up info;
     struct ofp_port *ports;
     uint32_t n_ports;
@@ -51,6 +52,10 @@ void ctl_switches_destroy(struct ctl_switches *cs);
 void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q);
 
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
+
+/* Visit every switch (any order). */
+void ctl_switches_foreach(const struct ctl_switches *cs,
+                          void (*fn)(const struct ctl_switch *s, void *arg), void *arg);
 void ctl_switches_get_stats(const struct ctl_switches *cs, struct ctl_switches_stats *out);
 
 /* Log one line per switch (SIGUSR2). */

@@ -29,6 +29,7 @@
 #include "kernel_if.h"
 #include "lcore.h"
 #include "ofcd_log.h"
+#include "rest.h"
 
 #define OFCD_VERSION "0.1.0"
 
@@ -364,6 +365,9 @@ static int run_lcores(struct app_ctx *app)
 
 static void app_teardown(struct app_ctx *app)
 {
+    /* REST threads read what the rest of teardown frees: they go first. */
+    rest_stop(app->rest);
+    app->rest = NULL;
     control_stop(app);
     if (app->port)
         control_log_stats(app);
@@ -437,6 +441,7 @@ int main(int argc, char **argv)
         goto out_unlock;
     }
     atomic_init(&app.stop, false);
+    pthread_mutex_init(&app.ctl_lock, NULL);
     app.n_io = app.cfg.n_io_lcores;
 
     if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || setup_lcores(&app) < 0 ||
@@ -447,6 +452,15 @@ int main(int argc, char **argv)
         LOG_ERR("main", "cannot start the control thread: %s", strerror(-rc));
         goto out_eal;
     }
+    /* MHD's threads inherit this thread's CPU set: give them the process's
+     * original one, not the main lcore's core, then pin back. */
+    cpu_set_t lcore_cpus;
+    pthread_getaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);
+    pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+    app.rest = rest_start(&app);
+    pthread_setaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);
+    if (!app.rest)
+        goto out_eal;
     log_ready(&app);
     exit_code = run_lcores(&app) == 0 ? 0 : 1;
 

@@ -1,0 +1,137 @@
+/* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid}, from the
+ * control thread's switch view (ctl_switches), read under app->ctl_lock. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofp_wire.h"
+#include "rest_priv.h"
+
+int rest_parse_dpid(const char *s, uint64_t *out)
+{
+    char hex[17];
+    size_t n = 0;
+    bool colons = strchr(s, ':') != NULL;
+
+    if (!colons && strlen(s) != 16) {
+        /* Decimal, as Kytos and ovs-ofctl print it too. */
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno || *end || end == s || s[0] == '-')
+            return -EINVAL;
+        *out = v;
+        return 0;
+    }
+    for (const char *p = s; *p; p++) {
+        if (*p == ':')
+            continue;
+        if (n == 16 || !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+                         (*p >= 'A' && *p <= 'F')))
+            return -EINVAL;
+        hex[n++] = *p;
+    }
+    if (n != 16)
+        return -EINVAL;
+    hex[n] = '\0';
+    *out = strtoull(hex, NULL, 16);
+    return 0;
+}
+
+void rest_format_dpid(uint64_t dpid, char out[24])
+{
+    snprintf(out, 24, "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x", (unsigned)(dpid >> 56) & 255,
+             (unsigned)(dpid >> 48) & 255, (unsigned)(dpid >> 40) & 255,
+             (unsigned)(dpid >> 32) & 255, (unsigned)(dpid >> 24) & 255,
+             (unsigned)(dpid >> 16) & 255, (unsigned)(dpid >> 8) & 255, (unsigned)dpid & 255);
+}
+
+static json_t *port_json(const struct ofp_port *p)
+{
+    char mac[18];
+    snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", p->hw_addr[0], p->hw_addr[1],
+             p->hw_addr[2], p->hw_addr[3], p->hw_addr[4], p->hw_addr[5]);
+    return json_pack("{s:I, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I}", "port_no",
+                     (json_int_t)p->port_no, "name", p->name, "hw_addr", mac, "link",
+                     (p->state & OFPPS_LINK_DOWN) ? "down" : "up", "admin_down",
+                     (p->config & OFPPC_PORT_DOWN) != 0, "config", (json_int_t)p->config,
+                     "state", (json_int_t)p->state, "curr_speed_kbps",
+                     (json_int_t)p->curr_speed, "max_speed_kbps", (json_int_t)p->max_speed);
+}
+
+static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
+{
+    char dpid[24], conn[24];
+
+    rest_format_dpid(s->dpid, dpid);
+    snprintf(conn, sizeof(conn), "%#" PRIx64, s->conn);
+    json_t *j = json_pack("{s:s, s:I, s:b, s:s, s:s, s:I, s:I, s:I, s:I}", "dpid", dpid,
+                          "dpid_int", (json_int_t)s->dpid, "connected", s->up, "connection",
+                          conn, "version", "1.3", "n_tables",
+                          (json_int_t)s->info.features.n_tables, "n_buffers",
+                          (json_int_t)s->info.features.n_buffers, "capabilities",
+                          (json_int_t)s->info.features.capabilities, "n_ports",
+                          (json_int_t)s->n_ports);
+    if (!j)
+        return NULL;
+    json_object_set_new(j, s->up ? "connected_since" : "disconnected_since",
+                        json_integer(s->up ? s->up_wall : s->down_wall));
+    json_object_set_new(j, "description",
+                        json_pack("{s:s, s:s, s:s, s:s, s:s}", "manufacturer",
+                                  s->info.desc.mfr_desc, "hardware", s->info.desc.hw_desc,
+                                  "software", s->info.desc.sw_desc, "serial",
+                                  s->info.desc.serial_num, "datapath", s->info.desc.dp_desc));
+    json_object_set_new(j, "stats",
+                        json_pack("{s:I, s:I, s:I}", "flows", (json_int_t)s->stats_entries[0],
+                                  "port_stats", (json_int_t)s->stats_entries[1], "tables",
+                                  (json_int_t)s->stats_entries[2]));
+    json_object_set_new(j, "counters",
+                        json_pack("{s:I, s:I, s:I, s:I}", "port_status",
+                                  (json_int_t)s->port_status, "flow_removed",
+                                  (json_int_t)s->flow_removed, "errors", (json_int_t)s->errors,
+                                  "barrier_replies", (json_int_t)s->barrier_replies));
+    if (with_ports) {
+        json_t *ports = json_array();
+        for (uint32_t i = 0; i < s->n_ports; i++)
+            json_array_append_new(ports, port_json(&s->ports[i]));
+        json_object_set_new(j, "ports", ports);
+    }
+    return j;
+}
+
+static void add_switch(const struct ctl_switch *s, void *arg)
+{
+    json_array_append_new(arg, switch_json(s, false));
+}
+
+void rest_get_switches(struct rest_req *q, struct rest_reply *r)
+{
+    struct app_ctx *app = q->rs->app;
+    json_t *list = json_array();
+
+    pthread_mutex_lock(&app->ctl_lock);
+    ctl_switches_foreach(app->ctl, add_switch, list);
+    pthread_mutex_unlock(&app->ctl_lock);
+    r->json = json_pack("{s:o}", "switches", list);
+}
+
+void rest_get_switch(struct rest_req *q, struct rest_reply *r)
+{
+    struct app_ctx *app = q->rs->app;
+    uint64_t dpid;
+
+    if (rest_parse_dpid(q->arg, &dpid) < 0) {
+        rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a "
+                   "decimal number", q->arg);
+        return;
+    }
+    pthread_mutex_lock(&app->ctl_lock);
+    const struct ctl_switch *s = ctl_switches_find(app->ctl, dpid);
+    if (s)
+        r->json = switch_json(s, true);
+    pthread_mutex_unlock(&app->ctl_lock);
+    if (!s)
+        rest_error(r, 404, "switch %016" PRIx64 " is not known", dpid);
+}
