@@ -298,7 +298,9 @@ static void on_established(struct tcp_conn *c, void *user)
     }
     struct of_conn *oc = &io->conns[io->free_slots[--io->n_free]];
     oc->tcp = c;
-    oc->blocked = false;
+    /* blocked is left as it is: it says the slot is on the retry list, where
+     * a previous connection of this slot may have left it; pushing it again
+     * would link the list into a loop. */
     oc->out_head = oc->out_tail = NULL;
     oc->out_bytes = 0;
     io->n_conns++;
