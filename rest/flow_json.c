@@ -1,0 +1,1290 @@
+/*
+ * flow_json: Kytos-ng flow_manager v2 flow JSON <-> struct ofp_flow_mod,
+ * and the flow store's match_id / flow_id hashes. See flow_json.h for the
+ * accepted format; called by the REST handlers and the flow store.
+ */
+#include "flow_json.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ofp_msg.h"
+
+#define PATH_MAX_LEN 96
+
+/* Room for the largest FLOW_MOD we can build: header 56, a full match,
+ * two full action lists of set_fields (24 bytes each) and the rest. */
+#define FM_BUF_LEN 8192
+
+enum mf_kind {
+    MK_UINT,          /* plain integer up to the field's width */
+    MK_UINT_MASK,     /* integer or "value/mask" */
+    MK_VLAN,
+    MK_MAC,
+    MK_IPV4,
+    MK_IPV6,
+    MK_TP,            /* tp_src/tp_dst: TCP/UDP/SCTP by nw_proto */
+};
+
+struct mf_def {
+    const char *name;           /* Kytos name */
+    uint8_t field;              /* OFPXMT_OFB_* (TCP_* for MK_TP) */
+    uint8_t kind;
+};
+
+/* In OXM field order, so render emits keys in the order a switch sees them. */
+static const struct mf_def mf_table[] = {
+    {"in_port", OFPXMT_OFB_IN_PORT, MK_UINT},
+    {"in_phy_port", OFPXMT_OFB_IN_PHY_PORT, MK_UINT},
+    {"metadata", OFPXMT_OFB_METADATA, MK_UINT_MASK},
+    {"dl_dst", OFPXMT_OFB_ETH_DST, MK_MAC},
+    {"dl_src", OFPXMT_OFB_ETH_SRC, MK_MAC},
+    {"dl_type", OFPXMT_OFB_ETH_TYPE, MK_UINT},
+    {"dl_vlan", OFPXMT_OFB_VLAN_VID, MK_VLAN},
+    {"dl_vlan_pcp", OFPXMT_OFB_VLAN_PCP, MK_UINT},
+    {"ip_dscp", OFPXMT_OFB_IP_DSCP, MK_UINT},
+    {"ip_ecn", OFPXMT_OFB_IP_ECN, MK_UINT},
+    {"nw_proto", OFPXMT_OFB_IP_PROTO, MK_UINT},
+    {"nw_src", OFPXMT_OFB_IPV4_SRC, MK_IPV4},
+    {"nw_dst", OFPXMT_OFB_IPV4_DST, MK_IPV4},
+    {"tp_src", OFPXMT_OFB_TCP_SRC, MK_TP},
+    {"tp_dst", OFPXMT_OFB_TCP_DST, MK_TP},
+    {"udp_src", OFPXMT_OFB_UDP_SRC, MK_UINT},
+    {"udp_dst", OFPXMT_OFB_UDP_DST, MK_UINT},
+    {"sctp_src", OFPXMT_OFB_SCTP_SRC, MK_UINT},
+    {"sctp_dst", OFPXMT_OFB_SCTP_DST, MK_UINT},
+    {"icmpv4_type", OFPXMT_OFB_ICMPV4_TYPE, MK_UINT},
+    {"icmpv4_code", OFPXMT_OFB_ICMPV4_CODE, MK_UINT},
+    {"arp_op", OFPXMT_OFB_ARP_OP, MK_UINT},
+    {"arp_spa", OFPXMT_OFB_ARP_SPA, MK_IPV4},
+    {"arp_tpa", OFPXMT_OFB_ARP_TPA, MK_IPV4},
+    {"arp_sha", OFPXMT_OFB_ARP_SHA, MK_MAC},
+    {"arp_tha", OFPXMT_OFB_ARP_THA, MK_MAC},
+    {"ipv6_src", OFPXMT_OFB_IPV6_SRC, MK_IPV6},
+    {"ipv6_dst", OFPXMT_OFB_IPV6_DST, MK_IPV6},
+    {"ipv6_flabel", OFPXMT_OFB_IPV6_FLABEL, MK_UINT_MASK},
+    {"icmpv6_type", OFPXMT_OFB_ICMPV6_TYPE, MK_UINT},
+    {"icmpv6_code", OFPXMT_OFB_ICMPV6_CODE, MK_UINT},
+    {"nd_tar", OFPXMT_OFB_IPV6_ND_TARGET, MK_IPV6},
+    {"nd_sll", OFPXMT_OFB_IPV6_ND_SLL, MK_MAC},
+    {"nd_tll", OFPXMT_OFB_IPV6_ND_TLL, MK_MAC},
+    {"mpls_lab", OFPXMT_OFB_MPLS_LABEL, MK_UINT},
+    {"mpls_tc", OFPXMT_OFB_MPLS_TC, MK_UINT},
+    {"mpls_bos", OFPXMT_OFB_MPLS_BOS, MK_UINT},
+    {"pbb_isid", OFPXMT_OFB_PBB_ISID, MK_UINT_MASK},
+    {"tun_id", OFPXMT_OFB_TUNNEL_ID, MK_UINT_MASK},
+    {"v6_hdr", OFPXMT_OFB_IPV6_EXTHDR, MK_UINT_MASK},
+};
+#define MF_COUNT (sizeof(mf_table) / sizeof(mf_table[0]))
+
+static const struct {
+    const char *name;
+    uint32_t port;
+} port_names[] = {
+    {"in_port", OFPP_IN_PORT}, {"normal", OFPP_NORMAL},
+    {"flood", OFPP_FLOOD},     {"all", OFPP_ALL},     {"controller", OFPP_CONTROLLER},
+    {"local", OFPP_LOCAL},
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+/* Parse error context: where the message goes. */
+struct pctx {
+    char *err;
+    size_t errlen;
+};
+
+static int bad_type(struct pctx *c, const char *path, const char *want)
+{
+    return fail(c->err, c->errlen, "wrong type for '%s': expected %s", path, want);
+}
+
+static int bad_value(struct pctx *c, const char *path, const char *want)
+{
+    return fail(c->err, c->errlen, "invalid value for '%s': expected %s", path, want);
+}
+
+static int get_uint(struct pctx *c, const json_t *v, const char *path, uint64_t max,
+                    uint64_t *out)
+{
+    char want[64];
+
+    snprintf(want, sizeof(want), "integer 0..%" PRIu64, max);
+    if (!json_is_integer(v))
+        return bad_type(c, path, want);
+    json_int_t i = json_integer_value(v);
+    if (i < 0 || (uint64_t)i > max)
+        return bad_value(c, path, want);
+    *out = (uint64_t)i;
+    return 0;
+}
+
+/* Whole string s as an unsigned number (decimal or 0x hex), at most max. */
+static bool str_to_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!*s || *s == '-' || *s == '+' || *s == ' ')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* A 64-bit value: a non-negative JSON integer or a decimal/0x string. */
+static int get_u64(struct pctx *c, const json_t *v, const char *path, uint64_t *out)
+{
+    static const char want[] = "unsigned 64-bit integer (number, or decimal/0x string)";
+
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0)
+            return bad_value(c, path, want);
+        *out = (uint64_t)json_integer_value(v);
+        return 0;
+    }
+    if (!json_is_string(v))
+        return bad_type(c, path, want);
+    if (!str_to_u64(json_string_value(v), UINT64_MAX, out))
+        return bad_value(c, path, want);
+    return 0;
+}
+
+static json_t *u64_json(uint64_t v)
+{
+    if (v <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)v);
+    char s[24];
+    snprintf(s, sizeof(s), "%" PRIu64, v);
+    return json_string(s);
+}
+
+static void put_be(uint8_t *p, unsigned len, uint64_t v)
+{
+    for (unsigned i = len; i-- > 0; v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+static uint64_t get_be(const uint8_t *p, unsigned len)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < len; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Valid value bits of a field of <= 8 bytes, from the codec's own table. */
+static uint64_t field_width(unsigned field)
+{
+    struct ofp_match m;
+    ofp_match_init(&m);
+    ofp_match_set_uint(&m, field, 0);
+    return ofp_match_get_mask(&m, field);
+}
+
+/* ---- match values ------------------------------------------------------- */
+
+static bool parse_mac(const char *s, uint8_t out[6])
+{
+    unsigned b[6];
+    char tail;
+    if (strlen(s) != 17 ||
+        sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+               &tail) != 6)
+        return false;
+    for (int i = 0; i < 6; i++) {
+        if (s[i * 3] == ' ' || s[i * 3] == '+' || s[i * 3] == '-')
+            return false;
+        out[i] = (uint8_t)b[i];
+    }
+    return true;
+}
+
+/* Mask of len bytes with the first bits set. */
+static void prefix_mask(uint8_t *mask, unsigned len, unsigned bits)
+{
+    memset(mask, 0, len);
+    for (unsigned i = 0; i < bits; i++)
+        mask[i / 8] |= (uint8_t)(0x80 >> (i % 8));
+}
+
+/* Prefix length of a contiguous mask, or -1. */
+static int mask_prefix(const uint8_t *mask, unsigned len)
+{
+    unsigned bits = 0;
+    bool zero_seen = false;
+    for (unsigned i = 0; i < len * 8; i++) {
+        bool set = mask[i / 8] & (0x80 >> (i % 8));
+        if (set && zero_seen)
+            return -1;
+        if (set)
+            bits++;
+        else
+            zero_seen = true;
+    }
+    return (int)bits;
+}
+
+/* "addr[/prefix|/mask]" for IPv4 (alen 4) or IPv6 (alen 16). */
+static bool parse_ip(const char *s, unsigned alen, bool allow_mask, uint8_t *val, uint8_t *mask,
+                     bool *masked)
+{
+    char buf[INET6_ADDRSTRLEN + 48];
+    int af = alen == 4 ? AF_INET : AF_INET6;
+
+    if (strlen(s) >= sizeof(buf))
+        return false;
+    strcpy(buf, s);
+    char *slash = strchr(buf, '/');
+    *masked = false;
+    if (slash)
+        *slash++ = '\0';
+    if (inet_pton(af, buf, val) != 1)
+        return false;
+    if (!slash)
+        return true;
+    if (!allow_mask)
+        return false;
+    uint64_t bits;
+    size_t sl = strlen(slash);
+    if (sl && sl <= 3 && strspn(slash, "0123456789") == sl && str_to_u64(slash, alen * 8, &bits)) {
+        prefix_mask(mask, alen, (unsigned)bits);
+    } else if (inet_pton(af, slash, mask) != 1) {
+        return false;
+    }
+    *masked = true;
+    return true;
+}
+
+static bool has_slash(const json_t *v)
+{
+    return json_is_string(v) && strchr(json_string_value(v), '/');
+}
+
+/* Parse the JSON value of match field d into m (or a set_field value when
+ * set_field is true: no mask, no tp alias). int_form gets the field's bit
+ * when the value was written as an integer where a string is usual. */
+static int parse_mf(struct pctx *c, const struct mf_def *d, const json_t *v, const char *path,
+                    bool set_field, struct ofp_match *m, uint64_t *int_form)
+{
+    unsigned f = d->field;
+    unsigned len = ofp_oxm_field_len(f);
+    bool maskable = !set_field && ofp_oxm_field_maskable(f);
+    uint8_t val[16], mask[16];
+    bool masked = false;
+    char want[96];
+
+    switch (d->kind) {
+    case MK_UINT:
+    case MK_TP: {
+        uint64_t x;
+        int rc = get_uint(c, v, path, field_width(f), &x);
+        if (rc)
+            return rc;
+        put_be(val, len, x);
+        break;
+    }
+    case MK_UINT_MASK: {
+        uint64_t w = field_width(f), x, mk = 0;
+        snprintf(want, sizeof(want), "integer 0..%" PRIu64 "%s", w,
+                 maskable ? " or \"value/mask\"" : "");
+        if (json_is_integer(v)) {
+            if (json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > w)
+                return bad_value(c, path, want);
+            x = (uint64_t)json_integer_value(v);
+        } else if (json_is_string(v)) {
+            char buf[64];
+            const char *s = json_string_value(v);
+            if (strlen(s) >= sizeof(buf))
+                return bad_value(c, path, want);
+            strcpy(buf, s);
+            char *slash = strchr(buf, '/');
+            if (slash) {
+                *slash++ = '\0';
+                if (!maskable || !str_to_u64(slash, w, &mk))
+                    return bad_value(c, path, want);
+                masked = true;
+            }
+            if (!str_to_u64(buf, w, &x))
+                return bad_value(c, path, want);
+        } else {
+            return bad_type(c, path, want);
+        }
+        put_be(val, len, x);
+        put_be(mask, len, mk);
+        break;
+    }
+    case MK_VLAN: {
+        const char *vw = set_field ? "integer 0..4095"
+                                   : "integer 0..4095, \"vid/mask\", \"untagged\" or \"any\"";
+        uint64_t x, mk;
+        if (json_is_integer(v)) {
+            if (json_integer_value(v) < 0 || json_integer_value(v) > 4095)
+                return bad_value(c, path, vw);
+            x = (uint64_t)json_integer_value(v) | OFPVID_PRESENT;
+        } else if (!json_is_string(v) || set_field) {
+            return bad_type(c, path, vw);
+        } else {
+            const char *s = json_string_value(v);
+            char buf[32];
+            if (!strcmp(s, "untagged")) {
+                x = OFPVID_NONE;
+            } else if (!strcmp(s, "any")) {
+                x = mk = OFPVID_PRESENT;
+                masked = true;
+            } else {
+                if (strlen(s) >= sizeof(buf))
+                    return bad_value(c, path, vw);
+                strcpy(buf, s);
+                char *slash = strchr(buf, '/');
+                if (!slash)
+                    return bad_value(c, path, vw);
+                *slash++ = '\0';
+                if (!str_to_u64(buf, 0x1fff, &x) || !str_to_u64(slash, 0x1fff, &mk))
+                    return bad_value(c, path, vw);
+                x |= OFPVID_PRESENT;
+                mk |= OFPVID_PRESENT;
+                masked = true;
+            }
+        }
+        put_be(val, 2, x);
+        if (masked)
+            put_be(mask, 2, mk);
+        break;
+    }
+    case MK_MAC: {
+        bool int_ok = f == OFPXMT_OFB_IPV6_ND_SLL || f == OFPXMT_OFB_IPV6_ND_TLL;
+        snprintf(want, sizeof(want), "MAC address \"aa:bb:cc:dd:ee:ff\"%s%s",
+                 maskable ? " with optional \"/mask\"" : "", int_ok ? " or integer" : "");
+        if (int_ok && json_is_integer(v)) {
+            if (json_integer_value(v) < 0 || json_integer_value(v) > 0xffffffffffffLL)
+                return bad_value(c, path, want);
+            put_be(val, 6, (uint64_t)json_integer_value(v));
+            *int_form |= 1ull << f;
+            break;
+        }
+        if (!json_is_string(v))
+            return bad_type(c, path, want);
+        char buf[40];
+        const char *s = json_string_value(v);
+        if (strlen(s) >= sizeof(buf))
+            return bad_value(c, path, want);
+        strcpy(buf, s);
+        char *slash = strchr(buf, '/');
+        if (slash) {
+            *slash++ = '\0';
+            if (!maskable || !parse_mac(slash, mask))
+                return bad_value(c, path, want);
+            masked = true;
+        }
+        if (!parse_mac(buf, val))
+            return bad_value(c, path, want);
+        break;
+    }
+    case MK_IPV4:
+    case MK_IPV6: {
+        unsigned alen = d->kind == MK_IPV4 ? 4 : 16;
+        bool int_ok = f == OFPXMT_OFB_IPV6_ND_TARGET;
+        snprintf(want, sizeof(want), "%s address%s%s", alen == 4 ? "IPv4" : "IPv6",
+                 maskable ? " with optional \"/prefix\" or \"/mask\"" : "",
+                 int_ok ? " or integer" : "");
+        if (int_ok && json_is_integer(v)) {
+            if (json_integer_value(v) < 0)
+                return bad_value(c, path, want);
+            memset(val, 0, 16);
+            put_be(val + 8, 8, (uint64_t)json_integer_value(v));
+            *int_form |= 1ull << f;
+            break;
+        }
+        if (!json_is_string(v))
+            return bad_type(c, path, want);
+        if (!parse_ip(json_string_value(v), alen, maskable, val, mask, &masked))
+            return bad_value(c, path, want);
+        break;
+    }
+    default:
+        return bad_value(c, path, "a known field kind");
+    }
+    if (masked) {
+        for (unsigned i = 0; i < len; i++)
+            val[i] &= mask[i];
+    }
+    if (ofp_match_set(m, f, val, masked ? mask : NULL))
+        return bad_value(c, path, "a valid value");
+    return 0;
+}
+
+static const struct mf_def *mf_by_name(const char *name)
+{
+    for (size_t i = 0; i < MF_COUNT; i++) {
+        if (!strcmp(mf_table[i].name, name))
+            return &mf_table[i];
+    }
+    return NULL;
+}
+
+static const char *mf_name(unsigned field, uint8_t tp_alias)
+{
+    for (size_t i = 0; i < MF_COUNT; i++) {
+        if (mf_table[i].field == field && mf_table[i].kind != MK_TP)
+            return mf_table[i].name;
+    }
+    bool src = field == OFPXMT_OFB_TCP_SRC || field == OFPXMT_OFB_UDP_SRC ||
+               field == OFPXMT_OFB_SCTP_SRC;
+    bool dst = field == OFPXMT_OFB_TCP_DST || field == OFPXMT_OFB_UDP_DST ||
+               field == OFPXMT_OFB_SCTP_DST;
+    if ((src && (tp_alias & 1)) || field == OFPXMT_OFB_TCP_SRC)
+        return "tp_src";
+    if ((dst && (tp_alias & 2)) || field == OFPXMT_OFB_TCP_DST)
+        return "tp_dst";
+    return ofp_oxm_field_name(field);
+}
+
+/* The L4 port field tp_src/tp_dst stand for, by nw_proto. */
+static unsigned tp_field(const struct ofp_match *m, bool dst)
+{
+    switch (ofp_match_get_uint(m, OFPXMT_OFB_IP_PROTO)) {
+    case 17:
+        return dst ? OFPXMT_OFB_UDP_DST : OFPXMT_OFB_UDP_SRC;
+    case 132:
+        return dst ? OFPXMT_OFB_SCTP_DST : OFPXMT_OFB_SCTP_SRC;
+    default:
+        return dst ? OFPXMT_OFB_TCP_DST : OFPXMT_OFB_TCP_SRC;
+    }
+}
+
+static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
+{
+    struct ofp_match *m = &out->fm.match;
+    const char *key;
+    const json_t *v;
+    char path[PATH_MAX_LEN];
+    const json_t *tp[2] = {NULL, NULL};
+
+    if (!json_is_object(jm))
+        return bad_type(c, "match", "object");
+    json_object_foreach((json_t *)jm, key, v) {
+        const struct mf_def *d = mf_by_name(key);
+        snprintf(path, sizeof(path), "match.%s", key);
+        if (!d)
+            return fail(c->err, c->errlen, "unknown field '%s'", path);
+        if (d->kind == MK_TP) {
+            /* Needs nw_proto, which may come later in the object. */
+            tp[d->field == OFPXMT_OFB_TCP_DST] = v;
+            continue;
+        }
+        int rc = parse_mf(c, d, v, path, false, m, &out->int_form);
+        if (rc)
+            return rc;
+    }
+    for (int dst = 0; dst < 2; dst++) {
+        if (!tp[dst])
+            continue;
+        struct mf_def d = {dst ? "tp_dst" : "tp_src", (uint8_t)tp_field(m, dst), MK_TP};
+        snprintf(path, sizeof(path), "match.%s", d.name);
+        if (ofp_match_has(m, d.field))
+            return fail(c->err, c->errlen, "%s: same field as '%s'", path,
+                        mf_name(d.field, 0));
+        int rc = parse_mf(c, &d, tp[dst], path, false, m, &out->int_form);
+        if (rc)
+            return rc;
+        out->tp_alias |= (uint8_t)(1u << dst);
+    }
+
+    struct ofp_err oe;
+    if (ofp_match_check(m, &oe) == 0)
+        return 0;
+    /* Name the culprit: the field (highest first, as prerequisites point
+     * down) whose removal makes the match acceptable. */
+    char ename[80];
+    ofp_err_format(oe, ename, sizeof(ename));
+    for (int f = OFPXMT_OFB_COUNT - 1; f >= 0; f--) {
+        if (!ofp_match_has(m, (unsigned)f))
+            continue;
+        struct ofp_match t = *m;
+        struct ofp_err e2;
+        ofp_match_clear(&t, (unsigned)f);
+        if (ofp_match_check(&t, &e2) == 0)
+            return fail(c->err, c->errlen, "match.%s: %s (%s)", mf_name((unsigned)f,
+                        out->tp_alias),
+                        oe.code == OFPBMC_BAD_PREREQ ? "prerequisite missing or different"
+                                                     : "rejected by OpenFlow match checks",
+                        ename);
+    }
+    return fail(c->err, c->errlen, "match: rejected by OpenFlow match checks (%s)", ename);
+}
+
+/* ---- actions ----------------------------------------------------------- */
+
+/* Reject keys of obj not in the NULL-terminated allowed list. */
+static int only_keys(struct pctx *c, const json_t *obj, const char *path, const char *const *ok)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        bool found = false;
+        for (const char *const *k = ok; *k; k++)
+            found = found || !strcmp(*k, key);
+        if (!found)
+            return fail(c->err, c->errlen, "unknown field '%s.%s'", path, key);
+    }
+    return 0;
+}
+
+static const json_t *need(struct pctx *c, const json_t *obj, const char *path, const char *key,
+                          int *rc)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v)
+        *rc = fail(c->err, c->errlen, "%s: missing field '%s'", path, key);
+    return v;
+}
+
+static int parse_port(struct pctx *c, const json_t *v, const char *path, uint32_t *port,
+                      uint8_t *flags)
+{
+    static const char want[] = "port number 1..4294967040, or \"in_port\", \"normal\", "
+                               "\"flood\", \"all\", \"controller\", \"local\"";
+    if (json_is_string(v)) {
+        for (size_t i = 0; i < sizeof(port_names) / sizeof(port_names[0]); i++) {
+            if (!strcasecmp(port_names[i].name, json_string_value(v))) {
+                *port = port_names[i].port;
+                *flags |= FLOW_ACT_PORT_NAMED;
+                return 0;
+            }
+        }
+        return bad_value(c, path, want);
+    }
+    if (!json_is_integer(v))
+        return bad_type(c, path, want);
+    json_int_t p = json_integer_value(v);
+    /* OFPP_TABLE is for PACKET_OUT only; OFPP_ANY is no port at all. */
+    if (p < 1 || p > (json_int_t)OFPP_LOCAL || (p > (json_int_t)OFPP_MAX && p < OFPP_IN_PORT) ||
+        p == (json_int_t)OFPP_TABLE)
+        return bad_value(c, path, want);
+    *port = (uint32_t)p;
+    return 0;
+}
+
+static int parse_action(struct pctx *c, const json_t *ja, const char *path, struct ofp_action *a,
+                        uint8_t *flags)
+{
+    char sub[PATH_MAX_LEN + 32];
+    int rc = 0;
+
+    if (!json_is_object(ja))
+        return bad_type(c, path, "object");
+    const json_t *jt = need(c, ja, path, "action_type", &rc);
+    if (!jt)
+        return rc;
+    snprintf(sub, sizeof(sub), "%s.action_type", path);
+    if (!json_is_string(jt))
+        return bad_type(c, sub, "string");
+    const char *t = json_string_value(jt);
+    memset(a, 0, sizeof(*a));
+    *flags = 0;
+
+    if (!strcmp(t, "output")) {
+        static const char *const k[] = {"action_type", "port", NULL};
+        const json_t *v;
+        if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, "port", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.port", path);
+        a->type = OFPAT_OUTPUT;
+        a->u.output.max_len = OFPCML_NO_BUFFER;
+        return parse_port(c, v, sub, &a->u.output.port, flags);
+    }
+    if (!strcmp(t, "set_vlan")) {
+        static const char *const k[] = {"action_type", "vlan_id", NULL};
+        const json_t *v;
+        uint64_t vid;
+        if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, "vlan_id", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.vlan_id", path);
+        if ((rc = get_uint(c, v, sub, 4095, &vid)))
+            return rc;
+        a->type = OFPAT_SET_FIELD;
+        a->u.set_field.oxm_class = OFPXMC_OPENFLOW_BASIC;
+        a->u.set_field.field = OFPXMT_OFB_VLAN_VID;
+        a->u.set_field.len = 2;
+        put_be(a->u.set_field.value, 2, vid | OFPVID_PRESENT);
+        *flags |= FLOW_ACT_SET_VLAN;
+        return 0;
+    }
+    if (!strcmp(t, "push_vlan")) {
+        static const char *const k[] = {"action_type", "tag_type", NULL};
+        const json_t *v = json_object_get(ja, "tag_type");
+        if ((rc = only_keys(c, ja, path, k)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.tag_type", path);
+        a->type = OFPAT_PUSH_VLAN;
+        a->u.ethertype = 0x8100;
+        if (!v)
+            return 0;    /* Kytos: anything but "s" is a C-tag */
+        if (!json_is_string(v))
+            return bad_type(c, sub, "\"c\" or \"s\"");
+        if (!strcmp(json_string_value(v), "s"))
+            a->u.ethertype = 0x88a8;
+        else if (strcmp(json_string_value(v), "c"))
+            return bad_value(c, sub, "\"c\" or \"s\"");
+        return 0;
+    }
+    if (!strcmp(t, "pop_vlan")) {
+        static const char *const k[] = {"action_type", NULL};
+        a->type = OFPAT_POP_VLAN;
+        return only_keys(c, ja, path, k);
+    }
+    if (!strcmp(t, "set_queue") || !strcmp(t, "group")) {
+        bool q = t[0] == 's';
+        const char *kn = q ? "queue_id" : "group_id";
+        const char *const k[] = {"action_type", kn, NULL};
+        const json_t *v;
+        uint64_t id;
+        if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, kn, &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.%s", path, kn);
+        if ((rc = get_uint(c, v, sub, q ? OFPQ_ALL - 1 : OFPG_MAX, &id)))
+            return rc;
+        a->type = q ? OFPAT_SET_QUEUE : OFPAT_GROUP;
+        if (q)
+            a->u.queue_id = (uint32_t)id;
+        else
+            a->u.group_id = (uint32_t)id;
+        return 0;
+    }
+    if (!strcmp(t, "set_field")) {
+        static const char *const k[] = {"action_type", "field", "value", NULL};
+        const json_t *jf, *jv;
+        if ((rc = only_keys(c, ja, path, k)) || !(jf = need(c, ja, path, "field", &rc)) ||
+            !(jv = need(c, ja, path, "value", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.field", path);
+        if (!json_is_string(jf))
+            return bad_type(c, sub, "match field name");
+        const struct mf_def *d = mf_by_name(json_string_value(jf));
+        if (!d || d->kind == MK_TP)
+            return bad_value(c, sub, "a match field name other than tp_src/tp_dst");
+        snprintf(sub, sizeof(sub), "%s.value", path);
+        if (has_slash(jv))
+            return bad_value(c, sub, "a value without mask");
+        struct ofp_match tmp;
+        uint64_t intf = 0;
+        ofp_match_init(&tmp);
+        if ((rc = parse_mf(c, d, jv, sub, true, &tmp, &intf)))
+            return rc;
+        a->type = OFPAT_SET_FIELD;
+        a->u.set_field.oxm_class = OFPXMC_OPENFLOW_BASIC;
+        a->u.set_field.field = d->field;
+        a->u.set_field.len = (uint8_t)ofp_oxm_field_len(d->field);
+        memcpy(a->u.set_field.value, ofp_match_value(&tmp, d->field), a->u.set_field.len);
+        if (intf)
+            *flags |= FLOW_ACT_VAL_INT;
+        return 0;
+    }
+    return bad_value(c, sub, "one of output, set_vlan, push_vlan, pop_vlan, set_queue, group, "
+                             "set_field");
+}
+
+static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
+                         struct ofp_action *arr, uint8_t *flags, uint16_t *n)
+{
+    char sub[PATH_MAX_LEN];
+
+    if (!json_is_array(jl))
+        return bad_type(c, path, "array of action objects");
+    if (json_array_size(jl) > FLOW_JSON_ACTIONS_MAX)
+        return fail(c->err, c->errlen, "%s: at most %d actions", path, FLOW_JSON_ACTIONS_MAX);
+    for (size_t i = 0; i < json_array_size(jl); i++) {
+        snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+        int rc = parse_action(c, json_array_get(jl, i), sub, &arr[i], &flags[i]);
+        if (rc)
+            return rc;
+    }
+    *n = (uint16_t)json_array_size(jl);
+    return 0;
+}
+
+/* ---- instructions ---------------------------------------------------------- */
+
+static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
+                             struct flow_spec *out)
+{
+    struct ofp_instructions *in = &out->fm.inst;
+    char sub[PATH_MAX_LEN + 32];
+    int rc = 0;
+    const json_t *v;
+    uint64_t x;
+
+    if (!json_is_object(ji))
+        return bad_type(c, path, "object");
+    const json_t *jt = need(c, ji, path, "instruction_type", &rc);
+    if (!jt)
+        return rc;
+    snprintf(sub, sizeof(sub), "%s.instruction_type", path);
+    if (!json_is_string(jt))
+        return bad_type(c, sub, "string");
+    const char *t = json_string_value(jt);
+    uint32_t bit;
+
+    if (!strcmp(t, "apply_actions") || !strcmp(t, "write_actions")) {
+        bool apply = t[0] == 'a';
+        static const char *const k[] = {"instruction_type", "actions", NULL};
+        bit = apply ? OFP_INST_APPLY_ACTIONS : OFP_INST_WRITE_ACTIONS;
+        if (in->present & bit)
+            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
+        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "actions", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.actions", path);
+        struct ofp_actions *l = apply ? &in->apply_actions : &in->write_actions;
+        rc = parse_actions(c, v, sub, apply ? out->apply : out->write,
+                           apply ? out->apply_flags : out->write_flags, &l->n);
+        if (rc)
+            return rc;
+    } else if (!strcmp(t, "clear_actions")) {
+        static const char *const k[] = {"instruction_type", "actions", NULL};
+        bit = OFP_INST_CLEAR_ACTIONS;
+        if (in->present & bit)
+            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
+        if ((rc = only_keys(c, ji, path, k)))
+            return rc;
+        v = json_object_get(ji, "actions");
+        snprintf(sub, sizeof(sub), "%s.actions", path);
+        if (v && !json_is_array(v))
+            return bad_type(c, sub, "empty array");
+        if (v && json_array_size(v))
+            return bad_value(c, sub, "empty array (clear_actions takes no actions)");
+    } else if (!strcmp(t, "goto_table")) {
+        static const char *const k[] = {"instruction_type", "table_id", NULL};
+        bit = OFP_INST_GOTO_TABLE;
+        if (in->present & bit)
+            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
+        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "table_id", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.table_id", path);
+        if ((rc = get_uint(c, v, sub, OFPTT_MAX, &x)))
+            return rc;
+        in->goto_table = (uint8_t)x;
+    } else if (!strcmp(t, "meter")) {
+        static const char *const k[] = {"instruction_type", "meter_id", NULL};
+        bit = OFP_INST_METER;
+        if (in->present & bit)
+            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
+        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "meter_id", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.meter_id", path);
+        if ((rc = get_uint(c, v, sub, OFPM_MAX, &x)))
+            return rc;
+        if (x == 0)
+            return bad_value(c, sub, "integer 1..4294901760");
+        in->meter_id = (uint32_t)x;
+    } else if (!strcmp(t, "write_metadata")) {
+        static const char *const k[] = {"instruction_type", "metadata", "metadata_mask", NULL};
+        bit = OFP_INST_WRITE_METADATA;
+        if (in->present & bit)
+            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
+        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "metadata", &rc)))
+            return rc;
+        snprintf(sub, sizeof(sub), "%s.metadata", path);
+        if ((rc = get_u64(c, v, sub, &in->metadata)))
+            return rc;
+        in->metadata_mask = UINT64_MAX;
+        v = json_object_get(ji, "metadata_mask");
+        snprintf(sub, sizeof(sub), "%s.metadata_mask", path);
+        if (v && (rc = get_u64(c, v, sub, &in->metadata_mask)))
+            return rc;
+    } else {
+        return bad_value(c, sub, "one of apply_actions, write_actions, clear_actions, "
+                                 "goto_table, meter, write_metadata");
+    }
+    in->present |= bit;
+    return 0;
+}
+
+/* ---- the flow -------------------------------------------------------------- */
+
+void flow_spec_fixup(struct flow_spec *f)
+{
+    f->fm.inst.apply_actions.wire = NULL;
+    f->fm.inst.apply_actions.wire_len = 0;
+    f->fm.inst.apply_actions.arr = f->apply;
+    f->fm.inst.write_actions.wire = NULL;
+    f->fm.inst.write_actions.wire_len = 0;
+    f->fm.inst.write_actions.arr = f->write;
+}
+
+static int parse_u16_field(struct pctx *c, const json_t *v, const char *name, uint16_t *out)
+{
+    uint64_t x;
+    int rc = get_uint(c, v, name, 65535, &x);
+    if (!rc)
+        *out = (uint16_t)x;
+    return rc;
+}
+
+int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, char *err,
+                    size_t errlen)
+{
+    struct pctx c = {err, errlen};
+    struct ofp_flow_mod *fm = &out->fm;
+    const char *key;
+    const json_t *v;
+    const json_t *jmatch = NULL, *jactions = NULL, *jinst = NULL;
+    int rc = 0;
+    uint64_t x = 0;
+
+    if (err && errlen)
+        err[0] = '\0';
+    memset(out, 0, sizeof(*out));
+    flow_spec_fixup(out);
+    out->for_delete = for_delete;
+    fm->command = for_delete ? OFPFC_DELETE : OFPFC_ADD;
+    fm->priority = 0x8000;
+    fm->buffer_id = OFP_NO_BUFFER;
+    fm->out_port = OFPP_ANY;
+    fm->out_group = OFPG_ANY;
+    ofp_match_init(&fm->match);
+
+    if (!json_is_object(flow))
+        return bad_type(&c, "flows[]", "object");
+    json_object_foreach((json_t *)flow, key, v) {
+        if (!strcmp(key, "table_id")) {
+            rc = get_uint(&c, v, key, for_delete ? OFPTT_ALL : OFPTT_MAX, &x);
+            fm->table_id = (uint8_t)x;
+        } else if (!strcmp(key, "priority")) {
+            rc = parse_u16_field(&c, v, key, &fm->priority);
+        } else if (!strcmp(key, "idle_timeout")) {
+            rc = parse_u16_field(&c, v, key, &fm->idle_timeout);
+        } else if (!strcmp(key, "hard_timeout")) {
+            rc = parse_u16_field(&c, v, key, &fm->hard_timeout);
+        } else if (!strcmp(key, "cookie")) {
+            rc = get_u64(&c, v, key, &fm->cookie);
+        } else if (!strcmp(key, "cookie_mask")) {
+            if (!for_delete)
+                return fail(err, errlen, "cookie_mask: only allowed when deleting flows");
+            rc = get_u64(&c, v, key, &fm->cookie_mask);
+            out->has_cookie_mask = true;
+        } else if (!strcmp(key, "owner")) {
+            if (!json_is_string(v))
+                return bad_type(&c, key, "string");
+            if (json_string_length(v) >= FLOW_JSON_OWNER_MAX ||
+                strlen(json_string_value(v)) != json_string_length(v))
+                return bad_value(&c, key, "string of at most 63 bytes without NUL");
+            strcpy(out->owner, json_string_value(v));
+            out->has_owner = true;
+        } else if (!strcmp(key, "match")) {
+            jmatch = v;
+        } else if (!strcmp(key, "actions")) {
+            jactions = v;
+        } else if (!strcmp(key, "instructions")) {
+            jinst = v;
+        } else {
+            return fail(err, errlen, "unknown field '%s'", key);
+        }
+        if (rc)
+            return rc;
+    }
+    if (jactions && jinst)
+        return fail(err, errlen, "actions and instructions are mutually exclusive");
+
+    if (jmatch) {
+        out->has_match = true;
+        if ((rc = parse_match(&c, jmatch, out)))
+            return rc;
+    }
+    if (jactions) {
+        out->form = FLOW_FORM_ACTIONS;
+        rc = parse_actions(&c, jactions, "actions", out->apply, out->apply_flags,
+                           &fm->inst.apply_actions.n);
+        if (rc)
+            return rc;
+        if (fm->inst.apply_actions.n)
+            fm->inst.present |= OFP_INST_APPLY_ACTIONS;
+    } else if (jinst) {
+        char path[PATH_MAX_LEN];
+        out->form = FLOW_FORM_INSTRUCTIONS;
+        if (!json_is_array(jinst))
+            return bad_type(&c, "instructions", "array of instruction objects");
+        for (size_t i = 0; i < json_array_size(jinst); i++) {
+            snprintf(path, sizeof(path), "instructions[%zu]", i);
+            if ((rc = parse_instruction(&c, json_array_get(jinst, i), path, out)))
+                return rc;
+        }
+        if ((fm->inst.present & OFP_INST_GOTO_TABLE) && fm->inst.goto_table <= fm->table_id)
+            return fail(err, errlen, "instructions: goto_table.table_id must be greater than "
+                                     "the flow's table_id %u", fm->table_id);
+    }
+
+    /* Last line of defence: what we accept must be a FLOW_MOD a switch
+     * would take apart without complaint. */
+    uint8_t *buf = malloc(FM_BUF_LEN);
+    if (!buf)
+        return fail(err, errlen, "out of memory");
+    struct ofp_buf b;
+    struct ofp_err oe;
+    ofp_buf_init(&b, buf, FM_BUF_LEN);
+    rc = ofp_flow_mod_encode(&b, 0, fm);
+    if (rc == 0 && ofp_validate(b.data, b.len, &oe) != 0)
+        rc = -EBADMSG;
+    free(buf);
+    if (rc == -EBADMSG) {
+        char en[80];
+        ofp_err_format(oe, en, sizeof(en));
+        return fail(err, errlen, "flow rejected by OpenFlow checks (%s)", en);
+    }
+    if (rc)
+        return fail(err, errlen, "flow cannot be encoded as a FLOW_MOD (%s)", strerror(-rc));
+    return 0;
+}
+
+/* ---- rendering ------------------------------------------------------------- */
+
+static json_t *render_mac(const uint8_t *v)
+{
+    char s[18];
+    snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", v[0], v[1], v[2], v[3], v[4], v[5]);
+    return json_string(s);
+}
+
+/* The JSON value of field f of m, as parse_mf reads it back. */
+static json_t *render_mf(const struct ofp_match *m, unsigned f, unsigned kind, uint64_t int_form)
+{
+    const uint8_t *v = ofp_match_value(m, f);
+    const uint8_t *mk = ofp_match_mask(m, f);
+    bool masked = ofp_match_is_masked(m, f);
+    unsigned len = ofp_oxm_field_len(f);
+    char s[2 * INET6_ADDRSTRLEN + 8];
+
+    if (int_form >> f & 1) {
+        return u64_json(len > 8 ? get_be(v + len - 8, 8) : get_be(v, len));
+    }
+    switch (kind) {
+    case MK_UINT:
+    case MK_TP:
+        return json_integer((json_int_t)get_be(v, len));
+    case MK_UINT_MASK:
+        if (!masked)
+            return u64_json(get_be(v, len));
+        snprintf(s, sizeof(s), "%" PRIu64 "/%" PRIu64, get_be(v, len), get_be(mk, len));
+        return json_string(s);
+    case MK_VLAN: {
+        unsigned x = (unsigned)get_be(v, 2);
+        if (!masked)
+            return x & OFPVID_PRESENT ? json_integer(x & 0xfff) : json_string("untagged");
+        unsigned y = (unsigned)get_be(mk, 2);
+        if ((x & 0xfff) == 0 && y == OFPVID_PRESENT)
+            return json_string("4096/4096");
+        snprintf(s, sizeof(s), "%u/%u", x & 0xfff, y & 0xfff);
+        return json_string(s);
+    }
+    case MK_MAC: {
+        json_t *a = render_mac(v);
+        if (!masked || !a)
+            return a;
+        json_t *b = render_mac(mk);
+        if (!b) {
+            json_decref(a);
+            return NULL;
+        }
+        snprintf(s, sizeof(s), "%s/%s", json_string_value(a), json_string_value(b));
+        json_decref(a);
+        json_decref(b);
+        return json_string(s);
+    }
+    case MK_IPV4:
+    case MK_IPV6: {
+        int af = kind == MK_IPV4 ? AF_INET : AF_INET6;
+        if (!inet_ntop(af, v, s, INET6_ADDRSTRLEN))
+            return NULL;
+        if (masked) {
+            size_t n = strlen(s);
+            int p = mask_prefix(mk, len);
+            if (p >= 0)
+                snprintf(s + n, sizeof(s) - n, "/%d", p);
+            else if (!inet_ntop(af, mk, s + n + 1, INET6_ADDRSTRLEN))
+                return NULL;
+            else
+                s[n] = '/';
+        }
+        return json_string(s);
+    }
+    default:
+        return NULL;
+    }
+}
+
+static const struct mf_def *mf_for_field(unsigned f, uint8_t tp_alias)
+{
+    bool l4 = f >= OFPXMT_OFB_TCP_SRC && f <= OFPXMT_OFB_SCTP_DST;
+    bool dst = l4 && (f - OFPXMT_OFB_TCP_SRC) % 2;
+    if (l4 && (tp_alias >> dst & 1 || f == OFPXMT_OFB_TCP_SRC || f == OFPXMT_OFB_TCP_DST))
+        return mf_by_name(dst ? "tp_dst" : "tp_src");
+    for (size_t i = 0; i < MF_COUNT; i++) {
+        if (mf_table[i].field == f && mf_table[i].kind != MK_TP)
+            return &mf_table[i];
+    }
+    return NULL;
+}
+
+static int set_new(json_t *obj, const char *key, json_t *v)
+{
+    return v ? json_object_set_new(obj, key, v) : -1;
+}
+
+static json_t *render_match(const struct flow_spec *f)
+{
+    const struct ofp_match *m = &f->fm.match;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    for (unsigned fld = 0; fld < OFPXMT_OFB_COUNT; fld++) {
+        if (!ofp_match_has(m, fld))
+            continue;
+        const struct mf_def *d = mf_for_field(fld, f->tp_alias);
+        if (!d || set_new(o, d->name, render_mf(m, fld, d->kind, f->int_form))) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static json_t *render_action(const struct ofp_action *a, uint8_t flags)
+{
+    json_t *o = json_object();
+    int bad = !o;
+
+    switch (a->type) {
+    case OFPAT_OUTPUT: {
+        json_t *p = NULL;
+        if (flags & FLOW_ACT_PORT_NAMED) {
+            for (size_t i = 0; i < sizeof(port_names) / sizeof(port_names[0]); i++) {
+                if (port_names[i].port == a->u.output.port)
+                    p = json_string(port_names[i].name);
+            }
+        } else {
+            p = json_integer(a->u.output.port);
+        }
+        bad = bad || set_new(o, "action_type", json_string("output")) || set_new(o, "port", p);
+        break;
+    }
+    case OFPAT_PUSH_VLAN:
+        bad = bad || set_new(o, "action_type", json_string("push_vlan")) ||
+              set_new(o, "tag_type", json_string(a->u.ethertype == 0x88a8 ? "s" : "c"));
+        break;
+    case OFPAT_POP_VLAN:
+        bad = bad || set_new(o, "action_type", json_string("pop_vlan"));
+        break;
+    case OFPAT_SET_QUEUE:
+        bad = bad || set_new(o, "action_type", json_string("set_queue")) ||
+              set_new(o, "queue_id", json_integer(a->u.queue_id));
+        break;
+    case OFPAT_GROUP:
+        bad = bad || set_new(o, "action_type", json_string("group")) ||
+              set_new(o, "group_id", json_integer(a->u.group_id));
+        break;
+    case OFPAT_SET_FIELD: {
+        unsigned fld = a->u.set_field.field;
+        if (flags & FLOW_ACT_SET_VLAN) {
+            bad = bad || set_new(o, "action_type", json_string("set_vlan")) ||
+                  set_new(o, "vlan_id", json_integer(get_be(a->u.set_field.value, 2) & 0xfff));
+            break;
+        }
+        struct ofp_match tmp;
+        ofp_match_init(&tmp);
+        const struct mf_def *d = mf_for_field(fld, 0);
+        bad = bad || !d || ofp_match_set(&tmp, fld, a->u.set_field.value, NULL) ||
+              set_new(o, "action_type", json_string("set_field")) ||
+              set_new(o, "field", json_string(d->name)) ||
+              set_new(o, "value", render_mf(&tmp, fld, d->kind,
+                                            flags & FLOW_ACT_VAL_INT ? 1ull << fld : 0));
+        break;
+    }
+    default:
+        bad = 1;
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *render_actions(const struct ofp_action *arr, const uint8_t *flags, uint16_t n)
+{
+    json_t *l = json_array();
+    for (uint16_t i = 0; l && i < n; i++) {
+        if (json_array_append_new(l, render_action(&arr[i], flags[i]))) {
+            json_decref(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
+static json_t *inst_obj(const char *type)
+{
+    json_t *o = json_object();
+    if (o && set_new(o, "instruction_type", json_string(type))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *render_instructions(const struct flow_spec *f)
+{
+    const struct ofp_instructions *in = &f->fm.inst;
+    json_t *l = json_array();
+    json_t *o;
+    int bad = !l;
+
+    /* Execution order, the order ofp_instructions_encode uses too. */
+    if (!bad && (in->present & OFP_INST_METER)) {
+        o = inst_obj("meter");
+        bad = !o || set_new(o, "meter_id", json_integer(in->meter_id)) ||
+              json_array_append_new(l, o);
+    }
+    if (!bad && (in->present & OFP_INST_APPLY_ACTIONS)) {
+        o = inst_obj("apply_actions");
+        bad = !o ||
+              set_new(o, "actions",
+                      render_actions(f->apply, f->apply_flags, in->apply_actions.n)) ||
+              json_array_append_new(l, o);
+    }
+    if (!bad && (in->present & OFP_INST_CLEAR_ACTIONS)) {
+        o = inst_obj("clear_actions");
+        bad = !o || json_array_append_new(l, o);
+    }
+    if (!bad && (in->present & OFP_INST_WRITE_ACTIONS)) {
+        o = inst_obj("write_actions");
+        bad = !o ||
+              set_new(o, "actions",
+                      render_actions(f->write, f->write_flags, in->write_actions.n)) ||
+              json_array_append_new(l, o);
+    }
+    if (!bad && (in->present & OFP_INST_WRITE_METADATA)) {
+        o = inst_obj("write_metadata");
+        bad = !o || set_new(o, "metadata", u64_json(in->metadata)) ||
+              set_new(o, "metadata_mask", u64_json(in->metadata_mask)) ||
+              json_array_append_new(l, o);
+    }
+    if (!bad && (in->present & OFP_INST_GOTO_TABLE)) {
+        o = inst_obj("goto_table");
+        bad = !o || set_new(o, "table_id", json_integer(in->goto_table)) ||
+              json_array_append_new(l, o);
+    }
+    if (bad) {
+        json_decref(l);
+        return NULL;
+    }
+    return l;
+}
+
+json_t *flow_json_render(const struct flow_spec *f)
+{
+    const struct ofp_flow_mod *fm = &f->fm;
+    json_t *o = json_object();
+    int bad = !o;
+
+    bad = bad || set_new(o, "table_id", json_integer(fm->table_id)) ||
+          set_new(o, "priority", json_integer(fm->priority)) ||
+          set_new(o, "cookie", u64_json(fm->cookie)) ||
+          set_new(o, "idle_timeout", json_integer(fm->idle_timeout)) ||
+          set_new(o, "hard_timeout", json_integer(fm->hard_timeout));
+    if (!bad && f->has_cookie_mask)
+        bad = set_new(o, "cookie_mask", u64_json(fm->cookie_mask));
+    if (!bad && f->has_owner)
+        bad = set_new(o, "owner", json_string(f->owner));
+    if (!bad && f->has_match)
+        bad = set_new(o, "match", render_match(f));
+    if (!bad && f->form == FLOW_FORM_ACTIONS)
+        bad = set_new(o, "actions",
+                      render_actions(f->apply, f->apply_flags, fm->inst.apply_actions.n));
+    if (!bad && f->form == FLOW_FORM_INSTRUCTIONS)
+        bad = set_new(o, "instructions", render_instructions(f));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- identity -------------------------------------------------------------- */
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t fnv_be(uint64_t h, uint64_t v, unsigned len)
+{
+    uint8_t b[8];
+    put_be(b, len, v);
+    return fnv1a(h, b, len);
+}
+
+uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f)
+{
+    uint8_t buf[1024];
+    struct ofp_buf b;
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    h = fnv_be(h, dpid, 8);
+    h = fnv_be(h, f->fm.table_id, 1);
+    h = fnv_be(h, f->fm.priority, 2);
+    ofp_buf_init(&b, buf, sizeof(buf));
+    /* A parsed match always fits: 40 fields with masks stay under 700 bytes. */
+    if (ofp_match_encode(&b, &f->fm.match) == 0)
+        h = fnv1a(h, b.data, b.len);
+    return h;
+}
+
+uint64_t flow_id(uint64_t dpid, const struct flow_spec *f)
+{
+    struct flow_spec copy;
+    uint8_t *buf = malloc(FM_BUF_LEN);
+    struct ofp_buf b;
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    /* The action lists may point into another copy of f: hash through a
+     * fixed-up copy so the pointers are this struct's own. */
+    copy = *f;
+    flow_spec_fixup(&copy);
+    h = fnv_be(h, flow_match_id(dpid, f), 8);
+    h = fnv_be(h, f->fm.cookie, 8);
+    h = fnv_be(h, f->fm.idle_timeout, 2);
+    h = fnv_be(h, f->fm.hard_timeout, 2);
+    if (buf) {
+        ofp_buf_init(&b, buf, FM_BUF_LEN);
+        if (ofp_instructions_encode(&b, &copy.fm.inst) == 0)
+            h = fnv1a(h, b.data, b.len);
+        free(buf);
+    }
+    return h;
+}
