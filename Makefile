@@ -62,6 +62,7 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/app/ofcd $(CONFIG) | tee bench/out/tcp.txt
 	./tests/bench/run_bench_of.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
+	./scripts/bench-report bench/out
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_BENCH)
