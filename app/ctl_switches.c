@@ -40,7 +40,7 @@ void ctl_switches_destroy(struct ctl_switches *cs)
         while (cs->buckets[b]) {
             struct ctl_switch *s = cs->buckets[b];
             cs->buckets[b] = s->hnext;
-            free(s->ports);
+            of_ports_free(&s->ports);
             free(s);
         }
     free(cs);
@@ -84,16 +84,16 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
     uint32_t n = s->info.n_ports;
     if ((size_t)n * sizeof(struct ofp_port) > left)
         n = (uint32_t)(left / sizeof(struct ofp_port));
-    struct ofp_port *ports = n ? malloc((size_t)n * sizeof(*ports)) : NULL;
-    if (n && !ports) {
-        LOG_ERR("ctl", "switch %016" PRIx64 ": out of memory for %u ports", s->dpid, n);
-        n = 0;
+    /* The event's bytes may sit at any alignment: copy each port out. */
+    s->ports.n = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct ofp_port port;
+        memcpy(&port, p + sizeof(s->info) + (size_t)i * sizeof(port), sizeof(port));
+        if (of_ports_append(&s->ports, &port) < 0) {
+            LOG_ERR("ctl", "switch %016" PRIx64 ": out of memory for %u ports", s->dpid, n);
+            break;
+        }
     }
-    if (n)
-        memcpy(ports, p + sizeof(s->info), (size_t)n * sizeof(*ports));
-    free(s->ports);
-    s->ports = ports;
-    s->n_ports = n;
     if (!s->up)
         cs->stats.up++;
     s->up = true;
@@ -106,22 +106,7 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
 static void port_status(struct ctl_switch *s, const struct ofp_port_status *ps)
 {
     s->port_status++;
-    for (uint32_t i = 0; i < s->n_ports; i++) {
-        if (s->ports[i].port_no != ps->desc.port_no)
-            continue;
-        if (ps->reason == OFPPR_DELETE)
-            s->ports[i] = s->ports[--s->n_ports];
-        else
-            s->ports[i] = ps->desc;
-        return;
-    }
-    if (ps->reason == OFPPR_DELETE)
-        return;
-    struct ofp_port *np = realloc(s->ports, (size_t)(s->n_ports + 1) * sizeof(*np));
-    if (!np)
-        return;
-    s->ports = np;
-    s->ports[s->n_ports++] = ps->desc;
+    of_ports_status(&s->ports, ps->reason, &ps->desc);
 }
 
 static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const struct ofp_msg *m,
@@ -227,7 +212,7 @@ void ctl_switches_log(const struct ctl_switches *cs)
         for (const struct ctl_switch *s = cs->buckets[b]; s; s = s->hnext)
             LOG_INFO("ctl", "switch %016" PRIx64 ": %s, conn %#" PRIx64 ", %u ports, %s=%lu "
                      "%s=%lu %s=%lu, port_status=%lu flow_removed=%lu errors=%lu role_replies=%lu",
-                     s->dpid, s->up ? "up" : "down", s->conn, s->n_ports, mp_names[0],
+                     s->dpid, s->up ? "up" : "down", s->conn, s->ports.n, mp_names[0],
                      (unsigned long)s->stats_entries[0], mp_names[1],
                      (unsigned long)s->stats_entries[1], mp_names[2],
                      (unsigned long)s->stats_entries[2], (unsigned long)s->port_status,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "of_event.h"
+#include "of_switch.h"
 #include "qmsg.h"
 
 #define CTL_MP_KINDS 3            /* FLOW, PORT_STATS, TABLE */
@@ -25,8 +26,7 @@ struct ctl_switch {
     uint64_t up_since_us, down_since_us;
     int64_t up_wall, down_wall;         /* unix time, for operators */
     struct of_event_up info;
-    struct ofp_port *ports;
-    uint32_t n_ports;
+    struct of_port_list ports;
     /* statistics: entries in the last complete reply of each kind */
     uint64_t stats_entries[CTL_MP_KINDS];
     uint64_t stats_at_us[CTL_MP_KINDS];

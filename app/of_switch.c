@@ -6,69 +6,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reserve(struct of_switch *sw, uint32_t n)
+static int reserve(struct of_port_list *l, uint32_t n)
 {
-    if (n <= sw->cap_ports)
+    if (n <= l->cap)
         return 0;
-    uint32_t cap = sw->cap_ports ? sw->cap_ports : 8;
+    uint32_t cap = l->cap ? l->cap : 8;
     while (cap < n)
         cap *= 2;
-    struct ofp_port *p = realloc(sw->ports, (size_t)cap * sizeof(*p));
-    if (!p)
+    struct ofp_port *v = realloc(l->v, (size_t)cap * sizeof(*v));
+    if (!v)
         return -ENOMEM;
-    sw->ports = p;
-    sw->cap_ports = cap;
+    l->v = v;
+    l->cap = cap;
     return 0;
 }
 
-int of_switch_set_ports(struct of_switch *sw, const struct ofp_port *ports, uint32_t n)
+int of_ports_append(struct of_port_list *l, const struct ofp_port *p)
 {
-    if (reserve(sw, n) < 0)
+    if (reserve(l, l->n + 1) < 0)
+        return -ENOMEM;
+    l->v[l->n++] = *p;
+    return 0;
+}
+
+int of_ports_set(struct of_port_list *l, const struct ofp_port *ports, uint32_t n)
+{
+    if (reserve(l, n) < 0)
         return -ENOMEM;
     if (n)
-        memcpy(sw->ports, ports, (size_t)n * sizeof(*ports));
-    sw->n_ports = n;
+        memcpy(l->v, ports, (size_t)n * sizeof(*ports));
+    l->n = n;
     return 0;
 }
 
-static int find(const struct of_switch *sw, uint32_t port_no)
+static int find(const struct of_port_list *l, uint32_t port_no)
 {
-    for (uint32_t i = 0; i < sw->n_ports; i++)
-        if (sw->ports[i].port_no == port_no)
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i].port_no == port_no)
             return (int)i;
     return -1;
 }
 
-const struct ofp_port *of_switch_port(const struct of_switch *sw, uint32_t port_no)
+const struct ofp_port *of_ports_find(const struct of_port_list *l, uint32_t port_no)
 {
-    int i = find(sw, port_no);
-    return i < 0 ? NULL : &sw->ports[i];
+    int i = find(l, port_no);
+    return i < 0 ? NULL : &l->v[i];
 }
 
-int of_switch_port_status(struct of_switch *sw, uint8_t reason, const struct ofp_port *p)
+int of_ports_status(struct of_port_list *l, uint8_t reason, const struct ofp_port *p)
 {
-    int i = find(sw, p->port_no);
+    int i = find(l, p->port_no);
 
-    sw->port_changes++;
     if (reason == OFPPR_DELETE) {
         if (i < 0)
             return -ENOENT;
-        sw->ports[i] = sw->ports[--sw->n_ports];
+        l->v[i] = l->v[--l->n];
         return 0;
     }
     if (i >= 0) {
-        sw->ports[i] = *p;
+        l->v[i] = *p;
         return 0;
     }
-    if (reserve(sw, sw->n_ports + 1) < 0)
+    if (of_ports_append(l, p) < 0)
         return -ENOMEM;
-    sw->ports[sw->n_ports++] = *p;
     return reason == OFPPR_MODIFY ? -ENOENT : 0;
 }
 
-void of_switch_free_ports(struct of_switch *sw)
+void of_ports_free(struct of_port_list *l)
 {
-    free(sw->ports);
-    sw->ports = NULL;
-    sw->n_ports = sw->cap_ports = 0;
+    free(l->v);
+    memset(l, 0, sizeof(*l));
 }

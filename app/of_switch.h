@@ -18,6 +18,28 @@
 
 struct of_rec;
 
+/* A switch's ports: the one list type the worker's model, its PORT_DESC
+ * reassembly and the control thread's view all use. Grows on topology
+ * changes only. */
+struct of_port_list {
+    struct ofp_port *v;
+    uint32_t n, cap;
+};
+
+/* Append one port. 0 or -ENOMEM. */
+int of_ports_append(struct of_port_list *l, const struct ofp_port *p);
+
+/* Replace the whole list (PORT_DESC). 0 or -ENOMEM. */
+int of_ports_set(struct of_port_list *l, const struct ofp_port *ports, uint32_t n);
+
+/* Apply a PORT_STATUS (OFPPR_ADD/MODIFY/DELETE). 0, -ENOENT (delete or
+ * modify of a port we do not know: it is added for modify), -ENOMEM. */
+int of_ports_status(struct of_port_list *l, uint8_t reason, const struct ofp_port *p);
+
+const struct ofp_port *of_ports_find(const struct of_port_list *l, uint32_t port_no);
+
+void of_ports_free(struct of_port_list *l);
+
 struct of_switch {
     uint64_t dpid;
     struct of_switch *hnext;
@@ -25,23 +47,11 @@ struct of_switch {
     uint8_t version;
     struct ofp_features features;
     struct ofp_desc desc;
-    struct ofp_port *ports;
-    uint32_t n_ports, cap_ports;
+    struct of_port_list ports;
     uint64_t up_since_us;            /* ESTABLISHED at (0 while down) */
     uint64_t down_since_us;
     uint64_t connects, disconnects, replaced, port_changes;
     struct l2_table *l2;             /* learning-switch app state, if enabled */
 };
-
-/* Replace the port list (PORT_DESC). 0 or -ENOMEM. */
-int of_switch_set_ports(struct of_switch *sw, const struct ofp_port *ports, uint32_t n);
-
-/* Apply a PORT_STATUS (OFPPR_ADD/MODIFY/DELETE). 0, -ENOENT (delete or
- * modify of a port we do not know: it is added for modify), -ENOMEM. */
-int of_switch_port_status(struct of_switch *sw, uint8_t reason, const struct ofp_port *p);
-
-const struct ofp_port *of_switch_port(const struct of_switch *sw, uint32_t port_no);
-
-void of_switch_free_ports(struct of_switch *sw);
 
 #endif

@@ -30,8 +30,7 @@ struct of_rec {
     struct tcp_timer timer;
     struct qmsg *held_head, *held_tail;
     uint32_t n_held;
-    struct ofp_port *pd_ports;       /* PORT_DESC being reassembled */
-    uint32_t pd_n, pd_cap;
+    struct of_port_list pd;          /* PORT_DESC being reassembled */
     uint32_t malformed;
     uint64_t malformed_since_us;
     bool close_sent;
@@ -261,7 +260,7 @@ static void post_switch_up(struct of_rec *r)
 {
     const struct of_switch *sw = r->sw;
     struct of_event_up up = {.version = sw->version, .features = sw->features,
-                             .desc = sw->desc, .n_ports = sw->n_ports};
+                             .desc = sw->desc, .n_ports = sw->ports.n};
     size_t room = QMSG_LARGE_DATA - sizeof(struct of_event_hdr) - sizeof(up);
     size_t max_ports = room / sizeof(struct ofp_port);
 
@@ -270,7 +269,7 @@ static void post_switch_up(struct of_rec *r)
                  sw->dpid, up.n_ports, max_ports);
         up.n_ports = (uint32_t)max_ports;
     }
-    post_event(r, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports,
+    post_event(r, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports.v,
                (size_t)up.n_ports * sizeof(struct ofp_port));
 }
 
@@ -355,7 +354,7 @@ static void log_switch_up(const struct of_rec *r)
 {
     const struct of_switch *sw = r->sw;
     LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 "): %u ports, %u "
-             "tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h, sw->n_ports,
+             "tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h, sw->ports.n,
              sw->features.n_tables, sw->features.n_buffers, sw->desc.mfr_desc,
              sw->desc.hw_desc, sw->desc.sw_desc);
 }
@@ -535,7 +534,7 @@ static void rec_free(struct of_rec *r)
         r->held_head = q->next;
         qmsg_free(w->pool, q);
     }
-    free(r->pd_ports);
+    of_ports_free(&r->pd);
     w->stats.conns--;
     free(r);
 }
@@ -617,25 +616,21 @@ static void port_desc_part(struct of_rec *r, const struct ofp_msg *m)
 
     ofp_mp_iter_init(&it, &m->u.mp_reply);
     while (ofp_mp_next_port(&it, &p)) {
-        if (r->pd_n == r->pd_cap) {
-            uint32_t cap = r->pd_cap ? r->pd_cap * 2 : 16;
-            struct ofp_port *np = realloc(r->pd_ports, (size_t)cap * sizeof(*np));
-            if (!np) {
-                ofp_chan_close(&r->chan, "out of memory for the port list");
-                return;
-            }
-            r->pd_ports = np;
-            r->pd_cap = cap;
+        if (of_ports_append(&r->pd, &p) < 0) {
+            ofp_chan_close(&r->chan, "out of memory for the port list");
+            return;
         }
-        r->pd_ports[r->pd_n++] = p;
     }
     if (m->u.mp_reply.flags & OFPMPF_REPLY_MORE)
         return;                              /* more parts follow */
-    if (r->sw)
-        of_switch_set_ports(r->sw, r->pd_ports, r->pd_n);
-    free(r->pd_ports);
-    r->pd_ports = NULL;
-    r->pd_n = r->pd_cap = 0;
+    if (r->sw) {
+        /* The reassembled list becomes the model's; the old one is dropped. */
+        of_ports_free(&r->sw->ports);
+        r->sw->ports = r->pd;
+    } else {
+        of_ports_free(&r->pd);
+    }
+    memset(&r->pd, 0, sizeof(r->pd));
     ofp_chan_on_port_desc_done(&r->chan, m->hdr.xid, r->w->now_us);
 }
 
@@ -667,7 +662,8 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
     r->w->stats.port_status++;
     if (!r->sw)
         return;
-    of_switch_port_status(r->sw, ps->reason, &ps->desc);
+    r->sw->port_changes++;
+    of_ports_status(&r->sw->ports, ps->reason, &ps->desc);
     LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
              ps->desc.port_no, ps->desc.name, ps->reason < 3 ? reasons[ps->reason] : "?",
              (ps->desc.state & OFPPS_LINK_DOWN) ? "down" : "up");
@@ -882,7 +878,7 @@ void of_worker_destroy(struct of_worker *w)
         while (w->switches[b]) {
             struct of_switch *sw = w->switches[b];
             w->switches[b] = sw->hnext;
-            of_switch_free_ports(sw);
+            of_ports_free(&sw->ports);
             l2_table_destroy(sw->l2);
             free(sw);
         }
@@ -964,7 +960,7 @@ void of_worker_log_switches(const struct of_worker *w)
             const struct of_rec *r = sw->rec;
             LOG_INFO("of", "switch %016" PRIx64 ": %s, %u ports, conn %#" PRIx64 ", echo rtt "
                      "%u us (ewma %u us, %lu/%lu replies), connects %lu, replaced %lu, port "
-                     "changes %lu", sw->dpid, sw->up_since_us ? "up" : "down", sw->n_ports,
+                     "changes %lu", sw->dpid, sw->up_since_us ? "up" : "down", sw->ports.n,
                      r ? r->h : 0, r ? r->chan.rtt_last_us : 0, r ? r->chan.rtt_ewma_us : 0,
                      (unsigned long)(r ? r->chan.echo_replies : 0),
                      (unsigned long)(r ? r->chan.echo_sent : 0), (unsigned long)sw->connects,

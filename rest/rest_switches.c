@@ -73,7 +73,7 @@ static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
                           (json_int_t)s->info.features.n_tables, "n_buffers",
                           (json_int_t)s->info.features.n_buffers, "capabilities",
                           (json_int_t)s->info.features.capabilities, "n_ports",
-                          (json_int_t)s->n_ports);
+                          (json_int_t)s->ports.n);
     if (!j)
         return NULL;
     json_object_set_new(j, s->up ? "connected_since" : "disconnected_since",
@@ -94,8 +94,8 @@ static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
                                   "barrier_replies", (json_int_t)s->barrier_replies));
     if (with_ports) {
         json_t *ports = json_array();
-        for (uint32_t i = 0; i < s->n_ports; i++)
-            json_array_append_new(ports, port_json(&s->ports[i]));
+        for (uint32_t i = 0; i < s->ports.n; i++)
+            json_array_append_new(ports, port_json(&s->ports.v[i]));
         json_object_set_new(j, "ports", ports);
     }
     return j;
