@@ -132,27 +132,27 @@ static struct ofp_msg *next_msg(struct l2_out *out, uint8_t type)
     return m;
 }
 
-void l2_on_established(const struct l2_cfg *cfg, struct l2_out *out)
+/* A FLOW_MOD with match-all, no buffer and no out_port/out_group filter. */
+static struct ofp_flow_mod *next_flow_mod(struct l2_out *out, uint8_t command, uint8_t table,
+                                          uint16_t priority)
 {
-    (void)cfg;
-    out->n = 0;
-    struct ofp_msg *del = next_msg(out, OFPT_FLOW_MOD);
-    del->u.flow_mod.command = OFPFC_DELETE;
-    del->u.flow_mod.table_id = OFPTT_ALL;
-    del->u.flow_mod.buffer_id = OFP_NO_BUFFER;
-    del->u.flow_mod.out_port = OFPP_ANY;
-    del->u.flow_mod.out_group = OFPG_ANY;
-    ofp_match_init(&del->u.flow_mod.match);
-
-    struct ofp_msg *miss = next_msg(out, OFPT_FLOW_MOD);
-    struct ofp_flow_mod *fm = &miss->u.flow_mod;
-    fm->command = OFPFC_ADD;
-    fm->table_id = 0;
-    fm->priority = 0;
+    struct ofp_flow_mod *fm = &next_msg(out, OFPT_FLOW_MOD)->u.flow_mod;
+    fm->command = command;
+    fm->table_id = table;
+    fm->priority = priority;
     fm->buffer_id = OFP_NO_BUFFER;
     fm->out_port = OFPP_ANY;
     fm->out_group = OFPG_ANY;
     ofp_match_init(&fm->match);
+    return fm;
+}
+
+void l2_on_established(const struct l2_cfg *cfg, struct l2_out *out)
+{
+    (void)cfg;
+    out->n = 0;
+    next_flow_mod(out, OFPFC_DELETE, OFPTT_ALL, 0);
+    struct ofp_flow_mod *fm = next_flow_mod(out, OFPFC_ADD, 0, 0);
     out->act[0].type = OFPAT_OUTPUT;
     out->act[0].u.output.port = OFPP_CONTROLLER;
     out->act[0].u.output.max_len = OFPCML_NO_BUFFER;
@@ -187,16 +187,9 @@ int l2_on_packet_in(struct l2_table *t, const struct l2_cfg *cfg, const struct o
     out->act[0].u.output.max_len = 0;
     bool flow = out_port != OFPP_FLOOD;
     if (flow) {
-        struct ofp_msg *m = next_msg(out, OFPT_FLOW_MOD);
-        struct ofp_flow_mod *fm = &m->u.flow_mod;
-        fm->command = OFPFC_ADD;
-        fm->table_id = 0;
-        fm->priority = cfg->priority;
+        struct ofp_flow_mod *fm = next_flow_mod(out, OFPFC_ADD, 0, cfg->priority);
         fm->idle_timeout = cfg->idle_timeout_s;
         fm->buffer_id = pi->buffer_id;        /* the switch forwards a buffered packet */
-        fm->out_port = OFPP_ANY;
-        fm->out_group = OFPG_ANY;
-        ofp_match_init(&fm->match);
         ofp_match_set_uint(&fm->match, OFPXMT_OFB_IN_PORT, in_port);
         ofp_match_set(&fm->match, OFPXMT_OFB_ETH_DST, dst, NULL);
         fm->inst.present = OFP_INST_APPLY_ACTIONS;
