@@ -62,6 +62,8 @@ struct lcore_snapshot {
 #define LCORE_TXQ_MAX 512
 
 struct echo_service;
+struct store;
+struct flowmgr;
 
 struct app_ctx;
 
@@ -113,6 +115,8 @@ struct app_ctx {
     struct ctl_switches *ctl;     /* the control thread's switch view */
     pthread_mutex_t ctl_lock;     /* ctl: control thread writes, REST threads read */
     struct rest_server *rest;
+    struct store *store;          /* the durable flow store (LMDB) */
+    struct flowmgr *fm;           /* the flow manager (control thread + REST) */
     pthread_t control;
     bool control_started;
 };

@@ -9,6 +9,7 @@
 
 #include <rte_cycles.h>
 
+#include "flowmgr.h"
 #include "lcore.h"
 #include "ofcd_log.h"
 
@@ -189,6 +190,11 @@ static void control_drain_events(struct app_ctx *app)
     if (!app->events)
         return;
     while ((n = msgq_dequeue_burst(app->events, m, 64, rte_get_tsc_cycles())) > 0) {
+        /* The flow manager first: once the REST view shows a switch up or
+         * down, flow requests for it see the same. */
+        if (app->fm)
+            for (unsigned i = 0; i < n; i++)
+                flowmgr_on_event(app->fm, m[i]);
         pthread_mutex_lock(&app->ctl_lock);
         for (unsigned i = 0; i < n; i++)
             ctl_switches_handle(app->ctl, m[i]);
@@ -220,6 +226,8 @@ static void *control_main(void *arg)
         if (sig == SIGUSR1)
             control_log_stats(app);
         control_drain_events(app);
+        if (app->fm)
+            flowmgr_tick(app->fm);
         if (sig == SIGUSR2) {
             atomic_fetch_add(&app->dump_conns, 1);
             if (app->ctl) {

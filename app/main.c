@@ -27,7 +27,9 @@
 #include "fault.h"
 #include "instance_lock.h"
 #include "kernel_if.h"
+#include "flowmgr.h"
 #include "lcore.h"
+#include "store.h"
 #include "ofcd_log.h"
 #include "rest.h"
 
@@ -363,6 +365,36 @@ static int run_lcores(struct app_ctx *app)
     return rc;
 }
 
+static int open_flow_store(struct app_ctx *app)
+{
+    char dir[CFG_STR_MAX + 16];
+    struct store_config sc = {
+        .dir = dir,
+        .map_size = (size_t)app->cfg.fm_store_map_mb << 20,
+        .max_async = 1u << 20,
+    };
+
+    snprintf(dir, sizeof(dir), "%s/flows", app->cfg.data_dir);
+    app->store = store_open(&sc);
+    if (!app->store)
+        return -EIO;
+    app->fm = flowmgr_create(app, app->store);
+    if (!app->fm) {
+        store_close(app->store);
+        app->store = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static void close_flow_store(struct app_ctx *app)
+{
+    flowmgr_destroy(app->fm);
+    app->fm = NULL;
+    store_close(app->store);
+    app->store = NULL;
+}
+
 static void app_teardown(struct app_ctx *app)
 {
     /* REST threads read what the rest of teardown frees: they go first. */
@@ -371,6 +403,8 @@ static void app_teardown(struct app_ctx *app)
     control_stop(app);
     if (app->port)
         control_log_stats(app);
+    /* After the control thread: it is the flow manager's other user. */
+    close_flow_store(app);
     teardown_openflow(app);
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         lcore_ctx_destroy(app->lcores[id]);
@@ -434,10 +468,17 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     sched_getaffinity(0, sizeof(cpus), &cpus);
 
+    /* The store's committer thread starts here, so it too floats over the
+     * original CPUs with the signals blocked. */
+    rc = open_flow_store(&app);
+    if (rc < 0)
+        goto out_unlock;
+
     rc = rte_eal_init(ea.argc, ea.argv);
     if (rc < 0) {
         LOG_ERR("main", "DPDK EAL initialisation failed: %s (eal.args = '%s')",
                 rte_strerror(rte_errno), app.cfg.eal_args);
+        close_flow_store(&app);
         goto out_unlock;
     }
     atomic_init(&app.stop, false);
@@ -457,7 +498,7 @@ int main(int argc, char **argv)
     cpu_set_t lcore_cpus;
     pthread_getaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);
     pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
-    app.rest = rest_start(&app);
+    app.rest = rest_start(&app, app.fm, app.store);
     pthread_setaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);
     if (!app.rest)
         goto out_eal;

@@ -138,6 +138,9 @@ static struct ofp_flow_mod *next_flow_mod(struct l2_out *out, uint8_t command, u
 {
     struct ofp_flow_mod *fm = &next_msg(out, OFPT_FLOW_MOD)->u.flow_mod;
     fm->command = command;
+    /* Its entries carry the app's cookie, so the flow manager's consistency
+     * check can tell them from aliens (a DELETE with mask 0 ignores it). */
+    fm->cookie = command == OFPFC_ADD ? L2_COOKIE : 0;
     fm->table_id = table;
     fm->priority = priority;
     fm->buffer_id = OFP_NO_BUFFER;

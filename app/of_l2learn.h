@@ -17,6 +17,9 @@
 
 #include "ofp_msg.h"
 
+/* The cookie of every flow entry the app installs ("L2" in the top bytes). */
+#define L2_COOKIE 0x4c32000000000000ull
+
 struct l2_table;
 
 struct l2_cfg {

@@ -1127,8 +1127,69 @@ static int cfg_check_fault_dir(const char *dir, const struct cfg_fault_dir *f, c
     return -EINVAL;
 }
 
+int cfg_parse_ranges(const char *text, uint64_t limit, struct cfg_range *out, unsigned max,
+                     unsigned *n, char *why, size_t whylen)
+{
+    const char *p = text;
+
+    *n = 0;
+    while (*p) {
+        char *end;
+        struct cfg_range r;
+        if (*n == max) {
+            snprintf(why, whylen, "more than %u ranges", max);
+            return -EINVAL;
+        }
+        errno = 0;
+        r.lo = strtoull(p, &end, 0);
+        if (errno || end == p || *p == '-') {
+            snprintf(why, whylen, "'%s' is not a number", p);
+            return -EINVAL;
+        }
+        r.hi = r.lo;
+        p = end;
+        if (*p == '-') {
+            const char *q = p + 1;
+            r.hi = strtoull(q, &end, 0);
+            if (errno || end == q || *q == '-') {
+                snprintf(why, whylen, "'%s' is not a number", q);
+                return -EINVAL;
+            }
+            p = end;
+        }
+        if (r.hi < r.lo || r.hi > limit) {
+            snprintf(why, whylen, "range %llu-%llu is empty or beyond %llu",
+                     (unsigned long long)r.lo, (unsigned long long)r.hi,
+                     (unsigned long long)limit);
+            return -EINVAL;
+        }
+        out[(*n)++] = r;
+        if (*p == ',')
+            p++;
+        else if (*p) {
+            snprintf(why, whylen, "unexpected '%c'; write lo-hi ranges separated by commas", *p);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
 {
+    char why[160];
+
+    if (cfg_parse_ranges(cfg->fm_ignore_cookies, UINT64_MAX, cfg->fm_ignore_cookie,
+                         CFG_MAX_RANGES, &cfg->n_fm_ignore_cookie, why, sizeof(why)) < 0) {
+        cfg_err(err, errlen, "flow_manager.ignore_cookies = '%s': %s", cfg->fm_ignore_cookies,
+                why);
+        return -EINVAL;
+    }
+    if (cfg_parse_ranges(cfg->fm_ignore_tables, 254, cfg->fm_ignore_table, CFG_MAX_RANGES,
+                         &cfg->n_fm_ignore_table, why, sizeof(why)) < 0) {
+        cfg_err(err, errlen, "flow_manager.ignore_tables = '%s': %s", cfg->fm_ignore_tables,
+                why);
+        return -EINVAL;
+    }
     /* DPDK's rte_pktmbuf_pool_create() refuses a cache above n / 1.5. */
     if ((uint64_t)cfg->mbuf_cache * 3 > (uint64_t)cfg->mbufs * 2) {
         cfg_err(err, errlen, "port.mbuf_cache = %u and port.mbufs = %u conflict: mbuf_cache "

@@ -34,6 +34,16 @@ struct cfg_fault_dir {
     uint32_t delay_us;
 };
 
+/* An inclusive range of numbers, from lists such as "0-9,0xff00-0xffff,17". */
+struct cfg_range {
+    uint64_t lo, hi;
+};
+#define CFG_MAX_RANGES 16
+
+/* Parse such a list ("" = none) into out[max]; 0 or -EINVAL with why set. */
+int cfg_parse_ranges(const char *text, uint64_t limit, struct cfg_range *out, unsigned max,
+                     unsigned *n, char *why, size_t whylen);
+
 struct ofcd_config {
     /* [eal] */
     char eal_args[CFG_STR_MAX];          /* split on spaces into argv for rte_eal_init */
@@ -97,6 +107,23 @@ struct ofcd_config {
     /* [rest] */
     uint32_t rest_ip;                    /* host byte order */
     uint16_t rest_port;
+    uint32_t rest_threads;               /* libmicrohttpd pool threads */
+    uint32_t rest_max_body_kb;           /* larger bodies: 413 */
+    uint32_t rest_rate_limit_per_s;      /* per client address, 0 = off (429) */
+    uint32_t rest_rate_burst;
+
+    /* [flow_manager] */
+    uint32_t fm_pacing_per_s;            /* flow_mods/s per owner per switch, 0 = off */
+    uint32_t fm_queue_max;               /* flow_mods waiting per switch before 503 */
+    bool fm_consistency;                 /* the consistency check runs */
+    uint32_t fm_consistency_min_interval_s;
+    char fm_ignore_cookies[CFG_STR_MAX]; /* "lo-hi,..." as written */
+    char fm_ignore_tables[CFG_STR_MAX];
+    struct cfg_range fm_ignore_cookie[CFG_MAX_RANGES];
+    unsigned n_fm_ignore_cookie;
+    struct cfg_range fm_ignore_table[CFG_MAX_RANGES];
+    unsigned n_fm_ignore_table;
+    uint32_t fm_store_map_mb;            /* LMDB map size */
 
     /* [app] */
     char data_dir[CFG_STR_MAX];

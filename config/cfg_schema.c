@@ -188,6 +188,37 @@ const struct cfg_key cfg_keys[] = {
     {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
      .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,
      .max = 65535, CFG_FIELD(rest_ip), CFG_AUX(rest_port)},
+    CFG_UINT("rest", "threads", rest_threads, 1, 64, "2",
+             "libmicrohttpd worker threads (each one epoll loop)"),
+    CFG_UINT("rest", "max_body_kb", rest_max_body_kb, 1, 1048576, "16384",
+             "largest request body accepted, KiB; a larger one is answered 413"),
+    CFG_UINT("rest", "rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000, "0",
+             "requests per second per client address before 429 (token bucket; 0 = off)"),
+    CFG_UINT("rest", "rate_burst", rest_rate_burst, 1, 10000000, "100",
+             "requests a client may send at once above rate_limit_per_s"),
+
+    CFG_UINT("flow_manager", "pacing_per_s", fm_pacing_per_s, 0, 10000000, "1000",
+             "FLOW_MODs per second per owner per switch; more wait their turn, none is "
+             "dropped (0 = no pacing, for bulk loads)"),
+    CFG_UINT("flow_manager", "queue_max", fm_queue_max, 16, 100000000, "100000",
+             "FLOW_MODs waiting to be sent per switch before requests for it get 503"),
+    CFG_BOOL("flow_manager", "consistency", fm_consistency, "true",
+             "compare each switch's flow statistics with the store: delete alien flows, "
+             "re-install missing ones"),
+    CFG_UINT("flow_manager", "consistency_min_interval_s", fm_consistency_min_interval_s, 1,
+             86400, "60",
+             "verdict window is max(this, 1.5 x openflow.stats_interval_s): flows younger "
+             "than it are left alone, and a switch is checked at most once per window"),
+    {.section = "flow_manager", .name = "ignore_cookies", .type = CFG_T_STRING, .def = "",
+     .help = "cookie ranges the consistency check never touches, e.g. "
+             "\"0xab00000000000000-0xabffffffffffffff,7\" (empty = none)",
+     .min = 0, CFG_FIELD(fm_ignore_cookies)},
+    {.section = "flow_manager", .name = "ignore_tables", .type = CFG_T_STRING, .def = "",
+     .help = "table ranges the consistency check never touches, e.g. \"100-254\" "
+             "(empty = none)",
+     .min = 0, CFG_FIELD(fm_ignore_tables)},
+    CFG_UINT("flow_manager", "store_map_mb", fm_store_map_mb, 16, 1048576, "1024",
+             "size limit of the flow store (LMDB map) under app.data_dir, MiB"),
 
     CFG_STRING("app", "data_dir", data_dir, "./var",
                "directory of the flow store and other state"),

@@ -459,6 +459,35 @@ bool ofp_match_equal(const struct ofp_match *a, const struct ofp_match *b)
     return a->other_len == 0 || memcmp(a->other, b->other, a->other_len) == 0;
 }
 
+bool ofp_match_within(const struct ofp_match *m, const struct ofp_match *sel)
+{
+    /* Non-basic TLVs cannot be compared bit-wise: a selection with any
+     * selects only an identical set. */
+    if (sel->other_len &&
+        (sel->other_len != m->other_len || memcmp(sel->other, m->other, sel->other_len)))
+        return false;
+    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
+        if (!ofp_match_has(sel, f))
+            continue;
+        if (!ofp_match_has(m, f))
+            return false;
+        const struct field_info *fi = &fields[f];
+        const uint8_t *mv = (const uint8_t *)&m->val + fi->off;
+        const uint8_t *sv = (const uint8_t *)&sel->val + fi->off;
+        bool mm = ofp_match_is_masked(m, f), sm = ofp_match_is_masked(sel, f);
+        const uint8_t *mk = (const uint8_t *)&m->mask + fi->off;
+        const uint8_t *sk = (const uint8_t *)&sel->mask + fi->off;
+        for (unsigned i = 0; i < fi->len; i++) {
+            uint8_t smask = sm ? sk[i] : 0xff;
+            uint8_t mmask = mm ? mk[i] : 0xff;
+            /* m must fix every bit sel fixes, to the same value. */
+            if ((mmask & smask) != smask || (mv[i] & smask) != (sv[i] & smask))
+                return false;
+        }
+    }
+    return true;
+}
+
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
     const uint8_t *s = p;

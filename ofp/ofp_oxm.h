@@ -189,6 +189,11 @@ bool ofp_oxm_value_ok(unsigned field, const uint8_t *value);
 
 bool ofp_match_equal(const struct ofp_match *a, const struct ofp_match *b);
 
+/* Whether every packet m matches is also matched by sel: each field of sel
+ * is in m, with m's mask covering sel's and equal values under sel's mask.
+ * The selection rule of non-strict MODIFY/DELETE and flow statistics. */
+bool ofp_match_within(const struct ofp_match *m, const struct ofp_match *sel);
+
 /* Hash of what the match means (equal matches hash alike). */
 uint64_t ofp_match_hash(const struct ofp_match *m, uint64_t seed);
 

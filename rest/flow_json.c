@@ -1230,6 +1230,52 @@ json_t *flow_json_render(const struct flow_spec *f)
     return o;
 }
 
+static int copy_actions(const struct ofp_actions *in, struct ofp_action *arr)
+{
+    struct ofp_action_iter it;
+    unsigned n = 0;
+
+    ofp_actions_iter_init(&it, in);
+    while (n < FLOW_JSON_ACTIONS_MAX && ofp_actions_next(&it, &arr[n]))
+        n++;
+    return n == in->n ? (int)n : -E2BIG;
+}
+
+int flow_spec_from_entry(uint8_t table_id, uint16_t priority, uint64_t cookie, uint16_t idle,
+                         uint16_t hard, const struct ofp_match *match,
+                         const struct ofp_instructions *inst, struct flow_spec *out)
+{
+    struct ofp_flow_mod *fm = &out->fm;
+    int na, nw;
+
+    memset(out, 0, sizeof(*out));
+    fm->command = OFPFC_ADD;
+    fm->table_id = table_id;
+    fm->priority = priority;
+    fm->cookie = cookie;
+    fm->idle_timeout = idle;
+    fm->hard_timeout = hard;
+    fm->buffer_id = OFP_NO_BUFFER;
+    fm->out_port = OFPP_ANY;
+    fm->out_group = OFPG_ANY;
+    fm->match = *match;
+    fm->inst = *inst;
+    na = (inst->present & OFP_INST_APPLY_ACTIONS) ? copy_actions(&inst->apply_actions, out->apply)
+                                                  : 0;
+    nw = (inst->present & OFP_INST_WRITE_ACTIONS) ? copy_actions(&inst->write_actions, out->write)
+                                                  : 0;
+    if (na < 0 || nw < 0)
+        return -E2BIG;
+    flow_spec_fixup(out);
+    fm->inst.apply_actions.n = (uint16_t)na;
+    fm->inst.write_actions.n = (uint16_t)nw;
+    out->has_match = match->present != 0 || match->other_len != 0;
+    /* As Kytos shows it: plain "actions" when that is all the entry does. */
+    out->form = (inst->present & ~OFP_INST_APPLY_ACTIONS) ? FLOW_FORM_INSTRUCTIONS
+                                                          : FLOW_FORM_ACTIONS;
+    return 0;
+}
+
 /* ---- identity -------------------------------------------------------------- */
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)

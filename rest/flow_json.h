@@ -110,6 +110,17 @@ int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, 
 /* Re-point fm's action lists at f's own arrays (after a by-value copy). */
 void flow_spec_fixup(struct flow_spec *f);
 
+/*
+ * A flow as a switch reports it (flow statistics entry, decoded FLOW_MOD):
+ * fill *out so that flow_json_render() shows it and flow_match_id() names
+ * it as the REST flow it came from. Actions are copied out of inst's wire
+ * views, so *out outlives the message. A lone apply_actions renders as
+ * "actions". -E2BIG when an action list is longer than FLOW_JSON_ACTIONS_MAX.
+ */
+int flow_spec_from_entry(uint8_t table_id, uint16_t priority, uint64_t cookie, uint16_t idle,
+                         uint16_t hard, const struct ofp_match *match,
+                         const struct ofp_instructions *inst, struct flow_spec *out);
+
 /* Back to Kytos JSON (new reference, NULL on allocation failure). Always
  * has table_id, priority, cookie, idle_timeout, hard_timeout (as Kytos'
  * stored flows do); owner, cookie_mask, match, actions/instructions when

@@ -19,10 +19,13 @@
 #define OFCD_REST_H
 
 struct app_ctx;
+struct flowmgr;
 struct rest_server;
+struct store;
 
-/* Start serving; NULL (logged) when the address cannot be bound. */
-struct rest_server *rest_start(struct app_ctx *app);
+/* Start serving; NULL (logged) when the address cannot be bound. fm and
+ * store serve the flow paths (NULL: they answer 503). */
+struct rest_server *rest_start(struct app_ctx *app, struct flowmgr *fm, struct store *store);
 void rest_stop(struct rest_server *rs);
 
 #endif

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flowmgr.h"
 #include "lcore.h"
 #include "rest_priv.h"
+#include "store.h"
 
 struct mbuf {
     char *p;
@@ -119,12 +121,67 @@ void rest_get_metrics(struct rest_req *q, struct rest_reply *r)
         }
         put(&b, "ofcd_lcore_loops_total{lcore=\"%u\"} %" PRIu64 "\n", id, s.lcore.loops);
     }
-    static const char *const codes[REST_CODES] = {"2xx", "3xx", "400", "404", "405", "5xx"};
+    static const unsigned statuses[REST_STATUSES] = REST_STATUS_LIST;
     put(&b, "# HELP ofcd_rest_requests_total REST requests answered, by status.\n"
             "# TYPE ofcd_rest_requests_total counter\n");
-    for (unsigned i = 0; i < REST_CODES; i++)
-        put(&b, "ofcd_rest_requests_total{code=\"%s\"} %" PRIu64 "\n", codes[i],
-            __atomic_load_n(&rs->requests[i], __ATOMIC_RELAXED));
+    for (unsigned i = 0; i < REST_STATUSES; i++)
+        put(&b, "ofcd_rest_requests_total{code=\"%u\"} %" PRIu64 "\n", statuses[i],
+            __atomic_load_n(&rs->by_status[i], __ATOMIC_RELAXED));
+    for (unsigned i = 0; i < 6; i++)
+        put(&b, "ofcd_rest_requests_total{code=\"%uxx_other\"} %" PRIu64 "\n", i,
+            __atomic_load_n(&rs->other_status[i], __ATOMIC_RELAXED));
+    static const char *const le[REST_LAT_BUCKETS] = {"0.001", "0.0025", "0.005", "0.01",
+                                                     "0.025", "0.05", "0.1", "0.25", "1",
+                                                     "+Inf"};
+    put(&b, "# HELP ofcd_rest_request_seconds Time from a request's headers to its answer.\n"
+            "# TYPE ofcd_rest_request_seconds histogram\n");
+    uint64_t cum = 0;
+    for (unsigned i = 0; i < REST_LAT_BUCKETS; i++) {
+        cum += __atomic_load_n(&rs->lat_hist[i], __ATOMIC_RELAXED);
+        put(&b, "ofcd_rest_request_seconds_bucket{le=\"%s\"} %" PRIu64 "\n", le[i], cum);
+    }
+    put(&b, "ofcd_rest_request_seconds_sum %.6f\n",
+        (double)__atomic_load_n(&rs->lat_sum_us, __ATOMIC_RELAXED) / 1e6);
+    put(&b, "ofcd_rest_request_seconds_count %" PRIu64 "\n",
+        __atomic_load_n(&rs->lat_count, __ATOMIC_RELAXED));
+    if (rs->fm) {
+        struct flowmgr_stats fs;
+        flowmgr_get_stats(rs->fm, &fs);
+        static const char *const states[3] = {"pending", "installed", "error"};
+        put(&b, "# HELP ofcd_flows Stored flows by state.\n# TYPE ofcd_flows gauge\n");
+        for (unsigned i = 0; i < 3; i++)
+            put(&b, "ofcd_flows{state=\"%s\"} %" PRIu64 "\n", states[i], fs.flows_by_state[i]);
+        put(&b, "# TYPE ofcd_flow_manager_total counter\n");
+        const struct {
+            const char *what;
+            uint64_t v;
+        } fc[] = {
+            {"flow_mods_sent", fs.flow_mods_sent}, {"barriers_sent", fs.barriers_sent},
+            {"barrier_replies", fs.barrier_replies}, {"installed", fs.installed},
+            {"errors", fs.errors}, {"ring_full", fs.ring_full}, {"paced", fs.paced},
+            {"dropped_on_down", fs.dropped_on_down}, {"checks", fs.checks},
+            {"alien_deleted", fs.alien_deleted}, {"missing_reinstalled", fs.missing_reinstalled},
+            {"pending_confirmed", fs.pending_confirmed},
+            {"state_update_failed", fs.state_update_failed},
+        };
+        for (unsigned i = 0; i < sizeof(fc) / sizeof(fc[0]); i++)
+            put(&b, "ofcd_flow_manager_total{what=\"%s\"} %" PRIu64 "\n", fc[i].what, fc[i].v);
+        put(&b, "# TYPE ofcd_flow_manager_queued gauge\nofcd_flow_manager_queued %" PRIu64 "\n",
+            fs.queued);
+    }
+    if (rs->store) {
+        struct store_stats ss;
+        if (store_get_stats(rs->store, &ss) == 0) {
+            put(&b, "# TYPE ofcd_store_commits_total counter\nofcd_store_commits_total %" PRIu64
+                "\n", ss.commits);
+            put(&b, "# TYPE ofcd_store_failed_commits_total counter\n"
+                "ofcd_store_failed_commits_total %" PRIu64 "\n", ss.failed_commits);
+            put(&b, "# TYPE ofcd_store_max_batch gauge\nofcd_store_max_batch %" PRIu64 "\n",
+                ss.max_batch);
+            put(&b, "# TYPE ofcd_store_map_used_bytes gauge\nofcd_store_map_used_bytes %" PRIu64
+                "\n", ss.map_used);
+        }
+    }
     if (b.oom) {
         free(b.p);
         rest_error(r, 500, "out of memory building the metrics");

@@ -12,30 +12,57 @@
 
 #include "app.h"
 
-#define REST_CODES 6   /* 2xx 3xx 400 404 405 5xx, for metrics */
+/* Statuses counted one by one for /metrics (anything else: its class). */
+#define REST_STATUS_LIST {200, 202, 400, 404, 405, 413, 415, 424, 429, 500, 503}
+#define REST_STATUSES 11
+#define REST_LAT_BUCKETS 10             /* le 1,2.5,5,10,25,50,100,250,1000 ms, +Inf */
+#define REST_RL_SLOTS 1024              /* clients the rate limiter remembers */
+
+struct rest_rl_slot {
+    uint32_t addr;                      /* IPv4, host order; 0 = free */
+    double tokens;
+    uint64_t at_us;
+};
+
+struct flowmgr;
+struct store;
 
 struct rest_server {
     struct app_ctx *app;
+    struct flowmgr *fm;                 /* the flow manager (NULL: flow paths 503) */
+    struct store *store;
     struct MHD_Daemon *mhd;
     pthread_mutex_t lock;               /* guards the health history below */
     uint64_t last_loops[RTE_MAX_LCORE];
     uint64_t last_change_ms[RTE_MAX_LCORE];
-    uint64_t requests[REST_CODES];      /* relaxed atomics */
+    /* relaxed atomics */
+    uint64_t by_status[REST_STATUSES];
+    uint64_t other_status[6];           /* by hundreds: 0xx..5xx */
+    uint64_t lat_hist[REST_LAT_BUCKETS];
+    uint64_t lat_sum_us, lat_count;
+    pthread_mutex_t rl_lock;            /* the rate limiter's table */
+    struct rest_rl_slot rl[REST_RL_SLOTS];
 };
 
 /* A response under construction: either JSON or plain text. */
 struct rest_reply {
     unsigned status;
+    unsigned retry_after;               /* seconds; 0 = no Retry-After header */
     json_t *json;                       /* owned */
     char *text;                         /* owned (malloc), for /metrics */
     size_t text_len;
 };
 
+struct MHD_Connection;
+
 struct rest_req {
     struct rest_server *rs;
+    struct MHD_Connection *conn;        /* for query arguments */
     const char *method;
     const char *path;
     const char *arg;                    /* the path after a prefix route, or NULL */
+    const char *body;                   /* NUL-terminated; NULL when there was none */
+    size_t body_len;
 };
 
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
@@ -45,6 +72,16 @@ void rest_get_switches(struct rest_req *q, struct rest_reply *r);
 void rest_get_switch(struct rest_req *q, struct rest_reply *r);
 void rest_get_health(struct rest_req *q, struct rest_reply *r);
 void rest_get_metrics(struct rest_req *q, struct rest_reply *r);
+
+/* Kytos flow_manager v2 (rest_flows.c) */
+void rest_flows_post(struct rest_req *q, struct rest_reply *r);
+void rest_flows_delete(struct rest_req *q, struct rest_reply *r);
+void rest_flows_get(struct rest_req *q, struct rest_reply *r);
+void rest_flows_by_switch_post(struct rest_req *q, struct rest_reply *r);
+void rest_flows_by_switch_delete(struct rest_req *q, struct rest_reply *r);
+void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r);
+/* GET /api/v1/switches/{dpid}/flows */
+void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid);
 
 /* Parse a dpid: 16 hex digits with optional colons ("00:00:..:10:01"), or
  * decimal. 0 or -EINVAL. */

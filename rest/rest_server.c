@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -20,13 +21,36 @@ struct rest_route {
     void (*handler)(struct rest_req *q, struct rest_reply *r);
 };
 
+#define KYTOS_FM "/api/kytos/flow_manager/v2"
+
 /* One table: a new endpoint is a new row (no strcmp chains). */
 static const struct rest_route routes[] = {
     {"/api/v1/switches", "GET", rest_get_switches},
     {"/api/v1/switches/", "GET", rest_get_switch},
     {"/api/v1/health", "GET", rest_get_health},
     {"/metrics", "GET", rest_get_metrics},
+    {KYTOS_FM "/flows", "GET", rest_flows_get},
+    {KYTOS_FM "/flows", "POST", rest_flows_post},
+    {KYTOS_FM "/flows", "DELETE", rest_flows_delete},
+    {KYTOS_FM "/flows/", "GET", rest_flows_get},
+    {KYTOS_FM "/flows/", "POST", rest_flows_post},
+    {KYTOS_FM "/flows/", "DELETE", rest_flows_delete},
+    {KYTOS_FM "/flows_by_switch", "POST", rest_flows_by_switch_post},
+    {KYTOS_FM "/flows_by_switch", "DELETE", rest_flows_by_switch_delete},
+    {KYTOS_FM "/stored_flows", "GET", rest_stored_flows_get},
 };
+
+/* One request while MHD delivers it. */
+struct rest_conn_state {
+    char *body;
+    size_t len, cap;
+    bool too_big;
+    uint64_t start_us;
+};
+
+static const unsigned status_list[REST_STATUSES] = REST_STATUS_LIST;
+static const unsigned lat_le_us[REST_LAT_BUCKETS - 1] = {1000, 2500, 5000, 10000, 25000,
+                                                         50000, 100000, 250000, 1000000};
 
 uint64_t rest_now_ms(void)
 {
@@ -35,9 +59,16 @@ uint64_t rest_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
 {
-    char msg[256];
+    char msg[512];
     va_list ap;
 
     va_start(ap, fmt);
@@ -74,10 +105,82 @@ static void dispatch(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 404, "no such resource: %s", q->path);
 }
 
-static unsigned code_bucket(unsigned status)
+static void count_status(struct rest_server *rs, unsigned status, uint64_t us)
 {
-    return status < 300 ? 0 : status < 400 ? 1 : status == 404 ? 3 : status == 405 ? 4
-           : status < 500 ? 2 : 5;
+    unsigned i;
+
+    for (i = 0; i < REST_STATUSES; i++)
+        if (status_list[i] == status)
+            break;
+    if (i < REST_STATUSES)
+        __atomic_fetch_add(&rs->by_status[i], 1, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_add(&rs->other_status[status / 100 < 6 ? status / 100 : 5], 1,
+                           __ATOMIC_RELAXED);
+    for (i = 0; i < REST_LAT_BUCKETS - 1 && us > lat_le_us[i]; i++)
+        ;
+    __atomic_fetch_add(&rs->lat_hist[i], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&rs->lat_sum_us, us, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&rs->lat_count, 1, __ATOMIC_RELAXED);
+}
+
+/* Per-client token bucket (rest.rate_limit_per_s); true = over the limit. */
+static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, uint64_t t)
+{
+    const struct ofcd_config *cfg = &rs->app->cfg;
+    const union MHD_ConnectionInfo *ci;
+    uint32_t addr = 1;                  /* non-IPv4 clients share one bucket */
+
+    if (!cfg->rest_rate_limit_per_s)
+        return false;
+    ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
+        addr = ntohl(((const struct sockaddr_in *)ci->client_addr)->sin_addr.s_addr);
+    if (addr == 0)
+        addr = 1;
+    pthread_mutex_lock(&rs->rl_lock);
+    uint32_t h = (addr * 2654435761u) >> 22;   /* 10 bits */
+    struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
+    if (sl->addr != addr) {             /* new client (or a collision: it starts afresh) */
+        sl->addr = addr;
+        sl->tokens = cfg->rest_rate_burst;
+        sl->at_us = t;
+    }
+    sl->tokens += (double)(t - sl->at_us) * cfg->rest_rate_limit_per_s / 1e6;
+    if (sl->tokens > cfg->rest_rate_burst)
+        sl->tokens = cfg->rest_rate_burst;
+    sl->at_us = t;
+    bool over = sl->tokens < 1.0;
+    if (!over)
+        sl->tokens -= 1.0;
+    pthread_mutex_unlock(&rs->rl_lock);
+    return over;
+}
+
+static bool json_content_type(struct MHD_Connection *conn)
+{
+    const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!ct)
+        return false;
+    size_t n = strlen("application/json");
+    return strncasecmp(ct, "application/json", n) == 0 && (ct[n] == '\0' || ct[n] == ';' ||
+                                                          ct[n] == ' ');
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct rest_conn_state *st = *con_cls;
+
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (st) {
+        free(st->body);
+        free(st);
+        *con_cls = NULL;
+    }
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -86,22 +189,63 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                   void **con_cls)
 {
     struct rest_server *rs = cls;
-    struct rest_req q = {.rs = rs, .method = method, .path = url};
+    struct rest_conn_state *st = *con_cls;
+    struct rest_req q = {.rs = rs, .conn = conn, .method = method, .path = url};
     struct rest_reply r = {.status = 500};
+    const size_t max_body = (size_t)rs->app->cfg.rest_max_body_kb * 1024u;
 
     (void)version;
-    (void)upload_data;
-    /* The first call only announces the request; bodies are not taken yet
-     * (every endpoint is a GET), so answer on the second. */
-    if (*con_cls == NULL) {
-        *con_cls = rs;
+    /* The first call only announces the request: keep state for its body. */
+    if (!st) {
+        st = calloc(1, sizeof(*st));
+        if (!st)
+            return MHD_NO;
+        st->start_us = now_us();
+        *con_cls = st;
         return MHD_YES;
     }
     if (*upload_size) {
-        *upload_size = 0;       /* a body on a GET: ignored, the answer follows */
+        /* Take the body as it comes; past the limit, keep reading (so the
+         * client sees the 413 instead of a reset) but store nothing. */
+        size_t n = *upload_size;
+        if (!st->too_big && st->len + n > max_body) {
+            st->too_big = true;
+            free(st->body);
+            st->body = NULL;
+            st->len = st->cap = 0;
+        }
+        if (!st->too_big) {
+            if (st->len + n + 1 > st->cap) {
+                size_t nc = st->cap ? st->cap : 4096;
+                while (nc < st->len + n + 1)
+                    nc *= 2;
+                char *nb = realloc(st->body, nc);
+                if (!nb)
+                    return MHD_NO;
+                st->body = nb;
+                st->cap = nc;
+            }
+            memcpy(st->body + st->len, upload_data, n);
+            st->len += n;
+            st->body[st->len] = '\0';
+        }
+        *upload_size = 0;
         return MHD_YES;
     }
-    dispatch(&q, &r);
+    if (rate_limited(rs, conn, now_us())) {
+        rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
+                   rs->app->cfg.rest_rate_limit_per_s);
+        r.retry_after = 1;
+    } else if (st->too_big) {
+        rest_error(&r, 413, "request body larger than rest.max_body_kb = %u KiB",
+                   rs->app->cfg.rest_max_body_kb);
+    } else if (st->len && !json_content_type(conn)) {
+        rest_error(&r, 415, "request body must be sent as Content-Type: application/json");
+    } else {
+        q.body = st->body;
+        q.body_len = st->len;
+        dispatch(&q, &r);
+    }
 
     struct MHD_Response *resp;
     if (r.text) {
@@ -109,19 +253,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
     } else {
         char *body = r.json ? json_dumps(r.json, JSON_COMPACT) : NULL;
-        if (!body)
+        if (!body) {
+            r.status = 500;
             body = strdup("{\"code\":500,\"description\":\"out of memory\"}");
+        }
         resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
         MHD_add_response_header(resp, "Content-Type", "application/json");
+    }
+    if (r.retry_after) {
+        char ra[16];
+        snprintf(ra, sizeof(ra), "%u", r.retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
     }
     json_decref(r.json);
     enum MHD_Result ret = MHD_queue_response(conn, r.status, resp);
     MHD_destroy_response(resp);
-    __atomic_fetch_add(&rs->requests[code_bucket(r.status)], 1, __ATOMIC_RELAXED);
+    count_status(rs, r.status, now_us() - st->start_us);
     return ret;
 }
 
-struct rest_server *rest_start(struct app_ctx *app)
+struct rest_server *rest_start(struct app_ctx *app, struct flowmgr *fm, struct store *store)
 {
     const struct ofcd_config *cfg = &app->cfg;
     struct rest_server *rs = calloc(1, sizeof(*rs));
@@ -131,14 +282,19 @@ struct rest_server *rest_start(struct app_ctx *app)
         return NULL;
     }
     rs->app = app;
+    rs->fm = fm;
+    rs->store = store;
     pthread_mutex_init(&rs->lock, NULL);
+    pthread_mutex_init(&rs->rl_lock, NULL);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->rest_port),
                              .sin_addr.s_addr = htonl(cfg->rest_ip)};
     rs->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                                    MHD_USE_ERROR_LOG,
                                cfg->rest_port, NULL, NULL, on_request, rs,
                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2,
+                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->rest_threads,
+                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, rs,
+                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                MHD_OPTION_END);
     if (!rs->mhd) {
@@ -146,6 +302,7 @@ struct rest_server *rest_start(struct app_ctx *app)
                 "local?); change rest.listen", cfg->rest_ip >> 24, (cfg->rest_ip >> 16) & 255,
                 (cfg->rest_ip >> 8) & 255, cfg->rest_ip & 255, cfg->rest_port);
         pthread_mutex_destroy(&rs->lock);
+        pthread_mutex_destroy(&rs->rl_lock);
         free(rs);
         return NULL;
     }
@@ -161,5 +318,6 @@ void rest_stop(struct rest_server *rs)
         return;
     MHD_stop_daemon(rs->mhd);
     pthread_mutex_destroy(&rs->lock);
+    pthread_mutex_destroy(&rs->rl_lock);
     free(rs);
 }

@@ -121,7 +121,26 @@ void rest_get_switch(struct rest_req *q, struct rest_reply *r)
 {
     struct app_ctx *app = q->rs->app;
     uint64_t dpid;
+    char id[64];
+    const char *slash = strchr(q->arg, '/');
 
+    /* {dpid}/flows: the switch's stored flows with their state. */
+    if (slash) {
+        size_t n = (size_t)(slash - q->arg);
+        if (strcmp(slash, "/flows") != 0 || n >= sizeof(id)) {
+            rest_error(r, 404, "no such resource: %s", q->path);
+            return;
+        }
+        memcpy(id, q->arg, n);
+        id[n] = '\0';
+        if (rest_parse_dpid(id, &dpid) < 0) {
+            rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a "
+                       "decimal number", id);
+            return;
+        }
+        rest_switch_flows_get(q, r, dpid);
+        return;
+    }
     if (rest_parse_dpid(q->arg, &dpid) < 0) {
         rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a "
                    "decimal number", q->arg);

@@ -208,6 +208,15 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
     assert_int_equal(c.rest_port, 8181);
     assert_string_equal(c.data_dir, "./var");
+    assert_int_equal(c.rest_threads, 2);
+    assert_int_equal(c.rest_max_body_kb, 16384);
+    assert_int_equal(c.rest_rate_limit_per_s, 0);
+    assert_int_equal(c.fm_pacing_per_s, 1000);
+    assert_int_equal(c.fm_queue_max, 100000);
+    assert_true(c.fm_consistency);
+    assert_int_equal(c.fm_consistency_min_interval_s, 60);
+    assert_string_equal(c.fm_ignore_cookies, "");
+    assert_int_equal(c.fm_store_map_mb, 1024);
     assert_int_equal(c.log_level, OFCD_LOG_INFO);
     assert_int_equal(c.stats_log_interval_s, 60);
     /* The [tcp] defaults are the stack's own documented defaults. */
@@ -433,6 +442,14 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.echo_port", tcp_echo_port, 0, 65535),
     UCASE("tcp.connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000),
     UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
+    UCASE("rest.threads", rest_threads, 1, 64),
+    UCASE("rest.max_body_kb", rest_max_body_kb, 1, 1048576),
+    UCASE("rest.rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000),
+    UCASE("rest.rate_burst", rest_rate_burst, 1, 10000000),
+    UCASE("flow_manager.pacing_per_s", fm_pacing_per_s, 0, 10000000),
+    UCASE("flow_manager.queue_max", fm_queue_max, 16, 100000000),
+    UCASE("flow_manager.consistency_min_interval_s", fm_consistency_min_interval_s, 1, 86400),
+    UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
     UCASE("fault.rx_delay_us", fault_rx.delay_us, 0, 10000000),
     UCASE("fault.tx_delay_us", fault_tx.delay_us, 0, 10000000),
@@ -1391,6 +1408,41 @@ static void test_parse_value_direct(void **state)
     assert_string_equal(buf, "3-");
 }
 
+/* The consistency check's ignore lists: parsed at load, errors name the key. */
+static void test_finish_ranges(void **state)
+{
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    (void)state;
+
+    cfg_defaults(&c);
+    assert_int_equal(cfg_apply_override(&c, "flow_manager.ignore_cookies=0x10-0x1f,7", err,
+                                        sizeof(err)), 0);
+    assert_int_equal(cfg_apply_override(&c, "flow_manager.ignore_tables=100-254", err,
+                                        sizeof(err)), 0);
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    assert_int_equal(c.n_fm_ignore_cookie, 2);
+    assert_int_equal(c.fm_ignore_cookie[0].lo, 0x10);
+    assert_int_equal(c.fm_ignore_cookie[0].hi, 0x1f);
+    assert_int_equal(c.fm_ignore_cookie[1].lo, 7);
+    assert_int_equal(c.fm_ignore_cookie[1].hi, 7);
+    assert_int_equal(c.n_fm_ignore_table, 1);
+    assert_int_equal(c.fm_ignore_table[0].hi, 254);
+
+    const char *bad[] = {"flow_manager.ignore_tables=100-255", "flow_manager.ignore_tables=9-3",
+                         "flow_manager.ignore_cookies=1;2", "flow_manager.ignore_cookies=x",
+                         "flow_manager.ignore_cookies=-1"};
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cfg_defaults(&c);
+        assert_int_equal(cfg_apply_override(&c, bad[i], err, sizeof(err)), 0);
+        assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)(strchr(bad[i], '=') - bad[i]), bad[i]);
+        if (!strstr(err, key))
+            fail_msg("%s: error '%s' does not name the key", bad[i], err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1419,6 +1471,7 @@ int main(void)
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
         cmocka_unit_test(test_finish_fault_rates),
+        cmocka_unit_test(test_finish_ranges),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_print_help),
         cmocka_unit_test(test_parse_value_direct),

@@ -647,6 +647,38 @@ static void test_spec_vector(void **state)
     assert_int_equal(ob.len, 0);
 }
 
+/* Non-strict selection: what a DELETE with match sel removes. */
+static void test_within(void **state)
+{
+    struct ofp_match flow, sel;
+    (void)state;
+
+    ofp_match_init(&flow);
+    ofp_match_set_uint(&flow, F(IN_PORT), 3);
+    ofp_match_set_uint(&flow, F(ETH_TYPE), 0x0800);
+    ofp_match_set_uint_masked(&flow, F(IPV4_DST), 0x0a000100, 0xffffff00);
+
+    ofp_match_init(&sel);
+    assert_true(ofp_match_within(&flow, &sel));               /* empty selects all */
+    ofp_match_set_uint(&sel, F(ETH_TYPE), 0x0800);
+    assert_true(ofp_match_within(&flow, &sel));
+    ofp_match_set_uint_masked(&sel, F(IPV4_DST), 0x0a000000, 0xffff0000);
+    assert_true(ofp_match_within(&flow, &sel));               /* /24 inside /16 */
+    ofp_match_set_uint_masked(&sel, F(IPV4_DST), 0x0a000000, 0xffffff00);
+    assert_false(ofp_match_within(&flow, &sel));              /* other /24 */
+    ofp_match_set_uint(&sel, F(IPV4_DST), 0x0a000101);
+    assert_false(ofp_match_within(&flow, &sel));              /* exact is narrower */
+    assert_true(ofp_match_within(&sel, &flow) == false);      /* sel lacks in_port */
+
+    ofp_match_init(&sel);
+    ofp_match_set_uint(&sel, F(IN_PORT), 4);
+    assert_false(ofp_match_within(&flow, &sel));
+    ofp_match_init(&sel);
+    ofp_match_set_uint(&sel, F(VLAN_VID), 0x1001);
+    assert_false(ofp_match_within(&flow, &sel));              /* field absent in flow */
+    assert_true(ofp_match_within(&flow, &flow));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -661,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_foreign_oxms_kept),
         cmocka_unit_test(test_canonical_and_equal),
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_within),
         cmocka_unit_test(test_spec_vector),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,810 @@
+/* flowmgr: see flowmgr.h. The mirror, the send queues and the batches. */
+#include "flowmgr_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+
+#include "app.h"
+#include "of_event.h"
+#include "ofcd_log.h"
+#include "ofp_msg.h"
+#include "store.h"
+
+#define FM_SW_BUCKETS 4096u
+#define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
+#define FM_XID_BIT 0x80000000u
+
+uint64_t fm_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static size_t sw_bucket(uint64_t dpid)
+{
+    return (size_t)((dpid * 0x9e3779b97f4a7c15ull) >> 52) & (FM_SW_BUCKETS - 1);
+}
+
+struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid)
+{
+    for (struct fm_switch *s = fm->sw_buckets[sw_bucket(dpid)]; s; s = s->hnext)
+        if (s->dpid == dpid)
+            return s;
+    return NULL;
+}
+
+static struct fm_switch *switch_get(struct flowmgr *fm, uint64_t dpid)
+{
+    struct fm_switch *s = fm_switch_find(fm, dpid);
+    if (s)
+        return s;
+    s = calloc(1, sizeof(*s));
+    if (!s || !(s->buckets = calloc(64, sizeof(*s->buckets)))) {
+        free(s);
+        LOG_ERR("flows", "switch %016" PRIx64 ": out of memory", dpid);
+        return NULL;
+    }
+    s->n_buckets = 64;
+    s->dpid = dpid;
+    s->n_owners = 1;                /* owner 0: flows that name none */
+    s->hnext = fm->sw_buckets[sw_bucket(dpid)];
+    fm->sw_buckets[sw_bucket(dpid)] = s;
+    return s;
+}
+
+/* ---- mirror ----------------------------------------------------------------- */
+
+static size_t flow_bucket(const struct fm_switch *sw, uint64_t match_id)
+{
+    return (size_t)(match_id ^ (match_id >> 29)) & (sw->n_buckets - 1);
+}
+
+struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id)
+{
+    for (struct fm_flow *f = sw->buckets[flow_bucket(sw, match_id)]; f; f = f->hnext)
+        if (f->match_id == match_id)
+            return f;
+    return NULL;
+}
+
+static void mirror_grow(struct fm_switch *sw)
+{
+    size_t nb = sw->n_buckets * 2;
+    struct fm_flow **b = calloc(nb, sizeof(*b));
+    if (!b)
+        return;                     /* longer chains, still correct */
+    for (size_t i = 0; i < sw->n_buckets; i++)
+        while (sw->buckets[i]) {
+            struct fm_flow *f = sw->buckets[i];
+            sw->buckets[i] = f->hnext;
+            size_t k = (size_t)(f->match_id ^ (f->match_id >> 29)) & (nb - 1);
+            f->hnext = b[k];
+            b[k] = f;
+        }
+    free(sw->buckets);
+    sw->buckets = b;
+    sw->n_buckets = nb;
+}
+
+static void count_state(struct flowmgr *fm, uint8_t state, int delta)
+{
+    if (state < 3)
+        fm->stats.flows_by_state[state] += (uint64_t)(int64_t)delta;
+}
+
+/* Insert or replace; the old entry (if any) is freed. */
+static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+                                  uint64_t flow_id, uint8_t state, unsigned owner,
+                                  const uint8_t *wire, size_t len)
+{
+    struct fm_flow *f = malloc(sizeof(*f) + len);
+    if (!f)
+        return NULL;
+    f->match_id = match_id;
+    f->flow_id = flow_id;
+    f->sent_us = 0;
+    f->inflight = 0;
+    f->state = state;
+    f->owner = (uint8_t)owner;
+    f->len = (uint16_t)len;
+    memcpy(f->wire, wire, len);
+    struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)];
+    for (; *pp; pp = &(*pp)->hnext)
+        if ((*pp)->match_id == match_id) {
+            struct fm_flow *old = *pp;
+            f->hnext = old->hnext;
+            count_state(fm, old->state, -1);
+            *pp = f;
+            free(old);
+            count_state(fm, state, 1);
+            return f;
+        }
+    f->hnext = sw->buckets[flow_bucket(sw, match_id)];
+    sw->buckets[flow_bucket(sw, match_id)] = f;
+    sw->n_flows++;
+    count_state(fm, state, 1);
+    if (sw->n_flows > sw->n_buckets)
+        mirror_grow(sw);
+    return f;
+}
+
+static void mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+                       uint64_t flow_id)
+{
+    for (struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
+         pp = &(*pp)->hnext) {
+        struct fm_flow *f = *pp;
+        if (f->match_id != match_id)
+            continue;
+        if (f->flow_id == flow_id) {
+            *pp = f->hnext;
+            count_state(fm, f->state, -1);
+            sw->n_flows--;
+            free(f);
+        }
+        return;
+    }
+}
+
+void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,
+                  uint16_t err_type, uint16_t err_code)
+{
+    int rc = store_set_state(fm->store, sw->dpid, f->match_id, f->flow_id,
+                             (enum store_flow_state)state, err_type, err_code);
+    if (rc < 0) {
+        if (fm->stats.state_update_failed++ == 0)
+            LOG_ERR("flows", "switch %016" PRIx64 ": cannot record a flow's state in the "
+                    "store: %s (the check will retry)", sw->dpid, strerror(-rc));
+        return;
+    }
+    count_state(fm, f->state, -1);
+    f->state = state;
+    count_state(fm, state, 1);
+}
+
+/* ---- encoding ---------------------------------------------------------------- */
+
+/* The FLOW_MOD on the wire (xid 0, patched at send) into a malloc'd buffer. */
+static uint8_t *encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
+{
+    struct ofp_msg m;
+    struct ofp_buf b;
+    uint8_t *buf = malloc(QMSG_LARGE_DATA);
+
+    if (!buf)
+        return NULL;
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_FLOW_MOD;
+    m.u.flow_mod = *fmod;
+    ofp_buf_init(&b, buf, QMSG_LARGE_DATA);
+    if (ofp_encode(&b, &m) < 0) {
+        free(buf);
+        return NULL;
+    }
+    *len = b.len;
+    return buf;
+}
+
+static unsigned owner_index(struct fm_switch *sw, const char *name)
+{
+    for (unsigned i = 0; i < sw->n_owners; i++)
+        if (strcmp(sw->owners[i].name, name) == 0)
+            return i;
+    if (sw->n_owners == FM_MAX_OWNERS)
+        return FM_MAX_OWNERS - 1;   /* beyond that many, the last owners share a queue */
+    unsigned i = sw->n_owners++;
+    snprintf(sw->owners[i].name, sizeof(sw->owners[i].name), "%s", name);
+    return i;
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
+             uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len)
+{
+    struct fm_item *it = malloc(sizeof(*it) + len);
+    if (!it)
+        return -ENOMEM;
+    it->next = NULL;
+    it->match_id = match_id;
+    it->flow_id = flow_id;
+    it->is_add = is_add;
+    it->len = (uint16_t)len;
+    memcpy(it->wire, wire, len);
+    struct fm_owner *ow = &sw->owners[o];
+    if (ow->tail)
+        ow->tail->next = it;
+    else
+        ow->head = it;
+    ow->tail = it;
+    ow->n++;
+    sw->queued++;
+    fm->stats.queued++;
+    return 0;
+}
+
+uint32_t fm_next_xid(struct fm_switch *sw)
+{
+    sw->next_xid = (sw->next_xid + 1) & ~FM_XID_BIT;
+    if (sw->next_xid == 0)
+        sw->next_xid = 1;
+    return sw->next_xid | FM_XID_BIT;
+}
+
+static struct msgq *switch_ring(struct flowmgr *fm, const struct fm_switch *sw)
+{
+    unsigned io = conn_handle_io(sw->conn);
+    return io < fm->app->n_io ? fm->app->io_out[io] : NULL;
+}
+
+/* One message to the switch's msg_out; 0 or -ENOBUFS (nothing sent). */
+static int send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
+                     uint32_t xid, uint8_t cls)
+{
+    struct msgq *ring = switch_ring(fm, sw);
+    struct qmsg *q = ring ? qmsg_alloc(fm->app->qpool, len) : NULL;
+
+    if (!q)
+        return -ENOBUFS;
+    memcpy(q->data, wire, len);
+    q->data[4] = (uint8_t)(xid >> 24);
+    q->data[5] = (uint8_t)(xid >> 16);
+    q->data[6] = (uint8_t)(xid >> 8);
+    q->data[7] = (uint8_t)xid;
+    q->len = (uint32_t)len;
+    q->kind = QMSG_OF;
+    q->cls = cls;
+    q->conn = sw->conn;
+    if (msgq_enqueue(ring, q, rte_get_tsc_cycles()) < 0) {
+        qmsg_free(fm->app->qpool, q);
+        return -ENOBUFS;
+    }
+    return 0;
+}
+
+static const uint8_t barrier_wire[8] = {OFP13_VERSION, OFPT_BARRIER_REQUEST, 0, 8};
+
+void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
+{
+    const uint32_t rate = fm->app->cfg.fm_pacing_per_s;
+
+    if (!sw->up || !sw->queued)
+        return;
+    struct msgq *ring = switch_ring(fm, sw);
+    if (!ring)
+        return;
+    size_t room = msgq_free_count(ring, OFP_PRIO_P3);
+    if (room < 2) {
+        fm->stats.ring_full++;
+        return;
+    }
+    room--;                           /* the barrier's slot */
+    size_t cap = room < FM_BATCH_MAX ? room : FM_BATCH_MAX;
+    if (cap > sw->queued)
+        cap = sw->queued;
+    struct fm_batch *batch = malloc(sizeof(*batch) + cap * sizeof(batch->sent[0]));
+    if (!batch)
+        return;                       /* retried on the next tick */
+    uint32_t n = 0;
+    bool progress = true, stop = false;
+    while (progress && !stop && n < cap) {
+        progress = false;
+        for (unsigned k = 0; k < sw->n_owners && !stop && n < cap; k++) {
+            struct fm_owner *ow = &sw->owners[(sw->rr + k) % sw->n_owners];
+            if (!ow->head)
+                continue;
+            if (rate) {
+                double burst = rate >= 10 ? rate / 10.0 : 1.0;
+                ow->tokens += (double)(now_us - ow->refill_us) * rate / 1e6;
+                if (ow->tokens > burst)
+                    ow->tokens = burst;
+                ow->refill_us = now_us;
+                if (ow->tokens < 1.0) {
+                    fm->stats.paced++;
+                    continue;
+                }
+            }
+            struct fm_item *it = ow->head;
+            uint32_t xid = fm_next_xid(sw);
+            if (send_wire(fm, sw, it->wire, it->len, xid, OFP_PRIO_P3) < 0) {
+                fm->stats.ring_full++;
+                stop = true;          /* close this batch with its barrier */
+                break;
+            }
+            if (rate)
+                ow->tokens -= 1.0;
+            ow->head = it->next;
+            if (!ow->head)
+                ow->tail = NULL;
+            ow->n--;
+            sw->queued--;
+            fm->stats.queued--;
+            fm->stats.flow_mods_sent++;
+            batch->sent[n++] = (struct fm_sent){.xid = xid, .is_add = it->is_add,
+                                                .match_id = it->match_id,
+                                                .flow_id = it->flow_id};
+            if (it->is_add) {
+                struct fm_flow *f = fm_flow_find(sw, it->match_id);
+                if (f && f->flow_id == it->flow_id) {
+                    f->inflight++;
+                    f->sent_us = now_us;
+                }
+            }
+            free(it);
+            progress = true;
+        }
+    }
+    sw->rr++;
+    if (n == 0) {
+        free(batch);
+        return;
+    }
+    batch->n = n;
+    batch->next = NULL;
+    batch->barrier_xid = fm_next_xid(sw);
+    /* The slot was reserved, but another producer may have taken it: then
+     * the next batch's barrier answers for this one too (a barrier reply
+     * covers every FLOW_MOD sent before it). */
+    if (send_wire(fm, sw, barrier_wire, sizeof(barrier_wire), batch->barrier_xid,
+                  OFP_PRIO_P3) == 0)
+        fm->stats.barriers_sent++;
+    else
+        fm->stats.ring_full++;
+    if (sw->btail)
+        sw->btail->next = batch;
+    else
+        sw->bhead = batch;
+    sw->btail = batch;
+}
+
+/* Forget what was queued or in flight on a connection that is gone. */
+static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
+{
+    for (unsigned o = 0; o < sw->n_owners; o++) {
+        struct fm_owner *ow = &sw->owners[o];
+        while (ow->head) {
+            struct fm_item *it = ow->head;
+            ow->head = it->next;
+            free(it);
+            fm->stats.dropped_on_down++;
+        }
+        ow->tail = NULL;
+        ow->n = 0;
+    }
+    fm->stats.queued -= sw->queued;
+    sw->queued = 0;
+    while (sw->bhead) {
+        struct fm_batch *b = sw->bhead;
+        sw->bhead = b->next;
+        for (uint32_t i = 0; i < b->n; i++) {
+            struct fm_flow *f = b->sent[i].is_add ? fm_flow_find(sw, b->sent[i].match_id) : NULL;
+            if (f && f->inflight)
+                f->inflight--;
+        }
+        fm->stats.dropped_on_down += b->n;
+        free(b);
+    }
+    sw->btail = NULL;
+    sw->n_acc = 0;
+    sw->acc_xid = 0;
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid)
+{
+    struct fm_batch *b;
+    bool found = false;
+
+    for (b = sw->bhead; b; b = b->next)
+        if (b->barrier_xid == xid)
+            found = true;
+    if (!found)
+        return;                        /* not ours (or a connection ago) */
+    fm->stats.barrier_replies++;
+    /* Barriers are answered in order, and a reply covers every earlier batch
+     * (one whose own barrier did not fit in the ring included). */
+    while ((b = sw->bhead)) {
+        sw->bhead = b->next;
+        if (!sw->bhead)
+            sw->btail = NULL;
+        for (uint32_t i = 0; i < b->n; i++) {
+            const struct fm_sent *s = &b->sent[i];
+            if (!s->is_add)
+                continue;
+            struct fm_flow *f = fm_flow_find(sw, s->match_id);
+            if (!f || f->flow_id != s->flow_id)
+                continue;                  /* deleted or replaced meanwhile */
+            if (f->inflight)
+                f->inflight--;
+            if (!s->failed && f->state != STORE_FLOW_INSTALLED) {
+                fm_set_state(fm, sw, f, STORE_FLOW_INSTALLED, 0, 0);
+                fm->stats.installed++;
+            }
+        }
+        uint32_t bx = b->barrier_xid;
+        free(b);
+        if (bx == xid)
+            break;
+    }
+}
+
+static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
+                     const struct ofp_error *e)
+{
+    if (!(xid & FM_XID_BIT))
+        return;
+    for (struct fm_batch *b = sw->bhead; b; b = b->next) {
+        if (b->n == 0 || xid < b->sent[0].xid || xid > b->sent[b->n - 1].xid)
+            continue;
+        for (uint32_t i = 0; i < b->n; i++) {
+            struct fm_sent *s = &b->sent[i];
+            if (s->xid != xid)
+                continue;
+            char what[96];
+            ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
+            s->failed = true;
+            fm->stats.errors++;
+            struct fm_flow *f = s->is_add ? fm_flow_find(sw, s->match_id) : NULL;
+            if (f && f->flow_id == s->flow_id) {
+                LOG_WARN("flows", "switch %016" PRIx64 " rejected flow %016" PRIx64 ": %s",
+                         sw->dpid, s->match_id, what);
+                fm_set_state(fm, sw, f, STORE_FLOW_ERROR, e->type, e->code);
+            } else {
+                LOG_WARN("flows", "switch %016" PRIx64 " rejected a %s FLOW_MOD: %s", sw->dpid,
+                         s->is_add ? "superseded ADD" : "DELETE", what);
+            }
+            return;
+        }
+    }
+}
+
+static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t conn)
+{
+    switch_reset(fm, sw);
+    sw->up = true;
+    sw->seen = true;
+    sw->conn = conn;
+    sw->up_us = fm_now_us();
+    sw->check_connect = true;
+    if (fm_request_flow_stats(fm, sw) < 0)
+        LOG_WARN("flows", "switch %016" PRIx64 ": cannot ask for its flows now; the check "
+                 "waits for the periodic statistics", sw->dpid);
+}
+
+void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q)
+{
+    struct of_event_hdr h;
+
+    if (q->len < sizeof(h))
+        return;
+    memcpy(&h, q->data, sizeof(h));
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = q->kind == QMSG_EV_SWITCH_UP ? switch_get(fm, h.dpid)
+                                                        : fm_switch_find(fm, h.dpid);
+    if (!sw)
+        goto out;
+    if (q->kind == QMSG_EV_SWITCH_UP) {
+        on_switch_up(fm, sw, q->conn);
+    } else if (q->kind == QMSG_EV_SWITCH_DOWN) {
+        if (sw->up && sw->conn == q->conn) {
+            sw->up = false;
+            switch_reset(fm, sw);
+        }
+    } else if (q->kind == QMSG_EV_OF && sw->up && q->conn == sw->conn) {
+        const uint8_t *msg = q->data + sizeof(h);
+        size_t len = q->len - sizeof(h);
+        struct ofp_msg m;
+        struct ofp_err err;
+        if (len < 8)
+            goto out;
+        uint8_t type = msg[1];
+        if (type == OFPT_MULTIPART_REPLY) {
+            /* Entries are decoded when used; only the framing is read here. */
+            if (len >= 16 && ((uint16_t)msg[8] << 8 | msg[9]) == OFPMP_FLOW)
+                fm_snap_part(fm, sw, msg, len,
+                             (uint32_t)msg[4] << 24 | (uint32_t)msg[5] << 16 |
+                             (uint32_t)msg[6] << 8 | msg[7],
+                             (msg[10] << 8 | msg[11]) & OFPMPF_REPLY_MORE, h.time_us);
+        } else if ((type == OFPT_BARRIER_REPLY || type == OFPT_ERROR) &&
+                   ofp_decode(msg, len, &m, &err) == 0) {
+            if (type == OFPT_BARRIER_REPLY)
+                on_barrier_reply(fm, sw, m.hdr.xid);
+            else
+                on_error(fm, sw, m.hdr.xid, &m.u.error);
+        }
+    }
+out:
+    pthread_mutex_unlock(&fm->lock);
+}
+
+void flowmgr_tick(struct flowmgr *fm)
+{
+    uint64_t now = fm_now_us();
+
+    pthread_mutex_lock(&fm->lock);
+    for (size_t b = 0; b < FM_SW_BUCKETS; b++)
+        for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext)
+            if (sw->up && sw->queued)
+                fm_pump(fm, sw, now);
+    pthread_mutex_unlock(&fm->lock);
+}
+
+/* ---- REST side ------------------------------------------------------------------ */
+
+enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid)
+{
+    enum flowmgr_sw_state st = FLOWMGR_SW_UNKNOWN;
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (sw && sw->up)
+        st = FLOWMGR_SW_UP;
+    else if (sw && (sw->seen || sw->n_flows))
+        st = FLOWMGR_SW_DOWN;
+    pthread_mutex_unlock(&fm->lock);
+    return st;
+}
+
+int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out)
+{
+    size_t n = 0, cap = 64;
+    uint64_t *v = malloc(cap * sizeof(*v));
+
+    if (!v)
+        return -ENOMEM;
+    pthread_mutex_lock(&fm->lock);
+    for (size_t b = 0; b < FM_SW_BUCKETS; b++)
+        for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext) {
+            if (up_only ? !sw->up : !(sw->up || sw->seen || sw->n_flows))
+                continue;
+            if (n == cap) {
+                uint64_t *nv = realloc(v, 2 * cap * sizeof(*v));
+                if (!nv) {
+                    pthread_mutex_unlock(&fm->lock);
+                    free(v);
+                    return -ENOMEM;
+                }
+                v = nv;
+                cap *= 2;
+            }
+            v[n++] = sw->dpid;
+        }
+    pthread_mutex_unlock(&fm->lock);
+    *out = v;
+    return (int)n;
+}
+
+int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s)
+{
+    int rc = 0;
+    const uint32_t rate = fm->app->cfg.fm_pacing_per_s;
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (sw && sw->queued && sw->queued + n > fm->app->cfg.fm_queue_max) {
+        rc = -EBUSY;
+        /* Time for the backlog to drain at the pacing rate (one owner's),
+         * at least a second. */
+        uint64_t s = rate ? sw->queued / rate : 1;
+        *retry_s = s < 1 ? 1 : s > 3600 ? 3600 : (unsigned)s;
+    }
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
+int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+                const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
+{
+    int rc = 0;
+    uint64_t now = fm_now_us();
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = switch_get(fm, dpid);
+    if (!sw) {
+        pthread_mutex_unlock(&fm->lock);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        /* Under the lock, the store's committed version decides: a request
+         * that replaced this flow after ours mirrors its own version. */
+        struct store_flow cur;
+        if (store_get(fm->store, dpid, match_ids[i], &cur) < 0)
+            continue;
+        bool ours = cur.flow_id == flow_ids[i];
+        store_flow_release(&cur);
+        if (!ours)
+            continue;
+        size_t len;
+        uint8_t *wire = encode_flow_mod(&specs[i].fm, &len);
+        if (!wire) {
+            rc = -ENOMEM;
+            break;
+        }
+        unsigned o = owner_index(sw, specs[i].has_owner ? specs[i].owner : "");
+        struct fm_flow *f = mirror_put(fm, sw, match_ids[i], flow_ids[i], STORE_FLOW_PENDING,
+                                       o, wire, len);
+        if (!f)
+            rc = -ENOMEM;
+        else if (sw->up) {
+            rc = fm_queue(fm, sw, o, true, match_ids[i], flow_ids[i], wire, len);
+            f->sent_us = now;
+        }
+        free(wire);
+    }
+    fm_pump(fm, sw, now);
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *spec,
+                           struct flowmgr_key **keys, size_t *n, size_t *cap)
+{
+    const struct ofp_flow_mod *sel = &spec->fm;
+    int rc = 0;
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    for (size_t b = 0; sw && b < sw->n_buckets && rc == 0; b++)
+        for (struct fm_flow *f = sw->buckets[b]; f && rc == 0; f = f->hnext) {
+            struct ofp_flow_mod have;
+            struct ofp_err err;
+            if (ofp_flow_mod_decode(f->wire, f->len, &have, &err) < 0)
+                continue;
+            if (sel->table_id != OFPTT_ALL && sel->table_id != have.table_id)
+                continue;
+            if ((have.cookie & sel->cookie_mask) != (sel->cookie & sel->cookie_mask))
+                continue;
+            if (!ofp_match_within(&have.match, &sel->match))
+                continue;
+            if (*n == *cap) {
+                size_t nc = *cap ? *cap * 2 : 64;
+                struct flowmgr_key *nk = realloc(*keys, nc * sizeof(*nk));
+                if (!nk) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                *keys = nk;
+                *cap = nc;
+            }
+            (*keys)[(*n)++] = (struct flowmgr_key){dpid, f->match_id, f->flow_id};
+        }
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
+int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+                    uint64_t dpid, const struct flow_spec *specs, size_t n_specs)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (!sw) {
+        pthread_mutex_unlock(&fm->lock);
+        return 0;
+    }
+    for (size_t i = 0; i < n_keys; i++)
+        if (keys[i].dpid == dpid)
+            mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id);
+    for (size_t i = 0; i < n_specs && sw->up && rc == 0; i++) {
+        size_t len;
+        uint8_t *wire = encode_flow_mod(&specs[i].fm, &len);
+        if (!wire) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = fm_queue(fm, sw, owner_index(sw, specs[i].has_owner ? specs[i].owner : ""), false,
+                      0, 0, wire, len);
+        free(wire);
+    }
+    fm_pump(fm, sw, fm_now_us());
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
+void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out)
+{
+    pthread_mutex_lock(&fm->lock);
+    *out = fm->stats;
+    pthread_mutex_unlock(&fm->lock);
+}
+
+/* ---- life cycle --------------------------------------------------------------- */
+
+struct load_ctx {
+    struct flowmgr *fm;
+    uint64_t loaded, bad;
+};
+
+static int load_one(const struct store_flow *sf, void *arg)
+{
+    struct load_ctx *lc = arg;
+    struct flowmgr *fm = lc->fm;
+    json_error_t je;
+    char err[256];
+    json_t *j = json_loadb(sf->json, sf->json_len, 0, &je);
+    struct flow_spec *spec = malloc(sizeof(*spec));
+    int rc = j && spec ? flow_json_parse(j, false, spec, err, sizeof(err)) : -EINVAL;
+
+    json_decref(j);
+    if (rc == 0 && flow_match_id(sf->dpid, spec) != sf->match_id)
+        rc = -EINVAL;
+    size_t len = 0;
+    uint8_t *wire = rc == 0 ? encode_flow_mod(&spec->fm, &len) : NULL;
+    struct fm_switch *sw = wire ? switch_get(fm, sf->dpid) : NULL;
+    if (!sw || !mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
+                           owner_index(sw, sf->owner ? sf->owner : ""), wire, len)) {
+        if (lc->bad++ < 10)
+            LOG_ERR("flows", "switch %016" PRIx64 ": stored flow %016" PRIx64 " cannot be "
+                    "loaded (its JSON no longer parses to the same flow); kept in the store, "
+                    "not managed", sf->dpid, sf->match_id);
+    } else {
+        lc->loaded++;
+    }
+    free(wire);
+    free(spec);
+    return 0;
+}
+
+struct flowmgr *flowmgr_create(struct app_ctx *app, struct store *store)
+{
+    struct flowmgr *fm = calloc(1, sizeof(*fm));
+
+    if (!fm || !(fm->sw_buckets = calloc(FM_SW_BUCKETS, sizeof(*fm->sw_buckets)))) {
+        free(fm);
+        LOG_ERR("flows", "out of memory");
+        return NULL;
+    }
+    fm->app = app;
+    fm->store = store;
+    pthread_mutex_init(&fm->lock, NULL);
+    uint64_t w = (uint64_t)app->cfg.fm_consistency_min_interval_s * 1000000u;
+    uint64_t s15 = (uint64_t)app->cfg.of_stats_interval_s * 1500000u;
+    fm->window_us = w > s15 ? w : s15;
+    fm->l2_cookie_ignored = app->cfg.l2_learning;
+    struct load_ctx lc = {.fm = fm};
+    int rc = store_foreach(store, NULL, load_one, &lc);
+    if (rc < 0) {
+        LOG_ERR("flows", "cannot read the flow store: %s", strerror(-rc));
+        flowmgr_destroy(fm);
+        return NULL;
+    }
+    LOG_INFO("flows", "flow manager: %lu stored flows loaded (%lu unusable); consistency "
+             "check %s, verdict window %lu s, pacing %u FLOW_MODs/s per owner per switch",
+             (unsigned long)lc.loaded, (unsigned long)lc.bad,
+             app->cfg.fm_consistency ? "on" : "off", (unsigned long)(fm->window_us / 1000000u),
+             app->cfg.fm_pacing_per_s);
+    return fm;
+}
+
+void flowmgr_destroy(struct flowmgr *fm)
+{
+    if (!fm)
+        return;
+    for (size_t b = 0; b < FM_SW_BUCKETS; b++)
+        while (fm->sw_buckets[b]) {
+            struct fm_switch *sw = fm->sw_buckets[b];
+            fm->sw_buckets[b] = sw->hnext;
+            switch_reset(fm, sw);
+            for (size_t i = 0; i < sw->n_buckets; i++)
+                while (sw->buckets[i]) {
+                    struct fm_flow *f = sw->buckets[i];
+                    sw->buckets[i] = f->hnext;
+                    free(f);
+                }
+            free(sw->buckets);
+            fm_snap_free(sw);
+            free(sw);
+        }
+    free(fm->sw_buckets);
+    pthread_mutex_destroy(&fm->lock);
+    free(fm);
+}

@@ -1,0 +1,372 @@
+/*
+ * flowmgr_check: each switch's last flow-statistics reply and the
+ * consistency check that compares it with the mirror of the store.
+ *
+ * The check runs when a reply completes, at most once per verdict window
+ * (max(flow_manager.consistency_min_interval_s, 1.5 x stats interval)), and
+ * on the first complete reply after the switch (re)connects:
+ *  - alien: on the switch, not stored, cookie and table outside the ignore
+ *    ranges (and not the L2 app's cookie when it runs), older than the
+ *    window (duration_sec) → DELETE_STRICT;
+ *  - missing: stored (not in error), not on the switch, no FLOW_MOD of it
+ *    in flight, last sent longer than the window ago — or, on the check
+ *    after a (re)connect, not sent on this connection → ADD again;
+ *  - pending flows the switch has, none in flight → installed.
+ * Every action is logged with the dpid and counted. With
+ * flow_manager.consistency off only the check after a (re)connect runs, and
+ * it installs missing flows without deleting aliens.
+ */
+#include "flowmgr_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "app.h"
+#include "of_l2learn.h"
+#include "ofcd_log.h"
+#include "ofp_msg.h"
+#include "rest_priv.h"
+#include "store.h"
+
+#define FM_CHECK_LOG_MAX 10     /* action lines per check; a summary follows */
+
+static void parts_free(uint8_t **parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(parts[i]);
+}
+
+void fm_snap_free(struct fm_switch *sw)
+{
+    parts_free(sw->snap, sw->n_snap);
+    parts_free(sw->acc, sw->n_acc);
+    free(sw->snap);
+    free(sw->acc);
+    sw->snap = sw->acc = NULL;
+    sw->n_snap = sw->n_acc = sw->cap_acc = 0;
+}
+
+int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
+{
+    struct ofp_msg m;
+    struct ofp_buf b;
+    uint8_t buf[128];
+
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_MULTIPART_REQUEST;
+    m.u.mp_request.type = OFPMP_FLOW;
+    m.u.mp_request.u.flow.table_id = OFPTT_ALL;
+    m.u.mp_request.u.flow.out_port = OFPP_ANY;
+    m.u.mp_request.u.flow.out_group = OFPG_ANY;
+    ofp_match_init(&m.u.mp_request.u.flow.match);
+    ofp_buf_init(&b, buf, sizeof(buf));
+    int rc = ofp_encode(&b, &m);
+    if (rc < 0)
+        return rc;
+    /* fm_queue would pace it behind FLOW_MODs: it goes straight out, as the
+     * statistics class it belongs to. */
+    uint32_t xid = fm_next_xid(sw);
+    unsigned io = conn_handle_io(sw->conn);
+    struct qmsg *q = io < fm->app->n_io ? qmsg_alloc(fm->app->qpool, b.len) : NULL;
+    if (!q)
+        return -ENOBUFS;
+    memcpy(q->data, b.data, b.len);
+    q->data[4] = (uint8_t)(xid >> 24);
+    q->data[5] = (uint8_t)(xid >> 16);
+    q->data[6] = (uint8_t)(xid >> 8);
+    q->data[7] = (uint8_t)xid;
+    q->len = (uint32_t)b.len;
+    q->kind = QMSG_OF;
+    q->cls = OFP_PRIO_P1;
+    q->conn = sw->conn;
+    if (msgq_enqueue(fm->app->io_out[io], q, rte_get_tsc_cycles()) < 0) {
+        qmsg_free(fm->app->qpool, q);
+        return -ENOBUFS;
+    }
+    sw->check_xid = xid;
+    return 0;
+}
+
+static bool in_ranges(const struct cfg_range *r, unsigned n, uint64_t v)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (v >= r[i].lo && v <= r[i].hi)
+            return true;
+    return false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Visit every entry of the snapshot. cb returns 0 to go on. */
+typedef int (*entry_fn)(const struct ofp_flow_stats *fs, void *arg);
+
+static int snap_foreach(const struct fm_switch *sw, entry_fn cb, void *arg)
+{
+    for (size_t p = 0; p < sw->n_snap; p++) {
+        const uint8_t *msg = sw->snap[p];
+        size_t len = (size_t)msg[2] << 8 | msg[3];
+        struct ofp_msg m;
+        struct ofp_err err;
+        if (ofp_decode(msg, len, &m, &err) < 0)
+            continue;                 /* the worker already vetted it; defensive */
+        struct ofp_mp_iter it;
+        struct ofp_flow_stats fs;
+        ofp_mp_iter_init(&it, &m.u.mp_reply);
+        while (ofp_mp_next_flow_stats(&it, &fs)) {
+            int rc = cb(&fs, arg);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+struct check_ctx {
+    struct flowmgr *fm;
+    struct fm_switch *sw;
+    struct flow_spec *scratch;
+    uint64_t *present;
+    size_t n_present, cap_present;
+    uint64_t now, aliens, confirmed, missing;
+    unsigned logged;
+};
+
+static uint64_t entry_match_id(struct check_ctx *c, const struct ofp_flow_stats *fs)
+{
+    /* flow_match_id reads table, priority and match only. */
+    c->scratch->fm.table_id = fs->table_id;
+    c->scratch->fm.priority = fs->priority;
+    c->scratch->fm.match = fs->match;
+    return flow_match_id(c->sw->dpid, c->scratch);
+}
+
+static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
+{
+    struct ofp_msg m;
+    struct ofp_buf b;
+    static const size_t cap = 2048;
+    uint8_t *buf = malloc(cap);
+
+    if (!buf)
+        return;
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_FLOW_MOD;
+    m.u.flow_mod.command = OFPFC_DELETE_STRICT;
+    m.u.flow_mod.table_id = fs->table_id;
+    m.u.flow_mod.priority = fs->priority;
+    m.u.flow_mod.buffer_id = OFP_NO_BUFFER;
+    m.u.flow_mod.out_port = OFPP_ANY;
+    m.u.flow_mod.out_group = OFPG_ANY;
+    m.u.flow_mod.match = fs->match;
+    ofp_buf_init(&b, buf, cap);
+    if (ofp_encode(&b, &m) == 0 && fm_queue(c->fm, c->sw, 0, false, 0, 0, b.data, b.len) == 0) {
+        c->aliens++;
+        c->fm->stats.alien_deleted++;
+        if (c->logged++ < FM_CHECK_LOG_MAX) {
+            char match[256];
+            ofp_match_format(&fs->match, match, sizeof(match));
+            LOG_INFO("flows", "switch %016" PRIx64 ": consistency: deleting alien flow table=%u "
+                     "priority=%u cookie=%#" PRIx64 " %s", c->sw->dpid, fs->table_id,
+                     fs->priority, fs->cookie, match);
+        }
+    }
+    free(buf);
+}
+
+static int check_entry(const struct ofp_flow_stats *fs, void *arg)
+{
+    struct check_ctx *c = arg;
+    const struct ofcd_config *cfg = &c->fm->app->cfg;
+    uint64_t id = entry_match_id(c, fs);
+
+    if (c->n_present == c->cap_present) {
+        size_t nc = c->cap_present ? c->cap_present * 2 : 256;
+        uint64_t *np = realloc(c->present, nc * sizeof(*np));
+        if (!np)
+            return -ENOMEM;
+        c->present = np;
+        c->cap_present = nc;
+    }
+    c->present[c->n_present++] = id;
+    struct fm_flow *f = fm_flow_find(c->sw, id);
+    if (f) {
+        if (f->state == STORE_FLOW_PENDING && f->inflight == 0) {
+            fm_set_state(c->fm, c->sw, f, STORE_FLOW_INSTALLED, 0, 0);
+            c->confirmed++;
+            c->fm->stats.pending_confirmed++;
+        }
+        return 0;
+    }
+    if (!cfg->fm_consistency)
+        return 0;
+    if (in_ranges(cfg->fm_ignore_cookie, cfg->n_fm_ignore_cookie, fs->cookie) ||
+        in_ranges(cfg->fm_ignore_table, cfg->n_fm_ignore_table, fs->table_id) ||
+        (c->fm->l2_cookie_ignored && fs->cookie == L2_COOKIE))
+        return 0;
+    if ((uint64_t)fs->duration_sec * 1000000u < c->fm->window_us)
+        return 0;                     /* may be one of ours on its way, or just changed */
+    delete_alien(c, fs);
+    return 0;
+}
+
+static void reinstall_missing(struct check_ctx *c, bool connect)
+{
+    struct fm_switch *sw = c->sw;
+    uint64_t horizon = connect ? sw->up_us
+                       : c->now > c->fm->window_us ? c->now - c->fm->window_us : 0;
+
+    for (size_t b = 0; b < sw->n_buckets; b++)
+        for (struct fm_flow *f = sw->buckets[b]; f; f = f->hnext) {
+            if (f->state == STORE_FLOW_ERROR || f->inflight || f->sent_us > horizon)
+                continue;
+            if (bsearch(&f->match_id, c->present, c->n_present, sizeof(uint64_t), cmp_u64))
+                continue;
+            if (fm_queue(c->fm, sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len))
+                return;
+            f->sent_us = c->now;
+            c->missing++;
+            c->fm->stats.missing_reinstalled++;
+            if (c->logged++ < FM_CHECK_LOG_MAX)
+                LOG_INFO("flows", "switch %016" PRIx64 ": consistency: re-installing missing "
+                         "flow %016" PRIx64, sw->dpid, f->match_id);
+        }
+}
+
+static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, uint64_t now)
+{
+    struct check_ctx c = {.fm = fm, .sw = sw, .now = now};
+
+    c.scratch = calloc(1, sizeof(*c.scratch));
+    if (!c.scratch)
+        return;
+    ofp_match_init(&c.scratch->fm.match);
+    if (snap_foreach(sw, check_entry, &c) == 0) {
+        qsort(c.present, c.n_present, sizeof(uint64_t), cmp_u64);
+        /* On connect, "not sent on this connection" is what counts: nothing
+         * older can still be in flight. */
+        reinstall_missing(&c, connect);
+        fm->stats.checks++;
+        if (c.aliens || c.missing || c.confirmed)
+            LOG_INFO("flows", "switch %016" PRIx64 ": consistency check%s: %zu flows on the "
+                     "switch, %zu stored; %lu alien deleted, %lu missing re-installed, %lu "
+                     "pending confirmed", sw->dpid, connect ? " after connect" : "",
+                     c.n_present, sw->n_flows, (unsigned long)c.aliens,
+                     (unsigned long)c.missing, (unsigned long)c.confirmed);
+        fm_pump(fm, sw, now);
+    }
+    sw->last_check_us = now;
+    free(c.present);
+    free(c.scratch);
+}
+
+void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
+                  uint32_t xid, bool more, uint64_t now_us)
+{
+    (void)now_us;                     /* the lcore clock; the flow manager uses its own */
+    uint64_t now = fm_now_us();
+
+    if (xid != sw->acc_xid) {
+        parts_free(sw->acc, sw->n_acc);
+        sw->n_acc = 0;
+        sw->acc_xid = xid;
+    }
+    if (sw->n_acc == sw->cap_acc) {
+        size_t nc = sw->cap_acc ? sw->cap_acc * 2 : 8;
+        uint8_t **na = realloc(sw->acc, nc * sizeof(*na));
+        if (!na)
+            return;
+        sw->acc = na;
+        sw->cap_acc = nc;
+    }
+    uint8_t *copy = malloc(len);
+    if (!copy)
+        return;
+    memcpy(copy, msg, len);
+    sw->acc[sw->n_acc++] = copy;
+    if (more)
+        return;
+    /* Complete: it becomes the snapshot. */
+    parts_free(sw->snap, sw->n_snap);
+    free(sw->snap);
+    sw->snap = sw->acc;
+    sw->n_snap = sw->n_acc;
+    sw->acc = NULL;
+    sw->n_acc = sw->cap_acc = 0;
+    sw->acc_xid = 0;
+    sw->snap_us = now;
+    /* Installing what is stored on a switch that (re)connects is part of
+     * keeping the store's promise, so it happens even with the check off;
+     * deleting aliens and the periodic rounds need flow_manager.consistency. */
+    if (sw->check_connect) {
+        sw->check_connect = false;
+        run_check(fm, sw, true, now);
+    } else if (fm->app->cfg.fm_consistency && now - sw->last_check_us >= fm->window_us) {
+        run_check(fm, sw, false, now);
+    }
+}
+
+/* ---- GET flows ------------------------------------------------------------------ */
+
+struct snap_json_ctx {
+    uint64_t dpid;
+    json_t *flows;
+    struct flow_spec *spec;
+};
+
+static int entry_json(const struct ofp_flow_stats *fs, void *arg)
+{
+    struct snap_json_ctx *c = arg;
+    char hex[24];
+
+    if (flow_spec_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
+                             fs->hard_timeout, &fs->match, &fs->inst, c->spec) < 0)
+        return 0;
+    json_t *o = flow_json_render(c->spec);
+    if (!o)
+        return -ENOMEM;
+    rest_format_dpid(c->dpid, hex);
+    json_object_set_new(o, "switch", json_string(hex));
+    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id(c->dpid, c->spec));
+    json_object_set_new(o, "id", json_string(hex));
+    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_match_id(c->dpid, c->spec));
+    json_object_set_new(o, "match_id", json_string(hex));
+    json_object_set_new(o, "stats",
+                        json_pack("{s:I, s:I, s:I, s:I}", "packet_count",
+                                  (json_int_t)fs->packet_count, "byte_count",
+                                  (json_int_t)fs->byte_count, "duration_sec",
+                                  (json_int_t)fs->duration_sec, "duration_nsec",
+                                  (json_int_t)fs->duration_nsec));
+    return json_array_append_new(c->flows, o) ? -ENOMEM : 0;
+}
+
+json_t *flowmgr_snapshot_json(struct flowmgr *fm, uint64_t dpid)
+{
+    struct snap_json_ctx c = {.dpid = dpid};
+    json_t *out = NULL;
+
+    c.spec = malloc(sizeof(*c.spec));
+    c.flows = json_array();
+    if (!c.spec || !c.flows)
+        goto done;
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (sw && (sw->seen || sw->n_flows)) {
+        if (snap_foreach(sw, entry_json, &c) == 0)
+            out = json_pack("{s:O}", "flows", c.flows);
+    }
+    pthread_mutex_unlock(&fm->lock);
+done:
+    json_decref(c.flows);
+    free(c.spec);
+    return out;
+}

@@ -1,0 +1,117 @@
+/*
+ * flowmgr_priv: the flow manager's state, shared by flowmgr.c (mirror,
+ * queues, batches, events) and flowmgr_check.c (statistics snapshot and the
+ * consistency check). Everything here is guarded by flowmgr.lock.
+ */
+#ifndef OFCD_FLOWMGR_PRIV_H
+#define OFCD_FLOWMGR_PRIV_H
+
+#include <pthread.h>
+
+#include "flowmgr.h"
+
+/* One stored flow as the flow manager mirrors it. */
+struct fm_flow {
+    struct fm_flow *hnext;
+    uint64_t match_id, flow_id;
+    uint64_t sent_us;               /* last ADD queued for it (0: never this run) */
+    uint16_t inflight;              /* batches holding its ADD, not yet answered */
+    uint8_t state;                  /* enum store_flow_state */
+    uint8_t owner;                  /* index into the switch's owner queues */
+    uint16_t len;                   /* wire bytes of its ADD FLOW_MOD (xid 0) */
+    uint8_t wire[];
+};
+
+/* A FLOW_MOD waiting to be sent. */
+struct fm_item {
+    struct fm_item *next;
+    uint64_t match_id, flow_id;     /* ADD: the flow it installs; DELETE: 0 */
+    bool is_add;
+    uint16_t len;
+    uint8_t wire[];
+};
+
+/* Per owner per switch: a FIFO and its pacing bucket. */
+struct fm_owner {
+    char name[FLOW_JSON_OWNER_MAX];
+    struct fm_item *head, *tail;
+    size_t n;
+    double tokens;
+    uint64_t refill_us;
+};
+
+/* What one sent FLOW_MOD is, for its error or its barrier. */
+struct fm_sent {
+    uint32_t xid;
+    bool is_add;
+    bool failed;
+    uint64_t match_id, flow_id;
+};
+
+struct fm_batch {
+    struct fm_batch *next;
+    uint32_t barrier_xid;
+    uint32_t n;
+    struct fm_sent sent[];
+};
+
+#define FM_MAX_OWNERS 32
+
+struct fm_switch {
+    struct fm_switch *hnext;
+    uint64_t dpid;
+    bool seen;                      /* has been up since ofcd started */
+    bool up;
+    conn_handle_t conn;
+    uint64_t up_us;                 /* when the current connection came up */
+    uint32_t next_xid;
+    /* mirror: chained hash on match_id */
+    struct fm_flow **buckets;
+    size_t n_buckets, n_flows;
+    /* sending */
+    struct fm_owner owners[FM_MAX_OWNERS];
+    unsigned n_owners;
+    size_t queued;
+    unsigned rr;                    /* owner served first next time */
+    struct fm_batch *bhead, *btail;
+    /* statistics snapshot: raw FLOW reply parts (malloc'd OpenFlow messages) */
+    uint8_t **snap, **acc;
+    size_t n_snap, n_acc, cap_acc;
+    uint32_t acc_xid;
+    uint64_t snap_us;
+    uint32_t check_xid;             /* our on-connect request: check when it completes */
+    bool check_connect;             /* next complete reply gets the on-connect check */
+    uint64_t last_check_us;
+};
+
+struct flowmgr {
+    struct app_ctx *app;
+    struct store *store;
+    pthread_mutex_t lock;
+    struct fm_switch **sw_buckets;
+    size_t n_sw_buckets;
+    struct flowmgr_stats stats;
+    uint64_t window_us;             /* the consistency check's verdict window */
+    bool l2_cookie_ignored;         /* apps.l2_learning: its flows are not aliens */
+};
+
+uint64_t fm_now_us(void);
+struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid);
+struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id);
+/* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o. */
+int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
+             uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len);
+/* The next control-thread xid of sw (top bit set). */
+uint32_t fm_next_xid(struct fm_switch *sw);
+/* Send what may go now on sw. */
+void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us);
+void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,
+                  uint16_t err_type, uint16_t err_code);
+
+/* flowmgr_check.c */
+void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
+                  uint32_t xid, bool more, uint64_t now_us);
+void fm_snap_free(struct fm_switch *sw);
+int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw);
+
+#endif

@@ -1,0 +1,693 @@
+/*
+ * rest_flows: the Kytos-ng flow_manager v2 endpoints.
+ *
+ *   POST|DELETE .../flows[/{dpid}]   {"flows": [...], "force": b, "switches": [dpids]}
+ *   POST|DELETE .../flows_by_switch  {"<dpid>": {"flows": [...]}, ..., "force": b}
+ *   GET .../flows[/{dpid}]           last flow-statistics reply per switch
+ *   GET .../stored_flows?dpid=&state=&cookie_range=lo&cookie_range=hi
+ *   GET /api/v1/switches/{dpid}/flows   stored flows of one switch with state
+ *
+ * A change is answered 202 only once the store has made it durable; then
+ * the flow manager sends it. Before anything is stored every check runs, so
+ * a 4xx/5xx means nothing of the request was kept: 400 malformed (the
+ * field is named), 404 unknown dpid, 424 switch not connected (unless
+ * "force": the flows are stored and installed when it connects), 503 with
+ * Retry-After when the switch's send queue is over flow_manager.queue_max
+ * or the store is full.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "flowmgr.h"
+#include "ofp_err.h"
+#include "rest_priv.h"
+#include "store.h"
+
+/* One switch's part of a request: which flows go to which dpid. */
+struct fl_group {
+    uint64_t dpid;
+    const json_t *flows;            /* JSON array */
+    char where[40];                 /* its JSON path, for error messages */
+    struct flow_spec *specs;        /* parsed, one per element */
+    size_t n;
+};
+
+struct fl_req {
+    struct fl_group *g;
+    size_t n, cap;
+    bool force;
+};
+
+static void fl_req_free(struct fl_req *fr)
+{
+    for (size_t i = 0; i < fr->n; i++)
+        free(fr->g[i].specs);
+    free(fr->g);
+}
+
+static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const json_t *flows,
+                               const char *where)
+{
+    if (fr->n == fr->cap) {
+        size_t nc = fr->cap ? fr->cap * 2 : 8;
+        struct fl_group *ng = realloc(fr->g, nc * sizeof(*ng));
+        if (!ng)
+            return NULL;
+        fr->g = ng;
+        fr->cap = nc;
+    }
+    struct fl_group *g = &fr->g[fr->n++];
+    memset(g, 0, sizeof(*g));
+    g->dpid = dpid;
+    g->flows = flows;
+    snprintf(g->where, sizeof(g->where), "%s", where);
+    return g;
+}
+
+static bool need_fm(struct rest_req *q, struct rest_reply *r)
+{
+    if (q->rs->fm && q->rs->store)
+        return true;
+    rest_error(r, 503, "the flow manager is not running (see the log at start-up)");
+    return false;
+}
+
+/* The body as a JSON object, or a 400 naming what is wrong. */
+static json_t *body_object(struct rest_req *q, struct rest_reply *r)
+{
+    json_error_t je;
+
+    if (!q->body || q->body_len == 0) {
+        rest_error(r, 400, "a JSON body is required");
+        return NULL;
+    }
+    json_t *j = json_loadb(q->body, q->body_len, 0, &je);
+    if (!j) {
+        rest_error(r, 400, "body is not valid JSON: %s (line %d, column %d)", je.text, je.line,
+                   je.column);
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        rest_error(r, 400, "body must be a JSON object");
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+static int parse_force(const json_t *v, bool *force, struct rest_reply *r)
+{
+    if (!json_is_boolean(v)) {
+        rest_error(r, 400, "force: must be true or false");
+        return -EINVAL;
+    }
+    *force = json_is_true(v);
+    return 0;
+}
+
+static int check_flows_array(const json_t *v, const char *where, struct rest_reply *r)
+{
+    if (!v) {
+        rest_error(r, 400, "%s: required", where);
+        return -EINVAL;
+    }
+    if (!json_is_array(v)) {
+        rest_error(r, 400, "%s: must be an array of flows", where);
+        return -EINVAL;
+    }
+    if (json_array_size(v) == 0) {
+        rest_error(r, 400, "%s: is empty", where);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Parse every group's flows and check every target switch. */
+static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, bool del)
+{
+    struct flowmgr *fm = q->rs->fm;
+    char err[256];
+    char dp[24];
+
+    for (size_t i = 0; i < fr->n; i++) {
+        struct fl_group *g = &fr->g[i];
+        rest_format_dpid(g->dpid, dp);
+        enum flowmgr_sw_state st = flowmgr_state(fm, g->dpid);
+        if (st == FLOWMGR_SW_UNKNOWN) {
+            rest_error(r, 404, "switch %s is not known", dp);
+            return -ENOENT;
+        }
+        if (st == FLOWMGR_SW_DOWN && !fr->force) {
+            rest_error(r, 424, "switch %s is not connected (send \"force\": true to store the "
+                       "change and apply it when it connects)", dp);
+            return -ENOTCONN;
+        }
+        g->n = json_array_size(g->flows);
+        g->specs = malloc(g->n * sizeof(*g->specs));
+        if (!g->specs) {
+            rest_error(r, 500, "out of memory for %zu flows", g->n);
+            return -ENOMEM;
+        }
+        for (size_t k = 0; k < g->n; k++) {
+            const json_t *f = json_array_get(g->flows, k);
+            if (!json_is_object(f)) {
+                rest_error(r, 400, "%s[%zu]: must be a flow object", g->where, k);
+                return -EINVAL;
+            }
+            if (flow_json_parse(f, del, &g->specs[k], err, sizeof(err)) < 0) {
+                rest_error(r, 400, "%s[%zu]: %s", g->where, k, err);
+                return -EINVAL;
+            }
+        }
+        unsigned retry = 1;
+        if (!del && st == FLOWMGR_SW_UP && flowmgr_admit(fm, g->dpid, g->n, &retry) < 0) {
+            rest_error(r, 503, "switch %s has more than flow_manager.queue_max = %u FLOW_MODs "
+                       "waiting; retry later", dp, q->rs->app->cfg.fm_queue_max);
+            r->retry_after = retry;
+            return -EBUSY;
+        }
+    }
+    return 0;
+}
+
+static void store_failed(struct rest_reply *r, int rc)
+{
+    if (rc == -ENOSPC) {
+        rest_error(r, 503, "the flow store is full (flow_manager.store_map_mb); delete flows "
+                   "or raise it");
+        r->retry_after = 60;
+    } else if (rc == -ECANCELED) {
+        rest_error(r, 503, "ofcd is shutting down");
+        r->retry_after = 5;
+    } else {
+        rest_error(r, 500, "the flow store failed: %s; nothing of this request was stored",
+                   strerror(-rc));
+    }
+}
+
+static void accepted(struct rest_reply *r)
+{
+    json_decref(r->json);
+    r->status = 202;
+    r->json = json_pack("{s:s}", "response", "FlowMod Messages Sent");
+}
+
+static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
+{
+    size_t total = 0, k = 0;
+    char **texts = NULL;
+    struct store_flow *recs = NULL;
+    uint64_t *mids = NULL, *fids = NULL;
+
+    if (prepare(q, r, fr, false) < 0)
+        return;
+    for (size_t i = 0; i < fr->n; i++)
+        total += fr->g[i].n;
+    texts = calloc(total, sizeof(*texts));
+    recs = calloc(total, sizeof(*recs));
+    mids = calloc(total, sizeof(*mids));
+    fids = calloc(total, sizeof(*fids));
+    if (!texts || !recs || !mids || !fids) {
+        rest_error(r, 500, "out of memory for %zu flows", total);
+        goto out;
+    }
+    for (size_t i = 0; i < fr->n; i++) {
+        struct fl_group *g = &fr->g[i];
+        for (size_t j = 0; j < g->n; j++, k++) {
+            const struct flow_spec *sp = &g->specs[j];
+            texts[k] = json_dumps(json_array_get(g->flows, j), JSON_COMPACT | JSON_SORT_KEYS);
+            if (!texts[k]) {
+                rest_error(r, 500, "out of memory");
+                goto out;
+            }
+            mids[k] = flow_match_id(g->dpid, sp);
+            fids[k] = flow_id(g->dpid, sp);
+            recs[k] = (struct store_flow){.dpid = g->dpid, .match_id = mids[k],
+                                          .flow_id = fids[k], .state = STORE_FLOW_PENDING,
+                                          .owner = sp->has_owner ? sp->owner : NULL,
+                                          .json = texts[k], .json_len = strlen(texts[k])};
+        }
+    }
+    int rc = store_put_many(q->rs->store, recs, total);
+    if (rc < 0) {
+        store_failed(r, rc);
+        goto out;
+    }
+    /* Durable: from here on the flows are the flow manager's to install. */
+    k = 0;
+    for (size_t i = 0; i < fr->n; i++) {
+        struct fl_group *g = &fr->g[i];
+        flowmgr_add(q->rs->fm, g->dpid, g->specs, mids + k, fids + k, g->n);
+        k += g->n;
+    }
+    accepted(r);
+out:
+    for (size_t i = 0; texts && i < total; i++)
+        free(texts[i]);
+    free(texts);
+    free(recs);
+    free(mids);
+    free(fids);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct flowmgr_key *x = a, *y = b;
+    if (x->dpid != y->dpid)
+        return x->dpid < y->dpid ? -1 : 1;
+    if (x->match_id != y->match_id)
+        return x->match_id < y->match_id ? -1 : 1;
+    return 0;
+}
+
+struct victims {
+    const struct flowmgr_key *k;
+    size_t n;
+};
+
+static int is_victim(const struct store_flow *f, void *arg)
+{
+    const struct victims *v = arg;
+    struct flowmgr_key key = {f->dpid, f->match_id, 0};
+    const struct flowmgr_key *hit = bsearch(&key, v->k, v->n, sizeof(key), key_cmp);
+    /* Only the version the request saw: a re-add since then stays. */
+    return hit && hit->flow_id == f->flow_id;
+}
+
+static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
+{
+    struct flowmgr_key *keys = NULL;
+    size_t n = 0, cap = 0;
+
+    if (prepare(q, r, fr, true) < 0)
+        return;
+    for (size_t i = 0; i < fr->n; i++)
+        for (size_t j = 0; j < fr->g[i].n; j++)
+            if (flowmgr_delete_victims(q->rs->fm, fr->g[i].dpid, &fr->g[i].specs[j], &keys, &n,
+                                       &cap) < 0) {
+                rest_error(r, 500, "out of memory");
+                goto out;
+            }
+    if (n) {
+        qsort(keys, n, sizeof(*keys), key_cmp);
+        size_t u = 1;
+        for (size_t i = 1; i < n; i++)
+            if (key_cmp(&keys[i], &keys[u - 1]) != 0)
+                keys[u++] = keys[i];
+        n = u;
+        struct victims v = {keys, n};
+        int rc = store_del_if(q->rs->store, NULL, is_victim, &v, NULL);
+        if (rc < 0) {
+            store_failed(r, rc);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < fr->n; i++)
+        flowmgr_deleted(q->rs->fm, keys, n, fr->g[i].dpid, fr->g[i].specs, fr->g[i].n);
+    accepted(r);
+out:
+    free(keys);
+}
+
+/* POST|DELETE .../flows[/{dpid}] */
+static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
+{
+    struct fl_req fr = {0};
+    json_t *body;
+    const char *key;
+    json_t *v;
+    const json_t *flows = NULL, *switches = NULL;
+    uint64_t dpid;
+    uint64_t *ups = NULL;
+
+    if (!need_fm(q, r) || !(body = body_object(q, r)))
+        return;
+    json_object_foreach(body, key, v) {
+        if (strcmp(key, "flows") == 0)
+            flows = v;
+        else if (strcmp(key, "switches") == 0)
+            switches = v;
+        else if (strcmp(key, "force") == 0) {
+            if (parse_force(v, &fr.force, r) < 0)
+                goto out;
+        } else {
+            rest_error(r, 400, "unknown field '%s' (expected flows, force, switches)", key);
+            goto out;
+        }
+    }
+    if (check_flows_array(flows, "flows", r) < 0)
+        goto out;
+    if (q->arg) {
+        if (rest_parse_dpid(q->arg, &dpid) < 0) {
+            rest_error(r, 400, "'%s' is not a dpid", q->arg);
+            goto out;
+        }
+        if (switches) {
+            rest_error(r, 400, "switches: not allowed with a dpid in the path");
+            goto out;
+        }
+        if (!fl_add(&fr, dpid, flows, "flows"))
+            goto oom;
+    } else if (switches) {
+        size_t i;
+        json_t *s;
+        if (!json_is_array(switches)) {
+            rest_error(r, 400, "switches: must be an array of dpids");
+            goto out;
+        }
+        json_array_foreach(switches, i, s) {
+            if (!json_is_string(s) || rest_parse_dpid(json_string_value(s), &dpid) < 0) {
+                rest_error(r, 400, "switches[%zu]: not a dpid", i);
+                goto out;
+            }
+            if (!fl_add(&fr, dpid, flows, "flows"))
+                goto oom;
+        }
+    } else {
+        /* Every connected switch, as Kytos does. */
+        int n = flowmgr_switches(q->rs->fm, true, &ups);
+        if (n < 0)
+            goto oom;
+        if (n == 0 && !fr.force) {
+            rest_error(r, 424, "no switch is connected");
+            goto out;
+        }
+        for (int i = 0; i < n; i++)
+            if (!fl_add(&fr, ups[i], flows, "flows"))
+                goto oom;
+    }
+    if (del)
+        run_delete(q, r, &fr);
+    else
+        run_add(q, r, &fr);
+    goto out;
+oom:
+    rest_error(r, 500, "out of memory");
+out:
+    free(ups);
+    fl_req_free(&fr);
+    json_decref(body);
+}
+
+void rest_flows_post(struct rest_req *q, struct rest_reply *r)
+{
+    flows_change(q, r, false);
+}
+
+void rest_flows_delete(struct rest_req *q, struct rest_reply *r)
+{
+    flows_change(q, r, true);
+}
+
+/* POST|DELETE .../flows_by_switch */
+static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
+{
+    struct fl_req fr = {0};
+    json_t *body;
+    const char *key;
+    json_t *v;
+
+    if (!need_fm(q, r) || !(body = body_object(q, r)))
+        return;
+    json_object_foreach(body, key, v) {
+        uint64_t dpid;
+        if (strcmp(key, "force") == 0) {
+            if (parse_force(v, &fr.force, r) < 0)
+                goto out;
+            continue;
+        }
+        if (rest_parse_dpid(key, &dpid) < 0) {
+            rest_error(r, 400, "'%s': not a dpid (expected {\"<dpid>\": {\"flows\": [...]}})",
+                       key);
+            goto out;
+        }
+        char where[64];
+        snprintf(where, sizeof(where), "%.24s.flows", key);
+        if (!json_is_object(v)) {
+            rest_error(r, 400, "%.24s: must be an object {\"flows\": [...]}", key);
+            goto out;
+        }
+        const char *k2;
+        json_t *v2;
+        json_object_foreach(v, k2, v2)
+            if (strcmp(k2, "flows") != 0) {
+                rest_error(r, 400, "unknown field '%.24s.%.64s'", key, k2);
+                goto out;
+            }
+        const json_t *flows = json_object_get(v, "flows");
+        if (check_flows_array(flows, where, r) < 0)
+            goto out;
+        if (!fl_add(&fr, dpid, flows, where)) {
+            rest_error(r, 500, "out of memory");
+            goto out;
+        }
+    }
+    if (fr.n == 0) {
+        rest_error(r, 400, "no switch given: expected {\"<dpid>\": {\"flows\": [...]}}");
+        goto out;
+    }
+    if (del)
+        run_delete(q, r, &fr);
+    else
+        run_add(q, r, &fr);
+out:
+    fl_req_free(&fr);
+    json_decref(body);
+}
+
+void rest_flows_by_switch_post(struct rest_req *q, struct rest_reply *r)
+{
+    by_switch_change(q, r, false);
+}
+
+void rest_flows_by_switch_delete(struct rest_req *q, struct rest_reply *r)
+{
+    by_switch_change(q, r, true);
+}
+
+/* GET .../flows[/{dpid}] */
+void rest_flows_get(struct rest_req *q, struct rest_reply *r)
+{
+    uint64_t *ids = NULL;
+    uint64_t one;
+    int n;
+    char dp[24];
+
+    if (!need_fm(q, r))
+        return;
+    if (q->arg) {
+        if (rest_parse_dpid(q->arg, &one) < 0) {
+            rest_error(r, 400, "'%s' is not a dpid", q->arg);
+            return;
+        }
+        ids = &one;
+        n = 1;
+    } else if ((n = flowmgr_switches(q->rs->fm, false, &ids)) < 0) {
+        rest_error(r, 500, "out of memory");
+        return;
+    }
+    json_t *out = json_object();
+    for (int i = 0; out && i < n; i++) {
+        json_t *sj = flowmgr_snapshot_json(q->rs->fm, ids[i]);
+        rest_format_dpid(ids[i], dp);
+        if (!sj && q->arg) {
+            rest_error(r, 404, "switch %s is not known", dp);
+            json_decref(out);
+            out = NULL;
+            break;
+        }
+        if (sj)
+            json_object_set_new(out, dp, sj);
+    }
+    if (ids != &one)
+        free(ids);
+    if (out)
+        r->json = out;
+    else if (!r->json)
+        rest_error(r, 500, "out of memory");
+}
+
+/* ---- stored flows ------------------------------------------------------------ */
+
+struct stored_q {
+    uint64_t dpids[64];
+    unsigned n_dpids;
+    int state;                      /* -1: any */
+    bool has_cookie;
+    uint64_t cookie_lo, cookie_hi;
+    unsigned cookie_vals;
+    const char *bad;                /* first bad argument */
+    json_t *by_dpid;                /* {dpid: [records]} */
+    json_t *list;                   /* one switch: [records] */
+};
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || end == s || s[0] == '-')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    struct stored_q *sq = cls;
+    uint64_t v;
+
+    (void)kind;
+    if (!value)
+        value = "";
+    if (strcmp(key, "dpid") == 0) {
+        if (sq->n_dpids == 64 || rest_parse_dpid(value, &sq->dpids[sq->n_dpids]) < 0)
+            sq->bad = sq->bad ? sq->bad : "dpid";
+        else
+            sq->n_dpids++;
+    } else if (strcmp(key, "state") == 0) {
+        sq->state = strcmp(value, "pending") == 0     ? STORE_FLOW_PENDING
+                    : strcmp(value, "installed") == 0 ? STORE_FLOW_INSTALLED
+                    : strcmp(value, "error") == 0     ? STORE_FLOW_ERROR
+                                                      : -2;
+        if (sq->state == -2)
+            sq->bad = sq->bad ? sq->bad : "state";
+    } else if (strcmp(key, "cookie_range") == 0) {
+        if (parse_u64(value, &v) < 0 || sq->cookie_vals == 2) {
+            sq->bad = sq->bad ? sq->bad : "cookie_range";
+        } else {
+            if (sq->cookie_vals++ == 0)
+                sq->cookie_lo = v;
+            sq->cookie_hi = v;
+            sq->has_cookie = true;
+        }
+    } else {
+        sq->bad = sq->bad ? sq->bad : key;
+    }
+    return MHD_YES;
+}
+
+static json_t *iso_time(uint64_t ns)
+{
+    char buf[40];
+    time_t t = (time_t)(ns / 1000000000u);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, sizeof(buf) - n, ".%06uZ", (unsigned)(ns % 1000000000u / 1000u));
+    return json_string(buf);
+}
+
+static uint64_t json_cookie(const json_t *flow)
+{
+    const json_t *c = json_object_get(flow, "cookie");
+    uint64_t v = 0;
+    if (json_is_integer(c))
+        return (uint64_t)json_integer_value(c);
+    if (json_is_string(c) && parse_u64(json_string_value(c), &v) == 0)
+        return v;
+    return 0;
+}
+
+static int stored_one(const struct store_flow *f, void *arg)
+{
+    struct stored_q *sq = arg;
+    json_error_t je;
+    char hex[24], dp[24];
+
+    if (sq->state >= 0 && (int)f->state != sq->state)
+        return 0;
+    json_t *flow = json_loadb(f->json, f->json_len, 0, &je);
+    if (!flow)
+        flow = json_null();
+    if (sq->has_cookie) {
+        uint64_t c = json_cookie(flow);
+        if (c < sq->cookie_lo || c > sq->cookie_hi) {
+            json_decref(flow);
+            return 0;
+        }
+    }
+    rest_format_dpid(f->dpid, dp);
+    json_t *o = json_object();
+    json_object_set_new(o, "flow", flow);
+    snprintf(hex, sizeof(hex), "%016" PRIx64, f->match_id);
+    json_object_set_new(o, "id", json_string(hex));
+    snprintf(hex, sizeof(hex), "%016" PRIx64, f->flow_id);
+    json_object_set_new(o, "flow_id", json_string(hex));
+    json_object_set_new(o, "switch", json_string(dp));
+    json_object_set_new(o, "state", json_string(store_state_name(f->state)));
+    json_object_set_new(o, "inserted_at", iso_time(f->added_ns));
+    json_object_set_new(o, "updated_at", iso_time(f->changed_ns));
+    if (f->state == STORE_FLOW_ERROR) {
+        char what[128];
+        ofp_err_format(OFP_ERR(f->err_type, f->err_code), what, sizeof(what));
+        json_object_set_new(o, "error", json_pack("{s:i, s:i, s:s}", "type", f->err_type,
+                                                  "code", f->err_code, "description", what));
+    }
+    json_t *list = sq->list;
+    if (!list) {
+        list = json_object_get(sq->by_dpid, dp);
+        if (!list) {
+            list = json_array();
+            json_object_set_new(sq->by_dpid, dp, list);
+        }
+    }
+    return json_array_append_new(list, o) ? -ENOMEM : 0;
+}
+
+void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
+{
+    struct stored_q sq = {.state = -1};
+    int rc = 0;
+
+    if (!need_fm(q, r))
+        return;
+    MHD_get_connection_values(q->conn, MHD_GET_ARGUMENT_KIND, query_arg, &sq);
+    if (sq.bad) {
+        rest_error(r, 400, "query argument '%s' is not valid (dpid=<dpid> (repeatable), "
+                   "state=pending|installed|error, cookie_range=<lo>&cookie_range=<hi>)", sq.bad);
+        return;
+    }
+    if (sq.cookie_vals == 1)
+        sq.cookie_hi = sq.cookie_lo;
+    sq.by_dpid = json_object();
+    if (sq.n_dpids == 0)
+        rc = store_foreach(q->rs->store, NULL, stored_one, &sq);
+    for (unsigned i = 0; i < sq.n_dpids && rc == 0; i++)
+        rc = store_foreach(q->rs->store, &sq.dpids[i], stored_one, &sq);
+    if (rc < 0) {
+        json_decref(sq.by_dpid);
+        rest_error(r, 500, "cannot read the flow store: %s", strerror(-rc));
+        return;
+    }
+    r->json = sq.by_dpid;
+}
+
+void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid)
+{
+    struct stored_q sq = {.state = -1};
+    char dp[24];
+
+    if (!need_fm(q, r))
+        return;
+    rest_format_dpid(dpid, dp);
+    if (flowmgr_state(q->rs->fm, dpid) == FLOWMGR_SW_UNKNOWN) {
+        rest_error(r, 404, "switch %s is not known", dp);
+        return;
+    }
+    sq.list = json_array();
+    int rc = store_foreach(q->rs->store, &dpid, stored_one, &sq);
+    if (rc < 0) {
+        json_decref(sq.list);
+        rest_error(r, 500, "cannot read the flow store: %s", strerror(-rc));
+        return;
+    }
+    r->json = json_pack("{s:s, s:o}", "dpid", dp, "flows", sq.list);
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# The Kytos flow_manager v2 contract with three OVS bridges connected: every
+# endpoint (POST/DELETE flows, flows/{dpid}, flows_by_switch, GET flows,
+# stored_flows, /api/v1/switches/{dpid}/flows) and every error status —
+# 400 (malformed JSON, wrong types, unknown fields, actions and instructions
+# together), 404, 405, 413, 415, 424 and force, 429, 503 with Retry-After.
+# What the API says is checked against what the switch holds (ovs-ofctl).
+#
+# usage: rest_flows.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+require_root
+command -v jq >/dev/null || fail "jq missing: scripts/install-deps installs it"
+
+it_setup rest-flows
+API=http://127.0.0.1:8181
+FM=$API/api/kytos/flow_manager/v2
+DP1=00:00:00:00:00:00:10:01
+DP2=00:00:00:00:00:00:10:02
+DP3=00:00:00:00:00:00:10:03
+
+# req METHOD URL [BODY [CONTENT_TYPE]]: status in $code, body in $work/body.
+req() {
+    local method=$1 url=$2 body=${3-} ct=${4:-application/json} args=()
+    [ -n "$body" ] && args=(-H "Content-Type: $ct" --data-binary "$body")
+    code=$(curl -s -o "$work/body" -D "$work/headers" -w '%{http_code}' -X "$method" \
+        "${args[@]}" "$url") || fail "curl $method $url"
+}
+
+# expect STATUS WHAT [DESCRIPTION_SUBSTRING]: the last answer had STATUS,
+# and for errors the JSON {code, description} with the substring.
+expect() {
+    local want=$1 what=$2 sub=${3-}
+    [ "$code" = "$want" ] || { cat "$work/body"; fail "$what: status $code, expected $want"; }
+    if [ "$want" -ge 400 ]; then
+        [ "$(jq -r .code "$work/body")" = "$want" ] || fail "$what: body has no code $want"
+        if [ -n "$sub" ]; then
+            jq -r .description "$work/body" | grep -qF -- "$sub" ||
+                fail "$what: description '$(jq -r .description "$work/body")' lacks '$sub'"
+        fi
+    fi
+    pass "$what → $want${sub:+ ($sub)}"
+}
+
+# dump BRIDGE: its flows, one per line, without counters.
+dump() {
+    ovs-ofctl -O OpenFlow13 --no-stats dump-flows "unix:$OVS_DIR/$1.mgmt" | grep -v '^OFPST'
+}
+
+# wait_state DPID STATE N SECS: until N stored flows of DPID are in STATE.
+wait_state() {
+    local dp=$1 st=$2 n=$3 secs=$4 got end=$((SECONDS + $4))
+    while :; do
+        got=$(curl -s "$FM/stored_flows?dpid=$dp&state=$st" | jq "[.[]? | .[]] | length")
+        [ "$got" = "$n" ] && return 0
+        [ $SECONDS -ge $end ] && { echo "$got flows of $dp in state $st, expected $n" >&2; return 1; }
+        sleep 0.2
+    done
+}
+
+start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+    --app.stats_log_interval_s=0 --openflow.stats_interval_s=1 \
+    --flow_manager.consistency=false --rest.max_body_kb=64
+ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
+ovs_add_bridges 3 tcp:10.66.0.2:6653 1000 || fail "cannot create bridges"
+wait_stat "$work/ofcd.log" "switches_up" 3 30 || fail "bridges did not establish"
+for _ in $(seq 50); do
+    [ "$(curl -s "$FM/flows" | jq 'length')" = 3 ] && break
+    sleep 0.1
+done
+
+# ---- POST, both forms, and what the switch then holds --------------------------
+F1='{"priority": 100, "cookie": 17, "match": {"in_port": 1, "dl_type": 2048, "nw_dst": "10.1.0.0/16"}, "actions": [{"action_type": "output", "port": 2}]}'
+req POST "$FM/flows/$DP1" "{\"flows\": [$F1]}"
+expect 202 "POST flows/{dpid} with actions"
+[ "$(jq -r .response "$work/body")" = "FlowMod Messages Sent" ] || fail "202 body: $(cat "$work/body")"
+wait_state "$DP1" installed 1 10 || fail "the flow did not become installed"
+dump br1 | grep -q 'cookie=0x11, .*priority=100,ip,in_port=1,nw_dst=10.1.0.0/16 actions=output:2' ||
+    { dump br1; fail "br1 does not hold the flow as posted"; }
+pass "the barrier reply marked it installed and br1 holds it"
+
+F2='{"table_id": 0, "priority": 200, "match": {"dl_vlan": 5}, "instructions": [{"instruction_type": "apply_actions", "actions": [{"action_type": "pop_vlan"}]}, {"instruction_type": "goto_table", "table_id": 3}]}'
+req POST "$FM/flows" "{\"flows\": [$F2], \"switches\": [\"$DP2\", \"$DP3\"]}"
+expect 202 "POST flows with instructions to two switches"
+wait_state "$DP2" installed 1 10 && wait_state "$DP3" installed 1 10 || fail "instructions flow not installed"
+dump br3 | grep -q 'priority=200,dl_vlan=5 actions=pop_vlan,goto_table:3' ||
+    { dump br3; fail "br3 does not hold the instructions flow"; }
+pass "instructions flow on br2 and br3"
+
+# A re-add with the same match replaces (same id, one stored flow).
+F1b='{"priority": 100, "cookie": 17, "match": {"in_port": 1, "dl_type": 2048, "nw_dst": "10.1.0.0/16"}, "actions": [{"action_type": "output", "port": 3}]}'
+req POST "$FM/flows/$DP1" "{\"flows\": [$F1b]}"
+expect 202 "re-POST same match, new action"
+wait_state "$DP1" installed 1 10 || fail "replaced flow not installed"
+[ "$(curl -s "$FM/stored_flows?dpid=$DP1" | jq -r ".\"$DP1\"[0].flow.actions[0].port")" = 3 ] ||
+    fail "stored flow not replaced"
+dump br1 | grep -q 'actions=output:3' || { dump br1; fail "br1 flow not replaced"; }
+pass "same match_id replaces, on the switch too"
+
+# ---- GET --------------------------------------------------------------------------
+for _ in $(seq 50); do
+    n=$(curl -s "$FM/flows/$DP1" | jq "[.\"$DP1\".flows[] | select(.priority == 100)] | length")
+    [ "$n" = 1 ] && break
+    sleep 0.2
+done
+[ "$n" = 1 ] || fail "GET flows/{dpid} does not show the flow from flow stats"
+curl -s "$FM/flows/$DP1" | jq -e ".\"$DP1\".flows[] | select(.priority == 100) | .stats.packet_count >= 0 and .match.nw_dst == \"10.1.0.0/16\" and .cookie == 17" >/dev/null ||
+    fail "GET flows/{dpid}: entry lacks match/cookie/stats: $(curl -s "$FM/flows/$DP1")"
+pass "GET flows/{dpid} shows the switch's flow with stats"
+req GET "$FM/flows"
+expect 200 "GET flows"
+[ "$(jq 'length' "$work/body")" = 3 ] || fail "GET flows lists $(jq length "$work/body") switches"
+req GET "$FM/stored_flows?state=installed"
+expect 200 "GET stored_flows?state=installed"
+[ "$(jq '[.[] | .[]] | length' "$work/body")" = 3 ] || fail "stored installed flows: $(cat "$work/body")"
+req GET "$FM/stored_flows?cookie_range=16&cookie_range=18"
+[ "$(jq '[.[] | .[]] | length' "$work/body")" = 1 ] || fail "cookie_range filter: $(cat "$work/body")"
+pass "stored_flows filters by state and cookie_range"
+req GET "$FM/stored_flows?state=bogus"
+expect 400 "stored_flows bad state" "state"
+req GET "$API/api/v1/switches/$DP2/flows"
+expect 200 "GET /api/v1/switches/{dpid}/flows"
+[ "$(jq -r '.flows[0].state' "$work/body")" = installed ] || fail "switch flows: $(cat "$work/body")"
+
+# ---- flows_by_switch ------------------------------------------------------------
+F3='{"priority": 300, "match": {"dl_type": 2054}, "actions": [{"action_type": "output", "port": "controller"}]}'
+req POST "$FM/flows_by_switch" "{\"$DP1\": {\"flows\": [$F3]}, \"$DP2\": {\"flows\": [$F3]}}"
+expect 202 "POST flows_by_switch"
+wait_state "$DP1" installed 2 10 && wait_state "$DP2" installed 2 10 || fail "flows_by_switch not installed"
+req DELETE "$FM/flows_by_switch" "{\"$DP2\": {\"flows\": [{\"match\": {\"dl_type\": 2054}}]}}"
+expect 202 "DELETE flows_by_switch"
+wait_state "$DP2" installed 1 10 || fail "flows_by_switch delete: store"
+for _ in $(seq 50); do dump br2 | grep -q arp || break; sleep 0.1; done
+dump br2 | grep -q arp && fail "br2 still holds the ARP flow"
+dump br1 | grep -q 'priority=300,arp' || fail "br1 lost its ARP flow"
+pass "flows_by_switch delete removed it from br2 only"
+
+# ---- DELETE (non-strict, by match) ----------------------------------------------
+req DELETE "$FM/flows/$DP1" '{"flows": [{"match": {"in_port": 1}}]}'
+expect 202 "DELETE flows/{dpid} by in_port"
+wait_state "$DP1" installed 1 10 || fail "delete did not remove exactly the in_port flow"
+for _ in $(seq 50); do dump br1 | grep -q in_port=1 || break; sleep 0.1; done
+dump br1 | grep -q in_port=1 && fail "br1 still holds the in_port=1 flow"
+pass "non-strict DELETE removed the covered flow, kept the other"
+req DELETE "$FM/flows" '{"flows": [{"table_id": 255}]}'
+expect 202 "DELETE every flow of every switch"
+for d in $DP1 $DP2 $DP3; do wait_state "$d" installed 0 10 || fail "$d still has stored flows"; done
+for _ in $(seq 50); do [ -z "$(dump br3)" ] && break; sleep 0.1; done
+[ -z "$(dump br3)" ] || { dump br3; fail "br3 not empty"; }
+pass "DELETE table_id 255 emptied store and switches"
+
+# ---- errors ----------------------------------------------------------------------------
+req POST "$FM/flows/$DP1" '{"flows": [ {"priority": 1'
+expect 400 "malformed JSON" "not valid JSON"
+req POST "$FM/flows/$DP1" '[1, 2]'
+expect 400 "body not an object" "object"
+req POST "$FM/flows/$DP1" '{"flows": 5}'
+expect 400 "flows of the wrong type" "flows: must be an array"
+req POST "$FM/flows/$DP1" '{"flows": []}'
+expect 400 "empty flows" "flows: is empty"
+req POST "$FM/flows/$DP1" '{"flowz": []}'
+expect 400 "unknown top-level field" "unknown field 'flowz'"
+req POST "$FM/flows/$DP1" '{"flows": [{"priority": "high"}]}'
+expect 400 "wrong type inside a flow" "flows[0]: wrong type for 'priority'"
+req POST "$FM/flows/$DP1" '{"flows": [{"match": {"nw_src": "10.0.0.300"}}]}'
+expect 400 "bad match value" "match.nw_src"
+req POST "$FM/flows/$DP1" '{"flows": [{"match": {"colour": 1}}]}'
+expect 400 "unknown match field" "match.colour"
+req POST "$FM/flows/$DP1" '{"flows": [{"actions": [], "instructions": []}]}'
+expect 400 "actions and instructions together" "flows[0]"
+req POST "$FM/flows/$DP1" '{"flows": [{}], "force": "yes"}'
+expect 400 "force not a boolean" "force"
+req POST "$FM/flows/$DP1" '{"flows": [{}]}' text/plain
+expect 415 "wrong content type" "application/json"
+big=$(head -c 70000 /dev/zero | tr '\0' ' ')
+req POST "$FM/flows/$DP1" "{\"flows\": [{}]$big}"
+expect 413 "body over rest.max_body_kb" "max_body_kb"
+req POST "$FM/flows/00:00:00:00:00:00:99:99" '{"flows": [{}]}'
+expect 404 "unknown dpid" "not known"
+req POST "$FM/flows/zz" '{"flows": [{}]}'
+expect 400 "bad dpid in the path" "dpid"
+req PUT "$FM/flows" '{"flows": [{}]}'
+expect 405 "PUT on flows"
+req POST "$FM/flows_by_switch" '{"00:00:00:00:00:00:10:01": {"flows": [{}], "x": 1}}'
+expect 400 "flows_by_switch unknown field" "x"
+n=$(curl -s "$FM/stored_flows" | jq '[.[] | .[]] | length')
+[ "$n" = 0 ] || fail "a rejected request left $n stored flows"
+pass "no rejected request stored anything"
+
+# ---- 424 and force ------------------------------------------------------------------
+ovs_vsctl del-controller br3
+for _ in $(seq 100); do
+    [ "$(curl -s "$API/api/v1/switches/$DP3" | jq -r .connected)" = false ] && break
+    sleep 0.1
+done
+req POST "$FM/flows/$DP3" "{\"flows\": [$F3]}"
+expect 424 "switch not connected" "not connected"
+req POST "$FM/flows/$DP3" "{\"flows\": [$F3], \"force\": true}"
+expect 202 "switch not connected, force"
+wait_state "$DP3" pending 1 5 || fail "forced flow not stored pending"
+ovs_vsctl set-controller br3 tcp:10.66.0.2:6653
+wait_state "$DP3" installed 1 20 || fail "forced flow not installed on reconnect"
+dump br3 | grep -q 'priority=300,arp' || { dump br3; fail "br3 lacks the forced flow"; }
+pass "forced flow installed when the switch came back"
+curl -s "$API/metrics" | grep -q '^ofcd_flows{state="installed"} 1$' ||
+    fail "metrics: $(curl -s "$API/metrics" | grep ofcd_flows)"
+curl -s "$API/metrics" | grep -q '^ofcd_rest_requests_total{code="424"} 1$' ||
+    fail "metrics do not count the 424"
+pass "/metrics counts flows by state and answers by status"
+stop_ofcd
+
+# ---- 429 and 503: a rate-limited, tightly paced ofcd ----------------------------------
+start_ofcd "$work/ofcd2.log" --config "$CONF" --app.data_dir="$work/var" \
+    --app.stats_log_interval_s=0 --flow_manager.consistency=false \
+    --flow_manager.pacing_per_s=1 --flow_manager.queue_max=16 \
+    --rest.rate_limit_per_s=5 --rest.rate_burst=20
+wait_stat "$work/ofcd2.log" "switches_up" 3 30 || fail "bridges did not come back"
+sleep 0.5
+flows=$(for i in $(seq 10); do printf '{"priority": %d},' "$i"; done)
+req POST "$FM/flows/$DP2" "{\"flows\": [${flows%,}]}"
+expect 202 "10 flows behind a 1/s pacing"
+req POST "$FM/flows/$DP2" "{\"flows\": [${flows%,}]}"
+expect 503 "over flow_manager.queue_max" "queue_max"
+grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "503 without Retry-After"
+pass "503 carries Retry-After"
+got429=0
+for _ in $(seq 40); do
+    req GET "$FM/stored_flows?dpid=$DP2"
+    [ "$code" = 429 ] && { got429=1; break; }
+done
+[ $got429 = 1 ] || fail "no 429 after 40 quick requests at 5/s burst 20"
+expect 429 "over rest.rate_limit_per_s" "rate_limit_per_s"
+grep -qi '^Retry-After: ' "$work/headers" || fail "429 without Retry-After"
+stop_ofcd
+pass "rest_flows: all checks passed"
