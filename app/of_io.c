@@ -13,7 +13,6 @@
 #include "ofp_wire.h"
 
 #define OF_IO_OUT_BURST 64
-#define OF_IO_IOV 16
 /* Messages framed per connection per readable event: fairness between
  * switches (OVS connmgr reads at most 50 at a time for the same reason). */
 #define OF_IO_READ_BUDGET 64
@@ -201,18 +200,11 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
 }
 
 /* Copy len bytes from the front of the receive queue. */
+/* A whole message may span up to 32 chunks (64 KiB): copy, never a bounded
+ * iovec peek, which silently stopped at 16 chunks. */
 static void peek_bytes(struct tcp_conn *c, uint8_t *out, size_t len)
 {
-    struct tcp_iovec iov[OF_IO_IOV];
-    unsigned n = OF_IO_IOV;
-
-    tcp_recv_peek(c, iov, &n);
-    for (unsigned i = 0; i < n && len; i++) {
-        size_t k = iov[i].len < len ? iov[i].len : len;
-        memcpy(out, iov[i].base, k);
-        out += k;
-        len -= k;
-    }
+    tcp_recv_copy(c, out, len);
 }
 
 static void answer_echo(struct of_conn *oc, uint16_t len)

@@ -314,6 +314,14 @@ void tcp_recv_consume(struct tcp_conn *c, size_t n)
     }
 }
 
+size_t tcp_recv_copy(const struct tcp_conn *c, void *buf, size_t len)
+{
+    size_t n = c->rcvq.len < len ? c->rcvq.len : len;
+
+    tcp_bufq_copy(&c->rcvq, 0, buf, (uint32_t)n);
+    return n;
+}
+
 size_t tcp_recv(struct tcp_conn *c, void *buf, size_t len)
 {
     size_t n = c->rcvq.len < len ? c->rcvq.len : len;

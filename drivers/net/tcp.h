@@ -261,6 +261,10 @@ size_t tcp_recv_peek(const struct tcp_conn *c, struct tcp_iovec *iov, unsigned *
  * window reopens and a window update goes out if it grew enough. */
 void tcp_recv_consume(struct tcp_conn *c, size_t n);
 
+/* Copy up to len bytes from the front without consuming them (any length,
+ * unlike tcp_recv_peek's bounded iovec list). Returns bytes copied. */
+size_t tcp_recv_copy(const struct tcp_conn *c, void *buf, size_t len);
+
 /* Copy out and consume up to len bytes. Returns bytes copied (0 = nothing
  * available now; check tcp_recv_eof()). */
 size_t tcp_recv(struct tcp_conn *c, void *buf, size_t len);

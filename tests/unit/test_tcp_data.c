@@ -138,6 +138,34 @@ static uint32_t fill_window(struct th *th, struct th_peer *p, const uint8_t *str
 /* Window updates follow receiver SWS avoidance (RFC 9293 3.8.6.2.2): a read
  * of less than an MSS from a full buffer is not advertised; once the window
  * can grow by an MSS an update goes out without waiting for data. */
+/* A whole OpenFlow message can be 64 KiB, 32 chunks: tcp_recv_copy gives it
+ * all without consuming (a bounded iovec peek once cut such messages). */
+static void test_recv_copy_large(void **state)
+{
+    struct th *th = *state;
+    struct th_peer p;
+    static uint8_t d[60000], out[60000];
+
+    th->cfg.rcv_buf = 65535;     /* the largest window that needs no scaling */
+    th->cfg.window_scaling = false;
+    th_restart(th);
+    struct tcp_conn *c = open_conn(th, &p, 40009);
+
+    th_pattern(d, 0, sizeof(d), 3);
+    for (size_t off = 0; off < sizeof(d); off += 1460) {
+        size_t k = sizeof(d) - off < 1460 ? sizeof(d) - off : 1460;
+        th_peer_data(th, &p, d + off, (uint16_t)k);
+    }
+    assert_int_equal(tcp_recv_available(c), sizeof(d));
+    memset(out, 0, sizeof(out));
+    assert_int_equal(tcp_recv_copy(c, out, sizeof(out)), sizeof(d));
+    assert_memory_equal(out, d, sizeof(d));
+    assert_int_equal(tcp_recv_available(c), sizeof(d));       /* nothing consumed */
+    tcp_recv_consume(c, 5000);
+    assert_int_equal(tcp_recv_copy(c, out, 100000), sizeof(d) - 5000);
+    assert_memory_equal(out, d + 5000, sizeof(d) - 5000);
+}
+
 static void test_window_update_on_consume(void **state)
 {
     struct th *th = *state;
@@ -758,6 +786,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_recv_peek_consume),
+        T(test_recv_copy_large),
         T(test_window_update_on_consume),
         T(test_our_zero_window),
         T(test_send_short_count_writable),
