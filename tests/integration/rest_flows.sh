@@ -79,7 +79,7 @@ req POST "$FM/flows/$DP1" "{\"flows\": [$F1]}"
 expect 202 "POST flows/{dpid} with actions"
 [ "$(jq -r .response "$work/body")" = "FlowMod Messages Sent" ] || fail "202 body: $(cat "$work/body")"
 wait_state "$DP1" installed 1 10 || fail "the flow did not become installed"
-dump br1 | grep -q 'cookie=0x11, .*priority=100,ip,in_port=1,nw_dst=10.1.0.0/16 actions=output:2' ||
+dump br1 | grep >/dev/null 'cookie=0x11, .*priority=100,ip,in_port=1,nw_dst=10.1.0.0/16 actions=output:2' ||
     { dump br1; fail "br1 does not hold the flow as posted"; }
 pass "the barrier reply marked it installed and br1 holds it"
 
@@ -87,7 +87,7 @@ F2='{"table_id": 0, "priority": 200, "match": {"dl_vlan": 5}, "instructions": [{
 req POST "$FM/flows" "{\"flows\": [$F2], \"switches\": [\"$DP2\", \"$DP3\"]}"
 expect 202 "POST flows with instructions to two switches"
 wait_state "$DP2" installed 1 10 && wait_state "$DP3" installed 1 10 || fail "instructions flow not installed"
-dump br3 | grep -q 'priority=200,dl_vlan=5 actions=pop_vlan,goto_table:3' ||
+dump br3 | grep >/dev/null 'priority=200,dl_vlan=5 actions=pop_vlan,goto_table:3' ||
     { dump br3; fail "br3 does not hold the instructions flow"; }
 pass "instructions flow on br2 and br3"
 
@@ -98,7 +98,7 @@ expect 202 "re-POST same match, new action"
 wait_state "$DP1" installed 1 10 || fail "replaced flow not installed"
 [ "$(curl -s "$FM/stored_flows?dpid=$DP1" | jq -r ".\"$DP1\"[0].flow.actions[0].port")" = 3 ] ||
     fail "stored flow not replaced"
-dump br1 | grep -q 'actions=output:3' || { dump br1; fail "br1 flow not replaced"; }
+dump br1 | grep >/dev/null 'actions=output:3' || { dump br1; fail "br1 flow not replaced"; }
 pass "same match_id replaces, on the switch too"
 
 # ---- GET --------------------------------------------------------------------------
@@ -134,17 +134,17 @@ wait_state "$DP1" installed 2 10 && wait_state "$DP2" installed 2 10 || fail "fl
 req DELETE "$FM/flows_by_switch" "{\"$DP2\": {\"flows\": [{\"match\": {\"dl_type\": 2054}}]}}"
 expect 202 "DELETE flows_by_switch"
 wait_state "$DP2" installed 1 10 || fail "flows_by_switch delete: store"
-for _ in $(seq 50); do dump br2 | grep -q arp || break; sleep 0.1; done
-dump br2 | grep -q arp && fail "br2 still holds the ARP flow"
-dump br1 | grep -q 'priority=300,arp' || fail "br1 lost its ARP flow"
+for _ in $(seq 50); do dump br2 | grep >/dev/null arp || break; sleep 0.1; done
+dump br2 | grep >/dev/null arp && fail "br2 still holds the ARP flow"
+dump br1 | grep >/dev/null 'priority=300,arp' || fail "br1 lost its ARP flow"
 pass "flows_by_switch delete removed it from br2 only"
 
 # ---- DELETE (non-strict, by match) ----------------------------------------------
 req DELETE "$FM/flows/$DP1" '{"flows": [{"match": {"in_port": 1}}]}'
 expect 202 "DELETE flows/{dpid} by in_port"
 wait_state "$DP1" installed 1 10 || fail "delete did not remove exactly the in_port flow"
-for _ in $(seq 50); do dump br1 | grep -q in_port=1 || break; sleep 0.1; done
-dump br1 | grep -q in_port=1 && fail "br1 still holds the in_port=1 flow"
+for _ in $(seq 50); do dump br1 | grep >/dev/null in_port=1 || break; sleep 0.1; done
+dump br1 | grep >/dev/null in_port=1 && fail "br1 still holds the in_port=1 flow"
 pass "non-strict DELETE removed the covered flow, kept the other"
 req DELETE "$FM/flows" '{"flows": [{"table_id": 255}]}'
 expect 202 "DELETE every flow of every switch"
@@ -204,7 +204,7 @@ expect 202 "switch not connected, force"
 wait_state "$DP3" pending 1 5 || fail "forced flow not stored pending"
 ovs_vsctl set-controller br3 tcp:10.66.0.2:6653
 wait_state "$DP3" installed 1 20 || fail "forced flow not installed on reconnect"
-dump br3 | grep -q 'priority=300,arp' || { dump br3; fail "br3 lacks the forced flow"; }
+dump br3 | grep >/dev/null 'priority=300,arp' || { dump br3; fail "br3 lacks the forced flow"; }
 pass "forced flow installed when the switch came back"
 curl -s "$API/metrics" | grep -q '^ofcd_flows{state="installed"} 1$' ||
     fail "metrics: $(curl -s "$API/metrics" | grep ofcd_flows)"
