@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang (ASan+UBSan) — the frame/segment input
-# path (fuzz_net_tcp) and the OpenFlow decoder (fuzz_ofp) — and run each for
-# half the given time from its seed corpus. A crash, leak or sanitizer report fails the test
+# path (fuzz_net_tcp), the OpenFlow decoder (fuzz_ofp) and the REST flow
+# parser (fuzz_flow_json) — and run each for a third of the given time from
+# its seed corpus. A crash, leak or sanitizer report fails the test
 # and leaves the reproducer in the work directory (named in the output).
 #
 # usage: run_fuzz.sh SOURCE_ROOT SECONDS [WORK_DIR]
@@ -11,8 +12,9 @@ secs=$2
 work=${3:-$(mktemp -d /tmp/ofcd-fuzz.XXXXXX)}
 command -v clang >/dev/null || { echo "clang missing: scripts/install-deps installs it"; exit 1; }
 
-mkdir -p "$work/corpus" "$work/corpus_ofp"
+mkdir -p "$work/corpus" "$work/corpus_ofp" "$work/corpus_flow_json"
 cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
+cp "$root"/tests/fuzz/corpus_flow_json/* "$work/corpus_flow_json/"
 cflags=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 clang "${cflags[@]}" -I"$root/common" -I"$root/drivers/net" \
@@ -21,17 +23,21 @@ clang "${cflags[@]}" -I"$root/common" -I"$root/drivers/net" \
 clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/fuzz_ofp.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root/common/ofcd_log.c" -o "$work/fuzz_ofp"
+clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest" \
+    "$root/tests/fuzz/fuzz_flow_json.c" "$root/rest/flow_json.c" "$root"/ofp/*.c \
+    "$root/common/ofcd_log.c" -ljansson -o "$work/fuzz_flow_json"
 # The OpenFlow seeds are the codec's own sample messages, written by a tool.
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/ofp_seeds.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root/common/ofcd_log.c" -o "$work/ofp_seeds"
 "$work/ofp_seeds" "$work/corpus_ofp" >/dev/null
 cd "$work"
-half=$(( (secs + 1) / 2 ))
+half=$(( (secs + 2) / 3 ))
 # -rss_limit_mb: nothing here allocates much; a blow-up is a bug.
-for t in net_tcp ofp; do
+for t in net_tcp ofp flow_json; do
     corpus=corpus
     [ $t = ofp ] && corpus=corpus_ofp
+    [ $t = flow_json ] && corpus=corpus_flow_json
     ./fuzz_$t -max_total_time="$half" -max_len=4096 -rss_limit_mb=1024 \
         -print_final_stats=1 -artifact_prefix="$work/$t-" "$corpus" 2>&1 | tail -4
     echo "fuzz_$t: $half s without a finding"
