@@ -1,9 +1,11 @@
 /* rest_health: GET /api/v1/health — is every lcore still looping, is any
- * ring filling while its consumer stands still. An lcore is alive when its
+ * ring filling while its consumer stands still, is the flow store writable
+ * (no commit failed since the previous look, the map not full). An lcore is alive when its
  * loop counter moved since the previous look, or the previous look was less
  * than REST_STALL_MS ago (the counters are refreshed every 100 ms). */
 #include "lcore.h"
 #include "rest_priv.h"
+#include "store.h"
 
 #define REST_STALL_MS 2000
 
@@ -46,6 +48,22 @@ void rest_get_health(struct rest_req *q, struct rest_reply *r)
                                                 stuck));
     }
     pthread_mutex_unlock(&rs->lock);
-    r->json = json_pack("{s:s, s:o}", "status", ok ? "ok" : "degraded", "lcores", lcores);
+    /* The store is writable while its commits succeed and the map has room
+     * for puts (they stop 1/8 before the end). */
+    json_t *store = json_null();
+    if (rs->store) {
+        struct store_stats st;
+        bool writable = store_get_stats(rs->store, &st) == 0;
+        uint64_t last = __atomic_load_n(&rs->health_failed_commits, __ATOMIC_RELAXED);
+        writable = writable && st.failed_commits == last && st.map_used < st.map_size / 8 * 7;
+        __atomic_store_n(&rs->health_failed_commits, st.failed_commits, __ATOMIC_RELAXED);
+        json_decref(store);
+        store = json_pack("{s:b, s:I, s:I, s:I}", "writable", writable, "flows",
+                          (json_int_t)st.records, "map_used_bytes", (json_int_t)st.map_used,
+                          "map_size_bytes", (json_int_t)st.map_size);
+        ok = ok && writable;
+    }
+    r->json = json_pack("{s:s, s:o, s:o}", "status", ok ? "ok" : "degraded", "lcores", lcores,
+                        "store", store);
     r->status = ok ? 200 : 503;
 }

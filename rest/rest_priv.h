@@ -35,6 +35,7 @@ struct rest_server {
     pthread_mutex_t lock;               /* guards the health history below */
     uint64_t last_loops[RTE_MAX_LCORE];
     uint64_t last_change_ms[RTE_MAX_LCORE];
+    uint64_t health_failed_commits;     /* the store's count at the previous look */
     /* relaxed atomics */
     uint64_t by_status[REST_STATUSES];
     uint64_t other_status[6];           /* by hundreds: 0xx..5xx */

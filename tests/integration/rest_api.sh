@@ -51,7 +51,8 @@ pass "/api/v1/switches/{dpid}: description and ports (hex and decimal dpid)"
 
 [ "$(get /api/v1/health | jq -r .status)" = ok ] || fail "health not ok"
 [ "$(get /api/v1/health | jq '.lcores[0].alive')" = true ] || fail "lcore 0 not alive"
-pass "/api/v1/health: ok, lcores alive"
+[ "$(get /api/v1/health | jq '.store.writable')" = true ] || fail "store not writable"
+pass "/api/v1/health: ok, lcores alive, store writable"
 
 m=$(get /metrics)
 echo "$m" | grep -q '^ofcd_switches_up 3$' || fail "metrics: ofcd_switches_up"
