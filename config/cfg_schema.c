@@ -188,8 +188,9 @@ const struct cfg_key cfg_keys[] = {
     {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
      .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,
      .max = 65535, CFG_FIELD(rest_ip), CFG_AUX(rest_port)},
-    CFG_UINT("rest", "threads", rest_threads, 1, 64, "2",
-             "libmicrohttpd worker threads (each one epoll loop)"),
+    CFG_UINT("rest", "threads", rest_threads, 1, 256, "16",
+             "libmicrohttpd worker threads, each one epoll loop; a flow change waits "
+             "(sleeping) for its durable commit, so this bounds how many share one"),
     CFG_UINT("rest", "max_body_kb", rest_max_body_kb, 1, 1048576, "16384",
              "largest request body accepted, KiB; a larger one is answered 413"),
     CFG_UINT("rest", "rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000, "0",

@@ -266,7 +266,7 @@ static bool parse_ip(const char *s, unsigned alen, bool allow_mask, uint8_t *val
         return true;
     if (!allow_mask)
         return false;
-    uint64_t bits;
+    uint64_t bits = 0;
     size_t sl = strlen(slash);
     if (sl && sl <= 3 && strspn(slash, "0123456789") == sl && str_to_u64(slash, alen * 8, &bits)) {
         prefix_mask(mask, alen, (unsigned)bits);
@@ -298,7 +298,7 @@ static int parse_mf(struct pctx *c, const struct mf_def *d, const json_t *v, con
     switch (d->kind) {
     case MK_UINT:
     case MK_TP: {
-        uint64_t x;
+        uint64_t x = 0;
         int rc = get_uint(c, v, path, field_width(f), &x);
         if (rc)
             return rc;
@@ -338,7 +338,7 @@ static int parse_mf(struct pctx *c, const struct mf_def *d, const json_t *v, con
     case MK_VLAN: {
         const char *vw = set_field ? "integer 0..4095"
                                    : "integer 0..4095, \"vid/mask\", \"untagged\" or \"any\"";
-        uint64_t x, mk;
+        uint64_t x = 0, mk = 0;
         if (json_is_integer(v)) {
             if (json_integer_value(v) < 0 || json_integer_value(v) > 4095)
                 return bad_value(c, path, vw);
@@ -618,7 +618,7 @@ static int parse_action(struct pctx *c, const json_t *ja, const char *path, stru
     if (!strcmp(t, "set_vlan")) {
         static const char *const k[] = {"action_type", "vlan_id", NULL};
         const json_t *v;
-        uint64_t vid;
+        uint64_t vid = 0;
         if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, "vlan_id", &rc)))
             return rc;
         snprintf(sub, sizeof(sub), "%s.vlan_id", path);
@@ -660,7 +660,7 @@ static int parse_action(struct pctx *c, const json_t *ja, const char *path, stru
         const char *kn = q ? "queue_id" : "group_id";
         const char *const k[] = {"action_type", kn, NULL};
         const json_t *v;
-        uint64_t id;
+        uint64_t id = 0;
         if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, kn, &rc)))
             return rc;
         snprintf(sub, sizeof(sub), "%s.%s", path, kn);
@@ -734,7 +734,7 @@ static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
     char sub[PATH_MAX_LEN + 32];
     int rc = 0;
     const json_t *v;
-    uint64_t x;
+    uint64_t x = 0;
 
     if (!json_is_object(ji))
         return bad_type(c, path, "object");
@@ -835,7 +835,7 @@ void flow_spec_fixup(struct flow_spec *f)
 
 static int parse_u16_field(struct pctx *c, const json_t *v, const char *name, uint16_t *out)
 {
-    uint64_t x;
+    uint64_t x = 0;
     int rc = get_uint(c, v, name, 65535, &x);
     if (!rc)
         *out = (uint16_t)x;

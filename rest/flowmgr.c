@@ -302,10 +302,14 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
                 continue;
             if (rate) {
                 double burst = rate >= 10 ? rate / 10.0 : 1.0;
-                ow->tokens += (double)(now_us - ow->refill_us) * rate / 1e6;
+                /* Callers' clocks are read before they take the lock, so
+                 * now_us may be a little behind the last refill. */
+                if (now_us > ow->refill_us) {
+                    ow->tokens += (double)(now_us - ow->refill_us) * rate / 1e6;
+                    ow->refill_us = now_us;
+                }
                 if (ow->tokens > burst)
                     ow->tokens = burst;
-                ow->refill_us = now_us;
                 if (ow->tokens < 1.0) {
                     fm->stats.paced++;
                     continue;
@@ -424,6 +428,8 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
                 continue;                  /* deleted or replaced meanwhile */
             if (f->inflight)
                 f->inflight--;
+            if (!s->failed)
+                fm->stats.confirmed++;
             if (!s->failed && f->state != STORE_FLOW_INSTALLED) {
                 fm_set_state(fm, sw, f, STORE_FLOW_INSTALLED, 0, 0);
                 fm->stats.installed++;
@@ -527,9 +533,8 @@ out:
 
 void flowmgr_tick(struct flowmgr *fm)
 {
-    uint64_t now = fm_now_us();
-
     pthread_mutex_lock(&fm->lock);
+    uint64_t now = fm_now_us();
     for (size_t b = 0; b < FM_SW_BUCKETS; b++)
         for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext)
             if (sw->up && sw->queued)
@@ -604,9 +609,9 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
     int rc = 0;
-    uint64_t now = fm_now_us();
 
     pthread_mutex_lock(&fm->lock);
+    uint64_t now = fm_now_us();
     struct fm_switch *sw = switch_get(fm, dpid);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);

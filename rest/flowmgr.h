@@ -45,7 +45,9 @@ struct flowmgr_stats {
     uint64_t flow_mods_sent;        /* ADD/DELETE FLOW_MODs handed to msg_out */
     uint64_t barriers_sent;
     uint64_t barrier_replies;       /* matched to a batch */
-    uint64_t installed;             /* flows confirmed by a barrier reply */
+    uint64_t installed;             /* flows moved to installed by a barrier reply */
+    uint64_t confirmed;             /* ADD FLOW_MODs a barrier reply confirmed (a
+                                     * re-sent flow counts each time) */
     uint64_t errors;                /* flows the switch rejected */
     uint64_t ring_full;             /* sends postponed: msg_out P3 full or no buffer */
     uint64_t paced;                 /* sends postponed by the pacing budget */

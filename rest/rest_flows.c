@@ -33,7 +33,7 @@
 struct fl_group {
     uint64_t dpid;
     const json_t *flows;            /* JSON array */
-    char where[40];                 /* its JSON path, for error messages */
+    char where[64];                 /* its JSON path, for error messages */
     struct flow_spec *specs;        /* parsed, one per element */
     size_t n;
 };

@@ -157,7 +157,7 @@ void rest_get_metrics(struct rest_req *q, struct rest_reply *r)
             uint64_t v;
         } fc[] = {
             {"flow_mods_sent", fs.flow_mods_sent}, {"barriers_sent", fs.barriers_sent},
-            {"barrier_replies", fs.barrier_replies}, {"installed", fs.installed},
+            {"barrier_replies", fs.barrier_replies}, {"installed", fs.installed}, {"confirmed", fs.confirmed},
             {"errors", fs.errors}, {"ring_full", fs.ring_full}, {"paced", fs.paced},
             {"dropped_on_down", fs.dropped_on_down}, {"checks", fs.checks},
             {"alien_deleted", fs.alien_deleted}, {"missing_reinstalled", fs.missing_reinstalled},

@@ -208,7 +208,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
     assert_int_equal(c.rest_port, 8181);
     assert_string_equal(c.data_dir, "./var");
-    assert_int_equal(c.rest_threads, 2);
+    assert_int_equal(c.rest_threads, 16);
     assert_int_equal(c.rest_max_body_kb, 16384);
     assert_int_equal(c.rest_rate_limit_per_s, 0);
     assert_int_equal(c.fm_pacing_per_s, 1000);
@@ -442,7 +442,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.echo_port", tcp_echo_port, 0, 65535),
     UCASE("tcp.connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000),
     UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
-    UCASE("rest.threads", rest_threads, 1, 64),
+    UCASE("rest.threads", rest_threads, 1, 256),
     UCASE("rest.max_body_kb", rest_max_body_kb, 1, 1048576),
     UCASE("rest.rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000),
     UCASE("rest.rate_burst", rest_rate_burst, 1, 10000000),
