@@ -62,6 +62,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/app/ofcd $(CONFIG) | tee bench/out/tcp.txt
 	./tests/bench/run_bench_of.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
+	./tests/bench/run_bench_osken.sh $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu \
+	    bench/out | tee bench/out/osken.txt
 	./tests/bench/run_bench_rest.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/rest.txt
 	./scripts/bench-report bench/out

@@ -266,9 +266,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
     }
     json_decref(r.json);
+    /* Counted before the answer can reach the client: a client reading
+     * /metrics right after must see its own request. */
+    count_status(rs, r.status, now_us() - st->start_us);
     enum MHD_Result ret = MHD_queue_response(conn, r.status, resp);
     MHD_destroy_response(resp);
-    count_status(rs, r.status, now_us() - st->start_us);
     return ret;
 }
 
