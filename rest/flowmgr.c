@@ -170,26 +170,35 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
 
 /* ---- encoding ---------------------------------------------------------------- */
 
-/* The FLOW_MOD on the wire (xid 0, patched at send) into a malloc'd buffer. */
-static uint8_t *encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
+uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
 {
     struct ofp_msg m;
     struct ofp_buf b;
-    uint8_t *buf = malloc(QMSG_LARGE_DATA);
+    uint8_t small[2048];
+    uint8_t *big = NULL, *out;
 
-    if (!buf)
-        return NULL;
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_FLOW_MOD;
     m.u.flow_mod = *fmod;
-    ofp_buf_init(&b, buf, QMSG_LARGE_DATA);
-    if (ofp_encode(&b, &m) < 0) {
-        free(buf);
-        return NULL;
+    /* Nearly every flow fits the stack buffer; only long action lists
+     * need the 64 KiB an OpenFlow message may take. */
+    ofp_buf_init(&b, small, sizeof(small));
+    int rc = ofp_encode(&b, &m);
+    if (rc == -ENOSPC) {
+        big = malloc(QMSG_LARGE_DATA);
+        if (!big)
+            return NULL;
+        ofp_buf_init(&b, big, QMSG_LARGE_DATA);
+        rc = ofp_encode(&b, &m);
     }
-    *len = b.len;
-    return buf;
+    out = rc == 0 ? malloc(b.len) : NULL;
+    if (out) {
+        memcpy(out, b.data, b.len);
+        *len = b.len;
+    }
+    free(big);
+    return out;
 }
 
 static unsigned owner_index(struct fm_switch *sw, const char *name)
@@ -244,8 +253,7 @@ static struct msgq *switch_ring(struct flowmgr *fm, const struct fm_switch *sw)
     return io < fm->app->n_io ? fm->app->io_out[io] : NULL;
 }
 
-/* One message to the switch's msg_out; 0 or -ENOBUFS (nothing sent). */
-static int send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
+int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
                      uint32_t xid, uint8_t cls)
 {
     struct msgq *ring = switch_ring(fm, sw);
@@ -317,7 +325,7 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
             }
             struct fm_item *it = ow->head;
             uint32_t xid = fm_next_xid(sw);
-            if (send_wire(fm, sw, it->wire, it->len, xid, OFP_PRIO_P3) < 0) {
+            if (fm_send_wire(fm, sw, it->wire, it->len, xid, OFP_PRIO_P3) < 0) {
                 fm->stats.ring_full++;
                 stop = true;          /* close this batch with its barrier */
                 break;
@@ -356,7 +364,7 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
     /* The slot was reserved, but another producer may have taken it: then
      * the next batch's barrier answers for this one too (a barrier reply
      * covers every FLOW_MOD sent before it). */
-    if (send_wire(fm, sw, barrier_wire, sizeof(barrier_wire), batch->barrier_xid,
+    if (fm_send_wire(fm, sw, barrier_wire, sizeof(barrier_wire), batch->barrier_xid,
                   OFP_PRIO_P3) == 0)
         fm->stats.barriers_sent++;
     else
@@ -628,7 +636,7 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
         if (!ours)
             continue;
         size_t len;
-        uint8_t *wire = encode_flow_mod(&specs[i].fm, &len);
+        uint8_t *wire = fm_encode_flow_mod(&specs[i].fm, &len);
         if (!wire) {
             rc = -ENOMEM;
             break;
@@ -701,7 +709,7 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
             mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id);
     for (size_t i = 0; i < n_specs && sw->up && rc == 0; i++) {
         size_t len;
-        uint8_t *wire = encode_flow_mod(&specs[i].fm, &len);
+        uint8_t *wire = fm_encode_flow_mod(&specs[i].fm, &len);
         if (!wire) {
             rc = -ENOMEM;
             break;
@@ -743,7 +751,7 @@ static int load_one(const struct store_flow *sf, void *arg)
     if (rc == 0 && flow_match_id(sf->dpid, spec) != sf->match_id)
         rc = -EINVAL;
     size_t len = 0;
-    uint8_t *wire = rc == 0 ? encode_flow_mod(&spec->fm, &len) : NULL;
+    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&spec->fm, &len) : NULL;
     struct fm_switch *sw = wire ? switch_get(fm, sf->dpid) : NULL;
     if (!sw || !mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
                            owner_index(sw, sf->owner ? sf->owner : ""), wire, len)) {

@@ -23,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "app.h"
 #include "of_l2learn.h"
 #include "ofcd_log.h"
@@ -68,26 +66,12 @@ int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
     int rc = ofp_encode(&b, &m);
     if (rc < 0)
         return rc;
-    /* fm_queue would pace it behind FLOW_MODs: it goes straight out, as the
-     * statistics class it belongs to. */
+    /* Not through fm_queue, which would pace it behind FLOW_MODs: it goes
+     * straight out, in the statistics class it belongs to. */
     uint32_t xid = fm_next_xid(sw);
-    unsigned io = conn_handle_io(sw->conn);
-    struct qmsg *q = io < fm->app->n_io ? qmsg_alloc(fm->app->qpool, b.len) : NULL;
-    if (!q)
-        return -ENOBUFS;
-    memcpy(q->data, b.data, b.len);
-    q->data[4] = (uint8_t)(xid >> 24);
-    q->data[5] = (uint8_t)(xid >> 16);
-    q->data[6] = (uint8_t)(xid >> 8);
-    q->data[7] = (uint8_t)xid;
-    q->len = (uint32_t)b.len;
-    q->kind = QMSG_OF;
-    q->cls = OFP_PRIO_P1;
-    q->conn = sw->conn;
-    if (msgq_enqueue(fm->app->io_out[io], q, rte_get_tsc_cycles()) < 0) {
-        qmsg_free(fm->app->qpool, q);
-        return -ENOBUFS;
-    }
+    rc = fm_send_wire(fm, sw, b.data, b.len, xid, OFP_PRIO_P1);
+    if (rc < 0)
+        return rc;
     sw->check_xid = xid;
     return 0;
 }
@@ -151,25 +135,19 @@ static uint64_t entry_match_id(struct check_ctx *c, const struct ofp_flow_stats 
 
 static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
 {
-    struct ofp_msg m;
-    struct ofp_buf b;
-    static const size_t cap = 2048;
-    uint8_t *buf = malloc(cap);
+    struct ofp_flow_mod del = {
+        .command = OFPFC_DELETE_STRICT,
+        .table_id = fs->table_id,
+        .priority = fs->priority,
+        .buffer_id = OFP_NO_BUFFER,
+        .out_port = OFPP_ANY,
+        .out_group = OFPG_ANY,
+        .match = fs->match,
+    };
+    size_t len;
+    uint8_t *wire = fm_encode_flow_mod(&del, &len);
 
-    if (!buf)
-        return;
-    memset(&m, 0, sizeof(m));
-    m.hdr.version = OFP13_VERSION;
-    m.hdr.type = OFPT_FLOW_MOD;
-    m.u.flow_mod.command = OFPFC_DELETE_STRICT;
-    m.u.flow_mod.table_id = fs->table_id;
-    m.u.flow_mod.priority = fs->priority;
-    m.u.flow_mod.buffer_id = OFP_NO_BUFFER;
-    m.u.flow_mod.out_port = OFPP_ANY;
-    m.u.flow_mod.out_group = OFPG_ANY;
-    m.u.flow_mod.match = fs->match;
-    ofp_buf_init(&b, buf, cap);
-    if (ofp_encode(&b, &m) == 0 && fm_queue(c->fm, c->sw, 0, false, 0, 0, b.data, b.len) == 0) {
+    if (wire && fm_queue(c->fm, c->sw, 0, false, 0, 0, wire, len) == 0) {
         c->aliens++;
         c->fm->stats.alien_deleted++;
         if (c->logged++ < FM_CHECK_LOG_MAX) {
@@ -180,7 +158,7 @@ static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
                      fs->priority, fs->cookie, match);
         }
     }
-    free(buf);
+    free(wire);
 }
 
 static int check_entry(const struct ofp_flow_stats *fs, void *arg)

@@ -101,8 +101,15 @@ struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id);
 /* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o. */
 int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
              uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len);
+/* fmod as a FLOW_MOD on the wire (xid 0, patched at send) in a malloc'd
+ * buffer (*len bytes), or NULL. */
+uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len);
 /* The next control-thread xid of sw (top bit set). */
 uint32_t fm_next_xid(struct fm_switch *sw);
+/* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
+ * class cls; 0 or -ENOBUFS (ring full or no buffer: nothing sent). */
+int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
+                 uint32_t xid, uint8_t cls);
 /* Send what may go now on sw. */
 void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us);
 void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,

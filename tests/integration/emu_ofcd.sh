@@ -47,12 +47,7 @@ body="${body%,}}"
 code=$(curl -s -o "$work/post" -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary "$body" "$API/api/kytos/flow_manager/v2/flows_by_switch")
 [ "$code" = 202 ] || fail "flows_by_switch: $code $(cat "$work/post")"
-for _ in $(seq 100); do
-    n=$(curl -s "$API/metrics" | awk '$1 == "ofcd_flows{state=\"installed\"}" { print $2 }')
-    [ "$n" = 250 ] && break
-    sleep 0.1
-done
-[ "$n" = 250 ] || fail "$n of 250 flows confirmed installed"
+wait_rest_metric 'ofcd_flows{state="installed"}' 250 10 || fail "not all 250 flows confirmed installed"
 pass "250 flows on 5 emulated switches confirmed by barrier"
 
 wait "$epid"

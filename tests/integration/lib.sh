@@ -78,6 +78,24 @@ wait_stat() {
     return 1
 }
 
+# rest_metric NAME: the value of NAME (a full series name, labels included)
+# in ofcd's /metrics; 0 when absent.
+rest_metric() {
+    curl -s http://127.0.0.1:8181/metrics |
+        awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
+}
+
+# wait_rest_metric NAME VALUE SECS: until /metrics shows NAME = VALUE.
+wait_rest_metric() {
+    local end=$((SECONDS + $3)) v
+    while :; do
+        v=$(rest_metric "$1")
+        [ "$v" = "$2" ] && return 0
+        [ $SECONDS -ge $end ] && { echo "$1 = $v after $3 s, expected $2" >&2; return 1; }
+        sleep 0.1
+    done
+}
+
 # it_setup NAME: the test's work directory in $work and an EXIT trap that
 # undoes what the test started: commands registered with it_on_exit (in
 # order), Open vSwitch if ovs_lib.sh is loaded, ofcd ($OFCD_PID), and $work

@@ -31,26 +31,8 @@ dp() { printf '00:00:00:00:00:00:%02x:%02x' $(((0x1000 + $1) >> 8)) $(((0x1000 +
 ofcd_args=(--config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0
            --openflow.stats_interval_s=1 --flow_manager.consistency_min_interval_s=2)
 
-dump() {
-    ovs-ofctl -O OpenFlow13 --no-stats dump-flows "unix:$OVS_DIR/$1.mgmt" | grep -v '^OFPST'
-}
+dump() { ovs_dump_flows "$1"; }
 count_flows() { dump "$1" | grep -c 'priority=' ; }
-
-# metric NAME: its value in /metrics (0 when absent).
-metric() {
-    curl -s "$API/metrics" | awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
-}
-
-# wait_metric NAME VALUE SECS
-wait_metric() {
-    local end=$((SECONDS + $3)) v
-    while :; do
-        v=$(metric "$1")
-        [ "$v" = "$2" ] && return 0
-        [ $SECONDS -ge $end ] && { echo "$1 = $v after $3 s, expected $2" >&2; return 1; }
-        sleep 0.2
-    done
-}
 
 # flows_json N: N one-table IPv4 flows, nw_dst 10.0.x.y, output to port 5.
 flows_json() {
@@ -83,7 +65,7 @@ for i in $(seq $NB); do
     [ "$(cat "$work/code$i")" = 202 ] || fail "POST to br$i: $(cat "$work/code$i") $(cat "$work/post$i")"
 done
 t1=$(date +%s%N)
-wait_metric 'ofcd_flows{state="installed"}' $((NB * NF)) 60 || fail "not every flow confirmed installed"
+wait_rest_metric 'ofcd_flows{state="installed"}' $((NB * NF)) 60 || fail "not every flow confirmed installed"
 t2=$(date +%s%N)
 pass "$((NB * NF)) flows: 202s after $(((t1 - t0) / 1000000)) ms, all installed (barrier) after $(((t2 - t0) / 1000000)) ms"
 for i in $(seq $NB); do
@@ -131,8 +113,8 @@ pass "consistency check removed the alien flow and re-installed the missing one 
 code=$(curl -s -o "$work/del" -w '%{http_code}' -X DELETE -H 'Content-Type: application/json' \
     --data-binary '{"flows": [{"table_id": 255}]}' "$FM/flows")
 [ "$code" = 202 ] || fail "DELETE all: $code $(cat "$work/del")"
-wait_metric 'ofcd_flows{state="installed"}' 0 30 || fail "store still has installed flows"
-wait_metric 'ofcd_flows{state="error"}' 0 5 || fail "store still has the error flow"
+wait_rest_metric 'ofcd_flows{state="installed"}' 0 30 || fail "store still has installed flows"
+wait_rest_metric 'ofcd_flows{state="error"}' 0 5 || fail "store still has the error flow"
 for i in $(seq $NB); do
     for _ in $(seq 100); do [ "$(count_flows "br$i")" = 0 ] && break; sleep 0.1; done
     [ "$(count_flows "br$i")" = 0 ] || fail "br$i still holds $(count_flows "br$i") flows"
@@ -159,7 +141,7 @@ ovs_add_bridges 3 tcp:10.66.0.2:6653 1000 || fail "cannot re-create bridges"
 start_ofcd "$work/ofcd2.log" "${ofcd_args[@]}"
 grep -q "flow manager: 300 stored flows loaded" "$work/ofcd2.log" ||
     fail "restart did not load the 300 accepted flows: $(grep 'flow manager' "$work/ofcd2.log")"
-wait_metric 'ofcd_flows{state="installed"}' 300 60 || fail "accepted flows not re-installed after restart"
+wait_rest_metric 'ofcd_flows{state="installed"}' 300 60 || fail "accepted flows not re-installed after restart"
 for i in 1 2 3; do
     want=$(awk -v s=$i '$1 == s' "$work/accepted" | wc -l)
     for _ in $(seq 50); do [ "$(count_flows "br$i")" = "$want" ] && break; sleep 0.1; done

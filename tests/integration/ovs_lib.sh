@@ -7,6 +7,7 @@
 #   ovs_add_bridges N CTRL [PROBE_MS]  bridges br1..brN, dpid 0x1000+i,
 #                          OpenFlow13 only, controller CTRL (e.g. tcp:10.66.0.2:6653)
 #   ovs_connected_count    bridges whose controller reports is_connected=true
+#   ovs_dump_flows BR      BR's OpenFlow 1.3 flows, one per line, no counters
 #   ovs_kill_vswitchd / ovs_start_vswitchd
 #   ovs_stop               stop both daemons (also from a trap)
 
@@ -48,6 +49,10 @@ ovs_add_bridges() {
 
 ovs_connected_count() {
     ovs_vsctl --bare --columns=is_connected list controller | grep -c true
+}
+
+ovs_dump_flows() {
+    ovs-ofctl -O OpenFlow13 --no-stats dump-flows "unix:$OVS_DIR/$1.mgmt" | grep -v '^OFPST'
 }
 
 ovs_kill_vswitchd() {

@@ -46,10 +46,7 @@ expect() {
     pass "$what → $want${sub:+ ($sub)}"
 }
 
-# dump BRIDGE: its flows, one per line, without counters.
-dump() {
-    ovs-ofctl -O OpenFlow13 --no-stats dump-flows "unix:$OVS_DIR/$1.mgmt" | grep -v '^OFPST'
-}
+dump() { ovs_dump_flows "$1"; }
 
 # wait_state DPID STATE N SECS: until N stored flows of DPID are in STATE.
 wait_state() {
