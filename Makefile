@@ -39,14 +39,14 @@ test-integration: build
 
 test-asan: build-asan
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(MESON) test -C $(BUILD_ASAN) --suite unit --print-errorlogs
+	$(MESON) test -C $(BUILD_ASAN) --suite unit --suite asan --print-errorlogs
 
 # Both runs always happen; the summary line counts them together and fails
 # the target if either failed.
 test: build build-asan
 	-$(MESON) test -C $(BUILD) --print-errorlogs
 	-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	 $(MESON) test -C $(BUILD_ASAN) --suite unit --print-errorlogs
+	 $(MESON) test -C $(BUILD_ASAN) --suite unit --suite asan --print-errorlogs
 	@./scripts/test-summary $(BUILD) $(BUILD_ASAN)
 
 # Figures, never pass/fail. Optimised build of its own so debug options do

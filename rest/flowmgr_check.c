@@ -207,7 +207,8 @@ static void reinstall_missing(struct check_ctx *c, bool connect)
         for (struct fm_flow *f = sw->buckets[b]; f; f = f->hnext) {
             if (f->state == STORE_FLOW_ERROR || f->inflight || f->sent_us > horizon)
                 continue;
-            if (bsearch(&f->match_id, c->present, c->n_present, sizeof(uint64_t), cmp_u64))
+            if (c->n_present &&
+                bsearch(&f->match_id, c->present, c->n_present, sizeof(uint64_t), cmp_u64))
                 continue;
             if (fm_queue(c->fm, sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len))
                 return;
@@ -229,7 +230,8 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
         return;
     ofp_match_init(&c.scratch->fm.match);
     if (snap_foreach(sw, check_entry, &c) == 0) {
-        qsort(c.present, c.n_present, sizeof(uint64_t), cmp_u64);
+        if (c.n_present)
+            qsort(c.present, c.n_present, sizeof(uint64_t), cmp_u64);
         /* On connect, "not sent on this connection" is what counts: nothing
          * older can still be in flight. */
         reinstall_missing(&c, connect);
