@@ -196,6 +196,20 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
     case QMSG_EV_OF:
         of_message(cs, s, q, &h);
         break;
+    case QMSG_EV_ECHO:
+        if (q->len >= sizeof(h) + sizeof(struct of_event_echo)) {
+            struct of_event_echo ev;
+            memcpy(&ev, q->data + sizeof(h), sizeof(ev));
+            s->echo_rtt_us = ev.rtt_us;
+            s->echo_ewma_us = ev.ewma_us;
+            s->echo_samples++;
+            unsigned b = 0;
+            while (b + 1 < CTL_RTT_BUCKETS && (ev.rtt_us >> (b + 1)))
+                b++;
+            cs->stats.echo_rtt_hist[b]++;
+            cs->stats.echo_rtt_sum_us += ev.rtt_us;
+        }
+        break;
     default:
         break;
     }

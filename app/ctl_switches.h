@@ -33,13 +33,19 @@ struct ctl_switch {
     uint32_t acc_xid[CTL_MP_KINDS];
     uint64_t acc_entries[CTL_MP_KINDS];
     uint64_t port_status, flow_removed, errors, barrier_replies, role_replies;
+    uint32_t echo_rtt_us, echo_ewma_us;  /* last measured round trip; 0 = none yet */
+    uint64_t echo_samples;
 };
+
+#define CTL_RTT_BUCKETS 24               /* bucket b: RTT in [2^b, 2^(b+1)) µs */
 
 struct ctl_switches_stats {
     uint64_t events;
     uint64_t ups, downs;
     uint64_t stats_replies;      /* complete multipart statistics replies */
     uint64_t undecodable;        /* forwarded messages the codec refused (bug) */
+    uint64_t echo_rtt_hist[CTL_RTT_BUCKETS];   /* every switch's echo round trips */
+    uint64_t echo_rtt_sum_us;
     uint32_t known, up;
 };
 

@@ -7,6 +7,7 @@
  *   QMSG_EV_SWITCH_UP    struct of_event_up, then n_ports struct ofp_port
  *   QMSG_EV_SWITCH_DOWN  nothing (the reason is in the worker's log)
  *   QMSG_EV_OF           the switch's OpenFlow message, as received
+ *   QMSG_EV_ECHO         struct of_event_echo (P3, one per measured round trip)
  * conn in the qmsg is the switch's connection handle: the control thread
  * addresses flow_mods to it through that io lcore's msg_out.
  */
@@ -28,6 +29,12 @@ struct of_event_up {
     struct ofp_features features;
     struct ofp_desc desc;
     uint32_t n_ports;
+};
+
+/* An echo round trip ofcd measured on the switch's channel. */
+struct of_event_echo {
+    uint32_t rtt_us;
+    uint32_t ewma_us;           /* the channel's moving average (1/8 weight) */
 };
 
 #endif

@@ -749,9 +749,15 @@ static void handle(struct of_rec *r, struct qmsg *q)
         send_msg(r, &rep);
         break;
     }
-    case OFPT_ECHO_REPLY:
+    case OFPT_ECHO_REPLY: {
+        uint64_t before = r->chan.echo_replies;
         ofp_chan_on_echo_reply(&r->chan, m.hdr.xid, w->now_us);
+        if (r->chan.echo_replies != before && r->sw) {
+            struct of_event_echo ev = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
+            post_event(r, QMSG_EV_ECHO, OFP_PRIO_P3, &ev, sizeof(ev), NULL, 0);
+        }
         break;
+    }
     case OFPT_FEATURES_REPLY:
         if (ofp_chan_on_features(&r->chan, m.hdr.xid, m.u.features.datapath_id,
                                  m.u.features.auxiliary_id, w->now_us) == 0 &&
@@ -847,6 +853,7 @@ struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct 
         .handshake_timeout_ms = cfg->of_handshake_timeout_ms,
         .echo_interval_ms = cfg->of_echo_interval_ms,
         .echo_timeout_ms = cfg->of_echo_timeout_ms,
+        .rtt_probe_ms = cfg->of_rtt_probe_ms,
         .miss_send_len = cfg->of_miss_send_len,
     };
     char name[32];

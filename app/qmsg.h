@@ -22,6 +22,7 @@ enum qmsg_kind {
     QMSG_EV_SWITCH_UP,  /* established: features, desc, ports follow the header */
     QMSG_EV_SWITCH_DOWN,
     QMSG_EV_OF,         /* an OpenFlow message from the switch follows the header */
+    QMSG_EV_ECHO,       /* an echo round trip was measured: struct of_event_echo */
 };
 
 /* A connection handle: which io lcore, which slot, which incarnation — so a

@@ -81,6 +81,7 @@ struct ofcd_config {
     uint32_t of_handshake_timeout_ms;
     uint32_t of_echo_interval_ms;        /* 0 = no keepalive */
     uint32_t of_echo_timeout_ms;
+    uint32_t of_rtt_probe_ms;            /* echo at least this often for RTT, 0 = off */
     uint16_t of_miss_send_len;
     uint32_t of_queue_size;              /* msg_in/msg_out slots per class */
     uint32_t of_msg_buffers;             /* small message buffers (large: 1/64 of it) */

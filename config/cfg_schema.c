@@ -94,6 +94,9 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "echo_timeout_ms", of_echo_timeout_ms, 0, 3600000, "15000",
              "disconnect a switch whose ECHO_REPLY has not come after this long "
              "(0 = never)"),
+    CFG_UINT("openflow", "rtt_probe_ms", of_rtt_probe_ms, 0, 3600000, "10000",
+             "send an ECHO_REQUEST at least this often to a busy switch too, so its echo "
+             "RTT is always measured (0 = only after echo_interval_ms of silence)"),
     CFG_UINT("openflow", "miss_send_len", of_miss_send_len, 0, 65535, "128",
              "bytes of a table-miss packet the switch puts in PACKET_IN (65535 = whole "
              "packet, unbuffered)"),

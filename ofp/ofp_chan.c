@@ -200,6 +200,12 @@ uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
      * handshake timeout is the watchdog. */
     if (!ch->echo_outstanding && cfg->echo_interval_ms && ch->state != OFP_CHAN_WAIT_HELLO) {
         uint64_t due = ch->last_rx_us + (uint64_t)cfg->echo_interval_ms * 1000u;
+        if (cfg->rtt_probe_ms && ch->state == OFP_CHAN_ESTABLISHED) {
+            uint64_t last = ch->echo_sent ? ch->echo_sent_us : ch->established_us;
+            uint64_t probe = last + (uint64_t)cfg->rtt_probe_ms * 1000u;
+            if (probe < due)
+                due = probe;
+        }
         if (now_us >= due) {
             ch->echo_xid = ofp_chan_xid(ch);
             ch->echo_sent_us = now_us;

@@ -42,6 +42,10 @@ struct ofp_chan_cfg {
     uint32_t handshake_timeout_ms;     /* 0 = none */
     uint32_t echo_interval_ms;         /* 0 = no keepalive */
     uint32_t echo_timeout_ms;          /* 0 = never give up on an echo */
+    /* Once established, an echo also goes out when none has for this long,
+     * busy channel or not, so every switch's RTT stays measured (0 = only
+     * the silence keepalive). */
+    uint32_t rtt_probe_ms;
     uint16_t miss_send_len;            /* SET_CONFIG */
 };
 

@@ -66,6 +66,9 @@ static void switch_line(const struct ctl_switch *s, void *arg)
     put(arg, "ofcd_switch_connected{dpid=\"%s\"} %d\n", dpid, s->up ? 1 : 0);
     put(arg, "ofcd_switch_ports{dpid=\"%s\"} %u\n", dpid, s->ports.n);
     put(arg, "ofcd_switch_flows{dpid=\"%s\"} %" PRIu64 "\n", dpid, s->stats_entries[0]);
+    if (s->echo_samples)
+        put(arg, "ofcd_switch_echo_rtt_seconds{dpid=\"%s\"} %.6f\n", dpid,
+            s->echo_ewma_us / 1e6);
 }
 
 void rest_get_metrics(struct rest_req *q, struct rest_reply *r)
@@ -89,6 +92,20 @@ void rest_get_metrics(struct rest_req *q, struct rest_reply *r)
             "# TYPE ofcd_switch_connected gauge\n");
     ctl_switches_foreach(app->ctl, switch_line, &b);
     pthread_mutex_unlock(&app->ctl_lock);
+    /* Bucket b holds [2^b, 2^(b+1)) µs: its upper bound is the "le". */
+    put(&b, "# HELP ofcd_echo_rtt_seconds Echo round trips ofcd measured, all switches.\n"
+            "# TYPE ofcd_echo_rtt_seconds histogram\n");
+    uint64_t cum = 0, n = 0;
+    for (unsigned i = 0; i < CTL_RTT_BUCKETS; i++)
+        n += cs.echo_rtt_hist[i];
+    for (unsigned i = 0; i < CTL_RTT_BUCKETS; i++) {
+        cum += cs.echo_rtt_hist[i];
+        put(&b, "ofcd_echo_rtt_seconds_bucket{le=\"%.6f\"} %" PRIu64 "\n",
+            (double)(1ull << (i + 1)) / 1e6, cum);
+    }
+    put(&b, "ofcd_echo_rtt_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", n);
+    put(&b, "ofcd_echo_rtt_seconds_sum %.6f\nofcd_echo_rtt_seconds_count %" PRIu64 "\n",
+        cs.echo_rtt_sum_us / 1e6, n);
 
     put(&b, "# HELP ofcd_ring_depth Messages waiting in a priority ring class.\n"
             "# TYPE ofcd_ring_depth gauge\n");
@@ -135,7 +152,7 @@ void rest_get_metrics(struct rest_req *q, struct rest_reply *r)
                                                      "+Inf"};
     put(&b, "# HELP ofcd_rest_request_seconds Time from a request's headers to its answer.\n"
             "# TYPE ofcd_rest_request_seconds histogram\n");
-    uint64_t cum = 0;
+    cum = 0;
     for (unsigned i = 0; i < REST_LAT_BUCKETS; i++) {
         cum += __atomic_load_n(&rs->lat_hist[i], __ATOMIC_RELAXED);
         put(&b, "ofcd_rest_request_seconds_bucket{le=\"%s\"} %" PRIu64 "\n", le[i], cum);

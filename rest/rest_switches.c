@@ -78,6 +78,12 @@ static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
         return NULL;
     json_object_set_new(j, s->up ? "connected_since" : "disconnected_since",
                         json_integer(s->up ? s->up_wall : s->down_wall));
+    json_object_set_new(j, "echo_rtt_ms",
+                        s->echo_samples ? json_pack("{s:f, s:f, s:I}", "last",
+                                                    s->echo_rtt_us / 1000.0, "average",
+                                                    s->echo_ewma_us / 1000.0, "samples",
+                                                    (json_int_t)s->echo_samples)
+                                        : json_null());
     json_object_set_new(j, "description",
                         json_pack("{s:s, s:s, s:s, s:s, s:s}", "manufacturer",
                                   s->info.desc.mfr_desc, "hardware", s->info.desc.hw_desc,

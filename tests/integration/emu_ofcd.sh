@@ -22,7 +22,8 @@ API=http://127.0.0.1:8181
 N=200
 
 start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
-    --app.stats_log_interval_s=0 --openflow.stats_interval_s=2 --flow_manager.pacing_per_s=0
+    --app.stats_log_interval_s=0 --openflow.stats_interval_s=2 --flow_manager.pacing_per_s=0 \
+    --openflow.rtt_probe_ms=1000
 "$EMU" --controller 10.66.0.2:6653 --switches $N --connect-rate 0 --echo-interval 200 \
     --port-flap-interval 1000 --dpid-base 4096 --duration 12 --quiet \
     --json "$work/emu.json" >"$work/emu.out" 2>&1 &
@@ -49,6 +50,22 @@ code=$(curl -s -o "$work/post" -w '%{http_code}' -H 'Content-Type: application/j
 [ "$code" = 202 ] || fail "flows_by_switch: $code $(cat "$work/post")"
 wait_rest_metric 'ofcd_flows{state="installed"}' 250 10 || fail "not all 250 flows confirmed installed"
 pass "250 flows on 5 emulated switches confirmed by barrier"
+
+# The switches are never silent (their own echoes every 200 ms), yet ofcd
+# measures each one's RTT with its 1 s probe.
+for _ in $(seq 50); do
+    rtt=$(curl -s "$API/api/v1/switches/0000000000001010" | jq '.echo_rtt_ms.last // empty')
+    [ -n "$rtt" ] && break
+    sleep 0.1
+done
+[ -n "$rtt" ] || fail "no echo RTT measured on a busy switch"
+for _ in $(seq 50); do
+    [ "$(rest_metric ofcd_echo_rtt_seconds_count)" -ge $N ] && break
+    sleep 0.1
+done
+[ "$(rest_metric ofcd_echo_rtt_seconds_count)" -ge $N ] ||
+    fail "ofcd_echo_rtt_seconds_count $(rest_metric ofcd_echo_rtt_seconds_count) < $N"
+pass "echo RTT measured on busy switches: $rtt ms (REST), histogram in /metrics"
 
 wait "$epid"
 r=$work/emu.json

@@ -187,6 +187,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_handshake_timeout_ms, 10000);
     assert_int_equal(c.of_echo_interval_ms, 5000);
     assert_int_equal(c.of_echo_timeout_ms, 15000);
+    assert_int_equal(c.of_rtt_probe_ms, 10000);
     assert_int_equal(c.of_miss_send_len, 128);
     assert_int_equal(c.of_queue_size, 4096);
     assert_int_equal(c.of_msg_buffers, 32768);
@@ -409,6 +410,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000),
     UCASE("openflow.echo_interval_ms", of_echo_interval_ms, 0, 3600000),
     UCASE("openflow.echo_timeout_ms", of_echo_timeout_ms, 0, 3600000),
+    UCASE("openflow.rtt_probe_ms", of_rtt_probe_ms, 0, 3600000),
     UCASE("openflow.miss_send_len", of_miss_send_len, 0, 65535),
     UCASE("openflow.queue_size", of_queue_size, 64, 1048576),
     UCASE("openflow.msg_buffers", of_msg_buffers, 1024, 4194304),

@@ -249,6 +249,39 @@ static void test_keepalive_and_rtt(void **state)
     assert_int_equal(ch.state, OFP_CHAN_ESTABLISHED);
 }
 
+/* A busy switch never goes silent: the RTT probe still measures it. */
+static void test_rtt_probe_on_busy_channel(void **state)
+{
+    (void)state;
+    struct ofp_chan ch;
+    struct rec r = {0};
+    struct ofp_chan_cfg c = cfg;
+    uint64_t t = 1000 * MS;
+    c.rtt_probe_ms = 2000;
+    ofp_chan_init(&ch, &c, &ops, &r, t);
+    ofp_chan_on_hello(&ch, 1, 4, true, 1u << 4, t);
+    ofp_chan_on_features(&ch, r.last_xid[EV_FEATURES], 1, 0, t);
+    ofp_chan_on_port_desc_done(&ch, r.last_xid[EV_PORT_DESC], t);
+    ofp_chan_on_desc_done(&ch, r.last_xid[EV_DESC], t);
+    assert_int_equal(ch.state, OFP_CHAN_ESTABLISHED);
+    for (uint64_t ms = 100; ms < 2000; ms += 100) {
+        ofp_chan_rx(&ch, t + ms * MS);
+        ofp_chan_tick(&ch, t + ms * MS);
+    }
+    assert_int_equal(r.count[EV_ECHO], 0);
+    ofp_chan_rx(&ch, t + 2000 * MS);
+    ofp_chan_tick(&ch, t + 2000 * MS);
+    assert_int_equal(r.count[EV_ECHO], 1);                /* busy, probed anyway */
+    ofp_chan_on_echo_reply(&ch, r.last_xid[EV_ECHO], t + 2000 * MS + 700);
+    assert_int_equal(ch.rtt_last_us, 700);
+    ofp_chan_rx(&ch, t + 3999 * MS);
+    ofp_chan_tick(&ch, t + 3999 * MS);
+    assert_int_equal(r.count[EV_ECHO], 1);
+    assert_int_equal(ofp_chan_tick(&ch, t + 3999 * MS), t + 4000 * MS);   /* next due */
+    ofp_chan_tick(&ch, t + 4000 * MS);
+    assert_int_equal(r.count[EV_ECHO], 2);
+}
+
 static void test_echo_timeout(void **state)
 {
     (void)state;
@@ -328,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_handshake_timeout),
         cmocka_unit_test(test_no_handshake_timeout_once_established),
         cmocka_unit_test(test_keepalive_and_rtt),
+        cmocka_unit_test(test_rtt_probe_on_busy_channel),
         cmocka_unit_test(test_echo_timeout),
         cmocka_unit_test(test_echo_disabled),
         cmocka_unit_test(test_hold_until_established),
