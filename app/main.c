@@ -27,6 +27,7 @@
 #include "fault.h"
 #include "instance_lock.h"
 #include "kernel_if.h"
+#include "flow_out.h"
 #include "flowmgr.h"
 #include "lcore.h"
 #include "store.h"
@@ -378,7 +379,11 @@ static int open_flow_store(struct app_ctx *app)
     app->store = store_open(&sc);
     if (!app->store)
         return -EIO;
-    app->fm = flowmgr_create(app, app->store);
+    struct flowmgr_cfg fc;
+    struct flowmgr_env env;
+    flowmgr_cfg_from(&app->cfg, &fc);
+    flow_out_env(app, &env);
+    app->fm = flowmgr_create(&fc, &env, app->store);
     if (!app->fm) {
         store_close(app->store);
         app->store = NULL;

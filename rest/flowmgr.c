@@ -5,11 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <rte_cycles.h>
-
-#include "app.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -18,13 +14,6 @@
 #define FM_SW_BUCKETS 4096u
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
 #define FM_XID_BIT 0x80000000u
-
-uint64_t fm_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static size_t sw_bucket(uint64_t dpid)
 {
@@ -247,48 +236,34 @@ uint32_t fm_next_xid(struct fm_switch *sw)
     return sw->next_xid | FM_XID_BIT;
 }
 
-static struct msgq *switch_ring(struct flowmgr *fm, const struct fm_switch *sw)
-{
-    unsigned io = conn_handle_io(sw->conn);
-    return io < fm->app->n_io ? fm->app->io_out[io] : NULL;
-}
-
 int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
-                     uint32_t xid, uint8_t cls)
+                 uint32_t xid, uint8_t cls)
 {
-    struct msgq *ring = switch_ring(fm, sw);
-    struct qmsg *q = ring ? qmsg_alloc(fm->app->qpool, len) : NULL;
+    uint8_t small[2048];
+    uint8_t *msg = len <= sizeof(small) ? small : malloc(len);
 
-    if (!q)
+    if (!msg)
         return -ENOBUFS;
-    memcpy(q->data, wire, len);
-    q->data[4] = (uint8_t)(xid >> 24);
-    q->data[5] = (uint8_t)(xid >> 16);
-    q->data[6] = (uint8_t)(xid >> 8);
-    q->data[7] = (uint8_t)xid;
-    q->len = (uint32_t)len;
-    q->kind = QMSG_OF;
-    q->cls = cls;
-    q->conn = sw->conn;
-    if (msgq_enqueue(ring, q, rte_get_tsc_cycles()) < 0) {
-        qmsg_free(fm->app->qpool, q);
-        return -ENOBUFS;
-    }
-    return 0;
+    memcpy(msg, wire, len);
+    msg[4] = (uint8_t)(xid >> 24);
+    msg[5] = (uint8_t)(xid >> 16);
+    msg[6] = (uint8_t)(xid >> 8);
+    msg[7] = (uint8_t)xid;
+    int rc = fm->env.send(fm->env.arg, sw->conn, msg, len, cls);
+    if (msg != small)
+        free(msg);
+    return rc;
 }
 
 static const uint8_t barrier_wire[8] = {OFP13_VERSION, OFPT_BARRIER_REQUEST, 0, 8};
 
 void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
 {
-    const uint32_t rate = fm->app->cfg.fm_pacing_per_s;
+    const uint32_t rate = fm->cfg.pacing_per_s;
 
     if (!sw->up || !sw->queued)
         return;
-    struct msgq *ring = switch_ring(fm, sw);
-    if (!ring)
-        return;
-    size_t room = msgq_free_count(ring, OFP_PRIO_P3);
+    size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
     if (room < 2) {
         fm->stats.ring_full++;
         return;
@@ -486,7 +461,7 @@ static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t
     sw->up = true;
     sw->seen = true;
     sw->conn = conn;
-    sw->up_us = fm_now_us();
+    sw->up_us = fm_now_us(fm);
     sw->check_connect = true;
     if (fm_request_flow_stats(fm, sw) < 0)
         LOG_WARN("flows", "switch %016" PRIx64 ": cannot ask for its flows now; the check "
@@ -542,7 +517,7 @@ out:
 void flowmgr_tick(struct flowmgr *fm)
 {
     pthread_mutex_lock(&fm->lock);
-    uint64_t now = fm_now_us();
+    uint64_t now = fm_now_us(fm);
     for (size_t b = 0; b < FM_SW_BUCKETS; b++)
         for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext)
             if (sw->up && sw->queued)
@@ -598,11 +573,11 @@ int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out)
 int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s)
 {
     int rc = 0;
-    const uint32_t rate = fm->app->cfg.fm_pacing_per_s;
+    const uint32_t rate = fm->cfg.pacing_per_s;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
-    if (sw && sw->queued && sw->queued + n > fm->app->cfg.fm_queue_max) {
+    if (sw && sw->queued && sw->queued + n > fm->cfg.queue_max) {
         rc = -EBUSY;
         /* Time for the backlog to drain at the pacing rate (one owner's),
          * at least a second. */
@@ -619,7 +594,7 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
-    uint64_t now = fm_now_us();
+    uint64_t now = fm_now_us(fm);
     struct fm_switch *sw = switch_get(fm, dpid);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);
@@ -718,7 +693,7 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
                       0, 0, wire, len);
         free(wire);
     }
-    fm_pump(fm, sw, fm_now_us());
+    fm_pump(fm, sw, fm_now_us(fm));
     pthread_mutex_unlock(&fm->lock);
     return rc;
 }
@@ -767,7 +742,25 @@ static int load_one(const struct store_flow *sf, void *arg)
     return 0;
 }
 
-struct flowmgr *flowmgr_create(struct app_ctx *app, struct store *store)
+void flowmgr_cfg_from(const struct ofcd_config *c, struct flowmgr_cfg *out)
+{
+    uint64_t w = (uint64_t)c->fm_consistency_min_interval_s * 1000000u;
+    uint64_t s15 = (uint64_t)c->of_stats_interval_s * 1500000u;
+
+    memset(out, 0, sizeof(*out));
+    out->pacing_per_s = c->fm_pacing_per_s;
+    out->queue_max = c->fm_queue_max;
+    out->consistency = c->fm_consistency;
+    out->window_us = w > s15 ? w : s15;
+    memcpy(out->ignore_cookie, c->fm_ignore_cookie, sizeof(out->ignore_cookie));
+    out->n_ignore_cookie = c->n_fm_ignore_cookie;
+    memcpy(out->ignore_table, c->fm_ignore_table, sizeof(out->ignore_table));
+    out->n_ignore_table = c->n_fm_ignore_table;
+    out->l2_cookie_ignored = c->l2_learning;
+}
+
+struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowmgr_env *env,
+                               struct store *store)
 {
     struct flowmgr *fm = calloc(1, sizeof(*fm));
 
@@ -776,13 +769,10 @@ struct flowmgr *flowmgr_create(struct app_ctx *app, struct store *store)
         LOG_ERR("flows", "out of memory");
         return NULL;
     }
-    fm->app = app;
+    fm->cfg = *cfg;
+    fm->env = *env;
     fm->store = store;
     pthread_mutex_init(&fm->lock, NULL);
-    uint64_t w = (uint64_t)app->cfg.fm_consistency_min_interval_s * 1000000u;
-    uint64_t s15 = (uint64_t)app->cfg.of_stats_interval_s * 1500000u;
-    fm->window_us = w > s15 ? w : s15;
-    fm->l2_cookie_ignored = app->cfg.l2_learning;
     struct load_ctx lc = {.fm = fm};
     int rc = store_foreach(store, NULL, load_one, &lc);
     if (rc < 0) {
@@ -792,9 +782,8 @@ struct flowmgr *flowmgr_create(struct app_ctx *app, struct store *store)
     }
     LOG_INFO("flows", "flow manager: %lu stored flows loaded (%lu unusable); consistency "
              "check %s, verdict window %lu s, pacing %u FLOW_MODs/s per owner per switch",
-             (unsigned long)lc.loaded, (unsigned long)lc.bad,
-             app->cfg.fm_consistency ? "on" : "off", (unsigned long)(fm->window_us / 1000000u),
-             app->cfg.fm_pacing_per_s);
+             (unsigned long)lc.loaded, (unsigned long)lc.bad, cfg->consistency ? "on" : "off",
+             (unsigned long)(cfg->window_us / 1000000u), cfg->pacing_per_s);
     return fm;
 }
 

@@ -15,6 +15,9 @@
  *  - the last complete flow-statistics reply, for GET flows and for the
  *    consistency check (flowmgr_check.c).
  *
+ * It reaches switches only through struct flowmgr_env (the app glues that
+ * to the io lcores' msg_out rings), so it runs in unit tests without DPDK.
+ *
  * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
  * flowmgr_admit(), flowmgr_add(), flowmgr_delete_victims(),
  * flowmgr_deleted() and the readers; the control thread calls
@@ -34,12 +37,37 @@
 
 #include <jansson.h>
 
+#include "cfg.h"
 #include "flow_json.h"
 #include "qmsg.h"
 
-struct app_ctx;
 struct store;
 struct flowmgr;
+
+struct flowmgr_cfg {
+    uint32_t pacing_per_s;          /* per owner per switch, 0 = none */
+    uint32_t queue_max;             /* FLOW_MODs waiting per switch before 503 */
+    bool consistency;
+    uint64_t window_us;             /* the consistency check's verdict window */
+    struct cfg_range ignore_cookie[CFG_MAX_RANGES];
+    unsigned n_ignore_cookie;
+    struct cfg_range ignore_table[CFG_MAX_RANGES];
+    unsigned n_ignore_table;
+    bool l2_cookie_ignored;         /* apps.l2_learning: its flows are not aliens */
+};
+
+/* From ofcd's configuration (window = max(min interval, 1.5 x stats interval)). */
+void flowmgr_cfg_from(const struct ofcd_config *c, struct flowmgr_cfg *out);
+
+/* How the flow manager reaches switches, and its clock. */
+struct flowmgr_env {
+    void *arg;
+    /* Free slots for class cls on the way to the switch on conn. */
+    unsigned (*room)(void *arg, conn_handle_t conn, uint8_t cls);
+    /* Queue one OpenFlow message to it: 0, or -ENOBUFS (nothing queued). */
+    int (*send)(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls);
+    uint64_t (*now_us)(void *arg);  /* monotonic */
+};
 
 struct flowmgr_stats {
     uint64_t flow_mods_sent;        /* ADD/DELETE FLOW_MODs handed to msg_out */
@@ -62,8 +90,10 @@ struct flowmgr_stats {
     uint64_t flows_by_state[3];     /* mirror: pending, installed, error */
 };
 
-/* Create and load every stored flow into the mirror. NULL (logged). */
-struct flowmgr *flowmgr_create(struct app_ctx *app, struct store *store);
+/* Create and load every stored flow into the mirror. NULL (logged). cfg
+ * and env are copied. */
+struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowmgr_env *env,
+                               struct store *store);
 void flowmgr_destroy(struct flowmgr *fm);
 
 /* ---- control thread ---------------------------------------------------------- */

@@ -23,11 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "of_l2learn.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
-#include "rest_priv.h"
+#include "dpid.h"
 #include "store.h"
 
 #define FM_CHECK_LOG_MAX 10     /* action lines per check; a summary follows */
@@ -164,7 +163,7 @@ static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
 static int check_entry(const struct ofp_flow_stats *fs, void *arg)
 {
     struct check_ctx *c = arg;
-    const struct ofcd_config *cfg = &c->fm->app->cfg;
+    const struct flowmgr_cfg *cfg = &c->fm->cfg;
     uint64_t id = entry_match_id(c, fs);
 
     if (c->n_present == c->cap_present) {
@@ -185,13 +184,13 @@ static int check_entry(const struct ofp_flow_stats *fs, void *arg)
         }
         return 0;
     }
-    if (!cfg->fm_consistency)
+    if (!cfg->consistency)
         return 0;
-    if (in_ranges(cfg->fm_ignore_cookie, cfg->n_fm_ignore_cookie, fs->cookie) ||
-        in_ranges(cfg->fm_ignore_table, cfg->n_fm_ignore_table, fs->table_id) ||
-        (c->fm->l2_cookie_ignored && fs->cookie == L2_COOKIE))
+    if (in_ranges(cfg->ignore_cookie, cfg->n_ignore_cookie, fs->cookie) ||
+        in_ranges(cfg->ignore_table, cfg->n_ignore_table, fs->table_id) ||
+        (cfg->l2_cookie_ignored && fs->cookie == L2_COOKIE))
         return 0;
-    if ((uint64_t)fs->duration_sec * 1000000u < c->fm->window_us)
+    if ((uint64_t)fs->duration_sec * 1000000u < c->fm->cfg.window_us)
         return 0;                     /* may be one of ours on its way, or just changed */
     delete_alien(c, fs);
     return 0;
@@ -201,7 +200,7 @@ static void reinstall_missing(struct check_ctx *c, bool connect)
 {
     struct fm_switch *sw = c->sw;
     uint64_t horizon = connect ? sw->up_us
-                       : c->now > c->fm->window_us ? c->now - c->fm->window_us : 0;
+                       : c->now > c->fm->cfg.window_us ? c->now - c->fm->cfg.window_us : 0;
 
     for (size_t b = 0; b < sw->n_buckets; b++)
         for (struct fm_flow *f = sw->buckets[b]; f; f = f->hnext) {
@@ -253,7 +252,7 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
                   uint32_t xid, bool more, uint64_t now_us)
 {
     (void)now_us;                     /* the lcore clock; the flow manager uses its own */
-    uint64_t now = fm_now_us();
+    uint64_t now = fm_now_us(fm);
 
     if (xid != sw->acc_xid) {
         parts_free(sw->acc, sw->n_acc);
@@ -290,7 +289,7 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
     if (sw->check_connect) {
         sw->check_connect = false;
         run_check(fm, sw, true, now);
-    } else if (fm->app->cfg.fm_consistency && now - sw->last_check_us >= fm->window_us) {
+    } else if (fm->cfg.consistency && now - sw->last_check_us >= fm->cfg.window_us) {
         run_check(fm, sw, false, now);
     }
 }

@@ -85,17 +85,20 @@ struct fm_switch {
 };
 
 struct flowmgr {
-    struct app_ctx *app;
+    struct flowmgr_cfg cfg;
+    struct flowmgr_env env;
     struct store *store;
     pthread_mutex_t lock;
     struct fm_switch **sw_buckets;
     size_t n_sw_buckets;
     struct flowmgr_stats stats;
-    uint64_t window_us;             /* the consistency check's verdict window */
-    bool l2_cookie_ignored;         /* apps.l2_learning: its flows are not aliens */
 };
 
-uint64_t fm_now_us(void);
+static inline uint64_t fm_now_us(const struct flowmgr *fm)
+{
+    return fm->env.now_us(fm->env.arg);
+}
+
 struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid);
 struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id);
 /* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o. */

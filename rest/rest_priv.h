@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "app.h"
+#include "dpid.h"
 
 /* Statuses counted one by one for /metrics (anything else: its class). */
 #define REST_STATUS_LIST {200, 202, 400, 404, 405, 413, 415, 424, 429, 500, 503}
@@ -84,11 +85,6 @@ void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r);
 /* GET /api/v1/switches/{dpid}/flows */
 void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid);
 
-/* Parse a dpid: 16 hex digits with optional colons ("00:00:..:10:01"), or
- * decimal. 0 or -EINVAL. */
-int rest_parse_dpid(const char *s, uint64_t *out);
-/* "00:00:00:00:00:00:10:01" */
-void rest_format_dpid(uint64_t dpid, char out[24]);
 
 uint64_t rest_now_ms(void);
 

@@ -1,0 +1,55 @@
+/* flow_out: see flow_out.h. */
+#include "flow_out.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+
+static struct msgq *ring_of(struct app_ctx *app, conn_handle_t conn)
+{
+    unsigned io = conn_handle_io(conn);
+    return io < app->n_io ? app->io_out[io] : NULL;
+}
+
+static unsigned out_room(void *arg, conn_handle_t conn, uint8_t cls)
+{
+    struct msgq *ring = ring_of(arg, conn);
+    return ring ? msgq_free_count(ring, cls) : 0;
+}
+
+static int out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
+{
+    struct app_ctx *app = arg;
+    struct msgq *ring = ring_of(app, conn);
+    struct qmsg *q = ring ? qmsg_alloc(app->qpool, len) : NULL;
+
+    if (!q)
+        return -ENOBUFS;
+    memcpy(q->data, msg, len);
+    q->len = (uint32_t)len;
+    q->kind = QMSG_OF;
+    q->cls = cls;
+    q->conn = conn;
+    if (msgq_enqueue(ring, q, rte_get_tsc_cycles()) < 0) {
+        qmsg_free(app->qpool, q);
+        return -ENOBUFS;
+    }
+    return 0;
+}
+
+static uint64_t out_now_us(void *arg)
+{
+    struct timespec ts;
+
+    (void)arg;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)
+{
+    *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = out_send,
+                                .now_us = out_now_us};
+}

@@ -1,0 +1,628 @@
+/*
+ * test_flowmgr: the flow manager's promises, with a fake way to the
+ * switches (struct flowmgr_env), a fake clock and a real LMDB store:
+ * FLOW_MODs then one BARRIER per batch in class P3; the barrier reply marks
+ * the batch installed (and covers an earlier batch whose barrier could not
+ * be sent); an OFPT_ERROR with a FLOW_MOD's xid marks that flow error with
+ * the switch's type/code; pacing per owner and ring room delay but never
+ * drop; a reconnecting switch gets a flow-stats request and its missing
+ * flows re-installed; the consistency check deletes old aliens only outside
+ * the ignore ranges; non-strict DELETE selection; stored flows survive a
+ * restart of the flow manager.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flowmgr.h"
+#include "of_event.h"
+#include "ofp_msg.h"
+#include "store.h"
+
+#define DPID 0x1001ull
+#define CONN_A 0x0000000100000001ull
+#define CONN_B 0x0000000200000002ull
+#define MS 1000ull
+
+struct sent {
+    uint8_t type;
+    uint8_t cls;
+    uint32_t xid;
+    conn_handle_t conn;
+    struct ofp_flow_mod fm;        /* FLOW_MOD: decoded (match/command/priority) */
+};
+
+struct t {
+    char dir[64];
+    struct store *store;
+    struct flowmgr *fm;
+    struct flowmgr_cfg cfg;
+    struct sent sent[512];
+    unsigned n_sent;
+    unsigned room;
+    int refuse_type;               /* this message type is refused once (-1: none) */
+    uint64_t now;
+};
+
+static unsigned f_room(void *arg, conn_handle_t conn, uint8_t cls)
+{
+    (void)conn;
+    (void)cls;
+    return ((struct t *)arg)->room;
+}
+
+static int f_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
+{
+    struct t *t = arg;
+    struct ofp_msg m;
+    struct ofp_err err;
+
+    if (msg[1] == t->refuse_type) {
+        t->refuse_type = -1;
+        return -ENOBUFS;
+    }
+    assert_true(t->n_sent < 512);
+    assert_int_equal(ofp_decode(msg, len, &m, &err), 0);
+    struct sent *s = &t->sent[t->n_sent++];
+    memset(s, 0, sizeof(*s));
+    s->type = msg[1];
+    s->cls = cls;
+    s->xid = m.hdr.xid;
+    s->conn = conn;
+    if (s->type == OFPT_FLOW_MOD) {
+        s->fm = m.u.flow_mod;
+        s->fm.inst.apply_actions.wire = NULL;   /* views into msg: not kept */
+        s->fm.inst.write_actions.wire = NULL;
+    }
+    return 0;
+}
+
+static uint64_t f_now(void *arg)
+{
+    return ((struct t *)arg)->now;
+}
+
+static struct flowmgr *open_fm(struct t *t)
+{
+    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now};
+    return flowmgr_create(&t->cfg, &env, t->store);
+}
+
+static int setup(void **state)
+{
+    struct t *t = calloc(1, sizeof(*t));
+    assert_non_null(t);
+    strcpy(t->dir, "/tmp/test_flowmgr.XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    struct store_config sc = {.dir = t->dir};
+    t->store = store_open(&sc);
+    assert_non_null(t->store);
+    t->cfg.queue_max = 1000;
+    t->cfg.consistency = true;
+    t->cfg.window_us = 10000 * MS;
+    t->room = 1000;
+    t->refuse_type = -1;
+    t->now = 1000000 * MS;
+    t->fm = open_fm(t);
+    assert_non_null(t->fm);
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct t *t = *state;
+    char path[128];
+    flowmgr_destroy(t->fm);
+    store_close(t->store);
+    snprintf(path, sizeof(path), "%s/data.mdb", t->dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", t->dir);
+    unlink(path);
+    rmdir(t->dir);
+    free(t);
+    return 0;
+}
+
+/* ---- events --------------------------------------------------------------------- */
+
+static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t *msg,
+                  size_t len)
+{
+    struct of_event_hdr h = {.dpid = DPID, .time_us = t->now};
+    struct qmsg *q = calloc(1, sizeof(*q) + sizeof(h) + len);
+    assert_non_null(q);
+    q->kind = kind;
+    q->conn = conn;
+    q->len = (uint32_t)(sizeof(h) + len);
+    memcpy(q->data, &h, sizeof(h));
+    if (len)
+        memcpy(q->data + sizeof(h), msg, len);
+    flowmgr_on_event(t->fm, q);
+    free(q);
+}
+
+static void of_event(struct t *t, conn_handle_t conn, const struct ofp_msg *m)
+{
+    static uint8_t buf[65536];
+    struct ofp_buf b;
+    ofp_buf_init(&b, buf, sizeof(buf));
+    assert_int_equal(ofp_encode(&b, m), 0);
+    event(t, QMSG_EV_OF, conn, b.data, b.len);
+}
+
+static void msg_init(struct ofp_msg *m, uint8_t type, uint32_t xid)
+{
+    memset(m, 0, sizeof(*m));
+    m->hdr.version = OFP13_VERSION;
+    m->hdr.type = type;
+    m->hdr.xid = xid;
+}
+
+static void barrier_reply(struct t *t, conn_handle_t conn, uint32_t xid)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_BARRIER_REPLY, xid);
+    of_event(t, conn, &m);
+}
+
+static void error_reply(struct t *t, conn_handle_t conn, uint32_t xid, uint16_t type,
+                        uint16_t code)
+{
+    struct ofp_msg m;
+    static const uint8_t data[8] = {OFP13_VERSION, OFPT_FLOW_MOD};
+    msg_init(&m, OFPT_ERROR, xid);
+    m.u.error.type = type;
+    m.u.error.code = code;
+    m.u.error.data = data;
+    m.u.error.data_len = sizeof(data);
+    of_event(t, conn, &m);
+}
+
+/* A FLOW statistics reply of n entries (one part). */
+static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
+                             const struct ofp_flow_stats *fs, unsigned n)
+{
+    static uint8_t body[32768];
+    struct ofp_buf b;
+    struct ofp_msg m;
+    ofp_buf_init(&b, body, sizeof(body));
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(ofp_flow_stats_put(&b, &fs[i]), 0);
+    msg_init(&m, OFPT_MULTIPART_REPLY, xid);
+    m.u.mp_reply.type = OFPMP_FLOW;
+    m.u.mp_reply.body = body;
+    m.u.mp_reply.body_len = (uint16_t)b.len;
+    of_event(t, conn, &m);
+}
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+struct added {
+    struct flow_spec spec;
+    uint64_t match_id, flow_id;
+};
+
+/* What rest_flows.c does for one flow: parse, store durably, hand over. */
+static void add_flow(struct t *t, const char *json, struct added *out)
+{
+    char err[256];
+    json_error_t je;
+    json_t *j = json_loads(json, 0, &je);
+    assert_non_null(j);
+    if (flow_json_parse(j, false, &out->spec, err, sizeof(err)) != 0)
+        fail_msg("%s: %s", json, err);
+    out->match_id = flow_match_id(DPID, &out->spec);
+    out->flow_id = flow_id(DPID, &out->spec);
+    struct store_flow sf = {.dpid = DPID, .match_id = out->match_id, .flow_id = out->flow_id,
+                            .state = STORE_FLOW_PENDING, .json = json, .json_len = strlen(json)};
+    assert_int_equal(store_put(t->store, &sf), 0);
+    assert_int_equal(flowmgr_add(t->fm, DPID, &out->spec, &out->match_id, &out->flow_id, 1), 0);
+    json_decref(j);
+}
+
+static void add_n(struct t *t, unsigned n, struct added *a)
+{
+    char json[256];
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u},"
+                 " \"actions\": [{\"action_type\": \"output\", \"port\": 2}]}", 100 + i, i + 1);
+        add_flow(t, json, &a[i]);
+    }
+}
+
+static int state_of(struct t *t, const struct added *a, uint16_t *etype, uint16_t *ecode)
+{
+    struct store_flow f;
+    assert_int_equal(store_sync(t->store), 0);
+    if (store_get(t->store, DPID, a->match_id, &f) < 0)
+        return -1;
+    int st = (int)f.state;
+    if (etype)
+        *etype = f.err_type;
+    if (ecode)
+        *ecode = f.err_code;
+    store_flow_release(&f);
+    return st;
+}
+
+static unsigned count_type(const struct t *t, unsigned from, uint8_t type)
+{
+    unsigned n = 0;
+    for (unsigned i = from; i < t->n_sent; i++)
+        n += t->sent[i].type == type;
+    return n;
+}
+
+static const struct sent *last_of(const struct t *t, uint8_t type)
+{
+    for (unsigned i = t->n_sent; i-- > 0;)
+        if (t->sent[i].type == type)
+            return &t->sent[i];
+    return NULL;
+}
+
+static void switch_up(struct t *t, conn_handle_t conn)
+{
+    unsigned before = t->n_sent;
+    event(t, QMSG_EV_SWITCH_UP, conn, NULL, 0);
+    /* It asks the switch for its flows at once (statistics class). */
+    assert_int_equal(t->n_sent, before + 1);
+    assert_int_equal(t->sent[before].type, OFPT_MULTIPART_REQUEST);
+    assert_int_equal(t->sent[before].cls, OFP_PRIO_P1);
+    assert_true(t->sent[before].xid & 0x80000000u);
+}
+
+/* ---- tests ---------------------------------------------------------------------------- */
+
+static void test_batch_then_barrier_installs(void **state)
+{
+    struct t *t = *state;
+    struct added a[3];
+    struct flowmgr_stats st;
+
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UNKNOWN);
+    switch_up(t, CONN_A);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UP);
+    unsigned from = t->n_sent;
+    add_n(t, 3, a);
+    /* Each request is its own batch: FLOW_MOD then BARRIER, all in P3, on
+     * the switch's connection, with control-thread xids. */
+    assert_int_equal(t->n_sent - from, 6);
+    for (unsigned i = from; i < t->n_sent; i++) {
+        assert_int_equal(t->sent[i].type, (i - from) % 2 ? OFPT_BARRIER_REQUEST : OFPT_FLOW_MOD);
+        assert_int_equal(t->sent[i].cls, OFP_PRIO_P3);
+        assert_int_equal(t->sent[i].conn, CONN_A);
+        assert_true(t->sent[i].xid & 0x80000000u);
+    }
+    assert_int_equal(t->sent[from].fm.command, OFPFC_ADD);
+    assert_int_equal(t->sent[from].fm.priority, 100);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_PENDING);
+    /* The last barrier's reply answers for every batch before it. */
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.confirmed, 3);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 3);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 0);
+    /* A reply on a stale connection or with a foreign xid changes nothing. */
+    barrier_reply(t, CONN_B, 0x80000001u);
+    barrier_reply(t, CONN_A, 12345);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.barrier_replies, 1);
+}
+
+static void test_error_marks_that_flow(void **state)
+{
+    struct t *t = *state;
+    struct added a[2];
+    uint16_t et, ec;
+
+    switch_up(t, CONN_A);
+    unsigned from = t->n_sent;
+    add_n(t, 2, a);
+    const struct sent *second = &t->sent[from + 2];
+    assert_int_equal(second->type, OFPT_FLOW_MOD);
+    error_reply(t, CONN_A, second->xid, OFPET_BAD_ACTION, OFPBAC_BAD_OUT_GROUP);
+    assert_int_equal(state_of(t, &a[1], &et, &ec), STORE_FLOW_ERROR);
+    assert_int_equal(et, OFPET_BAD_ACTION);
+    assert_int_equal(ec, OFPBAC_BAD_OUT_GROUP);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_INSTALLED);
+    assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_ERROR);
+}
+
+static void test_pacing_delays_never_drops(void **state)
+{
+    struct t *t = *state;
+    struct added a[5];
+    struct flowmgr_stats st;
+
+    /* Reopen with 10 FLOW_MODs/s per owner: a burst of 1. */
+    flowmgr_destroy(t->fm);
+    t->cfg.pacing_per_s = 10;
+    t->fm = open_fm(t);
+    switch_up(t, CONN_A);
+    unsigned from = t->n_sent;
+    add_n(t, 5, a);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    flowmgr_tick(t->fm);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    t->now += 100 * MS;
+    flowmgr_tick(t->fm);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
+    /* Idle time does not bank more than the burst. */
+    t->now += 10000 * MS;
+    flowmgr_tick(t->fm);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 3);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.queued, 2);
+    assert_true(st.paced > 0);
+    for (int i = 0; i < 2; i++) {
+        t->now += 100 * MS;
+        flowmgr_tick(t->fm);
+    }
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 5);
+    /* In order. */
+    unsigned k = 0;
+    for (unsigned i = from; i < t->n_sent; i++)
+        if (t->sent[i].type == OFPT_FLOW_MOD)
+            assert_int_equal(t->sent[i].fm.priority, 100 + k++);
+    /* 503 territory: more than queue_max waiting. */
+    flowmgr_destroy(t->fm);
+    t->cfg.queue_max = 16;
+    t->fm = open_fm(t);
+    switch_up(t, CONN_B);
+    struct added b[20];
+    add_n(t, 18, b);
+    unsigned retry = 0;
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), -EBUSY);
+    assert_true(retry >= 1);
+    assert_int_equal(flowmgr_admit(t->fm, 0x999, 10, &retry), 0);
+}
+
+static void test_ring_room_and_lost_barrier(void **state)
+{
+    struct t *t = *state;
+    struct added a[5], b[1];
+
+    switch_up(t, CONN_A);
+    /* Room for 3: two FLOW_MODs and the barrier; the rest wait. */
+    t->room = 3;
+    unsigned from = t->n_sent;
+    struct added all[5];
+    char json[128];
+    struct flow_spec specs[5];
+    uint64_t mids[5], fids[5];
+    for (unsigned i = 0; i < 5; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                 10 + i, i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        char err[128];
+        assert_int_equal(flow_json_parse(j, false, &all[i].spec, err, sizeof(err)), 0);
+        json_decref(j);
+        specs[i] = all[i].spec;
+        flow_spec_fixup(&specs[i]);
+        mids[i] = all[i].match_id = flow_match_id(DPID, &specs[i]);
+        fids[i] = all[i].flow_id = flow_id(DPID, &specs[i]);
+        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
+                                .json = json, .json_len = strlen(json)};
+        assert_int_equal(store_put(t->store, &sf), 0);
+    }
+    assert_int_equal(flowmgr_add(t->fm, DPID, specs, mids, fids, 5), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
+    assert_int_equal(count_type(t, from, OFPT_BARRIER_REQUEST), 1);
+    /* The next batch's barrier does not fit: the one after answers for it. */
+    t->room = 1000;
+    t->refuse_type = OFPT_BARRIER_REQUEST;
+    flowmgr_tick(t->fm);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 5);
+    assert_int_equal(count_type(t, from, OFPT_BARRIER_REQUEST), 1);
+    add_n(t, 1, b);
+    assert_int_equal(count_type(t, from, OFPT_BARRIER_REQUEST), 2);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    for (unsigned i = 0; i < 5; i++)
+        assert_int_equal(state_of(t, &all[i], NULL, NULL), STORE_FLOW_INSTALLED);
+    assert_int_equal(state_of(t, &b[0], NULL, NULL), STORE_FLOW_INSTALLED);
+    (void)a;
+}
+
+/* An entry as the switch reports it, for flow a (or an alien). */
+static void entry_of(const struct flow_spec *s, uint32_t age_s, struct ofp_flow_stats *fs)
+{
+    memset(fs, 0, sizeof(*fs));
+    fs->table_id = s->fm.table_id;
+    fs->priority = s->fm.priority;
+    fs->cookie = s->fm.cookie;
+    fs->duration_sec = age_s;
+    fs->match = s->fm.match;
+    fs->inst = s->fm.inst;
+}
+
+static void test_reconnect_and_consistency(void **state)
+{
+    struct t *t = *state;
+    struct added a[3];
+    struct flowmgr_stats st;
+
+    t->cfg.n_ignore_cookie = 1;
+    t->cfg.ignore_cookie[0] = (struct cfg_range){0xab00, 0xabff};
+    flowmgr_destroy(t->fm);
+    t->fm = open_fm(t);
+    switch_up(t, CONN_A);
+    add_n(t, 3, a);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    /* Down, then up on a new connection: the first complete FLOW reply
+     * drives the check; the switch lost flow 2 and holds three aliens. */
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    t->now += 1000 * MS;
+    switch_up(t, CONN_B);
+    uint32_t req = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
+    struct added alien_old, alien_young, alien_ignored;
+    char err[128];
+    const char *aj[3] = {"{\"priority\": 7, \"match\": {\"dl_type\": 2048}}",
+                         "{\"priority\": 8, \"match\": {\"dl_type\": 2054}}",
+                         "{\"priority\": 9, \"cookie\": 43776, \"match\": {\"dl_type\": 34525}}"};
+    struct added *al[3] = {&alien_old, &alien_young, &alien_ignored};
+    for (int i = 0; i < 3; i++) {
+        json_t *j = json_loads(aj[i], 0, NULL);
+        assert_int_equal(flow_json_parse(j, false, &al[i]->spec, err, sizeof(err)), 0);
+        json_decref(j);
+    }
+    struct ofp_flow_stats fs[5];
+    entry_of(&a[0].spec, 50, &fs[0]);
+    entry_of(&a[2].spec, 50, &fs[1]);
+    entry_of(&alien_old.spec, 3600, &fs[2]);
+    entry_of(&alien_young.spec, 2, &fs[3]);       /* younger than the 10 s window */
+    entry_of(&alien_ignored.spec, 3600, &fs[4]);  /* cookie 0xab00 is ignored */
+    unsigned from = t->n_sent;
+    flow_stats_reply(t, CONN_B, req, fs, 5);
+    /* Missing flow 2 goes out again (even though it was installed less than
+     * a window ago: nothing from the old connection is in flight), the old
+     * alien is deleted strictly; nothing else. */
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
+    const struct sent *add = NULL, *del = NULL;
+    for (unsigned i = from; i < t->n_sent; i++) {
+        if (t->sent[i].type != OFPT_FLOW_MOD)
+            continue;
+        if (t->sent[i].fm.command == OFPFC_ADD)
+            add = &t->sent[i];
+        else
+            del = &t->sent[i];
+    }
+    assert_non_null(add);
+    assert_int_equal(add->fm.priority, 101);
+    assert_int_equal(add->conn, CONN_B);
+    assert_non_null(del);
+    assert_int_equal(del->fm.command, OFPFC_DELETE_STRICT);
+    assert_int_equal(del->fm.priority, 7);
+    assert_true(ofp_match_equal(&del->fm.match, &alien_old.spec.fm.match));
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.alien_deleted, 1);
+    assert_int_equal(st.missing_reinstalled, 1);
+    assert_int_equal(st.dropped_on_down, 0);
+
+    /* The next reply within the window runs no check; one a window later
+     * does, and a flow just re-sent but not yet answered is not re-sent. */
+    from = t->n_sent;
+    flow_stats_reply(t, CONN_B, 0x1234, fs, 2);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    t->now += 11000 * MS;
+    flow_stats_reply(t, CONN_B, 0x1235, fs, 2);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);   /* flow 2 still in flight */
+    barrier_reply(t, CONN_B, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_INSTALLED);
+    t->now += 11000 * MS;
+    flow_stats_reply(t, CONN_B, 0x1236, fs, 2);              /* still missing: again */
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+}
+
+static void test_delete_selection(void **state)
+{
+    struct t *t = *state;
+    struct added a[4];
+    const char *fl[4] = {
+        "{\"priority\": 1, \"cookie\": 16, \"match\": {\"dl_type\": 2048, \"nw_dst\": \"10.0.0.0/24\"}}",
+        "{\"priority\": 2, \"cookie\": 17, \"match\": {\"dl_type\": 2048, \"nw_dst\": \"10.0.1.0/24\"}}",
+        "{\"priority\": 3, \"cookie\": 32, \"match\": {\"dl_type\": 2054}}",
+        "{\"table_id\": 1, \"priority\": 4, \"cookie\": 16, \"match\": {\"dl_type\": 2048}}",
+    };
+    switch_up(t, CONN_A);
+    for (int i = 0; i < 4; i++)
+        add_flow(t, fl[i], &a[i]);
+    struct {
+        const char *del;
+        unsigned want;             /* bit i: flow i selected */
+    } cases[] = {
+        {"{\"match\": {\"dl_type\": 2048}}", 0x3},                    /* table 0 only */
+        {"{\"table_id\": 255, \"match\": {\"dl_type\": 2048}}", 0xb},
+        {"{\"match\": {\"dl_type\": 2048, \"nw_dst\": \"10.0.0.0/16\"}}", 0x3},
+        {"{\"match\": {\"dl_type\": 2048, \"nw_dst\": \"10.0.0.7\"}}", 0x0},  /* narrower */
+        {"{\"table_id\": 255, \"cookie\": 16, \"cookie_mask\": 255}", 0x9},
+        {"{\"table_id\": 255, \"cookie\": 16, \"cookie_mask\": 240}", 0xb},
+        {"{}", 0x7},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct flow_spec del;
+        char err[128];
+        json_t *j = json_loads(cases[c].del, 0, NULL);
+        assert_int_equal(flow_json_parse(j, true, &del, err, sizeof(err)), 0);
+        json_decref(j);
+        struct flowmgr_key *keys = NULL;
+        size_t n = 0, cap = 0;
+        assert_int_equal(flowmgr_delete_victims(t->fm, DPID, &del, &keys, &n, &cap), 0);
+        unsigned got = 0;
+        for (size_t k = 0; k < n; k++)
+            for (int i = 0; i < 4; i++)
+                if (keys[k].match_id == a[i].match_id && keys[k].flow_id == a[i].flow_id)
+                    got |= 1u << i;
+        if (got != cases[c].want || n != (size_t)__builtin_popcount(cases[c].want))
+            fail_msg("DELETE %s selected %#x (%zu keys), expected %#x", cases[c].del, got, n,
+                     cases[c].want);
+        free(keys);
+    }
+    /* After the store deleted them, the mirror forgets them and the switch
+     * gets the DELETE as given. */
+    struct flow_spec del;
+    char err[128];
+    json_t *j = json_loads("{\"match\": {\"dl_type\": 2054}}", 0, NULL);
+    assert_int_equal(flow_json_parse(j, true, &del, err, sizeof(err)), 0);
+    json_decref(j);
+    struct flowmgr_key key = {DPID, a[2].match_id, a[2].flow_id};
+    assert_int_equal(store_del(t->store, DPID, a[2].match_id), 0);
+    unsigned from = t->n_sent;
+    assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, &del, 1), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.command, OFPFC_DELETE);
+    struct flowmgr_stats st;
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
+}
+
+static void test_restart_reloads(void **state)
+{
+    struct t *t = *state;
+    struct added a[3];
+
+    switch_up(t, CONN_A);
+    add_n(t, 3, a);
+    /* ofcd restarts: a new flow manager on the same store. */
+    flowmgr_destroy(t->fm);
+    t->fm = open_fm(t);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);   /* known by its flows */
+    struct flowmgr_stats st;
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
+    switch_up(t, CONN_B);
+    unsigned from = t->n_sent;
+    flow_stats_reply(t, CONN_B, last_of(t, OFPT_MULTIPART_REQUEST)->xid, NULL, 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 3);
+    barrier_reply(t, CONN_B, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_batch_then_barrier_installs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_error_marks_that_flow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pacing_delays_never_drops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
