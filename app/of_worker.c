@@ -735,9 +735,13 @@ static void handle(struct of_rec *r, struct qmsg *q)
     case OFPT_ERROR: {
         char what[96];
         w->stats.errors_from_switches++;
-        ofp_err_format(OFP_ERR(m.u.error.type, m.u.error.code), what, sizeof(what));
-        LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",
-                 r->sw ? r->sw->dpid : 0, m.hdr.xid, what);
+        /* Errors about the control thread's requests (top xid bit: flow
+         * manager) are logged there, with the flow they concern. */
+        if (!(m.hdr.xid & 0x80000000u)) {
+            ofp_err_format(OFP_ERR(m.u.error.type, m.u.error.code), what, sizeof(what));
+            LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",
+                     r->sw ? r->sw->dpid : 0, m.hdr.xid, what);
+        }
         break;
     }
     case OFPT_ECHO_REQUEST: {

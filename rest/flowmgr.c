@@ -428,8 +428,11 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
 static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                      const struct ofp_error *e)
 {
+    char what[96];
+
     if (!(xid & FM_XID_BIT))
-        return;
+        return;                        /* the worker's request: it logged it */
+    ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
     for (struct fm_batch *b = sw->bhead; b; b = b->next) {
         if (b->n == 0 || xid < b->sent[0].xid || xid > b->sent[b->n - 1].xid)
             continue;
@@ -437,8 +440,6 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
             struct fm_sent *s = &b->sent[i];
             if (s->xid != xid)
                 continue;
-            char what[96];
-            ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
             s->failed = true;
             fm->stats.errors++;
             struct fm_flow *f = s->is_add ? fm_flow_find(sw, s->match_id) : NULL;
@@ -453,6 +454,9 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
             return;
         }
     }
+    /* A barrier, a statistics request, or a batch of a connection ago. */
+    LOG_WARN("flows", "switch %016" PRIx64 " sent an error for the flow manager's xid %#x "
+             "(no FLOW_MOD in flight has it): %s", sw->dpid, xid, what);
 }
 
 static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t conn)

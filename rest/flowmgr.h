@@ -85,6 +85,7 @@ struct flowmgr_stats {
     uint64_t checks;                /* consistency checks run */
     uint64_t alien_deleted;
     uint64_t missing_reinstalled;
+    uint64_t changed_reinstalled;   /* on the switch in another version */
     uint64_t pending_confirmed;     /* pending flows found on the switch */
     uint64_t state_update_failed;   /* store_set_state refused (queue full) */
     uint64_t flows_by_state[3];     /* mirror: pending, installed, error */

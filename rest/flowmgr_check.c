@@ -11,7 +11,9 @@
  *  - missing: stored (not in error), not on the switch, no FLOW_MOD of it
  *    in flight, last sent longer than the window ago — or, on the check
  *    after a (re)connect, not sent on this connection → ADD again;
- *  - pending flows the switch has, none in flight → installed.
+ *  - changed: stored and on the switch, but in another version (actions,
+ *    cookie, timeouts), older than the window, none in flight → ADD again;
+ *  - pending flows the switch has (same version), none in flight → installed.
  * Every action is logged with the dpid and counted. With
  * flow_manager.consistency off only the check after a (re)connect runs, and
  * it installs missing flows without deleting aliens.
@@ -119,7 +121,7 @@ struct check_ctx {
     struct flow_spec *scratch;
     uint64_t *present;
     size_t n_present, cap_present;
-    uint64_t now, aliens, confirmed, missing;
+    uint64_t now, aliens, confirmed, missing, changed;
     unsigned logged;
 };
 
@@ -160,11 +162,28 @@ static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
     free(wire);
 }
 
+/* The stored flow is on the switch in another version (actions, cookie or
+ * timeouts changed behind ofcd's back): ADD the stored one over it. */
+static void reinstall_changed(struct check_ctx *c, struct fm_flow *f)
+{
+    if (fm_queue(c->fm, c->sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len))
+        return;
+    f->sent_us = c->now;
+    c->changed++;
+    c->fm->stats.changed_reinstalled++;
+    if (c->logged++ < FM_CHECK_LOG_MAX)
+        LOG_INFO("flows", "switch %016" PRIx64 ": consistency: flow %016" PRIx64 " differs from "
+                 "the stored version: re-installing it", c->sw->dpid, f->match_id);
+}
+
 static int check_entry(const struct ofp_flow_stats *fs, void *arg)
 {
     struct check_ctx *c = arg;
     const struct flowmgr_cfg *cfg = &c->fm->cfg;
-    uint64_t id = entry_match_id(c, fs);
+    /* The whole flow when its actions fit a flow_spec (else only its key). */
+    bool whole = flow_spec_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
+                                      fs->hard_timeout, &fs->match, &fs->inst, c->scratch) == 0;
+    uint64_t id = whole ? flow_match_id(c->sw->dpid, c->scratch) : entry_match_id(c, fs);
 
     if (c->n_present == c->cap_present) {
         size_t nc = c->cap_present ? c->cap_present * 2 : 256;
@@ -177,10 +196,16 @@ static int check_entry(const struct ofp_flow_stats *fs, void *arg)
     c->present[c->n_present++] = id;
     struct fm_flow *f = fm_flow_find(c->sw, id);
     if (f) {
-        if (f->state == STORE_FLOW_PENDING && f->inflight == 0) {
+        bool same = !whole || flow_id(c->sw->dpid, c->scratch) == f->flow_id;
+        bool settled = f->inflight == 0 &&
+                       (f->sent_us == 0 || f->sent_us + c->fm->cfg.window_us <= c->now);
+        if (same && f->state == STORE_FLOW_PENDING && f->inflight == 0) {
             fm_set_state(c->fm, c->sw, f, STORE_FLOW_INSTALLED, 0, 0);
             c->confirmed++;
             c->fm->stats.pending_confirmed++;
+        } else if (!same && cfg->consistency && f->state != STORE_FLOW_ERROR && settled &&
+                   (uint64_t)fs->duration_sec * 1000000u >= c->fm->cfg.window_us) {
+            reinstall_changed(c, f);
         }
         return 0;
     }
@@ -235,12 +260,13 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
          * older can still be in flight. */
         reinstall_missing(&c, connect);
         fm->stats.checks++;
-        if (c.aliens || c.missing || c.confirmed)
+        if (c.aliens || c.missing || c.confirmed || c.changed)
             LOG_INFO("flows", "switch %016" PRIx64 ": consistency check%s: %zu flows on the "
                      "switch, %zu stored; %lu alien deleted, %lu missing re-installed, %lu "
-                     "pending confirmed", sw->dpid, connect ? " after connect" : "",
-                     c.n_present, sw->n_flows, (unsigned long)c.aliens,
-                     (unsigned long)c.missing, (unsigned long)c.confirmed);
+                     "changed re-installed, %lu pending confirmed", sw->dpid,
+                     connect ? " after connect" : "", c.n_present, sw->n_flows,
+                     (unsigned long)c.aliens, (unsigned long)c.missing,
+                     (unsigned long)c.changed, (unsigned long)c.confirmed);
         fm_pump(fm, sw, now);
     }
     sw->last_check_us = now;

@@ -178,6 +178,7 @@ void rest_get_metrics(struct rest_req *q, struct rest_reply *r)
             {"errors", fs.errors}, {"ring_full", fs.ring_full}, {"paced", fs.paced},
             {"dropped_on_down", fs.dropped_on_down}, {"checks", fs.checks},
             {"alien_deleted", fs.alien_deleted}, {"missing_reinstalled", fs.missing_reinstalled},
+            {"changed_reinstalled", fs.changed_reinstalled},
             {"pending_confirmed", fs.pending_confirmed},
             {"state_update_failed", fs.state_update_failed},
         };

@@ -528,6 +528,41 @@ static void test_reconnect_and_consistency(void **state)
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
 }
 
+/* A stored flow changed behind ofcd's back (same match, other actions) is
+ * put back once settled; the unchanged version is left alone. */
+static void test_changed_flow_reinstalled(void **state)
+{
+    struct t *t = *state;
+    struct added a[1], other;
+    char err[128];
+
+    switch_up(t, CONN_A);
+    add_n(t, 1, a);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    json_t *j = json_loads("{\"priority\": 100, \"match\": {\"in_port\": 1}, \"actions\":"
+                           " [{\"action_type\": \"output\", \"port\": 3}]}", 0, NULL);
+    assert_int_equal(flow_json_parse(j, false, &other.spec, err, sizeof(err)), 0);
+    json_decref(j);
+    assert_true(flow_match_id(DPID, &other.spec) == a[0].match_id);
+    struct ofp_flow_stats same, changed;
+    entry_of(&a[0].spec, 3600, &same);
+    entry_of(&other.spec, 3600, &changed);
+    t->now += 20000 * MS;
+    unsigned from = t->n_sent;
+    flow_stats_reply(t, CONN_A, 0x100, &same, 1);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    t->now += 20000 * MS;
+    flow_stats_reply(t, CONN_A, 0x101, &changed, 1);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    const struct sent *add = last_of(t, OFPT_FLOW_MOD);
+    assert_int_equal(add->fm.command, OFPFC_ADD);
+    assert_int_equal(add->fm.priority, 100);
+    struct flowmgr_stats st;
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.changed_reinstalled, 1);
+    assert_int_equal(st.alien_deleted, 0);
+}
+
 static void test_delete_selection(void **state)
 {
     struct t *t = *state;
@@ -621,6 +656,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pacing_delays_never_drops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
     };
