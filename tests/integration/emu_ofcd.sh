@@ -6,6 +6,9 @@
 # the end, no disconnect, every echo it sent answered, no FLOW_MOD it
 # rejected, and its flow tables hold exactly the 250 flows ofcd confirmed
 # installed; from ofcd: every port flap reached its switch model.
+# Run twice: the default placement (one lcore doing io and worker), then two
+# io lcores (two tap queues, RSS) and two workers on two EAL lcores, so the
+# multi-lcore paths (MP rings, connection → worker hash) are exercised.
 #
 # usage: emu_ofcd.sh OFCD_BINARY CONFIG_FILE EMULATOR
 set -uo pipefail
@@ -21,12 +24,18 @@ it_setup emu-ofcd
 API=http://127.0.0.1:8181
 N=200
 
-start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+# run_case NAME OFCD_ARGS...: one full run against an ofcd started with them.
+run_case() {
+local name=$1
+shift
+rm -rf "$work/var"
+start_ofcd "$work/ofcd-$name.log" --config "$CONF" --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --openflow.stats_interval_s=2 --flow_manager.pacing_per_s=0 \
-    --openflow.rtt_probe_ms=1000
+    --openflow.rtt_probe_ms=1000 "$@"
+echo "-- placement: $name"
 "$EMU" --controller 10.66.0.2:6653 --switches $N --connect-rate 0 --echo-interval 200 \
     --port-flap-interval 1000 --dpid-base 4096 --duration 12 --quiet \
-    --json "$work/emu.json" >"$work/emu.out" 2>&1 &
+    --json "$work/emu-$name.json" >"$work/emu-$name.out" 2>&1 &
 epid=$!
 it_on_exit "kill -INT $epid"
 for _ in $(seq 100); do
@@ -68,8 +77,8 @@ done
 pass "echo RTT measured on busy switches: $rtt ms (REST), histogram in /metrics"
 
 wait "$epid"
-r=$work/emu.json
-[ -s "$r" ] || { cat "$work/emu.out"; fail "no emulator report"; }
+r=$work/emu-$name.json
+[ -s "$r" ] || { cat "$work/emu-$name.out"; fail "no emulator report"; }
 [ "$(jq .switches.handshaked_at_end "$r")" = $N ] || fail "switches up at the end: $(jq .switches "$r")"
 [ "$(jq .disconnects.total "$r")" = 0 ] || fail "disconnects: $(jq -c .disconnects "$r")"
 sent=$(jq .echo.requests_sent "$r")
@@ -82,8 +91,18 @@ got=$(jq .echo.replies "$r")
 pass "emulator: all up, 0 disconnects, $got/$sent echoes answered, flow tables hold the 250 flows"
 flaps=$(jq .port_status_sent "$r")
 [ "$flaps" -gt 0 ] || fail "the emulator flapped no port"
-wait_stat "$work/ofcd.log" "port_status" "$flaps" 10 ge ||
-    fail "ofcd's switch model saw fewer PORT_STATUS than the $flaps flaps"
+for _ in $(seq 50); do
+    seen=$(curl -s "$API/api/v1/switches" | jq '[.switches[].counters.port_status] | add')
+    [ "$seen" -ge "$flaps" ] && break
+    sleep 0.1
+done
+[ "$seen" -ge "$flaps" ] || fail "ofcd's switch view saw $seen PORT_STATUS of the $flaps flaps"
 pass "ofcd took every one of the $flaps port flaps"
 stop_ofcd
+}
+
+run_case "one lcore (io+worker)"
+run_case "2 io + 2 workers on 2 lcores" \
+    "--eal.args=--no-huge -m 512 --no-pci --vdev=net_tap0,iface=ofc0 --file-prefix=ofcd -l 0-1" \
+    --lcores.io=0,1 --lcores.worker=0,1
 pass "emu_ofcd: all checks passed"
