@@ -153,6 +153,22 @@ static bool str_to_u64(const char *s, uint64_t max, uint64_t *out)
     return true;
 }
 
+bool flow_json_text_u64(const char *s, uint64_t *out)
+{
+    return str_to_u64(s, UINT64_MAX, out);
+}
+
+bool flow_json_u64(const json_t *v, uint64_t *out)
+{
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0)
+            return false;
+        *out = (uint64_t)json_integer_value(v);
+        return true;
+    }
+    return json_is_string(v) && flow_json_text_u64(json_string_value(v), out);
+}
+
 /* A 64-bit value: a non-negative JSON integer or a decimal/0x string. */
 static int get_u64(struct pctx *c, const json_t *v, const char *path, uint64_t *out)
 {
@@ -1313,6 +1329,11 @@ uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f)
 
 uint64_t flow_id(uint64_t dpid, const struct flow_spec *f)
 {
+    return flow_id_of(flow_match_id(dpid, f), f);
+}
+
+uint64_t flow_id_of(uint64_t match_id, const struct flow_spec *f)
+{
     struct flow_spec copy;
     uint8_t *buf = malloc(FM_BUF_LEN);
     struct ofp_buf b;
@@ -1322,7 +1343,7 @@ uint64_t flow_id(uint64_t dpid, const struct flow_spec *f)
      * fixed-up copy so the pointers are this struct's own. */
     copy = *f;
     flow_spec_fixup(&copy);
-    h = fnv_be(h, flow_match_id(dpid, f), 8);
+    h = fnv_be(h, match_id, 8);
     h = fnv_be(h, f->fm.cookie, 8);
     h = fnv_be(h, f->fm.idle_timeout, 2);
     h = fnv_be(h, f->fm.hard_timeout, 2);

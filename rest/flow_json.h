@@ -144,5 +144,12 @@ json_t *flow_json_render(const struct flow_spec *f);
  */
 uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f);
 uint64_t flow_id(uint64_t dpid, const struct flow_spec *f);
+/* flow_id() when the flow's match_id is already known. */
+uint64_t flow_id_of(uint64_t match_id, const struct flow_spec *f);
+
+/* A 64-bit value as flows write them (cookie, metadata): a whole decimal or
+ * 0x string / a non-negative JSON integer or such a string. true when it is one. */
+bool flow_json_text_u64(const char *s, uint64_t *out);
+bool flow_json_u64(const json_t *v, uint64_t *out);
 
 #endif

@@ -49,9 +49,14 @@ static struct fm_switch *switch_get(struct flowmgr *fm, uint64_t dpid)
 
 /* ---- mirror ----------------------------------------------------------------- */
 
+static size_t bucket_of(uint64_t match_id, size_t n_buckets)
+{
+    return (size_t)(match_id ^ (match_id >> 29)) & (n_buckets - 1);
+}
+
 static size_t flow_bucket(const struct fm_switch *sw, uint64_t match_id)
 {
-    return (size_t)(match_id ^ (match_id >> 29)) & (sw->n_buckets - 1);
+    return bucket_of(match_id, sw->n_buckets);
 }
 
 struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id)
@@ -72,7 +77,7 @@ static void mirror_grow(struct fm_switch *sw)
         while (sw->buckets[i]) {
             struct fm_flow *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
-            size_t k = (size_t)(f->match_id ^ (f->match_id >> 29)) & (nb - 1);
+            size_t k = bucket_of(f->match_id, nb);
             f->hnext = b[k];
             b[k] = f;
         }
@@ -107,6 +112,11 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
     for (; *pp; pp = &(*pp)->hnext)
         if ((*pp)->match_id == match_id) {
             struct fm_flow *old = *pp;
+            if (old->flow_id == flow_id) {
+                /* The same version again: what is in flight is still its own. */
+                f->sent_us = old->sent_us;
+                f->inflight = old->inflight;
+            }
             f->hnext = old->hnext;
             count_state(fm, old->state, -1);
             *pp = f;
@@ -222,8 +232,12 @@ int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
     else
         ow->head = it;
     ow->tail = it;
-    ow->n++;
     sw->queued++;
+    if (is_add) {
+        struct fm_flow *f = fm_flow_find(sw, match_id);
+        if (f && f->flow_id == flow_id)
+            f->inflight++;
+    }
     fm->stats.queued++;
     return 0;
 }
@@ -310,7 +324,6 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
             ow->head = it->next;
             if (!ow->head)
                 ow->tail = NULL;
-            ow->n--;
             sw->queued--;
             fm->stats.queued--;
             fm->stats.flow_mods_sent++;
@@ -319,10 +332,8 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
                                                 .flow_id = it->flow_id};
             if (it->is_add) {
                 struct fm_flow *f = fm_flow_find(sw, it->match_id);
-                if (f && f->flow_id == it->flow_id) {
-                    f->inflight++;
+                if (f && f->flow_id == it->flow_id)
                     f->sent_us = now_us;
-                }
             }
             free(it);
             progress = true;
@@ -351,6 +362,14 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
     sw->btail = batch;
 }
 
+/* An ADD of this version will not be answered any more. */
+static void add_settled(struct fm_switch *sw, uint64_t match_id, uint64_t flow_id)
+{
+    struct fm_flow *f = fm_flow_find(sw, match_id);
+    if (f && f->flow_id == flow_id && f->inflight)
+        f->inflight--;
+}
+
 /* Forget what was queued or in flight on a connection that is gone. */
 static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
 {
@@ -359,28 +378,26 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
         while (ow->head) {
             struct fm_item *it = ow->head;
             ow->head = it->next;
+            if (it->is_add)
+                add_settled(sw, it->match_id, it->flow_id);
             free(it);
             fm->stats.dropped_on_down++;
         }
         ow->tail = NULL;
-        ow->n = 0;
     }
     fm->stats.queued -= sw->queued;
     sw->queued = 0;
     while (sw->bhead) {
         struct fm_batch *b = sw->bhead;
         sw->bhead = b->next;
-        for (uint32_t i = 0; i < b->n; i++) {
-            struct fm_flow *f = b->sent[i].is_add ? fm_flow_find(sw, b->sent[i].match_id) : NULL;
-            if (f && f->inflight)
-                f->inflight--;
-        }
+        for (uint32_t i = 0; i < b->n; i++)
+            if (b->sent[i].is_add)
+                add_settled(sw, b->sent[i].match_id, b->sent[i].flow_id);
         fm->stats.dropped_on_down += b->n;
         free(b);
     }
     sw->btail = NULL;
-    sw->n_acc = 0;
-    sw->acc_xid = 0;
+    fm_snap_drop_partial(sw);
 }
 
 /* ---- events ------------------------------------------------------------------- */
@@ -505,7 +522,7 @@ void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q)
                 fm_snap_part(fm, sw, msg, len,
                              (uint32_t)msg[4] << 24 | (uint32_t)msg[5] << 16 |
                              (uint32_t)msg[6] << 8 | msg[7],
-                             (msg[10] << 8 | msg[11]) & OFPMPF_REPLY_MORE, h.time_us);
+                             (msg[10] << 8 | msg[11]) & OFPMPF_REPLY_MORE);
         } else if ((type == OFPT_BARRIER_REPLY || type == OFPT_ERROR) &&
                    ofp_decode(msg, len, &m, &err) == 0) {
             if (type == OFPT_BARRIER_REPLY)
@@ -625,10 +642,8 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
                                        o, wire, len);
         if (!f)
             rc = -ENOMEM;
-        else if (sw->up) {
+        else if (sw->up)
             rc = fm_queue(fm, sw, o, true, match_ids[i], flow_ids[i], wire, len);
-            f->sent_us = now;
-        }
         free(wire);
     }
     fm_pump(fm, sw, now);

@@ -39,6 +39,13 @@ static void parts_free(uint8_t **parts, size_t n)
         free(parts[i]);
 }
 
+void fm_snap_drop_partial(struct fm_switch *sw)
+{
+    parts_free(sw->acc, sw->n_acc);
+    sw->n_acc = 0;
+    sw->acc_xid = 0;
+}
+
 void fm_snap_free(struct fm_switch *sw)
 {
     parts_free(sw->snap, sw->n_snap);
@@ -69,12 +76,7 @@ int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
         return rc;
     /* Not through fm_queue, which would pace it behind FLOW_MODs: it goes
      * straight out, in the statistics class it belongs to. */
-    uint32_t xid = fm_next_xid(sw);
-    rc = fm_send_wire(fm, sw, b.data, b.len, xid, OFP_PRIO_P1);
-    if (rc < 0)
-        return rc;
-    sw->check_xid = xid;
-    return 0;
+    return fm_send_wire(fm, sw, b.data, b.len, fm_next_xid(sw), OFP_PRIO_P1);
 }
 
 static bool in_ranges(const struct cfg_range *r, unsigned n, uint64_t v)
@@ -168,7 +170,6 @@ static void reinstall_changed(struct check_ctx *c, struct fm_flow *f)
 {
     if (fm_queue(c->fm, c->sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len))
         return;
-    f->sent_us = c->now;
     c->changed++;
     c->fm->stats.changed_reinstalled++;
     if (c->logged++ < FM_CHECK_LOG_MAX)
@@ -196,7 +197,7 @@ static int check_entry(const struct ofp_flow_stats *fs, void *arg)
     c->present[c->n_present++] = id;
     struct fm_flow *f = fm_flow_find(c->sw, id);
     if (f) {
-        bool same = !whole || flow_id(c->sw->dpid, c->scratch) == f->flow_id;
+        bool same = !whole || flow_id_of(id, c->scratch) == f->flow_id;
         bool settled = f->inflight == 0 &&
                        (f->sent_us == 0 || f->sent_us + c->fm->cfg.window_us <= c->now);
         if (same && f->state == STORE_FLOW_PENDING && f->inflight == 0) {
@@ -236,7 +237,6 @@ static void reinstall_missing(struct check_ctx *c, bool connect)
                 continue;
             if (fm_queue(c->fm, sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len))
                 return;
-            f->sent_us = c->now;
             c->missing++;
             c->fm->stats.missing_reinstalled++;
             if (c->logged++ < FM_CHECK_LOG_MAX)
@@ -275,14 +275,12 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
 }
 
 void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
-                  uint32_t xid, bool more, uint64_t now_us)
+                  uint32_t xid, bool more)
 {
-    (void)now_us;                     /* the lcore clock; the flow manager uses its own */
     uint64_t now = fm_now_us(fm);
 
     if (xid != sw->acc_xid) {
-        parts_free(sw->acc, sw->n_acc);
-        sw->n_acc = 0;
+        fm_snap_drop_partial(sw);
         sw->acc_xid = xid;
     }
     if (sw->n_acc == sw->cap_acc) {
@@ -308,7 +306,6 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
     sw->acc = NULL;
     sw->n_acc = sw->cap_acc = 0;
     sw->acc_xid = 0;
-    sw->snap_us = now;
     /* Installing what is stored on a switch that (re)connects is part of
      * keeping the store's promise, so it happens even with the check off;
      * deleting aliens and the periodic rounds need flow_manager.consistency. */
@@ -341,9 +338,10 @@ static int entry_json(const struct ofp_flow_stats *fs, void *arg)
         return -ENOMEM;
     rest_format_dpid(c->dpid, hex);
     json_object_set_new(o, "switch", json_string(hex));
-    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id(c->dpid, c->spec));
+    uint64_t match_id = flow_match_id(c->dpid, c->spec);
+    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id_of(match_id, c->spec));
     json_object_set_new(o, "id", json_string(hex));
-    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_match_id(c->dpid, c->spec));
+    snprintf(hex, sizeof(hex), "%016" PRIx64, match_id);
     json_object_set_new(o, "match_id", json_string(hex));
     json_object_set_new(o, "stats",
                         json_pack("{s:I, s:I, s:I, s:I}", "packet_count",

@@ -14,8 +14,8 @@
 struct fm_flow {
     struct fm_flow *hnext;
     uint64_t match_id, flow_id;
-    uint64_t sent_us;               /* last ADD queued for it (0: never this run) */
-    uint16_t inflight;              /* batches holding its ADD, not yet answered */
+    uint64_t sent_us;               /* last ADD of it sent (0: never this run) */
+    uint16_t inflight;              /* its ADDs queued or sent, not yet answered */
     uint8_t state;                  /* enum store_flow_state */
     uint8_t owner;                  /* index into the switch's owner queues */
     uint16_t len;                   /* wire bytes of its ADD FLOW_MOD (xid 0) */
@@ -35,7 +35,6 @@ struct fm_item {
 struct fm_owner {
     char name[FLOW_JSON_OWNER_MAX];
     struct fm_item *head, *tail;
-    size_t n;
     double tokens;
     uint64_t refill_us;
 };
@@ -78,8 +77,6 @@ struct fm_switch {
     uint8_t **snap, **acc;
     size_t n_snap, n_acc, cap_acc;
     uint32_t acc_xid;
-    uint64_t snap_us;
-    uint32_t check_xid;             /* our on-connect request: check when it completes */
     bool check_connect;             /* next complete reply gets the on-connect check */
     uint64_t last_check_us;
 };
@@ -101,7 +98,8 @@ static inline uint64_t fm_now_us(const struct flowmgr *fm)
 
 struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid);
 struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id);
-/* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o. */
+/* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o; an
+ * ADD counts as in flight for its mirrored flow until answered. */
 int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
              uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len);
 /* fmod as a FLOW_MOD on the wire (xid 0, patched at send) in a malloc'd
@@ -120,7 +118,9 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
 
 /* flowmgr_check.c */
 void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
-                  uint32_t xid, bool more, uint64_t now_us);
+                  uint32_t xid, bool more);
+/* Drop a reply still being collected (its connection is gone). */
+void fm_snap_drop_partial(struct fm_switch *sw);
 void fm_snap_free(struct fm_switch *sw);
 int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw);
 

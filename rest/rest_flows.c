@@ -227,7 +227,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
                 goto out;
             }
             mids[k] = flow_match_id(g->dpid, sp);
-            fids[k] = flow_id(g->dpid, sp);
+            fids[k] = flow_id_of(mids[k], sp);
             recs[k] = (struct store_flow){.dpid = g->dpid, .match_id = mids[k],
                                           .flow_id = fids[k], .state = STORE_FLOW_PENDING,
                                           .owner = sp->has_owner ? sp->owner : NULL,
@@ -527,17 +527,6 @@ struct stored_q {
     json_t *list;                   /* one switch: [records] */
 };
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || end == s || s[0] == '-')
-        return -EINVAL;
-    *out = v;
-    return 0;
-}
-
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *value)
 {
@@ -560,7 +549,7 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
         if (sq->state == -2)
             sq->bad = sq->bad ? sq->bad : "state";
     } else if (strcmp(key, "cookie_range") == 0) {
-        if (parse_u64(value, &v) < 0 || sq->cookie_vals == 2) {
+        if (!flow_json_text_u64(value, &v) || sq->cookie_vals == 2) {
             sq->bad = sq->bad ? sq->bad : "cookie_range";
         } else {
             if (sq->cookie_vals++ == 0)
@@ -585,15 +574,11 @@ static json_t *iso_time(uint64_t ns)
     return json_string(buf);
 }
 
+/* The cookie of a stored flow (parsed when it was accepted; absent = 0). */
 static uint64_t json_cookie(const json_t *flow)
 {
-    const json_t *c = json_object_get(flow, "cookie");
     uint64_t v = 0;
-    if (json_is_integer(c))
-        return (uint64_t)json_integer_value(c);
-    if (json_is_string(c) && parse_u64(json_string_value(c), &v) == 0)
-        return v;
-    return 0;
+    return flow_json_u64(json_object_get(flow, "cookie"), &v) ? v : 0;
 }
 
 static int stored_one(const struct store_flow *f, void *arg)

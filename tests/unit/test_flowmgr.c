@@ -391,6 +391,29 @@ static void test_pacing_delays_never_drops(void **state)
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 10, &retry), 0);
 }
 
+/* Flows still waiting for their pacing turn are in flight: a check in the
+ * meantime must not queue them a second time. */
+static void test_paced_flows_not_requeued(void **state)
+{
+    struct t *t = *state;
+    struct added a[3];
+    struct flowmgr_stats st;
+
+    flowmgr_destroy(t->fm);
+    t->cfg.pacing_per_s = 10;
+    t->fm = open_fm(t);
+    switch_up(t, CONN_A);
+    unsigned from = t->n_sent;
+    add_n(t, 3, a);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    /* A window later the switch reports none of them. */
+    t->now += 20000 * MS;
+    flow_stats_reply(t, CONN_A, 0x200, NULL, 0);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.missing_reinstalled, 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD) + st.queued, 3);
+}
+
 static void test_ring_room_and_lost_barrier(void **state)
 {
     struct t *t = *state;
@@ -654,6 +677,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_then_barrier_installs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_marks_that_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pacing_delays_never_drops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paced_flows_not_requeued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
