@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ofcd_hist.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
 
@@ -203,10 +204,7 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
             s->echo_rtt_us = ev.rtt_us;
             s->echo_ewma_us = ev.ewma_us;
             s->echo_samples++;
-            unsigned b = 0;
-            while (b + 1 < CTL_RTT_BUCKETS && (ev.rtt_us >> (b + 1)))
-                b++;
-            cs->stats.echo_rtt_hist[b]++;
+            cs->stats.echo_rtt_hist[ofcd_log2_bucket(ev.rtt_us, CTL_RTT_BUCKETS)]++;
             cs->stats.echo_rtt_sum_us += ev.rtt_us;
         }
         break;

@@ -14,6 +14,7 @@
 
 #include "of_event.h"
 #include "of_switch.h"
+#include "ofp_chan.h"
 #include "qmsg.h"
 
 #define CTL_MP_KINDS 3            /* FLOW, PORT_STATS, TABLE */
@@ -37,7 +38,8 @@ struct ctl_switch {
     uint64_t echo_samples;
 };
 
-#define CTL_RTT_BUCKETS 24               /* bucket b: RTT in [2^b, 2^(b+1)) µs */
+/* The channels' echo RTT scale: bucket b holds [2^b, 2^(b+1)) µs. */
+#define CTL_RTT_BUCKETS OFP_CHAN_RTT_BUCKETS
 
 struct ctl_switches_stats {
     uint64_t events;

@@ -8,6 +8,7 @@
 
 #include <rte_ring.h>
 
+#include "ofcd_hist.h"
 #include "ofcd_log.h"
 
 struct msgq {
@@ -100,9 +101,7 @@ static unsigned take(struct msgq *q, unsigned c, struct qmsg **out, unsigned n, 
 
     for (unsigned i = 0; i < got; i++) {
         uint64_t d = now > out[i]->enq_tsc ? now - out[i]->enq_tsc : 0;
-        unsigned b = d ? 63u - (unsigned)__builtin_clzll(d) : 0;
-        if (b >= MSGQ_LAT_BUCKETS)
-            b = MSGQ_LAT_BUCKETS - 1;
+        unsigned b = ofcd_log2_bucket(d, MSGQ_LAT_BUCKETS);
         __atomic_store_n(&q->lat_hist[c][b], q->lat_hist[c][b] + 1, __ATOMIC_RELAXED);
     }
     if (got)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ofcd_hist.h"
 #include "ofp_wire.h"
 
 static const char *const state_names[] = {
@@ -165,8 +166,7 @@ void ofp_chan_on_echo_reply(struct ofp_chan *ch, uint32_t xid, uint64_t now_us)
     ch->rtt_ewma_us = ch->echo_replies ? (uint32_t)((7ull * ch->rtt_ewma_us + rtt) / 8)
                                        : (uint32_t)rtt;
     ch->echo_replies++;
-    unsigned b = rtt ? 63u - (unsigned)__builtin_clzll(rtt) : 0;
-    ch->rtt_hist[b < OFP_CHAN_RTT_BUCKETS ? b : OFP_CHAN_RTT_BUCKETS - 1]++;
+    ch->rtt_hist[ofcd_log2_bucket(rtt, OFP_CHAN_RTT_BUCKETS)]++;
 }
 
 uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
