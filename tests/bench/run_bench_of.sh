@@ -13,6 +13,8 @@ CONF=$2
 EMU=$3
 OUT=${4:-$(mktemp -d /tmp/ofcd-bench-of.XXXXXX)}
 mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_lib.sh"
 work=$(mktemp -d /tmp/ofcd-bench-of-run.XXXXXX)
 opid=
 cleanup() {
@@ -34,9 +36,7 @@ echo "== OpenFlow channel: ofswitch-emu against ofcd at 10.66.0.2:6653 =="
 printf '%-8s %12s %12s %12s %12s %12s %10s\n' switches hs_p50_ms hs_p99_ms echo_p50_ms \
     echo_p99_ms echo_max_ms disconnects
 for n in 100 1000; do
-    "$EMU" --controller 10.66.0.2:6653 --switches "$n" --connect-rate 0 --echo-interval 1000 \
-        --dpid-base $((n * 100000)) --duration 10 --quiet --json "$OUT/of_emu_$n.json" \
-        >"$work/emu_$n.out" 2>&1
+    bench_handshake "$EMU" 10.66.0.2:6653 "$n" "$OUT/of_emu_$n.json"
     python3 - "$OUT/of_emu_$n.json" "$n" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -88,16 +88,7 @@ timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' 
 
 echo
 echo "== echo RTT of 100 idle switches, alone and next to 100 switches flooding packet_ins =="
-"$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 1000 \
-    --dpid-base 7000000 --duration 10 --quiet --json "$OUT/of_echo_alone.json" >/dev/null 2>&1
-"$EMU" --controller 10.66.0.2:6653 --switches 100 --ports 4 --mode throughput --window 64 \
-    --connect-rate 0 --echo-interval 0 --dpid-base 8000000 --duration 12 --quiet \
-    --json "$OUT/of_flood.json" >/dev/null 2>&1 &
-fpid=$!
-sleep 1
-"$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 1000 \
-    --dpid-base 9000000 --duration 10 --quiet --json "$OUT/of_echo_flood.json" >/dev/null 2>&1
-wait "$fpid"
+bench_echo_flood "$EMU" 10.66.0.2:6653 "$OUT" of
 read -r _ _ _ ea50 ea99 _ eadisc < <(summ "$OUT/of_echo_alone.json")
 read -r fresp _ _ _ _ ffm fdisc < <(summ "$OUT/of_flood.json")
 read -r _ _ _ ef50 ef99 _ efdisc < <(summ "$OUT/of_echo_flood.json")

@@ -13,6 +13,7 @@ set -uo pipefail
 EMU=$1
 OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench_lib.sh"
 PORT=16633
 work=$(mktemp -d /tmp/ofcd-bench-osken.XXXXXX)
 kpid=
@@ -39,20 +40,9 @@ done
 (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null || { tail "$work/osken.log"; echo "os-ken did not start"; exit 0; }
 
 for n in 100 1000; do
-    "$EMU" --controller 127.0.0.1:$PORT --switches "$n" --connect-rate 0 --echo-interval 1000 \
-        --dpid-base $((n * 100000)) --duration 10 --quiet --json "$OUT/osken_emu_$n.json" \
-        >/dev/null 2>&1
+    bench_handshake "$EMU" 127.0.0.1:$PORT "$n" "$OUT/osken_emu_$n.json"
 done
-"$EMU" --controller 127.0.0.1:$PORT --switches 100 --connect-rate 0 --echo-interval 1000 \
-    --dpid-base 7000000 --duration 10 --quiet --json "$OUT/osken_echo_alone.json" >/dev/null 2>&1
-"$EMU" --controller 127.0.0.1:$PORT --switches 100 --ports 4 --mode throughput --window 64 \
-    --connect-rate 0 --echo-interval 0 --dpid-base 8000000 --duration 12 --quiet \
-    --json "$OUT/osken_flood.json" >/dev/null 2>&1 &
-fpid=$!
-sleep 1
-"$EMU" --controller 127.0.0.1:$PORT --switches 100 --connect-rate 0 --echo-interval 1000 \
-    --dpid-base 9000000 --duration 10 --quiet --json "$OUT/osken_echo_flood.json" >/dev/null 2>&1
-wait "$fpid"
+bench_echo_flood "$EMU" 127.0.0.1:$PORT "$OUT" osken
 
 python3 - "$OUT" <<'PY'
 import json, os, sys

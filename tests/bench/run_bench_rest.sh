@@ -18,6 +18,7 @@ OUT=${4:-$(mktemp -d /tmp/ofcd-bench-rest.XXXXXX)}
 mkdir -p "$OUT"
 work=$(mktemp -d /tmp/ofcd-bench-rest-run.XXXXXX)
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"     # rest_metric
 API=http://127.0.0.1:8181
 FM=$API/api/kytos/flow_manager/v2
 STEP_S=8
@@ -42,11 +43,8 @@ opid=$!
 timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$work/ofcd.log"
 grep -q "ofcd ready" "$work/ofcd.log" || { tail "$work/ofcd.log"; echo "ofcd did not start"; exit 1; }
 
-metric() {
-    curl -s "$API/metrics" | awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
-}
-installed() { metric 'ofcd_flow_manager_total{what="confirmed"}'; }
-queued() { metric ofcd_flow_manager_queued; }
+installed() { rest_metric 'ofcd_flow_manager_total{what="confirmed"}'; }
+queued() { rest_metric ofcd_flow_manager_queued; }
 
 # emu_start NAME SECONDS: 100 switches (dpids 0x10000..), echo every 100 ms.
 emu_start() {
