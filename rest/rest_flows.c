@@ -344,10 +344,8 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
     if (check_flows_array(flows, "flows", r) < 0)
         goto out;
     if (q->arg) {
-        if (rest_parse_dpid(q->arg, &dpid) < 0) {
-            rest_error(r, 400, "'%s' is not a dpid", q->arg);
+        if (rest_dpid_arg(q->arg, &dpid, r) < 0)
             goto out;
-        }
         if (switches) {
             rest_error(r, 400, "switches: not allowed with a dpid in the path");
             goto out;
@@ -482,10 +480,8 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
     if (!need_fm(q, r))
         return;
     if (q->arg) {
-        if (rest_parse_dpid(q->arg, &one) < 0) {
-            rest_error(r, 400, "'%s' is not a dpid", q->arg);
+        if (rest_dpid_arg(q->arg, &one, r) < 0)
             return;
-        }
         ids = &one;
         n = 1;
     } else if ((n = flowmgr_switches(q->rs->fm, false, &ids)) < 0) {

@@ -70,6 +70,9 @@ struct rest_req {
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A dpid from a path or body: 0, or -EINVAL with the 400 answer set. */
+int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r);
+
 void rest_get_switches(struct rest_req *q, struct rest_reply *r);
 void rest_get_switch(struct rest_req *q, struct rest_reply *r);
 void rest_get_health(struct rest_req *q, struct rest_reply *r);

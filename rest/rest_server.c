@@ -79,6 +79,15 @@ void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
     r->json = json_pack("{s:i, s:s}", "code", (int)status, "description", msg);
 }
 
+int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r)
+{
+    if (rest_parse_dpid(s, out) == 0)
+        return 0;
+    rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a decimal "
+               "number", s);
+    return -EINVAL;
+}
+
 static void dispatch(struct rest_req *q, struct rest_reply *r)
 {
     bool path_known = false;

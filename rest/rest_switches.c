@@ -100,19 +100,12 @@ void rest_get_switch(struct rest_req *q, struct rest_reply *r)
         }
         memcpy(id, q->arg, n);
         id[n] = '\0';
-        if (rest_parse_dpid(id, &dpid) < 0) {
-            rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a "
-                       "decimal number", id);
-            return;
-        }
-        rest_switch_flows_get(q, r, dpid);
+        if (rest_dpid_arg(id, &dpid, r) == 0)
+            rest_switch_flows_get(q, r, dpid);
         return;
     }
-    if (rest_parse_dpid(q->arg, &dpid) < 0) {
-        rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a "
-                   "decimal number", q->arg);
+    if (rest_dpid_arg(q->arg, &dpid, r) < 0)
         return;
-    }
     pthread_mutex_lock(&app->ctl_lock);
     const struct ctl_switch *s = ctl_switches_find(app->ctl, dpid);
     if (s)
