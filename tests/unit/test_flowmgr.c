@@ -96,6 +96,15 @@ static struct flowmgr *open_fm(struct t *t)
     return flowmgr_create(&t->cfg, &env, t->store);
 }
 
+/* A new flow manager on the same store, with t->cfg as it is now (a
+ * restart, or another configuration). */
+static void reopen(struct t *t)
+{
+    flowmgr_destroy(t->fm);
+    t->fm = open_fm(t);
+    assert_non_null(t->fm);
+}
+
 static int setup(void **state)
 {
     struct t *t = calloc(1, sizeof(*t));
@@ -349,9 +358,8 @@ static void test_pacing_delays_never_drops(void **state)
     struct flowmgr_stats st;
 
     /* Reopen with 10 FLOW_MODs/s per owner: a burst of 1. */
-    flowmgr_destroy(t->fm);
     t->cfg.pacing_per_s = 10;
-    t->fm = open_fm(t);
+    reopen(t);
     switch_up(t, CONN_A);
     unsigned from = t->n_sent;
     add_n(t, 5, a);
@@ -379,9 +387,8 @@ static void test_pacing_delays_never_drops(void **state)
         if (t->sent[i].type == OFPT_FLOW_MOD)
             assert_int_equal(t->sent[i].fm.priority, 100 + k++);
     /* 503 territory: more than queue_max waiting. */
-    flowmgr_destroy(t->fm);
     t->cfg.queue_max = 16;
-    t->fm = open_fm(t);
+    reopen(t);
     switch_up(t, CONN_B);
     struct added b[20];
     add_n(t, 18, b);
@@ -399,9 +406,8 @@ static void test_paced_flows_not_requeued(void **state)
     struct added a[3];
     struct flowmgr_stats st;
 
-    flowmgr_destroy(t->fm);
     t->cfg.pacing_per_s = 10;
-    t->fm = open_fm(t);
+    reopen(t);
     switch_up(t, CONN_A);
     unsigned from = t->n_sent;
     add_n(t, 3, a);
@@ -480,8 +486,7 @@ static void test_reconnect_and_consistency(void **state)
 
     t->cfg.n_ignore_cookie = 1;
     t->cfg.ignore_cookie[0] = (struct cfg_range){0xab00, 0xabff};
-    flowmgr_destroy(t->fm);
-    t->fm = open_fm(t);
+    reopen(t);
     switch_up(t, CONN_A);
     add_n(t, 3, a);
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
@@ -656,8 +661,7 @@ static void test_restart_reloads(void **state)
     switch_up(t, CONN_A);
     add_n(t, 3, a);
     /* ofcd restarts: a new flow manager on the same store. */
-    flowmgr_destroy(t->fm);
-    t->fm = open_fm(t);
+    reopen(t);
     assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);   /* known by its flows */
     struct flowmgr_stats st;
     flowmgr_get_stats(t->fm, &st);
