@@ -8,8 +8,8 @@
  *  - alien: on the switch, not stored, cookie and table outside the ignore
  *    ranges (and not the L2 app's cookie when it runs), older than the
  *    window (duration_sec) → DELETE_STRICT;
- *  - missing: stored (not in error), not on the switch, no FLOW_MOD of it
- *    in flight, last sent longer than the window ago — or, on the check
+ *  - missing: stored (not in error), not on the switch, no ADD of it in
+ *    flight (queued or sent, unanswered), last sent longer than the window ago — or, on the check
  *    after a (re)connect, not sent on this connection → ADD again;
  *  - changed: stored and on the switch, but in another version (actions,
  *    cookie, timeouts), older than the window, none in flight → ADD again;
