@@ -13,7 +13,7 @@
 #include "ofcd_log.h"
 #include "ofp_chan.h"
 #include "ofp_msg.h"
-#include "tcp_timer.h"
+#include "timer_wheel.h"
 
 #define OFW_BURST 64
 #define OFW_HASH_BITS 14
@@ -27,7 +27,7 @@ struct of_rec {
     struct of_worker *w;
     struct ofp_chan chan;
     struct of_switch *sw;            /* bound after FEATURES_REPLY */
-    struct tcp_timer timer;
+    struct tw_timer timer;
     struct qmsg *held_head, *held_tail;
     uint32_t n_held;
     struct of_port_list pd;          /* PORT_DESC being reassembled */
@@ -55,7 +55,7 @@ struct of_worker {
     struct l2_cfg l2;
     uint64_t generation_id;
     struct qmsg_pool *pool;
-    struct tcp_timer_wheel wheel;
+    struct tw_wheel wheel;
     struct ofp_chan_cfg chan_cfg;
     uint32_t malformed_limit;
     uint64_t now_us, now_tsc;
@@ -506,12 +506,12 @@ static void rec_schedule(struct of_rec *r)
             next = r->next_poll_us;
     }
     if (next == UINT64_MAX || r->chan.state == OFP_CHAN_CLOSED)
-        tcp_timer_cancel(&w->wheel, &r->timer);
+        tw_cancel(&w->wheel, &r->timer);
     else
-        tcp_timer_arm(&w->wheel, &r->timer, next);
+        tw_arm(&w->wheel, &r->timer, next);
 }
 
-static void on_rec_timer(struct tcp_timer *t, uint64_t now_us)
+static void on_rec_timer(struct tw_timer *t, uint64_t now_us)
 {
     struct of_rec *r = (struct of_rec *)(void *)((char *)t - offsetof(struct of_rec, timer));
 
@@ -528,7 +528,7 @@ static void rec_free(struct of_rec *r)
         pp = &(*pp)->hnext;
     if (*pp)
         *pp = r->hnext;
-    tcp_timer_cancel(&w->wheel, &r->timer);
+    tw_cancel(&w->wheel, &r->timer);
     while (r->held_head) {
         struct qmsg *q = r->held_head;
         r->held_head = q->next;
@@ -553,7 +553,7 @@ static void conn_up(struct of_worker *w, conn_handle_t h)
     w->recs[hash64(h)] = r;
     w->stats.conns++;
     w->stats.conns_up++;
-    tcp_timer_init(&r->timer, on_rec_timer);
+    tw_timer_init(&r->timer, on_rec_timer);
     ofp_chan_init(&r->chan, &w->chan_cfg, &chan_ops, r, w->now_us);
     rec_schedule(r);
 }
@@ -875,7 +875,7 @@ struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct 
         free(w);
         return NULL;
     }
-    tcp_timer_wheel_init(&w->wheel, 0);
+    tw_wheel_init(&w->wheel, 0);
     return w;
 }
 
@@ -955,7 +955,7 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
         }
         }
     }
-    worked |= tcp_timer_wheel_run(&w->wheel, now_us) > 0;
+    worked |= tw_wheel_run(&w->wheel, now_us) > 0;
     return worked || n > 0;
 }
 

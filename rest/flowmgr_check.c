@@ -336,7 +336,7 @@ static int entry_json(const struct ofp_flow_stats *fs, void *arg)
     json_t *o = flow_json_render(c->spec);
     if (!o)
         return -ENOMEM;
-    rest_format_dpid(c->dpid, hex);
+    dpid_format(c->dpid, hex);
     json_object_set_new(o, "switch", json_string(hex));
     uint64_t match_id = flow_match_id(c->dpid, c->spec);
     snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id_of(match_id, c->spec));

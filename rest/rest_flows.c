@@ -137,7 +137,7 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
 
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
-        rest_format_dpid(g->dpid, dp);
+        dpid_format(g->dpid, dp);
         enum flowmgr_sw_state st = flowmgr_state(fm, g->dpid);
         if (st == FLOWMGR_SW_UNKNOWN) {
             rest_error(r, 404, "switch %s is not known", dp);
@@ -360,7 +360,7 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
             goto out;
         }
         json_array_foreach(switches, i, s) {
-            if (!json_is_string(s) || rest_parse_dpid(json_string_value(s), &dpid) < 0) {
+            if (!json_is_string(s) || dpid_parse(json_string_value(s), &dpid) < 0) {
                 rest_error(r, 400, "switches[%zu]: not a dpid", i);
                 goto out;
             }
@@ -420,7 +420,7 @@ static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
                 goto out;
             continue;
         }
-        if (rest_parse_dpid(key, &dpid) < 0) {
+        if (dpid_parse(key, &dpid) < 0) {
             rest_error(r, 400, "'%s': not a dpid (expected {\"<dpid>\": {\"flows\": [...]}})",
                        key);
             goto out;
@@ -491,7 +491,7 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
     json_t *out = json_object();
     for (int i = 0; out && i < n; i++) {
         json_t *sj = flowmgr_snapshot_json(q->rs->fm, ids[i]);
-        rest_format_dpid(ids[i], dp);
+        dpid_format(ids[i], dp);
         if (!sj && q->arg) {
             rest_error(r, 404, "switch %s is not known", dp);
             json_decref(out);
@@ -533,7 +533,7 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
     if (!value)
         value = "";
     if (strcmp(key, "dpid") == 0) {
-        if (sq->n_dpids == 64 || rest_parse_dpid(value, &sq->dpids[sq->n_dpids]) < 0)
+        if (sq->n_dpids == 64 || dpid_parse(value, &sq->dpids[sq->n_dpids]) < 0)
             sq->bad = sq->bad ? sq->bad : "dpid";
         else
             sq->n_dpids++;
@@ -595,7 +595,7 @@ static int stored_one(const struct store_flow *f, void *arg)
             return 0;
         }
     }
-    rest_format_dpid(f->dpid, dp);
+    dpid_format(f->dpid, dp);
     json_t *o = json_object();
     json_object_set_new(o, "flow", flow);
     snprintf(hex, sizeof(hex), "%016" PRIx64, f->match_id);
@@ -658,7 +658,7 @@ void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dp
 
     if (!need_fm(q, r))
         return;
-    rest_format_dpid(dpid, dp);
+    dpid_format(dpid, dp);
     if (flowmgr_state(q->rs->fm, dpid) == FLOWMGR_SW_UNKNOWN) {
         rest_error(r, 404, "switch %s is not known", dp);
         return;

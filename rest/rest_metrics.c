@@ -62,7 +62,7 @@ static void ring(struct mbuf *b, unsigned lcore, const char *name, const struct 
 static void switch_line(const struct ctl_switch *s, void *arg)
 {
     char dpid[24];
-    rest_format_dpid(s->dpid, dpid);
+    dpid_format(s->dpid, dpid);
     put(arg, "ofcd_switch_connected{dpid=\"%s\"} %d\n", dpid, s->up ? 1 : 0);
     put(arg, "ofcd_switch_ports{dpid=\"%s\"} %u\n", dpid, s->ports.n);
     put(arg, "ofcd_switch_flows{dpid=\"%s\"} %" PRIu64 "\n", dpid, s->stats_entries[0]);

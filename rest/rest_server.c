@@ -81,7 +81,7 @@ void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
 
 int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r)
 {
-    if (rest_parse_dpid(s, out) == 0)
+    if (dpid_parse(s, out) == 0)
         return 0;
     rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a decimal "
                "number", s);

@@ -26,7 +26,7 @@ static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
 {
     char dpid[24], conn[24];
 
-    rest_format_dpid(s->dpid, dpid);
+    dpid_format(s->dpid, dpid);
     snprintf(conn, sizeof(conn), "%#" PRIx64, s->conn);
     json_t *j = json_pack("{s:s, s:I, s:b, s:s, s:s, s:I, s:I, s:I, s:I}", "dpid", dpid,
                           "dpid_int", (json_int_t)s->dpid, "connected", s->up, "connection",

@@ -104,7 +104,7 @@ struct tcp_stack *tcp_stack_create(const struct tcp_config *cfg, const struct tc
     s->max_rcv_wnd = cfg->rcv_buf;
     while (s->rcv_wscale < TCP_MAX_WSCALE && (65535u << s->rcv_wscale) < cfg->rcv_buf)
         s->rcv_wscale++;
-    tcp_timer_wheel_init(&s->wheel, now_us);
+    tw_wheel_init(&s->wheel, now_us);
 
     s->pool = calloc(cfg->max_conns, sizeof(*s->pool));
     uint32_t nb = 1;
@@ -412,7 +412,7 @@ void tcp_close(struct tcp_conn *c)
 void tcp_stack_run_timers(struct tcp_stack *s, uint64_t now_us)
 {
     s->now_us = now_us;
-    tcp_timer_wheel_run(&s->wheel, now_us);
+    tw_wheel_run(&s->wheel, now_us);
     tcp_reap(s);
 }
 
@@ -464,7 +464,7 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *out)
     out->rcv_adv = c->rcv_adv;
     out->backoff = c->backoff;
     out->dupacks = c->dupacks;
-    out->rtx_armed = tcp_timer_armed(&c->rtx_timer);
+    out->rtx_armed = tw_armed(&c->rtx_timer);
     out->persist = c->persist;
     out->in_recovery = c->in_recovery;
     out->fin_sent = c->fin_sent;

@@ -15,7 +15,7 @@ struct tcp_connector {
     void *user;
     struct tcp_conn *conn;          /* current attempt or connection */
     bool up;                        /* conn is established */
-    struct tcp_timer retry;
+    struct tw_timer retry;
     uint64_t rng;
     struct tcp_connector_stats stats;
 };
@@ -29,7 +29,7 @@ static void schedule_retry(struct tcp_connector *k, uint64_t now_us)
     k->rng = k->rng * 6364136223846793005ULL + 1442695040888963407ULL;
     uint64_t base = (uint64_t)k->stats.backoff_ms * 1000u;
     uint64_t jitter = base / 4 ? (k->rng >> 33) % (base / 4) : 0;
-    tcp_timer_arm(&k->stack->wheel, &k->retry, now_us + base - base / 8 + jitter);
+    tw_arm(&k->stack->wheel, &k->retry, now_us + base - base / 8 + jitter);
     uint32_t next = k->stats.backoff_ms * 2;
     k->stats.backoff_ms = next > k->cfg.backoff_max_ms ? k->cfg.backoff_max_ms : next;
 }
@@ -103,7 +103,7 @@ static void try_connect(struct tcp_connector *k, uint64_t now_us)
     k->conn = c;
 }
 
-static void on_retry(struct tcp_timer *t, uint64_t now_us)
+static void on_retry(struct tw_timer *t, uint64_t now_us)
 {
     struct tcp_connector *k = tcp_container_of(t, struct tcp_connector, retry);
 
@@ -131,7 +131,7 @@ struct tcp_connector *tcp_connector_start(struct tcp_stack *s,
     k->user = user;
     k->rng = now_us ^ ((uint64_t)cfg->ip << 16) ^ cfg->port;
     k->stats.backoff_ms = cfg->backoff_min_ms;
-    tcp_timer_init(&k->retry, on_retry);
+    tw_timer_init(&k->retry, on_retry);
     s->now_us = now_us;
     try_connect(k, now_us);
     return k;
@@ -141,7 +141,7 @@ void tcp_connector_stop(struct tcp_connector *k)
 {
     if (!k)
         return;
-    tcp_timer_cancel(&k->stack->wheel, &k->retry);
+    tw_cancel(&k->stack->wheel, &k->retry);
     if (k->conn)
         tcp_abort(k->conn);
     free(k);

@@ -31,51 +31,51 @@ static uint32_t rto_backed_off(const struct tcp_conn *c)
 void tcp_rtx_arm(struct tcp_conn *c, uint64_t now_us)
 {
     c->persist = 0;
-    tcp_timer_arm(&c->stack->wheel, &c->rtx_timer, now_us + rto_backed_off(c));
+    tw_arm(&c->stack->wheel, &c->rtx_timer, now_us + rto_backed_off(c));
 }
 
 void tcp_rtx_stop(struct tcp_conn *c)
 {
-    tcp_timer_cancel(&c->stack->wheel, &c->rtx_timer);
+    tw_cancel(&c->stack->wheel, &c->rtx_timer);
     c->persist = 0;
 }
 
 void tcp_persist_arm(struct tcp_conn *c, uint64_t now_us)
 {
     c->persist = 1;
-    tcp_timer_arm(&c->stack->wheel, &c->rtx_timer, now_us + rto_backed_off(c));
+    tw_arm(&c->stack->wheel, &c->rtx_timer, now_us + rto_backed_off(c));
 }
 
 void tcp_delack_arm(struct tcp_conn *c, uint64_t now_us)
 {
-    if (!tcp_timer_armed(&c->delack_timer))
-        tcp_timer_arm(&c->stack->wheel, &c->delack_timer,
+    if (!tw_armed(&c->delack_timer))
+        tw_arm(&c->stack->wheel, &c->delack_timer,
                       now_us + ms_to_us(c->stack->cfg.delack_ms));
 }
 
 void tcp_life_arm(struct tcp_conn *c, uint64_t now_us)
 {
     const struct tcp_config *cfg = &c->stack->cfg;
-    struct tcp_timer_wheel *w = &c->stack->wheel;
+    struct tw_wheel *w = &c->stack->wheel;
 
     switch (c->state) {
     case TCP_ESTABLISHED:
     case TCP_CLOSE_WAIT:
         if (cfg->keepalive_idle_s)
-            tcp_timer_arm(w, &c->life_timer,
+            tw_arm(w, &c->life_timer,
                           c->last_rcv_us + (uint64_t)cfg->keepalive_idle_s * 1000000u);
         else
-            tcp_timer_cancel(w, &c->life_timer);
+            tw_cancel(w, &c->life_timer);
         break;
     case TCP_TIME_WAIT:
-        tcp_timer_arm(w, &c->life_timer, now_us + ms_to_us(cfg->time_wait_ms));
+        tw_arm(w, &c->life_timer, now_us + ms_to_us(cfg->time_wait_ms));
         break;
     case TCP_FIN_WAIT_2:
         if (c->app_detached)
-            tcp_timer_arm(w, &c->life_timer, now_us + ms_to_us(cfg->fin_wait2_ms));
+            tw_arm(w, &c->life_timer, now_us + ms_to_us(cfg->fin_wait2_ms));
         break;
     default:
-        tcp_timer_cancel(w, &c->life_timer);
+        tw_cancel(w, &c->life_timer);
         break;
     }
 }
@@ -95,8 +95,8 @@ void tcp_rtt_sample(struct tcp_conn *c, uint32_t rtt_us)
         c->srtt_us = (7 * c->srtt_us + rtt_us) / 8;
     }
     uint64_t var = 4ull * c->rttvar_us;
-    if (var < TCP_TIMER_TICK_US)
-        var = TCP_TIMER_TICK_US;          /* G, the clock granularity */
+    if (var < TW_TICK_US)
+        var = TW_TICK_US;          /* G, the clock granularity */
     uint64_t rto = c->srtt_us + var;
     if (rto < ms_to_us(cfg->rto_min_ms))
         rto = ms_to_us(cfg->rto_min_ms);
@@ -115,7 +115,7 @@ static void abort_timed_out(struct tcp_conn *c, uint64_t now_us)
     tcp_conn_destroy(c, -ETIMEDOUT);
 }
 
-static void on_rtx(struct tcp_timer *t, uint64_t now_us)
+static void on_rtx(struct tw_timer *t, uint64_t now_us)
 {
     struct tcp_conn *c = tcp_container_of(t, struct tcp_conn, rtx_timer);
     struct tcp_stack *s = c->stack;
@@ -176,11 +176,11 @@ static void on_rtx(struct tcp_timer *t, uint64_t now_us)
     /* Go back to the first unacknowledged byte. */
     c->snd_nxt = c->snd_una;
     tcp_output(c, now_us);
-    if (!tcp_timer_armed(&c->rtx_timer))
+    if (!tw_armed(&c->rtx_timer))
         tcp_rtx_arm(c, now_us);
 }
 
-static void on_delack(struct tcp_timer *t, uint64_t now_us)
+static void on_delack(struct tw_timer *t, uint64_t now_us)
 {
     struct tcp_conn *c = tcp_container_of(t, struct tcp_conn, delack_timer);
 
@@ -188,7 +188,7 @@ static void on_delack(struct tcp_timer *t, uint64_t now_us)
     tcp_output(c, now_us);
 }
 
-static void on_life(struct tcp_timer *t, uint64_t now_us)
+static void on_life(struct tw_timer *t, uint64_t now_us)
 {
     struct tcp_conn *c = tcp_container_of(t, struct tcp_conn, life_timer);
     struct tcp_stack *s = c->stack;
@@ -206,7 +206,7 @@ static void on_life(struct tcp_timer *t, uint64_t now_us)
         uint64_t idle_end = c->last_rcv_us + (uint64_t)cfg->keepalive_idle_s * 1000000u;
         if (now_us < idle_end) {
             c->ka_probes = 0;
-            tcp_timer_arm(&s->wheel, &c->life_timer, idle_end);
+            tw_arm(&s->wheel, &c->life_timer, idle_end);
             return;
         }
         if (c->ka_probes >= cfg->keepalive_probes) {
@@ -217,7 +217,7 @@ static void on_life(struct tcp_timer *t, uint64_t now_us)
         s->stats.keepalive_probes++;
         /* An old sequence number makes any live peer answer with an ACK. */
         tcp_send_ctl(c, TCP_ACK, c->snd_una - 1, now_us);
-        tcp_timer_arm(&s->wheel, &c->life_timer,
+        tw_arm(&s->wheel, &c->life_timer,
                       now_us + (uint64_t)cfg->keepalive_intvl_s * 1000000u);
         return;
     }
@@ -228,16 +228,16 @@ static void on_life(struct tcp_timer *t, uint64_t now_us)
 
 void tcp_ctimers_init(struct tcp_conn *c)
 {
-    tcp_timer_init(&c->rtx_timer, on_rtx);
-    tcp_timer_init(&c->delack_timer, on_delack);
-    tcp_timer_init(&c->life_timer, on_life);
+    tw_timer_init(&c->rtx_timer, on_rtx);
+    tw_timer_init(&c->delack_timer, on_delack);
+    tw_timer_init(&c->life_timer, on_life);
 }
 
 void tcp_ctimers_cancel(struct tcp_conn *c)
 {
-    struct tcp_timer_wheel *w = &c->stack->wheel;
+    struct tw_wheel *w = &c->stack->wheel;
 
-    tcp_timer_cancel(w, &c->rtx_timer);
-    tcp_timer_cancel(w, &c->delack_timer);
-    tcp_timer_cancel(w, &c->life_timer);
+    tw_cancel(w, &c->rtx_timer);
+    tw_cancel(w, &c->delack_timer);
+    tw_cancel(w, &c->life_timer);
 }

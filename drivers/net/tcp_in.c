@@ -49,7 +49,7 @@ void tcp_ack_sent(struct tcp_conn *c)
 {
     c->ack_now = 0;
     c->delack_count = 0;
-    tcp_timer_cancel(&c->stack->wheel, &c->delack_timer);
+    tw_cancel(&c->stack->wheel, &c->delack_timer);
 }
 
 void tcp_events_deliver(struct tcp_conn *c)

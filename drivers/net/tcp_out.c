@@ -311,15 +311,15 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
             if (rc == 0) {
                 c->syn_needed = 0;
                 c->await_mac = 0;
-                if (!tcp_timer_armed(&c->rtx_timer))
+                if (!tw_armed(&c->rtx_timer))
                     tcp_rtx_arm(c, now_us);
             } else if (rc == -EAGAIN && c->mac_waits < TCP_MAC_WAIT_TRIES) {
                 /* ARP is resolving the peer: try again soon, not after a
                  * whole RTO, and without counting it as a retransmission. */
                 c->await_mac = 1;
                 c->mac_waits++;
-                tcp_timer_arm(&c->stack->wheel, &c->rtx_timer, now_us + TCP_MAC_WAIT_US);
-            } else if (!tcp_timer_armed(&c->rtx_timer)) {
+                tw_arm(&c->stack->wheel, &c->rtx_timer, now_us + TCP_MAC_WAIT_US);
+            } else if (!tw_armed(&c->rtx_timer)) {
                 tcp_rtx_arm(c, now_us);
             }
         } else if (c->ack_now && c->state == TCP_SYN_RECEIVED) {
@@ -370,7 +370,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
             if (fin)
                 c->fin_sent = 1;
             c->snd_max = seq_max(c->snd_max, c->snd_nxt);
-            if (!tcp_timer_armed(&c->rtx_timer) || c->persist)
+            if (!tw_armed(&c->rtx_timer) || c->persist)
                 tcp_rtx_arm(c, now_us);
             sent = true;
             if (fin)
@@ -379,7 +379,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_us)
         uint32_t inflight = c->snd_nxt - c->snd_una;
         bool waiting = c->sndq.len > inflight;
         if (!sent && waiting && c->snd_wnd == 0 && c->snd_una == c->snd_max &&
-            !tcp_timer_armed(&c->rtx_timer))
+            !tw_armed(&c->rtx_timer))
             tcp_persist_arm(c, now_us);
     }
     if (!sent && c->ack_now && c->state != TCP_CLOSED)

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "tcp.h"
-#include "tcp_timer.h"
+#include "timer_wheel.h"
 #include "tcp_wire.h"
 
 #define TCP_MAX_LISTENERS 16
@@ -165,9 +165,9 @@ struct tcp_conn {
     struct tcp_ooo_seg *ooo;         /* sorted by seq, non-overlapping */
     uint32_t ooo_count;
 
-    struct tcp_timer rtx_timer;      /* retransmit, SYN retransmit or persist */
-    struct tcp_timer delack_timer;
-    struct tcp_timer life_timer;     /* keepalive, TIME_WAIT, FIN_WAIT_2, SYN_RECEIVED */
+    struct tw_timer rtx_timer;      /* retransmit, SYN retransmit or persist */
+    struct tw_timer delack_timer;
+    struct tw_timer life_timer;     /* keepalive, TIME_WAIT, FIN_WAIT_2, SYN_RECEIVED */
 
     const struct tcp_conn_ops *ops;
     void *user;
@@ -186,7 +186,7 @@ struct tcp_stack {
     uint32_t max_rcv_wnd;            /* what rcv_buf allows us to advertise */
     uint8_t rcv_wscale;              /* shift we offer */
 
-    struct tcp_timer_wheel wheel;
+    struct tw_wheel wheel;
     struct tcp_conn *pool;
     struct tcp_conn *free_list;
     struct tcp_conn *reap_list;

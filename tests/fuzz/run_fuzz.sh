@@ -18,18 +18,18 @@ cp "$root"/tests/fuzz/corpus_flow_json/* "$work/corpus_flow_json/"
 cflags=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 clang "${cflags[@]}" -I"$root/common" -I"$root/drivers/net" \
-    "$root/tests/fuzz/fuzz_net_tcp.c" "$root"/drivers/net/*.c "$root/common/ofcd_log.c" \
+    "$root/tests/fuzz/fuzz_net_tcp.c" "$root"/drivers/net/*.c "$root"/common/*.c \
     -o "$work/fuzz_net_tcp"
 clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/fuzz_ofp.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
-    "$root/common/ofcd_log.c" -o "$work/fuzz_ofp"
+    "$root"/common/*.c -o "$work/fuzz_ofp"
 clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest" \
     "$root/tests/fuzz/fuzz_flow_json.c" "$root/rest/flow_json.c" "$root"/ofp/*.c \
-    "$root/common/ofcd_log.c" -ljansson -o "$work/fuzz_flow_json"
+    "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
 # The OpenFlow seeds are the codec's own sample messages, written by a tool.
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/ofp_seeds.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
-    "$root/common/ofcd_log.c" -o "$work/ofp_seeds"
+    "$root"/common/*.c -o "$work/ofp_seeds"
 "$work/ofp_seeds" "$work/corpus_ofp" >/dev/null
 cd "$work"
 half=$(( (secs + 2) / 3 ))

@@ -1,5 +1,5 @@
 /*
- * test_tcp_timer: the per-lcore TCP timer wheel driven by a fake clock
+ * test_timer_wheel: the per-lcore timer wheel driven by a fake clock
  * (now_us is just a number passed in): exact firing on and off tick
  * boundaries, once per arming, re-arm/cancel, past deadlines, timers many
  * revolutions away, everything callbacks may do (periodic re-arm, arming due
@@ -19,11 +19,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "tcp_timer.h"
+#include "timer_wheel.h"
 
 #define T0 1000000000ULL /* arbitrary start of the fake clock, on a tick boundary */
-#define TICK ((uint64_t)TCP_TIMER_TICK_US)
-#define REV (TICK * TCP_TIMER_SLOTS)
+#define TICK ((uint64_t)TW_TICK_US)
+#define REV (TICK * TW_SLOTS)
 #define MS 1000ULL
 #define SEC 1000000ULL
 
@@ -41,8 +41,8 @@ enum tt_action {
 };
 
 struct tt {
-    struct tcp_timer t;
-    struct tcp_timer_wheel *w;
+    struct tw_timer t;
+    struct tw_wheel *w;
     enum tt_action action;
     uint64_t arg;
     struct tt *other;
@@ -56,11 +56,11 @@ struct tt {
 
 #define TT_OF(p) ((struct tt *)(void *)((char *)(p) - offsetof(struct tt, t)))
 
-static void tt_cb(struct tcp_timer *t, uint64_t now_us)
+static void tt_cb(struct tw_timer *t, uint64_t now_us)
 {
     struct tt *x = TT_OF(t);
 
-    assert_false(tcp_timer_armed(t)); /* disarmed before the callback */
+    assert_false(tw_armed(t)); /* disarmed before the callback */
     x->fires++;
     x->fired_at = now_us;
     if (x->seq)
@@ -71,48 +71,48 @@ static void tt_cb(struct tcp_timer *t, uint64_t now_us)
         break;
     case TT_PERIODIC:
         x->deadline += x->arg;
-        tcp_timer_arm(x->w, t, x->deadline);
+        tw_arm(x->w, t, x->deadline);
         break;
     case TT_REARM_SELF_AT:
-        tcp_timer_arm(x->w, t, x->arg);
+        tw_arm(x->w, t, x->arg);
         break;
     case TT_ARM_OTHER_AT:
-        tcp_timer_arm(x->w, &x->other->t, x->arg);
+        tw_arm(x->w, &x->other->t, x->arg);
         break;
     case TT_CANCEL_OTHER:
-        tcp_timer_cancel(x->w, &x->other->t);
+        tw_cancel(x->w, &x->other->t);
         break;
     case TT_CANCEL_SELF:
-        tcp_timer_cancel(x->w, t);
+        tw_cancel(x->w, t);
         break;
     case TT_REARM_SELF_THEN_CANCEL:
-        tcp_timer_arm(x->w, t, now_us + 5 * MS);
-        tcp_timer_cancel(x->w, t);
+        tw_arm(x->w, t, now_us + 5 * MS);
+        tw_cancel(x->w, t);
         break;
     case TT_RUN_NESTED:
-        x->nested_ret = tcp_timer_wheel_run(x->w, now_us + 10 * SEC);
+        x->nested_ret = tw_wheel_run(x->w, now_us + 10 * SEC);
         break;
     }
 }
 
-static void tt_setup(struct tt *x, struct tcp_timer_wheel *w)
+static void tt_setup(struct tt *x, struct tw_wheel *w)
 {
     memset(x, 0, sizeof(*x));
     x->w = w;
-    tcp_timer_init(&x->t, tt_cb);
+    tw_timer_init(&x->t, tt_cb);
 }
 
 static void tt_arm(struct tt *x, uint64_t at)
 {
     x->deadline = at;
-    tcp_timer_arm(x->w, &x->t, at);
+    tw_arm(x->w, &x->t, at);
 }
 
-static struct tcp_timer_wheel *wheel_new(uint64_t now)
+static struct tw_wheel *wheel_new(uint64_t now)
 {
-    struct tcp_timer_wheel *w = malloc(sizeof(*w));
+    struct tw_wheel *w = malloc(sizeof(*w));
     assert_non_null(w);
-    tcp_timer_wheel_init(w, now);
+    tw_wheel_init(w, now);
     return w;
 }
 
@@ -121,22 +121,22 @@ static struct tcp_timer_wheel *wheel_new(uint64_t now)
 static void test_init_and_idle(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0 + 123);
+    struct tw_wheel *w = wheel_new(T0 + 123);
     struct tt a;
     tt_setup(&a, w);
 
-    assert_false(tcp_timer_armed(&a.t));
+    assert_false(tw_armed(&a.t));
     assert_int_equal(w->armed, 0);
     assert_int_equal(w->fired, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 123), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 10 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 123), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 10 * SEC), 0);
 
     /* cancelling a timer that was never armed changes nothing */
-    tcp_timer_cancel(w, &a.t);
-    tcp_timer_cancel(w, &a.t);
-    assert_false(tcp_timer_armed(&a.t));
+    tw_cancel(w, &a.t);
+    tw_cancel(w, &a.t);
+    assert_false(tw_armed(&a.t));
     assert_int_equal(w->armed, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 20 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 20 * SEC), 0);
     assert_int_equal(a.fires, 0);
     free(w);
 }
@@ -154,19 +154,19 @@ static void test_fires_exactly_at_first_run_past_deadline(void **state)
         4097 * MS + 1, 12345678,
     };
     static const uint64_t steps[] = {1, 7, 250, 999, 1000, 1001, 3333, 77777};
-    struct tcp_timer_wheel *w = malloc(sizeof(*w));
+    struct tw_wheel *w = malloc(sizeof(*w));
     assert_non_null(w);
 
     for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
         for (size_t j = 0; j < sizeof(steps) / sizeof(steps[0]); j++) {
             /* start off-boundary too, so "the current tick" is partial */
             for (uint64_t start = T0; start <= T0 + 700; start += 700) {
-                tcp_timer_wheel_init(w, start);
+                tw_wheel_init(w, start);
                 struct tt a;
                 tt_setup(&a, w);
                 uint64_t dl = start + offs[i];
                 tt_arm(&a, dl);
-                assert_true(tcp_timer_armed(&a.t));
+                assert_true(tw_armed(&a.t));
 
                 /* long walks start a bounded number of steps before the
                  * deadline, keeping the clock's phase against the tick */
@@ -174,17 +174,17 @@ static void test_fires_exactly_at_first_run_past_deadline(void **state)
                 if (offs[i] / steps[j] > 20000)
                     now += (offs[i] / steps[j] - 20000) * steps[j];
                 while (now < dl) {
-                    assert_int_equal(tcp_timer_wheel_run(w, now), 0);
+                    assert_int_equal(tw_wheel_run(w, now), 0);
                     assert_int_equal(a.fires, 0);
                     now += steps[j];
                 }
-                assert_int_equal(tcp_timer_wheel_run(w, now), 1);
+                assert_int_equal(tw_wheel_run(w, now), 1);
                 assert_int_equal(a.fires, 1);
                 assert_int_equal(a.fired_at, now);
-                assert_false(tcp_timer_armed(&a.t));
+                assert_false(tw_armed(&a.t));
                 /* exactly once, whatever comes after */
-                assert_int_equal(tcp_timer_wheel_run(w, now), 0);
-                assert_int_equal(tcp_timer_wheel_run(w, now + 3 * REV), 0);
+                assert_int_equal(tw_wheel_run(w, now), 0);
+                assert_int_equal(tw_wheel_run(w, now + 3 * REV), 0);
                 assert_int_equal(a.fires, 1);
                 assert_int_equal(w->fired, 1);
                 assert_int_equal(w->armed, 0);
@@ -199,19 +199,19 @@ static void test_fires_exactly_at_first_run_past_deadline(void **state)
 static void test_same_tick_distinct_deadlines(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b;
     tt_setup(&a, w);
     tt_setup(&b, w);
     tt_arm(&a, T0 + 5 * MS + 200);
     tt_arm(&b, T0 + 5 * MS + 800);
 
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * MS + 100), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * MS + 200), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * MS + 100), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * MS + 200), 1);
     assert_int_equal(a.fires, 1);
     assert_int_equal(b.fires, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * MS + 799), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * MS + 800), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * MS + 799), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * MS + 800), 1);
     assert_int_equal(b.fires, 1);
     assert_int_equal(b.fired_at, T0 + 5 * MS + 800);
     free(w);
@@ -220,33 +220,33 @@ static void test_same_tick_distinct_deadlines(void **state)
 static void test_rearm_moves(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a;
     tt_setup(&a, w);
 
     tt_arm(&a, T0 + 10 * MS);
     tt_arm(&a, T0 + 20 * MS); /* later: must not fire at 10 ms */
     assert_int_equal(w->armed, 1);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 15 * MS), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 15 * MS), 0);
     assert_int_equal(a.fires, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 20 * MS), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 20 * MS), 1);
     assert_int_equal(a.fired_at, T0 + 20 * MS);
 
     tt_arm(&a, T0 + 3 * SEC);
     tt_arm(&a, T0 + 25 * MS); /* earlier: fires at the new deadline */
     assert_int_equal(w->armed, 1);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 24 * MS), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 25 * MS), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 24 * MS), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 25 * MS), 1);
     assert_int_equal(a.fires, 2);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 4 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 4 * SEC), 0);
     assert_int_equal(a.fires, 2);
 
     /* re-arm into the same slot one revolution later */
     tt_arm(&a, T0 + 5 * SEC);
     tt_arm(&a, T0 + 5 * SEC + REV);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * SEC), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * SEC + REV - 1), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * SEC + REV), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * SEC + REV - 1), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * SEC + REV), 1);
     assert_int_equal(a.fires, 3);
     assert_int_equal(w->fired, 3);
     assert_int_equal(w->armed, 0);
@@ -256,7 +256,7 @@ static void test_rearm_moves(void **state)
 static void test_cancel(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b;
     tt_setup(&a, w);
     tt_setup(&b, w);
@@ -264,24 +264,24 @@ static void test_cancel(void **state)
     tt_arm(&a, T0 + 10 * MS);
     tt_arm(&b, T0 + 10 * MS);
     assert_int_equal(w->armed, 2);
-    tcp_timer_cancel(w, &a.t);
-    assert_false(tcp_timer_armed(&a.t));
+    tw_cancel(w, &a.t);
+    assert_false(tw_armed(&a.t));
     assert_int_equal(w->armed, 1);
-    tcp_timer_cancel(w, &a.t); /* twice: harmless */
+    tw_cancel(w, &a.t); /* twice: harmless */
     assert_int_equal(w->armed, 1);
 
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 1 * SEC), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 1 * SEC), 1);
     assert_int_equal(a.fires, 0);
     assert_int_equal(b.fires, 1);
 
     /* cancel after it fired: harmless, and it stays quiet */
-    tcp_timer_cancel(w, &b.t);
+    tw_cancel(w, &b.t);
     assert_int_equal(w->armed, 0);
 
     /* cancel a due (past) timer before the run */
     tt_arm(&a, T0);
-    tcp_timer_cancel(w, &a.t);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 2 * SEC), 0);
+    tw_cancel(w, &a.t);
+    assert_int_equal(tw_wheel_run(w, T0 + 2 * SEC), 0);
     assert_int_equal(a.fires, 0);
     assert_int_equal(w->fired, 1);
     free(w);
@@ -290,7 +290,7 @@ static void test_cancel(void **state)
 static void test_arm_in_past_fires_next_run(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b, c, d;
     tt_setup(&a, w);
     tt_setup(&b, w);
@@ -298,14 +298,14 @@ static void test_arm_in_past_fires_next_run(void **state)
     tt_setup(&d, w);
 
     uint64_t now = T0 + 7 * SEC + 300;
-    assert_int_equal(tcp_timer_wheel_run(w, now), 0);
+    assert_int_equal(tw_wheel_run(w, now), 0);
 
     tt_arm(&a, T0);              /* seconds ago */
     tt_arm(&b, now);             /* exactly now */
     tt_arm(&c, 0);               /* the epoch */
     tt_arm(&d, now - 100);       /* earlier in this very tick */
     /* the clock has not moved: the next run still fires all four */
-    assert_int_equal(tcp_timer_wheel_run(w, now), 4);
+    assert_int_equal(tw_wheel_run(w, now), 4);
     assert_int_equal(a.fires + b.fires + c.fires + d.fires, 4);
     assert_int_equal(a.fired_at, now);
     assert_int_equal(w->armed, 0);
@@ -317,7 +317,7 @@ static void test_arm_in_past_fires_next_run(void **state)
 static void test_far_future(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt ka, kb, kc;
     tt_setup(&ka, w);
     tt_setup(&kb, w);
@@ -336,7 +336,7 @@ static void test_far_future(void **state)
     unsigned runs = 0;
     while (ka.fires == 0) {
         now += 999983;
-        tcp_timer_wheel_run(w, now);
+        tw_wheel_run(w, now);
         runs++;
         assert_true(kb.fires == 0 || kb.fired_at >= five_rev);
         assert_true(kc.fires == 0 || kc.fired_at >= rev_minus);
@@ -350,16 +350,16 @@ static void test_far_future(void **state)
     assert_true(kc.fired_at - 999983 < rev_minus);
 
     /* same deadlines reached in one jump of hours from a fresh wheel */
-    tcp_timer_wheel_init(w, T0);
+    tw_wheel_init(w, T0);
     tt_setup(&ka, w);
     tt_setup(&kb, w);
     tt_arm(&ka, two_h);
     tt_arm(&kb, five_rev);
-    assert_int_equal(tcp_timer_wheel_run(w, five_rev - 1), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, two_h - 1), 1);
+    assert_int_equal(tw_wheel_run(w, five_rev - 1), 0);
+    assert_int_equal(tw_wheel_run(w, two_h - 1), 1);
     assert_int_equal(kb.fires, 1);
     assert_int_equal(ka.fires, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, two_h), 1);
+    assert_int_equal(tw_wheel_run(w, two_h), 1);
     assert_int_equal(ka.fires, 1);
     free(w);
 }
@@ -370,7 +370,7 @@ static void test_far_future(void **state)
 static void test_clock_jumps(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     enum { N = 300 };
     struct tt *x = calloc(N, sizeof(*x));
     assert_non_null(x);
@@ -383,21 +383,21 @@ static void test_clock_jumps(void **state)
     unsigned due = 0;
     for (unsigned i = 0; i < N; i++)
         due += x[i].deadline <= now;
-    assert_int_equal(tcp_timer_wheel_run(w, now), due);
+    assert_int_equal(tw_wheel_run(w, now), due);
     for (unsigned i = 0; i < N; i++)
         assert_int_equal(x[i].fires, x[i].deadline <= now ? 1 : 0);
     assert_int_equal(w->armed, N - due);
 
     /* the next run after the stall behaves normally */
     uint64_t next = x[due].deadline;
-    assert_int_equal(tcp_timer_wheel_run(w, next - 1), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, next), 1);
+    assert_int_equal(tw_wheel_run(w, next - 1), 0);
+    assert_int_equal(tw_wheel_run(w, next), 1);
     assert_int_equal(x[due].fired_at, next);
 
     tt_arm(&x[0], UINT64_MAX);
-    assert_int_equal(tcp_timer_wheel_run(w, UINT64_MAX - 1), N - due - 1);
+    assert_int_equal(tw_wheel_run(w, UINT64_MAX - 1), N - due - 1);
     assert_int_equal(x[0].fires, 1);
-    assert_int_equal(tcp_timer_wheel_run(w, UINT64_MAX), 1);
+    assert_int_equal(tw_wheel_run(w, UINT64_MAX), 1);
     assert_int_equal(x[0].fires, 2);
     assert_int_equal(w->armed, 0);
     assert_int_equal(w->fired, N + 1);
@@ -411,18 +411,18 @@ static void test_clock_jumps(void **state)
 static void test_clock_backwards(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b;
     tt_setup(&a, w);
     tt_setup(&b, w);
 
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 10 * MS), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 10 * MS), 0);
     tt_arm(&a, T0 + 5 * MS);
     tt_arm(&b, T0 + 9 * MS);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 8 * MS), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 8 * MS), 1);
     assert_int_equal(a.fires, 1);
     assert_int_equal(b.fires, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 9 * MS), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 9 * MS), 1);
     assert_int_equal(b.fires, 1);
     free(w);
 }
@@ -432,7 +432,7 @@ static void test_clock_backwards(void **state)
 static void test_periodic(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a;
     tt_setup(&a, w);
     a.action = TT_PERIODIC;
@@ -440,11 +440,11 @@ static void test_periodic(void **state)
     tt_arm(&a, T0 + a.arg);
 
     for (uint64_t now = T0; now <= T0 + 2 * SEC; now += 100) {
-        tcp_timer_wheel_run(w, now);
+        tw_wheel_run(w, now);
         /* k firings by now exactly when k periods have elapsed */
         assert_int_equal(a.fires, (now - T0) / a.arg);
     }
-    assert_true(tcp_timer_armed(&a.t));
+    assert_true(tw_armed(&a.t));
     assert_int_equal(w->armed, 1);
     assert_int_equal(w->fired, a.fires);
     free(w);
@@ -455,7 +455,7 @@ static void test_periodic(void **state)
 static void test_periodic_catch_up_once_per_run(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a;
     tt_setup(&a, w);
     a.action = TT_PERIODIC;
@@ -464,11 +464,11 @@ static void test_periodic_catch_up_once_per_run(void **state)
 
     uint64_t now = T0 + 5 * MS;
     for (unsigned i = 1; i <= 5; i++) {
-        assert_int_equal(tcp_timer_wheel_run(w, now), 1);
+        assert_int_equal(tw_wheel_run(w, now), 1);
         assert_int_equal(a.fires, i);
     }
     /* the deadline (6 ms) is now ahead of the clock: nothing more */
-    assert_int_equal(tcp_timer_wheel_run(w, now), 0);
+    assert_int_equal(tw_wheel_run(w, now), 0);
     assert_int_equal(a.deadline, T0 + 6 * MS);
     free(w);
 }
@@ -476,7 +476,7 @@ static void test_periodic_catch_up_once_per_run(void **state)
 static void test_callback_arms_due_timer_same_run(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b, c, d, e;
     tt_setup(&a, w);
     tt_setup(&b, w);
@@ -493,16 +493,16 @@ static void test_callback_arms_due_timer_same_run(void **state)
     /* e is due too, in an earlier slot of the same walk */
     tt_arm(&e, T0 + 30 * MS + 5);
 
-    assert_int_equal(tcp_timer_wheel_run(w, now), 4);
+    assert_int_equal(tw_wheel_run(w, now), 4);
     assert_int_equal(a.fires, 1);
     assert_int_equal(b.fires, 1);
     assert_int_equal(c.fires, 1);
     assert_int_equal(e.fires, 1);
     assert_int_equal(d.fires, 0);
-    assert_true(tcp_timer_armed(&d.t));
+    assert_true(tw_armed(&d.t));
     assert_int_equal(w->armed, 1);
-    assert_int_equal(tcp_timer_wheel_run(w, now), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 1), 1);
+    assert_int_equal(tw_wheel_run(w, now), 0);
+    assert_int_equal(tw_wheel_run(w, now + 1), 1);
     assert_int_equal(d.fires, 1);
 
     /* arming a timer already due in a later slot of this walk: once only */
@@ -511,7 +511,7 @@ static void test_callback_arms_due_timer_same_run(void **state)
     a.action = TT_ARM_OTHER_AT; a.other = &b; a.arg = T0 + 70 * MS;
     tt_arm(&a, T0 + 60 * MS);
     tt_arm(&b, T0 + 80 * MS);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 90 * MS), 2);
+    assert_int_equal(tw_wheel_run(w, T0 + 90 * MS), 2);
     assert_int_equal(b.fires, 1);
     assert_int_equal(w->armed, 0);
     free(w);
@@ -520,7 +520,7 @@ static void test_callback_arms_due_timer_same_run(void **state)
 static void test_callback_cancels_due_timer(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b;
 
     /* different ticks: a (earlier tick) fires first and cancels b */
@@ -529,12 +529,12 @@ static void test_callback_cancels_due_timer(void **state)
     a.action = TT_CANCEL_OTHER; a.other = &b;
     tt_arm(&a, T0 + 1 * MS);
     tt_arm(&b, T0 + 3 * MS);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 10 * MS), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 10 * MS), 1);
     assert_int_equal(a.fires, 1);
     assert_int_equal(b.fires, 0);
-    assert_false(tcp_timer_armed(&b.t));
+    assert_false(tw_armed(&b.t));
     assert_int_equal(w->armed, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 10 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, T0 + 10 * SEC), 0);
 
     /* same tick, order unspecified: each cancels the other, so exactly one
      * fires whichever goes first; try both arming orders */
@@ -546,7 +546,7 @@ static void test_callback_cancels_due_timer(void **state)
         b.action = TT_CANCEL_OTHER; b.other = &a;
         tt_arm(order ? &b : &a, base + 100);
         tt_arm(order ? &a : &b, base + 200);
-        assert_int_equal(tcp_timer_wheel_run(w, base + 500), 1);
+        assert_int_equal(tw_wheel_run(w, base + 500), 1);
         assert_int_equal(a.fires + b.fires, 1);
         assert_int_equal(w->armed, 0);
     }
@@ -560,7 +560,7 @@ static void test_callback_cancels_due_timer(void **state)
     b.action = TT_CANCEL_OTHER; b.other = &c;
     tt_arm(&a, T0 + 70 * SEC + 1 * MS);
     tt_arm(&b, T0 + 70 * SEC + 2 * MS);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 70 * SEC + 5 * MS), 2);
+    assert_int_equal(tw_wheel_run(w, T0 + 70 * SEC + 5 * MS), 2);
     assert_int_equal(c.fires, 0);
     assert_int_equal(w->armed, 0);
     free(w);
@@ -569,7 +569,7 @@ static void test_callback_cancels_due_timer(void **state)
 static void test_callback_self_rearm_and_cancel(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a;
     uint64_t now = T0 + 10 * MS;
 
@@ -579,15 +579,15 @@ static void test_callback_self_rearm_and_cancel(void **state)
     a.action = TT_REARM_SELF_AT;
     a.arg = T0;
     tt_arm(&a, T0 + 5 * MS);
-    assert_int_equal(tcp_timer_wheel_run(w, now), 1);
+    assert_int_equal(tw_wheel_run(w, now), 1);
     assert_int_equal(a.fires, 1);
-    assert_true(tcp_timer_armed(&a.t));
+    assert_true(tw_armed(&a.t));
     assert_int_equal(w->armed, 1);
-    assert_int_equal(tcp_timer_wheel_run(w, now), 1);
+    assert_int_equal(tw_wheel_run(w, now), 1);
     assert_int_equal(a.fires, 2);
     a.action = TT_NONE;
-    assert_int_equal(tcp_timer_wheel_run(w, now), 1);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 10 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, now), 1);
+    assert_int_equal(tw_wheel_run(w, now + 10 * SEC), 0);
     assert_int_equal(a.fires, 3);
 
     /* re-arm into the future from its callback: moves, fires later */
@@ -595,27 +595,27 @@ static void test_callback_self_rearm_and_cancel(void **state)
     a.action = TT_REARM_SELF_AT;
     a.arg = now + 20 * SEC + 500;
     tt_arm(&a, now + 10 * SEC + 1);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 10 * SEC + 1), 1);
+    assert_int_equal(tw_wheel_run(w, now + 10 * SEC + 1), 1);
     a.action = TT_NONE;
-    assert_int_equal(tcp_timer_wheel_run(w, now + 20 * SEC + 499), 0);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 20 * SEC + 500), 1);
+    assert_int_equal(tw_wheel_run(w, now + 20 * SEC + 499), 0);
+    assert_int_equal(tw_wheel_run(w, now + 20 * SEC + 500), 1);
     assert_int_equal(a.fires, 2);
 
     /* cancelling itself in its callback is harmless */
     tt_setup(&a, w);
     a.action = TT_CANCEL_SELF;
     tt_arm(&a, now + 30 * SEC);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 30 * SEC), 1);
+    assert_int_equal(tw_wheel_run(w, now + 30 * SEC), 1);
     assert_int_equal(w->armed, 0);
 
     /* re-arm then cancel itself: stays quiet */
     tt_setup(&a, w);
     a.action = TT_REARM_SELF_THEN_CANCEL;
     tt_arm(&a, now + 40 * SEC);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 40 * SEC), 1);
-    assert_false(tcp_timer_armed(&a.t));
+    assert_int_equal(tw_wheel_run(w, now + 40 * SEC), 1);
+    assert_false(tw_armed(&a.t));
     assert_int_equal(w->armed, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, now + 50 * SEC), 0);
+    assert_int_equal(tw_wheel_run(w, now + 50 * SEC), 0);
     assert_int_equal(a.fires, 1);
     assert_int_equal(w->fired, 7);
     free(w);
@@ -626,7 +626,7 @@ static void test_callback_self_rearm_and_cancel(void **state)
 static void test_mutual_rearm_terminates(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b;
     tt_setup(&a, w);
     tt_setup(&b, w);
@@ -637,10 +637,10 @@ static void test_mutual_rearm_terminates(void **state)
     /* each run: a fires, arms b due (b fires in this run), b arms a due
      * (a already fired in this run: left for the next one) */
     for (unsigned r = 1; r <= 3; r++) {
-        assert_int_equal(tcp_timer_wheel_run(w, T0 + 2 * MS), 2);
+        assert_int_equal(tw_wheel_run(w, T0 + 2 * MS), 2);
         assert_int_equal(a.fires, r);
         assert_int_equal(b.fires, r);
-        assert_true(tcp_timer_armed(&a.t));
+        assert_true(tw_armed(&a.t));
     }
     assert_int_equal(w->armed, 1);
     assert_int_equal(w->fired, a.fires + b.fires);
@@ -650,7 +650,7 @@ static void test_mutual_rearm_terminates(void **state)
 static void test_nested_run_is_ignored(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct tt a, b;
     tt_setup(&a, w);
     tt_setup(&b, w);
@@ -658,10 +658,10 @@ static void test_nested_run_is_ignored(void **state)
     a.nested_ret = 99;
     tt_arm(&a, T0 + 1 * MS);
     tt_arm(&b, T0 + 5 * SEC);   /* due only for the nested call's clock */
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 1 * MS), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 1 * MS), 1);
     assert_int_equal(a.nested_ret, 0);
     assert_int_equal(b.fires, 0);
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 5 * SEC), 1);
+    assert_int_equal(tw_wheel_run(w, T0 + 5 * SEC), 1);
     assert_int_equal(b.fires, 1);
     free(w);
 }
@@ -670,7 +670,7 @@ static void test_nested_run_is_ignored(void **state)
 static void test_order_across_ticks(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     enum { N = 50 };
     struct tt x[N];
     uint64_t seq = 0;
@@ -684,7 +684,7 @@ static void test_order_across_ticks(void **state)
         unsigned i = (k * 17) % N;
         tt_arm(&x[i], T0 + (i + 1) * MS + (i * 37) % 1000);
     }
-    assert_int_equal(tcp_timer_wheel_run(w, T0 + 2 * SEC), N);
+    assert_int_equal(tw_wheel_run(w, T0 + 2 * SEC), N);
     for (unsigned i = 0; i < N; i++)
         assert_int_equal(x[i].fire_order, i + 1);
     free(w);
@@ -697,7 +697,7 @@ static void test_order_across_ticks(void **state)
 struct rt_ctx;
 
 struct rt_timer {
-    struct tcp_timer t;
+    struct tw_timer t;
     struct rt_ctx *c;
     uint32_t id;
 };
@@ -705,7 +705,7 @@ struct rt_timer {
 /* The model: a timer fires in a run iff it is armed, its deadline <= the
  * run's now, and it has not fired in this run already. */
 struct rt_ctx {
-    struct tcp_timer_wheel w;
+    struct tw_wheel w;
     struct rt_timer tm[RT_N];
     bool armed[RT_N];
     uint64_t deadline[RT_N];
@@ -758,16 +758,16 @@ static void rt_arm(struct rt_ctx *c, uint32_t i, uint64_t at)
 {
     c->armed[i] = true;
     c->deadline[i] = at;
-    tcp_timer_arm(&c->w, &c->tm[i].t, at);
+    tw_arm(&c->w, &c->tm[i].t, at);
 }
 
 static void rt_cancel(struct rt_ctx *c, uint32_t i)
 {
     c->armed[i] = false;
-    tcp_timer_cancel(&c->w, &c->tm[i].t);
+    tw_cancel(&c->w, &c->tm[i].t);
 }
 
-static void rt_cb(struct tcp_timer *t, uint64_t now_us)
+static void rt_cb(struct tw_timer *t, uint64_t now_us)
 {
     struct rt_timer *x = (struct rt_timer *)(void *)((char *)t - offsetof(struct rt_timer, t));
     struct rt_ctx *c = x->c;
@@ -825,7 +825,7 @@ static void rt_run_and_check(struct rt_ctx *c)
     c->run++;
     c->run_fires = 0;
     c->in_run = true;
-    unsigned n = tcp_timer_wheel_run(&c->w, c->now);
+    unsigned n = tw_wheel_run(&c->w, c->now);
     c->in_run = false;
     assert_int_equal(n, c->run_fires);
 
@@ -838,7 +838,7 @@ static void rt_run_and_check(struct rt_ctx *c)
          * run and a callback re-armed it due (then it is for the next run) */
         if (c->deadline[i] <= c->now)
             assert_int_equal(c->last_run[i], c->run);
-        assert_true(tcp_timer_armed(&c->tm[i].t));
+        assert_true(tw_armed(&c->tm[i].t));
     }
     assert_int_equal(c->w.armed, armed);
     assert_int_equal(c->w.fired, c->fires);
@@ -856,11 +856,11 @@ static void test_random_against_model(void **state)
                   (unsigned long long)seed);
 
     c->now = T0 + 321;
-    tcp_timer_wheel_init(&c->w, c->now);
+    tw_wheel_init(&c->w, c->now);
     for (uint32_t i = 0; i < RT_N; i++) {
         c->tm[i].c = c;
         c->tm[i].id = i;
-        tcp_timer_init(&c->tm[i].t, rt_cb);
+        tw_timer_init(&c->tm[i].t, rt_cb);
         /* spread over ten revolutions, a few right at the start */
         rt_arm(c, i, c->now + rt_below(c, 10 * REV));
     }
@@ -915,15 +915,15 @@ static void test_random_against_model(void **state)
 #define PB_N 60000 /* ~20,000 connections x 3 timers */
 
 struct pb_timer {
-    struct tcp_timer t;
-    struct tcp_timer_wheel *w;
+    struct tw_timer t;
+    struct tw_wheel *w;
     uint64_t period;
 };
 
-static void pb_cb(struct tcp_timer *t, uint64_t now_us)
+static void pb_cb(struct tw_timer *t, uint64_t now_us)
 {
     struct pb_timer *x = (struct pb_timer *)(void *)((char *)t - offsetof(struct pb_timer, t));
-    tcp_timer_arm(x->w, t, now_us + x->period);
+    tw_arm(x->w, t, now_us + x->period);
 }
 
 static double pb_ns(const struct timespec *a, const struct timespec *b)
@@ -934,7 +934,7 @@ static double pb_ns(const struct timespec *a, const struct timespec *b)
 static void test_perf_print(void **state)
 {
     (void)state;
-    struct tcp_timer_wheel *w = wheel_new(T0);
+    struct tw_wheel *w = wheel_new(T0);
     struct pb_timer *x = calloc(PB_N, sizeof(*x));
     assert_non_null(x);
     uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -946,15 +946,15 @@ static void test_perf_print(void **state)
         /* a third each: RTO 200 ms..60 s, delayed ACK 40 ms, keepalive ~2 h */
         x[i].period = i % 3 == 0 ? 200 * MS + rng % (60 * SEC)
                     : i % 3 == 1 ? 40 * MS : 7200 * SEC + rng % SEC;
-        tcp_timer_init(&x[i].t, pb_cb);
-        tcp_timer_arm(w, &x[i].t, T0 + x[i].period);
+        tw_timer_init(&x[i].t, pb_cb);
+        tw_arm(w, &x[i].t, T0 + x[i].period);
     }
 
     enum { IDLE = 1000000, REARM = 1000000 };
     unsigned sink = 0;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (unsigned i = 0; i < IDLE; i++)
-        sink += tcp_timer_wheel_run(w, T0 + i % 500);
+        sink += tw_wheel_run(w, T0 + i % 500);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double idle_ns = pb_ns(&a, &b) / IDLE;
 
@@ -962,7 +962,7 @@ static void test_perf_print(void **state)
     for (unsigned i = 0; i < REARM; i++) {
         rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
         struct pb_timer *p = &x[rng % PB_N];
-        tcp_timer_arm(w, &p->t, T0 + p->period + (rng >> 40) % 1000);
+        tw_arm(w, &p->t, T0 + p->period + (rng >> 40) % 1000);
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     double rearm_ns = pb_ns(&a, &b) / REARM;
@@ -971,14 +971,14 @@ static void test_perf_print(void **state)
     uint64_t f0 = w->fired;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (uint64_t now = T0 + MS; now <= T0 + 2 * SEC; now += MS)
-        sink += tcp_timer_wheel_run(w, now);
+        sink += tw_wheel_run(w, now);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double tick_ns = pb_ns(&a, &b) / 2000;
     uint64_t fired_ticking = w->fired - f0;
 
     /* a 3 h stall: one capped walk fires every timer once */
     clock_gettime(CLOCK_MONOTONIC, &a);
-    unsigned stall_fired = tcp_timer_wheel_run(w, T0 + 3 * 3600 * SEC);
+    unsigned stall_fired = tw_wheel_run(w, T0 + 3 * 3600 * SEC);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double stall_us = pb_ns(&a, &b) / 1000;
 
@@ -991,7 +991,7 @@ static void test_perf_print(void **state)
     assert_int_equal(stall_fired, PB_N);
     assert_int_equal(w->armed, PB_N);
     for (unsigned i = 0; i < PB_N; i++)
-        tcp_timer_cancel(w, &x[i].t);
+        tw_cancel(w, &x[i].t);
     assert_int_equal(w->armed, 0);
     free(x);
     free(w);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rest_parse_dpid(const char *s, uint64_t *out)
+int dpid_parse(const char *s, uint64_t *out)
 {
     char hex[17];
     size_t n = 0;
@@ -38,7 +38,7 @@ int rest_parse_dpid(const char *s, uint64_t *out)
     return 0;
 }
 
-void rest_format_dpid(uint64_t dpid, char out[24])
+void dpid_format(uint64_t dpid, char out[24])
 {
     snprintf(out, 24, "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x", (unsigned)(dpid >> 56) & 255,
              (unsigned)(dpid >> 48) & 255, (unsigned)(dpid >> 40) & 255,

@@ -1,7 +1,7 @@
 /*
- * tcp_timer: the hashed timer wheel of one io lcore (see tcp_timer.h). The
- * lcore loop calls tcp_timer_wheel_run() every iteration; the TCP code arms
- * and cancels the timers embedded in its connections.
+ * timer_wheel: the hashed timer wheel of one lcore (see timer_wheel.h). The
+ * owner calls tw_wheel_run() every loop iteration and arms and cancels the
+ * timers embedded in its objects (TCP connections, OpenFlow channels).
  *
  * Placement: a timer for T lives in the slot of tick T / TICK, or of the
  * current tick when T's tick has already been reached. A slot therefore holds
@@ -18,7 +18,7 @@
  * A run walks the ticks after cur_tick up to now's tick, plus cur_tick itself
  * when next_us says its slot still holds something for this tick. After one
  * full revolution every slot has been seen, so a walk never exceeds
- * TCP_TIMER_SLOTS slots whatever the clock did.
+ * TW_SLOTS slots whatever the clock did.
  *
  * A walked slot is first detached onto a list on the stack: callbacks may
  * then cancel or re-arm any timer in it (the pprev links follow the timer
@@ -27,25 +27,25 @@
  * drained before the run returns. fired_run stops a timer from firing twice
  * in one run, which bounds a run by the number of armed timers.
  */
-#include "tcp_timer.h"
+#include "timer_wheel.h"
 
 #include <assert.h>
 #include <stddef.h>
 
-static_assert((TCP_TIMER_SLOTS & (TCP_TIMER_SLOTS - 1)) == 0, "slots must be a power of two");
+static_assert((TW_SLOTS & (TW_SLOTS - 1)) == 0, "slots must be a power of two");
 
-#define TCP_TIMER_MASK (TCP_TIMER_SLOTS - 1)
+#define TW_MASK (TW_SLOTS - 1)
 
 /* First microsecond after tick; UINT64_MAX when that is beyond the clock's
  * range (the last tick then never ends, so it is always revisited). */
 static uint64_t tick_end(uint64_t tick)
 {
-    if (tick >= UINT64_MAX / TCP_TIMER_TICK_US)
+    if (tick >= UINT64_MAX / TW_TICK_US)
         return UINT64_MAX;
-    return (tick + 1) * TCP_TIMER_TICK_US;
+    return (tick + 1) * TW_TICK_US;
 }
 
-static void link_head(struct tcp_timer **head, struct tcp_timer *t)
+static void link_head(struct tw_timer **head, struct tw_timer *t)
 {
     t->next = *head;
     if (t->next)
@@ -54,7 +54,7 @@ static void link_head(struct tcp_timer **head, struct tcp_timer *t)
     *head = t;
 }
 
-static void unlink_timer(struct tcp_timer *t)
+static void unlink_timer(struct tw_timer *t)
 {
     *t->pprev = t->next;
     if (t->next)
@@ -63,11 +63,11 @@ static void unlink_timer(struct tcp_timer *t)
     t->pprev = NULL;
 }
 
-void tcp_timer_wheel_init(struct tcp_timer_wheel *w, uint64_t now_us)
+void tw_wheel_init(struct tw_wheel *w, uint64_t now_us)
 {
-    for (unsigned i = 0; i < TCP_TIMER_SLOTS; i++)
+    for (unsigned i = 0; i < TW_SLOTS; i++)
         w->slots[i] = NULL;
-    w->cur_tick = now_us / TCP_TIMER_TICK_US;
+    w->cur_tick = now_us / TW_TICK_US;
     w->next_us = tick_end(w->cur_tick);
     w->armed = 0;
     w->fired = 0;
@@ -77,7 +77,7 @@ void tcp_timer_wheel_init(struct tcp_timer_wheel *w, uint64_t now_us)
     w->in_run = false;
 }
 
-void tcp_timer_init(struct tcp_timer *t, tcp_timer_fn fn)
+void tw_timer_init(struct tw_timer *t, tw_timer_fn fn)
 {
     t->next = NULL;
     t->pprev = NULL;
@@ -86,7 +86,7 @@ void tcp_timer_init(struct tcp_timer *t, tcp_timer_fn fn)
     t->fired_run = 0;
 }
 
-void tcp_timer_arm(struct tcp_timer_wheel *w, struct tcp_timer *t, uint64_t expire_us)
+void tw_arm(struct tw_wheel *w, struct tw_timer *t, uint64_t expire_us)
 {
     if (t->pprev)
         unlink_timer(t);
@@ -101,15 +101,15 @@ void tcp_timer_arm(struct tcp_timer_wheel *w, struct tcp_timer *t, uint64_t expi
     /* Includes a timer deferred to the next run: it lands in the current
      * slot with a reached deadline, and the lowered next_us makes the next
      * run walk that slot whatever its clock value. */
-    uint64_t tick = expire_us / TCP_TIMER_TICK_US;
+    uint64_t tick = expire_us / TW_TICK_US;
     if (tick < w->cur_tick)
         tick = w->cur_tick;
-    link_head(&w->slots[tick & TCP_TIMER_MASK], t);
+    link_head(&w->slots[tick & TW_MASK], t);
     if (expire_us < w->next_us)
         w->next_us = expire_us;
 }
 
-void tcp_timer_cancel(struct tcp_timer_wheel *w, struct tcp_timer *t)
+void tw_cancel(struct tw_wheel *w, struct tw_timer *t)
 {
     if (!t->pprev)
         return;
@@ -119,7 +119,7 @@ void tcp_timer_cancel(struct tcp_timer_wheel *w, struct tcp_timer *t)
 
 /* Disarms t before calling back: the callback owns it from then on (it may
  * re-arm it or free its owner), so t is not touched afterwards. */
-static void fire(struct tcp_timer_wheel *w, struct tcp_timer *t, uint64_t now_us)
+static void fire(struct tw_wheel *w, struct tw_timer *t, uint64_t now_us)
 {
     t->fired_run = w->run_seq;
     w->armed--;
@@ -127,10 +127,10 @@ static void fire(struct tcp_timer_wheel *w, struct tcp_timer *t, uint64_t now_us
     t->fn(t, now_us);
 }
 
-static unsigned walk_slot(struct tcp_timer_wheel *w, struct tcp_timer **slot, uint64_t now_us)
+static unsigned walk_slot(struct tw_wheel *w, struct tw_timer **slot, uint64_t now_us)
 {
-    struct tcp_timer *pending = *slot;
-    struct tcp_timer *t;
+    struct tw_timer *pending = *slot;
+    struct tw_timer *t;
     unsigned n = 0;
 
     if (!pending)
@@ -154,7 +154,7 @@ static unsigned walk_slot(struct tcp_timer_wheel *w, struct tcp_timer **slot, ui
     return n;
 }
 
-unsigned tcp_timer_wheel_run(struct tcp_timer_wheel *w, uint64_t now_us)
+unsigned tw_wheel_run(struct tw_wheel *w, uint64_t now_us)
 {
     if (now_us < w->next_us || w->in_run)
         return 0;
@@ -163,7 +163,7 @@ unsigned tcp_timer_wheel_run(struct tcp_timer_wheel *w, uint64_t now_us)
     uint64_t first = w->cur_tick;
     if (w->next_us >= cur_end && cur_end != UINT64_MAX)
         first++;        /* nothing left for the current tick in its slot */
-    uint64_t last = now_us / TCP_TIMER_TICK_US;
+    uint64_t last = now_us / TW_TICK_US;
     if (last < w->cur_tick)
         last = w->cur_tick;     /* clock went backwards: keep the wheel's time */
 
@@ -173,16 +173,16 @@ unsigned tcp_timer_wheel_run(struct tcp_timer_wheel *w, uint64_t now_us)
         return 0;
 
     uint64_t span = last >= first ? last - first + 1 : 0;
-    unsigned nslots = span > TCP_TIMER_SLOTS ? TCP_TIMER_SLOTS : (unsigned)span;
+    unsigned nslots = span > TW_SLOTS ? TW_SLOTS : (unsigned)span;
     unsigned n = 0;
 
     w->in_run = true;
     w->run_now = now_us;
     w->run_seq++;
     for (unsigned i = 0; i < nslots; i++)
-        n += walk_slot(w, &w->slots[(first + i) & TCP_TIMER_MASK], now_us);
+        n += walk_slot(w, &w->slots[(first + i) & TW_MASK], now_us);
     while (w->due) {
-        struct tcp_timer *t = w->due;
+        struct tw_timer *t = w->due;
         unlink_timer(t);
         fire(w, t, now_us);
         n++;

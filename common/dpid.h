@@ -1,7 +1,7 @@
 /*
  * dpid: datapath ids as people write them — 16 hex digits with or without
  * colons ("00:00:00:00:00:00:10:01", as Kytos shows them) or decimal (as
- * ovs-ofctl prints them) — for the REST paths, bodies and answers.
+ * ovs-ofctl prints them) — for the REST paths, bodies and answers, and for logs.
  */
 #ifndef OFCD_DPID_H
 #define OFCD_DPID_H
@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 /* 0, or -EINVAL when s is neither form. */
-int rest_parse_dpid(const char *s, uint64_t *out);
+int dpid_parse(const char *s, uint64_t *out);
 /* "00:00:00:00:00:00:10:01" */
-void rest_format_dpid(uint64_t dpid, char out[24]);
+void dpid_format(uint64_t dpid, char out[24]);
 
 #endif
