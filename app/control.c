@@ -10,8 +10,8 @@
 #include <rte_cycles.h>
 
 #include "flowmgr.h"
-#include "lcore.h"
 #include "ofcd_log.h"
+#include "port.h"
 
 void control_signal_set(sigset_t *set)
 {
@@ -30,22 +30,23 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-struct stats_line {
-    char buf[1024];
-    size_t len;
-};
-
-static void stats_append(const char *name, const char *help, uint64_t value, void *arg)
+/* One log line per counter set: "lcore=0 tcp: segs_in=12 ...". Every value
+ * is written, zeros too, so a field is always there to be read. */
+static void log_set(void *arg, const struct ofcd_counter_group *g, const char *labels,
+                    const uint64_t *values)
 {
-    struct stats_line *line = arg;
+    char line[4096];
+    size_t len = 0;
 
-    (void)help;
-    if (value == 0 || line->len >= sizeof(line->buf))
-        return;
-    int n = snprintf(line->buf + line->len, sizeof(line->buf) - line->len, " %s=%lu", name,
-                     (unsigned long)value);
-    if (n > 0)
-        line->len += (size_t)n;
+    (void)arg;
+    for (const char *p = labels; *p && len < 64; p++)
+        if (*p != '"')
+            line[len++] = *p;
+    len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s:", len ? " " : "", g->name);
+    for (unsigned i = 0; i < g->n && len < sizeof(line); i++)
+        len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%lu", g->defs[i].name,
+                                (unsigned long)values[i]);
+    LOG_INFO("stats", "%s", line);
 }
 
 static void log_msgq(const char *who, unsigned id, const char *name, const struct msgq_stats *q)
@@ -61,108 +62,25 @@ static void log_msgq(const char *who, unsigned id, const char *name, const struc
              (unsigned long)q->starved_serves[2], (unsigned long)q->starved_serves[3]);
 }
 
+static void log_ring(void *arg, unsigned lcore, const char *ring, const struct msgq_stats *q)
+{
+    (void)arg;
+    log_msgq("lcore", lcore, ring, q);
+}
+
 void control_log_stats(struct app_ctx *app)
 {
-    struct port_stats ps;
+    struct rest_sources src;
 
-    if (app->port && port_get_stats(app->port, &ps) == 0)
-        LOG_INFO("stats", "port %s: rx %lu pkts %lu bytes, tx %lu pkts %lu bytes, rx_missed "
-                 "%lu, rx_errors %lu, tx_errors %lu, tx_refused %lu", app->port->name,
-                 (unsigned long)ps.rx_packets, (unsigned long)ps.rx_bytes,
-                 (unsigned long)ps.tx_packets, (unsigned long)ps.tx_bytes,
-                 (unsigned long)ps.rx_missed, (unsigned long)ps.rx_errors,
-                 (unsigned long)ps.tx_errors, (unsigned long)ps.tx_refused);
-
-    if (app->ctl) {
-        struct ctl_switches_stats cs;
-        pthread_mutex_lock(&app->ctl_lock);
-        ctl_switches_get_stats(app->ctl, &cs);
-        pthread_mutex_unlock(&app->ctl_lock);
-        LOG_INFO("stats", "control: switches known=%u up=%u, events=%lu ups=%lu downs=%lu "
-                 "stats_replies=%lu undecodable=%lu", cs.known, cs.up,
-                 (unsigned long)cs.events, (unsigned long)cs.ups, (unsigned long)cs.downs,
-                 (unsigned long)cs.stats_replies, (unsigned long)cs.undecodable);
-        if (app->events) {
-            struct msgq_stats es;
-            msgq_get_stats(app->events, &es);
-            log_msgq("control", 0, "events", &es);
-        }
+    app_visit_counters(app, log_set, NULL);
+    app_rest_sources(app, &src);
+    src.rings(src.arg, log_ring, NULL);
+    if (app->events) {
+        struct msgq_stats es;
+        msgq_get_stats(app->events, &es);
+        log_msgq("control", 0, "events", &es);
     }
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        struct lcore_ctx *lc = app->lcores[id];
-        struct lcore_snapshot snap;
-
-        if (!lc)
-            continue;
-        lcore_read_snapshot(lc, &snap);
-        LOG_INFO("stats", "lcore %u: loops %lu, rx %lu, rx_unusable %lu, tx %lu, tx_dropped "
-                 "%lu, tx_alloc_failed %lu, idle_sleeps %lu", id,
-                 (unsigned long)snap.lcore.loops, (unsigned long)snap.lcore.rx_packets,
-                 (unsigned long)snap.lcore.rx_unusable, (unsigned long)snap.lcore.tx_packets,
-                 (unsigned long)snap.lcore.tx_dropped, (unsigned long)snap.lcore.tx_alloc_failed,
-                 (unsigned long)snap.lcore.idle_sleeps);
-        if (lc->role_worker) {
-            const struct of_worker_stats *ow = &snap.of_worker;
-            LOG_INFO("stats", "lcore %u openflow worker: switches_up=%u known=%u conns=%u "
-                     "established=%lu replaced=%lu msgs=%lu malformed=%lu "
-                     "malformed_disconnects=%lu errors_from_switches=%lu held=%lu "
-                     "port_status=%lu packet_in=%lu echo_timeouts=%lu handshake_timeouts=%lu "
-                     "out_backlogged=%lu no_buffer=%lu events=%lu events_lost=%lu "
-                     "polls_sent=%lu polls_skipped=%lu", id, ow->switches_up,
-                     ow->switches_known, ow->conns, (unsigned long)ow->switches_established,
-                     (unsigned long)ow->switches_replaced, (unsigned long)ow->msgs,
-                     (unsigned long)ow->malformed, (unsigned long)ow->malformed_disconnects,
-                     (unsigned long)ow->errors_from_switches, (unsigned long)ow->held,
-                     (unsigned long)ow->port_status, (unsigned long)ow->packet_in,
-                     (unsigned long)ow->echo_timeouts,
-                     (unsigned long)ow->handshake_timeouts, (unsigned long)ow->out_backlogged,
-                     (unsigned long)ow->no_buffer, (unsigned long)ow->events,
-                     (unsigned long)ow->events_lost, (unsigned long)ow->polls_sent,
-                     (unsigned long)ow->polls_skipped);
-            log_msgq("lcore", id, "msg_in", &snap.msg_in);
-        }
-        if (!lc->role_io)
-            continue;
-        log_msgq("lcore", id, "msg_out", &snap.msg_out);
-        struct stats_line line = {.len = 0};
-        line.buf[0] = '\0';
-        net_stats_foreach(&snap.net, stats_append, &line);
-        LOG_INFO("stats", "lcore %u net:%s", id, line.len ? line.buf : " (no frames)");
-        char states[256] = "";
-        size_t off = 0;
-        for (int st = TCP_LISTEN; st < TCP_STATE_COUNT && off < sizeof(states); st++)
-            if (snap.tcp_states[st])
-                off += (size_t)snprintf(states + off, sizeof(states) - off, " %s=%u",
-                                        tcp_state_name((enum tcp_state)st), snap.tcp_states[st]);
-        LOG_INFO("stats", "lcore %u tcp: conns=%u%s chunks_free=%u (idle connection costs %zu "
-                 "bytes)", id, snap.tcp_conns, states, snap.tcp_chunks_free,
-                 tcp_conn_idle_bytes());
-        if (snap.connector_attempts)
-            LOG_INFO("stats", "lcore %u tcp connector: attempts=%lu established=%lu "
-                     "failures=%lu disconnects=%lu next_backoff_ms=%u", id,
-                     (unsigned long)snap.connector_attempts,
-                     (unsigned long)snap.connector_established,
-                     (unsigned long)snap.connector_failures,
-                     (unsigned long)snap.connector_disconnects, snap.connector_backoff_ms);
-        line.len = 0;
-        line.buf[0] = '\0';
-        tcp_stats_foreach(&snap.tcp, stats_append, &line);
-        LOG_INFO("stats", "lcore %u tcp counters:%s", id, line.len ? line.buf : " (none)");
-        const struct of_io_stats *oi = &snap.of_io;
-        LOG_INFO("stats", "lcore %u openflow io: switch_conns=%u accepted=%lu closed=%lu "
-                 "msgs_in=%lu msgs_out=%lu echo_inline=%lu in_blocked=%lu out_stale=%lu "
-                 "out_backlog_drops=%lu bad_framing=%lu no_buffer=%lu", id, snap.of_conns,
-                 (unsigned long)oi->conns_accepted, (unsigned long)oi->conns_closed,
-                 (unsigned long)oi->msgs_in, (unsigned long)oi->msgs_out,
-                 (unsigned long)oi->echo_inline, (unsigned long)oi->in_blocked,
-                 (unsigned long)oi->out_stale, (unsigned long)oi->out_backlog_drops,
-                 (unsigned long)oi->bad_framing, (unsigned long)oi->no_buffer);
-        LOG_INFO("stats", "lcore %u arp: %u entries, hits %lu, misses %lu, updates %lu, "
-                 "evictions %lu, expirations %lu", id, snap.arp_entries,
-                 (unsigned long)snap.arp.hits, (unsigned long)snap.arp.misses,
-                 (unsigned long)snap.arp.updates, (unsigned long)snap.arp.evictions,
-                 (unsigned long)snap.arp.expirations);
-    }
+    LOG_INFO("stats", "an idle TCP connection costs %zu bytes", tcp_conn_idle_bytes());
 }
 
 static void control_watch_link(struct app_ctx *app, int *last)

@@ -98,6 +98,13 @@ int echo_service_connect(struct echo_service *e, struct tcp_stack *stack, uint32
     return e->connector ? 0 : -EINVAL;
 }
 
+void echo_service_counters(const struct echo_service *e, ofcd_counter_fn fn, void *arg)
+{
+    if (e->connector)
+        fn(arg, &tcp_connector_counters, "",
+           OFCD_COUNTER_VALUES(tcp_connector_get_stats(e->connector)));
+}
+
 void echo_service_stop(struct echo_service *e)
 {
     if (e && e->connector) {

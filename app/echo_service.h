@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "ofcd_counters.h"
 #include "tcp.h"
 #include "tcp_connector.h"
 
@@ -38,5 +39,8 @@ int echo_service_connect(struct echo_service *e, struct tcp_stack *stack, uint32
                          uint16_t port, uint32_t backoff_min_ms, uint32_t backoff_max_ms,
                          uint64_t now_us);
 void echo_service_stop(struct echo_service *e);
+
+/* Active mode: visit the connector's counters (group "tcp_connector"). */
+void echo_service_counters(const struct echo_service *e, ofcd_counter_fn fn, void *arg);
 
 #endif

@@ -29,10 +29,11 @@
 #include "kernel_if.h"
 #include "flow_out.h"
 #include "flowmgr.h"
-#include "lcore.h"
+#include "port.h"
 #include "store.h"
 #include "ofcd_log.h"
 #include "rest.h"
+#include "wire.h"
 
 #define OFCD_VERSION "0.1.0"
 
@@ -138,115 +139,6 @@ static int make_data_dir(const char *dir)
     return access(path, W_OK) < 0 ? -errno : 0;
 }
 
-/* Role placement from config, checked against the lcores EAL enabled. */
-static int setup_lcores(struct app_ctx *app)
-{
-    const struct ofcd_config *cfg = &app->cfg;
-    bool io[RTE_MAX_LCORE] = {false}, worker[RTE_MAX_LCORE] = {false};
-
-    for (unsigned i = 0; i < cfg->n_io_lcores; i++)
-        io[cfg->io_lcores[i]] = true;
-    for (unsigned i = 0; i < cfg->n_worker_lcores; i++)
-        worker[cfg->worker_lcores[i]] = true;
-
-    uint16_t queue = 0;
-    for (unsigned id = 0; id < RTE_MAX_LCORE && id < CFG_MAX_LCORES; id++) {
-        if (!io[id] && !worker[id])
-            continue;
-        if (!rte_lcore_is_enabled(id)) {
-            LOG_ERR("main", "lcores.%s names lcore %u, which EAL did not enable (give EAL "
-                    "-l/--lcores in eal.args, or change lcores.io/lcores.worker)",
-                    io[id] ? "io" : "worker", id);
-            return -EINVAL;
-        }
-        app->lcores[id] = lcore_ctx_create(app, id, io[id], worker[id], io[id] ? queue : 0);
-        if (!app->lcores[id])
-            return -ENOMEM;
-        if (io[id])
-            queue++;
-    }
-    return 0;
-}
-
-/* The OpenFlow plumbing: message buffers, a worker per worker lcore (its
- * msg_in), an of_io per io lcore (listeners, its msg_out), then each worker
- * learns every io's msg_out. */
-static int setup_openflow(struct app_ctx *app)
-{
-    const struct ofcd_config *cfg = &app->cfg;
-    unsigned n_large = cfg->of_msg_buffers / 64 < 64 ? 64 : cfg->of_msg_buffers / 64;
-
-    app->qpool = qmsg_pool_create(cfg->of_msg_buffers, n_large, (int)rte_socket_id());
-    if (!app->qpool)
-        return -ENOMEM;
-    struct msgq_cfg ec = {
-        .name = "events",
-        .size = cfg->of_queue_size,
-        .multi_producer = true,
-        .multi_consumer = false,
-        .starve_bursts = 8,
-        .credit = 16,
-    };
-    app->events = msgq_create(&ec);
-    app->ctl = ctl_switches_create();
-    if (!app->events || !app->ctl)
-        return -ENOMEM;
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        struct lcore_ctx *lc = app->lcores[id];
-        if (!lc || !lc->role_worker)
-            continue;
-        lc->ofw = of_worker_create(lc, app->n_workers, app->qpool);
-        if (!lc->ofw)
-            return -ENOMEM;
-        app->worker_in[app->n_workers++] = of_worker_msg_in(lc->ofw);
-    }
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        struct lcore_ctx *lc = app->lcores[id];
-        if (!lc || !lc->role_io)
-            continue;
-        lc->ofio = of_io_create(lc, lc->queue, app->worker_in, app->n_workers, app->qpool);
-        if (!lc->ofio)
-            return -EINVAL;
-        app->io_out[lc->queue] = of_io_msg_out(lc->ofio);
-    }
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
-        if (app->lcores[id] && app->lcores[id]->ofw)
-            of_worker_set_outputs(app->lcores[id]->ofw, app->io_out, app->n_io, app->events);
-    LOG_INFO("main", "OpenFlow 1.3 on port %u%s%.0u: %u io, %u worker lcore(s)",
-             cfg->of_port, cfg->of_extra_port ? " and " : "", cfg->of_extra_port,
-             app->n_io, app->n_workers);
-    return 0;
-}
-
-static void teardown_openflow(struct app_ctx *app)
-{
-    if (app->events) {
-        struct qmsg *m[64];
-        unsigned n;
-        while ((n = msgq_dequeue_burst(app->events, m, 64, 0)) > 0)
-            for (unsigned i = 0; i < n; i++)
-                qmsg_free(app->qpool, m[i]);
-        msgq_destroy(app->events);
-        app->events = NULL;
-    }
-    ctl_switches_destroy(app->ctl);
-    app->ctl = NULL;
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        struct lcore_ctx *lc = app->lcores[id];
-        if (!lc)
-            continue;
-        of_io_destroy(lc->ofio);
-        lc->ofio = NULL;
-    }
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        struct lcore_ctx *lc = app->lcores[id];
-        if (!lc)
-            continue;
-        of_worker_destroy(lc->ofw);
-        lc->ofw = NULL;
-    }
-}
-
 static int open_port(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
@@ -349,9 +241,9 @@ static int run_lcores(struct app_ctx *app)
     int rc = 0;
 
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        if (!app->lcores[id] || id == main_id)
+        if (!app->lcores[id].lc || id == main_id)
             continue;
-        int lrc = rte_eal_remote_launch(lcore_main, app->lcores[id], id);
+        int lrc = rte_eal_remote_launch(lcore_main, app->lcores[id].lc, id);
         if (lrc < 0) {
             LOG_ERR("main", "cannot launch lcore %u: %s", id, rte_strerror(-lrc));
             atomic_store(&app->stop, true);
@@ -359,7 +251,7 @@ static int run_lcores(struct app_ctx *app)
             break;
         }
     }
-    if (rc == 0 && app->lcores[main_id] && lcore_main(app->lcores[main_id]) < 0)
+    if (rc == 0 && app->lcores[main_id].lc && lcore_main(app->lcores[main_id].lc) < 0)
         rc = -EIO;
     /* Without a role, main waits here until the control thread says stop. */
     rte_eal_mp_wait_lcore();
@@ -381,7 +273,7 @@ static int open_flow_store(struct app_ctx *app)
         return -EIO;
     struct flowmgr_cfg fc;
     struct flowmgr_env env;
-    flowmgr_cfg_from(&app->cfg, &fc);
+    wire_flowmgr(app, &fc);
     flow_out_env(app, &env);
     app->fm = flowmgr_create(&fc, &env, app->store);
     if (!app->fm) {
@@ -410,11 +302,7 @@ static void app_teardown(struct app_ctx *app)
         control_log_stats(app);
     /* After the control thread: it is the flow manager's other user. */
     close_flow_store(app);
-    teardown_openflow(app);
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        lcore_ctx_destroy(app->lcores[id]);
-        app->lcores[id] = NULL;
-    }
+    unwire(app);
     if (app->port) {
         port_close(app->port);
         app->port = NULL;
@@ -473,8 +361,10 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     sched_getaffinity(0, sizeof(cpus), &cpus);
 
-    /* The store's committer thread starts here, so it too floats over the
-     * original CPUs with the signals blocked. */
+    /* The apps first: the flow manager leaves their flows alone. The store's
+     * committer thread starts here, so it too floats over the original CPUs
+     * with the signals blocked. */
+    wire_apps(&app);
     rc = open_flow_store(&app);
     if (rc < 0)
         goto out_unlock;
@@ -490,8 +380,8 @@ int main(int argc, char **argv)
     pthread_mutex_init(&app.ctl_lock, NULL);
     app.n_io = app.cfg.n_io_lcores;
 
-    if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || setup_lcores(&app) < 0 ||
-        setup_openflow(&app) < 0)
+    if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || wire_lcores(&app) < 0 ||
+        wire_openflow(&app) < 0)
         goto out_eal;
     rc = control_start(&app, &cpus);
     if (rc < 0) {
@@ -503,7 +393,11 @@ int main(int argc, char **argv)
     cpu_set_t lcore_cpus;
     pthread_getaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);
     pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
-    app.rest = rest_start(&app, app.fm, app.store);
+    struct rest_cfg rc_cfg;
+    struct rest_sources rc_src;
+    wire_rest_cfg(&app.cfg, &rc_cfg);
+    app_rest_sources(&app, &rc_src);
+    app.rest = rest_start(&rc_cfg, &rc_src);
     pthread_setaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);
     if (!app.rest)
         goto out_eal;

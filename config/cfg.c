@@ -1127,7 +1127,7 @@ static int cfg_check_fault_dir(const char *dir, const struct cfg_fault_dir *f, c
     return -EINVAL;
 }
 
-int cfg_parse_ranges(const char *text, uint64_t limit, struct cfg_range *out, unsigned max,
+int cfg_parse_ranges(const char *text, uint64_t limit, struct ofcd_range *out, unsigned max,
                      unsigned *n, char *why, size_t whylen)
 {
     const char *p = text;
@@ -1135,7 +1135,7 @@ int cfg_parse_ranges(const char *text, uint64_t limit, struct cfg_range *out, un
     *n = 0;
     while (*p) {
         char *end;
-        struct cfg_range r;
+        struct ofcd_range r;
         if (*n == max) {
             snprintf(why, whylen, "more than %u ranges", max);
             return -EINVAL;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ofcd_range.h"
 #include "tcp.h"
 
 #define CFG_STR_MAX 512
@@ -34,14 +35,11 @@ struct cfg_fault_dir {
     uint32_t delay_us;
 };
 
-/* An inclusive range of numbers, from lists such as "0-9,0xff00-0xffff,17". */
-struct cfg_range {
-    uint64_t lo, hi;
-};
-#define CFG_MAX_RANGES 16
+/* Ranges from lists such as "0-9,0xff00-0xffff,17" (ofcd_range.h). */
+#define CFG_MAX_RANGES OFCD_MAX_RANGES
 
 /* Parse such a list ("" = none) into out[max]; 0 or -EINVAL with why set. */
-int cfg_parse_ranges(const char *text, uint64_t limit, struct cfg_range *out, unsigned max,
+int cfg_parse_ranges(const char *text, uint64_t limit, struct ofcd_range *out, unsigned max,
                      unsigned *n, char *why, size_t whylen);
 
 struct ofcd_config {
@@ -120,9 +118,9 @@ struct ofcd_config {
     uint32_t fm_consistency_min_interval_s;
     char fm_ignore_cookies[CFG_STR_MAX]; /* "lo-hi,..." as written */
     char fm_ignore_tables[CFG_STR_MAX];
-    struct cfg_range fm_ignore_cookie[CFG_MAX_RANGES];
+    struct ofcd_range fm_ignore_cookie[CFG_MAX_RANGES];
     unsigned n_fm_ignore_cookie;
-    struct cfg_range fm_ignore_table[CFG_MAX_RANGES];
+    struct ofcd_range fm_ignore_table[CFG_MAX_RANGES];
     unsigned n_fm_ignore_table;
     uint32_t fm_store_map_mb;            /* LMDB map size */
 

@@ -6,15 +6,18 @@
  * PACKET_OUT when the switch did not buffer the packet) and floods unknown or
  * broadcast destinations with a PACKET_OUT.
  *
- * It is the packet_in workload of the cbench-style bench and the demo of two
- * hosts pinging through an OVS bridge controlled by ofcd. Per-switch MAC
- * tables are bounded (apps.l2_table_size) with least-recently-seen eviction.
+ * The worker runs it through its app hooks (l2_app.c, of_app.h); this file
+ * is the pure logic over decoded messages. It is the packet_in workload of
+ * the cbench-style bench and the demo of two hosts pinging through an OVS
+ * bridge controlled by ofcd. Per-switch MAC tables are bounded
+ * (apps.l2_table_size) with least-recently-seen eviction.
  */
 #ifndef OFCD_OF_L2LEARN_H
 #define OFCD_OF_L2LEARN_H
 
 #include <stdint.h>
 
+#include "of_app.h"
 #include "ofp_msg.h"
 
 /* The cookie of every flow entry the app installs ("L2" in the top bytes). */
@@ -48,5 +51,11 @@ int l2_on_packet_in(struct l2_table *t, const struct l2_cfg *cfg, const struct o
 
 /* Learnt entries now (for logs and tests). */
 uint32_t l2_table_count(const struct l2_table *t);
+
+/* The app's hook table (l2_app.c) over cfg, which must outlive the workers.
+ * Each switch gets its own table at switch up; it is freed at switch down
+ * (a reconnected switch is taken over afresh: its flows deleted, its hosts
+ * learnt again). */
+void l2_app_init(struct of_app *app, const struct l2_cfg *cfg);
 
 #endif

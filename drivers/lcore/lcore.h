@@ -1,33 +1,130 @@
 /*
- * lcore: the poll loop every EAL lcore with a role runs.
+ * lcore: the poll loop every EAL lcore with a role runs, and what one lcore
+ * owns — for an io lcore its port queue, ARP cache, net layer and TCP stack;
+ * for every lcore the tasks the app gave it (the OpenFlow worker and io
+ * sides, test services) and the published copy of its counters.
  *
- * Loop order, written once: rx → timers → rings → tx → idle backoff.
- *   rx      io role: burst from the port queue this lcore owns, each frame
- *           through net_rx(); replies are rewritten in place and batched.
- *   timers  every LCORE_TICK_US: ARP expiry, counter snapshot.
- *   rings   worker role: msg_in/msg_out (arrives with the OpenFlow channel).
- *   tx      flush the batch; refused frames are freed and counted.
+ * Loop order, written once: rx → timers → tasks → tx → idle backoff.
+ *   rx      io: burst from the owned queue, each frame through net_rx();
+ *           replies are rewritten in place and batched, TCP gets the rest.
+ *   timers  io: the TCP stack's wheel; every LCORE_TICK_US: ARP expiry,
+ *           the counter snapshot, the SIGUSR2 connection dump.
+ *   tasks   each task's poll, in the order they were added (the app adds the
+ *           OpenFlow worker before the io side, so a reply made in an
+ *           iteration leaves in it).
+ *   tx      io: TCP output owed, then the batch; refused frames are freed and
+ *           counted.
  *   idle    after cfg.idle_polls empty iterations, sleep cfg.idle_sleep_us
- *           (0 = never sleep) so a small machine keeps its other cores' work.
+ *           per further empty one (0 = never sleep), so a small machine
+ *           keeps its other cores' work.
+ *
+ * The lcore knows nothing of OpenFlow: tasks are function pointers, their
+ * counters registry groups (ofcd_counters.h). Everything is set up before the
+ * lcore is launched; afterwards only the lcore touches its context, and other
+ * threads read the published counters (lcore_read_counters) and the stop and
+ * dump words they own.
  */
 #ifndef OFCD_LCORE_H
 #define OFCD_LCORE_H
 
-#include "app.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
-#define LCORE_TICK_US 100000ULL
+#include "ofcd_counters.h"
+#include "tcp.h"
+
+#define LCORE_TICK_US 100000ULL      /* counter snapshot, ARP expiry, dump check */
 #define LCORE_MAX_BURST 512
+#define LCORE_TXQ_MAX 512            /* frames batched before a tx burst */
+#define LCORE_MAX_TASKS 8
 
-/* Allocate and initialise the context of an lcore (io/worker per config).
- * Returns NULL and logs on failure. */
-struct lcore_ctx *lcore_ctx_create(struct app_ctx *app, unsigned lcore_id, bool io,
-                                   bool worker, uint16_t queue);
-void lcore_ctx_destroy(struct lcore_ctx *lc);
+/* What one lcore's loop did. */
+#define LCORE_COUNTERS(X)                                                                 \
+    X(loops, "poll loop iterations")                                                      \
+    X(rx_packets, "frames received from the port queue")                                  \
+    X(rx_unusable, "chained frames that could not be linearised (dropped)")               \
+    X(tx_packets, "frames the port took")                                                 \
+    X(tx_dropped, "frames the port refused: freed")                                       \
+    X(tx_alloc_failed, "no mbuf for a frame ofcd wanted to send")                         \
+    X(idle_sleeps, "idle back-off sleeps")
+#define LCORE_GAUGES(X) X(tcp_chunks_free, "TCP payload chunks free in this lcore's pool")
 
-/* rte_eal_remote_launch() entry: runs until app->stop. arg is the lcore_ctx. */
+struct lcore_stats {
+    LCORE_COUNTERS(OFCD_COUNTER_FIELD)
+    LCORE_GAUGES(OFCD_COUNTER_FIELD)
+};
+
+extern const struct ofcd_counter_group lcore_counters;       /* "lcore" */
+
+struct port;
+struct rte_mempool;
+struct lcore_ctx;
+
+/* One lcore's knobs (from [lcores], [net], [port], [tcp] in the config). */
+struct lcore_cfg {
+    unsigned lcore_id;
+    bool io;                         /* owns a port queue, the net layer and TCP */
+    uint16_t queue;                  /* io: the port queue */
+    uint16_t burst;
+    uint32_t idle_sleep_us;          /* 0 = pure busy-poll */
+    uint32_t idle_polls;
+    /* io role */
+    uint8_t mac[6];
+    uint32_t ip;                     /* host order */
+    uint8_t prefix_len;
+    uint32_t arp_cache_size;
+    uint32_t arp_timeout_s;
+    bool gratuitous_arp;             /* announce ourselves at start (queue 0 only) */
+    struct tcp_config tcp;
+    uint32_t tcp_chunks;             /* payload chunk pool size */
+};
+
+/* What the lcore shares with the rest of the appliance. */
+struct lcore_env {
+    struct port *port;
+    struct rte_mempool *pool;        /* mbufs for frames ofcd originates */
+    const atomic_bool *stop;         /* the loop ends once set */
+    const atomic_uint *dump;         /* bumped on SIGUSR2: log connections */
+};
+
+/* Work the lcore runs besides its own io (every member but arg may be NULL). */
+struct lcore_task {
+    const char *name;
+    /* Each iteration: returns whether it did anything (for the back-off). */
+    bool (*poll)(void *arg, uint64_t now_us, uint64_t now_tsc);
+    /* On SIGUSR2, on the lcore: log what the task holds. */
+    void (*dump)(void *arg);
+    /* Visit the task's live counter sets (labels may be ""). Called on the
+     * lcore at every tick and once when the task is added, which fixes the
+     * sets: the same groups, in the same order, every time. */
+    void (*counters)(void *arg, ofcd_counter_fn fn, void *fn_arg);
+    void *arg;
+};
+
+/* NULL (logged) on failure. Creates the ARP cache, net layer, chunk pool and
+ * TCP stack of an io lcore. */
+struct lcore_ctx *lcore_create(const struct lcore_cfg *cfg, const struct lcore_env *env);
+void lcore_destroy(struct lcore_ctx *lc);
+
+/* Before launch. 0, -ENOSPC (LCORE_MAX_TASKS), -ENOMEM. */
+int lcore_add_task(struct lcore_ctx *lc, const struct lcore_task *task);
+
+unsigned lcore_id(const struct lcore_ctx *lc);
+bool lcore_is_io(const struct lcore_ctx *lc);
+/* io: the TCP stack, for listeners and connectors (before launch or on the
+ * lcore). NULL otherwise. */
+struct tcp_stack *lcore_tcp(struct lcore_ctx *lc);
+/* The lcore clock (TSC in microseconds), any thread. */
+uint64_t lcore_clock_us(void);
+
+/* rte_eal_remote_launch() entry: runs until *env.stop. arg is the lcore_ctx. */
 int lcore_main(void *arg);
 
-/* Copy the latest published snapshot (any thread). */
-void lcore_read_snapshot(struct lcore_ctx *lc, struct lcore_snapshot *out);
+/* Any thread: the counters as last published (every LCORE_TICK_US), each
+ * set with labels lcore="N"[,task labels]. */
+void lcore_read_counters(struct lcore_ctx *lc, ofcd_counter_fn fn, void *arg);
+/* Any thread: loop iterations as last published (liveness). */
+uint64_t lcore_published_loops(struct lcore_ctx *lc);
 
 #endif

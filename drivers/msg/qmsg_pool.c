@@ -8,6 +8,9 @@
 
 #include "ofcd_log.h"
 
+OFCD_COUNTER_GROUP(qmsg_pool_counters, "msg_buffers", struct qmsg_pool_stats,
+                   QMSG_POOL_COUNTERS, QMSG_POOL_GAUGES);
+
 #define QMSG_POOL_CACHE 128
 
 struct qmsg_pool {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "ofcd_counters.h"
 #include "qmsg.h"
 
 struct qmsg_pool;
@@ -22,11 +23,17 @@ void qmsg_pool_destroy(struct qmsg_pool *p);
 struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len);
 void qmsg_free(struct qmsg_pool *p, struct qmsg *m);
 
+#define QMSG_POOL_COUNTERS(X) X(alloc_failed, "no buffer of the size class asked for")
+#define QMSG_POOL_GAUGES(X)                                                               \
+    X(small_free, "small buffers free") X(large_free, "large buffers free")               \
+    X(small_total, "small buffers in all") X(large_total, "large buffers in all")
+
 struct qmsg_pool_stats {
-    unsigned small_free, large_free;
-    unsigned small_total, large_total;
-    uint64_t alloc_failed;
+    QMSG_POOL_COUNTERS(OFCD_COUNTER_FIELD)
+    QMSG_POOL_GAUGES(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group qmsg_pool_counters;   /* "msg_buffers" */
 void qmsg_pool_get_stats(struct qmsg_pool *p, struct qmsg_pool_stats *out);
 
 #endif

@@ -25,6 +25,9 @@
 
 #include "ofcd_log.h"
 
+OFCD_COUNTER_GROUP(arp_cache_counters, "arp", struct arp_cache_stats, ARP_CACHE_COUNTERS,
+                   ARP_CACHE_GAUGES);
+
 #define ARP_NIL UINT32_MAX
 #define ARP_FIB_MULT 0x9e3779b1u /* 2^32 / golden ratio: spreads nearby IPs */
 
@@ -40,7 +43,6 @@ struct arp_entry {
 
 struct arp_cache {
     uint32_t capacity;
-    uint32_t count;
     uint32_t slot_mask;
     unsigned hash_shift;
     uint64_t timeout_us;
@@ -131,7 +133,7 @@ static void arp_remove_slot(struct arp_cache *c, uint32_t s)
     arp_list_unlink(c, idx);
     c->entries[idx].next = c->free_head;
     c->free_head = idx;
-    c->count--;
+    c->stats.entries--;
 
     uint32_t hole = s;
     for (uint32_t j = (s + 1) & c->slot_mask; c->slots[j] != ARP_NIL;
@@ -179,7 +181,7 @@ static struct arp_entry *arp_insert(struct arp_cache *c, uint32_t ip, uint64_t n
     while (c->slots[s] != ARP_NIL)
         s = (s + 1) & c->slot_mask;
     c->slots[s] = idx;
-    c->count++;
+    c->stats.entries++;
     return e;
 }
 
@@ -342,7 +344,7 @@ unsigned arp_cache_expire(struct arp_cache *cache, uint64_t now_us)
 
 uint32_t arp_cache_count(const struct arp_cache *cache)
 {
-    return cache->count;
+    return (uint32_t)cache->stats.entries;
 }
 
 const struct arp_cache_stats *arp_cache_get_stats(const struct arp_cache *cache)

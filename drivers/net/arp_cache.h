@@ -14,21 +14,30 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ofcd_counters.h"
+
 #define ARP_REQUEST_INTERVAL_US 1000000ULL
 #define ARP_CACHE_MAX_CAPACITY (1u << 24)
 
 struct arp_cache;
 
+#define ARP_CACHE_COUNTERS(X)                                                             \
+    X(lookups, "next-hop lookups")                                                        \
+    X(hits, "lookups answered from the cache")                                            \
+    X(misses, "lookups for an absent, incomplete or expired entry")                       \
+    X(updates, "entries learnt or refreshed")                                             \
+    X(evictions, "oldest entries evicted: table full")                                    \
+    X(expirations, "entries expired")                                                     \
+    X(requests_allowed, "ARP requests sent")                                              \
+    X(requests_suppressed, "ARP requests held back by the per-address rate limit")
+#define ARP_CACHE_GAUGES(X) X(entries, "entries in the table")
+
 struct arp_cache_stats {
-    uint64_t lookups;
-    uint64_t hits;
-    uint64_t misses;
-    uint64_t updates;
-    uint64_t evictions;
-    uint64_t expirations;
-    uint64_t requests_allowed;
-    uint64_t requests_suppressed;
+    ARP_CACHE_COUNTERS(OFCD_COUNTER_FIELD)
+    ARP_CACHE_GAUGES(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group arp_cache_counters;    /* "arp" */
 
 /* capacity >= 1 (at most ARP_CACHE_MAX_CAPACITY entries), timeout_us >= 1;
  * returns NULL (and logs) on bad args or no memory. The only allocation. */

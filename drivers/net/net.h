@@ -74,10 +74,10 @@
 #define NET_ETH_MIN_FRAME 60
 
 struct net_stats {
-#define NET_STATS_DECL(name, help) uint64_t name;
-    NET_STATS_FIELDS(NET_STATS_DECL)
-#undef NET_STATS_DECL
+    NET_STATS_FIELDS(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group net_counters;          /* "net" */
 
 enum net_verdict {
     NET_VERDICT_DROP = 0,
@@ -137,11 +137,5 @@ bool net_on_link(const struct net_ctx *ctx, uint32_t ip);
 /* Sum of the outcome counters (see NET_STATS_OUTCOME_FIELDS); equals
  * rx_frames between net_rx() calls. */
 uint64_t net_stats_outcome_sum(const struct net_stats *stats);
-
-/* Visit every counter: used by the stats log and later by /metrics. */
-void net_stats_foreach(const struct net_stats *stats,
-                       void (*fn)(const char *name, const char *help, uint64_t value,
-                                  void *arg),
-                       void *arg);
 
 #endif

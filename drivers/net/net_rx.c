@@ -86,12 +86,4 @@ uint64_t net_stats_outcome_sum(const struct net_stats *stats)
     return sum;
 }
 
-void net_stats_foreach(const struct net_stats *stats,
-                       void (*fn)(const char *name, const char *help, uint64_t value,
-                                  void *arg),
-                       void *arg)
-{
-#define NET_STATS_VISIT(name, help) fn(#name, help, stats->name, arg);
-    NET_STATS_FIELDS(NET_STATS_VISIT)
-#undef NET_STATS_VISIT
-}
+OFCD_COUNTER_GROUP(net_counters, "net", struct net_stats, NET_STATS_FIELDS, OFCD_NO_COUNTERS);

@@ -478,14 +478,17 @@ const struct tcp_stats *tcp_stack_get_stats(const struct tcp_stack *s)
     return &s->stats;
 }
 
-void tcp_stack_state_counts(const struct tcp_stack *s, uint32_t counts[TCP_STATE_COUNT])
+void tcp_stack_state_counts(const struct tcp_stack *s, struct tcp_state_counts *out)
 {
-    memcpy(counts, s->state_counts, sizeof(s->state_counts));
+    uint64_t *v = (uint64_t *)(void *)out;
+
+    for (unsigned st = 0; st < TCP_STATE_COUNT; st++)
+        v[st] = s->state_counts[st];
 }
 
 uint32_t tcp_stack_conn_count(const struct tcp_stack *s)
 {
-    return s->n_conns;
+    return (uint32_t)s->stats.connections;
 }
 
 size_t tcp_conn_idle_bytes(void)
@@ -494,14 +497,11 @@ size_t tcp_conn_idle_bytes(void)
     return sizeof(struct tcp_conn) + 2 * sizeof(struct tcp_conn *);
 }
 
-void tcp_stats_foreach(const struct tcp_stats *stats,
-                       void (*fn)(const char *name, const char *help, uint64_t value, void *arg),
-                       void *arg)
-{
-#define TCP_STATS_VISIT(name, help) fn(#name, help, stats->name, arg);
-    TCP_STATS_FIELDS(TCP_STATS_VISIT)
-#undef TCP_STATS_VISIT
-}
+OFCD_COUNTER_GROUP(tcp_counters, "tcp", struct tcp_stats, TCP_STATS_FIELDS, TCP_STATS_GAUGES);
+OFCD_COUNTER_GROUP(tcp_state_counters, "tcp_state", struct tcp_state_counts, OFCD_NO_COUNTERS,
+                   TCP_STATE_GAUGES);
+_Static_assert(sizeof(struct tcp_state_counts) == TCP_STATE_COUNT * sizeof(uint64_t),
+               "one gauge per TCP state");
 
 void tcp_stack_foreach_conn(const struct tcp_stack *s,
                             void (*fn)(const struct tcp_conn *c, void *arg), void *arg)

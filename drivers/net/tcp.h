@@ -190,11 +190,33 @@ struct tcp_conn_info {
     X(frame_alloc_failed, "no frame buffer for a segment")                                \
     X(no_route, "segments held: next-hop MAC unknown")
 
+/* Levels now, published with the counters. */
+#define TCP_STATS_GAUGES(X) X(connections, "connections in any state but CLOSED")
+
 struct tcp_stats {
-#define TCP_STATS_DECL(name, help) uint64_t name;
-    TCP_STATS_FIELDS(TCP_STATS_DECL)
-#undef TCP_STATS_DECL
+    TCP_STATS_FIELDS(OFCD_COUNTER_FIELD)
+    TCP_STATS_GAUGES(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group tcp_counters;          /* "tcp" */
+
+/* Connections per state, as gauges of group "tcp_state". */
+#define TCP_STATE_GAUGES(X)                                                               \
+    X(closed, "connection slots allocated but not yet in a state")                        \
+    X(listen, "always 0: listeners are not connections")                                  \
+    X(syn_sent, "active opens waiting for a SYN-ACK")                                     \
+    X(syn_received, "passive opens waiting for the final ACK")                            \
+    X(established, "connections established")                                             \
+    X(fin_wait_1, "connections in FIN_WAIT_1")                                            \
+    X(fin_wait_2, "connections in FIN_WAIT_2")                                            \
+    X(close_wait, "connections in CLOSE_WAIT")                                            \
+    X(closing, "connections in CLOSING")                                                  \
+    X(last_ack, "connections in LAST_ACK")                                                \
+    X(time_wait, "connections in TIME_WAIT")
+struct tcp_state_counts {
+    TCP_STATE_GAUGES(OFCD_COUNTER_FIELD)
+};
+extern const struct ofcd_counter_group tcp_state_counters;    /* "tcp_state" */
 
 /*
  * Create a stack for the local address ip (host order) and mac. secret keys
@@ -290,8 +312,8 @@ void tcp_conn_get_info(const struct tcp_conn *c, struct tcp_conn_info *out);
 enum tcp_state tcp_conn_state(const struct tcp_conn *c);
 
 const struct tcp_stats *tcp_stack_get_stats(const struct tcp_stack *s);
-/* Connections per state (array of TCP_STATE_COUNT), and in total. */
-void tcp_stack_state_counts(const struct tcp_stack *s, uint32_t counts[TCP_STATE_COUNT]);
+/* Connections per state, and in total. */
+void tcp_stack_state_counts(const struct tcp_stack *s, struct tcp_state_counts *out);
 uint32_t tcp_stack_conn_count(const struct tcp_stack *s);
 /* Bytes a connection costs while idle (TCB + table share; no payload chunks). */
 size_t tcp_conn_idle_bytes(void);
@@ -304,9 +326,5 @@ void tcp_stack_foreach_conn(const struct tcp_stack *s,
 /* Tests only: the next ISS the stack picks (for sequence wraparound and
  * exact-byte checks). Production never calls it. */
 void tcp_stack_force_next_iss(struct tcp_stack *s, uint32_t iss);
-
-void tcp_stats_foreach(const struct tcp_stats *stats,
-                       void (*fn)(const char *name, const char *help, uint64_t value, void *arg),
-                       void *arg);
 
 #endif

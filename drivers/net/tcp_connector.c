@@ -8,6 +8,9 @@
 #include "ofcd_log.h"
 #include "tcp_priv.h"
 
+OFCD_COUNTER_GROUP(tcp_connector_counters, "tcp_connector", struct tcp_connector_stats,
+                   TCP_CONNECTOR_COUNTERS, TCP_CONNECTOR_GAUGES);
+
 struct tcp_connector {
     struct tcp_stack *stack;
     struct tcp_connector_cfg cfg;
@@ -30,7 +33,7 @@ static void schedule_retry(struct tcp_connector *k, uint64_t now_us)
     uint64_t base = (uint64_t)k->stats.backoff_ms * 1000u;
     uint64_t jitter = base / 4 ? (k->rng >> 33) % (base / 4) : 0;
     tw_arm(&k->stack->wheel, &k->retry, now_us + base - base / 8 + jitter);
-    uint32_t next = k->stats.backoff_ms * 2;
+    uint64_t next = k->stats.backoff_ms * 2;
     k->stats.backoff_ms = next > k->cfg.backoff_max_ms ? k->cfg.backoff_max_ms : next;
 }
 
@@ -78,7 +81,7 @@ static void conn_closed(struct tcp_conn *c, void *user, int reason)
     LOG_DEBUG("tcp", "connector %u.%u.%u.%u:%u: %s (%s), retry in %u ms", k->cfg.ip >> 24,
               (k->cfg.ip >> 16) & 255, (k->cfg.ip >> 8) & 255, k->cfg.ip & 255, k->cfg.port,
               was_up ? "connection closed" : "attempt failed", strerror(reason ? -reason : 0),
-              k->stats.backoff_ms);
+              (unsigned)k->stats.backoff_ms);
     schedule_retry(k, k->stack->now_us);
 }
 

@@ -26,13 +26,19 @@ struct tcp_connector_cfg {
     uint32_t backoff_max_ms;   /* cap (e.g. 30000) */
 };
 
+#define TCP_CONNECTOR_COUNTERS(X)                                                         \
+    X(attempts, "connection attempts (SYNs of a new connection)")                        \
+    X(established, "attempts that got established")                                       \
+    X(failures, "attempts that never got established")                                    \
+    X(disconnects, "established connections that ended")
+#define TCP_CONNECTOR_GAUGES(X) X(backoff_ms, "delay before the next attempt, ms")
+
 struct tcp_connector_stats {
-    uint64_t attempts;
-    uint64_t established;
-    uint64_t failures;          /* attempts that never got established */
-    uint64_t disconnects;       /* established connections that ended */
-    uint32_t backoff_ms;        /* delay before the next attempt */
+    TCP_CONNECTOR_COUNTERS(OFCD_COUNTER_FIELD)
+    TCP_CONNECTOR_GAUGES(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group tcp_connector_counters;  /* "tcp_connector" */
 
 /* Start connecting now. Returns NULL on bad arguments or no memory (logged). */
 struct tcp_connector *tcp_connector_start(struct tcp_stack *s,

@@ -192,7 +192,6 @@ struct tcp_stack {
     struct tcp_conn *reap_list;
     struct tcp_conn **buckets;
     uint32_t bucket_mask;
-    uint32_t n_conns;
     uint32_t state_counts[TCP_STATE_COUNT];
 
     struct tcp_listener listeners[TCP_MAX_LISTENERS];

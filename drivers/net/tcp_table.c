@@ -44,7 +44,7 @@ struct tcp_conn *tcp_conn_alloc(struct tcp_stack *s)
     c->in_use = 1;
     c->state = TCP_CLOSED;
     s->state_counts[TCP_CLOSED]++;
-    s->n_conns++;
+    s->stats.connections++;
     tcp_ctimers_init(c);
     return c;
 }
@@ -168,7 +168,7 @@ void tcp_reap(struct tcp_stack *s)
             }
         }
         s->state_counts[TCP_CLOSED]--;
-        s->n_conns--;
+        s->stats.connections--;
         c->in_use = 0;
         c->list_next = s->free_list;
         s->free_list = c;

@@ -17,18 +17,22 @@
 
 #include <rte_mbuf.h>
 
+#include "ofcd_counters.h"
+
 struct port;
 
+#define PORT_COUNTERS(X)                                                                  \
+    X(rx_packets, "frames received") X(rx_bytes, "bytes received")                        \
+    X(tx_packets, "frames sent") X(tx_bytes, "bytes sent")                                \
+    X(rx_missed, "frames the NIC dropped: no descriptors")                                \
+    X(rx_errors, "receive errors") X(tx_errors, "transmit errors")                        \
+    X(tx_refused, "frames a wrapper freed because the port below refused them")
+
 struct port_stats {
-    uint64_t rx_packets;
-    uint64_t rx_bytes;
-    uint64_t tx_packets;
-    uint64_t tx_bytes;
-    uint64_t rx_missed;      /* NIC dropped: no descriptors */
-    uint64_t rx_errors;
-    uint64_t tx_errors;
-    uint64_t tx_refused;     /* a wrapper freed what the port below refused */
+    PORT_COUNTERS(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group port_counters;         /* "port" */
 
 struct port_ops {
     uint16_t (*rx)(struct port *p, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,

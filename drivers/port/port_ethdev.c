@@ -19,6 +19,8 @@
 
 #include "ofcd_log.h"
 
+OFCD_COUNTER_GROUP(port_counters, "port", struct port_stats, PORT_COUNTERS, OFCD_NO_COUNTERS);
+
 #define PORT_LINK_WAIT_MS 3000
 
 struct port_ethdev {

@@ -10,6 +10,9 @@
 #include "ofcd_log.h"
 #include "ofp_msg.h"
 
+OFCD_COUNTER_GROUP_HEAD(ctl_switches_counters, "switches", struct ctl_switches_stats,
+                        echo_rtt_hist, CTL_SWITCHES_COUNTERS, CTL_SWITCHES_GAUGES);
+
 #define CTL_HASH_BITS 14
 
 struct ctl_switches {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ofcd_counters.h"
 #include "of_event.h"
 #include "of_switch.h"
 #include "ofp_chan.h"
@@ -41,15 +42,25 @@ struct ctl_switch {
 /* The channels' echo RTT scale: bucket b holds [2^b, 2^(b+1)) µs. */
 #define CTL_RTT_BUCKETS OFP_CHAN_RTT_BUCKETS
 
+#define CTL_SWITCHES_COUNTERS(X)                                                          \
+    X(events, "events from the workers")                                                  \
+    X(ups, "switches that came up")                                                       \
+    X(downs, "switches that went down")                                                   \
+    X(stats_replies, "complete multipart statistics replies")                             \
+    X(undecodable, "forwarded messages the codec refused (a bug)")
+#define CTL_SWITCHES_GAUGES(X)                                                            \
+    X(known, "switches the control thread knows")                                         \
+    X(up, "switches with an established OpenFlow channel")
+
 struct ctl_switches_stats {
-    uint64_t events;
-    uint64_t ups, downs;
-    uint64_t stats_replies;      /* complete multipart statistics replies */
-    uint64_t undecodable;        /* forwarded messages the codec refused (bug) */
-    uint64_t echo_rtt_hist[CTL_RTT_BUCKETS];   /* every switch's echo round trips */
+    CTL_SWITCHES_COUNTERS(OFCD_COUNTER_FIELD)
+    CTL_SWITCHES_GAUGES(OFCD_COUNTER_FIELD)
+    /* not in the group: the histogram of every switch's echo round trips */
+    uint64_t echo_rtt_hist[CTL_RTT_BUCKETS];
     uint64_t echo_rtt_sum_us;
-    uint32_t known, up;
 };
+
+extern const struct ofcd_counter_group ctl_switches_counters;  /* "switches" */
 
 struct ctl_switches;
 

@@ -2,12 +2,10 @@
 #include "of_io.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
-#include "app.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
 #include "ofp_wire.h"
@@ -30,7 +28,7 @@ struct of_conn {
 };
 
 struct of_io {
-    struct lcore_ctx *lc;
+    struct of_io_env env;
     unsigned io_index;
     struct msgq *msg_out;
     struct msgq **worker_in;
@@ -60,10 +58,6 @@ static struct msgq *worker_for(struct of_io *io, conn_handle_t h)
     return io->worker_in[(conn_handle_slot(h) ^ io->io_index) % io->n_workers];
 }
 
-static uint64_t now_tsc(void)
-{
-    return rte_get_tsc_cycles();
-}
 
 static void retry_later(struct of_conn *oc)
 {
@@ -91,7 +85,7 @@ static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, i
     m->len = sizeof(int);
     memcpy(m->data, &reason, sizeof(int));
     m->next = NULL;
-    if (!io->events_head && msgq_enqueue(worker_for(io, h), m, now_tsc()) == 0)
+    if (!io->events_head && msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) == 0)
         return;
     if (io->events_tail)
         io->events_tail->next = m;
@@ -104,7 +98,7 @@ static void flush_events(struct of_io *io)
 {
     while (io->events_head) {
         struct qmsg *m = io->events_head;
-        if (msgq_enqueue(worker_for(io, m->conn), m, now_tsc()) != 0)
+        if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0)
             return;
         io->events_head = m->next;
         if (!io->events_head)
@@ -265,7 +259,7 @@ static void read_conn(struct of_conn *oc)
          * define goes as P1 to be answered with OFPBRC_BAD_TYPE. */
         const struct ofp_msg_type *t = ofp_msg_type_get(hdr[1]);
         m->cls = (uint8_t)(t ? t->prio : OFP_PRIO_P1);
-        if (msgq_enqueue(worker_for(io, m->conn), m, now_tsc()) != 0) {
+        if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0) {
             qmsg_free(io->pool, m);
             io->stats.in_blocked++;
             retry_later(oc);             /* bytes stay in TCP: the window closes */
@@ -343,21 +337,23 @@ static const struct tcp_conn_ops of_listen_ops = {
     .on_closed = on_closed,
 };
 
-struct of_io *of_io_create(struct lcore_ctx *lc, unsigned io_index, struct msgq **worker_in,
-                           unsigned n_workers, struct qmsg_pool *pool)
+OFCD_COUNTER_GROUP(of_io_counters, "openflow_io", struct of_io_stats, OF_IO_COUNTERS,
+                   OF_IO_GAUGES);
+
+struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *env)
 {
-    const struct ofcd_config *cfg = &lc->app->cfg;
+    unsigned io_index = cfg->io_index;
     struct of_io *io = calloc(1, sizeof(*io));
 
     if (!io)
         goto oom;
-    io->lc = lc;
+    io->env = *env;
     io->io_index = io_index;
-    io->worker_in = worker_in;
-    io->n_workers = n_workers;
-    io->pool = pool;
-    io->out_backlog_max = (uint64_t)cfg->of_out_backlog_kb * 1024u;
-    io->n_slots = cfg->tcp.max_conns;
+    io->worker_in = env->worker_in;
+    io->n_workers = env->n_workers;
+    io->pool = env->pool;
+    io->out_backlog_max = (uint64_t)cfg->out_backlog_kb * 1024u;
+    io->n_slots = cfg->max_conns;
     io->conns = calloc(io->n_slots, sizeof(*io->conns));
     io->free_slots = calloc(io->n_slots, sizeof(*io->free_slots));
     if (!io->conns || !io->free_slots)
@@ -372,7 +368,7 @@ struct of_io *of_io_create(struct lcore_ctx *lc, unsigned io_index, struct msgq 
     snprintf(name, sizeof(name), "msg_out_%u", io_index);
     struct msgq_cfg qc = {
         .name = name,
-        .size = cfg->of_queue_size,
+        .size = cfg->queue_size,
         .multi_producer = true,          /* workers and the control thread */
         .multi_consumer = false,
         .starve_bursts = 8,
@@ -381,11 +377,11 @@ struct of_io *of_io_create(struct lcore_ctx *lc, unsigned io_index, struct msgq 
     io->msg_out = msgq_create(&qc);
     if (!io->msg_out)
         goto fail;
-    uint16_t ports[2] = {cfg->of_port, cfg->of_extra_port};
+    uint16_t ports[2] = {cfg->port, cfg->extra_port};
     for (unsigned i = 0; i < 2; i++) {
         if (!ports[i])
             continue;
-        int rc = tcp_listen(lc->tcp, ports[i], 0, &of_listen_ops, io);
+        int rc = tcp_listen(env->tcp, ports[i], 0, &of_listen_ops, io);
         if (rc < 0) {
             LOG_ERR("of", "io %u: cannot listen on OpenFlow port %u: %s", io_index, ports[i],
                     strerror(-rc));
@@ -483,6 +479,15 @@ bool of_io_poll(struct of_io *io, uint64_t now_us, uint64_t tsc)
 void of_io_get_stats(const struct of_io *io, struct of_io_stats *out)
 {
     *out = io->stats;
+    out->switch_conns = io->n_conns;
+}
+
+void of_io_visit_counters(const struct of_io *io, ofcd_counter_fn fn, void *arg)
+{
+    struct of_io_stats st;
+
+    of_io_get_stats(io, &st);
+    fn(arg, &of_io_counters, "", OFCD_COUNTER_VALUES(&st));
 }
 
 uint32_t of_io_conn_count(const struct of_io *io)

@@ -21,32 +21,53 @@
 #include <stdint.h>
 
 #include "msgq.h"
+#include "ofcd_counters.h"
 #include "qmsg.h"
 #include "qmsg_pool.h"
 #include "tcp.h"
 
-struct lcore_ctx;
+#define OF_IO_COUNTERS(X)                                                                 \
+    X(conns_accepted, "switch connections accepted")                                      \
+    X(conns_closed, "switch connections closed")                                          \
+    X(msgs_in, "messages framed and queued to a worker")                                  \
+    X(msgs_out, "messages handed to TCP")                                                 \
+    X(echo_inline, "ECHO_REQUESTs answered on the io lcore")                              \
+    X(in_blocked, "times a connection paused on a full msg_in class")                     \
+    X(out_stale, "msg_out items for a connection already gone")                           \
+    X(out_backlog_drops, "switches cut off for not reading (openflow.out_backlog_kb)")    \
+    X(bad_framing, "connections closed: OpenFlow length field below 8")                   \
+    X(no_buffer, "message buffer pool empty (retried)")
+#define OF_IO_GAUGES(X) X(switch_conns, "switch connections open")
 
 struct of_io_stats {
-    uint64_t conns_accepted;
-    uint64_t conns_closed;
-    uint64_t msgs_in;              /* framed and queued to a worker */
-    uint64_t msgs_out;             /* handed to TCP */
-    uint64_t echo_inline;          /* ECHO_REQUESTs answered on the io lcore */
-    uint64_t in_blocked;           /* times a connection paused on a full msg_in */
-    uint64_t out_stale;            /* msg_out items for a connection already gone */
-    uint64_t out_backlog_drops;    /* switches cut off for not reading */
-    uint64_t bad_framing;          /* connections closed: length field < 8 */
-    uint64_t no_buffer;            /* message buffer pool empty (retried) */
+    OF_IO_COUNTERS(OFCD_COUNTER_FIELD)
+    OF_IO_GAUGES(OFCD_COUNTER_FIELD)
+};
+
+extern const struct ofcd_counter_group of_io_counters;       /* "openflow_io" */
+
+struct of_io_cfg {
+    unsigned io_index;               /* = the io lcore's port queue */
+    uint16_t port, extra_port;       /* listeners (0 = none) */
+    uint32_t max_conns;              /* connection table slots */
+    uint32_t out_backlog_kb;         /* unsent bytes per switch before disconnect */
+    uint32_t queue_size;             /* msg_out slots per class */
+};
+
+struct of_io_env {
+    struct tcp_stack *tcp;           /* the io lcore's stack */
+    struct qmsg_pool *pool;
+    struct msgq **worker_in;         /* the msg_in ring of every worker */
+    unsigned n_workers;
+    uint64_t (*clock_tsc)(void);     /* enqueue stamps (ring latency) */
 };
 
 struct of_io;
 
 /* Create for an io lcore: listeners, connection table, its msg_out ring.
- * worker_in: the msg_in ring of every worker (n_workers of them).
- * Returns NULL (logged) on failure. */
-struct of_io *of_io_create(struct lcore_ctx *lc, unsigned io_index, struct msgq **worker_in,
-                           unsigned n_workers, struct qmsg_pool *pool);
+ * cfg and env are copied (worker_in must outlive it). Returns NULL (logged)
+ * on failure. */
+struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *env);
 void of_io_destroy(struct of_io *io);
 
 /* The ring workers and the control thread enqueue into for this lcore. */
@@ -58,5 +79,8 @@ bool of_io_poll(struct of_io *io, uint64_t now_us, uint64_t now_tsc);
 
 void of_io_get_stats(const struct of_io *io, struct of_io_stats *out);
 uint32_t of_io_conn_count(const struct of_io *io);
+
+/* Visit the live counters (on the io lcore: its counter publication). */
+void of_io_visit_counters(const struct of_io *io, ofcd_counter_fn fn, void *arg);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "of_app.h"
 #include "ofp_mp.h"
 #include "ofp_port.h"
 #include "ofp_switch.h"
@@ -51,7 +52,7 @@ struct of_switch {
     uint64_t up_since_us;            /* ESTABLISHED at (0 while down) */
     uint64_t down_since_us;
     uint64_t connects, disconnects, replaced, port_changes;
-    struct l2_table *l2;             /* learning-switch app state, if enabled */
+    void *app_state[OF_APPS_MAX];    /* each app's own (of_app.h) */
 };
 
 #endif

@@ -2,13 +2,12 @@
 #include "of_worker.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "of_event.h"
-#include "of_l2learn.h"
 #include "of_switch.h"
 #include "ofcd_log.h"
 #include "ofp_chan.h"
@@ -43,7 +42,6 @@ struct of_rec {
 static const uint16_t poll_types[3] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
 
 struct of_worker {
-    struct lcore_ctx *lc;
     unsigned index;
     struct msgq *msg_in;
     struct msgq **io_out;
@@ -51,8 +49,8 @@ struct of_worker {
     struct msgq *events;             /* to the control thread */
     uint64_t stats_interval_us;
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
-    bool l2_enabled;
-    struct l2_cfg l2;
+    const struct of_app *apps[OF_APPS_MAX];
+    unsigned n_apps;
     uint64_t generation_id;
     struct qmsg_pool *pool;
     struct tw_wheel wheel;
@@ -350,6 +348,84 @@ static int c_error(void *arg, uint32_t xid, uint16_t type, uint16_t code, const 
     return send_msg(arg, &m);
 }
 
+/* ---- apps (of_app.h) ----------------------------------------------------------- */
+
+struct of_app_out {
+    struct of_rec *r;
+};
+
+int of_app_send(struct of_app_out *out, struct ofp_msg *m)
+{
+    m->hdr.xid = ofp_chan_xid(&out->r->chan);
+    return send_msg(out->r, m);
+}
+
+/* The switch as app i sees it; the hook may replace v.state, which the
+ * caller stores back. */
+static struct of_app_switch app_view(const struct of_switch *sw, unsigned i)
+{
+    return (struct of_app_switch){.dpid = sw->dpid, .features = &sw->features,
+                                  .ports = &sw->ports, .state = sw->app_state[i]};
+}
+
+static void apps_switch_up(struct of_rec *r)
+{
+    struct of_worker *w = r->w;
+    struct of_app_out out = {r};
+
+    for (unsigned i = 0; i < w->n_apps; i++) {
+        const struct of_app *a = w->apps[i];
+        struct of_app_switch v = app_view(r->sw, i);
+        if (a->on_switch_up)
+            a->on_switch_up(a->arg, &v, w->now_us, &out);
+        r->sw->app_state[i] = v.state;
+    }
+}
+
+static void apps_packet_in(struct of_rec *r, const struct ofp_packet_in *pi)
+{
+    struct of_worker *w = r->w;
+    struct of_app_out out = {r};
+
+    if (!r->sw || !r->sw->up_since_us)
+        return;
+    for (unsigned i = 0; i < w->n_apps; i++) {
+        const struct of_app *a = w->apps[i];
+        struct of_app_switch v = app_view(r->sw, i);
+        if (a->on_packet_in)
+            a->on_packet_in(a->arg, &v, pi, w->now_us, &out);
+        r->sw->app_state[i] = v.state;
+    }
+}
+
+static void apps_port_status(struct of_rec *r, const struct ofp_port_status *ps)
+{
+    struct of_worker *w = r->w;
+    struct of_app_out out = {r};
+
+    if (!r->sw->up_since_us)
+        return;
+    for (unsigned i = 0; i < w->n_apps; i++) {
+        const struct of_app *a = w->apps[i];
+        struct of_app_switch v = app_view(r->sw, i);
+        if (a->on_port_status)
+            a->on_port_status(a->arg, &v, ps, w->now_us, &out);
+        r->sw->app_state[i] = v.state;
+    }
+}
+
+/* Once after each apps_switch_up: the apps free what they kept. */
+static void apps_switch_down(struct of_worker *w, struct of_switch *sw)
+{
+    for (unsigned i = 0; i < w->n_apps; i++) {
+        const struct of_app *a = w->apps[i];
+        struct of_app_switch v = app_view(sw, i);
+        if (a->on_switch_down)
+            a->on_switch_down(a->arg, &v);
+        sw->app_state[i] = NULL;
+    }
+}
+
 static void log_switch_up(const struct of_rec *r)
 {
     const struct of_switch *sw = r->sw;
@@ -374,16 +450,7 @@ static void c_established(void *arg)
         w->stats.switches_established++;
         log_switch_up(r);
         post_switch_up(r);
-        if (w->l2_enabled) {
-            if (!r->sw->l2)
-                r->sw->l2 = l2_table_create(w->l2.table_size);
-            struct l2_out out;
-            l2_on_established(&w->l2, &out);
-            for (unsigned i = 0; i < out.n; i++) {
-                out.msg[i].hdr.xid = ofp_chan_xid(&r->chan);
-                send_msg(r, &out.msg[i]);
-            }
-        }
+        apps_switch_up(r);
         if (w->role != OFPCR_ROLE_EQUAL) {
             /* The answer (ROLE_REPLY, or an error such as a stale generation)
              * goes to the control thread like any other reply. */
@@ -420,6 +487,7 @@ static void switch_down(struct of_rec *r, const char *why)
         w->stats.switches_up--;
         sw->disconnects++;
         post_event(r, QMSG_EV_SWITCH_DOWN, OFP_PRIO_P0, NULL, 0, NULL, 0);
+        apps_switch_down(w, sw);
         LOG_WARN("of", "switch %016" PRIx64 " disconnected after %.1f s: %s", sw->dpid,
                  (double)(w->now_us - sw->up_since_us) / 1e6, why);
     }
@@ -667,6 +735,7 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
     LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
              ps->desc.port_no, ps->desc.name, ps->reason < 3 ? reasons[ps->reason] : "?",
              (ps->desc.state & OFPPS_LINK_DOWN) ? "down" : "up");
+    apps_port_status(r, ps);
 }
 
 static void malformed(struct of_rec *r, struct ofp_err err, const struct qmsg *q)
@@ -776,14 +845,7 @@ static void handle(struct of_rec *r, struct qmsg *q)
         break;
     case OFPT_PACKET_IN:
         w->stats.packet_in++;
-        if (w->l2_enabled && r->sw && r->sw->l2) {
-            struct l2_out out;
-            if (l2_on_packet_in(r->sw->l2, &w->l2, &m.u.packet_in, w->now_us, &out) == 0)
-                for (unsigned i = 0; i < out.n; i++) {
-                    out.msg[i].hdr.xid = ofp_chan_xid(&r->chan);
-                    send_msg(r, &out.msg[i]);
-                }
-        }
+        apps_packet_in(r, &m.u.packet_in);
         break;
     default:
         /* PACKET_IN, FLOW_REMOVED, BARRIER_REPLY, ROLE_REPLY ...: counted;
@@ -832,40 +894,32 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
 
 /* ---- life cycle ----------------------------------------------------------------------- */
 
-struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct qmsg_pool *pool)
+OFCD_COUNTER_GROUP(of_worker_counters, "openflow_worker", struct of_worker_stats,
+                   OF_WORKER_COUNTERS, OF_WORKER_GAUGES);
+
+struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_pool *pool)
 {
-    const struct ofcd_config *cfg = &lc->app->cfg;
     struct of_worker *w = calloc(1, sizeof(*w));
 
     if (!w) {
-        LOG_ERR("of", "worker %u: out of memory", index);
+        LOG_ERR("of", "worker %u: out of memory", cfg->index);
         return NULL;
     }
-    w->lc = lc;
-    w->index = index;
+    w->index = cfg->index;
     w->pool = pool;
-    w->malformed_limit = cfg->of_malformed_limit;
-    w->stats_interval_us = (uint64_t)cfg->of_stats_interval_s * 1000000u;
-    w->role = strcmp(cfg->of_role, "master") == 0  ? OFPCR_ROLE_MASTER
-              : strcmp(cfg->of_role, "slave") == 0 ? OFPCR_ROLE_SLAVE
-                                                   : OFPCR_ROLE_EQUAL;
-    w->generation_id = cfg->of_generation_id;
-    w->l2_enabled = cfg->l2_learning;
-    w->l2 = (struct l2_cfg){.table_size = cfg->l2_table_size,
-                            .idle_timeout_s = cfg->l2_idle_timeout_s, .priority = 10};
-    w->chan_cfg = (struct ofp_chan_cfg){
-        .handshake_timeout_ms = cfg->of_handshake_timeout_ms,
-        .echo_interval_ms = cfg->of_echo_interval_ms,
-        .echo_timeout_ms = cfg->of_echo_timeout_ms,
-        .rtt_probe_ms = cfg->of_rtt_probe_ms,
-        .miss_send_len = cfg->of_miss_send_len,
-    };
+    w->malformed_limit = cfg->malformed_limit;
+    w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
+    w->role = cfg->role;
+    w->generation_id = cfg->generation_id;
+    memcpy(w->apps, cfg->apps, sizeof(w->apps));
+    w->n_apps = cfg->n_apps;
+    w->chan_cfg = cfg->chan;
     char name[32];
-    snprintf(name, sizeof(name), "msg_in_%u", index);
+    snprintf(name, sizeof(name), "msg_in_%u", cfg->index);
     struct msgq_cfg qc = {
         .name = name,
-        .size = cfg->of_queue_size,
-        .multi_producer = cfg->n_io_lcores > 1,
+        .size = cfg->queue_size,
+        .multi_producer = cfg->multi_producer,
         .multi_consumer = false,
         .starve_bursts = 8,
         .credit = 16,
@@ -890,7 +944,8 @@ void of_worker_destroy(struct of_worker *w)
             struct of_switch *sw = w->switches[b];
             w->switches[b] = sw->hnext;
             of_ports_free(&sw->ports);
-            l2_table_destroy(sw->l2);
+            if (sw->up_since_us)
+                apps_switch_down(w, sw);
             free(sw);
         }
     }
@@ -962,6 +1017,11 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
 void of_worker_get_stats(const struct of_worker *w, struct of_worker_stats *out)
 {
     *out = w->stats;
+}
+
+void of_worker_visit_counters(const struct of_worker *w, ofcd_counter_fn fn, void *arg)
+{
+    fn(arg, &of_worker_counters, "", OFCD_COUNTER_VALUES(&w->stats));
 }
 
 void of_worker_log_switches(const struct of_worker *w)

@@ -16,36 +16,60 @@
 #include <stdint.h>
 
 #include "msgq.h"
+#include "of_app.h"
+#include "ofcd_counters.h"
+#include "ofp_chan.h"
 #include "qmsg_pool.h"
 
-struct lcore_ctx;
 struct of_worker;
 
+#define OF_WORKER_COUNTERS(X)                                                             \
+    X(msgs, "OpenFlow messages handled")                                                  \
+    X(conns_up, "switch connections the worker took on")                                  \
+    X(conns_down, "switch connections gone")                                              \
+    X(switches_established, "channels that reached ESTABLISHED")                          \
+    X(switches_replaced, "a dpid reconnected over its live connection")                   \
+    X(malformed, "malformed messages answered with OFPT_ERROR")                           \
+    X(malformed_disconnects, "switches cut off for openflow.malformed_limit")             \
+    X(errors_from_switches, "OFPT_ERRORs switches sent")                                  \
+    X(held, "messages held until the channel was established")                            \
+    X(port_status, "PORT_STATUS messages")                                                \
+    X(packet_in, "PACKET_IN messages")                                                    \
+    X(echo_timeouts, "switches cut off for not answering echo")                           \
+    X(handshake_timeouts, "connections cut off for not finishing the handshake")          \
+    X(out_backlogged, "msg_out full: messages parked and retried")                        \
+    X(no_buffer, "message buffer pool empty")                                             \
+    X(events, "events posted to the control thread")                                      \
+    X(events_lost, "events lost: no buffer or backlog full (logged)")                     \
+    X(polls_sent, "statistics requests sent")                                             \
+    X(polls_skipped, "statistics requests skipped: previous reply incomplete")
+#define OF_WORKER_GAUGES(X)                                                               \
+    X(switches_up, "switches established now")                                            \
+    X(switches_known, "switches the worker has a model of")                               \
+    X(conns, "connections the worker tracks now")
+
 struct of_worker_stats {
-    uint64_t msgs;                 /* OpenFlow messages handled */
-    uint64_t conns_up, conns_down;
-    uint64_t switches_established;
-    uint64_t switches_replaced;    /* a dpid reconnected over its live connection */
-    uint64_t malformed;            /* answered with OFPT_ERROR */
-    uint64_t malformed_disconnects;
-    uint64_t errors_from_switches;
-    uint64_t held;                 /* messages held until established */
-    uint64_t port_status;
-    uint64_t packet_in;
-    uint64_t echo_timeouts, handshake_timeouts;
-    uint64_t out_backlogged;       /* msg_out full: parked and retried */
-    uint64_t no_buffer;
-    uint64_t events;               /* posted to the control thread */
-    uint64_t events_lost;          /* no buffer or backlog full (logged) */
-    uint64_t polls_sent;           /* statistics requests */
-    uint64_t polls_skipped;        /* previous reply still incomplete */
-    uint32_t switches_up;          /* now */
-    uint32_t switches_known;
-    uint32_t conns;                /* connections the worker tracks now */
+    OF_WORKER_COUNTERS(OFCD_COUNTER_FIELD)
+    OF_WORKER_GAUGES(OFCD_COUNTER_FIELD)
 };
 
-/* Create for a worker lcore: its msg_in ring. Returns NULL (logged). */
-struct of_worker *of_worker_create(struct lcore_ctx *lc, unsigned index, struct qmsg_pool *pool);
+extern const struct ofcd_counter_group of_worker_counters;   /* "openflow_worker" */
+
+struct of_worker_cfg {
+    unsigned index;                  /* which worker (msg_in ring name) */
+    uint32_t queue_size;             /* msg_in slots per class */
+    bool multi_producer;             /* several io lcores feed msg_in */
+    uint32_t malformed_limit;        /* bad messages per switch per minute */
+    uint32_t stats_interval_s;       /* FLOW/PORT_STATS/TABLE polling, 0 = off */
+    uint32_t role;                   /* OFPCR_ROLE_* asked once established */
+    uint64_t generation_id;
+    struct ofp_chan_cfg chan;
+    const struct of_app *apps[OF_APPS_MAX];  /* their hooks, called in this order */
+    unsigned n_apps;
+};
+
+/* Create a worker and its msg_in ring. Returns NULL (logged). */
+struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_pool *pool);
 void of_worker_destroy(struct of_worker *w);
 
 struct msgq *of_worker_msg_in(struct of_worker *w);
@@ -59,6 +83,9 @@ void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n
 bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc);
 
 void of_worker_get_stats(const struct of_worker *w, struct of_worker_stats *out);
+
+/* Visit the live counters (on the worker lcore: its counter publication). */
+void of_worker_visit_counters(const struct of_worker *w, ofcd_counter_fn fn, void *arg);
 
 /* Log every switch the worker knows (SIGUSR2). */
 void of_worker_log_switches(const struct of_worker *w);

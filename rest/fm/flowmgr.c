@@ -11,6 +11,9 @@
 #include "ofp_msg.h"
 #include "store.h"
 
+OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, flows_by_state,
+                        FLOWMGR_COUNTERS, FLOWMGR_GAUGES);
+
 #define FM_SW_BUCKETS 4096u
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
 #define FM_XID_BIT 0x80000000u
@@ -759,23 +762,6 @@ static int load_one(const struct store_flow *sf, void *arg)
     free(wire);
     free(spec);
     return 0;
-}
-
-void flowmgr_cfg_from(const struct ofcd_config *c, struct flowmgr_cfg *out)
-{
-    uint64_t w = (uint64_t)c->fm_consistency_min_interval_s * 1000000u;
-    uint64_t s15 = (uint64_t)c->of_stats_interval_s * 1500000u;
-
-    memset(out, 0, sizeof(*out));
-    out->pacing_per_s = c->fm_pacing_per_s;
-    out->queue_max = c->fm_queue_max;
-    out->consistency = c->fm_consistency;
-    out->window_us = w > s15 ? w : s15;
-    memcpy(out->ignore_cookie, c->fm_ignore_cookie, sizeof(out->ignore_cookie));
-    out->n_ignore_cookie = c->n_fm_ignore_cookie;
-    memcpy(out->ignore_table, c->fm_ignore_table, sizeof(out->ignore_table));
-    out->n_ignore_table = c->n_fm_ignore_table;
-    out->l2_cookie_ignored = c->l2_learning;
 }
 
 struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowmgr_env *env,

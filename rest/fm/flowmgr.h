@@ -37,27 +37,31 @@
 
 #include <jansson.h>
 
-#include "cfg.h"
+#include "ofcd_counters.h"
+
+#include "ofcd_range.h"
 #include "flow_json.h"
 #include "qmsg.h"
 
 struct store;
 struct flowmgr;
 
+#define FLOWMGR_MAX_APPS 8
+
 struct flowmgr_cfg {
     uint32_t pacing_per_s;          /* per owner per switch, 0 = none */
     uint32_t queue_max;             /* FLOW_MODs waiting per switch before 503 */
     bool consistency;
     uint64_t window_us;             /* the consistency check's verdict window */
-    struct cfg_range ignore_cookie[CFG_MAX_RANGES];
+    struct ofcd_range ignore_cookie[OFCD_MAX_RANGES];
     unsigned n_ignore_cookie;
-    struct cfg_range ignore_table[CFG_MAX_RANGES];
+    struct ofcd_range ignore_table[OFCD_MAX_RANGES];
     unsigned n_ignore_table;
-    bool l2_cookie_ignored;         /* apps.l2_learning: its flows are not aliens */
+    /* The cookies of the apps' flows (of_app.h): theirs, never aliens. */
+    struct ofcd_range app_cookie[FLOWMGR_MAX_APPS];
+    unsigned n_app_cookie;
 };
 
-/* From ofcd's configuration (window = max(min interval, 1.5 x stats interval)). */
-void flowmgr_cfg_from(const struct ofcd_config *c, struct flowmgr_cfg *out);
 
 /* How the flow manager reaches switches, and its clock. */
 struct flowmgr_env {
@@ -69,27 +73,31 @@ struct flowmgr_env {
     uint64_t (*now_us)(void *arg);  /* monotonic */
 };
 
+#define FLOWMGR_COUNTERS(X)                                                               \
+    X(flow_mods_sent, "ADD/DELETE FLOW_MODs handed to msg_out")                           \
+    X(barriers_sent, "BARRIER_REQUESTs sent")                                             \
+    X(barrier_replies, "barrier replies matched to a batch")                              \
+    X(installed, "flows moved to installed by a barrier reply")                           \
+    X(confirmed, "ADD FLOW_MODs a barrier reply confirmed (a re-sent flow each time)")    \
+    X(errors, "flows the switch rejected")                                                \
+    X(ring_full, "sends postponed: msg_out P3 full or no buffer")                         \
+    X(paced, "sends postponed by the pacing budget")                                      \
+    X(dropped_on_down, "queued/in-flight work dropped at disconnect (flows stay stored)") \
+    X(checks, "consistency checks run")                                                   \
+    X(alien_deleted, "flows on a switch but not stored: deleted")                         \
+    X(missing_reinstalled, "stored flows missing on the switch: re-installed")            \
+    X(changed_reinstalled, "flows changed behind ofcd's back: put back")                  \
+    X(pending_confirmed, "pending flows found on the switch")                             \
+    X(state_update_failed, "store_set_state refused (queue full)")
+#define FLOWMGR_GAUGES(X) X(queued, "FLOW_MODs waiting now, all switches")
+
 struct flowmgr_stats {
-    uint64_t flow_mods_sent;        /* ADD/DELETE FLOW_MODs handed to msg_out */
-    uint64_t barriers_sent;
-    uint64_t barrier_replies;       /* matched to a batch */
-    uint64_t installed;             /* flows moved to installed by a barrier reply */
-    uint64_t confirmed;             /* ADD FLOW_MODs a barrier reply confirmed (a
-                                     * re-sent flow counts each time) */
-    uint64_t errors;                /* flows the switch rejected */
-    uint64_t ring_full;             /* sends postponed: msg_out P3 full or no buffer */
-    uint64_t paced;                 /* sends postponed by the pacing budget */
-    uint64_t queued;                /* FLOW_MODs waiting now, all switches */
-    uint64_t dropped_on_down;       /* queued/in-flight work dropped at disconnect
-                                     * (the flows stay stored; the check re-installs) */
-    uint64_t checks;                /* consistency checks run */
-    uint64_t alien_deleted;
-    uint64_t missing_reinstalled;
-    uint64_t changed_reinstalled;   /* on the switch in another version */
-    uint64_t pending_confirmed;     /* pending flows found on the switch */
-    uint64_t state_update_failed;   /* store_set_state refused (queue full) */
-    uint64_t flows_by_state[3];     /* mirror: pending, installed, error */
+    FLOWMGR_COUNTERS(OFCD_COUNTER_FIELD)
+    FLOWMGR_GAUGES(OFCD_COUNTER_FIELD)
+    uint64_t flows_by_state[3];     /* mirror: pending, installed, error (not in the group) */
 };
+
+extern const struct ofcd_counter_group flowmgr_counters;     /* "flow_manager" */
 
 /* Create and load every stored flow into the mirror. NULL (logged). cfg
  * and env are copied. */

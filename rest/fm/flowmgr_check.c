@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "of_l2learn.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
 #include "dpid.h"
@@ -77,14 +76,6 @@ int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
     /* Not through fm_queue, which would pace it behind FLOW_MODs: it goes
      * straight out, in the statistics class it belongs to. */
     return fm_send_wire(fm, sw, b.data, b.len, fm_next_xid(sw), OFP_PRIO_P1);
-}
-
-static bool in_ranges(const struct cfg_range *r, unsigned n, uint64_t v)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (v >= r[i].lo && v <= r[i].hi)
-            return true;
-    return false;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -212,9 +203,9 @@ static int check_entry(const struct ofp_flow_stats *fs, void *arg)
     }
     if (!cfg->consistency)
         return 0;
-    if (in_ranges(cfg->ignore_cookie, cfg->n_ignore_cookie, fs->cookie) ||
-        in_ranges(cfg->ignore_table, cfg->n_ignore_table, fs->table_id) ||
-        (cfg->l2_cookie_ignored && fs->cookie == L2_COOKIE))
+    if (ofcd_ranges_contain(cfg->ignore_cookie, cfg->n_ignore_cookie, fs->cookie) ||
+        ofcd_ranges_contain(cfg->ignore_table, cfg->n_ignore_table, fs->table_id) ||
+        ofcd_ranges_contain(cfg->app_cookie, cfg->n_app_cookie, fs->cookie))
         return 0;
     if ((uint64_t)fs->duration_sec * 1000000u < c->fm->cfg.window_us)
         return 0;                     /* may be one of ours on its way, or just changed */

@@ -26,6 +26,8 @@
 
 #include "ofcd_log.h"
 
+OFCD_COUNTER_GROUP(store_counters, "store", struct store_stats, STORE_COUNTERS, STORE_GAUGES);
+
 #define STORE_COMP "store"
 #define STORE_DB_NAME "flows"
 #define STORE_KEY_LEN 16

@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ofcd_counters.h"
+
 #define STORE_DEFAULT_MAP_SIZE ((size_t)1 << 30)   /* 1 GiB of address space */
 #define STORE_DEFAULT_MAX_ASYNC 65536u
 #define STORE_OWNER_MAX 255                       /* bytes, without the NUL */
@@ -89,24 +91,31 @@ struct store_config {
     unsigned max_async;     /* 0: STORE_DEFAULT_MAX_ASYNC queued store_set_state() */
 };
 
-/* Counters since store_open(); a consistent snapshot. */
+/* Counters since store_open(); store_get_stats() gives a consistent snapshot. */
+#define STORE_COUNTERS(X)                                                                 \
+    X(commits, "successful write transactions (one sync each)")                           \
+    X(failed_commits, "transactions aborted or failing to commit")                        \
+    X(changes, "queued operations committed (batch sizes summed)")                        \
+    X(commit_ns_total, "nanoseconds inside commits: begin, apply, sync")                  \
+    X(records_put, "flow records written")                                                \
+    X(records_deleted, "flow records deleted")                                            \
+    X(state_updates, "store_set_state() applied")                                         \
+    X(state_stale, "store_set_state() ignored: key gone or flow_id replaced")             \
+    X(async_rejected, "store_set_state() refused: queue full")                            \
+    X(async_lost, "store_set_state() whose commit failed")
+#define STORE_GAUGES(X)                                                                   \
+    X(max_batch, "most operations in one commit")                                         \
+    X(commit_ns_max, "longest commit, nanoseconds")                                       \
+    X(records, "flows stored now")                                                        \
+    X(map_size, "LMDB map size, bytes")                                                   \
+    X(map_used, "bytes of the map in use (high-water mark)")
+
 struct store_stats {
-    uint64_t commits;          /* successful write transactions (one sync each) */
-    uint64_t failed_commits;   /* transactions aborted or failing to commit */
-    uint64_t changes;          /* queued operations committed (batch sizes summed) */
-    uint64_t max_batch;        /* most operations in one commit */
-    uint64_t commit_ns_total;  /* time inside commits: begin, apply, sync */
-    uint64_t commit_ns_max;
-    uint64_t records_put;
-    uint64_t records_deleted;
-    uint64_t state_updates;    /* store_set_state() applied */
-    uint64_t state_stale;      /* ... ignored: key gone or flow_id replaced */
-    uint64_t async_rejected;   /* store_set_state() refused with -EAGAIN */
-    uint64_t async_lost;       /* store_set_state() whose commit failed */
-    uint64_t records;          /* flows stored now */
-    uint64_t map_size;         /* bytes */
-    uint64_t map_used;         /* bytes of the map in use (high-water mark) */
+    STORE_COUNTERS(OFCD_COUNTER_FIELD)
+    STORE_GAUGES(OFCD_COUNTER_FIELD)
 };
+
+extern const struct ofcd_counter_group store_counters;       /* "store" */
 
 struct store;
 

@@ -2,30 +2,74 @@
  * rest: ofcd's HTTP API on libmicrohttpd (its own thread pool, epoll), JSON
  * with jansson, on rest.listen (127.0.0.1:8181 by default).
  *
- * Today the read-only part of the appliance's own API:
  *   GET /api/v1/switches          every switch the control thread knows
  *   GET /api/v1/switches/{dpid}   one switch with its ports (dpid as 16 hex
  *                                 digits, with or without colons, or decimal)
- *   GET /api/v1/health            lcores alive, rings not stuck
+ *   GET /api/v1/switches/{dpid}/flows   its stored flows and their states
+ *   GET /api/v1/health            lcores alive, rings not stuck, store writable
  *   GET /metrics                  Prometheus text format
- * Every error is JSON {"code": N, "description": "..."}: 404 for an unknown
- * path or dpid, 405 for a method a path does not take.
+ *   /api/kytos/flow_manager/v2/…  the Kytos-ng flow paths (rest_flows.c)
+ * Every error is JSON {"code": N, "description": "..."}.
  *
- * Handlers run on MHD's threads. They read the control thread's switch view
- * under app->ctl_lock (the control thread holds it while applying events)
- * and the lcores' seqlock-published counters; they never touch lcore state.
+ * This is the HTTP face only: routes, parsing and rendering. What it shows
+ * comes through struct rest_sources, filled by the app: the flow manager and
+ * the store (thread-safe libraries), the control thread's switch view under
+ * the app's lock, and callbacks for lcores, rings and counters. Handlers run
+ * on MHD's threads and never touch lcore state.
  */
 #ifndef OFCD_REST_H
 #define OFCD_REST_H
 
-struct app_ctx;
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "msgq.h"
+#include "ofcd_counters.h"
+
+struct ctl_switches;
 struct flowmgr;
 struct rest_server;
 struct store;
 
-/* Start serving; NULL (logged) when the address cannot be bound. fm and
- * store serve the flow paths (NULL: they answer 503). */
-struct rest_server *rest_start(struct app_ctx *app, struct flowmgr *fm, struct store *store);
+struct rest_cfg {
+    uint32_t ip;                        /* host order */
+    uint16_t port;
+    uint32_t threads;                   /* MHD pool threads */
+    uint32_t max_body_kb;               /* 413 above */
+    uint32_t rate_limit_per_s;          /* per client address, 0 = off (429) */
+    uint32_t rate_burst;
+    uint32_t fm_queue_max;              /* named in the 503 a full switch queue answers */
+};
+
+/* One lcore as health shows it. */
+struct rest_lcore {
+    unsigned id;
+    bool io, worker;                    /* its roles */
+    uint64_t loops;                     /* as last published */
+    bool rings_backlog;                 /* a ring it drains holds messages */
+};
+
+typedef void (*rest_ring_fn)(void *arg, unsigned lcore, const char *ring,
+                             const struct msgq_stats *q);
+
+struct rest_sources {
+    void *arg;
+    struct flowmgr *fm;                 /* NULL: the flow paths answer 503 */
+    struct store *store;
+    /* The control thread's switch view, valid until switches_unlock(). */
+    const struct ctl_switches *(*switches_lock)(void *arg);
+    void (*switches_unlock)(void *arg);
+    /* Every lcore with a role, up to max; returns how many were written. */
+    unsigned (*lcores)(void *arg, struct rest_lcore *out, unsigned max);
+    /* Every priority ring: msg_in per worker, msg_out per io lcore, events. */
+    void (*rings)(void *arg, rest_ring_fn fn, void *fn_arg);
+    /* Every counter set of the appliance (the registry, ofcd_counters.h). */
+    void (*counters)(void *arg, ofcd_counter_fn fn, void *fn_arg);
+};
+
+/* Start serving; NULL (logged) when the address cannot be bound. cfg and
+ * src are copied; what src points to must outlive the server. */
+struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sources *src);
 void rest_stop(struct rest_server *rs);
 
 #endif

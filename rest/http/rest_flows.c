@@ -168,7 +168,7 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
         unsigned retry = 1;
         if (!del && st == FLOWMGR_SW_UP && flowmgr_admit(fm, g->dpid, g->n, &retry) < 0) {
             rest_error(r, 503, "switch %s has more than flow_manager.queue_max = %u FLOW_MODs "
-                       "waiting; retry later", dp, q->rs->app->cfg.fm_queue_max);
+                       "waiting; retry later", dp, q->rs->cfg.fm_queue_max);
             r->retry_after = retry;
             return -EBUSY;
         }

@@ -10,14 +10,15 @@
 
 #include <jansson.h>
 
-#include "app.h"
 #include "dpid.h"
+#include "rest.h"
 
 /* Statuses counted one by one for /metrics (anything else: its class). */
 #define REST_STATUS_LIST {200, 202, 400, 404, 405, 413, 415, 424, 429, 500, 503}
 #define REST_STATUSES 11
 #define REST_LAT_BUCKETS 10             /* le 1,2.5,5,10,25,50,100,250,1000 ms, +Inf */
 #define REST_RL_SLOTS 1024              /* clients the rate limiter remembers */
+#define REST_MAX_LCORES 128             /* lcores health looks at */
 
 struct rest_rl_slot {
     uint32_t addr;                      /* IPv4, host order; 0 = free */
@@ -25,17 +26,15 @@ struct rest_rl_slot {
     uint64_t at_us;
 };
 
-struct flowmgr;
-struct store;
-
 struct rest_server {
-    struct app_ctx *app;
-    struct flowmgr *fm;                 /* the flow manager (NULL: flow paths 503) */
-    struct store *store;
+    struct rest_cfg cfg;
+    struct rest_sources src;
+    struct flowmgr *fm;                 /* = src.fm (NULL: flow paths 503) */
+    struct store *store;                /* = src.store */
     struct MHD_Daemon *mhd;
     pthread_mutex_t lock;               /* guards the health history below */
-    uint64_t last_loops[RTE_MAX_LCORE];
-    uint64_t last_change_ms[RTE_MAX_LCORE];
+    uint64_t last_loops[REST_MAX_LCORES];
+    uint64_t last_change_ms[REST_MAX_LCORES];
     uint64_t health_failed_commits;     /* the store's count at the previous look */
     /* relaxed atomics */
     uint64_t by_status[REST_STATUSES];

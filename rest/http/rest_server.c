@@ -136,11 +136,11 @@ static void count_status(struct rest_server *rs, unsigned status, uint64_t us)
 /* Per-client token bucket (rest.rate_limit_per_s); true = over the limit. */
 static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, uint64_t t)
 {
-    const struct ofcd_config *cfg = &rs->app->cfg;
+    const struct rest_cfg *cfg = &rs->cfg;
     const union MHD_ConnectionInfo *ci;
     uint32_t addr = 1;                  /* non-IPv4 clients share one bucket */
 
-    if (!cfg->rest_rate_limit_per_s)
+    if (!cfg->rate_limit_per_s)
         return false;
     ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
@@ -152,12 +152,12 @@ static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, ui
     struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
     if (sl->addr != addr) {             /* new client (or a collision: it starts afresh) */
         sl->addr = addr;
-        sl->tokens = cfg->rest_rate_burst;
+        sl->tokens = cfg->rate_burst;
         sl->at_us = t;
     }
-    sl->tokens += (double)(t - sl->at_us) * cfg->rest_rate_limit_per_s / 1e6;
-    if (sl->tokens > cfg->rest_rate_burst)
-        sl->tokens = cfg->rest_rate_burst;
+    sl->tokens += (double)(t - sl->at_us) * cfg->rate_limit_per_s / 1e6;
+    if (sl->tokens > cfg->rate_burst)
+        sl->tokens = cfg->rate_burst;
     sl->at_us = t;
     bool over = sl->tokens < 1.0;
     if (!over)
@@ -201,7 +201,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct rest_conn_state *st = *con_cls;
     struct rest_req q = {.rs = rs, .conn = conn, .method = method, .path = url};
     struct rest_reply r = {.status = 500};
-    const size_t max_body = (size_t)rs->app->cfg.rest_max_body_kb * 1024u;
+    const size_t max_body = (size_t)rs->cfg.max_body_kb * 1024u;
 
     (void)version;
     /* The first call only announces the request: keep state for its body. */
@@ -243,11 +243,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (rate_limited(rs, conn, now_us())) {
         rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
-                   rs->app->cfg.rest_rate_limit_per_s);
+                   rs->cfg.rate_limit_per_s);
         r.retry_after = 1;
     } else if (st->too_big) {
         rest_error(&r, 413, "request body larger than rest.max_body_kb = %u KiB",
-                   rs->app->cfg.rest_max_body_kb);
+                   rs->cfg.max_body_kb);
     } else if (st->len && !json_content_type(conn)) {
         rest_error(&r, 415, "request body must be sent as Content-Type: application/json");
     } else {
@@ -283,43 +283,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return ret;
 }
 
-struct rest_server *rest_start(struct app_ctx *app, struct flowmgr *fm, struct store *store)
+struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sources *src)
 {
-    const struct ofcd_config *cfg = &app->cfg;
     struct rest_server *rs = calloc(1, sizeof(*rs));
 
     if (!rs) {
         LOG_ERR("rest", "out of memory");
         return NULL;
     }
-    rs->app = app;
-    rs->fm = fm;
-    rs->store = store;
+    rs->cfg = *cfg;
+    rs->src = *src;
+    rs->fm = src->fm;
+    rs->store = src->store;
     pthread_mutex_init(&rs->lock, NULL);
     pthread_mutex_init(&rs->rl_lock, NULL);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->rest_port),
-                             .sin_addr.s_addr = htonl(cfg->rest_ip)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->port),
+                             .sin_addr.s_addr = htonl(cfg->ip)};
     rs->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                                    MHD_USE_ERROR_LOG,
-                               cfg->rest_port, NULL, NULL, on_request, rs,
+                               cfg->port, NULL, NULL, on_request, rs,
                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->rest_threads,
+                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
                                MHD_OPTION_NOTIFY_COMPLETED, on_completed, rs,
                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                MHD_OPTION_END);
     if (!rs->mhd) {
         LOG_ERR("rest", "cannot serve HTTP on %u.%u.%u.%u:%u (address in use or not "
-                "local?); change rest.listen", cfg->rest_ip >> 24, (cfg->rest_ip >> 16) & 255,
-                (cfg->rest_ip >> 8) & 255, cfg->rest_ip & 255, cfg->rest_port);
+                "local?); change rest.listen", cfg->ip >> 24, (cfg->ip >> 16) & 255,
+                (cfg->ip >> 8) & 255, cfg->ip & 255, cfg->port);
         pthread_mutex_destroy(&rs->lock);
         pthread_mutex_destroy(&rs->rl_lock);
         free(rs);
         return NULL;
     }
-    LOG_INFO("rest", "REST API on http://%u.%u.%u.%u:%u/api/v1/", cfg->rest_ip >> 24,
-             (cfg->rest_ip >> 16) & 255, (cfg->rest_ip >> 8) & 255, cfg->rest_ip & 255,
-             cfg->rest_port);
+    LOG_INFO("rest", "REST API on http://%u.%u.%u.%u:%u/api/v1/", cfg->ip >> 24,
+             (cfg->ip >> 16) & 255, (cfg->ip >> 8) & 255, cfg->ip & 255,
+             cfg->port);
     return rs;
 }
 

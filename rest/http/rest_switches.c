@@ -1,11 +1,13 @@
 /* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid}, from the
- * control thread's switch view (ctl_switches), read under app->ctl_lock. */
+ * control thread's switch view (ctl_switches), held between the sources'
+ * switches_lock and switches_unlock. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_switches.h"
 #include "ofp_wire.h"
 #include "rest_priv.h"
 
@@ -75,18 +77,17 @@ static void add_switch(const struct ctl_switch *s, void *arg)
 
 void rest_get_switches(struct rest_req *q, struct rest_reply *r)
 {
-    struct app_ctx *app = q->rs->app;
+    const struct rest_sources *src = &q->rs->src;
     json_t *list = json_array();
 
-    pthread_mutex_lock(&app->ctl_lock);
-    ctl_switches_foreach(app->ctl, add_switch, list);
-    pthread_mutex_unlock(&app->ctl_lock);
+    ctl_switches_foreach(src->switches_lock(src->arg), add_switch, list);
+    src->switches_unlock(src->arg);
     r->json = json_pack("{s:o}", "switches", list);
 }
 
 void rest_get_switch(struct rest_req *q, struct rest_reply *r)
 {
-    struct app_ctx *app = q->rs->app;
+    const struct rest_sources *src = &q->rs->src;
     uint64_t dpid;
     char id[64];
     const char *slash = strchr(q->arg, '/');
@@ -106,11 +107,10 @@ void rest_get_switch(struct rest_req *q, struct rest_reply *r)
     }
     if (rest_dpid_arg(q->arg, &dpid, r) < 0)
         return;
-    pthread_mutex_lock(&app->ctl_lock);
-    const struct ctl_switch *s = ctl_switches_find(app->ctl, dpid);
+    const struct ctl_switch *s = ctl_switches_find(src->switches_lock(src->arg), dpid);
     if (s)
         r->json = switch_json(s, true);
-    pthread_mutex_unlock(&app->ctl_lock);
+    src->switches_unlock(src->arg);
     if (!s)
         rest_error(r, 404, "switch %016" PRIx64 " is not known", dpid);
 }

@@ -37,7 +37,7 @@ run_client() {
 
 check_clean() {
     local log=$1 what=$2
-    wait_stat "$log" "tcp: conns" 0 30 || { kill -USR2 "$OFCD_PID"; sleep 0.5;
+    wait_stat "$log" "connections" 0 30 || { kill -USR2 "$OFCD_PID"; sleep 0.5;
         tail -30 "$log"; fail "$what: connections left behind"; }
     local free total
     free=$(ofcd_stat "$log" "chunks_free") || fail "no chunk count"
@@ -65,8 +65,8 @@ pass "(d) SYN to a closed port: refused by RST"
 hold_pid=$!
 wait_for_line "$work/hold.out" 'holding [0-9]+ connections' 60 ||
     { cat "$work/hold.out"; fail "(c) hold clients never connected"; }
-wait_stat "$log" "tcp: conns" 300 10 ge || fail "(c) fewer than 300 connections while 300 clients hold"
-conns=$(ofcd_stat "$log" "tcp: conns")
+wait_stat "$log" "connections" 300 10 ge || fail "(c) fewer than 300 connections while 300 clients hold"
+conns=$(ofcd_stat "$log" "connections")
 kill -KILL "$hold_pid"
 wait "$hold_pid" 2>/dev/null
 hold_pid=

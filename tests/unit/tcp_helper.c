@@ -349,10 +349,10 @@ void th_listen(struct th *th, uint16_t port, uint32_t backlog)
 
 uint32_t th_state_count(const struct th *th, enum tcp_state st)
 {
-    uint32_t counts[TCP_STATE_COUNT];
+    struct tcp_state_counts counts;
 
-    tcp_stack_state_counts(th->s, counts);
-    return counts[st];
+    tcp_stack_state_counts(th->s, &counts);
+    return (uint32_t)OFCD_COUNTER_VALUES(&counts)[st];
 }
 
 /* ---- segment builder ----------------------------------------------- */

@@ -485,7 +485,7 @@ static void test_reconnect_and_consistency(void **state)
     struct flowmgr_stats st;
 
     t->cfg.n_ignore_cookie = 1;
-    t->cfg.ignore_cookie[0] = (struct cfg_range){0xab00, 0xabff};
+    t->cfg.ignore_cookie[0] = (struct ofcd_range){0xab00, 0xabff};
     reopen(t);
     switch_up(t, CONN_A);
     add_n(t, 3, a);

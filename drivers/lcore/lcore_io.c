@@ -1,5 +1,10 @@
-/* tcp_env: see tcp_env.h. */
-#include "tcp_env.h"
+/*
+ * lcore_io: the io role's binding to DPDK — segments go into the lcore's tx
+ * batch as mbufs (with checksum offload flags where the port has them),
+ * payload chunks come from a per-lcore mempool, next hops from the lcore's
+ * ARP cache (a miss sends a rate-limited ARP request).
+ */
+#include "lcore_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +15,7 @@
 #include <rte_mempool.h>
 
 #include "ofcd_log.h"
+#include "port.h"
 
 #define TCP_CHUNK_CACHE 256
 
@@ -17,7 +23,7 @@ void lcore_tx_flush(struct lcore_ctx *lc, uint64_t now_us)
 {
     if (lc->ntx == 0)
         return;
-    uint16_t sent = port_tx(lc->app->port, lc->queue, lc->txq, lc->ntx, now_us);
+    uint16_t sent = port_tx(lc->env.port, lc->cfg.queue, lc->txq, lc->ntx, now_us);
     lc->stats.tx_packets += sent;
     if (sent < lc->ntx) {
         lc->stats.tx_dropped += lc->ntx - sent;
@@ -35,7 +41,7 @@ void lcore_tx_enqueue(struct lcore_ctx *lc, struct rte_mbuf *m, uint64_t now_us)
 
 int lcore_send_arp_request(struct lcore_ctx *lc, uint32_t target_ip, uint64_t now_us)
 {
-    struct rte_mbuf *m = rte_pktmbuf_alloc(lc->app->pool);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(lc->env.pool);
 
     if (!m) {
         lc->stats.tx_alloc_failed++;
@@ -52,7 +58,7 @@ int lcore_send_arp_request(struct lcore_ctx *lc, uint32_t target_ip, uint64_t no
 static uint8_t *env_frame_alloc(void *arg, uint16_t len, void **handle)
 {
     struct lcore_ctx *lc = arg;
-    struct rte_mbuf *m = rte_pktmbuf_alloc(lc->app->pool);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(lc->env.pool);
 
     if (!m) {
         lc->stats.tx_alloc_failed++;
@@ -117,20 +123,29 @@ static int env_resolve(void *arg, uint32_t ip, uint8_t mac[6])
     return -EAGAIN;
 }
 
-int tcp_env_setup(struct lcore_ctx *lc, uint64_t now_us)
+int lcore_io_setup(struct lcore_ctx *lc)
 {
-    const struct ofcd_config *cfg = &lc->app->cfg;
+    const struct lcore_cfg *cfg = &lc->cfg;
     char name[RTE_MEMPOOL_NAMESIZE];
     uint8_t secret[16];
 
-    snprintf(name, sizeof(name), "tcp_chunks_%u", lc->lcore_id);
+    lc->arp = arp_cache_create(cfg->arp_cache_size, (uint64_t)cfg->arp_timeout_s * 1000000ULL);
+    if (!lc->arp)
+        return -ENOMEM;
+    int rc = net_ctx_init(&lc->net, cfg->mac, cfg->ip, cfg->prefix_len, lc->arp);
+    if (rc < 0) {
+        LOG_ERR("lcore", "lcore %u: network identity rejected: %s", cfg->lcore_id,
+                strerror(-rc));
+        return rc;
+    }
+    snprintf(name, sizeof(name), "tcp_chunks_%u", cfg->lcore_id);
     lc->tcp_chunks = rte_mempool_create(name, cfg->tcp_chunks, TCP_CHUNK_SIZE, TCP_CHUNK_CACHE,
                                         0, NULL, NULL, NULL, NULL,
-                                        (int)rte_lcore_to_socket_id(lc->lcore_id),
+                                        (int)rte_lcore_to_socket_id(cfg->lcore_id),
                                         RTE_MEMPOOL_F_SP_PUT | RTE_MEMPOOL_F_SC_GET);
     if (!lc->tcp_chunks) {
         LOG_ERR("tcp", "lcore %u: cannot allocate %u TCP buffer chunks (%u MiB): lower "
-                "tcp.buffer_chunks or give EAL more memory (-m)", lc->lcore_id,
+                "tcp.buffer_chunks or give EAL more memory (-m)", cfg->lcore_id,
                 cfg->tcp_chunks, (unsigned)((uint64_t)cfg->tcp_chunks * TCP_CHUNK_SIZE >> 20));
         return -ENOMEM;
     }
@@ -145,20 +160,27 @@ int tcp_env_setup(struct lcore_ctx *lc, uint64_t now_us)
         .chunk_alloc = env_chunk_alloc,
         .chunk_free = env_chunk_free,
         .resolve = env_resolve,
-        .l4_cksum_offload = lc->app->port->offloads.tcp_cksum,
-        .ip_cksum_offload = lc->app->port->offloads.ipv4_cksum,
+        .l4_cksum_offload = lc->env.port->offloads.tcp_cksum,
+        .ip_cksum_offload = lc->env.port->offloads.ipv4_cksum,
     };
-    lc->tcp = tcp_stack_create(&cfg->tcp, &env, cfg->ip, lc->net.mac, secret, now_us);
+    lc->tcp = tcp_stack_create(&cfg->tcp, &env, cfg->ip, lc->net.mac, secret, lcore_clock_us());
     if (!lc->tcp)
         return -EINVAL;
     lc->net.tcp_attached = true;
     return 0;
 }
 
-void tcp_env_teardown(struct lcore_ctx *lc)
+void lcore_io_teardown(struct lcore_ctx *lc)
 {
     tcp_stack_destroy(lc->tcp);
     lc->tcp = NULL;
+    /* Frames still batched (a last RST included) go back to the pool before
+     * the port and its pool go away. */
+    if (lc->ntx)
+        rte_pktmbuf_free_bulk(lc->txq, lc->ntx);
+    lc->ntx = 0;
     rte_mempool_free(lc->tcp_chunks);
     lc->tcp_chunks = NULL;
+    arp_cache_destroy(lc->arp);
+    lc->arp = NULL;
 }

@@ -1,0 +1,131 @@
+/*
+ * views: what threads other than an lcore read of the appliance — every
+ * counter set in one walk (the stats log and /metrics both use it) and the
+ * sources the REST face is given. Nothing here touches lcore-private state:
+ * lcores are read through their published counters, rings through their
+ * atomic statistics, the switch view under ctl_lock.
+ */
+#include <string.h>
+
+#include "app.h"
+#include "flowmgr.h"
+#include "port.h"
+#include "store.h"
+
+void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
+{
+    struct port_stats ps;
+    struct qmsg_pool_stats qs;
+    struct ctl_switches_stats cs;
+
+    if (app->port && port_get_stats(app->port, &ps) == 0)
+        fn(arg, &port_counters, "", OFCD_COUNTER_VALUES(&ps));
+    if (app->qpool) {
+        qmsg_pool_get_stats(app->qpool, &qs);
+        fn(arg, &qmsg_pool_counters, "", OFCD_COUNTER_VALUES(&qs));
+    }
+    if (app->ctl) {
+        pthread_mutex_lock(&app->ctl_lock);
+        ctl_switches_get_stats(app->ctl, &cs);
+        pthread_mutex_unlock(&app->ctl_lock);
+        fn(arg, &ctl_switches_counters, "", OFCD_COUNTER_VALUES(&cs));
+    }
+    if (app->fm) {
+        struct flowmgr_stats fs;
+        flowmgr_get_stats(app->fm, &fs);
+        fn(arg, &flowmgr_counters, "", OFCD_COUNTER_VALUES(&fs));
+    }
+    if (app->store) {
+        struct store_stats ss;
+        if (store_get_stats(app->store, &ss) == 0)
+            fn(arg, &store_counters, "", OFCD_COUNTER_VALUES(&ss));
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
+        if (app->lcores[id].lc)
+            lcore_read_counters(app->lcores[id].lc, fn, arg);
+}
+
+/* ---- REST sources ----------------------------------------------------------------- */
+
+static const struct ctl_switches *src_switches_lock(void *arg)
+{
+    struct app_ctx *app = arg;
+
+    pthread_mutex_lock(&app->ctl_lock);
+    return app->ctl;
+}
+
+static void src_switches_unlock(void *arg)
+{
+    struct app_ctx *app = arg;
+
+    pthread_mutex_unlock(&app->ctl_lock);
+}
+
+static bool backlog(struct msgq *q)
+{
+    struct msgq_stats st;
+
+    if (!q)
+        return false;
+    msgq_get_stats(q, &st);
+    return st.depth[0] || st.depth[1] || st.depth[2] || st.depth[3];
+}
+
+static unsigned src_lcores(void *arg, struct rest_lcore *out, unsigned max)
+{
+    struct app_ctx *app = arg;
+    unsigned n = 0;
+
+    for (unsigned id = 0; id < RTE_MAX_LCORE && n < max; id++) {
+        const struct app_lcore *al = &app->lcores[id];
+        if (!al->lc)
+            continue;
+        out[n++] = (struct rest_lcore){
+            .id = id,
+            .io = al->io,
+            .worker = al->worker,
+            .loops = lcore_published_loops(al->lc),
+            .rings_backlog = (al->ofw && backlog(of_worker_msg_in(al->ofw))) ||
+                             (al->ofio && backlog(of_io_msg_out(al->ofio))),
+        };
+    }
+    return n;
+}
+
+static void src_rings(void *arg, rest_ring_fn fn, void *fn_arg)
+{
+    struct app_ctx *app = arg;
+    struct msgq_stats st;
+
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        const struct app_lcore *al = &app->lcores[id];
+        if (al->ofw) {
+            msgq_get_stats(of_worker_msg_in(al->ofw), &st);
+            fn(fn_arg, id, "msg_in", &st);
+        }
+        if (al->ofio) {
+            msgq_get_stats(of_io_msg_out(al->ofio), &st);
+            fn(fn_arg, id, "msg_out", &st);
+        }
+    }
+}
+
+static void src_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
+{
+    app_visit_counters(arg, fn, fn_arg);
+}
+
+void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
+{
+    *out = (struct rest_sources){
+        .arg = app,
+        .fm = app->fm,
+        .store = app->store,
+        .switches_lock = src_switches_lock,
+        .switches_unlock = src_switches_unlock,
+        .lcores = src_lcores,
+        .rings = src_rings,
+        .counters = src_counters,
+    };
+}

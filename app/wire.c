@@ -1,0 +1,347 @@
+/* wire: see wire.h. */
+#include "wire.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "echo_service.h"
+#include "ofcd_log.h"
+#include "ofp_wire.h"
+#include "port.h"
+
+/* Every priority ring: a non-empty lower class unserved this many bursts
+ * gets up to MSGQ_CREDIT items first (design guide §1). */
+#define MSGQ_STARVE_BURSTS 8
+#define MSGQ_CREDIT 16
+
+/* ---- module configs ------------------------------------------------------------ */
+
+static void wire_lcore_cfg(const struct app_ctx *app, unsigned id, bool io, uint16_t queue,
+                           struct lcore_cfg *out)
+{
+    const struct ofcd_config *c = &app->cfg;
+
+    *out = (struct lcore_cfg){
+        .lcore_id = id,
+        .io = io,
+        .queue = queue,
+        .burst = c->burst,
+        .idle_sleep_us = c->idle_sleep_us,
+        .idle_polls = c->idle_polls,
+        .ip = c->ip,
+        .prefix_len = c->prefix_len,
+        .arp_cache_size = c->arp_cache_size,
+        .arp_timeout_s = c->arp_timeout_s,
+        .gratuitous_arp = c->gratuitous_arp,
+        .tcp = c->tcp,
+        .tcp_chunks = c->tcp_chunks,
+    };
+    memcpy(out->mac, c->has_mac ? c->mac : app->port->mac, 6);
+}
+
+void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index, struct of_io_cfg *out)
+{
+    *out = (struct of_io_cfg){
+        .io_index = io_index,
+        .port = c->of_port,
+        .extra_port = c->of_extra_port,
+        .max_conns = c->tcp.max_conns,
+        .out_backlog_kb = c->of_out_backlog_kb,
+        .queue_size = c->of_queue_size,
+    };
+}
+
+void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_worker_cfg *out)
+{
+    *out = (struct of_worker_cfg){
+        .index = index,
+        .queue_size = c->of_queue_size,
+        .multi_producer = c->n_io_lcores > 1,
+        .malformed_limit = c->of_malformed_limit,
+        .stats_interval_s = c->of_stats_interval_s,
+        .role = strcmp(c->of_role, "master") == 0  ? OFPCR_ROLE_MASTER
+                : strcmp(c->of_role, "slave") == 0 ? OFPCR_ROLE_SLAVE
+                                                   : OFPCR_ROLE_EQUAL,
+        .generation_id = c->of_generation_id,
+        .chan = {
+            .handshake_timeout_ms = c->of_handshake_timeout_ms,
+            .echo_interval_ms = c->of_echo_interval_ms,
+            .echo_timeout_ms = c->of_echo_timeout_ms,
+            .rtt_probe_ms = c->of_rtt_probe_ms,
+            .miss_send_len = c->of_miss_send_len,
+        },
+    };
+}
+
+void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out)
+{
+    uint64_t w = (uint64_t)c->fm_consistency_min_interval_s * 1000000u;
+    uint64_t s15 = (uint64_t)c->of_stats_interval_s * 1500000u;
+
+    memset(out, 0, sizeof(*out));
+    out->pacing_per_s = c->fm_pacing_per_s;
+    out->queue_max = c->fm_queue_max;
+    out->consistency = c->fm_consistency;
+    out->window_us = w > s15 ? w : s15;
+    memcpy(out->ignore_cookie, c->fm_ignore_cookie, sizeof(out->ignore_cookie));
+    out->n_ignore_cookie = c->n_fm_ignore_cookie;
+    memcpy(out->ignore_table, c->fm_ignore_table, sizeof(out->ignore_table));
+    out->n_ignore_table = c->n_fm_ignore_table;
+}
+
+/* The flow manager leaves the apps' flows alone. */
+static void wire_app_cookies(const struct app_ctx *app, struct flowmgr_cfg *out)
+{
+    for (unsigned i = 0; i < app->n_apps && i < FLOWMGR_MAX_APPS; i++)
+        out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;
+}
+
+void wire_apps(struct app_ctx *app)
+{
+    const struct ofcd_config *c = &app->cfg;
+
+    app->n_apps = 0;
+    if (c->l2_learning) {
+        app->l2 = (struct l2_cfg){.table_size = c->l2_table_size,
+                                  .idle_timeout_s = c->l2_idle_timeout_s, .priority = 10};
+        l2_app_init(&app->apps[app->n_apps++], &app->l2);
+    }
+}
+
+void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
+{
+    wire_flowmgr_cfg(&app->cfg, out);
+    wire_app_cookies(app, out);
+}
+
+void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
+{
+    *out = (struct rest_cfg){
+        .ip = c->rest_ip,
+        .port = c->rest_port,
+        .threads = c->rest_threads,
+        .max_body_kb = c->rest_max_body_kb,
+        .rate_limit_per_s = c->rest_rate_limit_per_s,
+        .rate_burst = c->rest_rate_burst,
+        .fm_queue_max = c->fm_queue_max,
+    };
+}
+
+/* ---- lcores -------------------------------------------------------------------- */
+
+int wire_lcores(struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    bool io[RTE_MAX_LCORE] = {false}, worker[RTE_MAX_LCORE] = {false};
+    struct lcore_env env = {.port = app->port, .pool = app->pool, .stop = &app->stop,
+                            .dump = &app->dump_conns};
+
+    for (unsigned i = 0; i < cfg->n_io_lcores; i++)
+        io[cfg->io_lcores[i]] = true;
+    for (unsigned i = 0; i < cfg->n_worker_lcores; i++)
+        worker[cfg->worker_lcores[i]] = true;
+
+    uint16_t queue = 0;
+    for (unsigned id = 0; id < RTE_MAX_LCORE && id < CFG_MAX_LCORES; id++) {
+        struct app_lcore *al = &app->lcores[id];
+        struct lcore_cfg lcfg;
+
+        if (!io[id] && !worker[id])
+            continue;
+        if (!rte_lcore_is_enabled(id)) {
+            LOG_ERR("main", "lcores.%s names lcore %u, which EAL did not enable (give EAL "
+                    "-l/--lcores in eal.args, or change lcores.io/lcores.worker)",
+                    io[id] ? "io" : "worker", id);
+            return -EINVAL;
+        }
+        al->io = io[id];
+        al->worker = worker[id];
+        al->queue = io[id] ? queue++ : 0;
+        wire_lcore_cfg(app, id, al->io, al->queue, &lcfg);
+        al->lc = lcore_create(&lcfg, &env);
+        if (!al->lc)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- tasks --------------------------------------------------------------------- */
+
+static bool task_worker_poll(void *arg, uint64_t now_us, uint64_t now_tsc)
+{
+    return of_worker_poll(arg, now_us, now_tsc);
+}
+
+static void task_worker_dump(void *arg)
+{
+    of_worker_log_switches(arg);
+}
+
+static void task_worker_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
+{
+    of_worker_visit_counters(arg, fn, fn_arg);
+}
+
+static bool task_io_poll(void *arg, uint64_t now_us, uint64_t now_tsc)
+{
+    return of_io_poll(arg, now_us, now_tsc);
+}
+
+static void task_io_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
+{
+    of_io_visit_counters(arg, fn, fn_arg);
+}
+
+static void task_echo_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
+{
+    echo_service_counters(arg, fn, fn_arg);
+}
+
+static uint64_t tsc_now(void)
+{
+    return rte_get_tsc_cycles();
+}
+
+/* TEST ONLY services on an io lcore (tcp.echo_port, tcp.echo_connect). */
+static int wire_echo(struct app_ctx *app, struct app_lcore *al)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    struct tcp_stack *tcp = lcore_tcp(al->lc);
+    unsigned id = lcore_id(al->lc);
+
+    /* Active echo only on the first io lcore: one connection is the test. */
+    if (cfg->tcp_echo_connect_port && al->queue == 0) {
+        al->echo_out = calloc(1, sizeof(*al->echo_out));
+        if (!al->echo_out)
+            return -ENOMEM;
+        int rc = echo_service_connect(al->echo_out, tcp, cfg->tcp_echo_connect_ip,
+                                      cfg->tcp_echo_connect_port, cfg->tcp_backoff_min_ms,
+                                      cfg->tcp_backoff_max_ms, lcore_clock_us());
+        if (rc < 0)
+            return rc;
+        LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo connecting to %u.%u.%u.%u:%u", id,
+                 cfg->tcp_echo_connect_ip >> 24, (cfg->tcp_echo_connect_ip >> 16) & 255,
+                 (cfg->tcp_echo_connect_ip >> 8) & 255, cfg->tcp_echo_connect_ip & 255,
+                 cfg->tcp_echo_connect_port);
+        struct lcore_task t = {.name = "echo-client", .counters = task_echo_counters,
+                               .arg = al->echo_out};
+        if ((rc = lcore_add_task(al->lc, &t)) < 0)
+            return rc;
+    }
+    if (!cfg->tcp_echo_port)
+        return 0;
+    al->echo = calloc(1, sizeof(*al->echo));
+    if (!al->echo)
+        return -ENOMEM;
+    int rc = echo_service_start(al->echo, tcp, cfg->tcp_echo_port);
+    if (rc < 0) {
+        LOG_ERR("lcore", "lcore %u: TCP echo service on port %u: %s", id, cfg->tcp_echo_port,
+                strerror(-rc));
+        return rc;
+    }
+    LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo service listening on port %u", id,
+             cfg->tcp_echo_port);
+    return 0;
+}
+
+int wire_openflow(struct app_ctx *app)
+{
+    const struct ofcd_config *cfg = &app->cfg;
+    unsigned n_large = cfg->of_msg_buffers / 64 < 64 ? 64 : cfg->of_msg_buffers / 64;
+
+    app->qpool = qmsg_pool_create(cfg->of_msg_buffers, n_large, (int)rte_socket_id());
+    if (!app->qpool)
+        return -ENOMEM;
+    struct msgq_cfg ec = {
+        .name = "events",
+        .size = cfg->of_queue_size,
+        .multi_producer = true,
+        .multi_consumer = false,
+        .starve_bursts = MSGQ_STARVE_BURSTS,
+        .credit = MSGQ_CREDIT,
+    };
+    app->events = msgq_create(&ec);
+    app->ctl = ctl_switches_create();
+    if (!app->events || !app->ctl)
+        return -ENOMEM;
+    /* Workers first: the io sides need every worker's msg_in. */
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct app_lcore *al = &app->lcores[id];
+        struct of_worker_cfg wc;
+        if (!al->lc || !al->worker)
+            continue;
+        wire_of_worker_cfg(cfg, app->n_workers, &wc);
+        for (unsigned i = 0; i < app->n_apps; i++)
+            wc.apps[wc.n_apps++] = &app->apps[i];
+        al->ofw = of_worker_create(&wc, app->qpool);
+        if (!al->ofw)
+            return -ENOMEM;
+        app->worker_in[app->n_workers++] = of_worker_msg_in(al->ofw);
+        struct lcore_task t = {.name = "openflow-worker", .poll = task_worker_poll,
+                               .dump = task_worker_dump, .counters = task_worker_counters,
+                               .arg = al->ofw};
+        if (lcore_add_task(al->lc, &t) < 0)
+            return -ENOMEM;
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct app_lcore *al = &app->lcores[id];
+        struct of_io_cfg ic;
+        if (!al->lc || !al->io)
+            continue;
+        struct of_io_env ie = {.tcp = lcore_tcp(al->lc), .pool = app->qpool,
+                               .worker_in = app->worker_in, .n_workers = app->n_workers,
+                               .clock_tsc = tsc_now};
+        wire_of_io_cfg(cfg, al->queue, &ic);
+        al->ofio = of_io_create(&ic, &ie);
+        if (!al->ofio)
+            return -EINVAL;
+        app->io_out[al->queue] = of_io_msg_out(al->ofio);
+        struct lcore_task t = {.name = "openflow-io", .poll = task_io_poll,
+                               .counters = task_io_counters, .arg = al->ofio};
+        if (lcore_add_task(al->lc, &t) < 0 || wire_echo(app, al) < 0)
+            return -EINVAL;
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
+        if (app->lcores[id].ofw)
+            of_worker_set_outputs(app->lcores[id].ofw, app->io_out, app->n_io, app->events);
+    LOG_INFO("main", "OpenFlow 1.3 on port %u%s%.0u: %u io, %u worker lcore(s)",
+             cfg->of_port, cfg->of_extra_port ? " and " : "", cfg->of_extra_port,
+             app->n_io, app->n_workers);
+    return 0;
+}
+
+void unwire(struct app_ctx *app)
+{
+    if (app->events) {
+        struct qmsg *m[64];
+        unsigned n;
+        while ((n = msgq_dequeue_burst(app->events, m, 64, 0)) > 0)
+            for (unsigned i = 0; i < n; i++)
+                qmsg_free(app->qpool, m[i]);
+        msgq_destroy(app->events);
+        app->events = NULL;
+    }
+    ctl_switches_destroy(app->ctl);
+    app->ctl = NULL;
+    /* io sides before workers: they hold buffers bound for the workers. */
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        of_io_destroy(app->lcores[id].ofio);
+        app->lcores[id].ofio = NULL;
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        of_worker_destroy(app->lcores[id].ofw);
+        app->lcores[id].ofw = NULL;
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        struct app_lcore *al = &app->lcores[id];
+        echo_service_stop(al->echo_out);
+        free(al->echo_out);
+        free(al->echo);
+        al->echo_out = al->echo = NULL;
+        lcore_destroy(al->lc);
+        al->lc = NULL;
+    }
+}

@@ -1,0 +1,39 @@
+/*
+ * wire: the appliance's wiring — ofcd's configuration turned into each
+ * module's own config struct (modules never see struct ofcd_config), and
+ * the lcores and the OpenFlow plumbing built from it: an lcore context per
+ * lcore with a role, message buffers, a worker per worker lcore (its
+ * msg_in), an of_io per io lcore (listeners, its msg_out), the events ring
+ * to the control thread, and each lcore's tasks in loop order.
+ */
+#ifndef OFCD_WIRE_H
+#define OFCD_WIRE_H
+
+#include "app.h"
+#include "flowmgr.h"
+
+/* Per-module configs from ofcd's. */
+void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index, struct of_io_cfg *out);
+void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_worker_cfg *out);
+/* window = max(consistency_min_interval_s, 1.5 x stats interval) */
+void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out);
+void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
+
+/* The apps [apps] enables, in the order the workers call them. */
+void wire_apps(struct app_ctx *app);
+/* The flow manager's config: wire_flowmgr_cfg plus the apps' cookies. */
+void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out);
+
+/* The lcore contexts from lcores.io / lcores.worker, checked against the
+ * lcores EAL enabled (app->port and app->pool set). 0 or a negative errno
+ * (logged). */
+int wire_lcores(struct app_ctx *app);
+
+/* Buffers, rings, workers, io sides and test services, with their lcore
+ * tasks. 0 or a negative errno (logged). */
+int wire_openflow(struct app_ctx *app);
+
+/* Undo wire_openflow, then wire_lcores (after the lcores stopped). */
+void unwire(struct app_ctx *app);
+
+#endif
