@@ -1,0 +1,69 @@
+/* fake_qmsg_pool: see fake_qmsg_pool.h. */
+#include "fake_qmsg_pool.h"
+
+#include <stdlib.h>
+
+struct qmsg_pool {
+    unsigned cap[2], used[2];
+    uint64_t alloc_failed;
+};
+
+struct qmsg_pool *qmsg_pool_create(unsigned n_small, unsigned n_large, int socket)
+{
+    struct qmsg_pool *p = calloc(1, sizeof(*p));
+
+    (void)socket;
+    if (p) {
+        p->cap[0] = n_small;
+        p->cap[1] = n_large;
+    }
+    return p;
+}
+
+void qmsg_pool_destroy(struct qmsg_pool *p)
+{
+    free(p);
+}
+
+struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
+{
+    unsigned big = len > QMSG_SMALL_DATA;
+
+    if (len > QMSG_LARGE_DATA || p->used[big] == p->cap[big]) {
+        p->alloc_failed++;
+        return NULL;
+    }
+    uint32_t cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
+    struct qmsg *m = malloc(sizeof(*m) + cap);
+    if (!m)
+        return NULL;
+    p->used[big]++;
+    m->size_class = (uint8_t)big;
+    m->cap = cap;
+    m->len = 0;
+    return m;
+}
+
+void qmsg_free(struct qmsg_pool *p, struct qmsg *m)
+{
+    if (!m)
+        return;
+    p->used[m->size_class]--;
+    free(m);
+}
+
+void qmsg_pool_get_stats(struct qmsg_pool *p, struct qmsg_pool_stats *out)
+{
+    *out = (struct qmsg_pool_stats){
+        .alloc_failed = p->alloc_failed,
+        .small_free = p->cap[0] - p->used[0],
+        .large_free = p->cap[1] - p->used[1],
+        .small_total = p->cap[0],
+        .large_total = p->cap[1],
+    };
+}
+
+unsigned fake_qmsg_pool_live(const struct qmsg_pool *p)
+{
+    return p->used[0] + p->used[1];
+}

@@ -1,0 +1,596 @@
+/*
+ * test_of_worker: the worker's side of the OpenFlow data path without EAL —
+ * a fake clock, heap-backed message buffers (fake_qmsg_pool.c), real
+ * priority rings, and the switch played by the codec: handshake to
+ * ESTABLISHED and the event the control thread gets, messages held until
+ * then, OFPT_ERROR for what cannot be decoded and the malformed limit, the
+ * handshake timeout, the statistics poller and its skip-if-pending, a dpid
+ * that reconnects, and the app hooks (each called at its moment, messages
+ * an app sends numbered by the worker, per-switch state freed at switch
+ * down). Every test ends with every buffer back in the pool.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_qmsg_pool.h"
+#include "of_event.h"
+#include "of_worker.h"
+#include "ofp_msg.h"
+#include "ofp_test_util.h"
+#include "ofp_wire.h"
+
+#define T0 1000000000ull
+#define MS 1000ull
+#define SEC 1000000ull
+#define CONN conn_handle_make(0, 7, 1)
+#define DPID 0x1001ull
+#define OUT_MAX 256
+
+/* One item the worker put on a ring, copied out (bytes owned). */
+struct out {
+    uint16_t kind;
+    uint8_t cls;
+    conn_handle_t conn;
+    uint8_t *bytes;
+    uint32_t len;
+    struct ofp_msg m;                /* decoded when kind is QMSG_OF */
+    bool taken;
+};
+
+/* What an app hook saw. */
+struct app_log {
+    unsigned up, packet_in, port_status, down;
+    uint64_t dpid;
+    uint32_t last_in_port_len;
+    int *state;                      /* malloc'd at switch up, freed at down */
+};
+
+struct wh {
+    struct qmsg_pool *pool;
+    struct of_worker *w;
+    struct msgq *io_out, *events;
+    struct of_worker_cfg cfg;
+    uint64_t now;
+    struct out out[OUT_MAX], ev[OUT_MAX];
+    unsigned n_out, n_ev;
+    struct of_app app;
+    struct app_log log;
+};
+
+/* ---- the harness ------------------------------------------------------------------ */
+
+static struct msgq *ring(const char *name)
+{
+    struct msgq_cfg qc = {.name = name, .size = 256, .multi_producer = true, .credit = 16,
+                          .starve_bursts = 8};
+    struct msgq *q = msgq_create(&qc);
+    assert_non_null(q);
+    return q;
+}
+
+static void wh_start(struct wh *h)
+{
+    h->w = of_worker_create(&h->cfg, h->pool);
+    assert_non_null(h->w);
+    of_worker_set_outputs(h->w, &h->io_out, 1, h->events);
+}
+
+static int setup(void **state)
+{
+    struct wh *h = calloc(1, sizeof(*h));
+
+    assert_non_null(h);
+    h->pool = qmsg_pool_create(4096, 64, 0);
+    h->io_out = ring("io_out");
+    h->events = ring("events");
+    h->now = T0;
+    h->cfg = (struct of_worker_cfg){
+        .index = 0,
+        .queue_size = 256,
+        .malformed_limit = 3,
+        .stats_interval_s = 0,
+        .role = OFPCR_ROLE_EQUAL,
+        .chan = {.handshake_timeout_ms = 10000, .echo_interval_ms = 5000,
+                 .echo_timeout_ms = 15000, .rtt_probe_ms = 0, .miss_send_len = 128},
+    };
+    *state = h;
+    return 0;
+}
+
+static void drain(struct msgq *q, struct wh *h, struct out *arr, unsigned *n)
+{
+    struct qmsg *m[64];
+    unsigned k;
+
+    while ((k = msgq_dequeue_burst(q, m, 64, 0)) > 0) {
+        for (unsigned i = 0; i < k; i++) {
+            assert_true(*n < OUT_MAX);
+            struct out *o = &arr[(*n)++];
+            memset(o, 0, sizeof(*o));
+            o->kind = m[i]->kind;
+            o->cls = m[i]->cls;
+            o->conn = m[i]->conn;
+            o->len = m[i]->len;
+            o->bytes = ofp_test_dup(m[i]->data, m[i]->len ? m[i]->len : 1);
+            if (o->kind == QMSG_OF) {
+                struct ofp_err err;
+                assert_int_equal(ofp_decode(o->bytes, o->len, &o->m, &err), 0);
+            }
+            qmsg_free(h->pool, m[i]);
+        }
+    }
+}
+
+static void forget(struct out *arr, unsigned *n)
+{
+    for (unsigned i = 0; i < *n; i++)
+        free(arr[i].bytes);
+    *n = 0;
+}
+
+static int teardown(void **state)
+{
+    struct wh *h = *state;
+
+    of_worker_destroy(h->w);
+    drain(h->io_out, h, h->out, &h->n_out);
+    drain(h->events, h, h->ev, &h->n_ev);
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+    /* Every buffer the worker took came back (held, backlog, rings). */
+    assert_int_equal(fake_qmsg_pool_live(h->pool), 0);
+    msgq_destroy(h->io_out);
+    msgq_destroy(h->events);
+    qmsg_pool_destroy(h->pool);
+    free(h->log.state);
+    free(h);
+    return 0;
+}
+
+/* One worker pass at the current fake time, then collect its output. */
+static void poll_at(struct wh *h, uint64_t now)
+{
+    h->now = now;
+    of_worker_poll(h->w, h->now, 0);
+    drain(h->io_out, h, h->out, &h->n_out);
+    drain(h->events, h, h->ev, &h->n_ev);
+}
+
+static void push(struct wh *h, conn_handle_t conn, uint16_t kind, const void *data,
+                 uint32_t len, uint8_t cls)
+{
+    struct qmsg *q = qmsg_alloc(h->pool, len);
+
+    assert_non_null(q);
+    memcpy(q->data, data, len);
+    q->len = len;
+    q->kind = kind;
+    q->cls = cls;
+    q->conn = conn;
+    assert_int_equal(msgq_enqueue(of_worker_msg_in(h->w), q, 0), 0);
+    poll_at(h, h->now);
+}
+
+static void conn_event(struct wh *h, conn_handle_t conn, uint16_t kind, int reason)
+{
+    push(h, conn, kind, &reason, sizeof(reason), 0);
+}
+
+/* The switch sends m (encoded by the codec) on conn. */
+static void sw_send(struct wh *h, conn_handle_t conn, struct ofp_msg *m)
+{
+    uint8_t buf[8192];
+    m->hdr.version = OFP13_VERSION;
+    size_t len = ofp_test_encode(m, buf, sizeof(buf));
+    const struct ofp_msg_type *t = ofp_msg_type_get(m->hdr.type);
+    push(h, conn, QMSG_OF, buf, (uint32_t)len, (uint8_t)t->prio);
+}
+
+static void sw_raw(struct wh *h, conn_handle_t conn, const uint8_t *bytes, uint32_t len)
+{
+    push(h, conn, QMSG_OF, bytes, len, OFP_PRIO_P1);
+}
+
+/* The first not yet taken item of kind (and OpenFlow type, for QMSG_OF) for
+ * conn; NULL when there is none. */
+static struct out *take_from(struct out *arr, unsigned n, conn_handle_t conn, uint16_t kind,
+                             int type)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct out *o = &arr[i];
+        if (o->taken || o->conn != conn || o->kind != kind)
+            continue;
+        if (kind == QMSG_OF && type >= 0 && o->m.hdr.type != type)
+            continue;
+        o->taken = true;
+        return o;
+    }
+    return NULL;
+}
+
+static struct out *sent(struct wh *h, conn_handle_t conn, int type)
+{
+    return take_from(h->out, h->n_out, conn, QMSG_OF, type);
+}
+
+static struct out *event(struct wh *h, uint16_t kind)
+{
+    return take_from(h->ev, h->n_ev, CONN, kind, -1);
+}
+
+static const struct of_event_hdr *ev_hdr(const struct out *o)
+{
+    return (const struct of_event_hdr *)(const void *)o->bytes;
+}
+
+static void msg(struct ofp_msg *m, uint8_t type, uint32_t xid)
+{
+    memset(m, 0, sizeof(*m));
+    m->hdr.type = type;
+    m->hdr.xid = xid;
+}
+
+static const struct ofp_port ports[2] = {
+    {.port_no = 1, .hw_addr = {2, 0, 0, 0, 0, 1}, .name = "p1", .curr_speed = 10000000},
+    {.port_no = 2, .hw_addr = {2, 0, 0, 0, 0, 2}, .name = "p2", .curr_speed = 10000000},
+};
+
+/* HELLO and FEATURES_REPLY: the channel waits for PORT_DESC and DESC. */
+static void to_wait_desc(struct wh *h, conn_handle_t conn, uint64_t dpid)
+{
+    struct ofp_msg m;
+
+    conn_event(h, conn, QMSG_CONN_UP, 0);
+    assert_non_null(sent(h, conn, OFPT_HELLO));
+    msg(&m, OFPT_HELLO, 1);
+    ofp_hello_init(&m.u.hello, 1u << OFP13_VERSION, true);
+    sw_send(h, conn, &m);
+    struct out *fr = sent(h, conn, OFPT_FEATURES_REQUEST);
+    assert_non_null(fr);
+    msg(&m, OFPT_FEATURES_REPLY, fr->m.hdr.xid);
+    m.u.features = (struct ofp_features){.datapath_id = dpid, .n_buffers = 256, .n_tables = 254};
+    sw_send(h, conn, &m);
+}
+
+/* The rest of the handshake. */
+static void finish_handshake(struct wh *h, conn_handle_t conn)
+{
+    struct ofp_msg m;
+    uint32_t pd_xid = 0, desc_xid = 0;
+    struct out *o;
+
+    while ((o = sent(h, conn, OFPT_MULTIPART_REQUEST)) != NULL) {
+        if (o->m.u.mp_request.type == OFPMP_PORT_DESC)
+            pd_xid = o->m.hdr.xid;
+        if (o->m.u.mp_request.type == OFPMP_DESC)
+            desc_xid = o->m.hdr.xid;
+    }
+    assert_true(pd_xid && desc_xid);
+    msg(&m, OFPT_MULTIPART_REPLY, pd_xid);
+    m.u.mp_reply.type = OFPMP_PORT_DESC;
+    m.u.mp_reply.arr = ports;
+    m.u.mp_reply.n = 2;
+    sw_send(h, conn, &m);
+    msg(&m, OFPT_MULTIPART_REPLY, desc_xid);
+    m.u.mp_reply.type = OFPMP_DESC;
+    strcpy(m.u.mp_reply.u.desc.mfr_desc, "test");
+    strcpy(m.u.mp_reply.u.desc.sw_desc, "fake switch");
+    sw_send(h, conn, &m);
+}
+
+static void establish(struct wh *h, conn_handle_t conn, uint64_t dpid)
+{
+    to_wait_desc(h, conn, dpid);
+    finish_handshake(h, conn);
+}
+
+static struct of_worker_stats stats(struct wh *h)
+{
+    struct of_worker_stats st;
+    of_worker_get_stats(h->w, &st);
+    return st;
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+static void test_handshake_to_established(void **state)
+{
+    struct wh *h = *state;
+
+    wh_start(h);
+    establish(h, CONN, DPID);
+    struct out *sc = sent(h, CONN, OFPT_SET_CONFIG);
+    assert_non_null(sc);
+    assert_int_equal(sc->m.u.config.miss_send_len, 128);
+    assert_int_equal(sc->cls, OFP_PRIO_P0);
+
+    struct out *up = event(h, QMSG_EV_SWITCH_UP);
+    assert_non_null(up);
+    assert_int_equal(ev_hdr(up)->dpid, DPID);
+    const struct of_event_up *info = (const void *)(up->bytes + sizeof(struct of_event_hdr));
+    assert_int_equal(info->features.datapath_id, DPID);
+    assert_int_equal(info->n_ports, 2);
+    assert_string_equal(info->desc.sw_desc, "fake switch");
+    const struct ofp_port *p = (const void *)(info + 1);
+    assert_int_equal(p[1].port_no, 2);
+    assert_string_equal(p[1].name, "p2");
+
+    struct of_worker_stats st = stats(h);
+    assert_int_equal(st.switches_established, 1);
+    assert_int_equal(st.switches_up, 1);
+    assert_int_equal(st.switches_known, 1);
+    assert_int_equal(st.conns, 1);
+
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+    assert_non_null(event(h, QMSG_EV_SWITCH_DOWN));
+    st = stats(h);
+    assert_int_equal(st.switches_up, 0);
+    assert_int_equal(st.conns, 0);
+    assert_int_equal(st.switches_known, 1);       /* the model outlives the connection */
+}
+
+static void test_held_until_established(void **state)
+{
+    struct wh *h = *state;
+    struct ofp_msg m;
+
+    wh_start(h);
+    to_wait_desc(h, CONN, DPID);
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_ADD;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 7, .name = "p7"};
+    sw_send(h, CONN, &m);
+    assert_int_equal(stats(h).held, 1);
+    assert_int_equal(stats(h).port_status, 0);    /* not yet applied */
+    assert_null(event(h, QMSG_EV_OF));
+
+    finish_handshake(h, CONN);
+    /* Up first, then the held message, forwarded and applied: the control
+     * thread never hears of a port of a switch it does not know yet. Both
+     * are P0/P2 events of one producer: ring order is per class, so the
+     * worker must have posted the up before it replayed what it held. */
+    struct out *up = event(h, QMSG_EV_SWITCH_UP);
+    struct out *fwd = event(h, QMSG_EV_OF);
+    assert_non_null(up);
+    assert_non_null(fwd);
+    assert_int_equal(fwd->bytes[sizeof(struct of_event_hdr) + 1], OFPT_PORT_STATUS);
+    assert_int_equal(ev_hdr(fwd)->dpid, DPID);
+    assert_true(ev_hdr(up)->time_us <= ev_hdr(fwd)->time_us);
+    assert_int_equal(stats(h).port_status, 1);
+}
+
+static void test_malformed_answered_then_cut_off(void **state)
+{
+    struct wh *h = *state;
+    /* A type OpenFlow 1.3 does not define. */
+    const uint8_t bad[8] = {OFP13_VERSION, 0x63, 0, 8, 0, 0, 0, 42};
+
+    wh_start(h);
+    establish(h, CONN, DPID);
+    sw_raw(h, CONN, bad, sizeof(bad));
+    struct out *e = sent(h, CONN, OFPT_ERROR);
+    assert_non_null(e);
+    assert_int_equal(e->m.hdr.xid, 42);
+    assert_int_equal(e->m.u.error.type, OFPET_BAD_REQUEST);
+    assert_int_equal(e->m.u.error.code, OFPBRC_BAD_TYPE);
+    assert_int_equal(e->m.u.error.data_len, sizeof(bad));
+    assert_memory_equal(e->m.u.error.data, bad, sizeof(bad));
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+
+    /* malformed_limit = 3 in a minute: the third closes this switch. */
+    sw_raw(h, CONN, bad, sizeof(bad));
+    sw_raw(h, CONN, bad, sizeof(bad));
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_non_null(event(h, QMSG_EV_SWITCH_DOWN));
+    assert_int_equal(stats(h).malformed, 3);
+    assert_int_equal(stats(h).malformed_disconnects, 1);
+}
+
+static void test_handshake_timeout(void **state)
+{
+    struct wh *h = *state;
+
+    wh_start(h);
+    conn_event(h, CONN, QMSG_CONN_UP, 0);
+    assert_non_null(sent(h, CONN, OFPT_HELLO));
+    poll_at(h, T0 + 9999 * MS);
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    poll_at(h, T0 + 10001 * MS);
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).handshake_timeouts, 1);
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNABORTED);
+    assert_int_equal(stats(h).conns, 0);
+}
+
+static void test_stats_poller_skips_pending(void **state)
+{
+    struct wh *h = *state;
+    struct ofp_msg m;
+
+    h->cfg.stats_interval_s = 10;
+    h->cfg.chan.echo_interval_ms = 0;            /* the switch here never answers echo */
+    wh_start(h);
+    establish(h, CONN, DPID);
+    forget(h->out, &h->n_out);
+    /* The first round comes within 1 s + one interval (staggered by dpid). */
+    uint32_t flow_xid = 0;
+    for (uint64_t t = T0; t <= T0 + 11 * SEC && !flow_xid; t += 100 * MS) {
+        poll_at(h, t);
+        struct out *o;
+        while ((o = sent(h, CONN, OFPT_MULTIPART_REQUEST)) != NULL)
+            if (o->m.u.mp_request.type == OFPMP_FLOW)
+                flow_xid = o->m.hdr.xid;
+    }
+    assert_true(flow_xid != 0);
+    assert_int_equal(stats(h).polls_sent, 3);      /* FLOW, PORT_STATS, TABLE */
+
+    /* Unanswered, the next round skips all three. */
+    poll_at(h, h->now + 10 * SEC);
+    assert_int_equal(stats(h).polls_skipped, 3);
+    assert_int_equal(stats(h).polls_sent, 3);
+
+    /* The FLOW reply completes: the round after asks for FLOW again (and the
+     * reply went to the control thread). */
+    msg(&m, OFPT_MULTIPART_REPLY, flow_xid);
+    m.u.mp_reply.type = OFPMP_FLOW;
+    sw_send(h, CONN, &m);
+    assert_non_null(event(h, QMSG_EV_OF));
+    forget(h->out, &h->n_out);
+    poll_at(h, h->now + 10 * SEC);
+    assert_int_equal(stats(h).polls_sent, 4);
+    assert_int_equal(stats(h).polls_skipped, 5);
+}
+
+static void test_reconnect_replaces_stale(void **state)
+{
+    struct wh *h = *state;
+    conn_handle_t again = conn_handle_make(0, 8, 1);
+
+    wh_start(h);
+    establish(h, CONN, DPID);
+    establish(h, again, DPID);
+    /* The old connection is closed, the switch goes down and up again. */
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).switches_replaced, 1);
+    assert_int_equal(stats(h).switches_up, 1);
+    assert_int_equal(stats(h).switches_known, 1);
+    assert_non_null(event(h, QMSG_EV_SWITCH_DOWN));
+    assert_non_null(take_from(h->ev, h->n_ev, again, QMSG_EV_SWITCH_UP, -1));
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNABORTED);
+    assert_int_equal(stats(h).switches_up, 1);     /* the new one is unaffected */
+    conn_event(h, again, QMSG_CONN_DOWN, -ECONNRESET);
+}
+
+/* ---- app hooks -------------------------------------------------------------------- */
+
+static void app_up(void *arg, struct of_app_switch *sw, uint64_t now_us, struct of_app_out *out)
+{
+    struct app_log *l = arg;
+    struct ofp_msg m;
+
+    (void)now_us;
+    l->up++;
+    l->dpid = sw->dpid;
+    assert_null(sw->state);
+    assert_int_equal(sw->features->datapath_id, sw->dpid);
+    l->state = malloc(sizeof(int));
+    *l->state = 0;
+    sw->state = l->state;
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_BARRIER_REQUEST;
+    assert_int_equal(of_app_send(out, &m), 0);
+}
+
+static void app_packet_in(void *arg, struct of_app_switch *sw, const struct ofp_packet_in *pi,
+                          uint64_t now_us, struct of_app_out *out)
+{
+    struct app_log *l = arg;
+
+    (void)now_us;
+    (void)out;
+    assert_ptr_equal(sw->state, l->state);
+    (*(int *)sw->state)++;
+    l->packet_in++;
+    l->last_in_port_len = pi->data_len;
+}
+
+static void app_port_status(void *arg, struct of_app_switch *sw,
+                            const struct ofp_port_status *ps, uint64_t now_us,
+                            struct of_app_out *out)
+{
+    struct app_log *l = arg;
+
+    (void)sw;
+    (void)now_us;
+    (void)out;
+    assert_int_equal(ps->desc.port_no, 9);
+    l->port_status++;
+}
+
+static void app_down(void *arg, struct of_app_switch *sw)
+{
+    struct app_log *l = arg;
+
+    assert_ptr_equal(sw->state, l->state);
+    free(sw->state);
+    l->state = NULL;
+    sw->state = NULL;
+    l->down++;
+}
+
+static void test_app_hooks(void **state)
+{
+    struct wh *h = *state;
+    struct ofp_msg m;
+    uint8_t frame[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1};
+
+    h->app = (struct of_app){.name = "test", .arg = &h->log, .on_switch_up = app_up,
+                             .on_packet_in = app_packet_in, .on_port_status = app_port_status,
+                             .on_switch_down = app_down};
+    h->cfg.apps[0] = &h->app;
+    h->cfg.n_apps = 1;
+    wh_start(h);
+    to_wait_desc(h, CONN, DPID);
+    assert_int_equal(h->log.up, 0);
+    finish_handshake(h, CONN);
+    assert_int_equal(h->log.up, 1);
+    assert_int_equal(h->log.dpid, DPID);
+    /* What the app sent went to the switch, numbered by the worker. */
+    struct out *b = sent(h, CONN, OFPT_BARRIER_REQUEST);
+    assert_non_null(b);
+    assert_true(b->m.hdr.xid != 0);
+    assert_true(b->m.hdr.xid < 0x80000000u);      /* the worker's xids, not the control's */
+
+    msg(&m, OFPT_PACKET_IN, 0);
+    m.u.packet_in.buffer_id = OFP_NO_BUFFER;
+    m.u.packet_in.total_len = sizeof(frame);
+    ofp_match_init(&m.u.packet_in.match);
+    ofp_match_set_uint(&m.u.packet_in.match, OFPXMT_OFB_IN_PORT, 1);
+    m.u.packet_in.data = frame;
+    m.u.packet_in.data_len = sizeof(frame);
+    sw_send(h, CONN, &m);
+    sw_send(h, CONN, &m);
+    assert_int_equal(h->log.packet_in, 2);
+    assert_int_equal(*h->log.state, 2);
+    assert_int_equal(h->log.last_in_port_len, sizeof(frame));
+
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_ADD;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 9, .name = "p9"};
+    sw_send(h, CONN, &m);
+    assert_int_equal(h->log.port_status, 1);
+
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+    assert_int_equal(h->log.down, 1);
+    assert_null(h->log.state);
+
+    /* Up again: a fresh state; the worker stopping frees it (teardown). */
+    establish(h, conn_handle_make(0, 9, 1), DPID);
+    assert_int_equal(h->log.up, 2);
+    of_worker_destroy(h->w);
+    h->w = NULL;
+    assert_int_equal(h->log.down, 2);
+    assert_null(h->log.state);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_handshake_to_established, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_held_until_established, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_answered_then_cut_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stats_poller_skips_pending, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconnect_replaces_stale, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_app_hooks, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
