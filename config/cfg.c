@@ -1174,7 +1174,9 @@ int cfg_parse_ranges(const char *text, uint64_t limit, struct ofcd_range *out, u
     return 0;
 }
 
-int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
+/* ---- cross-key checks: each one a rule between keys, run by cfg_finish() ---- */
+
+static int check_fm_ranges(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     char why[160];
 
@@ -1190,6 +1192,11 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 why);
         return -EINVAL;
     }
+    return 0;
+}
+
+static int check_port_pool(struct ofcd_config *cfg, char *err, size_t errlen)
+{
     /* DPDK's rte_pktmbuf_pool_create() refuses a cache above n / 1.5. */
     if ((uint64_t)cfg->mbuf_cache * 3 > (uint64_t)cfg->mbufs * 2) {
         cfg_err(err, errlen, "port.mbuf_cache = %u and port.mbufs = %u conflict: mbuf_cache "
@@ -1205,27 +1212,38 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 cfg->burst, (unsigned long long)need, cfg->mbufs);
         return -EINVAL;
     }
-    if (cfg->configure_kernel) {
-        char a[16], b[16], net[16];
-        uint32_t mask = cfg_mask(cfg->prefix_len);
-        cfg_fmt_ip(cfg->ip, a, sizeof(a));
-        cfg_fmt_ip(cfg->kernel_ip, b, sizeof(b));
-        if (cfg->kernel_prefix_len != cfg->prefix_len ||
-            (cfg->kernel_ip & mask) != (cfg->ip & mask)) {
-            cfg_err(err, errlen, "net.kernel_address = %s/%u is not in the subnet of "
-                    "net.address = %s/%u (%s/%u); both must share network and prefix while "
-                    "net.configure_kernel is true", b, cfg->kernel_prefix_len, a,
-                    cfg->prefix_len, cfg_fmt_ip(cfg->ip & mask, net, sizeof(net)),
-                    cfg->prefix_len);
-            return -EINVAL;
-        }
-        if (cfg->kernel_ip == cfg->ip) {
-            cfg_err(err, errlen, "net.kernel_address = %s/%u and net.address = %s/%u are the "
-                    "same address; the tap's kernel side needs its own", b,
-                    cfg->kernel_prefix_len, a, cfg->prefix_len);
-            return -EINVAL;
-        }
+    return 0;
+}
+
+static int check_kernel_side(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    char a[16], b[16], net[16];
+    uint32_t mask = cfg_mask(cfg->prefix_len);
+
+    if (!cfg->configure_kernel)
+        return 0;
+    cfg_fmt_ip(cfg->ip, a, sizeof(a));
+    cfg_fmt_ip(cfg->kernel_ip, b, sizeof(b));
+    if (cfg->kernel_prefix_len != cfg->prefix_len ||
+        (cfg->kernel_ip & mask) != (cfg->ip & mask)) {
+        cfg_err(err, errlen, "net.kernel_address = %s/%u is not in the subnet of "
+                "net.address = %s/%u (%s/%u); both must share network and prefix while "
+                "net.configure_kernel is true", b, cfg->kernel_prefix_len, a,
+                cfg->prefix_len, cfg_fmt_ip(cfg->ip & mask, net, sizeof(net)),
+                cfg->prefix_len);
+        return -EINVAL;
     }
+    if (cfg->kernel_ip == cfg->ip) {
+        cfg_err(err, errlen, "net.kernel_address = %s/%u and net.address = %s/%u are the "
+                "same address; the tap's kernel side needs its own", b,
+                cfg->kernel_prefix_len, a, cfg->prefix_len);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int check_openflow(struct ofcd_config *cfg, char *err, size_t errlen)
+{
     if (cfg->of_extra_port != 0 && cfg->of_extra_port == cfg->of_port) {
         cfg_err(err, errlen, "openflow.extra_port = %u equals openflow.port = %u; use a "
                 "different port or 0 for none", cfg->of_extra_port, cfg->of_port);
@@ -1242,7 +1260,13 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 cfg->of_queue_size);
         return -EINVAL;
     }
+    return 0;
+}
+
+static int check_tcp(struct ofcd_config *cfg, char *err, size_t errlen)
+{
     const struct tcp_config *t = &cfg->tcp;
+
     if (!(t->rto_min_ms <= t->rto_initial_ms && t->rto_initial_ms <= t->rto_max_ms)) {
         cfg_err(err, errlen, "tcp.rto_min_ms = %u, tcp.rto_initial_ms = %u and tcp.rto_max_ms "
                 "= %u conflict: need rto_min_ms <= rto_initial_ms <= rto_max_ms",
@@ -1272,9 +1296,30 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
                 "0.0.0.0:0 for off");
         return -EINVAL;
     }
+    return 0;
+}
+
+static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
+{
     if (cfg_check_fault_dir("rx", &cfg->fault_rx, err, errlen) < 0 ||
         cfg_check_fault_dir("tx", &cfg->fault_tx, err, errlen) < 0)
         return -EINVAL;
+    return 0;
+}
+
+/* In the order an operator reads the file; the first rule broken is named. */
+static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
+    check_fm_ranges, check_port_pool, check_kernel_side, check_openflow, check_tcp,
+    check_fault,
+};
+
+int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof(cross_checks) / sizeof(cross_checks[0]); i++) {
+        int rc = cross_checks[i](cfg, err, errlen);
+        if (rc < 0)
+            return rc;
+    }
     return 0;
 }
 

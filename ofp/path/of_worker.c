@@ -762,96 +762,119 @@ static void malformed(struct of_rec *r, struct ofp_err err, const struct qmsg *q
     }
 }
 
-static void handle(struct of_rec *r, struct qmsg *q)
-{
-    struct of_worker *w = r->w;
-    struct ofp_msg m;
-    struct ofp_err err;
-    uint8_t type = q->data[1];
+/* ---- one handler per message type the worker acts on --------------------------- */
 
-    if (ofp_decode(q->data, q->len, &m, &err) < 0) {
-        malformed(r, err, q);
+static void on_hello(struct of_rec *r, const struct ofp_msg *m)
+{
+    struct ofp_hello ours;
+    struct ofp_err err;
+    uint8_t version;
+
+    ofp_hello_init(&ours, 1u << OFP13_VERSION, true);
+    bool ok = ofp_hello_negotiate(&ours, &m->u.hello, &version, &err) == 0;
+    /* The channel owns the decision and the error; it only needs to know
+     * whether 1.3 is common ground. */
+    ofp_chan_on_hello(&r->chan, m->hdr.xid, ok ? OFP13_VERSION : 0, false, 0, r->w->now_us);
+}
+
+static void on_error(struct of_rec *r, const struct ofp_msg *m)
+{
+    char what[96];
+
+    r->w->stats.errors_from_switches++;
+    /* Errors about the control thread's requests (top xid bit: flow
+     * manager) are logged there, with the flow they concern. */
+    if (m->hdr.xid & 0x80000000u)
         return;
+    ofp_err_format(OFP_ERR(m->u.error.type, m->u.error.code), what, sizeof(what));
+    LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",
+             r->sw ? r->sw->dpid : 0, m->hdr.xid, what);
+}
+
+/* Reaches the worker only when the io lcore did not answer it (another
+ * header version): answer in kind. */
+static void on_echo_request(struct of_rec *r, const struct ofp_msg *m)
+{
+    struct ofp_msg rep;
+
+    msg_init(&rep, OFPT_ECHO_REPLY, m->hdr.xid);
+    rep.u.echo = m->u.echo;
+    send_msg(r, &rep);
+}
+
+static void on_echo_reply(struct of_rec *r, const struct ofp_msg *m)
+{
+    uint64_t before = r->chan.echo_replies;
+
+    ofp_chan_on_echo_reply(&r->chan, m->hdr.xid, r->w->now_us);
+    if (r->chan.echo_replies != before && r->sw) {
+        struct of_event_echo ev = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
+        post_event(r, QMSG_EV_ECHO, OFP_PRIO_P3, &ev, sizeof(ev), NULL, 0);
     }
-    switch (type) {
+}
+
+static void on_features(struct of_rec *r, const struct ofp_msg *m)
+{
+    if (ofp_chan_on_features(&r->chan, m->hdr.xid, m->u.features.datapath_id,
+                             m->u.features.auxiliary_id, r->w->now_us) == 0 &&
+        r->chan.state == OFP_CHAN_WAIT_DESC && !r->sw)
+        bind_switch(r, &m->u.features);
+}
+
+static void on_packet_in(struct of_rec *r, const struct ofp_msg *m)
+{
+    r->w->stats.packet_in++;
+    apps_packet_in(r, &m->u.packet_in);
+}
+
+/* What the worker does with each type (NULL: nothing beyond forwarding);
+ * what it forwards to the control thread is forwarded()'s. */
+typedef void of_handler_fn(struct of_rec *r, const struct ofp_msg *m);
+static of_handler_fn *const type_handlers[OFPT_METER_MOD + 1] = {
+    [OFPT_HELLO] = on_hello,
+    [OFPT_ERROR] = on_error,
+    [OFPT_ECHO_REQUEST] = on_echo_request,
+    [OFPT_ECHO_REPLY] = on_echo_reply,
+    [OFPT_FEATURES_REPLY] = on_features,
+    [OFPT_MULTIPART_REPLY] = mp_reply,
+    [OFPT_PORT_STATUS] = port_status,
+    [OFPT_PACKET_IN] = on_packet_in,
+};
+
+/* Switch messages the control thread acts on (flow manager, switch view),
+ * once the channel is established; the handshake's own replies stay here. */
+static bool forwarded(const struct of_rec *r, const struct ofp_msg *m)
+{
+    if (r->chan.state != OFP_CHAN_ESTABLISHED)
+        return false;
+    switch (m->hdr.type) {
     case OFPT_PORT_STATUS:
     case OFPT_FLOW_REMOVED:
     case OFPT_ERROR:
     case OFPT_BARRIER_REPLY:
     case OFPT_ROLE_REPLY:
-        if (r->chan.state == OFP_CHAN_ESTABLISHED)
-            forward_of(r, q);
-        break;
+        return true;
     case OFPT_MULTIPART_REPLY:
-        if (r->chan.state == OFP_CHAN_ESTABLISHED && m.u.mp_reply.type != OFPMP_PORT_DESC &&
-            m.u.mp_reply.type != OFPMP_DESC)
-            forward_of(r, q);
-        break;
+        return m->u.mp_reply.type != OFPMP_PORT_DESC && m->u.mp_reply.type != OFPMP_DESC;
     default:
-        break;
+        return false;
     }
-    switch (type) {
-    case OFPT_HELLO: {
-        struct ofp_hello ours;
-        uint8_t version;
-        ofp_hello_init(&ours, 1u << OFP13_VERSION, true);
-        bool ok = ofp_hello_negotiate(&ours, &m.u.hello, &version, &err) == 0;
-        /* The channel owns the decision and the error; it only needs to know
-         * whether 1.3 is common ground. */
-        ofp_chan_on_hello(&r->chan, m.hdr.xid, ok ? OFP13_VERSION : 0, false, 0, w->now_us);
-        break;
+}
+
+static void handle(struct of_rec *r, struct qmsg *q)
+{
+    struct ofp_msg m;
+    struct ofp_err err;
+
+    if (ofp_decode(q->data, q->len, &m, &err) < 0) {
+        malformed(r, err, q);
+        return;
     }
-    case OFPT_ERROR: {
-        char what[96];
-        w->stats.errors_from_switches++;
-        /* Errors about the control thread's requests (top xid bit: flow
-         * manager) are logged there, with the flow they concern. */
-        if (!(m.hdr.xid & 0x80000000u)) {
-            ofp_err_format(OFP_ERR(m.u.error.type, m.u.error.code), what, sizeof(what));
-            LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",
-                     r->sw ? r->sw->dpid : 0, m.hdr.xid, what);
-        }
-        break;
-    }
-    case OFPT_ECHO_REQUEST: {
-        /* Reaches the worker only when the io lcore did not answer it
-         * (another header version); answer in kind. */
-        struct ofp_msg rep;
-        msg_init(&rep, OFPT_ECHO_REPLY, m.hdr.xid);
-        rep.u.echo = m.u.echo;
-        send_msg(r, &rep);
-        break;
-    }
-    case OFPT_ECHO_REPLY: {
-        uint64_t before = r->chan.echo_replies;
-        ofp_chan_on_echo_reply(&r->chan, m.hdr.xid, w->now_us);
-        if (r->chan.echo_replies != before && r->sw) {
-            struct of_event_echo ev = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
-            post_event(r, QMSG_EV_ECHO, OFP_PRIO_P3, &ev, sizeof(ev), NULL, 0);
-        }
-        break;
-    }
-    case OFPT_FEATURES_REPLY:
-        if (ofp_chan_on_features(&r->chan, m.hdr.xid, m.u.features.datapath_id,
-                                 m.u.features.auxiliary_id, w->now_us) == 0 &&
-            r->chan.state == OFP_CHAN_WAIT_DESC && !r->sw)
-            bind_switch(r, &m.u.features);
-        break;
-    case OFPT_MULTIPART_REPLY:
-        mp_reply(r, &m);
-        break;
-    case OFPT_PORT_STATUS:
-        port_status(r, &m);
-        break;
-    case OFPT_PACKET_IN:
-        w->stats.packet_in++;
-        apps_packet_in(r, &m.u.packet_in);
-        break;
-    default:
-        /* PACKET_IN, FLOW_REMOVED, BARRIER_REPLY, ROLE_REPLY ...: counted;
-         * their consumers (flow manager, apps) attach in later work. */
-        break;
-    }
+    if (forwarded(r, &m))
+        forward_of(r, q);
+    if (m.hdr.type < sizeof(type_handlers) / sizeof(type_handlers[0]) &&
+        type_handlers[m.hdr.type])
+        type_handlers[m.hdr.type](r, &m);
 }
 
 static void dispatch(struct of_rec *r, struct qmsg *q)

@@ -298,155 +298,196 @@ static bool has_slash(const json_t *v)
     return json_is_string(v) && strchr(json_string_value(v), '/');
 }
 
+/* One match value being parsed: what parse_mf's per-kind parsers share. */
+struct mf_in {
+    struct pctx *c;
+    const struct mf_def *d;
+    const json_t *v;
+    const char *path;
+    bool set_field;                 /* a set_field value: no mask, no tp alias */
+    bool maskable;
+    unsigned len;                   /* the field's value bytes */
+    uint64_t *int_form;
+    uint8_t val[16], mask[16];
+    bool masked;
+    char want[96];
+};
+
+/* "text" or "text/text" of at most cap-1 bytes into buf; *rest is the part
+ * after the slash or NULL. */
+static bool split_slash(const char *s, char *buf, size_t cap, char **rest)
+{
+    if (strlen(s) >= cap)
+        return false;
+    strcpy(buf, s);
+    *rest = strchr(buf, '/');
+    if (*rest)
+        *(*rest)++ = '\0';
+    return true;
+}
+
+static int mf_uint(struct mf_in *in)
+{
+    uint64_t x = 0;
+    int rc = get_uint(in->c, in->v, in->path, field_width(in->d->field), &x);
+    if (rc)
+        return rc;
+    put_be(in->val, in->len, x);
+    return 0;
+}
+
+static int mf_uint_mask(struct mf_in *in)
+{
+    uint64_t w = field_width(in->d->field), x, mk = 0;
+    char buf[64], *slash;
+
+    snprintf(in->want, sizeof(in->want), "integer 0..%" PRIu64 "%s", w,
+             in->maskable ? " or \"value/mask\"" : "");
+    if (json_is_integer(in->v)) {
+        if (json_integer_value(in->v) < 0 || (uint64_t)json_integer_value(in->v) > w)
+            return bad_value(in->c, in->path, in->want);
+        x = (uint64_t)json_integer_value(in->v);
+    } else if (json_is_string(in->v)) {
+        if (!split_slash(json_string_value(in->v), buf, sizeof(buf), &slash))
+            return bad_value(in->c, in->path, in->want);
+        if (slash && (!in->maskable || !str_to_u64(slash, w, &mk)))
+            return bad_value(in->c, in->path, in->want);
+        in->masked = slash != NULL;
+        if (!str_to_u64(buf, w, &x))
+            return bad_value(in->c, in->path, in->want);
+    } else {
+        return bad_type(in->c, in->path, in->want);
+    }
+    put_be(in->val, in->len, x);
+    put_be(in->mask, in->len, mk);
+    return 0;
+}
+
+/* "vid/mask" (both under 0x1fff): the present bit is added to both. */
+static int mf_vlan_string(struct mf_in *in, const char *s, const char *want, uint64_t *x,
+                          uint64_t *mk)
+{
+    char buf[32], *slash;
+
+    if (!strcmp(s, "untagged")) {
+        *x = OFPVID_NONE;
+        return 0;
+    }
+    if (!strcmp(s, "any")) {
+        *x = *mk = OFPVID_PRESENT;
+        in->masked = true;
+        return 0;
+    }
+    if (!split_slash(s, buf, sizeof(buf), &slash) || !slash ||
+        !str_to_u64(buf, 0x1fff, x) || !str_to_u64(slash, 0x1fff, mk))
+        return bad_value(in->c, in->path, want);
+    *x |= OFPVID_PRESENT;
+    *mk |= OFPVID_PRESENT;
+    in->masked = true;
+    return 0;
+}
+
+static int mf_vlan(struct mf_in *in)
+{
+    const char *vw = in->set_field ? "integer 0..4095"
+                                   : "integer 0..4095, \"vid/mask\", \"untagged\" or \"any\"";
+    uint64_t x = 0, mk = 0;
+
+    if (json_is_integer(in->v)) {
+        if (json_integer_value(in->v) < 0 || json_integer_value(in->v) > 4095)
+            return bad_value(in->c, in->path, vw);
+        x = (uint64_t)json_integer_value(in->v) | OFPVID_PRESENT;
+    } else if (!json_is_string(in->v) || in->set_field) {
+        return bad_type(in->c, in->path, vw);
+    } else {
+        int rc = mf_vlan_string(in, json_string_value(in->v), vw, &x, &mk);
+        if (rc)
+            return rc;
+    }
+    put_be(in->val, 2, x);
+    if (in->masked)
+        put_be(in->mask, 2, mk);
+    return 0;
+}
+
+static int mf_mac(struct mf_in *in)
+{
+    unsigned f = in->d->field;
+    bool int_ok = f == OFPXMT_OFB_IPV6_ND_SLL || f == OFPXMT_OFB_IPV6_ND_TLL;
+    char buf[40], *slash;
+
+    snprintf(in->want, sizeof(in->want), "MAC address \"aa:bb:cc:dd:ee:ff\"%s%s",
+             in->maskable ? " with optional \"/mask\"" : "", int_ok ? " or integer" : "");
+    if (int_ok && json_is_integer(in->v)) {
+        if (json_integer_value(in->v) < 0 || json_integer_value(in->v) > 0xffffffffffffLL)
+            return bad_value(in->c, in->path, in->want);
+        put_be(in->val, 6, (uint64_t)json_integer_value(in->v));
+        *in->int_form |= 1ull << f;
+        return 0;
+    }
+    if (!json_is_string(in->v))
+        return bad_type(in->c, in->path, in->want);
+    if (!split_slash(json_string_value(in->v), buf, sizeof(buf), &slash))
+        return bad_value(in->c, in->path, in->want);
+    if (slash && (!in->maskable || !parse_mac(slash, in->mask)))
+        return bad_value(in->c, in->path, in->want);
+    in->masked = slash != NULL;
+    if (!parse_mac(buf, in->val))
+        return bad_value(in->c, in->path, in->want);
+    return 0;
+}
+
+static int mf_ip(struct mf_in *in)
+{
+    unsigned f = in->d->field;
+    unsigned alen = in->d->kind == MK_IPV4 ? 4 : 16;
+    bool int_ok = f == OFPXMT_OFB_IPV6_ND_TARGET;
+
+    snprintf(in->want, sizeof(in->want), "%s address%s%s", alen == 4 ? "IPv4" : "IPv6",
+             in->maskable ? " with optional \"/prefix\" or \"/mask\"" : "",
+             int_ok ? " or integer" : "");
+    if (int_ok && json_is_integer(in->v)) {
+        if (json_integer_value(in->v) < 0)
+            return bad_value(in->c, in->path, in->want);
+        memset(in->val, 0, 16);
+        put_be(in->val + 8, 8, (uint64_t)json_integer_value(in->v));
+        *in->int_form |= 1ull << f;
+        return 0;
+    }
+    if (!json_is_string(in->v))
+        return bad_type(in->c, in->path, in->want);
+    if (!parse_ip(json_string_value(in->v), alen, in->maskable, in->val, in->mask, &in->masked))
+        return bad_value(in->c, in->path, in->want);
+    return 0;
+}
+
+/* By enum mf_kind. */
+static int (*const mf_parsers[])(struct mf_in *in) = {
+    [MK_UINT] = mf_uint, [MK_UINT_MASK] = mf_uint_mask, [MK_VLAN] = mf_vlan,
+    [MK_MAC] = mf_mac,   [MK_IPV4] = mf_ip,             [MK_IPV6] = mf_ip,
+    [MK_TP] = mf_uint,
+};
+
 /* Parse the JSON value of match field d into m (or a set_field value when
  * set_field is true: no mask, no tp alias). int_form gets the field's bit
  * when the value was written as an integer where a string is usual. */
 static int parse_mf(struct pctx *c, const struct mf_def *d, const json_t *v, const char *path,
                     bool set_field, struct ofp_match *m, uint64_t *int_form)
 {
-    unsigned f = d->field;
-    unsigned len = ofp_oxm_field_len(f);
-    bool maskable = !set_field && ofp_oxm_field_maskable(f);
-    uint8_t val[16], mask[16];
-    bool masked = false;
-    char want[96];
+    struct mf_in in = {.c = c, .d = d, .v = v, .path = path, .set_field = set_field,
+                       .maskable = !set_field && ofp_oxm_field_maskable(d->field),
+                       .len = ofp_oxm_field_len(d->field), .int_form = int_form};
 
-    switch (d->kind) {
-    case MK_UINT:
-    case MK_TP: {
-        uint64_t x = 0;
-        int rc = get_uint(c, v, path, field_width(f), &x);
-        if (rc)
-            return rc;
-        put_be(val, len, x);
-        break;
-    }
-    case MK_UINT_MASK: {
-        uint64_t w = field_width(f), x, mk = 0;
-        snprintf(want, sizeof(want), "integer 0..%" PRIu64 "%s", w,
-                 maskable ? " or \"value/mask\"" : "");
-        if (json_is_integer(v)) {
-            if (json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > w)
-                return bad_value(c, path, want);
-            x = (uint64_t)json_integer_value(v);
-        } else if (json_is_string(v)) {
-            char buf[64];
-            const char *s = json_string_value(v);
-            if (strlen(s) >= sizeof(buf))
-                return bad_value(c, path, want);
-            strcpy(buf, s);
-            char *slash = strchr(buf, '/');
-            if (slash) {
-                *slash++ = '\0';
-                if (!maskable || !str_to_u64(slash, w, &mk))
-                    return bad_value(c, path, want);
-                masked = true;
-            }
-            if (!str_to_u64(buf, w, &x))
-                return bad_value(c, path, want);
-        } else {
-            return bad_type(c, path, want);
-        }
-        put_be(val, len, x);
-        put_be(mask, len, mk);
-        break;
-    }
-    case MK_VLAN: {
-        const char *vw = set_field ? "integer 0..4095"
-                                   : "integer 0..4095, \"vid/mask\", \"untagged\" or \"any\"";
-        uint64_t x = 0, mk = 0;
-        if (json_is_integer(v)) {
-            if (json_integer_value(v) < 0 || json_integer_value(v) > 4095)
-                return bad_value(c, path, vw);
-            x = (uint64_t)json_integer_value(v) | OFPVID_PRESENT;
-        } else if (!json_is_string(v) || set_field) {
-            return bad_type(c, path, vw);
-        } else {
-            const char *s = json_string_value(v);
-            char buf[32];
-            if (!strcmp(s, "untagged")) {
-                x = OFPVID_NONE;
-            } else if (!strcmp(s, "any")) {
-                x = mk = OFPVID_PRESENT;
-                masked = true;
-            } else {
-                if (strlen(s) >= sizeof(buf))
-                    return bad_value(c, path, vw);
-                strcpy(buf, s);
-                char *slash = strchr(buf, '/');
-                if (!slash)
-                    return bad_value(c, path, vw);
-                *slash++ = '\0';
-                if (!str_to_u64(buf, 0x1fff, &x) || !str_to_u64(slash, 0x1fff, &mk))
-                    return bad_value(c, path, vw);
-                x |= OFPVID_PRESENT;
-                mk |= OFPVID_PRESENT;
-                masked = true;
-            }
-        }
-        put_be(val, 2, x);
-        if (masked)
-            put_be(mask, 2, mk);
-        break;
-    }
-    case MK_MAC: {
-        bool int_ok = f == OFPXMT_OFB_IPV6_ND_SLL || f == OFPXMT_OFB_IPV6_ND_TLL;
-        snprintf(want, sizeof(want), "MAC address \"aa:bb:cc:dd:ee:ff\"%s%s",
-                 maskable ? " with optional \"/mask\"" : "", int_ok ? " or integer" : "");
-        if (int_ok && json_is_integer(v)) {
-            if (json_integer_value(v) < 0 || json_integer_value(v) > 0xffffffffffffLL)
-                return bad_value(c, path, want);
-            put_be(val, 6, (uint64_t)json_integer_value(v));
-            *int_form |= 1ull << f;
-            break;
-        }
-        if (!json_is_string(v))
-            return bad_type(c, path, want);
-        char buf[40];
-        const char *s = json_string_value(v);
-        if (strlen(s) >= sizeof(buf))
-            return bad_value(c, path, want);
-        strcpy(buf, s);
-        char *slash = strchr(buf, '/');
-        if (slash) {
-            *slash++ = '\0';
-            if (!maskable || !parse_mac(slash, mask))
-                return bad_value(c, path, want);
-            masked = true;
-        }
-        if (!parse_mac(buf, val))
-            return bad_value(c, path, want);
-        break;
-    }
-    case MK_IPV4:
-    case MK_IPV6: {
-        unsigned alen = d->kind == MK_IPV4 ? 4 : 16;
-        bool int_ok = f == OFPXMT_OFB_IPV6_ND_TARGET;
-        snprintf(want, sizeof(want), "%s address%s%s", alen == 4 ? "IPv4" : "IPv6",
-                 maskable ? " with optional \"/prefix\" or \"/mask\"" : "",
-                 int_ok ? " or integer" : "");
-        if (int_ok && json_is_integer(v)) {
-            if (json_integer_value(v) < 0)
-                return bad_value(c, path, want);
-            memset(val, 0, 16);
-            put_be(val + 8, 8, (uint64_t)json_integer_value(v));
-            *int_form |= 1ull << f;
-            break;
-        }
-        if (!json_is_string(v))
-            return bad_type(c, path, want);
-        if (!parse_ip(json_string_value(v), alen, maskable, val, mask, &masked))
-            return bad_value(c, path, want);
-        break;
-    }
-    default:
+    if (d->kind >= sizeof(mf_parsers) / sizeof(mf_parsers[0]) || !mf_parsers[d->kind])
         return bad_value(c, path, "a known field kind");
+    int rc = mf_parsers[d->kind](&in);
+    if (rc)
+        return rc;
+    if (in.masked) {
+        for (unsigned i = 0; i < in.len; i++)
+            in.val[i] &= in.mask[i];
     }
-    if (masked) {
-        for (unsigned i = 0; i < len; i++)
-            val[i] &= mask[i];
-    }
-    if (ofp_match_set(m, f, val, masked ? mask : NULL))
+    if (ofp_match_set(m, d->field, in.val, in.masked ? in.mask : NULL))
         return bad_value(c, path, "a valid value");
     return 0;
 }
@@ -603,123 +644,168 @@ static int parse_port(struct pctx *c, const json_t *v, const char *path, uint32_
     return 0;
 }
 
+/* One action object being parsed. */
+struct act_in {
+    struct pctx *c;
+    const json_t *ja;
+    const char *path;
+    struct ofp_action *a;
+    uint8_t *flags;
+    char sub[PATH_MAX_LEN + 32];     /* path of the member at hand, for errors */
+};
+
+/* Member key of the action: NULL with *rc set when required and missing. */
+static const json_t *act_arg(struct act_in *in, const char *key, bool required, int *rc)
+{
+    snprintf(in->sub, sizeof(in->sub), "%s.%s", in->path, key);
+    return required ? need(in->c, in->ja, in->path, key, rc) : json_object_get(in->ja, key);
+}
+
+static int act_output(struct act_in *in)
+{
+    int rc = 0;
+    const json_t *v = act_arg(in, "port", true, &rc);
+    if (!v)
+        return rc;
+    in->a->type = OFPAT_OUTPUT;
+    in->a->u.output.max_len = OFPCML_NO_BUFFER;
+    return parse_port(in->c, v, in->sub, &in->a->u.output.port, in->flags);
+}
+
+static int act_set_vlan(struct act_in *in)
+{
+    int rc = 0;
+    uint64_t vid = 0;
+    const json_t *v = act_arg(in, "vlan_id", true, &rc);
+    if (!v || (rc = get_uint(in->c, v, in->sub, 4095, &vid)))
+        return rc;
+    in->a->type = OFPAT_SET_FIELD;
+    in->a->u.set_field.oxm_class = OFPXMC_OPENFLOW_BASIC;
+    in->a->u.set_field.field = OFPXMT_OFB_VLAN_VID;
+    in->a->u.set_field.len = 2;
+    put_be(in->a->u.set_field.value, 2, vid | OFPVID_PRESENT);
+    *in->flags |= FLOW_ACT_SET_VLAN;
+    return 0;
+}
+
+static int act_push_vlan(struct act_in *in)
+{
+    int rc = 0;
+    const json_t *v = act_arg(in, "tag_type", false, &rc);
+
+    in->a->type = OFPAT_PUSH_VLAN;
+    in->a->u.ethertype = 0x8100;
+    if (!v)
+        return 0;    /* Kytos: anything but "s" is a C-tag */
+    if (!json_is_string(v))
+        return bad_type(in->c, in->sub, "\"c\" or \"s\"");
+    if (!strcmp(json_string_value(v), "s"))
+        in->a->u.ethertype = 0x88a8;
+    else if (strcmp(json_string_value(v), "c"))
+        return bad_value(in->c, in->sub, "\"c\" or \"s\"");
+    return 0;
+}
+
+static int act_pop_vlan(struct act_in *in)
+{
+    in->a->type = OFPAT_POP_VLAN;
+    return 0;
+}
+
+static int act_set_queue(struct act_in *in)
+{
+    int rc = 0;
+    uint64_t id = 0;
+    const json_t *v = act_arg(in, "queue_id", true, &rc);
+    if (!v || (rc = get_uint(in->c, v, in->sub, OFPQ_ALL - 1, &id)))
+        return rc;
+    in->a->type = OFPAT_SET_QUEUE;
+    in->a->u.queue_id = (uint32_t)id;
+    return 0;
+}
+
+static int act_group(struct act_in *in)
+{
+    int rc = 0;
+    uint64_t id = 0;
+    const json_t *v = act_arg(in, "group_id", true, &rc);
+    if (!v || (rc = get_uint(in->c, v, in->sub, OFPG_MAX, &id)))
+        return rc;
+    in->a->type = OFPAT_GROUP;
+    in->a->u.group_id = (uint32_t)id;
+    return 0;
+}
+
+static int act_set_field(struct act_in *in)
+{
+    int rc = 0;
+    const json_t *jf, *jv;
+    if (!(jf = act_arg(in, "field", true, &rc)) || !(jv = act_arg(in, "value", true, &rc)))
+        return rc;
+    snprintf(in->sub, sizeof(in->sub), "%s.field", in->path);
+    if (!json_is_string(jf))
+        return bad_type(in->c, in->sub, "match field name");
+    const struct mf_def *d = mf_by_name(json_string_value(jf));
+    if (!d || d->kind == MK_TP)
+        return bad_value(in->c, in->sub, "a match field name other than tp_src/tp_dst");
+    snprintf(in->sub, sizeof(in->sub), "%s.value", in->path);
+    if (has_slash(jv))
+        return bad_value(in->c, in->sub, "a value without mask");
+    struct ofp_match tmp;
+    uint64_t intf = 0;
+    ofp_match_init(&tmp);
+    if ((rc = parse_mf(in->c, d, jv, in->sub, true, &tmp, &intf)))
+        return rc;
+    in->a->type = OFPAT_SET_FIELD;
+    in->a->u.set_field.oxm_class = OFPXMC_OPENFLOW_BASIC;
+    in->a->u.set_field.field = d->field;
+    in->a->u.set_field.len = (uint8_t)ofp_oxm_field_len(d->field);
+    memcpy(in->a->u.set_field.value, ofp_match_value(&tmp, d->field), in->a->u.set_field.len);
+    if (intf)
+        *in->flags |= FLOW_ACT_VAL_INT;
+    return 0;
+}
+
+/* Kytos' action types: the keys each takes, and its parser. */
+static const struct action_def {
+    const char *name;
+    const char *const keys[4];
+    int (*parse)(struct act_in *in);
+} action_defs[] = {
+    {"output", {"action_type", "port", NULL}, act_output},
+    {"set_vlan", {"action_type", "vlan_id", NULL}, act_set_vlan},
+    {"push_vlan", {"action_type", "tag_type", NULL}, act_push_vlan},
+    {"pop_vlan", {"action_type", NULL}, act_pop_vlan},
+    {"set_queue", {"action_type", "queue_id", NULL}, act_set_queue},
+    {"group", {"action_type", "group_id", NULL}, act_group},
+    {"set_field", {"action_type", "field", "value", NULL}, act_set_field},
+};
+
 static int parse_action(struct pctx *c, const json_t *ja, const char *path, struct ofp_action *a,
                         uint8_t *flags)
 {
-    char sub[PATH_MAX_LEN + 32];
+    struct act_in in = {.c = c, .ja = ja, .path = path, .a = a, .flags = flags};
     int rc = 0;
 
     if (!json_is_object(ja))
         return bad_type(c, path, "object");
-    const json_t *jt = need(c, ja, path, "action_type", &rc);
+    const json_t *jt = act_arg(&in, "action_type", true, &rc);
     if (!jt)
         return rc;
-    snprintf(sub, sizeof(sub), "%s.action_type", path);
     if (!json_is_string(jt))
-        return bad_type(c, sub, "string");
-    const char *t = json_string_value(jt);
+        return bad_type(c, in.sub, "string");
     memset(a, 0, sizeof(*a));
     *flags = 0;
-
-    if (!strcmp(t, "output")) {
-        static const char *const k[] = {"action_type", "port", NULL};
-        const json_t *v;
-        if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, "port", &rc)))
+    for (size_t i = 0; i < sizeof(action_defs) / sizeof(action_defs[0]); i++) {
+        const struct action_def *d = &action_defs[i];
+        if (strcmp(json_string_value(jt), d->name))
+            continue;
+        if ((rc = only_keys(c, ja, path, d->keys)))
             return rc;
-        snprintf(sub, sizeof(sub), "%s.port", path);
-        a->type = OFPAT_OUTPUT;
-        a->u.output.max_len = OFPCML_NO_BUFFER;
-        return parse_port(c, v, sub, &a->u.output.port, flags);
+        return d->parse(&in);
     }
-    if (!strcmp(t, "set_vlan")) {
-        static const char *const k[] = {"action_type", "vlan_id", NULL};
-        const json_t *v;
-        uint64_t vid = 0;
-        if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, "vlan_id", &rc)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.vlan_id", path);
-        if ((rc = get_uint(c, v, sub, 4095, &vid)))
-            return rc;
-        a->type = OFPAT_SET_FIELD;
-        a->u.set_field.oxm_class = OFPXMC_OPENFLOW_BASIC;
-        a->u.set_field.field = OFPXMT_OFB_VLAN_VID;
-        a->u.set_field.len = 2;
-        put_be(a->u.set_field.value, 2, vid | OFPVID_PRESENT);
-        *flags |= FLOW_ACT_SET_VLAN;
-        return 0;
-    }
-    if (!strcmp(t, "push_vlan")) {
-        static const char *const k[] = {"action_type", "tag_type", NULL};
-        const json_t *v = json_object_get(ja, "tag_type");
-        if ((rc = only_keys(c, ja, path, k)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.tag_type", path);
-        a->type = OFPAT_PUSH_VLAN;
-        a->u.ethertype = 0x8100;
-        if (!v)
-            return 0;    /* Kytos: anything but "s" is a C-tag */
-        if (!json_is_string(v))
-            return bad_type(c, sub, "\"c\" or \"s\"");
-        if (!strcmp(json_string_value(v), "s"))
-            a->u.ethertype = 0x88a8;
-        else if (strcmp(json_string_value(v), "c"))
-            return bad_value(c, sub, "\"c\" or \"s\"");
-        return 0;
-    }
-    if (!strcmp(t, "pop_vlan")) {
-        static const char *const k[] = {"action_type", NULL};
-        a->type = OFPAT_POP_VLAN;
-        return only_keys(c, ja, path, k);
-    }
-    if (!strcmp(t, "set_queue") || !strcmp(t, "group")) {
-        bool q = t[0] == 's';
-        const char *kn = q ? "queue_id" : "group_id";
-        const char *const k[] = {"action_type", kn, NULL};
-        const json_t *v;
-        uint64_t id = 0;
-        if ((rc = only_keys(c, ja, path, k)) || !(v = need(c, ja, path, kn, &rc)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.%s", path, kn);
-        if ((rc = get_uint(c, v, sub, q ? OFPQ_ALL - 1 : OFPG_MAX, &id)))
-            return rc;
-        a->type = q ? OFPAT_SET_QUEUE : OFPAT_GROUP;
-        if (q)
-            a->u.queue_id = (uint32_t)id;
-        else
-            a->u.group_id = (uint32_t)id;
-        return 0;
-    }
-    if (!strcmp(t, "set_field")) {
-        static const char *const k[] = {"action_type", "field", "value", NULL};
-        const json_t *jf, *jv;
-        if ((rc = only_keys(c, ja, path, k)) || !(jf = need(c, ja, path, "field", &rc)) ||
-            !(jv = need(c, ja, path, "value", &rc)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.field", path);
-        if (!json_is_string(jf))
-            return bad_type(c, sub, "match field name");
-        const struct mf_def *d = mf_by_name(json_string_value(jf));
-        if (!d || d->kind == MK_TP)
-            return bad_value(c, sub, "a match field name other than tp_src/tp_dst");
-        snprintf(sub, sizeof(sub), "%s.value", path);
-        if (has_slash(jv))
-            return bad_value(c, sub, "a value without mask");
-        struct ofp_match tmp;
-        uint64_t intf = 0;
-        ofp_match_init(&tmp);
-        if ((rc = parse_mf(c, d, jv, sub, true, &tmp, &intf)))
-            return rc;
-        a->type = OFPAT_SET_FIELD;
-        a->u.set_field.oxm_class = OFPXMC_OPENFLOW_BASIC;
-        a->u.set_field.field = d->field;
-        a->u.set_field.len = (uint8_t)ofp_oxm_field_len(d->field);
-        memcpy(a->u.set_field.value, ofp_match_value(&tmp, d->field), a->u.set_field.len);
-        if (intf)
-            *flags |= FLOW_ACT_VAL_INT;
-        return 0;
-    }
-    return bad_value(c, sub, "one of output, set_vlan, push_vlan, pop_vlan, set_queue, group, "
-                             "set_field");
+    return bad_value(c, in.sub, "one of output, set_vlan, push_vlan, pop_vlan, set_queue, "
+                                "group, set_field");
 }
 
 static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
@@ -743,98 +829,129 @@ static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
 
 /* ---- instructions ---------------------------------------------------------- */
 
+/* One instruction object being parsed. */
+struct inst_in {
+    struct pctx *c;
+    const json_t *ji;
+    const char *path;
+    const char *type;
+    struct flow_spec *out;
+    char sub[PATH_MAX_LEN + 32];
+};
+
+static const json_t *inst_arg(struct inst_in *in, const char *key, bool required, int *rc)
+{
+    snprintf(in->sub, sizeof(in->sub), "%s.%s", in->path, key);
+    return required ? need(in->c, in->ji, in->path, key, rc) : json_object_get(in->ji, key);
+}
+
+static int inst_actions(struct inst_in *in)
+{
+    bool apply = in->type[0] == 'a';
+    struct ofp_instructions *ins = &in->out->fm.inst;
+    int rc = 0;
+    const json_t *v = inst_arg(in, "actions", true, &rc);
+    if (!v)
+        return rc;
+    struct ofp_actions *l = apply ? &ins->apply_actions : &ins->write_actions;
+    return parse_actions(in->c, v, in->sub, apply ? in->out->apply : in->out->write,
+                         apply ? in->out->apply_flags : in->out->write_flags, &l->n);
+}
+
+static int inst_clear_actions(struct inst_in *in)
+{
+    int rc = 0;
+    const json_t *v = inst_arg(in, "actions", false, &rc);
+    if (v && !json_is_array(v))
+        return bad_type(in->c, in->sub, "empty array");
+    if (v && json_array_size(v))
+        return bad_value(in->c, in->sub, "empty array (clear_actions takes no actions)");
+    return 0;
+}
+
+static int inst_goto_table(struct inst_in *in)
+{
+    int rc = 0;
+    uint64_t x = 0;
+    const json_t *v = inst_arg(in, "table_id", true, &rc);
+    if (!v || (rc = get_uint(in->c, v, in->sub, OFPTT_MAX, &x)))
+        return rc;
+    in->out->fm.inst.goto_table = (uint8_t)x;
+    return 0;
+}
+
+static int inst_meter(struct inst_in *in)
+{
+    int rc = 0;
+    uint64_t x = 0;
+    const json_t *v = inst_arg(in, "meter_id", true, &rc);
+    if (!v || (rc = get_uint(in->c, v, in->sub, OFPM_MAX, &x)))
+        return rc;
+    if (x == 0)
+        return bad_value(in->c, in->sub, "integer 1..4294901760");
+    in->out->fm.inst.meter_id = (uint32_t)x;
+    return 0;
+}
+
+static int inst_write_metadata(struct inst_in *in)
+{
+    struct ofp_instructions *ins = &in->out->fm.inst;
+    int rc = 0;
+    const json_t *v = inst_arg(in, "metadata", true, &rc);
+    if (!v || (rc = get_u64(in->c, v, in->sub, &ins->metadata)))
+        return rc;
+    ins->metadata_mask = UINT64_MAX;
+    v = inst_arg(in, "metadata_mask", false, &rc);
+    return v ? get_u64(in->c, v, in->sub, &ins->metadata_mask) : 0;
+}
+
+/* Kytos' instruction types: the keys each takes, its bit, its parser. */
+static const struct inst_def {
+    const char *name;
+    const char *const keys[4];
+    uint32_t bit;
+    int (*parse)(struct inst_in *in);
+} inst_defs[] = {
+    {"apply_actions", {"instruction_type", "actions", NULL}, OFP_INST_APPLY_ACTIONS,
+     inst_actions},
+    {"write_actions", {"instruction_type", "actions", NULL}, OFP_INST_WRITE_ACTIONS,
+     inst_actions},
+    {"clear_actions", {"instruction_type", "actions", NULL}, OFP_INST_CLEAR_ACTIONS,
+     inst_clear_actions},
+    {"goto_table", {"instruction_type", "table_id", NULL}, OFP_INST_GOTO_TABLE,
+     inst_goto_table},
+    {"meter", {"instruction_type", "meter_id", NULL}, OFP_INST_METER, inst_meter},
+    {"write_metadata", {"instruction_type", "metadata", "metadata_mask", NULL},
+     OFP_INST_WRITE_METADATA, inst_write_metadata},
+};
+
 static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
                              struct flow_spec *out)
 {
-    struct ofp_instructions *in = &out->fm.inst;
-    char sub[PATH_MAX_LEN + 32];
+    struct inst_in in = {.c = c, .ji = ji, .path = path, .out = out};
     int rc = 0;
-    const json_t *v;
-    uint64_t x = 0;
 
     if (!json_is_object(ji))
         return bad_type(c, path, "object");
-    const json_t *jt = need(c, ji, path, "instruction_type", &rc);
+    const json_t *jt = inst_arg(&in, "instruction_type", true, &rc);
     if (!jt)
         return rc;
-    snprintf(sub, sizeof(sub), "%s.instruction_type", path);
     if (!json_is_string(jt))
-        return bad_type(c, sub, "string");
-    const char *t = json_string_value(jt);
-    uint32_t bit;
-
-    if (!strcmp(t, "apply_actions") || !strcmp(t, "write_actions")) {
-        bool apply = t[0] == 'a';
-        static const char *const k[] = {"instruction_type", "actions", NULL};
-        bit = apply ? OFP_INST_APPLY_ACTIONS : OFP_INST_WRITE_ACTIONS;
-        if (in->present & bit)
-            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
-        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "actions", &rc)))
+        return bad_type(c, in.sub, "string");
+    in.type = json_string_value(jt);
+    for (size_t i = 0; i < sizeof(inst_defs) / sizeof(inst_defs[0]); i++) {
+        const struct inst_def *d = &inst_defs[i];
+        if (strcmp(in.type, d->name))
+            continue;
+        if (out->fm.inst.present & d->bit)
+            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, in.type);
+        if ((rc = only_keys(c, ji, path, d->keys)) || (rc = d->parse(&in)))
             return rc;
-        snprintf(sub, sizeof(sub), "%s.actions", path);
-        struct ofp_actions *l = apply ? &in->apply_actions : &in->write_actions;
-        rc = parse_actions(c, v, sub, apply ? out->apply : out->write,
-                           apply ? out->apply_flags : out->write_flags, &l->n);
-        if (rc)
-            return rc;
-    } else if (!strcmp(t, "clear_actions")) {
-        static const char *const k[] = {"instruction_type", "actions", NULL};
-        bit = OFP_INST_CLEAR_ACTIONS;
-        if (in->present & bit)
-            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
-        if ((rc = only_keys(c, ji, path, k)))
-            return rc;
-        v = json_object_get(ji, "actions");
-        snprintf(sub, sizeof(sub), "%s.actions", path);
-        if (v && !json_is_array(v))
-            return bad_type(c, sub, "empty array");
-        if (v && json_array_size(v))
-            return bad_value(c, sub, "empty array (clear_actions takes no actions)");
-    } else if (!strcmp(t, "goto_table")) {
-        static const char *const k[] = {"instruction_type", "table_id", NULL};
-        bit = OFP_INST_GOTO_TABLE;
-        if (in->present & bit)
-            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
-        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "table_id", &rc)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.table_id", path);
-        if ((rc = get_uint(c, v, sub, OFPTT_MAX, &x)))
-            return rc;
-        in->goto_table = (uint8_t)x;
-    } else if (!strcmp(t, "meter")) {
-        static const char *const k[] = {"instruction_type", "meter_id", NULL};
-        bit = OFP_INST_METER;
-        if (in->present & bit)
-            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
-        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "meter_id", &rc)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.meter_id", path);
-        if ((rc = get_uint(c, v, sub, OFPM_MAX, &x)))
-            return rc;
-        if (x == 0)
-            return bad_value(c, sub, "integer 1..4294901760");
-        in->meter_id = (uint32_t)x;
-    } else if (!strcmp(t, "write_metadata")) {
-        static const char *const k[] = {"instruction_type", "metadata", "metadata_mask", NULL};
-        bit = OFP_INST_WRITE_METADATA;
-        if (in->present & bit)
-            return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, t);
-        if ((rc = only_keys(c, ji, path, k)) || !(v = need(c, ji, path, "metadata", &rc)))
-            return rc;
-        snprintf(sub, sizeof(sub), "%s.metadata", path);
-        if ((rc = get_u64(c, v, sub, &in->metadata)))
-            return rc;
-        in->metadata_mask = UINT64_MAX;
-        v = json_object_get(ji, "metadata_mask");
-        snprintf(sub, sizeof(sub), "%s.metadata_mask", path);
-        if (v && (rc = get_u64(c, v, sub, &in->metadata_mask)))
-            return rc;
-    } else {
-        return bad_value(c, sub, "one of apply_actions, write_actions, clear_actions, "
-                                 "goto_table, meter, write_metadata");
+        out->fm.inst.present |= d->bit;
+        return 0;
     }
-    in->present |= bit;
-    return 0;
+    return bad_value(c, in.sub, "one of apply_actions, write_actions, clear_actions, "
+                                "goto_table, meter, write_metadata");
 }
 
 /* ---- the flow -------------------------------------------------------------- */
@@ -858,19 +975,100 @@ static int parse_u16_field(struct pctx *c, const json_t *v, const char *name, ui
     return rc;
 }
 
-int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, char *err,
-                    size_t errlen)
-{
-    struct pctx c = {err, errlen};
-    struct ofp_flow_mod *fm = &out->fm;
-    const char *key;
-    const json_t *v;
-    const json_t *jmatch = NULL, *jactions = NULL, *jinst = NULL;
-    int rc = 0;
-    uint64_t x = 0;
+/* One flow object being parsed: the members that need the others are kept
+ * for after the walk. */
+struct flow_in {
+    struct pctx c;
+    bool for_delete;
+    struct flow_spec *out;
+    const json_t *jmatch, *jactions, *jinst;
+};
 
-    if (err && errlen)
-        err[0] = '\0';
+static int top_table_id(struct flow_in *in, const char *key, const json_t *v)
+{
+    uint64_t x = 0;
+    int rc = get_uint(&in->c, v, key, in->for_delete ? OFPTT_ALL : OFPTT_MAX, &x);
+    in->out->fm.table_id = (uint8_t)x;
+    return rc;
+}
+
+static int top_priority(struct flow_in *in, const char *key, const json_t *v)
+{
+    return parse_u16_field(&in->c, v, key, &in->out->fm.priority);
+}
+
+static int top_idle_timeout(struct flow_in *in, const char *key, const json_t *v)
+{
+    return parse_u16_field(&in->c, v, key, &in->out->fm.idle_timeout);
+}
+
+static int top_hard_timeout(struct flow_in *in, const char *key, const json_t *v)
+{
+    return parse_u16_field(&in->c, v, key, &in->out->fm.hard_timeout);
+}
+
+static int top_cookie(struct flow_in *in, const char *key, const json_t *v)
+{
+    return get_u64(&in->c, v, key, &in->out->fm.cookie);
+}
+
+static int top_cookie_mask(struct flow_in *in, const char *key, const json_t *v)
+{
+    if (!in->for_delete)
+        return fail(in->c.err, in->c.errlen, "cookie_mask: only allowed when deleting flows");
+    in->out->has_cookie_mask = true;
+    return get_u64(&in->c, v, key, &in->out->fm.cookie_mask);
+}
+
+static int top_owner(struct flow_in *in, const char *key, const json_t *v)
+{
+    if (!json_is_string(v))
+        return bad_type(&in->c, key, "string");
+    if (json_string_length(v) >= FLOW_JSON_OWNER_MAX ||
+        strlen(json_string_value(v)) != json_string_length(v))
+        return bad_value(&in->c, key, "string of at most 63 bytes without NUL");
+    strcpy(in->out->owner, json_string_value(v));
+    in->out->has_owner = true;
+    return 0;
+}
+
+static int top_match(struct flow_in *in, const char *key, const json_t *v)
+{
+    (void)key;
+    in->jmatch = v;
+    return 0;
+}
+
+static int top_actions(struct flow_in *in, const char *key, const json_t *v)
+{
+    (void)key;
+    in->jactions = v;
+    return 0;
+}
+
+static int top_instructions(struct flow_in *in, const char *key, const json_t *v)
+{
+    (void)key;
+    in->jinst = v;
+    return 0;
+}
+
+/* The members of a Kytos flow. */
+static const struct {
+    const char *key;
+    int (*parse)(struct flow_in *in, const char *key, const json_t *v);
+} flow_keys[] = {
+    {"table_id", top_table_id},         {"priority", top_priority},
+    {"idle_timeout", top_idle_timeout}, {"hard_timeout", top_hard_timeout},
+    {"cookie", top_cookie},             {"cookie_mask", top_cookie_mask},
+    {"owner", top_owner},               {"match", top_match},
+    {"actions", top_actions},           {"instructions", top_instructions},
+};
+
+static void flow_defaults(struct flow_spec *out, bool for_delete)
+{
+    struct ofp_flow_mod *fm = &out->fm;
+
     memset(out, 0, sizeof(*out));
     flow_spec_fixup(out);
     out->for_delete = for_delete;
@@ -880,97 +1078,100 @@ int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, 
     fm->out_port = OFPP_ANY;
     fm->out_group = OFPG_ANY;
     ofp_match_init(&fm->match);
+}
 
-    if (!json_is_object(flow))
-        return bad_type(&c, "flows[]", "object");
-    json_object_foreach((json_t *)flow, key, v) {
-        if (!strcmp(key, "table_id")) {
-            rc = get_uint(&c, v, key, for_delete ? OFPTT_ALL : OFPTT_MAX, &x);
-            fm->table_id = (uint8_t)x;
-        } else if (!strcmp(key, "priority")) {
-            rc = parse_u16_field(&c, v, key, &fm->priority);
-        } else if (!strcmp(key, "idle_timeout")) {
-            rc = parse_u16_field(&c, v, key, &fm->idle_timeout);
-        } else if (!strcmp(key, "hard_timeout")) {
-            rc = parse_u16_field(&c, v, key, &fm->hard_timeout);
-        } else if (!strcmp(key, "cookie")) {
-            rc = get_u64(&c, v, key, &fm->cookie);
-        } else if (!strcmp(key, "cookie_mask")) {
-            if (!for_delete)
-                return fail(err, errlen, "cookie_mask: only allowed when deleting flows");
-            rc = get_u64(&c, v, key, &fm->cookie_mask);
-            out->has_cookie_mask = true;
-        } else if (!strcmp(key, "owner")) {
-            if (!json_is_string(v))
-                return bad_type(&c, key, "string");
-            if (json_string_length(v) >= FLOW_JSON_OWNER_MAX ||
-                strlen(json_string_value(v)) != json_string_length(v))
-                return bad_value(&c, key, "string of at most 63 bytes without NUL");
-            strcpy(out->owner, json_string_value(v));
-            out->has_owner = true;
-        } else if (!strcmp(key, "match")) {
-            jmatch = v;
-        } else if (!strcmp(key, "actions")) {
-            jactions = v;
-        } else if (!strcmp(key, "instructions")) {
-            jinst = v;
-        } else {
-            return fail(err, errlen, "unknown field '%s'", key);
-        }
-        if (rc)
-            return rc;
-    }
-    if (jactions && jinst)
-        return fail(err, errlen, "actions and instructions are mutually exclusive");
+/* "actions" (apply-actions) or "instructions", whichever was given. */
+static int parse_treatment(struct flow_in *in)
+{
+    struct flow_spec *out = in->out;
+    struct ofp_flow_mod *fm = &out->fm;
+    int rc;
 
-    if (jmatch) {
-        out->has_match = true;
-        if ((rc = parse_match(&c, jmatch, out)))
-            return rc;
-    }
-    if (jactions) {
+    if (in->jactions) {
         out->form = FLOW_FORM_ACTIONS;
-        rc = parse_actions(&c, jactions, "actions", out->apply, out->apply_flags,
+        rc = parse_actions(&in->c, in->jactions, "actions", out->apply, out->apply_flags,
                            &fm->inst.apply_actions.n);
         if (rc)
             return rc;
         if (fm->inst.apply_actions.n)
             fm->inst.present |= OFP_INST_APPLY_ACTIONS;
-    } else if (jinst) {
-        char path[PATH_MAX_LEN];
-        out->form = FLOW_FORM_INSTRUCTIONS;
-        if (!json_is_array(jinst))
-            return bad_type(&c, "instructions", "array of instruction objects");
-        for (size_t i = 0; i < json_array_size(jinst); i++) {
-            snprintf(path, sizeof(path), "instructions[%zu]", i);
-            if ((rc = parse_instruction(&c, json_array_get(jinst, i), path, out)))
-                return rc;
-        }
-        if ((fm->inst.present & OFP_INST_GOTO_TABLE) && fm->inst.goto_table <= fm->table_id)
-            return fail(err, errlen, "instructions: goto_table.table_id must be greater than "
-                                     "the flow's table_id %u", fm->table_id);
+        return 0;
     }
+    if (!in->jinst)
+        return 0;
+    char path[PATH_MAX_LEN];
+    out->form = FLOW_FORM_INSTRUCTIONS;
+    if (!json_is_array(in->jinst))
+        return bad_type(&in->c, "instructions", "array of instruction objects");
+    for (size_t i = 0; i < json_array_size(in->jinst); i++) {
+        snprintf(path, sizeof(path), "instructions[%zu]", i);
+        if ((rc = parse_instruction(&in->c, json_array_get(in->jinst, i), path, out)))
+            return rc;
+    }
+    if ((fm->inst.present & OFP_INST_GOTO_TABLE) && fm->inst.goto_table <= fm->table_id)
+        return fail(in->c.err, in->c.errlen, "instructions: goto_table.table_id must be "
+                    "greater than the flow's table_id %u", fm->table_id);
+    return 0;
+}
 
-    /* Last line of defence: what we accept must be a FLOW_MOD a switch
-     * would take apart without complaint. */
+/* Last line of defence: what we accept must be a FLOW_MOD a switch would
+ * take apart without complaint. */
+static int check_encodable(struct flow_in *in)
+{
     uint8_t *buf = malloc(FM_BUF_LEN);
-    if (!buf)
-        return fail(err, errlen, "out of memory");
     struct ofp_buf b;
     struct ofp_err oe;
+
+    if (!buf)
+        return fail(in->c.err, in->c.errlen, "out of memory");
     ofp_buf_init(&b, buf, FM_BUF_LEN);
-    rc = ofp_flow_mod_encode(&b, 0, fm);
+    int rc = ofp_flow_mod_encode(&b, 0, &in->out->fm);
     if (rc == 0 && ofp_validate(b.data, b.len, &oe) != 0)
         rc = -EBADMSG;
     free(buf);
     if (rc == -EBADMSG) {
         char en[80];
         ofp_err_format(oe, en, sizeof(en));
-        return fail(err, errlen, "flow rejected by OpenFlow checks (%s)", en);
+        return fail(in->c.err, in->c.errlen, "flow rejected by OpenFlow checks (%s)", en);
     }
     if (rc)
-        return fail(err, errlen, "flow cannot be encoded as a FLOW_MOD (%s)", strerror(-rc));
+        return fail(in->c.err, in->c.errlen, "flow cannot be encoded as a FLOW_MOD (%s)",
+                    strerror(-rc));
     return 0;
+}
+
+int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, char *err,
+                    size_t errlen)
+{
+    struct flow_in in = {.c = {err, errlen}, .for_delete = for_delete, .out = out};
+    const char *key;
+    const json_t *v;
+    int rc = 0;
+
+    if (err && errlen)
+        err[0] = '\0';
+    flow_defaults(out, for_delete);
+    if (!json_is_object(flow))
+        return bad_type(&in.c, "flows[]", "object");
+    json_object_foreach((json_t *)flow, key, v) {
+        size_t k = 0;
+        while (k < sizeof(flow_keys) / sizeof(flow_keys[0]) && strcmp(flow_keys[k].key, key))
+            k++;
+        if (k == sizeof(flow_keys) / sizeof(flow_keys[0]))
+            return fail(err, errlen, "unknown field '%s'", key);
+        if ((rc = flow_keys[k].parse(&in, key, v)))
+            return rc;
+    }
+    if (in.jactions && in.jinst)
+        return fail(err, errlen, "actions and instructions are mutually exclusive");
+    if (in.jmatch) {
+        out->has_match = true;
+        if ((rc = parse_match(&in.c, in.jmatch, out)))
+            return rc;
+    }
+    if ((rc = parse_treatment(&in)))
+        return rc;
+    return check_encodable(&in);
 }
 
 /* ---- rendering ------------------------------------------------------------- */

@@ -274,10 +274,84 @@ int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, 
 
 static const uint8_t barrier_wire[8] = {OFP13_VERSION, OFPT_BARRIER_REQUEST, 0, 8};
 
-void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
+/* The owner's pacing budget at now_us (token bucket, flow_manager.pacing_per_s
+ * per owner per switch): may one more FLOW_MOD go? */
+static bool owner_may_send(struct flowmgr *fm, struct fm_owner *ow, uint64_t now_us)
 {
     const uint32_t rate = fm->cfg.pacing_per_s;
 
+    if (!rate)
+        return true;
+    double burst = rate >= 10 ? rate / 10.0 : 1.0;
+    /* Callers' clocks are read before they take the lock, so now_us may be
+     * a little behind the last refill. */
+    if (now_us > ow->refill_us) {
+        ow->tokens += (double)(now_us - ow->refill_us) * rate / 1e6;
+        ow->refill_us = now_us;
+    }
+    if (ow->tokens > burst)
+        ow->tokens = burst;
+    if (ow->tokens < 1.0) {
+        fm->stats.paced++;
+        return false;
+    }
+    return true;
+}
+
+/* Send the owner's first queued FLOW_MOD into batch. 0, or -ENOBUFS when the
+ * way to the switch is full (nothing sent). */
+static int send_head(struct flowmgr *fm, struct fm_switch *sw, struct fm_owner *ow,
+                     struct fm_batch *batch, uint64_t now_us)
+{
+    struct fm_item *it = ow->head;
+    uint32_t xid = fm_next_xid(sw);
+
+    if (fm_send_wire(fm, sw, it->wire, it->len, xid, OFP_PRIO_P3) < 0) {
+        fm->stats.ring_full++;
+        return -ENOBUFS;
+    }
+    if (fm->cfg.pacing_per_s)
+        ow->tokens -= 1.0;
+    ow->head = it->next;
+    if (!ow->head)
+        ow->tail = NULL;
+    sw->queued--;
+    fm->stats.queued--;
+    fm->stats.flow_mods_sent++;
+    batch->sent[batch->n++] = (struct fm_sent){.xid = xid, .is_add = it->is_add,
+                                               .match_id = it->match_id,
+                                               .flow_id = it->flow_id};
+    if (it->is_add) {
+        struct fm_flow *f = fm_flow_find(sw, it->match_id);
+        if (f && f->flow_id == it->flow_id)
+            f->sent_us = now_us;
+    }
+    free(it);
+    return 0;
+}
+
+/* Close a batch with its barrier and put it in flight. */
+static void send_barrier(struct flowmgr *fm, struct fm_switch *sw, struct fm_batch *batch)
+{
+    batch->next = NULL;
+    batch->barrier_xid = fm_next_xid(sw);
+    /* The slot was reserved, but another producer may have taken it: then
+     * the next batch's barrier answers for this one too (a barrier reply
+     * covers every FLOW_MOD sent before it). */
+    if (fm_send_wire(fm, sw, barrier_wire, sizeof(barrier_wire), batch->barrier_xid,
+                     OFP_PRIO_P3) == 0)
+        fm->stats.barriers_sent++;
+    else
+        fm->stats.ring_full++;
+    if (sw->btail)
+        sw->btail->next = batch;
+    else
+        sw->bhead = batch;
+    sw->btail = batch;
+}
+
+void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
+{
     if (!sw->up || !sw->queued)
         return;
     size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
@@ -292,77 +366,25 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
     struct fm_batch *batch = malloc(sizeof(*batch) + cap * sizeof(batch->sent[0]));
     if (!batch)
         return;                       /* retried on the next tick */
-    uint32_t n = 0;
-    bool progress = true, stop = false;
-    while (progress && !stop && n < cap) {
+    batch->n = 0;
+    /* Round robin over the owners, one FLOW_MOD each per round, until the
+     * batch is full, nobody may send, or the way is full. */
+    bool progress = true, full = false;
+    while (progress && !full && batch->n < cap) {
         progress = false;
-        for (unsigned k = 0; k < sw->n_owners && !stop && n < cap; k++) {
+        for (unsigned k = 0; k < sw->n_owners && !full && batch->n < cap; k++) {
             struct fm_owner *ow = &sw->owners[(sw->rr + k) % sw->n_owners];
-            if (!ow->head)
+            if (!ow->head || !owner_may_send(fm, ow, now_us))
                 continue;
-            if (rate) {
-                double burst = rate >= 10 ? rate / 10.0 : 1.0;
-                /* Callers' clocks are read before they take the lock, so
-                 * now_us may be a little behind the last refill. */
-                if (now_us > ow->refill_us) {
-                    ow->tokens += (double)(now_us - ow->refill_us) * rate / 1e6;
-                    ow->refill_us = now_us;
-                }
-                if (ow->tokens > burst)
-                    ow->tokens = burst;
-                if (ow->tokens < 1.0) {
-                    fm->stats.paced++;
-                    continue;
-                }
-            }
-            struct fm_item *it = ow->head;
-            uint32_t xid = fm_next_xid(sw);
-            if (fm_send_wire(fm, sw, it->wire, it->len, xid, OFP_PRIO_P3) < 0) {
-                fm->stats.ring_full++;
-                stop = true;          /* close this batch with its barrier */
-                break;
-            }
-            if (rate)
-                ow->tokens -= 1.0;
-            ow->head = it->next;
-            if (!ow->head)
-                ow->tail = NULL;
-            sw->queued--;
-            fm->stats.queued--;
-            fm->stats.flow_mods_sent++;
-            batch->sent[n++] = (struct fm_sent){.xid = xid, .is_add = it->is_add,
-                                                .match_id = it->match_id,
-                                                .flow_id = it->flow_id};
-            if (it->is_add) {
-                struct fm_flow *f = fm_flow_find(sw, it->match_id);
-                if (f && f->flow_id == it->flow_id)
-                    f->sent_us = now_us;
-            }
-            free(it);
-            progress = true;
+            full = send_head(fm, sw, ow, batch, now_us) < 0;
+            progress = !full;
         }
     }
     sw->rr++;
-    if (n == 0) {
+    if (batch->n == 0)
         free(batch);
-        return;
-    }
-    batch->n = n;
-    batch->next = NULL;
-    batch->barrier_xid = fm_next_xid(sw);
-    /* The slot was reserved, but another producer may have taken it: then
-     * the next batch's barrier answers for this one too (a barrier reply
-     * covers every FLOW_MOD sent before it). */
-    if (fm_send_wire(fm, sw, barrier_wire, sizeof(barrier_wire), batch->barrier_xid,
-                  OFP_PRIO_P3) == 0)
-        fm->stats.barriers_sent++;
     else
-        fm->stats.ring_full++;
-    if (sw->btail)
-        sw->btail->next = batch;
-    else
-        sw->bhead = batch;
-    sw->btail = batch;
+        send_barrier(fm, sw, batch);
 }
 
 /* An ADD of this version will not be answered any more. */
