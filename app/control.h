@@ -1,9 +1,10 @@
 /*
  * control: the control thread — a plain pthread, never an EAL lcore, that
  * owns everything that is not packet work: signals (SIGINT/SIGTERM stop,
- * SIGUSR1 logs counters now, SIGUSR2 asks the
- * io lcores to log every TCP connection), the periodic counter log, link-state
- * watching. The REST API and the flow consistency check join it later.
+ * SIGUSR1 logs counters now, SIGUSR2 asks the lcores to log every TCP
+ * connection and switch), the periodic counter log, link-state watching,
+ * the workers' events (into the flow manager, then the switch view the REST
+ * threads read) and the flow manager's tick (pacing, consistency checks).
  *
  * Signals are blocked in every thread (main blocks them before EAL creates
  * any) and taken here with sigtimedwait(), so no async signal handler and no

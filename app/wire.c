@@ -12,10 +12,7 @@
 #include "ofp_wire.h"
 #include "port.h"
 
-/* Every priority ring: a non-empty lower class unserved this many bursts
- * gets up to MSGQ_CREDIT items first (design guide §1). */
-#define MSGQ_STARVE_BURSTS 8
-#define MSGQ_CREDIT 16
+#define QMSG_LARGE_SHARE 64
 
 /* ---- module configs ------------------------------------------------------------ */
 
@@ -106,7 +103,7 @@ void wire_apps(struct app_ctx *app)
     app->n_apps = 0;
     if (c->l2_learning) {
         app->l2 = (struct l2_cfg){.table_size = c->l2_table_size,
-                                  .idle_timeout_s = c->l2_idle_timeout_s, .priority = 10};
+                                  .idle_timeout_s = c->l2_idle_timeout_s, .priority = L2_FLOW_PRIORITY};
         l2_app_init(&app->apps[app->n_apps++], &app->l2);
     }
 }
@@ -187,7 +184,8 @@ static void task_worker_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
 
 static bool task_io_poll(void *arg, uint64_t now_us, uint64_t now_tsc)
 {
-    return of_io_poll(arg, now_us, now_tsc);
+    (void)now_us;
+    return of_io_poll(arg, now_tsc);
 }
 
 static void task_io_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
@@ -250,7 +248,11 @@ static int wire_echo(struct app_ctx *app, struct app_lcore *al)
 int wire_openflow(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
-    unsigned n_large = cfg->of_msg_buffers / 64 < 64 ? 64 : cfg->of_msg_buffers / 64;
+    /* One large (64 KiB) buffer per QMSG_LARGE_SHARE small ones, at least that
+     * many: multipart replies and big FLOW_MODs are the exception. */
+    unsigned n_large = cfg->of_msg_buffers / QMSG_LARGE_SHARE < QMSG_LARGE_SHARE
+                           ? QMSG_LARGE_SHARE
+                           : cfg->of_msg_buffers / QMSG_LARGE_SHARE;
 
     app->qpool = qmsg_pool_create(cfg->of_msg_buffers, n_large, (int)rte_socket_id());
     if (!app->qpool)

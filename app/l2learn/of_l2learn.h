@@ -20,8 +20,11 @@
 #include "of_app.h"
 #include "ofp_msg.h"
 
-/* The cookie of every flow entry the app installs ("L2" in the top bytes). */
+/* The cookie of every flow entry the app installs ("L2" in the top bytes),
+ * and their priority (above the table-miss entry, below anything an
+ * operator installs at the default 0x8000). */
 #define L2_COOKIE 0x4c32000000000000ull
+#define L2_FLOW_PRIORITY 10
 
 struct l2_table;
 

@@ -24,6 +24,11 @@
 
 #define MSGQ_CLASSES 4
 #define MSGQ_LAT_BUCKETS 32     /* log2 buckets of enqueue→dequeue TSC cycles */
+/* The anti-starvation every ring of ofcd uses: a non-empty lower class
+ * unserved for MSGQ_STARVE_BURSTS bursts gets up to MSGQ_CREDIT items first
+ * in the next one (design guide §1). */
+#define MSGQ_STARVE_BURSTS 8
+#define MSGQ_CREDIT 16
 
 struct msgq;
 

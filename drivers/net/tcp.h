@@ -131,7 +131,7 @@ enum tcp_state {
 
 const char *tcp_state_name(enum tcp_state st);
 
-/* Per-connection figures for operators (REST/metrics later). */
+/* Per-connection figures for operators (the SIGUSR2 connection dump). */
 struct tcp_conn_info {
     enum tcp_state state;
     uint32_t local_ip, remote_ip;      /* host order */

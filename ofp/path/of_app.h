@@ -1,6 +1,7 @@
 /*
- * of_app: the hook table through which an app (the L2 learning switch now,
- * topology discovery next) takes part in the OpenFlow data path. The worker
+ * of_app: the hook table through which an app (the L2 learning switch is
+ * one) takes part in the OpenFlow data path, with no branch for it in the
+ * worker and no knowledge of it in the flow manager. The worker
  * calls every configured app's hooks, on the worker lcore, for each switch:
  *
  *   on_switch_up     the channel is ESTABLISHED (features, DESC, ports known)

@@ -21,7 +21,6 @@ struct of_conn {
     uint32_t slot;
     uint32_t gen;
     bool blocked;                    /* on the retry list */
-    bool up_pending;                 /* CONN_UP not yet queued */
     struct qmsg *out_head, *out_tail; /* unsent, in order */
     uint64_t out_bytes;
     struct of_conn *retry_next;
@@ -31,9 +30,6 @@ struct of_io {
     struct of_io_env env;
     unsigned io_index;
     struct msgq *msg_out;
-    struct msgq **worker_in;
-    unsigned n_workers;
-    struct qmsg_pool *pool;
     struct of_conn *conns;
     uint32_t n_slots;
     uint32_t *free_slots;
@@ -43,7 +39,6 @@ struct of_io {
     uint64_t out_backlog_max;
     uint32_t n_conns;
     struct of_io_stats stats;
-    uint8_t scratch[OFP13_MAX_MSG_LEN];  /* echo replies are built here */
 };
 
 static conn_handle_t conn_handle(const struct of_conn *oc)
@@ -55,7 +50,7 @@ static struct msgq *worker_for(struct of_io *io, conn_handle_t h)
 {
     /* Every message of a connection goes to the same worker: its order
      * within a class is the ring's FIFO order. */
-    return io->worker_in[(conn_handle_slot(h) ^ io->io_index) % io->n_workers];
+    return io->env.worker_in[(conn_handle_slot(h) ^ io->io_index) % io->env.n_workers];
 }
 
 
@@ -72,7 +67,7 @@ static void retry_later(struct of_conn *oc)
  * that does not fit waits on the io's event list. */
 static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, int reason)
 {
-    struct qmsg *m = qmsg_alloc(io->pool, sizeof(int));
+    struct qmsg *m = qmsg_alloc(io->env.pool, sizeof(int));
     if (!m) {
         io->stats.no_buffer++;
         LOG_ERR("of", "io %u: no buffer for a connection event: worker view may go stale",
@@ -111,7 +106,7 @@ static void free_out(struct of_conn *oc)
     while (oc->out_head) {
         struct qmsg *m = oc->out_head;
         oc->out_head = m->next;
-        qmsg_free(oc->io->pool, m);
+        qmsg_free(oc->io->env.pool, m);
     }
     oc->out_tail = NULL;
     oc->out_bytes = 0;
@@ -124,7 +119,6 @@ static void release_slot(struct of_conn *oc)
     free_out(oc);
     oc->tcp = NULL;
     oc->gen = (oc->gen + 1) & 0xffffffu;     /* stale handles stop matching */
-    oc->up_pending = false;
     io->free_slots[io->n_free++] = oc->slot;
     io->n_conns--;
     io->stats.conns_closed++;
@@ -167,7 +161,7 @@ static void flush_out(struct of_conn *oc)
         if (!oc->out_head)
             oc->out_tail = NULL;
         io->stats.msgs_out++;
-        qmsg_free(io->pool, m);
+        qmsg_free(io->env.pool, m);
     }
 }
 
@@ -193,24 +187,16 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     }
 }
 
-/* Copy len bytes from the front of the receive queue. */
-/* A whole message may span up to 32 chunks (64 KiB): copy, never a bounded
- * iovec peek, which silently stopped at 16 chunks. */
-static void peek_bytes(struct tcp_conn *c, uint8_t *out, size_t len)
-{
-    tcp_recv_copy(c, out, len);
-}
-
 static void answer_echo(struct of_conn *oc, uint16_t len)
 {
     struct of_io *io = oc->io;
-    struct qmsg *m = qmsg_alloc(io->pool, len);
+    struct qmsg *m = qmsg_alloc(io->env.pool, len);
 
     if (!m) {
         io->stats.no_buffer++;
         return;
     }
-    peek_bytes(oc->tcp, m->data, len);
+    tcp_recv_copy(oc->tcp, m->data, len);
     m->data[1] = OFPT_ECHO_REPLY;        /* same version, xid and payload */
     m->len = len;
     io->stats.echo_inline++;
@@ -228,7 +214,7 @@ static void read_conn(struct of_conn *oc)
         uint8_t hdr[OFP13_HEADER_LEN];
         if (avail < sizeof(hdr))
             break;
-        peek_bytes(oc->tcp, hdr, sizeof(hdr));
+        tcp_recv_copy(oc->tcp, hdr, sizeof(hdr));
         uint16_t len = (uint16_t)(hdr[2] << 8 | hdr[3]);
         if (len < OFP13_HEADER_LEN) {
             /* No way to find the next message: the stream is lost. */
@@ -245,13 +231,13 @@ static void read_conn(struct of_conn *oc)
             tcp_recv_consume(oc->tcp, len);
             continue;
         }
-        struct qmsg *m = qmsg_alloc(io->pool, len);
+        struct qmsg *m = qmsg_alloc(io->env.pool, len);
         if (!m) {
             io->stats.no_buffer++;
             retry_later(oc);
             return;
         }
-        peek_bytes(oc->tcp, m->data, len);
+        tcp_recv_copy(oc->tcp, m->data, len);
         m->len = len;
         m->kind = QMSG_OF;
         m->conn = conn_handle(oc);
@@ -260,7 +246,7 @@ static void read_conn(struct of_conn *oc)
         const struct ofp_msg_type *t = ofp_msg_type_get(hdr[1]);
         m->cls = (uint8_t)(t ? t->prio : OFP_PRIO_P1);
         if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0) {
-            qmsg_free(io->pool, m);
+            qmsg_free(io->env.pool, m);
             io->stats.in_blocked++;
             retry_later(oc);             /* bytes stay in TCP: the window closes */
             return;
@@ -349,9 +335,6 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
         goto oom;
     io->env = *env;
     io->io_index = io_index;
-    io->worker_in = env->worker_in;
-    io->n_workers = env->n_workers;
-    io->pool = env->pool;
     io->out_backlog_max = (uint64_t)cfg->out_backlog_kb * 1024u;
     io->n_slots = cfg->max_conns;
     io->conns = calloc(io->n_slots, sizeof(*io->conns));
@@ -371,8 +354,8 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
         .size = cfg->queue_size,
         .multi_producer = true,          /* workers and the control thread */
         .multi_consumer = false,
-        .starve_bursts = 8,
-        .credit = 16,
+        .starve_bursts = MSGQ_STARVE_BURSTS,
+        .credit = MSGQ_CREDIT,
     };
     io->msg_out = msgq_create(&qc);
     if (!io->msg_out)
@@ -405,14 +388,14 @@ void of_io_destroy(struct of_io *io)
     while (io->events_head) {
         struct qmsg *m = io->events_head;
         io->events_head = m->next;
-        qmsg_free(io->pool, m);
+        qmsg_free(io->env.pool, m);
     }
     if (io->msg_out) {
         struct qmsg *m[32];
         unsigned n;
         while ((n = msgq_dequeue_burst(io->msg_out, m, 32, 0)) > 0)
             for (unsigned i = 0; i < n; i++)
-                qmsg_free(io->pool, m[i]);
+                qmsg_free(io->env.pool, m[i]);
         msgq_destroy(io->msg_out);
     }
     free(io->conns);
@@ -435,11 +418,10 @@ static struct of_conn *conn_of(struct of_io *io, conn_handle_t h)
     return oc->tcp && oc->gen == conn_handle_gen(h) ? oc : NULL;
 }
 
-bool of_io_poll(struct of_io *io, uint64_t now_us, uint64_t tsc)
+bool of_io_poll(struct of_io *io, uint64_t tsc)
 {
     bool worked = false;
 
-    (void)now_us;
     flush_events(io);
     /* Connections that paused on a full ring or an empty pool. */
     struct of_conn *list = io->retry_head;
@@ -459,7 +441,7 @@ bool of_io_poll(struct of_io *io, uint64_t now_us, uint64_t tsc)
         struct of_conn *oc = conn_of(io, m[i]->conn);
         if (!oc) {
             io->stats.out_stale++;       /* the switch went away meanwhile */
-            qmsg_free(io->pool, m[i]);
+            qmsg_free(io->env.pool, m[i]);
             continue;
         }
         if (m[i]->kind == QMSG_CLOSE) {
@@ -467,7 +449,7 @@ bool of_io_poll(struct of_io *io, uint64_t now_us, uint64_t tsc)
             size_t k = m[i]->len < sizeof(why) - 1 ? m[i]->len : sizeof(why) - 1;
             memcpy(why, m[i]->data, k);
             why[k] = '\0';
-            qmsg_free(io->pool, m[i]);
+            qmsg_free(io->env.pool, m[i]);
             conn_close(oc, false, why);
             continue;
         }

@@ -11,8 +11,9 @@
  *   - a switch that does not read → its unsent messages wait on the
  *     connection, in order, up to openflow.out_backlog_kb; beyond that the
  *     switch is disconnected and logged (it is not draining).
- * Connection events (up, down) are queued to the worker like messages and
- * retried the same way, so the worker's view never misses one.
+ * Connection events (up, down) are queued to the worker like messages; one
+ * that does not fit waits on the io side and is retried in order. One for
+ * which no message buffer is left is lost: counted (no_buffer) and logged.
  */
 #ifndef OFCD_OF_IO_H
 #define OFCD_OF_IO_H
@@ -75,7 +76,7 @@ struct msgq *of_io_msg_out(struct of_io *io);
 
 /* Loop phases: retry what was blocked, drain msg_out into TCP. Returns
  * whether anything was done (for the idle back-off). */
-bool of_io_poll(struct of_io *io, uint64_t now_us, uint64_t now_tsc);
+bool of_io_poll(struct of_io *io, uint64_t now_tsc);
 
 void of_io_get_stats(const struct of_io *io, struct of_io_stats *out);
 uint32_t of_io_conn_count(const struct of_io *io);

@@ -1,6 +1,7 @@
 /*
  * of_switch: what ofcd knows about one switch (by dpid) — the model the
- * worker lcore keeps and the REST API will show: the connection it is on,
+ * worker lcore keeps (the control thread's view, ctl_switches, is built from
+ * the events the worker sends, never from this): the connection it is on,
  * negotiated version, features, DESC strings, ports (from PORT_DESC, kept
  * current by PORT_STATUS), when it came up, counters. A switch outlives its
  * connections: when the same dpid reconnects, the model is kept and bound to

@@ -19,6 +19,12 @@
 #define OFW_HELD_MAX 1024          /* messages held per connection before ESTABLISHED */
 #define OFW_BACKLOG_MAX 65536      /* msg_out overflow parked on the worker */
 #define OFW_MALFORMED_WINDOW_US 60000000ull
+/* Statistics polling: these kinds, the first round no sooner than
+ * OFW_POLL_FIRST_US after ESTABLISHED (then staggered by dpid), a kind
+ * whose reply is incomplete skipped for up to OFW_POLL_PENDING_ROUNDS. */
+#define OFW_POLL_KINDS 3
+#define OFW_POLL_FIRST_US 1000000u
+#define OFW_POLL_PENDING_ROUNDS 3
 
 struct of_rec {
     conn_handle_t h;
@@ -35,11 +41,11 @@ struct of_rec {
     bool close_sent;
     /* statistics polling: FLOW, PORT_STATS, TABLE */
     uint64_t next_poll_us;
-    uint32_t poll_xid[3];
-    uint64_t poll_since_us[3];
+    uint32_t poll_xid[OFW_POLL_KINDS];
+    uint64_t poll_since_us[OFW_POLL_KINDS];
 };
 
-static const uint16_t poll_types[3] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
+static const uint16_t poll_types[OFW_POLL_KINDS] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
 
 struct of_worker {
     unsigned index;
@@ -462,7 +468,7 @@ static void c_established(void *arg)
         }
         /* Spread the polls of many switches over the interval. */
         if (w->stats_interval_us)
-            r->next_poll_us = w->now_us + 1000000u +
+            r->next_poll_us = w->now_us + OFW_POLL_FIRST_US +
                               (r->sw->dpid * 0x9e3779b97f4a7c15ULL >> 20) % w->stats_interval_us;
     }
     /* What arrived early is handled now, in arrival order. */
@@ -534,8 +540,9 @@ static void poll_stats(struct of_rec *r)
 {
     struct of_worker *w = r->w;
 
-    for (unsigned i = 0; i < 3; i++) {
-        if (r->poll_xid[i] && w->now_us - r->poll_since_us[i] < 3 * w->stats_interval_us) {
+    for (unsigned i = 0; i < OFW_POLL_KINDS; i++) {
+        if (r->poll_xid[i] && w->now_us - r->poll_since_us[i] <
+                                  OFW_POLL_PENDING_ROUNDS * w->stats_interval_us) {
             w->stats.polls_skipped++;
             continue;
         }
@@ -713,7 +720,7 @@ static void mp_reply(struct of_rec *r, const struct ofp_msg *m)
             r->sw->desc = mp->u.desc;
         ofp_chan_on_desc_done(&r->chan, m->hdr.xid, r->w->now_us);
     }
-    for (unsigned i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < OFW_POLL_KINDS; i++) {
         if (mp->type != poll_types[i] || m->hdr.xid != r->poll_xid[i])
             continue;
         if (!(mp->flags & OFPMPF_REPLY_MORE))
@@ -944,8 +951,8 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
         .size = cfg->queue_size,
         .multi_producer = cfg->multi_producer,
         .multi_consumer = false,
-        .starve_bursts = 8,
-        .credit = 16,
+        .starve_bursts = MSGQ_STARVE_BURSTS,
+        .credit = MSGQ_CREDIT,
     };
     w->msg_in = msgq_create(&qc);
     if (!w->msg_in) {

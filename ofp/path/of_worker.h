@@ -5,9 +5,11 @@
  * switch model (of_switch, by dpid), answers malformed messages with the
  * right OFPT_ERROR, and sends through the owning io lcore's msg_out ring.
  *
- * Held, never dropped: messages that arrive before a channel is established
- * wait on the connection and are handled once it is. A full msg_out parks
- * the message on the worker's backlog, retried every loop.
+ * Messages that arrive before a channel is established wait on the
+ * connection and are handled once it is (beyond OFW_HELD_MAX the switch is
+ * cut off). A full msg_out or events ring parks the message on the worker's
+ * ordered backlog, retried every loop; past OFW_BACKLOG_MAX, or without a
+ * buffer, it is dropped: counted (no_buffer, events_lost) and logged.
  */
 #ifndef OFCD_OF_WORKER_H
 #define OFCD_OF_WORKER_H

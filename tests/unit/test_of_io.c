@@ -41,8 +41,8 @@ static uint64_t fake_tsc(void)
 
 static void start(struct ioh *h, unsigned ring_size)
 {
-    struct msgq_cfg qc = {.name = "msg_in", .size = ring_size, .credit = 16,
-                          .starve_bursts = 8};
+    struct msgq_cfg qc = {.name = "msg_in", .size = ring_size, .credit = MSGQ_CREDIT,
+                          .starve_bursts = MSGQ_STARVE_BURSTS};
     h->msg_in = msgq_create(&qc);
     assert_non_null(h->msg_in);
     h->pool = qmsg_pool_create(1024, 16, 0);
@@ -146,7 +146,7 @@ static void expect_of(struct ioh *h, uint8_t type, uint32_t xid, uint8_t cls, ui
 
 static bool io_poll(struct ioh *h)
 {
-    bool worked = of_io_poll(h->io, h->th->now, 0);
+    bool worked = of_io_poll(h->io, 0);
     th_flush(h->th);
     return worked;
 }

@@ -68,8 +68,8 @@ struct wh {
 
 static struct msgq *ring(const char *name)
 {
-    struct msgq_cfg qc = {.name = name, .size = 256, .multi_producer = true, .credit = 16,
-                          .starve_bursts = 8};
+    struct msgq_cfg qc = {.name = name, .size = 256, .multi_producer = true, .credit = MSGQ_CREDIT,
+                          .starve_bursts = MSGQ_STARVE_BURSTS};
     struct msgq *q = msgq_create(&qc);
     assert_non_null(q);
     return q;
