@@ -1,15 +1,19 @@
 # Thin wrapper around meson: the two commands an operator needs, plus bench.
 #   make run    install missing deps, build, start ofcd on config/ofcd.conf
 #   make test   install missing deps, build, run unit + integration tests,
-#               then the unit tests again under ASan+UBSan
+#               then the unit tests and the input-path integration tests
+#               under ASan+UBSan, then the unit tests and the threaded
+#               REST integration test under ThreadSanitizer
 #   make bench  build optimised, print benchmark figures (bench/out/)
 
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
 CONFIG     ?= config/ofcd.conf
 MESON      ?= meson
 
-.PHONY: all deps build build-asan run test test-unit test-integration test-asan bench clean
+.PHONY: all deps build build-asan build-tsan run test test-unit test-integration test-asan \
+	test-tsan layout bench clean
 
 all: build
 
@@ -22,11 +26,27 @@ $(BUILD)/build.ninja:
 $(BUILD_ASAN)/build.ninja:
 	$(MESON) setup $(BUILD_ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
+# ThreadSanitizer: DPDK's inline rings in their C11 memory-model variant,
+# whose acquire/release the sanitizer follows (tests/tsan.supp says why the
+# rest of DPDK's ring internals are suppressed).
+$(BUILD_TSAN)/build.ninja:
+	$(MESON) setup $(BUILD_TSAN) --buildtype=debug -Db_sanitize=thread -Db_lundef=false \
+	    -Dc_args=-DRTE_USE_C11_MEM_MODEL
+
 build: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 
 build-asan: deps $(BUILD_ASAN)/build.ninja
 	$(MESON) compile -C $(BUILD_ASAN)
+
+build-tsan: deps $(BUILD_TSAN)/build.ninja
+	$(MESON) compile -C $(BUILD_TSAN)
+
+# A report makes the process exit 66 at the end (tests check ofcd's exit
+# code); ASLR off because the sanitizer's fixed shadow layout does not fit
+# every kernel's randomised mappings.
+TSAN_RUN = TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp second_deadlock_stack=1" \
+	setarch $$(uname -m) -R
 
 run: build
 	./$(BUILD)/app/ofcd --config $(CONFIG) $(ARGS)
@@ -41,13 +61,21 @@ test-asan: build-asan
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(MESON) test -C $(BUILD_ASAN) --suite unit --suite asan --print-errorlogs
 
-# Both runs always happen; the summary line counts them together and fails
-# the target if either failed.
-test: build build-asan
+test-tsan: build-tsan
+	$(TSAN_RUN) $(MESON) test -C $(BUILD_TSAN) --suite unit --suite tsan --print-errorlogs
+
+# Every #include runs down the module order (also a meson test).
+layout:
+	./scripts/check-layout .
+
+# All three runs always happen; the summary line counts them together and
+# fails the target if any failed.
+test: build build-asan build-tsan
 	-$(MESON) test -C $(BUILD) --print-errorlogs
 	-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	 $(MESON) test -C $(BUILD_ASAN) --suite unit --suite asan --print-errorlogs
-	@./scripts/test-summary $(BUILD) $(BUILD_ASAN)
+	-$(TSAN_RUN) $(MESON) test -C $(BUILD_TSAN) --suite unit --suite tsan --print-errorlogs
+	@./scripts/test-summary $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)
 
 # Figures, never pass/fail. Optimised build of its own so debug options do
 # not skew the numbers; output also kept in bench/out/.
@@ -69,4 +97,4 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	./scripts/bench-report bench/out
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_BENCH)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_BENCH)
