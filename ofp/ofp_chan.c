@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ofcd_hist.h"
+#include "ofp_msg.h"
 #include "ofp_wire.h"
 
 static const char *const state_names[] = {
@@ -18,8 +19,10 @@ const char *ofp_chan_state_name(enum ofp_chan_state st)
 
 uint32_t ofp_chan_xid(struct ofp_chan *ch)
 {
-    /* xid 0 is left unused so "no request outstanding" needs no extra flag. */
-    if (++ch->next_xid == 0)
+    /* xid 0 is left unused so "no request outstanding" needs no extra flag;
+     * the top bit is the control thread's. */
+    ch->next_xid = (ch->next_xid + 1) & ~OFP_XID_CONTROL;
+    if (ch->next_xid == 0)
         ch->next_xid = 1;
     return ch->next_xid;
 }

@@ -132,7 +132,8 @@ void ofp_chan_close(struct ofp_chan *ch, const char *why);
  * offer it again after ESTABLISHED. */
 bool ofp_chan_may_process(const struct ofp_chan *ch, uint8_t type);
 
-/* A fresh xid for a request of the owner's. */
+/* A fresh xid for a request of the owner's: 1..0x7fffffff, never one with
+ * OFP_XID_CONTROL set (ofp_msg.h). */
 uint32_t ofp_chan_xid(struct ofp_chan *ch);
 
 #endif

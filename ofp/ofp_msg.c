@@ -119,6 +119,16 @@ const struct ofp_msg_type *ofp_msg_type_get(uint8_t type)
     return type < OFPT_COUNT ? &msg_types[type] : NULL;
 }
 
+enum ofp_prio ofp_msg_class(const uint8_t *hdr)
+{
+    const struct ofp_msg_type *t = ofp_msg_type_get(hdr[1]);
+    uint32_t xid = (uint32_t)hdr[4] << 24 | (uint32_t)hdr[5] << 16 | (uint32_t)hdr[6] << 8 | hdr[7];
+
+    if (hdr[1] == OFPT_ERROR && ofp_xid_is_control(xid))
+        return ofp_msg_type_get(OFPT_BARRIER_REPLY)->prio;
+    return t ? t->prio : OFP_PRIO_P1;
+}
+
 const char *ofp_msg_type_name(uint8_t type)
 {
     const struct ofp_msg_type *t = ofp_msg_type_get(type);

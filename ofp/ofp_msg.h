@@ -107,6 +107,30 @@ struct ofp_msg_type {
 /* The row for a type, or NULL for a type OF1.3 does not define. */
 const struct ofp_msg_type *ofp_msg_type_get(uint8_t type);
 
+/*
+ * Two spaces of xids on one connection that never meet: the channel (the
+ * worker) numbers its requests 1..0x7fffffff, the control thread (the flow
+ * manager) sets the top bit on its own. Replies carry their request's xid,
+ * so each side knows its answers.
+ */
+#define OFP_XID_CONTROL 0x80000000u
+
+static inline bool ofp_xid_is_control(uint32_t xid)
+{
+    return (xid & OFP_XID_CONTROL) != 0;
+}
+
+/*
+ * The priority class a message from a switch travels in (msg_in, then the
+ * events ring): its table row's, except that an OFPT_ERROR answering a
+ * control-thread request travels with the BARRIER_REPLY that follows it
+ * (P3). Within a class the rings are FIFO, so the flow manager always sees a
+ * FLOW_MOD's error before the barrier reply that would mark it installed;
+ * anti-starvation may reorder classes, never one class. A type 1.3 does not
+ * define is P1 (to be answered with OFPBRC_BAD_TYPE). hdr: the 8-byte header.
+ */
+enum ofp_prio ofp_msg_class(const uint8_t *hdr);
+
 /* "OFPT_HELLO", or NULL. */
 const char *ofp_msg_type_name(uint8_t type);
 

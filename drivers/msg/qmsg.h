@@ -3,7 +3,8 @@
  * connection event) with the connection it belongs to and its enqueue time.
  *
  * Buffers come from qmsg_pool (two DPDK mempools: small for the common case,
- * large for multipart replies up to the OpenFlow maximum of 64 KiB), so no
+ * large for multipart replies up to the OpenFlow maximum of 64 KiB, with
+ * room for an event header in front), so no
  * message is ever allocated with malloc on an lcore. Whoever dequeues a
  * qmsg owns it and returns it with qmsg_free().
  */
@@ -51,6 +52,9 @@ struct qmsg {
 };
 
 #define QMSG_SMALL_DATA 512u
-#define QMSG_LARGE_DATA 65536u
+/* The largest OpenFlow message (65,535 bytes) and the header of the event
+ * that carries it to the control thread (struct of_event_hdr). */
+#define QMSG_EVENT_HEADROOM 64u
+#define QMSG_LARGE_DATA (65536u + QMSG_EVENT_HEADROOM)
 
 #endif

@@ -17,12 +17,17 @@
 #include <stdint.h>
 
 #include "ofp_mp.h"
+#include "qmsg.h"
 #include "ofp_switch.h"
 
 struct of_event_hdr {
     uint64_t dpid;
     uint64_t time_us;           /* lcore clock when the event happened */
 };
+
+/* Any switch message fits an event buffer whole (QMSG_EV_OF). */
+_Static_assert(sizeof(struct of_event_hdr) + 65535 <= QMSG_LARGE_DATA,
+               "a 65,535-byte OpenFlow message and its event header fit one buffer");
 
 struct of_event_up {
     uint8_t version;

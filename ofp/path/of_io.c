@@ -241,10 +241,7 @@ static void read_conn(struct of_conn *oc)
         m->len = len;
         m->kind = QMSG_OF;
         m->conn = conn_handle(oc);
-        /* The message table decides the class; a type OpenFlow 1.3 does not
-         * define goes as P1 to be answered with OFPBRC_BAD_TYPE. */
-        const struct ofp_msg_type *t = ofp_msg_type_get(hdr[1]);
-        m->cls = (uint8_t)(t ? t->prio : OFP_PRIO_P1);
+        m->cls = (uint8_t)ofp_msg_class(hdr);
         if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0) {
             qmsg_free(io->env.pool, m);
             io->stats.in_blocked++;

@@ -277,10 +277,11 @@ static void post_switch_up(struct of_rec *r)
                (size_t)up.n_ports * sizeof(struct ofp_port));
 }
 
+/* In the class it came in (ofp_msg_class), so what the switch said in order
+ * reaches the control thread in order. */
 static void forward_of(struct of_rec *r, const struct qmsg *q)
 {
-    const struct ofp_msg_type *t = ofp_msg_type_get(q->data[1]);
-    post_event(r, QMSG_EV_OF, (uint8_t)(t ? t->prio : OFP_PRIO_P1), q->data, q->len, NULL, 0);
+    post_event(r, QMSG_EV_OF, (uint8_t)ofp_msg_class(q->data), q->data, q->len, NULL, 0);
 }
 
 /* ---- the channel's requests --------------------------------------------------- */
@@ -791,7 +792,7 @@ static void on_error(struct of_rec *r, const struct ofp_msg *m)
     r->w->stats.errors_from_switches++;
     /* Errors about the control thread's requests (top xid bit: flow
      * manager) are logged there, with the flow they concern. */
-    if (m->hdr.xid & 0x80000000u)
+    if (ofp_xid_is_control(m->hdr.xid))
         return;
     ofp_err_format(OFP_ERR(m->u.error.type, m->u.error.code), what, sizeof(what));
     LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",

@@ -16,7 +16,6 @@ OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, 
 
 #define FM_SW_BUCKETS 4096u
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
-#define FM_XID_BIT 0x80000000u
 
 static size_t sw_bucket(uint64_t dpid)
 {
@@ -247,10 +246,10 @@ int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
 
 uint32_t fm_next_xid(struct fm_switch *sw)
 {
-    sw->next_xid = (sw->next_xid + 1) & ~FM_XID_BIT;
+    sw->next_xid = (sw->next_xid + 1) & ~OFP_XID_CONTROL;
     if (sw->next_xid == 0)
         sw->next_xid = 1;
-    return sw->next_xid | FM_XID_BIT;
+    return sw->next_xid | OFP_XID_CONTROL;
 }
 
 int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
@@ -472,7 +471,7 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
 {
     char what[96];
 
-    if (!(xid & FM_XID_BIT))
+    if (!(xid & OFP_XID_CONTROL))
         return;                        /* the worker's request: it logged it */
     ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
     for (struct fm_batch *b = sw->bhead; b; b = b->next) {

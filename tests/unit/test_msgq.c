@@ -1,5 +1,7 @@
 /* Unit tests of msgq: strict priority, bounded anti-starvation, per-class
- * FIFO (also with two producers), full classes refuse without losing. */
+ * FIFO (also with two producers), full classes refuse without losing, and a
+ * FLOW_MOD's error kept before the barrier reply after it while the class
+ * they travel in is starved (ofp_msg_class). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,8 @@
 #include <string.h>
 
 #include "msgq.h"
+#include "ofp_msg.h"
+#include "ofp_wire.h"
 
 #define N_MSGS 4096
 
@@ -208,6 +212,54 @@ static void test_bad_config(void **state)
     assert_null(msgq_create(&cfg));
 }
 
+/* The flow manager's FLOW_MOD is rejected (OFPT_ERROR with its control xid),
+ * then the switch answers the batch's barrier. Both must leave the ring in
+ * that order even when their class is starved by a flood in another class
+ * and anti-starvation serves it ahead of the others. */
+static void test_error_before_barrier_under_starvation(void **state)
+{
+    (void)state;
+    const uint8_t error_hdr[8] = {OFP13_VERSION, OFPT_ERROR, 0, 12, 0x80, 0, 0, 7};
+    const uint8_t barrier_hdr[8] = {OFP13_VERSION, OFPT_BARRIER_REPLY, 0, 8, 0x80, 0, 0, 8};
+    const uint8_t pin_hdr[8] = {OFP13_VERSION, OFPT_PACKET_IN, 0, 34, 0, 0, 0, 1};
+    uint8_t err_cls = (uint8_t)ofp_msg_class(error_hdr);
+    uint8_t bar_cls = (uint8_t)ofp_msg_class(barrier_hdr);
+    uint8_t pin_cls = (uint8_t)ofp_msg_class(pin_hdr);
+    struct msgq *q = make(1024, 8, 16, false);
+    struct qmsg *out[8];
+    unsigned id = 0;
+
+    assert_int_equal(err_cls, bar_cls);          /* one class: FIFO between them */
+    assert_true(pin_cls < bar_cls);
+    /* Barrier replies of other switches wait in their class while a
+     * packet_in flood takes every burst: after starve_bursts bursts the class
+     * is starved, and the next burst serves it first. */
+    for (unsigned k = 0; k < 2; k++)
+        assert_int_equal(msgq_enqueue(q, mk(id++, bar_cls, 100 + k), 0), 0);
+    for (unsigned k = 0; k < 200; k++)
+        assert_int_equal(msgq_enqueue(q, mk(id++, pin_cls, 0), 0), 0);
+    for (unsigned b = 0; b < 8; b++) {
+        assert_int_equal(msgq_dequeue_burst(q, out, 8, 0), 8);
+        for (unsigned i = 0; i < 8; i++)
+            assert_int_equal(out[i]->cls, pin_cls);
+    }
+    /* Now the switch's error, then its barrier reply. */
+    assert_int_equal(msgq_enqueue(q, mk(id++, err_cls, 7), 0), 0);
+    assert_int_equal(msgq_enqueue(q, mk(id++, bar_cls, 8), 0), 0);
+    uint32_t order[2];
+    unsigned seen = 0;
+    while (seen < 2) {
+        unsigned n = msgq_dequeue_burst(q, out, 8, 0);
+        assert_true(n > 0);
+        for (unsigned i = 0; i < n; i++)
+            if (out[i]->conn == 7 || out[i]->conn == 8)
+                order[seen++] = (uint32_t)out[i]->conn;
+    }
+    assert_int_equal(order[0], 7);               /* the error first */
+    assert_int_equal(order[1], 8);
+    msgq_destroy(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +269,8 @@ int main(void)
         cmocka_unit_test(test_latency_histogram),
         cmocka_unit_test(test_two_producers_keep_their_order),
         cmocka_unit_test(test_bad_config),
+        cmocka_unit_test_setup_teardown(test_error_before_barrier_under_starvation, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

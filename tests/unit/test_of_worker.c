@@ -581,6 +581,35 @@ static void test_app_hooks(void **state)
     assert_null(h->log.state);
 }
 
+/* The biggest message OpenFlow allows (65,535 bytes; OVS fills flow-stats
+ * parts close to it) reaches the control thread whole, with its event
+ * header in front: an OFPT_ERROR carrying that much data. */
+static void test_largest_message_forwarded_whole(void **state)
+{
+    struct wh *h = *state;
+    uint8_t *big = calloc(1, 65535);
+
+    assert_non_null(big);
+    wh_start(h);
+    establish(h, CONN, DPID);
+    big[0] = OFP13_VERSION;
+    big[1] = OFPT_ERROR;
+    big[2] = 0xff;
+    big[3] = 0xff;
+    big[7] = 5;                                   /* xid 5 */
+    big[9] = OFPET_BAD_REQUEST;
+    big[11] = OFPBRC_BAD_TYPE;
+    for (size_t i = 12; i < 65535; i++)
+        big[i] = (uint8_t)i;
+    sw_raw(h, CONN, big, 65535);
+    struct out *e = event(h, QMSG_EV_OF);
+    assert_non_null(e);
+    assert_int_equal(e->len, sizeof(struct of_event_hdr) + 65535);
+    assert_memory_equal(e->bytes + sizeof(struct of_event_hdr), big, 65535);
+    assert_int_equal(stats(h).events_lost, 0);
+    free(big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,6 +620,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stats_poller_skips_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_replaces_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_app_hooks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

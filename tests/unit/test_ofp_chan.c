@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ofp_chan.h"
+#include "ofp_msg.h"
 
 enum { EV_HELLO, EV_FEATURES, EV_PORT_DESC, EV_DESC, EV_SET_CONFIG, EV_ECHO, EV_ERROR,
        EV_ESTABLISHED, EV_CLOSED, EV_N };
@@ -102,6 +103,23 @@ static void test_handshake_in_order(void **state)
     /* Every request got its own nonzero xid. */
     assert_true(r.last_xid[EV_FEATURES] && r.last_xid[EV_PORT_DESC] && r.last_xid[EV_DESC]);
     assert_true(r.last_xid[EV_PORT_DESC] != r.last_xid[EV_DESC]);
+}
+
+/* The channel's xids never take the control thread's top bit, however long
+ * a connection lives: the two spaces cannot meet. */
+static void test_xids_stay_below_control_bit(void **state)
+{
+    (void)state;
+    struct ofp_chan ch;
+    struct rec r = {0};
+    handshake(&ch, &r, 0);
+    ch.next_xid = 0x7ffffffe;
+    assert_int_equal(ofp_chan_xid(&ch), 0x7fffffffu);
+    uint32_t wrapped = ofp_chan_xid(&ch);
+    assert_int_equal(wrapped, 1);
+    assert_false(ofp_xid_is_control(wrapped));
+    for (unsigned i = 0; i < 1000; i++)
+        assert_false(ofp_xid_is_control(ofp_chan_xid(&ch)));
 }
 
 static void test_desc_replies_any_order_and_stale_xids(void **state)
@@ -354,6 +372,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_handshake_in_order),
+        cmocka_unit_test(test_xids_stay_below_control_bit),
         cmocka_unit_test(test_desc_replies_any_order_and_stale_xids),
         cmocka_unit_test(test_version_negotiation),
         cmocka_unit_test(test_message_before_hello),
