@@ -61,7 +61,8 @@ struct app_ctx {
     struct app_lcore lcores[RTE_MAX_LCORE];
     unsigned n_io;
     unsigned n_workers;
-    struct qmsg_pool *qpool;
+    struct qmsg_pool *qpool;         /* what switches send (charged to their shares) */
+    struct qmsg_pool *cpool;         /* the control plane's: workers, flow manager */
     struct msgq *worker_in[CFG_MAX_LCORES];   /* by worker index */
     struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
     struct msgq *events;             /* workers → control thread */

@@ -118,7 +118,7 @@ static void control_drain_events(struct app_ctx *app)
             ctl_switches_handle(app->ctl, m[i]);
         pthread_mutex_unlock(&app->ctl_lock);
         for (unsigned i = 0; i < n; i++)
-            qmsg_free(app->qpool, m[i]);
+            qmsg_free(m[i]);
     }
 }
 

@@ -23,7 +23,8 @@ static int out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t le
 {
     struct app_ctx *app = arg;
     struct msgq *ring = ring_of(app, conn);
-    struct qmsg *q = ring ? qmsg_alloc(app->qpool, len) : NULL;
+    /* The control plane's pool: no switch's traffic can drain it. */
+    struct qmsg *q = ring ? qmsg_alloc(app->cpool, len) : NULL;
 
     if (!q)
         return -ENOBUFS;
@@ -33,7 +34,7 @@ static int out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t le
     q->cls = cls;
     q->conn = conn;
     if (msgq_enqueue(ring, q, rte_get_tsc_cycles()) < 0) {
-        qmsg_free(app->qpool, q);
+        qmsg_free(q);
         return -ENOBUFS;
     }
     return 0;

@@ -309,6 +309,8 @@ static void app_teardown(struct app_ctx *app)
     }
     qmsg_pool_destroy(app->qpool);
     app->qpool = NULL;
+    qmsg_pool_destroy(app->cpool);
+    app->cpool = NULL;
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,11 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
         fn(arg, &port_counters, "", OFCD_COUNTER_VALUES(&ps));
     if (app->qpool) {
         qmsg_pool_get_stats(app->qpool, &qs);
-        fn(arg, &qmsg_pool_counters, "", OFCD_COUNTER_VALUES(&qs));
+        fn(arg, &qmsg_pool_counters, "pool=\"switches\"", OFCD_COUNTER_VALUES(&qs));
+    }
+    if (app->cpool) {
+        qmsg_pool_get_stats(app->cpool, &qs);
+        fn(arg, &qmsg_pool_counters, "pool=\"control\"", OFCD_COUNTER_VALUES(&qs));
     }
     if (app->ctl) {
         pthread_mutex_lock(&app->ctl_lock);

@@ -48,6 +48,10 @@ void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index, struct of_io
         .max_conns = c->tcp.max_conns,
         .out_backlog_kb = c->of_out_backlog_kb,
         .queue_size = c->of_queue_size,
+        .conn_buffers = c->of_conn_buffers,
+        .conn_buffer_kb = c->of_conn_buffer_kb,
+        .max_pending = c->of_max_pending,
+        .max_pending_per_ip = c->of_max_pending_per_ip,
     };
 }
 
@@ -58,6 +62,9 @@ void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_w
         .queue_size = c->of_queue_size,
         .multi_producer = c->n_io_lcores > 1,
         .malformed_limit = c->of_malformed_limit,
+        .max_ports = c->of_max_ports,
+        .mp_max_kb = c->of_mp_max_kb,
+        .mp_max_parts = c->of_mp_max_parts,
         .stats_interval_s = c->of_stats_interval_s,
         .role = strcmp(c->of_role, "master") == 0  ? OFPCR_ROLE_MASTER
                 : strcmp(c->of_role, "slave") == 0 ? OFPCR_ROLE_SLAVE
@@ -65,6 +72,7 @@ void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_w
         .generation_id = c->of_generation_id,
         .chan = {
             .handshake_timeout_ms = c->of_handshake_timeout_ms,
+            .hello_timeout_ms = c->of_hello_timeout_ms,
             .echo_interval_ms = c->of_echo_interval_ms,
             .echo_timeout_ms = c->of_echo_timeout_ms,
             .rtt_probe_ms = c->of_rtt_probe_ms,
@@ -87,6 +95,8 @@ void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out)
     out->n_ignore_cookie = c->n_fm_ignore_cookie;
     memcpy(out->ignore_table, c->fm_ignore_table, sizeof(out->ignore_table));
     out->n_ignore_table = c->n_fm_ignore_table;
+    out->snap_max_bytes = (uint64_t)c->of_mp_max_kb * 1024u;
+    out->snap_max_parts = c->of_mp_max_parts;
 }
 
 /* The flow manager leaves the apps' flows alone. */
@@ -245,17 +255,24 @@ static int wire_echo(struct app_ctx *app, struct app_lcore *al)
     return 0;
 }
 
+/* One large (64 KiB) buffer per QMSG_LARGE_SHARE small ones, at least that
+ * many: multipart replies and big FLOW_MODs are the exception. */
+static unsigned large_share(unsigned n_small)
+{
+    return n_small / QMSG_LARGE_SHARE < QMSG_LARGE_SHARE ? QMSG_LARGE_SHARE
+                                                         : n_small / QMSG_LARGE_SHARE;
+}
+
 int wire_openflow(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
-    /* One large (64 KiB) buffer per QMSG_LARGE_SHARE small ones, at least that
-     * many: multipart replies and big FLOW_MODs are the exception. */
-    unsigned n_large = cfg->of_msg_buffers / QMSG_LARGE_SHARE < QMSG_LARGE_SHARE
-                           ? QMSG_LARGE_SHARE
-                           : cfg->of_msg_buffers / QMSG_LARGE_SHARE;
-
-    app->qpool = qmsg_pool_create(cfg->of_msg_buffers, n_large, (int)rte_socket_id());
-    if (!app->qpool)
+    /* What switches send, each buffer charged to its connection's share, and
+     * the control plane's own, which no switch's traffic can drain. */
+    app->qpool = qmsg_pool_create("qmsg", cfg->of_msg_buffers, large_share(cfg->of_msg_buffers),
+                                  (int)rte_socket_id());
+    app->cpool = qmsg_pool_create("ctlmsg", cfg->of_control_buffers,
+                                  large_share(cfg->of_control_buffers), (int)rte_socket_id());
+    if (!app->qpool || !app->cpool)
         return -ENOMEM;
     struct msgq_cfg ec = {
         .name = "events",
@@ -278,7 +295,7 @@ int wire_openflow(struct app_ctx *app)
         wire_of_worker_cfg(cfg, app->n_workers, &wc);
         for (unsigned i = 0; i < app->n_apps; i++)
             wc.apps[wc.n_apps++] = &app->apps[i];
-        al->ofw = of_worker_create(&wc, app->qpool);
+        al->ofw = of_worker_create(&wc, app->cpool);
         if (!al->ofw)
             return -ENOMEM;
         app->worker_in[app->n_workers++] = of_worker_msg_in(al->ofw);
@@ -294,8 +311,9 @@ int wire_openflow(struct app_ctx *app)
         if (!al->lc || !al->io)
             continue;
         struct of_io_env ie = {.tcp = lcore_tcp(al->lc), .pool = app->qpool,
-                               .worker_in = app->worker_in, .n_workers = app->n_workers,
-                               .clock_tsc = tsc_now};
+                               .control_pool = app->cpool, .worker_in = app->worker_in,
+                               .n_workers = app->n_workers, .clock_tsc = tsc_now,
+                               .clock_us = lcore_clock_us};
         wire_of_io_cfg(cfg, al->queue, &ic);
         al->ofio = of_io_create(&ic, &ie);
         if (!al->ofio)
@@ -322,20 +340,21 @@ void unwire(struct app_ctx *app)
         unsigned n;
         while ((n = msgq_dequeue_burst(app->events, m, 64, 0)) > 0)
             for (unsigned i = 0; i < n; i++)
-                qmsg_free(app->qpool, m[i]);
+                qmsg_free(m[i]);
         msgq_destroy(app->events);
         app->events = NULL;
     }
     ctl_switches_destroy(app->ctl);
     app->ctl = NULL;
-    /* io sides before workers: they hold buffers bound for the workers. */
-    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
-        of_io_destroy(app->lcores[id].ofio);
-        app->lcores[id].ofio = NULL;
-    }
+    /* Workers before io sides: what a worker holds is charged to shares that
+     * live in the io sides' connection slots. */
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         of_worker_destroy(app->lcores[id].ofw);
         app->lcores[id].ofw = NULL;
+    }
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
+        of_io_destroy(app->lcores[id].ofio);
+        app->lcores[id].ofio = NULL;
     }
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         struct app_lcore *al = &app->lcores[id];

@@ -77,14 +77,23 @@ struct ofcd_config {
     uint16_t of_port;
     uint16_t of_extra_port;              /* 0 = none */
     uint32_t of_handshake_timeout_ms;
+    uint32_t of_hello_timeout_ms;        /* no HELLO by then: closed */
+    uint32_t of_max_pending;             /* unfinished handshakes per io lcore */
+    uint32_t of_max_pending_per_ip;      /* ... per source address */
     uint32_t of_echo_interval_ms;        /* 0 = no keepalive */
     uint32_t of_echo_timeout_ms;
     uint32_t of_rtt_probe_ms;            /* echo at least this often for RTT, 0 = off */
     uint16_t of_miss_send_len;
     uint32_t of_queue_size;              /* msg_in/msg_out slots per class */
     uint32_t of_msg_buffers;             /* small message buffers (large: 1/64 of it) */
+    uint32_t of_control_buffers;         /* the control plane's pool, same shape */
+    uint32_t of_conn_buffers;            /* per-connection quota, buffers */
+    uint32_t of_conn_buffer_kb;          /* per-connection quota, KiB of capacity */
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
+    uint32_t of_max_ports;               /* per switch */
+    uint32_t of_mp_max_kb;               /* one multipart reply, all parts */
+    uint32_t of_mp_max_parts;
     uint32_t of_stats_interval_s;        /* flow/port/table stats polling, 0 = off */
     char of_role[16];                    /* equal | master | slave */
     uint64_t of_generation_id;           /* for master/slave ROLE_REQUEST */

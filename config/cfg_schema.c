@@ -89,6 +89,14 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000, "10000",
              "time a new switch has to finish HELLO, FEATURES and the PORT_DESC/DESC "
              "replies (0 = no limit)"),
+    CFG_UINT("openflow", "hello_timeout_ms", of_hello_timeout_ms, 0, 600000, "2000",
+             "time a new connection has to send its HELLO before it is closed (0 = only "
+             "handshake_timeout_ms)"),
+    CFG_UINT("openflow", "max_pending", of_max_pending, 1, 1048576, "2048",
+             "connections per io lcore that have not finished the handshake; more are "
+             "refused"),
+    CFG_UINT("openflow", "max_pending_per_ip", of_max_pending_per_ip, 1, 1048576, "512",
+             "of those, from one source address"),
     CFG_UINT("openflow", "echo_interval_ms", of_echo_interval_ms, 0, 3600000, "5000",
              "send ECHO_REQUEST after this much silence from a switch (0 = no keepalive)"),
     CFG_UINT("openflow", "echo_timeout_ms", of_echo_timeout_ms, 0, 3600000, "15000",
@@ -103,9 +111,28 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "queue_size", of_queue_size, 64, 1048576, "4096",
              "slots per priority class of each msg_in and msg_out ring (power of two)"),
     CFG_UINT("openflow", "msg_buffers", of_msg_buffers, 1024, 4194304, "32768",
-             "OpenFlow message buffers of 512 B; 1/64 as many of 64 KiB for large ones"),
+             "message buffers of 512 B for what switches send; 1/64 as many of 64 KiB for "
+             "large ones"),
+    CFG_UINT("openflow", "control_buffers", of_control_buffers, 1024, 4194304, "16384",
+             "message buffers of 512 B for the control plane (the workers' messages and "
+             "events, the flow manager's FLOW_MODs), which no switch's traffic can drain; "
+             "1/64 as many of 64 KiB"),
+    CFG_UINT("openflow", "conn_buffers", of_conn_buffers, 16, 4194304, "1024",
+             "message buffers one switch connection may hold at once (its messages on the "
+             "way to the worker, held ones, echo replies, what is sent to it, events about "
+             "it); at the bound ofcd stops reading it"),
+    CFG_UINT("openflow", "conn_buffer_kb", of_conn_buffer_kb, 64, 4194304, "4096",
+             "the same bound in KiB, each buffer counted by its size (512 B or 64 KiB)"),
     CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
              "unsent KiB a switch may fall behind before ofcd disconnects it"),
+    CFG_UINT("openflow", "max_ports", of_max_ports, 1, 1048576, "4096",
+             "ports one switch may report (PORT_DESC and PORT_STATUS together); past it the "
+             "switch is disconnected"),
+    CFG_UINT("openflow", "mp_max_kb", of_mp_max_kb, 64, 4194304, "65536",
+             "KiB one multipart reply may take, all parts together (100,000 flows of flow "
+             "statistics take about 20 MiB); the rest of a bigger one is dropped and counted"),
+    CFG_UINT("openflow", "mp_max_parts", of_mp_max_parts, 1, 1048576, "4096",
+             "parts one multipart reply may have"),
     CFG_UINT("openflow", "malformed_limit", of_malformed_limit, 1, 100000, "16",
              "malformed messages per switch per minute before it is disconnected (each "
              "gets an OFPT_ERROR)"),

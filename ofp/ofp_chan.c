@@ -179,6 +179,14 @@ uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
 
     if (ch->state == OFP_CHAN_CLOSED)
         return UINT64_MAX;
+    if (ch->state == OFP_CHAN_WAIT_HELLO && cfg->hello_timeout_ms) {
+        uint64_t deadline = ch->connected_us + (uint64_t)cfg->hello_timeout_ms * 1000u;
+        if (now_us >= deadline) {
+            ofp_chan_close(ch, "no HELLO within openflow.hello_timeout_ms");
+            return UINT64_MAX;
+        }
+        next = deadline;
+    }
     if (ch->state != OFP_CHAN_ESTABLISHED && cfg->handshake_timeout_ms) {
         uint64_t deadline = ch->connected_us + (uint64_t)cfg->handshake_timeout_ms * 1000u;
         if (now_us >= deadline) {
@@ -188,7 +196,8 @@ uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
                                    : "handshake timeout: PORT_DESC/DESC incomplete");
             return UINT64_MAX;
         }
-        next = deadline;
+        if (deadline < next)
+            next = deadline;
     }
     if (ch->echo_outstanding && cfg->echo_timeout_ms) {
         uint64_t deadline = ch->echo_sent_us + (uint64_t)cfg->echo_timeout_ms * 1000u;

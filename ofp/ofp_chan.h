@@ -40,6 +40,9 @@ const char *ofp_chan_state_name(enum ofp_chan_state st);
 
 struct ofp_chan_cfg {
     uint32_t handshake_timeout_ms;     /* 0 = none */
+    /* The switch's HELLO must come this soon (a silent peer holds a
+     * connection slot for nothing); 0 = the handshake timeout only. */
+    uint32_t hello_timeout_ms;
     uint32_t echo_interval_ms;         /* 0 = no keepalive */
     uint32_t echo_timeout_ms;          /* 0 = never give up on an echo */
     /* Once established, an echo also goes out when none has for this long,

@@ -6,7 +6,8 @@
  * large for multipart replies up to the OpenFlow maximum of 64 KiB, with
  * room for an event header in front), so no
  * message is ever allocated with malloc on an lcore. Whoever dequeues a
- * qmsg owns it and returns it with qmsg_free().
+ * qmsg owns it and returns it with qmsg_free(), which needs no pool: a
+ * buffer knows where it came from and whom it is charged to.
  */
 #ifndef OFCD_QMSG_H
 #define OFCD_QMSG_H
@@ -19,6 +20,7 @@ enum qmsg_kind {
     QMSG_CONN_UP,       /* io → worker: a switch connection was accepted */
     QMSG_CONN_DOWN,     /* io → worker: the connection is gone (data: reason) */
     QMSG_CLOSE,         /* worker → io: close this connection (data: why) */
+    QMSG_ESTABLISHED,   /* worker → io: the channel is established (no data) */
     /* worker → control thread (data starts with struct of_event_hdr) */
     QMSG_EV_SWITCH_UP,  /* established: features, desc, ports follow the header */
     QMSG_EV_SWITCH_DOWN,
@@ -38,8 +40,19 @@ static inline unsigned conn_handle_io(conn_handle_t h) { return (unsigned)(h >> 
 static inline uint32_t conn_handle_slot(conn_handle_t h) { return (uint32_t)h; }
 static inline uint32_t conn_handle_gen(conn_handle_t h) { return (uint32_t)(h >> 32) & 0xffffffu; }
 
+struct qmsg_quota;
+
+/* QMSG_CONN_UP's data: what the worker needs of a new connection. */
+struct qmsg_conn_up {
+    struct qmsg_quota *quota;   /* charge what is made for this connection here */
+    uint32_t peer_ip;           /* host order */
+    uint16_t peer_port;
+};
+
 struct qmsg {
     conn_handle_t conn;
+    struct qmsg_quota *quota;   /* the peer it is charged to (qmsg_quota.h), or NULL */
+    void *origin;               /* the pool's store it goes back to */
     uint64_t enq_tsc;       /* stamped by msgq_enqueue for per-class latency */
     uint32_t len;           /* bytes used in data[] */
     uint32_t cap;           /* bytes available in data[] */

@@ -1,6 +1,7 @@
 /* qmsg_pool: see qmsg_pool.h. */
 #include "qmsg_pool.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <rte_errno.h>
@@ -19,22 +20,26 @@ struct qmsg_pool {
     uint64_t alloc_failed;         /* relaxed atomics: any thread */
 };
 
-struct qmsg_pool *qmsg_pool_create(unsigned n_small, unsigned n_large, int socket)
+struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned n_large,
+                                   int socket)
 {
     struct qmsg_pool *p = calloc(1, sizeof(*p));
+    char small[RTE_MEMPOOL_NAMESIZE], large[RTE_MEMPOOL_NAMESIZE];
 
     if (!p) {
         LOG_ERR("qmsg", "out of memory");
         return NULL;
     }
-    p->small = rte_mempool_create("qmsg_small", n_small, sizeof(struct qmsg) + QMSG_SMALL_DATA,
+    snprintf(small, sizeof(small), "%.16s_small", name);
+    snprintf(large, sizeof(large), "%.16s_large", name);
+    p->small = rte_mempool_create(small, n_small, sizeof(struct qmsg) + QMSG_SMALL_DATA,
                                   QMSG_POOL_CACHE, 0, NULL, NULL, NULL, NULL, socket, 0);
-    p->large = rte_mempool_create("qmsg_large", n_large, sizeof(struct qmsg) + QMSG_LARGE_DATA,
+    p->large = rte_mempool_create(large, n_large, sizeof(struct qmsg) + QMSG_LARGE_DATA,
                                   n_large >= 64 ? 8 : 0, 0, NULL, NULL, NULL, NULL, socket, 0);
     if (!p->small || !p->large) {
-        LOG_ERR("qmsg", "cannot allocate message buffers (%u x %u B, %u x %u B): %s; lower "
-                "openflow.msg_buffers or give EAL more memory", n_small, QMSG_SMALL_DATA,
-                n_large, QMSG_LARGE_DATA, rte_strerror(rte_errno));
+        LOG_ERR("qmsg", "cannot allocate the %s message buffers (%u x %u B, %u x %u B): %s; "
+                "lower openflow.msg_buffers/control_buffers or give EAL more memory", name,
+                n_small, QMSG_SMALL_DATA, n_large, QMSG_LARGE_DATA, rte_strerror(rte_errno));
         qmsg_pool_destroy(p);
         return NULL;
     }
@@ -50,13 +55,18 @@ void qmsg_pool_destroy(struct qmsg_pool *p)
     free(p);
 }
 
-struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
+struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *q,
+                            bool enforce)
 {
     bool big = len > QMSG_SMALL_DATA;
+    struct rte_mempool *mp = big ? p->large : p->small;
     void *obj;
 
-    if (len > QMSG_LARGE_DATA ||
-        rte_mempool_get(big ? p->large : p->small, &obj) != 0) {
+    if (q && enforce && qmsg_quota_full(q)) {
+        qmsg_quota_refused(q);
+        return NULL;
+    }
+    if (len > QMSG_LARGE_DATA || rte_mempool_get(mp, &obj) != 0) {
         __atomic_fetch_add(&p->alloc_failed, 1, __ATOMIC_RELAXED);
         return NULL;
     }
@@ -64,13 +74,25 @@ struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
     m->size_class = big;
     m->cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
     m->len = 0;
+    m->origin = mp;
+    m->quota = q;
+    if (q)
+        qmsg_quota_charge(q, m->cap);
     return m;
 }
 
-void qmsg_free(struct qmsg_pool *p, struct qmsg *m)
+struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
 {
-    if (m)
-        rte_mempool_put(m->size_class ? p->large : p->small, m);
+    return qmsg_alloc_for(p, len, NULL, false);
+}
+
+void qmsg_free(struct qmsg *m)
+{
+    if (!m)
+        return;
+    if (m->quota)
+        qmsg_quota_release(m->quota, m->cap);
+    rte_mempool_put(m->origin, m);
 }
 
 void qmsg_pool_get_stats(struct qmsg_pool *p, struct qmsg_pool_stats *out)

@@ -3,25 +3,42 @@
  * (QMSG_SMALL_DATA bytes) for the common message and large (QMSG_LARGE_DATA)
  * for multipart replies and big flow_mods. Safe from any thread: lcores use
  * their per-lcore cache, the control thread the shared ring.
+ *
+ * The appliance has two: one for what peers send (messages framed by the io
+ * lcores, echo replies), each buffer charged to its peer's quota, and one
+ * for the control plane (the workers' messages and events, the flow
+ * manager's FLOW_MODs), which no peer's traffic can drain.
  */
 #ifndef OFCD_QMSG_POOL_H
 #define OFCD_QMSG_POOL_H
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
 #include "ofcd_counters.h"
 #include "qmsg.h"
+#include "qmsg_quota.h"
 
 struct qmsg_pool;
 
-/* n_small / n_large buffers on NUMA socket. NULL (logged) on failure. */
-struct qmsg_pool *qmsg_pool_create(unsigned n_small, unsigned n_large, int socket);
+/* n_small / n_large buffers on NUMA socket; name tells the pools apart.
+ * NULL (logged) on failure. */
+struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned n_large,
+                                   int socket);
 void qmsg_pool_destroy(struct qmsg_pool *p);
 
 /* A buffer with room for len bytes (kind/cls/conn left for the caller), or
  * NULL when that size class is exhausted (counted). */
 struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len);
-void qmsg_free(struct qmsg_pool *p, struct qmsg *m);
+
+/* The same, charged to quota q. With enforce, NULL when q is full (counted
+ * on q); without, charged whatever q holds. */
+struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *q,
+                            bool enforce);
+
+/* Back to the pool it came from, released from its quota. NULL is fine. */
+void qmsg_free(struct qmsg *m);
 
 #define QMSG_POOL_COUNTERS(X) X(alloc_failed, "no buffer of the size class asked for")
 #define QMSG_POOL_GAUGES(X)                                                               \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "ofp_msg.h"
 #include "ofp_wire.h"
 
@@ -21,9 +22,21 @@ struct of_conn {
     uint32_t slot;
     uint32_t gen;
     bool blocked;                    /* on the retry list */
+    bool pending;                    /* not yet ESTABLISHED (counted in pend) */
+    uint32_t peer_ip;                /* host order */
+    uint16_t peer_port;
     struct qmsg *out_head, *out_tail; /* unsent, in order */
     uint64_t out_bytes;
     struct of_conn *retry_next;
+    /* What this slot's connections hold of the buffers; it outlives them
+     * until every buffer charged here is back (qmsg_quota.h). */
+    struct qmsg_quota quota;
+};
+
+/* Connections short of ESTABLISHED from one source address. */
+struct of_pend_ip {
+    uint32_t ip;                     /* 0: free */
+    uint32_t n;
 };
 
 struct of_io {
@@ -37,7 +50,14 @@ struct of_io {
     struct of_conn *retry_head;      /* connections blocked on msg_in or buffers */
     struct qmsg *events_head, *events_tail; /* CONN_DOWN events waiting for room */
     uint64_t out_backlog_max;
+    uint32_t conn_buffers;           /* each connection's quota */
+    uint64_t conn_bytes;
+    uint32_t max_pending, max_pending_per_ip;
+    uint32_t n_pending;
+    struct of_pend_ip *pend;         /* open addressing, pend_mask + 1 slots */
+    uint32_t pend_mask;
     uint32_t n_conns;
+    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota;
     struct of_io_stats stats;
 };
 
@@ -63,22 +83,106 @@ static void retry_later(struct of_conn *oc)
     oc->io->retry_head = oc;
 }
 
-/* Queue a connection event for the worker; events are never dropped: one
- * that does not fit waits on the io's event list. */
-static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, int reason)
+/* ---- pending connections by source address ---------------------------------------- */
+
+static uint32_t pend_hash(uint32_t ip)
 {
-    struct qmsg *m = qmsg_alloc(io->env.pool, sizeof(int));
+    return (ip * 2654435761u) >> 7;
+}
+
+/* The entry of ip (a free one to fill when absent). */
+static struct of_pend_ip *pend_find(struct of_io *io, uint32_t ip)
+{
+    uint32_t i = pend_hash(ip) & io->pend_mask;
+    while (io->pend[i].ip && io->pend[i].ip != ip)
+        i = (i + 1) & io->pend_mask;
+    return &io->pend[i];
+}
+
+/* Forget one pending connection of ip; the slot is freed with backward shift
+ * so lookups never need tombstones. */
+static void pend_drop(struct of_io *io, uint32_t ip)
+{
+    struct of_pend_ip *e = pend_find(io, ip);
+    if (!e->ip)
+        return;
+    io->n_pending--;
+    if (--e->n)
+        return;
+    uint32_t i = (uint32_t)(e - io->pend);
+    for (uint32_t j = (i + 1) & io->pend_mask; io->pend[j].ip; j = (j + 1) & io->pend_mask) {
+        uint32_t home = pend_hash(io->pend[j].ip) & io->pend_mask;
+        /* j's entry may move to i if i lies between its home and j. */
+        if (((j - home) & io->pend_mask) >= ((j - i) & io->pend_mask)) {
+            io->pend[i] = io->pend[j];
+            i = j;
+        }
+    }
+    io->pend[i] = (struct of_pend_ip){0, 0};
+}
+
+static void conn_not_pending(struct of_conn *oc)
+{
+    if (!oc->pending)
+        return;
+    oc->pending = false;
+    pend_drop(oc->io, oc->peer_ip);
+}
+
+/* Room for one more connection short of ESTABLISHED from ip? Counts it
+ * when there is. */
+static bool admit(struct of_io *io, uint32_t ip, uint16_t port)
+{
+    struct of_pend_ip *e = pend_find(io, ip);
+    const char *why = NULL;
+    uint64_t missed;
+
+    if (io->n_pending >= io->max_pending) {
+        io->stats.refused_pending++;
+        why = "openflow.max_pending";
+    } else if (e->n >= io->max_pending_per_ip) {
+        io->stats.refused_pending_ip++;
+        why = "openflow.max_pending_per_ip";
+    }
+    if (why) {
+        if (ofcd_ratelimit(&io->rl_refuse, io->env.clock_us(), &missed))
+            LOG_WARN("of", "io %u: refused a connection from %u.%u.%u.%u:%u: %s (%u short "
+                     "of ESTABLISHED here, %u from that address) reached (%lu more refused "
+                     "unlogged)", io->io_index, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
+                     ip & 255, port, why, io->n_pending, e->n, (unsigned long)missed);
+        return false;
+    }
+    e->ip = ip;
+    e->n++;
+    io->n_pending++;
+    return true;
+}
+
+/* ---- events to the worker ------------------------------------------------------------- */
+
+/* Queue a connection event for the worker, from the control plane's buffers
+ * (no peer's traffic can take them); one that does not fit the ring waits
+ * on the io's event list, in order. */
+static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, const void *data,
+                       uint32_t len)
+{
+    struct qmsg *m = qmsg_alloc(io->env.control_pool, len);
+    uint64_t missed;
+
     if (!m) {
-        io->stats.no_buffer++;
-        LOG_ERR("of", "io %u: no buffer for a connection event: worker view may go stale",
-                io->io_index);
+        io->stats.events_lost++;
+        if (ofcd_ratelimit(&io->rl_event, io->env.clock_us(), &missed))
+            LOG_ERR("of", "io %u: no control buffer for a connection event (%lu more "
+                    "unlogged): the worker's view of connection %#lx may go stale; raise "
+                    "openflow.control_buffers", io->io_index, (unsigned long)missed,
+                    (unsigned long)h);
         return;
     }
     m->conn = h;
     m->kind = kind;
     m->cls = 0;
-    m->len = sizeof(int);
-    memcpy(m->data, &reason, sizeof(int));
+    m->len = len;
+    memcpy(m->data, data, len);
     m->next = NULL;
     if (!io->events_head && msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) == 0)
         return;
@@ -106,7 +210,7 @@ static void free_out(struct of_conn *oc)
     while (oc->out_head) {
         struct qmsg *m = oc->out_head;
         oc->out_head = m->next;
-        qmsg_free(oc->io->env.pool, m);
+        qmsg_free(m);
     }
     oc->out_tail = NULL;
     oc->out_bytes = 0;
@@ -116,6 +220,7 @@ static void release_slot(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
 
+    conn_not_pending(oc);
     free_out(oc);
     oc->tcp = NULL;
     oc->gen = (oc->gen + 1) & 0xffffffu;     /* stale handles stop matching */
@@ -138,7 +243,8 @@ static void conn_close(struct of_conn *oc, bool abort, const char *why)
     else
         tcp_close(oc->tcp);
     release_slot(oc);
-    post_event(io, h, QMSG_CONN_DOWN, -ECONNABORTED);
+    int reason = -ECONNABORTED;
+    post_event(io, h, QMSG_CONN_DOWN, &reason, sizeof(reason));
 }
 
 /* Push queued output into TCP, in order. */
@@ -161,7 +267,7 @@ static void flush_out(struct of_conn *oc)
         if (!oc->out_head)
             oc->out_tail = NULL;
         io->stats.msgs_out++;
-        qmsg_free(io->env.pool, m);
+        qmsg_free(m);
     }
 }
 
@@ -187,29 +293,54 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     }
 }
 
-static void answer_echo(struct of_conn *oc, uint16_t len)
+/* A buffer for one of the connection's messages, charged to its quota: NULL
+ * (counted) when the quota is full or the pool is empty. */
+static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
 {
     struct of_io *io = oc->io;
-    struct qmsg *m = qmsg_alloc(io->env.pool, len);
+    struct qmsg *m = qmsg_alloc_for(io->env.pool, len, &oc->quota, true);
+    uint64_t missed;
 
-    if (!m) {
+    if (!m && qmsg_quota_full(&oc->quota)) {
+        io->stats.quota_paused++;
+        if (ofcd_ratelimit(&io->rl_quota, io->env.clock_us(), &missed))
+            LOG_WARN("of", "io %u: connection %#lx from %u.%u.%u.%u:%u holds its whole "
+                     "share of buffers (openflow.conn_buffers/conn_buffer_kb): not reading "
+                     "it until they come back (%lu more pauses unlogged)", io->io_index,
+                     (unsigned long)conn_handle(oc), oc->peer_ip >> 24,
+                     (oc->peer_ip >> 16) & 255, (oc->peer_ip >> 8) & 255, oc->peer_ip & 255,
+                     oc->peer_port, (unsigned long)missed);
+    } else if (!m) {
         io->stats.no_buffer++;
-        return;
     }
+    return m;
+}
+
+/* The reply, queued on the connection; false when no buffer may be taken for
+ * it now (the request stays in TCP and is answered later). */
+static bool answer_echo(struct of_conn *oc, uint16_t len)
+{
+    struct qmsg *m = conn_buf(oc, len);
+
+    if (!m)
+        return false;
     tcp_recv_copy(oc->tcp, m->data, len);
     m->data[1] = OFPT_ECHO_REPLY;        /* same version, xid and payload */
     m->len = len;
-    io->stats.echo_inline++;
+    oc->io->stats.echo_inline++;
     queue_out(oc, m);
+    return true;
 }
 
-/* Frame and dispatch what has arrived. Stops at a partial message, a full
- * ring (retry later) or the read budget. */
-static void read_conn(struct of_conn *oc)
+/* Frame and dispatch what has arrived. Stops at a partial message (more
+ * comes with on_readable), or a full ring, full quota, empty pool or the
+ * read budget (retried from the poll). Returns the messages consumed. */
+static unsigned read_conn(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
+    unsigned done = 0, budget;
 
-    for (unsigned budget = OF_IO_READ_BUDGET; budget && oc->tcp; budget--) {
+    for (budget = OF_IO_READ_BUDGET; budget && oc->tcp; budget--) {
         size_t avail = tcp_recv_available(oc->tcp);
         uint8_t hdr[OFP13_HEADER_LEN];
         if (avail < sizeof(hdr))
@@ -220,22 +351,25 @@ static void read_conn(struct of_conn *oc)
             /* No way to find the next message: the stream is lost. */
             io->stats.bad_framing++;
             conn_close(oc, true, "OpenFlow length field below 8: stream cannot be framed");
-            return;
+            return done;
         }
         if (avail < len)
-            break;
+            return done;
         if (hdr[1] == OFPT_ECHO_REQUEST && hdr[0] == OFP13_VERSION) {
-            answer_echo(oc, len);
+            if (!answer_echo(oc, len)) {
+                retry_later(oc);
+                return done;
+            }
             if (!oc->tcp)
-                return;
+                return done;
             tcp_recv_consume(oc->tcp, len);
+            done++;
             continue;
         }
-        struct qmsg *m = qmsg_alloc(io->env.pool, len);
+        struct qmsg *m = conn_buf(oc, len);
         if (!m) {
-            io->stats.no_buffer++;
-            retry_later(oc);
-            return;
+            retry_later(oc);             /* buffers come back as the worker frees */
+            return done;
         }
         tcp_recv_copy(oc->tcp, m->data, len);
         m->len = len;
@@ -243,25 +377,38 @@ static void read_conn(struct of_conn *oc)
         m->conn = conn_handle(oc);
         m->cls = (uint8_t)ofp_msg_class(hdr);
         if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0) {
-            qmsg_free(io->env.pool, m);
+            qmsg_free(m);
             io->stats.in_blocked++;
             retry_later(oc);             /* bytes stay in TCP: the window closes */
-            return;
+            return done;
         }
         io->stats.msgs_in++;
         tcp_recv_consume(oc->tcp, len);
+        done++;
     }
-    if (oc->tcp && tcp_recv_available(oc->tcp) >= OFP13_HEADER_LEN)
+    if (!budget && oc->tcp && tcp_recv_available(oc->tcp) >= OFP13_HEADER_LEN)
         retry_later(oc);                 /* budget spent: continue next loop */
+    return done;
 }
 
 static void on_established(struct tcp_conn *c, void *user)
 {
     struct of_io *io = user;
+    struct tcp_conn_info info;
+    uint64_t missed;
 
+    tcp_conn_get_info(c, &info);
     if (io->n_free == 0) {
-        LOG_WARN("of", "io %u: connection table full (%u): refusing a switch",
-                 io->io_index, io->n_slots);
+        io->stats.refused_table_full++;
+        if (ofcd_ratelimit(&io->rl_refuse, io->env.clock_us(), &missed))
+            LOG_WARN("of", "io %u: connection table full (%u): refusing %u.%u.%u.%u:%u (%lu "
+                     "more refused unlogged)", io->io_index, io->n_slots, info.remote_ip >> 24,
+                     (info.remote_ip >> 16) & 255, (info.remote_ip >> 8) & 255,
+                     info.remote_ip & 255, info.remote_port, (unsigned long)missed);
+        tcp_abort(c);
+        return;
+    }
+    if (!admit(io, info.remote_ip, info.remote_port)) {
         tcp_abort(c);
         return;
     }
@@ -272,10 +419,16 @@ static void on_established(struct tcp_conn *c, void *user)
      * would link the list into a loop. */
     oc->out_head = oc->out_tail = NULL;
     oc->out_bytes = 0;
+    oc->pending = true;
+    oc->peer_ip = info.remote_ip;
+    oc->peer_port = info.remote_port;
+    qmsg_quota_set(&oc->quota, io->conn_buffers, io->conn_bytes);
     io->n_conns++;
     io->stats.conns_accepted++;
     tcp_conn_set_user(c, oc);
-    post_event(io, conn_handle(oc), QMSG_CONN_UP, 0);
+    struct qmsg_conn_up up = {.quota = &oc->quota, .peer_ip = info.remote_ip,
+                              .peer_port = info.remote_port};
+    post_event(io, conn_handle(oc), QMSG_CONN_UP, &up, sizeof(up));
     read_conn(oc);
 }
 
@@ -308,7 +461,7 @@ static void on_closed(struct tcp_conn *c, void *user, int reason)
     if (!oc->tcp)
         return;
     release_slot(oc);
-    post_event(io, h, QMSG_CONN_DOWN, reason);
+    post_event(io, h, QMSG_CONN_DOWN, &reason, sizeof(reason));
 }
 
 /* The listener's ops become each accepted connection's; the user pointer
@@ -333,10 +486,23 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->env = *env;
     io->io_index = io_index;
     io->out_backlog_max = (uint64_t)cfg->out_backlog_kb * 1024u;
+    io->conn_buffers = cfg->conn_buffers;
+    io->conn_bytes = (uint64_t)cfg->conn_buffer_kb * 1024u;
+    io->max_pending = cfg->max_pending;
+    io->max_pending_per_ip = cfg->max_pending_per_ip;
+    io->rl_refuse = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_quota = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    /* At most max_pending addresses at once: twice that keeps probes short. */
+    uint32_t pend_slots = 16;
+    while (pend_slots < 2u * cfg->max_pending)
+        pend_slots *= 2;
+    io->pend = calloc(pend_slots, sizeof(*io->pend));
+    io->pend_mask = pend_slots - 1;
     io->n_slots = cfg->max_conns;
     io->conns = calloc(io->n_slots, sizeof(*io->conns));
     io->free_slots = calloc(io->n_slots, sizeof(*io->free_slots));
-    if (!io->conns || !io->free_slots)
+    if (!io->conns || !io->free_slots || !io->pend)
         goto oom;
     for (uint32_t i = 0; i < io->n_slots; i++) {
         io->conns[i].io = io;
@@ -385,18 +551,19 @@ void of_io_destroy(struct of_io *io)
     while (io->events_head) {
         struct qmsg *m = io->events_head;
         io->events_head = m->next;
-        qmsg_free(io->env.pool, m);
+        qmsg_free(m);
     }
     if (io->msg_out) {
         struct qmsg *m[32];
         unsigned n;
         while ((n = msgq_dequeue_burst(io->msg_out, m, 32, 0)) > 0)
             for (unsigned i = 0; i < n; i++)
-                qmsg_free(io->env.pool, m[i]);
+                qmsg_free(m[i]);
         msgq_destroy(io->msg_out);
     }
     free(io->conns);
     free(io->free_slots);
+    free(io->pend);
     free(io);
 }
 
@@ -427,10 +594,9 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
         struct of_conn *oc = list;
         list = oc->retry_next;
         oc->blocked = false;
-        if (oc->tcp) {
-            read_conn(oc);
+        /* A connection waiting for its quota is no work: the loop may idle. */
+        if (oc->tcp && read_conn(oc))
             worked = true;
-        }
     }
     struct qmsg *m[OF_IO_OUT_BURST];
     unsigned n = msgq_dequeue_burst(io->msg_out, m, OF_IO_OUT_BURST, tsc);
@@ -438,7 +604,12 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
         struct of_conn *oc = conn_of(io, m[i]->conn);
         if (!oc) {
             io->stats.out_stale++;       /* the switch went away meanwhile */
-            qmsg_free(io->env.pool, m[i]);
+            qmsg_free(m[i]);
+            continue;
+        }
+        if (m[i]->kind == QMSG_ESTABLISHED) {
+            conn_not_pending(oc);        /* the handshake is done: no longer pending */
+            qmsg_free(m[i]);
             continue;
         }
         if (m[i]->kind == QMSG_CLOSE) {
@@ -446,7 +617,7 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
             size_t k = m[i]->len < sizeof(why) - 1 ? m[i]->len : sizeof(why) - 1;
             memcpy(why, m[i]->data, k);
             why[k] = '\0';
-            qmsg_free(io->env.pool, m[i]);
+            qmsg_free(m[i]);
             conn_close(oc, false, why);
             continue;
         }
@@ -459,6 +630,7 @@ void of_io_get_stats(const struct of_io *io, struct of_io_stats *out)
 {
     *out = io->stats;
     out->switch_conns = io->n_conns;
+    out->pending = io->n_pending;
 }
 
 void of_io_visit_counters(const struct of_io *io, ofcd_counter_fn fn, void *arg)

@@ -8,12 +8,22 @@
  * Backpressure, never loss:
  *   - msg_in class full → the connection stops being read (its bytes stay in
  *     TCP, the window closes) and is retried every loop until there is room;
+ *   - each connection's share of the buffers (openflow.conn_buffers and
+ *     conn_buffer_kb, qmsg_quota.h: its messages to the worker, those held,
+ *     its echo replies, what is sent to it, events about it) full → the same:
+ *     not read until buffers come back, so one peer cannot take the others';
  *   - a switch that does not read → its unsent messages wait on the
  *     connection, in order, up to openflow.out_backlog_kb; beyond that the
  *     switch is disconnected and logged (it is not draining).
- * Connection events (up, down) are queued to the worker like messages; one
- * that does not fit waits on the io side and is retried in order. One for
- * which no message buffer is left is lost: counted (no_buffer) and logged.
+ * Admission: at most max_pending connections short of ESTABLISHED (and
+ * max_pending_per_ip from one address) per io lcore; more are refused at
+ * once (counted, rate-limited log), so silent peers cannot fill the table.
+ * The worker says when a connection is established (QMSG_ESTABLISHED).
+ *
+ * Connection events (up, down) come from the control pool, no peer's share;
+ * one that does not fit the ring waits on the io side and is retried in
+ * order. One for which no control buffer is left is lost: counted
+ * (events_lost) and logged.
  */
 #ifndef OFCD_OF_IO_H
 #define OFCD_OF_IO_H
@@ -37,8 +47,15 @@
     X(out_stale, "msg_out items for a connection already gone")                           \
     X(out_backlog_drops, "switches cut off for not reading (openflow.out_backlog_kb)")    \
     X(bad_framing, "connections closed: OpenFlow length field below 8")                   \
-    X(no_buffer, "message buffer pool empty (retried)")
-#define OF_IO_GAUGES(X) X(switch_conns, "switch connections open")
+    X(no_buffer, "message buffer pool empty (retried)")                                   \
+    X(quota_paused, "reads paused: the connection held its whole share of buffers")       \
+    X(refused_pending, "connections refused: openflow.max_pending short of ESTABLISHED")  \
+    X(refused_pending_ip, "connections refused: openflow.max_pending_per_ip")             \
+    X(refused_table_full, "connections refused: connection table full")                   \
+    X(events_lost, "connection events lost: no control buffer (logged)")
+#define OF_IO_GAUGES(X)                                                                   \
+    X(switch_conns, "switch connections open")                                            \
+    X(pending, "connections not yet ESTABLISHED")
 
 struct of_io_stats {
     OF_IO_COUNTERS(OFCD_COUNTER_FIELD)
@@ -53,14 +70,20 @@ struct of_io_cfg {
     uint32_t max_conns;              /* connection table slots */
     uint32_t out_backlog_kb;         /* unsent bytes per switch before disconnect */
     uint32_t queue_size;             /* msg_out slots per class */
+    uint32_t conn_buffers;           /* each connection's share of buffers ... */
+    uint32_t conn_buffer_kb;         /* ... and of their capacity */
+    uint32_t max_pending;            /* connections short of ESTABLISHED */
+    uint32_t max_pending_per_ip;     /* ... from one source address */
 };
 
 struct of_io_env {
     struct tcp_stack *tcp;           /* the io lcore's stack */
-    struct qmsg_pool *pool;
+    struct qmsg_pool *pool;          /* for what switches send, charged to their quota */
+    struct qmsg_pool *control_pool;  /* for connection events to the workers */
     struct msgq **worker_in;         /* the msg_in ring of every worker */
     unsigned n_workers;
     uint64_t (*clock_tsc)(void);     /* enqueue stamps (ring latency) */
+    uint64_t (*clock_us)(void);      /* rate-limited logs */
 };
 
 struct of_io;

@@ -10,6 +10,7 @@
 #include "of_event.h"
 #include "of_switch.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "ofp_chan.h"
 #include "ofp_msg.h"
 #include "timer_wheel.h"
@@ -25,9 +26,15 @@
 #define OFW_POLL_KINDS 3
 #define OFW_POLL_FIRST_US 1000000u
 #define OFW_POLL_PENDING_ROUNDS 3
+/* A new connection claiming the dpid of a live one: the live one gets an
+ * echo and this long to answer it before it is taken for stale. */
+#define OFW_CLAIM_PROBE_US 1000000u
 
 struct of_rec {
     conn_handle_t h;
+    struct qmsg_quota *quota;        /* the connection's share (from CONN_UP) */
+    uint32_t peer_ip;                /* host order, for logs */
+    uint16_t peer_port;
     struct of_rec *hnext;
     struct of_worker *w;
     struct ofp_chan chan;
@@ -39,10 +46,20 @@ struct of_rec {
     uint32_t malformed;
     uint64_t malformed_since_us;
     bool close_sent;
+    /* A dpid claim (on_features): the claimant's FEATURES_REPLY waits for
+     * the verdict; the live connection's echo gives it. */
+    bool claiming;
+    struct ofp_features claim_features;
+    uint32_t claim_xid;
+    conn_handle_t claimant;          /* on the live one: who claims its dpid, 0: none */
+    uint32_t probe_xid;
+    uint64_t probe_deadline_us;
     /* statistics polling: FLOW, PORT_STATS, TABLE */
     uint64_t next_poll_us;
     uint32_t poll_xid[OFW_POLL_KINDS];
     uint64_t poll_since_us[OFW_POLL_KINDS];
+    uint64_t poll_bytes[OFW_POLL_KINDS];   /* of the reply coming in */
+    uint32_t poll_parts[OFW_POLL_KINDS];
 };
 
 static const uint16_t poll_types[OFW_POLL_KINDS] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
@@ -62,6 +79,10 @@ struct of_worker {
     struct tw_wheel wheel;
     struct ofp_chan_cfg chan_cfg;
     uint32_t malformed_limit;
+    uint32_t max_ports;
+    uint32_t mp_max_parts;
+    uint64_t mp_max_bytes;
+    struct ofcd_ratelimit rl_mp;
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
     struct of_switch *switches[1u << OFW_HASH_BITS];
@@ -121,7 +142,7 @@ static int out_send(struct of_worker *w, struct qmsg *m)
     if (!w->backlog_head && out_enqueue(w, m))
         return 0;
     if (w->n_backlog >= OFW_BACKLOG_MAX) {
-        qmsg_free(w->pool, m);
+        qmsg_free(m);
         return -ENOBUFS;
     }
     m->next = NULL;
@@ -149,13 +170,16 @@ static bool flush_backlog(struct of_worker *w)
     return moved;
 }
 
-/* A buffer for an outgoing item, counted when the pool is empty. */
-static struct qmsg *out_buf(struct of_worker *w, size_t len)
+/* A buffer for an outgoing item about the connection, from the control
+ * pool and charged to the connection's share (never refused for it: the io
+ * lcore stops reading a connection whose share is full, which bounds what
+ * the worker makes from its messages). Counted when the pool is empty. */
+static struct qmsg *out_buf(struct of_rec *r, size_t len)
 {
-    struct qmsg *q = qmsg_alloc(w->pool, len);
+    struct qmsg *q = qmsg_alloc_for(r->w->pool, len, r->quota, false);
 
     if (!q)
-        w->stats.no_buffer++;
+        r->w->stats.no_buffer++;
     return q;
 }
 
@@ -173,8 +197,7 @@ static int out_queue(struct of_rec *r, struct qmsg *q, size_t len, enum qmsg_kin
 /* Encode m for the connection and send it. 0 or a negative errno. */
 static int send_msg(struct of_rec *r, const struct ofp_msg *m)
 {
-    struct of_worker *w = r->w;
-    struct qmsg *q = out_buf(w, QMSG_SMALL_DATA);
+    struct qmsg *q = out_buf(r, QMSG_SMALL_DATA);
     struct ofp_buf b;
 
     if (!q)
@@ -182,15 +205,15 @@ static int send_msg(struct of_rec *r, const struct ofp_msg *m)
     ofp_buf_init(&b, q->data, q->cap);
     int rc = ofp_encode(&b, m);
     if (rc == -ENOSPC) {
-        qmsg_free(w->pool, q);
-        q = out_buf(w, QMSG_LARGE_DATA);
+        qmsg_free(q);
+        q = out_buf(r, QMSG_LARGE_DATA);
         if (!q)
             return -ENOBUFS;
         ofp_buf_init(&b, q->data, q->cap);
         rc = ofp_encode(&b, m);
     }
     if (rc < 0) {
-        qmsg_free(w->pool, q);
+        qmsg_free(q);
         LOG_ERR("of", "cannot encode %s: %s (bug)", ofp_msg_type_name(m->hdr.type),
                 strerror(-rc));
         return rc;
@@ -201,7 +224,7 @@ static int send_msg(struct of_rec *r, const struct ofp_msg *m)
 
 static int send_bytes_error(struct of_rec *r, struct ofp_err err, const uint8_t *bad, size_t len)
 {
-    struct qmsg *q = out_buf(r->w, QMSG_SMALL_DATA);
+    struct qmsg *q = out_buf(r, QMSG_SMALL_DATA);
     struct ofp_buf b;
 
     if (!q)
@@ -209,7 +232,7 @@ static int send_bytes_error(struct of_rec *r, struct ofp_err err, const uint8_t 
     ofp_buf_init(&b, q->data, q->cap);
     int rc = ofp_error_reply(&b, err, bad, len);
     if (rc < 0) {
-        qmsg_free(r->w->pool, q);
+        qmsg_free(q);
         return rc;
     }
     /* An error during the handshake is P0 (design guide), otherwise P1. */
@@ -222,13 +245,22 @@ static void send_close(struct of_rec *r, const char *why)
 {
     if (r->close_sent)
         return;
-    struct qmsg *q = out_buf(r->w, QMSG_SMALL_DATA);
+    struct qmsg *q = out_buf(r, QMSG_SMALL_DATA);
     if (!q)
         return;
     size_t n = strlen(why) < q->cap ? strlen(why) : q->cap;
     memcpy(q->data, why, n);
     if (out_queue(r, q, n, QMSG_CLOSE, OFP_PRIO_P0) == 0)
         r->close_sent = true;
+}
+
+/* The io lcore counts the connection as pending until it hears this. */
+static void tell_io_established(struct of_rec *r)
+{
+    struct qmsg *q = out_buf(r, 0);
+
+    if (q)
+        out_queue(r, q, 0, QMSG_ESTABLISHED, OFP_PRIO_P0);
 }
 
 /* An event for the control thread: header + payload (up to two pieces). */
@@ -238,7 +270,7 @@ static void post_event(struct of_rec *r, enum qmsg_kind kind, uint8_t cls, const
     struct of_worker *w = r->w;
     struct of_event_hdr hdr = {.dpid = r->sw ? r->sw->dpid : 0, .time_us = w->now_us};
     size_t len = sizeof(hdr) + alen + blen;
-    struct qmsg *q = out_buf(w, len);
+    struct qmsg *q = out_buf(r, len);
 
     if (!q) {
         w->stats.events_lost++;
@@ -436,13 +468,15 @@ static void apps_switch_down(struct of_worker *w, struct of_switch *sw)
 static void log_switch_up(const struct of_rec *r)
 {
     const struct of_switch *sw = r->sw;
-    LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 "): %u ports, %u "
-             "tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h, sw->ports.n,
-             sw->features.n_tables, sw->features.n_buffers, sw->desc.mfr_desc,
-             sw->desc.hw_desc, sw->desc.sw_desc);
+    LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 " from %u.%u.%u.%u:%u)"
+             ": %u ports, %u tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h,
+             r->peer_ip >> 24, (r->peer_ip >> 16) & 255, (r->peer_ip >> 8) & 255,
+             r->peer_ip & 255, r->peer_port, sw->ports.n, sw->features.n_tables,
+             sw->features.n_buffers, sw->desc.mfr_desc, sw->desc.hw_desc, sw->desc.sw_desc);
 }
 
 static void dispatch(struct of_rec *r, struct qmsg *q);
+static void claim_resolve(struct of_rec *live, bool answered);
 
 static void c_established(void *arg)
 {
@@ -456,6 +490,7 @@ static void c_established(void *arg)
         w->stats.switches_up++;
         w->stats.switches_established++;
         log_switch_up(r);
+        tell_io_established(r);
         post_switch_up(r);
         apps_switch_up(r);
         if (w->role != OFPCR_ROLE_EQUAL) {
@@ -514,8 +549,12 @@ static void c_closed(void *arg, const char *why)
         w->stats.echo_timeouts++;
     else if (strstr(why, "handshake timeout"))
         w->stats.handshake_timeouts++;
+    else if (strstr(why, "no HELLO within"))
+        w->stats.hello_timeouts++;
     if (!r->sw)
-        LOG_WARN("of", "connection %#" PRIx64 " closed before FEATURES: %s", r->h, why);
+        LOG_WARN("of", "connection %#" PRIx64 " from %u.%u.%u.%u:%u closed before FEATURES: %s",
+                 r->h, r->peer_ip >> 24, (r->peer_ip >> 16) & 255, (r->peer_ip >> 8) & 255,
+                 r->peer_ip & 255, r->peer_port, why);
     switch_down(r, why);
     send_close(r, why);
 }
@@ -560,6 +599,8 @@ static void poll_stats(struct of_rec *r)
         }
         if (send_msg(r, &m) == 0) {
             r->poll_xid[i] = xid;
+            r->poll_bytes[i] = 0;
+            r->poll_parts[i] = 0;
             r->poll_since_us[i] = w->now_us;
             w->stats.polls_sent++;
         }
@@ -569,7 +610,12 @@ static void poll_stats(struct of_rec *r)
 static void rec_schedule(struct of_rec *r)
 {
     struct of_worker *w = r->w;
+
+    if (r->claimant && w->now_us >= r->probe_deadline_us)
+        claim_resolve(r, false);                  /* no echo in time: stale */
     uint64_t next = ofp_chan_tick(&r->chan, w->now_us);
+    if (r->claimant && r->probe_deadline_us < next)
+        next = r->probe_deadline_us;
 
     if (r->chan.state == OFP_CHAN_ESTABLISHED && r->next_poll_us) {
         if (w->now_us >= r->next_poll_us) {
@@ -608,25 +654,31 @@ static void rec_free(struct of_rec *r)
     while (r->held_head) {
         struct qmsg *q = r->held_head;
         r->held_head = q->next;
-        qmsg_free(w->pool, q);
+        qmsg_free(q);
     }
     of_ports_free(&r->pd);
     w->stats.conns--;
     free(r);
 }
 
-static void conn_up(struct of_worker *w, conn_handle_t h)
+static void conn_up(struct of_worker *w, const struct qmsg *q)
 {
     struct of_rec *r = calloc(1, sizeof(*r));
+    struct qmsg_conn_up up = {0};
 
     if (!r) {
         LOG_ERR("of", "worker %u: out of memory for a new connection", w->index);
         return;
     }
-    r->h = h;
+    if (q->len >= sizeof(up))
+        memcpy(&up, q->data, sizeof(up));
+    r->h = q->conn;
     r->w = w;
-    r->hnext = w->recs[hash64(h)];
-    w->recs[hash64(h)] = r;
+    r->quota = up.quota;
+    r->peer_ip = up.peer_ip;
+    r->peer_port = up.peer_port;
+    r->hnext = w->recs[hash64(r->h)];
+    w->recs[hash64(r->h)] = r;
     w->stats.conns++;
     w->stats.conns_up++;
     tw_timer_init(&r->timer, on_rec_timer);
@@ -649,6 +701,8 @@ static void conn_down(struct of_worker *w, conn_handle_t h, int reason)
         ofp_chan_close(&r->chan, why);
     }
     switch_down(r, "connection gone");
+    if (r->claimant)
+        claim_resolve(r, false);                  /* gone: the claimant takes over */
     rec_free(r);
 }
 
@@ -685,6 +739,17 @@ static void bind_switch(struct of_rec *r, const struct ofp_features *f)
     r->sw = sw;
 }
 
+/* A switch may not make the worker and the control thread hold an unbounded
+ * port list: past openflow.max_ports (PORT_DESC and PORT_STATUS together) it
+ * is cut off. */
+static void too_many_ports(struct of_rec *r)
+{
+    r->w->stats.ports_over_limit++;
+    LOG_WARN("of", "switch %016" PRIx64 " (conn %#" PRIx64 "): more than openflow.max_ports = "
+             "%u ports; disconnecting", r->sw ? r->sw->dpid : 0, r->h, r->w->max_ports);
+    ofp_chan_close(&r->chan, "more than openflow.max_ports ports");
+}
+
 static void port_desc_part(struct of_rec *r, const struct ofp_msg *m)
 {
     struct ofp_mp_iter it;
@@ -692,6 +757,10 @@ static void port_desc_part(struct of_rec *r, const struct ofp_msg *m)
 
     ofp_mp_iter_init(&it, &m->u.mp_reply);
     while (ofp_mp_next_port(&it, &p)) {
+        if (r->pd.n >= r->w->max_ports) {
+            too_many_ports(r);
+            return;
+        }
         if (of_ports_append(&r->pd, &p) < 0) {
             ofp_chan_close(&r->chan, "out of memory for the port list");
             return;
@@ -721,13 +790,43 @@ static void mp_reply(struct of_rec *r, const struct ofp_msg *m)
             r->sw->desc = mp->u.desc;
         ofp_chan_on_desc_done(&r->chan, m->hdr.xid, r->w->now_us);
     }
+}
+
+/* Is this multipart reply one the control thread should see? One of this
+ * worker's statistics polls within openflow.mp_max_kb/mp_max_parts, or one
+ * the control thread asked for itself (its xid space: the flow manager
+ * bounds those). Anything else — unsolicited, or the rest of a reply past
+ * its bounds — is dropped here and counted, never kept. */
+static bool mp_forward(struct of_rec *r, const struct qmsg *q, const struct ofp_msg *m)
+{
+    struct of_worker *w = r->w;
+    const struct ofp_mp_reply *mp = &m->u.mp_reply;
+    uint64_t missed;
+
+    if (mp->type == OFPMP_PORT_DESC || mp->type == OFPMP_DESC)
+        return false;                             /* the handshake's own */
+    if (ofp_xid_is_control(m->hdr.xid))
+        return true;
     for (unsigned i = 0; i < OFW_POLL_KINDS; i++) {
-        if (mp->type != poll_types[i] || m->hdr.xid != r->poll_xid[i])
+        if (mp->type != poll_types[i] || m->hdr.xid != r->poll_xid[i] || !r->poll_xid[i])
             continue;
+        r->poll_bytes[i] += q->len;
+        if (++r->poll_parts[i] > w->mp_max_parts || r->poll_bytes[i] > w->mp_max_bytes) {
+            w->stats.mp_oversized++;
+            r->poll_xid[i] = 0;                   /* the rest is dropped as unsolicited */
+            if (ofcd_ratelimit(&w->rl_mp, w->now_us, &missed))
+                LOG_WARN("of", "switch %016" PRIx64 ": statistics reply over "
+                         "openflow.mp_max_kb/mp_max_parts (%u parts, %lu bytes): dropped (%lu "
+                         "more unlogged)", r->sw ? r->sw->dpid : 0, r->poll_parts[i],
+                         (unsigned long)r->poll_bytes[i], (unsigned long)missed);
+            return false;
+        }
         if (!(mp->flags & OFPMPF_REPLY_MORE))
-            r->poll_xid[i] = 0;               /* complete: the next round may ask */
-        return;                               /* forwarded by the caller */
+            r->poll_xid[i] = 0;                   /* complete: the next round may ask */
+        return true;
     }
+    w->stats.mp_unsolicited++;
+    return false;
 }
 
 static void port_status(struct of_rec *r, const struct ofp_msg *m)
@@ -738,6 +837,11 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
     r->w->stats.port_status++;
     if (!r->sw)
         return;
+    if (ps->reason != OFPPR_DELETE && r->sw->ports.n >= r->w->max_ports &&
+        !of_ports_find(&r->sw->ports, ps->desc.port_no)) {
+        too_many_ports(r);
+        return;
+    }
     r->sw->port_changes++;
     of_ports_status(&r->sw->ports, ps->reason, &ps->desc);
     LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
@@ -814,6 +918,10 @@ static void on_echo_reply(struct of_rec *r, const struct ofp_msg *m)
 {
     uint64_t before = r->chan.echo_replies;
 
+    if (r->claimant && m->hdr.xid == r->probe_xid) {
+        claim_resolve(r, true);                   /* alive: keep it */
+        return;
+    }
     ofp_chan_on_echo_reply(&r->chan, m->hdr.xid, r->w->now_us);
     if (r->chan.echo_replies != before && r->sw) {
         struct of_event_echo ev = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
@@ -821,12 +929,86 @@ static void on_echo_reply(struct of_rec *r, const struct ofp_msg *m)
     }
 }
 
+static void features_reply(struct of_rec *r, uint32_t xid, const struct ofp_features *f)
+{
+    if (ofp_chan_on_features(&r->chan, xid, f->datapath_id, f->auxiliary_id, r->w->now_us) == 0 &&
+        r->chan.state == OFP_CHAN_WAIT_DESC && !r->sw)
+        bind_switch(r, f);
+}
+
+static void log_claim(const struct of_rec *live, const struct of_rec *c, const char *what)
+{
+    LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %u.%u.%u.%u:%u claims "
+             "the dpid of live connection %#" PRIx64 " from %u.%u.%u.%u:%u: %s",
+             c->claim_features.datapath_id, c->h, c->peer_ip >> 24, (c->peer_ip >> 16) & 255,
+             (c->peer_ip >> 8) & 255, c->peer_ip & 255, c->peer_port, live->h,
+             live->peer_ip >> 24, (live->peer_ip >> 16) & 255, (live->peer_ip >> 8) & 255,
+             live->peer_ip & 255, live->peer_port, what);
+}
+
+/* The verdict on a claim of live's dpid: if live answered its echo the
+ * claimant is refused; if not, live was stale and the claimant takes over. */
+static void claim_resolve(struct of_rec *live, bool answered)
+{
+    struct of_worker *w = live->w;
+    struct of_rec *c = rec_find(w, live->claimant);
+
+    live->claimant = 0;
+    if (!c || !c->claiming)
+        return;                                   /* the claimant left meanwhile */
+    c->claiming = false;
+    if (answered) {
+        w->stats.dpid_claims_refused++;
+        log_claim(live, c, "the live one answers echo: refusing the newcomer");
+        ofp_chan_close(&c->chan, "its dpid belongs to a live connection that answers echo");
+        return;
+    }
+    w->stats.dpid_claims_evicted++;
+    log_claim(live, c, "the live one did not answer an echo: replacing it");
+    switch_down(live, "replaced: did not answer an echo when another connection claimed its dpid");
+    ofp_chan_close(&live->chan, "replaced by a new connection of the same dpid");
+    features_reply(c, c->claim_xid, &c->claim_features);
+    rec_schedule(c);
+}
+
+/* A connection says it is the switch dpid; another connection of that dpid
+ * is established. Do not evict it on the newcomer's word: ask it for an
+ * echo first (claim_resolve decides), and hold the newcomer's handshake. */
+static void claim(struct of_rec *r, struct of_rec *live, const struct ofp_msg *m)
+{
+    struct of_worker *w = r->w;
+
+    r->claiming = true;
+    r->claim_features = m->u.features;
+    r->claim_xid = m->hdr.xid;
+    if (live->claimant) {
+        w->stats.dpid_claims_refused++;
+        log_claim(live, r, "another claim is being decided: refusing this one");
+        r->claiming = false;
+        ofp_chan_close(&r->chan, "its dpid belongs to a live connection (claim pending)");
+        return;
+    }
+    live->claimant = r->h;
+    live->probe_xid = ofp_chan_xid(&live->chan);
+    live->probe_deadline_us = w->now_us + OFW_CLAIM_PROBE_US;
+    log_claim(live, r, "asking the live one for an echo");
+    if (c_echo(live, live->probe_xid) < 0)
+        claim_resolve(live, false);
+    else
+        rec_schedule(live);
+}
+
 static void on_features(struct of_rec *r, const struct ofp_msg *m)
 {
-    if (ofp_chan_on_features(&r->chan, m->hdr.xid, m->u.features.datapath_id,
-                             m->u.features.auxiliary_id, r->w->now_us) == 0 &&
-        r->chan.state == OFP_CHAN_WAIT_DESC && !r->sw)
-        bind_switch(r, &m->u.features);
+    struct of_switch *sw = switch_find(r->w, m->u.features.datapath_id);
+
+    if (!r->sw && !r->claiming && sw && sw->rec && sw->rec != r &&
+        sw->rec->chan.state == OFP_CHAN_ESTABLISHED && r->chan.state == OFP_CHAN_WAIT_FEATURES &&
+        m->hdr.xid == r->chan.features_xid) {
+        claim(r, sw->rec, m);
+        return;
+    }
+    features_reply(r, m->hdr.xid, &m->u.features);
 }
 
 static void on_packet_in(struct of_rec *r, const struct ofp_msg *m)
@@ -851,7 +1033,7 @@ static of_handler_fn *const type_handlers[OFPT_METER_MOD + 1] = {
 
 /* Switch messages the control thread acts on (flow manager, switch view),
  * once the channel is established; the handshake's own replies stay here. */
-static bool forwarded(const struct of_rec *r, const struct ofp_msg *m)
+static bool forwarded(struct of_rec *r, const struct qmsg *q, const struct ofp_msg *m)
 {
     if (r->chan.state != OFP_CHAN_ESTABLISHED)
         return false;
@@ -863,7 +1045,7 @@ static bool forwarded(const struct of_rec *r, const struct ofp_msg *m)
     case OFPT_ROLE_REPLY:
         return true;
     case OFPT_MULTIPART_REPLY:
-        return m->u.mp_reply.type != OFPMP_PORT_DESC && m->u.mp_reply.type != OFPMP_DESC;
+        return mp_forward(r, q, m);
     default:
         return false;
     }
@@ -878,7 +1060,7 @@ static void handle(struct of_rec *r, struct qmsg *q)
         malformed(r, err, q);
         return;
     }
-    if (forwarded(r, &m))
+    if (forwarded(r, q, &m))
         forward_of(r, q);
     if (m.hdr.type < sizeof(type_handlers) / sizeof(type_handlers[0]) &&
         type_handlers[m.hdr.type])
@@ -892,7 +1074,7 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
 
     w->stats.msgs++;
     if (r->chan.state == OFP_CHAN_CLOSED) {
-        qmsg_free(w->pool, q);
+        qmsg_free(q);
         return;
     }
     ofp_chan_rx(&r->chan, w->now_us);
@@ -900,12 +1082,12 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
         ofp_chan_on_early_message(&r->chan, q->len >= 8 ? (uint32_t)q->data[4] << 24 |
                                   (uint32_t)q->data[5] << 16 | (uint32_t)q->data[6] << 8 |
                                   q->data[7] : 0, type, q->data, q->len);
-        qmsg_free(w->pool, q);
+        qmsg_free(q);
         return;
     }
     if (!ofp_chan_may_process(&r->chan, type)) {
         if (r->n_held >= OFW_HELD_MAX) {
-            qmsg_free(w->pool, q);
+            qmsg_free(q);
             ofp_chan_close(&r->chan, "too many messages before the handshake completed");
             return;
         }
@@ -920,7 +1102,7 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
         return;
     }
     handle(r, q);
-    qmsg_free(w->pool, q);
+    qmsg_free(q);
 }
 
 /* ---- life cycle ----------------------------------------------------------------------- */
@@ -939,6 +1121,10 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->index = cfg->index;
     w->pool = pool;
     w->malformed_limit = cfg->malformed_limit;
+    w->max_ports = cfg->max_ports;
+    w->mp_max_parts = cfg->mp_max_parts;
+    w->mp_max_bytes = (uint64_t)cfg->mp_max_kb * 1024u;
+    w->rl_mp = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
     w->role = cfg->role;
     w->generation_id = cfg->generation_id;
@@ -983,13 +1169,13 @@ void of_worker_destroy(struct of_worker *w)
     while (w->backlog_head) {
         struct qmsg *q = w->backlog_head;
         w->backlog_head = q->next;
-        qmsg_free(w->pool, q);
+        qmsg_free(q);
     }
     struct qmsg *m[32];
     unsigned n;
     while ((n = msgq_dequeue_burst(w->msg_in, m, 32, 0)) > 0)
         for (unsigned i = 0; i < n; i++)
-            qmsg_free(w->pool, m[i]);
+            qmsg_free(m[i]);
     msgq_destroy(w->msg_in);
     free(w);
 }
@@ -1020,18 +1206,18 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
         int reason;
         switch (q->kind) {
         case QMSG_CONN_UP:
-            conn_up(w, q->conn);
-            qmsg_free(w->pool, q);
+            conn_up(w, q);
+            qmsg_free(q);
             break;
         case QMSG_CONN_DOWN:
             memcpy(&reason, q->data, sizeof(reason));
             conn_down(w, q->conn, reason);
-            qmsg_free(w->pool, q);
+            qmsg_free(q);
             break;
         default: {
             struct of_rec *r = rec_find(w, q->conn);
             if (!r || q->len < OFP13_HEADER_LEN) {
-                qmsg_free(w->pool, q);
+                qmsg_free(q);
                 break;
             }
             dispatch(r, q);

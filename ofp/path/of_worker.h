@@ -39,12 +39,18 @@ struct of_worker;
     X(packet_in, "PACKET_IN messages")                                                    \
     X(echo_timeouts, "switches cut off for not answering echo")                           \
     X(handshake_timeouts, "connections cut off for not finishing the handshake")          \
+    X(hello_timeouts, "connections cut off for not sending HELLO in time")                \
     X(out_backlogged, "msg_out full: messages parked and retried")                        \
     X(no_buffer, "message buffer pool empty")                                             \
     X(events, "events posted to the control thread")                                      \
     X(events_lost, "events lost: no buffer or backlog full (logged)")                     \
     X(polls_sent, "statistics requests sent")                                             \
-    X(polls_skipped, "statistics requests skipped: previous reply incomplete")
+    X(polls_skipped, "statistics requests skipped: previous reply incomplete")           \
+    X(mp_unsolicited, "multipart replies nobody asked for (or past their bounds): dropped") \
+    X(mp_oversized, "statistics replies over openflow.mp_max_kb/mp_max_parts: dropped")    \
+    X(ports_over_limit, "switches cut off for more than openflow.max_ports ports")       \
+    X(dpid_claims_refused, "connections refused: their dpid's live connection answered")  \
+    X(dpid_claims_evicted, "live connections replaced: silent when their dpid was claimed")
 #define OF_WORKER_GAUGES(X)                                                               \
     X(switches_up, "switches established now")                                            \
     X(switches_known, "switches the worker has a model of")                               \
@@ -62,6 +68,9 @@ struct of_worker_cfg {
     uint32_t queue_size;             /* msg_in slots per class */
     bool multi_producer;             /* several io lcores feed msg_in */
     uint32_t malformed_limit;        /* bad messages per switch per minute */
+    uint32_t max_ports;              /* per switch, PORT_DESC and PORT_STATUS together */
+    uint32_t mp_max_kb;              /* one statistics reply, all its parts */
+    uint32_t mp_max_parts;
     uint32_t stats_interval_s;       /* FLOW/PORT_STATS/TABLE polling, 0 = off */
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
     uint64_t generation_id;

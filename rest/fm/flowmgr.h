@@ -57,6 +57,9 @@ struct flowmgr_cfg {
     unsigned n_ignore_cookie;
     struct ofcd_range ignore_table[OFCD_MAX_RANGES];
     unsigned n_ignore_table;
+    /* One flow-statistics reply the snapshot may gather (0 = no bound). */
+    uint64_t snap_max_bytes;
+    uint32_t snap_max_parts;
     /* The cookies of the apps' flows (of_app.h): theirs, never aliens. */
     struct ofcd_range app_cookie[FLOWMGR_MAX_APPS];
     unsigned n_app_cookie;
@@ -88,7 +91,8 @@ struct flowmgr_env {
     X(missing_reinstalled, "stored flows missing on the switch: re-installed")            \
     X(changed_reinstalled, "flows changed behind ofcd's back: put back")                  \
     X(pending_confirmed, "pending flows found on the switch")                             \
-    X(state_update_failed, "store_set_state refused (queue full)")
+    X(state_update_failed, "store_set_state refused (queue full)")                        \
+    X(snapshot_oversized, "flow-statistics replies over openflow.mp_max_kb/parts: dropped")
 #define FLOWMGR_GAUGES(X) X(queued, "FLOW_MODs waiting now, all switches")
 
 struct flowmgr_stats {

@@ -270,9 +270,25 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
 {
     uint64_t now = fm_now_us(fm);
 
+    if (xid == sw->dropped_xid)
+        return;
     if (xid != sw->acc_xid) {
         fm_snap_drop_partial(sw);
         sw->acc_xid = xid;
+        sw->acc_bytes = 0;
+    }
+    sw->acc_bytes += len;
+    if ((fm->cfg.snap_max_parts && sw->n_acc >= fm->cfg.snap_max_parts) ||
+        (fm->cfg.snap_max_bytes && sw->acc_bytes > fm->cfg.snap_max_bytes)) {
+        /* Never kept: the rest of this reply is ignored (its xid stays the
+         * dropped one's until the next reply). */
+        fm->stats.snapshot_oversized++;
+        LOG_WARN("flows", "switch %016" PRIx64 ": flow statistics reply over "
+                 "openflow.mp_max_kb/mp_max_parts (%zu parts, %lu bytes): dropped", sw->dpid,
+                 sw->n_acc, (unsigned long)sw->acc_bytes);
+        fm_snap_drop_partial(sw);
+        sw->dropped_xid = xid;
+        return;
     }
     if (sw->n_acc == sw->cap_acc) {
         size_t nc = sw->cap_acc ? sw->cap_acc * 2 : 8;

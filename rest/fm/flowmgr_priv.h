@@ -77,6 +77,8 @@ struct fm_switch {
     uint8_t **snap, **acc;
     size_t n_snap, n_acc, cap_acc;
     uint32_t acc_xid;
+    uint64_t acc_bytes;             /* of the reply being gathered */
+    uint32_t dropped_xid;           /* a reply past its bounds: the rest is ignored */
     bool check_connect;             /* next complete reply gets the on-connect check */
     uint64_t last_check_us;
 };

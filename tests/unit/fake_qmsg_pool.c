@@ -8,10 +8,12 @@ struct qmsg_pool {
     uint64_t alloc_failed;
 };
 
-struct qmsg_pool *qmsg_pool_create(unsigned n_small, unsigned n_large, int socket)
+struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned n_large,
+                                   int socket)
 {
     struct qmsg_pool *p = calloc(1, sizeof(*p));
 
+    (void)name;
     (void)socket;
     if (p) {
         p->cap[0] = n_small;
@@ -25,10 +27,15 @@ void qmsg_pool_destroy(struct qmsg_pool *p)
     free(p);
 }
 
-struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
+struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *q,
+                            bool enforce)
 {
     unsigned big = len > QMSG_SMALL_DATA;
 
+    if (q && enforce && qmsg_quota_full(q)) {
+        qmsg_quota_refused(q);
+        return NULL;
+    }
     if (len > QMSG_LARGE_DATA || p->used[big] == p->cap[big]) {
         p->alloc_failed++;
         return NULL;
@@ -41,13 +48,25 @@ struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
     m->size_class = (uint8_t)big;
     m->cap = cap;
     m->len = 0;
+    m->origin = p;
+    m->quota = q;
+    if (q)
+        qmsg_quota_charge(q, cap);
     return m;
 }
 
-void qmsg_free(struct qmsg_pool *p, struct qmsg *m)
+struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
+{
+    return qmsg_alloc_for(p, len, NULL, false);
+}
+
+void qmsg_free(struct qmsg *m)
 {
     if (!m)
         return;
+    struct qmsg_pool *p = m->origin;
+    if (m->quota)
+        qmsg_quota_release(m->quota, m->cap);
     p->used[m->size_class]--;
     free(m);
 }

@@ -269,8 +269,7 @@ int main(void)
         cmocka_unit_test(test_latency_histogram),
         cmocka_unit_test(test_two_producers_keep_their_order),
         cmocka_unit_test(test_bad_config),
-        cmocka_unit_test_setup_teardown(test_error_before_barrier_under_starvation, setup,
-                                        teardown),
+        cmocka_unit_test(test_error_before_barrier_under_starvation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

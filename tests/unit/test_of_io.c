@@ -27,14 +27,21 @@
 
 struct ioh {
     struct th *th;
-    struct qmsg_pool *pool;
+    struct qmsg_pool *pool, *control;
     struct msgq *msg_in;
     struct of_io *io;
+    struct of_io_cfg cfg;
     struct th_peer p;
     conn_handle_t conn;              /* from the CONN_UP the worker got */
+    struct qmsg_quota *quota;        /* ... and its share of the buffers */
 };
 
 static uint64_t fake_tsc(void)
+{
+    return 0;
+}
+
+static uint64_t fake_us(void)
 {
     return 0;
 }
@@ -45,12 +52,17 @@ static void start(struct ioh *h, unsigned ring_size)
                           .starve_bursts = MSGQ_STARVE_BURSTS};
     h->msg_in = msgq_create(&qc);
     assert_non_null(h->msg_in);
-    h->pool = qmsg_pool_create(1024, 16, 0);
-    struct of_io_cfg cfg = {.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                            .out_backlog_kb = 64, .queue_size = 64};
-    struct of_io_env env = {.tcp = h->th->s, .pool = h->pool, .worker_in = &h->msg_in,
-                            .n_workers = 1, .clock_tsc = fake_tsc};
-    h->io = of_io_create(&cfg, &env);
+    h->pool = qmsg_pool_create("switches", 1024, 16, 0);
+    h->control = qmsg_pool_create("control", 1024, 16, 0);
+    if (!h->cfg.max_conns)
+        h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                    .out_backlog_kb = 64, .queue_size = 64,
+                                    .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                    .max_pending = 64, .max_pending_per_ip = 64};
+    struct of_io_env env = {.tcp = h->th->s, .pool = h->pool, .control_pool = h->control,
+                            .worker_in = &h->msg_in, .n_workers = 1, .clock_tsc = fake_tsc,
+                            .clock_us = fake_us};
+    h->io = of_io_create(&h->cfg, &env);
     assert_non_null(h->io);
 }
 
@@ -64,14 +76,14 @@ static int setup(void **state)
     return 0;
 }
 
-static void free_all(struct ioh *h, struct msgq *q)
+static void free_all(struct msgq *q)
 {
     struct qmsg *m[32];
     unsigned n;
 
     while ((n = msgq_dequeue_burst(q, m, 32, 0)) > 0)
         for (unsigned i = 0; i < n; i++)
-            qmsg_free(h->pool, m[i]);
+            qmsg_free(m[i]);
 }
 
 static int teardown(void **state)
@@ -79,10 +91,12 @@ static int teardown(void **state)
     struct ioh *h = *state;
 
     of_io_destroy(h->io);
-    free_all(h, h->msg_in);
+    free_all(h->msg_in);
     assert_int_equal(fake_qmsg_pool_live(h->pool), 0);
+    assert_int_equal(fake_qmsg_pool_live(h->control), 0);
     msgq_destroy(h->msg_in);
     qmsg_pool_destroy(h->pool);
+    qmsg_pool_destroy(h->control);
     void *th = h->th;
     free(h);
     return th_teardown(&th);         /* fails on a leaked TCP chunk */
@@ -96,17 +110,33 @@ static struct qmsg *to_worker(struct ioh *h)
     return msgq_dequeue_burst(h->msg_in, &m, 1, 0) ? m : NULL;
 }
 
-static void connect_switch(struct ioh *h)
+/* The peer on port opens a connection; the CONN_UP it makes (from the
+ * control pool, carrying the connection's share) into conn and quota. */
+static void open_conn(struct ioh *h, struct th_peer *p, uint16_t port, conn_handle_t *conn,
+                      struct qmsg_quota **quota)
 {
-    th_peer_init(h->th, &h->p, 40001);
-    th_passive_syn(h->th, &h->p);
-    th_peer_ack(h->th, &h->p);
+    th_peer_init(h->th, p, port);
+    th_passive_syn(h->th, p);
+    th_peer_ack(h->th, p);
     struct qmsg *up = to_worker(h);
     assert_non_null(up);
     assert_int_equal(up->kind, QMSG_CONN_UP);
     assert_int_equal(up->cls, 0);
-    h->conn = up->conn;
-    qmsg_free(h->pool, up);
+    assert_ptr_equal(up->origin, h->control);
+    struct qmsg_conn_up info;
+    assert_int_equal(up->len, sizeof(info));
+    memcpy(&info, up->data, sizeof(info));
+    assert_non_null(info.quota);
+    assert_int_equal(info.peer_ip, TH_PEER_IP);
+    assert_int_equal(info.peer_port, port);
+    *conn = up->conn;
+    *quota = info.quota;
+    qmsg_free(up);
+}
+
+static void connect_switch(struct ioh *h)
+{
+    open_conn(h, &h->p, 40001, &h->conn, &h->quota);
     struct of_io_stats st;
     of_io_get_stats(h->io, &st);
     assert_int_equal(st.conns_accepted, 1);
@@ -141,7 +171,7 @@ static void expect_of(struct ioh *h, uint8_t type, uint32_t xid, uint8_t cls, ui
     assert_int_equal(m->data[1], type);
     assert_int_equal((uint32_t)m->data[4] << 24 | (uint32_t)m->data[5] << 16 |
                      (uint32_t)m->data[6] << 8 | m->data[7], xid);
-    qmsg_free(h->pool, m);
+    qmsg_free(m);
 }
 
 static bool io_poll(struct ioh *h)
@@ -262,7 +292,7 @@ static void test_full_msg_in_pauses_without_loss(void **state)
         }
         assert_non_null(m);
         assert_int_equal(m->data[7], (uint8_t)(100 + i));
-        qmsg_free(h->pool, m);
+        qmsg_free(m);
     }
     io_poll(h);
     assert_null(to_worker(h));
@@ -284,7 +314,7 @@ static void test_unframeable_stream_closed(void **state)
     assert_non_null(down);
     assert_int_equal(down->kind, QMSG_CONN_DOWN);
     assert_int_equal(down->conn, h->conn);
-    qmsg_free(h->pool, down);
+    qmsg_free(down);
     struct th_seg *s = &h->th->seg;
     bool rst = false;
     while (th_pop(h->th, s))
@@ -314,11 +344,127 @@ static void test_worker_close_request(void **state)
     struct qmsg *down = to_worker(h);
     assert_non_null(down);
     assert_int_equal(down->kind, QMSG_CONN_DOWN);
-    qmsg_free(h->pool, down);
+    qmsg_free(down);
     th_peer_collect(h->th, &h->p);
     assert_true(h->p.fin_rcvd);                   /* an orderly close */
     th_peer_ack(h->th, &h->p);
     th_peer_fin(h->th, &h->p);
+}
+
+/* A peer that floods ECHO_REQUESTs and never reads: its replies fill TCP's
+ * send buffer, then its share of the buffers; then ofcd stops reading it
+ * (the requests stay in TCP, its window closes) instead of taking more.
+ * When the peer reads again, the replies drain, the share comes back and
+ * every request is answered, none lost. */
+static void test_share_full_stops_reading(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t req[1000];
+
+    h->th->cfg.snd_buf = 4096;                   /* 4 replies fill TCP's buffer */
+    th_restart(h->th);
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 1024, .queue_size = 64,
+                                .conn_buffers = 4, .conn_buffer_kb = 1024,
+                                .max_pending = 64, .max_pending_per_ip = 64};
+    start(h, 64);
+    h->p.win = TH_WIN_ZERO;                      /* the peer reads nothing */
+    open_conn(h, &h->p, 40001, &h->conn, &h->quota);
+    ofmsg(req, OFPT_ECHO_REQUEST, sizeof(req), 1);
+    for (unsigned i = 0; i < 20; i++) {
+        req[7] = (uint8_t)(i + 1);
+        th_peer_data(h->th, &h->p, req, sizeof(req));
+    }
+    io_poll(h);
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    /* 4 in TCP's send buffer, 4 in the connection's share, then paused. */
+    assert_int_equal(st.echo_inline, 8);
+    assert_true(st.quota_paused >= 1);
+    assert_int_equal(h->quota->bufs, 4);
+    assert_null(to_worker(h));                   /* nothing else got through */
+    /* Still paused a while later: the 12 others wait in TCP. */
+    for (unsigned i = 0; i < 10; i++)
+        io_poll(h);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.echo_inline, 8);
+    /* The peer reads again. */
+    h->p.win = 0;                                /* 65535 */
+    for (unsigned round = 0; round < 50 && h->p.rx_len < 20 * sizeof(req); round++) {
+        th_peer_collect(h->th, &h->p);
+        th_peer_ack(h->th, &h->p);
+        io_poll(h);
+    }
+    assert_int_equal(h->p.rx_len, 20 * sizeof(req));
+    for (unsigned i = 0; i < 20; i++) {
+        assert_int_equal(h->p.rx[i * sizeof(req) + 1], OFPT_ECHO_REPLY);
+        assert_int_equal(h->p.rx[i * sizeof(req) + 7], i + 1);      /* in order */
+    }
+    assert_int_equal(h->quota->bufs, 0);
+}
+
+/* At most max_pending_per_ip connections from one address short of
+ * ESTABLISHED: the next is refused at once; once the worker says one is
+ * established, another is taken. */
+static void test_pending_per_address_bounded(void **state)
+{
+    struct ioh *h = *state;
+    struct th_peer p2, p3, p4;
+    conn_handle_t c2, c4;
+    struct qmsg_quota *q2, *q4;
+
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64,
+                                .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                .max_pending = 64, .max_pending_per_ip = 2};
+    start(h, 64);
+    connect_switch(h);
+    open_conn(h, &p2, 40002, &c2, &q2);
+    /* The third: TCP completes, then the io side aborts it. */
+    th_peer_init(h->th, &p3, 40003);
+    th_passive_syn(h->th, &p3);
+    th_peer_ack(h->th, &p3);
+    bool rst = false;
+    struct th_seg *seg = &h->th->seg;
+    while (th_pop(h->th, seg))
+        rst |= seg->dport == 40003 && (seg->flags & TH_RST);
+    assert_true(rst);
+    assert_null(to_worker(h));                   /* the worker never heard of it */
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.refused_pending_ip, 1);
+    assert_int_equal(st.pending, 2);
+    /* The first finishes its handshake: room for one more. */
+    struct qmsg *m = qmsg_alloc(h->control, 0);
+    m->kind = QMSG_ESTABLISHED;
+    m->cls = 0;
+    m->conn = h->conn;
+    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
+    io_poll(h);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.pending, 1);
+    open_conn(h, &p4, 40004, &c4, &q4);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.pending, 2);
+    assert_int_equal(st.switch_conns, 3);
+}
+
+/* An error about the control thread's request goes to the worker in the
+ * class of the barrier reply after it (ofp_msg_class); a worker's own in P1. */
+static void test_control_errors_travel_with_barriers(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t e[12];
+
+    start(h, 64);
+    connect_switch(h);
+    ofmsg(e, OFPT_ERROR, sizeof(e), 0x80000005);
+    th_peer_data(h->th, &h->p, e, sizeof(e));
+    expect_of(h, OFPT_ERROR, 0x80000005, OFP_PRIO_P3, sizeof(e));
+    ofmsg(e, OFPT_ERROR, sizeof(e), 5);
+    th_peer_data(h->th, &h->p, e, sizeof(e));
+    io_poll(h);
+    expect_of(h, OFPT_ERROR, 5, OFP_PRIO_P1, sizeof(e));
 }
 
 int main(void)
@@ -330,6 +476,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_full_msg_in_pauses_without_loss, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unframeable_stream_closed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_worker_close_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_share_full_stops_reading, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_per_address_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_control_errors_travel_with_barriers, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

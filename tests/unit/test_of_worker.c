@@ -42,6 +42,7 @@ struct out {
     uint32_t len;
     struct ofp_msg m;                /* decoded when kind is QMSG_OF */
     bool taken;
+    bool charged;                    /* to the connection's share */
 };
 
 /* What an app hook saw. */
@@ -62,6 +63,7 @@ struct wh {
     unsigned n_out, n_ev;
     struct of_app app;
     struct app_log log;
+    struct qmsg_quota quota;         /* the connections' share, as the io side gives it */
 };
 
 /* ---- the harness ------------------------------------------------------------------ */
@@ -87,7 +89,7 @@ static int setup(void **state)
     struct wh *h = calloc(1, sizeof(*h));
 
     assert_non_null(h);
-    h->pool = qmsg_pool_create(4096, 64, 0);
+    h->pool = qmsg_pool_create("control", 4096, 64, 0);
     h->io_out = ring("io_out");
     h->events = ring("events");
     h->now = T0;
@@ -95,6 +97,9 @@ static int setup(void **state)
         .index = 0,
         .queue_size = 256,
         .malformed_limit = 3,
+        .max_ports = 64,
+        .mp_max_kb = 1024,
+        .mp_max_parts = 64,
         .stats_interval_s = 0,
         .role = OFPCR_ROLE_EQUAL,
         .chan = {.handshake_timeout_ms = 10000, .echo_interval_ms = 5000,
@@ -104,7 +109,7 @@ static int setup(void **state)
     return 0;
 }
 
-static void drain(struct msgq *q, struct wh *h, struct out *arr, unsigned *n)
+static void drain(struct wh *h, struct msgq *q, struct out *arr, unsigned *n)
 {
     struct qmsg *m[64];
     unsigned k;
@@ -118,12 +123,13 @@ static void drain(struct msgq *q, struct wh *h, struct out *arr, unsigned *n)
             o->cls = m[i]->cls;
             o->conn = m[i]->conn;
             o->len = m[i]->len;
+            o->charged = m[i]->quota == &h->quota;
             o->bytes = ofp_test_dup(m[i]->data, m[i]->len ? m[i]->len : 1);
             if (o->kind == QMSG_OF) {
                 struct ofp_err err;
                 assert_int_equal(ofp_decode(o->bytes, o->len, &o->m, &err), 0);
             }
-            qmsg_free(h->pool, m[i]);
+            qmsg_free(m[i]);
         }
     }
 }
@@ -140,8 +146,8 @@ static int teardown(void **state)
     struct wh *h = *state;
 
     of_worker_destroy(h->w);
-    drain(h->io_out, h, h->out, &h->n_out);
-    drain(h->events, h, h->ev, &h->n_ev);
+    drain(h, h->io_out, h->out, &h->n_out);
+    drain(h, h->events, h->ev, &h->n_ev);
     forget(h->out, &h->n_out);
     forget(h->ev, &h->n_ev);
     /* Every buffer the worker took came back (held, backlog, rings). */
@@ -159,8 +165,8 @@ static void poll_at(struct wh *h, uint64_t now)
 {
     h->now = now;
     of_worker_poll(h->w, h->now, 0);
-    drain(h->io_out, h, h->out, &h->n_out);
-    drain(h->events, h, h->ev, &h->n_ev);
+    drain(h, h->io_out, h->out, &h->n_out);
+    drain(h, h->events, h->ev, &h->n_ev);
 }
 
 static void push(struct wh *h, conn_handle_t conn, uint16_t kind, const void *data,
@@ -180,6 +186,12 @@ static void push(struct wh *h, conn_handle_t conn, uint16_t kind, const void *da
 
 static void conn_event(struct wh *h, conn_handle_t conn, uint16_t kind, int reason)
 {
+    if (kind == QMSG_CONN_UP) {
+        struct qmsg_conn_up up = {.quota = &h->quota, .peer_ip = 0x0a420001,
+                                  .peer_port = (uint16_t)(40000 + conn_handle_slot(conn))};
+        push(h, conn, kind, &up, sizeof(up), 0);
+        return;
+    }
     push(h, conn, kind, &reason, sizeof(reason), 0);
 }
 
@@ -306,13 +318,17 @@ static void test_handshake_to_established(void **state)
 
     wh_start(h);
     establish(h, CONN, DPID);
+    /* The io side hears the connection is no longer pending. */
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_ESTABLISHED, -1));
     struct out *sc = sent(h, CONN, OFPT_SET_CONFIG);
     assert_non_null(sc);
+    assert_true(sc->charged);
     assert_int_equal(sc->m.u.config.miss_send_len, 128);
     assert_int_equal(sc->cls, OFP_PRIO_P0);
 
     struct out *up = event(h, QMSG_EV_SWITCH_UP);
     assert_non_null(up);
+    assert_true(up->charged);
     assert_int_equal(ev_hdr(up)->dpid, DPID);
     const struct of_event_up *info = (const void *)(up->bytes + sizeof(struct of_event_hdr));
     assert_int_equal(info->features.datapath_id, DPID);
@@ -322,6 +338,10 @@ static void test_handshake_to_established(void **state)
     assert_int_equal(p[1].port_no, 2);
     assert_string_equal(p[1].name, "p2");
 
+    /* What the worker made for this connection was charged to its share
+     * (above), and the share is whole again once those buffers came back. */
+    assert_int_equal(h->quota.bufs, 0);
+    assert_int_equal(h->quota.bytes, 0);
     struct of_worker_stats st = stats(h);
     assert_int_equal(st.switches_established, 1);
     assert_int_equal(st.switches_up, 1);
@@ -448,24 +468,151 @@ static void test_stats_poller_skips_pending(void **state)
     assert_int_equal(stats(h).polls_skipped, 5);
 }
 
-static void test_reconnect_replaces_stale(void **state)
+/* A second connection claims the dpid of a live, established one: the live
+ * one gets an echo; it answers, so the newcomer is refused and the switch
+ * never goes down. */
+static void test_dpid_claim_refused_while_live_answers(void **state)
+{
+    struct wh *h = *state;
+    conn_handle_t thief = conn_handle_make(0, 8, 1);
+    struct ofp_msg m;
+
+    wh_start(h);
+    establish(h, CONN, DPID);
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+    to_wait_desc(h, thief, DPID);
+    struct out *probe = sent(h, CONN, OFPT_ECHO_REQUEST);
+    assert_non_null(probe);
+    assert_null(sent(h, thief, OFPT_MULTIPART_REQUEST));   /* its handshake waits */
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    msg(&m, OFPT_ECHO_REPLY, probe->m.hdr.xid);
+    sw_send(h, CONN, &m);
+    assert_non_null(take_from(h->out, h->n_out, thief, QMSG_CLOSE, -1));
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_null(event(h, QMSG_EV_SWITCH_DOWN));
+    assert_int_equal(stats(h).dpid_claims_refused, 1);
+    assert_int_equal(stats(h).switches_replaced, 0);
+    assert_int_equal(stats(h).switches_up, 1);
+    conn_event(h, thief, QMSG_CONN_DOWN, -ECONNABORTED);
+    /* Still the live one's: a later poll does not evict it. */
+    poll_at(h, h->now + 2 * SEC);
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).switches_up, 1);
+}
+
+/* The same claim, but the live connection stays silent past the probe: it
+ * was stale, the newcomer takes the switch over. */
+static void test_dpid_claim_evicts_silent_live(void **state)
+{
+    struct wh *h = *state;
+    conn_handle_t again = conn_handle_make(0, 8, 1);
+
+    h->cfg.chan.echo_interval_ms = 0;
+    wh_start(h);
+    establish(h, CONN, DPID);
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+    to_wait_desc(h, again, DPID);
+    assert_non_null(sent(h, CONN, OFPT_ECHO_REQUEST));
+    poll_at(h, h->now + 900 * MS);
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    poll_at(h, h->now + 200 * MS);
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_non_null(event(h, QMSG_EV_SWITCH_DOWN));
+    finish_handshake(h, again);
+    assert_non_null(take_from(h->ev, h->n_ev, again, QMSG_EV_SWITCH_UP, -1));
+    assert_int_equal(stats(h).dpid_claims_evicted, 1);
+    assert_int_equal(stats(h).switches_up, 1);
+    assert_int_equal(stats(h).switches_known, 1);
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNABORTED);
+    assert_int_equal(stats(h).switches_up, 1);     /* the new one is unaffected */
+    conn_event(h, again, QMSG_CONN_DOWN, -ECONNRESET);
+}
+
+/* A connection claiming a dpid whose connection is still mid-handshake
+ * replaces it at once (nothing established to protect). */
+static void test_reconnect_replaces_unestablished(void **state)
 {
     struct wh *h = *state;
     conn_handle_t again = conn_handle_make(0, 8, 1);
 
     wh_start(h);
-    establish(h, CONN, DPID);
+    to_wait_desc(h, CONN, DPID);
     establish(h, again, DPID);
-    /* The old connection is closed, the switch goes down and up again. */
     assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
     assert_int_equal(stats(h).switches_replaced, 1);
     assert_int_equal(stats(h).switches_up, 1);
-    assert_int_equal(stats(h).switches_known, 1);
-    assert_non_null(event(h, QMSG_EV_SWITCH_DOWN));
     assert_non_null(take_from(h->ev, h->n_ev, again, QMSG_EV_SWITCH_UP, -1));
     conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNABORTED);
-    assert_int_equal(stats(h).switches_up, 1);     /* the new one is unaffected */
     conn_event(h, again, QMSG_CONN_DOWN, -ECONNRESET);
+}
+
+/* PORT_DESC and PORT_STATUS together may not make the worker keep more than
+ * max_ports ports (64 in these tests): the switch is cut off instead. */
+static void test_ports_bounded(void **state)
+{
+    struct wh *h = *state;
+    struct ofp_msg m;
+
+    wh_start(h);
+    establish(h, CONN, DPID);                     /* 2 ports */
+    for (uint32_t no = 10; no < 72; no++) {       /* 62 more: 64 */
+        msg(&m, OFPT_PORT_STATUS, 0);
+        m.u.port_status.reason = OFPPR_ADD;
+        m.u.port_status.desc = (struct ofp_port){.port_no = no, .name = "pX"};
+        sw_send(h, CONN, &m);
+    }
+    /* A port it has, changed: still fine. */
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_MODIFY;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 10, .name = "pX", .state = 1};
+    sw_send(h, CONN, &m);
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_ADD;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 99, .name = "p99"};
+    sw_send(h, CONN, &m);
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).ports_over_limit, 1);
+}
+
+/* Multipart replies nobody asked for are dropped, not forwarded or kept;
+ * a poll's reply past mp_max_parts (64 here) is cut at the bound. */
+static void test_multipart_unsolicited_and_oversized(void **state)
+{
+    struct wh *h = *state;
+    struct ofp_msg m;
+
+    h->cfg.stats_interval_s = 10;
+    h->cfg.chan.echo_interval_ms = 0;
+    wh_start(h);
+    establish(h, CONN, DPID);
+    uint32_t flow_xid = 0;
+    for (uint64_t t = T0; t <= T0 + 11 * SEC && !flow_xid; t += 100 * MS) {
+        poll_at(h, t);
+        struct out *o;
+        while ((o = sent(h, CONN, OFPT_MULTIPART_REQUEST)) != NULL)
+            if (o->m.u.mp_request.type == OFPMP_FLOW)
+                flow_xid = o->m.hdr.xid;
+    }
+    assert_true(flow_xid != 0);
+    forget(h->ev, &h->n_ev);
+    msg(&m, OFPT_MULTIPART_REPLY, flow_xid + 1000);
+    m.u.mp_reply.type = OFPMP_FLOW;
+    m.u.mp_reply.flags = OFPMPF_REPLY_MORE;
+    sw_send(h, CONN, &m);
+    assert_null(event(h, QMSG_EV_OF));
+    assert_int_equal(stats(h).mp_unsolicited, 1);
+    m.hdr.xid = flow_xid;
+    for (unsigned i = 0; i < 70; i++)
+        sw_send(h, CONN, &m);
+    unsigned forwarded = 0;
+    while (event(h, QMSG_EV_OF))
+        forwarded++;
+    assert_int_equal(forwarded, 64);
+    assert_int_equal(stats(h).mp_oversized, 1);
+    assert_int_equal(stats(h).mp_unsolicited, 1 + 5);
 }
 
 /* ---- app hooks -------------------------------------------------------------------- */
@@ -618,8 +765,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_malformed_answered_then_cut_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stats_poller_skips_pending, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reconnect_replaces_stale, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dpid_claim_refused_while_live_answers, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_dpid_claim_evicts_silent_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconnect_replaces_unestablished, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_app_hooks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ports_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_multipart_unsolicited_and_oversized, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
                                         teardown),
     };

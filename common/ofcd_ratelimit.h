@@ -1,0 +1,43 @@
+/*
+ * ofcd_ratelimit: at most `burst` log lines per window from one call site
+ * (or one kind), the rest counted and reported with the next line allowed —
+ * so a peer that triggers a warning a million times a second costs one line
+ * a second, and the operator still learns how many were not written.
+ * One per context (per lcore's module, per connection...), time passed in.
+ */
+#ifndef OFCD_RATELIMIT_H
+#define OFCD_RATELIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ofcd_ratelimit {
+    uint64_t window_us;
+    uint32_t burst;
+    uint64_t start_us;             /* current window */
+    uint32_t used;                 /* lines allowed in it */
+    uint64_t suppressed;           /* not written since the last allowed line */
+};
+
+#define OFCD_RATELIMIT_INIT(burst_, window_ms_) \
+    {.window_us = (uint64_t)(window_ms_) * 1000u, .burst = (burst_)}
+
+/* May a line go out at now_us? If so, *missed is how many were suppressed
+ * since the previous one (to print with it). */
+static inline bool ofcd_ratelimit(struct ofcd_ratelimit *rl, uint64_t now_us, uint64_t *missed)
+{
+    if (now_us - rl->start_us >= rl->window_us) {
+        rl->start_us = now_us;
+        rl->used = 0;
+    }
+    if (rl->used >= rl->burst) {
+        rl->suppressed++;
+        return false;
+    }
+    rl->used++;
+    *missed = rl->suppressed;
+    rl->suppressed = 0;
+    return true;
+}
+
+#endif

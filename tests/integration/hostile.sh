@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Hostile peers must cost the good switches nothing. 20 Open vSwitch bridges
+# (1 s inactivity probe) are connected to ofcd; during each attack they must
+# all stay connected (no disconnect in ofcd's log, OVS still connected), a
+# REST POST must get its 202 and be installed on a bridge, and ofcd's RSS
+# must stay bounded. Attacks (tests/integration/hostile_peer.py):
+#   echo-flood   8 connections that never read and flood ECHO_REQUESTs
+#   silent       many connections that never send a byte
+#   hello-flood  HELLO, then thousands of messages waiting for a handshake
+#                that never ends
+#   port-flood   a switch that handshakes, then PORT_STATUS for ever-new ports
+#                and multipart replies that never finish
+#   dpid-thief   a connection claiming a live bridge's dpid (it must be
+#                refused: the bridge answers the echo ofcd sends it)
+#
+# usage: hostile.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+require_root
+command -v jq >/dev/null || fail "jq missing: scripts/install-deps installs it"
+
+it_setup hostile
+N=20
+API=http://127.0.0.1:8181
+FM=$API/api/kytos/flow_manager/v2
+PEER="python3 $here/hostile_peer.py"
+
+ovs_start "$work/ovs" || fail "cannot start Open vSwitch"
+start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+    --app.stats_log_interval_s=0
+ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || fail "cannot add bridges"
+wait_rest_metric ofcd_switches_up $N 30 || fail "the $N bridges never all came up"
+pass "$N bridges established"
+
+# Disconnects of the bridges (dpids 0x1001..0x1014), not of the attackers.
+good_downs() { grep -cE 'switch 00000000000010(0[1-9a-f]|1[0-4]) disconnected after' "$work/ofcd.log"; }
+
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$OFCD_PID/status"; }
+
+# attack NAME MAX_RSS_GROWTH_MB PEER_ARGS...: run the peer for 12 s; during
+# it a flow goes in through REST; afterwards every bridge is still up, the
+# flow is on its bridge, nothing disconnected, RSS grew less than the bound.
+flow_no=0
+attack() {
+    local name=$1 max_mb=$2
+    shift 2
+    local before_down rss0 rss1 dp br code
+    before_down=$(good_downs)
+    rss0=$(rss_kb)
+    $PEER "$@" --duration 12 >"$work/$name.out" 2>&1 &
+    local peer=$!
+    sleep 4                                   # the attack is under way
+    flow_no=$((flow_no + 1))
+    br=$(( (flow_no % N) + 1 ))
+    dp=$(printf '00:00:00:00:00:00:%02x:%02x' $(( (0x1000 + br) >> 8 )) $(( (0x1000 + br) & 255 )))
+    code=$(curl -s -o "$work/$name.body" -w '%{http_code}' -H 'Content-Type: application/json' \
+        -d "{\"flows\": [{\"priority\": 777, \"match\": {\"in_port\": $flow_no},
+             \"actions\": [{\"action_type\": \"output\", \"port\": 2}]}]}" "$FM/flows/$dp")
+    [ "$code" = 202 ] || { cat "$work/$name.body"; fail "$name: REST POST got $code"; }
+    wait "$peer"
+    cat "$work/$name.out"
+    local end=$((SECONDS + 10))
+    until ovs_dump_flows "br$br" | grep -q "priority=777,in_port=$flow_no "; do
+        [ $SECONDS -ge $end ] && { ovs_dump_flows "br$br"; fail "$name: the flow never reached br$br"; }
+        sleep 0.2
+    done
+    rss1=$(rss_kb)
+    [ "$(good_downs)" = "$before_down" ] ||
+        { grep 'disconnected after' "$work/ofcd.log" | tail -5; fail "$name: good switches disconnected"; }
+    [ "$(rest_metric ofcd_switches_up)" = $N ] || fail "$name: $(rest_metric ofcd_switches_up) of $N up"
+    [ "$(ovs_connected_count)" = $N ] || fail "$name: OVS sees $(ovs_connected_count) of $N connected"
+    [ $(( (rss1 - rss0) / 1024 )) -lt "$max_mb" ] ||
+        fail "$name: RSS grew from $((rss0 / 1024)) to $((rss1 / 1024)) MiB (bound $max_mb MiB)"
+    pass "$name: $N bridges up throughout, flow installed on br$br, RSS $((rss0 / 1024)) -> $((rss1 / 1024)) MiB"
+}
+
+attack echo-flood 64 echo-flood --conns 8 --rcvbuf 1024
+attack silent 64 silent --conns 2000
+attack hello-flood 64 hello-flood --conns 8
+attack port-flood 64 port-flood --conns 1 --dpid beef
+grep -q 'switch 000000000000beef.*more than openflow.max_ports' "$work/ofcd.log" ||
+    fail "port-flood: the flooding switch was not cut off at openflow.max_ports"
+pass "port-flood: the flooding switch was cut off at openflow.max_ports"
+attack dpid-thief 64 dpid-thief --conns 1 --dpid 1001
+grep -q 'claims the dpid of live connection.*refusing the newcomer' "$work/ofcd.log" ||
+    fail "dpid-thief: no refusal of the newcomer logged"
+pass "dpid-thief: the newcomer was refused, logged with both peers"
+
+stop_ofcd
+pass "clean stop after the attacks"

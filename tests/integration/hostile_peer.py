@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Hostile OpenFlow peers for the isolation tests: kernel sockets, no ofcd code.
+
+usage: hostile_peer.py MODE --addr IP --port PORT [--conns N] [--duration S]
+                       [--dpid HEX] [--rcvbuf BYTES]
+
+MODE
+  echo-flood   N connections with a tiny receive buffer that never read and
+               send ECHO_REQUESTs as fast as the socket takes them, no HELLO
+  silent       N connections that send nothing and never close
+  hello-flood  HELLO, then messages that must wait for a handshake that the
+               peer never completes (it ignores FEATURES_REQUEST)
+  port-flood   a full handshake as dpid, then PORT_STATUS for ever-new ports
+               and multipart replies that never finish (REPLY_MORE forever)
+  dpid-thief   a full handshake claiming dpid (a live switch's), answering
+               echo, for duration seconds
+
+Prints one line at the end: "MODE: conns=N sent_msgs=M sent_bytes=B
+refused=R closed_by_peer=C" and exits 0; the tests read ofcd, not this.
+"""
+import argparse
+import errno
+import os
+import selectors
+import socket
+import struct
+import sys
+import time
+
+OFP13 = 4
+HELLO, ERROR, ECHO_REQUEST, ECHO_REPLY = 0, 1, 2, 3
+FEATURES_REQUEST, FEATURES_REPLY = 5, 6
+PORT_STATUS, MULTIPART_REQUEST, MULTIPART_REPLY, BARRIER_REQUEST = 12, 18, 19, 20
+MP_DESC, MP_FLOW, MP_PORT_DESC = 0, 1, 13
+
+
+def msg(mtype, xid, body=b""):
+    return struct.pack("!BBHI", OFP13, mtype, 8 + len(body), xid) + body
+
+
+def hello():
+    # One version-bitmap element: 1.3 only.
+    return msg(HELLO, 1, struct.pack("!HHI", 1, 8, 1 << OFP13))
+
+
+def port(no):
+    name = ("p%d" % no).encode()[:15].ljust(16, b"\0")
+    mac = struct.pack("!HI", 0x02ee, no)
+    return struct.pack("!I4x6s2x16sIIIIIIII", no, mac, name, 0, 4, 0x40, 0, 0, 0,
+                       10000000, 10000000)
+
+
+def mp_reply(xid, mptype, flags, body=b""):
+    return msg(MULTIPART_REPLY, xid, struct.pack("!HH4x", mptype, flags) + body)
+
+
+class Peer:
+    """One connection and its receive buffer (switch modes parse what comes)."""
+
+    def __init__(self, addr, port, rcvbuf):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.connect((addr, port))
+        self.s.setblocking(False)
+        self.inbuf = b""
+        self.out = b""
+        self.closed = False
+
+    def send(self, data, stats):
+        self.out += data
+        self.flush(stats)
+
+    def flush(self, stats):
+        while self.out and not self.closed:
+            try:
+                n = self.s.send(self.out)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.closed = True
+                stats["closed_by_peer"] += 1
+                return
+            stats["sent_bytes"] += n
+            self.out = self.out[n:]
+
+    def messages(self, stats):
+        try:
+            data = self.s.recv(65536)
+        except BlockingIOError:
+            return []
+        except OSError:
+            data = b""
+        if not data:
+            if not self.closed:
+                self.closed = True
+                stats["closed_by_peer"] += 1
+            return []
+        self.inbuf += data
+        out = []
+        while len(self.inbuf) >= 8:
+            length = struct.unpack("!H", self.inbuf[2:4])[0]
+            if length < 8 or len(self.inbuf) < length:
+                break
+            out.append(self.inbuf[:length])
+            self.inbuf = self.inbuf[length:]
+        return out
+
+
+def answer_switch(p, m, dpid, stats):
+    """What a switch answers during and after the handshake."""
+    mtype, xid = m[1], struct.unpack("!I", m[4:8])[0]
+    if mtype == ECHO_REQUEST:
+        p.send(msg(ECHO_REPLY, xid, m[8:]), stats)
+    elif mtype == FEATURES_REQUEST:
+        p.send(msg(FEATURES_REPLY, xid, struct.pack("!QIBB2xII", dpid, 0, 254, 0, 0x4f, 0)),
+               stats)
+    elif mtype == MULTIPART_REQUEST:
+        mptype = struct.unpack("!H", m[8:10])[0]
+        if mptype == MP_DESC:
+            body = b"hostile".ljust(256, b"\0") * 3 + b"0".ljust(32, b"\0") + \
+                b"peer".ljust(256, b"\0")
+            p.send(mp_reply(xid, MP_DESC, 0, body), stats)
+        elif mptype == MP_PORT_DESC:
+            p.send(mp_reply(xid, MP_PORT_DESC, 0, port(1)), stats)
+        elif mptype == MP_FLOW:
+            p.send(mp_reply(xid, MP_FLOW, 0), stats)
+    elif mtype == BARRIER_REQUEST:
+        p.send(msg(21, xid), stats)
+
+
+def run(args):
+    stats = {"sent_msgs": 0, "sent_bytes": 0, "refused": 0, "closed_by_peer": 0}
+    peers = []
+    for _ in range(args.conns):
+        try:
+            peers.append(Peer(args.addr, args.port, args.rcvbuf))
+        except OSError:
+            stats["refused"] += 1
+    sel = selectors.DefaultSelector()
+    end = time.monotonic() + args.duration
+    dpid = int(args.dpid, 16)
+    next_port = 100
+    mp_xid = 0x7000
+    established = set()
+    for i, p in enumerate(peers):
+        if args.mode in ("hello-flood", "port-flood", "dpid-thief"):
+            p.send(hello(), stats)
+        if args.mode in ("port-flood", "dpid-thief", "hello-flood"):
+            sel.register(p.s, selectors.EVENT_READ, p)
+    echo = msg(ECHO_REQUEST, 0x42, b"x" * 8)
+    held = msg(BARRIER_REQUEST, 0x43)
+    while time.monotonic() < end:
+        if args.mode == "silent":
+            time.sleep(0.2)
+            continue
+        if args.mode == "echo-flood":
+            progress = False
+            for p in peers:
+                if p.closed:
+                    continue
+                before = stats["sent_bytes"]
+                if not p.out:
+                    p.out = echo * 64
+                    stats["sent_msgs"] += 64
+                p.flush(stats)
+                progress |= stats["sent_bytes"] != before
+            if not progress:
+                time.sleep(0.005)
+            continue
+        for key, _ in sel.select(timeout=0.01):
+            p = key.data
+            for m in p.messages(stats):
+                if args.mode == "hello-flood":
+                    continue            # never answers: the handshake never ends
+                answer_switch(p, m, dpid, stats)
+                if m[1] == MULTIPART_REQUEST and \
+                        struct.unpack("!H", m[8:10])[0] == MP_PORT_DESC:
+                    established.add(p)
+            if p.closed:
+                sel.unregister(p.s)
+        for p in peers:
+            if p.closed:
+                continue
+            if args.mode == "hello-flood" and len(p.out) < 4096:
+                p.send(held * 64, stats)
+                stats["sent_msgs"] += 64
+            elif args.mode == "port-flood" and p in established and len(p.out) < 65536:
+                batch = b""
+                for _ in range(32):
+                    batch += msg(PORT_STATUS, 0, struct.pack("!B7x", 0) + port(next_port))
+                    next_port += 1
+                    mp_xid += 1
+                    batch += mp_reply(mp_xid, MP_FLOW, 1)       # REPLY_MORE, never ends
+                p.send(batch, stats)
+                stats["sent_msgs"] += 64
+            else:
+                p.flush(stats)
+    print("%s: conns=%d sent_msgs=%d sent_bytes=%d refused=%d closed_by_peer=%d" % (
+        args.mode, len(peers), stats["sent_msgs"], stats["sent_bytes"], stats["refused"],
+        stats["closed_by_peer"]), flush=True)
+    for p in peers:
+        p.s.close()
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("mode", choices=["echo-flood", "silent", "hello-flood", "port-flood",
+                                     "dpid-thief"])
+    ap.add_argument("--addr", default="10.66.0.2")
+    ap.add_argument("--port", type=int, default=6653)
+    ap.add_argument("--conns", type=int, default=1)
+    ap.add_argument("--duration", type=float, default=10.0)
+    ap.add_argument("--dpid", default="dead")
+    ap.add_argument("--rcvbuf", type=int, default=0)
+    return run(ap.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
