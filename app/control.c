@@ -99,6 +99,20 @@ static void control_watch_link(struct app_ctx *app, int *last)
     *last = up;
 }
 
+/* Once a second: forget the switches gone longer than openflow.forget_after_s
+ * from the view (and so from /metrics). */
+static void control_forget(struct app_ctx *app, int64_t *next)
+{
+    int64_t now = (int64_t)time(NULL);
+
+    if (!app->ctl || !app->cfg.of_forget_after_s || now < *next)
+        return;
+    *next = now + 1;
+    pthread_mutex_lock(&app->ctl_lock);
+    ctl_switches_forget(app->ctl, now, app->cfg.of_forget_after_s);
+    pthread_mutex_unlock(&app->ctl_lock);
+}
+
 /* Drain what the workers report into the control thread's switch view. */
 static void control_drain_events(struct app_ctx *app)
 {
@@ -128,6 +142,7 @@ static void *control_main(void *arg)
     const uint64_t interval_ms = (uint64_t)app->cfg.stats_log_interval_s * 1000u;
     uint64_t next_stats = mono_ms() + interval_ms;
     int link = -1;
+    int64_t next_forget = 0;
     sigset_t set;
 
     control_signal_set(&set);
@@ -159,6 +174,7 @@ static void *control_main(void *arg)
             next_stats += interval_ms;
         }
         control_watch_link(app, &link);
+        control_forget(app, &next_forget);
     }
     return NULL;
 }

@@ -63,6 +63,7 @@ void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_w
         .multi_producer = c->n_io_lcores > 1,
         .malformed_limit = c->of_malformed_limit,
         .max_ports = c->of_max_ports,
+        .forget_after_s = c->of_forget_after_s,
         .mp_max_kb = c->of_mp_max_kb,
         .mp_max_parts = c->of_mp_max_parts,
         .stats_interval_s = c->of_stats_interval_s,
@@ -97,6 +98,7 @@ void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out)
     out->n_ignore_table = c->n_fm_ignore_table;
     out->snap_max_bytes = (uint64_t)c->of_mp_max_kb * 1024u;
     out->snap_max_parts = c->of_mp_max_parts;
+    out->forget_after_us = (uint64_t)c->of_forget_after_s * 1000000u;
 }
 
 /* The flow manager leaves the apps' flows alone. */
@@ -134,6 +136,7 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .rate_limit_per_s = c->rest_rate_limit_per_s,
         .rate_burst = c->rest_rate_burst,
         .fm_queue_max = c->fm_queue_max,
+        .max_flows_per_request = c->rest_max_flows_per_request,
     };
 }
 

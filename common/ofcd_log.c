@@ -61,3 +61,17 @@ void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt,
     fprintf(stderr, "%s.%03ldZ %-5s %s: %s\n", stamp, ts.tv_nsec / 1000000L,
             upper[level], component, msg);
 }
+
+char *ofcd_log_clean(char *dst, size_t n, const char *src)
+{
+    size_t i = 0;
+
+    if (!n)
+        return dst;
+    for (; src[i] && i + 1 < n; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        dst[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+    }
+    dst[i] = '\0';
+    return dst;
+}

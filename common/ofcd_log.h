@@ -9,6 +9,7 @@
 #define OFCD_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum ofcd_log_level {
     OFCD_LOG_ERR = 0,
@@ -27,6 +28,14 @@ int ofcd_log_enabled(enum ofcd_log_level level);
 
 void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * A string a peer sent (a switch's DESC, a port name), made safe to log:
+ * at most n-1 bytes of it into dst, every byte that is not printable ASCII
+ * (newline, escape, control, 8-bit) written as '?', so a switch cannot forge
+ * log lines or send terminal escapes to the operator. Returns dst.
+ */
+char *ofcd_log_clean(char *dst, size_t n, const char *src);
 
 #define LOG_ERR(comp, ...) ofcd_log(OFCD_LOG_ERR, comp, __VA_ARGS__)
 #define LOG_WARN(comp, ...) ofcd_log(OFCD_LOG_WARN, comp, __VA_ARGS__)

@@ -92,6 +92,7 @@ struct ofcd_config {
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
     uint32_t of_max_ports;               /* per switch */
+    uint32_t of_forget_after_s;          /* gone switches forgotten, 0 = never */
     uint32_t of_mp_max_kb;               /* one multipart reply, all parts */
     uint32_t of_mp_max_parts;
     uint32_t of_stats_interval_s;        /* flow/port/table stats polling, 0 = off */
@@ -117,6 +118,7 @@ struct ofcd_config {
     uint16_t rest_port;
     uint32_t rest_threads;               /* libmicrohttpd pool threads */
     uint32_t rest_max_body_kb;           /* larger bodies: 413 */
+    uint32_t rest_max_flows_per_request; /* flows x switches, larger: 413 */
     uint32_t rest_rate_limit_per_s;      /* per client address, 0 = off (429) */
     uint32_t rest_rate_burst;
 

@@ -125,6 +125,9 @@ const struct cfg_key cfg_keys[] = {
              "the same bound in KiB, each buffer counted by its size (512 B or 64 KiB)"),
     CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
              "unsent KiB a switch may fall behind before ofcd disconnects it"),
+    CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",
+             "a switch gone this long is forgotten (worker, control view, /metrics; the flow "
+             "manager too unless it has stored flows), 0 = never"),
     CFG_UINT("openflow", "max_ports", of_max_ports, 1, 1048576, "4096",
              "ports one switch may report (PORT_DESC and PORT_STATUS together); past it the "
              "switch is disconnected"),
@@ -223,6 +226,10 @@ const struct cfg_key cfg_keys[] = {
              "(sleeping) for its durable commit, so this bounds how many share one"),
     CFG_UINT("rest", "max_body_kb", rest_max_body_kb, 1, 1048576, "16384",
              "largest request body accepted, KiB; a larger one is answered 413"),
+    CFG_UINT("rest", "max_flows_per_request", rest_max_flows_per_request, 1, 100000000,
+             "100000", "flow changes one request may expand to (its flows times the switches "
+             "they go to; each is parsed and held while the request lives, about 3 KiB); "
+             "more is answered 413"),
     CFG_UINT("rest", "rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000, "0",
              "requests per second per client address before 429 (token bucket; 0 = off)"),
     CFG_UINT("rest", "rate_burst", rest_rate_burst, 1, 10000000, "100",

@@ -50,6 +50,29 @@ void ctl_switches_destroy(struct ctl_switches *cs)
     free(cs);
 }
 
+unsigned ctl_switches_forget(struct ctl_switches *cs, int64_t now_wall, uint32_t after_s)
+{
+    unsigned n = 0;
+
+    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++) {
+        struct ctl_switch **pp = &cs->buckets[b];
+        while (*pp) {
+            struct ctl_switch *s = *pp;
+            if (!s->up && now_wall - s->down_wall >= (int64_t)after_s) {
+                *pp = s->hnext;
+                of_ports_free(&s->ports);
+                free(s);
+                cs->stats.known--;
+                cs->stats.forgotten++;
+                n++;
+                continue;
+            }
+            pp = &s->hnext;
+        }
+    }
+    return n;
+}
+
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid)
 {
     for (const struct ctl_switch *s = cs->buckets[bucket(dpid)]; s; s = s->hnext)

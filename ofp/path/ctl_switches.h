@@ -47,7 +47,8 @@ struct ctl_switch {
     X(ups, "switches that came up")                                                       \
     X(downs, "switches that went down")                                                   \
     X(stats_replies, "complete multipart statistics replies")                             \
-    X(undecodable, "forwarded messages the codec refused (a bug)")
+    X(undecodable, "forwarded messages the codec refused (a bug)")                        \
+    X(forgotten, "switches gone longer than openflow.forget_after_s, forgotten")
 #define CTL_SWITCHES_GAUGES(X)                                                            \
     X(known, "switches the control thread knows")                                         \
     X(up, "switches with an established OpenFlow channel")
@@ -69,6 +70,10 @@ void ctl_switches_destroy(struct ctl_switches *cs);
 
 /* Apply one event (the qmsg stays the caller's). */
 void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q);
+
+/* Forget the switches down for after_s or longer (now_wall: unix time, as
+ * down_wall). Returns how many. */
+unsigned ctl_switches_forget(struct ctl_switches *cs, int64_t now_wall, uint32_t after_s);
 
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
 

@@ -29,6 +29,7 @@
 /* A new connection claiming the dpid of a live one: the live one gets an
  * echo and this long to answer it before it is taken for stale. */
 #define OFW_CLAIM_PROBE_US 1000000u
+#define OFW_FORGET_SWEEP_US 1000000u    /* look for gone switches to forget this often */
 
 struct of_rec {
     conn_handle_t h;
@@ -79,6 +80,8 @@ struct of_worker {
     struct tw_wheel wheel;
     struct ofp_chan_cfg chan_cfg;
     uint32_t malformed_limit;
+    uint64_t forget_after_us;
+    uint64_t next_forget_us;
     uint32_t max_ports;
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
@@ -468,11 +471,15 @@ static void apps_switch_down(struct of_worker *w, struct of_switch *sw)
 static void log_switch_up(const struct of_rec *r)
 {
     const struct of_switch *sw = r->sw;
+    char mfr[DESC_STR_LEN], hw[DESC_STR_LEN], swd[DESC_STR_LEN];
+
     LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 " from %u.%u.%u.%u:%u)"
              ": %u ports, %u tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h,
              r->peer_ip >> 24, (r->peer_ip >> 16) & 255, (r->peer_ip >> 8) & 255,
              r->peer_ip & 255, r->peer_port, sw->ports.n, sw->features.n_tables,
-             sw->features.n_buffers, sw->desc.mfr_desc, sw->desc.hw_desc, sw->desc.sw_desc);
+             sw->features.n_buffers, ofcd_log_clean(mfr, sizeof(mfr), sw->desc.mfr_desc),
+             ofcd_log_clean(hw, sizeof(hw), sw->desc.hw_desc),
+             ofcd_log_clean(swd, sizeof(swd), sw->desc.sw_desc));
 }
 
 static void dispatch(struct of_rec *r, struct qmsg *q);
@@ -844,8 +851,10 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
     }
     r->sw->port_changes++;
     of_ports_status(&r->sw->ports, ps->reason, &ps->desc);
+    char name[OFP_MAX_PORT_NAME_LEN];
     LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
-             ps->desc.port_no, ps->desc.name, ps->reason < 3 ? reasons[ps->reason] : "?",
+             ps->desc.port_no, ofcd_log_clean(name, sizeof(name), ps->desc.name),
+             ps->reason < 3 ? reasons[ps->reason] : "?",
              (ps->desc.state & OFPPS_LINK_DOWN) ? "down" : "up");
     apps_port_status(r, ps);
 }
@@ -1122,6 +1131,7 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->pool = pool;
     w->malformed_limit = cfg->malformed_limit;
     w->max_ports = cfg->max_ports;
+    w->forget_after_us = (uint64_t)cfg->forget_after_s * 1000000u;
     w->mp_max_parts = cfg->mp_max_parts;
     w->mp_max_bytes = (uint64_t)cfg->mp_max_kb * 1024u;
     w->rl_mp = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
@@ -1193,6 +1203,28 @@ void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n
     w->events = events;
 }
 
+/* The models of switches gone for forget_after_us (their apps' state went
+ * at switch down): a peer cycling through made-up dpids cannot grow them. */
+static void forget_gone(struct of_worker *w)
+{
+    for (unsigned b = 0; b < (1u << OFW_HASH_BITS); b++) {
+        struct of_switch **pp = &w->switches[b];
+        while (*pp) {
+            struct of_switch *sw = *pp;
+            if (!sw->rec && !sw->up_since_us &&
+                w->now_us - sw->down_since_us >= w->forget_after_us) {
+                *pp = sw->hnext;
+                of_ports_free(&sw->ports);
+                free(sw);
+                w->stats.switches_known--;
+                w->stats.switches_forgotten++;
+                continue;
+            }
+            pp = &sw->hnext;
+        }
+    }
+}
+
 bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
 {
     struct qmsg *m[OFW_BURST];
@@ -1200,6 +1232,10 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
     w->now_us = now_us;
     w->now_tsc = now_tsc;
     bool worked = flush_backlog(w);
+    if (w->forget_after_us && now_us >= w->next_forget_us) {
+        w->next_forget_us = now_us + OFW_FORGET_SWEEP_US;
+        forget_gone(w);
+    }
     unsigned n = msgq_dequeue_burst(w->msg_in, m, OFW_BURST, now_tsc);
     for (unsigned i = 0; i < n; i++) {
         struct qmsg *q = m[i];

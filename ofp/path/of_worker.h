@@ -50,7 +50,8 @@ struct of_worker;
     X(mp_oversized, "statistics replies over openflow.mp_max_kb/mp_max_parts: dropped")    \
     X(ports_over_limit, "switches cut off for more than openflow.max_ports ports")       \
     X(dpid_claims_refused, "connections refused: their dpid's live connection answered")  \
-    X(dpid_claims_evicted, "live connections replaced: silent when their dpid was claimed")
+    X(dpid_claims_evicted, "live connections replaced: silent when their dpid was claimed") \
+    X(switches_forgotten, "switch models dropped: gone longer than openflow.forget_after_s")
 #define OF_WORKER_GAUGES(X)                                                               \
     X(switches_up, "switches established now")                                            \
     X(switches_known, "switches the worker has a model of")                               \
@@ -69,6 +70,7 @@ struct of_worker_cfg {
     bool multi_producer;             /* several io lcores feed msg_in */
     uint32_t malformed_limit;        /* bad messages per switch per minute */
     uint32_t max_ports;              /* per switch, PORT_DESC and PORT_STATUS together */
+    uint32_t forget_after_s;         /* a gone switch's model is dropped then, 0 = never */
     uint32_t mp_max_kb;              /* one statistics reply, all its parts */
     uint32_t mp_max_parts;
     uint32_t stats_interval_s;       /* FLOW/PORT_STATS/TABLE polling, 0 = off */

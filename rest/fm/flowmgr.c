@@ -15,6 +15,7 @@ OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, 
                         FLOWMGR_COUNTERS, FLOWMGR_GAUGES);
 
 #define FM_SW_BUCKETS 4096u
+#define FM_FORGET_SWEEP_US 1000000u      /* look for switches to forget this often */
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
 
 static size_t sw_bucket(uint64_t dpid)
@@ -530,6 +531,7 @@ void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q)
     } else if (q->kind == QMSG_EV_SWITCH_DOWN) {
         if (sw->up && sw->conn == q->conn) {
             sw->up = false;
+            sw->down_us = fm_now_us(fm);
             switch_reset(fm, sw);
         }
     } else if (q->kind == QMSG_EV_OF && sw->up && q->conn == sw->conn) {
@@ -559,6 +561,41 @@ out:
     pthread_mutex_unlock(&fm->lock);
 }
 
+static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
+{
+    switch_reset(fm, sw);
+    for (size_t i = 0; i < sw->n_buckets; i++)
+        while (sw->buckets[i]) {
+            struct fm_flow *f = sw->buckets[i];
+            sw->buckets[i] = f->hnext;
+            free(f);
+        }
+    free(sw->buckets);
+    fm_snap_free(sw);
+    free(sw);
+}
+
+/* A switch that is gone and holds no stored flow is forgotten after
+ * forget_after_us: a peer cycling through made-up dpids cannot grow the
+ * table. One that has stored flows stays (they are installed when it
+ * comes back). */
+static void forget_gone(struct flowmgr *fm, uint64_t now)
+{
+    for (size_t b = 0; b < FM_SW_BUCKETS; b++) {
+        struct fm_switch **pp = &fm->sw_buckets[b];
+        while (*pp) {
+            struct fm_switch *sw = *pp;
+            if (!sw->up && !sw->n_flows && now - sw->down_us >= fm->cfg.forget_after_us) {
+                *pp = sw->hnext;
+                fm->stats.switches_forgotten++;
+                switch_free(fm, sw);
+                continue;
+            }
+            pp = &sw->hnext;
+        }
+    }
+}
+
 void flowmgr_tick(struct flowmgr *fm)
 {
     pthread_mutex_lock(&fm->lock);
@@ -567,6 +604,10 @@ void flowmgr_tick(struct flowmgr *fm)
         for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext)
             if (sw->up && sw->queued)
                 fm_pump(fm, sw, now);
+    if (fm->cfg.forget_after_us && now - fm->last_forget_us >= FM_FORGET_SWEEP_US) {
+        fm->last_forget_us = now;
+        forget_gone(fm, now);
+    }
     pthread_mutex_unlock(&fm->lock);
 }
 
@@ -620,9 +661,11 @@ int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s
     int rc = 0;
     const uint32_t rate = fm->cfg.pacing_per_s;
 
+    if (n > fm->cfg.queue_max)
+        return -E2BIG;
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
-    if (sw && sw->queued && sw->queued + n > fm->cfg.queue_max) {
+    if (sw && sw->queued + n > fm->cfg.queue_max) {
         rc = -EBUSY;
         /* Time for the backlog to drain at the pacing rate (one owner's),
          * at least a second. */
@@ -821,16 +864,7 @@ void flowmgr_destroy(struct flowmgr *fm)
         while (fm->sw_buckets[b]) {
             struct fm_switch *sw = fm->sw_buckets[b];
             fm->sw_buckets[b] = sw->hnext;
-            switch_reset(fm, sw);
-            for (size_t i = 0; i < sw->n_buckets; i++)
-                while (sw->buckets[i]) {
-                    struct fm_flow *f = sw->buckets[i];
-                    sw->buckets[i] = f->hnext;
-                    free(f);
-                }
-            free(sw->buckets);
-            fm_snap_free(sw);
-            free(sw);
+            switch_free(fm, sw);
         }
     free(fm->sw_buckets);
     pthread_mutex_destroy(&fm->lock);

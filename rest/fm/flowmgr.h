@@ -57,6 +57,8 @@ struct flowmgr_cfg {
     unsigned n_ignore_cookie;
     struct ofcd_range ignore_table[OFCD_MAX_RANGES];
     unsigned n_ignore_table;
+    /* A switch gone this long with no stored flow is forgotten (0 = never). */
+    uint64_t forget_after_us;
     /* One flow-statistics reply the snapshot may gather (0 = no bound). */
     uint64_t snap_max_bytes;
     uint32_t snap_max_parts;
@@ -92,7 +94,8 @@ struct flowmgr_env {
     X(changed_reinstalled, "flows changed behind ofcd's back: put back")                  \
     X(pending_confirmed, "pending flows found on the switch")                             \
     X(state_update_failed, "store_set_state refused (queue full)")                        \
-    X(snapshot_oversized, "flow-statistics replies over openflow.mp_max_kb/parts: dropped")
+    X(snapshot_oversized, "flow-statistics replies over openflow.mp_max_kb/parts: dropped") \
+    X(switches_forgotten, "switches gone longer than openflow.forget_after_s, no flows")
 #define FLOWMGR_GAUGES(X) X(queued, "FLOW_MODs waiting now, all switches")
 
 struct flowmgr_stats {
@@ -130,8 +133,10 @@ enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid);
  * flows): a malloc'd array in *out, the count returned, or -ENOMEM. */
 int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out);
 
-/* Room for n more FLOW_MODs on dpid's queues? 0, or -EBUSY with the
- * seconds after which a retry is likely to fit in *retry_s. */
+/* Room for n more FLOW_MODs on dpid's queues (flow_manager.queue_max,
+ * whatever waits already)? 0; -E2BIG when n alone is more than queue_max
+ * (it can never fit); -EBUSY with the seconds after which a retry is likely
+ * to fit in *retry_s. */
 int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s);
 
 /*

@@ -63,6 +63,7 @@ struct fm_switch {
     bool up;
     conn_handle_t conn;
     uint64_t up_us;                 /* when the current connection came up */
+    uint64_t down_us;               /* when it last went down */
     uint32_t next_xid;
     /* mirror: chained hash on match_id */
     struct fm_flow **buckets;
@@ -90,6 +91,7 @@ struct flowmgr {
     pthread_mutex_t lock;
     struct fm_switch **sw_buckets;
     size_t n_sw_buckets;
+    uint64_t last_forget_us;
     struct flowmgr_stats stats;
 };
 

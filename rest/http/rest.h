@@ -39,6 +39,7 @@ struct rest_cfg {
     uint32_t rate_limit_per_s;          /* per client address, 0 = off (429) */
     uint32_t rate_burst;
     uint32_t fm_queue_max;              /* named in the 503 a full switch queue answers */
+    uint32_t max_flows_per_request;     /* flows x switches one request may expand to */
 };
 
 /* One lcore as health shows it. */

@@ -134,6 +134,18 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
     struct flowmgr *fm = q->rs->fm;
     char err[256];
     char dp[24];
+    size_t total = 0;
+
+    /* One body sent to every switch expands to flows x switches changes,
+     * each parsed and held while the request lives: bounded first. */
+    for (size_t i = 0; i < fr->n; i++)
+        total += json_array_size(fr->g[i].flows);
+    if (total > q->rs->cfg.max_flows_per_request) {
+        rest_error(r, 413, "the request expands to %zu flow changes (flows x switches), more "
+                   "than rest.max_flows_per_request = %u; send it in parts", total,
+                   q->rs->cfg.max_flows_per_request);
+        return -E2BIG;
+    }
 
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
@@ -166,7 +178,14 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
             }
         }
         unsigned retry = 1;
-        if (!del && st == FLOWMGR_SW_UP && flowmgr_admit(fm, g->dpid, g->n, &retry) < 0) {
+        int rc = del || st != FLOWMGR_SW_UP ? 0 : flowmgr_admit(fm, g->dpid, g->n, &retry);
+        if (rc == -E2BIG) {
+            rest_error(r, 413, "%zu flows for switch %s in one request: more than "
+                       "flow_manager.queue_max = %u can ever wait for it; send them in parts",
+                       g->n, dp, q->rs->cfg.fm_queue_max);
+            return rc;
+        }
+        if (rc < 0) {
             rest_error(r, 503, "switch %s has more than flow_manager.queue_max = %u FLOW_MODs "
                        "waiting; retry later", dp, q->rs->cfg.fm_queue_max);
             r->retry_after = retry;

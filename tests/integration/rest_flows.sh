@@ -203,9 +203,11 @@ ovs_vsctl set-controller br3 tcp:10.66.0.2:6653
 wait_state "$DP3" installed 1 20 || fail "forced flow not installed on reconnect"
 dump br3 | grep >/dev/null 'priority=300,arp' || { dump br3; fail "br3 lacks the forced flow"; }
 pass "forced flow installed when the switch came back"
-curl -s "$API/metrics" | grep -q '^ofcd_flows{state="installed"} 1$' ||
-    fail "metrics: $(curl -s "$API/metrics" | grep ofcd_flows)"
-curl -s "$API/metrics" | grep -q '^ofcd_rest_requests_total{code="424"} 1$' ||
+# Read whole first: grep -q leaving early would break curl's pipe (pipefail).
+metrics=$(curl -s "$API/metrics")
+grep -q '^ofcd_flows{state="installed"} 1$' <<<"$metrics" ||
+    fail "metrics: $(grep ofcd_flows <<<"$metrics")"
+grep -q '^ofcd_rest_requests_total{code="424"} 1$' <<<"$metrics" ||
     fail "metrics do not count the 424"
 pass "/metrics counts flows by state and answers by status"
 stop_ofcd
@@ -214,7 +216,7 @@ stop_ofcd
 start_ofcd "$work/ofcd2.log" --config "$CONF" --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --flow_manager.consistency=false \
     --flow_manager.pacing_per_s=1 --flow_manager.queue_max=16 \
-    --rest.rate_limit_per_s=5 --rest.rate_burst=20
+    --rest.rate_limit_per_s=5 --rest.rate_burst=20 --rest.max_flows_per_request=40
 wait_stat "$work/ofcd2.log" "switches_up" 3 30 || fail "bridges did not come back"
 sleep 0.5
 flows=$(for i in $(seq 10); do printf '{"priority": %d},' "$i"; done)
@@ -224,6 +226,18 @@ req POST "$FM/flows/$DP2" "{\"flows\": [${flows%,}]}"
 expect 503 "over flow_manager.queue_max" "queue_max"
 grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "503 without Retry-After"
 pass "503 carries Retry-After"
+# queue_max holds on every request, an empty queue too: 17 can never fit.
+stored3=$(curl -s "$FM/stored_flows?dpid=$DP3" | jq "[.[]? | .[]] | length")
+flows17=$(for i in $(seq 17); do printf '{"priority": %d},' "$i"; done)
+req POST "$FM/flows/$DP3" "{\"flows\": [${flows17%,}]}"
+expect 413 "17 flows for a switch with queue_max 16, nothing waiting" "queue_max"
+# One body for every switch: 15 flows x 3 switches = 45 > max_flows_per_request 40.
+flows15=$(for i in $(seq 15); do printf '{"priority": %d},' "$i"; done)
+req POST "$FM/flows" "{\"flows\": [${flows15%,}]}"
+expect 413 "a body expanding to 45 changes" "max_flows_per_request"
+[ "$(curl -s "$FM/stored_flows?dpid=$DP3" | jq "[.[]? | .[]] | length")" = "$stored3" ] ||
+    fail "a refused request stored flows"
+pass "nothing of the refused requests was stored"
 got429=0
 for _ in $(seq 40); do
     req GET "$FM/stored_flows?dpid=$DP2"

@@ -90,6 +90,8 @@ static uint64_t f_now(void *arg)
     return ((struct t *)arg)->now;
 }
 
+#define SEC_US 1000000ull
+
 static struct flowmgr *open_fm(struct t *t)
 {
     struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now};
@@ -396,6 +398,10 @@ static void test_pacing_delays_never_drops(void **state)
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), -EBUSY);
     assert_true(retry >= 1);
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 10, &retry), 0);
+    /* Checked on every request, also with nothing waiting: one that alone
+     * is more than queue_max can never fit. */
+    assert_int_equal(flowmgr_admit(t->fm, 0x999, 17, &retry), -E2BIG);
+    assert_int_equal(flowmgr_admit(t->fm, 0x999, 16, &retry), 0);
 }
 
 /* Flows still waiting for their pacing turn are in flight: a check in the
@@ -675,6 +681,36 @@ static void test_restart_reloads(void **state)
         assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
 }
 
+/* A switch that is gone and has no stored flow is forgotten after
+ * forget_after_us; one with stored flows is kept for when it comes back. */
+static void test_gone_switches_forgotten(void **state)
+{
+    struct t *t = *state;
+    struct added a[1];
+
+    t->cfg.forget_after_us = 60 * SEC_US;
+    reopen(t);
+    switch_up(t, CONN_A);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    t->now += 59 * SEC_US;
+    flowmgr_tick(t->fm);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    t->now += 2 * SEC_US;
+    flowmgr_tick(t->fm);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UNKNOWN);
+    struct flowmgr_stats st;
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.switches_forgotten, 1);
+    /* With a stored flow it stays, however long it is gone. */
+    switch_up(t, CONN_B);
+    add_n(t, 1, a);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_B, NULL, 0);
+    t->now += 3600 * SEC_US;
+    flowmgr_tick(t->fm);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +723,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

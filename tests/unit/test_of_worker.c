@@ -310,6 +310,23 @@ static struct of_worker_stats stats(struct wh *h)
     return st;
 }
 
+/* The first statistics round (within 1 s + one interval, staggered by
+ * dpid): the FLOW request's xid. */
+static uint32_t first_flow_poll(struct wh *h)
+{
+    uint32_t flow_xid = 0;
+
+    for (uint64_t t = T0; t <= T0 + 11 * SEC && !flow_xid; t += 100 * MS) {
+        poll_at(h, t);
+        struct out *o;
+        while ((o = sent(h, CONN, OFPT_MULTIPART_REQUEST)) != NULL)
+            if (o->m.u.mp_request.type == OFPMP_FLOW)
+                flow_xid = o->m.hdr.xid;
+    }
+    assert_true(flow_xid != 0);
+    return flow_xid;
+}
+
 /* ---- tests ------------------------------------------------------------------------ */
 
 static void test_handshake_to_established(void **state)
@@ -439,16 +456,7 @@ static void test_stats_poller_skips_pending(void **state)
     wh_start(h);
     establish(h, CONN, DPID);
     forget(h->out, &h->n_out);
-    /* The first round comes within 1 s + one interval (staggered by dpid). */
-    uint32_t flow_xid = 0;
-    for (uint64_t t = T0; t <= T0 + 11 * SEC && !flow_xid; t += 100 * MS) {
-        poll_at(h, t);
-        struct out *o;
-        while ((o = sent(h, CONN, OFPT_MULTIPART_REQUEST)) != NULL)
-            if (o->m.u.mp_request.type == OFPMP_FLOW)
-                flow_xid = o->m.hdr.xid;
-    }
-    assert_true(flow_xid != 0);
+    uint32_t flow_xid = first_flow_poll(h);
     assert_int_equal(stats(h).polls_sent, 3);      /* FLOW, PORT_STATS, TABLE */
 
     /* Unanswered, the next round skips all three. */
@@ -588,15 +596,7 @@ static void test_multipart_unsolicited_and_oversized(void **state)
     h->cfg.chan.echo_interval_ms = 0;
     wh_start(h);
     establish(h, CONN, DPID);
-    uint32_t flow_xid = 0;
-    for (uint64_t t = T0; t <= T0 + 11 * SEC && !flow_xid; t += 100 * MS) {
-        poll_at(h, t);
-        struct out *o;
-        while ((o = sent(h, CONN, OFPT_MULTIPART_REQUEST)) != NULL)
-            if (o->m.u.mp_request.type == OFPMP_FLOW)
-                flow_xid = o->m.hdr.xid;
-    }
-    assert_true(flow_xid != 0);
+    uint32_t flow_xid = first_flow_poll(h);
     forget(h->ev, &h->n_ev);
     msg(&m, OFPT_MULTIPART_REPLY, flow_xid + 1000);
     m.u.mp_reply.type = OFPMP_FLOW;
@@ -613,6 +613,27 @@ static void test_multipart_unsolicited_and_oversized(void **state)
     assert_int_equal(forwarded, 64);
     assert_int_equal(stats(h).mp_oversized, 1);
     assert_int_equal(stats(h).mp_unsolicited, 1 + 5);
+}
+
+/* A gone switch's model is dropped after forget_after_s: a peer cycling
+ * through made-up dpids cannot grow the worker. */
+static void test_gone_switch_forgotten(void **state)
+{
+    struct wh *h = *state;
+
+    h->cfg.forget_after_s = 10;
+    wh_start(h);
+    establish(h, CONN, DPID);
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+    assert_int_equal(stats(h).switches_known, 1);
+    poll_at(h, h->now + 9 * SEC);
+    assert_int_equal(stats(h).switches_known, 1);
+    poll_at(h, h->now + 2 * SEC);
+    assert_int_equal(stats(h).switches_known, 0);
+    assert_int_equal(stats(h).switches_forgotten, 1);
+    /* It may come back: a new model. */
+    establish(h, conn_handle_make(0, 9, 1), DPID);
+    assert_int_equal(stats(h).switches_known, 1);
 }
 
 /* ---- app hooks -------------------------------------------------------------------- */
@@ -772,6 +793,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_app_hooks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ports_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_switch_forgotten, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multipart_unsolicited_and_oversized, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
