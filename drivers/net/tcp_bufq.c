@@ -178,6 +178,12 @@ int tcp_ooo_insert(struct tcp_conn *c, uint32_t seq, const uint8_t *data, uint32
         return -ENOSPC;
     if (c->ooo_count >= s->cfg.ooo_max_segs)
         return -ENOSPC;
+    /* Each held segment pins a whole chunk, whatever its length: bound what
+     * they pin by bytes, not by count, so a peer sending 1-byte segments
+     * holds no more than a full window of MSS-sized ones would (a chunk per
+     * segment within 1.5 x tcp.rcv_buf). */
+    if ((uint64_t)(c->ooo_count + 1) * TCP_CHUNK_SIZE > (uint64_t)s->cfg.rcv_buf * 3 / 2)
+        return -ENOSPC;
     struct tcp_ooo_seg *seg = s->env.chunk_alloc(s->env.arg);
     if (!seg)
         return -ENOMEM;

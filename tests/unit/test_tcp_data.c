@@ -483,6 +483,40 @@ static void test_ooo_bound(void **state)
     assert_int_equal(info.bytes_in, sizeof(d));
 }
 
+/* Out-of-order segments are bounded by the memory they pin, not only by
+ * count: 1-byte segments each take a whole chunk, so with rcv_buf 8192 at
+ * most 6 (12 KiB, 1.5 windows) are held however high ooo_max_segs is; the
+ * rest are dropped and counted, and the data still arrives once resent. */
+static void test_ooo_tiny_segments_bounded_by_bytes(void **state)
+{
+    struct th *th = *state;
+    struct th_peer p;
+    struct tcp_conn *c;
+    struct tcp_conn_info info;
+    uint8_t d[64];
+
+    th->cfg.ooo_max_segs = 4096;
+    th->cfg.rcv_buf = 8192;
+    th_restart(th);
+    c = open_conn(th, &p, 40011);
+    th->auto_read = true;
+    th_pattern(d, 0, sizeof(d), 11);
+    long before = th->chunks_live;
+    for (uint32_t k = 1; k <= 10; k++) {
+        seg_at(th, &p, d, 2 * k, 1);              /* every other byte, alone */
+        th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.irs + 1, 0);
+    }
+    tcp_conn_get_info(c, &info);
+    assert_int_equal(info.ooo_segs, 6);
+    assert_int_equal(th->chunks_live - before, 6);
+    assert_int_equal(TH_STAT(th, drop_ooo_full), 4);
+    seg_at(th, &p, d, 0, sizeof(d));
+    assert_int_equal(th->rx_len, sizeof(d));
+    assert_memory_equal(th->rx, d, sizeof(d));
+    tcp_conn_get_info(c, &info);
+    assert_int_equal(info.ooo_segs, 0);
+}
+
 /* The peer's zero window (RFC 9293 3.8.6.1, RFC 1122 4.2.2.17): nothing is
  * sent, persist probes go out with exponential backoff, data resumes as soon
  * as the window opens. */
@@ -796,6 +830,7 @@ int main(void)
         T(test_out_of_order_fill),
         T(test_overlap_and_duplicates),
         T(test_ooo_bound),
+        T(test_ooo_tiny_segments_bounded_by_bytes),
         T(test_peer_zero_window_probes),
         T(test_fast_retransmit_newreno),
         T(test_max_retrans_abort),
