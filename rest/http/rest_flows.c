@@ -121,8 +121,16 @@ static int check_flows_array(const json_t *v, const char *where, struct rest_rep
         rest_error(r, 400, "%s: must be an array of flows", where);
         return -EINVAL;
     }
-    if (json_array_size(v) == 0) {
-        rest_error(r, 400, "%s: is empty", where);
+    /* Kytos takes a list of nothing but empty flows for no flows at all
+     * (Python's any() over the list), and clients match on its words. */
+    size_t i;
+    for (i = 0; i < json_array_size(v); i++) {
+        const json_t *f = json_array_get(v, i);
+        if (!json_is_object(f) || json_object_size(f))
+            break;
+    }
+    if (i == json_array_size(v)) {
+        rest_error(r, 400, "%s: is empty: the request body doesn't have any flows", where);
         return -EINVAL;
     }
     return 0;

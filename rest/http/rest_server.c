@@ -35,6 +35,11 @@ static const struct rest_route routes[] = {
     {KYTOS_FM "/flows/", "GET", rest_flows_get},
     {KYTOS_FM "/flows/", "POST", rest_flows_post},
     {KYTOS_FM "/flows/", "DELETE", rest_flows_delete},
+    /* Kytos' aliases: the seed's stress path, and the deprecated POST delete. */
+    {KYTOS_FM "/flow_mods", "POST", rest_flows_post},
+    {KYTOS_FM "/flow_mods/", "POST", rest_flows_post},
+    {KYTOS_FM "/delete", "POST", rest_flows_delete},
+    {KYTOS_FM "/delete/", "POST", rest_flows_delete},
     {KYTOS_FM "/flows_by_switch", "POST", rest_flows_by_switch_post},
     {KYTOS_FM "/flows_by_switch", "DELETE", rest_flows_by_switch_delete},
     {KYTOS_FM "/stored_flows", "GET", rest_stored_flows_get},
@@ -91,6 +96,19 @@ int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r)
 static void dispatch(struct rest_req *q, struct rest_reply *r)
 {
     bool path_known = false;
+    char path[1024];
+
+    /* Kytos routes "path" and "path/" alike. */
+    size_t len = strlen(q->path);
+    while (len > 1 && q->path[len - 1] == '/')
+        len--;
+    if (len >= sizeof(path)) {
+        rest_error(r, 404, "no such resource: path too long");
+        return;
+    }
+    memcpy(path, q->path, len);
+    path[len] = '\0';
+    q->path = path;
 
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct rest_route *rt = &routes[i];

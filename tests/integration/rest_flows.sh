@@ -159,6 +159,12 @@ req POST "$FM/flows/$DP1" '{"flows": 5}'
 expect 400 "flows of the wrong type" "flows: must be an array"
 req POST "$FM/flows/$DP1" '{"flows": []}'
 expect 400 "empty flows" "flows: is empty"
+req POST "$FM/flows/$DP1" '{"flows": [{}]}'
+expect 400 "only empty flows (Kytos: any() of them is false)" "doesn't have any flows"
+req DELETE "$FM/flows" '{"flows": [{}, {}]}'
+expect 400 "DELETE with only empty flows" "doesn't have any flows"
+req POST "$FM/flowz/$DP1" '{"flows": [{"priority": 1}]}'
+expect 404 "no such path"
 req POST "$FM/flows/$DP1" '{"flowz": []}'
 expect 400 "unknown top-level field" "unknown field 'flowz'"
 req POST "$FM/flows/$DP1" '{"flows": [{"priority": "high"}]}'
@@ -176,9 +182,9 @@ expect 415 "wrong content type" "application/json"
 big=$(head -c 70000 /dev/zero | tr '\0' ' ')
 req POST "$FM/flows/$DP1" "{\"flows\": [{}]$big}"
 expect 413 "body over rest.max_body_kb" "max_body_kb"
-req POST "$FM/flows/00:00:00:00:00:00:99:99" '{"flows": [{}]}'
+req POST "$FM/flows/00:00:00:00:00:00:99:99" '{"flows": [{"priority": 1}]}'
 expect 404 "unknown dpid" "not known"
-req POST "$FM/flows/zz" '{"flows": [{}]}'
+req POST "$FM/flows/zz" '{"flows": [{"priority": 1}]}'
 expect 400 "bad dpid in the path" "dpid"
 req PUT "$FM/flows" '{"flows": [{}]}'
 expect 405 "PUT on flows"
@@ -210,6 +216,28 @@ grep -q '^ofcd_flows{state="installed"} 1$' <<<"$metrics" ||
 grep -q '^ofcd_rest_requests_total{code="424"} 1$' <<<"$metrics" ||
     fail "metrics do not count the 424"
 pass "/metrics counts flows by state and answers by status"
+
+# ---- Kytos' aliases and trailing slashes ----------------------------------------------
+req POST "$FM/flow_mods/$DP1" '{"flows": [{"priority": 4242, "match": {"in_port": 9},
+    "actions": [{"action_type": "output", "port": 1}]}]}'
+expect 202 "POST v2/flow_mods/{dpid} (the seed's stress path)"
+end=$((SECONDS + 10))
+until dump br1 | grep -q 'priority=4242,in_port=9 '; do
+    [ $SECONDS -ge $end ] && { dump br1; fail "flow_mods flow not on br1"; }
+    sleep 0.2
+done
+req GET "$FM/stored_flows/?dpid=$DP1"
+expect 200 "GET v2/stored_flows/ (trailing slash)"
+jq -e "[.\"$DP1\"][0] | map(select(.flow.priority == 4242)) | length == 1" "$work/body" \
+    >/dev/null || { cat "$work/body"; fail "stored_flows/ lacks the flow_mods flow"; }
+req POST "$FM/delete/$DP1/" '{"flows": [{"priority": 4242, "match": {"in_port": 9}}]}'
+expect 202 "POST v2/delete/{dpid}/ (deprecated alias, trailing slash)"
+end=$((SECONDS + 10))
+while dump br1 | grep -q 'priority=4242,in_port=9 '; do
+    [ $SECONDS -ge $end ] && { dump br1; fail "delete alias did not remove the flow"; }
+    sleep 0.2
+done
+pass "the deleted flow left br1"
 stop_ofcd
 
 # ---- 429 and 503: a rate-limited, tightly paced ofcd ----------------------------------

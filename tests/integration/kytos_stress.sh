@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The stress command of the Kytos pull request this project grew from, run
+# as it was: one-flow POSTs on v2/flow_mods/{dpid} at 250/s for 20 s (hey in
+# place of vegeta: 5 workers x 50/s, the same JSON body), with 20 Open
+# vSwitch bridges connected (1 s inactivity probe). Every answer must be
+# 202, no bridge may disconnect, and the flow must be on the switch.
+#
+# usage: kytos_stress.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+require_root
+command -v hey >/dev/null || fail "hey missing: scripts/install-deps installs it"
+
+it_setup kytos-stress
+N=20
+FM=http://127.0.0.1:8181/api/kytos/flow_manager/v2
+ovs_start "$work/ovs" || fail "cannot start Open vSwitch"
+start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+    --app.stats_log_interval_s=0
+ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || fail "cannot add bridges"
+wait_rest_metric ofcd_switches_up $N 30 || fail "the $N bridges never all came up"
+
+body='{"flows": [{"priority": 10, "match": {"in_port": 1, "dl_vlan": 100},
+  "actions": [{"action_type": "output", "port": 2}]}]}'
+hey -z 20s -c 5 -q 50 -m POST -T application/json -d "$body" \
+    "$FM/flow_mods/00:00:00:00:00:00:10:01" >"$work/hey.txt" 2>&1 || fail "hey failed"
+sed -n '/Summary/,/Requests\/sec/p;/Status code distribution/,/^$/p' "$work/hey.txt"
+total=$(awk '/responses/ { n += $2 } END { print n + 0 }' "$work/hey.txt")
+ok=$(awk '/\[202\]/ { print $2 }' "$work/hey.txt")
+[ "$total" -ge 4500 ] || fail "only $total answers in 20 s at 250/s"
+[ "$ok" = "$total" ] || { cat "$work/hey.txt"; fail "$ok of $total answers were 202"; }
+grep -q 'Error distribution' "$work/hey.txt" && { cat "$work/hey.txt"; fail "hey saw errors"; }
+pass "$total POSTs on v2/flow_mods/{dpid}, every one 202"
+downs=$(grep -c 'disconnected after' "$work/ofcd.log")
+[ "$downs" = 0 ] || { grep 'disconnected after' "$work/ofcd.log" | head; fail "$downs disconnects"; }
+[ "$(ovs_connected_count)" = $N ] || fail "OVS sees $(ovs_connected_count) of $N connected"
+end=$((SECONDS + 10))
+until ovs_dump_flows br1 | grep -q 'priority=10,in_port=1,dl_vlan=100 '; do
+    [ $SECONDS -ge $end ] && { ovs_dump_flows br1; fail "the flow is not on br1"; }
+    sleep 0.2
+done
+pass "0 disconnects of $N bridges, the flow installed on br1"
+stop_ofcd
