@@ -5,6 +5,8 @@
  */
 #include "flow_json.h"
 
+#include "json_u64.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "json_u64.h"
 #include "ofp_msg.h"
 
 #define PATH_MAX_LEN 96
@@ -166,10 +169,15 @@ bool flow_json_u64(const json_t *v, uint64_t *out)
         *out = (uint64_t)json_integer_value(v);
         return true;
     }
-    return json_is_string(v) && flow_json_text_u64(json_string_value(v), out);
+    if (!json_is_string(v))
+        return false;
+    int m = json_u64_marker_value(json_string_value(v), out);
+    return m ? m > 0 : flow_json_text_u64(json_string_value(v), out);
 }
 
-/* A 64-bit value: a non-negative JSON integer or a decimal/0x string. */
+/* A 64-bit value: a non-negative JSON integer (above INT64_MAX read through
+ * json_u64's marker), or a decimal/0x string. One above 2^64 - 1 is named
+ * as Kytos' serializer names it (FlowMod.cookie, FlowMod.cookie_mask). */
 static int get_u64(struct pctx *c, const json_t *v, const char *path, uint64_t *out)
 {
     static const char want[] = "unsigned 64-bit integer (number, or decimal/0x string)";
@@ -182,18 +190,20 @@ static int get_u64(struct pctx *c, const json_t *v, const char *path, uint64_t *
     }
     if (!json_is_string(v))
         return bad_type(c, path, want);
-    if (!str_to_u64(json_string_value(v), UINT64_MAX, out))
+    int m = json_u64_marker_value(json_string_value(v), out);
+    if (m < 0) {
+        bool fm = !strcmp(path, "cookie") || !strcmp(path, "cookie_mask");
+        return fail(c->err, c->errlen, "%s: %s%s is out of range: more than 2^64 - 1 = "
+                    "18446744073709551615", path, fm ? "FlowMod." : "", path);
+    }
+    if (m == 0 && !str_to_u64(json_string_value(v), UINT64_MAX, out))
         return bad_value(c, path, want);
     return 0;
 }
 
 static json_t *u64_json(uint64_t v)
 {
-    if (v <= (uint64_t)INT64_MAX)
-        return json_integer((json_int_t)v);
-    char s[24];
-    snprintf(s, sizeof(s), "%" PRIu64, v);
-    return json_string(s);
+    return json_u64_value(v);
 }
 
 static void put_be(uint8_t *p, unsigned len, uint64_t v)
@@ -396,7 +406,9 @@ static int mf_vlan(struct mf_in *in)
     if (json_is_integer(in->v)) {
         if (json_integer_value(in->v) < 0 || json_integer_value(in->v) > 4095)
             return bad_value(in->c, in->path, vw);
-        x = (uint64_t)json_integer_value(in->v) | OFPVID_PRESENT;
+        /* Kytos: a match on VLAN 0 means untagged (OVS: vlan_tci=0x0000/0x1fff). */
+        x = (uint64_t)json_integer_value(in->v);
+        x = x == 0 && !in->set_field ? OFPVID_NONE : x | OFPVID_PRESENT;
     } else if (!json_is_string(in->v) || in->set_field) {
         return bad_type(in->c, in->path, vw);
     } else {
@@ -1206,6 +1218,10 @@ static json_t *render_mf(const struct ofp_match *m, unsigned f, unsigned kind, u
         return json_string(s);
     case MK_VLAN: {
         unsigned x = (unsigned)get_be(v, 2);
+        /* 0 reads as untagged (Kytos), so a tagged VID 0 is written with a
+         * full mask, which reads back as the same exact match. */
+        if (!masked && x == OFPVID_PRESENT)
+            return json_string("4096/8191");
         if (!masked)
             return x & OFPVID_PRESENT ? json_integer(x & 0xfff) : json_string("untagged");
         unsigned y = (unsigned)get_be(mk, 2);

@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 
 #include "flowmgr.h"
+#include "json_u64.h"
 #include "ofp_err.h"
 #include "rest_priv.h"
 #include "store.h"
@@ -87,7 +88,8 @@ static json_t *body_object(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "a JSON body is required");
         return NULL;
     }
-    json_t *j = json_loadb(q->body, q->body_len, 0, &je);
+    /* Numbers up to 2^64 - 1 (cookies): jansson alone stops at 2^63 - 1. */
+    json_t *j = json_u64_loadb(q->body, q->body_len, &je);
     if (!j) {
         rest_error(r, 400, "body is not valid JSON: %s (line %d, column %d)", je.text, je.line,
                    je.column);

@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 
 #include "ofcd_log.h"
+#include "json_u64.h"
 #include "rest_priv.h"
 
 struct rest_route {
@@ -280,6 +281,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
     } else {
         char *body = r.json ? json_dumps(r.json, JSON_COMPACT) : NULL;
+        if (body)
+            json_u64_fixup(body);             /* values above 2^63 - 1 as numbers */
         if (!body) {
             r.status = 500;
             body = strdup("{\"code\":500,\"description\":\"out of memory\"}");

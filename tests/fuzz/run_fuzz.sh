@@ -24,7 +24,7 @@ clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/fuzz_ofp.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root"/common/*.c -o "$work/fuzz_ofp"
 clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest/fm" \
-    "$root/tests/fuzz/fuzz_flow_json.c" "$root/rest/fm/flow_json.c" "$root"/ofp/*.c \
+    "$root/tests/fuzz/fuzz_flow_json.c" "$root/rest/fm/flow_json.c" "$root/rest/fm/json_u64.c" "$root"/ofp/*.c \
     "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
 # The OpenFlow seeds are the codec's own sample messages, written by a tool.
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \

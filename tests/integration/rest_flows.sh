@@ -238,6 +238,30 @@ while dump br1 | grep -q 'priority=4242,in_port=9 '; do
     sleep 0.2
 done
 pass "the deleted flow left br1"
+
+# ---- 64-bit cookies and VLAN 0, as Kytos NApps send them --------------------------------
+req POST "$FM/flows/$DP1" '{"flows": [{"priority": 4343, "cookie": 12321848580485677057,
+    "match": {"in_port": 7, "dl_vlan": 0}, "actions": [{"action_type": "output", "port": 1}]}]}'
+expect 202 "cookie above 2^63 - 1 (of_lldp's 0xab.. tag), dl_vlan 0"
+end=$((SECONDS + 10))
+until dump br1 | grep -q 'cookie=0xab00000000000001, priority=4343,in_port=7,vlan_tci=0x0000/0x1fff '; do
+    [ $SECONDS -ge $end ] && { dump br1; fail "the 64-bit cookie / untagged flow is not on br1"; }
+    sleep 0.2
+done
+pass "OVS holds cookie=0xab00000000000001 and vlan_tci=0x0000/0x1fff (untagged)"
+req GET "$FM/stored_flows?dpid=$DP1"
+grep -q '"cookie":12321848580485677057[,}]' "$work/body" ||
+    { cat "$work/body"; fail "stored_flows does not render the cookie as the integer"; }
+req GET "$FM/flows/$DP1"
+end=$((SECONDS + 10))
+until grep -q '"cookie":12321848580485677057[,}]' "$work/body"; do
+    [ $SECONDS -ge $end ] && { cat "$work/body"; fail "GET flows does not render the cookie as the integer"; }
+    sleep 0.5
+    req GET "$FM/flows/$DP1"
+done
+pass "stored_flows and GET flows render the cookie as an integer"
+req POST "$FM/flows/$DP1" '{"flows": [{"cookie": 18446744073709551616}]}'
+expect 400 "cookie above 2^64 - 1" "FlowMod.cookie"
 stop_ofcd
 
 # ---- 429 and 503: a rate-limited, tightly paced ofcd ----------------------------------

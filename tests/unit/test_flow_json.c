@@ -17,12 +17,13 @@
 #include <string.h>
 
 #include "flow_json.h"
+#include "json_u64.h"
 #include "ofp_msg.h"
 
 static json_t *load(const char *text)
 {
     json_error_t je;
-    json_t *j = json_loads(text, 0, &je);
+    json_t *j = json_u64_loadb(text, strlen(text), &je);
     if (!j)
         fail_msg("bad test JSON '%s': %s", text, je.text);
     return j;
@@ -138,10 +139,13 @@ static void test_top_fields(void **state)
     assert_int_equal(f.fm.table_id, 255);
     assert_true(f.has_cookie_mask);
 
-    /* Above INT64_MAX the cookie goes back out as a decimal string. */
+    /* Above INT64_MAX the cookie goes back out as a number (json_u64). */
     json_t *r = flow_json_render(&f);
     assert_non_null(r);
-    assert_string_equal(json_string_value(json_object_get(r, "cookie")), "18446744073709551615");
+    uint64_t v = 0;
+    assert_int_equal(json_u64_marker_value(json_string_value(json_object_get(r, "cookie")), &v),
+                     1);
+    assert_true(v == UINT64_MAX);
     json_decref(r);
 }
 
@@ -194,7 +198,20 @@ static void test_match_fields(void **state)
     match_is("{\"dl_dst\": \"01:02:03:04:05:06/ff:ff:ff:ff:ff:ff\"}", "eth_dst=01:02:03:04:05:06");
     match_is("{\"dl_type\": 2048}", "eth_type=0x0800");
     match_is("{\"dl_vlan\": 100}", "vlan_vid=0x1064");
-    match_is("{\"dl_vlan\": 0}", "vlan_vid=0x1000");
+    /* Kytos: VLAN 0 in a match means untagged (OVS vlan_tci=0x0000/0x1fff). */
+    match_is("{\"dl_vlan\": 0}", "vlan_vid=0x0000");
+    /* A tagged VID 0, exactly: the full-mask form (the fuzzer found it did
+     * not survive rendering once 0 meant untagged). */
+    match_is("{\"dl_vlan\": \"4096/8191\"}", "vlan_vid=0x1000");
+    {
+        struct flow_spec f, g;
+        char err[256];
+        parse_ok("{\"match\": {\"dl_vlan\": \"4096/8191\"}}", false, &f);
+        json_t *r = flow_json_render(&f);
+        assert_int_equal(flow_json_parse(r, false, &g, err, sizeof(err)), 0);
+        assert_true(ofp_match_equal(&f.fm.match, &g.fm.match));
+        json_decref(r);
+    }
     match_is("{\"dl_vlan\": \"untagged\"}", "vlan_vid=0x0000");
     match_is("{\"dl_vlan\": \"4096/4096\"}", "vlan_vid=0x1000/0x1000");
     match_is("{\"dl_vlan\": \"any\"}", "vlan_vid=0x1000/0x1000");
@@ -489,7 +506,7 @@ static const char *const canonical[] = {
     " \"match\": {\"in_port\": 1, \"dl_vlan\": 100},"
     " \"actions\": [{\"action_type\": \"output\", \"port\": \"controller\"},"
     " {\"action_type\": \"output\", \"port\": 4294967293}]}",
-    "{\"table_id\": 0, \"priority\": 1, \"cookie\": \"18446744073709551615\","
+    "{\"table_id\": 0, \"priority\": 1, \"cookie\": 18446744073709551615,"
     " \"idle_timeout\": 0, \"hard_timeout\": 0, \"cookie_mask\": 255}",
     "{\"table_id\": 0, \"priority\": 10, \"cookie\": 0, \"idle_timeout\": 0,"
     " \"hard_timeout\": 0, \"match\": {\"in_port\": 3, \"in_phy_port\": 3,"
@@ -516,7 +533,7 @@ static const char *const canonical[] = {
     " {\"instruction_type\": \"write_actions\", \"actions\": "
     "[{\"action_type\": \"output\", \"port\": \"flood\"}]},"
     " {\"instruction_type\": \"write_metadata\", \"metadata\": 1,"
-    " \"metadata_mask\": \"18446744073709551615\"},"
+    " \"metadata_mask\": 18446744073709551615},"
     " {\"instruction_type\": \"goto_table\", \"table_id\": 4}]}",
     "{\"table_id\": 0, \"priority\": 10, \"cookie\": 0, \"idle_timeout\": 0,"
     " \"hard_timeout\": 0, \"match\": {\"dl_type\": 2054, \"arp_op\": 2,"
@@ -703,6 +720,67 @@ static void test_from_entry(void **state)
                     " \"hard_timeout\": 0, \"actions\": []}");
 }
 
+/* Cookies and the other 64-bit fields over the whole unsigned range, read
+ * and written exactly as JSON numbers; 2^64 is a 400 naming FlowMod.cookie. */
+static void test_u64_edges(void **state)
+{
+    static const struct {
+        const char *text;
+        uint64_t v;
+    } ok[] = {
+        {"9223372036854775807", 9223372036854775807ull},
+        {"9223372036854775808", 9223372036854775808ull},
+        {"12321848580485677057", 12321848580485677057ull},
+        {"18446744073709551615", 18446744073709551615ull},
+    };
+    char text[512];
+    struct flow_spec f;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        snprintf(text, sizeof(text), "{\"cookie\": %s, \"instructions\": [{\"instruction_type"
+                 "\": \"write_metadata\", \"metadata\": %s, \"metadata_mask\": %s}]}",
+                 ok[i].text, ok[i].text, ok[i].text);
+        parse_ok(text, false, &f);
+        assert_true(f.fm.cookie == ok[i].v);
+        assert_true(f.fm.inst.metadata == ok[i].v);
+        assert_true(f.fm.inst.metadata_mask == ok[i].v);
+        /* Written back as the same bare numbers. */
+        json_t *r = flow_json_render(&f);
+        assert_non_null(r);
+        char *dump = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+        json_u64_fixup(dump);
+        char want[64];
+        snprintf(want, sizeof(want), "\"cookie\":%s,", ok[i].text);
+        if (!strstr(dump, want))
+            fail_msg("rendered %s lacks %s", dump, want);
+        snprintf(want, sizeof(want), "\"metadata\":%s,", ok[i].text);
+        assert_non_null(strstr(dump, want));
+        free(dump);
+        json_decref(r);
+    }
+    parse_bad("{\"cookie\": 18446744073709551616}", false, "FlowMod.cookie");
+    parse_bad("{\"cookie\": 99999999999999999999999}", false, "FlowMod.cookie");
+    parse_bad("{\"cookie_mask\": 18446744073709551616}", true, "FlowMod.cookie_mask");
+    parse_bad("{\"instructions\": [{\"instruction_type\": \"write_metadata\", "
+              "\"metadata\": 18446744073709551616}]}", false, "out of range");
+    /* Other fields are no wider for it. */
+    parse_bad("{\"priority\": 9223372036854775808}", false, "priority");
+    /* Negative, fractional and small numbers pass through untouched. */
+    parse_bad("{\"cookie\": -1}", false, "cookie");
+    parse_ok("{\"cookie\": 255, \"priority\": 7}", false, &f);
+    assert_true(f.fm.cookie == 255);
+    /* No client string may pose as a marker. */
+    json_error_t je;
+    assert_null(json_u64_loadb("{\"owner\": \"\\u0001u64:5\"}", 23, &je));
+    assert_non_null(strstr(je.text, "U+0001"));
+    /* A number inside a string stays a string. */
+    json_t *j = json_u64_loadb("{\"a\": \"18446744073709551616\"}", 29, &je);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "a")), "18446744073709551616");
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -720,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_copy_fixup),
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_from_entry),
+        cmocka_unit_test(test_u64_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

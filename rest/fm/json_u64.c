@@ -1,0 +1,152 @@
+/* json_u64: see json_u64.h. */
+#include "json_u64.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MARK "\x01u64:"          /* in memory */
+#define MARK_OVER "\x01u64o:"
+#define MARK_ESC "\"\\u0001u64:"  /* as jansson dumps it, with the opening quote */
+
+/* Does the integer of n digits at p exceed the decimal text lim? */
+static bool above(const char *p, size_t n, const char *lim)
+{
+    size_t ln = strlen(lim);
+    return n > ln || (n == ln && memcmp(p, lim, n) > 0);
+}
+
+/* The number token at in[i..]: its length; *plain when it is an integer
+ * without sign, fraction or exponent. */
+static size_t number_token(const char *in, size_t len, size_t i, bool *plain)
+{
+    size_t j = i;
+
+    *plain = in[j] != '-';
+    if (in[j] == '-')
+        j++;
+    while (j < len && isdigit((unsigned char)in[j]))
+        j++;
+    if (j < len && (in[j] == '.' || in[j] == 'e' || in[j] == 'E')) {
+        *plain = false;
+        while (j < len && (isdigit((unsigned char)in[j]) || strchr(".eE+-", in[j])))
+            j++;
+    }
+    return j - i;
+}
+
+json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
+{
+    char *out = malloc(2 * len + 16);
+    size_t o = 0;
+    bool str = false;
+
+    if (!out) {
+        snprintf(err->text, sizeof(err->text), "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < len;) {
+        char ch = in[i];
+        if (str) {
+            if (ch == '\\' && i + 1 < len) {
+                /* The markers' first character may not come from a client. */
+                if (in[i + 1] == 'u' && i + 5 < len && strncmp(in + i + 2, "0001", 4) == 0) {
+                    snprintf(err->text, sizeof(err->text), "control character U+0001 in a "
+                             "string at byte %zu", i);
+                    free(out);
+                    return NULL;
+                }
+                out[o++] = in[i++];
+                out[o++] = in[i++];
+                continue;
+            }
+            if (ch == '\x01') {
+                snprintf(err->text, sizeof(err->text), "control character U+0001 in a string "
+                         "at byte %zu", i);
+                free(out);
+                return NULL;
+            }
+            str = ch != '"';
+            out[o++] = in[i++];
+            continue;
+        }
+        if (ch == '"') {
+            str = true;
+            out[o++] = in[i++];
+            continue;
+        }
+        if (ch == '-' || isdigit((unsigned char)ch)) {
+            bool plain;
+            size_t n = number_token(in, len, i, &plain);
+            if (plain && in[i] != '0' && above(in + i, n, "9223372036854775807")) {
+                bool over = above(in + i, n, "18446744073709551615");
+                /* "\u0001u64:" or "\u0001u64o:" then the digits, as a string. */
+                o += (size_t)sprintf(out + o, "\"\\u0001u64%s:", over ? "o" : "");
+                memcpy(out + o, in + i, n);
+                o += n;
+                out[o++] = '"';
+            } else {
+                memcpy(out + o, in + i, n);
+                o += n;
+            }
+            i += n;
+            continue;
+        }
+        out[o++] = in[i++];
+    }
+    json_t *j = json_loadb(out, o, 0, err);
+    free(out);
+    return j;
+}
+
+int json_u64_marker_value(const char *s, uint64_t *out)
+{
+    const char *d;
+
+    if (strncmp(s, MARK_OVER, strlen(MARK_OVER)) == 0)
+        return -1;
+    if (strncmp(s, MARK, strlen(MARK)) != 0)
+        return 0;
+    d = s + strlen(MARK);
+    if (!*d || strspn(d, "0123456789") != strlen(d) || above(d, strlen(d), "18446744073709551615"))
+        return -1;
+    errno = 0;
+    *out = strtoull(d, NULL, 10);
+    return errno ? -1 : 1;
+}
+
+json_t *json_u64_value(uint64_t v)
+{
+    char s[32];
+
+    if (v <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)v);
+    snprintf(s, sizeof(s), MARK "%" PRIu64, v);
+    return json_string(s);
+}
+
+size_t json_u64_fixup(char *text)
+{
+    size_t n = strlen(text), m = strlen(MARK_ESC);
+    char *w = text, *r = text;
+
+    while (*r) {
+        if (strncmp(r, MARK_ESC, m) == 0) {
+            const char *d = r + m;
+            size_t k = strspn(d, "0123456789");
+            if (k && d[k] == '"') {
+                memmove(w, d, k);
+                w += k;
+                r = (char *)d + k + 1;
+                continue;
+            }
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+    (void)n;
+    return (size_t)(w - text);
+}
