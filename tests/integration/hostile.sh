@@ -63,11 +63,8 @@ attack() {
     [ "$code" = 202 ] || { cat "$work/$name.body"; fail "$name: REST POST got $code"; }
     wait "$peer"
     cat "$work/$name.out"
-    local end=$((SECONDS + 10))
-    until ovs_dump_flows "br$br" | grep -q "priority=777,in_port=$flow_no "; do
-        [ $SECONDS -ge $end ] && { ovs_dump_flows "br$br"; fail "$name: the flow never reached br$br"; }
-        sleep 0.2
-    done
+    ovs_wait_flow "br$br" "priority=777,in_port=$flow_no " ||
+        fail "$name: the flow never reached br$br"
     rss1=$(rss_kb)
     [ "$(good_downs)" = "$before_down" ] ||
         { grep 'disconnected after' "$work/ofcd.log" | tail -5; fail "$name: good switches disconnected"; }

@@ -38,10 +38,6 @@ pass "$total POSTs on v2/flow_mods/{dpid}, every one 202"
 downs=$(grep -c 'disconnected after' "$work/ofcd.log")
 [ "$downs" = 0 ] || { grep 'disconnected after' "$work/ofcd.log" | head; fail "$downs disconnects"; }
 [ "$(ovs_connected_count)" = $N ] || fail "OVS sees $(ovs_connected_count) of $N connected"
-end=$((SECONDS + 10))
-until ovs_dump_flows br1 | grep -q 'priority=10,in_port=1,dl_vlan=100 '; do
-    [ $SECONDS -ge $end ] && { ovs_dump_flows br1; fail "the flow is not on br1"; }
-    sleep 0.2
-done
+ovs_wait_flow br1 'priority=10,in_port=1,dl_vlan=100 ' || fail "the flow is not on br1"
 pass "0 disconnects of $N bridges, the flow installed on br1"
 stop_ofcd

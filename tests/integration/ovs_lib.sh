@@ -8,6 +8,8 @@
 #                          OpenFlow13 only, controller CTRL (e.g. tcp:10.66.0.2:6653)
 #   ovs_connected_count    bridges whose controller reports is_connected=true
 #   ovs_dump_flows BR      BR's OpenFlow 1.3 flows, one per line, no counters
+#   ovs_wait_flow BR TEXT [gone]  until a flow of BR contains TEXT (or, with
+#                          "gone", none does): 0, or 1 after 10 s with BR's flows shown
 #   ovs_kill_vswitchd / ovs_start_vswitchd
 #   ovs_stop               stop both daemons (also from a trap)
 
@@ -53,6 +55,19 @@ ovs_connected_count() {
 
 ovs_dump_flows() {
     ovs-ofctl -O OpenFlow13 --no-stats dump-flows "unix:$OVS_DIR/$1.mgmt" | grep -v '^OFPST'
+}
+
+ovs_wait_flow() {
+    local br=$1 text=$2 gone=${3:-} end=$((SECONDS + 10))
+    while :; do
+        if ovs_dump_flows "$br" | grep -qF -- "$text"; then
+            [ -z "$gone" ] && return 0
+        elif [ -n "$gone" ]; then
+            return 0
+        fi
+        [ $SECONDS -ge $end ] && { ovs_dump_flows "$br" >&2; return 1; }
+        sleep 0.2
+    done
 }
 
 ovs_kill_vswitchd() {

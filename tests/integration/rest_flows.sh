@@ -221,33 +221,22 @@ pass "/metrics counts flows by state and answers by status"
 req POST "$FM/flow_mods/$DP1" '{"flows": [{"priority": 4242, "match": {"in_port": 9},
     "actions": [{"action_type": "output", "port": 1}]}]}'
 expect 202 "POST v2/flow_mods/{dpid} (the seed's stress path)"
-end=$((SECONDS + 10))
-until dump br1 | grep -q 'priority=4242,in_port=9 '; do
-    [ $SECONDS -ge $end ] && { dump br1; fail "flow_mods flow not on br1"; }
-    sleep 0.2
-done
+ovs_wait_flow br1 'priority=4242,in_port=9 ' || fail "flow_mods flow not on br1"
 req GET "$FM/stored_flows/?dpid=$DP1"
 expect 200 "GET v2/stored_flows/ (trailing slash)"
 jq -e "[.\"$DP1\"][0] | map(select(.flow.priority == 4242)) | length == 1" "$work/body" \
     >/dev/null || { cat "$work/body"; fail "stored_flows/ lacks the flow_mods flow"; }
 req POST "$FM/delete/$DP1/" '{"flows": [{"priority": 4242, "match": {"in_port": 9}}]}'
 expect 202 "POST v2/delete/{dpid}/ (deprecated alias, trailing slash)"
-end=$((SECONDS + 10))
-while dump br1 | grep -q 'priority=4242,in_port=9 '; do
-    [ $SECONDS -ge $end ] && { dump br1; fail "delete alias did not remove the flow"; }
-    sleep 0.2
-done
+ovs_wait_flow br1 'priority=4242,in_port=9 ' gone || fail "delete alias did not remove the flow"
 pass "the deleted flow left br1"
 
 # ---- 64-bit cookies and VLAN 0, as Kytos NApps send them --------------------------------
 req POST "$FM/flows/$DP1" '{"flows": [{"priority": 4343, "cookie": 12321848580485677057,
     "match": {"in_port": 7, "dl_vlan": 0}, "actions": [{"action_type": "output", "port": 1}]}]}'
 expect 202 "cookie above 2^63 - 1 (of_lldp's 0xab.. tag), dl_vlan 0"
-end=$((SECONDS + 10))
-until dump br1 | grep -q 'cookie=0xab00000000000001, priority=4343,in_port=7,vlan_tci=0x0000/0x1fff '; do
-    [ $SECONDS -ge $end ] && { dump br1; fail "the 64-bit cookie / untagged flow is not on br1"; }
-    sleep 0.2
-done
+ovs_wait_flow br1 'cookie=0xab00000000000001, priority=4343,in_port=7,vlan_tci=0x0000/0x1fff ' ||
+    fail "the 64-bit cookie / untagged flow is not on br1"
 pass "OVS holds cookie=0xab00000000000001 and vlan_tci=0x0000/0x1fff (untagged)"
 req GET "$FM/stored_flows?dpid=$DP1"
 grep -q '"cookie":12321848580485677057[,}]' "$work/body" ||
