@@ -79,6 +79,10 @@ struct app_ctx {
  * then each lcore's published sets — for the stats log and /metrics. */
 void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg);
 
+/* views.c: every lcore's priority rings (msg_in of workers, msg_out of io
+ * lcores), for the stats log and /metrics. */
+void app_visit_rings(struct app_ctx *app, rest_ring_fn fn, void *arg);
+
 /* views.c: what the REST face reads (app must outlive the server). */
 void app_rest_sources(struct app_ctx *app, struct rest_sources *out);
 

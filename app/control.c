@@ -70,11 +70,8 @@ static void log_ring(void *arg, unsigned lcore, const char *ring, const struct m
 
 void control_log_stats(struct app_ctx *app)
 {
-    struct rest_sources src;
-
     app_visit_counters(app, log_set, NULL);
-    app_rest_sources(app, &src);
-    src.rings(src.arg, log_ring, NULL);
+    app_visit_rings(app, log_ring, NULL);
     if (app->events) {
         struct msgq_stats es;
         msgq_get_stats(app->events, &es);

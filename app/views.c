@@ -97,9 +97,8 @@ static unsigned src_lcores(void *arg, struct rest_lcore *out, unsigned max)
     return n;
 }
 
-static void src_rings(void *arg, rest_ring_fn fn, void *fn_arg)
+void app_visit_rings(struct app_ctx *app, rest_ring_fn fn, void *fn_arg)
 {
-    struct app_ctx *app = arg;
     struct msgq_stats st;
 
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
@@ -113,6 +112,11 @@ static void src_rings(void *arg, rest_ring_fn fn, void *fn_arg)
             fn(fn_arg, id, "msg_out", &st);
         }
     }
+}
+
+static void src_rings(void *arg, rest_ring_fn fn, void *fn_arg)
+{
+    app_visit_rings(arg, fn, fn_arg);
 }
 
 static void src_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)

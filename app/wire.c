@@ -39,7 +39,8 @@ static void wire_lcore_cfg(const struct app_ctx *app, unsigned id, bool io, uint
     memcpy(out->mac, c->has_mac ? c->mac : app->port->mac, 6);
 }
 
-void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index, struct of_io_cfg *out)
+static void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index,
+                           struct of_io_cfg *out)
 {
     *out = (struct of_io_cfg){
         .io_index = io_index,
@@ -55,7 +56,8 @@ void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index, struct of_io
     };
 }
 
-void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_worker_cfg *out)
+static void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index,
+                               struct of_worker_cfg *out)
 {
     *out = (struct of_worker_cfg){
         .index = index,
@@ -82,8 +84,11 @@ void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_w
     };
 }
 
-void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out)
+/* window = max(consistency_min_interval_s, 1.5 x stats interval); the apps'
+ * cookies, whose flows the flow manager leaves alone. */
+void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
 {
+    const struct ofcd_config *c = &app->cfg;
     uint64_t w = (uint64_t)c->fm_consistency_min_interval_s * 1000000u;
     uint64_t s15 = (uint64_t)c->of_stats_interval_s * 1500000u;
 
@@ -99,11 +104,6 @@ void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out)
     out->snap_max_bytes = (uint64_t)c->of_mp_max_kb * 1024u;
     out->snap_max_parts = c->of_mp_max_parts;
     out->forget_after_us = (uint64_t)c->of_forget_after_s * 1000000u;
-}
-
-/* The flow manager leaves the apps' flows alone. */
-static void wire_app_cookies(const struct app_ctx *app, struct flowmgr_cfg *out)
-{
     for (unsigned i = 0; i < app->n_apps && i < FLOWMGR_MAX_APPS; i++)
         out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;
 }
@@ -115,16 +115,12 @@ void wire_apps(struct app_ctx *app)
     app->n_apps = 0;
     if (c->l2_learning) {
         app->l2 = (struct l2_cfg){.table_size = c->l2_table_size,
-                                  .idle_timeout_s = c->l2_idle_timeout_s, .priority = L2_FLOW_PRIORITY};
+                                  .idle_timeout_s = c->l2_idle_timeout_s,
+                                  .priority = L2_FLOW_PRIORITY};
         l2_app_init(&app->apps[app->n_apps++], &app->l2);
     }
 }
 
-void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
-{
-    wire_flowmgr_cfg(&app->cfg, out);
-    wire_app_cookies(app, out);
-}
 
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
 {

@@ -12,16 +12,13 @@
 #include "app.h"
 #include "flowmgr.h"
 
-/* Per-module configs from ofcd's. */
-void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index, struct of_io_cfg *out);
-void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index, struct of_worker_cfg *out);
-/* window = max(consistency_min_interval_s, 1.5 x stats interval) */
-void wire_flowmgr_cfg(const struct ofcd_config *c, struct flowmgr_cfg *out);
+/* The REST face's config. */
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
 
 /* The apps [apps] enables, in the order the workers call them. */
 void wire_apps(struct app_ctx *app);
-/* The flow manager's config: wire_flowmgr_cfg plus the apps' cookies. */
+/* The flow manager's config, the apps' cookies included (after wire_apps):
+ * window = max(consistency_min_interval_s, 1.5 x stats interval). */
 void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out);
 
 /* The lcore contexts from lcores.io / lcores.worker, checked against the

@@ -987,16 +987,15 @@ static void claim(struct of_rec *r, struct of_rec *live, const struct ofp_msg *m
 {
     struct of_worker *w = r->w;
 
-    r->claiming = true;
-    r->claim_features = m->u.features;
+    r->claim_features = m->u.features;       /* log_claim names the dpid from it */
     r->claim_xid = m->hdr.xid;
     if (live->claimant) {
         w->stats.dpid_claims_refused++;
         log_claim(live, r, "another claim is being decided: refusing this one");
-        r->claiming = false;
         ofp_chan_close(&r->chan, "its dpid belongs to a live connection (claim pending)");
         return;
     }
+    r->claiming = true;
     live->claimant = r->h;
     live->probe_xid = ofp_chan_xid(&live->chan);
     live->probe_deadline_us = w->now_us + OFW_CLAIM_PROBE_US;

@@ -153,34 +153,49 @@ static void registry_families(struct rest_server *rs, struct mbuf *b)
 
 /* ---- families of their own ------------------------------------------------------ */
 
+/* One line per switch of one family; a switch without the value (an RTT
+ * never measured) has no line. */
+struct switch_family {
+    const char *name, *help;
+    int decimals;                       /* of the value as printed */
+    bool (*value)(const struct ctl_switch *s, double *v);
+};
+
+static bool sw_connected(const struct ctl_switch *s, double *v) { *v = s->up; return true; }
+static bool sw_ports(const struct ctl_switch *s, double *v) { *v = s->ports.n; return true; }
+static bool sw_flows(const struct ctl_switch *s, double *v)
+{
+    *v = (double)s->stats_entries[0];
+    return true;
+}
+static bool sw_rtt(const struct ctl_switch *s, double *v)
+{
+    *v = s->echo_ewma_us / 1e6;
+    return s->echo_samples != 0;
+}
+
+static const struct switch_family switch_fams[] = {
+    {"ofcd_switch_connected", "1 while the switch's channel is established.", 0, sw_connected},
+    {"ofcd_switch_ports", "Ports the switch reported.", 0, sw_ports},
+    {"ofcd_switch_flows", "Flow entries in the switch's last flow statistics.", 0, sw_flows},
+    {"ofcd_switch_echo_rtt_seconds", "The switch's echo RTT (moving average).", 6, sw_rtt},
+};
+
+struct switch_line_ctx {
+    struct mbuf *b;
+    const struct switch_family *f;
+};
+
 static void switch_line(const struct ctl_switch *s, void *arg)
 {
+    const struct switch_line_ctx *c = arg;
     char dpid[24];
-    dpid_format(s->dpid, dpid);
-    put(arg, "ofcd_switch_connected{dpid=\"%s\"} %d\n", dpid, s->up ? 1 : 0);
-}
+    double v;
 
-static void switch_ports(const struct ctl_switch *s, void *arg)
-{
-    char dpid[24];
+    if (!c->f->value(s, &v))
+        return;
     dpid_format(s->dpid, dpid);
-    put(arg, "ofcd_switch_ports{dpid=\"%s\"} %u\n", dpid, s->ports.n);
-}
-
-static void switch_flows(const struct ctl_switch *s, void *arg)
-{
-    char dpid[24];
-    dpid_format(s->dpid, dpid);
-    put(arg, "ofcd_switch_flows{dpid=\"%s\"} %" PRIu64 "\n", dpid, s->stats_entries[0]);
-}
-
-static void switch_rtt(const struct ctl_switch *s, void *arg)
-{
-    char dpid[24];
-    dpid_format(s->dpid, dpid);
-    if (s->echo_samples)
-        put(arg, "ofcd_switch_echo_rtt_seconds{dpid=\"%s\"} %.6f\n", dpid,
-            s->echo_ewma_us / 1e6);
+    put(c->b, "%s{dpid=\"%s\"} %.*f\n", c->f->name, dpid, c->f->decimals, v);
 }
 
 static void switch_families(struct rest_server *rs, struct mbuf *b)
@@ -189,18 +204,11 @@ static void switch_families(struct rest_server *rs, struct mbuf *b)
     struct ctl_switches_stats st;
 
     ctl_switches_get_stats(cs, &st);
-    put(b, "# HELP ofcd_switch_connected 1 while the switch's channel is established.\n"
-           "# TYPE ofcd_switch_connected gauge\n");
-    ctl_switches_foreach(cs, switch_line, b);
-    put(b, "# HELP ofcd_switch_ports Ports the switch reported.\n"
-           "# TYPE ofcd_switch_ports gauge\n");
-    ctl_switches_foreach(cs, switch_ports, b);
-    put(b, "# HELP ofcd_switch_flows Flow entries in the switch's last flow statistics.\n"
-           "# TYPE ofcd_switch_flows gauge\n");
-    ctl_switches_foreach(cs, switch_flows, b);
-    put(b, "# HELP ofcd_switch_echo_rtt_seconds The switch's echo RTT (moving average).\n"
-           "# TYPE ofcd_switch_echo_rtt_seconds gauge\n");
-    ctl_switches_foreach(cs, switch_rtt, b);
+    for (size_t i = 0; i < sizeof(switch_fams) / sizeof(switch_fams[0]); i++) {
+        struct switch_line_ctx c = {b, &switch_fams[i]};
+        put(b, "# HELP %s %s\n# TYPE %s gauge\n", c.f->name, c.f->help, c.f->name);
+        ctl_switches_foreach(cs, switch_line, &c);
+    }
     rs->src.switches_unlock(rs->src.arg);
 
     /* Bucket i holds [2^i, 2^(i+1)) µs: its upper bound is the "le". */
