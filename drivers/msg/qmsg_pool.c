@@ -62,23 +62,13 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
     struct rte_mempool *mp = big ? p->large : p->small;
     void *obj;
 
-    if (q && enforce && qmsg_quota_full(q)) {
-        qmsg_quota_refused(q);
+    if (!qmsg_take_begin(q, enforce))
         return NULL;
-    }
     if (len > QMSG_LARGE_DATA || rte_mempool_get(mp, &obj) != 0) {
         __atomic_fetch_add(&p->alloc_failed, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    struct qmsg *m = obj;
-    m->size_class = big;
-    m->cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
-    m->len = 0;
-    m->origin = mp;
-    m->quota = q;
-    if (q)
-        qmsg_quota_charge(q, m->cap);
-    return m;
+    return qmsg_take_end(obj, big, mp, q);
 }
 
 struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
@@ -90,8 +80,7 @@ void qmsg_free(struct qmsg *m)
 {
     if (!m)
         return;
-    if (m->quota)
-        qmsg_quota_release(m->quota, m->cap);
+    qmsg_give_back(m);
     rte_mempool_put(m->origin, m);
 }
 

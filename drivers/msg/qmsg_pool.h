@@ -40,6 +40,40 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
 /* Back to the pool it came from, released from its quota. NULL is fine. */
 void qmsg_free(struct qmsg *m);
 
+/* What taking and returning a buffer does whatever stores the buffers (this
+ * pool, and the unit tests' fake over malloc, so their quota accounting is
+ * this one). qmsg_take_begin: false (counted on q) when enforce and q is
+ * full; qmsg_take_end stamps a fresh buffer of size class big and charges it
+ * to q; qmsg_give_back releases it from its quota before it goes back to
+ * m->origin. */
+static inline bool qmsg_take_begin(struct qmsg_quota *q, bool enforce)
+{
+    if (q && enforce && qmsg_quota_full(q)) {
+        qmsg_quota_refused(q);
+        return false;
+    }
+    return true;
+}
+
+static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, void *origin,
+                                         struct qmsg_quota *q)
+{
+    m->size_class = big;
+    m->cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
+    m->len = 0;
+    m->origin = origin;
+    m->quota = q;
+    if (q)
+        qmsg_quota_charge(q, m->cap);
+    return m;
+}
+
+static inline void qmsg_give_back(struct qmsg *m)
+{
+    if (m->quota)
+        qmsg_quota_release(m->quota, m->cap);
+}
+
 #define QMSG_POOL_COUNTERS(X) X(alloc_failed, "no buffer of the size class asked for")
 #define QMSG_POOL_GAUGES(X)                                                               \
     X(small_free, "small buffers free") X(large_free, "large buffers free")               \

@@ -30,29 +30,19 @@ void qmsg_pool_destroy(struct qmsg_pool *p)
 struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *q,
                             bool enforce)
 {
-    unsigned big = len > QMSG_SMALL_DATA;
+    bool big = len > QMSG_SMALL_DATA;
 
-    if (q && enforce && qmsg_quota_full(q)) {
-        qmsg_quota_refused(q);
+    if (!qmsg_take_begin(q, enforce))
         return NULL;
-    }
     if (len > QMSG_LARGE_DATA || p->used[big] == p->cap[big]) {
         p->alloc_failed++;
         return NULL;
     }
-    uint32_t cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
-    struct qmsg *m = malloc(sizeof(*m) + cap);
+    struct qmsg *m = malloc(sizeof(*m) + (big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA));
     if (!m)
         return NULL;
     p->used[big]++;
-    m->size_class = (uint8_t)big;
-    m->cap = cap;
-    m->len = 0;
-    m->origin = p;
-    m->quota = q;
-    if (q)
-        qmsg_quota_charge(q, cap);
-    return m;
+    return qmsg_take_end(m, big, p, q);
 }
 
 struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)
@@ -65,8 +55,7 @@ void qmsg_free(struct qmsg *m)
     if (!m)
         return;
     struct qmsg_pool *p = m->origin;
-    if (m->quota)
-        qmsg_quota_release(m->quota, m->cap);
+    qmsg_give_back(m);
     p->used[m->size_class]--;
     free(m);
 }
