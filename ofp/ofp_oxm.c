@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ofcd_fnv.h"
 #include "ofp_priv.h"
 
 enum fmt { FMT_DEC, FMT_HEX, FMT_MAC, FMT_IPV4, FMT_IPV6 };
@@ -488,29 +489,19 @@ bool ofp_match_within(const struct ofp_match *m, const struct ofp_match *sel)
     return true;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 uint64_t ofp_match_hash(const struct ofp_match *m, uint64_t seed)
 {
-    uint64_t h = fnv(0xcbf29ce484222325ull ^ seed, &m->present, sizeof(m->present));
-    h = fnv(h, &m->masked, sizeof(m->masked));
+    uint64_t h = ofcd_fnv1a(OFCD_FNV_OFFSET ^ seed, &m->present, sizeof(m->present));
+    h = ofcd_fnv1a(h, &m->masked, sizeof(m->masked));
     for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
         if (!ofp_match_has(m, f))
             continue;
         const struct field_info *fi = &fields[f];
-        h = fnv(h, (const uint8_t *)&m->val + fi->off, fi->len);
+        h = ofcd_fnv1a(h, (const uint8_t *)&m->val + fi->off, fi->len);
         if (ofp_match_is_masked(m, f))
-            h = fnv(h, (const uint8_t *)&m->mask + fi->off, fi->len);
+            h = ofcd_fnv1a(h, (const uint8_t *)&m->mask + fi->off, fi->len);
     }
-    return fnv(h, m->other, m->other_len);
+    return ofcd_fnv1a(h, m->other, m->other_len);
 }
 
 static void fmt_value(struct ofp_txt *t, const struct field_info *fi, const uint8_t *v)

@@ -5,8 +5,6 @@
  */
 #include "flow_json.h"
 
-#include "json_u64.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +15,7 @@
 #include <strings.h>
 
 #include "json_u64.h"
+#include "ofcd_fnv.h"
 #include "ofp_msg.h"
 
 #define PATH_MAX_LEN 96
@@ -1511,28 +1510,18 @@ int flow_spec_from_entry(uint8_t table_id, uint16_t priority, uint64_t cookie, u
 
 /* ---- identity -------------------------------------------------------------- */
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static uint64_t fnv_be(uint64_t h, uint64_t v, unsigned len)
 {
     uint8_t b[8];
     put_be(b, len, v);
-    return fnv1a(h, b, len);
+    return ofcd_fnv1a(h, b, len);
 }
 
 uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f)
 {
     uint8_t buf[1024];
     struct ofp_buf b;
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = OFCD_FNV_OFFSET;
 
     h = fnv_be(h, dpid, 8);
     h = fnv_be(h, f->fm.table_id, 1);
@@ -1540,7 +1529,7 @@ uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f)
     ofp_buf_init(&b, buf, sizeof(buf));
     /* A parsed match always fits: 40 fields with masks stay under 700 bytes. */
     if (ofp_match_encode(&b, &f->fm.match) == 0)
-        h = fnv1a(h, b.data, b.len);
+        h = ofcd_fnv1a(h, b.data, b.len);
     return h;
 }
 
@@ -1554,7 +1543,7 @@ uint64_t flow_id_of(uint64_t match_id, const struct flow_spec *f)
     struct flow_spec copy;
     uint8_t *buf = malloc(FM_BUF_LEN);
     struct ofp_buf b;
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = OFCD_FNV_OFFSET;
 
     /* The action lists may point into another copy of f: hash through a
      * fixed-up copy so the pointers are this struct's own. */
@@ -1567,7 +1556,7 @@ uint64_t flow_id_of(uint64_t match_id, const struct flow_spec *f)
     if (buf) {
         ofp_buf_init(&b, buf, FM_BUF_LEN);
         if (ofp_instructions_encode(&b, &copy.fm.inst) == 0)
-            h = fnv1a(h, b.data, b.len);
+            h = ofcd_fnv1a(h, b.data, b.len);
         free(buf);
     }
     return h;
