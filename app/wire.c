@@ -335,11 +335,7 @@ int wire_openflow(struct app_ctx *app)
 void unwire(struct app_ctx *app)
 {
     if (app->events) {
-        struct qmsg *m[64];
-        unsigned n;
-        while ((n = msgq_dequeue_burst(app->events, m, 64, 0)) > 0)
-            for (unsigned i = 0; i < n; i++)
-                qmsg_free(m[i]);
+        qmsg_free_queued(app->events);
         msgq_destroy(app->events);
         app->events = NULL;
     }

@@ -7,11 +7,13 @@
  * room for an event header in front), so no
  * message is ever allocated with malloc on an lcore. Whoever dequeues a
  * qmsg owns it and returns it with qmsg_free(), which needs no pool: a
- * buffer knows where it came from and whom it is charged to.
+ * buffer knows where it came from and whom it is charged to. An owner that
+ * must hold messages back keeps them in a qmsg_fifo.
  */
 #ifndef OFCD_QMSG_H
 #define OFCD_QMSG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* What a qmsg carries. */
@@ -63,6 +65,38 @@ struct qmsg {
     struct qmsg *next;      /* owner's private list link (not used in rings) */
     uint8_t data[];
 };
+
+/* Messages in arrival order, linked through next, owned by one thread: what
+ * waits for room (a ring, a TCP send buffer) or for a handshake to end. */
+struct qmsg_fifo {
+    struct qmsg *head, *tail;
+    uint32_t n;
+};
+
+static inline void qmsg_fifo_push(struct qmsg_fifo *f, struct qmsg *m)
+{
+    m->next = NULL;
+    if (f->tail)
+        f->tail->next = m;
+    else
+        f->head = m;
+    f->tail = m;
+    f->n++;
+}
+
+/* The oldest, taken off f; NULL when f is empty. */
+static inline struct qmsg *qmsg_fifo_pop(struct qmsg_fifo *f)
+{
+    struct qmsg *m = f->head;
+
+    if (m) {
+        f->head = m->next;
+        if (!f->head)
+            f->tail = NULL;
+        f->n--;
+    }
+    return m;
+}
 
 #define QMSG_SMALL_DATA 512u
 /* The largest OpenFlow message (65,535 bytes) and the header of the event

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "msgq.h"
 #include "ofcd_counters.h"
 #include "qmsg.h"
 #include "qmsg_quota.h"
@@ -39,6 +40,26 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
 
 /* Back to the pool it came from, released from its quota. NULL is fine. */
 void qmsg_free(struct qmsg *m);
+
+/* Every message in f freed, f left empty. */
+static inline void qmsg_fifo_free(struct qmsg_fifo *f)
+{
+    struct qmsg *m;
+
+    while ((m = qmsg_fifo_pop(f)))
+        qmsg_free(m);
+}
+
+/* Every message still on q freed (before msgq_destroy at teardown). */
+static inline void qmsg_free_queued(struct msgq *q)
+{
+    struct qmsg *m[32];
+    unsigned n;
+
+    while ((n = msgq_dequeue_burst(q, m, 32, 0)) > 0)
+        for (unsigned i = 0; i < n; i++)
+            qmsg_free(m[i]);
+}
 
 /* What taking and returning a buffer does whatever stores the buffers (this
  * pool, and the unit tests' fake over malloc, so their quota accounting is

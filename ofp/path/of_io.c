@@ -25,7 +25,7 @@ struct of_conn {
     bool pending;                    /* not yet ESTABLISHED (counted in pend) */
     uint32_t peer_ip;                /* host order */
     uint16_t peer_port;
-    struct qmsg *out_head, *out_tail; /* unsent, in order */
+    struct qmsg_fifo out;            /* unsent, in order */
     uint64_t out_bytes;
     struct of_conn *retry_next;
     /* What this slot's connections hold of the buffers; it outlives them
@@ -48,7 +48,7 @@ struct of_io {
     uint32_t *free_slots;
     uint32_t n_free;
     struct of_conn *retry_head;      /* connections blocked on msg_in or buffers */
-    struct qmsg *events_head, *events_tail; /* CONN_DOWN events waiting for room */
+    struct qmsg_fifo events;         /* CONN_DOWN events waiting for room */
     uint64_t out_backlog_max;
     uint32_t conn_buffers;           /* each connection's quota */
     uint64_t conn_bytes;
@@ -183,36 +183,24 @@ static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, c
     m->cls = 0;
     m->len = len;
     memcpy(m->data, data, len);
-    m->next = NULL;
-    if (!io->events_head && msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) == 0)
+    if (!io->events.head && msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) == 0)
         return;
-    if (io->events_tail)
-        io->events_tail->next = m;
-    else
-        io->events_head = m;
-    io->events_tail = m;
+    qmsg_fifo_push(&io->events, m);
 }
 
 static void flush_events(struct of_io *io)
 {
-    while (io->events_head) {
-        struct qmsg *m = io->events_head;
+    while (io->events.head) {
+        struct qmsg *m = io->events.head;
         if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0)
             return;
-        io->events_head = m->next;
-        if (!io->events_head)
-            io->events_tail = NULL;
+        qmsg_fifo_pop(&io->events);
     }
 }
 
 static void free_out(struct of_conn *oc)
 {
-    while (oc->out_head) {
-        struct qmsg *m = oc->out_head;
-        oc->out_head = m->next;
-        qmsg_free(m);
-    }
-    oc->out_tail = NULL;
+    qmsg_fifo_free(&oc->out);
     oc->out_bytes = 0;
 }
 
@@ -252,8 +240,8 @@ static void flush_out(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
 
-    while (oc->out_head && oc->tcp) {
-        struct qmsg *m = oc->out_head;
+    while (oc->out.head && oc->tcp) {
+        struct qmsg *m = oc->out.head;
         ssize_t n = tcp_send(oc->tcp, m->data + m->sent, m->len - m->sent);
         if (n < 0) {
             conn_close(oc, true, "TCP refused output");
@@ -263,9 +251,7 @@ static void flush_out(struct of_conn *oc)
         oc->out_bytes -= (uint64_t)n;
         if (m->sent < m->len)
             return;                  /* send buffer full: on_writable resumes */
-        oc->out_head = m->next;
-        if (!oc->out_head)
-            oc->out_tail = NULL;
+        qmsg_fifo_pop(&oc->out);
         io->stats.msgs_out++;
         qmsg_free(m);
     }
@@ -276,12 +262,7 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     struct of_io *io = oc->io;
 
     m->sent = 0;
-    m->next = NULL;
-    if (oc->out_tail)
-        oc->out_tail->next = m;
-    else
-        oc->out_head = m;
-    oc->out_tail = m;
+    qmsg_fifo_push(&oc->out, m);
     oc->out_bytes += m->len;
     flush_out(oc);
     if (oc->tcp && oc->out_bytes > io->out_backlog_max) {
@@ -417,7 +398,7 @@ static void on_established(struct tcp_conn *c, void *user)
     /* blocked is left as it is: it says the slot is on the retry list, where
      * a previous connection of this slot may have left it; pushing it again
      * would link the list into a loop. */
-    oc->out_head = oc->out_tail = NULL;
+    oc->out = (struct qmsg_fifo){0};
     oc->out_bytes = 0;
     oc->pending = true;
     oc->peer_ip = info.remote_ip;
@@ -548,17 +529,9 @@ void of_io_destroy(struct of_io *io)
         return;
     for (uint32_t i = 0; io->conns && i < io->n_slots; i++)
         free_out(&io->conns[i]);
-    while (io->events_head) {
-        struct qmsg *m = io->events_head;
-        io->events_head = m->next;
-        qmsg_free(m);
-    }
+    qmsg_fifo_free(&io->events);
     if (io->msg_out) {
-        struct qmsg *m[32];
-        unsigned n;
-        while ((n = msgq_dequeue_burst(io->msg_out, m, 32, 0)) > 0)
-            for (unsigned i = 0; i < n; i++)
-                qmsg_free(m[i]);
+        qmsg_free_queued(io->msg_out);
         msgq_destroy(io->msg_out);
     }
     free(io->conns);

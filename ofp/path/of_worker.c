@@ -41,8 +41,7 @@ struct of_rec {
     struct ofp_chan chan;
     struct of_switch *sw;            /* bound after FEATURES_REPLY */
     struct tw_timer timer;
-    struct qmsg *held_head, *held_tail;
-    uint32_t n_held;
+    struct qmsg_fifo held;           /* arrived before the handshake let them in */
     struct of_port_list pd;          /* PORT_DESC being reassembled */
     uint32_t malformed;
     uint64_t malformed_since_us;
@@ -89,8 +88,7 @@ struct of_worker {
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
     struct of_switch *switches[1u << OFW_HASH_BITS];
-    struct qmsg *backlog_head, *backlog_tail;
-    uint32_t n_backlog;
+    struct qmsg_fifo backlog;        /* output waiting for room in its ring */
     struct of_worker_stats stats;
 };
 
@@ -142,19 +140,13 @@ static bool out_enqueue(struct of_worker *w, struct qmsg *m)
 static int out_send(struct of_worker *w, struct qmsg *m)
 {
     /* Keep order: once something is parked, later messages park behind it. */
-    if (!w->backlog_head && out_enqueue(w, m))
+    if (!w->backlog.head && out_enqueue(w, m))
         return 0;
-    if (w->n_backlog >= OFW_BACKLOG_MAX) {
+    if (w->backlog.n >= OFW_BACKLOG_MAX) {
         qmsg_free(m);
         return -ENOBUFS;
     }
-    m->next = NULL;
-    if (w->backlog_tail)
-        w->backlog_tail->next = m;
-    else
-        w->backlog_head = m;
-    w->backlog_tail = m;
-    w->n_backlog++;
+    qmsg_fifo_push(&w->backlog, m);
     w->stats.out_backlogged++;
     return 0;
 }
@@ -163,11 +155,8 @@ static bool flush_backlog(struct of_worker *w)
 {
     bool moved = false;
 
-    while (w->backlog_head && out_enqueue(w, w->backlog_head)) {
-        w->backlog_head = w->backlog_head->next;
-        if (!w->backlog_head)
-            w->backlog_tail = NULL;
-        w->n_backlog--;
+    while (w->backlog.head && out_enqueue(w, w->backlog.head)) {
+        qmsg_fifo_pop(&w->backlog);
         moved = true;
     }
     return moved;
@@ -515,14 +504,12 @@ static void c_established(void *arg)
                               (r->sw->dpid * 0x9e3779b97f4a7c15ULL >> 20) % w->stats_interval_us;
     }
     /* What arrived early is handled now, in arrival order. */
-    struct qmsg *q = r->held_head;
-    r->held_head = r->held_tail = NULL;
-    r->n_held = 0;
-    while (q) {
-        struct qmsg *next = q->next;
+    struct qmsg_fifo held = r->held;
+    struct qmsg *q;
+
+    r->held = (struct qmsg_fifo){0};
+    while ((q = qmsg_fifo_pop(&held)))
         dispatch(r, q);
-        q = next;
-    }
 }
 
 static void switch_down(struct of_rec *r, const char *why)
@@ -658,11 +645,7 @@ static void rec_free(struct of_rec *r)
     if (*pp)
         *pp = r->hnext;
     tw_cancel(&w->wheel, &r->timer);
-    while (r->held_head) {
-        struct qmsg *q = r->held_head;
-        r->held_head = q->next;
-        qmsg_free(q);
-    }
+    qmsg_fifo_free(&r->held);
     of_ports_free(&r->pd);
     w->stats.conns--;
     free(r);
@@ -1094,18 +1077,12 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
         return;
     }
     if (!ofp_chan_may_process(&r->chan, type)) {
-        if (r->n_held >= OFW_HELD_MAX) {
+        if (r->held.n >= OFW_HELD_MAX) {
             qmsg_free(q);
             ofp_chan_close(&r->chan, "too many messages before the handshake completed");
             return;
         }
-        q->next = NULL;
-        if (r->held_tail)
-            r->held_tail->next = q;
-        else
-            r->held_head = q;
-        r->held_tail = q;
-        r->n_held++;
+        qmsg_fifo_push(&r->held, q);
         w->stats.held++;
         return;
     }
@@ -1175,16 +1152,8 @@ void of_worker_destroy(struct of_worker *w)
             free(sw);
         }
     }
-    while (w->backlog_head) {
-        struct qmsg *q = w->backlog_head;
-        w->backlog_head = q->next;
-        qmsg_free(q);
-    }
-    struct qmsg *m[32];
-    unsigned n;
-    while ((n = msgq_dequeue_burst(w->msg_in, m, 32, 0)) > 0)
-        for (unsigned i = 0; i < n; i++)
-            qmsg_free(m[i]);
+    qmsg_fifo_free(&w->backlog);
+    qmsg_free_queued(w->msg_in);
     msgq_destroy(w->msg_in);
     free(w);
 }

@@ -76,22 +76,12 @@ static int setup(void **state)
     return 0;
 }
 
-static void free_all(struct msgq *q)
-{
-    struct qmsg *m[32];
-    unsigned n;
-
-    while ((n = msgq_dequeue_burst(q, m, 32, 0)) > 0)
-        for (unsigned i = 0; i < n; i++)
-            qmsg_free(m[i]);
-}
-
 static int teardown(void **state)
 {
     struct ioh *h = *state;
 
     of_io_destroy(h->io);
-    free_all(h->msg_in);
+    qmsg_free_queued(h->msg_in);
     assert_int_equal(fake_qmsg_pool_live(h->pool), 0);
     assert_int_equal(fake_qmsg_pool_live(h->control), 0);
     msgq_destroy(h->msg_in);
