@@ -97,16 +97,16 @@ static void control_watch_link(struct app_ctx *app, int *last)
 }
 
 /* Once a second: forget the switches gone longer than openflow.forget_after_s
- * from the view (and so from /metrics). */
-static void control_forget(struct app_ctx *app, int64_t *next)
+ * from the view (and so from /metrics), on the workers' clock. */
+static void control_forget(struct app_ctx *app, uint64_t *next_us)
 {
-    int64_t now = (int64_t)time(NULL);
+    uint64_t now = lcore_clock_us();
 
-    if (!app->ctl || !app->cfg.of_forget_after_s || now < *next)
+    if (!app->ctl || !app->cfg.of_forget_after_s || now < *next_us)
         return;
-    *next = now + 1;
+    *next_us = now + 1000000u;
     pthread_mutex_lock(&app->ctl_lock);
-    ctl_switches_forget(app->ctl, now, app->cfg.of_forget_after_s);
+    ctl_switches_forget(app->ctl, now, (uint64_t)app->cfg.of_forget_after_s * 1000000u);
     pthread_mutex_unlock(&app->ctl_lock);
 }
 
@@ -139,7 +139,7 @@ static void *control_main(void *arg)
     const uint64_t interval_ms = (uint64_t)app->cfg.stats_log_interval_s * 1000u;
     uint64_t next_stats = mono_ms() + interval_ms;
     int link = -1;
-    int64_t next_forget = 0;
+    uint64_t next_forget_us = 0;
     sigset_t set;
 
     control_signal_set(&set);
@@ -171,7 +171,7 @@ static void *control_main(void *arg)
             next_stats += interval_ms;
         }
         control_watch_link(app, &link);
-        control_forget(app, &next_forget);
+        control_forget(app, &next_forget_us);
     }
     return NULL;
 }

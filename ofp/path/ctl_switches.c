@@ -36,6 +36,12 @@ struct ctl_switches *ctl_switches_create(void)
     return cs;
 }
 
+static void switch_free(struct ctl_switch *s)
+{
+    of_ports_free(&s->ports);
+    free(s);
+}
+
 void ctl_switches_destroy(struct ctl_switches *cs)
 {
     if (!cs)
@@ -44,13 +50,12 @@ void ctl_switches_destroy(struct ctl_switches *cs)
         while (cs->buckets[b]) {
             struct ctl_switch *s = cs->buckets[b];
             cs->buckets[b] = s->hnext;
-            of_ports_free(&s->ports);
-            free(s);
+            switch_free(s);
         }
     free(cs);
 }
 
-unsigned ctl_switches_forget(struct ctl_switches *cs, int64_t now_wall, uint32_t after_s)
+unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t after_us)
 {
     unsigned n = 0;
 
@@ -58,10 +63,9 @@ unsigned ctl_switches_forget(struct ctl_switches *cs, int64_t now_wall, uint32_t
         struct ctl_switch **pp = &cs->buckets[b];
         while (*pp) {
             struct ctl_switch *s = *pp;
-            if (!s->up && now_wall - s->down_wall >= (int64_t)after_s) {
+            if (!s->up && now_us - s->down_since_us >= after_us) {
                 *pp = s->hnext;
-                of_ports_free(&s->ports);
-                free(s);
+                switch_free(s);
                 cs->stats.known--;
                 cs->stats.forgotten++;
                 n++;

@@ -25,7 +25,7 @@ struct ctl_switch {
     struct ctl_switch *hnext;
     conn_handle_t conn;
     bool up;
-    uint64_t up_since_us, down_since_us;
+    uint64_t up_since_us, down_since_us; /* the workers' lcore clock (event time) */
     int64_t up_wall, down_wall;         /* unix time, for operators */
     struct of_event_up info;
     struct of_port_list ports;
@@ -71,9 +71,11 @@ void ctl_switches_destroy(struct ctl_switches *cs);
 /* Apply one event (the qmsg stays the caller's). */
 void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q);
 
-/* Forget the switches down for after_s or longer (now_wall: unix time, as
- * down_wall). Returns how many. */
-unsigned ctl_switches_forget(struct ctl_switches *cs, int64_t now_wall, uint32_t after_s);
+/* Forget the switches down for after_us or longer. now_us is the clock the
+ * workers stamp events with (the lcore clock, never stepped like the wall
+ * clock), so the view forgets a switch when its worker does. Returns how
+ * many. */
+unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t after_us);
 
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
 
