@@ -31,6 +31,7 @@
 #include "flowmgr.h"
 #include "port.h"
 #include "store.h"
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "rest.h"
 #include "wire.h"
@@ -222,16 +223,14 @@ static void log_ready(const struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
     const uint8_t *m = app->port->mac;
-    char kside[96] = "";
+    char kside[96] = "", ip[OFCD_IPV4_STRLEN];
 
     if (app->kernel_ifname[0])
-        snprintf(kside, sizeof(kside), ", kernel side %s %u.%u.%u.%u/%u", app->kernel_ifname,
-                 cfg->kernel_ip >> 24, (cfg->kernel_ip >> 16) & 255,
-                 (cfg->kernel_ip >> 8) & 255, cfg->kernel_ip & 255, cfg->kernel_prefix_len);
-    LOG_INFO("main", "ofcd ready: %u.%u.%u.%u/%u MAC %02x:%02x:%02x:%02x:%02x:%02x on %s%s; "
-             "answering ARP, ICMP echo and OpenFlow", cfg->ip >> 24, (cfg->ip >> 16) & 255,
-             (cfg->ip >> 8) & 255, cfg->ip & 255, cfg->prefix_len, m[0], m[1], m[2], m[3],
-             m[4], m[5], app->port->name, kside);
+        snprintf(kside, sizeof(kside), ", kernel side %s %s/%u", app->kernel_ifname,
+                 ofcd_ipv4_format(cfg->kernel_ip, ip), cfg->kernel_prefix_len);
+    LOG_INFO("main", "ofcd ready: %s/%u MAC %02x:%02x:%02x:%02x:%02x:%02x on %s%s; "
+             "answering ARP, ICMP echo and OpenFlow", ofcd_ipv4_format(cfg->ip, ip),
+             cfg->prefix_len, m[0], m[1], m[2], m[3], m[4], m[5], app->port->name, kside);
 }
 
 /* Launch the poll loops; the main lcore runs its own role inline. */

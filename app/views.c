@@ -5,8 +5,6 @@
  * lcores are read through their published counters, rings through their
  * atomic statistics, the switch view under ctl_lock.
  */
-#include <string.h>
-
 #include "app.h"
 #include "flowmgr.h"
 #include "port.h"

@@ -8,6 +8,7 @@
 #include <rte_cycles.h>
 
 #include "echo_service.h"
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
 #include "port.h"
@@ -121,7 +122,6 @@ void wire_apps(struct app_ctx *app)
     }
 }
 
-
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
 {
     *out = (struct rest_cfg){
@@ -229,10 +229,9 @@ static int wire_echo(struct app_ctx *app, struct app_lcore *al)
                                       cfg->tcp_backoff_max_ms, lcore_clock_us());
         if (rc < 0)
             return rc;
-        LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo connecting to %u.%u.%u.%u:%u", id,
-                 cfg->tcp_echo_connect_ip >> 24, (cfg->tcp_echo_connect_ip >> 16) & 255,
-                 (cfg->tcp_echo_connect_ip >> 8) & 255, cfg->tcp_echo_connect_ip & 255,
-                 cfg->tcp_echo_connect_port);
+        char peer[OFCD_PEER_STRLEN];
+        LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo connecting to %s", id,
+                 ofcd_peer_format(cfg->tcp_echo_connect_ip, cfg->tcp_echo_connect_port, peer));
         struct lcore_task t = {.name = "echo-client", .counters = task_echo_counters,
                                .arg = al->echo_out};
         if ((rc = lcore_add_task(al->lc, &t)) < 0)

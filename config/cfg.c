@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 
 #define CFG_FILE_MAX (1u << 20)   /* a config file is a few KiB; refuse anything huge */
@@ -134,13 +135,6 @@ static int cfg_parse_ipv4(const char *s, size_t n, uint32_t *out)
         return -EINVAL;
     *out = ip;
     return 0;
-}
-
-static const char *cfg_fmt_ip(uint32_t ip, char *buf, size_t len)
-{
-    snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
-             ip & 0xff);
-    return buf;
 }
 
 static uint32_t cfg_mask(unsigned prefix)
@@ -349,10 +343,10 @@ static int cidr_format(const struct cfg_key *k, const struct ofcd_config *cfg, c
 {
     uint32_t ip;
     uint8_t prefix;
-    char ipbuf[16];
+    char ipbuf[OFCD_IPV4_STRLEN];
     memcpy(&ip, cfg_cfield(cfg, k->off), sizeof(ip));
     memcpy(&prefix, cfg_cfield(cfg, k->aux), sizeof(prefix));
-    return snprintf(buf, len, "%s/%u", cfg_fmt_ip(ip, ipbuf, sizeof(ipbuf)), prefix);
+    return snprintf(buf, len, "%s/%u", ofcd_ipv4_format(ip, ipbuf), prefix);
 }
 
 static int cidr_describe(const struct cfg_key *k, char *buf, size_t len)
@@ -392,10 +386,10 @@ static int ipport_format(const struct cfg_key *k, const struct ofcd_config *cfg,
 {
     uint32_t ip;
     uint16_t port;
-    char ipbuf[16];
+    char peer[OFCD_PEER_STRLEN];
     memcpy(&ip, cfg_cfield(cfg, k->off), sizeof(ip));
     memcpy(&port, cfg_cfield(cfg, k->aux), sizeof(port));
-    return snprintf(buf, len, "%s:%u", cfg_fmt_ip(ip, ipbuf, sizeof(ipbuf)), port);
+    return snprintf(buf, len, "%s", ofcd_peer_format(ip, port, peer));
 }
 
 static int ipport_describe(const struct cfg_key *k, char *buf, size_t len)
@@ -1217,19 +1211,19 @@ static int check_port_pool(struct ofcd_config *cfg, char *err, size_t errlen)
 
 static int check_kernel_side(struct ofcd_config *cfg, char *err, size_t errlen)
 {
-    char a[16], b[16], net[16];
+    char a[OFCD_IPV4_STRLEN], b[OFCD_IPV4_STRLEN], net[OFCD_IPV4_STRLEN];
     uint32_t mask = cfg_mask(cfg->prefix_len);
 
     if (!cfg->configure_kernel)
         return 0;
-    cfg_fmt_ip(cfg->ip, a, sizeof(a));
-    cfg_fmt_ip(cfg->kernel_ip, b, sizeof(b));
+    ofcd_ipv4_format(cfg->ip, a);
+    ofcd_ipv4_format(cfg->kernel_ip, b);
     if (cfg->kernel_prefix_len != cfg->prefix_len ||
         (cfg->kernel_ip & mask) != (cfg->ip & mask)) {
         cfg_err(err, errlen, "net.kernel_address = %s/%u is not in the subnet of "
                 "net.address = %s/%u (%s/%u); both must share network and prefix while "
                 "net.configure_kernel is true", b, cfg->kernel_prefix_len, a,
-                cfg->prefix_len, cfg_fmt_ip(cfg->ip & mask, net, sizeof(net)),
+                cfg->prefix_len, ofcd_ipv4_format(cfg->ip & mask, net),
                 cfg->prefix_len);
         return -EINVAL;
     }

@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "port.h"
 
@@ -253,13 +254,14 @@ static void lcore_log_conn(const struct tcp_conn *c, void *arg)
 {
     const struct lcore_ctx *lc = arg;
     struct tcp_conn_info i;
+    char peer[OFCD_PEER_STRLEN];
 
     tcp_conn_get_info(c, &i);
-    LOG_INFO("tcp", "lcore %u conn %u.%u.%u.%u:%u -> :%u %s una=%u nxt=%u max=%u rcv_nxt=%u "
+    LOG_INFO("tcp", "lcore %u conn %s -> :%u %s una=%u nxt=%u max=%u rcv_nxt=%u "
              "rcv_adv=%u snd_wnd=%u cwnd=%u sndq=%u rcvq=%u ooo=%u rto=%uus backoff=%u "
              "rtx=%d persist=%d recovery=%d fin_sent=%d fin_rcvd=%d closed=%d wants_write=%d "
-             "retrans=%lu", lc->cfg.lcore_id, i.remote_ip >> 24, (i.remote_ip >> 16) & 255,
-             (i.remote_ip >> 8) & 255, i.remote_ip & 255, i.remote_port, i.local_port,
+             "retrans=%lu", lc->cfg.lcore_id, ofcd_peer_format(i.remote_ip, i.remote_port, peer),
+             i.local_port,
              tcp_state_name(i.state), i.snd_una, i.snd_nxt, i.snd_max, i.rcv_nxt, i.rcv_adv,
              i.snd_wnd, i.cwnd, i.snd_queued, i.rcv_queued, i.ooo_segs, i.rto_us, i.backoff,
              i.rtx_armed, i.persist, i.in_recovery, i.fin_sent, i.fin_rcvd, i.app_closed,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "tcp_priv.h"
 
@@ -68,6 +69,7 @@ static void conn_closed(struct tcp_conn *c, void *user, int reason)
 {
     struct tcp_connector *k = user;
     bool was_up = k->up;
+    char peer[OFCD_PEER_STRLEN];
 
     k->conn = NULL;
     k->up = false;
@@ -78,8 +80,8 @@ static void conn_closed(struct tcp_conn *c, void *user, int reason)
     } else {
         k->stats.failures++;
     }
-    LOG_DEBUG("tcp", "connector %u.%u.%u.%u:%u: %s (%s), retry in %u ms", k->cfg.ip >> 24,
-              (k->cfg.ip >> 16) & 255, (k->cfg.ip >> 8) & 255, k->cfg.ip & 255, k->cfg.port,
+    LOG_DEBUG("tcp", "connector %s: %s (%s), retry in %u ms",
+              ofcd_peer_format(k->cfg.ip, k->cfg.port, peer),
               was_up ? "connection closed" : "attempt failed", strerror(reason ? -reason : 0),
               (unsigned)k->stats.backoff_ms);
     schedule_retry(k, k->stack->now_us);

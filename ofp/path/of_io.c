@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
 #include "ofp_msg.h"
@@ -72,7 +73,6 @@ static struct msgq *worker_for(struct of_io *io, conn_handle_t h)
      * within a class is the ring's FIFO order. */
     return io->env.worker_in[(conn_handle_slot(h) ^ io->io_index) % io->env.n_workers];
 }
-
 
 static void retry_later(struct of_conn *oc)
 {
@@ -145,11 +145,12 @@ static bool admit(struct of_io *io, uint32_t ip, uint16_t port)
         why = "openflow.max_pending_per_ip";
     }
     if (why) {
+        char peer[OFCD_PEER_STRLEN];
         if (ofcd_ratelimit(&io->rl_refuse, io->env.clock_us(), &missed))
-            LOG_WARN("of", "io %u: refused a connection from %u.%u.%u.%u:%u: %s (%u short "
-                     "of ESTABLISHED here, %u from that address) reached (%lu more refused "
-                     "unlogged)", io->io_index, ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255,
-                     ip & 255, port, why, io->n_pending, e->n, (unsigned long)missed);
+            LOG_WARN("of", "io %u: refused a connection from %s: %s (%u short of ESTABLISHED "
+                     "here, %u from that address) reached (%lu more refused unlogged)",
+                     io->io_index, ofcd_peer_format(ip, port, peer), why, io->n_pending, e->n,
+                     (unsigned long)missed);
         return false;
     }
     e->ip = ip;
@@ -281,16 +282,16 @@ static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
     struct of_io *io = oc->io;
     struct qmsg *m = qmsg_alloc_for(io->env.pool, len, &oc->quota, true);
     uint64_t missed;
+    char peer[OFCD_PEER_STRLEN];
 
     if (!m && qmsg_quota_full(&oc->quota)) {
         io->stats.quota_paused++;
         if (ofcd_ratelimit(&io->rl_quota, io->env.clock_us(), &missed))
-            LOG_WARN("of", "io %u: connection %#lx from %u.%u.%u.%u:%u holds its whole "
-                     "share of buffers (openflow.conn_buffers/conn_buffer_kb): not reading "
-                     "it until they come back (%lu more pauses unlogged)", io->io_index,
-                     (unsigned long)conn_handle(oc), oc->peer_ip >> 24,
-                     (oc->peer_ip >> 16) & 255, (oc->peer_ip >> 8) & 255, oc->peer_ip & 255,
-                     oc->peer_port, (unsigned long)missed);
+            LOG_WARN("of", "io %u: connection %#lx from %s holds its whole share of buffers "
+                     "(openflow.conn_buffers/conn_buffer_kb): not reading it until they come "
+                     "back (%lu more pauses unlogged)", io->io_index,
+                     (unsigned long)conn_handle(oc),
+                     ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), (unsigned long)missed);
     } else if (!m) {
         io->stats.no_buffer++;
     }
@@ -377,15 +378,16 @@ static void on_established(struct tcp_conn *c, void *user)
     struct of_io *io = user;
     struct tcp_conn_info info;
     uint64_t missed;
+    char peer[OFCD_PEER_STRLEN];
 
     tcp_conn_get_info(c, &info);
     if (io->n_free == 0) {
         io->stats.refused_table_full++;
         if (ofcd_ratelimit(&io->rl_refuse, io->env.clock_us(), &missed))
-            LOG_WARN("of", "io %u: connection table full (%u): refusing %u.%u.%u.%u:%u (%lu "
-                     "more refused unlogged)", io->io_index, io->n_slots, info.remote_ip >> 24,
-                     (info.remote_ip >> 16) & 255, (info.remote_ip >> 8) & 255,
-                     info.remote_ip & 255, info.remote_port, (unsigned long)missed);
+            LOG_WARN("of", "io %u: connection table full (%u): refusing %s (%lu more refused "
+                     "unlogged)", io->io_index, io->n_slots,
+                     ofcd_peer_format(info.remote_ip, info.remote_port, peer),
+                     (unsigned long)missed);
         tcp_abort(c);
         return;
     }

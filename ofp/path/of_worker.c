@@ -9,6 +9,7 @@
 
 #include "of_event.h"
 #include "of_switch.h"
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
 #include "ofp_chan.h"
@@ -460,12 +461,11 @@ static void apps_switch_down(struct of_worker *w, struct of_switch *sw)
 static void log_switch_up(const struct of_rec *r)
 {
     const struct of_switch *sw = r->sw;
-    char mfr[DESC_STR_LEN], hw[DESC_STR_LEN], swd[DESC_STR_LEN];
+    char mfr[DESC_STR_LEN], hw[DESC_STR_LEN], swd[DESC_STR_LEN], peer[OFCD_PEER_STRLEN];
 
-    LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 " from %u.%u.%u.%u:%u)"
+    LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 " from %s)"
              ": %u ports, %u tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h,
-             r->peer_ip >> 24, (r->peer_ip >> 16) & 255, (r->peer_ip >> 8) & 255,
-             r->peer_ip & 255, r->peer_port, sw->ports.n, sw->features.n_tables,
+             ofcd_peer_format(r->peer_ip, r->peer_port, peer), sw->ports.n, sw->features.n_tables,
              sw->features.n_buffers, ofcd_log_clean(mfr, sizeof(mfr), sw->desc.mfr_desc),
              ofcd_log_clean(hw, sizeof(hw), sw->desc.hw_desc),
              ofcd_log_clean(swd, sizeof(swd), sw->desc.sw_desc));
@@ -545,10 +545,11 @@ static void c_closed(void *arg, const char *why)
         w->stats.handshake_timeouts++;
     else if (strstr(why, "no HELLO within"))
         w->stats.hello_timeouts++;
-    if (!r->sw)
-        LOG_WARN("of", "connection %#" PRIx64 " from %u.%u.%u.%u:%u closed before FEATURES: %s",
-                 r->h, r->peer_ip >> 24, (r->peer_ip >> 16) & 255, (r->peer_ip >> 8) & 255,
-                 r->peer_ip & 255, r->peer_port, why);
+    if (!r->sw) {
+        char peer[OFCD_PEER_STRLEN];
+        LOG_WARN("of", "connection %#" PRIx64 " from %s closed before FEATURES: %s", r->h,
+                 ofcd_peer_format(r->peer_ip, r->peer_port, peer), why);
+    }
     switch_down(r, why);
     send_close(r, why);
 }
@@ -930,12 +931,12 @@ static void features_reply(struct of_rec *r, uint32_t xid, const struct ofp_feat
 
 static void log_claim(const struct of_rec *live, const struct of_rec *c, const char *what)
 {
-    LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %u.%u.%u.%u:%u claims "
-             "the dpid of live connection %#" PRIx64 " from %u.%u.%u.%u:%u: %s",
-             c->claim_features.datapath_id, c->h, c->peer_ip >> 24, (c->peer_ip >> 16) & 255,
-             (c->peer_ip >> 8) & 255, c->peer_ip & 255, c->peer_port, live->h,
-             live->peer_ip >> 24, (live->peer_ip >> 16) & 255, (live->peer_ip >> 8) & 255,
-             live->peer_ip & 255, live->peer_port, what);
+    char cp[OFCD_PEER_STRLEN], lp[OFCD_PEER_STRLEN];
+
+    LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %s claims the dpid of "
+             "live connection %#" PRIx64 " from %s: %s", c->claim_features.datapath_id, c->h,
+             ofcd_peer_format(c->peer_ip, c->peer_port, cp), live->h,
+             ofcd_peer_format(live->peer_ip, live->peer_port, lp), what);
 }
 
 /* The verdict on a claim of live's dpid: if live answered its echo the

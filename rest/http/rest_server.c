@@ -12,6 +12,7 @@
 
 #include <microhttpd.h>
 
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "json_u64.h"
 #include "rest_priv.h"
@@ -329,18 +330,17 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
                                MHD_OPTION_END);
+    char peer[OFCD_PEER_STRLEN];
+    ofcd_peer_format(cfg->ip, cfg->port, peer);
     if (!rs->mhd) {
-        LOG_ERR("rest", "cannot serve HTTP on %u.%u.%u.%u:%u (address in use or not "
-                "local?); change rest.listen", cfg->ip >> 24, (cfg->ip >> 16) & 255,
-                (cfg->ip >> 8) & 255, cfg->ip & 255, cfg->port);
+        LOG_ERR("rest", "cannot serve HTTP on %s (address in use or not local?); change "
+                "rest.listen", peer);
         pthread_mutex_destroy(&rs->lock);
         pthread_mutex_destroy(&rs->rl_lock);
         free(rs);
         return NULL;
     }
-    LOG_INFO("rest", "REST API on http://%u.%u.%u.%u:%u/api/v1/", cfg->ip >> 24,
-             (cfg->ip >> 16) & 255, (cfg->ip >> 8) & 255, cfg->ip & 255,
-             cfg->port);
+    LOG_INFO("rest", "REST API on http://%s/api/v1/", peer);
     return rs;
 }
 
