@@ -16,12 +16,17 @@
 
 OFCD_COUNTER_GROUP(lcore_counters, "lcore", struct lcore_stats, LCORE_COUNTERS, LCORE_GAUGES);
 
-uint64_t lcore_clock_us(void)
+static uint64_t tsc_to_us(uint64_t c)
 {
-    uint64_t c = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+    uint64_t hz = rte_get_tsc_hz();
 
     /* Split so the multiplication cannot overflow however long we run. */
     return (c / hz) * 1000000ULL + (c % hz) * 1000000ULL / hz;
+}
+
+uint64_t lcore_clock_us(void)
+{
+    return tsc_to_us(rte_get_tsc_cycles());
 }
 
 /* ---- published counters ---------------------------------------------------------- */
@@ -343,9 +348,10 @@ int lcore_main(void *arg)
     while (!atomic_load_explicit(lc->env.stop, memory_order_relaxed)) {
         bool worked = false;
 
-        now = lc->now_us = lcore_clock_us();
-        lc->stats.loops++;
+        /* One clock read: the tasks' µs and TSC times are the same instant. */
         uint64_t tsc = rte_get_tsc_cycles();
+        now = lc->now_us = tsc_to_us(tsc);
+        lc->stats.loops++;
         if (cfg->io) {
             worked = lcore_io_rx(lc, now) > 0;
             tcp_stack_run_timers(lc->tcp, now);
