@@ -182,6 +182,7 @@ uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
     if (ch->state == OFP_CHAN_WAIT_HELLO && cfg->hello_timeout_ms) {
         uint64_t deadline = ch->connected_us + (uint64_t)cfg->hello_timeout_ms * 1000u;
         if (now_us >= deadline) {
+            ch->timeout = OFP_CHAN_TIMEOUT_HELLO;
             ofp_chan_close(ch, "no HELLO within openflow.hello_timeout_ms");
             return UINT64_MAX;
         }
@@ -190,6 +191,7 @@ uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
     if (ch->state != OFP_CHAN_ESTABLISHED && cfg->handshake_timeout_ms) {
         uint64_t deadline = ch->connected_us + (uint64_t)cfg->handshake_timeout_ms * 1000u;
         if (now_us >= deadline) {
+            ch->timeout = OFP_CHAN_TIMEOUT_HANDSHAKE;
             ofp_chan_close(ch, ch->state == OFP_CHAN_WAIT_HELLO ? "handshake timeout: no HELLO"
                                : ch->state == OFP_CHAN_WAIT_FEATURES
                                    ? "handshake timeout: no FEATURES_REPLY"
@@ -202,6 +204,7 @@ uint64_t ofp_chan_tick(struct ofp_chan *ch, uint64_t now_us)
     if (ch->echo_outstanding && cfg->echo_timeout_ms) {
         uint64_t deadline = ch->echo_sent_us + (uint64_t)cfg->echo_timeout_ms * 1000u;
         if (now_us >= deadline) {
+            ch->timeout = OFP_CHAN_TIMEOUT_ECHO;
             ofp_chan_close(ch, "echo timeout: no ECHO_REPLY");
             return UINT64_MAX;
         }

@@ -38,6 +38,15 @@ enum ofp_chan_state {
 
 const char *ofp_chan_state_name(enum ofp_chan_state st);
 
+/* Which of the channel's own deadlines closed it (ch->timeout), for the
+ * owner's counters: NONE when it closed for any other reason. */
+enum ofp_chan_timeout {
+    OFP_CHAN_TIMEOUT_NONE = 0,
+    OFP_CHAN_TIMEOUT_HELLO,            /* hello_timeout_ms */
+    OFP_CHAN_TIMEOUT_HANDSHAKE,        /* handshake_timeout_ms */
+    OFP_CHAN_TIMEOUT_ECHO,             /* echo_timeout_ms */
+};
+
 struct ofp_chan_cfg {
     uint32_t handshake_timeout_ms;     /* 0 = none */
     /* The switch's HELLO must come this soon (a silent peer holds a
@@ -91,6 +100,7 @@ struct ofp_chan {
     uint32_t rtt_last_us, rtt_ewma_us;
     uint64_t rtt_hist[OFP_CHAN_RTT_BUCKETS];
     const char *close_reason;
+    enum ofp_chan_timeout timeout;     /* set before ops->closed is called */
 };
 
 /* Start: sends our HELLO. */

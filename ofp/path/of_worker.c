@@ -539,12 +539,19 @@ static void c_closed(void *arg, const char *why)
     struct of_rec *r = arg;
     struct of_worker *w = r->w;
 
-    if (strstr(why, "echo timeout"))
+    switch (r->chan.timeout) {
+    case OFP_CHAN_TIMEOUT_ECHO:
         w->stats.echo_timeouts++;
-    else if (strstr(why, "handshake timeout"))
+        break;
+    case OFP_CHAN_TIMEOUT_HANDSHAKE:
         w->stats.handshake_timeouts++;
-    else if (strstr(why, "no HELLO within"))
+        break;
+    case OFP_CHAN_TIMEOUT_HELLO:
         w->stats.hello_timeouts++;
+        break;
+    case OFP_CHAN_TIMEOUT_NONE:
+        break;
+    }
     if (!r->sw) {
         char peer[OFCD_PEER_STRLEN];
         LOG_WARN("of", "connection %#" PRIx64 " from %s closed before FEATURES: %s", r->h,

@@ -4,10 +4,11 @@
  * priority rings, and the switch played by the codec: handshake to
  * ESTABLISHED and the event the control thread gets, messages held until
  * then, OFPT_ERROR for what cannot be decoded and the malformed limit, the
- * handshake timeout, the statistics poller and its skip-if-pending, a dpid
- * that reconnects, and the app hooks (each called at its moment, messages
- * an app sends numbered by the worker, per-switch state freed at switch
- * down). Every test ends with every buffer back in the pool.
+ * handshake and hello timeouts, the statistics poller and its
+ * skip-if-pending, a dpid that reconnects, and the app hooks (each called
+ * at its moment, messages an app sends numbered by the worker, per-switch
+ * state freed at switch down). Every test ends with every buffer back in
+ * the pool.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -442,6 +443,27 @@ static void test_handshake_timeout(void **state)
     poll_at(h, T0 + 10001 * MS);
     assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
     assert_int_equal(stats(h).handshake_timeouts, 1);
+    assert_int_equal(stats(h).hello_timeouts, 0);
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNABORTED);
+    assert_int_equal(stats(h).conns, 0);
+}
+
+/* A peer that never says HELLO is cut off at hello_timeout_ms, long before
+ * the handshake timeout, and counted as such. */
+static void test_hello_timeout(void **state)
+{
+    struct wh *h = *state;
+
+    h->cfg.chan.hello_timeout_ms = 2000;
+    wh_start(h);
+    conn_event(h, CONN, QMSG_CONN_UP, 0);
+    poll_at(h, T0 + 1999 * MS);
+    assert_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    poll_at(h, T0 + 2000 * MS);
+    assert_non_null(take_from(h->out, h->n_out, CONN, QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).hello_timeouts, 1);
+    assert_int_equal(stats(h).handshake_timeouts, 0);
+    assert_int_equal(stats(h).echo_timeouts, 0);
     conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNABORTED);
     assert_int_equal(stats(h).conns, 0);
 }
@@ -785,6 +807,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_held_until_established, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_answered_then_cut_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hello_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stats_poller_skips_pending, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dpid_claim_refused_while_live_answers, setup,
                                         teardown),

@@ -210,6 +210,7 @@ static void test_handshake_timeout(void **state)
     ofp_chan_tick(&ch, 10000 * MS);
     assert_int_equal(ch.state, OFP_CHAN_CLOSED);
     assert_non_null(strstr(r.why, "FEATURES_REPLY"));
+    assert_int_equal(ch.timeout, OFP_CHAN_TIMEOUT_HANDSHAKE);
     assert_int_equal(r.count[EV_CLOSED], 1);
     /* Closing is reported once, whatever comes after. */
     ofp_chan_close(&ch, "again");
@@ -315,6 +316,31 @@ static void test_echo_timeout(void **state)
     ofp_chan_tick(&ch, 8000 * MS);
     assert_int_equal(ch.state, OFP_CHAN_CLOSED);
     assert_non_null(strstr(r.why, "echo timeout"));
+    assert_int_equal(ch.timeout, OFP_CHAN_TIMEOUT_ECHO);
+}
+
+/* No HELLO within hello_timeout_ms: closed then, and the owner can tell
+ * which deadline it was; a close from outside names none. */
+static void test_hello_timeout(void **state)
+{
+    (void)state;
+    struct ofp_chan ch;
+    struct rec r = {0};
+    struct ofp_chan_cfg c = cfg;
+    c.hello_timeout_ms = 2000;
+    ofp_chan_init(&ch, &c, &ops, &r, 0);
+    assert_int_equal(ofp_chan_tick(&ch, 0), 2000 * MS);
+    ofp_chan_tick(&ch, 1999 * MS);
+    assert_int_equal(ch.state, OFP_CHAN_WAIT_HELLO);
+    ofp_chan_tick(&ch, 2000 * MS);
+    assert_int_equal(ch.state, OFP_CHAN_CLOSED);
+    assert_int_equal(ch.timeout, OFP_CHAN_TIMEOUT_HELLO);
+    assert_non_null(strstr(r.why, "no HELLO"));
+
+    struct rec r2 = {0};
+    ofp_chan_init(&ch, &c, &ops, &r2, 0);
+    ofp_chan_close(&ch, "replaced");
+    assert_int_equal(ch.timeout, OFP_CHAN_TIMEOUT_NONE);
 }
 
 static void test_echo_disabled(void **state)
@@ -382,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_keepalive_and_rtt),
         cmocka_unit_test(test_rtt_probe_on_busy_channel),
         cmocka_unit_test(test_echo_timeout),
+        cmocka_unit_test(test_hello_timeout),
         cmocka_unit_test(test_echo_disabled),
         cmocka_unit_test(test_hold_until_established),
         cmocka_unit_test(test_failed_send_closes),
