@@ -1144,6 +1144,16 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     return w;
 }
 
+/* A switch model and what it holds; the apps let go of it first while
+ * they still see its ports. */
+static void switch_free(struct of_worker *w, struct of_switch *sw)
+{
+    if (sw->up_since_us)
+        apps_switch_down(w, sw);
+    of_ports_free(&sw->ports);
+    free(sw);
+}
+
 void of_worker_destroy(struct of_worker *w)
 {
     if (!w)
@@ -1154,10 +1164,7 @@ void of_worker_destroy(struct of_worker *w)
         while (w->switches[b]) {
             struct of_switch *sw = w->switches[b];
             w->switches[b] = sw->hnext;
-            of_ports_free(&sw->ports);
-            if (sw->up_since_us)
-                apps_switch_down(w, sw);
-            free(sw);
+            switch_free(w, sw);
         }
     }
     qmsg_fifo_free(&w->backlog);
@@ -1190,8 +1197,7 @@ static void forget_gone(struct of_worker *w)
             if (!sw->rec && !sw->up_since_us &&
                 w->now_us - sw->down_since_us >= w->forget_after_us) {
                 *pp = sw->hnext;
-                of_ports_free(&sw->ports);
-                free(sw);
+                switch_free(w, sw);
                 w->stats.switches_known--;
                 w->stats.switches_forgotten++;
                 continue;
