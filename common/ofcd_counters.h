@@ -44,27 +44,28 @@ struct ofcd_counter_group {
 #define OFCD_GAUGE_DEF(name, help) {#name, help, OFCD_GAUGE},
 #define OFCD_NO_COUNTERS(X)
 
+/* The definitions of var's lists and how many they are (the two group
+ * macros below share them). */
+#define OFCD_COUNTER_DEFS_(var, COUNTERS, GAUGES)                                         \
+    static const struct ofcd_counter_def var##_defs[] = {COUNTERS(OFCD_COUNTER_DEF)       \
+                                                             GAUGES(OFCD_GAUGE_DEF)}
+#define OFCD_COUNTER_N_(var) (sizeof(var##_defs) / sizeof(var##_defs[0]))
+
 /* Define group var (named gname) from its two lists; the struct it describes
  * must hold exactly those fields in that order (checked by size). */
 #define OFCD_COUNTER_GROUP(var, gname, stats_type, COUNTERS, GAUGES)                       \
-    static const struct ofcd_counter_def var##_defs[] = {COUNTERS(OFCD_COUNTER_DEF)       \
-                                                             GAUGES(OFCD_GAUGE_DEF)};     \
-    _Static_assert(sizeof(stats_type) ==                                                   \
-                       sizeof(var##_defs) / sizeof(var##_defs[0]) * sizeof(uint64_t),      \
+    OFCD_COUNTER_DEFS_(var, COUNTERS, GAUGES);                                             \
+    _Static_assert(sizeof(stats_type) == OFCD_COUNTER_N_(var) * sizeof(uint64_t),          \
                    #stats_type " must hold exactly the fields of its counter lists");      \
-    const struct ofcd_counter_group var = {gname, var##_defs,                              \
-                                           sizeof(var##_defs) / sizeof(var##_defs[0])}
+    const struct ofcd_counter_group var = {gname, var##_defs, OFCD_COUNTER_N_(var)}
 
 /* The same for a group that covers only the fields before member after (a
  * struct that also holds values the registry does not name). */
 #define OFCD_COUNTER_GROUP_HEAD(var, gname, stats_type, after, COUNTERS, GAUGES)            \
-    static const struct ofcd_counter_def var##_defs[] = {COUNTERS(OFCD_COUNTER_DEF)       \
-                                                             GAUGES(OFCD_GAUGE_DEF)};     \
-    _Static_assert(offsetof(stats_type, after) ==                                          \
-                       sizeof(var##_defs) / sizeof(var##_defs[0]) * sizeof(uint64_t),      \
+    OFCD_COUNTER_DEFS_(var, COUNTERS, GAUGES);                                             \
+    _Static_assert(offsetof(stats_type, after) == OFCD_COUNTER_N_(var) * sizeof(uint64_t), \
                    #stats_type " must start with exactly the fields of its counter lists"); \
-    const struct ofcd_counter_group var = {gname, var##_defs,                              \
-                                           sizeof(var##_defs) / sizeof(var##_defs[0])}
+    const struct ofcd_counter_group var = {gname, var##_defs, OFCD_COUNTER_N_(var)}
 
 /* The values of a group's struct, in definition order. */
 #define OFCD_COUNTER_VALUES(stats_ptr) ((const uint64_t *)(const void *)(stats_ptr))
