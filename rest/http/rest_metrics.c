@@ -49,7 +49,6 @@ static void put(struct mbuf *b, const char *fmt, ...)
     }
 }
 
-
 /* ---- registry families -------------------------------------------------------- */
 
 struct set {
@@ -284,9 +283,7 @@ static void ring_families(struct rest_server *rs, struct mbuf *b)
 static void rest_families(struct rest_server *rs, struct mbuf *b)
 {
     static const unsigned statuses[REST_STATUSES] = REST_STATUS_LIST;
-    static const char *const le[REST_LAT_BUCKETS] = {"0.001", "0.0025", "0.005", "0.01",
-                                                     "0.025", "0.05", "0.1", "0.25", "1",
-                                                     "+Inf"};
+    static const unsigned le_us[REST_LAT_BUCKETS - 1] = REST_LAT_LE_US_LIST;
 
     put(b, "# HELP ofcd_rest_requests_total REST requests answered, by status.\n"
            "# TYPE ofcd_rest_requests_total counter\n");
@@ -301,7 +298,11 @@ static void rest_families(struct rest_server *rs, struct mbuf *b)
     uint64_t cum = 0;
     for (unsigned i = 0; i < REST_LAT_BUCKETS; i++) {
         cum += __atomic_load_n(&rs->lat_hist[i], __ATOMIC_RELAXED);
-        put(b, "ofcd_rest_request_seconds_bucket{le=\"%s\"} %" PRIu64 "\n", le[i], cum);
+        if (i < REST_LAT_BUCKETS - 1)
+            put(b, "ofcd_rest_request_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+                le_us[i] / 1e6, cum);
+        else
+            put(b, "ofcd_rest_request_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", cum);
     }
     put(b, "ofcd_rest_request_seconds_sum %.6f\n",
         (double)__atomic_load_n(&rs->lat_sum_us, __ATOMIC_RELAXED) / 1e6);

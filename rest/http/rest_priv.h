@@ -16,7 +16,10 @@
 /* Statuses counted one by one for /metrics (anything else: its class). */
 #define REST_STATUS_LIST {200, 202, 400, 404, 405, 413, 415, 424, 429, 500, 503}
 #define REST_STATUSES 11
-#define REST_LAT_BUCKETS 10             /* le 1,2.5,5,10,25,50,100,250,1000 ms, +Inf */
+/* Request latency buckets: their upper bounds in µs (the counting and the
+ * "le" of /metrics), then +Inf. */
+#define REST_LAT_LE_US_LIST {1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000}
+#define REST_LAT_BUCKETS 10
 #define REST_RL_SLOTS 1024              /* clients the rate limiter remembers */
 #define REST_MAX_LCORES 128             /* lcores health looks at */
 

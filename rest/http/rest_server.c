@@ -56,8 +56,7 @@ struct rest_conn_state {
 };
 
 static const unsigned status_list[REST_STATUSES] = REST_STATUS_LIST;
-static const unsigned lat_le_us[REST_LAT_BUCKETS - 1] = {1000, 2500, 5000, 10000, 25000,
-                                                         50000, 100000, 250000, 1000000};
+static const unsigned lat_le_us[REST_LAT_BUCKETS - 1] = REST_LAT_LE_US_LIST;
 
 uint64_t rest_now_ms(void)
 {

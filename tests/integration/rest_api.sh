@@ -61,7 +61,17 @@ echo "$m" | grep -q '^ofcd_switch_connected{dpid="00:00:00:00:00:00:10:03"} 1$' 
 echo "$m" | grep -qE '^ofcd_ring_depth\{lcore="0",ring="msg_in",class="P0"\} [0-9]+$' ||
     fail "metrics: ring depth"
 echo "$m" | grep -qE '^ofcd_tcp_connections\{lcore="0"\} 3$' || fail "metrics: tcp connections"
-pass "/metrics: switches, rings, TCP in Prometheus text"
+# The REST latency histogram: its bounds in order, and the +Inf bucket holds
+# every request counted.
+les=$(echo "$m" | sed -n 's/^ofcd_rest_request_seconds_bucket{le="\([^"]*\)"} .*/\1/p' |
+      paste -sd' ')
+[ "$les" = "0.001 0.0025 0.005 0.01 0.025 0.05 0.1 0.25 1 +Inf" ] ||
+    fail "metrics: REST latency buckets are '$les'"
+inf=$(echo "$m" | sed -n 's/^ofcd_rest_request_seconds_bucket{le="+Inf"} //p')
+count=$(echo "$m" | sed -n 's/^ofcd_rest_request_seconds_count //p')
+[ -n "$count" ] && [ "$count" -gt 0 ] && [ "$inf" = "$count" ] ||
+    fail "metrics: REST latency +Inf bucket $inf, count $count"
+pass "/metrics: switches, rings, TCP, REST latency in Prometheus text"
 
 [ "$(get /api/v1/nothing 404 | jq .code)" = 404 ] || fail "404 not JSON"
 [ "$(get /api/v1/switches/00:00:00:00:00:00:99:99 404 | jq .code)" = 404 ] ||
