@@ -62,7 +62,7 @@ struct rest_sources {
     void (*switches_unlock)(void *arg);
     /* Every lcore with a role, up to max; returns how many were written. */
     unsigned (*lcores)(void *arg, struct rest_lcore *out, unsigned max);
-    /* Every priority ring: msg_in per worker, msg_out per io lcore, events. */
+    /* Every lcore's priority rings: msg_in per worker, msg_out per io lcore. */
     void (*rings)(void *arg, rest_ring_fn fn, void *fn_arg);
     /* Every counter set of the appliance (the registry, ofcd_counters.h). */
     void (*counters)(void *arg, ofcd_counter_fn fn, void *fn_arg);

@@ -73,7 +73,7 @@ static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const json_t *f
 
 static bool need_fm(struct rest_req *q, struct rest_reply *r)
 {
-    if (q->rs->fm && q->rs->store)
+    if (q->rs->src.fm && q->rs->src.store)
         return true;
     rest_error(r, 503, "the flow manager is not running (see the log at start-up)");
     return false;
@@ -141,7 +141,7 @@ static int check_flows_array(const json_t *v, const char *where, struct rest_rep
 /* Parse every group's flows and check every target switch. */
 static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, bool del)
 {
-    struct flowmgr *fm = q->rs->fm;
+    struct flowmgr *fm = q->rs->src.fm;
     char err[256];
     char dp[24];
     size_t total = 0;
@@ -263,7 +263,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
                                           .json = texts[k], .json_len = strlen(texts[k])};
         }
     }
-    int rc = store_put_many(q->rs->store, recs, total);
+    int rc = store_put_many(q->rs->src.store, recs, total);
     if (rc < 0) {
         store_failed(r, rc);
         goto out;
@@ -272,7 +272,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     k = 0;
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
-        flowmgr_add(q->rs->fm, g->dpid, g->specs, mids + k, fids + k, g->n);
+        flowmgr_add(q->rs->src.fm, g->dpid, g->specs, mids + k, fids + k, g->n);
         k += g->n;
     }
     accepted(r);
@@ -318,8 +318,8 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
         return;
     for (size_t i = 0; i < fr->n; i++)
         for (size_t j = 0; j < fr->g[i].n; j++)
-            if (flowmgr_delete_victims(q->rs->fm, fr->g[i].dpid, &fr->g[i].specs[j], &keys, &n,
-                                       &cap) < 0) {
+            if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &fr->g[i].specs[j], &keys,
+                                       &n, &cap) < 0) {
                 rest_error(r, 500, "out of memory");
                 goto out;
             }
@@ -331,14 +331,14 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
                 keys[u++] = keys[i];
         n = u;
         struct victims v = {keys, n};
-        int rc = store_del_if(q->rs->store, NULL, is_victim, &v, NULL);
+        int rc = store_del_if(q->rs->src.store, NULL, is_victim, &v, NULL);
         if (rc < 0) {
             store_failed(r, rc);
             goto out;
         }
     }
     for (size_t i = 0; i < fr->n; i++)
-        flowmgr_deleted(q->rs->fm, keys, n, fr->g[i].dpid, fr->g[i].specs, fr->g[i].n);
+        flowmgr_deleted(q->rs->src.fm, keys, n, fr->g[i].dpid, fr->g[i].specs, fr->g[i].n);
     accepted(r);
 out:
     free(keys);
@@ -398,7 +398,7 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
         }
     } else {
         /* Every connected switch, as Kytos does. */
-        int n = flowmgr_switches(q->rs->fm, true, &ups);
+        int n = flowmgr_switches(q->rs->src.fm, true, &ups);
         if (n < 0)
             goto oom;
         if (n == 0 && !fr.force) {
@@ -513,13 +513,13 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
             return;
         ids = &one;
         n = 1;
-    } else if ((n = flowmgr_switches(q->rs->fm, false, &ids)) < 0) {
+    } else if ((n = flowmgr_switches(q->rs->src.fm, false, &ids)) < 0) {
         rest_error(r, 500, "out of memory");
         return;
     }
     json_t *out = json_object();
     for (int i = 0; out && i < n; i++) {
-        json_t *sj = flowmgr_snapshot_json(q->rs->fm, ids[i]);
+        json_t *sj = flowmgr_snapshot_json(q->rs->src.fm, ids[i]);
         dpid_format(ids[i], dp);
         if (!sj && q->arg) {
             rest_error(r, 404, "switch %s is not known", dp);
@@ -669,9 +669,9 @@ void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
         sq.cookie_hi = sq.cookie_lo;
     sq.by_dpid = json_object();
     if (sq.n_dpids == 0)
-        rc = store_foreach(q->rs->store, NULL, stored_one, &sq);
+        rc = store_foreach(q->rs->src.store, NULL, stored_one, &sq);
     for (unsigned i = 0; i < sq.n_dpids && rc == 0; i++)
-        rc = store_foreach(q->rs->store, &sq.dpids[i], stored_one, &sq);
+        rc = store_foreach(q->rs->src.store, &sq.dpids[i], stored_one, &sq);
     if (rc < 0) {
         json_decref(sq.by_dpid);
         rest_error(r, 500, "cannot read the flow store: %s", strerror(-rc));
@@ -688,12 +688,12 @@ void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dp
     if (!need_fm(q, r))
         return;
     dpid_format(dpid, dp);
-    if (flowmgr_state(q->rs->fm, dpid) == FLOWMGR_SW_UNKNOWN) {
+    if (flowmgr_state(q->rs->src.fm, dpid) == FLOWMGR_SW_UNKNOWN) {
         rest_error(r, 404, "switch %s is not known", dp);
         return;
     }
     sq.list = json_array();
-    int rc = store_foreach(q->rs->store, &dpid, stored_one, &sq);
+    int rc = store_foreach(q->rs->src.store, &dpid, stored_one, &sq);
     if (rc < 0) {
         json_decref(sq.list);
         rest_error(r, 500, "cannot read the flow store: %s", strerror(-rc));

@@ -45,9 +45,9 @@ static json_t *store_json(struct rest_server *rs, bool *ok)
 {
     struct store_stats st;
 
-    if (!rs->store)
+    if (!rs->src.store)
         return json_null();
-    bool writable = store_get_stats(rs->store, &st) == 0;
+    bool writable = store_get_stats(rs->src.store, &st) == 0;
     uint64_t last = __atomic_load_n(&rs->health_failed_commits, __ATOMIC_RELAXED);
     writable = writable && st.failed_commits == last && st.map_used < st.map_size / 8 * 7;
     __atomic_store_n(&rs->health_failed_commits, st.failed_commits, __ATOMIC_RELAXED);

@@ -31,9 +31,7 @@ struct rest_rl_slot {
 
 struct rest_server {
     struct rest_cfg cfg;
-    struct rest_sources src;
-    struct flowmgr *fm;                 /* = src.fm (NULL: flow paths 503) */
-    struct store *store;                /* = src.store */
+    struct rest_sources src;            /* src.fm NULL: the flow paths answer 503 */
     struct MHD_Daemon *mhd;
     pthread_mutex_t lock;               /* guards the health history below */
     uint64_t last_loops[REST_MAX_LCORES];

@@ -314,8 +314,6 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     }
     rs->cfg = *cfg;
     rs->src = *src;
-    rs->fm = src->fm;
-    rs->store = src->store;
     pthread_mutex_init(&rs->lock, NULL);
     pthread_mutex_init(&rs->rl_lock, NULL);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->port),
