@@ -10,7 +10,12 @@
 
 #define MARK "\x01u64:"          /* in memory */
 #define MARK_OVER "\x01u64o:"
-#define MARK_ESC "\"\\u0001u64:"  /* as jansson dumps it, with the opening quote */
+/* The same as JSON text, with the opening quote (how the loader writes them
+ * and how jansson dumps them). */
+#define MARK_ESC "\"\\u0001u64:"
+#define MARK_OVER_ESC "\"\\u0001u64o:"
+#define INT64_MAX_TEXT "9223372036854775807"
+#define UINT64_MAX_TEXT "18446744073709551615"
 
 /* Does the integer of n digits at p exceed the decimal text lim? */
 static bool above(const char *p, size_t n, const char *lim)
@@ -81,10 +86,11 @@ json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
         if (ch == '-' || isdigit((unsigned char)ch)) {
             bool plain;
             size_t n = number_token(in, len, i, &plain);
-            if (plain && in[i] != '0' && above(in + i, n, "9223372036854775807")) {
-                bool over = above(in + i, n, "18446744073709551615");
-                /* "\u0001u64:" or "\u0001u64o:" then the digits, as a string. */
-                o += (size_t)sprintf(out + o, "\"\\u0001u64%s:", over ? "o" : "");
+            if (plain && in[i] != '0' && above(in + i, n, INT64_MAX_TEXT)) {
+                /* The marker then the digits, as a string. */
+                const char *mark = above(in + i, n, UINT64_MAX_TEXT) ? MARK_OVER_ESC : MARK_ESC;
+                memcpy(out + o, mark, strlen(mark));
+                o += strlen(mark);
                 memcpy(out + o, in + i, n);
                 o += n;
                 out[o++] = '"';
@@ -111,7 +117,7 @@ int json_u64_marker_value(const char *s, uint64_t *out)
     if (strncmp(s, MARK, strlen(MARK)) != 0)
         return 0;
     d = s + strlen(MARK);
-    if (!*d || strspn(d, "0123456789") != strlen(d) || above(d, strlen(d), "18446744073709551615"))
+    if (!*d || strspn(d, "0123456789") != strlen(d) || above(d, strlen(d), UINT64_MAX_TEXT))
         return -1;
     errno = 0;
     *out = strtoull(d, NULL, 10);
@@ -130,7 +136,7 @@ json_t *json_u64_value(uint64_t v)
 
 size_t json_u64_fixup(char *text)
 {
-    size_t n = strlen(text), m = strlen(MARK_ESC);
+    size_t m = strlen(MARK_ESC);
     char *w = text, *r = text;
 
     while (*r) {
@@ -147,6 +153,5 @@ size_t json_u64_fixup(char *text)
         *w++ = *r++;
     }
     *w = '\0';
-    (void)n;
     return (size_t)(w - text);
 }
