@@ -472,7 +472,7 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
 {
     char what[96];
 
-    if (!(xid & OFP_XID_CONTROL))
+    if (!ofp_xid_is_control(xid))
         return;                        /* the worker's request: it logged it */
     ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
     for (struct fm_batch *b = sw->bhead; b; b = b->next) {

@@ -37,10 +37,9 @@
 
 #include <jansson.h>
 
-#include "ofcd_counters.h"
-
-#include "ofcd_range.h"
 #include "flow_json.h"
+#include "ofcd_counters.h"
+#include "ofcd_range.h"
 #include "qmsg.h"
 
 struct store;
@@ -66,7 +65,6 @@ struct flowmgr_cfg {
     struct ofcd_range app_cookie[FLOWMGR_MAX_APPS];
     unsigned n_app_cookie;
 };
-
 
 /* How the flow manager reaches switches, and its clock. */
 struct flowmgr_env {
