@@ -18,7 +18,7 @@ EMU=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_root
-command -v jq >/dev/null || fail "jq missing: scripts/install-deps installs it"
+require_tool jq
 
 it_setup emu-ofcd
 API=http://127.0.0.1:8181

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/ovs_lib.sh"
 require_root
-command -v hey >/dev/null || fail "hey missing: scripts/install-deps installs it"
+require_tool hey
 
 it_setup kytos-stress
 N=20

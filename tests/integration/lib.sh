@@ -29,6 +29,11 @@ require_root() {
     [ -c /dev/net/tun ] || fail "/dev/net/tun missing: the tap PMD needs it"
 }
 
+# require_tool COMMAND [WHAT]: fail unless COMMAND is installed.
+require_tool() {
+    command -v "$1" >/dev/null || fail "${2:-$1} missing: scripts/install-deps installs it"
+}
+
 # start_ofcd LOG ARGS...: start ofcd in the background (pid in $OFCD_PID) and
 # wait for its "ofcd ready" line; fails the test if it does not come.
 start_ofcd() {

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/ovs_lib.sh"
 require_root
-command -v ovs-vswitchd >/dev/null || fail "Open vSwitch missing: scripts/install-deps installs it"
+require_tool ovs-vswitchd "Open vSwitch"
 
 N=${OVS_BRIDGES:-100}
 it_setup ovs

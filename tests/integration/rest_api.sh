@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/ovs_lib.sh"
 require_root
-command -v jq >/dev/null || fail "jq missing: scripts/install-deps installs it"
+require_tool jq
 
 it_setup rest
 API=http://127.0.0.1:8181
