@@ -63,6 +63,7 @@ struct app_ctx {
     unsigned n_workers;
     struct qmsg_pool *qpool;         /* what switches send (charged to their shares) */
     struct qmsg_pool *cpool;         /* the control plane's: workers, flow manager */
+    struct qmsg_pool *epool;         /* events: connection and switch up/down, echo rtt */
     struct msgq *worker_in[CFG_MAX_LCORES];   /* by worker index */
     struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
     struct msgq *events;             /* workers → control thread */

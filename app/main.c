@@ -310,6 +310,8 @@ static void app_teardown(struct app_ctx *app)
     app->qpool = NULL;
     qmsg_pool_destroy(app->cpool);
     app->cpool = NULL;
+    qmsg_pool_destroy(app->epool);
+    app->epool = NULL;
 }
 
 int main(int argc, char **argv)

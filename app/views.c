@@ -18,13 +18,16 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
 
     if (app->port && port_get_stats(app->port, &ps) == 0)
         fn(arg, &port_counters, "", OFCD_COUNTER_VALUES(&ps));
-    if (app->qpool) {
-        qmsg_pool_get_stats(app->qpool, &qs);
-        fn(arg, &qmsg_pool_counters, "pool=\"switches\"", OFCD_COUNTER_VALUES(&qs));
-    }
-    if (app->cpool) {
-        qmsg_pool_get_stats(app->cpool, &qs);
-        fn(arg, &qmsg_pool_counters, "pool=\"control\"", OFCD_COUNTER_VALUES(&qs));
+    const struct {
+        struct qmsg_pool *pool;
+        const char *label;
+    } pools[] = {{app->qpool, "pool=\"switches\""}, {app->cpool, "pool=\"control\""},
+                 {app->epool, "pool=\"events\""}};
+    for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
+        if (!pools[i].pool)
+            continue;
+        qmsg_pool_get_stats(pools[i].pool, &qs);
+        fn(arg, &qmsg_pool_counters, pools[i].label, OFCD_COUNTER_VALUES(&qs));
     }
     if (app->ctl) {
         pthread_mutex_lock(&app->ctl_lock);

@@ -52,6 +52,7 @@ static void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index,
         .queue_size = c->of_queue_size,
         .conn_buffers = c->of_conn_buffers,
         .conn_buffer_kb = c->of_conn_buffer_kb,
+        .conn_control_buffers = c->of_conn_control_buffers,
         .max_pending = c->of_max_pending,
         .max_pending_per_ip = c->of_max_pending_per_ip,
     };
@@ -265,12 +266,16 @@ int wire_openflow(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
     /* What switches send, each buffer charged to its connection's share, and
-     * the control plane's own, which no switch's traffic can drain. */
+     * the control plane's own, which no switch's traffic can drain: what it
+     * sends, and the events (qmsg_pool.h). */
+    int socket = (int)rte_socket_id();
     app->qpool = qmsg_pool_create("qmsg", cfg->of_msg_buffers, large_share(cfg->of_msg_buffers),
-                                  (int)rte_socket_id());
+                                  socket, false);
     app->cpool = qmsg_pool_create("ctlmsg", cfg->of_control_buffers,
-                                  large_share(cfg->of_control_buffers), (int)rte_socket_id());
-    if (!app->qpool || !app->cpool)
+                                  large_share(cfg->of_control_buffers), socket, true);
+    app->epool = qmsg_pool_create("evmsg", cfg->of_event_buffers,
+                                  large_share(cfg->of_event_buffers), socket, true);
+    if (!app->qpool || !app->cpool || !app->epool)
         return -ENOMEM;
     struct msgq_cfg ec = {
         .name = "events",
@@ -293,7 +298,7 @@ int wire_openflow(struct app_ctx *app)
         wire_of_worker_cfg(cfg, app->n_workers, &wc);
         for (unsigned i = 0; i < app->n_apps; i++)
             wc.apps[wc.n_apps++] = &app->apps[i];
-        al->ofw = of_worker_create(&wc, app->cpool);
+        al->ofw = of_worker_create(&wc, app->cpool, app->epool);
         if (!al->ofw)
             return -ENOMEM;
         app->worker_in[app->n_workers++] = of_worker_msg_in(al->ofw);
@@ -309,7 +314,7 @@ int wire_openflow(struct app_ctx *app)
         if (!al->lc || !al->io)
             continue;
         struct of_io_env ie = {.tcp = lcore_tcp(al->lc), .pool = app->qpool,
-                               .control_pool = app->cpool, .worker_in = app->worker_in,
+                               .event_pool = app->epool, .worker_in = app->worker_in,
                                .n_workers = app->n_workers, .clock_tsc = tsc_now,
                                .clock_us = lcore_clock_us};
         wire_of_io_cfg(cfg, al->queue, &ic);

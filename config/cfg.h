@@ -87,6 +87,8 @@ struct ofcd_config {
     uint32_t of_queue_size;              /* msg_in/msg_out slots per class */
     uint32_t of_msg_buffers;             /* small message buffers (large: 1/64 of it) */
     uint32_t of_control_buffers;         /* the control plane's pool, same shape */
+    uint32_t of_event_buffers;           /* events to the workers and the control thread */
+    uint32_t of_conn_control_buffers;    /* per-connection quota of the control pools */
     uint32_t of_conn_buffers;            /* per-connection quota, buffers */
     uint32_t of_conn_buffer_kb;          /* per-connection quota, KiB of capacity */
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */

@@ -114,15 +114,23 @@ const struct cfg_key cfg_keys[] = {
              "message buffers of 512 B for what switches send; 1/64 as many of 64 KiB for "
              "large ones"),
     CFG_UINT("openflow", "control_buffers", of_control_buffers, 1024, 4194304, "16384",
-             "message buffers of 512 B for the control plane (the workers' messages and "
-             "events, the flow manager's FLOW_MODs), which no switch's traffic can drain; "
-             "1/64 as many of 64 KiB"),
+             "message buffers of 512 B for the control plane (the workers' messages, the "
+             "flow manager's FLOW_MODs), which no switch's traffic can drain; 1/64 as many "
+             "of 64 KiB"),
+    CFG_UINT("openflow", "event_buffers", of_event_buffers, 1024, 4194304, "16384",
+             "message buffers of 512 B for events (connection and switch up/down, echo "
+             "round trips), 1/64 as many of 64 KiB; two are kept per connection, so its end "
+             "is never lost; when empty, new connections are refused"),
     CFG_UINT("openflow", "conn_buffers", of_conn_buffers, 16, 4194304, "1024",
              "message buffers one switch connection may hold at once (its messages on the "
              "way to the worker, held ones, echo replies, what is sent to it, events about "
              "it); at the bound ofcd stops reading it"),
     CFG_UINT("openflow", "conn_buffer_kb", of_conn_buffer_kb, 64, 4194304, "4096",
              "the same bound in KiB, each buffer counted by its size (512 B or 64 KiB)"),
+    CFG_UINT("openflow", "conn_control_buffers", of_conn_control_buffers, 8, 4194304, "256",
+             "of those, buffers of the control plane's pools (what is sent to it, events "
+             "about it): a few switches that do not read cannot drain what every other "
+             "switch's FLOW_MODs and events come from"),
     CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
              "unsent KiB a switch may fall behind before ofcd disconnects it"),
     CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",

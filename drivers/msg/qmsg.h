@@ -61,6 +61,7 @@ struct qmsg {
     uint16_t kind;          /* enum qmsg_kind */
     uint8_t cls;            /* priority class 0..3 (P0 highest) */
     uint8_t size_class;     /* which pool it came from */
+    uint8_t control;        /* from a control-plane pool (counted apart on its quota) */
     uint32_t sent;          /* io: bytes of data[] already handed to TCP */
     struct qmsg *next;      /* owner's private list link (not used in rings) */
     uint8_t data[];

@@ -18,10 +18,11 @@ struct qmsg_pool {
     struct rte_mempool *small;
     struct rte_mempool *large;
     uint64_t alloc_failed;         /* relaxed atomics: any thread */
+    bool control;
 };
 
 struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned n_large,
-                                   int socket)
+                                   int socket, bool control)
 {
     struct qmsg_pool *p = calloc(1, sizeof(*p));
     char small[RTE_MEMPOOL_NAMESIZE], large[RTE_MEMPOOL_NAMESIZE];
@@ -30,6 +31,7 @@ struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned 
         LOG_ERR("qmsg", "out of memory");
         return NULL;
     }
+    p->control = control;
     snprintf(small, sizeof(small), "%.16s_small", name);
     snprintf(large, sizeof(large), "%.16s_large", name);
     p->small = rte_mempool_create(small, n_small, sizeof(struct qmsg) + QMSG_SMALL_DATA,
@@ -38,7 +40,7 @@ struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned 
                                   n_large >= 64 ? 8 : 0, 0, NULL, NULL, NULL, NULL, socket, 0);
     if (!p->small || !p->large) {
         LOG_ERR("qmsg", "cannot allocate the %s message buffers (%u x %u B, %u x %u B): %s; "
-                "lower openflow.msg_buffers/control_buffers or give EAL more memory", name,
+                "lower openflow.msg_buffers/control_buffers/event_buffers or give EAL more memory", name,
                 n_small, QMSG_SMALL_DATA, n_large, QMSG_LARGE_DATA, rte_strerror(rte_errno));
         qmsg_pool_destroy(p);
         return NULL;
@@ -68,7 +70,7 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
         __atomic_fetch_add(&p->alloc_failed, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    return qmsg_take_end(obj, big, mp, q);
+    return qmsg_take_end(obj, big, p->control, mp, q);
 }
 
 struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)

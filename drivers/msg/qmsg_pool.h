@@ -4,17 +4,18 @@
  * for multipart replies and big flow_mods. Safe from any thread: lcores use
  * their per-lcore cache, the control thread the shared ring.
  *
- * The appliance has two: one for what peers send (messages framed by the io
- * lcores, echo replies), each buffer charged to its peer's quota, and one
- * for the control plane (the workers' messages and events, the flow
- * manager's FLOW_MODs), which no peer's traffic can drain.
+ * The appliance has three: one for what peers send (messages framed by the
+ * io lcores, echo replies), each buffer charged to its peer's quota; and two
+ * for the control plane, marked control so their buffers count apart on a
+ * peer's quota: the workers' messages and the flow manager's FLOW_MODs, and
+ * the events (connection up/down, switch up/down, echo round trips), so a
+ * peer that leaves its output unread cannot hold up any switch's events.
  */
 #ifndef OFCD_QMSG_POOL_H
 #define OFCD_QMSG_POOL_H
 
-#include <stddef.h>
-
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "msgq.h"
 #include "ofcd_counters.h"
@@ -23,10 +24,10 @@
 
 struct qmsg_pool;
 
-/* n_small / n_large buffers on NUMA socket; name tells the pools apart.
- * NULL (logged) on failure. */
+/* n_small / n_large buffers on NUMA socket; name tells the pools apart,
+ * control marks a control-plane pool. NULL (logged) on failure. */
 struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned n_large,
-                                   int socket);
+                                   int socket, bool control);
 void qmsg_pool_destroy(struct qmsg_pool *p);
 
 /* A buffer with room for len bytes (kind/cls/conn left for the caller), or
@@ -64,9 +65,9 @@ static inline void qmsg_free_queued(struct msgq *q)
 /* What taking and returning a buffer does whatever stores the buffers (this
  * pool, and the unit tests' fake over malloc, so their quota accounting is
  * this one). qmsg_take_begin: false (counted on q) when enforce and q is
- * full; qmsg_take_end stamps a fresh buffer of size class big and charges it
- * to q; qmsg_give_back releases it from its quota before it goes back to
- * m->origin. */
+ * full; qmsg_take_end stamps a fresh buffer of size class big (from a
+ * control-plane pool or not) and charges it to q; qmsg_give_back releases it
+ * from its quota before it goes back to m->origin. */
 static inline bool qmsg_take_begin(struct qmsg_quota *q, bool enforce)
 {
     if (q && enforce && qmsg_quota_full(q)) {
@@ -76,23 +77,24 @@ static inline bool qmsg_take_begin(struct qmsg_quota *q, bool enforce)
     return true;
 }
 
-static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, void *origin,
+static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, bool control, void *origin,
                                          struct qmsg_quota *q)
 {
     m->size_class = big;
+    m->control = control;
     m->cap = big ? QMSG_LARGE_DATA : QMSG_SMALL_DATA;
     m->len = 0;
     m->origin = origin;
     m->quota = q;
     if (q)
-        qmsg_quota_charge(q, m->cap);
+        qmsg_quota_charge(q, m->cap, control);
     return m;
 }
 
 static inline void qmsg_give_back(struct qmsg *m)
 {
     if (m->quota)
-        qmsg_quota_release(m->quota, m->cap);
+        qmsg_quota_release(m->quota, m->cap, m->control);
 }
 
 #define QMSG_POOL_COUNTERS(X) X(alloc_failed, "no buffer of the size class asked for")

@@ -7,7 +7,10 @@
  * Charged when a buffer is taken for the peer (qmsg_alloc_for), released
  * when the buffer is freed, on whatever thread frees it: the counters are
  * relaxed atomics. Counted in buffers and in the bytes of the buffers'
- * capacity, so a 1-byte message pins what it holds, a whole buffer.
+ * capacity, so a 1-byte message pins what it holds, a whole buffer; and
+ * apart, the buffers it holds of the control plane's pools (what the worker
+ * sends it, events about it), so a few peers cannot take the buffers every
+ * other switch's FLOW_MODs and events come from.
  *
  * The io lcore stops reading a peer whose quota is full (its bytes stay in
  * TCP and its window closes) and starts again once buffers come back; so
@@ -25,37 +28,47 @@
 struct qmsg_quota {
     uint32_t max_bufs;             /* 0 = no bound */
     uint64_t max_bytes;            /* 0 = no bound */
+    uint32_t max_control_bufs;     /* of the control plane's pools, 0 = no bound */
     uint32_t bufs;                 /* held now (relaxed atomic) */
     uint64_t bytes;                /* held now, by capacity (relaxed atomic) */
+    uint32_t control_bufs;         /* held now of control-plane pools (relaxed atomic) */
     uint64_t refused;              /* allocations refused for it (relaxed atomic) */
 };
 
 /* Set the bounds; what is held stays counted (a reused slot's buffers may
  * still be on their way back). */
-static inline void qmsg_quota_set(struct qmsg_quota *q, uint32_t max_bufs, uint64_t max_bytes)
+static inline void qmsg_quota_set(struct qmsg_quota *q, uint32_t max_bufs, uint64_t max_bytes,
+                                  uint32_t max_control_bufs)
 {
     q->max_bufs = max_bufs;
     q->max_bytes = max_bytes;
+    q->max_control_bufs = max_control_bufs;
 }
 
-/* At or over either bound? */
+/* At or over any bound? */
 static inline bool qmsg_quota_full(const struct qmsg_quota *q)
 {
     uint32_t bufs = __atomic_load_n(&q->bufs, __ATOMIC_RELAXED);
     uint64_t bytes = __atomic_load_n(&q->bytes, __ATOMIC_RELAXED);
-    return (q->max_bufs && bufs >= q->max_bufs) || (q->max_bytes && bytes >= q->max_bytes);
+    uint32_t control = __atomic_load_n(&q->control_bufs, __ATOMIC_RELAXED);
+    return (q->max_bufs && bufs >= q->max_bufs) || (q->max_bytes && bytes >= q->max_bytes) ||
+           (q->max_control_bufs && control >= q->max_control_bufs);
 }
 
-static inline void qmsg_quota_charge(struct qmsg_quota *q, uint32_t cap)
+static inline void qmsg_quota_charge(struct qmsg_quota *q, uint32_t cap, bool control)
 {
     __atomic_fetch_add(&q->bufs, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&q->bytes, cap, __ATOMIC_RELAXED);
+    if (control)
+        __atomic_fetch_add(&q->control_bufs, 1, __ATOMIC_RELAXED);
 }
 
-static inline void qmsg_quota_release(struct qmsg_quota *q, uint32_t cap)
+static inline void qmsg_quota_release(struct qmsg_quota *q, uint32_t cap, bool control)
 {
     __atomic_fetch_sub(&q->bufs, 1, __ATOMIC_RELAXED);
     __atomic_fetch_sub(&q->bytes, cap, __ATOMIC_RELAXED);
+    if (control)
+        __atomic_fetch_sub(&q->control_bufs, 1, __ATOMIC_RELAXED);
 }
 
 static inline void qmsg_quota_refused(struct qmsg_quota *q)

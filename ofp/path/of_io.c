@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "of_event.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
@@ -26,6 +27,7 @@ struct of_conn {
     bool pending;                    /* not yet ESTABLISHED (counted in pend) */
     uint32_t peer_ip;                /* host order */
     uint16_t peer_port;
+    struct qmsg *down_ev;            /* kept from accept: its CONN_DOWN is never lost */
     struct qmsg_fifo out;            /* unsent, in order */
     uint64_t out_bytes;
     struct of_conn *retry_next;
@@ -53,6 +55,7 @@ struct of_io {
     uint64_t out_backlog_max;
     uint32_t conn_buffers;           /* each connection's quota */
     uint64_t conn_bytes;
+    uint32_t conn_control_buffers;
     uint32_t max_pending, max_pending_per_ip;
     uint32_t n_pending;
     struct of_pend_ip *pend;         /* open addressing, pend_mask + 1 slots */
@@ -161,24 +164,12 @@ static bool admit(struct of_io *io, uint32_t ip, uint16_t port)
 
 /* ---- events to the worker ------------------------------------------------------------- */
 
-/* Queue a connection event for the worker, from the control plane's buffers
- * (no peer's traffic can take them); one that does not fit the ring waits
- * on the io's event list, in order. */
-static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, const void *data,
-                       uint32_t len)
+/* Queue a connection event for the worker in m, a buffer of the events pool
+ * taken when the connection was accepted; one that does not fit the ring
+ * waits on the io's event list, in order. */
+static void post_event(struct of_io *io, conn_handle_t h, struct qmsg *m, enum qmsg_kind kind,
+                       const void *data, uint32_t len)
 {
-    struct qmsg *m = qmsg_alloc(io->env.control_pool, len);
-    uint64_t missed;
-
-    if (!m) {
-        io->stats.events_lost++;
-        if (ofcd_ratelimit(&io->rl_event, io->env.clock_us(), &missed))
-            LOG_ERR("of", "io %u: no control buffer for a connection event (%lu more "
-                    "unlogged): the worker's view of connection %#lx may go stale; raise "
-                    "openflow.control_buffers", io->io_index, (unsigned long)missed,
-                    (unsigned long)h);
-        return;
-    }
     m->conn = h;
     m->kind = kind;
     m->cls = 0;
@@ -187,6 +178,15 @@ static void post_event(struct of_io *io, conn_handle_t h, enum qmsg_kind kind, c
     if (!io->events.head && msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) == 0)
         return;
     qmsg_fifo_push(&io->events, m);
+}
+
+/* The connection's end, told with the buffer it kept. */
+static void post_down(struct of_conn *oc, conn_handle_t h, int reason)
+{
+    struct qmsg *m = oc->down_ev;
+
+    oc->down_ev = NULL;
+    post_event(oc->io, h, m, QMSG_CONN_DOWN, &reason, sizeof(reason));
 }
 
 static void flush_events(struct of_io *io)
@@ -232,8 +232,7 @@ static void conn_close(struct of_conn *oc, bool abort, const char *why)
     else
         tcp_close(oc->tcp);
     release_slot(oc);
-    int reason = -ECONNABORTED;
-    post_event(io, h, QMSG_CONN_DOWN, &reason, sizeof(reason));
+    post_down(oc, h, -ECONNABORTED);
 }
 
 /* Push queued output into TCP, in order. */
@@ -348,7 +347,9 @@ static unsigned read_conn(struct of_conn *oc)
             done++;
             continue;
         }
-        struct qmsg *m = conn_buf(oc, len);
+        /* Room for the event header in front: the worker forwards a message
+         * to the control thread in its own buffer. */
+        struct qmsg *m = conn_buf(oc, sizeof(struct of_event_hdr) + len);
         if (!m) {
             retry_later(oc);             /* buffers come back as the worker frees */
             return done;
@@ -395,8 +396,25 @@ static void on_established(struct tcp_conn *c, void *user)
         tcp_abort(c);
         return;
     }
+    /* Both connection events' buffers now, or the connection is refused: its
+     * end must reach the worker whatever the events pool holds by then. */
+    struct qmsg *up_ev = qmsg_alloc(io->env.event_pool, sizeof(struct qmsg_conn_up));
+    struct qmsg *down_ev = up_ev ? qmsg_alloc(io->env.event_pool, sizeof(int)) : NULL;
+    if (!down_ev) {
+        qmsg_free(up_ev);
+        pend_drop(io, info.remote_ip);
+        io->stats.refused_no_event_buffer++;
+        if (ofcd_ratelimit(&io->rl_event, io->env.clock_us(), &missed))
+            LOG_WARN("of", "io %u: events pool empty: refusing %s (%lu more refused unlogged); "
+                     "raise openflow.event_buffers", io->io_index,
+                     ofcd_peer_format(info.remote_ip, info.remote_port, peer),
+                     (unsigned long)missed);
+        tcp_abort(c);
+        return;
+    }
     struct of_conn *oc = &io->conns[io->free_slots[--io->n_free]];
     oc->tcp = c;
+    oc->down_ev = down_ev;
     /* blocked is left as it is: it says the slot is on the retry list, where
      * a previous connection of this slot may have left it; pushing it again
      * would link the list into a loop. */
@@ -405,13 +423,13 @@ static void on_established(struct tcp_conn *c, void *user)
     oc->pending = true;
     oc->peer_ip = info.remote_ip;
     oc->peer_port = info.remote_port;
-    qmsg_quota_set(&oc->quota, io->conn_buffers, io->conn_bytes);
+    qmsg_quota_set(&oc->quota, io->conn_buffers, io->conn_bytes, io->conn_control_buffers);
     io->n_conns++;
     io->stats.conns_accepted++;
     tcp_conn_set_user(c, oc);
     struct qmsg_conn_up up = {.quota = &oc->quota, .peer_ip = info.remote_ip,
                               .peer_port = info.remote_port};
-    post_event(io, conn_handle(oc), QMSG_CONN_UP, &up, sizeof(up));
+    post_event(io, conn_handle(oc), up_ev, QMSG_CONN_UP, &up, sizeof(up));
     read_conn(oc);
 }
 
@@ -437,14 +455,13 @@ static void on_writable(struct tcp_conn *c, void *user)
 static void on_closed(struct tcp_conn *c, void *user, int reason)
 {
     struct of_conn *oc = user;
-    struct of_io *io = oc->io;
     conn_handle_t h = conn_handle(oc);
 
     (void)c;
     if (!oc->tcp)
         return;
     release_slot(oc);
-    post_event(io, h, QMSG_CONN_DOWN, &reason, sizeof(reason));
+    post_down(oc, h, reason);
 }
 
 /* The listener's ops become each accepted connection's; the user pointer
@@ -471,6 +488,7 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->out_backlog_max = (uint64_t)cfg->out_backlog_kb * 1024u;
     io->conn_buffers = cfg->conn_buffers;
     io->conn_bytes = (uint64_t)cfg->conn_buffer_kb * 1024u;
+    io->conn_control_buffers = cfg->conn_control_buffers;
     io->max_pending = cfg->max_pending;
     io->max_pending_per_ip = cfg->max_pending_per_ip;
     io->rl_refuse = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
@@ -529,8 +547,10 @@ void of_io_destroy(struct of_io *io)
 {
     if (!io)
         return;
-    for (uint32_t i = 0; io->conns && i < io->n_slots; i++)
+    for (uint32_t i = 0; io->conns && i < io->n_slots; i++) {
         free_out(&io->conns[i]);
+        qmsg_free(io->conns[i].down_ev);
+    }
     qmsg_fifo_free(&io->events);
     if (io->msg_out) {
         qmsg_free_queued(io->msg_out);

@@ -10,7 +10,8 @@
  *     TCP, the window closes) and is retried every loop until there is room;
  *   - each connection's share of the buffers (openflow.conn_buffers and
  *     conn_buffer_kb, qmsg_quota.h: its messages to the worker, those held,
- *     its echo replies, what is sent to it, events about it) full → the same:
+ *     its echo replies, what is sent to it, events about it; and apart,
+ *     conn_control_buffers of the control plane's pools) full → the same:
  *     not read until buffers come back, so one peer cannot take the others';
  *   - a switch that does not read → its unsent messages wait on the
  *     connection, in order, up to openflow.out_backlog_kb; beyond that the
@@ -20,10 +21,12 @@
  * once (counted, rate-limited log), so silent peers cannot fill the table.
  * The worker says when a connection is established (QMSG_ESTABLISHED).
  *
- * Connection events (up, down) come from the control pool, no peer's share;
- * one that does not fit the ring waits on the io side and is retried in
- * order. One for which no control buffer is left is lost: counted
- * (events_lost) and logged.
+ * Connection events (up, down) come from the events pool: both buffers are
+ * taken when the connection is accepted (when the pool cannot give them the
+ * connection is refused, counted and logged), so a connection's end always
+ * reaches its worker. One that does not fit the ring waits on the io side
+ * and is retried in order. Messages are framed with room for the event
+ * header in front, so the worker can forward one in its own buffer.
  */
 #ifndef OFCD_OF_IO_H
 #define OFCD_OF_IO_H
@@ -52,7 +55,7 @@
     X(refused_pending, "connections refused: openflow.max_pending short of ESTABLISHED")  \
     X(refused_pending_ip, "connections refused: openflow.max_pending_per_ip")             \
     X(refused_table_full, "connections refused: connection table full")                   \
-    X(events_lost, "connection events lost: no control buffer (logged)")
+    X(refused_no_event_buffer, "connections refused: events pool empty (logged)")
 #define OF_IO_GAUGES(X)                                                                   \
     X(switch_conns, "switch connections open")                                            \
     X(pending, "connections not yet ESTABLISHED")
@@ -72,6 +75,7 @@ struct of_io_cfg {
     uint32_t queue_size;             /* msg_out slots per class */
     uint32_t conn_buffers;           /* each connection's share of buffers ... */
     uint32_t conn_buffer_kb;         /* ... and of their capacity */
+    uint32_t conn_control_buffers;   /* ... and of the control plane's pools */
     uint32_t max_pending;            /* connections short of ESTABLISHED */
     uint32_t max_pending_per_ip;     /* ... from one source address */
 };
@@ -79,7 +83,7 @@ struct of_io_cfg {
 struct of_io_env {
     struct tcp_stack *tcp;           /* the io lcore's stack */
     struct qmsg_pool *pool;          /* for what switches send, charged to their quota */
-    struct qmsg_pool *control_pool;  /* for connection events to the workers */
+    struct qmsg_pool *event_pool;    /* for connection events to the workers */
     struct msgq **worker_in;         /* the msg_in ring of every worker */
     unsigned n_workers;
     uint64_t (*clock_tsc)(void);     /* enqueue stamps (ring latency) */

@@ -19,7 +19,9 @@
 #define OFW_BURST 64
 #define OFW_HASH_BITS 14
 #define OFW_HELD_MAX 1024          /* messages held per connection before ESTABLISHED */
-#define OFW_BACKLOG_MAX 65536      /* msg_out overflow parked on the worker */
+/* A switch whose announcement found the events pool empty tries again
+ * this much later (its messages wait meanwhile). */
+#define OFW_EVENT_RETRY_US 1000u
 #define OFW_MALFORMED_WINDOW_US 60000000ull
 /* Statistics polling: these kinds, the first round no sooner than
  * OFW_POLL_FIRST_US after ESTABLISHED (then staggered by dpid), a kind
@@ -47,6 +49,13 @@ struct of_rec {
     uint32_t malformed;
     uint64_t malformed_since_us;
     bool close_sent;
+    /* The control thread hears of the switch once both its buffers are in
+     * hand: the SWITCH_DOWN one is kept from then on, so the switch's end
+     * is never lost; until then (up_owed) its messages wait and nothing
+     * about it is forwarded. */
+    bool up_owed;
+    bool up_posted;
+    struct qmsg *down_ev;
     /* A dpid claim (on_features): the claimant's FEATURES_REPLY waits for
      * the verdict; the live connection's echo gives it. */
     bool claiming;
@@ -76,7 +85,8 @@ struct of_worker {
     const struct of_app *apps[OF_APPS_MAX];
     unsigned n_apps;
     uint64_t generation_id;
-    struct qmsg_pool *pool;
+    struct qmsg_pool *pool;          /* what it sends switches */
+    struct qmsg_pool *event_pool;    /* what it tells the control thread */
     struct tw_wheel wheel;
     struct ofp_chan_cfg chan_cfg;
     uint32_t malformed_limit;
@@ -85,7 +95,7 @@ struct of_worker {
     uint32_t max_ports;
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
-    struct ofcd_ratelimit rl_mp;
+    struct ofcd_ratelimit rl_mp, rl_event;
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
     struct of_switch *switches[1u << OFW_HASH_BITS];
@@ -138,15 +148,13 @@ static bool out_enqueue(struct of_worker *w, struct qmsg *m)
     return msgq_enqueue(w->io_out[io], m, w->now_tsc) == 0;
 }
 
+/* Keep order: once something is parked, later messages park behind it.
+ * Parking never fails: what is parked is pool buffers, which the pools and
+ * the connections' quotas bound. */
 static int out_send(struct of_worker *w, struct qmsg *m)
 {
-    /* Keep order: once something is parked, later messages park behind it. */
     if (!w->backlog.head && out_enqueue(w, m))
         return 0;
-    if (w->backlog.n >= OFW_BACKLOG_MAX) {
-        qmsg_free(m);
-        return -ENOBUFS;
-    }
     qmsg_fifo_push(&w->backlog, m);
     w->stats.out_backlogged++;
     return 0;
@@ -256,57 +264,111 @@ static void tell_io_established(struct of_rec *r)
         out_queue(r, q, 0, QMSG_ESTABLISHED, OFP_PRIO_P0);
 }
 
-/* An event for the control thread: header + payload (up to two pieces). */
-static void post_event(struct of_rec *r, enum qmsg_kind kind, uint8_t cls, const void *a,
-                       size_t alen, const void *b, size_t blen)
+/* An event buffer about the connection, from the events pool, charged to
+ * its quota; NULL when the pool is empty. */
+static struct qmsg *event_buf(struct of_rec *r, size_t len)
 {
-    struct of_worker *w = r->w;
-    struct of_event_hdr hdr = {.dpid = r->sw ? r->sw->dpid : 0, .time_us = w->now_us};
-    size_t len = sizeof(hdr) + alen + blen;
-    struct qmsg *q = out_buf(r, len);
-
-    if (!q) {
-        w->stats.events_lost++;
-        LOG_ERR("of", "switch %016" PRIx64 ": no buffer for a %u-byte event to the control "
-                "thread: event lost", hdr.dpid, (unsigned)len);
-        return;
-    }
-    memcpy(q->data, &hdr, sizeof(hdr));
-    if (alen)
-        memcpy(q->data + sizeof(hdr), a, alen);
-    if (blen)
-        memcpy(q->data + sizeof(hdr) + alen, b, blen);
-    if (out_queue(r, q, len, kind, cls) < 0) {
-        w->stats.events_lost++;
-        LOG_ERR("of", "switch %016" PRIx64 ": control thread not keeping up: event lost",
-                hdr.dpid);
-    } else {
-        w->stats.events++;
-    }
+    return qmsg_alloc_for(r->w->event_pool, sizeof(struct of_event_hdr) + len, r->quota, false);
 }
 
-static void post_switch_up(struct of_rec *r)
+static void event_header(const struct of_rec *r, struct qmsg *ev)
 {
+    struct of_event_hdr hdr = {.dpid = r->sw ? r->sw->dpid : 0, .time_us = r->w->now_us};
+
+    memcpy(ev->data, &hdr, sizeof(hdr));
+}
+
+/* Fill ev (header + payload in up to two pieces) and send it on. */
+static void post_event(struct of_rec *r, struct qmsg *ev, enum qmsg_kind kind, uint8_t cls,
+                       const void *a, size_t alen, const void *b, size_t blen)
+{
+    const size_t hl = sizeof(struct of_event_hdr);
+
+    event_header(r, ev);
+    if (alen)
+        memcpy(ev->data + hl, a, alen);
+    if (blen)
+        memcpy(ev->data + hl + alen, b, blen);
+    out_queue(r, ev, hl + alen + blen, kind, cls);
+    r->w->stats.events++;
+}
+
+static void event_lost(struct of_rec *r, const char *what)
+{
+    struct of_worker *w = r->w;
+    uint64_t missed;
+
+    w->stats.events_lost++;
+    if (ofcd_ratelimit(&w->rl_event, w->now_us, &missed))
+        LOG_ERR("of", "switch %016" PRIx64 ": no event buffer for %s: lost (%lu more "
+                "unlogged); raise openflow.event_buffers", r->sw ? r->sw->dpid : 0, what,
+                (unsigned long)missed);
+}
+
+/* Tell the control thread the switch is up, once the announcement's buffer
+ * and the one kept for its end are both in hand. False while the events
+ * pool is empty: up_owed, the record's timer tries again and the switch's
+ * messages wait (the ports announced are the ones known when it goes). */
+static bool announce_up(struct of_rec *r)
+{
+    struct of_worker *w = r->w;
     const struct of_switch *sw = r->sw;
     struct of_event_up up = {.version = sw->version, .features = sw->features,
                              .desc = sw->desc, .n_ports = sw->ports.n};
     size_t room = QMSG_LARGE_DATA - sizeof(struct of_event_hdr) - sizeof(up);
     size_t max_ports = room / sizeof(struct ofp_port);
+    uint64_t missed;
 
-    if (up.n_ports > max_ports) {
-        LOG_WARN("of", "switch %016" PRIx64 ": %u ports, the control thread sees the first %zu",
-                 sw->dpid, up.n_ports, max_ports);
+    if (up.n_ports > max_ports)
         up.n_ports = (uint32_t)max_ports;
+    size_t ports_len = (size_t)up.n_ports * sizeof(struct ofp_port);
+    if (!r->down_ev)
+        r->down_ev = event_buf(r, 0);
+    struct qmsg *ev = r->down_ev ? event_buf(r, sizeof(up) + ports_len) : NULL;
+    if (!ev) {
+        if (!r->up_owed) {
+            w->stats.events_deferred++;
+            if (ofcd_ratelimit(&w->rl_event, w->now_us, &missed))
+                LOG_WARN("of", "switch %016" PRIx64 ": events pool empty: the control thread "
+                         "hears of it when buffers come back (%lu more unlogged); raise "
+                         "openflow.event_buffers", sw->dpid, (unsigned long)missed);
+        }
+        r->up_owed = true;
+        return false;
     }
-    post_event(r, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports.v,
-               (size_t)up.n_ports * sizeof(struct ofp_port));
+    if (up.n_ports < sw->ports.n)
+        LOG_WARN("of", "switch %016" PRIx64 ": %u ports, the control thread sees the first %u",
+                 sw->dpid, sw->ports.n, up.n_ports);
+    r->up_owed = false;
+    r->up_posted = true;
+    post_event(r, ev, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports.v, ports_len);
+    return true;
 }
 
 /* In the class it came in (ofp_msg_class), so what the switch said in order
- * reaches the control thread in order. */
-static void forward_of(struct of_rec *r, const struct qmsg *q)
+ * reaches the control thread in order. The message's own buffer carries it
+ * (the io lcore frames with room for the event header in front), so a
+ * forward takes no buffer and cannot be lost for want of one. True when q
+ * was taken. */
+static bool forward_of(struct of_rec *r, struct qmsg *q)
 {
-    post_event(r, QMSG_EV_OF, (uint8_t)ofp_msg_class(q->data), q->data, q->len, NULL, 0);
+    const size_t hl = sizeof(struct of_event_hdr);
+    uint8_t cls = (uint8_t)ofp_msg_class(q->data);
+    uint32_t len = q->len;
+
+    if (q->cap >= hl + len) {
+        memmove(q->data + hl, q->data, len);
+        event_header(r, q);
+        out_queue(r, q, hl + len, QMSG_EV_OF, cls);
+        r->w->stats.events++;
+        return true;
+    }
+    struct qmsg *ev = event_buf(r, len);
+    if (ev)
+        post_event(r, ev, QMSG_EV_OF, cls, q->data, len, NULL, 0);
+    else
+        event_lost(r, "a forwarded message");
+    return false;
 }
 
 /* ---- the channel's requests --------------------------------------------------- */
@@ -474,6 +536,18 @@ static void log_switch_up(const struct of_rec *r)
 static void dispatch(struct of_rec *r, struct qmsg *q);
 static void claim_resolve(struct of_rec *live, bool answered);
 
+/* What arrived early (or while the switch's announcement waited) is
+ * handled now, in arrival order. */
+static void release_held(struct of_rec *r)
+{
+    struct qmsg_fifo held = r->held;
+    struct qmsg *q;
+
+    r->held = (struct qmsg_fifo){0};
+    while ((q = qmsg_fifo_pop(&held)))
+        dispatch(r, q);
+}
+
 static void c_established(void *arg)
 {
     struct of_rec *r = arg;
@@ -487,7 +561,7 @@ static void c_established(void *arg)
         w->stats.switches_established++;
         log_switch_up(r);
         tell_io_established(r);
-        post_switch_up(r);
+        announce_up(r);
         apps_switch_up(r);
         if (w->role != OFPCR_ROLE_EQUAL) {
             /* The answer (ROLE_REPLY, or an error such as a stale generation)
@@ -503,13 +577,8 @@ static void c_established(void *arg)
             r->next_poll_us = w->now_us + OFW_POLL_FIRST_US +
                               (r->sw->dpid * 0x9e3779b97f4a7c15ULL >> 20) % w->stats_interval_us;
     }
-    /* What arrived early is handled now, in arrival order. */
-    struct qmsg_fifo held = r->held;
-    struct qmsg *q;
-
-    r->held = (struct qmsg_fifo){0};
-    while ((q = qmsg_fifo_pop(&held)))
-        dispatch(r, q);
+    if (!r->up_owed)
+        release_held(r);
 }
 
 static void switch_down(struct of_rec *r, const char *why)
@@ -522,7 +591,12 @@ static void switch_down(struct of_rec *r, const char *why)
     if (sw->up_since_us) {
         w->stats.switches_up--;
         sw->disconnects++;
-        post_event(r, QMSG_EV_SWITCH_DOWN, OFP_PRIO_P0, NULL, 0, NULL, 0);
+        if (r->up_posted) {
+            post_event(r, r->down_ev, QMSG_EV_SWITCH_DOWN, OFP_PRIO_P0, NULL, 0, NULL, 0);
+            r->down_ev = NULL;
+            r->up_posted = false;
+        }
+        r->up_owed = false;
         apps_switch_down(w, sw);
         LOG_WARN("of", "switch %016" PRIx64 " disconnected after %.1f s: %s", sw->dpid,
                  (double)(w->now_us - sw->up_since_us) / 1e6, why);
@@ -615,9 +689,13 @@ static void rec_schedule(struct of_rec *r)
 
     if (r->claimant && w->now_us >= r->probe_deadline_us)
         claim_resolve(r, false);                  /* no echo in time: stale */
+    if (r->up_owed && announce_up(r))
+        release_held(r);
     uint64_t next = ofp_chan_tick(&r->chan, w->now_us);
     if (r->claimant && r->probe_deadline_us < next)
         next = r->probe_deadline_us;
+    if (r->up_owed && w->now_us + OFW_EVENT_RETRY_US < next)
+        next = w->now_us + OFW_EVENT_RETRY_US;
 
     if (r->chan.state == OFP_CHAN_ESTABLISHED && r->next_poll_us) {
         if (w->now_us >= r->next_poll_us) {
@@ -654,6 +732,7 @@ static void rec_free(struct of_rec *r)
         *pp = r->hnext;
     tw_cancel(&w->wheel, &r->timer);
     qmsg_fifo_free(&r->held);
+    qmsg_free(r->down_ev);
     of_ports_free(&r->pd);
     w->stats.conns--;
     free(r);
@@ -923,9 +1002,13 @@ static void on_echo_reply(struct of_rec *r, const struct ofp_msg *m)
         return;
     }
     ofp_chan_on_echo_reply(&r->chan, m->hdr.xid, r->w->now_us);
-    if (r->chan.echo_replies != before && r->sw) {
-        struct of_event_echo ev = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
-        post_event(r, QMSG_EV_ECHO, OFP_PRIO_P3, &ev, sizeof(ev), NULL, 0);
+    if (r->chan.echo_replies != before && r->up_posted) {
+        struct of_event_echo rtt = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
+        struct qmsg *ev = event_buf(r, sizeof(rtt));
+        if (ev)
+            post_event(r, ev, QMSG_EV_ECHO, OFP_PRIO_P3, &rtt, sizeof(rtt), NULL, 0);
+        else
+            r->w->stats.rtt_samples_skipped++;   /* a sample: the next one is as good */
     }
 }
 
@@ -1050,20 +1133,24 @@ static bool forwarded(struct of_rec *r, const struct qmsg *q, const struct ofp_m
     }
 }
 
-static void handle(struct of_rec *r, struct qmsg *q)
+/* True when q was taken (forwarded in its own buffer). The worker's own
+ * handling goes first: the decoded message points into q's data, which the
+ * forward moves. */
+static bool handle(struct of_rec *r, struct qmsg *q)
 {
     struct ofp_msg m;
     struct ofp_err err;
 
     if (ofp_decode(q->data, q->len, &m, &err) < 0) {
         malformed(r, err, q);
-        return;
+        return false;
     }
-    if (forwarded(r, q, &m))
-        forward_of(r, q);
+    bool fwd = forwarded(r, q, &m);
     if (m.hdr.type < sizeof(type_handlers) / sizeof(type_handlers[0]) &&
         type_handlers[m.hdr.type])
         type_handlers[m.hdr.type](r, &m);
+    /* Not after the handler cut the switch off: its end is already told. */
+    return fwd && r->up_posted && forward_of(r, q);
 }
 
 static void dispatch(struct of_rec *r, struct qmsg *q)
@@ -1084,7 +1171,7 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
         qmsg_free(q);
         return;
     }
-    if (!ofp_chan_may_process(&r->chan, type)) {
+    if (r->up_owed || !ofp_chan_may_process(&r->chan, type)) {
         if (r->held.n >= OFW_HELD_MAX) {
             qmsg_free(q);
             ofp_chan_close(&r->chan, "too many messages before the handshake completed");
@@ -1094,8 +1181,8 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
         w->stats.held++;
         return;
     }
-    handle(r, q);
-    qmsg_free(q);
+    if (!handle(r, q))
+        qmsg_free(q);
 }
 
 /* ---- life cycle ----------------------------------------------------------------------- */
@@ -1103,7 +1190,8 @@ static void dispatch(struct of_rec *r, struct qmsg *q)
 OFCD_COUNTER_GROUP(of_worker_counters, "openflow_worker", struct of_worker_stats,
                    OF_WORKER_COUNTERS, OF_WORKER_GAUGES);
 
-struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_pool *pool)
+struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_pool *pool,
+                                   struct qmsg_pool *event_pool)
 {
     struct of_worker *w = calloc(1, sizeof(*w));
 
@@ -1113,12 +1201,14 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     }
     w->index = cfg->index;
     w->pool = pool;
+    w->event_pool = event_pool;
     w->malformed_limit = cfg->malformed_limit;
     w->max_ports = cfg->max_ports;
     w->forget_after_us = (uint64_t)cfg->forget_after_s * 1000000u;
     w->mp_max_parts = cfg->mp_max_parts;
     w->mp_max_bytes = (uint64_t)cfg->mp_max_kb * 1024u;
     w->rl_mp = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
     w->role = cfg->role;
     w->generation_id = cfg->generation_id;

@@ -8,8 +8,16 @@
  * Messages that arrive before a channel is established wait on the
  * connection and are handled once it is (beyond OFW_HELD_MAX the switch is
  * cut off). A full msg_out or events ring parks the message on the worker's
- * ordered backlog, retried every loop; past OFW_BACKLOG_MAX, or without a
- * buffer, it is dropped: counted (no_buffer, events_lost) and logged.
+ * ordered backlog, retried every loop (bounded by the pools it holds).
+ *
+ * Events to the control thread do not get lost for want of a buffer: a
+ * switch is announced (SWITCH_UP) only once the buffer for its SWITCH_DOWN
+ * is kept too, and its messages wait until then; a forwarded message
+ * travels in its own buffer. Only echo round-trip samples are skipped when
+ * the events pool is empty (counted; the next sample is as good). Messages
+ * the worker sends that find the control pool empty are counted
+ * (no_buffer): the channel's timers and the flow manager's retries cover
+ * them.
  */
 #ifndef OFCD_OF_WORKER_H
 #define OFCD_OF_WORKER_H
@@ -43,7 +51,9 @@ struct of_worker;
     X(out_backlogged, "msg_out full: messages parked and retried")                        \
     X(no_buffer, "message buffer pool empty")                                             \
     X(events, "events posted to the control thread")                                      \
-    X(events_lost, "events lost: no buffer or backlog full (logged)")                     \
+    X(events_lost, "events lost: a forward without room in its buffer found no other")    \
+    X(events_deferred, "switch announcements that waited for the events pool")           \
+    X(rtt_samples_skipped, "echo round trips not reported: events pool empty")            \
     X(polls_sent, "statistics requests sent")                                             \
     X(polls_skipped, "statistics requests skipped: previous reply incomplete")           \
     X(mp_unsolicited, "multipart replies nobody asked for (or past their bounds): dropped") \
@@ -81,8 +91,11 @@ struct of_worker_cfg {
     unsigned n_apps;
 };
 
-/* Create a worker and its msg_in ring. Returns NULL (logged). */
-struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_pool *pool);
+/* Create a worker and its msg_in ring: what it sends switches comes from
+ * pool, what it tells the control thread from event_pool. Returns NULL
+ * (logged). */
+struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_pool *pool,
+                                   struct qmsg_pool *event_pool);
 void of_worker_destroy(struct of_worker *w);
 
 struct msgq *of_worker_msg_in(struct of_worker *w);

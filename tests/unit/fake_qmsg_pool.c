@@ -6,10 +6,11 @@
 struct qmsg_pool {
     unsigned cap[2], used[2];
     uint64_t alloc_failed;
+    bool control;
 };
 
 struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned n_large,
-                                   int socket)
+                                   int socket, bool control)
 {
     struct qmsg_pool *p = calloc(1, sizeof(*p));
 
@@ -18,6 +19,7 @@ struct qmsg_pool *qmsg_pool_create(const char *name, unsigned n_small, unsigned 
     if (p) {
         p->cap[0] = n_small;
         p->cap[1] = n_large;
+        p->control = control;
     }
     return p;
 }
@@ -42,7 +44,7 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
     if (!m)
         return NULL;
     p->used[big]++;
-    return qmsg_take_end(m, big, p, q);
+    return qmsg_take_end(m, big, p->control, p, q);
 }
 
 struct qmsg *qmsg_alloc(struct qmsg_pool *p, size_t len)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fake_qmsg_pool.h"
+#include "of_event.h"
 #include "of_io.h"
 #include "ofp_msg.h"
 #include "ofp_wire.h"
@@ -27,7 +28,8 @@
 
 struct ioh {
     struct th *th;
-    struct qmsg_pool *pool, *control;
+    struct qmsg_pool *pool, *events;
+    unsigned event_buffers;          /* events pool size (0: 1024) */
     struct msgq *msg_in;
     struct of_io *io;
     struct of_io_cfg cfg;
@@ -52,14 +54,15 @@ static void start(struct ioh *h, unsigned ring_size)
                           .starve_bursts = MSGQ_STARVE_BURSTS};
     h->msg_in = msgq_create(&qc);
     assert_non_null(h->msg_in);
-    h->pool = qmsg_pool_create("switches", 1024, 16, 0);
-    h->control = qmsg_pool_create("control", 1024, 16, 0);
+    h->pool = qmsg_pool_create("switches", 1024, 16, 0, false);
+    h->events = qmsg_pool_create("events", h->event_buffers ? h->event_buffers : 1024, 16, 0,
+                                 true);
     if (!h->cfg.max_conns)
         h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
                                     .out_backlog_kb = 64, .queue_size = 64,
                                     .conn_buffers = 256, .conn_buffer_kb = 1024,
                                     .max_pending = 64, .max_pending_per_ip = 64};
-    struct of_io_env env = {.tcp = h->th->s, .pool = h->pool, .control_pool = h->control,
+    struct of_io_env env = {.tcp = h->th->s, .pool = h->pool, .event_pool = h->events,
                             .worker_in = &h->msg_in, .n_workers = 1, .clock_tsc = fake_tsc,
                             .clock_us = fake_us};
     h->io = of_io_create(&h->cfg, &env);
@@ -83,10 +86,10 @@ static int teardown(void **state)
     of_io_destroy(h->io);
     qmsg_free_queued(h->msg_in);
     assert_int_equal(fake_qmsg_pool_live(h->pool), 0);
-    assert_int_equal(fake_qmsg_pool_live(h->control), 0);
+    assert_int_equal(fake_qmsg_pool_live(h->events), 0);
     msgq_destroy(h->msg_in);
     qmsg_pool_destroy(h->pool);
-    qmsg_pool_destroy(h->control);
+    qmsg_pool_destroy(h->events);
     void *th = h->th;
     free(h);
     return th_teardown(&th);         /* fails on a leaked TCP chunk */
@@ -101,7 +104,7 @@ static struct qmsg *to_worker(struct ioh *h)
 }
 
 /* The peer on port opens a connection; the CONN_UP it makes (from the
- * control pool, carrying the connection's share) into conn and quota. */
+ * events pool, carrying the connection's share) into conn and quota. */
 static void open_conn(struct ioh *h, struct th_peer *p, uint16_t port, conn_handle_t *conn,
                       struct qmsg_quota **quota)
 {
@@ -112,7 +115,7 @@ static void open_conn(struct ioh *h, struct th_peer *p, uint16_t port, conn_hand
     assert_non_null(up);
     assert_int_equal(up->kind, QMSG_CONN_UP);
     assert_int_equal(up->cls, 0);
-    assert_ptr_equal(up->origin, h->control);
+    assert_ptr_equal(up->origin, h->events);
     struct qmsg_conn_up info;
     assert_int_equal(up->len, sizeof(info));
     memcpy(&info, up->data, sizeof(info));
@@ -158,6 +161,8 @@ static void expect_of(struct ioh *h, uint8_t type, uint32_t xid, uint8_t cls, ui
     assert_int_equal(m->conn, h->conn);
     assert_int_equal(m->cls, cls);
     assert_int_equal(m->len, len);
+    /* Room for the event header: the worker may forward it in this buffer. */
+    assert_true(m->cap >= sizeof(struct of_event_hdr) + len);
     assert_int_equal(m->data[1], type);
     assert_int_equal((uint32_t)m->data[4] << 24 | (uint32_t)m->data[5] << 16 |
                      (uint32_t)m->data[6] << 8 | m->data[7], xid);
@@ -425,7 +430,7 @@ static void test_pending_per_address_bounded(void **state)
     assert_int_equal(st.refused_pending_ip, 1);
     assert_int_equal(st.pending, 2);
     /* The first finishes its handshake: room for one more. */
-    struct qmsg *m = qmsg_alloc(h->control, 0);
+    struct qmsg *m = qmsg_alloc(h->events, 0);
     m->kind = QMSG_ESTABLISHED;
     m->cls = 0;
     m->conn = h->conn;
@@ -437,6 +442,84 @@ static void test_pending_per_address_bounded(void **state)
     of_io_get_stats(h->io, &st);
     assert_int_equal(st.pending, 2);
     assert_int_equal(st.switch_conns, 3);
+}
+
+/* With the events pool empty, a new connection is refused at once (it could
+ * not be told gone), while the connection already up goes on and its end
+ * reaches the worker in the buffer it kept. */
+static void test_events_pool_empty_refuses_newcomers(void **state)
+{
+    struct ioh *h = *state;
+    struct qmsg_fifo hoard = {0};
+    struct th_peer p2;
+    struct qmsg *m;
+    uint8_t hello[8];
+
+    start(h, 64);
+    connect_switch(h);
+    while ((m = qmsg_alloc(h->events, 0)) != NULL)
+        qmsg_fifo_push(&hoard, m);
+    th_peer_init(h->th, &p2, 40002);
+    th_passive_syn(h->th, &p2);
+    th_peer_ack(h->th, &p2);
+    bool rst = false;
+    struct th_seg *seg = &h->th->seg;
+    while (th_pop(h->th, seg))
+        rst |= seg->dport == 40002 && (seg->flags & TH_RST);
+    assert_true(rst);
+    assert_null(to_worker(h));
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.refused_no_event_buffer, 1);
+    assert_int_equal(st.switch_conns, 1);
+    assert_int_equal(st.pending, 1);             /* the refused one is not counted */
+
+    ofmsg(hello, OFPT_HELLO, sizeof(hello), 9);
+    th_peer_data(h->th, &h->p, hello, sizeof(hello));
+    expect_of(h, OFPT_HELLO, 9, OFP_PRIO_P0, sizeof(hello));
+    th_peer_fin(h->th, &h->p);
+    io_poll(h);
+    struct qmsg *down = to_worker(h);
+    assert_non_null(down);
+    assert_int_equal(down->kind, QMSG_CONN_DOWN);
+    assert_int_equal(down->conn, h->conn);
+    qmsg_free(down);
+    qmsg_fifo_free(&hoard);
+}
+
+/* A connection holding openflow.conn_control_buffers of the control plane's
+ * buffers (what was sent to it and not yet taken by TCP, events about it)
+ * is not read until they come back, whatever its whole share has room for. */
+static void test_control_share_stops_reading(void **state)
+{
+    struct ioh *h = *state;
+    struct qmsg *held[2];
+    uint8_t hello[8];
+
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64,
+                                .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                .conn_control_buffers = 2, .max_pending = 64,
+                                .max_pending_per_ip = 64};
+    start(h, 64);
+    connect_switch(h);
+    for (unsigned i = 0; i < 2; i++) {
+        held[i] = qmsg_alloc_for(h->events, 0, h->quota, false);
+        assert_non_null(held[i]);
+    }
+    assert_int_equal(h->quota->control_bufs, 2);
+    ofmsg(hello, OFPT_HELLO, sizeof(hello), 1);
+    th_peer_data(h->th, &h->p, hello, sizeof(hello));
+    io_poll(h);
+    assert_null(to_worker(h));
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_true(st.quota_paused >= 1);
+    qmsg_free(held[0]);
+    qmsg_free(held[1]);
+    assert_int_equal(h->quota->control_bufs, 0);
+    io_poll(h);
+    expect_of(h, OFPT_HELLO, 1, OFP_PRIO_P0, sizeof(hello));
 }
 
 /* An error about the control thread's request goes to the worker in the
@@ -468,6 +551,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_worker_close_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_full_stops_reading, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_per_address_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events_pool_empty_refuses_newcomers, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_control_share_stops_reading, setup, teardown),
         cmocka_unit_test_setup_teardown(test_control_errors_travel_with_barriers, setup,
                                         teardown),
     };

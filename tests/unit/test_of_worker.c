@@ -55,7 +55,7 @@ struct app_log {
 };
 
 struct wh {
-    struct qmsg_pool *pool;
+    struct qmsg_pool *pool, *event_pool;
     struct of_worker *w;
     struct msgq *io_out, *events;
     struct of_worker_cfg cfg;
@@ -80,7 +80,7 @@ static struct msgq *ring(const char *name)
 
 static void wh_start(struct wh *h)
 {
-    h->w = of_worker_create(&h->cfg, h->pool);
+    h->w = of_worker_create(&h->cfg, h->pool, h->event_pool);
     assert_non_null(h->w);
     of_worker_set_outputs(h->w, &h->io_out, 1, h->events);
 }
@@ -90,7 +90,8 @@ static int setup(void **state)
     struct wh *h = calloc(1, sizeof(*h));
 
     assert_non_null(h);
-    h->pool = qmsg_pool_create("control", 4096, 64, 0);
+    h->pool = qmsg_pool_create("control", 4096, 64, 0, true);
+    h->event_pool = qmsg_pool_create("events", 4096, 64, 0, true);
     h->io_out = ring("io_out");
     h->events = ring("events");
     h->now = T0;
@@ -153,9 +154,11 @@ static int teardown(void **state)
     forget(h->ev, &h->n_ev);
     /* Every buffer the worker took came back (held, backlog, rings). */
     assert_int_equal(fake_qmsg_pool_live(h->pool), 0);
+    assert_int_equal(fake_qmsg_pool_live(h->event_pool), 0);
     msgq_destroy(h->io_out);
     msgq_destroy(h->events);
     qmsg_pool_destroy(h->pool);
+    qmsg_pool_destroy(h->event_pool);
     free(h->log.state);
     free(h);
     return 0;
@@ -357,9 +360,11 @@ static void test_handshake_to_established(void **state)
     assert_string_equal(p[1].name, "p2");
 
     /* What the worker made for this connection was charged to its share
-     * (above), and the share is whole again once those buffers came back. */
-    assert_int_equal(h->quota.bufs, 0);
-    assert_int_equal(h->quota.bytes, 0);
+     * (above), and came back to it, but for the buffer the switch's
+     * SWITCH_DOWN is kept in (a control-plane one). */
+    assert_int_equal(h->quota.bufs, 1);
+    assert_int_equal(h->quota.bytes, QMSG_SMALL_DATA);
+    assert_int_equal(h->quota.control_bufs, 1);
     struct of_worker_stats st = stats(h);
     assert_int_equal(st.switches_established, 1);
     assert_int_equal(st.switches_up, 1);
@@ -771,6 +776,88 @@ static void test_app_hooks(void **state)
     assert_null(h->log.state);
 }
 
+/* Every buffer the events pool has left, taken (the pool is empty after). */
+static void hoard_events(struct wh *h, struct qmsg_fifo *hoard)
+{
+    struct qmsg *m;
+
+    while ((m = qmsg_alloc(h->event_pool, 0)) != NULL)
+        qmsg_fifo_push(hoard, m);
+    while ((m = qmsg_alloc(h->event_pool, QMSG_LARGE_DATA)) != NULL)
+        qmsg_fifo_push(hoard, m);
+}
+
+/* With the events pool empty, an established switch's forwarded replies
+ * still reach the control thread (in their own buffers), and so does its
+ * end (in the buffer kept for it when it was announced). */
+static void test_events_pool_empty_loses_no_event(void **state)
+{
+    struct wh *h = *state;
+    struct qmsg_fifo hoard = {0};
+    struct ofp_msg m;
+
+    wh_start(h);
+    establish(h, CONN, DPID);
+    assert_non_null(event(h, QMSG_EV_SWITCH_UP));
+    hoard_events(h, &hoard);
+
+    msg(&m, OFPT_BARRIER_REPLY, 0x80000007u);
+    sw_send(h, CONN, &m);
+    struct out *b = event(h, QMSG_EV_OF);
+    assert_non_null(b);
+    assert_int_equal(b->len, sizeof(struct of_event_hdr) + OFP13_HEADER_LEN);
+    assert_int_equal(ev_hdr(b)->dpid, DPID);
+    assert_int_equal(b->bytes[sizeof(struct of_event_hdr) + 1], OFPT_BARRIER_REPLY);
+    assert_int_equal(b->cls, OFP_PRIO_P3);
+
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+    struct out *down = event(h, QMSG_EV_SWITCH_DOWN);
+    assert_non_null(down);
+    assert_int_equal(ev_hdr(down)->dpid, DPID);
+    assert_int_equal(stats(h).events_lost, 0);
+    qmsg_fifo_free(&hoard);
+}
+
+/* A switch that completes its handshake while the events pool is empty is
+ * announced once buffers come back; what it said meanwhile waits and
+ * follows the announcement, in order. */
+static void test_switch_announced_when_events_pool_gives(void **state)
+{
+    struct wh *h = *state;
+    struct qmsg_fifo hoard = {0};
+    struct ofp_msg m;
+
+    wh_start(h);
+    to_wait_desc(h, CONN, DPID);
+    hoard_events(h, &hoard);
+    finish_handshake(h, CONN);
+    assert_null(event(h, QMSG_EV_SWITCH_UP));
+    assert_int_equal(stats(h).events_deferred, 1);
+    assert_int_equal(stats(h).switches_up, 1);   /* up for the worker and the apps */
+
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_ADD;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 3, .name = "p3"};
+    sw_send(h, CONN, &m);
+    poll_at(h, h->now + 5 * MS);                  /* still empty: still waiting */
+    assert_int_equal(h->n_ev, 0);
+
+    qmsg_fifo_free(&hoard);
+    poll_at(h, h->now + 5 * MS);
+    assert_true(h->n_ev >= 2);
+    assert_int_equal(h->ev[0].kind, QMSG_EV_SWITCH_UP);
+    const struct of_event_up *info = (const void *)(h->ev[0].bytes +
+                                                    sizeof(struct of_event_hdr));
+    assert_int_equal(info->n_ports, 2);
+    assert_int_equal(h->ev[1].kind, QMSG_EV_OF);
+    assert_int_equal(h->ev[1].bytes[sizeof(struct of_event_hdr) + 1], OFPT_PORT_STATUS);
+    assert_int_equal(stats(h).events_deferred, 1);
+    assert_int_equal(stats(h).events_lost, 0);
+
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+    assert_non_null(event(h, QMSG_EV_SWITCH_DOWN));
+}
+
 /* The biggest message OpenFlow allows (65,535 bytes; OVS fills flow-stats
  * parts close to it) reaches the control thread whole, with its event
  * header in front: an OFPT_ERROR carrying that much data. */
@@ -818,6 +905,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ports_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switch_forgotten, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multipart_unsolicited_and_oversized, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_events_pool_empty_loses_no_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_switch_announced_when_events_pool_gives, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
                                         teardown),
