@@ -4,7 +4,7 @@
  *   POST|DELETE .../flows[/{dpid}]   {"flows": [...], "force": b, "switches": [dpids]}
  *   POST|DELETE .../flows_by_switch  {"<dpid>": {"flows": [...]}, ..., "force": b}
  *   GET .../flows[/{dpid}]           last flow-statistics reply per switch
- *   GET .../stored_flows?dpid=&state=&cookie_range=lo&cookie_range=hi
+ *   GET .../stored_flows?dpid=&state=&cookie_range=lo&cookie_range=hi  (each repeatable)
  *   GET /api/v1/switches/{dpid}/flows   stored flows of one switch with state
  *
  * A change is answered 202 only once the store has made it durable; then
@@ -27,6 +27,7 @@
 #include "flowmgr.h"
 #include "json_u64.h"
 #include "ofp_err.h"
+#include "rest_cookie_query.h"
 #include "rest_priv.h"
 #include "store.h"
 
@@ -540,14 +541,18 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
 
 /* ---- stored flows ------------------------------------------------------------ */
 
+/* What a stored_flows query asks for, read as Kytos-ng reads it: dpid and
+ * state repeatable (any of them matches; a state ofcd has no flows in
+ * matches nothing), cookie_range pairs (rest_cookie_query.h), other
+ * arguments ignored. */
 struct stored_q {
     uint64_t dpids[64];
     unsigned n_dpids;
-    int state;                      /* -1: any */
-    bool has_cookie;
-    uint64_t cookie_lo, cookie_hi;
-    unsigned cookie_vals;
-    const char *bad;                /* first bad argument */
+    unsigned states;                /* bit per enum store_flow_state, 0: any */
+    bool state_given;
+    struct rest_cookie_query cookies;
+    const char *bad;                /* first bad argument, */
+    const char *why;                /* and what is wrong with it */
     json_t *by_dpid;                /* {dpid: [records]} */
     json_t *list;                   /* one switch: [records] */
 };
@@ -556,35 +561,35 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
                                  const char *value)
 {
     struct stored_q *sq = cls;
-    uint64_t v;
 
     (void)kind;
     if (!value)
         value = "";
+    if (sq->bad)
+        return MHD_YES;
     if (strcmp(key, "dpid") == 0) {
-        if (sq->n_dpids == 64 || dpid_parse(value, &sq->dpids[sq->n_dpids]) < 0)
-            sq->bad = sq->bad ? sq->bad : "dpid";
+        if (sq->n_dpids == 64)
+            sq->why = "more than 64 dpids";
+        else if (dpid_parse(value, &sq->dpids[sq->n_dpids]) < 0)
+            sq->why = "not a dpid (00:00:00:00:00:00:00:01 or hex)";
         else
             sq->n_dpids++;
     } else if (strcmp(key, "state") == 0) {
-        sq->state = strcmp(value, "pending") == 0     ? STORE_FLOW_PENDING
-                    : strcmp(value, "installed") == 0 ? STORE_FLOW_INSTALLED
-                    : strcmp(value, "error") == 0     ? STORE_FLOW_ERROR
-                                                      : -2;
-        if (sq->state == -2)
-            sq->bad = sq->bad ? sq->bad : "state";
+        static const enum store_flow_state known[] = {STORE_FLOW_PENDING, STORE_FLOW_INSTALLED,
+                                                      STORE_FLOW_ERROR};
+        sq->state_given = true;
+        for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+            if (strcmp(value, store_state_name(known[i])) == 0)
+                sq->states |= 1u << known[i];
     } else if (strcmp(key, "cookie_range") == 0) {
-        if (!flow_json_text_u64(value, &v) || sq->cookie_vals == 2) {
-            sq->bad = sq->bad ? sq->bad : "cookie_range";
-        } else {
-            if (sq->cookie_vals++ == 0)
-                sq->cookie_lo = v;
-            sq->cookie_hi = v;
-            sq->has_cookie = true;
-        }
-    } else {
-        sq->bad = sq->bad ? sq->bad : key;
+        int rc = rest_cookie_query_add(&sq->cookies, value);
+        if (rc == -E2BIG)
+            sq->why = "more than 256 pairs";
+        else if (rc < 0)
+            sq->why = "couldn't be cast as an int";
     }
+    if (sq->why)
+        sq->bad = key;
     return MHD_YES;
 }
 
@@ -612,17 +617,14 @@ static int stored_one(const struct store_flow *f, void *arg)
     json_error_t je;
     char hex[24], dp[24];
 
-    if (sq->state >= 0 && (int)f->state != sq->state)
+    if (sq->state_given && !(sq->states & 1u << f->state))
         return 0;
     json_t *flow = json_loadb(f->json, f->json_len, 0, &je);
     if (!flow)
         flow = json_null();
-    if (sq->has_cookie) {
-        uint64_t c = json_cookie(flow);
-        if (c < sq->cookie_lo || c > sq->cookie_hi) {
-            json_decref(flow);
-            return 0;
-        }
+    if (!rest_cookie_query_match(&sq->cookies, json_cookie(flow))) {
+        json_decref(flow);
+        return 0;
     }
     dpid_format(f->dpid, dp);
     json_t *o = json_object();
@@ -654,19 +656,20 @@ static int stored_one(const struct store_flow *f, void *arg)
 
 void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
 {
-    struct stored_q sq = {.state = -1};
+    struct stored_q sq = {0};
     int rc = 0;
 
     if (!need_fm(q, r))
         return;
     MHD_get_connection_values(q->conn, MHD_GET_ARGUMENT_KIND, query_arg, &sq);
+    if (!sq.bad && rest_cookie_query_finish(&sq.cookies) < 0) {
+        sq.bad = "cookie_range";
+        sq.why = "expected an even number of values (inclusive lo, hi pairs)";
+    }
     if (sq.bad) {
-        rest_error(r, 400, "query argument '%s' is not valid (dpid=<dpid> (repeatable), "
-                   "state=pending|installed|error, cookie_range=<lo>&cookie_range=<hi>)", sq.bad);
+        rest_error(r, 400, "query argument %s: %s", sq.bad, sq.why);
         return;
     }
-    if (sq.cookie_vals == 1)
-        sq.cookie_hi = sq.cookie_lo;
     sq.by_dpid = json_object();
     if (sq.n_dpids == 0)
         rc = store_foreach(q->rs->src.store, NULL, stored_one, &sq);
@@ -682,7 +685,7 @@ void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
 
 void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid)
 {
-    struct stored_q sq = {.state = -1};
+    struct stored_q sq = {0};
     char dp[24];
 
     if (!need_fm(q, r))

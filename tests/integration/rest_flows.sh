@@ -114,11 +114,31 @@ expect 200 "GET flows"
 req GET "$FM/stored_flows?state=installed"
 expect 200 "GET stored_flows?state=installed"
 [ "$(jq '[.[] | .[]] | length' "$work/body")" = 3 ] || fail "stored installed flows: $(cat "$work/body")"
-req GET "$FM/stored_flows?cookie_range=16&cookie_range=18"
-[ "$(jq '[.[] | .[]] | length' "$work/body")" = 1 ] || fail "cookie_range filter: $(cat "$work/body")"
-pass "stored_flows filters by state and cookie_range"
-req GET "$FM/stored_flows?state=bogus"
-expect 400 "stored_flows bad state" "state"
+# stored_flows reads its query as Kytos-ng does: each argument repeatable,
+# cookie_range any even count of inclusive pairs, a state without flows
+# matches nothing, unknown arguments ignored.
+stored_count() {
+    req GET "$FM/stored_flows?$1"
+    expect 200 "GET stored_flows?$1"
+    got=$(jq '[.[] | .[]] | length' "$work/body")
+    [ "$got" = "$2" ] || fail "stored_flows?$1: $got flows, not $2: $(cat "$work/body")"
+}
+stored_count "cookie_range=16&cookie_range=18" 1
+stored_count "cookie_range=0&cookie_range=0&cookie_range=16&cookie_range=18" 3
+stored_count "cookie_range=1&cookie_range=2&cookie_range=5&cookie_range=6" 0
+stored_count "cookie_range=-5&cookie_range=99999999999999999999999" 3
+stored_count "state=installed&state=pending" 3
+stored_count "state=pending" 0
+stored_count "state=bogus" 0
+stored_count "dpid=$DP1&dpid=$DP2&state=installed" 2
+stored_count "dpid=$DP1&unknown=1&page=2" 1
+pass "stored_flows filters by repeated state, dpid and cookie_range pairs; ignores unknown arguments"
+req GET "$FM/stored_flows?cookie_range=16"
+expect 400 "stored_flows odd cookie_range" "even number"
+req GET "$FM/stored_flows?cookie_range=16&cookie_range=abc"
+expect 400 "stored_flows non-integer cookie_range" "cookie_range"
+req GET "$FM/stored_flows?dpid=zz"
+expect 400 "stored_flows bad dpid" "dpid"
 req GET "$API/api/v1/switches/$DP2/flows"
 expect 200 "GET /api/v1/switches/{dpid}/flows"
 [ "$(jq -r '.flows[0].state' "$work/body")" = installed ] || fail "switch flows: $(cat "$work/body")"
