@@ -12,6 +12,7 @@
 #include "flowmgr.h"
 #include "ofcd_log.h"
 #include "port.h"
+#include "store.h"
 
 void control_signal_set(sigset_t *set)
 {
@@ -110,6 +111,25 @@ static void control_forget(struct app_ctx *app, uint64_t *next_us)
     pthread_mutex_unlock(&app->ctl_lock);
 }
 
+/* Once a minute (or once per retention, when shorter): purge the deleted
+ * flows older than flow_manager.deleted_retention_s (queued to the store,
+ * never waited for). */
+static void control_purge_deleted(struct app_ctx *app, uint64_t *next_ms)
+{
+    uint64_t now = mono_ms();
+    uint64_t every_ms = (uint64_t)app->cfg.fm_deleted_retention_s * 1000u;
+    struct timespec ts;
+
+    if (!app->store || !every_ms || now < *next_ms)
+        return;
+    *next_ms = now + (every_ms < 60000u ? every_ms : 60000u);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t keep_ns = (uint64_t)app->cfg.fm_deleted_retention_s * 1000000000u;
+    if (real_ns > keep_ns && store_purge_deleted(app->store, real_ns - keep_ns) < 0)
+        *next_ms = now + 1000u;              /* queue full: try again soon */
+}
+
 /* Drain what the workers report into the control thread's switch view. */
 static void control_drain_events(struct app_ctx *app)
 {
@@ -140,6 +160,7 @@ static void *control_main(void *arg)
     uint64_t next_stats = mono_ms() + interval_ms;
     int link = -1;
     uint64_t next_forget_us = 0;
+    uint64_t next_purge_ms = 0;
     sigset_t set;
 
     control_signal_set(&set);
@@ -172,6 +193,7 @@ static void *control_main(void *arg)
         }
         control_watch_link(app, &link);
         control_forget(app, &next_forget_us);
+        control_purge_deleted(app, &next_purge_ms);
     }
     return NULL;
 }

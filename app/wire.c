@@ -133,6 +133,7 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .rate_limit_per_s = c->rest_rate_limit_per_s,
         .rate_burst = c->rest_rate_burst,
         .fm_queue_max = c->fm_queue_max,
+        .keep_deleted = c->fm_deleted_retention_s > 0,
         .max_flows_per_request = c->rest_max_flows_per_request,
     };
 }

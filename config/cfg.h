@@ -129,6 +129,7 @@ struct ofcd_config {
     uint32_t fm_queue_max;               /* flow_mods waiting per switch before 503 */
     bool fm_consistency;                 /* the consistency check runs */
     uint32_t fm_consistency_min_interval_s;
+    uint32_t fm_deleted_retention_s;     /* deleted flows listed this long, 0 = not kept */
     char fm_ignore_cookies[CFG_STR_MAX]; /* "lo-hi,..." as written */
     char fm_ignore_tables[CFG_STR_MAX];
     struct ofcd_range fm_ignore_cookie[CFG_MAX_RANGES];

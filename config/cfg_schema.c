@@ -255,6 +255,10 @@ const struct cfg_key cfg_keys[] = {
              86400, "60",
              "verdict window is max(this, 1.5 x openflow.stats_interval_s): flows younger "
              "than it are left alone, and a switch is checked at most once per window"),
+    CFG_UINT("flow_manager", "deleted_retention_s", fm_deleted_retention_s, 0, 31536000,
+             "3600",
+             "deleted flows stay in the store, listed by stored_flows in state deleted "
+             "(as Kytos-ng does), this long before they are purged (0 = removed at once)"),
     {.section = "flow_manager", .name = "ignore_cookies", .type = CFG_T_STRING, .def = "",
      .help = "cookie ranges the consistency check never touches, e.g. "
              "\"0xab00000000000000-0xabffffffffffffff,7\" (empty = none)",

@@ -694,7 +694,7 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
         struct store_flow cur;
         if (store_get(fm->store, dpid, match_ids[i], &cur) < 0)
             continue;
-        bool ours = cur.flow_id == flow_ids[i];
+        bool ours = cur.flow_id == flow_ids[i] && cur.state != STORE_FLOW_DELETED;
         store_flow_release(&cur);
         if (!ours)
             continue;
@@ -804,6 +804,9 @@ static int load_one(const struct store_flow *sf, void *arg)
     struct flowmgr *fm = lc->fm;
     json_error_t je;
     char err[256];
+
+    if (sf->state == STORE_FLOW_DELETED)
+        return 0;                    /* only listed, until purged */
     json_t *j = json_loadb(sf->json, sf->json_len, 0, &je);
     struct flow_spec *spec = malloc(sizeof(*spec));
     int rc = j && spec ? flow_json_parse(j, false, spec, err, sizeof(err)) : -EINVAL;

@@ -78,9 +78,11 @@ struct store_op {
         } del;
         struct {
             bool all;
+            bool mark;             /* keep them, in state DELETED */
             uint64_t dpid;
             store_pred_fn pred;
             void *arg;
+            uint64_t purge_before_ns;   /* the purge's own predicate */
             uint64_t deleted;
         } del_if;
         struct {
@@ -93,7 +95,7 @@ struct store_op {
 
 /* What one transaction changed; added to the stats only if it commits. */
 struct store_tally {
-    uint64_t put, deleted, state_updates, state_stale;
+    uint64_t put, deleted, marked, state_updates, state_stale;
 };
 
 struct store {
@@ -179,7 +181,7 @@ static size_t store_owner_len(const struct store_flow *f)
 
 static int store_flow_check(const struct store_flow *f)
 {
-    if (!f || (unsigned)f->state > STORE_FLOW_ERROR)
+    if (!f || (unsigned)f->state > STORE_FLOW_DELETED)
         return -EINVAL;
     if (!f->json && f->json_len)
         return -EINVAL;
@@ -222,7 +224,7 @@ static int rec_decode(const MDB_val *k, const MDB_val *v, struct store_flow *f, 
         return -EIO;
     olen = get16(p + REC_OFF_OWNER_LEN);
     jlen = get32(p + REC_OFF_JSON_LEN);
-    if (olen > STORE_OWNER_MAX || p[REC_OFF_STATE] > STORE_FLOW_ERROR ||
+    if (olen > STORE_OWNER_MAX || p[REC_OFF_STATE] > STORE_FLOW_DELETED ||
         v->mv_size != REC_HDR_LEN + olen + jlen)
         return -EIO;
     memset(f, 0, sizeof(*f));
@@ -302,7 +304,33 @@ static int store_apply_del(struct store *s, MDB_txn *txn, struct store_op *op,
  * Matching keys are collected first and deleted afterwards so the walk never
  * depends on where a cursor lands after a delete.
  */
-static int store_apply_del_if(struct store *s, MDB_txn *txn, struct store_op *op,
+/* Rewrite the record at k in state DELETED, changed now (its deleted_at). */
+static int store_mark_deleted(struct store *s, MDB_txn *txn, MDB_val *k, uint64_t now)
+{
+    MDB_val v;
+    int rc = mdb_get(txn, s->dbi, k, &v);
+
+    if (rc)
+        return store_err(rc);
+    /* v points into the map; stage a copy because mdb_put may reuse that page. */
+    if (v.mv_size > s->scratch_cap) {
+        uint8_t *ns = realloc(s->scratch, v.mv_size);
+        if (!ns)
+            return -ENOMEM;
+        s->scratch = ns;
+        s->scratch_cap = v.mv_size;
+    }
+    uint8_t *p = s->scratch;
+    memcpy(p, v.mv_data, v.mv_size);
+    p[REC_OFF_STATE] = STORE_FLOW_DELETED;
+    put16(p + REC_OFF_ERR_TYPE, 0);
+    put16(p + REC_OFF_ERR_CODE, 0);
+    put64(p + REC_OFF_CHANGED, now);
+    v.mv_data = p;
+    return store_err(mdb_put(txn, s->dbi, k, &v, 0));
+}
+
+static int store_apply_del_if(struct store *s, MDB_txn *txn, struct store_op *op, uint64_t now,
                               struct store_tally *t)
 {
     uint8_t kb[STORE_KEY_LEN], *keys = NULL;
@@ -333,6 +361,8 @@ static int store_apply_del_if(struct store *s, MDB_txn *txn, struct store_op *op
         }
         if (!op->u.del_if.all && f.dpid != op->u.del_if.dpid)
             break;
+        if (op->u.del_if.mark && f.state == STORE_FLOW_DELETED)
+            continue;                               /* already: its deleted_at stays */
         if (!op->u.del_if.pred(&f, op->u.del_if.arg))
             continue;
         if (nkeys == cap) {
@@ -357,15 +387,19 @@ static int store_apply_del_if(struct store *s, MDB_txn *txn, struct store_op *op
     for (size_t i = 0; i < nkeys; i++) {
         k.mv_size = STORE_KEY_LEN;
         k.mv_data = keys + i * STORE_KEY_LEN;
-        rc = mdb_del(txn, s->dbi, &k, NULL);
+        rc = op->u.del_if.mark ? store_mark_deleted(s, txn, &k, now)
+                               : store_err(mdb_del(txn, s->dbi, &k, NULL));
         if (rc) {
             free(keys);
-            return store_err(rc);
+            return rc;
         }
     }
     free(keys);
     op->u.del_if.deleted = nkeys;
-    t->deleted += nkeys;
+    if (op->u.del_if.mark)
+        t->marked += nkeys;
+    else
+        t->deleted += nkeys;
     return 0;
 }
 
@@ -384,7 +418,9 @@ static int store_apply_state(struct store *s, MDB_txn *txn, struct store_op *op,
     }
     if (rc)
         return store_err(rc);
+    /* A deleted flow's late barrier reply or error does not bring it back. */
     if (v.mv_size < REC_HDR_LEN || get32((const uint8_t *)v.mv_data) != REC_MAGIC ||
+        ((const uint8_t *)v.mv_data)[REC_OFF_STATE] == STORE_FLOW_DELETED ||
         (op->u.st.flow_id &&
          get64((const uint8_t *)v.mv_data + REC_OFF_FLOW_ID) != op->u.st.flow_id)) {
         t->state_stale++;
@@ -422,7 +458,7 @@ static int store_apply_op(struct store *s, MDB_txn *txn, struct store_op *op, ui
     case STORE_OP_DEL:
         return store_apply_del(s, txn, op, t);
     case STORE_OP_DEL_IF:
-        return store_apply_del_if(s, txn, op, t);
+        return store_apply_del_if(s, txn, op, now, t);
     case STORE_OP_STATE:
         return store_apply_state(s, txn, op, now, t);
     case STORE_OP_SYNC:
@@ -480,6 +516,7 @@ static void store_stats_commit(struct store *s, const struct store_tally *t, uin
         s->st.commit_ns_max = ns;
     s->st.records_put += t->put;
     s->st.records_deleted += t->deleted;
+    s->st.records_marked_deleted += t->marked;
     s->st.state_updates += t->state_updates;
     s->st.state_stale += t->state_stale;
 }
@@ -578,7 +615,10 @@ static void *store_committer(void *arg)
                 op->done = true;
                 continue;
             }
-            if (op->rc && op->rc != -ENOENT) {
+            if (op->rc && op->rc != -ENOENT && op->kind == STORE_OP_DEL_IF) {
+                LOG_WARN(STORE_COMP, "purge of deleted flows failed (retried at the next "
+                         "one): %s", strerror(-op->rc));
+            } else if (op->rc && op->rc != -ENOENT) {
                 s->st.async_lost++;
                 LOG_ERR(STORE_COMP, "state update of dpid %016llx lost: %s",
                         (unsigned long long)op->u.st.dpid, strerror(-op->rc));
@@ -672,6 +712,70 @@ int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void
     return rc;
 }
 
+int store_mark_deleted_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                          uint64_t *marked)
+{
+    struct store_op op = { .kind = STORE_OP_DEL_IF };
+    int rc;
+
+    if (marked)
+        *marked = 0;
+    if (!s || !pred)
+        return -EINVAL;
+    op.u.del_if.all = dpid == NULL;
+    op.u.del_if.dpid = dpid ? *dpid : 0;
+    op.u.del_if.mark = true;
+    op.u.del_if.pred = pred;
+    op.u.del_if.arg = arg;
+    rc = store_submit_wait(s, &op);
+    if (rc == 0 && marked)
+        *marked = op.u.del_if.deleted;
+    return rc;
+}
+
+static int store_purge_pred(const struct store_flow *f, void *arg)
+{
+    const struct store_op *op = arg;
+
+    return f->state == STORE_FLOW_DELETED && f->changed_ns < op->u.del_if.purge_before_ns;
+}
+
+/* Queued like a state update, so the caller never waits for a sync. */
+static int store_enqueue_async(struct store *s, struct store_op *op)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping || s->async_queued >= s->max_async) {
+        int rc = s->stopping ? -ECANCELED : -EAGAIN;
+
+        if (!s->stopping)
+            s->st.async_rejected++;
+        pthread_mutex_unlock(&s->lock);
+        free(op);
+        return rc;
+    }
+    s->async_queued++;
+    store_enqueue_locked(s, op);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+int store_purge_deleted(struct store *s, uint64_t before_ns)
+{
+    struct store_op *op;
+
+    if (!s)
+        return -EINVAL;
+    op = calloc(1, sizeof(*op));
+    if (!op)
+        return -ENOMEM;
+    op->kind = STORE_OP_DEL_IF;
+    op->u.del_if.all = true;
+    op->u.del_if.pred = store_purge_pred;
+    op->u.del_if.arg = op;
+    op->u.del_if.purge_before_ns = before_ns;
+    return store_enqueue_async(s, op);
+}
+
 int store_set_state(struct store *s, uint64_t dpid, uint64_t match_id, uint64_t flow_id,
                     enum store_flow_state state, uint16_t err_type, uint16_t err_code)
 {
@@ -689,20 +793,7 @@ int store_set_state(struct store *s, uint64_t dpid, uint64_t match_id, uint64_t 
     op->u.st.state = state;
     op->u.st.err_type = err_type;
     op->u.st.err_code = err_code;
-    pthread_mutex_lock(&s->lock);
-    if (s->stopping || s->async_queued >= s->max_async) {
-        int rc = s->stopping ? -ECANCELED : -EAGAIN;
-
-        if (!s->stopping)
-            s->st.async_rejected++;
-        pthread_mutex_unlock(&s->lock);
-        free(op);
-        return rc;
-    }
-    s->async_queued++;
-    store_enqueue_locked(s, op);
-    pthread_mutex_unlock(&s->lock);
-    return 0;
+    return store_enqueue_async(s, op);
 }
 
 int store_sync(struct store *s)
@@ -856,6 +947,8 @@ const char *store_state_name(enum store_flow_state state)
         return "installed";
     case STORE_FLOW_ERROR:
         return "error";
+    case STORE_FLOW_DELETED:
+        return "deleted";
     }
     return "unknown";
 }

@@ -3,8 +3,10 @@
  *
  * Owns the "flows" database: one record per (dpid, match_id) holding the
  * flow's identity, its state (pending / installed / error with the switch's
- * OpenFlow error type/code), timestamps, owner and the flow's JSON text as the
- * REST layer received it (opaque bytes here).
+ * OpenFlow error type/code / deleted), timestamps, owner and the flow's JSON
+ * text as the REST layer received it (opaque bytes here). A deleted flow
+ * may be kept (store_mark_deleted_if) with its deletion time in changed_ns
+ * until store_purge_deleted() removes it; a put of the same key replaces it.
  *
  * How it is called:
  *  - The control thread opens it once with store_open() and closes it with
@@ -49,6 +51,7 @@ enum store_flow_state {
     STORE_FLOW_PENDING = 0,   /* accepted, flow_mod sent or to be sent */
     STORE_FLOW_INSTALLED = 1, /* the barrier after its flow_mod was answered */
     STORE_FLOW_ERROR = 2,     /* the switch answered OFPT_ERROR: err_type/code */
+    STORE_FLOW_DELETED = 3,   /* deleted, kept for a while: changed_ns says when */
 };
 
 /*
@@ -99,6 +102,7 @@ struct store_config {
     X(commit_ns_total, "nanoseconds inside commits: begin, apply, sync")                  \
     X(records_put, "flow records written")                                                \
     X(records_deleted, "flow records deleted")                                            \
+    X(records_marked_deleted, "flow records kept in state deleted")                       \
     X(state_updates, "store_set_state() applied")                                         \
     X(state_stale, "store_set_state() ignored: key gone or flow_id replaced")             \
     X(async_rejected, "store_set_state() refused: queue full")                            \
@@ -174,10 +178,27 @@ int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void
                  uint64_t *deleted);
 
 /*
+ * The same, but the flows are kept in state DELETED with changed_ns the
+ * commit time; those already deleted are left as they are (not passed to
+ * pred). *marked (if not NULL) gets how many. Errors as store_put_many().
+ */
+int store_mark_deleted_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                          uint64_t *marked);
+
+/*
+ * Queue, without waiting, the removal of every flow deleted before
+ * before_ns (CLOCK_REALTIME); committed with the next batch. 0 when queued,
+ * -EAGAIN when max_async operations are already queued, -ENOMEM,
+ * -ECANCELED while closing.
+ */
+int store_purge_deleted(struct store *s, uint64_t before_ns);
+
+/*
  * Queue a state change without waiting; it is committed with the next batch.
  * It applies only if the stored record still has flow_id (0: any flow_id),
  * so a late barrier reply for a replaced flow cannot mark the new version
- * installed; otherwise it is ignored (counted in state_stale). changed_ns is
+ * installed, and a deleted flow stays deleted; otherwise it is ignored
+ * (counted in state_stale). changed_ns is
  * set to the commit time. err_type/err_code are kept only for ERROR.
  * Returns 0 when queued, -EINVAL for a bad state, -EAGAIN when max_async
  * updates are already queued (the caller decides whether to retry),

@@ -40,6 +40,8 @@ struct rest_cfg {
     uint32_t rate_burst;
     uint32_t fm_queue_max;              /* named in the 503 a full switch queue answers */
     uint32_t max_flows_per_request;     /* flows x switches one request may expand to */
+    bool keep_deleted;                  /* deletes keep flows in state deleted (the
+                                         * control thread purges them) */
 };
 
 /* One lcore as health shows it. */

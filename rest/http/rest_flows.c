@@ -332,7 +332,10 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
                 keys[u++] = keys[i];
         n = u;
         struct victims v = {keys, n};
-        int rc = store_del_if(q->rs->src.store, NULL, is_victim, &v, NULL);
+        /* Kept in state deleted (Kytos-ng lists them so) unless retention is off. */
+        int rc = q->rs->cfg.keep_deleted
+                     ? store_mark_deleted_if(q->rs->src.store, NULL, is_victim, &v, NULL)
+                     : store_del_if(q->rs->src.store, NULL, is_victim, &v, NULL);
         if (rc < 0) {
             store_failed(r, rc);
             goto out;
@@ -542,9 +545,9 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
 /* ---- stored flows ------------------------------------------------------------ */
 
 /* What a stored_flows query asks for, read as Kytos-ng reads it: dpid and
- * state repeatable (any of them matches; a state ofcd has no flows in
- * matches nothing), cookie_range pairs (rest_cookie_query.h), other
- * arguments ignored. */
+ * state repeatable (any of them matches; an unknown state matches nothing;
+ * none given: every state, deleted flows too), cookie_range pairs
+ * (rest_cookie_query.h), other arguments ignored. */
 struct stored_q {
     uint64_t dpids[64];
     unsigned n_dpids;
@@ -576,7 +579,7 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
             sq->n_dpids++;
     } else if (strcmp(key, "state") == 0) {
         static const enum store_flow_state known[] = {STORE_FLOW_PENDING, STORE_FLOW_INSTALLED,
-                                                      STORE_FLOW_ERROR};
+                                                      STORE_FLOW_ERROR, STORE_FLOW_DELETED};
         sq->state_given = true;
         for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
             if (strcmp(value, store_state_name(known[i])) == 0)
@@ -637,6 +640,8 @@ static int stored_one(const struct store_flow *f, void *arg)
     json_object_set_new(o, "state", json_string(store_state_name(f->state)));
     json_object_set_new(o, "inserted_at", iso_time(f->added_ns));
     json_object_set_new(o, "updated_at", iso_time(f->changed_ns));
+    if (f->state == STORE_FLOW_DELETED)
+        json_object_set_new(o, "deleted_at", iso_time(f->changed_ns));
     if (f->state == STORE_FLOW_ERROR) {
         char what[128];
         ofp_err_format(OFP_ERR(f->err_type, f->err_code), what, sizeof(what));
@@ -685,7 +690,10 @@ void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
 
 void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid)
 {
-    struct stored_q sq = {0};
+    /* The switch's flows: deleted ones are only in stored_flows. */
+    struct stored_q sq = {.state_given = true,
+                          .states = 1u << STORE_FLOW_PENDING | 1u << STORE_FLOW_INSTALLED |
+                                    1u << STORE_FLOW_ERROR};
     char dp[24];
 
     if (!need_fm(q, r))

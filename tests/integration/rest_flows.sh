@@ -169,6 +169,16 @@ for d in $DP1 $DP2 $DP3; do wait_state "$d" installed 0 10 || fail "$d still has
 for _ in $(seq 50); do [ -z "$(dump br3)" ] && break; sleep 0.1; done
 [ -z "$(dump br3)" ] || { dump br3; fail "br3 not empty"; }
 pass "DELETE table_id 255 emptied store and switches"
+# Kytos-ng keeps deleted flows, state "deleted", and lists them unless a
+# state is asked for; ofcd adds deleted_at (= updated_at, the deletion).
+stored_count "state=deleted" 5
+jq -e '[.[] | .[] | select(.state == "deleted" and .updated_at == .deleted_at and
+       (.deleted_at | test("^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T")))] | length == 5' \
+    "$work/body" >/dev/null || fail "deleted flows lack state/deleted_at: $(cat "$work/body")"
+stored_count "" 5
+[ "$(curl -s "$API/api/v1/switches/$DP1/flows" | jq '.flows | length')" = 0 ] ||
+    fail "/api/v1/switches/{dpid}/flows lists deleted flows"
+pass "deleted flows are kept in state deleted and listed as Kytos-ng lists them"
 
 # ---- errors ----------------------------------------------------------------------------
 req POST "$FM/flows/$DP1" '{"flows": [ {"priority": 1'
@@ -210,7 +220,7 @@ req PUT "$FM/flows" '{"flows": [{}]}'
 expect 405 "PUT on flows"
 req POST "$FM/flows_by_switch" '{"00:00:00:00:00:00:10:01": {"flows": [{}], "x": 1}}'
 expect 400 "flows_by_switch unknown field" "x"
-n=$(curl -s "$FM/stored_flows" | jq '[.[] | .[]] | length')
+n=$(curl -s "$FM/stored_flows?state=pending&state=installed&state=error" | jq '[.[] | .[]] | length')
 [ "$n" = 0 ] || fail "a rejected request left $n stored flows"
 pass "no rejected request stored anything"
 
@@ -277,8 +287,17 @@ stop_ofcd
 start_ofcd "$work/ofcd2.log" --config "$CONF" --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --flow_manager.consistency=false \
     --flow_manager.pacing_per_s=1 --flow_manager.queue_max=16 \
-    --rest.rate_limit_per_s=5 --rest.rate_burst=20 --rest.max_flows_per_request=40
+    --rest.rate_limit_per_s=5 --rest.rate_burst=20 --rest.max_flows_per_request=40 \
+    --flow_manager.deleted_retention_s=1
 wait_stat "$work/ofcd2.log" "switches_up" 3 30 || fail "bridges did not come back"
+# Retention 1 s: the flows deleted before the restart are purged.
+for _ in $(seq 10); do
+    [ "$(curl -s "$FM/stored_flows?state=deleted" | jq '[.[]? | .[]] | length')" = 0 ] && break
+    sleep 0.5
+done
+[ "$(curl -s "$FM/stored_flows?state=deleted" | jq '[.[]? | .[]] | length')" = 0 ] ||
+    fail "flows deleted longer than deleted_retention_s ago were not purged"
+pass "deleted flows purged after flow_manager.deleted_retention_s"
 sleep 0.5
 flows=$(for i in $(seq 10); do printf '{"priority": %d},' "$i"; done)
 req POST "$FM/flows/$DP2" "{\"flows\": [${flows%,}]}"

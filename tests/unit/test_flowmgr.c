@@ -681,6 +681,38 @@ static void test_restart_reloads(void **state)
         assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
 }
 
+static int is_match(const struct store_flow *f, void *arg)
+{
+    return f->match_id == *(const uint64_t *)arg;
+}
+
+/* A flow kept in the store in state deleted (listed by stored_flows until
+ * purged) is not loaded at restart: it is neither re-installed nor counted. */
+static void test_restart_skips_deleted(void **state)
+{
+    struct t *t = *state;
+    struct added a[3];
+    uint64_t marked = 0;
+
+    switch_up(t, CONN_A);
+    add_n(t, 3, a);
+    assert_int_equal(store_mark_deleted_if(t->store, NULL, is_match, &a[1].match_id, &marked),
+                     0);
+    assert_int_equal(marked, 1);
+    reopen(t);
+    struct flowmgr_stats st;
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 2);
+    switch_up(t, CONN_B);
+    unsigned from = t->n_sent;
+    flow_stats_reply(t, CONN_B, last_of(t, OFPT_MULTIPART_REQUEST)->xid, NULL, 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
+    for (unsigned i = from; i < t->n_sent; i++)
+        if (t->sent[i].type == OFPT_FLOW_MOD)
+            assert_true(t->sent[i].fm.priority != a[1].spec.fm.priority);
+    assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_DELETED);
+}
+
 /* A switch that is gone and has no stored flow is forgotten after
  * forget_after_us; one with stored flows is kept for when it comes back. */
 static void test_gone_switches_forgotten(void **state)
@@ -723,6 +755,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_restart_skips_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

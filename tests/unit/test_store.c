@@ -372,6 +372,89 @@ static void test_state_updates(void **state)
     store_close(s);
 }
 
+static int pred_any(const struct store_flow *f, void *arg)
+{
+    (void)f;
+    (void)arg;
+    return 1;
+}
+
+static enum store_flow_state state_of(struct store *s, uint64_t dpid, uint64_t mid,
+                                      uint64_t *changed_ns)
+{
+    struct store_flow g;
+
+    assert_int_equal(store_get(s, dpid, mid, &g), 0);
+    enum store_flow_state st = g.state;
+    if (changed_ns)
+        *changed_ns = g.changed_ns;
+    store_flow_release(&g);
+    return st;
+}
+
+/* Deleted flows kept: state deleted with the deletion time, a second delete
+ * does not move that time, a late state update cannot bring one back, a put
+ * of the same key replaces it, and the purge removes only those deleted
+ * before its cutoff — once they are, as with the rest of the store, durably. */
+static void test_deleted_kept_then_purged(void **state)
+{
+    struct tctx *t = *state;
+    struct store *s = open_dir(t->dir);
+    struct store_stats st;
+    uint64_t d = 2, marked = 0, when = 0, again = 0;
+
+    assert_non_null(s);
+    put_grid(s);
+    assert_int_equal(store_mark_deleted_if(s, &d, pred_any, NULL, &marked), 0);
+    assert_int_equal(marked, 4);
+    assert_int_equal(state_of(s, 2, 7, &when), STORE_FLOW_DELETED);
+    assert_int_equal(state_of(s, 1, 7, NULL), STORE_FLOW_PENDING);
+    struct collect c = {0};
+    assert_int_equal(store_foreach(s, NULL, collect_cb, &c), 0);
+    assert_int_equal(c.n, 12);                       /* still listed */
+
+    assert_int_equal(store_mark_deleted_if(s, &d, pred_any, NULL, &marked), 0);
+    assert_int_equal(marked, 0);
+    assert_int_equal(state_of(s, 2, 7, &again), STORE_FLOW_DELETED);
+    assert_int_equal(again, when);
+
+    assert_int_equal(store_set_state(s, 2, 7, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(state_of(s, 2, 7, NULL), STORE_FLOW_DELETED);
+
+    struct tflow re;
+    mk_flow(&re, 2, 0x100, 2);
+    assert_int_equal(store_put(s, &re.f), 0);
+    assert_int_equal(state_of(s, 2, 0x100, NULL), STORE_FLOW_PENDING);
+
+    /* A cutoff before the deletion keeps them; one after removes the three
+     * still deleted and nothing else. */
+    assert_int_equal(store_purge_deleted(s, when), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(state_of(s, 2, 0, NULL), STORE_FLOW_DELETED);
+    assert_int_equal(store_purge_deleted(s, when + 1), 0);
+    assert_int_equal(store_sync(s), 0);
+    struct store_flow g;
+    assert_int_equal(store_get(s, 2, 0, &g), -ENOENT);
+    assert_int_equal(store_get(s, 2, 7, &g), -ENOENT);
+    assert_int_equal(state_of(s, 2, 0x100, NULL), STORE_FLOW_PENDING);
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(store_foreach(s, NULL, collect_cb, &c), 0);
+    assert_int_equal(c.n, 9);
+    assert_int_equal(store_get_stats(s, &st), 0);
+    assert_int_equal(st.records_marked_deleted, 4);
+    assert_int_equal(st.records_deleted, 3);
+    store_close(s);
+
+    /* And after a restart. */
+    s = open_dir(t->dir);
+    assert_non_null(s);
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(store_foreach(s, NULL, collect_cb, &c), 0);
+    assert_int_equal(c.n, 9);
+    store_close(s);
+}
+
 #define REOPEN_N 300
 
 static void test_reopen(void **state)
@@ -790,6 +873,7 @@ int main(void)
         T(test_iterate),
         T(test_del_if),
         T(test_state_updates),
+        T(test_deleted_kept_then_purged),
         T(test_reopen),
         T(test_crash_sigkill),
         T(test_group_commit_window),
