@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -436,7 +437,23 @@ void rest_flows_delete(struct rest_req *q, struct rest_reply *r)
     flows_change(q, r, true);
 }
 
-/* POST|DELETE .../flows_by_switch */
+/* flows_by_switch takes force in the query, as Kytos-ng does (true or
+ * false, any case); false when absent. -1 after a 400. */
+static int query_force(struct rest_req *q, struct rest_reply *r, bool *force)
+{
+    const char *v = MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, "force");
+
+    if (!v)
+        return 0;
+    if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0) {
+        *force = strcasecmp(v, "true") == 0;
+        return 0;
+    }
+    rest_error(r, 400, "Parameter force does not have a valid value (true or false).");
+    return -1;
+}
+
+/* POST|DELETE .../flows_by_switch[?force=true] ("force" in the body too) */
 static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
 {
     struct fl_req fr = {0};
@@ -446,6 +463,8 @@ static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
 
     if (!need_fm(q, r) || !(body = body_object(q, r)))
         return;
+    if (query_force(q, r, &fr.force) < 0)
+        goto out;
     json_object_foreach(body, key, v) {
         uint64_t dpid;
         if (strcmp(key, "force") == 0) {

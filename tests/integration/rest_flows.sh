@@ -234,6 +234,13 @@ req POST "$FM/flows/$DP3" "{\"flows\": [$F3]}"
 expect 424 "switch not connected" "not connected"
 req POST "$FM/flows/$DP3" "{\"flows\": [$F3], \"force\": true}"
 expect 202 "switch not connected, force"
+# flows_by_switch takes force in the query, as Kytos-ng does.
+req POST "$FM/flows_by_switch" "{\"$DP3\": {\"flows\": [$F3]}}"
+expect 424 "flows_by_switch, switch not connected" "not connected"
+req POST "$FM/flows_by_switch?force=yes" "{\"$DP3\": {\"flows\": [$F3]}}"
+expect 400 "flows_by_switch?force=yes" "force"
+req POST "$FM/flows_by_switch/?force=True" "{\"$DP3\": {\"flows\": [$F3]}}"
+expect 202 "flows_by_switch/?force=True, switch not connected"
 wait_state "$DP3" pending 1 5 || fail "forced flow not stored pending"
 ovs_vsctl set-controller br3 tcp:10.66.0.2:6653
 wait_state "$DP3" installed 1 20 || fail "forced flow not installed on reconnect"
@@ -243,8 +250,8 @@ pass "forced flow installed when the switch came back"
 metrics=$(curl -s "$API/metrics")
 grep -q '^ofcd_flows{state="installed"} 1$' <<<"$metrics" ||
     fail "metrics: $(grep ofcd_flows <<<"$metrics")"
-grep -q '^ofcd_rest_requests_total{code="424"} 1$' <<<"$metrics" ||
-    fail "metrics do not count the 424"
+grep -q '^ofcd_rest_requests_total{code="424"} 2$' <<<"$metrics" ||
+    fail "metrics do not count the two 424s"
 pass "/metrics counts flows by state and answers by status"
 
 # ---- Kytos' aliases and trailing slashes ----------------------------------------------
