@@ -991,6 +991,7 @@ static int parse_u16_field(struct pctx *c, const json_t *v, const char *name, ui
 struct flow_in {
     struct pctx c;
     bool for_delete;
+    bool has_cookie;
     struct flow_spec *out;
     const json_t *jmatch, *jactions, *jinst;
 };
@@ -1020,6 +1021,7 @@ static int top_hard_timeout(struct flow_in *in, const char *key, const json_t *v
 
 static int top_cookie(struct flow_in *in, const char *key, const json_t *v)
 {
+    in->has_cookie = true;
     return get_u64(&in->c, v, key, &in->out->fm.cookie);
 }
 
@@ -1175,6 +1177,13 @@ int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, 
     }
     if (in.jactions && in.jinst)
         return fail(err, errlen, "actions and instructions are mutually exclusive");
+    /* Kytos-ng's rule and words: a delete selects by cookie only under a mask. */
+    if (for_delete && in.has_cookie && !out->has_cookie_mask)
+        return fail(err, errlen, "cookie is set, cookie_mask should be set too when deleting "
+                    "flows");
+    if (for_delete && !in.has_cookie && out->has_cookie_mask)
+        return fail(err, errlen, "cookie_mask is set, cookie should be set too when deleting "
+                    "flows");
     if (in.jmatch) {
         out->has_match = true;
         if ((rc = parse_match(&in.c, in.jmatch, out)))

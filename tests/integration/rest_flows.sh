@@ -207,6 +207,10 @@ req POST "$FM/flows/$DP1" '{"flows": [{"actions": [], "instructions": []}]}'
 expect 400 "actions and instructions together" "flows[0]"
 req POST "$FM/flows/$DP1" '{"flows": [{}], "force": "yes"}'
 expect 400 "force not a boolean" "force"
+req DELETE "$FM/flows/$DP1" '{"flows": [{"cookie": 17}]}'
+expect 400 "DELETE by cookie without cookie_mask (Kytos' rule)" "cookie_mask should be set too"
+req POST "$FM/flows/$DP1" '{"flows": [{"cookie": 17, "cookie_mask": 255}]}'
+expect 400 "cookie_mask on an add" "cookie_mask"
 req POST "$FM/flows/$DP1" '{"flows": [{}]}' text/plain
 expect 415 "wrong content type" "application/json"
 big=$(head -c 70000 /dev/zero | tr '\0' ' ')

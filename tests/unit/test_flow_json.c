@@ -169,6 +169,9 @@ static void test_top_errors(void **state)
     parse_bad("{\"cookie\": \"18446744073709551616\"}", false, "invalid value for 'cookie'");
     parse_bad("{\"cookie\": [1]}", false, "wrong type for 'cookie'");
     parse_bad("{\"cookie_mask\": 1}", false, "cookie_mask: only allowed when deleting");
+    /* Kytos-ng's delete rule: cookie and cookie_mask together or not at all. */
+    parse_bad("{\"cookie\": 5}", true, "cookie is set, cookie_mask should be set too");
+    parse_bad("{\"cookie_mask\": 5}", true, "cookie_mask is set, cookie should be set too");
     parse_bad("{\"owner\": 5}", false, "wrong type for 'owner': expected string");
     parse_bad("{\"owner\": \"0123456789012345678901234567890123456789012345678901234567890123\"}",
               false, "invalid value for 'owner'");
