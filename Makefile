@@ -94,6 +94,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    bench/out | tee bench/out/osken.txt
 	./tests/bench/run_bench_rest.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/rest.txt
+	./tests/bench/run_bench_isolation.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
 	./scripts/bench-report bench/out
 
 clean:

@@ -14,6 +14,8 @@
 #include "port.h"
 
 #define QMSG_LARGE_SHARE 64
+#define QMSG_EVENT_SPARE 16384     /* event buffers beyond the connections' own */
+#define QMSG_EVENT_LARGE 256
 
 /* ---- module configs ------------------------------------------------------------ */
 
@@ -263,6 +265,18 @@ static unsigned large_share(unsigned n_small)
                                                          : n_small / QMSG_LARGE_SHARE;
 }
 
+/* openflow.event_buffers, or (0) enough for every connection the io lcores
+ * can hold to keep its two down events (the io's and the worker's) with
+ * room to spare for the events in flight. */
+static unsigned event_buffers(const struct ofcd_config *cfg)
+{
+    uint64_t n = cfg->of_event_buffers;
+
+    if (!n)
+        n = 2ull * cfg->tcp.max_conns * cfg->n_io_lcores + QMSG_EVENT_SPARE;
+    return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
+}
+
 int wire_openflow(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
@@ -274,8 +288,9 @@ int wire_openflow(struct app_ctx *app)
                                   socket, false);
     app->cpool = qmsg_pool_create("ctlmsg", cfg->of_control_buffers,
                                   large_share(cfg->of_control_buffers), socket, true);
-    app->epool = qmsg_pool_create("evmsg", cfg->of_event_buffers,
-                                  large_share(cfg->of_event_buffers), socket, true);
+    /* Large event buffers carry only switch announcements (desc and ports):
+     * a few hundred in flight at once; more wait their turn (events_deferred). */
+    app->epool = qmsg_pool_create("evmsg", event_buffers(cfg), QMSG_EVENT_LARGE, socket, true);
     if (!app->qpool || !app->cpool || !app->epool)
         return -ENOMEM;
     struct msgq_cfg ec = {

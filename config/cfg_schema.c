@@ -117,10 +117,11 @@ const struct cfg_key cfg_keys[] = {
              "message buffers of 512 B for the control plane (the workers' messages, the "
              "flow manager's FLOW_MODs), which no switch's traffic can drain; 1/64 as many "
              "of 64 KiB"),
-    CFG_UINT("openflow", "event_buffers", of_event_buffers, 1024, 4194304, "16384",
+    CFG_UINT("openflow", "event_buffers", of_event_buffers, 0, 8388608, "0",
              "message buffers of 512 B for events (connection and switch up/down, echo "
              "round trips), 1/64 as many of 64 KiB; two are kept per connection, so its end "
-             "is never lost; when empty, new connections are refused"),
+             "is never lost; when empty, new connections are refused (0 = 2 x "
+             "tcp.max_conns x io lcores + 16384)"),
     CFG_UINT("openflow", "conn_buffers", of_conn_buffers, 16, 4194304, "1024",
              "message buffers one switch connection may hold at once (its messages on the "
              "way to the worker, held ones, echo replies, what is sent to it, events about "

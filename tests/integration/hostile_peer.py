@@ -2,7 +2,7 @@
 """Hostile OpenFlow peers for the isolation tests: kernel sockets, no ofcd code.
 
 usage: hostile_peer.py MODE --addr IP --port PORT [--conns N] [--duration S]
-                       [--dpid HEX] [--rcvbuf BYTES]
+                       [--dpid HEX] [--rcvbuf BYTES] [--bind IP]
 
 MODE
   echo-flood   N connections with a tiny receive buffer that never read and
@@ -57,8 +57,10 @@ def mp_reply(xid, mptype, flags, body=b""):
 class Peer:
     """One connection and its receive buffer (switch modes parse what comes)."""
 
-    def __init__(self, addr, port, rcvbuf):
+    def __init__(self, addr, port, rcvbuf, bind=None):
         self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if bind:
+            self.s.bind((bind, 0))
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.s.connect((addr, port))
@@ -134,7 +136,7 @@ def run(args):
     peers = []
     for _ in range(args.conns):
         try:
-            peers.append(Peer(args.addr, args.port, args.rcvbuf))
+            peers.append(Peer(args.addr, args.port, args.rcvbuf, args.bind))
         except OSError:
             stats["refused"] += 1
     sel = selectors.DefaultSelector()
@@ -213,6 +215,7 @@ def main():
     ap.add_argument("--conns", type=int, default=1)
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--dpid", default="dead")
+    ap.add_argument("--bind", default=None, help="source address (default: the kernel's)")
     ap.add_argument("--rcvbuf", type=int, default=0)
     return run(ap.parse_args())
 

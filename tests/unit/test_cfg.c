@@ -418,7 +418,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.queue_size", of_queue_size, 64, 1048576),
     UCASE("openflow.msg_buffers", of_msg_buffers, 1024, 4194304),
     UCASE("openflow.control_buffers", of_control_buffers, 1024, 4194304),
-    UCASE("openflow.event_buffers", of_event_buffers, 1024, 4194304),
+    UCASE("openflow.event_buffers", of_event_buffers, 0, 8388608),
     UCASE("openflow.max_ports", of_max_ports, 1, 1048576),
     UCASE("openflow.forget_after_s", of_forget_after_s, 0, 31536000),
     UCASE("openflow.mp_max_kb", of_mp_max_kb, 64, 4194304),
