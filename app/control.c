@@ -130,6 +130,15 @@ static void control_purge_deleted(struct app_ctx *app, uint64_t *next_ms)
         *next_ms = now + 1000u;              /* queue full: try again soon */
 }
 
+/* The lcores' log lines, which wait in their rings so no poll loop blocks
+ * on stderr. */
+static void control_drain_logs(struct app_ctx *app)
+{
+    for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
+        if (app->lcores[id].lc)
+            lcore_drain_log(app->lcores[id].lc, stderr);
+}
+
 /* Drain what the workers report into the control thread's switch view. */
 static void control_drain_events(struct app_ctx *app)
 {
@@ -177,6 +186,7 @@ static void *control_main(void *arg)
         if (sig == SIGUSR1)
             control_log_stats(app);
         control_drain_events(app);
+        control_drain_logs(app);
         if (app->fm)
             flowmgr_tick(app->fm);
         if (sig == SIGUSR2) {

@@ -7,6 +7,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include "ofcd_log_priv.h"
+#include "ofcd_log_ring.h"
+
 /* Written once before threads start (see header), read-only afterwards. */
 static enum ofcd_log_level log_level = OFCD_LOG_INFO;
 
@@ -37,29 +40,64 @@ int ofcd_log_enabled(enum ofcd_log_level level)
     return level <= log_level;
 }
 
+/* The ring of the calling thread's lines, if it must not block on stderr:
+ * per-thread state (an lcore sets its own), not shared. */
+static _Thread_local struct ofcd_log_ring *thread_ring;
+
+void ofcd_log_use_ring(struct ofcd_log_ring *r)
+{
+    thread_ring = r;
+}
+
+int ofcd_log_vformat(char *buf, size_t n, enum ofcd_log_level level, const char *component,
+                     const char *fmt, va_list ap)
+{
+    static const char *const upper[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+    struct timespec ts;
+    struct tm tm;
+    char stamp[32];
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    int len = snprintf(buf, n, "%s.%03ldZ %-5s %s: ", stamp, ts.tv_nsec / 1000000L,
+                       upper[(unsigned)level < 4 ? level : OFCD_LOG_DEBUG], component);
+    if (len < 0 || (size_t)len >= n)
+        return len < 0 ? 0 : (int)n - 1;
+    int m = vsnprintf(buf + len, n - (size_t)len, fmt, ap);
+    if (m < 0)
+        return len;
+    return (size_t)(len + m) >= n ? (int)n - 1 : len + m;
+}
+
+int ofcd_log_format(char *buf, size_t n, enum ofcd_log_level level, const char *component,
+                    const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    int len = ofcd_log_vformat(buf, n, level, component, fmt, ap);
+    va_end(ap);
+    return len;
+}
+
 void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
 {
     if (!ofcd_log_enabled(level))
         return;
 
-    struct timespec ts;
-    struct tm tm;
-    char stamp[32];
-    char msg[1024];
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-
+    char line[1100];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    int len = ofcd_log_vformat(line, sizeof(line), level, component, fmt, ap);
     va_end(ap);
 
+    if (thread_ring) {
+        ofcd_log_ring_put(thread_ring, line, (size_t)len);
+        return;
+    }
     /* One fprintf per line keeps lines from different threads whole. */
-    static const char *const upper[] = {"ERROR", "WARN", "INFO", "DEBUG"};
-    fprintf(stderr, "%s.%03ldZ %-5s %s: %s\n", stamp, ts.tv_nsec / 1000000L,
-            upper[level], component, msg);
+    fprintf(stderr, "%.*s\n", len, line);
 }
 
 char *ofcd_log_clean(char *dst, size_t n, const char *src)

@@ -1,7 +1,9 @@
 /*
  * ofcd_log: the one logging path of ofcd (lcores, control thread, tests).
  *
- * Lines go to stderr as "<iso8601 time> <LEVEL> <component>: message".
+ * Lines go to stderr as "<iso8601 time> <LEVEL> <component>: message", or,
+ * from a thread that has set one (ofcd_log_use_ring: the lcores), to its
+ * ring, which another thread drains (ofcd_log_ring.h).
  * The level is set once by ofcd_log_set_level() before any thread starts and
  * only read afterwards, so no lock is needed on the hot path.
  */

@@ -12,6 +12,7 @@
 
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
+#include "ofcd_log_ring.h"
 #include "port.h"
 
 OFCD_COUNTER_GROUP(lcore_counters, "lcore", struct lcore_stats, LCORE_COUNTERS, LCORE_GAUGES);
@@ -161,6 +162,14 @@ struct lcore_ctx *lcore_create(const struct lcore_cfg *cfg, const struct lcore_e
     lc->cfg = *cfg;
     lc->env = *env;
     ofcd_seqlock_init(&lc->snap_lock);
+    char name[32];
+    snprintf(name, sizeof(name), "lcore %u", cfg->lcore_id);
+    lc->log = ofcd_log_ring_create(name, LCORE_LOG_LINES);
+    if (!lc->log) {
+        LOG_ERR("lcore", "lcore %u: out of memory for its log ring", cfg->lcore_id);
+        lcore_destroy(lc);
+        return NULL;
+    }
     if ((cfg->io && lcore_io_setup(lc) < 0) || layout_snapshot(lc) < 0) {
         lcore_destroy(lc);
         return NULL;
@@ -173,9 +182,18 @@ void lcore_destroy(struct lcore_ctx *lc)
     if (!lc)
         return;
     lcore_io_teardown(lc);
+    if (lc->log) {
+        lcore_drain_log(lc, stderr);
+        ofcd_log_ring_destroy(lc->log);
+    }
     free(lc->staging);
     free(lc->snap);
     rte_free(lc);
+}
+
+unsigned lcore_drain_log(struct lcore_ctx *lc, FILE *out)
+{
+    return ofcd_log_ring_drain(lc->log, out);
 }
 
 int lcore_add_task(struct lcore_ctx *lc, const struct lcore_task *task)
@@ -329,6 +347,7 @@ int lcore_main(void *arg)
     struct lcore_ctx *lc = arg;
     const struct lcore_cfg *cfg = &lc->cfg;
 
+    ofcd_log_use_ring(lc->log);
     /* The idle back-off sleeps tens of microseconds; the default 50 µs timer
      * slack would double every one of them. */
     if (cfg->idle_sleep_us && prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) < 0)
@@ -368,5 +387,7 @@ int lcore_main(void *arg)
     publish(lc);
     LOG_INFO("lcore", "lcore %u stopped after %lu loops", cfg->lcore_id,
              (unsigned long)lc->stats.loops);
+    /* The main lcore's thread goes on to the teardown: it logs directly. */
+    ofcd_log_use_ring(NULL);
     return 0;
 }

@@ -30,11 +30,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ofcd_counters.h"
 #include "tcp.h"
 
 #define LCORE_TICK_US 100000ULL      /* counter snapshot, ARP expiry, dump check */
+#define LCORE_LOG_LINES 1024         /* log lines waiting for the control thread */
 #define LCORE_MAX_BURST 512
 #define LCORE_TXQ_MAX 512            /* frames batched before a tx burst */
 #define LCORE_MAX_TASKS 8
@@ -126,5 +128,10 @@ int lcore_main(void *arg);
 void lcore_read_counters(struct lcore_ctx *lc, ofcd_counter_fn fn, void *arg);
 /* Any thread: loop iterations as last published (liveness). */
 uint64_t lcore_published_loops(struct lcore_ctx *lc);
+
+/* The lcore's log lines to out (it logs into a ring so its loop never waits
+ * on stderr): one thread drains, the control thread while it runs; what is
+ * left goes out at lcore_destroy. Returns the lines written. */
+unsigned lcore_drain_log(struct lcore_ctx *lc, FILE *out);
 
 #endif

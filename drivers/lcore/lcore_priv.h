@@ -28,6 +28,7 @@ struct lcore_set {
 struct lcore_ctx {
     struct lcore_cfg cfg;
     struct lcore_env env;
+    struct ofcd_log_ring *log;       /* the loop's log lines, drained by the control thread */
     uint64_t now_us;                 /* this iteration's clock */
     uint64_t next_tick_us;
     unsigned dump_seen;

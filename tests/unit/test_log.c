@@ -1,13 +1,20 @@
-/* Unit test of ofcd_log_clean: what a switch sends cannot forge log lines. */
+/* Unit tests of the log: ofcd_log_clean (what a switch sends cannot forge
+ * log lines) and the lcores' log ring (order, drops counted and told, one
+ * producer and one consumer thread at once). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ofcd_log.h"
+#include "ofcd_log_ring.h"
 
 static void test_clean(void **state)
 {
@@ -22,10 +29,102 @@ static void test_clean(void **state)
     assert_string_equal(ofcd_log_clean(out, 1, "abc"), "");
 }
 
+/* What a drain wrote, as one string. */
+static char *drain_to_string(struct ofcd_log_ring *r, unsigned *n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    assert_non_null(f);
+    *n = ofcd_log_ring_drain(r, f);
+    fclose(f);
+    return buf;
+}
+
+/* A thread with a ring logs into it, whole lines in order; a full ring drops
+ * and counts, and the drain says so before the lines it has. */
+static void test_ring_order_and_drops(void **state)
+{
+    struct ofcd_log_ring *r = ofcd_log_ring_create("lcore 7", 4);
+    unsigned n;
+
+    (void)state;
+    assert_null(ofcd_log_ring_create("x", 3));
+    assert_non_null(r);
+    ofcd_log_use_ring(r);
+    for (int i = 0; i < 6; i++)
+        LOG_WARN("test", "line %d", i);
+    ofcd_log_use_ring(NULL);
+    assert_int_equal(ofcd_log_ring_dropped(r), 2);
+    char *out = drain_to_string(r, &n);
+    assert_int_equal(n, 4);
+    const char *d = strstr(out, "lcore 7: 2 lines dropped");
+    const char *l0 = strstr(out, "WARN  test: line 0\n");
+    const char *l3 = strstr(out, "WARN  test: line 3\n");
+    assert_non_null(d);
+    assert_non_null(l0);
+    assert_non_null(l3);
+    assert_true(d < l0 && l0 < l3);
+    assert_null(strstr(out, "line 4"));
+    free(out);
+    /* Emptied: room again, and the drop is not reported twice. */
+    ofcd_log_use_ring(r);
+    LOG_INFO("test", "after");
+    ofcd_log_use_ring(NULL);
+    out = drain_to_string(r, &n);
+    assert_int_equal(n, 1);
+    assert_null(strstr(out, "dropped"));
+    assert_non_null(strstr(out, "INFO  test: after\n"));
+    free(out);
+    ofcd_log_ring_destroy(r);
+}
+
+#define RING_LINES 20000
+
+static void *ring_producer(void *arg)
+{
+    ofcd_log_use_ring(arg);
+    for (int i = 0; i < RING_LINES; i++)
+        LOG_INFO("p", "%d", i);
+    return NULL;
+}
+
+/* One producer thread, one consumer draining while it writes: every line
+ * arrives whole and in order or is counted dropped, none is both. */
+static void test_ring_threads(void **state)
+{
+    struct ofcd_log_ring *r = ofcd_log_ring_create("lcore 1", 64);
+    pthread_t t;
+    unsigned total = 0, n;
+    int next = 0;
+
+    (void)state;
+    assert_int_equal(pthread_create(&t, NULL, ring_producer, r), 0);
+    for (bool done = false; !done;) {
+        done = pthread_tryjoin_np(t, NULL) == 0;
+        char *out = drain_to_string(r, &n);
+        total += n;
+        for (char *p = strstr(out, "INFO  p: "); p; p = strstr(p + 1, "INFO  p: ")) {
+            int v = atoi(p + strlen("INFO  p: "));
+            assert_true(v >= next);            /* in order; gaps are drops */
+            next = v + 1;
+        }
+        free(out);
+    }
+    char *out = drain_to_string(r, &n);
+    total += n;
+    free(out);
+    assert_int_equal(total + ofcd_log_ring_dropped(r), RING_LINES);
+    ofcd_log_ring_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_ring_order_and_drops),
+        cmocka_unit_test(test_ring_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
