@@ -866,6 +866,12 @@ void store_flow_release(struct store_flow *f)
 
 int store_foreach(struct store *s, const uint64_t *dpid, store_iter_fn cb, void *arg)
 {
+    return store_foreach_from(s, dpid, dpid ? *dpid : 0, 0, cb, arg);
+}
+
+int store_foreach_from(struct store *s, const uint64_t *dpid, uint64_t from_dpid,
+                       uint64_t from_match_id, store_iter_fn cb, void *arg)
+{
     uint8_t kb[STORE_KEY_LEN];
     char owner[STORE_OWNER_MAX + 1];
     MDB_cursor *cur;
@@ -883,14 +889,10 @@ int store_foreach(struct store *s, const uint64_t *dpid, store_iter_fn cb, void 
         mdb_txn_abort(txn);
         return store_err(rc);
     }
-    if (dpid) {
-        store_key(kb, *dpid, 0);
-        k.mv_size = STORE_KEY_LEN;
-        k.mv_data = kb;
-        rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-    } else {
-        rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-    }
+    store_key(kb, from_dpid, from_match_id);
+    k.mv_size = STORE_KEY_LEN;
+    k.mv_data = kb;
+    rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
     for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         struct store_flow f;
 

@@ -228,6 +228,15 @@ void store_flow_release(struct store_flow *f);
 typedef int (*store_iter_fn)(const struct store_flow *f, void *arg);
 int store_foreach(struct store *s, const uint64_t *dpid, store_iter_fn cb, void *arg);
 
+/*
+ * The same, from the first record at or after (from_dpid, from_match_id) in
+ * key order (dpid, then match_id, unsigned): a way to walk the store in
+ * pieces, each in a read transaction of its own, so no reader holds one
+ * for long. What commits between two pieces may or may not be seen.
+ */
+int store_foreach_from(struct store *s, const uint64_t *dpid, uint64_t from_dpid,
+                       uint64_t from_match_id, store_iter_fn cb, void *arg);
+
 /* Fill *st; 0, or -EIO when LMDB cannot report the record count. */
 int store_get_stats(struct store *s, struct store_stats *st);
 

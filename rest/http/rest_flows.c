@@ -4,8 +4,7 @@
  *   POST|DELETE .../flows[/{dpid}]   {"flows": [...], "force": b, "switches": [dpids]}
  *   POST|DELETE .../flows_by_switch  {"<dpid>": {"flows": [...]}, ..., "force": b}
  *   GET .../flows[/{dpid}]           last flow-statistics reply per switch
- *   GET .../stored_flows?dpid=&state=&cookie_range=lo&cookie_range=hi  (each repeatable)
- *   GET /api/v1/switches/{dpid}/flows   stored flows of one switch with state
+ * (stored_flows is rest_stored.c).
  *
  * A change is answered 202 only once the store has made it durable; then
  * the flow manager sends it. Before anything is stored every check runs, so
@@ -21,14 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <microhttpd.h>
 
 #include "flowmgr.h"
 #include "json_u64.h"
-#include "ofp_err.h"
-#include "rest_cookie_query.h"
 #include "rest_priv.h"
 #include "store.h"
 
@@ -73,7 +69,7 @@ static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const json_t *f
     return g;
 }
 
-static bool need_fm(struct rest_req *q, struct rest_reply *r)
+bool rest_need_fm(struct rest_req *q, struct rest_reply *r)
 {
     if (q->rs->src.fm && q->rs->src.store)
         return true;
@@ -360,7 +356,7 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
     uint64_t dpid;
     uint64_t *ups = NULL;
 
-    if (!need_fm(q, r) || !(body = body_object(q, r)))
+    if (!rest_need_fm(q, r) || !(body = body_object(q, r)))
         return;
     json_object_foreach(body, key, v) {
         if (strcmp(key, "flows") == 0)
@@ -461,7 +457,7 @@ static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
     const char *key;
     json_t *v;
 
-    if (!need_fm(q, r) || !(body = body_object(q, r)))
+    if (!rest_need_fm(q, r) || !(body = body_object(q, r)))
         return;
     if (query_force(q, r, &fr.force) < 0)
         goto out;
@@ -529,7 +525,7 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
     int n;
     char dp[24];
 
-    if (!need_fm(q, r))
+    if (!rest_need_fm(q, r))
         return;
     if (q->arg) {
         if (rest_dpid_arg(q->arg, &one, r) < 0)
@@ -559,175 +555,4 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
         r->json = out;
     else if (!r->json)
         rest_error(r, 500, "out of memory");
-}
-
-/* ---- stored flows ------------------------------------------------------------ */
-
-/* What a stored_flows query asks for, read as Kytos-ng reads it: dpid and
- * state repeatable (any of them matches; an unknown state matches nothing;
- * none given: every state, deleted flows too), cookie_range pairs
- * (rest_cookie_query.h), other arguments ignored. */
-struct stored_q {
-    uint64_t dpids[64];
-    unsigned n_dpids;
-    unsigned states;                /* bit per enum store_flow_state, 0: any */
-    bool state_given;
-    struct rest_cookie_query cookies;
-    const char *bad;                /* first bad argument, */
-    const char *why;                /* and what is wrong with it */
-    json_t *by_dpid;                /* {dpid: [records]} */
-    json_t *list;                   /* one switch: [records] */
-};
-
-static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                 const char *value)
-{
-    struct stored_q *sq = cls;
-
-    (void)kind;
-    if (!value)
-        value = "";
-    if (sq->bad)
-        return MHD_YES;
-    if (strcmp(key, "dpid") == 0) {
-        if (sq->n_dpids == 64)
-            sq->why = "more than 64 dpids";
-        else if (dpid_parse(value, &sq->dpids[sq->n_dpids]) < 0)
-            sq->why = "not a dpid (00:00:00:00:00:00:00:01 or hex)";
-        else
-            sq->n_dpids++;
-    } else if (strcmp(key, "state") == 0) {
-        static const enum store_flow_state known[] = {STORE_FLOW_PENDING, STORE_FLOW_INSTALLED,
-                                                      STORE_FLOW_ERROR, STORE_FLOW_DELETED};
-        sq->state_given = true;
-        for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-            if (strcmp(value, store_state_name(known[i])) == 0)
-                sq->states |= 1u << known[i];
-    } else if (strcmp(key, "cookie_range") == 0) {
-        int rc = rest_cookie_query_add(&sq->cookies, value);
-        if (rc == -E2BIG)
-            sq->why = "more than 256 pairs";
-        else if (rc < 0)
-            sq->why = "couldn't be cast as an int";
-    }
-    if (sq->why)
-        sq->bad = key;
-    return MHD_YES;
-}
-
-static json_t *iso_time(uint64_t ns)
-{
-    char buf[40];
-    time_t t = (time_t)(ns / 1000000000u);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + n, sizeof(buf) - n, ".%06uZ", (unsigned)(ns % 1000000000u / 1000u));
-    return json_string(buf);
-}
-
-/* The cookie of a stored flow (parsed when it was accepted; absent = 0). */
-static uint64_t json_cookie(const json_t *flow)
-{
-    uint64_t v = 0;
-    return flow_json_u64(json_object_get(flow, "cookie"), &v) ? v : 0;
-}
-
-static int stored_one(const struct store_flow *f, void *arg)
-{
-    struct stored_q *sq = arg;
-    json_error_t je;
-    char hex[24], dp[24];
-
-    if (sq->state_given && !(sq->states & 1u << f->state))
-        return 0;
-    json_t *flow = json_loadb(f->json, f->json_len, 0, &je);
-    if (!flow)
-        flow = json_null();
-    if (!rest_cookie_query_match(&sq->cookies, json_cookie(flow))) {
-        json_decref(flow);
-        return 0;
-    }
-    dpid_format(f->dpid, dp);
-    json_t *o = json_object();
-    json_object_set_new(o, "flow", flow);
-    snprintf(hex, sizeof(hex), "%016" PRIx64, f->match_id);
-    json_object_set_new(o, "id", json_string(hex));
-    snprintf(hex, sizeof(hex), "%016" PRIx64, f->flow_id);
-    json_object_set_new(o, "flow_id", json_string(hex));
-    json_object_set_new(o, "switch", json_string(dp));
-    json_object_set_new(o, "state", json_string(store_state_name(f->state)));
-    json_object_set_new(o, "inserted_at", iso_time(f->added_ns));
-    json_object_set_new(o, "updated_at", iso_time(f->changed_ns));
-    if (f->state == STORE_FLOW_DELETED)
-        json_object_set_new(o, "deleted_at", iso_time(f->changed_ns));
-    if (f->state == STORE_FLOW_ERROR) {
-        char what[128];
-        ofp_err_format(OFP_ERR(f->err_type, f->err_code), what, sizeof(what));
-        json_object_set_new(o, "error", json_pack("{s:i, s:i, s:s}", "type", f->err_type,
-                                                  "code", f->err_code, "description", what));
-    }
-    json_t *list = sq->list;
-    if (!list) {
-        list = json_object_get(sq->by_dpid, dp);
-        if (!list) {
-            list = json_array();
-            json_object_set_new(sq->by_dpid, dp, list);
-        }
-    }
-    return json_array_append_new(list, o) ? -ENOMEM : 0;
-}
-
-void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
-{
-    struct stored_q sq = {0};
-    int rc = 0;
-
-    if (!need_fm(q, r))
-        return;
-    MHD_get_connection_values(q->conn, MHD_GET_ARGUMENT_KIND, query_arg, &sq);
-    if (!sq.bad && rest_cookie_query_finish(&sq.cookies) < 0) {
-        sq.bad = "cookie_range";
-        sq.why = "expected an even number of values (inclusive lo, hi pairs)";
-    }
-    if (sq.bad) {
-        rest_error(r, 400, "query argument %s: %s", sq.bad, sq.why);
-        return;
-    }
-    sq.by_dpid = json_object();
-    if (sq.n_dpids == 0)
-        rc = store_foreach(q->rs->src.store, NULL, stored_one, &sq);
-    for (unsigned i = 0; i < sq.n_dpids && rc == 0; i++)
-        rc = store_foreach(q->rs->src.store, &sq.dpids[i], stored_one, &sq);
-    if (rc < 0) {
-        json_decref(sq.by_dpid);
-        rest_error(r, 500, "cannot read the flow store: %s", strerror(-rc));
-        return;
-    }
-    r->json = sq.by_dpid;
-}
-
-void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid)
-{
-    /* The switch's flows: deleted ones are only in stored_flows. */
-    struct stored_q sq = {.state_given = true,
-                          .states = 1u << STORE_FLOW_PENDING | 1u << STORE_FLOW_INSTALLED |
-                                    1u << STORE_FLOW_ERROR};
-    char dp[24];
-
-    if (!need_fm(q, r))
-        return;
-    dpid_format(dpid, dp);
-    if (flowmgr_state(q->rs->src.fm, dpid) == FLOWMGR_SW_UNKNOWN) {
-        rest_error(r, 404, "switch %s is not known", dp);
-        return;
-    }
-    sq.list = json_array();
-    int rc = store_foreach(q->rs->src.store, &dpid, stored_one, &sq);
-    if (rc < 0) {
-        json_decref(sq.list);
-        rest_error(r, 500, "cannot read the flow store: %s", strerror(-rc));
-        return;
-    }
-    r->json = json_pack("{s:s, s:o}", "dpid", dp, "flows", sq.list);
 }

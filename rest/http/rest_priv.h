@@ -6,7 +6,9 @@
 #define OFCD_REST_PRIV_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -53,6 +55,13 @@ struct rest_reply {
     json_t *json;                       /* owned */
     char *text;                         /* owned (malloc), for /metrics */
     size_t text_len;
+    /* Or a JSON body made piece by piece as the client reads it (large
+     * answers in bounded memory): up to max bytes into buf, the count
+     * returned, 0 at the end, -1 to cut the connection. stream_free(ctx)
+     * once the answer is done with, sent or not. */
+    ssize_t (*stream)(void *ctx, char *buf, size_t max);
+    void (*stream_free)(void *ctx);
+    void *stream_ctx;
 };
 
 struct MHD_Connection;
@@ -70,6 +79,9 @@ struct rest_req {
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The flow manager and store are there; otherwise false with the 503 set. */
+bool rest_need_fm(struct rest_req *q, struct rest_reply *r);
+
 /* A dpid from a path or body: 0, or -EINVAL with the 400 answer set. */
 int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r);
 
@@ -84,6 +96,7 @@ void rest_flows_delete(struct rest_req *q, struct rest_reply *r);
 void rest_flows_get(struct rest_req *q, struct rest_reply *r);
 void rest_flows_by_switch_post(struct rest_req *q, struct rest_reply *r);
 void rest_flows_by_switch_delete(struct rest_req *q, struct rest_reply *r);
+/* stored_flows and one switch's stored flows, streamed (rest_stored.c) */
 void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r);
 /* GET /api/v1/switches/{dpid}/flows */
 void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid);

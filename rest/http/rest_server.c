@@ -52,8 +52,11 @@ struct rest_conn_state {
     char *body;
     size_t len, cap;
     bool too_big;
+    bool limited;                   /* over rest.rate_limit_per_s: 429, body dropped */
     uint64_t start_us;
 };
+
+#define REST_STREAM_BLOCK 65536     /* bytes MHD asks a streamed answer for at once */
 
 static const unsigned status_list[REST_STATUSES] = REST_STATUS_LIST;
 static const unsigned lat_le_us[REST_LAT_BUCKETS - 1] = REST_LAT_LE_US_LIST;
@@ -196,6 +199,52 @@ static bool json_content_type(struct MHD_Connection *conn)
                                                           ct[n] == ' ');
 }
 
+/* A streamed answer: MHD pulls the pieces (rest_reply.stream) as the client
+ * reads. */
+struct rest_stream {
+    ssize_t (*fn)(void *ctx, char *buf, size_t max);
+    void (*free_fn)(void *ctx);
+    void *ctx;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct rest_stream *s = cls;
+    ssize_t n = s->fn(s->ctx, buf, max);
+
+    (void)pos;
+    if (n == 0)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : n;
+}
+
+static void stream_done(void *cls)
+{
+    struct rest_stream *s = cls;
+
+    s->free_fn(s->ctx);
+    free(s);
+}
+
+static struct MHD_Response *stream_response(struct rest_reply *r)
+{
+    struct rest_stream *s = malloc(sizeof(*s));
+    struct MHD_Response *resp = NULL;
+
+    if (s) {
+        *s = (struct rest_stream){r->stream, r->stream_free, r->stream_ctx};
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, REST_STREAM_BLOCK,
+                                                 stream_read, s, stream_done);
+    }
+    if (!resp) {
+        free(s);
+        r->stream_free(r->stream_ctx);
+        return NULL;
+    }
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    return resp;
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
@@ -223,26 +272,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     const size_t max_body = (size_t)rs->cfg.max_body_kb * 1024u;
 
     (void)version;
-    /* The first call only announces the request: keep state for its body. */
+    /* The first call only announces the request: keep state for its body,
+     * and decide on the rate limit now, so an over-limit client's body is
+     * never held. */
     if (!st) {
         st = calloc(1, sizeof(*st));
         if (!st)
             return MHD_NO;
         st->start_us = now_us();
+        st->limited = rate_limited(rs, conn, st->start_us);
         *con_cls = st;
         return MHD_YES;
     }
     if (*upload_size) {
-        /* Take the body as it comes; past the limit, keep reading (so the
-         * client sees the 413 instead of a reset) but store nothing. */
+        /* Take the body as it comes; past the limit (or from a rate-limited
+         * client), keep reading (so the client sees the answer instead of a
+         * reset) but store nothing. */
         size_t n = *upload_size;
-        if (!st->too_big && st->len + n > max_body) {
+        if (!st->too_big && !st->limited && st->len + n > max_body) {
             st->too_big = true;
             free(st->body);
             st->body = NULL;
             st->len = st->cap = 0;
         }
-        if (!st->too_big) {
+        if (!st->too_big && !st->limited) {
             if (st->len + n + 1 > st->cap) {
                 size_t nc = st->cap ? st->cap : 4096;
                 while (nc < st->len + n + 1)
@@ -260,7 +313,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         return MHD_YES;
     }
-    if (rate_limited(rs, conn, now_us())) {
+    if (st->limited) {
         rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
                    rs->cfg.rate_limit_per_s);
         r.retry_after = 1;
@@ -276,7 +329,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
 
     struct MHD_Response *resp;
-    if (r.text) {
+    if (r.stream) {
+        resp = stream_response(&r);
+        if (!resp)
+            return MHD_NO;
+    } else if (r.text) {
         resp = MHD_create_response_from_buffer(r.text_len, r.text, MHD_RESPMEM_MUST_FREE);
         MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
     } else {
