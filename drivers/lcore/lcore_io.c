@@ -163,7 +163,10 @@ int lcore_io_setup(struct lcore_ctx *lc)
         .l4_cksum_offload = lc->env.port->offloads.tcp_cksum,
         .ip_cksum_offload = lc->env.port->offloads.ipv4_cksum,
     };
-    lc->tcp = tcp_stack_create(&cfg->tcp, &env, cfg->ip, lc->net.mac, secret, lcore_clock_us());
+    /* The stack shares the pool fairly once it runs short (tcp.h). */
+    struct tcp_config tc = cfg->tcp;
+    tc.chunk_budget = cfg->tcp_chunks;
+    lc->tcp = tcp_stack_create(&tc, &env, cfg->ip, lc->net.mac, secret, lcore_clock_us());
     if (!lc->tcp)
         return -EINVAL;
     lc->net.tcp_attached = true;

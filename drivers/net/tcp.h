@@ -62,6 +62,12 @@ struct tcp_config {
     uint32_t keepalive_intvl_s;
     uint32_t keepalive_probes;
     uint32_t ooo_max_segs;     /* out-of-order segments kept per connection */
+    /* The chunk pool's size (0: no fair share). The last quarter of it goes
+     * only to connections whose received data holds fewer than
+     * TCP_CHUNK_SMALL_HOLDING chunks: when many peers leave large or partial
+     * messages waiting, a switch sending echo requests still gets chunks;
+     * the big holders' segments are dropped (the peers resend). */
+    uint32_t chunk_budget;
     uint32_t challenge_ack_per_s; /* RFC 5961 challenge ACK budget per stack */
     bool syncookies;           /* answer with cookies when a backlog is full */
     bool timestamps;           /* offer/accept RFC 7323 timestamps */
@@ -168,6 +174,7 @@ struct tcp_conn_info {
     X(drop_paws, "segments rejected by PAWS")                                             \
     X(drop_out_of_window, "segments outside the receive window (ACKed)")                  \
     X(drop_no_chunk, "payload dropped: chunk pool empty")                                 \
+    X(drop_chunk_share, "payload dropped: pool short and the connection holds many chunks") \
     X(drop_rcv_full, "payload beyond the receive buffer")                                 \
     X(drop_ooo_full, "out-of-order segments beyond the per-connection bound")             \
     X(drop_listen_overflow, "SYNs dropped: backlog full and cookies off")                 \

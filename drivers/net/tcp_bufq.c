@@ -11,9 +11,24 @@
 
 #include "tcp_priv.h"
 
+void *tcp_chunk_take(struct tcp_stack *s)
+{
+    void *ch = s->env.chunk_alloc(s->env.arg);
+
+    if (ch)
+        s->chunks_used++;
+    return ch;
+}
+
+void tcp_chunk_give(struct tcp_stack *s, void *chunk)
+{
+    s->chunks_used--;
+    s->env.chunk_free(s->env.arg, chunk);
+}
+
 static struct tcp_chunk *chunk_get(struct tcp_stack *s)
 {
-    struct tcp_chunk *ch = s->env.chunk_alloc(s->env.arg);
+    struct tcp_chunk *ch = tcp_chunk_take(s);
     if (ch)
         ch->next = NULL;
     return ch;
@@ -92,12 +107,12 @@ void tcp_bufq_consume(struct tcp_stack *s, struct tcp_bufq *q, uint32_t n)
             q->tail_used = 0;
         }
         q->nchunks--;
-        s->env.chunk_free(s->env.arg, ch);
+        tcp_chunk_give(s, ch);
     }
     /* An emptied head chunk that is also the tail is kept for appends only
      * if it still has room; otherwise give it back now (idle = no chunks). */
     if (q->len == 0 && q->head) {
-        s->env.chunk_free(s->env.arg, q->head);
+        tcp_chunk_give(s, q->head);
         q->head = q->tail = NULL;
         q->head_off = q->tail_used = 0;
         q->nchunks = 0;
@@ -109,7 +124,7 @@ void tcp_bufq_clear(struct tcp_stack *s, struct tcp_bufq *q)
     while (q->head) {
         struct tcp_chunk *ch = q->head;
         q->head = ch->next;
-        s->env.chunk_free(s->env.arg, ch);
+        tcp_chunk_give(s, ch);
     }
     memset(q, 0, sizeof(*q));
 }
@@ -139,7 +154,7 @@ size_t tcp_bufq_peek(const struct tcp_bufq *q, struct tcp_iovec *iov, unsigned *
 static void ooo_free(struct tcp_conn *c, struct tcp_ooo_seg *seg)
 {
     c->ooo_count--;
-    c->stack->env.chunk_free(c->stack->env.arg, seg);
+    tcp_chunk_give(c->stack, seg);
 }
 
 int tcp_ooo_insert(struct tcp_conn *c, uint32_t seq, const uint8_t *data, uint32_t len)
@@ -184,7 +199,7 @@ int tcp_ooo_insert(struct tcp_conn *c, uint32_t seq, const uint8_t *data, uint32
      * segment within 1.5 x tcp.rcv_buf). */
     if ((uint64_t)(c->ooo_count + 1) * TCP_CHUNK_SIZE > (uint64_t)s->cfg.rcv_buf * 3 / 2)
         return -ENOSPC;
-    struct tcp_ooo_seg *seg = s->env.chunk_alloc(s->env.arg);
+    struct tcp_ooo_seg *seg = tcp_chunk_take(s);
     if (!seg)
         return -ENOMEM;
     seg->seq = seq;

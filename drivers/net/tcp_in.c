@@ -556,9 +556,20 @@ static void data_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t n
             fin = false;
         }
         if (len > 0 && seq == c->rcv_nxt) {
-            uint32_t got = tcp_bufq_append(s, &c->rcvq, data, len, tcp_rcv_limit(c));
+            /* A big holder, with the pool short, fills only the chunk it has. */
+            uint32_t limit = tcp_rcv_limit(c);
+            bool capped = !tcp_rcv_may_grow(c);
+            if (capped) {
+                uint32_t room = c->rcvq.tail ? TCP_CHUNK_DATA - c->rcvq.tail_used : 0;
+                if (c->rcvq.len + room < limit)
+                    limit = c->rcvq.len + room;
+            }
+            uint32_t got = tcp_bufq_append(s, &c->rcvq, data, len, limit);
             if (got < len) {
-                s->stats.drop_no_chunk++;
+                if (capped)
+                    s->stats.drop_chunk_share++;
+                else
+                    s->stats.drop_no_chunk++;
                 fin = false;
             }
             c->rcv_nxt += got;
@@ -578,8 +589,10 @@ static void data_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t n
                 tcp_delack_arm(c, now_us);
             }
         } else if (len > 0 && seq_gt(seq, c->rcv_nxt)) {
-            int rc = tcp_ooo_insert(c, seq, data, len);
-            if (rc == 0) {
+            int rc = tcp_rcv_may_grow(c) ? tcp_ooo_insert(c, seq, data, len) : -EBUSY;
+            if (rc == -EBUSY) {
+                s->stats.drop_chunk_share++;
+            } else if (rc == 0) {
                 s->stats.ooo_queued++;
                 if (fin) {
                     c->ooo_fin = 1;

@@ -184,6 +184,7 @@ struct tcp_stack {
     uint8_t secret[16];
     uint64_t now_us;                 /* latest time seen by a top-level call */
     uint32_t max_rcv_wnd;            /* what rcv_buf allows us to advertise */
+    uint32_t chunks_used;            /* payload chunks taken from the env now */
     uint8_t rcv_wscale;              /* shift we offer */
 
     struct tw_wheel wheel;
@@ -215,6 +216,26 @@ static inline uint32_t tcp_rcv_limit(const struct tcp_conn *c)
 {
     return c->stack->cfg.rcv_buf + (c->ws_ok ? (1u << c->rcv_wscale) - 1u : 0u);
 }
+
+#define TCP_CHUNK_SMALL_HOLDING 2    /* 4 KiB: echo requests, small messages */
+#define TCP_CHUNK_RESERVE_DIV 4      /* the pool's last quarter */
+
+/* May the connection take another chunk for what it receives? Always,
+ * while the pool has more than its reserve free or the connection holds
+ * little; otherwise not (tcp_config.chunk_budget). */
+static inline bool tcp_rcv_may_grow(const struct tcp_conn *c)
+{
+    const struct tcp_stack *s = c->stack;
+    uint32_t budget = s->cfg.chunk_budget;
+
+    if (!budget || c->rcvq.nchunks + c->ooo_count < TCP_CHUNK_SMALL_HOLDING)
+        return true;
+    return s->chunks_used + budget / TCP_CHUNK_RESERVE_DIV < budget;
+}
+
+/* Chunks from and back to the env, counted (tcp_bufq.c). */
+void *tcp_chunk_take(struct tcp_stack *s);
+void tcp_chunk_give(struct tcp_stack *s, void *chunk);
 
 /* ---- tcp_table.c ---------------------------------------------------------------- */
 struct tcp_conn *tcp_conn_alloc(struct tcp_stack *s);

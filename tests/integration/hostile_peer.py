@@ -2,7 +2,7 @@
 """Hostile OpenFlow peers for the isolation tests: kernel sockets, no ofcd code.
 
 usage: hostile_peer.py MODE --addr IP --port PORT [--conns N] [--duration S]
-                       [--dpid HEX] [--rcvbuf BYTES] [--bind IP]
+                       [--dpid HEX] [--rcvbuf BYTES] [--bind IP[,IP...]]
 
 MODE
   echo-flood   N connections with a tiny receive buffer that never read and
@@ -14,6 +14,9 @@ MODE
                and multipart replies that never finish (REPLY_MORE forever)
   dpid-thief   a full handshake claiming dpid (a live switch's), answering
                echo, for duration seconds
+  partial-flood  N switches (dpid, dpid+1, ...) that handshake, then send the
+               first 65,000 bytes of a 65,535-byte message and never the rest:
+               each pins a whole TCP receive window in ofcd
 
 Prints one line at the end: "MODE: conns=N sent_msgs=M sent_bytes=B
 refused=R closed_by_peer=C" and exits 0; the tests read ofcd, not this.
@@ -66,6 +69,7 @@ class Peer:
         self.s.connect((addr, port))
         self.s.setblocking(False)
         self.inbuf = b""
+        self.partial_sent = False
         self.out = b""
         self.closed = False
 
@@ -134,9 +138,10 @@ def answer_switch(p, m, dpid, stats):
 def run(args):
     stats = {"sent_msgs": 0, "sent_bytes": 0, "refused": 0, "closed_by_peer": 0}
     peers = []
-    for _ in range(args.conns):
+    binds = args.bind.split(",") if args.bind else [None]
+    for i in range(args.conns):
         try:
-            peers.append(Peer(args.addr, args.port, args.rcvbuf, args.bind))
+            peers.append(Peer(args.addr, args.port, args.rcvbuf, binds[i % len(binds)]))
         except OSError:
             stats["refused"] += 1
     sel = selectors.DefaultSelector()
@@ -146,10 +151,14 @@ def run(args):
     mp_xid = 0x7000
     established = set()
     for i, p in enumerate(peers):
-        if args.mode in ("hello-flood", "port-flood", "dpid-thief"):
+        p.dpid = dpid + i if args.mode == "partial-flood" else dpid
+        p.answered = set()
+        if args.mode in ("hello-flood", "port-flood", "dpid-thief", "partial-flood"):
             p.send(hello(), stats)
-        if args.mode in ("port-flood", "dpid-thief", "hello-flood"):
             sel.register(p.s, selectors.EVENT_READ, p)
+    # The first 65,000 bytes of a 65,535-byte message: ofcd can frame
+    # nothing until the rest comes, which never does.
+    partial = struct.pack("!BBHI", 4, PORT_STATUS, 65535, 0x45) + b"\0" * (65000 - 8)
     echo = msg(ECHO_REQUEST, 0x42, b"x" * 8)
     held = msg(BARRIER_REQUEST, 0x43)
     while time.monotonic() < end:
@@ -175,10 +184,12 @@ def run(args):
             for m in p.messages(stats):
                 if args.mode == "hello-flood":
                     continue            # never answers: the handshake never ends
-                answer_switch(p, m, dpid, stats)
-                if m[1] == MULTIPART_REQUEST and \
-                        struct.unpack("!H", m[8:10])[0] == MP_PORT_DESC:
-                    established.add(p)
+                answer_switch(p, m, p.dpid, stats)
+                if m[1] == MULTIPART_REQUEST:
+                    p.answered.add(struct.unpack("!H", m[8:10])[0])
+                    if MP_PORT_DESC in p.answered and (args.mode != "partial-flood" or
+                                                       MP_DESC in p.answered):
+                        established.add(p)
             if p.closed:
                 sel.unregister(p.s)
         for p in peers:
@@ -187,6 +198,10 @@ def run(args):
             if args.mode == "hello-flood" and len(p.out) < 4096:
                 p.send(held * 64, stats)
                 stats["sent_msgs"] += 64
+            elif args.mode == "partial-flood" and p in established and not p.partial_sent:
+                p.partial_sent = True
+                p.send(partial, stats)
+                stats["sent_msgs"] += 1
             elif args.mode == "port-flood" and p in established and len(p.out) < 65536:
                 batch = b""
                 for _ in range(32):
@@ -209,13 +224,14 @@ def run(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mode", choices=["echo-flood", "silent", "hello-flood", "port-flood",
-                                     "dpid-thief"])
+                                     "dpid-thief", "partial-flood"])
     ap.add_argument("--addr", default="10.66.0.2")
     ap.add_argument("--port", type=int, default=6653)
     ap.add_argument("--conns", type=int, default=1)
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--dpid", default="dead")
-    ap.add_argument("--bind", default=None, help="source address (default: the kernel's)")
+    ap.add_argument("--bind", default=None,
+                    help="source address(es), comma-separated: connections take turns")
     ap.add_argument("--rcvbuf", type=int, default=0)
     return run(ap.parse_args())
 

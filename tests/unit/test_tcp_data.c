@@ -725,6 +725,44 @@ static void test_chunk_exhaustion(void **state)
     assert_int_equal(tcp_recv_available(c), sizeof(d));
 }
 
+/* The pool runs short (16 chunks, the last 4 reserved): a connection whose
+ * unread data holds many chunks gets no more (its segments dropped and
+ * counted, the peer resends), while one holding little still takes its
+ * small message; once the big one is read, its data flows again. */
+static void test_chunk_fair_share(void **state)
+{
+    struct th *th = *state;
+    struct th_peer p1, p2;
+    const uint32_t total = 40000;
+    uint8_t *d = th_alloc(th, total);
+
+    th->cfg.chunk_budget = 16;
+    th_restart(th);
+    th->chunk_limit = 16;                         /* the pool really is that small */
+    struct tcp_conn *big = open_conn(th, &p1, 40021);
+    th_peer_init(th, &p2, 40022);
+    struct tcp_conn *small = th_passive_open(th, &p2);
+    th_pattern(d, 0, total, 21);
+    for (int i = 0; i < 40; i++)
+        seg_at(th, &p1, d, (uint32_t)tcp_recv_available(big), 1000);
+    assert_true(tcp_recv_available(big) < total);
+    assert_true(TH_STAT(th, drop_chunk_share) >= 1);
+    assert_int_equal(th->chunks_live, 12);
+    assert_int_equal(TH_STAT(th, drop_no_chunk), 0);
+
+    seg_at(th, &p2, d, 0, 100);
+    seg_at(th, &p2, d, 100, 100);
+    assert_int_equal(tcp_recv_available(small), 200);
+    assert_int_equal(TH_STAT(th, drop_no_chunk), 0);
+
+    size_t had = tcp_recv_available(big);
+    tcp_recv_consume(big, had);
+    seg_at(th, &p1, d, (uint32_t)had, 1000);
+    assert_int_equal(tcp_recv_available(big), 1000);
+    tcp_recv_consume(small, 200);
+    tcp_recv_consume(big, 1000);
+}
+
 /* Stack to peer over a path that loses some segments once (the peer keeps
  * no out-of-order data, so every loss needs recovery): the stream arrives
  * complete and in order, by fast retransmit, NewReno and RTO, no stall. */
@@ -835,6 +873,7 @@ int main(void)
         T(test_fast_retransmit_newreno),
         T(test_max_retrans_abort),
         T(test_chunk_exhaustion),
+        T(test_chunk_fair_share),
         T(test_lossy_transfer_out),
         T(test_reordered_duplicated_input),
     };
