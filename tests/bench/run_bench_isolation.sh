@@ -126,6 +126,17 @@ wait_ge 'ofcd_flows{state="installed"}' 1000000 180
 t2=$(date +%s%N)
 r5=$(rss_kb)
 db_kb=$(du -sk "$work/var" | awk '{ print $1 }')
+# All 1,000,000 back through stored_flows, streamed: RSS sampled meanwhile.
+peak=$r5
+curl -s "$API/api/kytos/flow_manager/v2/stored_flows" | wc -c >"$work/all.size" &
+gpid=$!
+tg0=$(date +%s%N)
+while kill -0 $gpid 2>/dev/null; do
+    v=$(rss_kb)
+    [ "$v" -gt "$peak" ] && peak=$v
+    sleep 0.1
+done
+tg1=$(date +%s%N)
 kill -INT "${pids[-1]}" 2>/dev/null
 wait "${pids[-1]}" 2>/dev/null
 unset 'pids[-1]'
@@ -138,6 +149,7 @@ printf '%-44s %12s\n' "  and in the LMDB store on disk" "$(python3 -c "print(f'{
 echo "RSS: $((r0 / 1024)) MiB at start, $((r3 / 1024)) MiB with $NSW switches," \
      "$((r5 / 1024)) MiB with 1,000,000 flows on 100 switches"
 python3 -c "print(f'1,000,000 flows: accepted in {($t1 - $t0) / 1e9:.1f} s, all installed after {($t2 - $t0) / 1e9:.1f} s')"
+python3 -c "print(f'GET stored_flows of all of them (streamed): {$(cat "$work/all.size") / 1e6:.0f} MB in {($tg1 - $tg0) / 1e9:.1f} s, RSS +{($peak - $r5) / 1024:.0f} MiB meanwhile')"
 
 echo
 echo "== echo RTT of 100 good switches, alone and next to the hostile peers (3 runs each) =="
@@ -179,7 +191,7 @@ printf '%-30s %10s %10s %10s %12s\n' case echo_p50_ms echo_p99_ms echo_max_ms di
 printf '%-30s %10s %10s %10s %12s\n' "alone" "$a50" "$a99" "$amax" "$adisc"
 printf '%-30s %10s %10s %10s %12s\n' "next to the hostile peers" "$h50" "$h99" "$hmax" "$hdisc"
 python3 - "$OUT/isolation.json" "$r0" "$r1" "$r2" "$r3" "$r4" "$r5" "$a50" "$a99" "$h50" "$h99" \
-    "$adisc" "$hdisc" <<'PY'
+    "$adisc" "$hdisc" "$((peak - r5))" <<'PY'
 import json, sys
 a = sys.argv[2:]
 k = [int(x) for x in a[:6]]
@@ -189,7 +201,8 @@ json.dump({"bytes_per_idle_conn": (k[1] - k[0]) * 1024 / 5000,
            "rss_mib_10000_switches": k[3] / 1024, "rss_mib_1m_flows": k[5] / 1024,
            "echo_alone_p50_ms": float(a[6]), "echo_alone_p99_ms": float(a[7]),
            "echo_hostile_p50_ms": float(a[8]), "echo_hostile_p99_ms": float(a[9]),
-           "disconnects_alone": int(a[10]), "disconnects_hostile": int(a[11])},
+           "disconnects_alone": int(a[10]), "disconnects_hostile": int(a[11]),
+           "stored_flows_1m_rss_growth_mib": int(a[12]) / 1024},
           open(sys.argv[1], "w"), indent=1)
 PY
 echo "(JSON in $OUT/isolation.json; attackers from $ATTACKER, the good switches from 10.66.0.1)"
