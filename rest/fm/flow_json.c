@@ -1450,9 +1450,12 @@ json_t *flow_json_render(const struct flow_spec *f)
 
     bad = bad || set_new(o, "table_id", json_integer(fm->table_id)) ||
           set_new(o, "priority", json_integer(fm->priority)) ||
-          set_new(o, "cookie", u64_json(fm->cookie)) ||
           set_new(o, "idle_timeout", json_integer(fm->idle_timeout)) ||
           set_new(o, "hard_timeout", json_integer(fm->hard_timeout));
+    /* A delete selects by cookie only with its mask (Kytos' rule, which the
+     * parser holds to): a delete without one renders without a cookie. */
+    if (!bad && (!f->for_delete || f->has_cookie_mask))
+        bad = set_new(o, "cookie", u64_json(fm->cookie));
     if (!bad && f->has_cookie_mask)
         bad = set_new(o, "cookie_mask", u64_json(fm->cookie_mask));
     if (!bad && f->has_owner)
