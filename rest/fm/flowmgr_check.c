@@ -87,10 +87,10 @@ static int cmp_u64(const void *a, const void *b)
 /* Visit every entry of the snapshot. cb returns 0 to go on. */
 typedef int (*entry_fn)(const struct ofp_flow_stats *fs, void *arg);
 
-static int snap_foreach(const struct fm_switch *sw, entry_fn cb, void *arg)
+static int snap_foreach(uint8_t *const *parts, size_t n_parts, entry_fn cb, void *arg)
 {
-    for (size_t p = 0; p < sw->n_snap; p++) {
-        const uint8_t *msg = sw->snap[p];
+    for (size_t p = 0; p < n_parts; p++) {
+        const uint8_t *msg = parts[p];
         size_t len = (size_t)msg[2] << 8 | msg[3];
         struct ofp_msg m;
         struct ofp_err err;
@@ -244,7 +244,7 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
     if (!c.scratch)
         return;
     ofp_match_init(&c.scratch->fm.match);
-    if (snap_foreach(sw, check_entry, &c) == 0) {
+    if (snap_foreach(sw->snap, sw->n_snap, check_entry, &c) == 0) {
         if (c.n_present)
             qsort(c.present, c.n_present, sizeof(uint64_t), cmp_u64);
         /* On connect, "not sent on this connection" is what counts: nothing
@@ -359,23 +359,54 @@ static int entry_json(const struct ofp_flow_stats *fs, void *arg)
     return json_array_append_new(c->flows, o) ? -ENOMEM : 0;
 }
 
+/* The switch's snapshot parts, copied: *n_parts of them in *parts (each and
+ * the array to free). -ENOENT when the switch is not known, -ENOMEM. */
+static int snap_copy(struct flowmgr *fm, uint64_t dpid, uint8_t ***parts, size_t *n_parts)
+{
+    int rc = 0;
+
+    *parts = NULL;
+    *n_parts = 0;
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (!sw || !(sw->seen || sw->n_flows)) {
+        rc = -ENOENT;
+    } else if (sw->n_snap && !(*parts = calloc(sw->n_snap, sizeof(**parts)))) {
+        rc = -ENOMEM;
+    } else {
+        for (; *n_parts < sw->n_snap; (*n_parts)++) {
+            const uint8_t *msg = sw->snap[*n_parts];
+            size_t len = (size_t)msg[2] << 8 | msg[3];
+            if (!((*parts)[*n_parts] = malloc(len))) {
+                rc = -ENOMEM;
+                break;
+            }
+            memcpy((*parts)[*n_parts], msg, len);
+        }
+    }
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
 json_t *flowmgr_snapshot_json(struct flowmgr *fm, uint64_t dpid)
 {
     struct snap_json_ctx c = {.dpid = dpid};
     json_t *out = NULL;
+    uint8_t **parts;
+    size_t n_parts;
 
+    /* Copied under the flow manager's lock, decoded and rendered outside
+     * it: a switch's 100,000 flows must not hold up the control thread or
+     * other requests while they become JSON. */
+    if (snap_copy(fm, dpid, &parts, &n_parts) < 0)
+        goto done;
     c.spec = malloc(sizeof(*c.spec));
     c.flows = json_array();
-    if (!c.spec || !c.flows)
-        goto done;
-    pthread_mutex_lock(&fm->lock);
-    struct fm_switch *sw = fm_switch_find(fm, dpid);
-    if (sw && (sw->seen || sw->n_flows)) {
-        if (snap_foreach(sw, entry_json, &c) == 0)
-            out = json_pack("{s:O}", "flows", c.flows);
-    }
-    pthread_mutex_unlock(&fm->lock);
+    if (c.spec && c.flows && snap_foreach(parts, n_parts, entry_json, &c) == 0)
+        out = json_pack("{s:O}", "flows", c.flows);
 done:
+    parts_free(parts, n_parts);
+    free(parts);
     json_decref(c.flows);
     free(c.spec);
     return out;
