@@ -80,6 +80,7 @@ struct emu_opts {
     uint32_t malformed_ms;
     uint32_t malformed_kinds;     /* bit set of enum emu_bad */
     uint32_t tx_limit;            /* bytes queued per connection before overflow */
+    uint32_t mp_limit;            /* bytes of one multipart reply part at most */
     uint32_t sample_ms;
     const char *json_path;        /* NULL: no JSON; "-": stdout */
     bool quiet;
@@ -232,6 +233,7 @@ struct emu_stats {
     uint64_t barriers;
     uint64_t mp_requests;
     uint64_t mp_reply_msgs;
+    uint32_t mp_reply_max_len;    /* the largest part sent */
     struct emu_errcount err_sent[EMU_ERR_SLOTS];
     struct emu_errcount err_rcvd[EMU_ERR_SLOTS];
     uint64_t err_sent_other;

@@ -42,6 +42,8 @@ static void usage(FILE *f)
         "                           (default 1000)\n"
         "  --backoff-min MS, --backoff-max MS   reconnect backoff (default 100, 8000)\n"
         "  --tx-buffer KIB          bytes queued per connection at most (default 256)\n"
+        "  --mp-limit BYTES         largest multipart reply part, 1024..65535 (default 65000;\n"
+        "                           65535 packs parts as full as OVS does)\n"
         "liveness:\n"
         "  --echo-interval MS       send ECHO_REQUEST this often, 0 = never (default 5000)\n"
         "  --echo-timeout MS        disconnect when a reply is this late, 0 = never\n"
@@ -85,7 +87,7 @@ enum {
     OPT_TABLES, OPT_TABLE_SIZE, OPT_BUFFERS, OPT_RATE, OPT_DURATION, OPT_ECHO_INT,
     OPT_ECHO_TMO, OPT_BACKOFF_MIN, OPT_BACKOFF_MAX, OPT_MODE, OPT_PIN_RATE, OPT_WINDOW,
     OPT_PIN_TMO, OPT_FLAP, OPT_RECONNECT, OPT_BAD_FROM, OPT_BAD_EVERY, OPT_BAD_KINDS,
-    OPT_TXBUF, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_HELP,
+    OPT_TXBUF, OPT_MP_LIMIT, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +116,7 @@ static const struct option long_opts[] = {
     {"malformed-every", required_argument, NULL, OPT_BAD_EVERY},
     {"malformed-kinds", required_argument, NULL, OPT_BAD_KINDS},
     {"tx-buffer", required_argument, NULL, OPT_TXBUF},
+    {"mp-limit", required_argument, NULL, OPT_MP_LIMIT},
     {"sample-interval", required_argument, NULL, OPT_SAMPLE},
     {"json", required_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -242,6 +245,7 @@ static void defaults(struct emu_opts *o)
     o->malformed_kinds = (1u << EMU_BAD_TYPE) | (1u << EMU_BAD_SHORT) | (1u << EMU_BAD_OXM) |
                          (1u << EMU_BAD_VERSION);
     o->tx_limit = 256 * 1024;
+    o->mp_limit = EMU_OFP_MP_LIMIT;
     o->sample_ms = 1000;
     o->seed = 1;
 }
@@ -310,6 +314,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
             rc = parse_u32(name, optarg, 256, 1024 * 1024, &v32);
             o->tx_limit = v32 * 1024;
             break;
+        case OPT_MP_LIMIT: rc = parse_u32(name, optarg, 1024, 65535, &o->mp_limit); break;
         case OPT_SAMPLE: rc = parse_u32(name, optarg, 10, 3600000, &o->sample_ms); break;
         case OPT_JSON: o->json_path = optarg; break;
         case OPT_QUIET: o->quiet = true; break;

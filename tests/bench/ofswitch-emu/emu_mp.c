@@ -4,7 +4,7 @@
  * a switch without groups, meters or queues gives).
  *
  * Long replies (flow stats, many ports) are produced by a cursor, one message of at most
- * EMU_OFP_MP_LIMIT bytes at a time with OFPMPF_REPLY_MORE on all but the last, and only
+ * --mp-limit bytes (default EMU_OFP_MP_LIMIT; up to 65,535, parts as full as OVS's) at a time with OFPMPF_REPLY_MORE on all but the last, and only
  * while the connection's tx queue has room for a whole message: emu_conn.c calls
  * emu_mp_continue() as the queue drains, and reads nothing from the controller until
  * the reply is complete, so the tables cannot change under the cursor.
@@ -48,6 +48,8 @@ static int send_part(struct emu_sw *sw, struct emu_wr *w, size_t start)
     if (emu_wr_msg_end(w, start))
         return -EMSGSIZE;
     sw->ctx->st.mp_reply_msgs++;
+    if (w->len - start > sw->ctx->st.mp_reply_max_len)
+        sw->ctx->st.mp_reply_max_len = (uint32_t)(w->len - start);
     return emu_conn_send_wr(sw, w);
 }
 
@@ -74,7 +76,7 @@ static bool fill_flows(struct emu_sw *sw, struct emu_wr *w, size_t start)
             if (!emu_ft_filter_match(&mp->flt, f))
                 continue;
             size_t need = emu_ofp_flow_stats_len(f->match_len, f->instr_len);
-            if (w->len - start + need > EMU_OFP_MP_LIMIT && w->len - start > 16)
+            if (w->len - start + need > sw->ctx->opt.mp_limit && w->len - start > 16)
                 return true;
             uint64_t age = now - f->installed_ns;
             struct emu_ofp_flow_stats fs = {
@@ -105,7 +107,7 @@ static bool fill_ports(struct emu_sw *sw, struct emu_wr *w, size_t start)
     size_t each = mp->type == EMU_OFPMP_PORT_DESC ? EMU_OFP_PORT_LEN : EMU_OFP_PORT_STATS_LEN;
     uint64_t age = emu_now_ns() - sw->ctx->st.t_start_ns;
     for (; mp->pos < mp->end; mp->pos++) {
-        if (w->len - start + each > EMU_OFP_MP_LIMIT)
+        if (w->len - start + each > sw->ctx->opt.mp_limit)
             return true;
         if (mp->type == EMU_OFPMP_PORT_DESC) {
             struct emu_ofp_port p;
@@ -132,7 +134,7 @@ static bool fill_tables(struct emu_sw *sw, struct emu_wr *w, size_t start)
 {
     struct emu_mp *mp = sw->mp;
     for (; mp->pos < mp->end; mp->pos++) {
-        if (w->len - start + EMU_OFP_TABLE_STATS_LEN > EMU_OFP_MP_LIMIT)
+        if (w->len - start + EMU_OFP_TABLE_STATS_LEN > sw->ctx->opt.mp_limit)
             return true;
         /* Every generated packet_in is a table-0 lookup that missed. */
         struct emu_ofp_table_stats t = {

@@ -202,8 +202,10 @@ static void write_json(const struct emu_ctx *ctx, FILE *f)
             (unsigned long long)st->pin_resp, (double)st->pin_resp / secs,
             (unsigned long long)st->pin_timeout, (unsigned long long)st->pin_late,
             (unsigned long long)st->pin_lost_disc);
-    fprintf(f, "  \"multipart\": {\"requests\": %llu, \"reply_messages\": %llu},\n",
-            (unsigned long long)st->mp_requests, (unsigned long long)st->mp_reply_msgs);
+    fprintf(f, "  \"multipart\": {\"requests\": %llu, \"reply_messages\": %llu, "
+               "\"reply_max_bytes\": %u},\n",
+            (unsigned long long)st->mp_requests, (unsigned long long)st->mp_reply_msgs,
+            st->mp_reply_max_len);
     fprintf(f, "  \"port_status_sent\": %llu,\n", (unsigned long long)st->port_status_sent);
     fprintf(f, "  \"malformed_sent\": {");
     for (int i = 0; i < EMU_BAD_COUNT; i++)
