@@ -44,9 +44,10 @@ build-tsan: deps $(BUILD_TSAN)/build.ninja
 
 # A report makes the process exit 66 at the end (tests check ofcd's exit
 # code); ASLR off because the sanitizer's fixed shadow layout does not fit
-# every kernel's randomised mappings.
+# every kernel's randomised mappings; under it, freeing the buffer pools at
+# stop takes seconds (OFCD_STOP_S: how long the tests wait after SIGTERM).
 TSAN_RUN = TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp second_deadlock_stack=1" \
-	setarch $$(uname -m) -R
+	OFCD_STOP_S=20 setarch $$(uname -m) -R
 
 run: build
 	./$(BUILD)/app/ofcd --config $(CONFIG) $(ARGS)
