@@ -295,6 +295,11 @@ bool tcp_recv_eof(const struct tcp_conn *c)
     return c->fin_rcvd && c->rcvq.len == 0;
 }
 
+bool tcp_recv_fin(const struct tcp_conn *c)
+{
+    return c->fin_rcvd;
+}
+
 void tcp_recv_consume(struct tcp_conn *c, size_t n)
 {
     struct tcp_stack *s = c->stack;

@@ -303,6 +303,8 @@ size_t tcp_recv_available(const struct tcp_conn *c);
 
 /* The peer sent FIN and every byte before it has been read. */
 bool tcp_recv_eof(const struct tcp_conn *c);
+/* The peer sent FIN: nothing follows what is queued (which may remain). */
+bool tcp_recv_fin(const struct tcp_conn *c);
 
 /* Half-close: FIN after the queued data. Reading goes on. 0 or -ENOTCONN. */
 int tcp_shutdown(struct tcp_conn *c);

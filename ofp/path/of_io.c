@@ -433,6 +433,18 @@ static void on_established(struct tcp_conn *c, void *user)
     read_conn(oc);
 }
 
+/* The switch closed its side and everything that can be framed is read:
+ * nothing more will come, so what is left (a message cut short) never
+ * completes; holding it would pin its bytes until a timeout. */
+static void close_if_ended(struct of_conn *oc)
+{
+    if (!oc->tcp || oc->blocked || !tcp_recv_fin(oc->tcp))
+        return;
+    conn_close(oc, false, tcp_recv_available(oc->tcp)
+                              ? "switch closed the connection in the middle of a message"
+                              : "switch closed the connection");
+}
+
 static void on_readable(struct tcp_conn *c, void *user)
 {
     struct of_conn *oc = user;
@@ -440,10 +452,7 @@ static void on_readable(struct tcp_conn *c, void *user)
     (void)c;
     if (!oc->blocked)
         read_conn(oc);
-    if (oc->tcp && tcp_recv_eof(oc->tcp) && tcp_recv_available(oc->tcp) == 0) {
-        /* The switch closed its side: nothing more will come. */
-        conn_close(oc, false, "switch closed the connection");
-    }
+    close_if_ended(oc);
 }
 
 static void on_writable(struct tcp_conn *c, void *user)
@@ -592,6 +601,7 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
         /* A connection waiting for its quota is no work: the loop may idle. */
         if (oc->tcp && read_conn(oc))
             worked = true;
+        close_if_ended(oc);
     }
     struct qmsg *m[OF_IO_OUT_BURST];
     unsigned n = msgq_dequeue_burst(io->msg_out, m, OF_IO_OUT_BURST, tsc);

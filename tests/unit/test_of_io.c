@@ -444,6 +444,31 @@ static void test_pending_per_address_bounded(void **state)
     assert_int_equal(st.switch_conns, 3);
 }
 
+/* A switch that closes its side in the middle of a message will never send
+ * the rest: the connection is closed at once (its bytes would otherwise
+ * stay pinned until a timeout), and the worker hears it is gone. */
+static void test_fin_mid_message_closes(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t msg[1000];
+
+    start(h, 64);
+    connect_switch(h);
+    ofmsg(msg, OFPT_PORT_STATUS, sizeof(msg), 4);
+    th_peer_data(h->th, &h->p, msg, 500);         /* half of it */
+    io_poll(h);
+    assert_null(to_worker(h));
+    th_peer_fin(h->th, &h->p);
+    io_poll(h);
+    struct qmsg *down = to_worker(h);
+    assert_non_null(down);
+    assert_int_equal(down->kind, QMSG_CONN_DOWN);
+    qmsg_free(down);
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.switch_conns, 0);
+}
+
 /* With the events pool empty, a new connection is refused at once (it could
  * not be told gone), while the connection already up goes on and its end
  * reaches the worker in the buffer it kept. */
@@ -551,6 +576,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_worker_close_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_full_stops_reading, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_per_address_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fin_mid_message_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_pool_empty_refuses_newcomers, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_control_share_stops_reading, setup, teardown),
