@@ -167,11 +167,15 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
                     uint64_t dpid, const struct flow_spec *specs, size_t n_specs);
 
 /*
- * The last complete flow-statistics reply of dpid as Kytos shows it:
- * {"flows": [flow + "stats"]}; NULL when the switch is unknown.
- * New reference.
+ * The last complete flow-statistics reply of dpid, taken (copied under the
+ * lock) to be walked outside it, one entry at a time as Kytos shows it:
+ * flow + "stats". take: NULL when the switch is unknown (*err -ENOENT) or
+ * out of memory (-ENOMEM). next: a new reference, NULL at the end.
  */
-json_t *flowmgr_snapshot_json(struct flowmgr *fm, uint64_t dpid);
+struct flowmgr_snap;
+struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err);
+json_t *flowmgr_snap_next(struct flowmgr_snap *s);
+void flowmgr_snap_free(struct flowmgr_snap *s);
 
 void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out);
 

@@ -326,27 +326,21 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
 
 /* ---- GET flows ------------------------------------------------------------------ */
 
-struct snap_json_ctx {
-    uint64_t dpid;
-    json_t *flows;
-    struct flow_spec *spec;
-};
-
-static int entry_json(const struct ofp_flow_stats *fs, void *arg)
+/* The entry as GET flows shows it, or NULL when it cannot be one. */
+static json_t *entry_json(uint64_t dpid, const struct ofp_flow_stats *fs, struct flow_spec *spec)
 {
-    struct snap_json_ctx *c = arg;
     char hex[24];
 
     if (flow_spec_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
-                             fs->hard_timeout, &fs->match, &fs->inst, c->spec) < 0)
-        return 0;
-    json_t *o = flow_json_render(c->spec);
+                             fs->hard_timeout, &fs->match, &fs->inst, spec) < 0)
+        return NULL;
+    json_t *o = flow_json_render(spec);
     if (!o)
-        return -ENOMEM;
-    dpid_format(c->dpid, hex);
+        return NULL;
+    dpid_format(dpid, hex);
     json_object_set_new(o, "switch", json_string(hex));
-    uint64_t match_id = flow_match_id(c->dpid, c->spec);
-    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id_of(match_id, c->spec));
+    uint64_t match_id = flow_match_id(dpid, spec);
+    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id_of(match_id, spec));
     json_object_set_new(o, "id", json_string(hex));
     snprintf(hex, sizeof(hex), "%016" PRIx64, match_id);
     json_object_set_new(o, "match_id", json_string(hex));
@@ -356,58 +350,86 @@ static int entry_json(const struct ofp_flow_stats *fs, void *arg)
                                   (json_int_t)fs->byte_count, "duration_sec",
                                   (json_int_t)fs->duration_sec, "duration_nsec",
                                   (json_int_t)fs->duration_nsec));
-    return json_array_append_new(c->flows, o) ? -ENOMEM : 0;
+    return o;
 }
 
-/* The switch's snapshot parts, copied: *n_parts of them in *parts (each and
- * the array to free). -ENOENT when the switch is not known, -ENOMEM. */
-static int snap_copy(struct flowmgr *fm, uint64_t dpid, uint8_t ***parts, size_t *n_parts)
-{
-    int rc = 0;
+/* A copy of one switch's snapshot and where its walk is. */
+struct flowmgr_snap {
+    uint64_t dpid;
+    uint8_t **parts;
+    size_t n_parts, next_part;
+    bool in_part;
+    struct ofp_msg m;                /* the part being walked (points into parts[]) */
+    struct ofp_mp_iter it;
+    struct flow_spec spec;
+};
 
-    *parts = NULL;
-    *n_parts = 0;
+void flowmgr_snap_free(struct flowmgr_snap *s)
+{
+    if (!s)
+        return;
+    parts_free(s->parts, s->n_parts);
+    free(s->parts);
+    free(s);
+}
+
+/* Copied under the flow manager's lock, decoded and rendered outside it: a
+ * switch's 100,000 flows must not hold up the control thread or other
+ * requests while they become JSON. */
+struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err)
+{
+    struct flowmgr_snap *s = calloc(1, sizeof(*s));
+
+    *err = 0;
+    if (!s) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    s->dpid = dpid;
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     if (!sw || !(sw->seen || sw->n_flows)) {
-        rc = -ENOENT;
-    } else if (sw->n_snap && !(*parts = calloc(sw->n_snap, sizeof(**parts)))) {
-        rc = -ENOMEM;
+        *err = -ENOENT;
+    } else if (sw->n_snap && !(s->parts = calloc(sw->n_snap, sizeof(*s->parts)))) {
+        *err = -ENOMEM;
     } else {
-        for (; *n_parts < sw->n_snap; (*n_parts)++) {
-            const uint8_t *msg = sw->snap[*n_parts];
+        for (; s->n_parts < sw->n_snap; s->n_parts++) {
+            const uint8_t *msg = sw->snap[s->n_parts];
             size_t len = (size_t)msg[2] << 8 | msg[3];
-            if (!((*parts)[*n_parts] = malloc(len))) {
-                rc = -ENOMEM;
+            if (!(s->parts[s->n_parts] = malloc(len))) {
+                *err = -ENOMEM;
                 break;
             }
-            memcpy((*parts)[*n_parts], msg, len);
+            memcpy(s->parts[s->n_parts], msg, len);
         }
     }
     pthread_mutex_unlock(&fm->lock);
-    return rc;
+    if (*err) {
+        flowmgr_snap_free(s);
+        return NULL;
+    }
+    return s;
 }
 
-json_t *flowmgr_snapshot_json(struct flowmgr *fm, uint64_t dpid)
+json_t *flowmgr_snap_next(struct flowmgr_snap *s)
 {
-    struct snap_json_ctx c = {.dpid = dpid};
-    json_t *out = NULL;
-    uint8_t **parts;
-    size_t n_parts;
-
-    /* Copied under the flow manager's lock, decoded and rendered outside
-     * it: a switch's 100,000 flows must not hold up the control thread or
-     * other requests while they become JSON. */
-    if (snap_copy(fm, dpid, &parts, &n_parts) < 0)
-        goto done;
-    c.spec = malloc(sizeof(*c.spec));
-    c.flows = json_array();
-    if (c.spec && c.flows && snap_foreach(parts, n_parts, entry_json, &c) == 0)
-        out = json_pack("{s:O}", "flows", c.flows);
-done:
-    parts_free(parts, n_parts);
-    free(parts);
-    json_decref(c.flows);
-    free(c.spec);
-    return out;
+    for (;;) {
+        struct ofp_flow_stats fs;
+        if (s->in_part && ofp_mp_next_flow_stats(&s->it, &fs)) {
+            json_t *o = entry_json(s->dpid, &fs, &s->spec);
+            if (o)
+                return o;
+            continue;                 /* not one ofcd can show: skipped */
+        }
+        s->in_part = false;
+        if (s->next_part == s->n_parts)
+            return NULL;
+        const uint8_t *msg = s->parts[s->next_part++];
+        size_t len = (size_t)msg[2] << 8 | msg[3];
+        struct ofp_err err;
+        if (ofp_decode(msg, len, &s->m, &err) < 0)
+            continue;                 /* the worker already vetted it; defensive */
+        ofp_mp_iter_init(&s->it, &s->m.u.mp_reply);
+        s->in_part = true;
+    }
 }

@@ -3,8 +3,7 @@
  *
  *   POST|DELETE .../flows[/{dpid}]   {"flows": [...], "force": b, "switches": [dpids]}
  *   POST|DELETE .../flows_by_switch  {"<dpid>": {"flows": [...]}, ..., "force": b}
- *   GET .../flows[/{dpid}]           last flow-statistics reply per switch
- * (stored_flows is rest_stored.c).
+ * (GET .../flows is rest_flowstats.c, stored_flows rest_stored.c).
  *
  * A change is answered 202 only once the store has made it durable; then
  * the flow manager sends it. Before anything is stored every check runs, so
@@ -515,44 +514,4 @@ void rest_flows_by_switch_post(struct rest_req *q, struct rest_reply *r)
 void rest_flows_by_switch_delete(struct rest_req *q, struct rest_reply *r)
 {
     by_switch_change(q, r, true);
-}
-
-/* GET .../flows[/{dpid}] */
-void rest_flows_get(struct rest_req *q, struct rest_reply *r)
-{
-    uint64_t *ids = NULL;
-    uint64_t one;
-    int n;
-    char dp[24];
-
-    if (!rest_need_fm(q, r))
-        return;
-    if (q->arg) {
-        if (rest_dpid_arg(q->arg, &one, r) < 0)
-            return;
-        ids = &one;
-        n = 1;
-    } else if ((n = flowmgr_switches(q->rs->src.fm, false, &ids)) < 0) {
-        rest_error(r, 500, "out of memory");
-        return;
-    }
-    json_t *out = json_object();
-    for (int i = 0; out && i < n; i++) {
-        json_t *sj = flowmgr_snapshot_json(q->rs->src.fm, ids[i]);
-        dpid_format(ids[i], dp);
-        if (!sj && q->arg) {
-            rest_error(r, 404, "switch %s is not known", dp);
-            json_decref(out);
-            out = NULL;
-            break;
-        }
-        if (sj)
-            json_object_set_new(out, dp, sj);
-    }
-    if (ids != &one)
-        free(ids);
-    if (out)
-        r->json = out;
-    else if (!r->json)
-        rest_error(r, 500, "out of memory");
 }

@@ -26,11 +26,11 @@
 #include "dpid.h"
 #include "flow_json.h"
 #include "flowmgr.h"
-#include "json_u64.h"
 #include "ofcd_log.h"
 #include "ofp_err.h"
 #include "rest_cookie_query.h"
 #include "rest_priv.h"
+#include "rest_textbuf.h"
 #include "store.h"
 
 #define STORED_BATCH 256
@@ -155,30 +155,12 @@ struct stored_gen {
     uint64_t cur_dpid;              /* stored_flows: the dpid whose list is open */
     unsigned left;                  /* records this piece may still take */
     int err;
-    char *buf;                      /* rendered, not yet sent: buf[off..len) */
-    size_t len, off, cap;
+    struct rest_textbuf out;        /* rendered, not yet sent */
 };
-
-static bool gen_put(struct stored_gen *g, const char *s, size_t n)
-{
-    if (g->len + n > g->cap) {
-        size_t nc = g->cap ? g->cap : 16384;
-        while (nc < g->len + n)
-            nc *= 2;
-        char *nb = realloc(g->buf, nc);
-        if (!nb)
-            return false;
-        g->buf = nb;
-        g->cap = nc;
-    }
-    memcpy(g->buf + g->len, s, n);
-    g->len += n;
-    return true;
-}
 
 static bool gen_puts(struct stored_gen *g, const char *s)
 {
-    return gen_put(g, s, strlen(s));
+    return rest_textbuf_puts(&g->out, s);
 }
 
 static int gen_one(const struct store_flow *f, void *arg)
@@ -195,11 +177,6 @@ static int gen_one(const struct store_flow *f, void *arg)
     json_t *o = stored_record(f, &g->sq);
     if (!o)
         return 0;
-    char *text = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    if (!text)
-        return -ENOMEM;
-    json_u64_fixup(text);                    /* values above 2^63 - 1 as numbers */
     bool ok = true;
     if (!g->one_switch && (!g->any || f->dpid != g->cur_dpid)) {
         char dp[24], head[40];
@@ -211,9 +188,11 @@ static int gen_one(const struct store_flow *f, void *arg)
         ok = gen_puts(g, ",");
     }
     g->any = true;
-    ok = ok && gen_puts(g, text);
-    free(text);
-    return ok ? 0 : -ENOMEM;
+    if (!ok) {
+        json_decref(o);
+        return -ENOMEM;
+    }
+    return rest_textbuf_put_json(&g->out, o) ? 0 : -ENOMEM;
 }
 
 /* Read and render the next piece; at the end, close the JSON. */
@@ -245,26 +224,21 @@ static ssize_t gen_read(void *ctx, char *out, size_t max)
 {
     struct stored_gen *g = ctx;
 
-    while (g->off == g->len && !g->done && !g->err) {
-        g->off = g->len = 0;
+    while (rest_textbuf_drained(&g->out) && !g->done && !g->err)
         gen_fill(g);
-    }
     if (g->err) {
         LOG_ERR("rest", "stored flows: cannot read the flow store mid-answer: %s; the "
                 "connection is cut", strerror(-g->err));
         return -1;
     }
-    size_t n = g->len - g->off < max ? g->len - g->off : max;
-    memcpy(out, g->buf + g->off, n);
-    g->off += n;
-    return (ssize_t)n;
+    return (ssize_t)rest_textbuf_take(&g->out, out, max);
 }
 
 static void gen_free(void *ctx)
 {
     struct stored_gen *g = ctx;
 
-    free(g->buf);
+    rest_textbuf_free(&g->out);
     free(g);
 }
 

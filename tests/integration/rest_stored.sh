@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # stored_flows and /api/v1/switches/{dpid}/flows are streamed from the
-# store in pieces (rest/http/rest_stored.c): 1,200 flows on two Open vSwitch
-# bridges come back each exactly once, grouped by switch, across many
-# pieces, with the filters applied in every piece; a client reading the
-# whole answer slowly holds nothing up: flow changes and health are answered
-# at once meanwhile.
+# store in pieces (rest/http/rest_stored.c), and GET v2/flows from the
+# switches' flow statistics one switch at a time (rest_flowstats.c): 1,200
+# flows on two Open vSwitch bridges come back each exactly once, grouped by
+# switch, across many pieces, with the filters applied in every piece; a
+# client reading a whole answer slowly holds nothing up: flow changes and
+# health are answered at once meanwhile.
 #
 # usage: rest_stored.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -23,7 +24,7 @@ DP1=00:00:00:00:00:00:10:01
 DP2=00:00:00:00:00:00:10:02
 ovs_start "$work/ovs" || fail "cannot start Open vSwitch"
 start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
-    --app.stats_log_interval_s=0 --flow_manager.pacing_per_s=0
+    --app.stats_log_interval_s=0 --flow_manager.pacing_per_s=0 --openflow.stats_interval_s=1
 ovs_add_bridges 2 tcp:10.66.0.2:6653 1000 || fail "cannot add bridges"
 wait_rest_metric ofcd_switches_up 2 30 || fail "the bridges never came up"
 
@@ -60,12 +61,31 @@ jq -e '.dpid == "'$DP1'" and (.flows | length) == 600 and ([.flows[].state] | un
     "$work/one.json" >/dev/null || fail "/api/v1/switches/{dpid}/flows: $(head -c 300 "$work/one.json")"
 pass "filters hold in every piece; one switch's flows streamed too"
 
-# A client taking the whole answer at 64 KB/s (several seconds) holds no
-# lock and no reader: a POST and health are answered at once meanwhile.
-curl -s --limit-rate 64k "$FM/stored_flows" -o "$work/slow.json" &
+# GET v2/flows: what the bridges themselves report (their flow statistics).
+for _ in $(seq 60); do
+    n=$(curl -s "$FM/flows" | jq '[.[] | .flows | length] | add // 0')
+    [ "$n" = 1200 ] && break
+    sleep 0.25
+done
+[ "$n" = 1200 ] || fail "GET v2/flows shows $n of the bridges' 1,200 flows"
+curl -s "$FM/flows" >"$work/stats.json"
+jq -e 'keys == ["'$DP1'", "'$DP2'"] and ([.[] | .flows | map(.cookie) | sort] ==
+       [[range(600)], [range(600)]]) and ([.[] | .flows[] | .stats.packet_count >= 0] | all)' \
+    "$work/stats.json" >/dev/null || fail "GET v2/flows: $(head -c 300 "$work/stats.json")"
+[ "$(curl -s "$FM/flows/$DP2" | jq ".\"$DP2\".flows | length")" = 600 ] ||
+    fail "GET v2/flows/{dpid}: not 600 flows"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$FM/flows/00:00:00:00:00:00:99:99")
+[ "$code" = 404 ] || fail "GET v2/flows/{unknown dpid}: $code"
+pass "GET v2/flows: the bridges' 1,200 flows with their statistics, each once, streamed"
+
+# Clients taking whole answers at 32 KB/s (about ten seconds) hold no lock and
+# no reader: a POST and health are answered at once meanwhile.
+curl -s --limit-rate 32k "$FM/flows" -o "$work/slow_stats.json" &
+slow_stats=$!
+curl -s --limit-rate 32k "$FM/stored_flows" -o "$work/slow.json" &
 slow=$!
-sleep 1
-kill -0 $slow 2>/dev/null || fail "the slow read finished within a second: the test proves nothing"
+sleep 0.5
+kill -0 $slow 2>/dev/null || fail "the slow read finished within half a second: the test proves nothing"
 t0=$(date +%s%N)
 code=$(curl -s -o "$work/out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
     -d '{"flows": [{"priority": 5, "match": {"in_port": 2}}]}' "$FM/flows/$DP1")
@@ -75,7 +95,10 @@ t1=$(date +%s%N)
 curl -sf "$API/api/v1/health" >/dev/null || fail "health failed during the slow read"
 kill -0 $slow 2>/dev/null || fail "the slow read ended before the POST was answered"
 wait $slow || fail "the slow read failed"
+wait $slow_stats || fail "the slow read of GET v2/flows failed"
 jq -e '[.[] | .[]] | length >= 1200' "$work/slow.json" >/dev/null || fail "the slow answer is not whole"
+jq -e '[.[] | .flows | length] | add >= 1200' "$work/slow_stats.json" >/dev/null ||
+    fail "the slow GET v2/flows answer is not whole"
 pass "a slow reader of a long answer holds nothing up (POST in $(((t1 - t0) / 1000000)) ms)"
 stop_ofcd
 pass "rest_stored: all checks passed"
