@@ -15,11 +15,18 @@
 #   partial-flood  1,200 switches (from three addresses) that handshake, then
 #                each pin a whole TCP receive window with a message that never
 #                ends: more than the io lcore's TCP chunk pool holds
+# and the switch emulator's own attack modes (ofswitch-emu --attack), each
+# checked to have attacked: echo-flood (ofcd stopped reading them),
+# hello-flood (their held messages filled their share, then the handshake
+# timeout cut them off), partial (50 emulated switches leave half a message
+# each, and ofcd closes every one of them when they go, instead of keeping
+# the half message until a timeout).
 #
-# usage: hostile.sh OFCD_BINARY CONFIG_FILE
+# usage: hostile.sh OFCD_BINARY CONFIG_FILE EMULATOR
 set -uo pipefail
 OFCD=$1
 CONF=$2
+EMU=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/ovs_lib.sh"
@@ -48,7 +55,8 @@ good_downs() { grep -cE 'switch 00000000000010(0[1-9a-f]|1[0-4]) disconnected af
 
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$OFCD_PID/status"; }
 
-# attack NAME MAX_RSS_GROWTH_MB PEER_ARGS...: run the peer for 12 s; during
+# attack NAME MAX_RSS_GROWTH_MB PEER_ARGS...: run the peer for 12 s (the
+# Python peer, or with EMU_ATTACK set, the emulator with those args); during
 # it a flow goes in through REST; afterwards every bridge is still up, the
 # flow is on its bridge, nothing disconnected, RSS grew less than the bound.
 flow_no=0
@@ -58,7 +66,12 @@ attack() {
     local before_down rss0 rss1 dp br code
     before_down=$(good_downs)
     rss0=$(rss_kb)
-    $PEER "$@" --duration 12 >"$work/$name.out" 2>&1 &
+    if [ -n "${EMU_ATTACK:-}" ]; then
+        "$EMU" --controller 10.66.0.2:6653 --quiet --json "$work/$name.json" "$@" \
+            --duration 12 >"$work/$name.out" 2>&1 &
+    else
+        $PEER "$@" --duration 12 >"$work/$name.out" 2>&1 &
+    fi
     local peer=$!
     sleep 4                                   # the attack is under way
     flow_no=$((flow_no + 1))
@@ -73,14 +86,23 @@ attack() {
     ovs_wait_flow "br$br" "priority=777,in_port=$flow_no " ||
         fail "$name: the flow never reached br$br"
     rss1=$(rss_kb)
-    [ "$(good_downs)" = "$before_down" ] ||
-        { grep 'disconnected after' "$work/ofcd.log" | tail -5; fail "$name: good switches disconnected"; }
+    [ "$(good_downs)" = "$before_down" ] || {
+        grep 'disconnected after' "$work/ofcd.log" | tail -5
+        kill -USR1 "$OFCD_PID"                # the counters, for whoever reads the log
+        sleep 0.5
+        grep -E 'lcore=0 (tcp|openflow_io|lcore):' "$work/ofcd.log" | tail -3
+        fail "$name: good switches disconnected"
+    }
     # The attackers that were switches leave when the peer exits.
     wait_rest_metric ofcd_switches_up $N 15 || fail "$name: $(rest_metric ofcd_switches_up) up, not $N"
     [ "$(ovs_connected_count)" = $N ] || fail "$name: OVS sees $(ovs_connected_count) of $N connected"
     [ $(( (rss1 - rss0) / 1024 )) -lt "$max_mb" ] ||
         fail "$name: RSS grew from $((rss0 / 1024)) to $((rss1 / 1024)) MiB (bound $max_mb MiB)"
     pass "$name: $N bridges up throughout, flow installed on br$br, RSS $((rss0 / 1024)) -> $((rss1 / 1024)) MiB"
+    # ofcd sheds what is left of the attack (at the latest at the echo
+    # timeout, 20 s), so the next attack starts against the bridges alone.
+    wait_rest_metric 'ofcd_openflow_io_switch_conns{lcore="0"}' $N 40 ||
+        fail "$name: attackers' connections still open 40 s after the attack"
 }
 
 attack echo-flood 64 echo-flood --conns 8 --rcvbuf 1024
@@ -94,6 +116,30 @@ attack dpid-thief 64 dpid-thief --conns 1 --dpid 1001
 grep -q 'claims the dpid of live connection.*refusing the newcomer' "$work/ofcd.log" ||
     fail "dpid-thief: no refusal of the newcomer logged"
 pass "dpid-thief: the newcomer was refused, logged with both peers"
+
+
+# The emulator's attack modes: each must have attacked, not just connected.
+io_total() { rest_metric "ofcd_openflow_io_total{lcore=\"0\",what=\"$1\"}"; }
+paused0=$(io_total quota_paused)
+EMU_ATTACK=1 attack emu-echo-flood 64 --attack echo-flood --switches 8 --dpid-base 0x300000
+[ "$(jq .attack.messages_sent "$work/emu-echo-flood.json")" -gt 10000 ] ||
+    fail "emu-echo-flood: the emulator flooded $(jq .attack.messages_sent "$work/emu-echo-flood.json") messages"
+[ "$(io_total quota_paused)" -gt "$paused0" ] || fail "emu-echo-flood: ofcd never had to stop reading"
+pass "emu-echo-flood: $(jq .attack.messages_sent "$work/emu-echo-flood.json") echo requests, ofcd stopped reading them"
+cut0=$(grep -c 'closed before FEATURES: handshake timeout' "$work/ofcd.log")
+paused0=$(io_total quota_paused)
+EMU_ATTACK=1 attack emu-hello-flood 64 --attack hello-flood --switches 8 --dpid-base 0x310000
+[ "$(io_total quota_paused)" -gt "$paused0" ] ||
+    fail "emu-hello-flood: ofcd never had to stop reading what waits for the handshake"
+[ "$(grep -c 'closed before FEATURES: handshake timeout' "$work/ofcd.log")" -gt "$cut0" ] ||
+    fail "emu-hello-flood: no connection was cut off at the handshake timeout"
+pass "emu-hello-flood: what they held filled their share (not read on), cut off at the handshake timeout"
+mid0=$(grep -c 'closed the connection in the middle of a message' "$work/ofcd.log")
+EMU_ATTACK=1 attack emu-partial 64 --attack partial --switches 50 --echo-interval 0 \
+    --dpid-base 0x320000
+mid=$(( $(grep -c 'closed the connection in the middle of a message' "$work/ofcd.log") - mid0 ))
+[ "$mid" -ge 50 ] || fail "emu-partial: $mid of the 50 half messages were let go when their switches left"
+pass "emu-partial: 50 half messages, each let go the moment its switch left"
 
 attack partial-flood 160 partial-flood --conns 1200 --dpid 20000 --bind $ATTACKERS
 shares=$(rest_metric 'ofcd_tcp_total{lcore="0",what="drop_chunk_share"}')

@@ -42,6 +42,15 @@ enum emu_mode {
     EMU_MODE_THROUGHPUT, /* up to --window outstanding per switch */
 };
 
+/* --attack: switches that misbehave on purpose (emu_attack.c). */
+enum emu_attack {
+    EMU_ATTACK_NONE = 0,
+    EMU_ATTACK_SILENT,
+    EMU_ATTACK_ECHO_FLOOD,
+    EMU_ATTACK_HELLO_FLOOD,
+    EMU_ATTACK_PARTIAL,
+};
+
 /* Malformed message kinds (bit positions in emu_opts.malformed_kinds). */
 enum emu_bad {
     EMU_BAD_TYPE = 0,    /* unknown message type */
@@ -81,6 +90,7 @@ struct emu_opts {
     uint32_t malformed_kinds;     /* bit set of enum emu_bad */
     uint32_t tx_limit;            /* bytes queued per connection before overflow */
     uint32_t mp_limit;            /* bytes of one multipart reply part at most */
+    enum emu_attack attack;
     uint32_t sample_ms;
     const char *json_path;        /* NULL: no JSON; "-": stdout */
     bool quiet;
@@ -138,6 +148,7 @@ struct emu_ctx;
 #define EMU_SWF_RX_PAUSED     0x0020
 #define EMU_SWF_DIRTY         0x0040
 #define EMU_SWF_GEN_SET       0x0080
+#define EMU_SWF_MUTED         0x0100  /* --attack partial: sent its half message, now mute */
 
 struct emu_sw {
     struct emu_ctx *ctx;
@@ -169,6 +180,7 @@ struct emu_sw {
     struct emu_timer t_load;
     struct emu_timer t_flap;
     struct emu_timer t_bad;
+    struct emu_timer t_attack;
     struct emu_port *ports;   /* n_ports, port_no = index + 1 */
     struct emu_ft *ft;
     struct emu_pin *pin;      /* packet_in generator state, NULL without a load mode */
@@ -234,6 +246,7 @@ struct emu_stats {
     uint64_t mp_requests;
     uint64_t mp_reply_msgs;
     uint32_t mp_reply_max_len;    /* the largest part sent */
+    uint64_t attack_msgs;         /* --attack: messages of the attack sent */
     struct emu_errcount err_sent[EMU_ERR_SLOTS];
     struct emu_errcount err_rcvd[EMU_ERR_SLOTS];
     uint64_t err_sent_other;
@@ -311,6 +324,19 @@ void emu_agent_port_desc(const struct emu_sw *sw, uint32_t port_idx, struct emu_
 void emu_agent_host_mac(uint64_t dpid, uint32_t port_no, uint8_t mac[6]);
 void emu_agent_expire(struct emu_sw *sw, uint64_t now_ns);
 uint32_t emu_agent_next_xid(struct emu_sw *sw);
+
+/* ---- emu_attack.c ---------------------------------------------------------------- */
+int emu_attack_parse(const char *s, enum emu_attack *out);
+const char *emu_attack_name(enum emu_attack a);
+void emu_attack_init(struct emu_sw *sw);
+/* On connect: true when the attack replaces the switch's own opening. */
+bool emu_attack_on_open(struct emu_sw *sw);
+void emu_attack_on_socket(struct emu_sw *sw);  /* before connect() */
+bool emu_attack_ignores_input(const struct emu_sw *sw);
+bool emu_attack_pauses_rx(const struct emu_sw *sw);
+void emu_attack_refill(struct emu_sw *sw);     /* the tx queue drained */
+void emu_attack_on_handshake(struct emu_sw *sw);
+void emu_attack_on_close(struct emu_sw *sw);
 
 /* ---- emu_mp.c -------------------------------------------------------------------- */
 int emu_mp_request(struct emu_sw *sw, const uint8_t *msg, size_t len);

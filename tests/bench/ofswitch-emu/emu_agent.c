@@ -116,6 +116,7 @@ int emu_agent_init(struct emu_sw *sw)
     if (!sw->ports || !sw->ft)
         return -ENOMEM;
     emu_timer_init(&sw->t_echo, echo_timer);
+    emu_attack_init(sw);
     return emu_load_init(sw);
 }
 
@@ -147,6 +148,8 @@ void emu_agent_on_open(struct emu_sw *sw)
         .port_status_mask = {0x7, 0x7},
         .flow_removed_mask = {0xf, 0x0},
     };
+    if (emu_attack_on_open(sw))
+        return;
     uint32_t gen = sw->conn_gen;
     struct emu_wr w;
     wr_scratch(sw, &w);
@@ -164,6 +167,7 @@ void emu_agent_on_close(struct emu_sw *sw)
 {
     struct emu_ctx *ctx = sw->ctx;
     emu_timer_cancel(&ctx->loop, &sw->t_echo);
+    emu_attack_on_close(sw);
     if (sw->flags & EMU_SWF_HANDSHAKED)
         ctx->st.handshaked_now--;
     sw->flags &= EMU_SWF_EVER_HS | EMU_SWF_DIRTY;
@@ -183,6 +187,7 @@ static void mark_handshake(struct emu_sw *sw)
     }
     sw->backoff_ms = 0; /* a working controller resets the backoff */
     emu_load_on_handshake(sw);
+    emu_attack_on_handshake(sw);
 }
 
 /* ---- echo probe -------------------------------------------------------------------- */
@@ -754,6 +759,8 @@ int emu_agent_on_msg(struct emu_sw *sw, const uint8_t *msg, size_t len)
         return -EPIPE;
     }
     ctx->st.rx_msgs[h.type < EMU_OFPT_COUNT ? h.type : EMU_OFPT_COUNT]++;
+    if (emu_attack_ignores_input(sw))
+        return 0;
     if (!(sw->flags & EMU_SWF_HELLO_RCVD))
         return on_hello(sw, &h, msg);
     uint32_t gen = sw->conn_gen;

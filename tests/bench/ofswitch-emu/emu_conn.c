@@ -189,6 +189,7 @@ static void start_connect(struct emu_sw *sw)
     }
     int one = 1;
     (void)setsockopt(sw->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    emu_attack_on_socket(sw);
     int rc = connect(sw->fd, (const struct sockaddr *)&ctx->opt.addr, ctx->opt.addr_len);
     if (rc == 0) {
         if (emu_loop_add(&ctx->loop, sw->fd, 0, tag(sw, EMU_TAG_CONN))) {
@@ -347,7 +348,7 @@ void emu_conn_free(struct emu_sw *sw)
 
 static bool must_pause(const struct emu_sw *sw)
 {
-    return sw->tx.len >= high_water(sw) || sw->mp != NULL;
+    return sw->tx.len >= high_water(sw) || sw->mp != NULL || emu_attack_pauses_rx(sw);
 }
 
 static void pause_rx(struct emu_sw *sw)
@@ -446,6 +447,8 @@ int emu_conn_send(struct emu_sw *sw, const uint8_t *msg, size_t len)
     struct emu_ctx *ctx = sw->ctx;
     if (sw->cs != EMU_CS_OPEN)
         return -ENOTCONN;
+    if (sw->flags & EMU_SWF_MUTED)
+        return 0;                      /* --attack partial: nothing may follow */
     int rc = sbuf_append(&sw->tx, msg, len, ctx->opt.tx_limit);
     if (rc) {
         emu_conn_close(sw, rc == -ENOMEM ? EMU_DISC_NO_MEMORY : EMU_DISC_TX_OVERFLOW);
@@ -472,7 +475,8 @@ static void after_drain(struct emu_sw *sw)
         emu_mp_continue(sw);
     if (sw->conn_gen != gen)
         return;
-    if ((sw->flags & EMU_SWF_RX_PAUSED) && !sw->mp && sw->tx.len < high_water(sw) / 2) {
+    if ((sw->flags & EMU_SWF_RX_PAUSED) && !sw->mp && sw->tx.len < high_water(sw) / 2 &&
+        !emu_attack_pauses_rx(sw)) {
         sw->flags &= (uint16_t)~EMU_SWF_RX_PAUSED;
         process_backlog(sw);
         if (sw->conn_gen != gen)
@@ -480,6 +484,8 @@ static void after_drain(struct emu_sw *sw)
         update_events(sw);
     }
     emu_load_pump(sw);
+    if (sw->conn_gen == gen)
+        emu_attack_refill(sw);
 }
 
 static void flush(struct emu_sw *sw)

@@ -44,6 +44,11 @@ static void usage(FILE *f)
         "  --tx-buffer KIB          bytes queued per connection at most (default 256)\n"
         "  --mp-limit BYTES         largest multipart reply part, 1024..65535 (default 65000;\n"
         "                           65535 packs parts as full as OVS does)\n"
+        "  --attack MODE            every switch misbehaves on purpose (default none):\n"
+        "                           silent (connects, sends nothing), echo-flood (no HELLO,\n"
+        "                           never reads, floods ECHO_REQUESTs), hello-flood (HELLO,\n"
+        "                           then BARRIER_REQUESTs, never FEATURES), partial (a full\n"
+        "                           handshake, then 65,000 bytes of a 65,535-byte message)\n"
         "liveness:\n"
         "  --echo-interval MS       send ECHO_REQUEST this often, 0 = never (default 5000)\n"
         "  --echo-timeout MS        disconnect when a reply is this late, 0 = never\n"
@@ -87,7 +92,7 @@ enum {
     OPT_TABLES, OPT_TABLE_SIZE, OPT_BUFFERS, OPT_RATE, OPT_DURATION, OPT_ECHO_INT,
     OPT_ECHO_TMO, OPT_BACKOFF_MIN, OPT_BACKOFF_MAX, OPT_MODE, OPT_PIN_RATE, OPT_WINDOW,
     OPT_PIN_TMO, OPT_FLAP, OPT_RECONNECT, OPT_BAD_FROM, OPT_BAD_EVERY, OPT_BAD_KINDS,
-    OPT_TXBUF, OPT_MP_LIMIT, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_HELP,
+    OPT_TXBUF, OPT_MP_LIMIT, OPT_ATTACK, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -117,6 +122,7 @@ static const struct option long_opts[] = {
     {"malformed-kinds", required_argument, NULL, OPT_BAD_KINDS},
     {"tx-buffer", required_argument, NULL, OPT_TXBUF},
     {"mp-limit", required_argument, NULL, OPT_MP_LIMIT},
+    {"attack", required_argument, NULL, OPT_ATTACK},
     {"sample-interval", required_argument, NULL, OPT_SAMPLE},
     {"json", required_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -315,6 +321,13 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
             o->tx_limit = v32 * 1024;
             break;
         case OPT_MP_LIMIT: rc = parse_u32(name, optarg, 1024, 65535, &o->mp_limit); break;
+        case OPT_ATTACK:
+            if (emu_attack_parse(optarg, &o->attack) < 0) {
+                fprintf(stderr, "ofswitch-emu: --attack is none, silent, echo-flood, "
+                                "hello-flood or partial\n");
+                rc = -EINVAL;
+            }
+            break;
         case OPT_SAMPLE: rc = parse_u32(name, optarg, 10, 3600000, &o->sample_ms); break;
         case OPT_JSON: o->json_path = optarg; break;
         case OPT_QUIET: o->quiet = true; break;
