@@ -62,7 +62,7 @@ struct tcp_config {
     uint32_t keepalive_intvl_s;
     uint32_t keepalive_probes;
     uint32_t ooo_max_segs;     /* out-of-order segments kept per connection */
-    /* The chunk pool's size (0: no fair share). The last quarter of it goes
+    /* The chunk pool's size (0: no fair share). The last sixteenth of it goes
      * only to connections whose received data holds fewer than
      * TCP_CHUNK_SMALL_HOLDING chunks: when many peers leave large or partial
      * messages waiting, a switch sending echo requests still gets chunks;

@@ -218,7 +218,7 @@ static inline uint32_t tcp_rcv_limit(const struct tcp_conn *c)
 }
 
 #define TCP_CHUNK_SMALL_HOLDING 2    /* 4 KiB: echo requests, small messages */
-#define TCP_CHUNK_RESERVE_DIV 4      /* the pool's last quarter */
+#define TCP_CHUNK_RESERVE_DIV 16     /* the pool's last sixteenth */
 
 /* May the connection take another chunk for what it receives? Always,
  * while the pool has more than its reserve free or the connection holds
