@@ -1005,10 +1005,16 @@ static void on_echo_reply(struct of_rec *r, const struct ofp_msg *m)
     if (r->chan.echo_replies != before && r->up_posted) {
         struct of_event_echo rtt = {r->chan.rtt_last_us, r->chan.rtt_ewma_us};
         struct qmsg *ev = event_buf(r, sizeof(rtt));
-        if (ev)
+        uint64_t missed;
+        if (ev) {
             post_event(r, ev, QMSG_EV_ECHO, OFP_PRIO_P3, &rtt, sizeof(rtt), NULL, 0);
-        else
+        } else {
             r->w->stats.rtt_samples_skipped++;   /* a sample: the next one is as good */
+            if (ofcd_ratelimit(&r->w->rl_event, r->w->now_us, &missed))
+                LOG_WARN("of", "switch %016" PRIx64 ": events pool empty: echo round trip "
+                         "not reported (%lu more unlogged); raise openflow.event_buffers",
+                         r->sw ? r->sw->dpid : 0, (unsigned long)missed);
+        }
     }
 }
 

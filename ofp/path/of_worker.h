@@ -14,10 +14,10 @@
  * switch is announced (SWITCH_UP) only once the buffer for its SWITCH_DOWN
  * is kept too, and its messages wait until then; a forwarded message
  * travels in its own buffer. Only echo round-trip samples are skipped when
- * the events pool is empty (counted; the next sample is as good). Messages
- * the worker sends that find the control pool empty are counted
- * (no_buffer): the channel's timers and the flow manager's retries cover
- * them.
+ * the events pool is empty (counted, logged rate-limited; the next sample
+ * is as good). Messages the worker sends that find the control pool empty
+ * are counted (no_buffer): the channel's timers and the flow manager's
+ * retries cover them.
  */
 #ifndef OFCD_OF_WORKER_H
 #define OFCD_OF_WORKER_H
