@@ -692,45 +692,39 @@ int store_del(struct store *s, uint64_t dpid, uint64_t match_id)
     return store_submit_wait(s, &op);
 }
 
-int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
-                 uint64_t *deleted)
+/* Delete (or, with mark, keep in state DELETED) what pred selects: the one
+ * body of store_del_if and store_mark_deleted_if. */
+static int store_select_wait(struct store *s, const uint64_t *dpid, store_pred_fn pred,
+                             void *arg, bool mark, uint64_t *n)
 {
     struct store_op op = { .kind = STORE_OP_DEL_IF };
     int rc;
 
-    if (deleted)
-        *deleted = 0;
+    if (n)
+        *n = 0;
     if (!s || !pred)
         return -EINVAL;
     op.u.del_if.all = dpid == NULL;
     op.u.del_if.dpid = dpid ? *dpid : 0;
+    op.u.del_if.mark = mark;
     op.u.del_if.pred = pred;
     op.u.del_if.arg = arg;
     rc = store_submit_wait(s, &op);
-    if (rc == 0 && deleted)
-        *deleted = op.u.del_if.deleted;
+    if (rc == 0 && n)
+        *n = op.u.del_if.deleted;
     return rc;
+}
+
+int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                 uint64_t *deleted)
+{
+    return store_select_wait(s, dpid, pred, arg, false, deleted);
 }
 
 int store_mark_deleted_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
                           uint64_t *marked)
 {
-    struct store_op op = { .kind = STORE_OP_DEL_IF };
-    int rc;
-
-    if (marked)
-        *marked = 0;
-    if (!s || !pred)
-        return -EINVAL;
-    op.u.del_if.all = dpid == NULL;
-    op.u.del_if.dpid = dpid ? *dpid : 0;
-    op.u.del_if.mark = true;
-    op.u.del_if.pred = pred;
-    op.u.del_if.arg = arg;
-    rc = store_submit_wait(s, &op);
-    if (rc == 0 && marked)
-        *marked = op.u.del_if.deleted;
-    return rc;
+    return store_select_wait(s, dpid, pred, arg, true, marked);
 }
 
 static int store_purge_pred(const struct store_flow *f, void *arg)
