@@ -155,3 +155,90 @@ size_t json_u64_fixup(char *text)
     *w = '\0';
     return (size_t)(w - text);
 }
+
+/* ---- one top-level field, without parsing the rest --------------------- */
+
+static size_t skip_ws(const char *t, size_t len, size_t i)
+{
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Past the string whose opening quote is at t[i]; len when unterminated. */
+static size_t skip_string(const char *t, size_t len, size_t i)
+{
+    for (i++; i < len; i++) {
+        if (t[i] == '\\')
+            i++;
+        else if (t[i] == '"')
+            return i + 1;
+    }
+    return len;
+}
+
+/* Past the value at t[i] (any JSON value); len when malformed. */
+static size_t skip_value(const char *t, size_t len, size_t i)
+{
+    unsigned depth = 0;
+
+    if (i >= len)
+        return len;
+    if (t[i] == '"')
+        return skip_string(t, len, i);
+    if (t[i] != '{' && t[i] != '[') {
+        while (i < len && !strchr(",}] \t\r\n", t[i]))
+            i++;
+        return i;
+    }
+    for (; i < len; i++) {
+        if (t[i] == '"') {
+            i = skip_string(t, len, i) - 1;
+        } else if (t[i] == '{' || t[i] == '[') {
+            depth++;
+        } else if ((t[i] == '}' || t[i] == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return len;
+}
+
+int json_u64_top_field(const char *t, size_t len, const char *key, uint64_t *out)
+{
+    size_t klen = strlen(key), i = skip_ws(t, len, 0);
+
+    if (i >= len || t[i] != '{')
+        return -EINVAL;
+    i = skip_ws(t, len, i + 1);
+    if (i < len && t[i] == '}')
+        return 0;
+    while (i < len && t[i] == '"') {
+        size_t end = skip_string(t, len, i);
+        bool hit = end - i == klen + 2 && memcmp(t + i + 1, key, klen) == 0;
+        i = skip_ws(t, len, end);
+        if (i >= len || t[i] != ':')
+            return -EINVAL;
+        i = skip_ws(t, len, i + 1);
+        if (hit) {
+            uint64_t v = 0;
+            size_t j = i;
+            for (; j < len && isdigit((unsigned char)t[j]); j++) {
+                unsigned d = (unsigned)(t[j] - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                    return -ERANGE;
+                v = v * 10 + d;
+            }
+            if (j == i || (j < len && !strchr(",} \t\r\n", t[j])))
+                return -EINVAL;     /* not a plain unsigned integer */
+            *out = v;
+            return 1;
+        }
+        i = skip_ws(t, len, skip_value(t, len, i));
+        if (i < len && t[i] == '}')
+            return 0;
+        if (i >= len || t[i] != ',')
+            return -EINVAL;
+        i = skip_ws(t, len, i + 1);
+    }
+    return -EINVAL;
+}

@@ -907,6 +907,41 @@ int store_foreach_from(struct store *s, const uint64_t *dpid, uint64_t from_dpid
     return ret > 0 ? 0 : ret;
 }
 
+int store_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
+                   store_iter_fn cb, void *arg)
+{
+    uint8_t kb[STORE_KEY_LEN];
+    char owner[STORE_OWNER_MAX + 1];
+    MDB_txn *txn;
+    int rc, ret = 0;
+
+    if (!s || !cb || (n && !match_ids))
+        return -EINVAL;
+    rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc)
+        return store_err(rc);
+    for (size_t i = 0; i < n && !ret; i++) {
+        MDB_val k = { STORE_KEY_LEN, kb }, v;
+        struct store_flow f;
+
+        store_key(kb, dpid, match_ids[i]);
+        rc = mdb_get(txn, s->dbi, &k, &v);
+        if (rc == MDB_NOTFOUND)
+            continue;                   /* gone since the caller saw it */
+        if (rc) {
+            ret = store_err(rc);
+            break;
+        }
+        if (rec_decode(&k, &v, &f, owner) < 0) {
+            LOG_WARN(STORE_COMP, "skipping a damaged record");
+            continue;
+        }
+        ret = cb(&f, arg);
+    }
+    mdb_txn_abort(txn);
+    return ret > 0 ? 0 : ret;
+}
+
 int store_get_stats(struct store *s, struct store_stats *st)
 {
     MDB_envinfo info;

@@ -237,6 +237,14 @@ int store_foreach(struct store *s, const uint64_t *dpid, store_iter_fn cb, void 
 int store_foreach_from(struct store *s, const uint64_t *dpid, uint64_t from_dpid,
                        uint64_t from_match_id, store_iter_fn cb, void *arg);
 
+/*
+ * Call cb, as store_foreach does, for each of the flows (dpid, match_ids[i])
+ * in the order given, on one snapshot; a key not stored is skipped. For a
+ * reader that has ordered keys by something else than the key itself.
+ */
+int store_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
+                   store_iter_fn cb, void *arg);
+
 /* Fill *st; 0, or -EIO when LMDB cannot report the record count. */
 int store_get_stats(struct store *s, struct store_stats *st);
 

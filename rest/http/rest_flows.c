@@ -9,7 +9,9 @@
  * the flow manager sends it. Before anything is stored every check runs, so
  * a 4xx/5xx means nothing of the request was kept: 400 malformed (the
  * field is named), 404 unknown dpid, 424 switch not connected (unless
- * "force": the flows are stored and installed when it connects), 503 with
+ * "force": the flows are stored and installed when it connects; without a
+ * dpid or "switches", the request is for every known switch, and none known
+ * is a 424 too), 503 with
  * Retry-After when the switch's send queue is over flow_manager.queue_max
  * or the store is full.
  */
@@ -397,12 +399,16 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
                 goto oom;
         }
     } else {
-        /* Every connected switch, as Kytos does. */
-        int n = flowmgr_switches(q->rs->src.fm, true, &ups);
+        /* Every known switch, as Kytos does (its enabled ones): one that is
+         * down is a 424 unless "force" (then stored for when it connects).
+         * None known at all: Kytos answers 202 and does nothing; ofcd says
+         * so instead, so a client cannot take nothing for success. */
+        int n = flowmgr_switches(q->rs->src.fm, false, &ups);
         if (n < 0)
             goto oom;
-        if (n == 0 && !fr.force) {
-            rest_error(r, 424, "no switch is connected");
+        if (n == 0) {
+            rest_error(r, 424, "no switch is known to ofcd yet: nothing to %s",
+                       del ? "delete from" : "install on");
             goto out;
         }
         for (int i = 0; i < n; i++)

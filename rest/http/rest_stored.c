@@ -6,16 +6,27 @@
  *   GET /api/v1/switches/{dpid}/flows
  *       {"dpid": "<dpid>", "flows": [record, ...]}, deleted flows left out
  *
- * Both answers are streamed: the store is read in pieces of
- * STORED_BATCH records, each in a read transaction of its own, and each
- * piece rendered as the client takes the previous one, so a million stored
- * flows cost the memory of one piece, no lock is held while JSON is made,
- * and no read transaction stays open while a slow client reads. The first
- * piece is read before the answer starts: a store that cannot be read is a
- * 500; a failure later cuts the connection (logged), the status being sent.
+ * Within a switch, records come in Kytos-ng's order: priority descending,
+ * then updated_at ascending (then the flow's id, so the order is total).
+ *
+ * Both answers are streamed, one switch at a time. For each, a first pass
+ * reads the switch's records in pieces of STORED_COLLECT (each in a read
+ * transaction of its own) and keeps only the sort key of those the query
+ * selects (24 bytes each: priority and cookie are read from the stored
+ * JSON's top level without parsing it); the keys are sorted; then the
+ * records are fetched back STORED_BATCH at a time, in that order, and each
+ * piece is rendered as the client takes the previous one. So a million
+ * stored flows cost the memory of one switch's keys and one piece, no lock
+ * is held while JSON is made, and no read transaction stays open while a
+ * slow client reads. What commits between the passes shows as it is when
+ * fetched (a record gone by then, or no longer selected, is left out). The
+ * first switch is read before the answer starts: a store that cannot be
+ * read is a 500; a failure later cuts the connection (logged), the status
+ * being sent.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +37,7 @@
 #include "dpid.h"
 #include "flow_json.h"
 #include "flowmgr.h"
+#include "json_u64.h"
 #include "ofcd_log.h"
 #include "ofp_err.h"
 #include "rest_cookie_query.h"
@@ -34,6 +46,8 @@
 #include "store.h"
 
 #define STORED_BATCH 256
+#define STORED_COLLECT 4096
+#define STORED_DEFAULT_PRIORITY 0x8000   /* a stored flow without one (none written so) */
 
 /* What a stored_flows query asks for, read as Kytos-ng reads it: dpid and
  * state repeatable (any of them matches; an unknown state matches nothing;
@@ -47,6 +61,8 @@ struct stored_q {
     struct rest_cookie_query cookies;
     const char *bad;                /* first bad argument, */
     const char *why;                /* and what is wrong with it */
+    bool bad_in_body;               /* bad names a field of the JSON body */
+    bool cookies_from_body;         /* the body's cookie_range replaced the query's */
 };
 
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -141,19 +157,103 @@ static json_t *stored_record(const struct store_flow *f, const struct stored_q *
     return o;
 }
 
+/* One cookie_range value of a JSON body as the text rest_cookie_query
+ * reads, taken as Kytos-ng takes it (Python's int()): an integer of any
+ * size, a string holding one, a number truncated toward zero, a boolean as
+ * 0 or 1. false for anything else. */
+static bool body_cookie_text(const json_t *v, char *buf, size_t n)
+{
+    uint64_t u;
+
+    if (json_is_integer(v)) {
+        snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    } else if (json_is_string(v)) {
+        int m = json_u64_marker_value(json_string_value(v), &u);
+        if (m > 0)
+            snprintf(buf, n, "%" PRIu64, u);
+        else if (m < 0)
+            snprintf(buf, n, "18446744073709551616");   /* above 2^64-1: clamped */
+        else
+            snprintf(buf, n, "%s", json_string_value(v));
+    } else if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (d != d || d > 1e30 || d < -1e30)
+            return false;
+        snprintf(buf, n, "%.0f", d < 0 ? -floor(-d) : floor(d));
+    } else if (json_is_boolean(v)) {
+        snprintf(buf, n, "%d", json_is_true(v) ? 1 : 0);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* A JSON body's "cookie_range" replaces the query's, as in Kytos-ng (which
+ * reads it when the request says Content-Type: application/json). 0, or
+ * -EINVAL with sq->bad/why set (why may then be a decoder's message). */
+static int body_cookies(struct stored_q *sq, const char *body, size_t len, char *why,
+                        size_t why_len)
+{
+    json_error_t je;
+    char text[64];
+    int rc = 0;
+
+    json_t *j = json_u64_loadb(body, len, &je);
+    if (!j) {
+        snprintf(why, why_len, "failed to decode json body: %s", je.text);
+        sq->bad = "body";
+        sq->why = why;
+        sq->bad_in_body = true;
+        return -EINVAL;
+    }
+    json_t *cr = json_is_object(j) ? json_object_get(j, "cookie_range") : NULL;
+    if (cr) {
+        memset(&sq->cookies, 0, sizeof(sq->cookies));
+        sq->cookies_from_body = true;
+        size_t i;
+        json_t *v;
+        if (!json_is_array(cr))
+            rc = -EINVAL;
+        json_array_foreach(cr, i, v) {
+            if (rc == 0 && (!body_cookie_text(v, text, sizeof(text)) ||
+                            (rc = rest_cookie_query_add(&sq->cookies, text)) < 0))
+                rc = rc == -E2BIG ? rc : -EINVAL;
+        }
+        if (rc < 0) {
+            sq->bad = "cookie_range";
+            sq->bad_in_body = true;
+            sq->why = rc == -E2BIG ? "more than 256 pairs" : "couldn't be cast as an int";
+        }
+    }
+    json_decref(j);
+    return rc < 0 ? -EINVAL : 0;
+}
+
 /* ---- the streamed answer ----------------------------------------------------------- */
+
+/* One selected record of the switch being answered: what it is sorted by. */
+struct stored_ord {
+    uint64_t updated_ns;
+    uint64_t match_id;
+    uint16_t priority;
+};
 
 struct stored_gen {
     struct store *store;
     struct stored_q sq;
     bool one_switch;                /* {"dpid":..., "flows": [...]} */
-    unsigned dpid_i;                /* the dpid of sq.dpids being read */
-    uint64_t from_dpid, from_match; /* where the next piece starts */
-    bool more;                      /* the last piece stopped short of the end */
-    bool done;                      /* the store is read to the end */
+    unsigned dpid_i;                /* with sq.dpids: the next of them to answer */
+    uint64_t next_dpid;             /* without: where the next switch is looked for */
+    bool last_dpid;                 /* without: the switch answered was the last possible */
+    uint64_t dpid;                  /* the switch being answered, */
+    struct stored_ord *ord;         /* its selected records, sorted, */
+    size_t n_ord, cap_ord, ord_i;   /* and the next one to send */
+    uint64_t from_match;            /* the first pass: where its next piece starts */
+    unsigned left;                  /* records this piece may still take */
+    bool more;                      /* the piece stopped short of the switch's end */
+    bool done;                      /* every switch answered */
     bool any;                       /* a record was written (its separator) */
     uint64_t cur_dpid;              /* stored_flows: the dpid whose list is open */
-    unsigned left;                  /* records this piece may still take */
     int err;
     struct rest_textbuf out;        /* rendered, not yet sent */
 };
@@ -167,13 +267,6 @@ static int gen_one(const struct store_flow *f, void *arg)
 {
     struct stored_gen *g = arg;
 
-    if (!g->left) {
-        g->from_dpid = f->dpid;              /* this one starts the next piece */
-        g->from_match = f->match_id;
-        g->more = true;
-        return 1;
-    }
-    g->left--;
     json_t *o = stored_record(f, &g->sq);
     if (!o)
         return 0;
@@ -195,29 +288,131 @@ static int gen_one(const struct store_flow *f, void *arg)
     return rest_textbuf_put_json(&g->out, o) ? 0 : -ENOMEM;
 }
 
-/* Read and render the next piece; at the end, close the JSON. */
+/* The first pass: keep the sort key of a record the query selects. */
+static int gen_collect_one(const struct store_flow *f, void *arg)
+{
+    struct stored_gen *g = arg;
+    uint64_t prio = STORED_DEFAULT_PRIORITY, cookie = 0;
+
+    if (!g->left) {
+        g->from_match = f->match_id;         /* this one starts the next piece */
+        g->more = true;
+        return 1;
+    }
+    g->left--;
+    if (g->sq.state_given && !(g->sq.states & 1u << f->state))
+        return 0;
+    if (json_u64_top_field(f->json, f->json_len, "priority", &prio) != 1 || prio > UINT16_MAX)
+        prio = STORED_DEFAULT_PRIORITY;
+    if (json_u64_top_field(f->json, f->json_len, "cookie", &cookie) != 1)
+        cookie = 0;
+    if (!rest_cookie_query_match(&g->sq.cookies, cookie))
+        return 0;
+    if (g->n_ord == g->cap_ord) {
+        size_t nc = g->cap_ord ? g->cap_ord * 2 : 256;
+        struct stored_ord *no = realloc(g->ord, nc * sizeof(*no));
+        if (!no)
+            return -ENOMEM;
+        g->ord = no;
+        g->cap_ord = nc;
+    }
+    g->ord[g->n_ord++] = (struct stored_ord){
+        .updated_ns = f->changed_ns, .match_id = f->match_id, .priority = (uint16_t)prio};
+    return 0;
+}
+
+static int cmp_ord(const void *a, const void *b)
+{
+    const struct stored_ord *x = a, *y = b;
+
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    if (x->updated_ns != y->updated_ns)
+        return x->updated_ns < y->updated_ns ? -1 : 1;
+    return x->match_id < y->match_id ? -1 : x->match_id > y->match_id;
+}
+
+/* The first pass over one switch: its selected records' keys, sorted. */
+static int gen_collect(struct stored_gen *g, uint64_t dpid)
+{
+    g->dpid = dpid;
+    g->n_ord = g->ord_i = 0;
+    g->from_match = 0;
+    do {
+        g->left = STORED_COLLECT;
+        g->more = false;
+        int rc = store_foreach_from(g->store, &dpid, dpid, g->from_match, gen_collect_one, g);
+        if (rc < 0)
+            return rc;
+    } while (g->more);
+    qsort(g->ord, g->n_ord, sizeof(g->ord[0]), cmp_ord);
+    return 0;
+}
+
+struct first_dpid {
+    uint64_t dpid;
+    bool seen;
+};
+
+static int first_dpid(const struct store_flow *f, void *arg)
+{
+    struct first_dpid *fd = arg;
+
+    fd->dpid = f->dpid;
+    fd->seen = true;
+    return 1;
+}
+
+/* The next switch to answer: 1 with its keys collected, 0 when none is left. */
+static int gen_next_switch(struct stored_gen *g)
+{
+    uint64_t dpid;
+
+    if (g->sq.n_dpids) {
+        if (g->dpid_i == g->sq.n_dpids)
+            return 0;
+        dpid = g->sq.dpids[g->dpid_i++];
+    } else {
+        struct first_dpid fd = {0};
+        if (g->last_dpid)
+            return 0;
+        int rc = store_foreach_from(g->store, NULL, g->next_dpid, 0, first_dpid, &fd);
+        if (rc < 0)
+            return rc;
+        if (!fd.seen)
+            return 0;
+        dpid = fd.dpid;
+        g->last_dpid = dpid == UINT64_MAX;
+        g->next_dpid = dpid + 1;
+    }
+    int rc = gen_collect(g, dpid);
+    return rc < 0 ? rc : 1;
+}
+
+/* Render the next piece of the switch being answered; after its last, move
+ * to the next switch; after the last switch, close the JSON. */
 static void gen_fill(struct stored_gen *g)
 {
-    const uint64_t *dpid = g->sq.n_dpids ? &g->sq.dpids[g->dpid_i] : NULL;
-
-    g->left = STORED_BATCH;
-    g->more = false;
-    int rc = store_foreach_from(g->store, dpid, g->from_dpid, g->from_match, gen_one, g);
-    if (rc < 0) {
+    if (g->ord_i == g->n_ord) {
+        int rc = gen_next_switch(g);
+        if (rc < 0) {
+            g->err = rc;
+            return;
+        }
+        if (rc == 0) {
+            g->done = true;
+            if (!(g->one_switch ? gen_puts(g, "]}") : gen_puts(g, g->any ? "]}" : "}")))
+                g->err = -ENOMEM;
+        }
+        return;
+    }
+    uint64_t ids[STORED_BATCH];
+    size_t k = 0;
+    while (k < STORED_BATCH && g->ord_i < g->n_ord)
+        ids[k++] = g->ord[g->ord_i++].match_id;
+    int rc = store_get_each(g->store, g->dpid, ids, k, gen_one, g);
+    if (rc < 0)
         g->err = rc;
-        return;
-    }
-    if (g->more)
-        return;                              /* stopped at a piece's end */
-    /* This dpid (or the whole store) is read. */
-    if (g->sq.n_dpids && ++g->dpid_i < g->sq.n_dpids) {
-        g->from_dpid = g->sq.dpids[g->dpid_i];
-        g->from_match = 0;
-        return;
-    }
-    g->done = true;
-    if (!(g->one_switch ? gen_puts(g, "]}") : gen_puts(g, g->any ? "]}" : "}")))
-        g->err = -ENOMEM;
 }
 
 static ssize_t gen_read(void *ctx, char *out, size_t max)
@@ -239,6 +434,7 @@ static void gen_free(void *ctx)
     struct stored_gen *g = ctx;
 
     rest_textbuf_free(&g->out);
+    free(g->ord);
     free(g);
 }
 
@@ -261,7 +457,6 @@ static void gen_start(struct stored_gen *g, struct rest_req *q, struct rest_repl
             g->sq.dpids[u++] = g->sq.dpids[i];
     g->sq.n_dpids = u;
     g->store = q->rs->src.store;
-    g->from_dpid = u ? g->sq.dpids[0] : 0;
     if (!gen_puts(g, opening))
         g->err = -ENOMEM;
     else
@@ -288,12 +483,20 @@ void rest_stored_flows_get(struct rest_req *q, struct rest_reply *r)
         return;
     }
     MHD_get_connection_values(q->conn, MHD_GET_ARGUMENT_KIND, query_arg, &g->sq);
+    char why[200];
+    if (!g->sq.bad && q->body && q->body_len)
+        (void)body_cookies(&g->sq, q->body, q->body_len, why, sizeof(why));
     if (!g->sq.bad && rest_cookie_query_finish(&g->sq.cookies) < 0) {
         g->sq.bad = "cookie_range";
+        g->sq.bad_in_body = g->sq.cookies_from_body;
         g->sq.why = "expected an even number of values (inclusive lo, hi pairs)";
     }
     if (g->sq.bad) {
-        rest_error(r, 400, "query argument %s: %s", g->sq.bad, g->sq.why);
+        if (g->sq.bad_in_body && strcmp(g->sq.bad, "body") == 0)
+            rest_error(r, 400, "%s", g->sq.why);
+        else
+            rest_error(r, 400, "%s %s: %s", g->sq.bad_in_body ? "body field" : "query argument",
+                       g->sq.bad, g->sq.why);
         gen_free(g);
         return;
     }

@@ -62,6 +62,9 @@ wait_state() {
 start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --openflow.stats_interval_s=1 \
     --flow_manager.consistency=false --rest.max_body_kb=64
+# No switch known yet: "every switch" is nothing (Kytos would say 202).
+req POST "$FM/flows" '{"flows": [{"priority": 5}]}'
+expect 424 "POST v2/flows before any switch" "no switch is known"
 ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
 ovs_add_bridges 3 tcp:10.66.0.2:6653 1000 || fail "cannot create bridges"
 wait_stat "$work/ofcd.log" "switches_up" 3 30 || fail "bridges did not establish"
@@ -241,6 +244,12 @@ expect 202 "switch not connected, force"
 # flows_by_switch takes force in the query, as Kytos-ng does.
 req POST "$FM/flows_by_switch" "{\"$DP3\": {\"flows\": [$F3]}}"
 expect 424 "flows_by_switch, switch not connected" "not connected"
+# Every switch means every known one, as in Kytos: one down is a 424, and
+# nothing is stored or sent to the others.
+req POST "$FM/flows" '{"flows": [{"priority": 301, "match": {"dl_type": 2054}}]}'
+expect 424 "POST v2/flows (all switches), one not connected" "$DP3 is not connected"
+[ "$(curl -s "$FM/stored_flows?dpid=$DP1" | jq '[.[][] | select(.flow.priority == 301)] | length')" = 0 ] ||
+    fail "the refused all-switch POST stored a flow on $DP1"
 req POST "$FM/flows_by_switch?force=yes" "{\"$DP3\": {\"flows\": [$F3]}}"
 expect 400 "flows_by_switch?force=yes" "force"
 req POST "$FM/flows_by_switch/?force=True" "{\"$DP3\": {\"flows\": [$F3]}}"
@@ -254,8 +263,8 @@ pass "forced flow installed when the switch came back"
 metrics=$(curl -s "$API/metrics")
 grep -q '^ofcd_flows{state="installed"} 1$' <<<"$metrics" ||
     fail "metrics: $(grep ofcd_flows <<<"$metrics")"
-grep -q '^ofcd_rest_requests_total{code="424"} 2$' <<<"$metrics" ||
-    fail "metrics do not count the two 424s"
+grep -q '^ofcd_rest_requests_total{code="424"} 4$' <<<"$metrics" ||
+    fail "metrics do not count the four 424s"
 pass "/metrics counts flows by state and answers by status"
 
 # ---- Kytos' aliases and trailing slashes ----------------------------------------------

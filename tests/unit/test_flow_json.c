@@ -784,6 +784,40 @@ static void test_u64_edges(void **state)
     json_decref(j);
 }
 
+/* The top-level field scan stored_flows orders by: only the object's own
+ * keys count, nested ones and look-alikes inside strings do not. */
+#define TOP(lit, key, v) json_u64_top_field(lit, strlen(lit), key, v)
+
+static void test_top_field_scan(void **state)
+{
+    static const char text[] =
+        " { \"match\": {\"priority\": 1, \"x\": [\"}\", {\"cookie\": 2}]},"
+        " \"owner\": \"a\\\"priority\\\": 3\", \"table_id\" : 0,"
+        " \"priority\" : 40000 , \"cookie\": 18446744073709551615 }";
+    uint64_t v = 7;
+
+    (void)state;
+    assert_int_equal(json_u64_top_field(text, strlen(text), "priority", &v), 1);
+    assert_true(v == 40000);
+    assert_int_equal(json_u64_top_field(text, strlen(text), "cookie", &v), 1);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(json_u64_top_field(text, strlen(text), "x", &v), 0);
+    assert_int_equal(json_u64_top_field(text, strlen(text), "prio", &v), 0);
+    assert_int_equal(TOP("{}", "priority", &v), 0);
+    assert_int_equal(TOP("{\"cookie\": 18446744073709551616}", "cookie",
+                                        &v), -ERANGE);
+    assert_int_equal(TOP("{\"priority\": -1}", "priority", &v), -EINVAL);
+    assert_int_equal(TOP("{\"priority\": 1.5}", "priority", &v), -EINVAL);
+    assert_int_equal(TOP("{\"priority\": \"1\"}", "priority", &v),
+                     -EINVAL);
+    assert_int_equal(TOP("[1]", "priority", &v), -EINVAL);
+    assert_int_equal(TOP("{\"a\": 1 \"priority\": 2}", "priority", &v),
+                     -EINVAL);
+    /* Truncated text is malformed, never read past its end. */
+    assert_int_equal(TOP("{\"a\": {\"b\": 1", "priority", &v), -EINVAL);
+    assert_int_equal(TOP("{\"a\": \"b", "priority", &v), -EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -802,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_from_entry),
         cmocka_unit_test(test_u64_edges),
+        cmocka_unit_test(test_top_field_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

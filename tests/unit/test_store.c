@@ -266,6 +266,23 @@ static void test_iterate(void **state)
     c.stop_rc = -EINTR;
     assert_int_equal(store_foreach(s, NULL, collect_cb, &c), -EINTR);
     assert_int_equal(c.n, 2);
+
+    /* By key list: the order given, missing keys skipped, same stop rules. */
+    const uint64_t want[] = { 0x100, 5, 0xffffffffffffffffull, 0 };
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(store_get_each(s, 2, want, 4, collect_cb, &c), 0);
+    assert_int_equal(c.n, 3);
+    assert_true(c.mid[0] == 0x100 && c.mid[1] == 0xffffffffffffffffull && c.mid[2] == 0);
+    assert_true(c.dpid[0] == 2 && c.dpid[2] == 2);
+    memset(&c, 0, sizeof(c));
+    c.stop_after = 1;
+    c.stop_rc = -EINTR;
+    assert_int_equal(store_get_each(s, 2, want, 4, collect_cb, &c), -EINTR);
+    assert_int_equal(c.n, 1);
+    memset(&c, 0, sizeof(c));
+    assert_int_equal(store_get_each(s, 3, want, 4, collect_cb, &c), 0);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(store_get_each(s, 2, NULL, 1, collect_cb, &c), -EINVAL);
     store_close(s);
 }
 
