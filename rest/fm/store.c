@@ -66,6 +66,8 @@ struct store_op {
     struct store_op *next;
     enum store_op_kind kind;
     bool blocking; /* a caller waits for done; otherwise the committer frees it */
+    store_done_fn done_cb;  /* non-blocking with a completion: called, then freed */
+    void *done_arg;
     bool done;
     int rc;
     union {
@@ -609,10 +611,17 @@ static void *store_committer(void *arg)
         store_run_batch(s, batch, nops);
 
         pthread_mutex_lock(&s->lock);
+        struct store_op *cbs = NULL, **cbs_tail = &cbs;
         for (struct store_op *op = batch; op; op = next) {
             next = op->next;
             if (op->blocking) {
                 op->done = true;
+                continue;
+            }
+            if (op->done_cb) {
+                op->next = NULL;        /* completed below, in queue order */
+                *cbs_tail = op;
+                cbs_tail = &op->next;
                 continue;
             }
             if (op->rc && op->rc != -ENOENT && op->kind == STORE_OP_DEL_IF) {
@@ -626,6 +635,16 @@ static void *store_committer(void *arg)
             free(op);
         }
         pthread_cond_broadcast(&s->done_cv);
+        if (cbs) {
+            /* Outside the lock: a callback may queue more. */
+            pthread_mutex_unlock(&s->lock);
+            for (struct store_op *op = cbs; op; op = next) {
+                next = op->next;
+                op->done_cb(op->done_arg, op->rc);
+                free(op);
+            }
+            pthread_mutex_lock(&s->lock);
+        }
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -674,6 +693,34 @@ int store_put_many(struct store *s, const struct store_flow *flows, size_t n)
     op.u.put.flows = flows;
     op.u.put.n = n;
     return store_submit_wait(s, &op);
+}
+
+int store_put_many_async(struct store *s, const struct store_flow *flows, size_t n,
+                         store_done_fn done, void *arg)
+{
+    struct store_op *op;
+
+    if (!s || !flows || n == 0 || !done)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (store_flow_check(&flows[i]) < 0)
+            return -EINVAL;
+    if (!(op = calloc(1, sizeof(*op))))
+        return -ENOMEM;
+    op->kind = STORE_OP_PUT;
+    op->u.put.flows = flows;
+    op->u.put.n = n;
+    op->done_cb = done;
+    op->done_arg = arg;
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->lock);
+        free(op);
+        return -ECANCELED;
+    }
+    store_enqueue_locked(s, op);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
 }
 
 int store_put(struct store *s, const struct store_flow *flow)

@@ -155,6 +155,21 @@ int store_put_many(struct store *s, const struct store_flow *flows, size_t n);
 int store_put(struct store *s, const struct store_flow *flow);
 
 /*
+ * The same without blocking: done(arg, rc) is called exactly once, on the
+ * committer thread after the commit (or its failure), with what
+ * store_put_many would have returned; callbacks of one batch run in queue
+ * order, so changes are confirmed in the order they became durable. flows
+ * (and what they point to) must stay valid until then. done must be quick
+ * and must not wait for the store (it may queue more changes). Returns 0
+ * when queued, or -EINVAL / -ECANCELED / -ENOMEM at once (done then is
+ * never called). Not bounded by max_async: the caller's own limit on
+ * requests in flight bounds it (the REST server's connection limit).
+ */
+typedef void (*store_done_fn)(void *arg, int rc);
+int store_put_many_async(struct store *s, const struct store_flow *flows, size_t n,
+                         store_done_fn done, void *arg);
+
+/*
  * Delete one flow and block until durable. 0 when it was deleted, -ENOENT if
  * it was not stored; otherwise the errors of store_put_many().
  */

@@ -226,62 +226,112 @@ static void accepted(struct rest_reply *r)
     r->json = json_pack("{s:s}", "response", "FlowMod Messages Sent");
 }
 
+/* An add between its queuing and its commit: what the store reads, and
+ * what the flow manager takes once it is durable. */
+struct fl_add {
+    struct rest_server *rs;
+    struct fl_req fr;               /* the groups and their parsed flows */
+    size_t total;
+    char **texts;
+    struct store_flow *recs;
+    uint64_t *mids, *fids;
+    void *token;                    /* the suspended request */
+};
+
+static void fl_add_free(struct fl_add *a)
+{
+    for (size_t i = 0; a->texts && i < a->total; i++)
+        free(a->texts[i]);
+    free(a->texts);
+    free(a->recs);
+    free(a->mids);
+    free(a->fids);
+    fl_req_free(&a->fr);
+    free(a);
+}
+
+static void add_answer(struct rest_reply *r, int rc)
+{
+    if (rc < 0)
+        store_failed(r, rc);
+    else
+        accepted(r);
+}
+
+/* On the store's committer, in commit order: durable, so from here on the
+ * flows are the flow manager's to install, whether or not the client is
+ * still there to hear it. */
+static void add_committed(void *arg, int rc)
+{
+    struct fl_add *a = arg;
+    void *token = a->token;
+
+    if (rc == 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < a->fr.n; i++) {
+            struct fl_group *g = &a->fr.g[i];
+            flowmgr_add(a->rs->src.fm, g->dpid, g->specs, a->mids + k, a->fids + k, g->n);
+            k += g->n;
+        }
+    }
+    fl_add_free(a);
+    rest_wake(token, rc);
+}
+
 static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
 {
-    size_t total = 0, k = 0;
-    char **texts = NULL;
-    struct store_flow *recs = NULL;
-    uint64_t *mids = NULL, *fids = NULL;
+    size_t k = 0;
+    struct fl_add *a;
 
     if (prepare(q, r, fr, false) < 0)
         return;
-    for (size_t i = 0; i < fr->n; i++)
-        total += fr->g[i].n;
-    texts = calloc(total, sizeof(*texts));
-    recs = calloc(total, sizeof(*recs));
-    mids = calloc(total, sizeof(*mids));
-    fids = calloc(total, sizeof(*fids));
-    if (!texts || !recs || !mids || !fids) {
-        rest_error(r, 500, "out of memory for %zu flows", total);
-        goto out;
+    if (!(a = calloc(1, sizeof(*a)))) {
+        rest_error(r, 500, "out of memory");
+        return;
     }
-    for (size_t i = 0; i < fr->n; i++) {
-        struct fl_group *g = &fr->g[i];
+    a->rs = q->rs;
+    a->fr = *fr;                    /* the request's groups are the add's now */
+    *fr = (struct fl_req){0};
+    for (size_t i = 0; i < a->fr.n; i++)
+        a->total += a->fr.g[i].n;
+    a->texts = calloc(a->total, sizeof(*a->texts));
+    a->recs = calloc(a->total, sizeof(*a->recs));
+    a->mids = calloc(a->total, sizeof(*a->mids));
+    a->fids = calloc(a->total, sizeof(*a->fids));
+    if (!a->texts || !a->recs || !a->mids || !a->fids) {
+        rest_error(r, 500, "out of memory for %zu flows", a->total);
+        goto fail;
+    }
+    for (size_t i = 0; i < a->fr.n; i++) {
+        struct fl_group *g = &a->fr.g[i];
         for (size_t j = 0; j < g->n; j++, k++) {
             const struct flow_spec *sp = &g->specs[j];
-            texts[k] = json_dumps(json_array_get(g->flows, j), JSON_COMPACT | JSON_SORT_KEYS);
-            if (!texts[k]) {
+            a->texts[k] = json_dumps(json_array_get(g->flows, j), JSON_COMPACT | JSON_SORT_KEYS);
+            if (!a->texts[k]) {
                 rest_error(r, 500, "out of memory");
-                goto out;
+                goto fail;
             }
-            mids[k] = flow_match_id(g->dpid, sp);
-            fids[k] = flow_id_of(mids[k], sp);
-            recs[k] = (struct store_flow){.dpid = g->dpid, .match_id = mids[k],
-                                          .flow_id = fids[k], .state = STORE_FLOW_PENDING,
-                                          .owner = sp->has_owner ? sp->owner : NULL,
-                                          .json = texts[k], .json_len = strlen(texts[k])};
+            a->mids[k] = flow_match_id(g->dpid, sp);
+            a->fids[k] = flow_id_of(a->mids[k], sp);
+            a->recs[k] = (struct store_flow){.dpid = g->dpid, .match_id = a->mids[k],
+                                             .flow_id = a->fids[k], .state = STORE_FLOW_PENDING,
+                                             .owner = sp->has_owner ? sp->owner : NULL,
+                                             .json = a->texts[k],
+                                             .json_len = strlen(a->texts[k])};
         }
+        g->flows = NULL;            /* the body is not kept past this request */
     }
-    int rc = store_put_many(q->rs->src.store, recs, total);
+    /* Answered from the commit's completion: no thread sleeps while it syncs. */
+    a->token = rest_defer(q, add_answer);
+    int rc = store_put_many_async(q->rs->src.store, a->recs, a->total, add_committed, a);
     if (rc < 0) {
-        store_failed(r, rc);
-        goto out;
+        void *token = a->token;
+        fl_add_free(a);
+        rest_wake(token, rc);
     }
-    /* Durable: from here on the flows are the flow manager's to install. */
-    k = 0;
-    for (size_t i = 0; i < fr->n; i++) {
-        struct fl_group *g = &fr->g[i];
-        flowmgr_add(q->rs->src.fm, g->dpid, g->specs, mids + k, fids + k, g->n);
-        k += g->n;
-    }
-    accepted(r);
-out:
-    for (size_t i = 0; texts && i < total; i++)
-        free(texts[i]);
-    free(texts);
-    free(recs);
-    free(mids);
-    free(fids);
+    return;
+fail:
+    fl_add_free(a);
 }
 
 static int key_cmp(const void *a, const void *b)

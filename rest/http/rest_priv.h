@@ -46,6 +46,9 @@ struct rest_server {
     uint64_t lat_sum_us, lat_count;
     pthread_mutex_t rl_lock;            /* the rate limiter's table */
     struct rest_rl_slot rl[REST_RL_SLOTS];
+    pthread_mutex_t defer_lock;         /* deferred answers not yet woken: */
+    pthread_cond_t defer_cv;            /* rest_stop waits for them */
+    unsigned deferred;
 };
 
 /* A response under construction: either JSON or plain text. */
@@ -65,6 +68,7 @@ struct rest_reply {
 };
 
 struct MHD_Connection;
+struct rest_conn_state;
 
 struct rest_req {
     struct rest_server *rs;
@@ -74,7 +78,24 @@ struct rest_req {
     const char *arg;                    /* the path after a prefix route, or NULL */
     const char *body;                   /* NUL-terminated; NULL when there was none */
     size_t body_len;
+    struct rest_conn_state *st;         /* the server's state of this request */
 };
+
+/*
+ * Deferred answers: a handler whose answer waits for something done on
+ * another thread (a store commit) does not hold its MHD thread meanwhile.
+ * It calls rest_defer(q, fn) and returns leaving r as it is; the
+ * connection is suspended (its thread serves others). Once the work is
+ * done, that thread calls rest_wake(token, rc); then, on an MHD thread,
+ * fn(r, rc) makes the answer, which is sent as any other. rest_wake must be
+ * called exactly once per rest_defer (the server waits for it to stop) and
+ * may be called before the handler has returned. So the number of
+ * requests waiting on one commit is bounded by the connection limit, not
+ * by rest.threads.
+ */
+typedef void (*rest_resume_fn)(struct rest_reply *r, int rc);
+void *rest_defer(struct rest_req *q, rest_resume_fn fn);
+void rest_wake(void *token, int rc);
 
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

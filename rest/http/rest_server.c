@@ -54,6 +54,12 @@ struct rest_conn_state {
     bool too_big;
     bool limited;                   /* over rest.rate_limit_per_s: 429, body dropped */
     uint64_t start_us;
+    /* A deferred answer (rest_defer): fn makes it once woken with rc. */
+    struct rest_server *rs;
+    struct MHD_Connection *conn;
+    rest_resume_fn resume_fn;
+    int resume_rc;
+    bool deferred;                  /* suspended, waiting for rest_wake */
 };
 
 #define REST_STREAM_BLOCK 65536     /* bytes MHD asks a streamed answer for at once */
@@ -95,6 +101,36 @@ int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r)
     rest_error(r, 400, "'%s' is not a dpid: give 16 hex digits (colons allowed) or a decimal "
                "number", s);
     return -EINVAL;
+}
+
+void *rest_defer(struct rest_req *q, rest_resume_fn fn)
+{
+    struct rest_conn_state *st = q->st;
+
+    st->rs = q->rs;
+    st->conn = q->conn;
+    st->resume_fn = fn;
+    st->deferred = true;
+    pthread_mutex_lock(&q->rs->defer_lock);
+    q->rs->deferred++;
+    pthread_mutex_unlock(&q->rs->defer_lock);
+    MHD_suspend_connection(q->conn);
+    return st;
+}
+
+void rest_wake(void *token, int rc)
+{
+    struct rest_conn_state *st = token;
+    struct rest_server *rs = st->rs;
+
+    st->resume_rc = rc;
+    /* MHD's own lock orders these writes before the resumed call reads
+     * them; after this call st may be gone. */
+    MHD_resume_connection(st->conn);
+    pthread_mutex_lock(&rs->defer_lock);
+    if (--rs->deferred == 0)
+        pthread_cond_broadcast(&rs->defer_cv);
+    pthread_mutex_unlock(&rs->defer_lock);
 }
 
 static void dispatch(struct rest_req *q, struct rest_reply *r)
@@ -267,7 +303,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     struct rest_server *rs = cls;
     struct rest_conn_state *st = *con_cls;
-    struct rest_req q = {.rs = rs, .conn = conn, .method = method, .path = url};
+    struct rest_req q = {.rs = rs, .conn = conn, .method = method, .path = url, .st = st};
     struct rest_reply r = {.status = 500};
     const size_t max_body = (size_t)rs->cfg.max_body_kb * 1024u;
 
@@ -313,7 +349,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         return MHD_YES;
     }
-    if (st->limited) {
+    if (st->deferred) {
+        /* Woken (rest_wake): the answer the work's outcome makes. */
+        st->deferred = false;
+        st->resume_fn(&r, st->resume_rc);
+    } else if (st->limited) {
         rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
                    rs->cfg.rate_limit_per_s);
         r.retry_after = 1;
@@ -325,7 +365,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     } else {
         q.body = st->body;
         q.body_len = st->len;
+        q.st = st;
         dispatch(&q, &r);
+        if (st->deferred) {
+            json_decref(r.json);
+            return MHD_YES;             /* answered when woken */
+        }
     }
 
     struct MHD_Response *resp;
@@ -375,8 +420,10 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     pthread_mutex_init(&rs->rl_lock, NULL);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->port),
                              .sin_addr.s_addr = htonl(cfg->ip)};
+    pthread_mutex_init(&rs->defer_lock, NULL);
+    pthread_cond_init(&rs->defer_cv, NULL);
     rs->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                                   MHD_USE_ERROR_LOG,
+                                   MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME,
                                cfg->port, NULL, NULL, on_request, rs,
                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                                MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
@@ -389,6 +436,8 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     if (!rs->mhd) {
         LOG_ERR("rest", "cannot serve HTTP on %s (address in use or not local?); change "
                 "rest.listen", peer);
+        pthread_mutex_destroy(&rs->defer_lock);
+        pthread_cond_destroy(&rs->defer_cv);
         pthread_mutex_destroy(&rs->lock);
         pthread_mutex_destroy(&rs->rl_lock);
         free(rs);
@@ -402,7 +451,15 @@ void rest_stop(struct rest_server *rs)
 {
     if (!rs)
         return;
+    /* A suspended connection must be woken before MHD goes: the store (still
+     * open) completes every queued change. */
+    pthread_mutex_lock(&rs->defer_lock);
+    while (rs->deferred)
+        pthread_cond_wait(&rs->defer_cv, &rs->defer_lock);
+    pthread_mutex_unlock(&rs->defer_lock);
     MHD_stop_daemon(rs->mhd);
+    pthread_mutex_destroy(&rs->defer_lock);
+    pthread_cond_destroy(&rs->defer_cv);
     pthread_mutex_destroy(&rs->lock);
     pthread_mutex_destroy(&rs->rl_lock);
     free(rs);

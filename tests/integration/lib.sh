@@ -1,8 +1,17 @@
 # Shared helpers for the integration tests (sourced, not run).
 # Each test runs as root, one at a time, and cleans up after itself.
 
+# fail MESSAGE: the test failed; with ofcd started (start_ofcd), show
+# whether it still runs and the end of its log (a crash's report is there,
+# and the work directory is gone after the test).
 fail() {
     echo "FAIL: $*" >&2
+    if [ -n "${OFCD_LOG:-}" ] && [ -f "$OFCD_LOG" ]; then
+        local alive="NOT running"
+        [ -n "${OFCD_PID:-}" ] && kill -0 "$OFCD_PID" 2>/dev/null && alive=running
+        echo "--- ofcd is $alive; the last 60 lines of its log:" >&2
+        tail -n 60 "$OFCD_LOG" >&2
+    fi
     exit 1
 }
 
@@ -41,6 +50,7 @@ start_ofcd() {
     shift
     "$OFCD" "$@" >"$log" 2>&1 &
     OFCD_PID=$!
+    OFCD_LOG=$log
     wait_for_line "$log" 'ofcd ready|ERROR' 60 || { cat "$log"; fail "no 'ofcd ready' in 60 s"; }
     grep -q 'ofcd ready' "$log" || { cat "$log"; fail "ofcd failed to start"; }
 }

@@ -860,6 +860,82 @@ static void test_async_backpressure(void **state)
     store_close(s);
 }
 
+/* ---- completion callbacks ----------------------------------------------- */
+
+struct done_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    struct store *s;
+    int order[8];
+    int rc[8];
+    bool visible[8];
+    unsigned n;
+};
+
+struct done_tag {
+    struct done_log *log;
+    int id;
+    uint64_t dpid, mid;
+};
+
+static void done_cb(void *arg, int rc)
+{
+    struct done_tag *tag = arg;
+    struct done_log *l = tag->log;
+    struct store_flow g;
+    bool vis = store_get(l->s, tag->dpid, tag->mid, &g) == 0;
+
+    if (vis)
+        store_flow_release(&g);
+    pthread_mutex_lock(&l->lock);
+    l->order[l->n] = tag->id;
+    l->rc[l->n] = rc;
+    l->visible[l->n] = vis;
+    l->n++;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Each queued change is confirmed once, after it is durable (readable in
+ * the callback), in queue order; closing completes what is still queued. */
+static void test_async_put_done(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = {
+        .dir = t->dir, .linger_us = 30u * 1000000u, .batch_target = 3,
+    };
+    struct done_log l = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    struct done_tag tags[4];
+    struct tflow tf[4];
+
+    l.s = store_open(&cfg);
+    assert_non_null(l.s);
+    for (int i = 0; i < 4; i++) {
+        mk_flow(&tf[i], 9, 100 + (unsigned)i, 1);
+        tags[i] = (struct done_tag){&l, i, 9, 100 + (uint64_t)i};
+    }
+    assert_int_equal(store_put_many_async(l.s, &tf[0].f, 1, NULL, NULL), -EINVAL);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(store_put_many_async(l.s, &tf[i].f, 1, done_cb, &tags[i]), 0);
+    /* batch_target reached: committed without waiting out the window. */
+    pthread_mutex_lock(&l.lock);
+    while (l.n < 3)
+        pthread_cond_wait(&l.cv, &l.lock);
+    pthread_mutex_unlock(&l.lock);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(l.order[i], i);
+        assert_int_equal(l.rc[i], 0);
+        assert_true(l.visible[i]);
+    }
+    /* A fourth waits in the 30 s window; closing commits and confirms it. */
+    assert_int_equal(store_put_many_async(l.s, &tf[3].f, 1, done_cb, &tags[3]), 0);
+    assert_int_equal(l.n, 3);
+    store_close(l.s);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.order[3], 3);
+    assert_int_equal(l.rc[3], 0);
+}
+
 static void test_open_errors(void **state)
 {
     struct tctx *t = *state;
@@ -898,6 +974,7 @@ int main(void)
         T(test_map_full),
         T(test_full_isolated_in_batch),
         T(test_async_backpressure),
+        T(test_async_put_done),
         T(test_open_errors),
     };
 
