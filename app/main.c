@@ -263,6 +263,8 @@ static int open_flow_store(struct app_ctx *app)
     struct store_config sc = {
         .dir = dir,
         .map_size = (size_t)app->cfg.fm_store_map_mb << 20,
+        .linger_us = app->cfg.fm_store_linger_us,
+        .batch_target = 64,
         .max_async = 1u << 20,
     };
 

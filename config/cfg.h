@@ -137,6 +137,7 @@ struct ofcd_config {
     struct ofcd_range fm_ignore_table[CFG_MAX_RANGES];
     unsigned n_fm_ignore_table;
     uint32_t fm_store_map_mb;            /* LMDB map size */
+    uint32_t fm_store_linger_us;         /* group commit: wait for company, µs */
 
     /* [app] */
     char data_dir[CFG_STR_MAX];

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ofcd_log.h"
 
@@ -112,10 +113,11 @@ struct store {
     struct store_op *head, *tail;
     unsigned queued;
     unsigned async_queued;
+    unsigned fg_queued;       /* queued ops a caller waits for (blocking or done_cb) */
     bool stopping;
     struct store_stats st;
 
-    unsigned linger_us, batch_target, max_async;
+    unsigned linger_us, batch_target, max_async, bg_linger_us;
     size_t map_size;
     size_t psize;
     size_t put_limit_pages; /* flow pages beyond which puts get -ENOSPC */
@@ -123,7 +125,21 @@ struct store {
     /* committer thread only */
     uint8_t *scratch;
     size_t scratch_cap;
+    uint64_t written_ahead;   /* the data file is initialised up to here (bytes) */
+    bool prealloc_failed;     /* logged once; commits still work, only slower */
 };
+
+/*
+ * The data file is kept written (with zeros) ahead of LMDB's last page, so
+ * that a commit's pages land in blocks the file system has already
+ * allocated and initialised: its two fdatasyncs (data, then meta page)
+ * then carry no size or extent change to journal. Measured on this
+ * machine's ext4: 0.13 ms per 8 KiB sync against 0.34 ms when the file
+ * grows. Zeros are only ever written past the file's end, which LMDB has
+ * never used, and only on the committer thread, between transactions.
+ */
+#define STORE_AHEAD_BYTES (4u << 20)
+
 
 static uint64_t store_clock_ns(clockid_t clk)
 {
@@ -577,10 +593,60 @@ static void store_run_batch(struct store *s, struct store_op *batch, uint64_t no
         op->rc = rc;
 }
 
+static void store_write_ahead(struct store *s)
+{
+    static const uint8_t zeros[65536];
+    MDB_envinfo info;
+    struct stat stt;
+    int fd;
+
+    if (s->prealloc_failed || mdb_env_info(s->env, &info) != 0 ||
+        mdb_env_get_fd(s->env, &fd) != 0)
+        return;
+    uint64_t used = (uint64_t)(info.me_last_pgno + 1) * s->psize;
+    uint64_t cap = info.me_mapsize;
+    if (s->written_ahead >= cap || s->written_ahead >= used + STORE_AHEAD_BYTES / 2)
+        return;
+    if (fstat(fd, &stt) != 0)
+        goto failed;
+    uint64_t end = used + STORE_AHEAD_BYTES < cap ? used + STORE_AHEAD_BYTES : cap;
+    uint64_t at = (uint64_t)stt.st_size;
+    for (; at < end; at += sizeof(zeros)) {
+        size_t n = end - at < sizeof(zeros) ? (size_t)(end - at) : sizeof(zeros);
+        if (pwrite(fd, zeros, n, (off_t)at) != (ssize_t)n)
+            goto failed;
+    }
+    if (fdatasync(fd) != 0)
+        goto failed;
+    s->written_ahead = end > (uint64_t)stt.st_size ? end : (uint64_t)stt.st_size;
+    return;
+failed:
+    s->prealloc_failed = true;
+    LOG_WARN(STORE_COMP, "cannot write the data file ahead (%s): commits stay correct, "
+             "each sync is slower", strerror(errno));
+}
+
+/* Only background changes are queued: let them wait (bg_linger_us) for a
+ * change somebody waits for, or for enough of their own kind. */
+static void store_wait_company(struct store *s)
+{
+    struct timespec dl;
+
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    dl.tv_nsec += (long)(s->bg_linger_us % 1000000u) * 1000;
+    dl.tv_sec += s->bg_linger_us / 1000000u + dl.tv_nsec / 1000000000;
+    dl.tv_nsec %= 1000000000;
+    while (!s->fg_queued && !s->stopping && s->async_queued < s->max_async / 4)
+        if (pthread_cond_timedwait(&s->work_cv, &s->lock, &dl) == ETIMEDOUT)
+            break;
+}
+
 static void *store_committer(void *arg)
 {
     struct store *s = arg;
 
+    pthread_setname_np(pthread_self(), "ofcd-store");
+    store_write_ahead(s);
     pthread_mutex_lock(&s->lock);
     for (;;) {
         struct store_op *batch, *next;
@@ -590,6 +656,8 @@ static void *store_committer(void *arg)
             pthread_cond_wait(&s->work_cv, &s->lock);
         if (!s->head)
             break; /* stopping and drained */
+        if (!s->fg_queued && !s->stopping)
+            store_wait_company(s);
         if (s->linger_us && !s->stopping && s->queued < s->batch_target) {
             struct timespec dl;
 
@@ -606,6 +674,7 @@ static void *store_committer(void *arg)
         s->head = s->tail = NULL;
         s->queued = 0;
         s->async_queued = 0;
+        s->fg_queued = 0;
         pthread_mutex_unlock(&s->lock);
 
         store_run_batch(s, batch, nops);
@@ -635,16 +704,16 @@ static void *store_committer(void *arg)
             free(op);
         }
         pthread_cond_broadcast(&s->done_cv);
-        if (cbs) {
-            /* Outside the lock: a callback may queue more. */
-            pthread_mutex_unlock(&s->lock);
-            for (struct store_op *op = cbs; op; op = next) {
-                next = op->next;
-                op->done_cb(op->done_arg, op->rc);
-                free(op);
-            }
-            pthread_mutex_lock(&s->lock);
+        /* Outside the lock: a callback may queue more. The write-ahead
+         * comes after the answers (cheap unless the margin is used up). */
+        pthread_mutex_unlock(&s->lock);
+        for (struct store_op *op = cbs; op; op = next) {
+            next = op->next;
+            op->done_cb(op->done_arg, op->rc);
+            free(op);
         }
+        store_write_ahead(s);
+        pthread_mutex_lock(&s->lock);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -654,6 +723,9 @@ static void *store_committer(void *arg)
 
 static void store_enqueue_locked(struct store *s, struct store_op *op)
 {
+    bool fg = op->blocking || op->done_cb;
+
+    s->fg_queued += fg;
     op->next = NULL;
     if (s->tail)
         s->tail->next = op;
@@ -1145,6 +1217,7 @@ struct store *store_open(const struct store_config *cfg)
     s->linger_us = cfg->linger_us;
     s->batch_target = cfg->batch_target;
     s->max_async = cfg->max_async ? cfg->max_async : STORE_DEFAULT_MAX_ASYNC;
+    s->bg_linger_us = cfg->bg_linger_us ? cfg->bg_linger_us : STORE_DEFAULT_BG_LINGER_US;
     rc = store_env_open(s, cfg->dir);
     if (rc) {
         LOG_ERR(STORE_COMP, "cannot open LMDB in %s: %s", cfg->dir, mdb_strerror(rc));

@@ -45,6 +45,7 @@
 
 #define STORE_DEFAULT_MAP_SIZE ((size_t)1 << 30)   /* 1 GiB of address space */
 #define STORE_DEFAULT_MAX_ASYNC 65536u
+#define STORE_DEFAULT_BG_LINGER_US 5000u
 #define STORE_OWNER_MAX 255                       /* bytes, without the NUL */
 
 enum store_flow_state {
@@ -92,6 +93,14 @@ struct store_config {
     unsigned linger_us;
     unsigned batch_target;
     unsigned max_async;     /* 0: STORE_DEFAULT_MAX_ASYNC queued store_set_state() */
+    /*
+     * Changes nobody waits for (store_set_state, store_purge_deleted) wait
+     * up to this long (0: STORE_DEFAULT_BG_LINGER_US) for one somebody
+     * waits for, or for max_async / 4 of their kind, and go in its commit:
+     * a lone state update then never holds the commit a client waits for
+     * behind a sync of its own.
+     */
+    unsigned bg_linger_us;
 };
 
 /* Counters since store_open(); store_get_stats() gives a consistent snapshot. */

@@ -936,6 +936,40 @@ static void test_async_put_done(void **state)
     assert_int_equal(l.rc[3], 0);
 }
 
+/* A state update nobody waits for rides in the next commit a caller waits
+ * for, instead of a sync of its own ahead of it. */
+static void test_background_rides_along(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = {.dir = t->dir, .bg_linger_us = 30u * 1000000u};
+    struct store_stats st0, st1;
+    struct store_flow g;
+    struct tflow a, b;
+
+    struct store *s = store_open(&cfg);
+    assert_non_null(s);
+    mk_flow(&a, 3, 1, 1);
+    mk_flow(&b, 3, 2, 1);
+    assert_int_equal(store_put(s, &a.f), 0);
+    assert_int_equal(store_get_stats(s, &st0), 0);
+    assert_int_equal(store_set_state(s, 3, 1, a.f.flow_id, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_put(s, &b.f), 0);       /* returns once its commit is durable */
+    assert_int_equal(store_get_stats(s, &st1), 0);
+    assert_true(st1.commits == st0.commits + 1);
+    assert_int_equal(store_get(s, 3, 1, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+    /* Alone, it still is not lost: closing commits it. */
+    assert_int_equal(store_set_state(s, 3, 2, b.f.flow_id, STORE_FLOW_INSTALLED, 0, 0), 0);
+    store_close(s);
+    s = open_dir(t->dir);
+    assert_non_null(s);
+    assert_int_equal(store_get(s, 3, 2, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+    store_close(s);
+}
+
 static void test_open_errors(void **state)
 {
     struct tctx *t = *state;
@@ -975,6 +1009,7 @@ int main(void)
         T(test_full_isolated_in_batch),
         T(test_async_backpressure),
         T(test_async_put_done),
+        T(test_background_rides_along),
         T(test_open_errors),
     };
 
