@@ -345,7 +345,8 @@ static int gen_collect(struct stored_gen *g, uint64_t dpid)
         if (rc < 0)
             return rc;
     } while (g->more);
-    qsort(g->ord, g->n_ord, sizeof(g->ord[0]), cmp_ord);
+    if (g->n_ord > 1)                        /* (ord is NULL while nothing was kept) */
+        qsort(g->ord, g->n_ord, sizeof(g->ord[0]), cmp_ord);
     return 0;
 }
 
