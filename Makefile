@@ -5,6 +5,7 @@
 #               under ASan+UBSan, then the unit tests and the threaded
 #               REST integration test under ThreadSanitizer
 #   make bench  build optimised, print benchmark figures (bench/out/)
+#   make bench-quick  the headline figures next to their peers, ~2 minutes
 
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
@@ -13,7 +14,7 @@ CONFIG     ?= config/ofcd.conf
 MESON      ?= meson
 
 .PHONY: all deps build build-asan build-tsan run test test-unit test-integration test-asan \
-	test-tsan layout bench clean
+	test-tsan layout bench bench-quick clean
 
 all: build
 
@@ -98,6 +99,14 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	./tests/bench/run_bench_isolation.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
 	./scripts/bench-report bench/out
+
+# The headline figures next to their peers in about two minutes; prints
+# the change against the previous run (bench/quick-last.json).
+bench-quick: deps $(BUILD_BENCH)/build.ninja
+	$(MESON) compile -C $(BUILD_BENCH)
+	@mkdir -p bench/out
+	./tests/bench/run_bench_quick.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out bench/quick-last.json
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_BENCH)

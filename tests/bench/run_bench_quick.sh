@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# make bench-quick: the headline figures in about two minutes, each the
+# median of 3 short runs next to its peer's median on the same load in the
+# same run, so a change can be checked before the full `make bench`:
+#   - packet_in responses/s (16 emulated switches, window 64) answered by
+#     ofcd's learning switch and by ovs-testcontroller;
+#   - one-flow REST POSTs/s (wrk, 64 connections, a new flow per request on
+#     100 emulated switches): ofcd (durable before 202) and os-ken
+#     (osken/osken_rest_peer.py: sends the FLOW_MOD, stores nothing);
+#   - the echo RTT p99 of 100 idle switches next to a packet_in flood.
+# Writes OUT_DIR/quick.json; when BASELINE (a previous quick.json) exists,
+# prints each figure's change against it, then replaces it. Prints, never
+# asserts. Needs root (ofcd's tap).
+#
+# usage: run_bench_quick.sh OFCD_BINARY CONFIG_FILE EMULATOR OUT_DIR [BASELINE]
+set -uo pipefail
+OFCD=$1
+CONF=$2
+EMU=$3
+OUT=$4
+BASELINE=${5:-}
+mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"     # wait_for_line
+RUNS=3
+work=$(mktemp -d /tmp/ofcd-bench-quick.XXXXXX)
+pids=()
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do
+        kill -TERM "$p" 2>/dev/null && timeout 5 tail -s 0.05 --pid="$p" -f /dev/null
+        kill -KILL "$p" 2>/dev/null
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+for t in wrk python3; do
+    command -v $t >/dev/null || { echo "$t missing: scripts/install-deps installs it"; exit 1; }
+done
+
+# emu_json JSON FIELD: one figure of an emulator report.
+emu_json() {
+    python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["duration_s"] or 1
+v = {"responses_s": r["packet_in"].get("responses", 0) / d,
+     "echo_p99_ms": r["times_us"]["echo_rtt"]["p99"] / 1000,
+     "disconnects": r["disconnects"]["total"]}[sys.argv[2]]
+print(f"{v:.3f}")
+PY
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# pin_runs CONTROLLER NAME: packet_in responses/s, RUNS times; the median.
+pin_runs() {
+    local v=() i
+    for i in $(seq $RUNS); do
+        "$EMU" --controller "$1" --switches 16 --ports 4 --mode throughput --window 64 \
+            --connect-rate 0 --dpid-base $((6000000 + i * 100)) --duration 3 --quiet \
+            --json "$OUT/quick_pin_$2_$i.json" >/dev/null 2>&1
+        v+=("$(emu_json "$OUT/quick_pin_$2_$i.json" responses_s)")
+    done
+    median "${v[@]}"
+}
+
+# rest_runs API NAME: wrk one-flow POSTs/s with 100 switches connected to
+# the controller at CTL, RUNS times; prints "median_req_s median_p99_ms non2xx".
+cat >"$work/post.lua" <<'LUA'
+local n = 0
+request = function()
+    n = n + 1
+    local sw = n % 100
+    local path = string.format("/api/kytos/flow_manager/v2/flows/00:00:00:00:00:01:00:%02x", sw)
+    local body = string.format('{"flows": [{"priority": 200, "match": {"dl_type": 2048, "nw_src": "10.%d.%d.%d"}, "actions": [{"action_type": "output", "port": 2}]}]}',
+        math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
+    return wrk.format("POST", path, {["Content-Type"] = "application/json"}, body)
+end
+LUA
+rest_runs() {
+    local api=$1 ctl=$2 name=$3 rs=() ps=() bad=0 i epid
+    "$EMU" --controller "$ctl" --switches 100 --connect-rate 0 --echo-interval 1000 \
+        --dpid-base 65536 --duration $((RUNS * 5 + 6)) --quiet >/dev/null 2>&1 &
+    epid=$!
+    # Until all 100 are usable: a probe POST to the last one answers 202.
+    for _ in $(seq 100); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+            -d '{"flows": [{"priority": 1, "match": {"in_port": 1}, "actions": []}]}' \
+            "$api/api/kytos/flow_manager/v2/flows/00:00:00:00:00:01:00:63")" = 202 ] && break
+        sleep 0.1
+    done
+    for i in $(seq $RUNS); do
+        wrk -t 2 -c 64 -d 3s --latency -s "$work/post.lua" "$api" >"$work/wrk_${name}_$i.txt" 2>&1
+        rs+=("$(awk '/Requests\/sec/ {print $2}' "$work/wrk_${name}_$i.txt")")
+        ps+=("$(python3 -c 'import re,sys
+t = open(sys.argv[1]).read()
+m = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)", t, re.M)
+scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+print("%.2f" % (float(m.group(1)) * scale[m.group(2)]) if m else "nan")' \
+            "$work/wrk_${name}_$i.txt")")
+        n=$(awk '/Non-2xx/ {print $NF}' "$work/wrk_${name}_$i.txt")
+        bad=$((bad + ${n:-0}))
+    done
+    kill -INT "$epid" 2>/dev/null
+    wait "$epid" 2>/dev/null
+    echo "$(median "${rs[@]}") $(median "${ps[@]}") $bad"
+}
+
+# The learning switch answers the packet_ins (as in run_bench_of.sh); the
+# flow manager takes the POSTs alongside it.
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+    --apps.l2_learning=true >"$work/ofcd.log" 2>&1 &
+pids+=($!)
+wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60
+grep -q "ofcd ready" "$work/ofcd.log" || { tail "$work/ofcd.log"; echo "ofcd did not start"; exit 1; }
+
+echo "== bench-quick: medians of $RUNS runs, each next to its peer on the same load =="
+pin_ofcd=$(pin_runs 10.66.0.2:6653 ofcd)
+pin_peer=
+if command -v ovs-testcontroller >/dev/null; then
+    mkdir -p /var/run/openvswitch
+    ovs-testcontroller ptcp:16653:127.0.0.1 >"$work/testctl.log" 2>&1 &
+    tpid=$!
+    pids+=($tpid)
+    wait_for_line "$work/testctl.log" 'listening|ptcp' 5 >/dev/null 2>&1 || true
+    pin_peer=$(pin_runs 127.0.0.1:16653 testctl)
+    kill -TERM "$tpid" 2>/dev/null
+fi
+
+# Echo p99 of 100 idle switches next to 100 flooding ones (one run of 5 s).
+"$EMU" --controller 10.66.0.2:6653 --switches 100 --ports 4 --mode throughput --window 64 \
+    --connect-rate 0 --echo-interval 0 --dpid-base 8000000 --duration 7 --quiet \
+    --json "$OUT/quick_flood.json" >/dev/null 2>&1 &
+fpid=$!
+sleep 1
+"$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 100 \
+    --dpid-base 9000000 --duration 5 --quiet --json "$OUT/quick_echo_flood.json" >/dev/null 2>&1
+wait "$fpid"
+echo_flood=$(emu_json "$OUT/quick_echo_flood.json" echo_p99_ms)
+echo_disc=$(emu_json "$OUT/quick_echo_flood.json" disconnects)
+
+read -r rest_ofcd rest_ofcd_p99 rest_ofcd_bad < <(rest_runs http://127.0.0.1:8181 10.66.0.2:6653 ofcd)
+rest_peer=
+if command -v osken-manager >/dev/null; then
+    OSKEN_REST_PORT=18181 osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 16633 \
+        "$here/osken/osken_rest_peer.py" >"$work/osken.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do
+        curl -s -o /dev/null http://127.0.0.1:18181/ && break
+        sleep 0.1
+    done
+    read -r rest_peer rest_peer_p99 rest_peer_bad < <(rest_runs http://127.0.0.1:18181 127.0.0.1:16633 osken)
+fi
+
+python3 - "$OUT/quick.json" "${BASELINE:-}" <<PY
+import json, os, sys
+def num(s):
+    try:
+        return float(s)
+    except ValueError:
+        return None
+fig = {
+    "packet_in_responses_s": {"ofcd": num("$pin_ofcd"), "ovs-testcontroller": num("${pin_peer:-x}")},
+    "rest_post_req_s": {"ofcd": num("$rest_ofcd"), "os-ken": num("${rest_peer:-x}")},
+    "rest_post_p99_ms": {"ofcd": num("$rest_ofcd_p99"), "os-ken": num("${rest_peer_p99:-x}")},
+    "rest_non_2xx": {"ofcd": num("$rest_ofcd_bad"), "os-ken": num("${rest_peer_bad:-x}")},
+    "echo_p99_ms_next_to_flood": {"ofcd": num("$echo_flood")},
+    "echo_disconnects_next_to_flood": {"ofcd": num("$echo_disc")},
+}
+old = None
+if sys.argv[2] and os.path.exists(sys.argv[2]):
+    old = json.load(open(sys.argv[2]))
+print(f"{'figure':<32} {'ofcd':>12} {'peer':>12} {'ratio':>7} {'ofcd change':>12}")
+for k, v in fig.items():
+    o = v["ofcd"]
+    peer = [x for n, x in v.items() if n != "ofcd"]
+    p = peer[0] if peer else None
+    ratio = f"{o / p:.2f}" if o is not None and p else "-"
+    ch = "-"
+    if old and old.get(k, {}).get("ofcd"):
+        ch = f"{(o - old[k]['ofcd']) / old[k]['ofcd'] * 100:+.1f}%" if o is not None else "-"
+    fmt = lambda x: "-" if x is None else (f"{x:,.0f}" if x >= 100 else f"{x:.2f}")
+    print(f"{k:<32} {fmt(o):>12} {fmt(p):>12} {ratio:>7} {ch:>12}")
+json.dump(fig, open(sys.argv[1], "w"), indent=1)
+if sys.argv[2]:
+    json.dump(fig, open(sys.argv[2], "w"), indent=1)
+PY
+echo "(peers: ovs-testcontroller for packet_ins, os-ken for REST POSTs; ofcd's REST answers"
+echo " 202 only once the flow is durable, os-ken's store nothing)"
