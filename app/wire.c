@@ -137,6 +137,8 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .fm_queue_max = c->fm_queue_max,
         .keep_deleted = c->fm_deleted_retention_s > 0,
         .max_flows_per_request = c->rest_max_flows_per_request,
+        .tls_cert = c->rest_tls_cert,
+        .tls_key = c->rest_tls_key,
     };
 }
 

@@ -123,6 +123,8 @@ struct ofcd_config {
     uint32_t rest_max_flows_per_request; /* flows x switches, larger: 413 */
     uint32_t rest_rate_limit_per_s;      /* per client address, 0 = off (429) */
     uint32_t rest_rate_burst;
+    char rest_tls_cert[CFG_STR_MAX];     /* PEM file; with rest_tls_key: HTTPS */
+    char rest_tls_key[CFG_STR_MAX];
 
     /* [flow_manager] */
     uint32_t fm_pacing_per_s;            /* flow_mods/s per owner per switch, 0 = off */

@@ -230,9 +230,9 @@ const struct cfg_key cfg_keys[] = {
     {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
      .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,
      .max = 65535, CFG_FIELD(rest_ip), CFG_AUX(rest_port)},
-    CFG_UINT("rest", "threads", rest_threads, 1, 256, "16",
-             "libmicrohttpd worker threads, each one epoll loop; a flow change waits "
-             "(sleeping) for its durable commit, so this bounds how many share one"),
+    CFG_UINT("rest", "threads", rest_threads, 1, 256, "4",
+             "libmicrohttpd worker threads, each one epoll loop; a flow change does not "
+             "hold one while its commit syncs (answered from the commit)"),
     CFG_UINT("rest", "max_body_kb", rest_max_body_kb, 1, 1048576, "16384",
              "largest request body accepted, KiB; a larger one is answered 413"),
     CFG_UINT("rest", "max_flows_per_request", rest_max_flows_per_request, 1, 100000000,
@@ -243,6 +243,13 @@ const struct cfg_key cfg_keys[] = {
              "requests per second per client address before 429 (token bucket; 0 = off)"),
     CFG_UINT("rest", "rate_burst", rest_rate_burst, 1, 10000000, "100",
              "requests a client may send at once above rate_limit_per_s"),
+    {.section = "rest", .name = "tls_cert", .type = CFG_T_STRING, .def = "",
+     .help = "PEM certificate (chain) of the REST API; with tls_key it serves HTTPS only "
+             "(empty = plain HTTP)",
+     .min = 0, CFG_FIELD(rest_tls_cert)},
+    {.section = "rest", .name = "tls_key", .type = CFG_T_STRING, .def = "",
+     .help = "PEM private key of tls_cert, mode 600 (empty = plain HTTP)",
+     .min = 0, CFG_FIELD(rest_tls_key)},
 
     CFG_UINT("flow_manager", "pacing_per_s", fm_pacing_per_s, 0, 10000000, "1000",
              "FLOW_MODs per second per owner per switch; more wait their turn, none is "

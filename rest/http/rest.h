@@ -42,6 +42,8 @@ struct rest_cfg {
     uint32_t max_flows_per_request;     /* flows x switches one request may expand to */
     bool keep_deleted;                  /* deletes keep flows in state deleted (the
                                          * control thread purges them) */
+    const char *tls_cert;               /* PEM file paths, both or neither: HTTPS */
+    const char *tls_key;
 };
 
 /* One lcore as health shows it. */

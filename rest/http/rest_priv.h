@@ -49,6 +49,7 @@ struct rest_server {
     pthread_mutex_t defer_lock;         /* deferred answers not yet woken: */
     pthread_cond_t defer_cv;            /* rest_stop waits for them */
     unsigned deferred;
+    char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
 };
 
 /* A response under construction: either JSON or plain text. */

@@ -16,6 +16,7 @@
 #include "ofcd_log.h"
 #include "json_u64.h"
 #include "rest_priv.h"
+#include "rest_tls.h"
 
 struct rest_route {
     const char *path;        /* exact path, or a prefix when it ends with '/' */
@@ -422,29 +423,49 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
                              .sin_addr.s_addr = htonl(cfg->ip)};
     pthread_mutex_init(&rs->defer_lock, NULL);
     pthread_cond_init(&rs->defer_cv, NULL);
-    rs->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                                   MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME,
-                               cfg->port, NULL, NULL, on_request, rs,
-                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
-                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, rs,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
-                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                               MHD_OPTION_END);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+                     MHD_ALLOW_SUSPEND_RESUME;
+    struct MHD_OptionItem opts[12];
+    unsigned n = 0;
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &sa};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed,
+                                        rs};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, 4096, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL};
+    if (rest_tls_load(cfg, &rs->tls_cert, &rs->tls_key) < 0)
+        goto fail;
+    if (rs->tls_cert) {
+        flags |= MHD_USE_TLS;
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, rs->tls_cert};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, rs->tls_key};
+    }
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    rs->mhd = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, rs,
+                               MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     char peer[OFCD_PEER_STRLEN];
     ofcd_peer_format(cfg->ip, cfg->port, peer);
     if (!rs->mhd) {
-        LOG_ERR("rest", "cannot serve HTTP on %s (address in use or not local?); change "
-                "rest.listen", peer);
-        pthread_mutex_destroy(&rs->defer_lock);
-        pthread_cond_destroy(&rs->defer_cv);
-        pthread_mutex_destroy(&rs->lock);
-        pthread_mutex_destroy(&rs->rl_lock);
-        free(rs);
-        return NULL;
+        if (rs->tls_cert)
+            LOG_ERR("rest", "cannot serve HTTPS on %s: address in use or not local (change "
+                    "rest.listen), or rest.tls_cert/rest.tls_key not a certificate and its "
+                    "key (the line above may say which)", peer);
+        else
+            LOG_ERR("rest", "cannot serve HTTP on %s (address in use or not local?); change "
+                    "rest.listen", peer);
+        goto fail;
     }
-    LOG_INFO("rest", "REST API on http://%s/api/v1/", peer);
+    LOG_INFO("rest", "REST API on %s://%s/api/v1/", rs->tls_cert ? "https" : "http", peer);
     return rs;
+fail:
+    free(rs->tls_cert);
+    free(rs->tls_key);
+    pthread_mutex_destroy(&rs->defer_lock);
+    pthread_cond_destroy(&rs->defer_cv);
+    pthread_mutex_destroy(&rs->lock);
+    pthread_mutex_destroy(&rs->rl_lock);
+    free(rs);
+    return NULL;
 }
 
 void rest_stop(struct rest_server *rs)
@@ -458,6 +479,8 @@ void rest_stop(struct rest_server *rs)
         pthread_cond_wait(&rs->defer_cv, &rs->defer_lock);
     pthread_mutex_unlock(&rs->defer_lock);
     MHD_stop_daemon(rs->mhd);
+    free(rs->tls_cert);
+    free(rs->tls_key);
     pthread_mutex_destroy(&rs->defer_lock);
     pthread_cond_destroy(&rs->defer_cv);
     pthread_mutex_destroy(&rs->lock);

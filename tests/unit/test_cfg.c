@@ -209,7 +209,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_ip, IP4(127, 0, 0, 1));
     assert_int_equal(c.rest_port, 8181);
     assert_string_equal(c.data_dir, "./var");
-    assert_int_equal(c.rest_threads, 16);
+    assert_int_equal(c.rest_threads, 4);
     assert_int_equal(c.rest_max_body_kb, 16384);
     assert_int_equal(c.rest_rate_limit_per_s, 0);
     assert_int_equal(c.fm_pacing_per_s, 1000);
