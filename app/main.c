@@ -26,6 +26,7 @@
 #include "eal_args.h"
 #include "fault.h"
 #include "instance_lock.h"
+#include "rest_access.h"
 #include "kernel_if.h"
 #include "flow_out.h"
 #include "flowmgr.h"
@@ -50,6 +51,7 @@ static void usage(FILE *out)
             "ofcd " OFCD_VERSION " — OpenFlow 1.3 controller appliance on DPDK\n"
             "\n"
             "Usage: ofcd [--config FILE] [--SECTION.KEY=VALUE ...] [--check] [--print-config]\n"
+            "       ofcd user add NAME [--role admin|reader] [--config FILE] [--SECTION.KEY=V ...]\n"
             "\n"
             "  --config FILE      read FILE (sections and 'key = value'); without it the\n"
             "                     built-in defaults below apply (they equal config/ofcd.conf)\n"
@@ -57,6 +59,9 @@ static void usage(FILE *out)
             "  --check            validate the configuration, print 'configuration OK', exit\n"
             "  --print-config     print the effective configuration as a config file, exit\n"
             "  --version          print the version, exit\n"
+            "  user add NAME      add (or replace) a REST API user in rest.users_file, role\n"
+            "                     admin (default) or reader; the password is read from the\n"
+            "                     terminal, or from stdin's first line\n"
             "  -h, --help         this text\n"
             "\n"
             "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now.\n"
@@ -316,6 +321,41 @@ static void app_teardown(struct app_ctx *app)
     app->epool = NULL;
 }
 
+/* ofcd user add NAME [--role R] [config options]: exit code. */
+static int user_command(int argc, char **argv, struct ofcd_config *cfg)
+{
+    struct main_opts opts = {0};
+    const char *role = "admin";
+    char *rest[256];
+    int n = 0;
+
+    if (argc < 4 || strcmp(argv[2], "add") != 0) {
+        fprintf(stderr, "usage: ofcd user add NAME [--role admin|reader] [--config FILE] "
+                "[--SECTION.KEY=VALUE ...]\n");
+        return 2;
+    }
+    rest[n++] = argv[0];
+    for (int i = 4; i < argc && n < 255; i++) {
+        if (strcmp(argv[i], "--role") == 0 && i + 1 < argc)
+            role = argv[++i];
+        else if (strncmp(argv[i], "--role=", 7) == 0)
+            role = argv[i] + 7;
+        else
+            rest[n++] = argv[i];
+    }
+    rest[n] = NULL;
+    int rc = parse_args(n, rest, &opts, cfg);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    rc = make_data_dir(cfg->data_dir);
+    if (rc < 0) {
+        fprintf(stderr, "ofcd: app.data_dir '%s': %s\n", cfg->data_dir, strerror(-rc));
+        return 1;
+    }
+    rest_access_resolve(cfg);
+    return rest_access_user_add(cfg, argv[3], role);
+}
+
 int main(int argc, char **argv)
 {
     struct app_ctx app = {0};
@@ -326,9 +366,16 @@ int main(int argc, char **argv)
     int rc, exit_code = 1;
 
     cfg_defaults(&app.cfg);
+    if (argc >= 2 && strcmp(argv[1], "user") == 0)
+        return user_command(argc, argv, &app.cfg);
     rc = parse_args(argc, argv, &opts, &app.cfg);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    rest_access_resolve(&app.cfg);
+    if (rest_access_policy(&app.cfg, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ofcd: %s\n", err);
+        return 2;
+    }
     ofcd_log_set_level((enum ofcd_log_level)app.cfg.log_level);
     if (opts.print_config) {
         cfg_print(&app.cfg, stdout);

@@ -139,6 +139,10 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .max_flows_per_request = c->rest_max_flows_per_request,
         .tls_cert = c->rest_tls_cert,
         .tls_key = c->rest_tls_key,
+        .auth = c->rest_auth,
+        .token_minutes = c->rest_token_minutes,
+        .users_file = c->rest_users_file,
+        .data_dir = c->data_dir,
     };
 }
 

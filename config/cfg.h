@@ -125,6 +125,10 @@ struct ofcd_config {
     uint32_t rest_rate_burst;
     char rest_tls_cert[CFG_STR_MAX];     /* PEM file; with rest_tls_key: HTTPS */
     char rest_tls_key[CFG_STR_MAX];
+    bool rest_auth;                      /* bearer tokens required */
+    bool rest_allow_insecure;            /* a non-loopback listen without auth */
+    uint32_t rest_token_minutes;
+    char rest_users_file[CFG_STR_MAX];   /* "" = data_dir/users.json */
 
     /* [flow_manager] */
     uint32_t fm_pacing_per_s;            /* flow_mods/s per owner per switch, 0 = off */

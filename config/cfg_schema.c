@@ -250,6 +250,18 @@ const struct cfg_key cfg_keys[] = {
     {.section = "rest", .name = "tls_key", .type = CFG_T_STRING, .def = "",
      .help = "PEM private key of tls_cert, mode 600 (empty = plain HTTP)",
      .min = 0, CFG_FIELD(rest_tls_key)},
+    CFG_BOOL("rest", "auth", rest_auth, "false",
+             "require a bearer token (GET /api/kytos/core/auth/login/ with Basic "
+             "credentials) on every route; users: ofcd user add NAME"),
+    CFG_UINT("rest", "token_minutes", rest_token_minutes, 1, 525600, "180",
+             "how long a login's token is valid, minutes (Kytos-ng's default: 180)"),
+    {.section = "rest", .name = "users_file", .type = CFG_T_STRING, .def = "",
+     .help = "the users and their password hashes, mode 600 (empty = "
+             "app.data_dir/users.json)",
+     .min = 0, CFG_FIELD(rest_users_file)},
+    CFG_BOOL("rest", "allow_insecure", rest_allow_insecure, "false",
+             "let rest.listen be a non-loopback address without rest.auth (refused "
+             "otherwise; logged loudly when allowed)"),
 
     CFG_UINT("flow_manager", "pacing_per_s", fm_pacing_per_s, 0, 10000000, "1000",
              "FLOW_MODs per second per owner per switch; more wait their turn, none is "

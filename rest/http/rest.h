@@ -44,6 +44,10 @@ struct rest_cfg {
                                          * control thread purges them) */
     const char *tls_cert;               /* PEM file paths, both or neither: HTTPS */
     const char *tls_key;
+    bool auth;                          /* bearer tokens required (rest_auth.h) */
+    unsigned token_minutes;             /* a login's token lives this long */
+    const char *users_file;             /* the users (rest_users.h) */
+    const char *data_dir;               /* where the token key lives */
 };
 
 /* One lcore as health shows it. */

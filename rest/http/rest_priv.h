@@ -14,6 +14,7 @@
 
 #include "dpid.h"
 #include "rest.h"
+#include "rest_auth.h"
 
 /* Statuses counted one by one for /metrics (anything else: its class). */
 #define REST_STATUS_LIST {200, 202, 400, 404, 405, 413, 415, 424, 429, 500, 503}
@@ -50,12 +51,14 @@ struct rest_server {
     pthread_cond_t defer_cv;            /* rest_stop waits for them */
     unsigned deferred;
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
+    struct rest_auth auth;              /* read-only once started */
 };
 
 /* A response under construction: either JSON or plain text. */
 struct rest_reply {
     unsigned status;
     unsigned retry_after;               /* seconds; 0 = no Retry-After header */
+    const char *www_authenticate;       /* a 401's WWW-Authenticate (static text) */
     json_t *json;                       /* owned */
     char *text;                         /* owned (malloc), for /metrics */
     size_t text_len;

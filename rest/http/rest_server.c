@@ -25,6 +25,7 @@ struct rest_route {
 };
 
 #define KYTOS_FM "/api/kytos/flow_manager/v2"
+#define REST_LOGIN_PATH "/api/kytos/core/auth/login"
 
 /* One table: a new endpoint is a new row (no strcmp chains). */
 static const struct rest_route routes[] = {
@@ -46,6 +47,7 @@ static const struct rest_route routes[] = {
     {KYTOS_FM "/flows_by_switch", "POST", rest_flows_by_switch_post},
     {KYTOS_FM "/flows_by_switch", "DELETE", rest_flows_by_switch_delete},
     {KYTOS_FM "/stored_flows", "GET", rest_stored_flows_get},
+    {REST_LOGIN_PATH, "GET", rest_auth_login},
 };
 
 /* One request while MHD delivers it. */
@@ -150,6 +152,9 @@ static void dispatch(struct rest_req *q, struct rest_reply *r)
     memcpy(path, q->path, len);
     path[len] = '\0';
     q->path = path;
+    if (strcmp(path, REST_LOGIN_PATH) != 0 &&
+        !rest_auth_allow(&q->rs->auth, q, r, (uint64_t)time(NULL)))
+        return;
 
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct rest_route *rt = &routes[i];
@@ -393,6 +398,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
         MHD_add_response_header(resp, "Content-Type", "application/json");
     }
+    if (r.www_authenticate)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r.www_authenticate);
     if (r.retry_after) {
         char ra[16];
         snprintf(ra, sizeof(ra), "%u", r.retry_after);
@@ -435,6 +442,8 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL};
     if (rest_tls_load(cfg, &rs->tls_cert, &rs->tls_key) < 0)
         goto fail;
+    if (rest_auth_open(&rs->auth, cfg) < 0)
+        goto fail;
     if (rs->tls_cert) {
         flags |= MHD_USE_TLS;
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, rs->tls_cert};
@@ -455,9 +464,11 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
                     "rest.listen", peer);
         goto fail;
     }
-    LOG_INFO("rest", "REST API on %s://%s/api/v1/", rs->tls_cert ? "https" : "http", peer);
+    LOG_INFO("rest", "REST API on %s://%s/api/v1/ (%s)", rs->tls_cert ? "https" : "http", peer,
+             rs->auth.on ? "bearer tokens required" : "no authentication");
     return rs;
 fail:
+    rest_auth_close(&rs->auth);
     free(rs->tls_cert);
     free(rs->tls_key);
     pthread_mutex_destroy(&rs->defer_lock);
@@ -479,6 +490,7 @@ void rest_stop(struct rest_server *rs)
         pthread_cond_wait(&rs->defer_cv, &rs->defer_lock);
     pthread_mutex_unlock(&rs->defer_lock);
     MHD_stop_daemon(rs->mhd);
+    rest_auth_close(&rs->auth);
     free(rs->tls_cert);
     free(rs->tls_key);
     pthread_mutex_destroy(&rs->defer_lock);

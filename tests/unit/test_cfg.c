@@ -467,6 +467,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("flow_manager.deleted_retention_s", fm_deleted_retention_s, 0, 31536000),
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("flow_manager.store_linger_us", fm_store_linger_us, 0, 100000),
+    UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
     UCASE("fault.rx_delay_us", fault_rx.delay_us, 0, 10000000),
     UCASE("fault.tx_delay_us", fault_tx.delay_us, 0, 10000000),

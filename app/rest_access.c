@@ -1,0 +1,112 @@
+/* rest_access: see rest_access.h. */
+#include "rest_access.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "ofcd_log.h"
+#include "rest_users.h"
+
+void rest_access_resolve(struct ofcd_config *c)
+{
+    static const char name[] = "/users.json";
+    size_t n = strlen(c->data_dir);
+
+    /* A data_dir too long to have the name appended keeps the key empty:
+     * loading it then fails, naming it. */
+    if (!c->rest_users_file[0] && n + sizeof(name) <= sizeof(c->rest_users_file)) {
+        memcpy(c->rest_users_file, c->data_dir, n);
+        memcpy(c->rest_users_file + n, name, sizeof(name));
+    }
+}
+
+int rest_access_policy(const struct ofcd_config *c, char *err, size_t err_len)
+{
+    bool loopback = (c->rest_ip >> 24) == 127;
+
+    if (loopback || c->rest_auth)
+        return 0;
+    if (c->rest_allow_insecure) {
+        LOG_WARN("main", "rest.listen = %u.%u.%u.%u:%u is not loopback and rest.auth is off: "
+                 "ANYONE WHO REACHES IT CAN CHANGE EVERY SWITCH'S FLOWS "
+                 "(rest.allow_insecure = true)", c->rest_ip >> 24, c->rest_ip >> 16 & 255,
+                 c->rest_ip >> 8 & 255, c->rest_ip & 255, c->rest_port);
+        return 0;
+    }
+    snprintf(err, err_len, "rest.listen = %u.%u.%u.%u:%u is not loopback: set rest.auth = true "
+             "(users: ofcd user add NAME), or rest.allow_insecure = true to serve it open",
+             c->rest_ip >> 24, c->rest_ip >> 16 & 255, c->rest_ip >> 8 & 255, c->rest_ip & 255,
+             c->rest_port);
+    return -EPERM;
+}
+
+/* One line of input without its newline; echo off on a terminal. */
+static int read_secret(const char *prompt, char *buf, size_t n)
+{
+    struct termios old, quiet;
+    bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old) == 0;
+
+    if (tty) {
+        fprintf(stderr, "%s", prompt);
+        quiet = old;
+        quiet.c_lflag &= ~(tcflag_t)ECHO;
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    }
+    char *got = fgets(buf, (int)n, stdin);
+    if (tty) {
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+        fprintf(stderr, "\n");
+    }
+    if (!got)
+        return -EIO;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return tty ? 1 : 0;
+}
+
+int rest_access_user_add(const struct ofcd_config *c, const char *name, const char *role)
+{
+    char pw[REST_PASSWORD_MAX + 2], again[REST_PASSWORD_MAX + 2];
+    int rc;
+
+    if (!rest_user_name_ok(name)) {
+        fprintf(stderr, "ofcd: user name '%s': 1..64 of letters, digits, '_' and '-'\n", name);
+        return 2;
+    }
+    if (!rest_user_role_ok(role)) {
+        fprintf(stderr, "ofcd: --role '%s': admin or reader\n", role);
+        return 2;
+    }
+    rc = read_secret("Password: ", pw, sizeof(pw));
+    if (rc < 0) {
+        fprintf(stderr, "ofcd: no password given\n");
+        return 1;
+    }
+    if (rc == 1 && (read_secret("Again: ", again, sizeof(again)) < 0 || strcmp(pw, again))) {
+        fprintf(stderr, "ofcd: the passwords differ\n");
+        OPENSSL_cleanse(pw, sizeof(pw));
+        OPENSSL_cleanse(again, sizeof(again));
+        return 1;
+    }
+    OPENSSL_cleanse(again, sizeof(again));
+    size_t len = strlen(pw);
+    if (len < REST_PASSWORD_MIN || len > REST_PASSWORD_MAX) {
+        fprintf(stderr, "ofcd: a password has %d..%d characters\n", REST_PASSWORD_MIN,
+                REST_PASSWORD_MAX);
+        OPENSSL_cleanse(pw, sizeof(pw));
+        return 2;
+    }
+    rc = rest_users_put(c->rest_users_file, name, pw, role);
+    OPENSSL_cleanse(pw, sizeof(pw));
+    if (rc < 0) {
+        fprintf(stderr, "ofcd: cannot write %s: %s\n", c->rest_users_file, strerror(-rc));
+        return 1;
+    }
+    printf("user %s (%s) saved in %s; a running ofcd reads it at its next start\n", name, role,
+           c->rest_users_file);
+    return 0;
+}

@@ -1,0 +1,184 @@
+/* rest_auth: see rest_auth.h. */
+#include "rest_auth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "ofcd_log.h"
+#include "rest_priv.h"
+
+#define KEY_FILE "rest_jwt.key"
+
+/* The key file: read it, or make it (32 random bytes, mode 600). */
+static int load_key(struct rest_auth *a, const char *data_dir)
+{
+    char path[4096];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/%s", data_dir, KEY_FILE);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        if (RAND_bytes(a->key, sizeof(a->key)) != 1)
+            return -EIO;
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 || write(fd, a->key, sizeof(a->key)) != (ssize_t)sizeof(a->key) ||
+            fsync(fd) != 0) {
+            int e = errno;
+            LOG_ERR("rest", "cannot write the token key %s: %s", path, strerror(e));
+            if (fd >= 0)
+                close(fd);
+            return -e;
+        }
+        close(fd);
+        LOG_INFO("rest", "made the token signing key %s", path);
+        a->have_key = true;
+        return 0;
+    }
+    if (fd < 0) {
+        int e = errno;
+        LOG_ERR("rest", "cannot read the token key %s: %s", path, strerror(e));
+        return -e;
+    }
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || (st.st_mode & 077) || st.st_size != (off_t)sizeof(a->key) ||
+        read(fd, a->key, sizeof(a->key)) != (ssize_t)sizeof(a->key)) {
+        LOG_ERR("rest", "%s: not a 32-byte key readable by its owner only; remove it to have "
+                "a new one made (tokens issued so far then stop working)", path);
+        rc = -EINVAL;
+    }
+    close(fd);
+    a->have_key = rc == 0;
+    return rc;
+}
+
+int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
+{
+    memset(a, 0, sizeof(*a));
+    a->on = cfg->auth;
+    a->token_minutes = cfg->token_minutes ? cfg->token_minutes : 180;
+    int rc = rest_users_load(cfg->users_file, &a->users);
+    if (rc == -ENOENT) {
+        if (a->on)
+            LOG_WARN("rest", "rest.auth is on and %s holds no user: every request is 401 "
+                     "until one is added (ofcd user add NAME)", cfg->users_file);
+    } else if (rc < 0) {
+        return rc;
+    }
+    if (!a->on && a->users.n == 0)
+        return 0;                       /* nothing to sign or check */
+    rc = load_key(a, cfg->data_dir);
+    if (rc < 0)
+        rest_users_free(&a->users);
+    return rc;
+}
+
+void rest_auth_close(struct rest_auth *a)
+{
+    rest_users_free(&a->users);
+    OPENSSL_cleanse(a->key, sizeof(a->key));
+}
+
+static void unauthorized(struct rest_reply *r, const char *why)
+{
+    rest_error(r, 401, "Token not sent or expired: %s", why);
+    r->www_authenticate = "Bearer realm=\"ofcd\"";
+}
+
+bool rest_auth_allow(const struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                     uint64_t now_s)
+{
+    struct rest_jwt_claims c;
+
+    if (!a->on)
+        return true;
+    const char *h = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!h) {
+        unauthorized(r, "no Authorization header (log in: GET /api/kytos/core/auth/login/)");
+        return false;
+    }
+    if (strncmp(h, "Bearer ", 7) != 0) {
+        unauthorized(r, "Authorization is not \"Bearer TOKEN\"");
+        return false;
+    }
+    int rc = rest_jwt_verify(a->key, sizeof(a->key), h + 7, now_s, &c);
+    if (rc == -ETIMEDOUT) {
+        unauthorized(r, "the token has expired; log in again");
+        return false;
+    }
+    if (rc < 0) {
+        unauthorized(r, rc == -EACCES ? "the token's signature is not ofcd's"
+                                      : "the token is malformed");
+        return false;
+    }
+    bool known = false;
+    for (size_t i = 0; i < a->users.n; i++)
+        known |= strcmp(a->users.u[i].name, c.username) == 0;
+    if (!known) {
+        unauthorized(r, "the token's user no longer exists");
+        return false;
+    }
+    if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "HEAD") != 0 &&
+        strcmp(c.role, "admin") != 0) {
+        rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, c.role,
+                   q->method);
+        return false;
+    }
+    return true;
+}
+
+void rest_auth_login(struct rest_req *q, struct rest_reply *r)
+{
+    const struct rest_auth *a = &q->rs->auth;
+    char *pass = NULL;
+    char token[REST_JWT_MAX];
+    const char *role;
+
+    if (!a->have_key) {
+        rest_error(r, 404, "no users: rest.auth is off and no token is needed (add one with "
+                   "ofcd user add NAME)");
+        return;
+    }
+    if (!MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION)) {
+        rest_error(r, 400, "Authorization header missing");
+        return;
+    }
+    char *user = MHD_basic_auth_get_username_password(q->conn, &pass);
+    if (!user) {
+        rest_error(r, 400, "Authorization is not Basic credentials");
+        MHD_free(pass);
+        return;
+    }
+    if (rest_users_check(&a->users, user, pass ? pass : "", &role) < 0) {
+        LOG_WARN("rest", "failed login as '%.64s'", user);
+        rest_error(r, 401, "Incorrect username or password");
+        r->www_authenticate = "Basic realm=\"ofcd\"";
+    } else {
+        struct rest_jwt_claims c = {.exp_s = (uint64_t)time(NULL) + a->token_minutes * 60ull};
+        snprintf(c.username, sizeof(c.username), "%s", user);
+        snprintf(c.role, sizeof(c.role), "%s", role);
+        if (rest_jwt_sign(a->key, sizeof(a->key), &c, token, sizeof(token)) < 0) {
+            rest_error(r, 500, "cannot make a token");
+        } else {
+            json_decref(r->json);
+            r->status = 200;
+            r->json = json_pack("{s:s}", "token", token);
+            OPENSSL_cleanse(token, sizeof(token));
+        }
+    }
+    if (pass) {
+        OPENSSL_cleanse(pass, strlen(pass));
+        MHD_free(pass);
+    }
+    MHD_free(user);
+}

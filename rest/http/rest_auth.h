@@ -1,0 +1,46 @@
+/*
+ * rest_auth: who may call the REST API, Kytos-ng's way. With rest.auth on,
+ * every route but the login needs "Authorization: Bearer TOKEN"; no token,
+ * a malformed, wrongly signed or expired one is 401 with WWW-Authenticate;
+ * a reader's token on anything but GET is 403. The token comes from
+ *   GET /api/kytos/core/auth/login/   with Basic credentials
+ *   → {"token": "<JWT>"}, valid rest.token_minutes (rest_jwt.h)
+ * checked against the users file (rest_users.h); the login works whenever
+ * the user exists, auth on or off, so scripts that log in first run as
+ * they do against Kytos-ng (whose flow_manager routes are open). The
+ * signing key is 32 random bytes made at first start in
+ * APP_DATA_DIR/rest_jwt.key (mode 600), so tokens outlive a restart.
+ */
+#ifndef OFCD_REST_AUTH_H
+#define OFCD_REST_AUTH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rest_users.h"
+
+struct rest_cfg;
+struct rest_req;
+struct rest_reply;
+
+struct rest_auth {
+    bool on;                            /* rest.auth: tokens required */
+    bool have_key;
+    uint8_t key[32];
+    struct rest_users users;
+    unsigned token_minutes;
+};
+
+/* Load the users and the key (made if missing). 0, or a negative errno
+ * (logged): a broken users file or key stops start-up. */
+int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg);
+void rest_auth_close(struct rest_auth *a);
+
+/* May q go on (method on path)? true; false with the 401/403 in r. */
+bool rest_auth_allow(const struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                     uint64_t now_s);
+
+/* GET .../core/auth/login */
+void rest_auth_login(struct rest_req *q, struct rest_reply *r);
+
+#endif

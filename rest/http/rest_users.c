@@ -1,0 +1,236 @@
+/* rest_users: see rest_users.h. */
+#include "rest_users.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "ofcd_log.h"
+
+#define KDF_LOG2_N 15u
+#define KDF_R 8u
+#define KDF_P 1u
+#define KDF_MAXMEM (64u << 20)
+
+bool rest_user_name_ok(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+
+    if (n < 1 || n > REST_JWT_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+bool rest_user_role_ok(const char *role)
+{
+    return role && (strcmp(role, "admin") == 0 || strcmp(role, "reader") == 0);
+}
+
+static int derive(const char *password, const uint8_t salt[16], uint32_t log2_n, uint32_t r,
+                  uint32_t p, uint8_t out[32])
+{
+    if (log2_n < 10 || log2_n > 20 || r < 1 || r > 32 || p < 1 || p > 16)
+        return -EINVAL;
+    if (!EVP_PBE_scrypt(password, strlen(password), salt, 16, (uint64_t)1 << log2_n, r, p,
+                        KDF_MAXMEM, out, 32))
+        return -ENOMEM;
+    return 0;
+}
+
+static void hex_put(char *out, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static bool hex_get(const char *s, uint8_t *b, size_t n)
+{
+    if (!s || strlen(s) != 2 * n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1)
+            return false;
+        b[i] = (uint8_t)v;
+    }
+    return true;
+}
+
+void rest_users_free(struct rest_users *us)
+{
+    if (!us)
+        return;
+    if (us->u)
+        OPENSSL_cleanse(us->u, us->n * sizeof(*us->u));
+    free(us->u);
+    us->u = NULL;
+    us->n = 0;
+}
+
+int rest_users_load(const char *path, struct rest_users *us)
+{
+    struct stat st;
+    json_error_t je;
+
+    us->u = NULL;
+    us->n = 0;
+    if (stat(path, &st) != 0)
+        return -errno;
+    if (st.st_mode & 077) {
+        LOG_ERR("rest", "%s is readable by others (mode %03o): chmod 600 it", path,
+                (unsigned)(st.st_mode & 0777));
+        return -EPERM;
+    }
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *arr = j ? json_object_get(j, "users") : NULL;
+    if (!json_is_array(arr) || json_array_size(arr) > REST_USERS_MAX) {
+        LOG_ERR("rest", "%s: not a users file (%s)", path, j ? "no \"users\" list" : je.text);
+        json_decref(j);
+        return -EINVAL;
+    }
+    us->u = calloc(json_array_size(arr) + 1, sizeof(*us->u));
+    if (!us->u) {
+        json_decref(j);
+        return -ENOMEM;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) {
+        struct rest_user *u = &us->u[us->n];
+        const char *name = json_string_value(json_object_get(e, "username"));
+        const char *role = json_string_value(json_object_get(e, "role"));
+        if (!rest_user_name_ok(name) || !rest_user_role_ok(role) ||
+            !hex_get(json_string_value(json_object_get(e, "salt")), u->salt, 16) ||
+            !hex_get(json_string_value(json_object_get(e, "hash")), u->hash, 32) ||
+            !json_is_integer(json_object_get(e, "log2_n"))) {
+            LOG_ERR("rest", "%s: entry %zu is malformed", path, i);
+            json_decref(j);
+            rest_users_free(us);
+            return -EINVAL;
+        }
+        snprintf(u->name, sizeof(u->name), "%s", name);
+        snprintf(u->role, sizeof(u->role), "%s", role);
+        u->log2_n = (uint32_t)json_integer_value(json_object_get(e, "log2_n"));
+        u->r = (uint32_t)json_integer_value(json_object_get(e, "r"));
+        u->p = (uint32_t)json_integer_value(json_object_get(e, "p"));
+        us->n++;
+    }
+    json_decref(j);
+    return 0;
+}
+
+int rest_users_check(const struct rest_users *us, const char *name, const char *password,
+                     const char **role)
+{
+    static const uint8_t dummy_salt[16];
+    const struct rest_user *hit = NULL;
+    uint8_t h[32];
+
+    for (size_t i = 0; us && name && i < us->n; i++)
+        if (strcmp(us->u[i].name, name) == 0)
+            hit = &us->u[i];
+    /* Spend the same time for a name that does not exist. */
+    int rc = derive(password ? password : "", hit ? hit->salt : dummy_salt,
+                    hit ? hit->log2_n : KDF_LOG2_N, hit ? hit->r : KDF_R, hit ? hit->p : KDF_P, h);
+    bool ok = rc == 0 && hit && CRYPTO_memcmp(h, hit->hash, sizeof(h)) == 0;
+    OPENSSL_cleanse(h, sizeof(h));
+    if (!ok)
+        return -EACCES;
+    *role = hit->role;
+    return 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    char tmp[4096];
+    size_t n = strlen(text);
+
+    if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
+        return -ENAMETOOLONG;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    int rc = 0;
+    if (fchmod(fd, 0600) != 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) != 0)
+        rc = -errno;
+    close(fd);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc < 0) {
+        unlink(tmp);
+        return rc;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
+int rest_users_put(const char *path, const char *name, const char *password, const char *role)
+{
+    struct rest_users us;
+    struct rest_user nu = {.log2_n = KDF_LOG2_N, .r = KDF_R, .p = KDF_P};
+    char salt[33], hash[65];
+    size_t plen = password ? strlen(password) : 0;
+
+    if (!rest_user_name_ok(name) || !rest_user_role_ok(role) || plen < REST_PASSWORD_MIN ||
+        plen > REST_PASSWORD_MAX)
+        return -EINVAL;
+    int rc = rest_users_load(path, &us);
+    if (rc < 0 && rc != -ENOENT)
+        return rc;
+    snprintf(nu.name, sizeof(nu.name), "%s", name);
+    snprintf(nu.role, sizeof(nu.role), "%s", role);
+    if (RAND_bytes(nu.salt, sizeof(nu.salt)) != 1 ||
+        derive(password, nu.salt, nu.log2_n, nu.r, nu.p, nu.hash) < 0) {
+        rest_users_free(&us);
+        return -EIO;
+    }
+    json_t *arr = json_array();
+    bool replaced = false;
+    for (size_t i = 0; i <= us.n; i++) {
+        const struct rest_user *u = i < us.n ? &us.u[i] : &nu;
+        if (i < us.n && strcmp(u->name, name) == 0) {
+            u = &nu;
+            replaced = true;
+        } else if (i == us.n && replaced) {
+            break;
+        }
+        hex_put(salt, u->salt, 16);
+        hex_put(hash, u->hash, 32);
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}",
+                                             "username", u->name, "role", u->role, "kdf",
+                                             "scrypt", "salt", salt, "hash", hash, "log2_n",
+                                             (int)u->log2_n, "r", (int)u->r, "p", (int)u->p));
+    }
+    rest_users_free(&us);
+    OPENSSL_cleanse(&nu, sizeof(nu));
+    json_t *doc = json_pack("{s:o}", "users", arr);
+    char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+    json_decref(doc);
+    if (!text)
+        return -ENOMEM;
+    rc = write_file(path, text);
+    free(text);
+    return rc;
+}

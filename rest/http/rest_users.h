@@ -1,0 +1,56 @@
+/*
+ * rest_users: who may use the REST API when rest.auth is on. A small JSON
+ * file (rest.users_file, default APP_DATA_DIR/users.json, mode 600) holds
+ * each user's name, role and scrypt hash of the password (OpenSSL's
+ * EVP_PBE_scrypt: memory-hard, N = 2^15, r = 8, p = 1, 16-byte random salt,
+ * the same KDF Kytos-ng uses). Read once at start; `ofcd user add` writes
+ * it (a new file beside it, synced, then renamed over it).
+ *
+ * Roles: "admin" may do everything; "reader" only GET (and /metrics).
+ */
+#ifndef OFCD_REST_USERS_H
+#define OFCD_REST_USERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rest_jwt.h"
+
+#define REST_USERS_MAX 1024
+#define REST_PASSWORD_MIN 8             /* as Kytos-ng asks */
+#define REST_PASSWORD_MAX 64
+
+struct rest_user {
+    char name[REST_JWT_NAME_MAX + 1];
+    char role[16];
+    uint8_t salt[16];
+    uint8_t hash[32];
+    uint32_t log2_n, r, p;
+};
+
+struct rest_users {
+    struct rest_user *u;
+    size_t n;
+};
+
+/* A name Kytos-ng accepts: 1..64 of [A-Za-z0-9_-]. */
+bool rest_user_name_ok(const char *name);
+bool rest_user_role_ok(const char *role);
+
+/* Load path into *us (empty when the file does not exist: -ENOENT, *us
+ * valid and empty). 0, -ENOENT, -EINVAL (malformed; logged with the
+ * entry), -EPERM (readable by others), -errno. */
+int rest_users_load(const char *path, struct rest_users *us);
+void rest_users_free(struct rest_users *us);
+
+/* The user's role when name and password match: 0; -EACCES otherwise (the
+ * same time spent whether or not name exists). */
+int rest_users_check(const struct rest_users *us, const char *name, const char *password,
+                     const char **role);
+
+/* Add name (or replace its password and role) in the file at path. 0,
+ * -EINVAL (name, role or password not acceptable), -errno. */
+int rest_users_put(const char *path, const char *name, const char *password, const char *role);
+
+#endif

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Authentication on the REST API, Kytos-ng's way (rest.auth): users added
+# with `ofcd user add`; GET /api/kytos/core/auth/login/ with Basic
+# credentials gives a JWT; every other route refuses (401, with
+# WWW-Authenticate) no token, a malformed one, one signed with another key
+# and an expired one; a reader's token may GET but not change (403). The
+# listen policy: a non-loopback rest.listen without rest.auth stops
+# start-up unless rest.allow_insecure.
+#
+# usage: rest_auth.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+require_root
+require_tool jq
+
+it_setup rest-auth
+API=http://127.0.0.1:8181
+FM=$API/api/kytos/flow_manager/v2
+LOGIN=$API/api/kytos/core/auth/login/
+C=(--config "$CONF" --app.data_dir="$work/var")
+
+# ---- the listen policy ---------------------------------------------------------------
+out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --check 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "is not loopback: set rest.auth = true" <<<"$out" ||
+    fail "open non-loopback listen: exit $rc, '$out'"
+"$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --check >/dev/null 2>&1 ||
+    fail "non-loopback listen with rest.auth refused"
+out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.allow_insecure=true --check 2>&1) ||
+    fail "rest.allow_insecure did not allow it: $out"
+grep -q "ANYONE WHO REACHES IT" <<<"$out" || fail "rest.allow_insecure is not logged loudly: $out"
+pass "a non-loopback listen needs rest.auth (or rest.allow_insecure, logged loudly)"
+
+# ---- users ------------------------------------------------------------------------------
+printf 'password1\n' | "$OFCD" user add alice "${C[@]}" >/dev/null || fail "user add alice"
+printf 'password2\n' | "$OFCD" user add rita --role reader "${C[@]}" >/dev/null ||
+    fail "user add rita --role reader"
+printf 'short\n' | "$OFCD" user add bob "${C[@]}" >/dev/null 2>&1 && fail "a 5-character password was taken"
+printf 'password3\n' | "$OFCD" user add 'b b' "${C[@]}" >/dev/null 2>&1 && fail "a name with a blank was taken"
+[ "$(stat -c %a "$work/var/users.json")" = 600 ] || fail "users.json is not mode 600"
+grep -q password1 "$work/var/users.json" && fail "a password is stored in clear"
+pass "ofcd user add: admin and reader, bad names and short passwords refused, mode 600, hashed"
+
+start_ofcd "$work/ofcd.log" "${C[@]}" --app.stats_log_interval_s=0 --rest.auth=true
+
+# code URL [CURL_ARGS...]: the status; body in $work/body, headers in $work/h
+code() {
+    local url=$1
+    shift
+    curl -s -o "$work/body" -D "$work/h" -w '%{http_code}' "$@" "$url"
+}
+[ "$(code "$API/api/v1/health")" = 401 ] || fail "no token: not 401"
+grep -qi '^WWW-Authenticate: Bearer' "$work/h" || fail "401 without WWW-Authenticate: $(cat "$work/h")"
+jq -e '.description | test("Token not sent")' "$work/body" >/dev/null || fail "401 body: $(cat "$work/body")"
+[ "$(code "$API/api/v1/health" -H 'Authorization: Bearer x.y.z')" = 401 ] || fail "malformed token not 401"
+[ "$(code "$API/api/v1/health" -H 'Authorization: Basic YWxpY2U6cGFzc3dvcmQx')" = 401 ] ||
+    fail "Basic on a protected route not 401"
+
+[ "$(code "$LOGIN")" = 400 ] || fail "login without credentials: not 400"
+[ "$(code "$LOGIN" -u alice:wrong)" = 401 ] || fail "login with a wrong password: not 401"
+[ "$(code "$LOGIN" -u nobody:password1)" = 401 ] || fail "login of an unknown user: not 401"
+[ "$(code "$LOGIN" -u alice:password1)" = 200 ] || fail "login: $(cat "$work/body")"
+admin=$(jq -r .token "$work/body")
+[ "$(code "$LOGIN" -u rita:password2)" = 200 ] || fail "reader login: $(cat "$work/body")"
+reader=$(jq -r .token "$work/body")
+pass "login with Basic credentials gives a token; bad credentials 400/401"
+
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $admin")" = 200 ] || fail "admin GET health"
+[ "$(code "$FM/stored_flows" -H "Authorization: Bearer $admin")" = 200 ] || fail "admin GET stored_flows"
+[ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -H "Authorization: Bearer $admin" -X POST \
+    -H 'Content-Type: application/json' -d '{"flows": [{"priority": 1}]}')" = 404 ] ||
+    fail "admin POST did not reach the flow manager (404 unknown switch): $(cat "$work/body")"
+[ "$(code "$API/metrics" -H "Authorization: Bearer $reader")" = 200 ] || fail "reader GET metrics"
+[ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -H "Authorization: Bearer $reader" -X POST \
+    -H 'Content-Type: application/json' -d '{"flows": [{"priority": 1}]}')" = 403 ] ||
+    fail "reader POST: not 403: $(cat "$work/body")"
+pass "an admin's token may change, a reader's only read (403 otherwise)"
+
+# Tokens made here: one signed with another key, one expired, one for a user
+# that does not exist, all otherwise as ofcd makes them.
+mint() {
+    python3 - "$1" "$2" "$3" "$4" <<'PY'
+import base64, hashlib, hmac, json, sys, time
+keyfile, user, role, exp_off = sys.argv[1:]
+key = open(keyfile, "rb").read() if keyfile != "-" else b"k" * 32
+b = lambda x: base64.urlsafe_b64encode(x).rstrip(b"=").decode()
+h = b(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+p = b(json.dumps({"username": user, "role": role, "iss": "ofcd",
+                  "exp": int(time.time()) + int(exp_off)}, separators=(",", ":")).encode())
+s = b(hmac.new(key, f"{h}.{p}".encode(), hashlib.sha256).digest())
+print(f"{h}.{p}.{s}")
+PY
+}
+good=$(mint "$work/var/rest_jwt.key" alice admin 600)
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $good")" = 200 ] ||
+    fail "a token made with ofcd's key as ofcd makes them was refused: the checks below prove nothing"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $(mint - alice admin 600)")" = 401 ] ||
+    fail "a token signed with another key: not 401"
+grep -q "signature" "$work/body" || fail "wrong key: $(cat "$work/body")"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $(mint "$work/var/rest_jwt.key" alice admin -5)")" = 401 ] ||
+    fail "an expired token: not 401"
+grep -q "expired" "$work/body" || fail "expired: $(cat "$work/body")"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $(mint "$work/var/rest_jwt.key" mallory admin 600)")" = 401 ] ||
+    fail "a token of a user that does not exist: not 401"
+pass "tokens signed with another key, expired, or of an unknown user: 401"
+stop_ofcd
+pass "rest_auth: all checks passed"

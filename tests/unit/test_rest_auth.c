@@ -1,0 +1,149 @@
+/* rest_jwt and rest_users: tokens that verify only as issued and until they
+ * expire (time passed in), and a users file whose passwords check only as
+ * set, written so that a reader never sees half of it. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rest_jwt.h"
+#include "rest_users.h"
+
+static const uint8_t key[32] = "0123456789abcdef0123456789abcdef";
+
+static void sign_ok(const struct rest_jwt_claims *c, char *tok)
+{
+    assert_int_equal(rest_jwt_sign(key, sizeof(key), c, tok, REST_JWT_MAX), 0);
+}
+
+static void test_jwt_roundtrip_and_expiry(void **state)
+{
+    struct rest_jwt_claims c = {.username = "alice", .role = "admin", .exp_s = 1000}, got;
+    char tok[REST_JWT_MAX];
+
+    (void)state;
+    sign_ok(&c, tok);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 999, &got), 0);
+    assert_string_equal(got.username, "alice");
+    assert_string_equal(got.role, "admin");
+    assert_true(got.exp_s == 1000);
+    /* Expired at exp itself and after. */
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 1000, &got), -ETIMEDOUT);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 5000, &got), -ETIMEDOUT);
+    /* Another key: not ours. */
+    uint8_t other[32];
+    memcpy(other, key, sizeof(other));
+    other[0] ^= 1;
+    assert_int_equal(rest_jwt_verify(other, sizeof(other), tok, 1, &got), -EACCES);
+}
+
+static void test_jwt_tampering(void **state)
+{
+    struct rest_jwt_claims c = {.username = "bob", .role = "reader", .exp_s = 1u << 30}, got;
+    char tok[REST_JWT_MAX], bad[REST_JWT_MAX];
+
+    (void)state;
+    sign_ok(&c, tok);
+    /* Any byte of the payload or signature changed: refused. */
+    char *d1 = strchr(tok, '.'), *d2 = strchr(d1 + 1, '.');
+    for (char *p = d1 + 1; *p; p++) {
+        if (p == d2)
+            continue;
+        strcpy(bad, tok);
+        bad[p - tok] = bad[p - tok] == 'A' ? 'B' : 'A';
+        int rc = rest_jwt_verify(key, sizeof(key), bad, 1, &got);
+        if (rc == 0)
+            fail_msg("a token changed at %td verified", p - tok);
+    }
+    /* A role raised in the payload, re-encoded, old signature: refused. */
+    const char *raised = "eyJleHAiOjEwNzM3NDE4MjQsImlzcyI6Im9mY2QiLCJyb2xlIjoiYWRtaW4iLCJ1"
+                         "c2VybmFtZSI6ImJvYiJ9";
+    snprintf(bad, sizeof(bad), "%.*s.%s%s", (int)(d1 - tok), tok, raised, d2);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), bad, 1, &got), -EACCES);
+    /* alg none, with no signature or an empty one: not a token of ours. */
+    const char *none_hdr = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0"; /* {"alg":"none","typ":"JWT"} */
+    snprintf(bad, sizeof(bad), "%s%.*s.", none_hdr, (int)(d2 - d1), d1);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), bad, 1, &got), -EINVAL);
+    /* Shapes. */
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), "", 1, &got), -EINVAL);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), "a.b", 1, &got), -EINVAL);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), "a.b.c.d", 1, &got), -EINVAL);
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), "!!.!!.!!", 1, &got), -EINVAL);
+    memset(bad, 'A', sizeof(bad) - 1);
+    bad[sizeof(bad) - 1] = '\0';
+    assert_int_equal(rest_jwt_verify(key, sizeof(key), bad, 1, &got), -EINVAL);
+    /* Claims a signer refuses. */
+    struct rest_jwt_claims empty = {.role = "admin", .exp_s = 1};
+    assert_int_equal(rest_jwt_sign(key, sizeof(key), &empty, tok, sizeof(tok)), -EINVAL);
+    assert_int_equal(rest_jwt_sign(key, 8, &c, tok, sizeof(tok)), -EINVAL);
+    assert_int_equal(rest_jwt_sign(key, sizeof(key), &c, tok, 20), -ENOSPC);
+}
+
+static void test_users_file(void **state)
+{
+    char dir[] = "/tmp/ofcd-test-users.XXXXXX", path[128];
+    struct rest_users us;
+    const char *role = NULL;
+    struct stat st;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/users.json", dir);
+    assert_int_equal(rest_users_load(path, &us), -ENOENT);
+    assert_int_equal(us.n, 0);
+    /* What Kytos-ng refuses, refused. */
+    assert_int_equal(rest_users_put(path, "bad name", "password1", "admin"), -EINVAL);
+    assert_int_equal(rest_users_put(path, "carol", "short", "admin"), -EINVAL);
+    assert_int_equal(rest_users_put(path, "carol", "password1", "root"), -EINVAL);
+    assert_int_equal(rest_users_put(path, "carol", "password1", "admin"), 0);
+    assert_int_equal(rest_users_put(path, "dave", "password2", "reader"), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    assert_int_equal(us.n, 2);
+    assert_int_equal(rest_users_check(&us, "carol", "password1", &role), 0);
+    assert_string_equal(role, "admin");
+    assert_int_equal(rest_users_check(&us, "dave", "password2", &role), 0);
+    assert_string_equal(role, "reader");
+    assert_int_equal(rest_users_check(&us, "carol", "password2", &role), -EACCES);
+    assert_int_equal(rest_users_check(&us, "nobody", "password1", &role), -EACCES);
+    assert_int_equal(rest_users_check(&us, "carol", "", &role), -EACCES);
+    rest_users_free(&us);
+    /* Replacing keeps one entry, with the new password and role. */
+    assert_int_equal(rest_users_put(path, "carol", "password3", "reader"), 0);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    assert_int_equal(us.n, 2);
+    assert_int_equal(rest_users_check(&us, "carol", "password1", &role), -EACCES);
+    assert_int_equal(rest_users_check(&us, "carol", "password3", &role), 0);
+    assert_string_equal(role, "reader");
+    rest_users_free(&us);
+    /* A file others can read is refused; so is one that is not ours. */
+    assert_int_equal(chmod(path, 0644), 0);
+    assert_int_equal(rest_users_load(path, &us), -EPERM);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"users\": [{\"username\": \"x\"}]}", f);
+    fclose(f);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(rest_users_load(path, &us), -EINVAL);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jwt_roundtrip_and_expiry),
+        cmocka_unit_test(test_jwt_tampering),
+        cmocka_unit_test(test_users_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
