@@ -1,6 +1,7 @@
 /* rest_auth: see rest_auth.h. */
 #include "rest_auth.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ static int load_key(struct rest_auth *a, const char *data_dir)
 int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
 {
     memset(a, 0, sizeof(*a));
+    rest_login_guard_init(&a->guard);
     a->on = cfg->auth;
     a->token_minutes = cfg->token_minutes ? cfg->token_minutes : 180;
     int rc = rest_users_load(cfg->users_file, &a->users);
@@ -72,18 +74,25 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
             LOG_WARN("rest", "rest.auth is on and %s holds no user: every request is 401 "
                      "until one is added (ofcd user add NAME)", cfg->users_file);
     } else if (rc < 0) {
+        rest_login_guard_destroy(&a->guard);
         return rc;
     }
-    if (!a->on && a->users.n == 0)
-        return 0;                       /* nothing to sign or check */
-    rc = load_key(a, cfg->data_dir);
-    if (rc < 0)
+    rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
+    if (rc < 0) {
         rest_users_free(&a->users);
-    return rc;
+        rest_login_guard_destroy(&a->guard);
+        return rc;
+    }
+    a->opened = true;
+    return 0;
 }
 
 void rest_auth_close(struct rest_auth *a)
 {
+    if (!a->opened)
+        return;
+    a->opened = false;
+    rest_login_guard_destroy(&a->guard);
     rest_users_free(&a->users);
     OPENSSL_cleanse(a->key, sizeof(a->key));
 }
@@ -137,6 +146,16 @@ bool rest_auth_allow(const struct rest_auth *a, struct rest_req *q, struct rest_
     return true;
 }
 
+static uint32_t client_addr(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
+        return ntohl(((const struct sockaddr_in *)ci->client_addr)->sin_addr.s_addr);
+    return 0;
+}
+
 void rest_auth_login(struct rest_req *q, struct rest_reply *r)
 {
     const struct rest_auth *a = &q->rs->auth;
@@ -153,18 +172,29 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "Authorization header missing");
         return;
     }
+    uint32_t addr = client_addr(q->conn);
+    uint64_t now = (uint64_t)time(NULL);
+    unsigned wait = rest_login_guard_wait(&q->rs->auth.guard, addr, now);
+    if (wait) {
+        rest_error(r, 429, "too many failed logins from this address: retry in %u s", wait);
+        r->retry_after = wait;
+        return;
+    }
     char *user = MHD_basic_auth_get_username_password(q->conn, &pass);
     if (!user) {
         rest_error(r, 400, "Authorization is not Basic credentials");
         MHD_free(pass);
         return;
     }
-    if (rest_users_check(&a->users, user, pass ? pass : "", &role) < 0) {
-        LOG_WARN("rest", "failed login as '%.64s'", user);
+    bool ok = rest_users_check(&a->users, user, pass ? pass : "", &role) == 0;
+    rest_login_guard_result(&q->rs->auth.guard, addr, ok, now);
+    if (!ok) {
+        LOG_WARN("rest", "failed login as '%.64s' from %u.%u.%u.%u", user, addr >> 24,
+                 addr >> 16 & 255, addr >> 8 & 255, addr & 255);
         rest_error(r, 401, "Incorrect username or password");
         r->www_authenticate = "Basic realm=\"ofcd\"";
     } else {
-        struct rest_jwt_claims c = {.exp_s = (uint64_t)time(NULL) + a->token_minutes * 60ull};
+        struct rest_jwt_claims c = {.exp_s = now + a->token_minutes * 60ull};
         snprintf(c.username, sizeof(c.username), "%s", user);
         snprintf(c.role, sizeof(c.role), "%s", role);
         if (rest_jwt_sign(a->key, sizeof(a->key), &c, token, sizeof(token)) < 0) {

@@ -10,6 +10,7 @@
  * they do against Kytos-ng (whose flow_manager routes are open). The
  * signing key is 32 random bytes made at first start in
  * APP_DATA_DIR/rest_jwt.key (mode 600), so tokens outlive a restart.
+ * Failed logins are limited per client address (rest_login_guard.h).
  */
 #ifndef OFCD_REST_AUTH_H
 #define OFCD_REST_AUTH_H
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rest_login_guard.h"
 #include "rest_users.h"
 
 struct rest_cfg;
@@ -24,15 +26,18 @@ struct rest_req;
 struct rest_reply;
 
 struct rest_auth {
+    bool opened;                        /* rest_auth_open succeeded */
     bool on;                            /* rest.auth: tokens required */
     bool have_key;
     uint8_t key[32];
     struct rest_users users;
     unsigned token_minutes;
+    struct rest_login_guard guard;      /* failed logins per client (its own lock) */
 };
 
 /* Load the users and the key (made if missing). 0, or a negative errno
- * (logged): a broken users file or key stops start-up. */
+ * (logged; nothing left to close): a broken users file or key stops
+ * start-up. rest_auth_close is a no-op on what is not open. */
 int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg);
 void rest_auth_close(struct rest_auth *a);
 

@@ -5,7 +5,7 @@
 # WWW-Authenticate) no token, a malformed one, one signed with another key
 # and an expired one; a reader's token may GET but not change (403). The
 # listen policy: a non-loopback rest.listen without rest.auth stops
-# start-up unless rest.allow_insecure.
+# start-up unless rest.allow_insecure. Failed logins are limited per address.
 #
 # usage: rest_auth.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -106,5 +106,17 @@ grep -q "expired" "$work/body" || fail "expired: $(cat "$work/body")"
 [ "$(code "$API/api/v1/health" -H "Authorization: Bearer $(mint "$work/var/rest_jwt.key" mallory admin 600)")" = 401 ] ||
     fail "a token of a user that does not exist: not 401"
 pass "tokens signed with another key, expired, or of an unknown user: 401"
+
+# Guessing is stopped: after 5 failures (the logins above ended in a
+# success, which cleared the count) the address waits, even with the right
+# password, and tokens already issued still work.
+for _ in 1 2 3 4 5; do
+    [ "$(code "$LOGIN" -u alice:guess)" = 401 ] || fail "a wrong password: not 401"
+done
+[ "$(code "$LOGIN" -u alice:password1)" = 429 ] || fail "login after 5 failures: not 429"
+grep -qi '^Retry-After: [1-9]' "$work/h" || fail "429 without Retry-After: $(cat "$work/h")"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $admin")" = 200 ] ||
+    fail "a token issued before the lock-out stopped working"
+pass "failed logins are limited per address (429, Retry-After)"
 stop_ofcd
 pass "rest_auth: all checks passed"

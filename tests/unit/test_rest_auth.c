@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rest_jwt.h"
+#include "rest_login_guard.h"
 #include "rest_users.h"
 
 static const uint8_t key[32] = "0123456789abcdef0123456789abcdef";
@@ -138,12 +139,55 @@ static void test_users_file(void **state)
     rmdir(dir);
 }
 
+/* Five failures in a window lock the address out until a window has passed
+ * since the last; others are not affected; a success clears it; a full
+ * table gives up its stalest entry. */
+static void test_login_guard(void **state)
+{
+    struct rest_login_guard g;
+    const uint32_t a = 0x0a000001, b = 0x0a000002;
+
+    (void)state;
+    rest_login_guard_init(&g);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++) {
+        assert_int_equal(rest_login_guard_wait(&g, a, 100 + i), 0);
+        rest_login_guard_result(&g, a, false, 100 + i);
+    }
+    unsigned last = 100 + REST_LOGIN_FAILS_MAX - 1;
+    assert_int_equal(rest_login_guard_wait(&g, a, last + 1), REST_LOGIN_WINDOW_S - 1);
+    assert_int_equal(rest_login_guard_wait(&g, b, last + 1), 0);
+    assert_int_equal(rest_login_guard_wait(&g, a, last + REST_LOGIN_WINDOW_S - 1), 1);
+    assert_int_equal(rest_login_guard_wait(&g, a, last + REST_LOGIN_WINDOW_S), 0);
+    /* Failures spread wider than the window never lock out. */
+    for (unsigned i = 0; i < 3 * REST_LOGIN_FAILS_MAX; i++) {
+        uint64_t t = 1000 + (uint64_t)i * REST_LOGIN_WINDOW_S;
+        assert_int_equal(rest_login_guard_wait(&g, b, t), 0);
+        rest_login_guard_result(&g, b, false, t);
+    }
+    /* A success clears what came before. */
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX - 1; i++)
+        rest_login_guard_result(&g, a, false, 5000);
+    rest_login_guard_result(&g, a, true, 5000);
+    rest_login_guard_result(&g, a, false, 5000);
+    assert_int_equal(rest_login_guard_wait(&g, a, 5000), 0);
+    /* More addresses than slots: the newest are still counted. */
+    for (uint32_t i = 1; i <= REST_LOGIN_SLOTS + 10; i++)
+        rest_login_guard_result(&g, 0x0b000000 + i, false, 6000 + i);
+    uint32_t newest = 0x0b000000 + REST_LOGIN_SLOTS + 10;
+    uint64_t t = 6000 + REST_LOGIN_SLOTS + 10;
+    for (unsigned i = 1; i < REST_LOGIN_FAILS_MAX; i++)
+        rest_login_guard_result(&g, newest, false, t);
+    assert_true(rest_login_guard_wait(&g, newest, t) > 0);
+    rest_login_guard_destroy(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jwt_roundtrip_and_expiry),
         cmocka_unit_test(test_jwt_tampering),
         cmocka_unit_test(test_users_file),
+        cmocka_unit_test(test_login_guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
