@@ -83,8 +83,14 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
         rest_login_guard_destroy(&a->guard);
         return rc;
     }
+    pthread_rwlock_init(&a->lock, NULL);
     a->opened = true;
     return 0;
+}
+
+int rest_auth_need_key(struct rest_auth *a, const char *data_dir)
+{
+    return a->have_key ? 0 : load_key(a, data_dir);
 }
 
 void rest_auth_close(struct rest_auth *a)
@@ -92,6 +98,7 @@ void rest_auth_close(struct rest_auth *a)
     if (!a->opened)
         return;
     a->opened = false;
+    pthread_rwlock_destroy(&a->lock);
     rest_login_guard_destroy(&a->guard);
     rest_users_free(&a->users);
     OPENSSL_cleanse(a->key, sizeof(a->key));
@@ -103,7 +110,7 @@ static void unauthorized(struct rest_reply *r, const char *why)
     r->www_authenticate = "Bearer realm=\"ofcd\"";
 }
 
-bool rest_auth_allow(const struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
                      uint64_t now_s)
 {
     struct rest_jwt_claims c;
@@ -130,9 +137,9 @@ bool rest_auth_allow(const struct rest_auth *a, struct rest_req *q, struct rest_
                                       : "the token is malformed");
         return false;
     }
-    bool known = false;
-    for (size_t i = 0; i < a->users.n; i++)
-        known |= strcmp(a->users.u[i].name, c.username) == 0;
+    pthread_rwlock_rdlock(&a->lock);
+    bool known = rest_users_find(&a->users, c.username) != NULL;
+    pthread_rwlock_unlock(&a->lock);
     if (!known) {
         unauthorized(r, "the token's user no longer exists");
         return false;
@@ -158,12 +165,15 @@ static uint32_t client_addr(struct MHD_Connection *conn)
 
 void rest_auth_login(struct rest_req *q, struct rest_reply *r)
 {
-    const struct rest_auth *a = &q->rs->auth;
+    struct rest_auth *a = &q->rs->auth;
     char *pass = NULL;
     char token[REST_JWT_MAX];
     const char *role;
 
-    if (!a->have_key) {
+    pthread_rwlock_rdlock(&a->lock);
+    bool have_key = a->have_key;
+    pthread_rwlock_unlock(&a->lock);
+    if (!have_key) {
         rest_error(r, 404, "no users: rest.auth is off and no token is needed (add one with "
                    "ofcd user add NAME)");
         return;
@@ -186,7 +196,12 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         MHD_free(pass);
         return;
     }
+    char role_buf[16] = "";
+    pthread_rwlock_rdlock(&a->lock);
     bool ok = rest_users_check(&a->users, user, pass ? pass : "", &role) == 0;
+    if (ok)
+        snprintf(role_buf, sizeof(role_buf), "%s", role);
+    pthread_rwlock_unlock(&a->lock);
     rest_login_guard_result(&q->rs->auth.guard, addr, ok, now);
     if (!ok) {
         LOG_WARN("rest", "failed login as '%.64s' from %u.%u.%u.%u", user, addr >> 24,
@@ -196,7 +211,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     } else {
         struct rest_jwt_claims c = {.exp_s = now + a->token_minutes * 60ull};
         snprintf(c.username, sizeof(c.username), "%s", user);
-        snprintf(c.role, sizeof(c.role), "%s", role);
+        snprintf(c.role, sizeof(c.role), "%s", role_buf);
         if (rest_jwt_sign(a->key, sizeof(a->key), &c, token, sizeof(token)) < 0) {
             rest_error(r, 500, "cannot make a token");
         } else {

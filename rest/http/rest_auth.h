@@ -15,6 +15,7 @@
 #ifndef OFCD_REST_AUTH_H
 #define OFCD_REST_AUTH_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,6 +34,7 @@ struct rest_auth {
     struct rest_users users;
     unsigned token_minutes;
     struct rest_login_guard guard;      /* failed logins per client (its own lock) */
+    pthread_rwlock_t lock;              /* users and have_key: the users routes write */
 };
 
 /* Load the users and the key (made if missing). 0, or a negative errno
@@ -42,10 +44,21 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg);
 void rest_auth_close(struct rest_auth *a);
 
 /* May q go on (method on path)? true; false with the 401/403 in r. */
-bool rest_auth_allow(const struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
                      uint64_t now_s);
 
 /* GET .../core/auth/login */
 void rest_auth_login(struct rest_req *q, struct rest_reply *r);
+
+/* With a->lock held for writing: the signing key, loaded or made now
+ * (the first user added at run time needs it). 0 or a negative errno. */
+int rest_auth_need_key(struct rest_auth *a, const char *data_dir);
+
+/* Kytos-ng's user routes, .../core/auth/users[/NAME] (rest_users_api.c). */
+void rest_users_list(struct rest_req *q, struct rest_reply *r);
+void rest_users_get(struct rest_req *q, struct rest_reply *r);
+void rest_users_create(struct rest_req *q, struct rest_reply *r);
+void rest_users_patch(struct rest_req *q, struct rest_reply *r);
+void rest_users_delete(struct rest_req *q, struct rest_reply *r);
 
 #endif

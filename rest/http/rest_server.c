@@ -26,6 +26,7 @@ struct rest_route {
 
 #define KYTOS_FM "/api/kytos/flow_manager/v2"
 #define REST_LOGIN_PATH "/api/kytos/core/auth/login"
+#define REST_USERS_PATH "/api/kytos/core/auth/users"
 
 /* One table: a new endpoint is a new row (no strcmp chains). */
 static const struct rest_route routes[] = {
@@ -48,6 +49,11 @@ static const struct rest_route routes[] = {
     {KYTOS_FM "/flows_by_switch", "DELETE", rest_flows_by_switch_delete},
     {KYTOS_FM "/stored_flows", "GET", rest_stored_flows_get},
     {REST_LOGIN_PATH, "GET", rest_auth_login},
+    {REST_USERS_PATH, "GET", rest_users_list},
+    {REST_USERS_PATH, "POST", rest_users_create},
+    {REST_USERS_PATH "/", "GET", rest_users_get},
+    {REST_USERS_PATH "/", "PATCH", rest_users_patch},
+    {REST_USERS_PATH "/", "DELETE", rest_users_delete},
 };
 
 /* One request while MHD delivers it. */
@@ -388,7 +394,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         resp = MHD_create_response_from_buffer(r.text_len, r.text, MHD_RESPMEM_MUST_FREE);
         MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
     } else {
-        char *body = r.json ? json_dumps(r.json, JSON_COMPACT) : NULL;
+        /* ENCODE_ANY: Kytos-ng answers some changes with a bare JSON string. */
+        char *body = r.json ? json_dumps(r.json, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         if (body)
             json_u64_fixup(body);             /* values above 2^63 - 1 as numbers */
         if (!body) {

@@ -126,6 +126,9 @@ int rest_users_load(const char *path, struct rest_users *us)
         }
         snprintf(u->name, sizeof(u->name), "%s", name);
         snprintf(u->role, sizeof(u->role), "%s", role);
+        const char *email = json_string_value(json_object_get(e, "email"));
+        if (email && rest_user_email_ok(email))
+            snprintf(u->email, sizeof(u->email), "%s", email);
         u->log2_n = (uint32_t)json_integer_value(json_object_get(e, "log2_n"));
         u->r = (uint32_t)json_integer_value(json_object_get(e, "r"));
         u->p = (uint32_t)json_integer_value(json_object_get(e, "p"));
@@ -139,12 +142,9 @@ int rest_users_check(const struct rest_users *us, const char *name, const char *
                      const char **role)
 {
     static const uint8_t dummy_salt[16];
-    const struct rest_user *hit = NULL;
+    const struct rest_user *hit = rest_users_find(us, name);
     uint8_t h[32];
 
-    for (size_t i = 0; us && name && i < us->n; i++)
-        if (strcmp(us->u[i].name, name) == 0)
-            hit = &us->u[i];
     /* Spend the same time for a name that does not exist. */
     int rc = derive(password ? password : "", hit ? hit->salt : dummy_salt,
                     hit ? hit->log2_n : KDF_LOG2_N, hit ? hit->r : KDF_R, hit ? hit->p : KDF_P, h);
@@ -186,51 +186,115 @@ static int write_file(const char *path, const char *text)
     return 0;
 }
 
-int rest_users_put(const char *path, const char *name, const char *password, const char *role)
+bool rest_user_email_ok(const char *email)
 {
-    struct rest_users us;
-    struct rest_user nu = {.log2_n = KDF_LOG2_N, .r = KDF_R, .p = KDF_P};
-    char salt[33], hash[65];
-    size_t plen = password ? strlen(password) : 0;
+    size_t n = email ? strlen(email) : 0;
+    const char *at = n ? strchr(email, '@') : NULL;
 
-    if (!rest_user_name_ok(name) || !rest_user_role_ok(role) || plen < REST_PASSWORD_MIN ||
-        plen > REST_PASSWORD_MAX)
+    if (n < 3 || n > REST_EMAIL_MAX || !at || at == email || strchr(at + 1, '@') ||
+        !strchr(at + 1, '.') || at[1] == '.' || email[n - 1] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)email[i] <= ' ' || email[i] == '"' || email[i] == '\\')
+            return false;
+    return true;
+}
+
+bool rest_password_ok(const char *password)
+{
+    size_t n = password ? strlen(password) : 0;
+    return n >= REST_PASSWORD_MIN && n <= REST_PASSWORD_MAX;
+}
+
+int rest_user_set_password(struct rest_user *u, const char *password)
+{
+    if (!rest_password_ok(password))
         return -EINVAL;
-    int rc = rest_users_load(path, &us);
-    if (rc < 0 && rc != -ENOENT)
-        return rc;
-    snprintf(nu.name, sizeof(nu.name), "%s", name);
-    snprintf(nu.role, sizeof(nu.role), "%s", role);
-    if (RAND_bytes(nu.salt, sizeof(nu.salt)) != 1 ||
-        derive(password, nu.salt, nu.log2_n, nu.r, nu.p, nu.hash) < 0) {
-        rest_users_free(&us);
+    u->log2_n = KDF_LOG2_N;
+    u->r = KDF_R;
+    u->p = KDF_P;
+    if (RAND_bytes(u->salt, sizeof(u->salt)) != 1)
         return -EIO;
-    }
+    return derive(password, u->salt, u->log2_n, u->r, u->p, u->hash) < 0 ? -EIO : 0;
+}
+
+struct rest_user *rest_users_find(const struct rest_users *us, const char *name)
+{
+    for (size_t i = 0; us && name && i < us->n; i++)
+        if (strcmp(us->u[i].name, name) == 0)
+            return &us->u[i];
+    return NULL;
+}
+
+int rest_users_save(const char *path, const struct rest_users *us)
+{
+    char salt[33], hash[65];
     json_t *arr = json_array();
-    bool replaced = false;
-    for (size_t i = 0; i <= us.n; i++) {
-        const struct rest_user *u = i < us.n ? &us.u[i] : &nu;
-        if (i < us.n && strcmp(u->name, name) == 0) {
-            u = &nu;
-            replaced = true;
-        } else if (i == us.n && replaced) {
-            break;
-        }
+
+    for (size_t i = 0; arr && i < us->n; i++) {
+        const struct rest_user *u = &us->u[i];
         hex_put(salt, u->salt, 16);
         hex_put(hash, u->hash, 32);
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}",
-                                             "username", u->name, "role", u->role, "kdf",
-                                             "scrypt", "salt", salt, "hash", hash, "log2_n",
-                                             (int)u->log2_n, "r", (int)u->r, "p", (int)u->p));
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "username", u->name,
+                              "role", u->role, "kdf", "scrypt", "salt", salt, "hash", hash,
+                              "log2_n", (int)u->log2_n, "r", (int)u->r, "p", (int)u->p);
+        if (e && u->email[0])
+            json_object_set_new(e, "email", json_string(u->email));
+        json_array_append_new(arr, e);
     }
-    rest_users_free(&us);
-    OPENSSL_cleanse(&nu, sizeof(nu));
-    json_t *doc = json_pack("{s:o}", "users", arr);
+    json_t *doc = arr ? json_pack("{s:o}", "users", arr) : NULL;
     char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
     json_decref(doc);
     if (!text)
         return -ENOMEM;
-    rc = write_file(path, text);
+    int rc = write_file(path, text);
+    OPENSSL_cleanse(text, strlen(text));
     free(text);
+    return rc;
+}
+
+int rest_users_add(struct rest_users *us, const struct rest_user *u)
+{
+    if (us->n >= REST_USERS_MAX)
+        return -ENOSPC;
+    struct rest_user *nu = realloc(us->u, (us->n + 1) * sizeof(*nu));
+    if (!nu)
+        return -ENOMEM;
+    us->u = nu;
+    us->u[us->n++] = *u;
+    return 0;
+}
+
+void rest_users_remove(struct rest_users *us, struct rest_user *u)
+{
+    size_t i = (size_t)(u - us->u);
+
+    OPENSSL_cleanse(u, sizeof(*u));
+    memmove(u, u + 1, (us->n - i - 1) * sizeof(*u));
+    us->n--;
+}
+
+int rest_users_put(const char *path, const char *name, const char *password, const char *role)
+{
+    struct rest_users us;
+    struct rest_user nu = {0};
+
+    if (!rest_user_name_ok(name) || !rest_user_role_ok(role) || !rest_password_ok(password))
+        return -EINVAL;
+    int rc = rest_users_load(path, &us);
+    if (rc < 0 && rc != -ENOENT)
+        return rc;
+    struct rest_user *old = rest_users_find(&us, name);
+    if (old)
+        nu = *old;                      /* keeps its email */
+    snprintf(nu.name, sizeof(nu.name), "%s", name);
+    snprintf(nu.role, sizeof(nu.role), "%s", role);
+    rc = rest_user_set_password(&nu, password);
+    if (rc == 0)
+        rc = old ? (*old = nu, 0) : rest_users_add(&us, &nu);
+    if (rc == 0)
+        rc = rest_users_save(path, &us);
+    OPENSSL_cleanse(&nu, sizeof(nu));
+    rest_users_free(&us);
     return rc;
 }

@@ -20,10 +20,12 @@
 #define REST_USERS_MAX 1024
 #define REST_PASSWORD_MIN 8             /* as Kytos-ng asks */
 #define REST_PASSWORD_MAX 64
+#define REST_EMAIL_MAX 254
 
 struct rest_user {
     char name[REST_JWT_NAME_MAX + 1];
     char role[16];
+    char email[REST_EMAIL_MAX + 1];     /* "" when none was given */
     uint8_t salt[16];
     uint8_t hash[32];
     uint32_t log2_n, r, p;
@@ -37,6 +39,10 @@ struct rest_users {
 /* A name Kytos-ng accepts: 1..64 of [A-Za-z0-9_-]. */
 bool rest_user_name_ok(const char *name);
 bool rest_user_role_ok(const char *role);
+/* name@domain.tld, no blanks or quotes, at most REST_EMAIL_MAX. */
+bool rest_user_email_ok(const char *email);
+/* REST_PASSWORD_MIN..REST_PASSWORD_MAX characters. */
+bool rest_password_ok(const char *password);
 
 /* Load path into *us (empty when the file does not exist: -ENOENT, *us
  * valid and empty). 0, -ENOENT, -EINVAL (malformed; logged with the
@@ -52,5 +58,15 @@ int rest_users_check(const struct rest_users *us, const char *name, const char *
 /* Add name (or replace its password and role) in the file at path. 0,
  * -EINVAL (name, role or password not acceptable), -errno. */
 int rest_users_put(const char *path, const char *name, const char *password, const char *role);
+
+/* The running set, for the users routes (the caller holds its lock). */
+struct rest_user *rest_users_find(const struct rest_users *us, const char *name);
+/* A new salt and hash for password: 0, -EINVAL (length), -EIO. */
+int rest_user_set_password(struct rest_user *u, const char *password);
+/* Append a copy of u: 0, -ENOSPC (REST_USERS_MAX), -ENOMEM. */
+int rest_users_add(struct rest_users *us, const struct rest_user *u);
+void rest_users_remove(struct rest_users *us, struct rest_user *u);
+/* Write us to path as a whole (a new file, synced, renamed over). */
+int rest_users_save(const char *path, const struct rest_users *us);
 
 #endif

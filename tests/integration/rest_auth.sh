@@ -107,6 +107,45 @@ grep -q "expired" "$work/body" || fail "expired: $(cat "$work/body")"
     fail "a token of a user that does not exist: not 401"
 pass "tokens signed with another key, expired, or of an unknown user: 401"
 
+# Kytos-ng's user routes: list and get without passwords, create (201, 409,
+# 400), PATCH (role, 404), DELETE (the user's tokens then stop working), and
+# every change in the users file.
+H=(-H "Authorization: Bearer $admin")
+J=(-H 'Content-Type: application/json')
+[ "$(code "$API/api/kytos/core/auth/users/" "${H[@]}")" = 200 ] || fail "GET users: $(cat "$work/body")"
+jq -e '[.users[] | .username] == ["alice", "rita"] and ([.users[] | keys[]] | unique) ==
+       ["email", "role", "username"]' "$work/body" >/dev/null || fail "users list: $(cat "$work/body")"
+[ "$(code "$API/api/kytos/core/auth/users/rita" "${H[@]}")" = 200 ] &&
+    jq -e '.role == "reader"' "$work/body" >/dev/null || fail "GET users/rita: $(cat "$work/body")"
+carl='{"username": "carl", "email": "carl@example.org", "password": "password4"}'
+[ "$(code "$API/api/kytos/core/auth/users/" "${H[@]}" "${J[@]}" -X POST -d "$carl")" = 201 ] &&
+    [ "$(jq -r . "$work/body")" = "User successfully created" ] || fail "create carl: $(cat "$work/body")"
+[ "$(code "$API/api/kytos/core/auth/users/" "${H[@]}" "${J[@]}" -X POST -d "$carl")" = 409 ] ||
+    fail "create carl twice: not 409"
+[ "$(code "$API/api/kytos/core/auth/users/" "${H[@]}" "${J[@]}" -X POST \
+    -d '{"username": "dan", "password": "password5"}')" = 400 ] && grep -q email "$work/body" ||
+    fail "create without email: not 400 naming it"
+[ "$(code "$API/api/kytos/core/auth/users/" -H "Authorization: Bearer $reader" "${J[@]}" -X POST \
+    -d '{"username": "eve", "email": "e@x.org", "password": "password6"}')" = 403 ] ||
+    fail "a reader created a user"
+[ "$(code "$LOGIN" -u carl:password4)" = 200 ] || fail "the new user cannot log in"
+carl_tok=$(jq -r .token "$work/body")
+[ "$(code "$API/api/kytos/core/auth/users/carl" "${H[@]}" "${J[@]}" -X PATCH -d '{"role": "reader"}')" = 200 ] ||
+    fail "PATCH carl: $(cat "$work/body")"
+[ "$(code "$API/api/kytos/core/auth/users/nobody" "${H[@]}" "${J[@]}" -X PATCH -d '{"role": "reader"}')" = 404 ] ||
+    fail "PATCH of an unknown user: not 404"
+[ "$(code "$LOGIN" -u carl:password4)" = 200 ] || fail "carl cannot log in after the PATCH"
+[ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -H "Authorization: Bearer $(jq -r .token "$work/body")" \
+    "${J[@]}" -X POST -d '{"flows": [{"priority": 1}]}')" = 403 ] || fail "carl, now a reader, may still change"
+grep -q '"carl"' "$work/var/users.json" || fail "carl is not in the users file"
+[ "$(code "$API/api/kytos/core/auth/users/carl" "${H[@]}" -X DELETE)" = 200 ] || fail "DELETE carl"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $carl_tok")" = 401 ] ||
+    fail "a deleted user's token still works"
+[ "$(code "$API/api/kytos/core/auth/users/carl" "${H[@]}")" = 404 ] || fail "GET of a deleted user: not 404"
+grep -q '"carl"' "$work/var/users.json" && fail "carl is still in the users file"
+[ "$(stat -c %a "$work/var/users.json")" = 600 ] || fail "users.json lost mode 600"
+pass "Kytos-ng's user routes: list, get, create, PATCH, DELETE, kept in the users file"
+
 # Guessing is stopped: after 5 failures (the logins above ended in a
 # success, which cleared the count) the address waits, even with the right
 # password, and tokens already issued still work.

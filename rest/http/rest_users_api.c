@@ -1,0 +1,236 @@
+/*
+ * rest_users_api: Kytos-ng's user routes over the running users set.
+ *
+ *   GET    .../core/auth/users          {"users": [{"username", "email", "role"}]}
+ *   GET    .../core/auth/users/NAME     {"username", "email", "role"}; 404
+ *   POST   .../core/auth/users          {"username", "email", "password"[, "role"]}
+ *                                       201 "User successfully created"; 409; 400
+ *   PATCH  .../core/auth/users/NAME     any of username, email, password, role; 404; 409
+ *   DELETE .../core/auth/users/NAME     200; 404
+ *
+ * Passwords never leave ofcd. Every change is written to rest.users_file
+ * before it is answered (the set in memory changes only if the file did);
+ * a new role defaults to admin, as every Kytos-ng user may change anything.
+ * With rest.auth these are admin routes for changes, as any other.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "rest_auth.h"
+#include "rest_priv.h"
+
+
+static json_t *user_json(const struct rest_user *u)
+{
+    return json_pack("{s:s, s:s, s:s}", "username", u->name, "email", u->email, "role", u->role);
+}
+
+static json_t *body_obj(struct rest_req *q, struct rest_reply *r)
+{
+    json_error_t je;
+    json_t *j = q->body ? json_loadb(q->body, q->body_len, JSON_REJECT_DUPLICATES, &je) : NULL;
+
+    if (!json_is_object(j)) {
+        rest_error(r, 400, "body must be a JSON object (username, email, password)");
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+static void answer_text(struct rest_reply *r, unsigned status, const char *fmt, const char *a)
+{
+    char buf[256];
+
+    snprintf(buf, sizeof(buf), fmt, a);
+    json_decref(r->json);
+    r->status = status;
+    r->json = json_string(buf);
+}
+
+void rest_users_list(struct rest_req *q, struct rest_reply *r)
+{
+    struct rest_auth *a = &q->rs->auth;
+    json_t *arr = json_array();
+
+    pthread_rwlock_rdlock(&a->lock);
+    for (size_t i = 0; arr && i < a->users.n; i++)
+        json_array_append_new(arr, user_json(&a->users.u[i]));
+    pthread_rwlock_unlock(&a->lock);
+    json_decref(r->json);
+    r->json = json_pack("{s:o}", "users", arr);
+}
+
+void rest_users_get(struct rest_req *q, struct rest_reply *r)
+{
+    struct rest_auth *a = &q->rs->auth;
+
+    pthread_rwlock_rdlock(&a->lock);
+    const struct rest_user *u = rest_users_find(&a->users, q->arg);
+    json_t *j = u ? user_json(u) : NULL;
+    pthread_rwlock_unlock(&a->lock);
+    if (!j) {
+        rest_error(r, 404, "User %.64s not found", q->arg);
+        return;
+    }
+    json_decref(r->json);
+    r->json = j;
+}
+
+/* Check and apply the fields of body to u (a copy); 0, or -EINVAL with the
+ * 400 set. creating: username, email and password are required. */
+static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
+                        struct rest_reply *r)
+{
+    const char *key;
+    json_t *v;
+    bool has_name = false, has_email = false, has_pw = false;
+
+    json_object_foreach((json_t *)body, key, v) {
+        const char *s = json_string_value(v);
+        if (strcmp(key, "username") == 0) {
+            if (!rest_user_name_ok(s)) {
+                rest_error(r, 400, "username: 1..64 of letters, digits, '_' and '-'");
+                return -EINVAL;
+            }
+            snprintf(u->name, sizeof(u->name), "%s", s);
+            has_name = true;
+        } else if (strcmp(key, "email") == 0) {
+            if (!rest_user_email_ok(s)) {
+                rest_error(r, 400, "email: not an email address");
+                return -EINVAL;
+            }
+            snprintf(u->email, sizeof(u->email), "%s", s);
+            has_email = true;
+        } else if (strcmp(key, "password") == 0) {
+            if (!rest_password_ok(s)) {
+                rest_error(r, 400, "password: %d..%d characters", REST_PASSWORD_MIN,
+                           REST_PASSWORD_MAX);
+                return -EINVAL;
+            }
+            if (rest_user_set_password(u, s) < 0) {
+                rest_error(r, 500, "cannot hash the password");
+                return -EIO;
+            }
+            has_pw = true;
+        } else if (strcmp(key, "role") == 0) {
+            if (!rest_user_role_ok(s)) {
+                rest_error(r, 400, "role: admin or reader");
+                return -EINVAL;
+            }
+            snprintf(u->role, sizeof(u->role), "%s", s);
+        } else if (creating) {
+            rest_error(r, 400, "unknown field '%s' (expected username, email, password, role)",
+                       key);
+            return -EINVAL;
+        }
+        /* PATCH ignores other fields, as Kytos-ng does. */
+    }
+    if (creating && (!has_name || !has_email || !has_pw)) {
+        rest_error(r, 400, "%s: required", !has_name ? "username" : !has_email ? "email"
+                                                                            : "password");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Write the set; on failure the 500 is set and the caller undoes its change. */
+static int save_or_fail(struct rest_server *rs, struct rest_reply *r)
+{
+    int rc = rest_users_save(rs->cfg.users_file, &rs->auth.users);
+    if (rc < 0)
+        rest_error(r, 500, "cannot write %s: %s; nothing changed", rs->cfg.users_file,
+                   strerror(-rc));
+    return rc;
+}
+
+void rest_users_create(struct rest_req *q, struct rest_reply *r)
+{
+    struct rest_auth *a = &q->rs->auth;
+    struct rest_user u = {.role = "admin"};
+    json_t *body = body_obj(q, r);
+
+    if (!body)
+        return;
+    int rc = apply_fields(body, &u, true, r);
+    json_decref(body);
+    if (rc < 0)
+        goto out;
+    pthread_rwlock_wrlock(&a->lock);
+    if (rest_users_find(&a->users, u.name)) {
+        rest_error(r, 409, "%s already exists.", u.name);
+    } else if (rest_auth_need_key(a, q->rs->cfg.data_dir) < 0) {
+        rest_error(r, 500, "cannot make the token signing key");
+    } else if ((rc = rest_users_add(&a->users, &u)) < 0) {
+        rest_error(r, rc == -ENOSPC ? 507 : 500, "cannot add a user: %s", strerror(-rc));
+    } else if (save_or_fail(q->rs, r) < 0) {
+        rest_users_remove(&a->users, &a->users.u[a->users.n - 1]);
+    } else {
+        answer_text(r, 201, "User successfully created%s", "");
+    }
+    pthread_rwlock_unlock(&a->lock);
+out:
+    OPENSSL_cleanse(&u, sizeof(u));
+}
+
+void rest_users_patch(struct rest_req *q, struct rest_reply *r)
+{
+    struct rest_auth *a = &q->rs->auth;
+    json_t *body = body_obj(q, r);
+
+    if (!body)
+        return;
+    pthread_rwlock_wrlock(&a->lock);
+    struct rest_user *u = rest_users_find(&a->users, q->arg);
+    if (!u) {
+        rest_error(r, 404, "User %.64s not found", q->arg);
+        goto out;
+    }
+    struct rest_user nu = *u, old = *u;
+    if (apply_fields(body, &nu, false, r) < 0)
+        goto out;
+    if (strcmp(nu.name, u->name) != 0 && rest_users_find(&a->users, nu.name)) {
+        rest_error(r, 409, "%s already exists.", nu.name);
+        goto out;
+    }
+    *u = nu;
+    if (save_or_fail(q->rs, r) < 0)
+        *u = old;
+    else
+        answer_text(r, 200, "User successfully updated%s", "");
+    OPENSSL_cleanse(&nu, sizeof(nu));
+    OPENSSL_cleanse(&old, sizeof(old));
+out:
+    pthread_rwlock_unlock(&a->lock);
+    json_decref(body);
+}
+
+void rest_users_delete(struct rest_req *q, struct rest_reply *r)
+{
+    struct rest_auth *a = &q->rs->auth;
+
+    pthread_rwlock_wrlock(&a->lock);
+    struct rest_user *u = rest_users_find(&a->users, q->arg);
+    if (!u) {
+        rest_error(r, 404, "User %.64s not found", q->arg);
+    } else {
+        struct rest_user old = *u;
+        size_t at = (size_t)(u - a->users.u);
+        rest_users_remove(&a->users, u);
+        if (save_or_fail(q->rs, r) < 0) {
+            /* Put it back where it was. */
+            if (rest_users_add(&a->users, &old) == 0) {
+                memmove(&a->users.u[at + 1], &a->users.u[at],
+                        (a->users.n - 1 - at) * sizeof(old));
+                a->users.u[at] = old;
+            }
+        } else {
+            answer_text(r, 200, "User %s deleted successfully", old.name);
+        }
+        OPENSSL_cleanse(&old, sizeof(old));
+    }
+    pthread_rwlock_unlock(&a->lock);
+}
