@@ -1,7 +1,6 @@
 /* rest_auth: see rest_auth.h. */
 #include "rest_auth.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -153,16 +152,6 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
     return true;
 }
 
-static uint32_t client_addr(struct MHD_Connection *conn)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-
-    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
-        return ntohl(((const struct sockaddr_in *)ci->client_addr)->sin_addr.s_addr);
-    return 0;
-}
-
 void rest_auth_login(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
@@ -182,7 +171,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "Authorization header missing");
         return;
     }
-    uint32_t addr = client_addr(q->conn);
+    uint32_t addr = rest_client_ipv4(q->conn);
     uint64_t now = (uint64_t)time(NULL);
     unsigned wait = rest_login_guard_wait(&q->rs->auth.guard, addr, now);
     if (wait) {

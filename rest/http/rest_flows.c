@@ -323,6 +323,11 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     }
     /* Answered from the commit's completion: no thread sleeps while it syncs. */
     a->token = rest_defer(q, add_answer);
+    if (!a->token) {
+        rest_error(r, 503, "ofcd is shutting down; nothing of this request was stored");
+        r->retry_after = 5;
+        goto fail;
+    }
     int rc = store_put_many_async(q->rs->src.store, a->recs, a->total, add_committed, a);
     if (rc < 0) {
         void *token = a->token;

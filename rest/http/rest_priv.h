@@ -50,6 +50,7 @@ struct rest_server {
     pthread_mutex_t defer_lock;         /* deferred answers not yet woken: */
     pthread_cond_t defer_cv;            /* rest_stop waits for them */
     unsigned deferred;
+    bool stopping;                      /* under defer_lock: rest_stop began, defer nothing */
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
     struct rest_auth auth;              /* read-only once started */
 };
@@ -98,6 +99,7 @@ struct rest_req {
  * by rest.threads.
  */
 typedef void (*rest_resume_fn)(struct rest_reply *r, int rc);
+/* NULL when the server is stopping: nothing was suspended, answer now. */
 void *rest_defer(struct rest_req *q, rest_resume_fn fn);
 void rest_wake(void *token, int rc);
 
@@ -128,5 +130,8 @@ void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dp
 
 
 uint64_t rest_now_ms(void);
+
+/* The client's IPv4 address (host order), 0 for any other kind. */
+uint32_t rest_client_ipv4(struct MHD_Connection *conn);
 
 #endif

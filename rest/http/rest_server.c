@@ -116,13 +116,19 @@ void *rest_defer(struct rest_req *q, rest_resume_fn fn)
 {
     struct rest_conn_state *st = q->st;
 
+    /* Under the lock rest_stop waits with: once it has begun, nothing more
+     * is suspended (a wake after MHD has gone would touch freed memory). */
+    pthread_mutex_lock(&q->rs->defer_lock);
+    bool stopping = q->rs->stopping;
+    if (!stopping)
+        q->rs->deferred++;
+    pthread_mutex_unlock(&q->rs->defer_lock);
+    if (stopping)
+        return NULL;
     st->rs = q->rs;
     st->conn = q->conn;
     st->resume_fn = fn;
     st->deferred = true;
-    pthread_mutex_lock(&q->rs->defer_lock);
-    q->rs->deferred++;
-    pthread_mutex_unlock(&q->rs->defer_lock);
     MHD_suspend_connection(q->conn);
     return st;
 }
@@ -203,20 +209,26 @@ static void count_status(struct rest_server *rs, unsigned status, uint64_t us)
     __atomic_fetch_add(&rs->lat_count, 1, __ATOMIC_RELAXED);
 }
 
+uint32_t rest_client_ipv4(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
+        return ntohl(((const struct sockaddr_in *)ci->client_addr)->sin_addr.s_addr);
+    return 0;
+}
+
 /* Per-client token bucket (rest.rate_limit_per_s); true = over the limit. */
 static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, uint64_t t)
 {
     const struct rest_cfg *cfg = &rs->cfg;
-    const union MHD_ConnectionInfo *ci;
-    uint32_t addr = 1;                  /* non-IPv4 clients share one bucket */
 
     if (!cfg->rate_limit_per_s)
         return false;
-    ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
-        addr = ntohl(((const struct sockaddr_in *)ci->client_addr)->sin_addr.s_addr);
+    uint32_t addr = rest_client_ipv4(conn);
     if (addr == 0)
-        addr = 1;
+        addr = 1;                       /* non-IPv4 clients share one bucket */
     pthread_mutex_lock(&rs->rl_lock);
     uint32_t h = (addr * 2654435761u) >> 22;   /* 10 bits */
     struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
@@ -491,8 +503,10 @@ void rest_stop(struct rest_server *rs)
     if (!rs)
         return;
     /* A suspended connection must be woken before MHD goes: the store (still
-     * open) completes every queued change. */
+     * open) completes every queued change, and from now on nothing new is
+     * deferred, so the wait ends even under load. */
     pthread_mutex_lock(&rs->defer_lock);
+    rs->stopping = true;
     while (rs->deferred)
         pthread_cond_wait(&rs->defer_cv, &rs->defer_lock);
     pthread_mutex_unlock(&rs->defer_lock);

@@ -40,4 +40,19 @@ downs=$(grep -c 'disconnected after' "$work/ofcd.log")
 [ "$(ovs_connected_count)" = $N ] || fail "OVS sees $(ovs_connected_count) of $N connected"
 ovs_wait_flow br1 'priority=10,in_port=1,dl_vlan=100 ' || fail "the flow is not on br1"
 pass "0 disconnects of $N bridges, the flow installed on br1"
+
+# Stopping under load: answers wait in suspended connections for their
+# commits, and a flood must not keep the stop waiting for them forever.
+hey -z 20s -c 32 -m POST -T application/json -d "$body" \
+    "$FM/flow_mods/00:00:00:00:00:00:10:01" >"$work/hey2.txt" 2>&1 &
+hpid=$!
+it_on_exit "kill $hpid"
+for _ in $(seq 300); do
+    [ "$(rest_metric 'ofcd_rest_requests_total{code="202"}')" -ge "$((total + 500))" ] && break
+    sleep 0.1
+done
+[ "$(rest_metric 'ofcd_rest_requests_total{code="202"}')" -ge "$((total + 500))" ] ||
+    fail "the second flood did not get going"
 stop_ofcd
+pass "ofcd stops cleanly (exit 0 in time) in the middle of a POST flood"
+kill "$hpid" 2>/dev/null
