@@ -433,6 +433,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return ret;
 }
 
+/* What rest_start made, whether it got to start MHD or not. */
+static void server_free(struct rest_server *rs)
+{
+    rest_auth_close(&rs->auth);
+    free(rs->tls_cert);
+    free(rs->tls_key);
+    pthread_mutex_destroy(&rs->defer_lock);
+    pthread_cond_destroy(&rs->defer_cv);
+    pthread_mutex_destroy(&rs->lock);
+    pthread_mutex_destroy(&rs->rl_lock);
+    free(rs);
+}
+
 struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sources *src)
 {
     struct rest_server *rs = calloc(1, sizeof(*rs));
@@ -487,14 +500,7 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
              rs->auth.on ? "bearer tokens required" : "no authentication");
     return rs;
 fail:
-    rest_auth_close(&rs->auth);
-    free(rs->tls_cert);
-    free(rs->tls_key);
-    pthread_mutex_destroy(&rs->defer_lock);
-    pthread_cond_destroy(&rs->defer_cv);
-    pthread_mutex_destroy(&rs->lock);
-    pthread_mutex_destroy(&rs->rl_lock);
-    free(rs);
+    server_free(rs);
     return NULL;
 }
 
@@ -511,12 +517,5 @@ void rest_stop(struct rest_server *rs)
         pthread_cond_wait(&rs->defer_cv, &rs->defer_lock);
     pthread_mutex_unlock(&rs->defer_lock);
     MHD_stop_daemon(rs->mhd);
-    rest_auth_close(&rs->auth);
-    free(rs->tls_cert);
-    free(rs->tls_key);
-    pthread_mutex_destroy(&rs->defer_lock);
-    pthread_cond_destroy(&rs->defer_cv);
-    pthread_mutex_destroy(&rs->lock);
-    pthread_mutex_destroy(&rs->rl_lock);
-    free(rs);
+    server_free(rs);
 }

@@ -45,17 +45,6 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 
-cat >"$work/post.lua" <<'LUA'
-local n = 0
-request = function()
-    n = n + 1
-    local sw = n % 100
-    local path = string.format("/api/kytos/flow_manager/v2/flows/00:00:00:00:00:01:00:%02x", sw)
-    local body = string.format('{"flows": [{"priority": 200, "match": {"dl_type": 2048, "nw_src": "10.%d.%d.%d"}, "actions": [{"action_type": "output", "port": 2}]}]}',
-        math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
-    return wrk.format("POST", path, {["Content-Type"] = "application/json"}, body)
-end
-LUA
 echo '{"flows": [{"priority": 10, "match": {"in_port": 1}, "actions": [{"action_type": "output", "port": 2}]}]}' \
     >"$work/body.json"
 
@@ -69,7 +58,7 @@ if [ "${LOAD:-wrk}" = seed ]; then
     hey -z 10s -c 5 -q 50 -m POST -T application/json -D "$work/body.json" \
         "$API/api/kytos/flow_manager/v2/flow_mods/00:00:00:00:00:01:00:00" >"$work/load.txt" 2>&1 &
 else
-    wrk -t 2 -c "${CONNS:-256}" -d 10s --latency -s "$work/post.lua" "$API" >"$work/load.txt" 2>&1 &
+    wrk -t 2 -c "${CONNS:-256}" -d 10s --latency -s "$here/wrk_new_flow.lua" "$API" >"$work/load.txt" 2>&1 &
 fi
 lpid=$!
 if [ -n "${PERF:-}" ]; then

@@ -66,17 +66,6 @@ pin_runs() {
 
 # rest_runs API NAME: wrk one-flow POSTs/s with 100 switches connected to
 # the controller at CTL, RUNS times; prints "median_req_s median_p99_ms non2xx".
-cat >"$work/post.lua" <<'LUA'
-local n = 0
-request = function()
-    n = n + 1
-    local sw = n % 100
-    local path = string.format("/api/kytos/flow_manager/v2/flows/00:00:00:00:00:01:00:%02x", sw)
-    local body = string.format('{"flows": [{"priority": 200, "match": {"dl_type": 2048, "nw_src": "10.%d.%d.%d"}, "actions": [{"action_type": "output", "port": 2}]}]}',
-        math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
-    return wrk.format("POST", path, {["Content-Type"] = "application/json"}, body)
-end
-LUA
 rest_runs() {
     local api=$1 ctl=$2 name=$3 rs=() ps=() bad=0 i epid
     "$EMU" --controller "$ctl" --switches 100 --connect-rate 0 --echo-interval 1000 \
@@ -90,7 +79,7 @@ rest_runs() {
         sleep 0.1
     done
     for i in $(seq $RUNS); do
-        wrk -t 2 -c 64 -d 3s --latency -s "$work/post.lua" "$api" >"$work/wrk_${name}_$i.txt" 2>&1
+        wrk -t 2 -c 64 -d 3s --latency -s "$here/wrk_new_flow.lua" "$api" >"$work/wrk_${name}_$i.txt" 2>&1
         rs+=("$(awk '/Requests\/sec/ {print $2}' "$work/wrk_${name}_$i.txt")")
         ps+=("$(python3 -c 'import re,sys
 t = open(sys.argv[1]).read()

@@ -96,21 +96,10 @@ for rate in 250 1000 4000; do
 done
 # The maximum: wrk, 32 connections, every request a new flow on one of the
 # 100 switches (so per-switch pacing does not bind).
-cat >"$work/post.lua" <<'LUA'
-local n = 0
-request = function()
-    n = n + 1
-    local sw = n % 100
-    local path = string.format("/api/kytos/flow_manager/v2/flows/00:00:00:00:00:01:00:%02x", sw)
-    local body = string.format('{"flows": [{"priority": 200, "match": {"dl_type": 2048, "nw_src": "10.%d.%d.%d"}, "actions": [{"action_type": "output", "port": 2}]}]}',
-        math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
-    return wrk.format("POST", path, {["Content-Type"] = "application/json"}, body)
-end
-LUA
 emu_start max $((STEP_S + 8)) || exit 1
 i0=$(installed)
 t0=$(date +%s%N)
-wrk -t 2 -c 32 -d "${STEP_S}s" --latency -s "$work/post.lua" "$API" >"$work/wrk.txt" 2>&1
+wrk -t 2 -c 32 -d "${STEP_S}s" --latency -s "$here/wrk_new_flow.lua" "$API" >"$work/wrk.txt" 2>&1
 fps=$(drain "$i0" "$t0")
 wait "$epid"
 epid=
