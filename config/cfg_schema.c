@@ -25,6 +25,11 @@
 #define CFG_STRING(sec, key, f, d, h)                                                      \
     {.section = sec, .name = key, .type = CFG_T_STRING, .def = d, .help = h, .min = 1,    \
      CFG_FIELD(f)}
+/* A string that may be empty, and is by default (empty = the feature is off
+ * or takes its built-in choice). */
+#define CFG_STRING_OPT(sec, key, f, h)                                                     \
+    {.section = sec, .name = key, .type = CFG_T_STRING, .def = "", .help = h, .min = 0,   \
+     CFG_FIELD(f)}
 #define CFG_CIDR(sec, key, f, pfx, d, h)                                                   \
     {.section = sec, .name = key, .type = CFG_T_IPV4_CIDR, .def = d, .help = h, .min = 1, \
      .max = 30, CFG_FIELD(f), CFG_AUX(pfx)}
@@ -243,22 +248,19 @@ const struct cfg_key cfg_keys[] = {
              "requests per second per client address before 429 (token bucket; 0 = off)"),
     CFG_UINT("rest", "rate_burst", rest_rate_burst, 1, 10000000, "100",
              "requests a client may send at once above rate_limit_per_s"),
-    {.section = "rest", .name = "tls_cert", .type = CFG_T_STRING, .def = "",
-     .help = "PEM certificate (chain) of the REST API; with tls_key it serves HTTPS only "
-             "(empty = plain HTTP)",
-     .min = 0, CFG_FIELD(rest_tls_cert)},
-    {.section = "rest", .name = "tls_key", .type = CFG_T_STRING, .def = "",
-     .help = "PEM private key of tls_cert, mode 600 (empty = plain HTTP)",
-     .min = 0, CFG_FIELD(rest_tls_key)},
+    CFG_STRING_OPT("rest", "tls_cert", rest_tls_cert,
+               "PEM certificate (chain) of the REST API; with tls_key it serves HTTPS only "
+               "(empty = plain HTTP)"),
+    CFG_STRING_OPT("rest", "tls_key", rest_tls_key,
+               "PEM private key of tls_cert, mode 600 (empty = plain HTTP)"),
     CFG_BOOL("rest", "auth", rest_auth, "false",
              "require a bearer token (GET /api/kytos/core/auth/login/ with Basic "
              "credentials) on every route; users: ofcd user add NAME"),
     CFG_UINT("rest", "token_minutes", rest_token_minutes, 1, 525600, "180",
              "how long a login's token is valid, minutes (Kytos-ng's default: 180)"),
-    {.section = "rest", .name = "users_file", .type = CFG_T_STRING, .def = "",
-     .help = "the users and their password hashes, mode 600 (empty = "
-             "app.data_dir/users.json)",
-     .min = 0, CFG_FIELD(rest_users_file)},
+    CFG_STRING_OPT("rest", "users_file", rest_users_file,
+               "the users and their password hashes, mode 600 (empty = "
+               "app.data_dir/users.json)"),
     CFG_BOOL("rest", "allow_insecure", rest_allow_insecure, "false",
              "let rest.listen be a non-loopback address without rest.auth (refused "
              "otherwise; logged loudly when allowed)"),
@@ -279,14 +281,12 @@ const struct cfg_key cfg_keys[] = {
              "3600",
              "deleted flows stay in the store, listed by stored_flows in state deleted "
              "(as Kytos-ng does), this long before they are purged (0 = removed at once)"),
-    {.section = "flow_manager", .name = "ignore_cookies", .type = CFG_T_STRING, .def = "",
-     .help = "cookie ranges the consistency check never touches, e.g. "
-             "\"0xab00000000000000-0xabffffffffffffff,7\" (empty = none)",
-     .min = 0, CFG_FIELD(fm_ignore_cookies)},
-    {.section = "flow_manager", .name = "ignore_tables", .type = CFG_T_STRING, .def = "",
-     .help = "table ranges the consistency check never touches, e.g. \"100-254\" "
-             "(empty = none)",
-     .min = 0, CFG_FIELD(fm_ignore_tables)},
+    CFG_STRING_OPT("flow_manager", "ignore_cookies", fm_ignore_cookies,
+               "cookie ranges the consistency check never touches, e.g. "
+               "\"0xab00000000000000-0xabffffffffffffff,7\" (empty = none)"),
+    CFG_STRING_OPT("flow_manager", "ignore_tables", fm_ignore_tables,
+               "table ranges the consistency check never touches, e.g. \"100-254\" "
+               "(empty = none)"),
     CFG_UINT("flow_manager", "store_map_mb", fm_store_map_mb, 16, 1048576, "1024",
              "size limit of the flow store (LMDB map) under app.data_dir, MiB"),
     CFG_UINT("flow_manager", "store_linger_us", fm_store_linger_us, 0, 100000, "0",
