@@ -10,8 +10,6 @@
 
 #include "rest.h"
 
-#define REST_TLS_PEM_MAX (1u << 20)     /* a certificate chain larger than this is refused */
-
 /*
  * Read cfg's PEM files. 0 with *cert and *key malloc'd and NUL-terminated
  * (or both NULL: plain HTTP); otherwise a negative errno, logged with the
