@@ -1,0 +1,396 @@
+/* tls: sessions that agree only with certificates that chain to the CA,
+ * carry every byte in order through a transport that takes a few hundred
+ * bytes at a time, keep at most TLS_SESS_BUF_MAX for a reader that does not
+ * read (the rest stays in the transport), and say why they failed. Two
+ * sessions talk over an in-memory pipe: the fake TCP. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tls.h"
+#include "tls_test_pki.h"
+
+/* One direction of the fake TCP: bounded, like a send buffer and window. */
+struct pipe {
+    uint8_t buf[1 << 18];
+    size_t len, cap;
+    bool fin;                  /* the writer ended */
+};
+
+struct end {
+    struct pipe *in, *out;
+};
+
+static ssize_t fake_recv(void *arg, void *buf, size_t len)
+{
+    struct end *e = arg;
+
+    if (!e->in->len)
+        return e->in->fin ? -1 : 0;
+    size_t n = len < e->in->len ? len : e->in->len;
+    memcpy(buf, e->in->buf, n);
+    memmove(e->in->buf, e->in->buf + n, e->in->len - n);
+    e->in->len -= n;
+    return (ssize_t)n;
+}
+
+static ssize_t fake_send(void *arg, const void *buf, size_t len)
+{
+    struct end *e = arg;
+    size_t room = e->out->cap - e->out->len;
+    size_t n = len < room ? len : room;
+
+    if (e->out->fin)
+        return -1;
+    memcpy(e->out->buf + e->out->len, buf, n);
+    e->out->len += n;
+    return (ssize_t)n;
+}
+
+static char dir[256];
+static struct test_pki_ca *ca, *other_ca;
+
+static char *path(const char *name)
+{
+    static char p[4][512];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
+    return p[i];
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/ofcd-test-tls-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    ca = test_pki_ca_new(dir, "switchca");
+    other_ca = test_pki_ca_new(dir, "otherca");
+    if (!ca || !other_ca || test_pki_leaf(ca, dir, "ofcd", -60, 3600) ||
+        test_pki_leaf(ca, dir, "sw1", -60, 3600) ||
+        test_pki_leaf(other_ca, dir, "intruder", -60, 3600) ||
+        test_pki_leaf(ca, dir, "expired", -7200, -3600))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[300];
+    (void)state;
+    test_pki_ca_free(ca);
+    test_pki_ca_free(other_ca);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct tls_ctx *server_ctx(bool verify)
+{
+    struct tls_cfg c = {.cert = path("ofcd-cert.pem"), .key = path("ofcd-key.pem"),
+                        .ca = verify ? test_pki_ca_file(ca) : "", .verify_peer = verify,
+                        .min_version = "1.2"};
+    struct tls_ctx *ctx;
+    assert_int_equal(tls_ctx_create(&c, &ctx), 0);
+    return ctx;
+}
+
+/* A switch: its certificate (NULL: none), trusting our CA. */
+static struct tls_ctx *client_ctx(const char *cn, const char *min_version)
+{
+    char cert[64], key[64];
+    struct tls_cfg c = {.ca = test_pki_ca_file(ca), .client = true,
+                        .min_version = min_version};
+    struct tls_ctx *ctx;
+    if (cn) {
+        snprintf(cert, sizeof(cert), "%s-cert.pem", cn);
+        snprintf(key, sizeof(key), "%s-key.pem", cn);
+        c.cert = path(cert);
+        c.key = path(key);
+    }
+    assert_int_equal(tls_ctx_create(&c, &ctx), 0);
+    return ctx;
+}
+
+struct link {
+    struct pipe c2s, s2c;
+    struct end ce, se;
+    struct tls_sess *cli, *srv;
+};
+
+static struct link *link_new(struct tls_ctx *cctx, struct tls_ctx *sctx, size_t cap)
+{
+    struct link *l = calloc(1, sizeof(*l));
+    l->c2s.cap = l->s2c.cap = cap;
+    l->ce = (struct end){.in = &l->s2c, .out = &l->c2s};
+    l->se = (struct end){.in = &l->c2s, .out = &l->s2c};
+    struct tls_transport ct = {.arg = &l->ce, .recv = fake_recv, .send = fake_send};
+    struct tls_transport st = {.arg = &l->se, .recv = fake_recv, .send = fake_send};
+    l->cli = tls_sess_new(cctx, &ct);
+    l->srv = tls_sess_new(sctx, &st);
+    assert_non_null(l->cli);
+    assert_non_null(l->srv);
+    return l;
+}
+
+static void link_free(struct link *l)
+{
+    tls_sess_free(l->cli);
+    tls_sess_free(l->srv);
+    free(l);
+}
+
+/* Pump both until the handshake ends; returns the server's result. */
+static int handshake(struct link *l)
+{
+    int rs = 0, rc = 0;
+    for (int i = 0; i < 200 && !(tls_sess_ready(l->srv) && tls_sess_ready(l->cli)); i++) {
+        rc = tls_sess_pump(l->cli, 0);
+        rs = tls_sess_pump(l->srv, 0);
+        if (rs < 0)
+            return rs;
+        if (rc < 0)
+            return rc;
+    }
+    return tls_sess_ready(l->srv) ? 0 : -EAGAIN;
+}
+
+static void test_mutual_handshake_and_identity(void **state)
+{
+    struct tls_ctx *s = server_ctx(true), *c = client_ctx("sw1", "1.2");
+    struct link *l = link_new(c, s, 1 << 16);
+    uint8_t fp[32], zero[32] = {0};
+    char subj[128];
+
+    (void)state;
+    assert_false(tls_sess_ready(l->srv));
+    assert_int_equal(tls_sess_write(l->srv, "x", 1), -ENOTCONN);
+    assert_int_equal(handshake(l), 0);
+    assert_string_equal(tls_sess_version(l->srv), "TLSv1.3");
+    assert_int_equal(tls_sess_peer_sha256(l->srv, fp), 0);
+    assert_memory_not_equal(fp, zero, 32);
+    tls_sess_peer_subject(l->srv, subj, sizeof(subj));
+    assert_non_null(strstr(subj, "CN=sw1"));
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+/* Every byte, in order, through a transport of 300 bytes at a time: records
+ * written in pieces, a 64 KiB message spanning records. */
+static void test_bytes_in_order_through_a_narrow_transport(void **state)
+{
+    struct tls_ctx *s = server_ctx(true), *c = client_ctx("sw1", "1.2");
+    struct link *l = link_new(c, s, 300);
+    size_t total = 65535 + 3 * 1000, sent = 0, got = 0;
+    uint8_t *src = malloc(total), *dst = malloc(total);
+
+    (void)state;
+    for (size_t i = 0; i < total; i++)
+        src[i] = (uint8_t)(i * 7 + i / 251);
+    assert_int_equal(handshake(l), 0);
+    for (int i = 0; i < 100000 && got < total; i++) {
+        if (sent < total) {
+            size_t n = total - sent > 65535 ? 65535 : total - sent;
+            ssize_t w = tls_sess_write(l->cli, src + sent, n);
+            assert_true(w >= 0);
+            sent += (size_t)w;
+        }
+        assert_int_equal(tls_sess_pump(l->srv, 65535), 0);
+        size_t a = tls_sess_avail(l->srv);
+        assert_true(a <= TLS_SESS_BUF_MAX);
+        got += tls_sess_copy(l->srv, dst + got, a);
+        tls_sess_consume(l->srv, a);
+        assert_int_equal(tls_sess_pump(l->cli, 0), 0);   /* nothing comes back */
+    }
+    assert_int_equal(got, total);
+    assert_memory_equal(src, dst, total);
+    free(src);
+    free(dst);
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+/* A reader that does not read: the session holds at most its bound, the
+ * rest waits in the transport, and the writer is told to wait. */
+static void test_unread_bytes_stay_in_the_transport(void **state)
+{
+    struct tls_ctx *s = server_ctx(true), *c = client_ctx("sw1", "1.2");
+    struct link *l = link_new(c, s, 1 << 18);
+    static uint8_t blob[16384];
+    size_t sent = 0;
+
+    (void)state;
+    assert_int_equal(handshake(l), 0);
+    for (int i = 0; i < 64; i++) {
+        ssize_t w = tls_sess_write(l->cli, blob, sizeof(blob));
+        assert_true(w >= 0);
+        sent += (size_t)w;
+        assert_int_equal(tls_sess_pump(l->srv, 65535), 0);
+    }
+    assert_true(tls_sess_avail(l->srv) <= TLS_SESS_BUF_MAX);
+    assert_true(tls_sess_avail(l->srv) >= 65535);
+    assert_true(l->c2s.len > 0);                 /* the rest is in the transport */
+    assert_true(l->c2s.len == l->c2s.cap);      /* ... which is full: the writer waits */
+    assert_int_equal(tls_sess_write(l->cli, blob, sizeof(blob)), 0);
+    assert_true(sent < 64 * sizeof(blob));
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+static void expect_refused(const char *client_cn, const char *why)
+{
+    struct tls_ctx *s = server_ctx(true), *c = client_ctx(client_cn, "1.2");
+    struct link *l = link_new(c, s, 1 << 16);
+
+    assert_int_equal(handshake(l), -EPROTO);
+    assert_false(tls_sess_ready(l->srv));
+    if (!strstr(tls_sess_error(l->srv), why))
+        fail_msg("server said \"%s\", expected \"%s\"", tls_sess_error(l->srv), why);
+    /* Failed stays failed. */
+    assert_int_equal(tls_sess_pump(l->srv, 0), -EPROTO);
+    assert_int_equal(tls_sess_write(l->srv, "x", 1), -EPROTO);
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+static void test_refused_certificates(void **state)
+{
+    (void)state;
+    expect_refused("intruder", "certificate verify failed: unable to get local issuer");
+    expect_refused("expired", "certificate verify failed: certificate has expired");
+    expect_refused(NULL, "peer did not return a certificate");
+}
+
+/* Without verify_peer a switch without a certificate is accepted. */
+static void test_verify_off_accepts_anonymous_switches(void **state)
+{
+    struct tls_ctx *s = server_ctx(false), *c = client_ctx(NULL, "1.2");
+    struct link *l = link_new(c, s, 1 << 16);
+    uint8_t fp[32];
+
+    (void)state;
+    assert_int_equal(handshake(l), 0);
+    assert_int_equal(tls_sess_peer_sha256(l->srv, fp), -ENOENT);
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+/* Plaintext OpenFlow on the TLS port: a HELLO instead of a ClientHello. */
+static void test_plaintext_is_refused(void **state)
+{
+    struct tls_ctx *s = server_ctx(true);
+    struct pipe in = {.cap = 1 << 16}, out = {.cap = 1 << 16};
+    struct end e = {.in = &in, .out = &out};
+    struct tls_transport t = {.arg = &e, .recv = fake_recv, .send = fake_send};
+    struct tls_sess *srv = tls_sess_new(s, &t);
+    static const uint8_t hello[8] = {4, 0, 0, 8, 0, 0, 0, 1};
+
+    (void)state;
+    memcpy(in.buf, hello, 8);
+    in.len = 8;
+    assert_int_equal(tls_sess_pump(srv, 0), -EPROTO);
+    assert_string_equal(tls_sess_error(srv), "wrong version number");
+    tls_sess_free(srv);
+    tls_ctx_destroy(s);
+}
+
+/* The peer's close_notify, and a transport that just ends: both end the
+ * stream after every byte before them was read; neither is a failure. */
+static void test_close_notify_and_transport_end(void **state)
+{
+    struct tls_ctx *s = server_ctx(true), *c = client_ctx("sw1", "1.3");
+    struct link *l = link_new(c, s, 1 << 16);
+    char buf[8];
+
+    (void)state;
+    assert_int_equal(handshake(l), 0);
+    assert_int_equal(tls_sess_write(l->cli, "last", 4), 4);
+    tls_sess_close(l->cli);
+    assert_int_equal(tls_sess_write(l->cli, "more", 4), -EPIPE);
+    assert_int_equal(tls_sess_pump(l->srv, 0), 0);
+    assert_true(tls_sess_ended(l->srv));
+    assert_int_equal(tls_sess_copy(l->srv, buf, sizeof(buf)), 4);
+    assert_memory_equal(buf, "last", 4);
+    link_free(l);
+
+    l = link_new(c, s, 1 << 16);
+    assert_int_equal(handshake(l), 0);
+    assert_int_equal(tls_sess_write(l->cli, "bye", 3), 3);
+    l->c2s.fin = true;
+    assert_int_equal(tls_sess_pump(l->srv, 0), 0);
+    assert_true(tls_sess_ended(l->srv));
+    assert_int_equal(tls_sess_avail(l->srv), 3);
+    link_free(l);
+
+    /* The end during the handshake is a failure with a reason. */
+    l = link_new(c, s, 1 << 16);
+    assert_int_equal(tls_sess_pump(l->cli, 0), 0);
+    l->c2s.fin = true;
+    assert_int_equal(handshake(l), -EPROTO);
+    tls_sess_free(l->srv);
+    l->srv = NULL;
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+static void test_config_errors(void **state)
+{
+    struct tls_ctx *ctx;
+    struct tls_cfg c = {.cert = path("ofcd-cert.pem"), .key = path("ofcd-key.pem"),
+                        .ca = test_pki_ca_file(ca), .verify_peer = true, .min_version = "1.2"};
+
+    (void)state;
+    c.min_version = "1.1";
+    assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);
+    assert_null(ctx);
+    c.min_version = "1.2";
+    c.ca = "";
+    assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);      /* verify without a CA */
+    c.ca = test_pki_ca_file(ca);
+    c.key = path("sw1-key.pem");
+    assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);      /* not the cert's key */
+    c.key = path("ofcd-key.pem");
+    chmod(c.key, 0644);
+    assert_int_equal(tls_ctx_create(&c, &ctx), -EPERM);       /* readable by others */
+    chmod(c.key, 0600);
+    c.cert = path("missing.pem");
+    assert_int_equal(tls_ctx_create(&c, &ctx), -ENOENT);
+    c.cert = path("ofcd-key.pem");
+    assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);      /* a key, no certificate */
+    c.cert = path("ofcd-cert.pem");
+    c.ciphers = "NO-SUCH-CIPHER";
+    assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);
+    c.ciphers = "";
+    assert_int_equal(tls_ctx_create(&c, &ctx), 0);
+    tls_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mutual_handshake_and_identity),
+        cmocka_unit_test(test_bytes_in_order_through_a_narrow_transport),
+        cmocka_unit_test(test_unread_bytes_stay_in_the_transport),
+        cmocka_unit_test(test_refused_certificates),
+        cmocka_unit_test(test_verify_off_accepts_anonymous_switches),
+        cmocka_unit_test(test_plaintext_is_refused),
+        cmocka_unit_test(test_close_notify_and_transport_end),
+        cmocka_unit_test(test_config_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
