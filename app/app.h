@@ -26,6 +26,7 @@
 #include "msgq.h"
 #include "of_l2learn.h"
 #include "of_io.h"
+#include "of_pins.h"
 #include "of_worker.h"
 #include "qmsg_pool.h"
 #include "rest.h"
@@ -54,6 +55,8 @@ struct app_ctx {
     unsigned n_apps;
     struct l2_cfg l2;                /* apps.l2_learning's, read by the workers */
     struct port *port;
+    struct tls_ctx *tls;             /* [tls]: the TLS port's certificates, NULL = none */
+    struct of_pins pins;             /* tls.pins_file, read by the workers */
     struct rte_mempool *pool;
     char kernel_ifname[32];          /* tap: the kernel side, "" otherwise */
     atomic_bool stop;

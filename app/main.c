@@ -26,6 +26,7 @@
 #include "eal_args.h"
 #include "fault.h"
 #include "instance_lock.h"
+#include "of_tls.h"
 #include "rest_access.h"
 #include "kernel_if.h"
 #include "flow_out.h"
@@ -319,6 +320,8 @@ static void app_teardown(struct app_ctx *app)
     app->cpool = NULL;
     qmsg_pool_destroy(app->epool);
     app->epool = NULL;
+    tls_ctx_destroy(app->tls);       /* after the io lcores' sessions are gone */
+    app->tls = NULL;
 }
 
 /* ofcd user add NAME [--role R] [config options]: exit code. */
@@ -381,7 +384,11 @@ int main(int argc, char **argv)
         cfg_print(&app.cfg, stdout);
         return 0;
     }
+    if (of_tls_open(&app.cfg, &app.tls, &app.pins) < 0)
+        return 2;
     if (opts.check_only) {
+        tls_ctx_destroy(app.tls);
+        of_pins_free(&app.pins);
         printf("configuration OK\n");
         return 0;
     }
@@ -391,12 +398,16 @@ int main(int argc, char **argv)
     if (rc < 0) {
         fprintf(stderr, "ofcd: eal.args: %s\n", rc == -E2BIG ? "too many or too long arguments"
                                                             : "empty");
+        tls_ctx_destroy(app.tls);
+        of_pins_free(&app.pins);
         return 2;
     }
     const char *prefix = eal_args_file_prefix(&ea);
     int lock_fd = instance_lock_acquire(INSTANCE_LOCK_DIR, prefix, err, sizeof(err));
     if (lock_fd < 0) {
         LOG_ERR("main", "%s", err);
+        tls_ctx_destroy(app.tls);
+        of_pins_free(&app.pins);
         return 1;
     }
     rc = make_data_dir(app.cfg.data_dir);
@@ -460,6 +471,9 @@ out_eal:
     app_teardown(&app);
     rte_eal_cleanup();
 out_unlock:
+    tls_ctx_destroy(app.tls);        /* NULL after a teardown: it freed it */
+    app.tls = NULL;
+    of_pins_free(&app.pins);         /* after the workers, who read it */
     instance_lock_release(lock_fd, INSTANCE_LOCK_DIR, prefix);
     if (exit_code == 0)
         LOG_INFO("main", "ofcd stopped cleanly");

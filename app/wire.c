@@ -57,6 +57,8 @@ static void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index,
         .conn_control_buffers = c->of_conn_control_buffers,
         .max_pending = c->of_max_pending,
         .max_pending_per_ip = c->of_max_pending_per_ip,
+        .tls_port = c->tls_port,
+        .tls_handshake_timeout_ms = c->tls_handshake_timeout_ms,
     };
 }
 
@@ -318,6 +320,7 @@ int wire_openflow(struct app_ctx *app)
         if (!al->lc || !al->worker)
             continue;
         wire_of_worker_cfg(cfg, app->n_workers, &wc);
+        wc.pins = app->pins.n ? &app->pins : NULL;
         for (unsigned i = 0; i < app->n_apps; i++)
             wc.apps[wc.n_apps++] = &app->apps[i];
         al->ofw = of_worker_create(&wc, app->cpool, app->epool);
@@ -337,7 +340,8 @@ int wire_openflow(struct app_ctx *app)
             continue;
         struct of_io_env ie = {.tcp = lcore_tcp(al->lc), .pool = app->qpool,
                                .event_pool = app->epool, .worker_in = app->worker_in,
-                               .n_workers = app->n_workers, .clock_tsc = tsc_now,
+                               .n_workers = app->n_workers, .tls = app->tls,
+                               .clock_tsc = tsc_now,
                                .clock_us = lcore_clock_us};
         wire_of_io_cfg(cfg, al->queue, &ic);
         al->ofio = of_io_create(&ic, &ie);
@@ -352,9 +356,9 @@ int wire_openflow(struct app_ctx *app)
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
         if (app->lcores[id].ofw)
             of_worker_set_outputs(app->lcores[id].ofw, app->io_out, app->n_io, app->events);
-    LOG_INFO("main", "OpenFlow 1.3 on port %u%s%.0u: %u io, %u worker lcore(s)",
-             cfg->of_port, cfg->of_extra_port ? " and " : "", cfg->of_extra_port,
-             app->n_io, app->n_workers);
+    LOG_INFO("main", "OpenFlow 1.3: plaintext port %u%s%.0u, TLS port %u (0 = none): %u io, "
+             "%u worker lcore(s)", cfg->of_port, cfg->of_extra_port ? " and " : "",
+             cfg->of_extra_port, cfg->tls_port, app->n_io, app->n_workers);
     return 0;
 }
 

@@ -1238,6 +1238,11 @@ static int check_kernel_side(struct ofcd_config *cfg, char *err, size_t errlen)
 
 static int check_openflow(struct ofcd_config *cfg, char *err, size_t errlen)
 {
+    if (!cfg->of_port && !cfg->of_extra_port && !cfg->tls_port) {
+        cfg_err(err, errlen, "openflow.port = 0, openflow.extra_port = 0 and tls.port = 0: "
+                "switches would have nowhere to connect");
+        return -EINVAL;
+    }
     if (cfg->of_extra_port != 0 && cfg->of_extra_port == cfg->of_port) {
         cfg_err(err, errlen, "openflow.extra_port = %u equals openflow.port = %u; use a "
                 "different port or 0 for none", cfg->of_extra_port, cfg->of_port);
@@ -1252,6 +1257,39 @@ static int check_openflow(struct ofcd_config *cfg, char *err, size_t errlen)
     if (cfg->of_queue_size & (cfg->of_queue_size - 1)) {
         cfg_err(err, errlen, "openflow.queue_size = %u: must be a power of two",
                 cfg->of_queue_size);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int check_tls(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->tls_port && cfg->tls_pins_file[0]) {
+        cfg_err(err, errlen, "tls.pins_file pins switches to certificates, which needs "
+                "tls.port (a pinned switch is refused on a plaintext port)");
+        return -EINVAL;
+    }
+    if (!cfg->tls_port)
+        return 0;
+    if (cfg->tls_port == cfg->of_port || cfg->tls_port == cfg->of_extra_port) {
+        cfg_err(err, errlen, "tls.port = %u is also a plaintext port (openflow.port = %u, "
+                "extra_port = %u): one port, one kind; set openflow.port = 0 for TLS only",
+                cfg->tls_port, cfg->of_port, cfg->of_extra_port);
+        return -EINVAL;
+    }
+    if (!cfg->tls_cert[0] || !cfg->tls_key[0]) {
+        cfg_err(err, errlen, "tls.port = %u needs tls.cert and tls.key (%s is empty)",
+                cfg->tls_port, cfg->tls_cert[0] ? "tls.key" : "tls.cert");
+        return -EINVAL;
+    }
+    if (cfg->tls_verify_peer && !cfg->tls_ca[0]) {
+        cfg_err(err, errlen, "tls.verify_peer = true needs tls.ca, the CA switches' "
+                "certificates chain to (or tls.verify_peer = false to accept any switch)");
+        return -EINVAL;
+    }
+    if (strcmp(cfg->tls_min_version, "1.2") != 0 && strcmp(cfg->tls_min_version, "1.3") != 0) {
+        cfg_err(err, errlen, "tls.min_version = '%s': must be 1.2 or 1.3",
+                cfg->tls_min_version);
         return -EINVAL;
     }
     return 0;
@@ -1303,7 +1341,7 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
-    check_fm_ranges, check_port_pool, check_kernel_side, check_openflow, check_tcp,
+    check_fm_ranges, check_port_pool, check_kernel_side, check_openflow, check_tls, check_tcp,
     check_fault,
 };
 

@@ -74,7 +74,7 @@ struct ofcd_config {
     uint32_t idle_polls;                 /* empty polls before sleeping */
 
     /* [openflow] */
-    uint16_t of_port;
+    uint16_t of_port;                    /* plaintext, 0 = none */
     uint16_t of_extra_port;              /* 0 = none */
     uint32_t of_handshake_timeout_ms;
     uint32_t of_hello_timeout_ms;        /* no HELLO by then: closed */
@@ -100,6 +100,18 @@ struct ofcd_config {
     uint32_t of_stats_interval_s;        /* flow/port/table stats polling, 0 = off */
     char of_role[16];                    /* equal | master | slave */
     uint64_t of_generation_id;           /* for master/slave ROLE_REQUEST */
+
+    /* [tls] */
+    uint16_t tls_port;                   /* OpenFlow over TLS, 0 = none */
+    char tls_cert[CFG_STR_MAX];
+    char tls_key[CFG_STR_MAX];
+    char tls_ca[CFG_STR_MAX];
+    bool tls_verify_peer;
+    char tls_min_version[8];
+    char tls_ciphers[CFG_STR_MAX];
+    char tls_ciphersuites[CFG_STR_MAX];
+    uint32_t tls_handshake_timeout_ms;
+    char tls_pins_file[CFG_STR_MAX];     /* "" = no dpid pinned to a certificate */
 
     /* [tcp] */
     struct tcp_config tcp;               /* the stack's knobs, one per key */

@@ -21,7 +21,7 @@
 #define CFG_LINE_MAX 2048
 
 /* Upper bound on rows (cfg.c keeps per-row state on the stack). */
-#define CFG_KEYS_MAX 128
+#define CFG_KEYS_MAX 160
 
 enum cfg_type {
     CFG_T_UINT,       /* off: unsigned integer of `size` bytes (1, 2, 4, 8); min..max */

@@ -87,8 +87,8 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("lcores", "idle_polls", idle_polls, 1, 1000000, "1024",
              "empty polls in a row before an lcore sleeps idle_sleep_us"),
 
-    CFG_UINT("openflow", "port", of_port, 1, 65535, "6653",
-             "TCP port switches connect to"),
+    CFG_UINT("openflow", "port", of_port, 0, 65535, "6653",
+             "TCP port switches connect to in plaintext (0 = none: TLS only, tls.port)"),
     CFG_UINT("openflow", "extra_port", of_extra_port, 0, 65535, "0",
              "a second listening port (e.g. 6633), 0 = none; must differ from port"),
     CFG_UINT("openflow", "handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000, "10000",
@@ -162,6 +162,29 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "generation_id", of_generation_id, 0, UINT64_MAX, "0",
              "generation id sent with a master/slave ROLE_REQUEST (HA setups raise it on "
              "every failover)"),
+
+    CFG_UINT("tls", "port", tls_port, 0, 65535, "0",
+             "TCP port of the OpenFlow-over-TLS listener (a switch's ssl:IP:PORT), 0 = none; "
+             "needs cert and key, and must differ from openflow.port and extra_port"),
+    CFG_STRING_OPT("tls", "cert", tls_cert,
+               "PEM certificate (then its chain) ofcd shows switches"),
+    CFG_STRING_OPT("tls", "key", tls_key, "PEM private key of cert, mode 600"),
+    CFG_STRING_OPT("tls", "ca", tls_ca,
+               "PEM CA certificate(s) switches' certificates must chain to (Open vSwitch: "
+               "ovs-pki's switchca/cacert.pem)"),
+    CFG_BOOL("tls", "verify_peer", tls_verify_peer, "true",
+             "demand a certificate from each switch, chaining to ca (false: any client may "
+             "connect, logged loudly)"),
+    CFG_STRING("tls", "min_version", tls_min_version, "1.2", "lowest TLS version: 1.2 or 1.3"),
+    CFG_STRING_OPT("tls", "ciphers", tls_ciphers,
+               "TLS 1.2 cipher list, OpenSSL syntax (empty = OpenSSL's default)"),
+    CFG_STRING_OPT("tls", "ciphersuites", tls_ciphersuites,
+               "TLS 1.3 cipher suites, OpenSSL syntax (empty = OpenSSL's default)"),
+    CFG_UINT("tls", "handshake_timeout_ms", tls_handshake_timeout_ms, 100, 600000, "5000",
+             "time a TLS connection has to finish its handshake before it is closed"),
+    CFG_STRING_OPT("tls", "pins_file", tls_pins_file,
+               "lines \"DPID SHA256\": each listed switch must show exactly that certificate "
+               "(empty = no pins)"),
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),

@@ -49,6 +49,9 @@ struct qmsg_conn_up {
     struct qmsg_quota *quota;   /* charge what is made for this connection here */
     uint32_t peer_ip;           /* host order */
     uint16_t peer_port;
+    bool tls;                   /* the channel is TLS (handshake done) */
+    bool has_cert;              /* ... and the switch showed a certificate: */
+    uint8_t cert_sha256[32];    /* its SHA-256 (tls.pins) */
 };
 
 struct qmsg {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "of_event.h"
+#include "of_stream.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
@@ -19,7 +20,7 @@
 #define OF_IO_READ_BUDGET 64
 
 struct of_conn {
-    struct tcp_conn *tcp;            /* NULL: slot free */
+    struct of_stream st;             /* st.tcp NULL: slot free */
     struct of_io *io;
     uint32_t slot;
     uint32_t gen;
@@ -28,12 +29,23 @@ struct of_conn {
     uint32_t peer_ip;                /* host order */
     uint16_t peer_port;
     struct qmsg *down_ev;            /* kept from accept: its CONN_DOWN is never lost */
+    struct qmsg *up_ev;              /* TLS: CONN_UP waits for the handshake */
+    bool in_handshake;               /* TLS: on the io's handshake list */
+    bool first_byte_seen;            /* TLS: the plaintext check is done */
+    uint64_t hs_deadline_us;
+    struct of_conn *hs_prev, *hs_next;
     struct qmsg_fifo out;            /* unsent, in order */
     uint64_t out_bytes;
     struct of_conn *retry_next;
     /* What this slot's connections hold of the buffers; it outlives them
      * until every buffer charged here is back (qmsg_quota.h). */
     struct qmsg_quota quota;
+};
+
+/* A listener: which kind of channel its connections are. */
+struct of_listener {
+    struct of_io *io;
+    bool tls;
 };
 
 /* Connections short of ESTABLISHED from one source address. */
@@ -45,6 +57,9 @@ struct of_pend_ip {
 struct of_io {
     struct of_io_env env;
     unsigned io_index;
+    struct of_listener plain, secure;
+    uint64_t tls_hs_timeout_us;
+    struct of_conn *hs_head, *hs_tail;   /* TLS handshakes, oldest (first to expire) first */
     struct msgq *msg_out;
     struct of_conn *conns;
     uint32_t n_slots;
@@ -61,7 +76,7 @@ struct of_io {
     struct of_pend_ip *pend;         /* open addressing, pend_mask + 1 slots */
     uint32_t pend_mask;
     uint32_t n_conns;
-    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota;
+    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota, rl_tls;
     struct of_io_stats stats;
 };
 
@@ -180,12 +195,19 @@ static void post_event(struct of_io *io, conn_handle_t h, struct qmsg *m, enum q
     qmsg_fifo_push(&io->events, m);
 }
 
-/* The connection's end, told with the buffer it kept. */
+/* The connection's end, told with the buffer it kept; a TLS connection
+ * whose handshake never finished was never told up, so nothing is told. */
 static void post_down(struct of_conn *oc, conn_handle_t h, int reason)
 {
     struct qmsg *m = oc->down_ev;
 
     oc->down_ev = NULL;
+    if (oc->up_ev) {
+        qmsg_free(oc->up_ev);
+        qmsg_free(m);
+        oc->up_ev = NULL;
+        return;
+    }
     post_event(oc->io, h, m, QMSG_CONN_DOWN, &reason, sizeof(reason));
 }
 
@@ -205,46 +227,117 @@ static void free_out(struct of_conn *oc)
     oc->out_bytes = 0;
 }
 
+/* ---- TLS handshakes in progress, oldest first ---------------------------------------- */
+
+static void hs_push(struct of_conn *oc, uint64_t now_us)
+{
+    struct of_io *io = oc->io;
+
+    oc->in_handshake = true;
+    oc->hs_deadline_us = now_us + io->tls_hs_timeout_us;
+    oc->hs_next = NULL;
+    oc->hs_prev = io->hs_tail;
+    if (io->hs_tail)
+        io->hs_tail->hs_next = oc;
+    else
+        io->hs_head = oc;
+    io->hs_tail = oc;
+}
+
+static void hs_remove(struct of_conn *oc)
+{
+    struct of_io *io = oc->io;
+
+    if (!oc->in_handshake)
+        return;
+    oc->in_handshake = false;
+    if (oc->hs_prev)
+        oc->hs_prev->hs_next = oc->hs_next;
+    else
+        io->hs_head = oc->hs_next;
+    if (oc->hs_next)
+        oc->hs_next->hs_prev = oc->hs_prev;
+    else
+        io->hs_tail = oc->hs_prev;
+    oc->hs_prev = oc->hs_next = NULL;
+}
+
 static void release_slot(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
 
     conn_not_pending(oc);
+    hs_remove(oc);
     free_out(oc);
-    oc->tcp = NULL;
     oc->gen = (oc->gen + 1) & 0xffffffu;     /* stale handles stop matching */
     io->free_slots[io->n_free++] = oc->slot;
     io->n_conns--;
     io->stats.conns_closed++;
 }
 
-/* Close from our side (worker asked, framing broken, backlog exceeded). */
+/* Close from our side (worker asked, framing broken, backlog exceeded, TLS
+ * failed); why NULL: the caller logged it already (rate-limited). */
 static void conn_close(struct of_conn *oc, bool abort, const char *why)
 {
     struct of_io *io = oc->io;
     conn_handle_t h = conn_handle(oc);
 
-    if (!oc->tcp)
+    if (!oc->st.tcp)
         return;
-    LOG_INFO("of", "io %u: closing connection %#lx: %s", io->io_index, (unsigned long)h, why);
-    if (abort)
-        tcp_abort(oc->tcp);
-    else
-        tcp_close(oc->tcp);
+    if (why)
+        LOG_INFO("of", "io %u: closing connection %#lx: %s", io->io_index, (unsigned long)h,
+                 why);
+    of_stream_close(&oc->st, abort);
     release_slot(oc);
     post_down(oc, h, -ECONNABORTED);
 }
 
-/* Push queued output into TCP, in order. */
+/* The TLS session failed (a bad certificate, plaintext, a protocol error):
+ * told once per connection, rate-limited, and closed so the alert OpenSSL
+ * queued reaches the switch. */
+static void tls_failed(struct of_conn *oc, const char *why)
+{
+    struct of_io *io = oc->io;
+    uint64_t missed;
+    char peer[OFCD_PEER_STRLEN];
+    bool hs = oc->in_handshake;
+
+    if (hs)
+        io->stats.tls_handshake_failed++;
+    else
+        io->stats.tls_errors++;
+    if (ofcd_ratelimit(&io->rl_tls, io->env.clock_us(), &missed))
+        LOG_WARN("of", "io %u: TLS %s with %s (connection %#lx): %s; closed (%lu more TLS "
+                 "failures unlogged)", io->io_index, hs ? "handshake failed" : "error",
+                 ofcd_peer_format(oc->peer_ip, oc->peer_port, peer),
+                 (unsigned long)conn_handle(oc), why, (unsigned long)missed);
+    conn_close(oc, false, NULL);
+}
+
+/* Readable bytes after asking the stream for want of them; 0 with the
+ * connection closed when its TLS failed. */
+static size_t conn_fill(struct of_conn *oc, size_t want)
+{
+    if (of_stream_fill(&oc->st, want) < 0) {
+        tls_failed(oc, of_stream_error(&oc->st));
+        return 0;
+    }
+    return of_stream_avail(&oc->st);
+}
+
+/* Push queued output into the stream, in order. */
 static void flush_out(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
 
-    while (oc->out.head && oc->tcp) {
+    while (oc->out.head && oc->st.tcp) {
         struct qmsg *m = oc->out.head;
-        ssize_t n = tcp_send(oc->tcp, m->data + m->sent, m->len - m->sent);
+        ssize_t n = of_stream_send(&oc->st, m->data + m->sent, m->len - m->sent);
         if (n < 0) {
-            conn_close(oc, true, "TCP refused output");
+            if (oc->st.tls && n == -EPROTO)
+                tls_failed(oc, of_stream_error(&oc->st));
+            else
+                conn_close(oc, true, "TCP refused output");
             return;
         }
         m->sent += (uint32_t)n;
@@ -265,7 +358,7 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     qmsg_fifo_push(&oc->out, m);
     oc->out_bytes += m->len;
     flush_out(oc);
-    if (oc->tcp && oc->out_bytes > io->out_backlog_max) {
+    if (oc->st.tcp && oc->out_bytes > io->out_backlog_max) {
         io->stats.out_backlog_drops++;
         LOG_WARN("of", "io %u: switch connection %#lx has %lu unsent bytes: it stopped "
                  "reading; disconnecting", io->io_index, (unsigned long)conn_handle(oc),
@@ -298,19 +391,26 @@ static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
 }
 
 /* The reply, queued on the connection; false when no buffer may be taken for
- * it now (the request stays in TCP and is answered later). */
+ * it now (the request stays in the stream and is answered later). */
 static bool answer_echo(struct of_conn *oc, uint16_t len)
 {
     struct qmsg *m = conn_buf(oc, len);
 
     if (!m)
         return false;
-    tcp_recv_copy(oc->tcp, m->data, len);
+    of_stream_copy(&oc->st, m->data, len);
     m->data[1] = OFPT_ECHO_REPLY;        /* same version, xid and payload */
     m->len = len;
     oc->io->stats.echo_inline++;
     queue_out(oc, m);
     return true;
+}
+
+/* More to frame than has been: bytes readable, or (TLS) ciphertext in TCP. */
+static bool more_waiting(const struct of_conn *oc)
+{
+    return of_stream_avail(&oc->st) >= OFP13_HEADER_LEN ||
+           (oc->st.tls && tcp_recv_available(oc->st.tcp));
 }
 
 /* Frame and dispatch what has arrived. Stops at a partial message (more
@@ -321,12 +421,12 @@ static unsigned read_conn(struct of_conn *oc)
     struct of_io *io = oc->io;
     unsigned done = 0, budget;
 
-    for (budget = OF_IO_READ_BUDGET; budget && oc->tcp; budget--) {
-        size_t avail = tcp_recv_available(oc->tcp);
+    for (budget = OF_IO_READ_BUDGET; budget && oc->st.tcp; budget--) {
+        size_t avail = of_stream_avail(&oc->st);
         uint8_t hdr[OFP13_HEADER_LEN];
-        if (avail < sizeof(hdr))
+        if (avail < sizeof(hdr) && (avail = conn_fill(oc, sizeof(hdr))) < sizeof(hdr))
             break;
-        tcp_recv_copy(oc->tcp, hdr, sizeof(hdr));
+        of_stream_copy(&oc->st, hdr, sizeof(hdr));
         uint16_t len = (uint16_t)(hdr[2] << 8 | hdr[3]);
         if (len < OFP13_HEADER_LEN) {
             /* No way to find the next message: the stream is lost. */
@@ -334,16 +434,16 @@ static unsigned read_conn(struct of_conn *oc)
             conn_close(oc, true, "OpenFlow length field below 8: stream cannot be framed");
             return done;
         }
-        if (avail < len)
+        if (avail < len && conn_fill(oc, len) < len)
             return done;
         if (hdr[1] == OFPT_ECHO_REQUEST && hdr[0] == OFP13_VERSION) {
             if (!answer_echo(oc, len)) {
                 retry_later(oc);
                 return done;
             }
-            if (!oc->tcp)
+            if (!oc->st.tcp)
                 return done;
-            tcp_recv_consume(oc->tcp, len);
+            of_stream_consume(&oc->st, len);
             done++;
             continue;
         }
@@ -354,7 +454,7 @@ static unsigned read_conn(struct of_conn *oc)
             retry_later(oc);             /* buffers come back as the worker frees */
             return done;
         }
-        tcp_recv_copy(oc->tcp, m->data, len);
+        of_stream_copy(&oc->st, m->data, len);
         m->len = len;
         m->kind = QMSG_OF;
         m->conn = conn_handle(oc);
@@ -362,21 +462,103 @@ static unsigned read_conn(struct of_conn *oc)
         if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0) {
             qmsg_free(m);
             io->stats.in_blocked++;
-            retry_later(oc);             /* bytes stay in TCP: the window closes */
+            retry_later(oc);             /* bytes stay in the stream: the window closes */
             return done;
         }
         io->stats.msgs_in++;
-        tcp_recv_consume(oc->tcp, len);
+        of_stream_consume(&oc->st, len);
         done++;
     }
-    if (!budget && oc->tcp && tcp_recv_available(oc->tcp) >= OFP13_HEADER_LEN)
+    if (!budget && oc->st.tcp && more_waiting(oc))
         retry_later(oc);                 /* budget spent: continue next loop */
     return done;
 }
 
+/* The switch closed its side and everything that can be framed is read:
+ * nothing more will come, so what is left (a message cut short) never
+ * completes; holding it would pin its bytes until a timeout. */
+static void close_if_ended(struct of_conn *oc)
+{
+    if (!oc->st.tcp || oc->blocked || oc->in_handshake || !of_stream_ended(&oc->st))
+        return;
+    conn_close(oc, false, of_stream_avail(&oc->st)
+                              ? "switch closed the connection in the middle of a message"
+                              : "switch closed the connection");
+}
+
+/* Tell the worker the connection is up: at once for plain TCP, after the
+ * handshake for TLS (the worker's HELLO cannot be written before). */
+static void conn_up(struct of_conn *oc, struct qmsg *up_ev)
+{
+    struct qmsg_conn_up up = {.quota = &oc->quota, .peer_ip = oc->peer_ip,
+                              .peer_port = oc->peer_port, .tls = oc->st.tls != NULL};
+
+    if (oc->st.tls)
+        up.has_cert = tls_sess_peer_sha256(oc->st.tls, up.cert_sha256) == 0;
+    post_event(oc->io, conn_handle(oc), up_ev, QMSG_CONN_UP, &up, sizeof(up));
+    read_conn(oc);
+    close_if_ended(oc);
+}
+
+/* A TLS connection in its handshake: refuse plaintext OpenFlow with a
+ * reason an operator recognises, move the handshake on, and once it is done
+ * log who the switch says it is and hand the connection to the worker. */
+static void tls_progress(struct of_conn *oc)
+{
+    struct of_io *io = oc->io;
+    char peer[OFCD_PEER_STRLEN], subject[160], why[160];
+    uint8_t first;
+
+    if (!oc->first_byte_seen && tcp_recv_copy(oc->st.tcp, &first, 1) == 1) {
+        oc->first_byte_seen = true;
+        if (first != 0x16 && first >= 1 && first <= 6) {   /* not a TLS handshake record */
+            io->stats.tls_plaintext++;
+            snprintf(why, sizeof(why), "plaintext OpenFlow (version byte %#x) on the TLS port: "
+                     "is the switch set to tcp: instead of ssl:?", first);
+            tls_failed(oc, why);
+            return;
+        }
+    }
+    if (of_stream_fill(&oc->st, 0) < 0) {
+        tls_failed(oc, of_stream_error(&oc->st));
+        return;
+    }
+    if (of_stream_handshaking(&oc->st))
+        return;
+    hs_remove(oc);
+    io->stats.tls_handshakes++;
+    tls_sess_peer_subject(oc->st.tls, subject, sizeof(subject));
+    LOG_INFO("of", "io %u: connection %#lx from %s: %s %s, certificate %s", io->io_index,
+             (unsigned long)conn_handle(oc), ofcd_peer_format(oc->peer_ip, oc->peer_port, peer),
+             tls_sess_version(oc->st.tls), tls_sess_cipher(oc->st.tls), subject);
+    struct qmsg *m = oc->up_ev;
+    oc->up_ev = NULL;
+    conn_up(oc, m);
+}
+
+/* Handshakes past tls.handshake_timeout_ms: closed oldest first. */
+static void expire_handshakes(struct of_io *io)
+{
+    uint64_t now = io->env.clock_us(), missed;
+    char peer[OFCD_PEER_STRLEN];
+
+    while (io->hs_head && io->hs_head->hs_deadline_us <= now) {
+        struct of_conn *oc = io->hs_head;
+        io->stats.tls_handshake_timeouts++;
+        if (ofcd_ratelimit(&io->rl_tls, now, &missed))
+            LOG_WARN("of", "io %u: TLS handshake with %s not done within "
+                     "tls.handshake_timeout_ms (%lu ms): closed (%lu more TLS failures "
+                     "unlogged)", io->io_index,
+                     ofcd_peer_format(oc->peer_ip, oc->peer_port, peer),
+                     (unsigned long)(io->tls_hs_timeout_us / 1000), (unsigned long)missed);
+        conn_close(oc, true, NULL);
+    }
+}
+
 static void on_established(struct tcp_conn *c, void *user)
 {
-    struct of_io *io = user;
+    struct of_listener *l = user;
+    struct of_io *io = l->io;
     struct tcp_conn_info info;
     uint64_t missed;
     char peer[OFCD_PEER_STRLEN];
@@ -400,49 +582,49 @@ static void on_established(struct tcp_conn *c, void *user)
      * end must reach the worker whatever the events pool holds by then. */
     struct qmsg *up_ev = qmsg_alloc(io->env.event_pool, sizeof(struct qmsg_conn_up));
     struct qmsg *down_ev = up_ev ? qmsg_alloc(io->env.event_pool, sizeof(int)) : NULL;
-    if (!down_ev) {
+    struct of_stream st = {.tcp = c};
+    bool no_tls = down_ev && l->tls && of_stream_tls_start(&st, io->env.tls) < 0;
+    if (!down_ev || no_tls) {
         qmsg_free(up_ev);
+        qmsg_free(down_ev);
         pend_drop(io, info.remote_ip);
-        io->stats.refused_no_event_buffer++;
+        if (no_tls)
+            io->stats.tls_no_memory++;
+        else
+            io->stats.refused_no_event_buffer++;
         if (ofcd_ratelimit(&io->rl_event, io->env.clock_us(), &missed))
-            LOG_WARN("of", "io %u: events pool empty: refusing %s (%lu more refused unlogged); "
-                     "raise openflow.event_buffers", io->io_index,
+            LOG_WARN("of", "io %u: %s: refusing %s (%lu more refused unlogged)", io->io_index,
+                     no_tls ? "out of memory for a TLS session"
+                            : "events pool empty (raise openflow.event_buffers)",
                      ofcd_peer_format(info.remote_ip, info.remote_port, peer),
                      (unsigned long)missed);
         tcp_abort(c);
         return;
     }
     struct of_conn *oc = &io->conns[io->free_slots[--io->n_free]];
-    oc->tcp = c;
+    oc->st = st;
     oc->down_ev = down_ev;
+    oc->up_ev = NULL;
     /* blocked is left as it is: it says the slot is on the retry list, where
      * a previous connection of this slot may have left it; pushing it again
      * would link the list into a loop. */
     oc->out = (struct qmsg_fifo){0};
     oc->out_bytes = 0;
     oc->pending = true;
+    oc->first_byte_seen = false;
     oc->peer_ip = info.remote_ip;
     oc->peer_port = info.remote_port;
     qmsg_quota_set(&oc->quota, io->conn_buffers, io->conn_bytes, io->conn_control_buffers);
     io->n_conns++;
     io->stats.conns_accepted++;
     tcp_conn_set_user(c, oc);
-    struct qmsg_conn_up up = {.quota = &oc->quota, .peer_ip = info.remote_ip,
-                              .peer_port = info.remote_port};
-    post_event(io, conn_handle(oc), up_ev, QMSG_CONN_UP, &up, sizeof(up));
-    read_conn(oc);
-}
-
-/* The switch closed its side and everything that can be framed is read:
- * nothing more will come, so what is left (a message cut short) never
- * completes; holding it would pin its bytes until a timeout. */
-static void close_if_ended(struct of_conn *oc)
-{
-    if (!oc->tcp || oc->blocked || !tcp_recv_fin(oc->tcp))
+    if (st.tls) {
+        oc->up_ev = up_ev;
+        hs_push(oc, io->env.clock_us());
+        tls_progress(oc);
         return;
-    conn_close(oc, false, tcp_recv_available(oc->tcp)
-                              ? "switch closed the connection in the middle of a message"
-                              : "switch closed the connection");
+    }
+    conn_up(oc, up_ev);
 }
 
 static void on_readable(struct tcp_conn *c, void *user)
@@ -450,6 +632,10 @@ static void on_readable(struct tcp_conn *c, void *user)
     struct of_conn *oc = user;
 
     (void)c;
+    if (oc->in_handshake) {
+        tls_progress(oc);
+        return;
+    }
     if (!oc->blocked)
         read_conn(oc);
     close_if_ended(oc);
@@ -457,8 +643,14 @@ static void on_readable(struct tcp_conn *c, void *user)
 
 static void on_writable(struct tcp_conn *c, void *user)
 {
+    struct of_conn *oc = user;
+
     (void)c;
-    flush_out(user);
+    if (oc->in_handshake) {
+        tls_progress(oc);            /* a handshake flight waited for room */
+        return;
+    }
+    flush_out(oc);
 }
 
 static void on_closed(struct tcp_conn *c, void *user, int reason)
@@ -467,14 +659,16 @@ static void on_closed(struct tcp_conn *c, void *user, int reason)
     conn_handle_t h = conn_handle(oc);
 
     (void)c;
-    if (!oc->tcp)
+    if (!oc->st.tcp)
         return;
+    of_stream_gone(&oc->st);
     release_slot(oc);
     post_down(oc, h, reason);
 }
 
 /* The listener's ops become each accepted connection's; the user pointer
- * switches from the of_io to the connection's of_conn in on_established. */
+ * switches from the of_listener to the connection's of_conn in
+ * on_established. */
 static const struct tcp_conn_ops of_listen_ops = {
     .on_established = on_established,
     .on_readable = on_readable,
@@ -503,6 +697,14 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->rl_refuse = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_quota = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_tls = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->plain = (struct of_listener){.io = io, .tls = false};
+    io->secure = (struct of_listener){.io = io, .tls = true};
+    io->tls_hs_timeout_us = (uint64_t)cfg->tls_handshake_timeout_ms * 1000u;
+    if (cfg->tls_port && !env->tls) {
+        LOG_ERR("of", "io %u: a TLS port (%u) without a TLS context", io_index, cfg->tls_port);
+        goto fail;
+    }
     /* At most max_pending addresses at once: twice that keeps probes short. */
     uint32_t pend_slots = 16;
     while (pend_slots < 2u * cfg->max_pending)
@@ -533,14 +735,15 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->msg_out = msgq_create(&qc);
     if (!io->msg_out)
         goto fail;
-    uint16_t ports[2] = {cfg->port, cfg->extra_port};
-    for (unsigned i = 0; i < 2; i++) {
+    uint16_t ports[3] = {cfg->port, cfg->extra_port, cfg->tls_port};
+    for (unsigned i = 0; i < 3; i++) {
         if (!ports[i])
             continue;
-        int rc = tcp_listen(env->tcp, ports[i], 0, &of_listen_ops, io);
+        int rc = tcp_listen(env->tcp, ports[i], 0, &of_listen_ops,
+                            i == 2 ? &io->secure : &io->plain);
         if (rc < 0) {
-            LOG_ERR("of", "io %u: cannot listen on OpenFlow port %u: %s", io_index, ports[i],
-                    strerror(-rc));
+            LOG_ERR("of", "io %u: cannot listen on OpenFlow%s port %u: %s", io_index,
+                    i == 2 ? " TLS" : "", ports[i], strerror(-rc));
             goto fail;
         }
     }
@@ -559,6 +762,8 @@ void of_io_destroy(struct of_io *io)
     for (uint32_t i = 0; io->conns && i < io->n_slots; i++) {
         free_out(&io->conns[i]);
         qmsg_free(io->conns[i].down_ev);
+        qmsg_free(io->conns[i].up_ev);
+        tls_sess_free(io->conns[i].st.tls);  /* TCP is the stack's to free */
     }
     qmsg_fifo_free(&io->events);
     if (io->msg_out) {
@@ -583,7 +788,7 @@ static struct of_conn *conn_of(struct of_io *io, conn_handle_t h)
     if (conn_handle_io(h) != io->io_index || slot >= io->n_slots)
         return NULL;
     struct of_conn *oc = &io->conns[slot];
-    return oc->tcp && oc->gen == conn_handle_gen(h) ? oc : NULL;
+    return oc->st.tcp && oc->gen == conn_handle_gen(h) ? oc : NULL;
 }
 
 bool of_io_poll(struct of_io *io, uint64_t tsc)
@@ -591,6 +796,8 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     bool worked = false;
 
     flush_events(io);
+    if (io->hs_head)
+        expire_handshakes(io);
     /* Connections that paused on a full ring or an empty pool. */
     struct of_conn *list = io->retry_head;
     io->retry_head = NULL;
@@ -599,7 +806,7 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
         list = oc->retry_next;
         oc->blocked = false;
         /* A connection waiting for its quota is no work: the loop may idle. */
-        if (oc->tcp && read_conn(oc))
+        if (oc->st.tcp && read_conn(oc))
             worked = true;
         close_if_ended(oc);
     }

@@ -21,6 +21,14 @@
  * once (counted, rate-limited log), so silent peers cannot fill the table.
  * The worker says when a connection is established (QMSG_ESTABLISHED).
  *
+ * TLS (tls_port): each connection is an of_stream over TLS; the worker is
+ * told it is up only once the handshake is done (the certificate's SHA-256
+ * in the event), so a switch that cannot show a certificate chaining to the
+ * CA never reaches the OpenFlow handshake. Handshakes are admitted as every
+ * pending connection is (max_pending, max_pending_per_ip), expire after
+ * tls_handshake_timeout_ms (oldest first, O(1) per loop), and each failure
+ * is counted and logged with the peer and OpenSSL's reason (rate-limited).
+ *
  * Connection events (up, down) come from the events pool: both buffers are
  * taken when the connection is accepted (when the pool cannot give them the
  * connection is refused, counted and logged), so a connection's end always
@@ -39,6 +47,7 @@
 #include "qmsg.h"
 #include "qmsg_pool.h"
 #include "tcp.h"
+#include "tls.h"
 
 #define OF_IO_COUNTERS(X)                                                                 \
     X(conns_accepted, "switch connections accepted")                                      \
@@ -55,7 +64,13 @@
     X(refused_pending, "connections refused: openflow.max_pending short of ESTABLISHED")  \
     X(refused_pending_ip, "connections refused: openflow.max_pending_per_ip")             \
     X(refused_table_full, "connections refused: connection table full")                   \
-    X(refused_no_event_buffer, "connections refused: events pool empty (logged)")
+    X(refused_no_event_buffer, "connections refused: events pool empty (logged)")        \
+    X(tls_handshakes, "TLS handshakes completed")                                         \
+    X(tls_handshake_failed, "TLS handshakes failed: certificate, protocol or version")    \
+    X(tls_handshake_timeouts, "TLS handshakes not done within tls.handshake_timeout_ms")  \
+    X(tls_plaintext, "plaintext OpenFlow on the TLS port (also in handshake_failed)")     \
+    X(tls_errors, "TLS connections closed for a protocol error after the handshake")      \
+    X(tls_no_memory, "TLS connections refused: no memory for the session")
 #define OF_IO_GAUGES(X)                                                                   \
     X(switch_conns, "switch connections open")                                            \
     X(pending, "connections not yet ESTABLISHED")
@@ -69,7 +84,9 @@ extern const struct ofcd_counter_group of_io_counters;       /* "openflow_io" */
 
 struct of_io_cfg {
     unsigned io_index;               /* = the io lcore's port queue */
-    uint16_t port, extra_port;       /* listeners (0 = none) */
+    uint16_t port, extra_port;       /* plain listeners (0 = none) */
+    uint16_t tls_port;               /* TLS listener (0 = none; needs env.tls) */
+    uint32_t tls_handshake_timeout_ms;
     uint32_t max_conns;              /* connection table slots */
     uint32_t out_backlog_kb;         /* unsent bytes per switch before disconnect */
     uint32_t queue_size;             /* msg_out slots per class */
@@ -85,6 +102,7 @@ struct of_io_env {
     struct qmsg_pool *pool;          /* for what switches send, charged to their quota */
     struct qmsg_pool *event_pool;    /* for connection events to the workers */
     struct msgq **worker_in;         /* the msg_in ring of every worker */
+    struct tls_ctx *tls;             /* certificates for the TLS port (shared, read-only) */
     unsigned n_workers;
     uint64_t (*clock_tsc)(void);     /* enqueue stamps (ring latency) */
     uint64_t (*clock_us)(void);      /* rate-limited logs */

@@ -39,6 +39,8 @@ struct of_rec {
     struct qmsg_quota *quota;        /* the connection's share (from CONN_UP) */
     uint32_t peer_ip;                /* host order, for logs */
     uint16_t peer_port;
+    bool tls, has_cert;              /* the channel, and its certificate's SHA-256: */
+    uint8_t cert_sha256[32];         /* checked against tls.pins_file */
     struct of_rec *hnext;
     struct of_worker *w;
     struct ofp_chan chan;
@@ -84,6 +86,7 @@ struct of_worker {
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
     const struct of_app *apps[OF_APPS_MAX];
     unsigned n_apps;
+    const struct of_pins *pins;      /* tls.pins_file, NULL = none */
     uint64_t generation_id;
     struct qmsg_pool *pool;          /* what it sends switches */
     struct qmsg_pool *event_pool;    /* what it tells the control thread */
@@ -95,7 +98,7 @@ struct of_worker {
     uint32_t max_ports;
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
-    struct ofcd_ratelimit rl_mp, rl_event;
+    struct ofcd_ratelimit rl_mp, rl_event, rl_pin;
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
     struct of_switch *switches[1u << OFW_HASH_BITS];
@@ -754,6 +757,9 @@ static void conn_up(struct of_worker *w, const struct qmsg *q)
     r->quota = up.quota;
     r->peer_ip = up.peer_ip;
     r->peer_port = up.peer_port;
+    r->tls = up.tls;
+    r->has_cert = up.has_cert;
+    memcpy(r->cert_sha256, up.cert_sha256, sizeof(r->cert_sha256));
     r->hnext = w->recs[hash64(r->h)];
     w->recs[hash64(r->h)] = r;
     w->stats.conns++;
@@ -1086,9 +1092,40 @@ static void claim(struct of_rec *r, struct of_rec *live, const struct ofp_msg *m
         rec_schedule(live);
 }
 
+/* A pinned dpid must come over TLS with exactly its certificate: anyone
+ * else holding a certificate of the switch CA is refused, logged with both
+ * fingerprints. */
+static bool pin_refused(struct of_rec *r, uint64_t dpid)
+{
+    const struct of_pin *pin = of_pins_find(r->w->pins, dpid);
+    char want[OF_PINS_HEX_LEN], got[OF_PINS_HEX_LEN] = "", peer[OFCD_PEER_STRLEN];
+    uint64_t missed;
+
+    if (!pin || (r->has_cert && memcmp(pin->sha256, r->cert_sha256, 32) == 0))
+        return false;
+    r->w->stats.pin_refused++;
+    of_pins_format_sha256(pin->sha256, want);
+    if (r->has_cert)
+        of_pins_format_sha256(r->cert_sha256, got);
+    if (ofcd_ratelimit(&r->w->rl_pin, r->w->now_us, &missed))
+        LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %s shows %s%s, "
+                 "but tls.pins_file pins the dpid to certificate SHA-256 %s: refused (%lu more "
+                 "refusals unlogged)", dpid, r->h,
+                 ofcd_peer_format(r->peer_ip, r->peer_port, peer),
+                 !r->tls      ? "no TLS at all"
+                 : r->has_cert ? "certificate SHA-256 "
+                               : "no certificate",
+                 got, want, (unsigned long)missed);
+    ofp_chan_close(&r->chan, "its certificate is not the one pinned to its dpid");
+    return true;
+}
+
 static void on_features(struct of_rec *r, const struct ofp_msg *m)
 {
     struct of_switch *sw = switch_find(r->w, m->u.features.datapath_id);
+
+    if (!r->sw && pin_refused(r, m->u.features.datapath_id))
+        return;
 
     if (!r->sw && !r->claiming && sw && sw->rec && sw->rec != r &&
         sw->rec->chan.state == OFP_CHAN_ESTABLISHED && r->chan.state == OFP_CHAN_WAIT_FEATURES &&
@@ -1215,9 +1252,11 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->mp_max_bytes = (uint64_t)cfg->mp_max_kb * 1024u;
     w->rl_mp = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_pin = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
     w->role = cfg->role;
     w->generation_id = cfg->generation_id;
+    w->pins = cfg->pins;
     memcpy(w->apps, cfg->apps, sizeof(w->apps));
     w->n_apps = cfg->n_apps;
     w->chan_cfg = cfg->chan;

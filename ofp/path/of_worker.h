@@ -28,6 +28,7 @@
 #include "msgq.h"
 #include "of_app.h"
 #include "ofcd_counters.h"
+#include "of_pins.h"
 #include "ofp_chan.h"
 #include "qmsg_pool.h"
 
@@ -61,7 +62,8 @@ struct of_worker;
     X(ports_over_limit, "switches cut off for more than openflow.max_ports ports")       \
     X(dpid_claims_refused, "connections refused: their dpid's live connection answered")  \
     X(dpid_claims_evicted, "live connections replaced: silent when their dpid was claimed") \
-    X(switches_forgotten, "switch models dropped: gone longer than openflow.forget_after_s")
+    X(switches_forgotten, "switch models dropped: gone longer than openflow.forget_after_s") \
+    X(pin_refused, "connections refused: certificate not the one tls.pins_file pins")
 #define OF_WORKER_GAUGES(X)                                                               \
     X(switches_up, "switches established now")                                            \
     X(switches_known, "switches the worker has a model of")                               \
@@ -88,6 +90,7 @@ struct of_worker_cfg {
     uint64_t generation_id;
     struct ofp_chan_cfg chan;
     const struct of_app *apps[OF_APPS_MAX];  /* their hooks, called in this order */
+    const struct of_pins *pins;      /* tls.pins_file (shared, read-only), NULL = none */
     unsigned n_apps;
 };
 

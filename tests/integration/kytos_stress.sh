@@ -4,6 +4,7 @@
 # place of vegeta: 5 workers x 50/s, the same JSON body), with 20 Open
 # vSwitch bridges connected (1 s inactivity probe). Every answer must be
 # 202, no bridge may disconnect, and the flow must be on the switch.
+# KYTOS_STRESS_CHANNEL=ssl runs it all over TLS (kytos_stress_tls.sh).
 #
 # usage: kytos_stress.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -18,10 +19,15 @@ require_tool hey
 it_setup kytos-stress
 N=20
 FM=http://127.0.0.1:8181/api/kytos/flow_manager/v2
+CHANNEL=${KYTOS_STRESS_CHANNEL:-tcp}
+OFCD_TLS_ARGS=()
 ovs_start "$work/ovs" || fail "cannot start Open vSwitch"
+if [ "$CHANNEL" = ssl ]; then
+    ovs_tls_setup "$work/tls" || fail "ovs-pki could not make the certificates"
+fi
 start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
-    --app.stats_log_interval_s=0
-ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || fail "cannot add bridges"
+    --app.stats_log_interval_s=0 "${OFCD_TLS_ARGS[@]}"
+ovs_add_bridges $N "$CHANNEL:10.66.0.2:6653" 1000 || fail "cannot add bridges"
 wait_rest_metric ofcd_switches_up $N 30 || fail "the $N bridges never all came up"
 
 body='{"flows": [{"priority": 10, "match": {"in_port": 1, "dl_vlan": 100},
@@ -39,7 +45,7 @@ downs=$(grep -c 'disconnected after' "$work/ofcd.log")
 [ "$downs" = 0 ] || { grep 'disconnected after' "$work/ofcd.log" | head; fail "$downs disconnects"; }
 [ "$(ovs_connected_count)" = $N ] || fail "OVS sees $(ovs_connected_count) of $N connected"
 ovs_wait_flow br1 'priority=10,in_port=1,dl_vlan=100 ' || fail "the flow is not on br1"
-pass "0 disconnects of $N bridges, the flow installed on br1"
+pass "0 disconnects of $N bridges ($CHANNEL), the flow installed on br1"
 
 # Stopping under load: answers wait in suspended connections for their
 # commits, and a flood must not keep the stop waiting for them forever.

@@ -20,18 +20,6 @@ require_tool ovs-vswitchd "Open vSwitch"
 N=${OVS_BRIDGES:-100}
 it_setup ovs
 
-# wait_ovs_connected N SECONDS: until OVS reports N controllers connected.
-wait_ovs_connected() {
-    local want=$1 secs=$2 end=$((SECONDS + $2)) c=0
-    while [ $SECONDS -lt $end ]; do
-        c=$(ovs_connected_count)
-        [ "$c" -ge "$want" ] && return 0
-        sleep 0.5
-    done
-    echo "OVS reports $c of $want controllers connected after ${secs}s" >&2
-    return 1
-}
-
 log=$work/ofcd.log
 start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
     --tcp.echo_port=7007
@@ -40,7 +28,7 @@ t0=$SECONDS
 ovs_add_bridges "$N" tcp:10.66.0.2:6653 1000 || fail "cannot create $N bridges"
 wait_stat "$log" "switches_up" "$N" 90 || fail "not all $N switches reached ESTABLISHED"
 pass "$N OVS bridges established in $((SECONDS - t0)) s"
-wait_ovs_connected "$N" 30 || fail "OVS does not see all controllers connected"
+ovs_wait_connected "$N" 30 || fail "OVS does not see all controllers connected"
 pass "OVS reports all $N controllers connected"
 
 # Every bridge's LOCAL port came in PORT_DESC.

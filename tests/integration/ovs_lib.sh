@@ -7,6 +7,8 @@
 #   ovs_add_bridges N CTRL [PROBE_MS]  bridges br1..brN, dpid 0x1000+i,
 #                          OpenFlow13 only, controller CTRL (e.g. tcp:10.66.0.2:6653)
 #   ovs_connected_count    bridges whose controller reports is_connected=true
+#   ovs_wait_connected N SECS  until at least N do (OVS updates the column
+#                          every few seconds, so a test waits for it)
 #   ovs_dump_flows BR      BR's OpenFlow 1.3 flows, one per line, no counters
 #   ovs_wait_flow BR TEXT [gone]  until a flow of BR contains TEXT (or, with
 #                          "gone", none does): 0, or 1 after 10 s with BR's flows shown
@@ -53,6 +55,17 @@ ovs_connected_count() {
     ovs_vsctl --bare --columns=is_connected list controller | grep -c true
 }
 
+ovs_wait_connected() {
+    local want=$1 end=$((SECONDS + $2)) c=0
+    while [ $SECONDS -lt $end ]; do
+        c=$(ovs_connected_count)
+        [ "$c" -ge "$want" ] && return 0
+        sleep 0.5
+    done
+    echo "OVS reports $c of $want controllers connected after $2 s" >&2
+    return 1
+}
+
 ovs_dump_flows() {
     ovs-ofctl -O OpenFlow13 --no-stats dump-flows "unix:$OVS_DIR/$1.mgmt" | grep -v '^OFPST'
 }
@@ -86,4 +99,19 @@ ovs_stop() {
         kill -TERM "$pid" 2>/dev/null
         timeout 10 tail -s 0.05 --pid="$pid" -f /dev/null || kill -KILL "$pid" 2>/dev/null
     done
+}
+
+# ovs_tls_setup DIR: certificates as Open vSwitch's documentation makes
+# them (ovs-pki: a controller CA and a switch CA), this OVS's SSL set to the
+# switch's, and OFCD_TLS_ARGS the ofcd options for TLS only on 6653.
+ovs_tls_setup() {
+    local d=$1
+    mkdir -p "$d" || return 1
+    ovs-pki --dir="$d/pki" --force init >/dev/null 2>&1 || return 1
+    (cd "$d" && ovs-pki --dir="$d/pki" --force req+sign ctl controller >/dev/null 2>&1 &&
+        ovs-pki --dir="$d/pki" --force req+sign sc switch >/dev/null 2>&1) || return 1
+    ovs_vsctl set-ssl "$d/sc-privkey.pem" "$d/sc-cert.pem" "$d/pki/controllerca/cacert.pem" ||
+        return 1
+    OFCD_TLS_ARGS=(--openflow.port=0 --tls.port=6653 --tls.cert="$d/ctl-cert.pem"
+                   --tls.key="$d/ctl-privkey.pem" --tls.ca="$d/pki/switchca/cacert.pem")
 }

@@ -405,8 +405,10 @@ static const struct uint_case uint_cases[] = {
     UCASE("port.burst", burst, 1, 512),
     UCASE("lcores.idle_sleep_us", idle_sleep_us, 0, 100000),
     UCASE("lcores.idle_polls", idle_polls, 1, 1000000),
-    UCASE("openflow.port", of_port, 1, 65535),
+    UCASE("openflow.port", of_port, 0, 65535),
     UCASE("openflow.extra_port", of_extra_port, 0, 65535),
+    UCASE("tls.port", tls_port, 0, 65535),
+    UCASE("tls.handshake_timeout_ms", tls_handshake_timeout_ms, 100, 600000),
     UCASE("openflow.handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000),
     UCASE("openflow.hello_timeout_ms", of_hello_timeout_ms, 0, 600000),
     UCASE("openflow.max_pending", of_max_pending, 1, 1048576),
@@ -1048,12 +1050,12 @@ static void test_load_file(void **state)
     assert_int_equal(c.of_extra_port, 6653);
 
     /* Errors inside a file name it with the line. */
-    const char bad[] = "[openflow]\n\nport = 0\n";
+    const char bad[] = "[openflow]\n\nport = 65536\n";
     write_file(path, bad, sizeof(bad) - 1);
     memcpy(&before, &c, sizeof(c));
     assert_int_equal(cfg_load_file(&c, path, err, sizeof(err)), -EINVAL);
     char where[96];
-    snprintf(where, sizeof(where), "%s:3: openflow.port = '0'", path);
+    snprintf(where, sizeof(where), "%s:3: openflow.port = '65536'", path);
     assert_has(err, where);
     assert_cfg_equal(&c, &before);
 
@@ -1227,6 +1229,46 @@ static void test_finish_openflow_ports(void **state)
     assert_has(err, "openflow.port = 6653");
     override_ok(&c, "openflow.port=6633");
     assert_int_equal(finish(&c, err), 0);
+}
+
+/* TLS: its port is a kind of its own, needs its certificate and key, and
+ * verifying switches needs the CA; TLS only is openflow.port = 0. */
+static void test_finish_tls(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(c.tls_port, 0);
+    assert_true(c.tls_verify_peer);
+    override_ok(&c, "tls.port=6653");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "tls.port = 6653 is also a plaintext port");
+    override_ok(&c, "tls.port=6654");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "needs tls.cert and tls.key (tls.cert is empty)");
+    override_ok(&c, "tls.cert=/etc/ofcd/cert.pem");
+    override_ok(&c, "tls.key=/etc/ofcd/key.pem");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "tls.verify_peer = true needs tls.ca");
+    override_ok(&c, "tls.ca=/etc/ofcd/switchca.pem");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "tls.min_version=1.1");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "tls.min_version = '1.1'");
+    override_ok(&c, "tls.min_version=1.3");
+    override_ok(&c, "openflow.port=0");
+    assert_int_equal(finish(&c, err), 0);                 /* TLS only */
+    override_ok(&c, "tls.pins_file=/etc/ofcd/pins");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "tls.port=0");
+    override_ok(&c, "openflow.port=6653");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "tls.pins_file pins switches to certificates, which needs tls.port");
+    override_ok(&c, "tls.pins_file=");
+    override_ok(&c, "openflow.port=0");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "nowhere to connect");
 }
 
 static void test_finish_fault_rates(void **state)
@@ -1488,6 +1530,7 @@ int main(void)
         cmocka_unit_test(test_finish_descriptors),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
+        cmocka_unit_test(test_finish_tls),
         cmocka_unit_test(test_finish_fault_rates),
         cmocka_unit_test(test_finish_ranges),
         cmocka_unit_test(test_print_round_trip),
