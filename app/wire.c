@@ -144,6 +144,7 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .auth = c->rest_auth,
         .token_minutes = c->rest_token_minutes,
         .users_file = c->rest_users_file,
+        .reader_tokens_file = c->rest_reader_tokens_file,
         .data_dir = c->data_dir,
     };
 }

@@ -11,8 +11,8 @@
 
 #include "ofcd_log.h"
 
-int ofcd_pem_read(const char *subsys, const char *key_name, const char *path, bool secret,
-                  char **out)
+static int read_file(const char *subsys, const char *key_name, const char *path, bool secret,
+                     bool pem, char **out)
 {
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -24,8 +24,8 @@ int ofcd_pem_read(const char *subsys, const char *key_name, const char *path, bo
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         st.st_size > (off_t)OFCD_PEM_MAX) {
-        LOG_ERR(subsys, "%s = %s: not a PEM file of 1 byte .. %u KiB", key_name, path,
-                OFCD_PEM_MAX / 1024);
+        LOG_ERR(subsys, "%s = %s: not a %s of 1 byte .. %u KiB", key_name, path,
+                pem ? "PEM file" : "regular file", OFCD_PEM_MAX / 1024);
         close(fd);
         return -EINVAL;
     }
@@ -50,11 +50,23 @@ int ofcd_pem_read(const char *subsys, const char *key_name, const char *path, bo
         return -EIO;
     }
     buf[got] = '\0';
-    if (!strstr(buf, "-----BEGIN ")) {
+    if (pem && !strstr(buf, "-----BEGIN ")) {
         LOG_ERR(subsys, "%s = %s: no PEM block (-----BEGIN ...) in it", key_name, path);
         free(buf);
         return -EINVAL;
     }
     *out = buf;
     return 0;
+}
+
+int ofcd_pem_read(const char *subsys, const char *key_name, const char *path, bool secret,
+                  char **out)
+{
+    return read_file(subsys, key_name, path, secret, true, out);
+}
+
+int ofcd_secret_file_read(const char *subsys, const char *key_name, const char *path,
+                          char **out)
+{
+    return read_file(subsys, key_name, path, true, false, out);
 }

@@ -1,10 +1,11 @@
 /*
- * ofcd_pem: read a PEM file (certificate, chain, CA bundle or private key)
- * named by a configuration key into memory, once, at start — with the
- * checks an operator expects to be told about by key and file: it must be a
- * regular file of 1 byte .. OFCD_PEM_MAX holding a PEM block, and a secret
- * (a private key) must not be readable by anyone but its owner, as ssh
- * refuses such a key. Errors are logged under the caller's subsystem.
+ * ofcd_pem: read a key file named by a configuration key into memory, once,
+ * at start — a PEM file (certificate, chain, CA bundle, private key) or
+ * another secret (a token list) — with the checks an operator expects to be
+ * told about by key and file: a regular file of 1 byte .. OFCD_PEM_MAX (a
+ * PEM one holding a PEM block), and a secret not readable by anyone but its
+ * owner, as ssh refuses such a key. Errors are logged under the caller's
+ * subsystem.
  */
 #ifndef OFCD_PEM_H
 #define OFCD_PEM_H
@@ -17,5 +18,9 @@
  * "<key_name> = <path>: why" under subsys) and nothing allocated. */
 int ofcd_pem_read(const char *subsys, const char *key_name, const char *path, bool secret,
                   char **out);
+
+/* The same for a secret that is not PEM (a token list): any text, mode 600. */
+int ofcd_secret_file_read(const char *subsys, const char *key_name, const char *path,
+                          char **out);
 
 #endif

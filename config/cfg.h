@@ -141,6 +141,7 @@ struct ofcd_config {
     bool rest_allow_insecure;            /* a non-loopback listen without auth */
     uint32_t rest_token_minutes;
     char rest_users_file[CFG_STR_MAX];   /* "" = data_dir/users.json */
+    char rest_reader_tokens_file[CFG_STR_MAX]; /* static reader tokens, "" = none */
 
     /* [flow_manager] */
     uint32_t fm_pacing_per_s;            /* flow_mods/s per owner per switch, 0 = off */

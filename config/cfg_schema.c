@@ -284,6 +284,9 @@ const struct cfg_key cfg_keys[] = {
     CFG_STRING_OPT("rest", "users_file", rest_users_file,
                "the users and their password hashes, mode 600 (empty = "
                "app.data_dir/users.json)"),
+    CFG_STRING_OPT("rest", "reader_tokens_file", rest_reader_tokens_file,
+               "lines \"NAME TOKEN\", mode 600: static bearer tokens that may GET (scrapers "
+               "such as Prometheus; empty = none)"),
     CFG_BOOL("rest", "allow_insecure", rest_allow_insecure, "false",
              "let rest.listen be a non-loopback address without rest.auth (refused "
              "otherwise; logged loudly when allowed)"),

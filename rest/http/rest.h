@@ -47,6 +47,7 @@ struct rest_cfg {
     bool auth;                          /* bearer tokens required (rest_auth.h) */
     unsigned token_minutes;             /* a login's token lives this long */
     const char *users_file;             /* the users (rest_users.h) */
+    const char *reader_tokens_file;     /* static reader tokens, "" = none */
     const char *data_dir;               /* where the token key lives */
 };
 

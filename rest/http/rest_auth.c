@@ -61,9 +61,65 @@ static int load_key(struct rest_auth *a, const char *data_dir)
     return rc;
 }
 
+static void note_identity(struct rest_auth *a)
+{
+    struct stat st;
+
+    if (stat(a->users_file, &st) == 0) {
+        a->users_mtime = st.st_mtim;
+        a->users_ino = st.st_ino;
+    } else {
+        a->users_mtime = (struct timespec){0, 0};
+        a->users_ino = 0;
+    }
+}
+
+/* The users file changed under us (a new inode or mtime: `ofcd user add`
+ * renames a new file over it): read it again, at most one stat a second.
+ * Read and swapped under the write lock, so a user route's change is never
+ * overwritten with older text; a file that no longer reads keeps the set. */
+static void refresh_users(struct rest_auth *a, uint64_t now_s)
+{
+    uint_fast64_t last = atomic_load_explicit(&a->users_checked_s, memory_order_relaxed);
+    struct stat st;
+    struct rest_users fresh;
+
+    if (last == now_s || !atomic_compare_exchange_strong(&a->users_checked_s, &last, now_s))
+        return;
+    pthread_rwlock_wrlock(&a->lock);
+    if (stat(a->users_file, &st) != 0 ||
+        (st.st_ino == a->users_ino && st.st_mtim.tv_sec == a->users_mtime.tv_sec &&
+         st.st_mtim.tv_nsec == a->users_mtime.tv_nsec)) {
+        pthread_rwlock_unlock(&a->lock);
+        return;
+    }
+    int rc = rest_users_load(a->users_file, &fresh);
+    if (rc == 0 && fresh.n && rest_auth_need_key(a, a->data_dir) < 0)
+        rc = -EIO;
+    if (rc == 0) {
+        rest_users_free(&a->users);
+        a->users = fresh;
+        LOG_INFO("rest", "%s changed: %zu user(s) now", a->users_file, (size_t)fresh.n);
+    } else {
+        if (rc == -EIO)
+            rest_users_free(&fresh);
+        LOG_WARN("rest", "%s changed but cannot be read (%s): keeping the %zu user(s) known",
+                 a->users_file, strerror(-rc), (size_t)a->users.n);
+    }
+    note_identity(a);
+    pthread_rwlock_unlock(&a->lock);
+}
+
+void rest_auth_users_saved(struct rest_auth *a)
+{
+    note_identity(a);
+}
+
 int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
 {
     memset(a, 0, sizeof(*a));
+    a->users_file = cfg->users_file;
+    a->data_dir = cfg->data_dir;
     rest_login_guard_init(&a->guard);
     a->on = cfg->auth;
     a->token_minutes = cfg->token_minutes ? cfg->token_minutes : 180;
@@ -77,12 +133,16 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
         return rc;
     }
     rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
+    if (rc == 0)
+        rc = rest_static_tokens_load(cfg->reader_tokens_file, &a->readers);
     if (rc < 0) {
         rest_users_free(&a->users);
         rest_login_guard_destroy(&a->guard);
         return rc;
     }
     pthread_rwlock_init(&a->lock, NULL);
+    note_identity(a);
+    atomic_init(&a->users_checked_s, (uint_fast64_t)time(NULL));
     a->opened = true;
     return 0;
 }
@@ -100,6 +160,7 @@ void rest_auth_close(struct rest_auth *a)
     pthread_rwlock_destroy(&a->lock);
     rest_login_guard_destroy(&a->guard);
     rest_users_free(&a->users);
+    rest_static_tokens_free(&a->readers);
     OPENSSL_cleanse(a->key, sizeof(a->key));
 }
 
@@ -116,6 +177,7 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
 
     if (!a->on)
         return true;
+    refresh_users(a, now_s);
     const char *h = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
                                                 MHD_HTTP_HEADER_AUTHORIZATION);
     if (!h) {
@@ -126,6 +188,15 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
         unauthorized(r, "Authorization is not \"Bearer TOKEN\"");
         return false;
     }
+    bool reads = strcmp(q->method, "GET") == 0 || strcmp(q->method, "HEAD") == 0;
+    const char *reader = rest_static_tokens_match(&a->readers, h + 7);
+    if (reader && !reads) {
+        rest_error(r, 403, "static token %s is a reader's: only admin may %s", reader,
+                   q->method);
+        return false;
+    }
+    if (reader)
+        return true;
     int rc = rest_jwt_verify(a->key, sizeof(a->key), h + 7, now_s, &c);
     if (rc == -ETIMEDOUT) {
         unauthorized(r, "the token has expired; log in again");
@@ -143,8 +214,7 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
         unauthorized(r, "the token's user no longer exists");
         return false;
     }
-    if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "HEAD") != 0 &&
-        strcmp(c.role, "admin") != 0) {
+    if (!reads && strcmp(c.role, "admin") != 0) {
         rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, c.role,
                    q->method);
         return false;
@@ -159,6 +229,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     char token[REST_JWT_MAX];
     const char *role;
 
+    refresh_users(a, (uint64_t)time(NULL));
     pthread_rwlock_rdlock(&a->lock);
     bool have_key = a->have_key;
     pthread_rwlock_unlock(&a->lock);

@@ -11,15 +11,22 @@
  * signing key is 32 random bytes made at first start in
  * APP_DATA_DIR/rest_jwt.key (mode 600), so tokens outlive a restart.
  * Failed logins are limited per client address (rest_login_guard.h).
+ * Scrapers that cannot log in present a static reader token
+ * (rest_static_tokens.h) instead. A users file rewritten under a running
+ * ofcd (`ofcd user add`) is read again within a second.
  */
 #ifndef OFCD_REST_AUTH_H
 #define OFCD_REST_AUTH_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "rest_login_guard.h"
+#include "rest_static_tokens.h"
 #include "rest_users.h"
 
 struct rest_cfg;
@@ -32,9 +39,16 @@ struct rest_auth {
     bool have_key;
     uint8_t key[32];
     struct rest_users users;
+    struct rest_static_tokens readers;  /* rest.reader_tokens_file (read-only) */
     unsigned token_minutes;
     struct rest_login_guard guard;      /* failed logins per client (its own lock) */
     pthread_rwlock_t lock;              /* users and have_key: the users routes write */
+    /* `ofcd user add` rewrites the users file under a running ofcd: its
+     * identity when last read (under lock), looked at once a second. */
+    const char *users_file, *data_dir;
+    struct timespec users_mtime;
+    ino_t users_ino;
+    atomic_uint_fast64_t users_checked_s;
 };
 
 /* Load the users and the key (made if missing). 0, or a negative errno
@@ -53,6 +67,10 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r);
 /* With a->lock held for writing: the signing key, loaded or made now
  * (the first user added at run time needs it). 0 or a negative errno. */
 int rest_auth_need_key(struct rest_auth *a, const char *data_dir);
+
+/* With a->lock held for writing, after the users routes wrote the file:
+ * what they wrote is the set in memory, not a change to read again. */
+void rest_auth_users_saved(struct rest_auth *a);
 
 /* Kytos-ng's user routes, .../core/auth/users[/NAME] (rest_users_api.c). */
 void rest_users_list(struct rest_req *q, struct rest_reply *r);

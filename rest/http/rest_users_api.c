@@ -141,6 +141,8 @@ static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
 static int save_or_fail(struct rest_server *rs, struct rest_reply *r)
 {
     int rc = rest_users_save(rs->cfg.users_file, &rs->auth.users);
+    if (rc == 0)
+        rest_auth_users_saved(&rs->auth);
     if (rc < 0)
         rest_error(r, 500, "cannot write %s: %s; nothing changed", rs->cfg.users_file,
                    strerror(-rc));

@@ -44,7 +44,17 @@ printf 'password3\n' | "$OFCD" user add 'b b' "${C[@]}" >/dev/null 2>&1 && fail 
 grep -q password1 "$work/var/users.json" && fail "a password is stored in clear"
 pass "ofcd user add: admin and reader, bad names and short passwords refused, mode 600, hashed"
 
-start_ofcd "$work/ofcd.log" "${C[@]}" --app.stats_log_interval_s=0 --rest.auth=true
+# Static reader tokens (a scraper's): mode 600 or start-up stops.
+scrape=$(openssl rand -hex 32)
+printf '# scrapers\nprometheus %s\n' "$scrape" >"$work/readers"
+chmod 644 "$work/readers"
+"$OFCD" "${C[@]}" --rest.auth=true --rest.reader_tokens_file="$work/readers" >"$work/r.log" 2>&1 &&
+    fail "a world-readable reader_tokens_file was accepted"
+grep -q "rest.reader_tokens_file = $work/readers: readable by others" "$work/r.log" ||
+    fail "no reason given for the tokens file's mode: $(cat "$work/r.log")"
+chmod 600 "$work/readers"
+start_ofcd "$work/ofcd.log" "${C[@]}" --app.stats_log_interval_s=0 --rest.auth=true \
+    --rest.reader_tokens_file="$work/readers"
 
 # code URL [CURL_ARGS...]: the status; body in $work/body, headers in $work/h
 code() {
@@ -78,6 +88,18 @@ pass "login with Basic credentials gives a token; bad credentials 400/401"
     -H 'Content-Type: application/json' -d '{"flows": [{"priority": 1}]}')" = 403 ] ||
     fail "reader POST: not 403: $(cat "$work/body")"
 pass "an admin's token may change, a reader's only read (403 otherwise)"
+[ "$(code "$API/metrics" -H "Authorization: Bearer $scrape")" = 200 ] ||
+    fail "the static reader token cannot scrape /metrics"
+grep -q '^ofcd_' "$work/body" || fail "/metrics with the static token has no ofcd series"
+[ "$(code "$FM/flows/00:00:00:00:00:00:00:01" -X POST -H 'Content-Type: application/json' \
+    -d '{"flows":[{"priority":1}]}' -H "Authorization: Bearer $scrape")" = 403 ] ||
+    fail "the static reader token may POST"
+jq -e '.description | test("static token prometheus is a reader")' "$work/body" >/dev/null ||
+    fail "403 body: $(cat "$work/body")"
+off=${scrape%?}$([ "${scrape: -1}" = 0 ] && echo 1 || echo 0)
+[ "$(code "$API/metrics" -H "Authorization: Bearer $off")" = 401 ] ||
+    fail "a token one character off is accepted"
+pass "a static reader token (rest.reader_tokens_file) scrapes /metrics, may not POST"
 
 # Tokens made here: one signed with another key, one expired, one for a user
 # that does not exist, all otherwise as ofcd makes them.
@@ -145,6 +167,17 @@ grep -q '"carl"' "$work/var/users.json" || fail "carl is not in the users file"
 grep -q '"carl"' "$work/var/users.json" && fail "carl is still in the users file"
 [ "$(stat -c %a "$work/var/users.json")" = 600 ] || fail "users.json lost mode 600"
 pass "Kytos-ng's user routes: list, get, create, PATCH, DELETE, kept in the users file"
+
+# `ofcd user add` on the running ofcd: the rewritten file is read again.
+printf 'password7\n' | "$OFCD" user add dora "${C[@]}" >/dev/null || fail "user add dora (running)"
+end=$((SECONDS + 5))
+until [ "$(code "$LOGIN" -u dora:password7)" = 200 ]; do
+    [ $SECONDS -lt $end ] || fail "dora, added while ofcd runs, cannot log in after 5 s"
+    sleep 0.5      # the file is looked at once a second; fewer than 5 failures, no lock-out
+done
+grep -q "users.json changed: " "$work/ofcd.log" || fail "the reload is not logged"
+[ "$(code "$LOGIN" -u alice:password1)" = 200 ] || fail "alice lost by the reload"
+pass "a user added with ofcd user add while ofcd runs can log in within seconds"
 
 # Guessing is stopped: after 5 failures (the logins above ended in a
 # success, which cleared the count) the address waits, even with the right

@@ -16,6 +16,7 @@
 
 #include "rest_jwt.h"
 #include "rest_login_guard.h"
+#include "rest_static_tokens.h"
 #include "rest_users.h"
 
 static const uint8_t key[32] = "0123456789abcdef0123456789abcdef";
@@ -181,6 +182,49 @@ static void test_login_guard(void **state)
     rest_login_guard_destroy(&g);
 }
 
+/* Static reader tokens: as written, matched only whole, mistakes named by line. */
+static void test_static_tokens(void **state)
+{
+    struct rest_static_tokens t;
+    char err[200];
+    const char *tok = "0123456789abcdef0123456789abcdef";
+    char text[256];
+
+    (void)state;
+    snprintf(text, sizeof(text), "# scrapers\nprometheus %s\n\ngrafana %s-2  # dashboards\n", tok,
+             tok);
+    assert_int_equal(rest_static_tokens_parse(text, &t, err, sizeof(err)), 0);
+    assert_int_equal(t.n, 2);
+    assert_string_equal(rest_static_tokens_match(&t, tok), "prometheus");
+    char two[64];
+    snprintf(two, sizeof(two), "%s-2", tok);
+    assert_string_equal(rest_static_tokens_match(&t, two), "grafana");
+    assert_null(rest_static_tokens_match(&t, "0123456789abcdef0123456789abcde"));
+    assert_null(rest_static_tokens_match(&t, "0123456789abcdef0123456789abcdeF"));
+    assert_null(rest_static_tokens_match(&t, ""));
+    /* Only hashes are kept. */
+    assert_null(memmem(t.v, t.n * sizeof(*t.v), tok, strlen(tok)));
+    rest_static_tokens_free(&t);
+
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"prometheus short\n", "line 1: prometheus's token is shorter than 32"},
+        {"# c\nprometheus\n", "line 2: expected \"NAME TOKEN\""},
+        {"bad/name 0123456789abcdef0123456789abcdef\n", "line 1: expected"},
+        {"a 0123456789abcdef0123456789abcdef\na 0123456789abcdef0123456789abcdeg\n",
+         "line 2: a is named twice"},
+        {"a 0123456789abcdef0123456789abcdef extra\n", "line 1: expected"},
+        {"a 0123456789abcdef0123456789abcdef\"\n", "not token characters"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(rest_static_tokens_parse(bad[i].text, &t, err, sizeof(err)), -EINVAL);
+        if (!strstr(err, bad[i].why))
+            fail_msg("\"%s\": said \"%s\", expected \"%s\"", bad[i].text, err, bad[i].why);
+        assert_int_equal(t.n, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_jwt_tampering),
         cmocka_unit_test(test_users_file),
         cmocka_unit_test(test_login_guard),
+        cmocka_unit_test(test_static_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
