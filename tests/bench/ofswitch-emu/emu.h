@@ -96,6 +96,7 @@ struct emu_opts {
     bool quiet;
     uint64_t seed;
     const char *dump_path;        /* --dump-replies: offline run writing replies here */
+    const char *tls;              /* --tls CERT,KEY,CA, NULL = plain TCP */
 };
 
 enum emu_cs {
@@ -103,6 +104,7 @@ enum emu_cs {
     EMU_CS_CONNECTING,
     EMU_CS_LISTENING,  /* listener open, no connection */
     EMU_CS_OPEN,       /* TCP up: OpenFlow runs */
+    EMU_CS_TLS,        /* TCP up, TLS handshake under way (--tls) */
 };
 
 enum emu_disc {
@@ -156,6 +158,7 @@ struct emu_sw {
     uint32_t idx;
     int fd;
     int lfd;
+    void *ssl;                /* --tls: the session on fd (emu_tls.c) */
     uint8_t cs;
     uint16_t flags;
     uint32_t ev_mask;         /* events currently registered for fd */
@@ -273,6 +276,8 @@ struct emu_ctx {
     bool stop;
     bool stopping;            /* shutting down: no reconnects */
     bool offline;             /* --dump-replies: no sockets */
+    void *tls;                /* --tls: the client context, NULL = plain TCP */
+    bool tls_error_told;      /* a TLS failure was printed (once per run) */
     struct emu_timer t_sample;
     struct emu_timer t_end;
 };

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "emu.h"
+#include "emu_tls.h"
 
 #define SBUF_MIN 512u
 /* A drained queue keeps its buffer up to this size; larger ones are freed so idle
@@ -161,9 +162,21 @@ static void on_open(struct emu_sw *sw)
     emu_agent_on_open(sw);
 }
 
+static ssize_t conn_recv(struct emu_sw *sw, void *buf, size_t len)
+{
+    return sw->ssl ? emu_tls_recv(sw, buf, len) : recv(sw->fd, buf, len, 0);
+}
+
+static ssize_t conn_send(struct emu_sw *sw, const void *buf, size_t len)
+{
+    return sw->ssl ? emu_tls_send(sw, buf, len)
+                   : send(sw->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void connect_failed(struct emu_sw *sw)
 {
     struct emu_ctx *ctx = sw->ctx;
+    emu_tls_free(sw);
     if (sw->fd >= 0) {
         emu_loop_del(&ctx->loop, sw->fd);
         close(sw->fd);
@@ -175,6 +188,39 @@ static void connect_failed(struct emu_sw *sw)
     if (!ctx->stopping)
         emu_timer_arm(&ctx->loop, &sw->t_conn,
                       emu_now_ns() + backoff_delay(sw) * EMU_NS_PER_MS);
+}
+
+/* --tls: the handshake on, OpenFlow once it is done. */
+static void tls_step(struct emu_sw *sw)
+{
+    bool want_write = false;
+    int rc = emu_tls_handshake(sw, &want_write);
+    if (rc > 0) {
+        on_open(sw);
+        return;
+    }
+    uint32_t ev = want_write ? EPOLLOUT : EPOLLIN;
+    if (rc < 0 || (ev != sw->ev_mask &&
+                   emu_loop_mod(&sw->ctx->loop, sw->fd, ev, tag(sw, EMU_TAG_CONN)))) {
+        connect_failed(sw);
+        return;
+    }
+    sw->ev_mask = ev;
+}
+
+/* TCP is up: OpenFlow at once, or TLS first. */
+static void tcp_up(struct emu_sw *sw)
+{
+    if (!sw->ctx->tls) {
+        on_open(sw);
+        return;
+    }
+    if (emu_tls_start(sw)) {
+        connect_failed(sw);
+        return;
+    }
+    sw->cs = EMU_CS_TLS;
+    tls_step(sw);
 }
 
 static void start_connect(struct emu_sw *sw)
@@ -198,7 +244,7 @@ static void start_connect(struct emu_sw *sw)
         }
         emu_hist_add(&ctx->st.connect, emu_now_ns() - sw->t_conn_start);
         ctx->st.connects++;
-        on_open(sw);
+        tcp_up(sw);
         return;
     }
     if (errno != EINPROGRESS ||
@@ -303,7 +349,8 @@ void emu_conn_close(struct emu_sw *sw, enum emu_disc reason)
     if (sw->fd >= 0) {
         /* Best effort: an ERROR explaining the close may still be queued. */
         if (sw->tx.len)
-            (void)send(sw->fd, sw->tx.p + sw->tx.off, sw->tx.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+            (void)conn_send(sw, sw->tx.p + sw->tx.off, sw->tx.len);
+        emu_tls_free(sw);
         emu_loop_del(&ctx->loop, sw->fd);
         close(sw->fd);
         sw->fd = -1;
@@ -329,6 +376,7 @@ void emu_conn_free(struct emu_sw *sw)
 {
     struct emu_ctx *ctx = sw->ctx;
     emu_conn_close(sw, EMU_DISC_SHUTDOWN);
+    emu_tls_free(sw);                  /* a handshake still under way */
     if (sw->fd >= 0) {
         emu_loop_del(&ctx->loop, sw->fd);
         close(sw->fd);
@@ -405,10 +453,10 @@ static void keep_rx(struct emu_sw *sw, const uint8_t *p, size_t n)
         emu_conn_close(sw, rc == -ENOMEM ? EMU_DISC_NO_MEMORY : EMU_DISC_TX_OVERFLOW);
 }
 
-static void do_read(struct emu_sw *sw)
+static void do_read_once(struct emu_sw *sw)
 {
     struct emu_ctx *ctx = sw->ctx;
-    ssize_t n = recv(sw->fd, ctx->rxbuf, EMU_RX_CHUNK, 0);
+    ssize_t n = conn_recv(sw, ctx->rxbuf, EMU_RX_CHUNK);
     if (n == 0) {
         emu_conn_close(sw, EMU_DISC_PEER_CLOSED);
         return;
@@ -429,6 +477,17 @@ static void do_read(struct emu_sw *sw)
     size_t used = process(sw, ctx->rxbuf, (size_t)n);
     if (used != CLOSED && used < (size_t)n)
         keep_rx(sw, ctx->rxbuf + used, (size_t)n - used);
+}
+
+/* TLS: OpenSSL may hold decrypted bytes epoll will not announce; read them
+ * too while the switch is still reading. */
+static void do_read(struct emu_sw *sw)
+{
+    uint32_t gen = sw->conn_gen;
+    do
+        do_read_once(sw);
+    while (sw->conn_gen == gen && sw->cs == EMU_CS_OPEN && !(sw->flags & EMU_SWF_RX_PAUSED) &&
+           emu_tls_pending(sw));
 }
 
 int emu_conn_feed(struct emu_sw *sw, const uint8_t *buf, size_t len)
@@ -493,7 +552,7 @@ static void flush(struct emu_sw *sw)
     struct emu_ctx *ctx = sw->ctx;
     bool sent = false;
     while (sw->tx.len) {
-        ssize_t n = send(sw->fd, sw->tx.p + sw->tx.off, sw->tx.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = conn_send(sw, sw->tx.p + sw->tx.off, sw->tx.len);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -544,7 +603,11 @@ void emu_conn_io(struct emu_ctx *ctx, uint32_t idx, uint32_t kind, uint32_t tag_
         }
         emu_hist_add(&ctx->st.connect, emu_now_ns() - sw->t_conn_start);
         ctx->st.connects++;
-        on_open(sw);
+        tcp_up(sw);
+        return;
+    }
+    if (sw->cs == EMU_CS_TLS) {
+        tls_step(sw);
         return;
     }
     if (sw->cs != EMU_CS_OPEN)

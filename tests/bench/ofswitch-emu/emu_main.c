@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "emu.h"
+#include "emu_tls.h"
 
 static void usage(FILE *f)
 {
@@ -79,6 +80,8 @@ static void usage(FILE *f)
         "  --seed N                 seed of the backoff jitter (default 1)\n"
         "  --dump-replies FILE      offline: answer a fixed script of controller requests\n"
         "                           as switch 1 and write every message sent to FILE\n"
+        "  --tls CERT,KEY,CA        connect over TLS with this client certificate and key,\n"
+        "                           verifying the controller against CA (as OVS's ssl:)\n"
         "  --help                   this text\n"
         "\n"
         "Handshake time: from connect() (accept() with --listen) until the first\n"
@@ -92,7 +95,8 @@ enum {
     OPT_TABLES, OPT_TABLE_SIZE, OPT_BUFFERS, OPT_RATE, OPT_DURATION, OPT_ECHO_INT,
     OPT_ECHO_TMO, OPT_BACKOFF_MIN, OPT_BACKOFF_MAX, OPT_MODE, OPT_PIN_RATE, OPT_WINDOW,
     OPT_PIN_TMO, OPT_FLAP, OPT_RECONNECT, OPT_BAD_FROM, OPT_BAD_EVERY, OPT_BAD_KINDS,
-    OPT_TXBUF, OPT_MP_LIMIT, OPT_ATTACK, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_HELP,
+    OPT_TXBUF, OPT_MP_LIMIT, OPT_ATTACK, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_TLS,
+    OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -128,6 +132,7 @@ static const struct option long_opts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"seed", required_argument, NULL, OPT_SEED},
     {"dump-replies", required_argument, NULL, OPT_DUMP},
+    {"tls", required_argument, NULL, OPT_TLS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -333,6 +338,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
         case OPT_QUIET: o->quiet = true; break;
         case OPT_SEED: rc = parse_u64(name, optarg, 0, UINT64_MAX, &o->seed); break;
         case OPT_DUMP: o->dump_path = optarg; break;
+        case OPT_TLS: o->tls = optarg; break;
         case OPT_HELP: return 1;
         default: return -EINVAL;
         }
@@ -466,6 +472,7 @@ static void ctx_free(struct emu_ctx *ctx)
     if (ctx->sigfd >= 0)
         close(ctx->sigfd);
     emu_loop_fini(&ctx->loop);
+    emu_tls_teardown(ctx->tls);
     free(ctx->rxbuf);
     free(ctx->txbuf);
     free(ctx->mbuf);
@@ -569,11 +576,19 @@ int main(int argc, char **argv)
     uint64_t fds = (uint64_t)o.n_switches * (o.listen ? 2 : 1) + 64;
     if (!o.dump_path && raise_nofile(fds))
         return 1;
+    void *tls = NULL;
+    if (o.tls && (o.listen || emu_tls_setup(&tls, o.tls))) {
+        if (o.listen)
+            fprintf(stderr, "--tls: switches connect over TLS; --listen is plain TCP only\n");
+        return 2;
+    }
     struct emu_ctx *ctx = ctx_new(&o);
     if (!ctx) {
         fprintf(stderr, "ofswitch-emu: out of memory for %u switches\n", o.n_switches);
+        emu_tls_teardown(tls);
         return 1;
     }
+    ctx->tls = tls;
     if (o.dump_path)
         rc = emu_dump_replies(ctx);
     else if ((rc = setup_signals(ctx)) == 0)
