@@ -18,6 +18,14 @@
 /* Messages framed per connection per readable event: fairness between
  * switches (OVS connmgr reads at most 50 at a time for the same reason). */
 #define OF_IO_READ_BUDGET 64
+/* TLS: one record's plaintext at most (RFC 8446 5.1); queued messages are
+ * gathered into records this big rather than sent one record each. */
+#define OF_IO_TLS_RECORD 16384u
+/* TLS handshakes begun per poll: the first flight costs a signature with
+ * ofcd's key (about a millisecond with RSA 2048), so a burst of ClientHellos
+ * is spread over loops, the established switches' echo answered between,
+ * and handshakes already under way finish before new ones start. */
+#define OF_IO_TLS_NEW_PER_POLL 1
 
 struct of_conn {
     struct of_stream st;             /* st.tcp NULL: slot free */
@@ -32,6 +40,9 @@ struct of_conn {
     struct qmsg *up_ev;              /* TLS: CONN_UP waits for the handshake */
     bool in_handshake;               /* TLS: on the io's handshake list */
     bool first_byte_seen;            /* TLS: the plaintext check is done */
+    bool hs_begun;                   /* TLS: its ClientHello was handed to OpenSSL */
+    bool tls_dirty;                  /* TLS: output queued, on the io's flush list */
+    struct of_conn *dirty_next;
     uint64_t hs_deadline_us;
     struct of_conn *hs_prev, *hs_next;
     struct qmsg_fifo out;            /* unsent, in order */
@@ -60,6 +71,9 @@ struct of_io {
     struct of_listener plain, secure;
     uint64_t tls_hs_timeout_us;
     struct of_conn *hs_head, *hs_tail;   /* TLS handshakes, oldest (first to expire) first */
+    unsigned hs_budget;              /* handshakes that may begin in this poll */
+    struct of_conn *dirty_head;      /* TLS connections with output to gather */
+    uint8_t *tls_out;                /* OF_IO_TLS_RECORD bytes: one record gathered */
     struct msgq *msg_out;
     struct of_conn *conns;
     uint32_t n_slots;
@@ -325,19 +339,66 @@ static size_t conn_fill(struct of_conn *oc, size_t want)
     return of_stream_avail(&oc->st);
 }
 
+/* The first n queued bytes went out: done messages freed. */
+static void out_sent(struct of_conn *oc, size_t n)
+{
+    oc->out_bytes -= n;
+    while (n) {
+        struct qmsg *m = oc->out.head;
+        size_t k = m->len - m->sent;
+        if (n < k) {
+            m->sent += (uint32_t)n;
+            return;
+        }
+        n -= k;
+        qmsg_fifo_pop(&oc->out);
+        oc->io->stats.msgs_out++;
+        qmsg_free(m);
+    }
+}
+
+/* TLS: queued messages gathered into whole records, not one record each (a
+ * FLOW_MOD flood is thousands of 100-byte messages). A record OpenSSL could
+ * not hand to TCP waits inside it and must be asked for again with the same
+ * leading bytes: gathering from the unchanged head of the queue gives them. */
+static void flush_out_tls(struct of_conn *oc)
+{
+    struct of_io *io = oc->io;
+
+    while (oc->out.head && oc->st.tcp) {
+        size_t len = 0;
+        for (struct qmsg *m = oc->out.head; m && len < OF_IO_TLS_RECORD; m = m->next) {
+            size_t off = m == oc->out.head ? m->sent : 0, k = m->len - off;
+            if (k > OF_IO_TLS_RECORD - len)
+                k = OF_IO_TLS_RECORD - len;
+            memcpy(io->tls_out + len, m->data + off, k);
+            len += k;
+        }
+        ssize_t n = of_stream_send(&oc->st, io->tls_out, len);
+        if (n < 0) {
+            tls_failed(oc, of_stream_error(&oc->st));
+            return;
+        }
+        out_sent(oc, (size_t)n);
+        if ((size_t)n < len)
+            return;                  /* TCP is full: on_writable resumes */
+    }
+}
+
 /* Push queued output into the stream, in order. */
 static void flush_out(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
 
+    if (oc->st.tls) {
+        flush_out_tls(oc);
+        return;
+    }
     while (oc->out.head && oc->st.tcp) {
         struct qmsg *m = oc->out.head;
         ssize_t n = of_stream_send(&oc->st, m->data + m->sent, m->len - m->sent);
         if (n < 0) {
-            if (oc->st.tls && n == -EPROTO)
-                tls_failed(oc, of_stream_error(&oc->st));
-            else
-                conn_close(oc, true, "TCP refused output");
+            conn_close(oc, true, "TCP refused output");
             return;
         }
         m->sent += (uint32_t)n;
@@ -350,6 +411,18 @@ static void flush_out(struct of_conn *oc)
     }
 }
 
+/* TLS connections with output queued this pass, flushed once at its end. */
+static void flush_dirty(struct of_io *io)
+{
+    while (io->dirty_head) {
+        struct of_conn *oc = io->dirty_head;
+        io->dirty_head = oc->dirty_next;
+        oc->tls_dirty = false;
+        if (oc->st.tcp)
+            flush_out(oc);
+    }
+}
+
 static void queue_out(struct of_conn *oc, struct qmsg *m)
 {
     struct of_io *io = oc->io;
@@ -357,7 +430,16 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     m->sent = 0;
     qmsg_fifo_push(&oc->out, m);
     oc->out_bytes += m->len;
-    flush_out(oc);
+    if (oc->st.tls) {
+        /* Gathered with what else this pass queues (flush_dirty). */
+        if (!oc->tls_dirty) {
+            oc->tls_dirty = true;
+            oc->dirty_next = io->dirty_head;
+            io->dirty_head = oc;
+        }
+    } else {
+        flush_out(oc);
+    }
     if (oc->st.tcp && oc->out_bytes > io->out_backlog_max) {
         io->stats.out_backlog_drops++;
         LOG_WARN("of", "io %u: switch connection %#lx has %lu unsent bytes: it stopped "
@@ -416,7 +498,7 @@ static bool more_waiting(const struct of_conn *oc)
 /* Frame and dispatch what has arrived. Stops at a partial message (more
  * comes with on_readable), or a full ring, full quota, empty pool or the
  * read budget (retried from the poll). Returns the messages consumed. */
-static unsigned read_conn(struct of_conn *oc)
+static unsigned frame_conn(struct of_conn *oc)
 {
     struct of_io *io = oc->io;
     unsigned done = 0, budget;
@@ -474,6 +556,14 @@ static unsigned read_conn(struct of_conn *oc)
     return done;
 }
 
+static unsigned read_conn(struct of_conn *oc)
+{
+    unsigned done = frame_conn(oc);
+
+    flush_dirty(oc->io);                 /* TLS: the echo replies of this read, gathered */
+    return done;
+}
+
 /* The switch closed its side and everything that can be framed is read:
  * nothing more will come, so what is left (a message cut short) never
  * completes; holding it would pin its bytes until a timeout. */
@@ -509,6 +599,16 @@ static void tls_progress(struct of_conn *oc)
     char peer[OFCD_PEER_STRLEN], subject[160], why[160];
     uint8_t first;
 
+    if (!tcp_recv_available(oc->st.tcp) && !oc->hs_begun)
+        return;                          /* nothing from the switch yet */
+    if (!oc->hs_begun) {
+        if (!io->hs_budget) {
+            retry_later(oc);             /* this poll's first flights are taken */
+            return;
+        }
+        io->hs_budget--;
+        oc->hs_begun = true;
+    }
     if (!oc->first_byte_seen && tcp_recv_copy(oc->st.tcp, &first, 1) == 1) {
         oc->first_byte_seen = true;
         if (first != 0x16 && first >= 1 && first <= 6) {   /* not a TLS handshake record */
@@ -612,6 +712,7 @@ static void on_established(struct tcp_conn *c, void *user)
     oc->out_bytes = 0;
     oc->pending = true;
     oc->first_byte_seen = false;
+    oc->hs_begun = false;
     oc->peer_ip = info.remote_ip;
     oc->peer_port = info.remote_port;
     qmsg_quota_set(&oc->quota, io->conn_buffers, io->conn_bytes, io->conn_control_buffers);
@@ -713,8 +814,9 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->pend_mask = pend_slots - 1;
     io->n_slots = cfg->max_conns;
     io->conns = calloc(io->n_slots, sizeof(*io->conns));
+    io->tls_out = cfg->tls_port ? malloc(OF_IO_TLS_RECORD) : NULL;
     io->free_slots = calloc(io->n_slots, sizeof(*io->free_slots));
-    if (!io->conns || !io->free_slots || !io->pend)
+    if (!io->conns || !io->free_slots || !io->pend || (cfg->tls_port && !io->tls_out))
         goto oom;
     for (uint32_t i = 0; i < io->n_slots; i++) {
         io->conns[i].io = io;
@@ -771,6 +873,7 @@ void of_io_destroy(struct of_io *io)
         msgq_destroy(io->msg_out);
     }
     free(io->conns);
+    free(io->tls_out);
     free(io->free_slots);
     free(io->pend);
     free(io);
@@ -796,6 +899,7 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     bool worked = false;
 
     flush_events(io);
+    io->hs_budget = OF_IO_TLS_NEW_PER_POLL;
     if (io->hs_head)
         expire_handshakes(io);
     /* Connections that paused on a full ring or an empty pool. */
@@ -805,6 +909,11 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
         struct of_conn *oc = list;
         list = oc->retry_next;
         oc->blocked = false;
+        if (oc->st.tcp && oc->in_handshake) {
+            tls_progress(oc);            /* its first flight waited for a poll's budget */
+            worked = true;
+            continue;
+        }
         /* A connection waiting for its quota is no work: the loop may idle. */
         if (oc->st.tcp && read_conn(oc))
             worked = true;
@@ -830,11 +939,14 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
             memcpy(why, m[i]->data, k);
             why[k] = '\0';
             qmsg_free(m[i]);
-            conn_close(oc, false, why);
+            flush_out(oc);               /* TLS: what the worker queued before it, first */
+            if (oc->st.tcp)
+                conn_close(oc, false, why);
             continue;
         }
         queue_out(oc, m[i]);
     }
+    flush_dirty(io);
     return worked || n > 0;
 }
 

@@ -395,6 +395,56 @@ static void test_stalled_handshake_times_out(void **state)
     expect_refused_quietly(t);
 }
 
+/* A burst of messages to a TLS switch leaves as one record, not one each
+ * (22 bytes of header and tag per record at TLS 1.3, and OpenSSL's work). */
+static void test_output_gathered_into_records(void **state)
+{
+    struct tio *t = *state;
+    uint8_t buf[160];
+
+    sw_connect(t, t->cli);
+    assert_int_equal(handshake(t), 0);
+    struct qmsg *up = to_worker(t);
+    assert_non_null(up);
+    conn_handle_t conn = up->conn;
+    qmsg_free(up);
+    uint64_t before = TH_STAT(t->th, bytes_out);
+    for (uint32_t i = 0; i < 10; i++) {
+        struct qmsg *m = qmsg_alloc(t->pool, 16);
+        m->len = (uint32_t)ofmsg(m->data, OFPT_FEATURES_REQUEST, 16, i);
+        m->kind = QMSG_OF;
+        m->cls = 0;
+        m->conn = conn;
+        assert_int_equal(msgq_enqueue(of_io_msg_out(t->io), m, 0), 0);
+    }
+    io_poll(t);
+    uint64_t wire = TH_STAT(t->th, bytes_out) - before;
+    assert_true(wire <= 160 + 22);               /* one record; ten would be 380 */
+    assert_int_equal(sw_read(t, buf, sizeof(buf)), sizeof(buf));
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(buf[16 * i + 1], OFPT_FEATURES_REQUEST);
+        assert_int_equal(buf[16 * i + 7], i);    /* in order */
+    }
+    assert_int_equal(stats(t).msgs_out, 10);
+}
+
+/* A ClientHello costs ofcd a signature: handshakes begin at most one per
+ * poll, so a burst is spread over loops (others' echo answered between). */
+static void test_handshakes_begin_one_per_poll(void **state)
+{
+    struct tio *t = *state;
+
+    sw_connect(t, t->cli);
+    assert_int_equal(tls_sess_pump(t->sw.tls, 0), 0);   /* the ClientHello */
+    th_peer_collect(t->th, &t->sw.p);
+    assert_int_equal(t->sw.p.rx_len, 0);         /* no poll yet: not begun */
+    io_poll(t);
+    th_peer_collect(t->th, &t->sw.p);
+    assert_true(t->sw.p.rx_len > 0);             /* the server's flight */
+    assert_int_equal(handshake(t), 0);
+    assert_int_equal(stats(t).tls_handshakes, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +454,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_certificate_of_another_ca_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stalled_handshake_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_gathered_into_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_handshakes_begin_one_per_poll, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

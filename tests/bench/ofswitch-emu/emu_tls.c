@@ -32,6 +32,8 @@ int emu_tls_setup(void **ctx_out, const char *spec)
     }
     SSL_CTX_set_verify(c, SSL_VERIFY_PEER, NULL);
     SSL_CTX_set_mode(c, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* Take what the socket holds in one read, not one record per wake-up. */
+    SSL_CTX_set_read_ahead(c, 1);
     *ctx_out = c;
     return 0;
 }
@@ -115,7 +117,7 @@ ssize_t emu_tls_send(struct emu_sw *sw, const void *buf, size_t len)
 
 bool emu_tls_pending(const struct emu_sw *sw)
 {
-    return sw->ssl && SSL_pending(sw->ssl) > 0;
+    return sw->ssl && SSL_has_pending(sw->ssl);
 }
 
 void emu_tls_free(struct emu_sw *sw)

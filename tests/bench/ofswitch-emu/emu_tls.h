@@ -27,7 +27,7 @@ int emu_tls_handshake(struct emu_sw *sw, bool *want_write);
  * closed; -1 with errno EAGAIN when nothing can be done now. */
 ssize_t emu_tls_recv(struct emu_sw *sw, void *buf, size_t len);
 ssize_t emu_tls_send(struct emu_sw *sw, const void *buf, size_t len);
-/* Decrypted bytes OpenSSL holds that epoll will not announce. */
+/* Bytes OpenSSL holds (decrypted or read ahead) that epoll will not announce. */
 bool emu_tls_pending(const struct emu_sw *sw);
 void emu_tls_free(struct emu_sw *sw);
 
