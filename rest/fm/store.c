@@ -834,6 +834,34 @@ static int store_select_wait(struct store *s, const uint64_t *dpid, store_pred_f
     return rc;
 }
 
+int store_select_async(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                       bool mark, store_done_fn done, void *done_arg)
+{
+    struct store_op *op;
+
+    if (!s || !pred || !done)
+        return -EINVAL;
+    if (!(op = calloc(1, sizeof(*op))))
+        return -ENOMEM;
+    op->kind = STORE_OP_DEL_IF;
+    op->u.del_if.all = dpid == NULL;
+    op->u.del_if.dpid = dpid ? *dpid : 0;
+    op->u.del_if.mark = mark;
+    op->u.del_if.pred = pred;
+    op->u.del_if.arg = arg;
+    op->done_cb = done;
+    op->done_arg = done_arg;
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->lock);
+        free(op);
+        return -ECANCELED;
+    }
+    store_enqueue_locked(s, op);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
 int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
                  uint64_t *deleted)
 {

@@ -38,6 +38,7 @@
 #ifndef OFCD_STORE_H
 #define OFCD_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -208,6 +209,16 @@ int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void
  */
 int store_mark_deleted_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
                           uint64_t *marked);
+
+/*
+ * store_del_if (mark false) or store_mark_deleted_if (mark true) without
+ * waiting: done(done_arg, rc) follows on the committer once durable, in
+ * commit order with store_put_many_async's, as its done does; pred and arg
+ * must stay valid until then. Returns 0 when queued, or -EINVAL /
+ * -ECANCELED / -ENOMEM at once (done then is never called).
+ */
+int store_select_async(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                       bool mark, store_done_fn done, void *done_arg);
 
 /*
  * Queue, without waiting, the removal of every flow deleted before

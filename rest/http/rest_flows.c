@@ -250,7 +250,8 @@ static void fl_add_free(struct fl_add *a)
     free(a);
 }
 
-static void add_answer(struct rest_reply *r, int rc)
+/* A deferred change's answer, once its commit is done (rest_defer). */
+static void change_answer(struct rest_reply *r, int rc)
 {
     if (rc < 0)
         store_failed(r, rc);
@@ -322,7 +323,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
         g->flows = NULL;            /* the body is not kept past this request */
     }
     /* Answered from the commit's completion: no thread sleeps while it syncs. */
-    a->token = rest_defer(q, add_answer);
+    a->token = rest_defer(q, change_answer);
     if (!a->token) {
         rest_error(r, 503, "ofcd is shutting down; nothing of this request was stored");
         r->retry_after = 5;
@@ -363,6 +364,44 @@ static int is_victim(const struct store_flow *f, void *arg)
     return hit && hit->flow_id == f->flow_id;
 }
 
+/* A delete waiting for its commit: the victims the store's predicate reads
+ * on the committer, and what the flow manager is told once durable. */
+struct fl_del {
+    struct rest_server *rs;
+    struct fl_req fr;
+    struct victims v;
+    struct flowmgr_key *keys;
+    void *token;
+};
+
+static void fl_del_free(struct fl_del *d)
+{
+    free(d->keys);
+    fl_req_free(&d->fr);
+    free(d);
+}
+
+static void tell_deleted(struct rest_server *rs, const struct fl_req *fr,
+                         const struct flowmgr_key *keys, size_t n)
+{
+    for (size_t i = 0; i < fr->n; i++)
+        flowmgr_deleted(rs->src.fm, keys, n, fr->g[i].dpid, fr->g[i].specs, fr->g[i].n);
+}
+
+/* On the committer, in commit order with the adds: the switches are told
+ * only what is durable, and an add then a delete of one flow reach the
+ * flow manager in that order. */
+static void del_committed(void *arg, int rc)
+{
+    struct fl_del *d = arg;
+    void *token = d->token;
+
+    if (rc == 0)
+        tell_deleted(d->rs, &d->fr, d->keys, d->v.n);
+    fl_del_free(d);
+    rest_wake(token, rc);
+}
+
 static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
 {
     struct flowmgr_key *keys = NULL;
@@ -375,30 +414,52 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
             if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &fr->g[i].specs[j], &keys,
                                        &n, &cap) < 0) {
                 rest_error(r, 500, "out of memory");
-                goto out;
+                free(keys);
+                return;
             }
-    if (n) {
-        qsort(keys, n, sizeof(*keys), key_cmp);
-        size_t u = 1;
-        for (size_t i = 1; i < n; i++)
-            if (key_cmp(&keys[i], &keys[u - 1]) != 0)
-                keys[u++] = keys[i];
-        n = u;
-        struct victims v = {keys, n};
-        /* Kept in state deleted (Kytos-ng lists them so) unless retention is off. */
-        int rc = q->rs->cfg.keep_deleted
-                     ? store_mark_deleted_if(q->rs->src.store, NULL, is_victim, &v, NULL)
-                     : store_del_if(q->rs->src.store, NULL, is_victim, &v, NULL);
-        if (rc < 0) {
-            store_failed(r, rc);
-            goto out;
-        }
+    if (!n) {
+        /* Nothing stored matches: the switches are still told (a flow ofcd
+         * does not know may be on them), and there is nothing to wait for. */
+        tell_deleted(q->rs, fr, keys, 0);
+        accepted(r);
+        free(keys);
+        return;
     }
-    for (size_t i = 0; i < fr->n; i++)
-        flowmgr_deleted(q->rs->src.fm, keys, n, fr->g[i].dpid, fr->g[i].specs, fr->g[i].n);
-    accepted(r);
-out:
-    free(keys);
+    qsort(keys, n, sizeof(*keys), key_cmp);
+    size_t u = 1;
+    for (size_t i = 1; i < n; i++)
+        if (key_cmp(&keys[i], &keys[u - 1]) != 0)
+            keys[u++] = keys[i];
+    struct fl_del *d = calloc(1, sizeof(*d));
+    if (!d) {
+        rest_error(r, 500, "out of memory");
+        free(keys);
+        return;
+    }
+    d->rs = q->rs;
+    d->fr = *fr;                    /* the request's groups are the delete's now */
+    *fr = (struct fl_req){0};
+    d->keys = keys;
+    d->v = (struct victims){keys, u};
+    for (size_t i = 0; i < d->fr.n; i++)
+        d->fr.g[i].flows = NULL;    /* the body is not kept past this request */
+    /* Answered from the commit's completion, as adds are: no thread sleeps
+     * while it syncs. Kept in state deleted (Kytos-ng lists them so) unless
+     * retention is off. */
+    d->token = rest_defer(q, change_answer);
+    if (!d->token) {
+        rest_error(r, 503, "ofcd is shutting down; nothing of this request was changed");
+        r->retry_after = 5;
+        fl_del_free(d);
+        return;
+    }
+    int rc = store_select_async(q->rs->src.store, NULL, is_victim, &d->v,
+                                q->rs->cfg.keep_deleted, del_committed, d);
+    if (rc < 0) {
+        void *token = d->token;
+        fl_del_free(d);
+        rest_wake(token, rc);
+    }
 }
 
 /* POST|DELETE .../flows[/{dpid}] */

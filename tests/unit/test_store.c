@@ -936,6 +936,48 @@ static void test_async_put_done(void **state)
     assert_int_equal(l.rc[3], 0);
 }
 
+/* A delete without waiting (the REST DELETE's): confirmed after it is
+ * durable, in queue order with the puts around it — a put, then the delete
+ * of that flow, then a put of it again, leave the new version. */
+static void test_async_select_in_order(void **state)
+{
+    struct tctx *t = *state;
+    struct done_log l = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    struct done_tag tags[3];
+    struct tflow a, again;
+    uint64_t d = 9;
+
+    l.s = open_dir(t->dir);
+    assert_non_null(l.s);
+    mk_flow(&a, 9, 100, 1);
+    mk_flow(&again, 9, 100, 2);
+    for (int i = 0; i < 3; i++)
+        tags[i] = (struct done_tag){&l, i, 9, 100};
+    assert_int_equal(store_select_async(l.s, &d, pred_any, NULL, true, NULL, NULL), -EINVAL);
+    assert_int_equal(store_put_many_async(l.s, &a.f, 1, done_cb, &tags[0]), 0);
+    assert_int_equal(store_select_async(l.s, &d, pred_any, NULL, true, done_cb, &tags[1]), 0);
+    pthread_mutex_lock(&l.lock);
+    while (l.n < 2)
+        pthread_cond_wait(&l.cv, &l.lock);
+    pthread_mutex_unlock(&l.lock);
+    assert_int_equal(l.order[0], 0);
+    assert_int_equal(l.order[1], 1);
+    assert_int_equal(l.rc[1], 0);
+    assert_int_equal(state_of(l.s, 9, 100, NULL), STORE_FLOW_DELETED);
+    assert_int_equal(store_put_many_async(l.s, &again.f, 1, done_cb, &tags[2]), 0);
+    assert_int_equal(store_select_async(l.s, &d, pred_any, NULL, false, done_cb, &tags[0]), 0);
+    store_close(l.s);                                /* completes what is queued */
+    assert_int_equal(l.n, 4);
+    assert_int_equal(l.order[2], 2);
+    assert_int_equal(l.order[3], 0);
+    assert_false(l.visible[3]);                      /* deleted outright, durably */
+    l.s = open_dir(t->dir);
+    assert_non_null(l.s);
+    struct store_flow g;
+    assert_int_equal(store_get(l.s, 9, 100, &g), -ENOENT);
+    store_close(l.s);
+}
+
 /* A state update nobody waits for rides in the next commit a caller waits
  * for, instead of a sync of its own ahead of it. */
 static void test_background_rides_along(void **state)
@@ -1009,6 +1051,7 @@ int main(void)
         T(test_full_isolated_in_batch),
         T(test_async_backpressure),
         T(test_async_put_done),
+        T(test_async_select_in_order),
         T(test_background_rides_along),
         T(test_open_errors),
     };
