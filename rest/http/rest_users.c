@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,6 +130,8 @@ int rest_users_load(const char *path, struct rest_users *us)
         const char *email = json_string_value(json_object_get(e, "email"));
         if (email && rest_user_email_ok(email))
             snprintf(u->email, sizeof(u->email), "%s", email);
+        u->inserted_s = (int64_t)json_integer_value(json_object_get(e, "inserted_at_s"));
+        u->updated_s = (int64_t)json_integer_value(json_object_get(e, "updated_at_s"));
         u->log2_n = (uint32_t)json_integer_value(json_object_get(e, "log2_n"));
         u->r = (uint32_t)json_integer_value(json_object_get(e, "r"));
         u->p = (uint32_t)json_integer_value(json_object_get(e, "p"));
@@ -240,6 +243,10 @@ int rest_users_save(const char *path, const struct rest_users *us)
                               "log2_n", (int)u->log2_n, "r", (int)u->r, "p", (int)u->p);
         if (e && u->email[0])
             json_object_set_new(e, "email", json_string(u->email));
+        if (e && u->inserted_s)
+            json_object_set_new(e, "inserted_at_s", json_integer(u->inserted_s));
+        if (e && u->updated_s)
+            json_object_set_new(e, "updated_at_s", json_integer(u->updated_s));
         json_array_append_new(arr, e);
     }
     json_t *doc = arr ? json_pack("{s:o}", "users", arr) : NULL;
@@ -289,6 +296,9 @@ int rest_users_put(const char *path, const char *name, const char *password, con
         nu = *old;                      /* keeps its email */
     snprintf(nu.name, sizeof(nu.name), "%s", name);
     snprintf(nu.role, sizeof(nu.role), "%s", role);
+    nu.updated_s = (int64_t)time(NULL);
+    if (!old)
+        nu.inserted_s = nu.updated_s;
     rc = rest_user_set_password(&nu, password);
     if (rc == 0)
         rc = old ? (*old = nu, 0) : rest_users_add(&us, &nu);

@@ -29,6 +29,7 @@ struct rest_user {
     uint8_t salt[16];
     uint8_t hash[32];
     uint32_t log2_n, r, p;
+    int64_t inserted_s, updated_s;      /* Unix seconds, 0 = not known (older files) */
 };
 
 struct rest_users {

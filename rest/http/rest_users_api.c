@@ -1,8 +1,10 @@
 /*
  * rest_users_api: Kytos-ng's user routes over the running users set.
  *
- *   GET    .../core/auth/users          {"users": [{"username", "email", "role"}]}
- *   GET    .../core/auth/users/NAME     {"username", "email", "role"}; 404
+ *   GET    .../core/auth/users          {"users": [USER, ...]}
+ *   GET    .../core/auth/users/NAME     USER; 404
+ *          USER = {"username", "email", "state", "inserted_at", "updated_at",
+ *                  "deleted_at", "role"} as Kytos-ng's (times ISO 8601 UTC)
  *   POST   .../core/auth/users          {"username", "email", "password"[, "role"]}
  *                                       201 "User successfully created"; 409; 400
  *   PATCH  .../core/auth/users/NAME     any of username, email, password, role; 404; 409
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/crypto.h>
 
@@ -23,9 +26,27 @@
 #include "rest_priv.h"
 
 
+/* As Python's datetime.isoformat() of a naive UTC time, which is how
+ * Kytos-ng shows its users' times; null when not known. */
+static json_t *iso_time(int64_t s)
+{
+    char buf[32];
+    struct tm tm;
+    time_t t = (time_t)s;
+
+    if (!s || !gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
+        return json_null();
+    return json_string(buf);
+}
+
+/* Kytos-ng's user document without its password (projection_nopw), and
+ * ofcd's role. A user ofcd knows is active: DELETE removes it outright. */
 static json_t *user_json(const struct rest_user *u)
 {
-    return json_pack("{s:s, s:s, s:s}", "username", u->name, "email", u->email, "role", u->role);
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:n}", "username", u->name, "email",
+                     u->email, "role", u->role, "state", "active", "inserted_at",
+                     iso_time(u->inserted_s), "updated_at", iso_time(u->updated_s),
+                     "deleted_at");
 }
 
 static json_t *body_obj(struct rest_req *q, struct rest_reply *r)
@@ -161,6 +182,7 @@ void rest_users_create(struct rest_req *q, struct rest_reply *r)
     json_decref(body);
     if (rc < 0)
         goto out;
+    u.inserted_s = u.updated_s = (int64_t)time(NULL);
     pthread_rwlock_wrlock(&a->lock);
     if (rest_users_find(&a->users, u.name)) {
         rest_error(r, 409, "%s already exists.", u.name);
@@ -194,6 +216,7 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
     struct rest_user nu = *u, old = *u;
     if (apply_fields(body, &nu, false, r) < 0)
         goto out;
+    nu.updated_s = (int64_t)time(NULL);
     if (strcmp(nu.name, u->name) != 0 && rest_users_find(&a->users, nu.name)) {
         rest_error(r, 409, "%s already exists.", nu.name);
         goto out;

@@ -136,7 +136,12 @@ H=(-H "Authorization: Bearer $admin")
 J=(-H 'Content-Type: application/json')
 [ "$(code "$API/api/kytos/core/auth/users/" "${H[@]}")" = 200 ] || fail "GET users: $(cat "$work/body")"
 jq -e '[.users[] | .username] == ["alice", "rita"] and ([.users[] | keys[]] | unique) ==
-       ["email", "role", "username"]' "$work/body" >/dev/null || fail "users list: $(cat "$work/body")"
+       ["deleted_at", "email", "inserted_at", "role", "state", "updated_at", "username"]' \
+    "$work/body" >/dev/null || fail "users list: $(cat "$work/body")"
+iso='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$'
+jq -e --arg re "$iso" '.users[0] | .state == "active" and (.inserted_at | test($re)) and
+       .deleted_at == null and .updated_at == .inserted_at' "$work/body" >/dev/null ||
+    fail "Kytos-ng's user fields (state, inserted_at, updated_at, deleted_at): $(cat "$work/body")"
 [ "$(code "$API/api/kytos/core/auth/users/rita" "${H[@]}")" = 200 ] &&
     jq -e '.role == "reader"' "$work/body" >/dev/null || fail "GET users/rita: $(cat "$work/body")"
 carl='{"username": "carl", "email": "carl@example.org", "password": "password4"}'
@@ -152,8 +157,17 @@ carl='{"username": "carl", "email": "carl@example.org", "password": "password4"}
     fail "a reader created a user"
 [ "$(code "$LOGIN" -u carl:password4)" = 200 ] || fail "the new user cannot log in"
 carl_tok=$(jq -r .token "$work/body")
+[ "$(code "$API/api/kytos/core/auth/users/carl" "${H[@]}")" = 200 ] || fail "GET carl"
+carl_in=$(jq -r .inserted_at "$work/body")
+[ "$(jq -r .updated_at "$work/body")" = "$carl_in" ] || fail "a new user's updated_at is not its inserted_at"
+# updated_at has whole seconds: the PATCH comes at least one later.
+end=$((SECONDS + 3))
+while [ "$(date -u +%Y-%m-%dT%H:%M:%S)" = "$carl_in" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
 [ "$(code "$API/api/kytos/core/auth/users/carl" "${H[@]}" "${J[@]}" -X PATCH -d '{"role": "reader"}')" = 200 ] ||
     fail "PATCH carl: $(cat "$work/body")"
+[ "$(code "$API/api/kytos/core/auth/users/carl" "${H[@]}")" = 200 ] &&
+    jq -e --arg t "$carl_in" '.inserted_at == $t and .updated_at > $t' "$work/body" >/dev/null ||
+    fail "PATCH did not move updated_at alone: $(cat "$work/body")"
 [ "$(code "$API/api/kytos/core/auth/users/nobody" "${H[@]}" "${J[@]}" -X PATCH -d '{"role": "reader"}')" = 404 ] ||
     fail "PATCH of an unknown user: not 404"
 [ "$(code "$LOGIN" -u carl:password4)" = 200 ] || fail "carl cannot log in after the PATCH"
