@@ -105,6 +105,8 @@ for r in $(seq 1 "$ROUNDS"); do
         opid=$!
         timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' \
             "$work/ofcd-$kind.log"
+        grep -q "ofcd ready" "$work/ofcd-$kind.log" ||
+            { tail "$work/ofcd-$kind.log"; echo "ofcd ($kind) did not start"; exit 1; }
         "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 1000 \
             --dpid-base 65536 --duration 30 --quiet >/dev/null 2>&1 &
         epid=$!

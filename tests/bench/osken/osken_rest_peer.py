@@ -3,7 +3,7 @@ controller answers when a flow POST costs nothing but sending the FLOW_MOD.
 
 It takes the same request ofcd's bench sends, POST
 /api/kytos/flow_manager/v2/flows/{dpid} with {"flows": [{"priority",
-"match": {"in_port", "dl_type", "nw_src"}, "actions": [{"action_type":
+"match": {"in_port", "dl_type", "nw_src", "dl_vlan"}, "actions": [{"action_type":
 "output", "port"}]}]}, turns each flow into an OFPFlowMod for that
 connected datapath and answers 202 at once: no store, no durability, no
 barrier. Unknown dpid: 404. Anything it cannot read: 400. Its HTTP server
@@ -57,6 +57,8 @@ class RestPeer(app_manager.OSKenApp):
             fields["eth_type"] = int(m["dl_type"])
         if "nw_src" in m:
             fields["ipv4_src"] = m["nw_src"]
+        if "dl_vlan" in m:       # the Kytos stress command's match
+            fields["vlan_vid"] = ofp.OFPVID_PRESENT | int(m["dl_vlan"])
         actions = [parser.OFPActionOutput(int(a["port"])) for a in flow.get("actions", [])
                    if a.get("action_type") == "output"]
         inst = [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, actions)]

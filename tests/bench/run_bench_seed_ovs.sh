@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The seed scenario with real switches: 50 Open vSwitch bridges (user space,
+# 1 s inactivity probe) and the Kytos pull request's stress command, one-flow
+# POSTs on v2/flows/{dpid} to one bridge at 250/s (hey -c 5 -q 50, the seed's
+# body), for ofcd (durable before 202) and, with the same bridges pointed at
+# it, os-ken (osken/osken_rest_peer.py: sends the FLOW_MOD, stores nothing).
+# ROUNDS rounds (default 3) of each, alternating; medians of p50, p99 and
+# requests/s, the answers that were not 202, and OVS's disconnects
+# (controller reconnects seen in ovs-vswitchd's log). Prints, never asserts.
+# About two minutes. Needs root. For experiments: KINDS (default
+# "ofcd osken"), OFCD_ARGS (extra ofcd options), DATA_BASE (where ofcd's
+# store lives, e.g. /dev/shm).
+#
+# usage: run_bench_seed_ovs.sh OFCD_BINARY CONFIG_FILE [OUT_DIR]
+set -uo pipefail
+OFCD=$1
+CONF=$2
+OUT=${3:-$(mktemp -d /tmp/ofcd-bench-seed.XXXXXX)}
+ROUNDS=${ROUNDS:-3}
+SECS=${SECS:-10}
+N=50
+mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"
+. "$here/../integration/ovs_lib.sh"
+for t in hey osken-manager ovs-vswitchd; do
+    command -v $t >/dev/null || { echo "$t missing: scripts/install-deps installs it"; exit 1; }
+done
+work=$(mktemp -d /tmp/ofcd-bench-seed-run.XXXXXX)
+opid= kpid=
+cleanup() {
+    for p in $opid $kpid; do
+        kill -TERM "$p" 2>/dev/null && timeout 5 tail -s 0.05 --pid="$p" -f /dev/null
+    done
+    ovs_stop
+    rm -rf "$work" "${data:-}"
+}
+trap cleanup EXIT
+
+body='{"flows": [{"priority": 10, "match": {"in_port": 1, "dl_vlan": 100},
+  "actions": [{"action_type": "output", "port": 2}]}]}'
+ovs_start "$work/ovs" >/dev/null 2>&1 || { echo "cannot start Open vSwitch"; exit 1; }
+
+# connected N SECS: until N bridges' controllers are connected.
+connected() {
+    ovs_wait_connected "$1" "$2" 2>/dev/null
+}
+reconnects() {
+    grep -c 'connected$' "$work/ovs/vswitchd.log"
+}
+
+# one KIND ROUND URL: hey against URL, the result in OUT/seed_ovs_KIND_ROUND.txt
+one() {
+    hey -z "${SECS}s" -c 5 -q 50 -m POST -T application/json -d "$body" \
+        "$3/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:10:01" \
+        >"$OUT/seed_ovs_$1_$2.txt" 2>&1
+}
+
+KINDS=${KINDS:-ofcd osken}
+data=$(mktemp -d "${DATA_BASE:-$work}/ofcd-seed-var.XXXXXX")
+# shellcheck disable=SC2086
+"$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 ${OFCD_ARGS:-} \
+    >"$work/ofcd.log" 2>&1 &
+opid=$!
+wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60
+grep -q 'ofcd ready' "$work/ofcd.log" || { tail "$work/ofcd.log"; echo "ofcd did not start"; exit 1; }
+OSKEN_REST_PORT=18181 osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 16633 \
+    "$here/osken/osken_rest_peer.py" >"$work/osken.log" 2>&1 &
+kpid=$!
+ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || { echo "cannot add bridges"; exit 1; }
+for r in $(seq 1 "$ROUNDS"); do
+    for kind in $KINDS; do
+        ctl=tcp:10.66.0.2:6653 url=http://127.0.0.1:8181
+        [ "$kind" = osken ] && ctl=tcp:127.0.0.1:16633 url=http://127.0.0.1:18181
+        args=()
+        for i in $(seq 1 $N); do
+            args+=(-- set-controller "br$i" "$ctl" -- set controller "br$i" inactivity_probe=1000)
+        done
+        ovs_vsctl "${args[@]}"
+        connected $N 30 || echo "($kind round $r: not all $N bridges connected)"
+        # Until the controller knows br1 (os-ken answers 404 before).
+        for _ in $(seq 100); do
+            [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+                -d "$body" "$url/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:10:01")" = 202 ] &&
+                break
+            sleep 0.1
+        done
+        before=$(reconnects)
+        one "$kind" "$r" "$url"
+        echo $(( $(reconnects) - before )) >"$OUT/seed_ovs_${kind}_$r.reconnects"
+    done
+done
+
+python3 - "$OUT" "$ROUNDS" <<'PY'
+import json, re, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def hey(path):
+    t = open(path).read()
+    def pct(p):
+        m = re.search(rf"\s{p}% in ([\d.]+) secs", t)
+        return float(m.group(1)) * 1000 if m else float("nan")
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", t)
+    codes = dict((int(c), int(n)) for c, n in re.findall(r"\[(\d+)\]\s+(\d+) responses", t))
+    return {"p50": pct(50), "p99": pct(99), "rps": float(rps.group(1)) if rps else 0.0,
+            "not202": sum(n for c, n in codes.items() if c != 202)}
+res = {}
+import os
+for kind in ("ofcd", "osken"):
+    if not os.path.exists(f"{out}/seed_ovs_{kind}_1.txt"):
+        res[kind] = {"p50": float("nan"), "p99": float("nan"), "rps": 0, "not202": 0, "reconnects": 0}
+        continue
+    runs = [hey(f"{out}/seed_ovs_{kind}_{r}.txt") for r in range(1, rounds + 1)]
+    rec = [int(open(f"{out}/seed_ovs_{kind}_{r}.reconnects").read()) for r in range(1, rounds + 1)]
+    res[kind] = {k: statistics.median(x[k] for x in runs) for k in ("p50", "p99", "rps")}
+    res[kind]["not202"] = sum(x["not202"] for x in runs)
+    res[kind]["reconnects"] = sum(rec)
+json.dump(res, open(f"{out}/seed_ovs.json", "w"), indent=1)
+o, k = res["ofcd"], res["osken"]
+print(f"== the seed with 50 OVS bridges: one-flow POSTs at 250/s (hey -c 5 -q 50), medians of {rounds} ==")
+print(f"{'':28} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'not 202':>8} {'reconnects':>10}")
+for name, r in (("ofcd (durable before 202)", o), ("os-ken (stores nothing)", k)):
+    print(f"{name:28} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['rps']:>8.1f} {r['not202']:>8} "
+          f"{r['reconnects']:>10}")
+PY
