@@ -27,6 +27,7 @@
 #include "of_l2learn.h"
 #include "of_io.h"
 #include "of_pins.h"
+#include "rx_signal.h"
 #include "of_worker.h"
 #include "qmsg_pool.h"
 #include "rest.h"
@@ -77,6 +78,7 @@ struct app_ctx {
     struct flowmgr *fm;              /* the flow manager (control thread + REST) */
     pthread_t control;
     bool control_started;
+    struct rx_signal rxsig;          /* takes the tap PMD's signals off the lcores */
 };
 
 /* views.c: every counter set — port, buffers, switches, flow manager, store,

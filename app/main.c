@@ -27,6 +27,7 @@
 #include "fault.h"
 #include "instance_lock.h"
 #include "of_tls.h"
+#include "rx_signal.h"
 #include "rest_access.h"
 #include "kernel_if.h"
 #include "flow_out.h"
@@ -305,6 +306,7 @@ static void app_teardown(struct app_ctx *app)
     rest_stop(app->rest);
     app->rest = NULL;
     control_stop(app);
+    rx_signal_stop(&app->rxsig);
     if (app->port)
         control_log_stats(app);
     /* After the control thread: it is the flow manager's other user. */
@@ -421,6 +423,7 @@ int main(int argc, char **argv)
      * control thread takes these signals. The original affinity goes to the
      * control thread too, since EAL pins this thread to the main lcore. */
     control_signal_set(&sigs);
+    rx_signal_block_set(&sigs);          /* taken by ofcd-rxsig, never an lcore */
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     sched_getaffinity(0, sizeof(cpus), &cpus);
 
@@ -441,6 +444,11 @@ int main(int argc, char **argv)
     }
     atomic_init(&app.stop, false);
     pthread_mutex_init(&app.ctl_lock, NULL);
+    rc = rx_signal_start(&app.rxsig, &cpus);
+    if (rc < 0) {
+        LOG_ERR("main", "cannot start the receive-signal thread: %s", strerror(-rc));
+        goto out_eal;
+    }
     app.n_io = app.cfg.n_io_lcores;
 
     if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || wire_lcores(&app) < 0 ||
