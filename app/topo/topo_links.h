@@ -1,0 +1,63 @@
+/*
+ * topo_links: the links LLDP reveals, as the control thread keeps them,
+ * pure and with time passed in (unit-tested with a fake clock).
+ *
+ * A frame sent from (A, x) and received on (B, y) is one direction of the
+ * link A:x – B:y. The link is up once both directions were seen within
+ * timeout; it goes down when either direction has not been seen for
+ * timeout, when a port at either end goes down, when a switch at either
+ * end disconnects, or when one of its ports is seen linked elsewhere (the
+ * cable moved). A frame that comes back to the switch that sent it is a
+ * loop: kept and shown as one, never up. An interface is in one link at
+ * most. Every change is told to the caller's function with its reason.
+ */
+#ifndef OFCD_TOPO_LINKS_H
+#define OFCD_TOPO_LINKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct topo_end {
+    uint64_t dpid;
+    uint32_t port;
+};
+
+struct topo_link {
+    struct topo_end a, b;               /* a before b (dpid, then port) */
+    uint64_t seen_ab_us, seen_ba_us;    /* last frame each way, 0 = never */
+    uint64_t since_us;                  /* up (or looped) since */
+    bool up;
+    bool loop;                          /* a.dpid == b.dpid */
+};
+
+enum topo_change { TOPO_LINK_UP, TOPO_LINK_DOWN, TOPO_LINK_LOOP };
+
+typedef void (*topo_change_fn)(void *arg, const struct topo_link *l, enum topo_change c,
+                               const char *why);
+
+struct topo_links;
+
+/* At most max_links links; timeout_us without a frame one way takes a link
+ * down. fn (may be NULL) hears every change. NULL when out of memory. */
+struct topo_links *topo_links_create(uint32_t max_links, uint64_t timeout_us,
+                                     topo_change_fn fn, void *arg);
+void topo_links_destroy(struct topo_links *t);
+
+/* A frame from `from` arrived on `to`. 0, or -ENOSPC (the table is full:
+ * the caller counts it) or -EINVAL (an end with port 0 or dpid 0). */
+int topo_links_seen(struct topo_links *t, struct topo_end from, struct topo_end to,
+                    uint64_t now_us);
+
+/* Links past their timeout go down (and are forgotten). */
+void topo_links_expire(struct topo_links *t, uint64_t now_us);
+/* A port went down, or a switch went away: its links go down. */
+void topo_links_port_down(struct topo_links *t, struct topo_end e);
+void topo_links_switch_down(struct topo_links *t, uint64_t dpid);
+
+size_t topo_links_count(const struct topo_links *t);
+/* Visit every link (fn must not change the table). */
+void topo_links_each(const struct topo_links *t, void (*fn)(void *arg, const struct topo_link *l),
+                     void *arg);
+
+#endif
