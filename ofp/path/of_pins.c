@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dpid.h"
+#include "ofcd_lines.h"
 
 static int hexval(int c)
 {
@@ -47,23 +48,12 @@ int of_pins_parse(const char *text, struct of_pins *out, char *err, size_t errle
     struct of_pins p = {0};
     size_t cap = 0;
     unsigned line = 0;
+    char buf[256];
+    int rc;
 
     *out = (struct of_pins){0};
-    while (*text) {
-        char buf[256], dp[128], fp[160], extra[2];
-        const char *nl = strchr(text, '\n');
-        size_t len = nl ? (size_t)(nl - text) : strlen(text);
-        line++;
-        if (len >= sizeof(buf)) {
-            snprintf(err, errlen, "line %u: longer than %zu characters", line, sizeof(buf) - 1);
-            goto bad;
-        }
-        memcpy(buf, text, len);
-        buf[len] = '\0';
-        text += len + (nl != NULL);
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = '\0';
+    while ((rc = ofcd_line_next(&text, buf, sizeof(buf), &line)) > 0) {
+        char dp[128], fp[160], extra[2];
         int k = sscanf(buf, "%127s %159s %1s", dp, fp, extra);
         if (k <= 0)
             continue;                /* blank or a comment */
@@ -91,6 +81,10 @@ int of_pins_parse(const char *text, struct of_pins *out, char *err, size_t errle
             p.v = v;
         }
         p.v[p.n++] = pin;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "line %u: longer than %zu characters", line, sizeof(buf) - 1);
+        goto bad;
     }
     if (p.n)
         qsort(p.v, p.n, sizeof(*p.v), by_dpid);

@@ -753,6 +753,24 @@ static int store_submit_wait(struct store *s, struct store_op *op)
     return op->rc;
 }
 
+/* Queue op (calloc'd) with its completion; the committer frees it after
+ * done. 0, or -ECANCELED (op freed) while closing. */
+static int store_submit_done(struct store *s, struct store_op *op, store_done_fn done,
+                             void *arg)
+{
+    op->done_cb = done;
+    op->done_arg = arg;
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->lock);
+        free(op);
+        return -ECANCELED;
+    }
+    store_enqueue_locked(s, op);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
 int store_put_many(struct store *s, const struct store_flow *flows, size_t n)
 {
     struct store_op op = { .kind = STORE_OP_PUT };
@@ -782,17 +800,7 @@ int store_put_many_async(struct store *s, const struct store_flow *flows, size_t
     op->kind = STORE_OP_PUT;
     op->u.put.flows = flows;
     op->u.put.n = n;
-    op->done_cb = done;
-    op->done_arg = arg;
-    pthread_mutex_lock(&s->lock);
-    if (s->stopping) {
-        pthread_mutex_unlock(&s->lock);
-        free(op);
-        return -ECANCELED;
-    }
-    store_enqueue_locked(s, op);
-    pthread_mutex_unlock(&s->lock);
-    return 0;
+    return store_submit_done(s, op, done, arg);
 }
 
 int store_put(struct store *s, const struct store_flow *flow)
@@ -849,17 +857,7 @@ int store_select_async(struct store *s, const uint64_t *dpid, store_pred_fn pred
     op->u.del_if.mark = mark;
     op->u.del_if.pred = pred;
     op->u.del_if.arg = arg;
-    op->done_cb = done;
-    op->done_arg = done_arg;
-    pthread_mutex_lock(&s->lock);
-    if (s->stopping) {
-        pthread_mutex_unlock(&s->lock);
-        free(op);
-        return -ECANCELED;
-    }
-    store_enqueue_locked(s, op);
-    pthread_mutex_unlock(&s->lock);
-    return 0;
+    return store_submit_done(s, op, done, done_arg);
 }
 
 int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,

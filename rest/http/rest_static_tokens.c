@@ -9,6 +9,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "ofcd_lines.h"
 #include "ofcd_log.h"
 #include "ofcd_pem.h"
 
@@ -39,23 +40,12 @@ int rest_static_tokens_parse(const char *text, struct rest_static_tokens *out, c
     struct rest_static_tokens t = {0};
     size_t cap = 0;
     unsigned line = 0;
+    char buf[512];
+    int rc;
 
     *out = (struct rest_static_tokens){0};
-    while (*text) {
-        char buf[512], name[80], tok[400], extra[2];
-        const char *nl = strchr(text, '\n');
-        size_t len = nl ? (size_t)(nl - text) : strlen(text);
-        line++;
-        if (len >= sizeof(buf)) {
-            snprintf(err, errlen, "line %u: longer than %zu characters", line, sizeof(buf) - 1);
-            goto bad;
-        }
-        memcpy(buf, text, len);
-        buf[len] = '\0';
-        text += len + (nl != NULL);
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = '\0';
+    while ((rc = ofcd_line_next(&text, buf, sizeof(buf), &line)) > 0) {
+        char name[80], tok[400], extra[2];
         int k = sscanf(buf, "%79s %399s %1s", name, tok, extra);
         OPENSSL_cleanse(buf, sizeof(buf));
         if (k <= 0)
@@ -90,6 +80,10 @@ int rest_static_tokens_parse(const char *text, struct rest_static_tokens *out, c
         sha256(tok, t.v[t.n].sha256);
         OPENSSL_cleanse(tok, sizeof(tok));
         t.n++;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "line %u: longer than %zu characters", line, sizeof(buf) - 1);
+        goto bad;
     }
     *out = t;
     return 0;

@@ -73,6 +73,11 @@ static void test_mistakes_name_the_line(void **state)
     expect_bad("1 " FP_PLAIN " extra\n", "expected \"DPID SHA256\"");
     expect_bad("1 " FP_PLAIN "\n00:00:00:00:00:00:00:01 " FP_COLONS "\n",
                "dpid 00:00:00:00:00:00:00:01 is pinned twice");
+    char longline[400];
+    memset(longline, ' ', sizeof(longline));
+    memcpy(longline, "# ok\n", 5);
+    longline[sizeof(longline) - 1] = '\0';
+    expect_bad(longline, "line 2: longer than 255 characters");
 }
 
 int main(void)
