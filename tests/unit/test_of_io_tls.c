@@ -47,17 +47,7 @@ static uint64_t fake_us(void)
     return now_us;
 }
 
-static char dir[128];
-static struct test_pki_ca *ca, *other_ca;
-
-static const char *path(const char *name)
-{
-    static char p[4][256];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
-    return p[i];
-}
+static struct test_pki pki;
 
 /* The switch: a client session whose transport is the fake TCP peer. */
 struct sw {
@@ -108,7 +98,8 @@ static struct tls_ctx *client_ctx(const char *cn, const struct test_pki_ca *trus
     char c[64], k[64];
     snprintf(c, sizeof(c), "%s-cert.pem", cn);
     snprintf(k, sizeof(k), "%s-key.pem", cn);
-    struct tls_cfg cfg = {.cert = path(c), .key = path(k), .ca = test_pki_ca_file(trust),
+    struct tls_cfg cfg = {.cert = test_pki_path(&pki, c), .key = test_pki_path(&pki, k),
+                          .ca = test_pki_ca_file(trust),
                           .client = true, .min_version = "1.2"};
     struct tls_ctx *ctx;
     assert_int_equal(tls_ctx_create(&cfg, &ctx), 0);
@@ -118,26 +109,13 @@ static struct tls_ctx *client_ctx(const char *cn, const struct test_pki_ca *trus
 static int group_setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/ofcd-test-oftls-XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    ca = test_pki_ca_new(dir, "switchca");
-    other_ca = test_pki_ca_new(dir, "otherca");
-    if (!ca || !other_ca || test_pki_leaf(ca, dir, "ofcd", -60, 3600) ||
-        test_pki_leaf(ca, dir, "sw1", -60, 3600) ||
-        test_pki_leaf(other_ca, dir, "intruder", -60, 3600))
-        return -1;
-    return 0;
+    return test_pki_make(&pki);
 }
 
 static int group_teardown(void **state)
 {
-    char cmd[200];
     (void)state;
-    test_pki_ca_free(ca);
-    test_pki_ca_free(other_ca);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_pki_remove(&pki);
 }
 
 static int setup(void **state)
@@ -151,12 +129,13 @@ static int setup(void **state)
     t->msg_in = msgq_create(&qc);
     t->pool = qmsg_pool_create("switches", 1024, 16, 0, false);
     t->events = qmsg_pool_create("events", 64, 16, 0, true);
-    struct tls_cfg sc = {.cert = path("ofcd-cert.pem"), .key = path("ofcd-key.pem"),
-                         .ca = test_pki_ca_file(ca), .verify_peer = true,
+    struct tls_cfg sc = {.cert = test_pki_path(&pki, "ofcd-cert.pem"),
+                         .key = test_pki_path(&pki, "ofcd-key.pem"),
+                         .ca = test_pki_ca_file(pki.ca), .verify_peer = true,
                          .min_version = "1.2"};
     assert_int_equal(tls_ctx_create(&sc, &t->srv), 0);
-    t->cli = client_ctx("sw1", ca);
-    t->intruder = client_ctx("intruder", ca);
+    t->cli = client_ctx("sw1", pki.ca);
+    t->intruder = client_ctx("intruder", pki.ca);
     /* TLS only: the helper's peers connect to TH_PORT. */
     struct of_io_cfg cfg = {.io_index = 0, .tls_port = TH_PORT, .max_conns = 16,
                             .out_backlog_kb = 64, .queue_size = 64, .conn_buffers = 256,
@@ -289,7 +268,7 @@ static void test_worker_hears_after_the_handshake_then_plaintext(void **state)
     memcpy(&info, up->data, sizeof(info));
     assert_true(info.tls);
     assert_true(info.has_cert);
-    file_sha256(path("sw1-cert.pem"), want);
+    file_sha256(test_pki_path(&pki, "sw1-cert.pem"), want);
     assert_memory_equal(info.cert_sha256, want, 32);
     conn_handle_t conn = up->conn;
     qmsg_free(up);

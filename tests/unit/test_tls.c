@@ -56,48 +56,25 @@ static ssize_t fake_send(void *arg, const void *buf, size_t len)
     return (ssize_t)n;
 }
 
-static char dir[256];
-static struct test_pki_ca *ca, *other_ca;
-
-static char *path(const char *name)
-{
-    static char p[4][512];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
-    return p[i];
-}
+static struct test_pki pki;
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/ofcd-test-tls-XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    ca = test_pki_ca_new(dir, "switchca");
-    other_ca = test_pki_ca_new(dir, "otherca");
-    if (!ca || !other_ca || test_pki_leaf(ca, dir, "ofcd", -60, 3600) ||
-        test_pki_leaf(ca, dir, "sw1", -60, 3600) ||
-        test_pki_leaf(other_ca, dir, "intruder", -60, 3600) ||
-        test_pki_leaf(ca, dir, "expired", -7200, -3600))
-        return -1;
-    return 0;
+    return test_pki_make(&pki);
 }
 
 static int teardown(void **state)
 {
-    char cmd[300];
     (void)state;
-    test_pki_ca_free(ca);
-    test_pki_ca_free(other_ca);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_pki_remove(&pki);
 }
 
 static struct tls_ctx *server_ctx(bool verify)
 {
-    struct tls_cfg c = {.cert = path("ofcd-cert.pem"), .key = path("ofcd-key.pem"),
-                        .ca = verify ? test_pki_ca_file(ca) : "", .verify_peer = verify,
+    struct tls_cfg c = {.cert = test_pki_path(&pki, "ofcd-cert.pem"),
+                        .key = test_pki_path(&pki, "ofcd-key.pem"),
+                        .ca = verify ? test_pki_ca_file(pki.ca) : "", .verify_peer = verify,
                         .min_version = "1.2"};
     struct tls_ctx *ctx;
     assert_int_equal(tls_ctx_create(&c, &ctx), 0);
@@ -108,14 +85,14 @@ static struct tls_ctx *server_ctx(bool verify)
 static struct tls_ctx *client_ctx(const char *cn, const char *min_version)
 {
     char cert[64], key[64];
-    struct tls_cfg c = {.ca = test_pki_ca_file(ca), .client = true,
+    struct tls_cfg c = {.ca = test_pki_ca_file(pki.ca), .client = true,
                         .min_version = min_version};
     struct tls_ctx *ctx;
     if (cn) {
         snprintf(cert, sizeof(cert), "%s-cert.pem", cn);
         snprintf(key, sizeof(key), "%s-key.pem", cn);
-        c.cert = path(cert);
-        c.key = path(key);
+        c.cert = test_pki_path(&pki, cert);
+        c.key = test_pki_path(&pki, key);
     }
     assert_int_equal(tls_ctx_create(&c, &ctx), 0);
     return ctx;
@@ -351,8 +328,9 @@ static void test_close_notify_and_transport_end(void **state)
 static void test_config_errors(void **state)
 {
     struct tls_ctx *ctx;
-    struct tls_cfg c = {.cert = path("ofcd-cert.pem"), .key = path("ofcd-key.pem"),
-                        .ca = test_pki_ca_file(ca), .verify_peer = true, .min_version = "1.2"};
+    struct tls_cfg c = {.cert = test_pki_path(&pki, "ofcd-cert.pem"),
+                        .key = test_pki_path(&pki, "ofcd-key.pem"),
+                        .ca = test_pki_ca_file(pki.ca), .verify_peer = true, .min_version = "1.2"};
 
     (void)state;
     c.min_version = "1.1";
@@ -361,18 +339,18 @@ static void test_config_errors(void **state)
     c.min_version = "1.2";
     c.ca = "";
     assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);      /* verify without a CA */
-    c.ca = test_pki_ca_file(ca);
-    c.key = path("sw1-key.pem");
+    c.ca = test_pki_ca_file(pki.ca);
+    c.key = test_pki_path(&pki, "sw1-key.pem");
     assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);      /* not the cert's key */
-    c.key = path("ofcd-key.pem");
+    c.key = test_pki_path(&pki, "ofcd-key.pem");
     chmod(c.key, 0644);
     assert_int_equal(tls_ctx_create(&c, &ctx), -EPERM);       /* readable by others */
     chmod(c.key, 0600);
-    c.cert = path("missing.pem");
+    c.cert = test_pki_path(&pki, "missing.pem");
     assert_int_equal(tls_ctx_create(&c, &ctx), -ENOENT);
-    c.cert = path("ofcd-key.pem");
+    c.cert = test_pki_path(&pki, "ofcd-key.pem");
     assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);      /* a key, no certificate */
-    c.cert = path("ofcd-cert.pem");
+    c.cert = test_pki_path(&pki, "ofcd-cert.pem");
     c.ciphers = "NO-SUCH-CIPHER";
     assert_int_equal(tls_ctx_create(&c, &ctx), -EINVAL);
     c.ciphers = "";

@@ -36,7 +36,8 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
         X509V3_CTX v3;
         X509V3_set_ctx_nodb(&v3);
         X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
-        X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &v3, NID_basic_constraints, "critical,CA:TRUE");
+        X509_EXTENSION *e =
+            X509V3_EXT_conf_nid(NULL, &v3, NID_basic_constraints, "critical,CA:TRUE");
         X509_add_ext(x, e, -1);
         X509_EXTENSION_free(e);
     }
@@ -103,4 +104,40 @@ int test_pki_leaf(const struct test_pki_ca *ca, const char *dir, const char *cn,
     X509_free(x);
     EVP_PKEY_free(k);
     return rc;
+}
+
+int test_pki_make(struct test_pki *p)
+{
+    snprintf(p->dir, sizeof(p->dir), "/tmp/ofcd-test-tls-XXXXXX");
+    if (!mkdtemp(p->dir))
+        return -1;
+    p->ca = test_pki_ca_new(p->dir, "switchca");
+    p->other_ca = test_pki_ca_new(p->dir, "otherca");
+    if (!p->ca || !p->other_ca || test_pki_leaf(p->ca, p->dir, "ofcd", -60, 3600) ||
+        test_pki_leaf(p->ca, p->dir, "sw1", -60, 3600) ||
+        test_pki_leaf(p->other_ca, p->dir, "intruder", -60, 3600) ||
+        test_pki_leaf(p->ca, p->dir, "expired", -7200, -3600))
+        return -1;
+    return 0;
+}
+
+int test_pki_remove(struct test_pki *p)
+{
+    char cmd[200];
+
+    test_pki_ca_free(p->ca);
+    test_pki_ca_free(p->other_ca);
+    p->ca = p->other_ca = NULL;
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", p->dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+const char *test_pki_path(const struct test_pki *p, const char *name)
+{
+    static char buf[4][256];
+    static int i;
+
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof(buf[i]), "%s/%s", p->dir, name);
+    return buf[i];
 }

@@ -15,4 +15,17 @@ const char *test_pki_ca_file(const struct test_pki_ca *ca);
 int test_pki_leaf(const struct test_pki_ca *ca, const char *dir, const char *cn, long from_s,
                   long to_s);
 
+/* The set both TLS tests use, in a fresh directory under /tmp: "switchca"
+ * signing ofcd, sw1 and expired (valid until an hour ago), "otherca"
+ * signing intruder. 0 or -1. */
+struct test_pki {
+    char dir[128];
+    struct test_pki_ca *ca, *other_ca;
+};
+int test_pki_make(struct test_pki *p);
+/* Free it and remove its directory: 0 or -1. */
+int test_pki_remove(struct test_pki *p);
+/* dir/name, in one of four rotating buffers (a few at once in one call). */
+const char *test_pki_path(const struct test_pki *p, const char *name);
+
 #endif
