@@ -180,6 +180,12 @@ int l2_on_packet_in(struct l2_table *t, const struct l2_cfg *cfg, const struct o
 
     if (is_unicast(src))
         learn(t, src, in_port, now_us);
+    /* 802.1D's reserved link-local group (01:80:c2:00:00:00-0f: LLDP, STP,
+     * pause) is never forwarded by a bridge: flooding LLDP would show links
+     * that are not there. */
+    static const uint8_t link_local[5] = {0x01, 0x80, 0xc2, 0x00, 0x00};
+    if (memcmp(dst, link_local, 5) == 0 && dst[5] <= 0x0f)
+        return 0;
     struct l2_entry *e = is_unicast(dst) ? lookup(t, dst) : NULL;
     uint32_t out_port = e && e->port != in_port ? e->port : OFPP_FLOOD;
     if (e && e->port == in_port)

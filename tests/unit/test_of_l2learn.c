@@ -141,6 +141,32 @@ static void test_table_bounded_lru(void **state)
     l2_table_destroy(t);
 }
 
+/* LLDP and the rest of 802.1D's link-local group are never flooded (a
+ * flooded LLDP would show the topology links that are not there); the
+ * sender is still learnt. */
+static void test_link_local_never_forwarded(void **state)
+{
+    (void)state;
+    struct l2_table *t = l2_table_create(cfg.table_size);
+    struct l2_out out;
+    static const uint8_t lldp_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e};
+    struct ofp_packet_in pi = pin(3, 2, 7, OFP_NO_BUFFER);
+    memcpy(frame, lldp_dst, 6);
+    frame[12] = 0x88;
+    frame[13] = 0xcc;
+    assert_int_equal(l2_on_packet_in(t, &cfg, &pi, 100, &out), 0);
+    assert_int_equal(out.n, 0);
+    assert_int_equal(l2_table_count(t), 1);
+    /* 01:80:c2:00:00:10 is outside the group: flooded like any multicast. */
+    pi = pin(3, 2, 7, OFP_NO_BUFFER);
+    memcpy(frame, lldp_dst, 6);
+    frame[5] = 0x10;
+    assert_int_equal(l2_on_packet_in(t, &cfg, &pi, 200, &out), 0);
+    assert_int_equal(out.n, 1);
+    assert_int_equal(out.msg[0].u.packet_out.actions.arr[0].u.output.port, OFPP_FLOOD);
+    l2_table_destroy(t);
+}
+
 static void test_short_frame_refused(void **state)
 {
     (void)state;
@@ -160,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_unknown_floods_then_learnt_gets_flow),
         cmocka_unit_test(test_broadcast_floods_and_moves_relearn),
         cmocka_unit_test(test_table_bounded_lru),
+        cmocka_unit_test(test_link_local_never_forwarded),
         cmocka_unit_test(test_short_frame_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
