@@ -28,6 +28,7 @@ enum qmsg_kind {
     QMSG_EV_SWITCH_DOWN,
     QMSG_EV_OF,         /* an OpenFlow message from the switch follows the header */
     QMSG_EV_ECHO,       /* an echo round trip was measured: struct of_event_echo */
+    QMSG_EV_APP,        /* an app's own news from the data path: struct of_event_app */
 };
 
 /* A connection handle: which io lcore, which slot, which incarnation — so a

@@ -8,6 +8,7 @@
  *   QMSG_EV_SWITCH_DOWN  nothing (the reason is in the worker's log)
  *   QMSG_EV_OF           the switch's OpenFlow message, as received
  *   QMSG_EV_ECHO         struct of_event_echo (P3, one per measured round trip)
+ *   QMSG_EV_APP          struct of_event_app, then its len bytes (P2; of_app_event)
  * conn in the qmsg is the switch's connection handle: the control thread
  * addresses flow_mods to it through that io lcore's msg_out.
  */
@@ -40,6 +41,12 @@ struct of_event_up {
 struct of_event_echo {
     uint32_t rtt_us;
     uint32_t ewma_us;           /* the channel's moving average (1/8 weight) */
+};
+
+/* What an app's data-path hooks tell its control-thread part. */
+struct of_event_app {
+    uint32_t app;               /* index in the workers' app list */
+    uint32_t len;               /* bytes that follow */
 };
 
 #endif

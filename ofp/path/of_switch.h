@@ -54,6 +54,7 @@ struct of_switch {
     uint64_t down_since_us;
     uint64_t connects, disconnects, replaced, port_changes;
     void *app_state[OF_APPS_MAX];    /* each app's own (of_app.h) */
+    uint64_t app_tick_us[OF_APPS_MAX];  /* when each app's on_tick is due, 0 = never */
 };
 
 #endif

@@ -449,6 +449,7 @@ static int c_error(void *arg, uint32_t xid, uint16_t type, uint16_t code, const 
 
 struct of_app_out {
     struct of_rec *r;
+    unsigned app;
 };
 
 int of_app_send(struct of_app_out *out, struct ofp_msg *m)
@@ -457,58 +458,113 @@ int of_app_send(struct of_app_out *out, struct ofp_msg *m)
     return send_msg(out->r, m);
 }
 
-/* The switch as app i sees it; the hook may replace v.state, which the
- * caller stores back. */
+int of_app_event(struct of_app_out *out, const void *data, size_t len)
+{
+    struct of_rec *r = out->r;
+    struct of_event_app a = {.app = out->app, .len = (uint32_t)len};
+
+    if (len > OF_APP_EVENT_MAX)
+        return -EMSGSIZE;
+    struct qmsg *ev = event_buf(r, sizeof(a) + len);
+    if (!ev) {
+        event_lost(r, "an app's event");
+        return -ENOBUFS;
+    }
+    post_event(r, ev, QMSG_EV_APP, OFP_PRIO_P2, &a, sizeof(a), data, len);
+    return 0;
+}
+
+/* The switch as app i sees it; the hook may replace v.state and
+ * v.next_tick_us, which app_keep stores back. */
 static struct of_app_switch app_view(const struct of_switch *sw, unsigned i)
 {
     return (struct of_app_switch){.dpid = sw->dpid, .features = &sw->features,
-                                  .ports = &sw->ports, .state = sw->app_state[i]};
+                                  .ports = &sw->ports, .state = sw->app_state[i],
+                                  .next_tick_us = sw->app_tick_us[i]};
+}
+
+static void app_keep(struct of_switch *sw, unsigned i, const struct of_app_switch *v)
+{
+    sw->app_state[i] = v->state;
+    sw->app_tick_us[i] = v->next_tick_us;
 }
 
 static void apps_switch_up(struct of_rec *r)
 {
     struct of_worker *w = r->w;
-    struct of_app_out out = {r};
 
     for (unsigned i = 0; i < w->n_apps; i++) {
         const struct of_app *a = w->apps[i];
+        struct of_app_out out = {r, i};
         struct of_app_switch v = app_view(r->sw, i);
+        v.next_tick_us = 0;
         if (a->on_switch_up)
             a->on_switch_up(a->arg, &v, w->now_us, &out);
-        r->sw->app_state[i] = v.state;
+        app_keep(r->sw, i, &v);
     }
 }
 
 static void apps_packet_in(struct of_rec *r, const struct ofp_packet_in *pi)
 {
     struct of_worker *w = r->w;
-    struct of_app_out out = {r};
 
     if (!r->sw || !r->sw->up_since_us)
         return;
     for (unsigned i = 0; i < w->n_apps; i++) {
         const struct of_app *a = w->apps[i];
+        struct of_app_out out = {r, i};
         struct of_app_switch v = app_view(r->sw, i);
         if (a->on_packet_in)
             a->on_packet_in(a->arg, &v, pi, w->now_us, &out);
-        r->sw->app_state[i] = v.state;
+        app_keep(r->sw, i, &v);
     }
 }
 
 static void apps_port_status(struct of_rec *r, const struct ofp_port_status *ps)
 {
     struct of_worker *w = r->w;
-    struct of_app_out out = {r};
 
     if (!r->sw->up_since_us)
         return;
     for (unsigned i = 0; i < w->n_apps; i++) {
         const struct of_app *a = w->apps[i];
+        struct of_app_out out = {r, i};
         struct of_app_switch v = app_view(r->sw, i);
         if (a->on_port_status)
             a->on_port_status(a->arg, &v, ps, w->now_us, &out);
-        r->sw->app_state[i] = v.state;
+        app_keep(r->sw, i, &v);
     }
+}
+
+/* The apps whose tick is due get it; returns the earliest next one
+ * (UINT64_MAX: none). */
+static uint64_t apps_tick(struct of_rec *r)
+{
+    struct of_worker *w = r->w;
+    uint64_t next = UINT64_MAX;
+
+    if (!r->sw || !r->sw->up_since_us)
+        return next;
+    for (unsigned i = 0; i < w->n_apps; i++) {
+        const struct of_app *a = w->apps[i];
+        uint64_t due = r->sw->app_tick_us[i];
+        if (!due || !a->on_tick)
+            continue;
+        if (due <= w->now_us) {
+            struct of_app_out out = {r, i};
+            struct of_app_switch v = app_view(r->sw, i);
+            v.next_tick_us = 0;
+            a->on_tick(a->arg, &v, w->now_us, &out);
+            /* A tick that asks for the past would spin the wheel. */
+            if (v.next_tick_us && v.next_tick_us <= w->now_us)
+                v.next_tick_us = w->now_us + 1;
+            app_keep(r->sw, i, &v);
+            due = v.next_tick_us;
+        }
+        if (due && due < next)
+            next = due;
+    }
+    return next;
 }
 
 /* Once after each apps_switch_up: the apps free what they kept. */
@@ -520,6 +576,7 @@ static void apps_switch_down(struct of_worker *w, struct of_switch *sw)
         if (a->on_switch_down)
             a->on_switch_down(a->arg, &v);
         sw->app_state[i] = NULL;
+        sw->app_tick_us[i] = 0;
     }
 }
 
@@ -709,6 +766,11 @@ static void rec_schedule(struct of_rec *r)
         }
         if (r->next_poll_us < next)
             next = r->next_poll_us;
+    }
+    if (r->chan.state == OFP_CHAN_ESTABLISHED) {
+        uint64_t tick = apps_tick(r);
+        if (tick < next)
+            next = tick;
     }
     if (next == UINT64_MAX || r->chan.state == OFP_CHAN_CLOSED)
         tw_cancel(&w->wheel, &r->timer);
