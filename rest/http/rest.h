@@ -21,7 +21,10 @@
 #define OFCD_REST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "msgq.h"
 #include "ofcd_counters.h"
@@ -62,6 +65,37 @@ struct rest_lcore {
 typedef void (*rest_ring_fn)(void *arg, unsigned lcore, const char *ring,
                              const struct msgq_stats *q);
 
+/*
+ * An app's REST routes (the topology's, say), served after the built-in
+ * table under prefix (no trailing '/'), behind the same authentication,
+ * rate limit and body checks. handle runs on an MHD thread: req->arg is
+ * the path after "prefix/" ("" for the prefix itself), req->body the JSON
+ * body or NULL, query(req, key) a query argument or NULL. It returns the
+ * HTTP status and sets *out to the JSON answer (a new reference; NULL
+ * sends null). rest_ext_error makes the server's own error shape.
+ */
+struct rest_ext_req {
+    const char *method;
+    const char *path;
+    const char *arg;
+    const char *body;
+    size_t body_len;
+    const char *(*query)(const struct rest_ext_req *req, const char *key);
+    void *conn;                         /* the server's, for query */
+};
+
+struct rest_ext {
+    const char *prefix;
+    void *arg;
+    unsigned (*handle)(void *arg, const struct rest_ext_req *req, json_t **out);
+};
+
+#define REST_EXT_MAX 8
+
+/* {"code": status, "description": text}: returns status, sets *out. */
+unsigned rest_ext_error(json_t **out, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 struct rest_sources {
     void *arg;
     struct flowmgr *fm;                 /* NULL: the flow paths answer 503 */
@@ -75,6 +109,8 @@ struct rest_sources {
     void (*rings)(void *arg, rest_ring_fn fn, void *fn_arg);
     /* Every counter set of the appliance (the registry, ofcd_counters.h). */
     void (*counters)(void *arg, ofcd_counter_fn fn, void *fn_arg);
+    const struct rest_ext *ext[REST_EXT_MAX];
+    unsigned n_ext;
 };
 
 /* Start serving; NULL (logged) when the address cannot be bound. cfg and

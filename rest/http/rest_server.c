@@ -148,6 +148,24 @@ void rest_wake(void *token, int rc)
     pthread_mutex_unlock(&rs->defer_lock);
 }
 
+static const char *ext_query(const struct rest_ext_req *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+unsigned rest_ext_error(json_t **out, unsigned status, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    json_decref(*out);
+    *out = json_pack("{s:i, s:s}", "code", (int)status, "description", msg);
+    return status;
+}
+
 static void dispatch(struct rest_req *q, struct rest_reply *r)
 {
     bool path_known = false;
@@ -182,6 +200,20 @@ static void dispatch(struct rest_req *q, struct rest_reply *r)
         q->arg = prefix ? q->path + n : NULL;
         r->status = 200;
         rt->handler(q, r);
+        return;
+    }
+    for (unsigned i = 0; i < q->rs->src.n_ext; i++) {
+        const struct rest_ext *x = q->rs->src.ext[i];
+        size_t n = strlen(x->prefix);
+        if (strncmp(q->path, x->prefix, n) != 0 || (q->path[n] != '\0' && q->path[n] != '/'))
+            continue;
+        struct rest_ext_req xr = {.method = q->method, .path = q->path,
+                                  .arg = q->path[n] ? q->path + n + 1 : "", .body = q->body,
+                                  .body_len = q->body_len, .query = ext_query, .conn = q->conn};
+        json_t *out = NULL;
+        r->status = x->handle(x->arg, &xr, &out);
+        json_decref(r->json);
+        r->json = out ? out : json_null();
         return;
     }
     if (path_known)
