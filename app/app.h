@@ -31,6 +31,10 @@
 #include "of_worker.h"
 #include "qmsg_pool.h"
 #include "rest.h"
+#include "topo_admin.h"
+#include "topo_app.h"
+#include "topo_ctl.h"
+#include "topo_rest.h"
 
 struct echo_service;
 struct flowmgr;
@@ -55,6 +59,13 @@ struct app_ctx {
     struct of_app apps[OF_APPS_MAX];  /* wire_apps(): the worker's hooks, in order */
     unsigned n_apps;
     struct l2_cfg l2;                /* apps.l2_learning's, read by the workers */
+    /* apps.topology: the workers' part (topo), what operators switched off
+     * (REST writes, workers read), the control thread's links (under
+     * ctl_lock) and the REST routes; topo_ctl NULL = off. */
+    struct topo_app_cfg topo;
+    struct topo_admin *topo_admin;
+    struct topo_ctl *topo_ctl;
+    struct topo_rest topo_rest;
     struct port *port;
     struct tls_ctx *tls;             /* [tls]: the TLS port's certificates, NULL = none */
     struct of_pins pins;             /* tls.pins_file, read by the workers */

@@ -13,6 +13,7 @@
 #include "ofcd_log.h"
 #include "port.h"
 #include "store.h"
+#include "topo_flow.h"
 
 void control_signal_set(sigset_t *set)
 {
@@ -139,6 +140,30 @@ static void control_drain_logs(struct app_ctx *app)
             lcore_drain_log(app->lcores[id].lc, stderr);
 }
 
+/* apps.topology: an enabled switch that came up gets its LLDP flow, unless
+ * it is stored already (then the flow manager's check at connect puts it
+ * back if the switch lost it). Never waits: the store commits it. */
+static void control_lldp_flow(struct app_ctx *app, const struct qmsg *q)
+{
+    struct of_event_hdr h;
+
+    if (!app->store || !app->fm || q->len < sizeof(h))
+        return;
+    memcpy(&h, q->data, sizeof(h));
+    if (!(topo_admin_get(app->topo_admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
+        topo_flow_ensure(app->store, app->fm, h.dpid);
+}
+
+/* Links silent past topology.link_timeout_s go down. */
+static void control_topology_tick(struct app_ctx *app)
+{
+    if (!app->topo_ctl)
+        return;
+    pthread_mutex_lock(&app->ctl_lock);
+    topo_ctl_tick(app->topo_ctl, lcore_clock_us());
+    pthread_mutex_unlock(&app->ctl_lock);
+}
+
 /* Drain what the workers report into the control thread's switch view. */
 static void control_drain_events(struct app_ctx *app)
 {
@@ -153,12 +178,19 @@ static void control_drain_events(struct app_ctx *app)
         if (app->fm)
             for (unsigned i = 0; i < n; i++)
                 flowmgr_on_event(app->fm, m[i]);
+        uint64_t now = lcore_clock_us();
         pthread_mutex_lock(&app->ctl_lock);
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
             ctl_switches_handle(app->ctl, m[i]);
+            if (app->topo_ctl)
+                topo_ctl_handle(app->topo_ctl, m[i], now);
+        }
         pthread_mutex_unlock(&app->ctl_lock);
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
+            if (app->topo_ctl && m[i]->kind == QMSG_EV_SWITCH_UP)
+                control_lldp_flow(app, m[i]);
             qmsg_free(m[i]);
+        }
     }
 }
 
@@ -203,6 +235,7 @@ static void *control_main(void *arg)
         }
         control_watch_link(app, &link);
         control_forget(app, &next_forget_us);
+        control_topology_tick(app);
         control_purge_deleted(app, &next_purge_ms);
     }
     return NULL;

@@ -430,16 +430,20 @@ int main(int argc, char **argv)
     /* The apps first: the flow manager leaves their flows alone. The store's
      * committer thread starts here, so it too floats over the original CPUs
      * with the signals blocked. */
-    wire_apps(&app);
-    rc = open_flow_store(&app);
-    if (rc < 0)
+    rc = wire_apps(&app);
+    if (rc == 0)
+        rc = open_flow_store(&app);
+    if (rc < 0) {
+        unwire_apps(&app);
         goto out_unlock;
+    }
 
     rc = rte_eal_init(ea.argc, ea.argv);
     if (rc < 0) {
         LOG_ERR("main", "DPDK EAL initialisation failed: %s (eal.args = '%s')",
                 rte_strerror(rte_errno), app.cfg.eal_args);
         close_flow_store(&app);
+        unwire_apps(&app);
         goto out_unlock;
     }
     atomic_init(&app.stop, false);
@@ -477,6 +481,7 @@ int main(int argc, char **argv)
 
 out_eal:
     app_teardown(&app);
+    unwire_apps(&app);               /* after the lcores and REST, who read it */
     rte_eal_cleanup();
 out_unlock:
     tls_ctx_destroy(app.tls);        /* NULL after a teardown: it freed it */

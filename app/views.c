@@ -45,6 +45,16 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
         if (store_get_stats(app->store, &ss) == 0)
             fn(arg, &store_counters, "", OFCD_COUNTER_VALUES(&ss));
     }
+    if (app->topo_ctl) {
+        struct topo_ctl_stats ts;
+        struct topo_app_stats as;
+        pthread_mutex_lock(&app->ctl_lock);
+        topo_ctl_get_stats(app->topo_ctl, &ts);
+        pthread_mutex_unlock(&app->ctl_lock);
+        fn(arg, &topo_ctl_counters, "", OFCD_COUNTER_VALUES(&ts));
+        topo_app_get_stats(&app->topo, &as);
+        fn(arg, &topo_app_counters, "", OFCD_COUNTER_VALUES(&as));
+    }
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
         if (app->lcores[id].lc)
             lcore_read_counters(app->lcores[id].lc, fn, arg);
@@ -137,4 +147,18 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .rings = src_rings,
         .counters = src_counters,
     };
+    if (app->topo_ctl) {
+        struct topo_rest *t = &app->topo_rest;
+        t->lock_arg = app;
+        t->lock = src_switches_lock;
+        t->unlock = src_switches_unlock;
+        t->ctl = app->topo_ctl;
+        t->admin = app->topo_admin;
+        t->app = &app->topo;
+        t->store = app->store;
+        t->fm = app->fm;
+        out->ext[out->n_ext++] = &t->ext_topology;
+        out->ext[out->n_ext++] = &t->ext_lldp;
+        out->ext[out->n_ext++] = &t->ext_ofcd;
+    }
 }

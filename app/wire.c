@@ -1,11 +1,15 @@
 /* wire: see wire.h. */
 #include "wire.h"
 
+#include <openssl/rand.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+
+#include <openssl/rand.h>
 
 #include "echo_service.h"
 #include "ofcd_inet.h"
@@ -114,17 +118,64 @@ void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
         out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;
 }
 
-void wire_apps(struct app_ctx *app)
+/* apps.topology: a fresh LLDP key per run (frames of an earlier run are
+ * foreign), the admin table, the control thread's links, the REST routes. */
+static int wire_topology(struct app_ctx *app, unsigned index)
+{
+    const struct ofcd_config *c = &app->cfg;
+
+    if (RAND_bytes(app->topo.key, sizeof(app->topo.key)) != 1) {
+        LOG_ERR("topology", "no random bytes for the LLDP key");
+        return -EIO;
+    }
+    atomic_init(&app->topo.interval_ms, c->topo_lldp_interval_s * 1000u);
+    app->topo.max_age_ms = c->topo_link_timeout_s * 1000u;
+    app->topo_admin = topo_admin_create(c->topo_max_interfaces);
+    struct topo_ctl_cfg tc = {.app_index = index,
+                              .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
+                              .max_links = c->topo_max_links};
+    app->topo_ctl = app->topo_admin ? topo_ctl_create(&tc) : NULL;
+    if (!app->topo_ctl) {
+        LOG_ERR("topology", "out of memory for %u links and %u interfaces", c->topo_max_links,
+                c->topo_max_interfaces);
+        return -ENOMEM;
+    }
+    app->topo.admin = app->topo_admin;
+    int rc = topo_rest_init(&app->topo_rest, c->data_dir);
+    if (rc < 0)
+        return rc;
+    topo_app_init(&app->apps[app->n_apps++], &app->topo);
+    return 0;
+}
+
+int wire_apps(struct app_ctx *app)
 {
     const struct ofcd_config *c = &app->cfg;
 
     app->n_apps = 0;
+    /* The topology first: it sees LLDP before the learning switch does. */
+    if (c->topology) {
+        int rc = wire_topology(app, app->n_apps);
+        if (rc < 0)
+            return rc;
+    }
     if (c->l2_learning) {
         app->l2 = (struct l2_cfg){.table_size = c->l2_table_size,
                                   .idle_timeout_s = c->l2_idle_timeout_s,
                                   .priority = L2_FLOW_PRIORITY};
         l2_app_init(&app->apps[app->n_apps++], &app->l2);
     }
+    return 0;
+}
+
+void unwire_apps(struct app_ctx *app)
+{
+    if (app->topo_ctl)
+        topo_rest_fini(&app->topo_rest);
+    topo_ctl_destroy(app->topo_ctl);
+    app->topo_ctl = NULL;
+    topo_admin_destroy(app->topo_admin);
+    app->topo_admin = NULL;
 }
 
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)

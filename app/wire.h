@@ -15,8 +15,11 @@
 /* The REST face's config. */
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
 
-/* The apps [apps] enables, in the order the workers call them. */
-void wire_apps(struct app_ctx *app);
+/* The apps [apps] enables, in the order the workers call them, and what
+ * apps.topology needs beside its hooks. 0 or a negative errno (logged). */
+int wire_apps(struct app_ctx *app);
+/* Free what wire_apps made, once no thread reads it. */
+void unwire_apps(struct app_ctx *app);
 /* The flow manager's config, the apps' cookies included (after wire_apps):
  * window = max(consistency_min_interval_s, 1.5 x stats interval). */
 void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out);

@@ -1189,6 +1189,18 @@ static int check_fm_ranges(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+static int check_topology(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    /* A link must survive one probe lost, not go down between two probes. */
+    if (cfg->topo_link_timeout_s <= cfg->topo_lldp_interval_s) {
+        cfg_err(err, errlen, "topology.link_timeout_s = %u must be more than "
+                "topology.lldp_interval_s = %u (links would flap between probes)",
+                cfg->topo_link_timeout_s, cfg->topo_lldp_interval_s);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int check_port_pool(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     /* DPDK's rte_pktmbuf_pool_create() refuses a cache above n / 1.5. */
@@ -1341,7 +1353,7 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
-    check_fm_ranges, check_port_pool, check_kernel_side, check_openflow, check_tls, check_tcp,
+    check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow, check_tls, check_tcp,
     check_fault,
 };
 

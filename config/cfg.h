@@ -126,6 +126,13 @@ struct ofcd_config {
     bool l2_learning;                    /* the L2 learning-switch app */
     uint32_t l2_table_size;
     uint16_t l2_idle_timeout_s;
+    bool topology;                       /* LLDP discovery and the topology APIs */
+
+    /* [topology] */
+    uint32_t topo_lldp_interval_s;
+    uint32_t topo_link_timeout_s;
+    uint32_t topo_max_links;
+    uint32_t topo_max_interfaces;
 
     /* [rest] */
     uint32_t rest_ip;                    /* host byte order */

@@ -254,6 +254,21 @@ const struct cfg_key cfg_keys[] = {
              "MAC addresses the learning switch remembers per switch"),
     CFG_UINT("apps", "l2_idle_timeout_s", l2_idle_timeout_s, 0, 65535, "60",
              "idle timeout of the flows the learning switch installs (0 = none)"),
+    CFG_BOOL("apps", "topology", topology, "false",
+             "discover links with LLDP (Kytos-ng of_lldp + topology): an LLDP flow on every "
+             "enabled switch, one probe per port per topology.lldp_interval_s, and the "
+             "topology v3, of_lldp v1 and /api/v1/topology REST paths"),
+
+    CFG_UINT("topology", "lldp_interval_s", topo_lldp_interval_s, 1, 3600, "3",
+             "seconds between two LLDP probes of one port (of_lldp's polling_time; REST may "
+             "change it until restart)"),
+    CFG_UINT("topology", "link_timeout_s", topo_link_timeout_s, 1, 3600, "10",
+             "a link with no LLDP one way for this long goes down; must exceed "
+             "lldp_interval_s"),
+    CFG_UINT("topology", "max_links", topo_max_links, 16, 4194304, "65536",
+             "links remembered (up or down); when full, the oldest one down makes room"),
+    CFG_UINT("topology", "max_interfaces", topo_max_interfaces, 16, 16777216, "262144",
+             "switches and interfaces an operator may disable or switch LLDP off on"),
 
     {.section = "rest", .name = "listen", .type = CFG_T_IPV4_PORT, .def = "127.0.0.1:8181",
      .help = "address and TCP port of the REST API (0.0.0.0 = all interfaces)", .min = 1,

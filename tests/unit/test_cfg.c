@@ -470,6 +470,10 @@ static const struct uint_case uint_cases[] = {
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("flow_manager.store_linger_us", fm_store_linger_us, 0, 100000),
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
+    UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
+    UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
+    UCASE("topology.max_links", topo_max_links, 16, 4194304),
+    UCASE("topology.max_interfaces", topo_max_interfaces, 16, 16777216),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
     UCASE("fault.rx_delay_us", fault_rx.delay_us, 0, 10000000),
     UCASE("fault.tx_delay_us", fault_tx.delay_us, 0, 10000000),
@@ -1154,6 +1158,23 @@ static void test_finish_mbuf_cache(void **state)
     assert_has(err, "mbufs/1.5");
 }
 
+/* A link timeout at or below the probe interval would take every link down
+ * between two probes. */
+static void test_finish_topology_timeout(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    override_ok(&c, "topology.lldp_interval_s=5");
+    override_ok(&c, "topology.link_timeout_s=6");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "topology.link_timeout_s=5");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "topology.link_timeout_s = 5");
+    assert_has(err, "topology.lldp_interval_s = 5");
+}
+
 static void test_finish_descriptors(void **state)
 {
     (void)state;
@@ -1528,6 +1549,7 @@ int main(void)
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_finish_mbuf_cache),
         cmocka_unit_test(test_finish_descriptors),
+        cmocka_unit_test(test_finish_topology_timeout),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
         cmocka_unit_test(test_finish_tls),

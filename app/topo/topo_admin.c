@@ -1,0 +1,99 @@
+/* topo_admin: see topo_admin.h. */
+#include "topo_admin.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+struct topo_admin_slot {
+    _Atomic uint64_t dpid;
+    _Atomic uint32_t port;
+    _Atomic uint32_t flags;
+    _Atomic bool used;
+};
+
+struct topo_admin {
+    pthread_mutex_t wlock;              /* writers only */
+    uint32_t mask;
+    uint32_t n, max;
+    struct topo_admin_slot slot[];
+};
+
+static uint32_t slot_hash(uint64_t dpid, uint32_t port)
+{
+    uint64_t v = dpid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)port * 0xc2b2ae3d27d4eb4full);
+    v ^= v >> 29;
+    return (uint32_t)(v ^ (v >> 32));
+}
+
+struct topo_admin *topo_admin_create(uint32_t capacity)
+{
+    uint32_t size = 16;
+
+    while (size < 2ull * capacity && size < (1u << 30))
+        size <<= 1;
+    struct topo_admin *a = calloc(1, sizeof(*a) + (size_t)size * sizeof(a->slot[0]));
+    if (!a)
+        return NULL;
+    pthread_mutex_init(&a->wlock, NULL);
+    a->mask = size - 1;
+    a->max = capacity;
+    return a;
+}
+
+void topo_admin_destroy(struct topo_admin *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_destroy(&a->wlock);
+    free(a);
+}
+
+static struct topo_admin_slot *find(const struct topo_admin *a, uint64_t dpid, uint32_t port)
+{
+    for (uint32_t i = slot_hash(dpid, port), k = 0; k <= a->mask; i++, k++) {
+        struct topo_admin_slot *s = (struct topo_admin_slot *)&a->slot[i & a->mask];
+        if (!atomic_load_explicit(&s->used, memory_order_acquire))
+            return NULL;
+        if (atomic_load_explicit(&s->dpid, memory_order_relaxed) == dpid &&
+            atomic_load_explicit(&s->port, memory_order_relaxed) == port)
+            return s;
+    }
+    return NULL;
+}
+
+int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&a->wlock);
+    struct topo_admin_slot *s = find(a, dpid, port);
+    if (s) {
+        atomic_store_explicit(&s->flags, flags, memory_order_release);
+    } else if (!flags) {
+        /* nothing stored is the default already */
+    } else if (a->n >= a->max) {
+        rc = -ENOSPC;
+    } else {
+        uint32_t i = slot_hash(dpid, port);
+        while (atomic_load_explicit(&a->slot[i & a->mask].used, memory_order_relaxed))
+            i++;
+        s = &a->slot[i & a->mask];
+        atomic_store_explicit(&s->dpid, dpid, memory_order_relaxed);
+        atomic_store_explicit(&s->port, port, memory_order_relaxed);
+        atomic_store_explicit(&s->flags, flags, memory_order_relaxed);
+        atomic_store_explicit(&s->used, true, memory_order_release);
+        a->n++;
+    }
+    pthread_mutex_unlock(&a->wlock);
+    return rc;
+}
+
+uint32_t topo_admin_get(const struct topo_admin *a, uint64_t dpid, uint32_t port)
+{
+    const struct topo_admin_slot *s = find(a, dpid, port);
+
+    return s ? atomic_load_explicit(&s->flags, memory_order_acquire) : 0;
+}

@@ -1,0 +1,177 @@
+/* topo_app: see topo_app.h. */
+#include "topo_app.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "of_switch.h"
+#include "ofcd_log.h"
+#include "ofp_msg.h"
+
+OFCD_COUNTER_GROUP(topo_app_counters, "topology_lldp", struct topo_app_stats, TOPO_APP_COUNTERS,
+                   OFCD_NO_COUNTERS);
+
+enum {
+#define TOPO_IDX(name, help) TOPO_C_##name,
+    TOPO_APP_COUNTERS(TOPO_IDX)
+#undef TOPO_IDX
+};
+
+struct topo_sw {
+    uint32_t cursor;                    /* the next port (index) to probe */
+};
+
+static void count(struct topo_app_cfg *cfg, unsigned which)
+{
+    atomic_fetch_add_explicit(&cfg->stats[which], 1, memory_order_relaxed);
+}
+
+void topo_app_get_stats(const struct topo_app_cfg *cfg, struct topo_app_stats *out)
+{
+    uint64_t *v = (uint64_t *)(void *)out;
+
+    for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+        v[i] = atomic_load_explicit(&((struct topo_app_cfg *)cfg)->stats[i],
+                                    memory_order_relaxed);
+}
+
+static uint64_t interval_us(const struct topo_app_cfg *cfg)
+{
+    uint64_t ms = atomic_load_explicit(&((struct topo_app_cfg *)cfg)->interval_ms,
+                                       memory_order_relaxed);
+    return (ms ? ms : 1) * 1000u;
+}
+
+static void topo_switch_up(void *arg, struct of_app_switch *sw, uint64_t now_us,
+                           struct of_app_out *out)
+{
+    struct topo_app_cfg *cfg = arg;
+    uint64_t quarter = interval_us(cfg) / 4 + 1;
+
+    (void)out;
+    sw->state = calloc(1, sizeof(struct topo_sw));
+    if (!sw->state) {
+        LOG_ERR("topology", "switch %016" PRIx64 ": out of memory: no LLDP from it", sw->dpid);
+        return;
+    }
+    /* Spread by dpid, so a thousand switches that connect at once do not
+     * probe at once either. */
+    sw->next_tick_us = now_us + 1 + (sw->dpid * 0x9e3779b97f4a7c15ull >> 17) % quarter;
+}
+
+static bool eligible(const struct topo_app_cfg *cfg, uint64_t dpid, const struct ofp_port *p)
+{
+    return p->port_no >= 1 && p->port_no <= OFPP_MAX && !(p->config & OFPPC_PORT_DOWN) &&
+           !(p->state & OFPPS_LINK_DOWN) && !topo_admin_lldp_off(cfg->admin, dpid, p->port_no);
+}
+
+static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, const struct ofp_port *p,
+                       uint64_t now_us, struct of_app_out *out)
+{
+    uint8_t frame[TOPO_LLDP_FRAME_LEN];
+    struct ofp_action act = {.type = OFPAT_OUTPUT, .u.output = {.port = p->port_no}};
+    struct ofp_msg m;
+
+    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, now_us / 1000u, cfg->key);
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_PACKET_OUT;
+    m.u.packet_out = (struct ofp_packet_out){.buffer_id = OFP_NO_BUFFER,
+                                             .in_port = OFPP_CONTROLLER,
+                                             .actions = {.arr = &act, .n = 1},
+                                             .data = frame,
+                                             .data_len = (uint16_t)len};
+    count(cfg, of_app_send(out, &m) == 0 ? TOPO_C_lldp_sent : TOPO_C_lldp_send_failed);
+}
+
+static void topo_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
+                      struct of_app_out *out)
+{
+    struct topo_app_cfg *cfg = arg;
+    struct topo_sw *st = sw->state;
+    uint64_t iv = interval_us(cfg);
+    uint32_t n = sw->ports->n;
+
+    if (!st)
+        return;
+    if (n == 0) {
+        sw->next_tick_us = now_us + iv;
+        return;
+    }
+    uint64_t spacing = iv / n, per = 1;
+    if (spacing < TOPO_TICK_MIN_US) {
+        per = ((uint64_t)n * TOPO_TICK_MIN_US + iv - 1) / iv;
+        spacing = TOPO_TICK_MIN_US;
+    }
+    /* Every port visited counts against the round, eligible or not, so a
+     * round lasts one interval whatever the ports' states. */
+    for (uint64_t k = 0; k < per; k++) {
+        const struct ofp_port *p = &sw->ports->v[st->cursor % n];
+        st->cursor = (st->cursor + 1) % n;
+        if (eligible(cfg, sw->dpid, p))
+            send_probe(cfg, sw->dpid, p, now_us, out);
+    }
+    sw->next_tick_us = now_us + spacing;
+}
+
+static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp_packet_in *pi,
+                           uint64_t now_us, struct of_app_out *out)
+{
+    struct topo_app_cfg *cfg = arg;
+    struct topo_lldp_id id;
+
+    if (pi->data_len < 14 || ((uint16_t)pi->data[12] << 8 | pi->data[13]) != TOPO_LLDP_ETHERTYPE)
+        return;
+    count(cfg, TOPO_C_lldp_in);
+    if (!ofp_match_has(&pi->match, OFPXMT_OFB_IN_PORT)) {
+        count(cfg, TOPO_C_lldp_no_port);
+        return;
+    }
+    switch (topo_lldp_parse(pi->data, pi->data_len, cfg->key, now_us / 1000u, cfg->max_age_ms,
+                            &id)) {
+    case TOPO_LLDP_OURS: {
+        struct topo_seen s = {
+            .from_dpid = id.dpid,
+            .from_port = id.port,
+            .to_port = (uint32_t)ofp_match_get_uint(&pi->match, OFPXMT_OFB_IN_PORT),
+            .sent_ms = id.sent_ms,
+        };
+        count(cfg, TOPO_C_lldp_ours);
+        if (of_app_event(out, &s, sizeof(s)) < 0)
+            count(cfg, TOPO_C_events_lost);
+        break;
+    }
+    case TOPO_LLDP_FOREIGN:
+        count(cfg, TOPO_C_lldp_foreign);
+        break;
+    case TOPO_LLDP_STALE:
+        count(cfg, TOPO_C_lldp_stale);
+        break;
+    case TOPO_LLDP_MALFORMED:
+    case TOPO_LLDP_NOT_LLDP:
+        count(cfg, TOPO_C_lldp_malformed);
+        break;
+    }
+    (void)sw;
+}
+
+static void topo_switch_down(void *arg, struct of_app_switch *sw)
+{
+    (void)arg;
+    free(sw->state);
+    sw->state = NULL;
+}
+
+void topo_app_init(struct of_app *app, struct topo_app_cfg *cfg)
+{
+    *app = (struct of_app){
+        .name = "topology",
+        .cookies = {TOPO_COOKIE_PREFIX << 56, (TOPO_COOKIE_PREFIX << 56) | 0x00ffffffffffffffull},
+        .arg = cfg,
+        .on_switch_up = topo_switch_up,
+        .on_packet_in = topo_packet_in,
+        .on_tick = topo_tick,
+        .on_switch_down = topo_switch_down,
+    };
+}

@@ -1,0 +1,84 @@
+/*
+ * topo_app: topology discovery's part in the data path, behind the
+ * worker's app hooks (of_app.h), on the worker lcores:
+ *
+ *   on_switch_up    a small cursor per switch; the first probe round
+ *                   starts within a quarter interval (spread by dpid)
+ *   on_tick         one LLDP PACKET_OUT per eligible port per
+ *                   interval_ms, the ports of a switch spaced evenly over
+ *                   the interval (at most one tick per TOPO_TICK_MIN_US,
+ *                   several ports per tick past that), so 1,000 switches ×
+ *                   48 ports are 16,000 frames a second, never a burst
+ *   on_packet_in    an LLDP frame (ethertype 0x88cc) is read
+ *                   (topo_lldp.c): ofcd's own and fresh becomes a
+ *                   struct topo_seen event for the control thread
+ *                   (topo_ctl.c); foreign, malformed and stale ones are
+ *                   counted and dropped here
+ *
+ * A port is eligible when it is a physical port (1..OFPP_MAX), neither
+ * configured down nor link down, and not switched off in topo_admin.
+ * The LLDP flow that sends the frames back (priority 50000, dl_type
+ * 0x88cc → CONTROLLER, cookie TOPO_COOKIE(dpid)) is the flow manager's
+ * business (topo_flow.c); the cookie range is this app's, so the
+ * consistency check never calls those flows alien.
+ *
+ * struct topo_app_cfg is shared by every worker: the key and limits are
+ * read-only once the lcores run; interval_ms may be changed by REST
+ * (of_lldp's polling_time) and counters are bumped, both with relaxed
+ * atomics.
+ */
+#ifndef OFCD_TOPO_APP_H
+#define OFCD_TOPO_APP_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "of_app.h"
+#include "ofcd_counters.h"
+#include "topo_admin.h"
+#include "topo_lldp.h"
+
+/* Kytos-ng of_lldp's cookie: 0xab in the top byte, the dpid's low 56 bits. */
+#define TOPO_COOKIE_PREFIX 0xabull
+#define TOPO_COOKIE(dpid) ((TOPO_COOKIE_PREFIX << 56) | ((dpid) & 0x00ffffffffffffffull))
+#define TOPO_FLOW_PRIORITY 50000u
+#define TOPO_TICK_MIN_US 1000u
+
+#define TOPO_APP_COUNTERS(X)                                                              \
+    X(lldp_sent, "LLDP PACKET_OUTs sent")                                                 \
+    X(lldp_send_failed, "LLDP PACKET_OUTs not sent: no buffer")                           \
+    X(lldp_in, "LLDP frames received in PACKET_INs")                                      \
+    X(lldp_ours, "ofcd's own fresh LLDP frames: a link seen one way")                     \
+    X(lldp_foreign, "LLDP frames not ofcd's (another controller's, forged): ignored")     \
+    X(lldp_malformed, "LLDP frames with truncated or broken TLVs: ignored")               \
+    X(lldp_stale, "ofcd's LLDP frames sent too long ago (replays): ignored")              \
+    X(lldp_no_port, "LLDP PACKET_INs without an in_port: ignored")                        \
+    X(events_lost, "links seen that found no event buffer")
+
+struct topo_app_stats {
+    TOPO_APP_COUNTERS(OFCD_COUNTER_FIELD)
+};
+
+extern const struct ofcd_counter_group topo_app_counters;  /* "topology_lldp" */
+
+struct topo_app_cfg {
+    uint8_t key[TOPO_LLDP_KEY_LEN];     /* HMAC key of this run's frames */
+    _Atomic uint32_t interval_ms;       /* per port; of_lldp polling_time */
+    uint32_t max_age_ms;                /* older frames are replays */
+    const struct topo_admin *admin;
+    _Atomic uint64_t stats[sizeof(struct topo_app_stats) / sizeof(uint64_t)];
+};
+
+/* What a worker tells the control thread per frame of ours: sent from
+ * (from_dpid, from_port), received on (event header's dpid, to_port). */
+struct topo_seen {
+    uint64_t from_dpid;
+    uint32_t from_port;
+    uint32_t to_port;
+    uint64_t sent_ms;
+};
+
+void topo_app_init(struct of_app *app, struct topo_app_cfg *cfg);
+void topo_app_get_stats(const struct topo_app_cfg *cfg, struct topo_app_stats *out);
+
+#endif

@@ -1,0 +1,290 @@
+/* topo_ctl: see topo_ctl.h. */
+#include "topo_ctl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/sha.h>
+
+#include "dpid.h"
+#include "of_event.h"
+#include "ofcd_log.h"
+#include "ofp_msg.h"
+#include "topo_app.h"
+
+OFCD_COUNTER_GROUP(topo_ctl_counters, "topology", struct topo_ctl_stats, TOPO_CTL_COUNTERS,
+                   TOPO_CTL_GAUGES);
+
+struct topo_ctl {
+    struct topo_ctl_cfg cfg;
+    struct topo_links *links;
+    struct topo_link_rec **recs;        /* every record, in creation order */
+    size_t n_recs;
+    uint32_t mask;
+    struct topo_link_rec **buckets;
+    uint64_t now_us;                    /* of the call being handled, for the callback */
+    struct topo_ctl_stats st;
+};
+
+static uint32_t end_hash(struct topo_end a, struct topo_end b)
+{
+    uint64_t v = a.dpid * 0x9e3779b97f4a7c15ull ^ b.dpid * 0xc2b2ae3d27d4eb4full ^
+                 ((uint64_t)a.port << 32 | b.port) * 0x165667b19e3779f9ull;
+    v ^= v >> 31;
+    return (uint32_t)v;
+}
+
+void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LEN + 1])
+{
+    char da[24], db[24], raw[128];
+    unsigned char md[SHA256_DIGEST_LENGTH];
+
+    if (b.dpid < a.dpid || (b.dpid == a.dpid && b.port < a.port)) {
+        struct topo_end x = a;
+        a = b;
+        b = x;
+    }
+    dpid_format(a.dpid, da);
+    dpid_format(b.dpid, db);
+    int n = snprintf(raw, sizeof(raw), "%s:%" PRIu32 ":%s:%" PRIu32, da, a.port, db, b.port);
+    SHA256((const unsigned char *)raw, (size_t)n, md);
+    for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static bool same(const struct topo_link_rec *r, struct topo_end a, struct topo_end b)
+{
+    return r->a.dpid == a.dpid && r->a.port == a.port && r->b.dpid == b.dpid &&
+           r->b.port == b.port;
+}
+
+static struct topo_link_rec *rec_lookup(struct topo_ctl *t, struct topo_end a, struct topo_end b)
+{
+    for (struct topo_link_rec *r = t->buckets[end_hash(a, b) & t->mask]; r; r = r->hnext)
+        if (same(r, a, b))
+            return r;
+    return NULL;
+}
+
+static void rec_unhash(struct topo_ctl *t, struct topo_link_rec *r)
+{
+    struct topo_link_rec **pp = &t->buckets[end_hash(r->a, r->b) & t->mask];
+
+    while (*pp && *pp != r)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = r->hnext;
+}
+
+/* Room for one more record: the oldest inactive one goes. */
+static bool make_room(struct topo_ctl *t)
+{
+    if (t->n_recs < t->cfg.max_links)
+        return true;
+    for (size_t i = 0; i < t->n_recs; i++) {
+        struct topo_link_rec *r = t->recs[i];
+        if (r->active)
+            continue;
+        rec_unhash(t, r);
+        free(r);
+        memmove(&t->recs[i], &t->recs[i + 1], (t->n_recs - i - 1) * sizeof(t->recs[0]));
+        t->n_recs--;
+        return true;
+    }
+    return false;
+}
+
+static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, struct topo_end b)
+{
+    struct topo_link_rec *r = rec_lookup(t, a, b);
+
+    if (r || !make_room(t) || !(r = calloc(1, sizeof(*r))))
+        return r;
+    r->a = a;
+    r->b = b;
+    r->enabled = true;
+    topo_link_id(a, b, r->id);
+    uint32_t h = end_hash(a, b) & t->mask;
+    r->hnext = t->buckets[h];
+    t->buckets[h] = r;
+    t->recs[t->n_recs++] = r;
+    return r;
+}
+
+static void on_change(void *arg, const struct topo_link *l, enum topo_change c, const char *why)
+{
+    struct topo_ctl *t = arg;
+    struct topo_link_rec *r = rec_get(t, l->a, l->b);
+    char da[24], db[24];
+
+    dpid_format(l->a.dpid, da);
+    dpid_format(l->b.dpid, db);
+    if (c == TOPO_LINK_LOOP) {
+        t->st.loops++;
+        LOG_WARN("topology", "loop on switch %s: port %" PRIu32 " hears port %" PRIu32
+                 " (%s)", da, l->a.port, l->b.port, why);
+    } else if (c == TOPO_LINK_UP) {
+        t->st.links_up++;
+        LOG_INFO("topology", "link %s:%" PRIu32 " - %s:%" PRIu32 " up (%s)", da, l->a.port, db,
+                 l->b.port, why);
+    } else {
+        t->st.links_down++;
+        LOG_WARN("topology", "link %s:%" PRIu32 " - %s:%" PRIu32 " down: %s", da, l->a.port, db,
+                 l->b.port, why);
+    }
+    if (!r)
+        return;
+    r->loop = c == TOPO_LINK_LOOP || l->loop;
+    r->active = c == TOPO_LINK_UP;
+    r->since_us = t->now_us;
+    r->since_wall = (int64_t)time(NULL);
+    r->why = why;
+    if (c == TOPO_LINK_UP)
+        r->ups++;
+    else if (c == TOPO_LINK_DOWN)
+        r->downs++;
+}
+
+struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
+{
+    struct topo_ctl *t = calloc(1, sizeof(*t));
+    uint32_t size = 64;
+
+    if (!t)
+        return NULL;
+    t->cfg = *cfg;
+    if (!t->cfg.max_links)
+        t->cfg.max_links = 1;
+    while (size < t->cfg.max_links && size < (1u << 24))
+        size <<= 1;
+    t->mask = size - 1;
+    t->buckets = calloc(size, sizeof(*t->buckets));
+    t->recs = calloc(t->cfg.max_links, sizeof(*t->recs));
+    t->links = topo_links_create(t->cfg.max_links, t->cfg.link_timeout_us, on_change, t);
+    if (!t->buckets || !t->recs || !t->links) {
+        topo_ctl_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+void topo_ctl_destroy(struct topo_ctl *t)
+{
+    if (!t)
+        return;
+    topo_links_destroy(t->links);
+    for (size_t i = 0; i < t->n_recs; i++)
+        free(t->recs[i]);
+    free(t->recs);
+    free(t->buckets);
+    free(t);
+}
+
+static void on_seen(struct topo_ctl *t, uint64_t to_dpid, const uint8_t *p, size_t len,
+                    uint64_t now_us)
+{
+    struct of_event_app a;
+    struct topo_seen s;
+
+    memcpy(&a, p, sizeof(a));
+    if (a.app != t->cfg.app_index)
+        return;
+    if (a.len != sizeof(s) || len < sizeof(a) + sizeof(s)) {
+        t->st.bad_events++;
+        return;
+    }
+    memcpy(&s, p + sizeof(a), sizeof(s));
+    t->st.seen++;
+    int rc = topo_links_seen(t->links, (struct topo_end){s.from_dpid, s.from_port},
+                             (struct topo_end){to_dpid, s.to_port}, now_us);
+    if (rc == -ENOSPC)
+        t->st.table_full++;
+}
+
+/* PORT_STATUS: a port deleted, configured down or with its link down
+ * takes its link with it. */
+static void on_port_status(struct topo_ctl *t, uint64_t dpid, const uint8_t *msg, size_t len)
+{
+    struct ofp_msg m;
+    struct ofp_err err;
+
+    if (len < 8 || msg[1] != OFPT_PORT_STATUS || ofp_decode(msg, len, &m, &err) < 0)
+        return;
+    const struct ofp_port_status *ps = &m.u.port_status;
+    if (ps->reason == OFPPR_DELETE || (ps->desc.state & OFPPS_LINK_DOWN) ||
+        (ps->desc.config & OFPPC_PORT_DOWN))
+        topo_links_port_down(t->links, (struct topo_end){dpid, ps->desc.port_no});
+}
+
+void topo_ctl_handle(struct topo_ctl *t, const struct qmsg *q, uint64_t now_us)
+{
+    struct of_event_hdr h;
+    const size_t hl = sizeof(h);
+
+    if (q->len < hl)
+        return;
+    memcpy(&h, q->data, hl);
+    t->now_us = now_us;
+    switch (q->kind) {
+    case QMSG_EV_APP:
+        if (q->len >= hl + sizeof(struct of_event_app))
+            on_seen(t, h.dpid, q->data + hl, q->len - hl, h.time_us);
+        break;
+    case QMSG_EV_SWITCH_DOWN:
+        topo_links_switch_down(t->links, h.dpid);
+        break;
+    case QMSG_EV_OF:
+        on_port_status(t, h.dpid, q->data + hl, q->len - hl);
+        break;
+    default:
+        break;
+    }
+}
+
+void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us)
+{
+    t->now_us = now_us;
+    topo_links_expire(t->links, now_us);
+}
+
+void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct topo_link_rec *l),
+                   void *arg)
+{
+    for (size_t i = 0; i < t->n_recs; i++)
+        fn(arg, t->recs[i]);
+}
+
+struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id)
+{
+    for (size_t i = 0; i < t->n_recs; i++)
+        if (strcmp(t->recs[i]->id, id) == 0)
+            return t->recs[i];
+    return NULL;
+}
+
+const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e)
+{
+    const struct topo_link_rec *found = NULL;
+
+    for (size_t i = 0; i < t->n_recs; i++) {
+        const struct topo_link_rec *r = t->recs[i];
+        bool end = (r->a.dpid == e.dpid && r->a.port == e.port) ||
+                   (r->b.dpid == e.dpid && r->b.port == e.port);
+        if (end && (!found || (r->active && !found->active)))
+            found = r;
+    }
+    return found;
+}
+
+void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out)
+{
+    *out = t->st;
+    out->links = t->n_recs;
+    out->links_active = 0;
+    for (size_t i = 0; i < t->n_recs; i++)
+        out->links_active += t->recs[i]->active;
+}

@@ -1,0 +1,88 @@
+/*
+ * topo_ctl: topology discovery's part on the control thread — every link
+ * ofcd has seen, as the REST API shows it (Kytos-ng topology v3 links:
+ * active, enabled, since when, why it last changed).
+ *
+ * It hears the workers' events (of_event.h): topo_app's struct topo_seen
+ * (QMSG_EV_APP with its app index) feeds the link table (topo_links.c);
+ * SWITCH_DOWN and PORT_STATUS (reason DELETE, or link or port down) take
+ * links down at once; topo_ctl_tick() takes down those silent past the
+ * timeout. A link once seen keeps its record (active false while down) so
+ * an operator sees it went away; when the records are full the oldest
+ * inactive one makes room. Every change is logged with both ends and
+ * counted.
+ *
+ * Threads: the control thread calls handle and tick; REST threads read and
+ * set enabled. The caller serialises them (the app's switch-view lock).
+ */
+#ifndef OFCD_TOPO_CTL_H
+#define OFCD_TOPO_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ofcd_counters.h"
+#include "qmsg.h"
+#include "topo_links.h"
+
+#define TOPO_LINK_ID_LEN 64             /* hex SHA-256, Kytos' LinkID */
+
+#define TOPO_CTL_COUNTERS(X)                                                              \
+    X(seen, "LLDP frames of ours that reached the control thread")                        \
+    X(links_up, "links that came up (seen both ways)")                                    \
+    X(links_down, "links that went down")                                                 \
+    X(loops, "LLDP that came back to the switch that sent it")                            \
+    X(table_full, "frames of a new link refused: topology.max_links reached")             \
+    X(bad_events, "topology events of the wrong size (a bug)")
+#define TOPO_CTL_GAUGES(X)                                                                \
+    X(links, "links ofcd knows (up or down)")                                             \
+    X(links_active, "links up")
+
+struct topo_ctl_stats {
+    TOPO_CTL_COUNTERS(OFCD_COUNTER_FIELD)
+    TOPO_CTL_GAUGES(OFCD_COUNTER_FIELD)
+};
+
+extern const struct ofcd_counter_group topo_ctl_counters;  /* "topology" */
+
+struct topo_link_rec {
+    struct topo_end a, b;               /* a before b: Kytos' endpoint order */
+    char id[TOPO_LINK_ID_LEN + 1];
+    bool active, loop, enabled;
+    uint64_t since_us;                  /* the current state since (lcore clock) */
+    int64_t since_wall;                 /* the same, unix seconds */
+    uint64_t ups, downs;
+    const char *why;                    /* the last change's reason */
+    struct topo_link_rec *hnext;
+};
+
+struct topo_ctl_cfg {
+    unsigned app_index;                 /* topo_app's index in the workers' list */
+    uint64_t link_timeout_us;
+    uint32_t max_links;
+};
+
+struct topo_ctl;
+
+struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg);
+void topo_ctl_destroy(struct topo_ctl *t);
+
+/* One worker event (any kind: those that are not the topology's are let
+ * be). now_us: the lcore clock. */
+void topo_ctl_handle(struct topo_ctl *t, const struct qmsg *q, uint64_t now_us);
+void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us);
+
+/* Kytos' link id of a – b: hex SHA-256 of "A:B", each end "dpid:port"
+ * with the dpid colon-separated, the ends sorted. */
+void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LEN + 1]);
+
+/* Reads and the one change REST makes. */
+void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct topo_link_rec *l),
+                   void *arg);
+struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id);
+/* The link record one end belongs to (the active one first), or NULL. */
+const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e);
+void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out);
+
+#endif

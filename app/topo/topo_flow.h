@@ -1,0 +1,31 @@
+/*
+ * topo_flow: the LLDP flow of one switch — priority 50000, dl_type 0x88cc
+ * → CONTROLLER, cookie TOPO_COOKIE(dpid), owner "of_lldp", as Kytos-ng's
+ * of_lldp asks flow_manager for it — stored and installed through the
+ * store and the flow manager like any REST flow, so it survives
+ * reconnections and restarts, shows in stored_flows, and the consistency
+ * check puts it back when a switch loses it.
+ *
+ * topo_flow_ensure: the control thread, at switch up; the store commits in
+ * its own thread and the flow manager queues the flow from the commit's
+ * completion, so nothing here waits. A switch whose flow is already
+ * stored costs one read.
+ * topo_flow_remove: a REST thread (topology v3 switch disable); it waits
+ * for the delete to be durable, then the flow manager sends the DELETE.
+ */
+#ifndef OFCD_TOPO_FLOW_H
+#define OFCD_TOPO_FLOW_H
+
+#include <stdint.h>
+
+struct flowmgr;
+struct store;
+
+#define TOPO_FLOW_OWNER "of_lldp"
+
+/* 0 (stored already, or queued to be), or a negative errno (logged). */
+int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid);
+/* 0 (deleted, or was not stored), or a negative errno. */
+int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid);
+
+#endif

@@ -1,0 +1,654 @@
+/* topo_rest: see topo_rest.h. */
+#include "topo_rest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_switches.h"
+#include "dpid.h"
+#include "ofcd_log.h"
+#include "ofp_wire.h"
+#include "topo_flow.h"
+
+#define OK_TEXT "Operation successful"
+
+/* ---- ids ------------------------------------------------------------------------ */
+
+static void iface_id(uint64_t dpid, uint32_t port, char out[40])
+{
+    char d[24];
+    dpid_format(dpid, d);
+    snprintf(out, 40, "%s:%" PRIu32, d, port);
+}
+
+/* "dpid:port" (the dpid in either form dpid_parse reads). */
+static int iface_parse(const char *s, uint64_t *dpid, uint32_t *port)
+{
+    const char *colon = strrchr(s, ':');
+    char d[64], *end;
+
+    if (!colon || (size_t)(colon - s) >= sizeof(d) || !colon[1])
+        return -EINVAL;
+    memcpy(d, s, (size_t)(colon - s));
+    d[colon - s] = '\0';
+    errno = 0;
+    unsigned long p = strtoul(colon + 1, &end, 10);
+    if (*end || errno || p == 0 || p > UINT32_MAX || dpid_parse(d, dpid) < 0)
+        return -EINVAL;
+    *port = (uint32_t)p;
+    return 0;
+}
+
+/* ---- metadata ------------------------------------------------------------------- */
+
+static int meta_save(struct topo_rest *t)
+{
+    char tmp[4096];
+    int rc = 0;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", t->meta_path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    char *text = json_dumps(t->meta, JSON_COMPACT | JSON_SORT_KEYS);
+    size_t len = text ? strlen(text) : 0, off = 0;
+    if (!text)
+        rc = -ENOMEM;
+    while (rc == 0 && off < len) {
+        ssize_t n = write(fd, text + off, len - off);
+        if (n < 0)
+            rc = -errno;
+        else
+            off += (size_t)n;
+    }
+    if (rc == 0 && fsync(fd) < 0)
+        rc = -errno;
+    close(fd);
+    free(text);
+    if (rc == 0 && rename(tmp, t->meta_path) < 0)
+        rc = -errno;
+    if (rc < 0) {
+        unlink(tmp);
+        LOG_ERR("topology", "cannot write %s: %s", t->meta_path, strerror(-rc));
+    }
+    return rc;
+}
+
+static json_t *meta_of(struct topo_rest *t, const char *kind, const char *id)
+{
+    json_t *m = json_object_get(json_object_get(t->meta, kind), id);
+    return m ? json_deep_copy(m) : json_object();
+}
+
+/* GET / POST / DELETE of one entity's metadata; rest is "metadata" or
+ * "metadata/KEY". The entity exists (the caller checked). */
+static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, const char *kind,
+                           const char *id, const char *rest, json_t **out, unsigned post_ok)
+{
+    const char *key = strncmp(rest, "metadata/", 9) == 0 ? rest + 9 : NULL;
+    unsigned status = 200;
+
+    if (!key && strcmp(rest, "metadata") != 0)
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    pthread_mutex_lock(&t->meta_lock);
+    json_t *all = json_object_get(t->meta, kind);
+    json_t *m = json_object_get(all, id);
+    if (strcmp(q->method, "GET") == 0 && !key) {
+        *out = json_pack("{s:o}", "metadata", m ? json_deep_copy(m) : json_object());
+    } else if (strcmp(q->method, "POST") == 0 && !key) {
+        json_error_t e;
+        json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
+        if (!json_is_object(body)) {
+            status = rest_ext_error(out, 400, "the body must be a JSON object of metadata");
+        } else {
+            json_t *before = json_deep_copy(t->meta);
+            if (!all)
+                json_object_set_new(t->meta, kind, all = json_object());
+            if (!m)
+                json_object_set_new(all, id, m = json_object());
+            json_object_update(m, body);
+            if (meta_save(t) < 0) {
+                json_decref(t->meta);
+                t->meta = before;
+                before = NULL;
+                status = rest_ext_error(out, 500, "metadata not stored: cannot write %s",
+                                        t->meta_path);
+            } else {
+                status = post_ok;
+                *out = json_string(OK_TEXT);
+            }
+            json_decref(before);
+        }
+        json_decref(body);
+    } else if (strcmp(q->method, "DELETE") == 0 && key) {
+        if (!m || !json_object_get(m, key)) {
+            status = rest_ext_error(out, 404, "Metadata not found");
+        } else {
+            json_t *before = json_deep_copy(t->meta);
+            json_object_del(m, key);
+            if (meta_save(t) < 0) {
+                json_decref(t->meta);
+                t->meta = before;
+                before = NULL;
+                status = rest_ext_error(out, 500, "metadata not deleted: cannot write %s",
+                                        t->meta_path);
+            } else {
+                *out = json_string(OK_TEXT);
+            }
+            json_decref(before);
+        }
+    } else {
+        status = rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+    }
+    pthread_mutex_unlock(&t->meta_lock);
+    return status;
+}
+
+/* ---- Kytos shapes --------------------------------------------------------------- */
+
+static bool switch_enabled(const struct topo_rest *t, uint64_t dpid)
+{
+    return !(topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED);
+}
+
+static void status_fields(json_t *j, bool active, bool enabled)
+{
+    json_t *why = json_array();
+    if (!enabled)
+        json_array_append_new(why, json_string("disabled"));
+    if (!active)
+        json_array_append_new(why, json_string("deactivated"));
+    json_object_set_new(j, "active", json_boolean(active));
+    json_object_set_new(j, "enabled", json_boolean(enabled));
+    json_object_set_new(j, "status",
+                        json_string(enabled && active ? "UP" : !enabled ? "DISABLED" : "DOWN"));
+    json_object_set_new(j, "status_reason", why);
+}
+
+static json_t *iface_json(struct topo_rest *t, const struct ctl_switch *s, const struct ofp_port *p)
+{
+    char id[40], d[24], mac[18];
+    iface_id(s->dpid, p->port_no, id);
+    dpid_format(s->dpid, d);
+    snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", p->hw_addr[0], p->hw_addr[1],
+             p->hw_addr[2], p->hw_addr[3], p->hw_addr[4], p->hw_addr[5]);
+    uint32_t f = topo_admin_get(t->admin, s->dpid, p->port_no);
+    const struct topo_link_rec *l = topo_ctl_link_of(t->ctl, (struct topo_end){s->dpid, p->port_no});
+    bool nni = l && l->active && !l->loop;
+    bool active = s->up && !(p->state & OFPPS_LINK_DOWN) && !(p->config & OFPPC_PORT_DOWN);
+    bool enabled = switch_enabled(t, s->dpid) && !(f & TOPO_ADMIN_DISABLED);
+    json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:b}", "id", id, "name", p->name,
+                          "port_number", (json_int_t)p->port_no, "mac", mac, "switch", d, "type",
+                          "interface", "nni", nni, "uni", !nni);
+    if (!j)
+        return NULL;
+    json_object_set_new(j, "speed", p->curr_speed ? json_integer((json_int_t)p->curr_speed * 125)
+                                                  : json_null());
+    pthread_mutex_lock(&t->meta_lock);
+    json_object_set_new(j, "metadata", meta_of(t, "interface", id));
+    pthread_mutex_unlock(&t->meta_lock);
+    json_object_set_new(j, "lldp", json_boolean(!(f & TOPO_ADMIN_NO_LLDP)));
+    status_fields(j, active, enabled);
+    json_object_set_new(j, "link", json_string(l ? l->id : ""));
+    return j;
+}
+
+static json_t *switch_json(struct topo_rest *t, const struct ctl_switch *s, unsigned idx)
+{
+    char d[24];
+    dpid_format(s->dpid, d);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", d, "name", d,
+                          "dpid", d, "connection", "", "ofp_version", "0x04", "type", "switch",
+                          "manufacturer", s->info.desc.mfr_desc, "serial",
+                          s->info.desc.serial_num, "hardware", s->info.desc.hw_desc, "software",
+                          s->info.desc.sw_desc);
+    if (!j)
+        return NULL;
+    json_object_set_new(j, "data_path", json_string(s->info.desc.dp_desc));
+    json_t *ifs = json_object();
+    for (uint32_t i = 0; i < s->ports.n; i++) {
+        char id[40];
+        iface_id(s->dpid, s->ports.v[i].port_no, id);
+        json_object_set_new(ifs, id, iface_json(t, s, &s->ports.v[i]));
+    }
+    json_object_set_new(j, "interfaces", ifs);
+    pthread_mutex_lock(&t->meta_lock);
+    json_t *m = meta_of(t, "switch", d);
+    pthread_mutex_unlock(&t->meta_lock);
+    /* As Kytos' topology does: a switch without a position gets one. */
+    if (!json_object_get(m, "lat") || !json_object_get(m, "lng")) {
+        char lng[32];
+        snprintf(lng, sizeof(lng), "%.1f", -30.0 + idx * 10.0);
+        json_object_set_new(m, "lat", json_string("0.0"));
+        json_object_set_new(m, "lng", json_string(lng));
+    }
+    json_object_set_new(j, "metadata", m);
+    status_fields(j, s->up, switch_enabled(t, s->dpid));
+    return j;
+}
+
+struct walk {
+    struct topo_rest *t;
+    const struct ctl_switches *cs;
+    json_t *obj;
+    unsigned idx;
+};
+
+static void add_switch(const struct ctl_switch *s, void *arg)
+{
+    struct walk *w = arg;
+    char d[24];
+    dpid_format(s->dpid, d);
+    json_object_set_new(w->obj, d, switch_json(w->t, s, w->idx++));
+}
+
+static json_t *switches_json(struct topo_rest *t, const struct ctl_switches *cs)
+{
+    struct walk w = {t, cs, json_object(), 0};
+    ctl_switches_foreach(cs, add_switch, &w);
+    return w.obj;
+}
+
+/* An end as Kytos shows it: the interface, or what is known of it when its
+ * switch is gone from the view. */
+static json_t *end_json(struct topo_rest *t, const struct ctl_switches *cs, struct topo_end e)
+{
+    const struct ctl_switch *s = ctl_switches_find(cs, e.dpid);
+    const struct ofp_port *p = s ? of_ports_find(&s->ports, e.port) : NULL;
+    if (p)
+        return iface_json(t, s, p);
+    char id[40], d[24];
+    iface_id(e.dpid, e.port, id);
+    dpid_format(e.dpid, d);
+    json_t *j = json_pack("{s:s, s:I, s:s, s:s}", "id", id, "port_number", (json_int_t)e.port,
+                          "switch", d, "type", "interface");
+    status_fields(j, false, switch_enabled(t, e.dpid));
+    return j;
+}
+
+static void add_link(void *arg, const struct topo_link_rec *l)
+{
+    struct walk *w = arg;
+    json_t *j = json_pack("{s:s, s:o, s:o}", "id", l->id, "endpoint_a", end_json(w->t, w->cs, l->a),
+                          "endpoint_b", end_json(w->t, w->cs, l->b));
+    if (!j)
+        return;
+    pthread_mutex_lock(&w->t->meta_lock);
+    json_object_set_new(j, "metadata", meta_of(w->t, "link", l->id));
+    pthread_mutex_unlock(&w->t->meta_lock);
+    status_fields(j, l->active, l->enabled);
+    json_object_set_new(w->obj, l->id, j);
+}
+
+static json_t *links_json(struct topo_rest *t, const struct ctl_switches *cs)
+{
+    struct walk w = {t, cs, json_object(), 0};
+    topo_ctl_each(t->ctl, add_link, &w);
+    return w.obj;
+}
+
+/* ---- topology v3 ---------------------------------------------------------------- */
+
+static unsigned switch_admin(struct topo_rest *t, uint64_t dpid, bool enable, json_t **out)
+{
+    uint32_t f = topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH);
+    f = enable ? f & ~TOPO_ADMIN_DISABLED : f | TOPO_ADMIN_DISABLED;
+    if (topo_admin_set(t->admin, dpid, TOPO_ADMIN_SWITCH, f) < 0)
+        return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
+    /* As of_lldp does on topology's switch events: the LLDP flow follows. */
+    if (t->store && t->fm) {
+        int rc = enable ? topo_flow_ensure(t->store, t->fm, dpid)
+                        : topo_flow_remove(t->store, t->fm, dpid);
+        if (rc < 0)
+            LOG_WARN("topology", "switch %016" PRIx64 ": the LLDP flow was not %s: %s", dpid,
+                     enable ? "stored" : "deleted", strerror(-rc));
+    }
+    LOG_INFO("topology", "switch %016" PRIx64 " %s by REST", dpid, enable ? "enabled" : "disabled");
+    *out = json_string(OK_TEXT);
+    return 201;
+}
+
+static unsigned iface_admin(struct topo_rest *t, const struct ctl_switch *s, uint32_t port,
+                            bool enable, uint32_t bit, json_t **out)
+{
+    uint32_t f = topo_admin_get(t->admin, s->dpid, port);
+    f = enable ? f & ~bit : f | bit;
+    if (topo_admin_set(t->admin, s->dpid, port, f) < 0)
+        return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
+    return 0;
+}
+
+static unsigned v3_switches(struct topo_rest *t, const struct rest_ext_req *q,
+                            const struct ctl_switches *cs, const char *rest, json_t **out)
+{
+    char d[64];
+    uint64_t dpid;
+    const char *slash = strchr(rest, '/');
+
+    if (!*rest) {
+        if (strcmp(q->method, "GET") != 0)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        *out = json_pack("{s:o}", "switches", switches_json(t, cs));
+        return 200;
+    }
+    if (!slash || (size_t)(slash - rest) >= sizeof(d))
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    memcpy(d, rest, (size_t)(slash - rest));
+    d[slash - rest] = '\0';
+    if (dpid_parse(d, &dpid) < 0 || !ctl_switches_find(cs, dpid))
+        return rest_ext_error(out, 404, "Switch not found");
+    const char *what = slash + 1;
+    bool post = strcmp(q->method, "POST") == 0;
+    if (strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0) {
+        if (!post)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        return switch_admin(t, dpid, what[0] == 'e', out);
+    }
+    char id[24];
+    dpid_format(dpid, id);
+    return meta_route(t, q, "switch", id, what, out, 201);
+}
+
+static unsigned v3_interfaces(struct topo_rest *t, const struct rest_ext_req *q,
+                              const struct ctl_switches *cs, const char *rest, json_t **out)
+{
+    if (!*rest) {
+        if (strcmp(q->method, "GET") != 0)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        json_t *all = json_object(), *sw = switches_json(t, cs), *v;
+        const char *k;
+        json_object_foreach(sw, k, v) json_object_update(all, json_object_get(v, "interfaces"));
+        json_decref(sw);
+        *out = json_pack("{s:o}", "interfaces", all);
+        return 200;
+    }
+    /* "switch/{dpid}/enable|disable" or "{id}/enable|disable|metadata..." */
+    char id[96];
+    const char *tail;
+    bool whole = strncmp(rest, "switch/", 7) == 0;
+    const char *start = whole ? rest + 7 : rest;
+    const char *slash = strchr(start, '/');
+    if (!slash || (size_t)(slash - start) >= sizeof(id))
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    memcpy(id, start, (size_t)(slash - start));
+    id[slash - start] = '\0';
+    tail = slash + 1;
+    uint64_t dpid;
+    uint32_t port = 0;
+    if (whole ? dpid_parse(id, &dpid) < 0 : iface_parse(id, &dpid, &port) < 0)
+        return rest_ext_error(out, 400, "'%s' is not %s", id,
+                              whole ? "a dpid" : "an interface id (dpid:port)");
+    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+    if (!s)
+        return rest_ext_error(out, 404, "Switch not found");
+    if (!whole && !of_ports_find(&s->ports, port))
+        return rest_ext_error(out, 404, "Switch %s interface %" PRIu32 " not found", id, port);
+    if (strcmp(tail, "enable") == 0 || strcmp(tail, "disable") == 0) {
+        bool enable = tail[0] == 'e';
+        if (strcmp(q->method, "POST") != 0)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        if (enable && !switch_enabled(t, dpid))
+            return rest_ext_error(out, 409, "Enable Switch first");
+        unsigned rc = 0;
+        for (uint32_t i = 0; i < s->ports.n && !rc; i++)
+            if (whole || s->ports.v[i].port_no == port)
+                rc = iface_admin(t, s, s->ports.v[i].port_no, enable, TOPO_ADMIN_DISABLED, out);
+        if (rc)
+            return rc;
+        *out = json_string(OK_TEXT);
+        return 200;
+    }
+    if (whole)
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    char canon[40];
+    iface_id(dpid, port, canon);
+    return meta_route(t, q, "interface", canon, tail, out, 201);
+}
+
+static unsigned v3_links(struct topo_rest *t, const struct rest_ext_req *q,
+                         const struct ctl_switches *cs, const char *rest, json_t **out)
+{
+    if (!*rest) {
+        if (strcmp(q->method, "GET") != 0)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        *out = json_pack("{s:o}", "links", links_json(t, cs));
+        return 200;
+    }
+    char id[TOPO_LINK_ID_LEN + 1];
+    const char *slash = strchr(rest, '/');
+    if (!slash || (size_t)(slash - rest) > TOPO_LINK_ID_LEN)
+        return rest_ext_error(out, 404, "Link not found");
+    memcpy(id, rest, (size_t)(slash - rest));
+    id[slash - rest] = '\0';
+    struct topo_link_rec *l = topo_ctl_find(t->ctl, id);
+    if (!l)
+        return rest_ext_error(out, 404, "Link not found");
+    const char *tail = slash + 1;
+    if (strcmp(tail, "enable") == 0 || strcmp(tail, "disable") == 0) {
+        if (strcmp(q->method, "POST") != 0)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        l->enabled = tail[0] == 'e';
+        LOG_INFO("topology", "link %s %s by REST", id, l->enabled ? "enabled" : "disabled");
+        *out = json_string(OK_TEXT);
+        return 201;
+    }
+    return meta_route(t, q, "link", id, tail, out, 201);
+}
+
+static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **out)
+{
+    struct topo_rest *t = arg;
+    const struct ctl_switches *cs = t->lock(t->lock_arg);
+    unsigned status;
+    const char *a = q->arg;
+
+    if (!*a) {
+        if (strcmp(q->method, "GET") != 0)
+            status = rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        else {
+            *out = json_pack("{s:{s:o, s:o}}", "topology", "switches", switches_json(t, cs),
+                             "links", links_json(t, cs));
+            status = 200;
+        }
+    } else if (strncmp(a, "switches", 8) == 0 && (!a[8] || a[8] == '/')) {
+        status = v3_switches(t, q, cs, a[8] ? a + 9 : "", out);
+    } else if (strncmp(a, "interfaces", 10) == 0 && (!a[10] || a[10] == '/')) {
+        status = v3_interfaces(t, q, cs, a[10] ? a + 11 : "", out);
+    } else if (strncmp(a, "links", 5) == 0 && (!a[5] || a[5] == '/')) {
+        status = v3_links(t, q, cs, a[5] ? a + 6 : "", out);
+    } else {
+        status = rest_ext_error(out, 404, "no such resource: %s", q->path);
+    }
+    t->unlock(t->lock_arg);
+    return status;
+}
+
+/* ---- of_lldp v1 ----------------------------------------------------------------- */
+
+struct lldp_walk {
+    struct topo_rest *t;
+    json_t *ids;
+};
+
+static void lldp_ids(const struct ctl_switch *s, void *arg)
+{
+    struct lldp_walk *w = arg;
+    for (uint32_t i = 0; i < s->ports.n; i++) {
+        char id[40];
+        if (topo_admin_get(w->t->admin, s->dpid, s->ports.v[i].port_no) & TOPO_ADMIN_NO_LLDP)
+            continue;
+        iface_id(s->dpid, s->ports.v[i].port_no, id);
+        json_array_append_new(w->ids, json_string(id));
+    }
+}
+
+static unsigned lldp_set(struct topo_rest *t, const struct rest_ext_req *q,
+                         const struct ctl_switches *cs, bool enable, json_t **out)
+{
+    json_error_t e;
+    json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
+    json_t *ids = json_object_get(body, "interfaces"), *v;
+    size_t i;
+
+    if (!json_is_array(ids)) {
+        json_decref(body);
+        return rest_ext_error(out, 400, "field 'interfaces' must be a list of interface ids");
+    }
+    json_t *missing = json_array();
+    json_array_foreach(ids, i, v) {
+        uint64_t dpid;
+        uint32_t port;
+        const struct ctl_switch *s;
+        if (!json_is_string(v) || !*json_string_value(v))
+            continue;
+        if (iface_parse(json_string_value(v), &dpid, &port) < 0 ||
+            !(s = ctl_switches_find(cs, dpid)) || !of_ports_find(&s->ports, port) ||
+            iface_admin(t, s, port, enable, TOPO_ADMIN_NO_LLDP, out) != 0)
+            json_array_append(missing, v);
+    }
+    json_decref(body);
+    json_decref(*out);
+    if (json_array_size(missing) == 0) {
+        json_decref(missing);
+        *out = json_string(enable ? "All the requested interfaces have been enabled."
+                                  : "All the requested interfaces have been disabled.");
+        return 200;
+    }
+    *out = json_pack("{s:o}", enable ? "Some interfaces couldn't be found and activated: "
+                                     : "Some interfaces couldn't be found and deactivated: ",
+                     missing);
+    return 400;
+}
+
+static unsigned lldp_polling(struct topo_rest *t, const struct rest_ext_req *q, json_t **out)
+{
+    if (strcmp(q->method, "GET") == 0) {
+        uint32_t ms = atomic_load_explicit(&t->app->interval_ms, memory_order_relaxed);
+        *out = json_pack("{s:I}", "polling_time", (json_int_t)(ms / 1000u));
+        return 200;
+    }
+    if (strcmp(q->method, "POST") != 0)
+        return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+    json_error_t e;
+    json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
+    json_t *v = json_object_get(body, "polling_time");
+    json_int_t s = json_is_integer(v) ? json_integer_value(v) : 0;
+    json_decref(body);
+    if (s <= 0 || s > 3600)
+        return rest_ext_error(out, 400, "field 'polling_time' must be whole seconds, 1 to 3600");
+    atomic_store_explicit(&t->app->interval_ms, (uint32_t)s * 1000u, memory_order_relaxed);
+    LOG_INFO("topology", "LLDP polling time set to %lld s by REST (not saved)", (long long)s);
+    *out = json_string("Polling time has been updated.");
+    return 200;
+}
+
+static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out)
+{
+    struct topo_rest *t = arg;
+    unsigned status;
+
+    if (strcmp(q->arg, "polling_time") == 0)
+        return lldp_polling(t, q, out);
+    const struct ctl_switches *cs = t->lock(t->lock_arg);
+    if (strcmp(q->arg, "interfaces") == 0 && strcmp(q->method, "GET") == 0) {
+        struct lldp_walk w = {t, json_array()};
+        ctl_switches_foreach(cs, lldp_ids, &w);
+        *out = json_pack("{s:o}", "interfaces", w.ids);
+        status = 200;
+    } else if (strcmp(q->method, "POST") == 0 && (strcmp(q->arg, "interfaces/enable") == 0 ||
+                                                  strcmp(q->arg, "interfaces/disable") == 0)) {
+        status = lldp_set(t, q, cs, q->arg[11] == 'e', out);
+    } else {
+        status = rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
+    }
+    t->unlock(t->lock_arg);
+    return status;
+}
+
+/* ---- ofcd's compact graph -------------------------------------------------------- */
+
+struct graph_walk {
+    json_t *nodes, *links;
+    int64_t now;
+};
+
+static void graph_node(const struct ctl_switch *s, void *arg)
+{
+    struct graph_walk *w = arg;
+    char d[24];
+    dpid_format(s->dpid, d);
+    json_array_append_new(w->nodes, json_pack("{s:s, s:b, s:I}", "dpid", d, "connected", s->up,
+                                              "ports", (json_int_t)s->ports.n));
+}
+
+static void graph_link(void *arg, const struct topo_link_rec *l)
+{
+    struct graph_walk *w = arg;
+    char a[40], b[40];
+    iface_id(l->a.dpid, l->a.port, a);
+    iface_id(l->b.dpid, l->b.port, b);
+    json_array_append_new(
+        w->links, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:s}", "id", l->id, "a", a,
+                            "b", b, "state", l->loop ? "loop" : l->active ? "up" : "down",
+                            "enabled", l->enabled, "age_s", (json_int_t)(w->now - l->since_wall),
+                            "ups", (json_int_t)l->ups, "downs", (json_int_t)l->downs, "why",
+                            l->why ? l->why : ""));
+}
+
+static unsigned ofcd_topology(void *arg, const struct rest_ext_req *q, json_t **out)
+{
+    struct topo_rest *t = arg;
+
+    if (*q->arg)
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    if (strcmp(q->method, "GET") != 0)
+        return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+    struct graph_walk w = {json_array(), json_array(), (int64_t)time(NULL)};
+    const struct ctl_switches *cs = t->lock(t->lock_arg);
+    ctl_switches_foreach(cs, graph_node, &w);
+    topo_ctl_each(t->ctl, graph_link, &w);
+    t->unlock(t->lock_arg);
+    *out = json_pack("{s:o, s:o}", "nodes", w.nodes, "links", w.links);
+    return 200;
+}
+
+/* ---- set-up --------------------------------------------------------------------- */
+
+int topo_rest_init(struct topo_rest *t, const char *data_dir)
+{
+    size_t n = strlen(data_dir) + 40;
+    json_error_t e;
+
+    pthread_mutex_init(&t->meta_lock, NULL);
+    if (!(t->meta_path = malloc(n)))
+        return -ENOMEM;
+    snprintf(t->meta_path, n, "%s/topology_metadata.json", data_dir);
+    if (access(t->meta_path, F_OK) != 0) {
+        t->meta = json_object();
+    } else if (!(t->meta = json_load_file(t->meta_path, 0, &e)) || !json_is_object(t->meta)) {
+        LOG_ERR("topology", "%s: not a JSON object (line %d: %s): fix or remove it",
+                t->meta_path, e.line, e.text);
+        json_decref(t->meta);
+        t->meta = NULL;
+        return -EINVAL;
+    }
+    t->ext_topology = (struct rest_ext){"/api/kytos/topology/v3", t, topology_v3};
+    t->ext_lldp = (struct rest_ext){"/api/kytos/of_lldp/v1", t, of_lldp_v1};
+    t->ext_ofcd = (struct rest_ext){"/api/v1/topology", t, ofcd_topology};
+    return 0;
+}
+
+void topo_rest_fini(struct topo_rest *t)
+{
+    json_decref(t->meta);
+    t->meta = NULL;
+    free(t->meta_path);
+    t->meta_path = NULL;
+    pthread_mutex_destroy(&t->meta_lock);
+}

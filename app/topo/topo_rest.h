@@ -1,0 +1,59 @@
+/*
+ * topo_rest: the topology's REST face, as rest_ext routes (rest.h):
+ *
+ *   /api/kytos/topology/v3     GET "" (topology), switches, interfaces,
+ *                              links; POST switches/{dpid}/enable|disable,
+ *                              interfaces/{id}/enable|disable,
+ *                              interfaces/switch/{dpid}/enable|disable,
+ *                              links/{id}/enable|disable; GET|POST
+ *                              .../metadata and DELETE .../metadata/{key}
+ *                              for switches, interfaces and links
+ *   /api/kytos/of_lldp/v1      GET interfaces; POST interfaces/enable|disable
+ *                              {"interfaces": [ids]}; GET|POST polling_time
+ *   /api/v1/topology           ofcd's compact graph: nodes and links with
+ *                              state, age and change counts
+ *
+ * JSON shapes are Kytos-ng's (Switch/Interface/Link.as_dict, ids as
+ * kytos/core/id.py makes them). Reads take the switch view's lock (the
+ * control thread's, which also guards topo_ctl); metadata lives here,
+ * under its own lock, written through to a JSON file in app.data_dir
+ * (temporary file, fsync, rename) before a change is answered.
+ */
+#ifndef OFCD_TOPO_REST_H
+#define OFCD_TOPO_REST_H
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "rest.h"
+#include "topo_admin.h"
+#include "topo_app.h"
+#include "topo_ctl.h"
+
+struct ctl_switches;
+struct flowmgr;
+struct store;
+
+struct topo_rest {
+    /* the switch view and topo_ctl, valid until unlock */
+    void *lock_arg;
+    const struct ctl_switches *(*lock)(void *arg);
+    void (*unlock)(void *arg);
+    struct topo_ctl *ctl;
+    struct topo_admin *admin;
+    struct topo_app_cfg *app;
+    struct store *store;                /* the LLDP flow's (NULL: not touched) */
+    struct flowmgr *fm;
+    pthread_mutex_t meta_lock;
+    json_t *meta;                       /* {"switch"|"interface"|"link": {id: {...}}} */
+    char *meta_path;
+    struct rest_ext ext_topology, ext_lldp, ext_ofcd;
+};
+
+/* Load the metadata file (data_dir/topology_metadata.json; missing is
+ * empty) and make the three routes. 0, or a negative errno (logged: the
+ * file is unreadable or not JSON). */
+int topo_rest_init(struct topo_rest *t, const char *data_dir);
+void topo_rest_fini(struct topo_rest *t);
+
+#endif

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Topology discovery against Open vSwitch (user space): 20 bridges wired in a
+# ring plus two chords with patch ports, ofcd with apps.topology=true.
+#  - every link is found both ways, within two probe intervals of the last
+#    LLDP flow reaching its switch, with Kytos-ng's link ids;
+#  - the LLDP flows are ofcd's stored flows (owner of_lldp, cookie 0xab<<56 |
+#    dpid) and the consistency check never deletes them as aliens;
+#  - a port taken down (PORT_STATUS) takes its link down at once, a deleted
+#    patch port within link_timeout_s; both come back when restored;
+#  - of_lldp's interfaces/disable stops a port's LLDP and so its link;
+#  - link metadata survives a restart of ofcd.
+#
+# usage: ovs_topology.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+require_root
+require_tool ovs-vsctl "Open vSwitch"
+
+it_setup topology
+N=20
+INTERVAL=1
+TIMEOUT=3
+API=http://127.0.0.1:8181/api/kytos/topology/v3
+LLDP_API=http://127.0.0.1:8181/api/kytos/of_lldp/v1
+log=$work/ofcd.log
+ofcd_args=(--config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0
+           --apps.topology=true --topology.lldp_interval_s=$INTERVAL
+           --topology.link_timeout_s=$TIMEOUT --openflow.stats_interval_s=1
+           --flow_manager.consistency_min_interval_s=1)
+
+# links_json: GET links as "A B active enabled id" lines, A < B as Kytos orders them.
+links() {
+    curl -s "$API/links" | python3 -c '
+import json, sys
+for i, l in json.load(sys.stdin)["links"].items():
+    print(l["endpoint_a"]["id"], l["endpoint_b"]["id"], l["active"], l["enabled"], i)'
+}
+active_links() { links | awk '$3 == "True"' | wc -l; }
+link_state() {   # link_state IFACE_A IFACE_B -> True/False/absent
+    links | awk -v a="$1" -v b="$2" '($1 == a && $2 == b) || ($1 == b && $2 == a) { print $3; f = 1 }
+                                     END { if (!f) print "absent" }'
+}
+wait_link_state() {   # wait_link_state A B STATE SECS: prints the seconds it took
+    local end=$((SECONDS + $4)) start s
+    start=$(date +%s.%N)
+    while :; do
+        s=$(link_state "$1" "$2")
+        [ "$s" = "$3" ] && { awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.2f\n", a - b }'; return 0; }
+        [ $SECONDS -ge $end ] && { echo "link $1 - $2 is $s after $4 s, expected $3" >&2; return 1; }
+        sleep 0.1
+    done
+}
+iface() { printf '00:00:00:00:00:00:%02x:%02x:%d' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)) "$2"; }
+
+start_ofcd "$log" "${ofcd_args[@]}"
+ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
+ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || fail "cannot create the bridges"
+
+# Wiring: bridge i's port 1 to bridge i+1's port 2 (a ring), chords 1-11 and
+# 6-16 on ports 3. One transaction: patch ports need both peers at once.
+pairs=()
+for i in $(seq 1 $N); do pairs+=("$i 1 $((i % N + 1)) 2"); done
+pairs+=("1 3 11 3" "6 3 16 3")
+args=()
+for p in "${pairs[@]}"; do
+    set -- $p
+    args+=(-- add-port "br$1" "p$1-$3" -- set interface "p$1-$3" type=patch
+           "options:peer=p$3-$1" "ofport_request=$2"
+           -- add-port "br$3" "p$3-$1" -- set interface "p$3-$1" type=patch
+           "options:peer=p$1-$3" "ofport_request=$4")
+done
+ovs_vsctl "${args[@]}" || fail "cannot wire the bridges"
+want=${#pairs[@]}
+wait_stat "$log" "switches_up" $N 60 || fail "the bridges did not establish"
+
+# The LLDP flow, as of_lldp installs it, on every bridge.
+for i in 1 $N; do
+    ovs_wait_flow "br$i" "priority=50000,dl_type=0x88cc actions=CONTROLLER" ||
+        fail "br$i has no LLDP flow"
+done
+cookie=$(ovs_dump_flows br1 | grep -o 'cookie=0x[0-9a-f]*' | head -1)
+[ "$cookie" = "cookie=0xab00000000001001" ] || fail "br1's LLDP flow has $cookie"
+owner=$(curl -s "http://127.0.0.1:8181/api/kytos/flow_manager/v2/stored_flows?dpid=00:00:00:00:00:00:10:01" |
+        python3 -c 'import json,sys; print([f["flow"].get("owner") for f in json.load(sys.stdin)["00:00:00:00:00:00:10:01"]])')
+[ "$owner" = "['of_lldp']" ] || fail "br1's stored flows: owners $owner"
+pass "LLDP flow stored (owner of_lldp) and installed with cookie 0xab00000000001001"
+
+t0=$(date +%s.%N)
+end=$((SECONDS + 4 * INTERVAL + 10))
+while [ "$(active_links)" -lt "$want" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
+took=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f\n", a - b }')
+got=$(active_links)
+[ "$got" -eq "$want" ] || { links; fail "$got of $want links up"; }
+# The last flow went in before t0; two intervals from it is the promise.
+awk -v t="$took" -v i=$INTERVAL 'BEGIN { exit !(t <= 2 * i + 0.5) }' ||
+    fail "all $want links took $took s, more than 2 intervals"
+pass "all $want links up, both ways, ${took} s after the LLDP flows were in"
+
+# Kytos' link id: sha256 of the two interface ids, sorted, joined by ':'.
+links | python3 -c '
+import hashlib, sys
+for line in sys.stdin:
+    a, b, _, _, i = line.split()
+    assert i == hashlib.sha256(":".join(sorted([a, b])).encode()).hexdigest(), line
+' || fail "link ids differ from Kytos-ng LinkID"
+pass "link ids are Kytos-ng's"
+[ "$(curl -s "$API/interfaces" | python3 -c 'import json,sys; d=json.load(sys.stdin)["interfaces"]; print(d["'"$(iface 1 1)"'"]["link"] != "" and d["'"$(iface 1 1)"'"]["nni"])')" = True ] ||
+    fail "interface $(iface 1 1) does not show its link"
+pass "interfaces name their links (nni)"
+
+# PORT_STATUS: deleting br16's patch port to br6 takes the link down at
+# once (a port deleted), far sooner than link_timeout_s; re-added, it returns.
+a=$(iface 6 3); b=$(iface 16 3)
+ovs_vsctl del-port br16 p16-6 || fail "del-port"
+dt=$(wait_link_state "$a" "$b" False $((TIMEOUT + 2))) || fail "deleting p16-6 left the link up"
+awk -v t="$dt" -v to=$TIMEOUT 'BEGIN { exit !(t < to - 1) }' ||
+    fail "link down took $dt s: PORT_STATUS was not acted on at once"
+grep -q "link $a - $b down: a port went down" "$log" || fail "no log line naming both ends and the reason"
+pass "patch port deleted: PORT_STATUS took link $a - $b down in $dt s (timeout $TIMEOUT s)"
+ovs_vsctl add-port br16 p16-6 -- set interface p16-6 type=patch options:peer=p6-16 ofport_request=3 ||
+    fail "add-port"
+dt=$(wait_link_state "$a" "$b" True $((3 * INTERVAL + 3))) || fail "re-added p16-6: no link"
+pass "patch port re-added: link back in $dt s"
+
+# of_lldp: LLDP off on one end; the other end still probes, so the link is
+# seen one way only and goes down once link_timeout_s passes without the
+# other way.
+a=$(iface 10 1); b=$(iface 11 2)
+r=$(curl -s -w ' %{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"interfaces\": [\"$a\"]}" "$LLDP_API/interfaces/disable")
+[ "$r" = '"All the requested interfaces have been disabled." 200' ] || fail "disable: $r"
+curl -s "$LLDP_API/interfaces" | grep -q "\"$a\"" && fail "$a still listed with LLDP"
+dt=$(wait_link_state "$a" "$b" False $((TIMEOUT + 2))) || fail "LLDP off on $a left the link up"
+awk -v t="$dt" -v to=$TIMEOUT -v i=$INTERVAL 'BEGIN { exit !(t >= to - i - 0.5) }' ||
+    fail "link down after $dt s: before the timeout, though frames still came one way"
+pass "LLDP disabled on $a: link down in $dt s (the timeout: frames came one way only)"
+r=$(curl -s -w ' %{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"interfaces\": [\"$a\", \"00:00:00:00:00:00:99:99:1\"]}" "$LLDP_API/interfaces/enable")
+echo "$r" | grep -q "couldn't be found and activated" || fail "enable with an unknown id: $r"
+echo "$r" | grep -q ' 400$' || fail "enable with an unknown id: $r"
+dt=$(wait_link_state "$a" "$b" True $((3 * INTERVAL + 2))) || fail "LLDP back on $a: no link"
+pass "LLDP enabled again (the unknown id answered 400): link back in $dt s"
+
+# The consistency check has run many times by now (1 s): no LLDP flow was alien.
+alien=$(rest_metric 'ofcd_flow_manager_total{what="alien_deleted"}')
+[ "$alien" = 0 ] || fail "the consistency check deleted $alien flows"
+ovs_wait_flow br1 "priority=50000,dl_type=0x88cc" || fail "br1 lost its LLDP flow"
+pass "consistency check: LLDP flows kept, 0 aliens"
+
+# Link metadata survives a restart.
+lid=$(links | awk -v a="$(iface 1 1)" '$1 == a { print $5 }')
+r=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d '{"owner": "ring", "weight": 7}' "$API/links/$lid/metadata")
+[ "$r" = 201 ] || fail "link metadata POST: $r"
+stop_ofcd
+start_ofcd "$log.2" "${ofcd_args[@]}"
+log=$log.2
+end=$((SECONDS + 30))
+until curl -s "$API/links/$lid/metadata" | grep -q '"weight": *7'; do
+    [ $SECONDS -lt $end ] || fail "link $lid metadata lost over a restart: $(curl -s "$API/links/$lid/metadata")"
+    sleep 0.2
+done
+pass "link metadata kept over a restart"
+lldp=$(rest_metric 'ofcd_topology_lldp_total{what="lldp_sent"}')
+[ "$lldp" -gt 0 ] || fail "no LLDP sent after the restart"
+stop_ofcd
+echo "ovs_topology: all checks passed"
