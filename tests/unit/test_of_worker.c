@@ -776,6 +776,88 @@ static void test_app_hooks(void **state)
     assert_null(h->log.state);
 }
 
+/* on_tick: called once its time has come, never before, as often as the app
+ * asks and no more; what it tells the control thread arrives as QMSG_EV_APP
+ * naming the app; a switch gone gets no tick. */
+struct tick_log {
+    unsigned ticks;
+    uint64_t last_us;
+};
+
+static void tick_up(void *arg, struct of_app_switch *sw, uint64_t now_us, struct of_app_out *out)
+{
+    (void)arg;
+    (void)out;
+    sw->next_tick_us = now_us + 1000;
+}
+
+static void tick_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
+                      struct of_app_out *out)
+{
+    struct tick_log *l = arg;
+    uint64_t n = ++l->ticks;
+
+    l->last_us = now_us;
+    assert_int_equal(of_app_event(out, &n, sizeof(n)), 0);
+    uint8_t big[OF_APP_EVENT_MAX + 1] = {0};
+    assert_int_equal(of_app_event(out, big, sizeof(big)), -EMSGSIZE);
+    sw->next_tick_us = l->ticks < 3 ? now_us + 1000 : 0;
+}
+
+static void test_app_tick_and_event(void **state)
+{
+    struct wh *h = *state;
+    struct tick_log log = {0};
+    struct of_app idle = {.name = "idle"};
+
+    h->app = (struct of_app){.name = "ticker", .arg = &log, .on_switch_up = tick_up,
+                             .on_tick = tick_tick};
+    h->cfg.apps[0] = &idle;          /* no hooks at all: index 0 */
+    h->cfg.apps[1] = &h->app;
+    h->cfg.n_apps = 2;
+    wh_start(h);
+    establish(h, CONN, DPID);
+    uint64_t up = h->now;
+    poll_at(h, up + 999);
+    assert_int_equal(log.ticks, 0);
+    poll_at(h, up + 1000);
+    assert_int_equal(log.ticks, 1);
+    poll_at(h, up + 1500);
+    assert_int_equal(log.ticks, 1);
+    poll_at(h, up + 5000);           /* late: one tick, not a catch-up burst */
+    assert_int_equal(log.ticks, 2);
+    poll_at(h, up + 6000);
+    assert_int_equal(log.ticks, 3);
+    poll_at(h, up + 60000);          /* it asked for no more */
+    assert_int_equal(log.ticks, 3);
+
+    unsigned n = 0;
+    for (unsigned i = 0; i < h->n_ev; i++) {
+        const struct out *o = &h->ev[i];
+        if (o->kind != QMSG_EV_APP)
+            continue;
+        struct of_event_app a;
+        uint64_t v;
+        assert_int_equal(o->cls, OFP_PRIO_P2);
+        assert_int_equal(o->len, sizeof(struct of_event_hdr) + sizeof(a) + sizeof(v));
+        assert_int_equal(ev_hdr(o)->dpid, DPID);
+        memcpy(&a, o->bytes + sizeof(struct of_event_hdr), sizeof(a));
+        memcpy(&v, o->bytes + sizeof(struct of_event_hdr) + sizeof(a), sizeof(v));
+        assert_int_equal(a.app, 1);
+        assert_int_equal(a.len, sizeof(v));
+        assert_int_equal(v, ++n);
+    }
+    assert_int_equal(n, 3);
+
+    /* Up again, then gone before its first tick: never called. */
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+    establish(h, conn_handle_make(0, 9, 1), DPID);
+    up = h->now;
+    conn_event(h, conn_handle_make(0, 9, 1), QMSG_CONN_DOWN, -ECONNRESET);
+    poll_at(h, up + 10000);
+    assert_int_equal(log.ticks, 3);
+}
+
 /* Every buffer the events pool has left, taken (the pool is empty after). */
 static void hoard_events(struct wh *h, struct qmsg_fifo *hoard)
 {
@@ -902,6 +984,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reconnect_replaces_unestablished, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_app_hooks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_app_tick_and_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ports_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switch_forgotten, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multipart_unsolicited_and_oversized, setup,

@@ -1,0 +1,222 @@
+/* Unit tests of the topology app's control-side pieces: what operators
+ * switch off (topo_admin: defaults, flags, a full table), the link records
+ * the control thread builds from the workers' events (topo_ctl: up both
+ * ways with Kytos-ng's link id, down at once on PORT_STATUS and switch down,
+ * after the timeout on silence, kept while down, bad events counted). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "of_event.h"
+#include "ofp_msg.h"
+#include "topo_admin.h"
+#include "topo_app.h"
+#include "topo_ctl.h"
+
+#define S 1000000ull
+
+static void test_admin_defaults_and_flags(void **state)
+{
+    (void)state;
+    struct topo_admin *a = topo_admin_create(4);
+    assert_non_null(a);
+    assert_int_equal(topo_admin_get(a, 1, 1), 0);
+    assert_false(topo_admin_lldp_off(a, 1, 1));
+    assert_int_equal(topo_admin_set(a, 1, 2, TOPO_ADMIN_NO_LLDP), 0);
+    assert_true(topo_admin_lldp_off(a, 1, 2));
+    assert_false(topo_admin_lldp_off(a, 1, 1));
+    /* The switch disabled switches off every port's LLDP. */
+    assert_int_equal(topo_admin_set(a, 1, TOPO_ADMIN_SWITCH, TOPO_ADMIN_DISABLED), 0);
+    assert_true(topo_admin_lldp_off(a, 1, 1));
+    assert_false(topo_admin_lldp_off(a, 2, 1));
+    assert_int_equal(topo_admin_set(a, 1, TOPO_ADMIN_SWITCH, 0), 0);
+    assert_false(topo_admin_lldp_off(a, 1, 1));
+    assert_int_equal(topo_admin_set(a, 1, 2, 0), 0);
+    assert_false(topo_admin_lldp_off(a, 1, 2));
+    /* Four entries fit (cleared ones keep their slot); a fifth is refused,
+     * a change to a known one is not, and setting a default costs nothing. */
+    assert_int_equal(topo_admin_set(a, 3, 1, TOPO_ADMIN_DISABLED), 0);
+    assert_int_equal(topo_admin_set(a, 3, 2, TOPO_ADMIN_DISABLED), 0);
+    assert_int_equal(topo_admin_set(a, 3, 3, TOPO_ADMIN_DISABLED), -ENOSPC);
+    assert_int_equal(topo_admin_set(a, 3, 3, 0), 0);
+    assert_int_equal(topo_admin_set(a, 3, 2, TOPO_ADMIN_LIVENESS), 0);
+    assert_int_equal(topo_admin_get(a, 3, 2), TOPO_ADMIN_LIVENESS);
+    topo_admin_destroy(a);
+}
+
+/* An event as the worker posts it. */
+static struct qmsg *ev(uint16_t kind, uint64_t dpid, uint64_t t_us, const void *p, size_t len)
+{
+    struct qmsg *q = calloc(1, sizeof(*q) + sizeof(struct of_event_hdr) + len + 8);
+    struct of_event_hdr h = {.dpid = dpid, .time_us = t_us};
+    assert_non_null(q);
+    q->kind = kind;
+    q->len = (uint32_t)(sizeof(h) + len);
+    memcpy(q->data, &h, sizeof(h));
+    if (len)
+        memcpy(q->data + sizeof(h), p, len);
+    return q;
+}
+
+static void seen(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
+                 uint32_t tport, uint64_t now)
+{
+    struct {
+        struct of_event_app a;
+        struct topo_seen s;
+    } p = {{app, sizeof(struct topo_seen)}, {from, fport, tport, now / 1000}};
+    struct qmsg *q = ev(QMSG_EV_APP, to, now, &p, sizeof(p));
+    topo_ctl_handle(t, q, now);
+    free(q);
+}
+
+struct found {
+    unsigned n, active;
+    const struct topo_link_rec *last;
+};
+
+static void count_links(void *arg, const struct topo_link_rec *l)
+{
+    struct found *f = arg;
+    f->n++;
+    f->active += l->active;
+    f->last = l;
+}
+
+static struct found links(struct topo_ctl *t)
+{
+    struct found f = {0};
+    topo_ctl_each(t, count_links, &f);
+    return f;
+}
+
+static struct topo_ctl *ctl(void)
+{
+    struct topo_ctl_cfg c = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 2};
+    struct topo_ctl *t = topo_ctl_create(&c);
+    assert_non_null(t);
+    return t;
+}
+
+static void test_link_id_is_kytos(void **state)
+{
+    (void)state;
+    char id[TOPO_LINK_ID_LEN + 1], rev[TOPO_LINK_ID_LEN + 1];
+    /* hashlib.sha256(b"00:00:00:00:00:00:10:01:1:00:00:00:00:00:00:10:02:2") */
+    topo_link_id((struct topo_end){0x1001, 1}, (struct topo_end){0x1002, 2}, id);
+    assert_string_equal(id, "d562bac367c47c1dc59fa159c2e3a632a86ed74376f7d9935a1cc96298f4a5b9");
+    topo_link_id((struct topo_end){0x1002, 2}, (struct topo_end){0x1001, 1}, rev);
+    assert_string_equal(id, rev);
+}
+
+static void test_ctl_up_both_ways_then_port_status(void **state)
+{
+    (void)state;
+    struct topo_ctl *t = ctl();
+    struct topo_ctl_stats st;
+
+    seen(t, 1, 0x1001, 1, 0x1002, 2, 1 * S);
+    assert_int_equal(links(t).active, 0);          /* one way is not a link */
+    seen(t, 0, 0x1002, 2, 0x1001, 1, 1 * S);       /* another app's event: not ours */
+    assert_int_equal(links(t).active, 0);
+    seen(t, 1, 0x1002, 2, 0x1001, 1, 2 * S);
+    struct found f = links(t);
+    assert_int_equal(f.n, 1);
+    assert_int_equal(f.active, 1);
+    assert_string_equal(f.last->id,
+                        "d562bac367c47c1dc59fa159c2e3a632a86ed74376f7d9935a1cc96298f4a5b9");
+    assert_int_equal(f.last->a.dpid, 0x1001);
+    assert_true(f.last->enabled);
+    assert_ptr_equal(topo_ctl_link_of(t, (struct topo_end){0x1002, 2}), f.last);
+    assert_ptr_equal(topo_ctl_find(t, f.last->id), f.last);
+
+    /* PORT_STATUS with the link down on 0x1002:2 takes it down at once and
+     * the record stays, inactive; a PORT_STATUS of another port does not. */
+    struct ofp_msg m;
+    uint8_t wire[256];
+    struct ofp_buf b;
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_PORT_STATUS;
+    m.u.port_status.reason = OFPPR_MODIFY;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 3, .name = "p3",
+                                             .state = OFPPS_LINK_DOWN};
+    ofp_buf_init(&b, wire, sizeof(wire));
+    assert_int_equal(ofp_encode(&b, &m), 0);
+    struct qmsg *q = ev(QMSG_EV_OF, 0x1002, 3 * S, wire, b.len);
+    topo_ctl_handle(t, q, 3 * S);
+    free(q);
+    assert_int_equal(links(t).active, 1);
+    m.u.port_status.desc.port_no = 2;
+    ofp_buf_init(&b, wire, sizeof(wire));
+    assert_int_equal(ofp_encode(&b, &m), 0);
+    q = ev(QMSG_EV_OF, 0x1002, 3 * S, wire, b.len);
+    topo_ctl_handle(t, q, 3 * S);
+    free(q);
+    f = links(t);
+    assert_int_equal(f.n, 1);
+    assert_int_equal(f.active, 0);
+    assert_string_equal(f.last->why, "a port went down");
+    topo_ctl_get_stats(t, &st);
+    assert_int_equal(st.links_up, 1);
+    assert_int_equal(st.links_down, 1);
+    assert_int_equal(st.links, 1);
+    assert_int_equal(st.links_active, 0);
+    topo_ctl_destroy(t);
+}
+
+static void test_ctl_switch_down_timeout_and_room(void **state)
+{
+    (void)state;
+    struct topo_ctl *t = ctl();
+    struct topo_ctl_stats st;
+
+    seen(t, 1, 0x1, 1, 0x2, 1, 1 * S);
+    seen(t, 1, 0x2, 1, 0x1, 1, 1 * S);
+    seen(t, 1, 0x2, 2, 0x3, 1, 1 * S);
+    seen(t, 1, 0x3, 1, 0x2, 2, 1 * S);
+    assert_int_equal(links(t).active, 2);
+    /* Switch 3 goes: its link goes at once, the other stays. */
+    struct qmsg *q = ev(QMSG_EV_SWITCH_DOWN, 0x3, 2 * S, NULL, 0);
+    topo_ctl_handle(t, q, 2 * S);
+    free(q);
+    assert_int_equal(links(t).active, 1);
+    /* Silence past the timeout takes the other down. */
+    topo_ctl_tick(t, 5 * S);
+    assert_int_equal(links(t).active, 1);
+    topo_ctl_tick(t, 12 * S);
+    assert_int_equal(links(t).active, 0);
+    /* The records are full (2) with inactive links: a new one replaces the
+     * oldest. */
+    seen(t, 1, 0x4, 1, 0x5, 1, 13 * S);
+    seen(t, 1, 0x5, 1, 0x4, 1, 13 * S);
+    struct found f = links(t);
+    assert_int_equal(f.n, 2);
+    assert_int_equal(f.active, 1);
+    assert_null(topo_ctl_link_of(t, (struct topo_end){0x1, 1}));
+    /* A malformed event is counted, not read. */
+    struct of_event_app bad = {1, 3};
+    q = ev(QMSG_EV_APP, 0x9, 14 * S, &bad, sizeof(bad));
+    topo_ctl_handle(t, q, 14 * S);
+    free(q);
+    topo_ctl_get_stats(t, &st);
+    assert_int_equal(st.bad_events, 1);
+    topo_ctl_destroy(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_admin_defaults_and_flags),
+        cmocka_unit_test(test_link_id_is_kytos),
+        cmocka_unit_test(test_ctl_up_both_ways_then_port_status),
+        cmocka_unit_test(test_ctl_switch_down_timeout_and_room),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
