@@ -31,6 +31,7 @@
 #include "of_worker.h"
 #include "qmsg_pool.h"
 #include "rest.h"
+#include "rest_events.h"
 #include "topo_admin.h"
 #include "topo_app.h"
 #include "topo_ctl.h"
@@ -85,6 +86,7 @@ struct app_ctx {
     struct ctl_switches *ctl;        /* the control thread's switch view */
     pthread_mutex_t ctl_lock;        /* ctl: control thread writes, REST threads read */
     struct rest_server *rest;
+    struct rest_events *stream;      /* GET /api/v1/events: the control thread publishes */
     struct store *store;             /* the durable flow store (LMDB) */
     struct flowmgr *fm;              /* the flow manager (control thread + REST) */
     pthread_t control;

@@ -13,6 +13,7 @@
 #include "ofcd_log.h"
 #include "port.h"
 #include "store.h"
+#include "events_pub.h"
 #include "topo_flow.h"
 
 void control_signal_set(sigset_t *set)
@@ -154,6 +155,19 @@ static void control_lldp_flow(struct app_ctx *app, const struct qmsg *q)
         topo_flow_ensure(app->store, app->fm, h.dpid);
 }
 
+/* Every CONTROL_KEEPALIVE_MS: a comment on every event stream, so proxies
+ * and the server's inactivity timeout leave idle streams open. */
+#define CONTROL_KEEPALIVE_MS 10000u
+static void control_keepalive(struct app_ctx *app, uint64_t *next_ms)
+{
+    uint64_t now = mono_ms();
+
+    if (!app->stream || now < *next_ms)
+        return;
+    *next_ms = now + CONTROL_KEEPALIVE_MS;
+    rest_events_keepalive(app->stream);
+}
+
 /* Links silent past topology.link_timeout_s go down. */
 static void control_topology_tick(struct app_ctx *app)
 {
@@ -189,6 +203,7 @@ static void control_drain_events(struct app_ctx *app)
         for (unsigned i = 0; i < n; i++) {
             if (app->topo_ctl && m[i]->kind == QMSG_EV_SWITCH_UP)
                 control_lldp_flow(app, m[i]);
+            events_pub_worker_event(app->stream, m[i]);
             qmsg_free(m[i]);
         }
     }
@@ -202,6 +217,7 @@ static void *control_main(void *arg)
     int link = -1;
     uint64_t next_forget_us = 0;
     uint64_t next_purge_ms = 0;
+    uint64_t next_keepalive_ms = mono_ms() + CONTROL_KEEPALIVE_MS;
     sigset_t set;
 
     control_signal_set(&set);
@@ -236,6 +252,7 @@ static void *control_main(void *arg)
         control_watch_link(app, &link);
         control_forget(app, &next_forget_us);
         control_topology_tick(app);
+        control_keepalive(app, &next_keepalive_ms);
         control_purge_deleted(app, &next_purge_ms);
     }
     return NULL;

@@ -45,6 +45,11 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
         if (store_get_stats(app->store, &ss) == 0)
             fn(arg, &store_counters, "", OFCD_COUNTER_VALUES(&ss));
     }
+    if (app->stream) {
+        struct rest_events_stats es;
+        rest_events_get_stats(app->stream, &es);
+        fn(arg, &rest_events_counters, "", OFCD_COUNTER_VALUES(&es));
+    }
     if (app->topo_ctl) {
         struct topo_ctl_stats ts;
         struct topo_app_stats as;
@@ -146,6 +151,7 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .lcores = src_lcores,
         .rings = src_rings,
         .counters = src_counters,
+        .events = app->stream,
     };
     if (app->topo_ctl) {
         struct topo_rest *t = &app->topo_rest;

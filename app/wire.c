@@ -12,6 +12,7 @@
 #include <openssl/rand.h>
 
 #include "echo_service.h"
+#include "events_pub.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
@@ -133,7 +134,9 @@ static int wire_topology(struct app_ctx *app, unsigned index)
     app->topo_admin = topo_admin_create(c->topo_max_interfaces);
     struct topo_ctl_cfg tc = {.app_index = index,
                               .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
-                              .max_links = c->topo_max_links};
+                              .max_links = c->topo_max_links,
+                              .on_change = events_pub_link,
+                              .on_change_arg = app->stream};
     app->topo_ctl = app->topo_admin ? topo_ctl_create(&tc) : NULL;
     if (!app->topo_ctl) {
         LOG_ERR("topology", "out of memory for %u links and %u interfaces", c->topo_max_links,
@@ -153,6 +156,13 @@ int wire_apps(struct app_ctx *app)
     const struct ofcd_config *c = &app->cfg;
 
     app->n_apps = 0;
+    /* The event stream first: the apps publish to it. */
+    app->stream = rest_events_create(c->rest_events_max_clients,
+                                     (size_t)c->rest_events_queue_kb * 1024u);
+    if (!app->stream) {
+        LOG_ERR("main", "out of memory for the event stream");
+        return -ENOMEM;
+    }
     /* The topology first: it sees LLDP before the learning switch does. */
     if (c->topology) {
         int rc = wire_topology(app, app->n_apps);
@@ -176,6 +186,8 @@ void unwire_apps(struct app_ctx *app)
     app->topo_ctl = NULL;
     topo_admin_destroy(app->topo_admin);
     app->topo_admin = NULL;
+    rest_events_destroy(app->stream);
+    app->stream = NULL;
 }
 
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)

@@ -15,8 +15,9 @@
 /* The REST face's config. */
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
 
-/* The apps [apps] enables, in the order the workers call them, and what
- * apps.topology needs beside its hooks. 0 or a negative errno (logged). */
+/* The event stream, the apps [apps] enables (in the order the workers call
+ * them) and what apps.topology needs beside its hooks. 0 or a negative
+ * errno (logged). */
 int wire_apps(struct app_ctx *app);
 /* Free what wire_apps made, once no thread reads it. */
 void unwire_apps(struct app_ctx *app);

@@ -142,6 +142,8 @@ struct ofcd_config {
     uint32_t rest_max_flows_per_request; /* flows x switches, larger: 413 */
     uint32_t rest_rate_limit_per_s;      /* per client address, 0 = off (429) */
     uint32_t rest_rate_burst;
+    uint32_t rest_events_max_clients;
+    uint32_t rest_events_queue_kb;
     char rest_tls_cert[CFG_STR_MAX];     /* PEM file; with rest_tls_key: HTTPS */
     char rest_tls_key[CFG_STR_MAX];
     bool rest_auth;                      /* bearer tokens required */

@@ -286,6 +286,11 @@ const struct cfg_key cfg_keys[] = {
              "requests per second per client address before 429 (token bucket; 0 = off)"),
     CFG_UINT("rest", "rate_burst", rest_rate_burst, 1, 10000000, "100",
              "requests a client may send at once above rate_limit_per_s"),
+    CFG_UINT("rest", "events_max_clients", rest_events_max_clients, 1, 256, "16",
+             "clients of the event stream GET /api/v1/events at once (more: 503)"),
+    CFG_UINT("rest", "events_queue_kb", rest_events_queue_kb, 4, 65536, "256",
+             "KiB of events waiting for one stream client; a client that falls further "
+             "behind is cut off, never the control thread slowed"),
     CFG_STRING_OPT("rest", "tls_cert", rest_tls_cert,
                "PEM certificate (chain) of the REST API; with tls_key it serves HTTPS only "
                "(empty = plain HTTP)"),

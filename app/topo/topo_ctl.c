@@ -147,6 +147,8 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
         r->ups++;
     else if (c == TOPO_LINK_DOWN)
         r->downs++;
+    if (t->cfg.on_change)
+        t->cfg.on_change(t->cfg.on_change_arg, r, c);
 }
 
 struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)

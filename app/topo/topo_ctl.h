@@ -61,6 +61,10 @@ struct topo_ctl_cfg {
     unsigned app_index;                 /* topo_app's index in the workers' list */
     uint64_t link_timeout_us;
     uint32_t max_links;
+    /* Told every change after the record shows it (may be NULL): the event
+     * stream's publisher. Called under the caller's lock. */
+    void (*on_change)(void *arg, const struct topo_link_rec *l, enum topo_change c);
+    void *on_change_arg;
 };
 
 struct topo_ctl;

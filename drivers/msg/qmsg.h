@@ -13,6 +13,7 @@
 #ifndef OFCD_QMSG_H
 #define OFCD_QMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

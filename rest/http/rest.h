@@ -31,6 +31,7 @@
 
 struct ctl_switches;
 struct flowmgr;
+struct rest_events;
 struct rest_server;
 struct store;
 
@@ -111,6 +112,7 @@ struct rest_sources {
     void (*counters)(void *arg, ofcd_counter_fn fn, void *fn_arg);
     const struct rest_ext *ext[REST_EXT_MAX];
     unsigned n_ext;
+    struct rest_events *events;         /* GET /api/v1/events; NULL = none */
 };
 
 /* Start serving; NULL (logged) when the address cannot be bound. cfg and

@@ -70,6 +70,8 @@ struct rest_reply {
     ssize_t (*stream)(void *ctx, char *buf, size_t max);
     void (*stream_free)(void *ctx);
     void *stream_ctx;
+    /* Or the event stream (rest_events_http.c): its client, owned. */
+    void *events;
 };
 
 struct MHD_Connection;
@@ -116,6 +118,10 @@ void rest_get_switches(struct rest_req *q, struct rest_reply *r);
 void rest_get_switch(struct rest_req *q, struct rest_reply *r);
 void rest_get_health(struct rest_req *q, struct rest_reply *r);
 void rest_get_metrics(struct rest_req *q, struct rest_reply *r);
+/* GET /api/v1/events (rest_events_http.c) and the response it makes. */
+void rest_get_events(struct rest_req *q, struct rest_reply *r);
+struct MHD_Response;
+struct MHD_Response *rest_events_response(struct rest_reply *r);
 
 /* Kytos flow_manager v2 (rest_flows.c) */
 void rest_flows_post(struct rest_req *q, struct rest_reply *r);

@@ -16,6 +16,7 @@
 #include "ofcd_log.h"
 #include "json_u64.h"
 #include "rest_priv.h"
+#include "rest_events.h"
 #include "rest_tls.h"
 
 struct rest_route {
@@ -33,6 +34,7 @@ static const struct rest_route routes[] = {
     {"/api/v1/switches", "GET", rest_get_switches},
     {"/api/v1/switches/", "GET", rest_get_switch},
     {"/api/v1/health", "GET", rest_get_health},
+    {"/api/v1/events", "GET", rest_get_events},
     {"/metrics", "GET", rest_get_metrics},
     {KYTOS_FM "/flows", "GET", rest_flows_get},
     {KYTOS_FM "/flows", "POST", rest_flows_post},
@@ -430,7 +432,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
 
     struct MHD_Response *resp;
-    if (r.stream) {
+    if (r.events) {
+        resp = rest_events_response(&r);
+        if (!resp)
+            return MHD_NO;
+    } else if (r.stream) {
         resp = stream_response(&r);
         if (!resp)
             return MHD_NO;
@@ -543,6 +549,9 @@ void rest_stop(struct rest_server *rs)
     /* A suspended connection must be woken before MHD goes: the store (still
      * open) completes every queued change, and from now on nothing new is
      * deferred, so the wait ends even under load. */
+    /* Event streams end (and no new one starts): none stays suspended. */
+    if (rs->src.events)
+        rest_events_close_all(rs->src.events);
     pthread_mutex_lock(&rs->defer_lock);
     rs->stopping = true;
     while (rs->deferred)

@@ -57,6 +57,10 @@ wait_link_state() {   # wait_link_state A B STATE SECS: prints the seconds it to
 iface() { printf '00:00:00:00:00:00:%02x:%02x:%d' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)) "$2"; }
 
 start_ofcd "$log" "${ofcd_args[@]}"
+# The live event stream, link changes only, read from the first moment.
+curl -sN "http://127.0.0.1:8181/api/v1/events?kinds=link" >"$work/events" &
+sse_pid=$!
+it_on_exit kill $sse_pid
 ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
 ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || fail "cannot create the bridges"
 
@@ -150,6 +154,27 @@ alien=$(rest_metric 'ofcd_flow_manager_total{what="alien_deleted"}')
 [ "$alien" = 0 ] || fail "the consistency check deleted $alien flows"
 ovs_wait_flow br1 "priority=50000,dl_type=0x88cc" || fail "br1 lost its LLDP flow"
 pass "consistency check: LLDP flows kept, 0 aliens"
+
+# The event stream told every change above, link ids as GET links has them.
+python3 - "$work/events" "$(links | awk '{ print $5 }' | tr '\n' ' ')" <<'PY' || fail "event stream incomplete"
+import json, sys
+ups, downs, kinds = set(), set(), set()
+kind = None
+for line in open(sys.argv[1]):
+    if line.startswith("event: "):
+        kind = line[7:].strip()
+        kinds.add(kind)
+    elif line.startswith("data: "):
+        d = json.loads(line[6:])
+        (ups if kind == "link.up" else downs).add(d["id"])
+known = set(sys.argv[2].split())
+missing = known - ups
+assert not missing, f"no link.up for {missing}"
+assert len(downs) >= 2, f"link.down for {len(downs)} links, expected the 2 taken down"
+assert kinds <= {"link.up", "link.down"}, f"kinds beyond the filter: {kinds}"
+print(f"events: link.up for all {len(known)} links, link.down for {len(downs)}")
+PY
+pass "event stream (kinds=link): every link.up and link.down, nothing else"
 
 # Link metadata survives a restart.
 lid=$(links | awk -v a="$(iface 1 1)" '$1 == a { print $5 }')

@@ -463,6 +463,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("rest.max_flows_per_request", rest_max_flows_per_request, 1, 100000000),
     UCASE("rest.rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000),
     UCASE("rest.rate_burst", rest_rate_burst, 1, 10000000),
+    UCASE("rest.events_max_clients", rest_events_max_clients, 1, 256),
+    UCASE("rest.events_queue_kb", rest_events_queue_kb, 4, 65536),
     UCASE("flow_manager.pacing_per_s", fm_pacing_per_s, 0, 10000000),
     UCASE("flow_manager.queue_max", fm_queue_max, 16, 100000000),
     UCASE("flow_manager.consistency_min_interval_s", fm_consistency_min_interval_s, 1, 86400),
