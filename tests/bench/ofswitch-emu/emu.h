@@ -97,6 +97,7 @@ struct emu_opts {
     uint64_t seed;
     const char *dump_path;        /* --dump-replies: offline run writing replies here */
     const char *tls;              /* --tls CERT,KEY,CA, NULL = plain TCP */
+    const char *wiring;           /* --wiring SPEC (emu_wire.h), NULL = no links */
 };
 
 enum emu_cs {
@@ -244,6 +245,8 @@ struct emu_stats {
     uint64_t pin_late;         /* answer for a packet_in already timed out */
     uint64_t pin_lost_disc;    /* outstanding when the connection closed */
     uint64_t port_status_sent;
+    uint64_t wire_delivered;      /* --wiring: PACKET_OUT frames handed to the peer's controller */
+    uint64_t wire_lost;           /* --wiring: the peer was not connected */
     uint64_t malformed_sent[EMU_BAD_COUNT];
     uint64_t barriers;
     uint64_t mp_requests;
@@ -277,6 +280,7 @@ struct emu_ctx {
     bool stopping;            /* shutting down: no reconnects */
     bool offline;             /* --dump-replies: no sockets */
     void *tls;                /* --tls: the client context, NULL = plain TCP */
+    struct emu_wire *wire;    /* --wiring, NULL = none */
     bool tls_error_told;      /* a TLS failure was printed (once per run) */
     struct emu_timer t_sample;
     struct emu_timer t_end;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "emu_wire.h"
 #include "emu_oxm.h"
 
 #define OFP_DEFAULT_MISS_SEND_LEN 128
@@ -638,6 +639,32 @@ static void count_output(struct emu_sw *sw, uint32_t port, uint32_t in_port, siz
     }
 }
 
+/* --wiring: the frame leaves on a wired port and arrives on the peer's,
+ * which gives it to its controller (emu_wire.h). */
+static void wire_deliver(struct emu_sw *sw, uint32_t port, const uint8_t *data, size_t len)
+{
+    struct emu_ctx *ctx = sw->ctx;
+    uint32_t pi_idx, pi_port;
+
+    if (!ctx->wire || emu_wire_peer(ctx->wire, sw->idx, port, &pi_idx, &pi_port))
+        return;
+    struct emu_sw *peer = &ctx->sw[pi_idx];
+    if (peer->cs != EMU_CS_OPEN || len > 0xffff) {
+        ctx->st.wire_lost++;
+        return;
+    }
+    struct emu_ofp_packet_in pi = {.buffer_id = EMU_OFP_NO_BUFFER, .total_len = (uint16_t)len,
+                                   .reason = 1 /* OFPR_ACTION */, .table_id = 0,
+                                   .cookie = UINT64_MAX, .in_port = pi_port, .data = data,
+                                   .data_len = len};
+    struct emu_wr w;
+    emu_wr_init(&w, ctx->txbuf, EMU_TXBUF_LEN);
+    if (emu_ofp_enc_packet_in(&w, 0, &pi) == 0 && emu_conn_send_wr(peer, &w) == 0)
+        ctx->st.wire_delivered++;
+    else
+        ctx->st.wire_lost++;
+}
+
 static int h_packet_out(struct emu_sw *sw, const struct emu_ofp_hdr *h, const uint8_t *msg)
 {
     struct emu_ofp_packet_out po;
@@ -663,8 +690,11 @@ static int h_packet_out(struct emu_sw *sw, const struct emu_ofp_hdr *h, const ui
         }
     }
     for (size_t off = 0; off + 16 <= po.actions_len; off += emu_get16(po.actions + off + 2)) {
-        if (emu_get16(po.actions + off) == EMU_OFPAT_OUTPUT)
+        if (emu_get16(po.actions + off) == EMU_OFPAT_OUTPUT) {
             count_output(sw, emu_get32(po.actions + off + 4), po.in_port, po.data_len);
+            if (po.buffer_id == EMU_OFP_NO_BUFFER)
+                wire_deliver(sw, emu_get32(po.actions + off + 4), po.data, po.data_len);
+        }
     }
     emu_load_on_response(sw, po.buffer_id, po.data, po.data_len);
     return sent(sw, gen);

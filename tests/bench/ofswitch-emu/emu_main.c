@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "emu.h"
+#include "emu_wire.h"
 #include "emu_tls.h"
 
 static void usage(FILE *f)
@@ -82,6 +83,10 @@ static void usage(FILE *f)
         "                           as switch 1 and write every message sent to FILE\n"
         "  --tls CERT,KEY,CA        connect over TLS with this client certificate and key,\n"
         "                           verifying the controller against CA (as OVS's ssl:)\n"
+        "  --wiring SPEC            wire the switches: a PACKET_OUT on a wired port is a\n"
+        "                           PACKET_IN at the peer (LLDP discovery); SPEC is ring,\n"
+        "                           fattree:K (5K^2/4 switches of K ports) or file:PATH\n"
+        "                           with lines \"A PA B PB\"\n"
         "  --help                   this text\n"
         "\n"
         "Handshake time: from connect() (accept() with --listen) until the first\n"
@@ -96,7 +101,7 @@ enum {
     OPT_ECHO_TMO, OPT_BACKOFF_MIN, OPT_BACKOFF_MAX, OPT_MODE, OPT_PIN_RATE, OPT_WINDOW,
     OPT_PIN_TMO, OPT_FLAP, OPT_RECONNECT, OPT_BAD_FROM, OPT_BAD_EVERY, OPT_BAD_KINDS,
     OPT_TXBUF, OPT_MP_LIMIT, OPT_ATTACK, OPT_SAMPLE, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_DUMP, OPT_TLS,
-    OPT_HELP,
+    OPT_WIRING, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +138,7 @@ static const struct option long_opts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"dump-replies", required_argument, NULL, OPT_DUMP},
     {"tls", required_argument, NULL, OPT_TLS},
+    {"wiring", required_argument, NULL, OPT_WIRING},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -339,6 +345,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
         case OPT_SEED: rc = parse_u64(name, optarg, 0, UINT64_MAX, &o->seed); break;
         case OPT_DUMP: o->dump_path = optarg; break;
         case OPT_TLS: o->tls = optarg; break;
+        case OPT_WIRING: o->wiring = optarg; break;
         case OPT_HELP: return 1;
         default: return -EINVAL;
         }
@@ -468,6 +475,7 @@ static void ctx_free(struct emu_ctx *ctx)
         }
     }
     free(ctx->sw);
+    emu_wire_free(ctx->wire);
     emu_report_free(ctx);
     if (ctx->sigfd >= 0)
         close(ctx->sigfd);
@@ -589,6 +597,17 @@ int main(int argc, char **argv)
         return 1;
     }
     ctx->tls = tls;
+    if (o.wiring) {
+        char err[256];
+        if (emu_wire_build(o.wiring, o.n_switches, o.n_ports, &ctx->wire, err, sizeof(err))) {
+            fprintf(stderr, "%s\n", err);
+            ctx_free(ctx);
+            return 2;
+        }
+        if (!o.quiet)
+            fprintf(stderr, "ofswitch-emu: --wiring %s: %llu links\n", o.wiring,
+                    (unsigned long long)emu_wire_links(ctx->wire));
+    }
     if (o.dump_path)
         rc = emu_dump_replies(ctx);
     else if ((rc = setup_signals(ctx)) == 0)

@@ -207,6 +207,8 @@ static void write_json(const struct emu_ctx *ctx, FILE *f)
             (unsigned long long)st->mp_requests, (unsigned long long)st->mp_reply_msgs,
             st->mp_reply_max_len);
     fprintf(f, "  \"port_status_sent\": %llu,\n", (unsigned long long)st->port_status_sent);
+    fprintf(f, "  \"wiring\": {\"delivered\": %llu, \"lost\": %llu},\n",
+            (unsigned long long)st->wire_delivered, (unsigned long long)st->wire_lost);
     fprintf(f, "  \"attack\": {\"mode\": \"%s\", \"messages_sent\": %llu},\n",
             emu_attack_name(o->attack), (unsigned long long)st->attack_msgs);
     fprintf(f, "  \"malformed_sent\": {");
