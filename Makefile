@@ -102,6 +102,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/tls.txt
 	./tests/bench/run_bench_seed_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/seed_ovs.txt
+	./tests/bench/run_bench_topology.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/topology.txt
 	./scripts/bench-report bench/out
 
 # The headline figures next to their peers in about two minutes; prints

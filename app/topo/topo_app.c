@@ -20,6 +20,7 @@ enum {
 
 struct topo_sw {
     uint32_t cursor;                    /* the next port (index) to probe */
+    uint32_t first_left;                /* ports of the first round still to probe */
 };
 
 static void count(struct topo_app_cfg *cfg, unsigned which)
@@ -47,17 +48,21 @@ static void topo_switch_up(void *arg, struct of_app_switch *sw, uint64_t now_us,
                            struct of_app_out *out)
 {
     struct topo_app_cfg *cfg = arg;
-    uint64_t quarter = interval_us(cfg) / 4 + 1;
+    uint64_t spread = interval_us(cfg) / 4 + 1;
+    struct topo_sw *st = calloc(1, sizeof(struct topo_sw));
 
     (void)out;
-    sw->state = calloc(1, sizeof(struct topo_sw));
-    if (!sw->state) {
+    if (!st) {
         LOG_ERR("topology", "switch %016" PRIx64 ": out of memory: no LLDP from it", sw->dpid);
         return;
     }
+    st->first_left = sw->ports->n;
+    sw->state = st;
     /* Spread by dpid, so a thousand switches that connect at once do not
      * probe at once either. */
-    sw->next_tick_us = now_us + 1 + (sw->dpid * 0x9e3779b97f4a7c15ull >> 17) % quarter;
+    if (spread > TOPO_FIRST_SPREAD_US)
+        spread = TOPO_FIRST_SPREAD_US;
+    sw->next_tick_us = now_us + 1 + (sw->dpid * 0x9e3779b97f4a7c15ull >> 17) % spread;
 }
 
 static bool eligible(const struct topo_app_cfg *cfg, uint64_t dpid, const struct ofp_port *p)
@@ -100,6 +105,10 @@ static void topo_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
         return;
     }
     uint64_t spacing = iv / n, per = 1;
+    /* A new switch's links are wanted now, not an interval from now: its
+     * first round goes faster (still one port per tick). */
+    if (st->first_left && spacing > TOPO_FIRST_SPACING_US)
+        spacing = TOPO_FIRST_SPACING_US;
     if (spacing < TOPO_TICK_MIN_US) {
         per = ((uint64_t)n * TOPO_TICK_MIN_US + iv - 1) / iv;
         spacing = TOPO_TICK_MIN_US;
@@ -109,6 +118,8 @@ static void topo_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
     for (uint64_t k = 0; k < per; k++) {
         const struct ofp_port *p = &sw->ports->v[st->cursor % n];
         st->cursor = (st->cursor + 1) % n;
+        if (st->first_left)
+            st->first_left--;
         if (eligible(cfg, sw->dpid, p))
             send_probe(cfg, sw->dpid, p, now_us, out);
     }

@@ -3,7 +3,9 @@
  * worker's app hooks (of_app.h), on the worker lcores:
  *
  *   on_switch_up    a small cursor per switch; the first probe round
- *                   starts within a quarter interval (spread by dpid)
+ *                   starts within TOPO_FIRST_SPREAD_US (spread by dpid)
+ *                   and goes one port per TOPO_FIRST_SPACING_US, so a new
+ *                   switch's links are known in a fraction of a second
  *   on_tick         one LLDP PACKET_OUT per eligible port per
  *                   interval_ms, the ports of a switch spaced evenly over
  *                   the interval (at most one tick per TOPO_TICK_MIN_US,
@@ -43,6 +45,8 @@
 #define TOPO_COOKIE(dpid) ((TOPO_COOKIE_PREFIX << 56) | ((dpid) & 0x00ffffffffffffffull))
 #define TOPO_FLOW_PRIORITY 50000u
 #define TOPO_TICK_MIN_US 1000u
+#define TOPO_FIRST_SPREAD_US 100000u    /* first probe within 100 ms of switch up */
+#define TOPO_FIRST_SPACING_US 5000u     /* first round: 200 probes/s per switch at most */
 
 #define TOPO_APP_COUNTERS(X)                                                              \
     X(lldp_sent, "LLDP PACKET_OUTs sent")                                                 \

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Topology discovery (issue 15) on the switch emulator wired as fat-trees
+# (ofswitch-emu --wiring fattree:K): the time from the first connect (all
+# switches connect at once) to every link known, ofcd next to os-ken (--observe-links, its LLDP
+# discovery) in the same run, on K=8 (80 switches, 256 links) and K=28
+# (980 switches, 10,976 links). Then ofcd's steady state on K=28: LLDP
+# PACKET_OUTs a second and ofcd's CPU per 10,000 ports. (os-ken sends its
+# first LLDP on a new port at once, then refreshes one port per 50 ms,
+# LLDP_SEND_GUARD: 27,440 ports take it 23 minutes a round, so it could not
+# keep a tree that size alive; ofcd probes every port each interval.) Both controllers probe each port about once a second (ofcd
+# topology.lldp_interval_s=1, os-ken LLDP_SEND_PERIOD_PER_PORT 0.9 s).
+# Medians of ROUNDS runs. Prints, never asserts.
+#
+# usage: run_bench_topology.sh OFCD CONFIG EMULATOR [OUT_DIR]
+set -uo pipefail
+OFCD=$1
+CONF=$2
+EMU=$3
+OUT=${4:-$(mktemp -d /tmp/ofcd-bench-topo.XXXXXX)}
+ROUNDS=${ROUNDS:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$OUT"
+work=$(mktemp -d /tmp/ofcd-bench-topo-run.XXXXXX)
+opid= kpid= epid=
+stop_pid() {
+    [ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
+    kill -"${2:-TERM}" "$1"
+    timeout 10 tail -s 0.05 --pid="$1" -f /dev/null || kill -KILL "$1"
+}
+cleanup() {
+    stop_pid "$epid" INT
+    stop_pid "$opid"
+    stop_pid "$kpid"
+    rm -rf "$work"
+}
+trap cleanup EXIT
+now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.2f", a - b }'; }
+
+# ofcd_links: "switches_up links_up" from /api/v1/topology
+ofcd_links() {
+    curl -s http://127.0.0.1:8181/api/v1/topology | python3 -c '
+import json, sys
+try:
+    t = json.load(sys.stdin)
+except ValueError:
+    print(0, 0); sys.exit()
+print(sum(n["connected"] for n in t["nodes"]), sum(l["state"] == "up" for l in t["links"]))'
+}
+
+# The rounds set RESULT (seconds, or "-") and leave their processes in
+# opid/kpid/epid for the caller to stop (no subshells: those would lose them).
+ofcd_round() {   # ofcd_round K
+    local k=$1 n=$((5 * $1 * $1 / 4)) links=$(($1 * $1 * $1 / 2)) t0 sw l end
+    rm -rf "$work/var"
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+        --apps.topology=true --topology.lldp_interval_s=1 --topology.link_timeout_s=5 \
+        --flow_manager.pacing_per_s=0 >"$work/ofcd.log" 2>&1 &
+    opid=$!
+    timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$work/ofcd.log"
+    t0=$(now)
+    "$EMU" --controller 10.66.0.2:6653 --switches $n --ports $k --wiring fattree:$k \
+        --connect-rate 0 --dpid-base 4096 --duration 600 --quiet >/dev/null 2>&1 &
+    epid=$!
+    end=$((SECONDS + 120))
+    RESULT=-
+    while read -r sw l < <(ofcd_links); [ "${l:-0}" -lt $links ]; do
+        [ $SECONDS -lt $end ] || return
+        sleep 0.1
+    done
+    RESULT=$(since "$t0")
+}
+
+ofcd_steady() {  # after a K=28 round: 10 s of steady state, "packet_outs/s cpu_per_10k_ports"
+    local k=$1 ports=$((5 * $1 * $1 / 4 * $1)) s0 s1 c0 c1 t0 tick
+    tick=$(getconf CLK_TCK)
+    metric() { curl -s http://127.0.0.1:8181/metrics | awk -v k="$1" '$1 == k { print $2 }'; }
+    s0=$(metric 'ofcd_topology_lldp_total{what="lldp_sent"}')
+    c0=$(awk '{ print $14 + $15 }' "/proc/$opid/stat")
+    t0=$(now)
+    sleep 10
+    s1=$(metric 'ofcd_topology_lldp_total{what="lldp_sent"}')
+    c1=$(awk '{ print $14 + $15 }' "/proc/$opid/stat")
+    awk -v s0="$s0" -v s1="$s1" -v c0="$c0" -v c1="$c1" -v t="$(since "$t0")" -v hz="$tick" \
+        -v p="$ports" 'BEGIN { printf "%.0f %.1f\n", (s1 - s0) / t, (c1 - c0) / hz / t * 100 * 10000 / p }'
+}
+
+osken_round() {  # osken_round K
+    local k=$1 n=$((5 * $1 * $1 / 4)) want=$(($1 * $1 * $1)) t0 end c
+    rm -f "$work/osken.links"
+    OSKEN_LINKS_FILE=$work/osken.links /usr/bin/python3 /usr/bin/osken-manager --observe-links \
+        --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 16634 \
+        "$here/osken/osken_links.py" >"$work/osken.log" 2>&1 &
+    kpid=$!
+    for _ in $(seq 100); do
+        (exec 3<>/dev/tcp/127.0.0.1/16634) 2>/dev/null && break
+        sleep 0.1
+    done
+    t0=$(now)
+    "$EMU" --controller 127.0.0.1:16634 --switches $n --ports $k --wiring fattree:$k \
+        --connect-rate 0 --dpid-base 4096 --echo-interval 1000 --duration 600 --quiet \
+        --json "$work/osken-emu.json" >/dev/null 2>&1 &
+    epid=$!
+    end=$((SECONDS + 120))
+    RESULT=-
+    while c=$(cat "$work/osken.links" 2>/dev/null); [ "${c:-0}" -lt $want ]; do
+        [ $SECONDS -lt $end ] || { echo "os-ken K=$k: ${c:-0} of $want link directions after 120 s"; return; }
+        sleep 0.2
+    done
+    RESULT=$(since "$t0")
+}
+
+echo
+echo "== topology discovery: fat-trees on ofswitch-emu --wiring (ROUNDS=$ROUNDS) =="
+rm -f "$OUT/topology_rounds.txt"
+stop_all() { stop_pid "$epid" INT; stop_pid "$opid"; stop_pid "$kpid"; epid= opid= kpid=; }
+have_osken=false
+command -v osken-manager >/dev/null && have_osken=true
+for r in $(seq "$ROUNDS"); do
+    ofcd_round 8; a=$RESULT; stop_all
+    b=-; d=-
+    if $have_osken; then
+        osken_round 8; b=$RESULT; stop_all
+        osken_round 28; d=$RESULT; stop_all
+    fi
+    ofcd_round 28; c=$RESULT
+    st="- -"
+    [ "$c" != - ] && st=$(ofcd_steady 28)
+    stop_all
+    echo "round $r: K=8 ofcd ${a} s, os-ken ${b} s; K=28 ofcd ${c} s, os-ken ${d} s; steady K=28 (packet_outs/s, CPU %/10k ports): ${st}"
+    echo "$a $b $c $d $st" >>"$OUT/topology_rounds.txt"
+done
+python3 - "$OUT/topology_rounds.txt" "$OUT/topology.json" <<'PY'
+import json, statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+def med(i):
+    v = [float(r[i]) for r in rows if len(r) > i and r[i] not in ("-",)]
+    try:
+        return statistics.median(v) if v else None
+    except ValueError:
+        return None
+res = {"k8_ofcd_s": med(0), "k8_osken_s": med(1), "k28_ofcd_s": med(2), "k28_osken_s": med(3),
+       "k28_lldp_packet_outs_per_s": med(4), "k28_cpu_pct_per_10k_ports": med(5), "rounds": len(rows)}
+json.dump(res, open(sys.argv[2], "w"), indent=1)
+f = lambda v, d=2: "-" if v is None else f"{v:.{d}f}"
+print(f"{'figure (median)':<52} {'ofcd':>10} {'os-ken':>10}")
+print(f"{'fat-tree K=8 (80 sw, 256 links): s from connect':<52} {f(res['k8_ofcd_s']):>10} {f(res['k8_osken_s']):>10}")
+print(f"{'fat-tree K=28 (980 sw, 10,976 links): s from connect':<52} {f(res['k28_ofcd_s']):>10} {f(res['k28_osken_s']):>10}")
+print(f"{'K=28 steady: LLDP PACKET_OUTs/s (27,440 ports, 1 s)':<52} {f(res['k28_lldp_packet_outs_per_s'], 0):>10}")
+print(f"{'K=28 steady: ofcd CPU % of a core per 10,000 ports':<52} {f(res['k28_cpu_pct_per_10k_ports'], 1):>10}")
+PY
