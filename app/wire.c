@@ -135,6 +135,8 @@ static int wire_topology(struct app_ctx *app, unsigned index)
     struct topo_ctl_cfg tc = {.app_index = index,
                               .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
                               .max_links = c->topo_max_links,
+                              /* of_lldp: POLLING_TIME x LIVENESS_DEAD_MULTIPLIER (5) */
+                              .liveness_dead_us = (uint64_t)c->topo_lldp_interval_s * 5000000u,
                               .on_change = events_pub_link,
                               .on_change_arg = app->stream};
     app->topo_ctl = app->topo_admin ? topo_ctl_create(&tc) : NULL;

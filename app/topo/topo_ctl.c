@@ -22,6 +22,7 @@ OFCD_COUNTER_GROUP(topo_ctl_counters, "topology", struct topo_ctl_stats, TOPO_CT
 struct topo_ctl {
     struct topo_ctl_cfg cfg;
     struct topo_links *links;
+    struct topo_live *live;
     struct topo_link_rec **recs;        /* every record, in creation order */
     size_t n_recs;
     uint32_t mask;
@@ -167,7 +168,10 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
     t->buckets = calloc(size, sizeof(*t->buckets));
     t->recs = calloc(t->cfg.max_links, sizeof(*t->recs));
     t->links = topo_links_create(t->cfg.max_links, t->cfg.link_timeout_us, on_change, t);
-    if (!t->buckets || !t->recs || !t->links) {
+    t->live = topo_live_create(t->cfg.max_links, t->cfg.liveness_dead_us
+                                                     ? t->cfg.liveness_dead_us
+                                                     : t->cfg.link_timeout_us);
+    if (!t->buckets || !t->recs || !t->links || !t->live) {
         topo_ctl_destroy(t);
         return NULL;
     }
@@ -179,6 +183,7 @@ void topo_ctl_destroy(struct topo_ctl *t)
     if (!t)
         return;
     topo_links_destroy(t->links);
+    topo_live_destroy(t->live);
     for (size_t i = 0; i < t->n_recs; i++)
         free(t->recs[i]);
     free(t->recs);
@@ -205,6 +210,10 @@ static void on_seen(struct topo_ctl *t, uint64_t to_dpid, const uint8_t *p, size
                              (struct topo_end){to_dpid, s.to_port}, now_us);
     if (rc == -ENOSPC)
         t->st.table_full++;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    topo_live_hello(t->live, (struct topo_end){to_dpid, s.to_port}, now_us,
+                    (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
 }
 
 /* PORT_STATUS: a port deleted, configured down or with its link down
@@ -251,6 +260,12 @@ void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us)
 {
     t->now_us = now_us;
     topo_links_expire(t->links, now_us);
+    topo_live_reap(t->live, now_us);
+}
+
+struct topo_live *topo_ctl_live(struct topo_ctl *t)
+{
+    return t->live;
 }
 
 void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct topo_link_rec *l),

@@ -10,7 +10,8 @@
  * timeout. A link once seen keeps its record (active false while down) so
  * an operator sees it went away; when the records are full the oldest
  * inactive one makes room. Every change is logged with both ends and
- * counted.
+ * counted. The same frames are the hellos of of_lldp's liveness
+ * (topo_live.c) on the interfaces it is on for.
  *
  * Threads: the control thread calls handle and tick; REST threads read and
  * set enabled. The caller serialises them (the app's switch-view lock).
@@ -25,6 +26,7 @@
 #include "ofcd_counters.h"
 #include "qmsg.h"
 #include "topo_links.h"
+#include "topo_live.h"
 
 #define TOPO_LINK_ID_LEN 64             /* hex SHA-256, Kytos' LinkID */
 
@@ -61,6 +63,7 @@ struct topo_ctl_cfg {
     unsigned app_index;                 /* topo_app's index in the workers' list */
     uint64_t link_timeout_us;
     uint32_t max_links;
+    uint64_t liveness_dead_us;          /* of_lldp liveness: no hello this long = down */
     /* Told every change after the record shows it (may be NULL): the event
      * stream's publisher. Called under the caller's lock. */
     void (*on_change)(void *arg, const struct topo_link_rec *l, enum topo_change c);
@@ -88,5 +91,8 @@ struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id);
 /* The link record one end belongs to (the active one first), or NULL. */
 const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e);
 void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out);
+/* The interfaces' liveness (topo_live.h), fed by the same frames; REST
+ * turns it on and off and reads it, under the same lock. */
+struct topo_live *topo_ctl_live(struct topo_ctl *t);
 
 #endif

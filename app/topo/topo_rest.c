@@ -509,8 +509,13 @@ static unsigned lldp_set(struct topo_rest *t, const struct rest_ext_req *q,
             continue;
         if (iface_parse(json_string_value(v), &dpid, &port) < 0 ||
             !(s = ctl_switches_find(cs, dpid)) || !of_ports_find(&s->ports, port) ||
-            iface_admin(t, s, port, enable, TOPO_ADMIN_NO_LLDP, out) != 0)
+            iface_admin(t, s, port, enable, TOPO_ADMIN_NO_LLDP, out) != 0) {
             json_array_append(missing, v);
+        } else if (!enable) {
+            /* No LLDP, no hellos: of_lldp turns its liveness off too. */
+            topo_live_disable(topo_ctl_live(t->ctl), (struct topo_end){dpid, port});
+            iface_admin(t, s, port, false, TOPO_ADMIN_LIVENESS, out);
+        }
     }
     json_decref(body);
     json_decref(*out);
@@ -548,6 +553,159 @@ static unsigned lldp_polling(struct topo_rest *t, const struct rest_ext_req *q, 
     return 200;
 }
 
+/* ---- of_lldp v1 liveness ------------------------------------------------------- */
+
+static json_t *hello_at(const struct topo_live_if *i)
+{
+    char b[40];
+    time_t s = (time_t)(i->last_hello_wall_us / 1000000);
+    struct tm tm;
+
+    if (!i->last_hello_us || !gmtime_r(&s, &tm))
+        return json_null();
+    size_t n = strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(b + n, sizeof(b) - n, ".%06lld", (long long)(i->last_hello_wall_us % 1000000));
+    return json_string(b);
+}
+
+static json_t *live_json(const struct topo_live_if *i)
+{
+    char id[40];
+    iface_id(i->end.dpid, i->end.port, id);
+    return json_pack("{s:s, s:s, s:o}", "id", id, "status", topo_live_name(i->state),
+                     "last_hello_at", hello_at(i));
+}
+
+static void add_live(void *arg, const struct topo_live_if *i)
+{
+    json_array_append_new(arg, live_json(i));
+}
+
+struct pair_walk {
+    struct topo_rest *t;
+    json_t *pairs;
+};
+
+static void add_pair(void *arg, const struct topo_live_if *i)
+{
+    struct pair_walk *w = arg;
+    struct topo_live *live = topo_ctl_live(w->t->ctl);
+    const struct topo_link_rec *l = topo_ctl_link_of(w->t->ctl, i->end);
+
+    /* Once per link: from its endpoint_a, when both ends are on. */
+    if (!l || l->loop || l->a.dpid != i->end.dpid || l->a.port != i->end.port)
+        return;
+    const struct topo_live_if *b = topo_live_find(live, l->b);
+    if (!b)
+        return;
+    json_array_append_new(w->pairs,
+                          json_pack("{s:o, s:o, s:s, s:s}", "interface_a", live_json(i),
+                                    "interface_b", live_json(b), "link_id", l->id, "status",
+                                    topo_live_name(topo_live_pair(i, b))));
+}
+
+/* POST liveness/enable|disable {"interfaces": [...]}: as of_lldp checks it
+ * (empty: 400, unknown: 404, enable without LLDP on: 400), all or nothing. */
+static unsigned live_set(struct topo_rest *t, const struct rest_ext_req *q,
+                         const struct ctl_switches *cs, bool enable, json_t **out)
+{
+    json_error_t e;
+    json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
+    json_t *ids = json_object_get(body, "interfaces"), *v;
+    json_t *unknown = json_array(), *no_lldp = json_array();
+    struct topo_live *live = topo_ctl_live(t->ctl);
+    unsigned status = 200;
+    size_t i;
+
+    if (!json_is_array(ids) || json_array_size(ids) == 0) {
+        status = rest_ext_error(out, 400, "Interfaces payload is empty");
+        goto done;
+    }
+    json_array_foreach(ids, i, v) {
+        uint64_t dpid;
+        uint32_t port;
+        const struct ctl_switch *s;
+        if (!json_is_string(v) || iface_parse(json_string_value(v), &dpid, &port) < 0 ||
+            !(s = ctl_switches_find(cs, dpid)) || !of_ports_find(&s->ports, port))
+            json_array_append(unknown, v);
+        else if (enable && (topo_admin_get(t->admin, dpid, port) & TOPO_ADMIN_NO_LLDP))
+            json_array_append(no_lldp, v);
+    }
+    if (json_array_size(unknown)) {
+        char *text = json_dumps(unknown, JSON_COMPACT);
+        status = rest_ext_error(out, 404, "Interface IDs %s not found", text ? text : "");
+        free(text);
+        goto done;
+    }
+    if (json_array_size(no_lldp)) {
+        char *text = json_dumps(no_lldp, JSON_COMPACT);
+        status = rest_ext_error(out, 400, "Interface IDs %s don't have LLDP enabled",
+                                text ? text : "");
+        free(text);
+        goto done;
+    }
+    json_array_foreach(ids, i, v) {
+        uint64_t dpid;
+        uint32_t port;
+        iface_parse(json_string_value(v), &dpid, &port);
+        struct topo_end end = {dpid, port};
+        uint32_t f = topo_admin_get(t->admin, dpid, port);
+        if (enable) {
+            if (topo_live_enable(live, end) < 0 ||
+                topo_admin_set(t->admin, dpid, port, f | TOPO_ADMIN_LIVENESS) < 0) {
+                status = rest_ext_error(out, 507, "topology.max_links / max_interfaces "
+                                        "reached: liveness not enabled on %s",
+                                        json_string_value(v));
+                goto done;
+            }
+        } else {
+            topo_live_disable(live, end);
+            topo_admin_set(t->admin, dpid, port, f & ~(uint32_t)TOPO_ADMIN_LIVENESS);
+        }
+    }
+    *out = json_object();
+done:
+    json_decref(unknown);
+    json_decref(no_lldp);
+    json_decref(body);
+    return status;
+}
+
+static unsigned lldp_liveness(struct topo_rest *t, const struct rest_ext_req *q,
+                              const struct ctl_switches *cs, const char *what, json_t **out)
+{
+    struct topo_live *live = topo_ctl_live(t->ctl);
+    bool get = strcmp(q->method, "GET") == 0, post = strcmp(q->method, "POST") == 0;
+
+    if (!*what && get) {
+        const char *want = q->query(q, "interface_id");
+        json_t *arr = json_array();
+        uint64_t dpid;
+        uint32_t port;
+        if (want) {
+            const struct topo_live_if *i =
+                iface_parse(want, &dpid, &port) == 0
+                    ? topo_live_find(live, (struct topo_end){dpid, port})
+                    : NULL;
+            if (i)
+                json_array_append_new(arr, live_json(i));
+        } else {
+            topo_live_each(live, add_live, arr);
+        }
+        *out = json_pack("{s:o}", "interfaces", arr);
+        return 200;
+    }
+    if (strcmp(what, "pair") == 0 && get) {
+        struct pair_walk w = {t, json_array()};
+        topo_live_each(live, add_pair, &w);
+        *out = json_pack("{s:o}", "pairs", w.pairs);
+        return 200;
+    }
+    if ((strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0) && post)
+        return live_set(t, q, cs, what[0] == 'e', out);
+    return rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
+}
+
 static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct topo_rest *t = arg;
@@ -564,6 +722,8 @@ static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out
     } else if (strcmp(q->method, "POST") == 0 && (strcmp(q->arg, "interfaces/enable") == 0 ||
                                                   strcmp(q->arg, "interfaces/disable") == 0)) {
         status = lldp_set(t, q, cs, q->arg[11] == 'e', out);
+    } else if (strncmp(q->arg, "liveness", 8) == 0 && (!q->arg[8] || q->arg[8] == '/')) {
+        status = lldp_liveness(t, q, cs, q->arg[8] ? q->arg + 9 : "", out);
     } else {
         status = rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
     }

@@ -9,7 +9,9 @@
  *                              .../metadata and DELETE .../metadata/{key}
  *                              for switches, interfaces and links
  *   /api/kytos/of_lldp/v1      GET interfaces; POST interfaces/enable|disable
- *                              {"interfaces": [ids]}; GET|POST polling_time
+ *                              {"interfaces": [ids]}; GET|POST polling_time;
+ *                              POST liveness/enable|disable, GET liveness/
+ *                              (?interface_id=), GET liveness/pair
  *   /api/v1/topology           ofcd's compact graph: nodes and links with
  *                              state, age and change counts
  *

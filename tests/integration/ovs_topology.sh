@@ -30,7 +30,8 @@ log=$work/ofcd.log
 ofcd_args=(--config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0
            --apps.topology=true --topology.lldp_interval_s=$INTERVAL
            --topology.link_timeout_s=$TIMEOUT --openflow.stats_interval_s=1
-           --flow_manager.consistency_min_interval_s=1)
+           --flow_manager.consistency_min_interval_s=1
+           --flow_manager.ignore_cookies=0xfeed0000-0xfeedffff)
 
 # links_json: GET links as "A B active enabled id" lines, A < B as Kytos orders them.
 links() {
@@ -148,6 +149,46 @@ echo "$r" | grep -q "couldn't be found and activated" || fail "enable with an un
 echo "$r" | grep -q ' 400$' || fail "enable with an unknown id: $r"
 dt=$(wait_link_state "$a" "$b" True $((3 * INTERVAL + 2))) || fail "LLDP back on $a: no link"
 pass "LLDP enabled again (the unknown id answered 400): link back in $dt s"
+
+# of_lldp liveness on both ends of br13 - br14: the pair comes up; br14
+# drops the LLDP its port 2 receives (a flow above ofcd's, in a cookie range
+# the consistency check is told to leave alone: a one-way failure), so that
+# end goes down after the dead interval (5 x interval) while the other stays
+# up and the pair is down; the flow removed, all up again.
+a=$(iface 13 1); b=$(iface 14 2)
+live_state() {   # live_state: "A-status B-status pair-status"
+    curl -s "$LLDP_API/liveness/pair" | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["pairs"]:
+    print(p["interface_a"]["status"], p["interface_b"]["status"], p["status"], p["link_id"])'
+}
+wait_live() {    # wait_live "A B PAIR" SECS
+    local end=$((SECONDS + $2)) s
+    while s=$(live_state | head -1); [ "${s% *}" != "$1" ]; do
+        [ $SECONDS -lt $end ] || { echo "liveness: '$s', expected '$1'" >&2; return 1; }
+        sleep 0.2
+    done
+}
+r=$(curl -s -w ' %{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d '{"interfaces": []}' "$LLDP_API/liveness/enable")
+echo "$r" | grep -q ' 400$' || fail "liveness/enable with no interfaces: $r"
+r=$(curl -s -w ' %{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"interfaces\": [\"$a\", \"$b\"]}" "$LLDP_API/liveness/enable")
+[ "$r" = "{} 200" ] || fail "liveness/enable: $r"
+wait_live "up up up" 6 || fail "liveness pair $a - $b not up"
+live_state | head -1 | grep -q "$(links | awk -v a="$a" '$1 == a { print $5 }')" ||
+    fail "the liveness pair does not name the link's id"
+curl -s "$LLDP_API/liveness/?interface_id=$a" | grep -q '"last_hello_at": *"20' ||
+    fail "liveness of $a has no last_hello_at: $(curl -s "$LLDP_API/liveness/?interface_id=$a")"
+pass "liveness: pair $a - $b up (and named by its link id)"
+ovs-ofctl -O OpenFlow13 add-flow "unix:$OVS_DIR/br14.mgmt" \
+    "cookie=0xfeed0001,priority=60000,in_port=2,dl_type=0x88cc,actions=drop" || fail "add-flow drop"
+wait_live "up down down" 10 || fail "a one-way failure was not seen"
+pass "one-way failure: $b hears nothing and is down, $a still up, the pair down"
+ovs-ofctl -O OpenFlow13 del-flows --strict "unix:$OVS_DIR/br14.mgmt" \
+    "priority=60000,in_port=2,dl_type=0x88cc" || fail "del-flows"
+wait_live "up up up" 8 || fail "liveness did not recover"
+pass "liveness recovered"
 
 # The consistency check has run many times by now (1 s): no LLDP flow was alien.
 alien=$(rest_metric 'ofcd_flow_manager_total{what="alien_deleted"}')

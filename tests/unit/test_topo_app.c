@@ -18,6 +18,7 @@
 #include "topo_admin.h"
 #include "topo_app.h"
 #include "topo_ctl.h"
+#include "topo_live.h"
 
 #define S 1000000ull
 
@@ -210,6 +211,49 @@ static void test_ctl_switch_down_timeout_and_room(void **state)
     topo_ctl_destroy(t);
 }
 
+/* Liveness: init until two hellos, up while they come, down after the dead
+ * interval (and the count starts again); off means no state at all; a pair
+ * is init/down/up as Kytos-ng's LSM aggregates. */
+static void test_liveness(void **state)
+{
+    (void)state;
+    struct topo_live *l = topo_live_create(2, 5 * S);
+    struct topo_end a = {0x1, 1}, b = {0x2, 1}, c = {0x3, 1};
+
+    assert_int_equal(topo_live_enable(l, a), 0);
+    assert_int_equal(topo_live_enable(l, b), 0);
+    assert_int_equal(topo_live_enable(l, a), 0);        /* already on */
+    assert_int_equal(topo_live_enable(l, c), -ENOSPC);  /* max 2 */
+    assert_false(topo_live_hello(l, c, 1 * S, 0));      /* off: nothing kept */
+    assert_null(topo_live_find(l, c));
+
+    assert_false(topo_live_hello(l, a, 1 * S, 1));
+    assert_int_equal(topo_live_find(l, a)->state, TOPO_LIVE_INIT);
+    assert_true(topo_live_hello(l, a, 2 * S, 2));
+    assert_int_equal(topo_live_find(l, a)->state, TOPO_LIVE_UP);
+    assert_int_equal(topo_live_pair(topo_live_find(l, a), topo_live_find(l, b)), TOPO_LIVE_INIT);
+    topo_live_hello(l, b, 2 * S, 2);
+    topo_live_hello(l, b, 3 * S, 3);
+    assert_int_equal(topo_live_pair(topo_live_find(l, a), topo_live_find(l, b)), TOPO_LIVE_UP);
+
+    /* One way fails: a hears nothing more, b still does. */
+    for (uint64_t t = 4; t <= 7; t++)
+        topo_live_hello(l, b, t * S, (int64_t)t);
+    assert_int_equal(topo_live_reap(l, 7 * S), 0);      /* 5 s since a's last: not past it */
+    assert_int_equal(topo_live_reap(l, 7 * S + 1), 1);
+    assert_int_equal(topo_live_find(l, a)->state, TOPO_LIVE_DOWN);
+    assert_int_equal(topo_live_find(l, b)->state, TOPO_LIVE_UP);
+    assert_int_equal(topo_live_pair(topo_live_find(l, a), topo_live_find(l, b)), TOPO_LIVE_DOWN);
+    assert_string_equal(topo_live_name(TOPO_LIVE_DOWN), "down");
+    /* Back: two hellos again. */
+    assert_false(topo_live_hello(l, a, 10 * S, 10));
+    assert_true(topo_live_hello(l, a, 11 * S, 11));
+    topo_live_disable(l, a);
+    assert_null(topo_live_find(l, a));
+    assert_int_equal(topo_live_enable(l, c), 0);        /* room again */
+    topo_live_destroy(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_link_id_is_kytos),
         cmocka_unit_test(test_ctl_up_both_ways_then_port_status),
         cmocka_unit_test(test_ctl_switch_down_timeout_and_room),
+        cmocka_unit_test(test_liveness),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
