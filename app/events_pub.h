@@ -9,6 +9,9 @@
  *                   "link": up|down, "admin_down"}
  *   link.up, link.down, link.loop
  *                  {"id", "a", "b", "why"}  (ids as Kytos-ng's topology shows them)
+ *
+ * The flow manager publishes its own (flow.installed, flow.error,
+ * consistency: flowmgr.h, struct flowmgr_env.event, glued in flow_out.c).
  */
 #ifndef OFCD_EVENTS_PUB_H
 #define OFCD_EVENTS_PUB_H

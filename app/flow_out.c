@@ -49,8 +49,17 @@ static uint64_t out_now_us(void *arg)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* The flow manager's news, on the event stream. */
+static void out_event(void *arg, const char *kind, const json_t *data)
+{
+    struct app_ctx *app = arg;
+
+    if (app->stream)
+        rest_events_publish(app->stream, kind, data);
+}
+
 void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)
 {
     *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = out_send,
-                                .now_us = out_now_us};
+                                .now_us = out_now_us, .event = out_event};
 }

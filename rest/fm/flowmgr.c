@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "dpid.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -427,10 +429,18 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
 
 /* ---- events ------------------------------------------------------------------- */
 
+void fm_event(struct flowmgr *fm, const char *kind, json_t *data)
+{
+    if (data && fm->env.event)
+        fm->env.event(fm->env.arg, kind, data);
+    json_decref(data);
+}
+
 static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid)
 {
     struct fm_batch *b;
     bool found = false;
+    uint64_t installed = 0;
 
     for (b = sw->bhead; b; b = b->next)
         if (b->barrier_xid == xid)
@@ -458,12 +468,19 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
             if (!s->failed && f->state != STORE_FLOW_INSTALLED) {
                 fm_set_state(fm, sw, f, STORE_FLOW_INSTALLED, 0, 0);
                 fm->stats.installed++;
+                installed++;
             }
         }
         uint32_t bx = b->barrier_xid;
         free(b);
         if (bx == xid)
             break;
+    }
+    if (installed && fm->env.event) {
+        char dpid[24];
+        dpid_format(sw->dpid, dpid);
+        fm_event(fm, "flow.installed",
+                 json_pack("{s:s, s:I}", "dpid", dpid, "count", (json_int_t)installed));
     }
 }
 
@@ -489,6 +506,15 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                 LOG_WARN("flows", "switch %016" PRIx64 " rejected flow %016" PRIx64 ": %s",
                          sw->dpid, s->match_id, what);
                 fm_set_state(fm, sw, f, STORE_FLOW_ERROR, e->type, e->code);
+                if (fm->env.event) {
+                    char dpid[24], mid[24];
+                    dpid_format(sw->dpid, dpid);
+                    snprintf(mid, sizeof(mid), "%016" PRIx64, s->match_id);
+                    fm_event(fm, "flow.error",
+                             json_pack("{s:s, s:s, s:i, s:i, s:s}", "dpid", dpid, "match_id", mid,
+                                       "type", (int)e->type, "code", (int)e->code, "reason",
+                                       what));
+                }
             } else {
                 LOG_WARN("flows", "switch %016" PRIx64 " rejected a %s FLOW_MOD: %s", sw->dpid,
                          s->is_add ? "superseded ADD" : "DELETE", what);

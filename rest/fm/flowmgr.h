@@ -74,6 +74,12 @@ struct flowmgr_env {
     /* Queue one OpenFlow message to it: 0, or -ENOBUFS (nothing queued). */
     int (*send)(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls);
     uint64_t (*now_us)(void *arg);  /* monotonic */
+    /* What happened to flows, for the event stream (may be NULL): kind
+     * "flow.installed" {dpid, count}, "flow.error" {dpid, match_id, type,
+     * code, reason}, "consistency" {dpid, after_connect, aliens_deleted,
+     * missing_reinstalled, changed_reinstalled}. data is borrowed; called
+     * with the flow manager's lock held, so it must not call back. */
+    void (*event)(void *arg, const char *kind, const json_t *data);
 };
 
 #define FLOWMGR_COUNTERS(X)                                                               \

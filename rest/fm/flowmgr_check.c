@@ -258,6 +258,15 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
                      connect ? " after connect" : "", c.n_present, sw->n_flows,
                      (unsigned long)c.aliens, (unsigned long)c.missing,
                      (unsigned long)c.changed, (unsigned long)c.confirmed);
+        if ((c.aliens || c.missing || c.changed) && fm->env.event) {
+            char dpid[24];
+            dpid_format(sw->dpid, dpid);
+            fm_event(fm, "consistency",
+                     json_pack("{s:s, s:b, s:I, s:I, s:I}", "dpid", dpid, "after_connect",
+                               connect, "aliens_deleted", (json_int_t)c.aliens,
+                               "missing_reinstalled", (json_int_t)c.missing,
+                               "changed_reinstalled", (json_int_t)c.changed));
+        }
         fm_pump(fm, sw, now);
     }
     sw->last_check_us = now;

@@ -40,7 +40,8 @@ struct rest_events {
     bool closed;                        /* close_all: no one joins any more */
     size_t queue_bytes;
     struct ofcd_ratelimit rl_cut;
-    struct rest_events_stats st;
+    struct rest_events_stats st;        /* under the lock, but for published: */
+    uint64_t published;                 /* relaxed atomic (publish counts without the lock) */
 };
 
 struct rest_events *rest_events_create(unsigned max_clients, size_t queue_bytes)
@@ -111,7 +112,7 @@ struct rest_events_client *rest_events_join(struct rest_events *h, const char *k
     }
     c->next = h->clients;
     h->clients = c;
-    h->n++;
+    __atomic_store_n(&h->n, h->n + 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&h->lock);
     return c;
 }
@@ -126,7 +127,7 @@ void rest_events_leave(struct rest_events_client *c)
         ;
     if (*pp) {
         *pp = c->next;
-        h->n--;
+        __atomic_store_n(&h->n, h->n - 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&h->lock);
     free(c->buf);
@@ -211,6 +212,11 @@ static void append(struct rest_events *h, struct rest_events_client *c, const ch
 
 void rest_events_publish(struct rest_events *h, const char *kind, const json_t *data)
 {
+    /* No client: no text made (the flow manager publishes per barrier). */
+    if (!__atomic_load_n(&h->n, __ATOMIC_RELAXED)) {
+        __atomic_fetch_add(&h->published, 1, __ATOMIC_RELAXED);
+        return;
+    }
     char *body = json_dumps(data, JSON_COMPACT);
     char *text = NULL;
 
@@ -222,8 +228,8 @@ void rest_events_publish(struct rest_events *h, const char *kind, const json_t *
         return;
     struct wake_list w;
     w.n = 0;
+    __atomic_fetch_add(&h->published, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&h->lock);
-    h->st.published++;
     for (struct rest_events_client *c = h->clients; c; c = c->next)
         if (wanted(c, kind))
             append(h, c, text, (size_t)n, &w);
@@ -299,6 +305,7 @@ void rest_events_get_stats(struct rest_events *h, struct rest_events_stats *out)
 {
     pthread_mutex_lock(&h->lock);
     *out = h->st;
+    out->published = __atomic_load_n(&h->published, __ATOMIC_RELAXED);
     out->clients = h->n;
     pthread_mutex_unlock(&h->lock);
 }

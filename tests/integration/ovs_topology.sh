@@ -62,6 +62,8 @@ start_ofcd "$log" "${ofcd_args[@]}"
 curl -sN "http://127.0.0.1:8181/api/v1/events?kinds=link" >"$work/events" &
 sse_pid=$!
 it_on_exit kill $sse_pid
+curl -sN "http://127.0.0.1:8181/api/v1/events?kinds=flow" >"$work/flow_events" &
+it_on_exit kill $!
 ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
 ovs_add_bridges $N tcp:10.66.0.2:6653 1000 || fail "cannot create the bridges"
 
@@ -216,6 +218,13 @@ assert kinds <= {"link.up", "link.down"}, f"kinds beyond the filter: {kinds}"
 print(f"events: link.up for all {len(known)} links, link.down for {len(downs)}")
 PY
 pass "event stream (kinds=link): every link.up and link.down, nothing else"
+n=$(grep '^data: ' "$work/flow_events" | python3 -c '
+import json, sys
+print(len({json.loads(l[6:])["dpid"] for l in sys.stdin}))')
+[ "$n" = $N ] || fail "flow.installed events for $n of $N bridges (their LLDP flows)"
+grep '^event: ' "$work/flow_events" | sort -u | grep -qvx 'event: flow.installed' &&
+    fail "kinds=flow let other kinds through"
+pass "event stream (kinds=flow): the LLDP flow of each of the $N bridges installed"
 
 # Link metadata survives a restart.
 lid=$(links | awk -v a="$(iface 1 1)" '$1 == a { print $5 }')

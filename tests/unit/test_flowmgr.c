@@ -50,6 +50,7 @@ struct t {
     unsigned room;
     int refuse_type;               /* this message type is refused once (-1: none) */
     uint64_t now;
+    char events[1024];             /* what env.event heard: "kind data" lines */
 };
 
 static unsigned f_room(void *arg, conn_handle_t conn, uint8_t cls)
@@ -90,11 +91,22 @@ static uint64_t f_now(void *arg)
     return ((struct t *)arg)->now;
 }
 
+static void f_event(void *arg, const char *kind, const json_t *data)
+{
+    struct t *t = arg;
+    char *text = json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS);
+    size_t n = strlen(t->events);
+
+    snprintf(t->events + n, sizeof(t->events) - n, "%s %s\n", kind, text ? text : "?");
+    free(text);
+}
+
 #define SEC_US 1000000ull
 
 static struct flowmgr *open_fm(struct t *t)
 {
-    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now};
+    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
+                              .event = f_event};
     return flowmgr_create(&t->cfg, &env, t->store);
 }
 
@@ -322,6 +334,9 @@ static void test_batch_then_barrier_installs(void **state)
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     for (unsigned i = 0; i < 3; i++)
         assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
+    /* One event for the reply, with every flow it installed. */
+    assert_string_equal(t->events,
+                        "flow.installed {\"count\":3,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.confirmed, 3);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 3);
@@ -348,6 +363,8 @@ static void test_error_marks_that_flow(void **state)
     assert_int_equal(state_of(t, &a[1], &et, &ec), STORE_FLOW_ERROR);
     assert_int_equal(et, OFPET_BAD_ACTION);
     assert_int_equal(ec, OFPBAC_BAD_OUT_GROUP);
+    assert_non_null(strstr(t->events, "flow.error {\"code\":9,\"dpid\":\"00:00:00:00:00:00:10:01\""));
+    assert_non_null(strstr(t->events, "\"type\":2}"));
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_INSTALLED);
     assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_ERROR);
@@ -546,6 +563,10 @@ static void test_reconnect_and_consistency(void **state)
     assert_int_equal(st.alien_deleted, 1);
     assert_int_equal(st.missing_reinstalled, 1);
     assert_int_equal(st.dropped_on_down, 0);
+    assert_non_null(strstr(t->events, "consistency {\"after_connect\":true,"
+                                      "\"aliens_deleted\":1,\"changed_reinstalled\":0,"
+                                      "\"dpid\":\"00:00:00:00:00:00:10:01\","
+                                      "\"missing_reinstalled\":1}"));
 
     /* The next reply within the window runs no check; one a window later
      * does, and a flow just re-sent but not yet answered is not re-sent. */
