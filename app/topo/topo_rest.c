@@ -45,6 +45,11 @@ static int iface_parse(const char *s, uint64_t *dpid, uint32_t *port)
     return 0;
 }
 
+static unsigned not_allowed(const struct rest_ext_req *q, json_t **out)
+{
+    return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+}
+
 /* ---- metadata ------------------------------------------------------------------- */
 
 static int meta_save(struct topo_rest *t)
@@ -144,7 +149,7 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
             json_decref(before);
         }
     } else {
-        status = rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        status = not_allowed(q, out);
     }
     pthread_mutex_unlock(&t->meta_lock);
     return status;
@@ -333,7 +338,7 @@ static unsigned v3_switches(struct topo_rest *t, const struct rest_ext_req *q,
 
     if (!*rest) {
         if (strcmp(q->method, "GET") != 0)
-            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            return not_allowed(q, out);
         *out = json_pack("{s:o}", "switches", switches_json(t, cs));
         return 200;
     }
@@ -347,7 +352,7 @@ static unsigned v3_switches(struct topo_rest *t, const struct rest_ext_req *q,
     bool post = strcmp(q->method, "POST") == 0;
     if (strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0) {
         if (!post)
-            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            return not_allowed(q, out);
         return switch_admin(t, dpid, what[0] == 'e', out);
     }
     char id[24];
@@ -360,7 +365,7 @@ static unsigned v3_interfaces(struct topo_rest *t, const struct rest_ext_req *q,
 {
     if (!*rest) {
         if (strcmp(q->method, "GET") != 0)
-            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            return not_allowed(q, out);
         json_t *all = json_object(), *sw = switches_json(t, cs), *v;
         const char *k;
         json_object_foreach(sw, k, v) json_object_update(all, json_object_get(v, "interfaces"));
@@ -392,7 +397,7 @@ static unsigned v3_interfaces(struct topo_rest *t, const struct rest_ext_req *q,
     if (strcmp(tail, "enable") == 0 || strcmp(tail, "disable") == 0) {
         bool enable = tail[0] == 'e';
         if (strcmp(q->method, "POST") != 0)
-            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            return not_allowed(q, out);
         if (enable && !switch_enabled(t, dpid))
             return rest_ext_error(out, 409, "Enable Switch first");
         unsigned rc = 0;
@@ -416,7 +421,7 @@ static unsigned v3_links(struct topo_rest *t, const struct rest_ext_req *q,
 {
     if (!*rest) {
         if (strcmp(q->method, "GET") != 0)
-            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            return not_allowed(q, out);
         *out = json_pack("{s:o}", "links", links_json(t, cs));
         return 200;
     }
@@ -432,7 +437,7 @@ static unsigned v3_links(struct topo_rest *t, const struct rest_ext_req *q,
     const char *tail = slash + 1;
     if (strcmp(tail, "enable") == 0 || strcmp(tail, "disable") == 0) {
         if (strcmp(q->method, "POST") != 0)
-            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            return not_allowed(q, out);
         l->enabled = tail[0] == 'e';
         LOG_INFO("topology", "link %s %s by REST", id, l->enabled ? "enabled" : "disabled");
         *out = json_string(OK_TEXT);
@@ -450,7 +455,7 @@ static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **ou
 
     if (!*a) {
         if (strcmp(q->method, "GET") != 0)
-            status = rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+            status = not_allowed(q, out);
         else {
             *out = json_pack("{s:{s:o, s:o}}", "topology", "switches", switches_json(t, cs),
                              "links", links_json(t, cs));
@@ -539,7 +544,7 @@ static unsigned lldp_polling(struct topo_rest *t, const struct rest_ext_req *q, 
         return 200;
     }
     if (strcmp(q->method, "POST") != 0)
-        return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        return not_allowed(q, out);
     json_error_t e;
     json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
     json_t *v = json_object_get(body, "polling_time");
@@ -768,7 +773,7 @@ static unsigned ofcd_topology(void *arg, const struct rest_ext_req *q, json_t **
     if (*q->arg)
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     if (strcmp(q->method, "GET") != 0)
-        return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        return not_allowed(q, out);
     struct graph_walk w = {json_array(), json_array(), (int64_t)time(NULL)};
     const struct ctl_switches *cs = t->lock(t->lock_arg);
     ctl_switches_foreach(cs, graph_node, &w);
