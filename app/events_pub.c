@@ -1,7 +1,6 @@
 /* events_pub: see events_pub.h. */
 #include "events_pub.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,22 +53,15 @@ void events_pub_worker_event(struct rest_events *h, const struct qmsg *q)
     }
 }
 
-static void end_id(struct topo_end e, char out[40])
-{
-    char d[24];
-    dpid_format(e.dpid, d);
-    snprintf(out, 40, "%s:%" PRIu32, d, e.port);
-}
-
 void events_pub_link(void *arg, const struct topo_link_rec *l, enum topo_change c)
 {
     struct rest_events *h = arg;
-    char a[40], b[40];
+    char a[TOPO_END_ID_LEN], b[TOPO_END_ID_LEN];
 
     if (!h)
         return;
-    end_id(l->a, a);
-    end_id(l->b, b);
+    topo_end_id(l->a, a);
+    topo_end_id(l->b, b);
     publish(h, c == TOPO_LINK_UP ? "link.up" : c == TOPO_LINK_DOWN ? "link.down" : "link.loop",
             json_pack("{s:s, s:s, s:s, s:s}", "id", l->id, "a", a, "b", b, "why",
                       l->why ? l->why : ""));

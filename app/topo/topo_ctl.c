@@ -27,6 +27,7 @@ struct topo_ctl {
     size_t n_recs;
     uint32_t mask;
     struct topo_link_rec **buckets;
+    struct topo_end_node **ends;        /* by one end: the records it is in */
     uint64_t now_us;                    /* of the call being handled, for the callback */
     struct topo_ctl_stats st;
 };
@@ -39,9 +40,17 @@ static uint32_t end_hash(struct topo_end a, struct topo_end b)
     return (uint32_t)v;
 }
 
+void topo_end_id(struct topo_end e, char out[TOPO_END_ID_LEN])
+{
+    char d[24];
+
+    dpid_format(e.dpid, d);
+    snprintf(out, TOPO_END_ID_LEN, "%s:%" PRIu32, d, e.port);
+}
+
 void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LEN + 1])
 {
-    char da[24], db[24], raw[128];
+    char ia[TOPO_END_ID_LEN], ib[TOPO_END_ID_LEN], raw[2 * TOPO_END_ID_LEN + 1];
     unsigned char md[SHA256_DIGEST_LENGTH];
 
     if (b.dpid < a.dpid || (b.dpid == a.dpid && b.port < a.port)) {
@@ -49,12 +58,48 @@ void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LE
         a = b;
         b = x;
     }
-    dpid_format(a.dpid, da);
-    dpid_format(b.dpid, db);
-    int n = snprintf(raw, sizeof(raw), "%s:%" PRIu32 ":%s:%" PRIu32, da, a.port, db, b.port);
+    topo_end_id(a, ia);
+    topo_end_id(b, ib);
+    int n = snprintf(raw, sizeof(raw), "%s:%s", ia, ib);
     SHA256((const unsigned char *)raw, (size_t)n, md);
     for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++)
         snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static uint32_t one_hash(struct topo_end e)
+{
+    return end_hash(e, (struct topo_end){0, 0});
+}
+
+static bool is_end(struct topo_end x, struct topo_end e)
+{
+    return x.dpid == e.dpid && x.port == e.port;
+}
+
+static struct topo_end node_end(const struct topo_end_node *n)
+{
+    return n == &n->rec->side[0] ? n->rec->a : n->rec->b;
+}
+
+static void ends_add(struct topo_ctl *t, struct topo_link_rec *r)
+{
+    for (unsigned k = 0; k < 2; k++) {
+        struct topo_end e = k ? r->b : r->a;
+        struct topo_end_node **head = &t->ends[one_hash(e) & t->mask];
+        r->side[k] = (struct topo_end_node){.rec = r, .next = *head};
+        *head = &r->side[k];
+    }
+}
+
+static void ends_del(struct topo_ctl *t, struct topo_link_rec *r)
+{
+    for (unsigned k = 0; k < 2; k++) {
+        struct topo_end_node **pp = &t->ends[one_hash(k ? r->b : r->a) & t->mask];
+        while (*pp && *pp != &r->side[k])
+            pp = &(*pp)->next;
+        if (*pp)
+            *pp = r->side[k].next;
+    }
 }
 
 static bool same(const struct topo_link_rec *r, struct topo_end a, struct topo_end b)
@@ -91,6 +136,7 @@ static bool make_room(struct topo_ctl *t)
         if (r->active)
             continue;
         rec_unhash(t, r);
+        ends_del(t, r);
         free(r);
         memmove(&t->recs[i], &t->recs[i + 1], (t->n_recs - i - 1) * sizeof(t->recs[0]));
         t->n_recs--;
@@ -112,6 +158,7 @@ static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, stru
     uint32_t h = end_hash(a, b) & t->mask;
     r->hnext = t->buckets[h];
     t->buckets[h] = r;
+    ends_add(t, r);
     t->recs[t->n_recs++] = r;
     return r;
 }
@@ -166,12 +213,13 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
         size <<= 1;
     t->mask = size - 1;
     t->buckets = calloc(size, sizeof(*t->buckets));
+    t->ends = calloc(size, sizeof(*t->ends));
     t->recs = calloc(t->cfg.max_links, sizeof(*t->recs));
     t->links = topo_links_create(t->cfg.max_links, t->cfg.link_timeout_us, on_change, t);
     t->live = topo_live_create(t->cfg.max_links, t->cfg.liveness_dead_us
                                                      ? t->cfg.liveness_dead_us
                                                      : t->cfg.link_timeout_us);
-    if (!t->buckets || !t->recs || !t->links || !t->live) {
+    if (!t->buckets || !t->ends || !t->recs || !t->links || !t->live) {
         topo_ctl_destroy(t);
         return NULL;
     }
@@ -188,6 +236,7 @@ void topo_ctl_destroy(struct topo_ctl *t)
         free(t->recs[i]);
     free(t->recs);
     free(t->buckets);
+    free(t->ends);
     free(t);
 }
 
@@ -287,11 +336,9 @@ const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct to
 {
     const struct topo_link_rec *found = NULL;
 
-    for (size_t i = 0; i < t->n_recs; i++) {
-        const struct topo_link_rec *r = t->recs[i];
-        bool end = (r->a.dpid == e.dpid && r->a.port == e.port) ||
-                   (r->b.dpid == e.dpid && r->b.port == e.port);
-        if (end && (!found || (r->active && !found->active)))
+    for (const struct topo_end_node *n = t->ends[one_hash(e) & t->mask]; n; n = n->next) {
+        const struct topo_link_rec *r = n->rec;
+        if (is_end(node_end(n), e) && (!found || (r->active && !found->active)))
             found = r;
     }
     return found;

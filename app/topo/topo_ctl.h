@@ -57,6 +57,11 @@ struct topo_link_rec {
     uint64_t ups, downs;
     const char *why;                    /* the last change's reason */
     struct topo_link_rec *hnext;
+    /* topo_ctl's index by end: one node per end, for topo_ctl_link_of */
+    struct topo_end_node {
+        struct topo_link_rec *rec;
+        struct topo_end_node *next;
+    } side[2];
 };
 
 struct topo_ctl_cfg {
@@ -79,6 +84,10 @@ void topo_ctl_destroy(struct topo_ctl *t);
  * be). now_us: the lcore clock. */
 void topo_ctl_handle(struct topo_ctl *t, const struct qmsg *q, uint64_t now_us);
 void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us);
+
+/* Kytos' interface id: "dpid:port", the dpid colon-separated. */
+#define TOPO_END_ID_LEN 40
+void topo_end_id(struct topo_end e, char out[TOPO_END_ID_LEN]);
 
 /* Kytos' link id of a – b: hex SHA-256 of "A:B", each end "dpid:port"
  * with the dpid colon-separated, the ends sorted. */

@@ -20,11 +20,9 @@
 
 /* ---- ids ------------------------------------------------------------------------ */
 
-static void iface_id(uint64_t dpid, uint32_t port, char out[40])
+static void iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
 {
-    char d[24];
-    dpid_format(dpid, d);
-    snprintf(out, 40, "%s:%" PRIu32, d, port);
+    topo_end_id((struct topo_end){dpid, port}, out);
 }
 
 /* "dpid:port" (the dpid in either form dpid_parse reads). */
