@@ -11,7 +11,8 @@
  *                  {"id", "a", "b", "why"}  (ids as Kytos-ng's topology shows them)
  *
  * The flow manager publishes its own (flow.installed, flow.error,
- * consistency: flowmgr.h, struct flowmgr_env.event, glued in flow_out.c).
+ * flow.removed, flow.deleted, consistency: flowmgr.h, struct
+ * flowmgr_env.event, glued in flow_out.c).
  */
 #ifndef OFCD_EVENTS_PUB_H
 #define OFCD_EVENTS_PUB_H

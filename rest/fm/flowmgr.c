@@ -138,7 +138,8 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
     return f;
 }
 
-static void mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+/* true when the mirror held that version of the flow. */
+static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
                        uint64_t flow_id)
 {
     for (struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
@@ -146,14 +147,15 @@ static void mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_
         struct fm_flow *f = *pp;
         if (f->match_id != match_id)
             continue;
-        if (f->flow_id == flow_id) {
-            *pp = f->hnext;
-            count_state(fm, f->state, -1);
-            sw->n_flows--;
-            free(f);
-        }
-        return;
+        if (f->flow_id != flow_id)
+            return false;
+        *pp = f->hnext;
+        count_state(fm, f->state, -1);
+        sw->n_flows--;
+        free(f);
+        return true;
     }
+    return false;
 }
 
 void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,
@@ -527,6 +529,37 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
              "(no FLOW_MOD in flight has it): %s", sw->dpid, xid, what);
 }
 
+/* The switch removed a flow (a timeout, a DELETE, a group or meter going)
+ * and said so: only published; the store keeps what it holds (a stored flow
+ * gone from the switch is the consistency check's business). */
+static void on_flow_removed(struct flowmgr *fm, struct fm_switch *sw,
+                            const struct ofp_flow_removed *fr)
+{
+    static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",
+                                          "group_delete", "meter_delete", "eviction"};
+    struct flow_spec *key;
+    char dpid[24], mid[24], cookie[24];
+
+    if (!fm->env.event || !(key = calloc(1, sizeof(*key))))
+        return;
+    /* flow_match_id reads table, priority and match only. */
+    key->fm.table_id = fr->table_id;
+    key->fm.priority = fr->priority;
+    key->fm.match = fr->match;
+    uint64_t id = flow_match_id(sw->dpid, key);
+    free(key);
+    dpid_format(sw->dpid, dpid);
+    snprintf(mid, sizeof(mid), "%016" PRIx64, id);
+    snprintf(cookie, sizeof(cookie), "%#" PRIx64, fr->cookie);
+    fm_event(fm, "flow.removed",
+             json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:s, s:I, s:I, s:I}", "dpid", dpid,
+                       "match_id", mid, "stored", fm_flow_find(sw, id) != NULL, "cookie", cookie,
+                       "table_id", (int)fr->table_id, "priority", (int)fr->priority, "reason",
+                       fr->reason < 6 ? reasons[fr->reason] : "unknown", "duration_s",
+                       (json_int_t)fr->duration_sec, "packet_count", (json_int_t)fr->packet_count,
+                       "byte_count", (json_int_t)fr->byte_count));
+}
+
 static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t conn)
 {
     switch_reset(fm, sw);
@@ -575,12 +608,15 @@ void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q)
                              (uint32_t)msg[4] << 24 | (uint32_t)msg[5] << 16 |
                              (uint32_t)msg[6] << 8 | msg[7],
                              (msg[10] << 8 | msg[11]) & OFPMPF_REPLY_MORE);
-        } else if ((type == OFPT_BARRIER_REPLY || type == OFPT_ERROR) &&
+        } else if ((type == OFPT_BARRIER_REPLY || type == OFPT_ERROR ||
+                    type == OFPT_FLOW_REMOVED) &&
                    ofp_decode(msg, len, &m, &err) == 0) {
             if (type == OFPT_BARRIER_REPLY)
                 on_barrier_reply(fm, sw, m.hdr.xid);
-            else
+            else if (type == OFPT_ERROR)
                 on_error(fm, sw, m.hdr.xid, &m.u.error);
+            else
+                on_flow_removed(fm, sw, &m.u.flow_removed);
         }
     }
 out:
@@ -791,9 +827,15 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
         pthread_mutex_unlock(&fm->lock);
         return 0;
     }
+    uint64_t gone = 0;
     for (size_t i = 0; i < n_keys; i++)
-        if (keys[i].dpid == dpid)
-            mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id);
+        if (keys[i].dpid == dpid && mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id))
+            gone++;
+    if (gone && fm->env.event) {
+        char id[24];
+        dpid_format(dpid, id);
+        fm_event(fm, "flow.deleted", json_pack("{s:s, s:I}", "dpid", id, "count", (json_int_t)gone));
+    }
     for (size_t i = 0; i < n_specs && sw->up && rc == 0; i++) {
         size_t len;
         uint8_t *wire = fm_encode_flow_mod(&specs[i].fm, &len);

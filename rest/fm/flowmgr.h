@@ -76,9 +76,14 @@ struct flowmgr_env {
     uint64_t (*now_us)(void *arg);  /* monotonic */
     /* What happened to flows, for the event stream (may be NULL): kind
      * "flow.installed" {dpid, count}, "flow.error" {dpid, match_id, type,
-     * code, reason}, "consistency" {dpid, after_connect, aliens_deleted,
-     * missing_reinstalled, changed_reinstalled}. data is borrowed; called
-     * with the flow manager's lock held, so it must not call back. */
+     * code, reason}, "flow.removed" {dpid, match_id, stored, cookie,
+     * table_id, priority, reason, duration_s, packet_count, byte_count} for
+     * each FLOW_REMOVED a switch sends, "flow.deleted" {dpid, count} when
+     * stored flows are deleted (flowmgr_deleted), "consistency" {dpid,
+     * after_connect, aliens_deleted, missing_reinstalled,
+     * changed_reinstalled}. data is borrowed; called with the flow
+     * manager's lock held (on the control thread or a REST thread), so it
+     * must not call back. */
     void (*event)(void *arg, const char *kind, const json_t *data);
 };
 

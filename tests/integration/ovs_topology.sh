@@ -8,6 +8,8 @@
 #  - a port taken down (PORT_STATUS) takes its link down at once, a deleted
 #    patch port within link_timeout_s; both come back when restored;
 #  - of_lldp's interfaces/disable stops a port's LLDP and so its link;
+#  - the event stream tells every link change, each LLDP flow installed, a
+#    switch's own FLOW_REMOVED and a delete through the API;
 #  - link metadata survives a restart of ofcd.
 #
 # usage: ovs_topology.sh OFCD_BINARY CONFIG_FILE
@@ -198,6 +200,43 @@ alien=$(rest_metric 'ofcd_flow_manager_total{what="alien_deleted"}')
 ovs_wait_flow br1 "priority=50000,dl_type=0x88cc" || fail "br1 lost its LLDP flow"
 pass "consistency check: LLDP flows kept, 0 aliens"
 
+# Flow events: br5 expires a flow of its own (hard_timeout, send_flow_rem; in
+# the cookie range the check leaves alone) and tells ofcd → flow.removed; a
+# flow posted and deleted through flow_manager v2 on br2 → flow.deleted.
+FM=http://127.0.0.1:8181/api/kytos/flow_manager/v2
+dp() { iface "$1" 0 | sed 's/:0$//'; }
+ovs-ofctl -O OpenFlow13 add-flow "unix:$OVS_DIR/br5.mgmt" \
+    "cookie=0xfeed0002,priority=10,hard_timeout=1,send_flow_rem,in_port=9,actions=drop" ||
+    fail "add-flow with send_flow_rem"
+r=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"flows": [{"priority": 11, "match": {"in_port": 9}, "actions": []}]}' "$FM/flows/$(dp 2)")
+[ "$r" = 202 ] || fail "POST a flow to br2: $r"
+ovs_wait_flow br2 "priority=11,in_port=9" || fail "br2 did not get the posted flow"
+r=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H 'Content-Type: application/json' \
+    -d '{"flows": [{"priority": 11, "match": {"in_port": 9}}]}' "$FM/flows/$(dp 2)")
+[ "$r" = 202 ] || fail "DELETE br2's flow: $r"
+end=$((SECONDS + 10))
+until python3 - "$work/flow_events" "$(dp 5)" "$(dp 2)" <<'PY'
+import json, sys
+kind, got = None, set()
+for line in open(sys.argv[1]):
+    if line.startswith("event: "):
+        kind = line[7:].strip()
+    elif line.startswith("data: ") and line.endswith("\n"):
+        d = json.loads(line[6:])
+        if (kind == "flow.removed" and d["dpid"] == sys.argv[2] and d["cookie"] == "0xfeed0002"
+                and d["reason"] == "hard_timeout" and d["stored"] is False and d["priority"] == 10):
+            got.add("removed")
+        if kind == "flow.deleted" and d["dpid"] == sys.argv[3] and d["count"] == 1:
+            got.add("deleted")
+sys.exit(0 if got == {"removed", "deleted"} else 1)
+PY
+do
+    [ $SECONDS -lt $end ] || fail "no flow.removed (br5, hard_timeout) and flow.deleted (br2) events: $(grep -A1 -E 'flow.(removed|deleted)' "$work/flow_events")"
+    sleep 0.2
+done
+pass "event stream: flow.removed from br5's own expiry, flow.deleted for the API's delete on br2"
+
 # The event stream told every change above, link ids as GET links has them.
 python3 - "$work/events" "$(links | awk '{ print $5 }' | tr '\n' ' ')" <<'PY' || fail "event stream incomplete"
 import json, sys
@@ -218,12 +257,12 @@ assert kinds <= {"link.up", "link.down"}, f"kinds beyond the filter: {kinds}"
 print(f"events: link.up for all {len(known)} links, link.down for {len(downs)}")
 PY
 pass "event stream (kinds=link): every link.up and link.down, nothing else"
-n=$(grep '^data: ' "$work/flow_events" | python3 -c '
+n=$(grep -A1 '^event: flow.installed' "$work/flow_events" | grep '^data: ' | python3 -c '
 import json, sys
 print(len({json.loads(l[6:])["dpid"] for l in sys.stdin}))')
 [ "$n" = $N ] || fail "flow.installed events for $n of $N bridges (their LLDP flows)"
-grep '^event: ' "$work/flow_events" | sort -u | grep -qvx 'event: flow.installed' &&
-    fail "kinds=flow let other kinds through"
+grep '^event: ' "$work/flow_events" | sort -u |
+    grep -qvE '^event: flow\.(installed|removed|deleted)$' && fail "kinds=flow let other kinds through"
 pass "event stream (kinds=flow): the LLDP flow of each of the $N bridges installed"
 
 # Link metadata survives a restart.

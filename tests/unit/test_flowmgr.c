@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,6 +679,58 @@ static void test_delete_selection(void **state)
     struct flowmgr_stats st;
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
+    /* The stream hears of it once, with the number the mirror dropped; the
+     * same keys again (already gone) are not a second deletion. */
+    assert_string_equal(t->events,
+                        "flow.deleted {\"count\":1,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
+    assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, NULL, 0), 0);
+    assert_string_equal(t->events,
+                        "flow.deleted {\"count\":1,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
+}
+
+static void flow_removed(struct t *t, conn_handle_t conn, const struct flow_spec *spec,
+                         uint8_t reason)
+{
+    struct ofp_msg m;
+    msg_init(&m, OFPT_FLOW_REMOVED, 0);
+    m.u.flow_removed = (struct ofp_flow_removed){
+        .cookie = spec->fm.cookie, .priority = spec->fm.priority, .reason = reason,
+        .table_id = spec->fm.table_id, .duration_sec = 7, .hard_timeout = 7,
+        .packet_count = 3, .byte_count = 180, .match = spec->fm.match};
+    of_event(t, conn, &m);
+}
+
+static void test_flow_removed_published(void **state)
+{
+    struct t *t = *state;
+    struct added a[1], other[1];
+    char want[512];
+
+    switch_up(t, CONN_A);
+    add_flow(t, "{\"priority\": 9, \"cookie\": 4660, \"hard_timeout\": 7, \"match\": "
+             "{\"in_port\": 5}, \"actions\": [{\"action_type\": \"output\", \"port\": 2}]}", a);
+    /* A flow ofcd never stored (another match) is published as not stored. */
+    char err[128];
+    json_t *j = json_loads("{\"priority\": 9, \"match\": {\"in_port\": 6}}", 0, NULL);
+    assert_int_equal(flow_json_parse(j, false, &other[0].spec, err, sizeof(err)), 0);
+    json_decref(j);
+    flow_removed(t, CONN_A, &a[0].spec, OFPRR_HARD_TIMEOUT);
+    flow_removed(t, CONN_A, &other[0].spec, OFPRR_DELETE);
+    /* ... and one on a connection that is not the switch's is not. */
+    flow_removed(t, CONN_B, &a[0].spec, OFPRR_IDLE_TIMEOUT);
+    snprintf(want, sizeof(want),
+             "flow.removed {\"byte_count\":180,\"cookie\":\"0x1234\",\"dpid\":"
+             "\"00:00:00:00:00:00:10:01\",\"duration_s\":7,\"match_id\":\"%016" PRIx64 "\","
+             "\"packet_count\":3,\"priority\":9,\"reason\":\"hard_timeout\",\"stored\":true,"
+             "\"table_id\":0}\n"
+             "flow.removed {\"byte_count\":180,\"cookie\":\"0\",\"dpid\":"
+             "\"00:00:00:00:00:00:10:01\",\"duration_s\":7,\"match_id\":\"%016" PRIx64 "\","
+             "\"packet_count\":3,\"priority\":9,\"reason\":\"delete\",\"stored\":false,"
+             "\"table_id\":0}\n",
+             a[0].match_id, flow_match_id(DPID, &other[0].spec));
+    assert_string_equal(t->events, want);
+    /* Only published: the stored flow stays stored. */
+    assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_PENDING);
 }
 
 static void test_restart_reloads(void **state)
@@ -775,6 +828,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flow_removed_published, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_skips_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
