@@ -29,6 +29,7 @@ struct rest_events_client {
     bool suspending;                    /* between read's 0 and rest_events_suspended */
     bool wake_pending;                  /* an event came while suspending */
     bool cut;
+    char who[REST_EVENTS_WHO_LEN];      /* for the log line when it is cut off */
     unsigned n_kinds;
     char kinds[EV_KINDS_MAX][EV_KIND_LEN];
 };
@@ -93,12 +94,14 @@ static bool wanted(const struct rest_events_client *c, const char *kind)
 }
 
 struct rest_events_client *rest_events_join(struct rest_events *h, const char *kinds,
-                                            const struct rest_events_io *io, void *conn)
+                                            const char *who, const struct rest_events_io *io,
+                                            void *conn)
 {
     struct rest_events_client *c = calloc(1, sizeof(*c));
 
     if (!c)
         return NULL;
+    snprintf(c->who, sizeof(c->who), "%s", who ? who : "?");
     c->hub = h;
     c->io = *io;
     c->conn = conn;
@@ -177,7 +180,7 @@ static void cut(struct rest_events *h, struct rest_events_client *c, const char 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
     if (ofcd_ratelimit(&h->rl_cut, now, &missed))
-        LOG_WARN("rest", "event stream client cut off: %s (%lu more unlogged)", why,
+        LOG_WARN("rest", "event stream client %s cut off: %s (%lu more unlogged)", c->who, why,
                  (unsigned long)missed);
     wake(c, w);                         /* its reader then ends the stream */
 }

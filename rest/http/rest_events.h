@@ -63,10 +63,13 @@ void rest_events_keepalive(struct rest_events *h);
 /* Cut every client (the server is stopping). */
 void rest_events_close_all(struct rest_events *h);
 
-/* A new client with its filter (NULL = every kind); NULL when the hub is
- * full (counted) or out of memory. */
+/* A new client with its filter (NULL = every kind) and a name for the
+ * logs (its address; copied, cut at REST_EVENTS_WHO_LEN - 1); NULL when
+ * the hub is full (counted) or out of memory. */
+#define REST_EVENTS_WHO_LEN 64
 struct rest_events_client *rest_events_join(struct rest_events *h, const char *kinds,
-                                            const struct rest_events_io *io, void *conn);
+                                            const char *who, const struct rest_events_io *io,
+                                            void *conn);
 /* Up to max queued bytes into buf: >0 bytes, -1 = cut off, 0 = nothing
  * now: the caller suspends the connection, then calls
  * rest_events_suspended(), which says whether an event came meanwhile

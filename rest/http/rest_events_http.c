@@ -53,9 +53,11 @@ void rest_get_events(struct rest_req *q, struct rest_reply *r)
         return;
     }
     const char *kinds = MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, "kinds");
+    char who[REST_EVENTS_WHO_LEN];
+    rest_client_name(q->conn, who, sizeof(who));
     struct sse *s = calloc(1, sizeof(*s));
     if (s)
-        s->c = rest_events_join(h, kinds, &sse_io, q->conn);
+        s->c = rest_events_join(h, kinds, who, &sse_io, q->conn);
     if (!s || !s->c) {
         free(s);
         rest_error(r, 503, "too many event stream clients (rest.events_max_clients), or "

@@ -139,5 +139,7 @@ uint64_t rest_now_ms(void);
 
 /* The client's IPv4 address (host order), 0 for any other kind. */
 uint32_t rest_client_ipv4(struct MHD_Connection *conn);
+/* "address:port" of the client, for log lines. */
+void rest_client_name(struct MHD_Connection *conn, char *out, size_t size);
 
 #endif

@@ -253,6 +253,25 @@ uint32_t rest_client_ipv4(struct MHD_Connection *conn)
     return 0;
 }
 
+void rest_client_name(struct MHD_Connection *conn, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const void *)ci->client_addr;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+        port = ntohs(a->sin_port);
+    } else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)ci->client_addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+        port = ntohs(a->sin6_port);
+    }
+    snprintf(out, size, "%s:%u", host, port);
+}
+
 /* Per-client token bucket (rest.rate_limit_per_s); true = over the limit. */
 static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, uint64_t t)
 {

@@ -42,8 +42,8 @@ static void test_text_filter_and_wake(void **state)
     char buf[512];
     memset(wakes, 0, sizeof(wakes));
     struct rest_events *h = rest_events_create(4, 4096);
-    struct rest_events_client *all = rest_events_join(h, NULL, &io, (void *)1);
-    struct rest_events_client *links = rest_events_join(h, "port,link", &io, (void *)2);
+    struct rest_events_client *all = rest_events_join(h, NULL, "test", &io, (void *)1);
+    struct rest_events_client *links = rest_events_join(h, "port,link", "test", &io, (void *)2);
     assert_non_null(all);
     assert_non_null(links);
     assert_int_equal(stats(h).clients, 2);
@@ -87,8 +87,8 @@ static void test_slow_client_cut_others_whole(void **state)
     char buf[8192];
     memset(wakes, 0, sizeof(wakes));
     struct rest_events *h = rest_events_create(4, 1024);
-    struct rest_events_client *fast = rest_events_join(h, NULL, &io, (void *)1);
-    struct rest_events_client *never = rest_events_join(h, NULL, &io, (void *)2);
+    struct rest_events_client *fast = rest_events_join(h, NULL, "test", &io, (void *)1);
+    struct rest_events_client *never = rest_events_join(h, NULL, "test", &io, (void *)2);
     unsigned got = 0;
 
     for (int i = 0; i < 200; i++) {
@@ -115,9 +115,9 @@ static void test_limit_and_close_all(void **state)
     char buf[64];
     memset(wakes, 0, sizeof(wakes));
     struct rest_events *h = rest_events_create(2, 4096);
-    struct rest_events_client *a = rest_events_join(h, NULL, &io, (void *)1);
-    struct rest_events_client *b = rest_events_join(h, NULL, &io, (void *)2);
-    assert_null(rest_events_join(h, NULL, &io, (void *)3));
+    struct rest_events_client *a = rest_events_join(h, NULL, "test", &io, (void *)1);
+    struct rest_events_client *b = rest_events_join(h, NULL, "test", &io, (void *)2);
+    assert_null(rest_events_join(h, NULL, "test", &io, (void *)3));
     assert_int_equal(stats(h).clients_refused, 1);
 
     assert_int_equal(rest_events_read(a, buf, sizeof(buf)), 0);
@@ -126,7 +126,7 @@ static void test_limit_and_close_all(void **state)
     assert_int_equal(wakes[1], 1);                  /* the waiting one is woken to end */
     assert_int_equal(rest_events_read(a, buf, sizeof(buf)), -1);
     assert_int_equal(rest_events_read(b, buf, sizeof(buf)), -1);
-    assert_null(rest_events_join(h, NULL, &io, (void *)3));
+    assert_null(rest_events_join(h, NULL, "test", &io, (void *)3));
     rest_events_leave(a);
     rest_events_leave(b);
     rest_events_destroy(h);
