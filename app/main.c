@@ -433,6 +433,8 @@ int main(int argc, char **argv)
     rc = wire_apps(&app);
     if (rc == 0)
         rc = open_flow_store(&app);
+    if (rc == 0 && (rc = wire_apps_load(&app)) < 0)
+        close_flow_store(&app);
     if (rc < 0) {
         unwire_apps(&app);
         goto out_unlock;

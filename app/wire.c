@@ -149,6 +149,8 @@ static int wire_topology(struct app_ctx *app, unsigned index)
     int rc = topo_rest_init(&app->topo_rest, c->data_dir);
     if (rc < 0)
         return rc;
+    app->topo_rest.admin = app->topo_admin;
+    app->topo_rest.ctl = app->topo_ctl;
     topo_app_init(&app->apps[app->n_apps++], &app->topo);
     return 0;
 }
@@ -177,6 +179,13 @@ int wire_apps(struct app_ctx *app)
                                   .priority = L2_FLOW_PRIORITY};
         l2_app_init(&app->apps[app->n_apps++], &app->l2);
     }
+    return 0;
+}
+
+int wire_apps_load(struct app_ctx *app)
+{
+    if (app->topo_ctl && app->store)
+        return topo_rest_load(&app->topo_rest, app->store);
     return 0;
 }
 

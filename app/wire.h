@@ -19,6 +19,9 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
  * them) and what apps.topology needs beside its hooks. 0 or a negative
  * errno (logged). */
 int wire_apps(struct app_ctx *app);
+/* What the apps kept in the flow store, read back once it is open. 0, or
+ * a negative errno (logged). */
+int wire_apps_load(struct app_ctx *app);
 /* Free what wire_apps made, once no thread reads it. */
 void unwire_apps(struct app_ctx *app);
 /* The flow manager's config, the apps' cookies included (after wire_apps):

@@ -163,6 +163,20 @@ static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, stru
     return r;
 }
 
+int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, bool enabled)
+{
+    struct topo_link_rec *r = rec_get(t, a, b);
+
+    if (!r)
+        return -ENOSPC;
+    r->enabled = enabled;
+    if (!r->since_wall) {
+        r->since_wall = (int64_t)time(NULL);
+        r->why = "kept over a restart";
+    }
+    return 0;
+}
+
 static void on_change(void *arg, const struct topo_link *l, enum topo_change c, const char *why)
 {
     struct topo_ctl *t = arg;

@@ -97,6 +97,10 @@ void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LE
 void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct topo_link_rec *l),
                    void *arg);
 struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id);
+/* A link's record before it is seen (what topo_keep kept: a disabled
+ * link), inactive; an existing record only takes enabled. 0, or -ENOSPC
+ * (topology.max_links). a before b. */
+int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, bool enabled);
 /* The link record one end belongs to (the active one first), or NULL. */
 const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e);
 void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out);

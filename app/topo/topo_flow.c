@@ -36,6 +36,9 @@ static int lldp_spec(uint64_t dpid, bool for_delete, struct flow_spec *spec, cha
                           (json_int_t)0xfffffffdu);
     if (!j)
         return -ENOMEM;
+    /* A delete with a cookie needs its mask (as a REST DELETE does): all of it. */
+    if (for_delete)
+        json_object_set_new(j, "cookie_mask", json_u64_value(UINT64_MAX));
     int rc = flow_json_parse(j, for_delete, spec, err, sizeof(err));
     if (rc < 0)
         LOG_ERR("topology", "the LLDP flow does not parse: %s (bug)", err);

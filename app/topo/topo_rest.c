@@ -15,6 +15,7 @@
 #include "ofcd_log.h"
 #include "ofp_wire.h"
 #include "topo_flow.h"
+#include "topo_keep.h"
 
 #define OK_TEXT "Operation successful"
 
@@ -48,45 +49,76 @@ static unsigned not_allowed(const struct rest_ext_req *q, json_t **out)
     return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
 }
 
-/* ---- metadata ------------------------------------------------------------------- */
+/* ---- what a request makes durable ------------------------------------------------ */
 
-static int meta_save(struct topo_rest *t)
+/* What a request changed that must reach the store: written after the
+ * switch view's lock is let go (the control thread takes that lock; a
+ * commit's sync must never hold it up), before the answer. */
+struct keep_job {
+    const char *meta_kind;              /* a metadata request, routed after the lock */
+    char meta_id[96];
+    const char *meta_tail;
+    unsigned meta_ok;
+    struct topo_end *admin;             /* (dpid, port)s whose flags changed */
+    size_t n_admin, cap_admin;
+    struct topo_link_rec link;          /* a link whose enabled changed (id[0] set) */
+    bool nomem;
+};
+
+static void keep_admin_later(struct keep_job *j, uint64_t dpid, uint32_t port)
 {
-    char tmp[4096];
-    int rc = 0;
-
-    snprintf(tmp, sizeof(tmp), "%s.tmp", t->meta_path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -errno;
-    char *text = json_dumps(t->meta, JSON_COMPACT | JSON_SORT_KEYS);
-    size_t len = text ? strlen(text) : 0, off = 0;
-    if (!text)
-        rc = -ENOMEM;
-    while (rc == 0 && off < len) {
-        ssize_t n = write(fd, text + off, len - off);
-        if (n < 0)
-            rc = -errno;
-        else
-            off += (size_t)n;
+    if (j->n_admin && j->admin[j->n_admin - 1].dpid == dpid && j->admin[j->n_admin - 1].port == port)
+        return;
+    if (j->n_admin == j->cap_admin) {
+        size_t nc = j->cap_admin ? j->cap_admin * 2 : 8;
+        struct topo_end *na = realloc(j->admin, nc * sizeof(*na));
+        if (!na) {
+            j->nomem = true;
+            return;
+        }
+        j->admin = na;
+        j->cap_admin = nc;
     }
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    close(fd);
-    free(text);
-    if (rc == 0 && rename(tmp, t->meta_path) < 0)
-        rc = -errno;
-    if (rc < 0) {
-        unlink(tmp);
-        LOG_ERR("topology", "cannot write %s: %s", t->meta_path, strerror(-rc));
-    }
-    return rc;
+    j->admin[j->n_admin++] = (struct topo_end){dpid, port};
 }
+
+/* The metadata of kind/id, routed once the lock is gone (the entity was
+ * found under it): 0, which the caller's keep_flush turns into the answer. */
+static unsigned meta_later(struct keep_job *j, const char *kind, const char *id, const char *tail,
+                           unsigned ok)
+{
+    j->meta_kind = kind;
+    snprintf(j->meta_id, sizeof(j->meta_id), "%s", id);
+    j->meta_tail = tail;
+    j->meta_ok = ok;
+    return 0;
+}
+
+/* ---- metadata ------------------------------------------------------------------- */
 
 static json_t *meta_of(struct topo_rest *t, const char *kind, const char *id)
 {
     json_t *m = json_object_get(json_object_get(t->meta, kind), id);
     return m ? json_deep_copy(m) : json_object();
+}
+
+/* Make next (taken) the entity's metadata: durable first, then shown. */
+static unsigned meta_commit(struct topo_rest *t, const char *kind, const char *id, json_t *next,
+                            json_t **out, unsigned ok)
+{
+    int rc = t->store ? topo_keep_meta(t->store, kind, id, next) : -ENODEV;
+    if (rc < 0) {
+        json_decref(next);
+        LOG_ERR("topology", "%s %s: metadata not stored: %s", kind, id, strerror(-rc));
+        return rest_ext_error(out, rc == -ENOSPC ? 507 : 500, "metadata not stored: %s",
+                              strerror(-rc));
+    }
+    json_t *all = json_object_get(t->meta, kind);
+    if (!all)
+        json_object_set_new(t->meta, kind, all = json_object());
+    json_object_set_new(all, id, next);
+    *out = json_string(OK_TEXT);
+    return ok;
 }
 
 /* GET / POST / DELETE of one entity's metadata; rest is "metadata" or
@@ -110,46 +142,56 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
         if (!json_is_object(body)) {
             status = rest_ext_error(out, 400, "the body must be a JSON object of metadata");
         } else {
-            json_t *before = json_deep_copy(t->meta);
-            if (!all)
-                json_object_set_new(t->meta, kind, all = json_object());
-            if (!m)
-                json_object_set_new(all, id, m = json_object());
-            json_object_update(m, body);
-            if (meta_save(t) < 0) {
-                json_decref(t->meta);
-                t->meta = before;
-                before = NULL;
-                status = rest_ext_error(out, 500, "metadata not stored: cannot write %s",
-                                        t->meta_path);
-            } else {
-                status = post_ok;
-                *out = json_string(OK_TEXT);
-            }
-            json_decref(before);
+            json_t *next = m ? json_deep_copy(m) : json_object();
+            json_object_update(next, body);
+            status = meta_commit(t, kind, id, next, out, post_ok);
         }
         json_decref(body);
     } else if (strcmp(q->method, "DELETE") == 0 && key) {
         if (!m || !json_object_get(m, key)) {
             status = rest_ext_error(out, 404, "Metadata not found");
         } else {
-            json_t *before = json_deep_copy(t->meta);
-            json_object_del(m, key);
-            if (meta_save(t) < 0) {
-                json_decref(t->meta);
-                t->meta = before;
-                before = NULL;
-                status = rest_ext_error(out, 500, "metadata not deleted: cannot write %s",
-                                        t->meta_path);
-            } else {
-                *out = json_string(OK_TEXT);
-            }
-            json_decref(before);
+            json_t *next = json_deep_copy(m);
+            json_object_del(next, key);
+            status = meta_commit(t, kind, id, next, out, 200);
         }
     } else {
         status = not_allowed(q, out);
     }
     pthread_mutex_unlock(&t->meta_lock);
+    return status;
+}
+
+/* After the switch view's lock: the deferred metadata request, then the
+ * flags and link states the request changed, written as they are now (so
+ * concurrent requests leave the last state stored). A failed write keeps
+ * the change in effect and says it is not kept. */
+static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, struct keep_job *j,
+                           unsigned status, json_t **out)
+{
+    int rc = j->nomem ? -ENOMEM : 0;
+
+    if (j->meta_kind)
+        status = meta_route(t, q, j->meta_kind, j->meta_id, j->meta_tail, out, j->meta_ok);
+    if (t->store && (j->n_admin || j->link.id[0])) {
+        pthread_mutex_lock(&t->meta_lock);
+        for (size_t i = 0; i < j->n_admin && rc == 0; i++)
+            rc = topo_keep_admin(t->store, j->admin[i].dpid, j->admin[i].port,
+                                 topo_admin_get(t->admin, j->admin[i].dpid, j->admin[i].port));
+        if (rc == 0 && j->link.id[0])
+            rc = topo_keep_link(t->store, &j->link, j->link.enabled);
+        pthread_mutex_unlock(&t->meta_lock);
+    }
+    free(j->admin);
+    j->admin = NULL;
+    if (rc < 0 && status < 300) {
+        LOG_ERR("topology", "%s %s: in effect, but not stored: %s", q->method, q->path,
+                strerror(-rc));
+        json_decref(*out);
+        *out = NULL;
+        status = rest_ext_error(out, 500, "the change is in effect but not kept over a "
+                                "restart: %s", strerror(-rc));
+    }
     return status;
 }
 
@@ -298,12 +340,14 @@ static json_t *links_json(struct topo_rest *t, const struct ctl_switches *cs)
 
 /* ---- topology v3 ---------------------------------------------------------------- */
 
-static unsigned switch_admin(struct topo_rest *t, uint64_t dpid, bool enable, json_t **out)
+static unsigned switch_admin(struct topo_rest *t, struct keep_job *job, uint64_t dpid,
+                             bool enable, json_t **out)
 {
     uint32_t f = topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH);
     f = enable ? f & ~TOPO_ADMIN_DISABLED : f | TOPO_ADMIN_DISABLED;
     if (topo_admin_set(t->admin, dpid, TOPO_ADMIN_SWITCH, f) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
+    keep_admin_later(job, dpid, TOPO_ADMIN_SWITCH);
     /* As of_lldp does on topology's switch events: the LLDP flow follows. */
     if (t->store && t->fm) {
         int rc = enable ? topo_flow_ensure(t->store, t->fm, dpid)
@@ -317,17 +361,18 @@ static unsigned switch_admin(struct topo_rest *t, uint64_t dpid, bool enable, js
     return 201;
 }
 
-static unsigned iface_admin(struct topo_rest *t, const struct ctl_switch *s, uint32_t port,
-                            bool enable, uint32_t bit, json_t **out)
+static unsigned iface_admin(struct topo_rest *t, struct keep_job *job, const struct ctl_switch *s,
+                            uint32_t port, bool enable, uint32_t bit, json_t **out)
 {
     uint32_t f = topo_admin_get(t->admin, s->dpid, port);
     f = enable ? f & ~bit : f | bit;
     if (topo_admin_set(t->admin, s->dpid, port, f) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
+    keep_admin_later(job, s->dpid, port);
     return 0;
 }
 
-static unsigned v3_switches(struct topo_rest *t, const struct rest_ext_req *q,
+static unsigned v3_switches(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                             const struct ctl_switches *cs, const char *rest, json_t **out)
 {
     char d[64];
@@ -351,14 +396,14 @@ static unsigned v3_switches(struct topo_rest *t, const struct rest_ext_req *q,
     if (strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0) {
         if (!post)
             return not_allowed(q, out);
-        return switch_admin(t, dpid, what[0] == 'e', out);
+        return switch_admin(t, job, dpid, what[0] == 'e', out);
     }
     char id[24];
     dpid_format(dpid, id);
-    return meta_route(t, q, "switch", id, what, out, 201);
+    return meta_later(job, "switch", id, what, 201);
 }
 
-static unsigned v3_interfaces(struct topo_rest *t, const struct rest_ext_req *q,
+static unsigned v3_interfaces(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                               const struct ctl_switches *cs, const char *rest, json_t **out)
 {
     if (!*rest) {
@@ -401,7 +446,8 @@ static unsigned v3_interfaces(struct topo_rest *t, const struct rest_ext_req *q,
         unsigned rc = 0;
         for (uint32_t i = 0; i < s->ports.n && !rc; i++)
             if (whole || s->ports.v[i].port_no == port)
-                rc = iface_admin(t, s, s->ports.v[i].port_no, enable, TOPO_ADMIN_DISABLED, out);
+                rc = iface_admin(t, job, s, s->ports.v[i].port_no, enable, TOPO_ADMIN_DISABLED,
+                                 out);
         if (rc)
             return rc;
         *out = json_string(OK_TEXT);
@@ -411,10 +457,10 @@ static unsigned v3_interfaces(struct topo_rest *t, const struct rest_ext_req *q,
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     char canon[40];
     iface_id(dpid, port, canon);
-    return meta_route(t, q, "interface", canon, tail, out, 201);
+    return meta_later(job, "interface", canon, tail, 201);
 }
 
-static unsigned v3_links(struct topo_rest *t, const struct rest_ext_req *q,
+static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                          const struct ctl_switches *cs, const char *rest, json_t **out)
 {
     if (!*rest) {
@@ -437,16 +483,21 @@ static unsigned v3_links(struct topo_rest *t, const struct rest_ext_req *q,
         if (strcmp(q->method, "POST") != 0)
             return not_allowed(q, out);
         l->enabled = tail[0] == 'e';
+        snprintf(job->link.id, sizeof(job->link.id), "%s", l->id);
+        job->link.a = l->a;
+        job->link.b = l->b;
+        job->link.enabled = l->enabled;
         LOG_INFO("topology", "link %s %s by REST", id, l->enabled ? "enabled" : "disabled");
         *out = json_string(OK_TEXT);
         return 201;
     }
-    return meta_route(t, q, "link", id, tail, out, 201);
+    return meta_later(job, "link", id, tail, 201);
 }
 
 static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct topo_rest *t = arg;
+    struct keep_job job = {0};
     const struct ctl_switches *cs = t->lock(t->lock_arg);
     unsigned status;
     const char *a = q->arg;
@@ -460,16 +511,16 @@ static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **ou
             status = 200;
         }
     } else if (strncmp(a, "switches", 8) == 0 && (!a[8] || a[8] == '/')) {
-        status = v3_switches(t, q, cs, a[8] ? a + 9 : "", out);
+        status = v3_switches(t, &job, q, cs, a[8] ? a + 9 : "", out);
     } else if (strncmp(a, "interfaces", 10) == 0 && (!a[10] || a[10] == '/')) {
-        status = v3_interfaces(t, q, cs, a[10] ? a + 11 : "", out);
+        status = v3_interfaces(t, &job, q, cs, a[10] ? a + 11 : "", out);
     } else if (strncmp(a, "links", 5) == 0 && (!a[5] || a[5] == '/')) {
-        status = v3_links(t, q, cs, a[5] ? a + 6 : "", out);
+        status = v3_links(t, &job, q, cs, a[5] ? a + 6 : "", out);
     } else {
         status = rest_ext_error(out, 404, "no such resource: %s", q->path);
     }
     t->unlock(t->lock_arg);
-    return status;
+    return keep_flush(t, q, &job, status, out);
 }
 
 /* ---- of_lldp v1 ----------------------------------------------------------------- */
@@ -491,7 +542,7 @@ static void lldp_ids(const struct ctl_switch *s, void *arg)
     }
 }
 
-static unsigned lldp_set(struct topo_rest *t, const struct rest_ext_req *q,
+static unsigned lldp_set(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                          const struct ctl_switches *cs, bool enable, json_t **out)
 {
     json_error_t e;
@@ -512,12 +563,12 @@ static unsigned lldp_set(struct topo_rest *t, const struct rest_ext_req *q,
             continue;
         if (iface_parse(json_string_value(v), &dpid, &port) < 0 ||
             !(s = ctl_switches_find(cs, dpid)) || !of_ports_find(&s->ports, port) ||
-            iface_admin(t, s, port, enable, TOPO_ADMIN_NO_LLDP, out) != 0) {
+            iface_admin(t, job, s, port, enable, TOPO_ADMIN_NO_LLDP, out) != 0) {
             json_array_append(missing, v);
         } else if (!enable) {
             /* No LLDP, no hellos: of_lldp turns its liveness off too. */
             topo_live_disable(topo_ctl_live(t->ctl), (struct topo_end){dpid, port});
-            iface_admin(t, s, port, false, TOPO_ADMIN_LIVENESS, out);
+            iface_admin(t, job, s, port, false, TOPO_ADMIN_LIVENESS, out);
         }
     }
     json_decref(body);
@@ -609,7 +660,7 @@ static void add_pair(void *arg, const struct topo_live_if *i)
 
 /* POST liveness/enable|disable {"interfaces": [...]}: as of_lldp checks it
  * (empty: 400, unknown: 404, enable without LLDP on: 400), all or nothing. */
-static unsigned live_set(struct topo_rest *t, const struct rest_ext_req *q,
+static unsigned live_set(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                          const struct ctl_switches *cs, bool enable, json_t **out)
 {
     json_error_t e;
@@ -665,6 +716,7 @@ static unsigned live_set(struct topo_rest *t, const struct rest_ext_req *q,
             topo_live_disable(live, end);
             topo_admin_set(t->admin, dpid, port, f & ~(uint32_t)TOPO_ADMIN_LIVENESS);
         }
+        keep_admin_later(job, dpid, port);
     }
     *out = json_object();
 done:
@@ -674,7 +726,7 @@ done:
     return status;
 }
 
-static unsigned lldp_liveness(struct topo_rest *t, const struct rest_ext_req *q,
+static unsigned lldp_liveness(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                               const struct ctl_switches *cs, const char *what, json_t **out)
 {
     struct topo_live *live = topo_ctl_live(t->ctl);
@@ -705,7 +757,7 @@ static unsigned lldp_liveness(struct topo_rest *t, const struct rest_ext_req *q,
         return 200;
     }
     if ((strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0) && post)
-        return live_set(t, q, cs, what[0] == 'e', out);
+        return live_set(t, job, q, cs, what[0] == 'e', out);
     return rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
 }
 
@@ -716,6 +768,7 @@ static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out
 
     if (strcmp(q->arg, "polling_time") == 0)
         return lldp_polling(t, q, out);
+    struct keep_job job = {0};
     const struct ctl_switches *cs = t->lock(t->lock_arg);
     if (strcmp(q->arg, "interfaces") == 0 && strcmp(q->method, "GET") == 0) {
         struct lldp_walk w = {t, json_array()};
@@ -724,14 +777,14 @@ static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out
         status = 200;
     } else if (strcmp(q->method, "POST") == 0 && (strcmp(q->arg, "interfaces/enable") == 0 ||
                                                   strcmp(q->arg, "interfaces/disable") == 0)) {
-        status = lldp_set(t, q, cs, q->arg[11] == 'e', out);
+        status = lldp_set(t, &job, q, cs, q->arg[11] == 'e', out);
     } else if (strncmp(q->arg, "liveness", 8) == 0 && (!q->arg[8] || q->arg[8] == '/')) {
-        status = lldp_liveness(t, q, cs, q->arg[8] ? q->arg + 9 : "", out);
+        status = lldp_liveness(t, &job, q, cs, q->arg[8] ? q->arg + 9 : "", out);
     } else {
         status = rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
     }
     t->unlock(t->lock_arg);
-    return status;
+    return keep_flush(t, q, &job, status, out);
 }
 
 /* ---- ofcd's compact graph -------------------------------------------------------- */
@@ -786,24 +839,70 @@ static unsigned ofcd_topology(void *arg, const struct rest_ext_req *q, json_t **
 int topo_rest_init(struct topo_rest *t, const char *data_dir)
 {
     size_t n = strlen(data_dir) + 40;
-    json_error_t e;
 
     pthread_mutex_init(&t->meta_lock, NULL);
-    if (!(t->meta_path = malloc(n)))
+    if (!(t->meta_path = malloc(n)) || !(t->meta = json_object()))
         return -ENOMEM;
     snprintf(t->meta_path, n, "%s/topology_metadata.json", data_dir);
-    if (access(t->meta_path, F_OK) != 0) {
-        t->meta = json_object();
-    } else if (!(t->meta = json_load_file(t->meta_path, 0, &e)) || !json_is_object(t->meta)) {
-        LOG_ERR("topology", "%s: not a JSON object (line %d: %s): fix or remove it",
-                t->meta_path, e.line, e.text);
-        json_decref(t->meta);
-        t->meta = NULL;
-        return -EINVAL;
-    }
     t->ext_topology = (struct rest_ext){"/api/kytos/topology/v3", t, topology_v3};
     t->ext_lldp = (struct rest_ext){"/api/kytos/of_lldp/v1", t, of_lldp_v1};
     t->ext_ofcd = (struct rest_ext){"/api/v1/topology", t, ofcd_topology};
+    return 0;
+}
+
+/* Earlier ofcd kept metadata in a JSON file of its own: each entity goes
+ * into the store, then the file is renamed (kept, never read again). */
+static int import_file(struct topo_rest *t, struct store *s)
+{
+    json_error_t e;
+    json_t *old, *all, *m;
+    const char *kind, *id;
+    int rc = 0;
+    unsigned n = 0;
+
+    if (access(t->meta_path, F_OK) != 0)
+        return 0;
+    if (!(old = json_load_file(t->meta_path, 0, &e)) || !json_is_object(old)) {
+        LOG_ERR("topology", "%s: not a JSON object (line %d: %s): fix or remove it",
+                t->meta_path, e.line, e.text);
+        json_decref(old);
+        return -EINVAL;
+    }
+    json_object_foreach(old, kind, all) {
+        json_object_foreach(all, id, m) {
+            if (rc == 0 && json_is_object(m) && (rc = topo_keep_meta(s, kind, id, m)) == 0)
+                n++;
+        }
+    }
+    json_decref(old);
+    if (rc < 0) {
+        LOG_ERR("topology", "importing %s into the store: %s", t->meta_path, strerror(-rc));
+        return rc;
+    }
+    char done[4200];
+    snprintf(done, sizeof(done), "%s.imported", t->meta_path);
+    if (rename(t->meta_path, done) < 0)
+        LOG_WARN("topology", "cannot rename %s: %s", t->meta_path, strerror(errno));
+    LOG_INFO("topology", "metadata of %u entities moved from %s into the store", n, t->meta_path);
+    return 0;
+}
+
+int topo_rest_load(struct topo_rest *t, struct store *s)
+{
+    json_t *meta = NULL;
+
+    t->store = s;
+    int rc = import_file(t, s);
+    if (rc == 0)
+        rc = topo_keep_load(s, &meta, t->admin, t->ctl);
+    if (rc < 0) {
+        LOG_ERR("topology", "cannot read the topology's stored records: %s", strerror(-rc));
+        return rc;
+    }
+    pthread_mutex_lock(&t->meta_lock);
+    json_decref(t->meta);
+    t->meta = meta;
+    pthread_mutex_unlock(&t->meta_lock);
     return 0;
 }
 

@@ -18,8 +18,10 @@
  * JSON shapes are Kytos-ng's (Switch/Interface/Link.as_dict, ids as
  * kytos/core/id.py makes them). Reads take the switch view's lock (the
  * control thread's, which also guards topo_ctl); metadata lives here,
- * under its own lock, written through to a JSON file in app.data_dir
- * (temporary file, fsync, rename) before a change is answered.
+ * under its own lock. What must survive a restart (metadata, disabled
+ * switches/interfaces/links, LLDP and liveness flags) is written to the
+ * flow store's database (topo_keep.h) after the switch view's lock is let
+ * go and before the change is answered.
  */
 #ifndef OFCD_TOPO_REST_H
 #define OFCD_TOPO_REST_H
@@ -48,14 +50,18 @@ struct topo_rest {
     struct flowmgr *fm;
     pthread_mutex_t meta_lock;
     json_t *meta;                       /* {"switch"|"interface"|"link": {id: {...}}} */
-    char *meta_path;
+    char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd;
 };
 
-/* Load the metadata file (data_dir/topology_metadata.json; missing is
- * empty) and make the three routes. 0, or a negative errno (logged: the
- * file is unreadable or not JSON). */
+/* Make the three routes (the rest of *t is the caller's to fill). 0 or
+ * -ENOMEM. */
 int topo_rest_init(struct topo_rest *t, const char *data_dir);
+/* Once the store is open (t->admin and t->ctl set): read back what
+ * topo_keep stored, after moving an earlier ofcd's
+ * data_dir/topology_metadata.json into the store. 0, or a negative errno
+ * (logged: the file is not JSON, the store cannot be read). */
+int topo_rest_load(struct topo_rest *t, struct store *s);
 void topo_rest_fini(struct topo_rest *t);
 
 #endif

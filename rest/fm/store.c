@@ -31,6 +31,7 @@ OFCD_COUNTER_GROUP(store_counters, "store", struct store_stats, STORE_COUNTERS, 
 
 #define STORE_COMP "store"
 #define STORE_DB_NAME "flows"
+#define STORE_KV_DB_NAME "apps"
 #define STORE_KEY_LEN 16
 
 /* Value header; offsets are fixed so the layout has no padding surprises. */
@@ -61,6 +62,7 @@ enum store_op_kind {
     STORE_OP_DEL_IF,
     STORE_OP_STATE,
     STORE_OP_SYNC,
+    STORE_OP_KV,
 };
 
 struct store_op {
@@ -93,6 +95,11 @@ struct store_op {
             enum store_flow_state state;
             uint16_t err_type, err_code;
         } st;
+        struct {
+            const char *key;
+            const void *val;            /* NULL: delete */
+            size_t len;
+        } kv;
     } u;
 };
 
@@ -104,6 +111,7 @@ struct store_tally {
 struct store {
     MDB_env *env;
     MDB_dbi dbi;
+    MDB_dbi kv_dbi;           /* the apps' records (store_kv_*) */
     pthread_t committer;
     bool committer_started;
 
@@ -467,6 +475,21 @@ static int store_apply_state(struct store *s, MDB_txn *txn, struct store_op *op,
     return 0;
 }
 
+static int store_apply_kv(struct store *s, MDB_txn *txn, struct store_op *op)
+{
+    MDB_val k = { strlen(op->u.kv.key), (void *)op->u.kv.key };
+
+    if (!op->u.kv.val)
+        return store_err(mdb_del(txn, s->kv_dbi, &k, NULL));
+    /* The flows' reserve applies: an app's records never eat the room
+     * deletes need. */
+    int rc = store_room_check(s, txn, op->u.kv.len);
+    if (rc)
+        return rc;
+    MDB_val v = { op->u.kv.len, (void *)op->u.kv.val };
+    return store_err(mdb_put(txn, s->kv_dbi, &k, &v, 0));
+}
+
 static int store_apply_op(struct store *s, MDB_txn *txn, struct store_op *op, uint64_t now,
                           struct store_tally *t)
 {
@@ -481,6 +504,8 @@ static int store_apply_op(struct store *s, MDB_txn *txn, struct store_op *op, ui
         return store_apply_state(s, txn, op, now, t);
     case STORE_OP_SYNC:
         return 0;
+    case STORE_OP_KV:
+        return store_apply_kv(s, txn, op);
     }
     return -EINVAL;
 }
@@ -488,7 +513,7 @@ static int store_apply_op(struct store *s, MDB_txn *txn, struct store_op *op, ui
 /* -ENOENT from a single delete is that caller's answer, not a failed batch. */
 static bool store_op_soft_err(const struct store_op *op, int rc)
 {
-    return op->kind == STORE_OP_DEL && rc == -ENOENT;
+    return (op->kind == STORE_OP_DEL || op->kind == STORE_OP_KV) && rc == -ENOENT;
 }
 
 /*
@@ -1087,6 +1112,74 @@ int store_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, si
     return ret > 0 ? 0 : ret;
 }
 
+/* ---- the apps' records ------------------------------------------------------------- */
+
+static int store_kv_check(const char *key, size_t len)
+{
+    size_t n = key ? strlen(key) : 0;
+    return n == 0 || n > STORE_KV_KEY_MAX || len > STORE_KV_VAL_MAX ? -EINVAL : 0;
+}
+
+int store_kv_put(struct store *s, const char *key, const void *val, size_t len)
+{
+    struct store_op op = { .kind = STORE_OP_KV };
+
+    if (!s || store_kv_check(key, len) < 0 || (!val && len))
+        return -EINVAL;
+    op.u.kv.key = key;
+    op.u.kv.val = val ? val : "";
+    op.u.kv.len = len;
+    return store_submit_wait(s, &op);
+}
+
+int store_kv_del(struct store *s, const char *key)
+{
+    struct store_op op = { .kind = STORE_OP_KV };
+
+    if (!s || store_kv_check(key, 0) < 0)
+        return -EINVAL;
+    op.u.kv.key = key;
+    return store_submit_wait(s, &op);
+}
+
+int store_kv_foreach(struct store *s, const char *prefix, store_kv_fn cb, void *arg)
+{
+    char key[STORE_KV_KEY_MAX + 1];
+    size_t plen = prefix ? strlen(prefix) : 0;
+    MDB_cursor *cur;
+    MDB_txn *txn;
+    MDB_val k = { plen, (void *)prefix }, v;
+    int rc, ret = 0;
+
+    if (!s || !cb || plen > STORE_KV_KEY_MAX)
+        return -EINVAL;
+    rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc)
+        return store_err(rc);
+    rc = mdb_cursor_open(txn, s->kv_dbi, &cur);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return store_err(rc);
+    }
+    rc = plen ? mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) : mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+    for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)
+            break;                      /* keys sort bytewise: past the prefix */
+        if (k.mv_size > STORE_KV_KEY_MAX)
+            continue;
+        memcpy(key, k.mv_data, k.mv_size);
+        key[k.mv_size] = '\0';
+        ret = cb(key, v.mv_data, v.mv_size, arg);
+        if (ret)
+            break;
+    }
+    if (rc != 0 && rc != MDB_NOTFOUND && !ret)
+        ret = store_err(rc);
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    return ret > 0 ? 0 : ret;
+}
+
 int store_get_stats(struct store *s, struct store_stats *st)
 {
     MDB_envinfo info;
@@ -1214,6 +1307,8 @@ static int store_env_open(struct store *s, const char *dir)
     if (rc)
         return rc;
     rc = mdb_dbi_open(txn, STORE_DB_NAME, MDB_CREATE, &s->dbi);
+    if (!rc)
+        rc = mdb_dbi_open(txn, STORE_KV_DB_NAME, MDB_CREATE, &s->kv_dbi);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;

@@ -1,7 +1,8 @@
 /*
  * store: ofcd's durable flow store, one LMDB environment under app.data_dir.
  *
- * Owns the "flows" database: one record per (dpid, match_id) holding the
+ * Owns the "flows" database (and the apps' small records, "apps": see
+ * store_kv_put below): one flow record per (dpid, match_id) holding the
  * flow's identity, its state (pending / installed / error with the switch's
  * OpenFlow error type/code / deleted), timestamps, owner and the flow's JSON
  * text as the REST layer received it (opaque bytes here). A deleted flow
@@ -282,6 +283,27 @@ int store_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, si
 
 /* Fill *st; 0, or -EIO when LMDB cannot report the record count. */
 int store_get_stats(struct store *s, struct store_stats *st);
+
+/*
+ * The apps' records: the "apps" database of the same environment, for what
+ * an app must keep over a restart next to the flows (the topology's
+ * metadata and what an operator disabled). Keys are strings
+ * ("topology/meta/link/<id>"), values opaque bytes.
+ *
+ * store_kv_put (replaces) and store_kv_del block until durable, in the same
+ * group commits as flows: 0, -ENOENT (del: no such key), -EINVAL (an empty
+ * key, one over STORE_KV_KEY_MAX bytes, a value over STORE_KV_VAL_MAX),
+ * -ENOSPC (the map's reserve reached), -ECANCELED (closing), or the
+ * commit's error. store_kv_foreach calls cb for each key starting with
+ * prefix ("" or NULL: all) in byte order, the value borrowed for the call;
+ * a cb returning non-zero stops the walk (a negative value is returned).
+ */
+#define STORE_KV_KEY_MAX 511               /* LMDB's default key limit */
+#define STORE_KV_VAL_MAX ((size_t)1 << 20)
+typedef int (*store_kv_fn)(const char *key, const void *val, size_t len, void *arg);
+int store_kv_put(struct store *s, const char *key, const void *val, size_t len);
+int store_kv_del(struct store *s, const char *key);
+int store_kv_foreach(struct store *s, const char *prefix, store_kv_fn cb, void *arg);
 
 const char *store_state_name(enum store_flow_state state);
 

@@ -10,7 +10,8 @@
 #  - of_lldp's interfaces/disable stops a port's LLDP and so its link;
 #  - the event stream tells every link change, each LLDP flow installed, a
 #    switch's own FLOW_REMOVED and a delete through the API;
-#  - link metadata survives a restart of ofcd.
+#  - link metadata, disabled links/interfaces/switches and liveness survive
+#    a restart of ofcd.
 #
 # usage: ovs_topology.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -265,20 +266,50 @@ grep '^event: ' "$work/flow_events" | sort -u |
     grep -qvE '^event: flow\.(installed|removed|deleted)$' && fail "kinds=flow let other kinds through"
 pass "event stream (kinds=flow): the LLDP flow of each of the $N bridges installed"
 
-# Link metadata survives a restart.
+# What an operator set survives a restart (kept in the flow store's
+# database): link metadata, a disabled link, an interface's LLDP off, a
+# disabled switch (no LLDP flow comes back to it), liveness on.
 lid=$(links | awk -v a="$(iface 1 1)" '$1 == a { print $5 }')
-r=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-    -d '{"owner": "ring", "weight": 7}' "$API/links/$lid/metadata")
+off=$(links | awk -v a="$(iface 2 1)" '$1 == a { print $5 }')
+post() { curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' "$@"; }
+r=$(post -d '{"owner": "ring", "weight": 7}' "$API/links/$lid/metadata")
 [ "$r" = 201 ] || fail "link metadata POST: $r"
+r=$(post "$API/links/$off/disable"); [ "$r" = 201 ] || fail "link disable: $r"
+r=$(post -d "{\"interfaces\": [\"$(iface 4 1)\"]}" "$LLDP_API/interfaces/disable")
+[ "$r" = 200 ] || fail "LLDP disable on $(iface 4 1): $r"
+r=$(post "$API/switches/$(dp 19)/disable"); [ "$r" = 201 ] || fail "switch disable: $r"
+ovs_wait_flow_gone() {   # the flow leaves br$1 within 10 s
+    local end=$((SECONDS + 10))
+    while ovs_dump_flows "br$1" | grep -q "$2"; do
+        [ $SECONDS -lt $end ] || return 1
+        sleep 0.2
+    done
+}
+ovs_wait_flow_gone 19 "dl_type=0x88cc" || fail "br19 disabled kept its LLDP flow"
 stop_ofcd
 start_ofcd "$log.2" "${ofcd_args[@]}"
 log=$log.2
+wait_stat "$log" "switches_up" $N 60 || fail "the bridges did not come back"
 end=$((SECONDS + 30))
 until curl -s "$API/links/$lid/metadata" | grep -q '"weight": *7'; do
     [ $SECONDS -lt $end ] || fail "link $lid metadata lost over a restart: $(curl -s "$API/links/$lid/metadata")"
     sleep 0.2
 done
 pass "link metadata kept over a restart"
+curl -s "$API/links" | python3 -c '
+import json, sys
+l = json.load(sys.stdin)["links"][sys.argv[1]]
+assert l["enabled"] is False, l' "$off" || fail "link $off enabled again after the restart"
+curl -s "$LLDP_API/interfaces" | grep -q "\"$(iface 4 1)\"" && fail "$(iface 4 1) has LLDP again"
+curl -s "$API/switches" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["switches"][sys.argv[1]]
+assert s["enabled"] is False, s["enabled"]' "$(dp 19)" || fail "br19 enabled again after the restart"
+r=$(curl -s "$LLDP_API/liveness/?interface_id=$(iface 13 1)")
+echo "$r" | grep -q '"status"' || fail "liveness of $(iface 13 1) lost over a restart: $r"
+ovs_wait_flow br18 "dl_type=0x88cc" || fail "br18 has no LLDP flow after the restart"
+ovs_dump_flows br19 | grep -q "dl_type=0x88cc" && fail "br19 (disabled) got its LLDP flow back"
+pass "kept over a restart: a disabled link, LLDP off on an interface, a disabled switch, liveness"
 lldp=$(rest_metric 'ofcd_topology_lldp_total{what="lldp_sent"}')
 [ "$lldp" -gt 0 ] || fail "no LLDP sent after the restart"
 stop_ofcd

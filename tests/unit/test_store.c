@@ -1032,6 +1032,67 @@ static void test_open_errors(void **state)
     assert_string_equal(store_state_name(STORE_FLOW_ERROR), "error");
 }
 
+/* The apps' records: what store_kv_foreach found, as "key=value;" text. */
+static int kv_collect(const char *key, const void *val, size_t len, void *arg)
+{
+    char *out = arg;
+    size_t n = strlen(out);
+    snprintf(out + n, 512 - n, "%s=%.*s;", key, (int)len, (const char *)val);
+    return 0;
+}
+
+static int kv_stop(const char *key, const void *val, size_t len, void *arg)
+{
+    (void)key, (void)val, (void)len;
+    ++*(int *)arg;
+    return -ECANCELED;
+}
+
+static void test_kv_records(void **state)
+{
+    struct tctx *t = *state;
+    struct store *s = open_dir(t->dir);
+    struct tflow tf;
+    char got[512] = "";
+    int calls = 0;
+
+    assert_non_null(s);
+    assert_int_equal(store_kv_put(s, "topology/meta/link/b", "{\"w\":1}", 7), 0);
+    assert_int_equal(store_kv_put(s, "topology/meta/link/a", "{}", 2), 0);
+    assert_int_equal(store_kv_put(s, "topology/meta/switch/1", "{\"x\":2}", 7), 0);
+    assert_int_equal(store_kv_put(s, "topologz", "past the prefix", 15), 0);
+    assert_int_equal(store_kv_put(s, "topology/meta/link/a", "{\"v\":3}", 7), 0);   /* replaces */
+    assert_int_equal(store_kv_put(s, "topology/empty", NULL, 0), 0);
+    /* Flows and records live side by side and do not see each other. */
+    mk_flow(&tf, 7, 1, 1);
+    assert_int_equal(store_put(s, &tf.f), 0);
+    assert_int_equal(store_kv_foreach(s, "topology/meta/link/", kv_collect, got), 0);
+    assert_string_equal(got, "topology/meta/link/a={\"v\":3};topology/meta/link/b={\"w\":1};");
+    assert_int_equal(store_kv_del(s, "topology/meta/link/b"), 0);
+    assert_int_equal(store_kv_del(s, "topology/meta/link/b"), -ENOENT);
+    assert_int_equal(store_kv_foreach(s, "topology/", kv_stop, &calls), -ECANCELED);
+    assert_int_equal(calls, 1);
+    /* Bad arguments change nothing. */
+    char long_key[STORE_KV_KEY_MAX + 2];
+    memset(long_key, 'k', sizeof(long_key) - 1);
+    long_key[sizeof(long_key) - 1] = '\0';
+    assert_int_equal(store_kv_put(s, long_key, "x", 1), -EINVAL);
+    assert_int_equal(store_kv_put(s, "", "x", 1), -EINVAL);
+    assert_int_equal(store_kv_put(s, "k", NULL, 3), -EINVAL);
+    assert_int_equal(store_kv_put(s, "k", "x", STORE_KV_VAL_MAX + 1), -EINVAL);
+    store_close(s);
+
+    /* Durable: all there after a reopen, in key order. */
+    s = open_dir(t->dir);
+    assert_non_null(s);
+    got[0] = '\0';
+    assert_int_equal(store_kv_foreach(s, NULL, kv_collect, got), 0);
+    assert_string_equal(got, "topology/empty=;topology/meta/link/a={\"v\":3};"
+                             "topology/meta/switch/1={\"x\":2};topologz=past the prefix;");
+    assert_stored(s, &tf);
+    store_close(s);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup_dir, teardown_dir)
 
 int main(void)
@@ -1054,6 +1115,7 @@ int main(void)
         T(test_async_select_in_order),
         T(test_background_rides_along),
         T(test_open_errors),
+        T(test_kv_records),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

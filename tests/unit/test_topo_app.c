@@ -10,14 +10,18 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "of_event.h"
 #include "ofp_msg.h"
 #include "topo_admin.h"
 #include "topo_app.h"
+#include "store.h"
 #include "topo_ctl.h"
+#include "topo_keep.h"
 #include "topo_live.h"
 
 #define S 1000000ull
@@ -254,6 +258,87 @@ static void test_liveness(void **state)
     topo_live_destroy(l);
 }
 
+struct one_link {
+    const struct topo_link_rec *l;
+    unsigned n;
+};
+
+static void take_link(void *arg, const struct topo_link_rec *l)
+{
+    struct one_link *o = arg;
+    o->l = l;
+    o->n++;
+}
+
+/* What an operator set survives a restart: written through topo_keep,
+ * the store closed and opened again, read back into a fresh table. */
+static void test_keep_over_restart(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_topo_keep.XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    struct store_config sc = {.dir = dir};
+    struct store *s = store_open(&sc);
+    assert_non_null(s);
+    struct topo_ctl *c1 = ctl();
+    struct topo_end a = {0x1001, 1}, b = {0x1002, 2};
+    assert_int_equal(topo_ctl_restore(c1, a, b, true), 0);
+    struct one_link o = {0};
+    topo_ctl_each(c1, take_link, &o);
+    assert_int_equal(o.n, 1);
+
+    json_t *m = json_pack("{s:s, s:i}", "owner", "ring", "weight", 7);
+    assert_int_equal(topo_keep_meta(s, "link", o.l->id, m), 0);
+    assert_int_equal(topo_keep_meta(s, "switch", "00:00:00:00:00:00:10:01", m), 0);
+    json_t *empty = json_object();
+    assert_int_equal(topo_keep_meta(s, "switch", "00:00:00:00:00:00:10:01", empty), 0);
+    assert_int_equal(topo_keep_admin(s, 0x1001, TOPO_ADMIN_SWITCH, TOPO_ADMIN_DISABLED), 0);
+    assert_int_equal(topo_keep_admin(s, 0x1002, 2, TOPO_ADMIN_NO_LLDP | TOPO_ADMIN_LIVENESS), 0);
+    assert_int_equal(topo_keep_admin(s, 0x1002, 3, TOPO_ADMIN_DISABLED), 0);
+    assert_int_equal(topo_keep_admin(s, 0x1002, 3, 0), 0);       /* back to default: gone */
+    assert_int_equal(topo_keep_link(s, o.l, false), 0);
+    /* A record that does not parse is skipped, not fatal. */
+    assert_int_equal(store_kv_put(s, "topology/admin/nonsense", "x", 1), 0);
+    store_close(s);
+    topo_ctl_destroy(c1);
+
+    s = store_open(&sc);
+    assert_non_null(s);
+    struct topo_admin *ad = topo_admin_create(16);
+    struct topo_ctl *c2 = ctl();
+    json_t *meta = NULL;
+    assert_int_equal(topo_keep_load(s, &meta, ad, c2), 0);
+    char *text = json_dumps(meta, JSON_COMPACT | JSON_SORT_KEYS);
+    char want[256];
+    snprintf(want, sizeof(want), "{\"link\":{\"%s\":{\"owner\":\"ring\",\"weight\":7}}}",
+             o.l->id);
+    assert_string_equal(text, want);
+    free(text);
+    assert_int_equal(topo_admin_get(ad, 0x1001, TOPO_ADMIN_SWITCH), TOPO_ADMIN_DISABLED);
+    assert_int_equal(topo_admin_get(ad, 0x1002, 2), TOPO_ADMIN_NO_LLDP | TOPO_ADMIN_LIVENESS);
+    assert_int_equal(topo_admin_get(ad, 0x1002, 3), 0);
+    assert_non_null(topo_live_find(topo_ctl_live(c2), b));   /* liveness on again */
+    struct one_link o2 = {0};
+    topo_ctl_each(c2, take_link, &o2);
+    assert_int_equal(o2.n, 1);                                  /* disabled, not yet seen */
+    assert_false(o2.l->enabled);
+    assert_false(o2.l->active);
+    assert_int_equal(o2.l->a.dpid, a.dpid);
+    assert_int_equal(o2.l->b.port, b.port);
+
+    json_decref(meta);
+    json_decref(m);
+    json_decref(empty);
+    topo_ctl_destroy(c2);
+    topo_admin_destroy(ad);
+    store_close(s);
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_ctl_up_both_ways_then_port_status),
         cmocka_unit_test(test_ctl_switch_down_timeout_and_room),
         cmocka_unit_test(test_liveness),
+        cmocka_unit_test(test_keep_over_restart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,201 @@
+/* topo_keep: see topo_keep.h. */
+#include "topo_keep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpid.h"
+#include "ofcd_log.h"
+#include "store.h"
+
+#define KEEP_META "topology/meta/"
+#define KEEP_ADMIN "topology/admin/"
+#define KEEP_LINK "topology/link/"
+
+static int put_json(struct store *s, const char *key, const json_t *j)
+{
+    char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!text)
+        return -ENOMEM;
+    int rc = store_kv_put(s, key, text, strlen(text));
+    free(text);
+    return rc;
+}
+
+static int del(struct store *s, const char *key)
+{
+    int rc = store_kv_del(s, key);
+    return rc == -ENOENT ? 0 : rc;
+}
+
+int topo_keep_meta(struct store *s, const char *kind, const char *id, const json_t *meta)
+{
+    char key[STORE_KV_KEY_MAX + 1];
+
+    if ((size_t)snprintf(key, sizeof(key), KEEP_META "%s/%s", kind, id) >= sizeof(key))
+        return -EINVAL;
+    return json_object_size(meta) ? put_json(s, key, meta) : del(s, key);
+}
+
+int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags)
+{
+    char key[64], d[24], v[16];
+
+    dpid_format(dpid, d);
+    snprintf(key, sizeof(key), KEEP_ADMIN "%s/%" PRIu32, d, port);
+    snprintf(v, sizeof(v), "%" PRIu32, flags);
+    return flags ? store_kv_put(s, key, v, strlen(v)) : del(s, key);
+}
+
+int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled)
+{
+    char key[96], a[TOPO_END_ID_LEN], b[TOPO_END_ID_LEN];
+
+    snprintf(key, sizeof(key), KEEP_LINK "%s", l->id);
+    if (enabled)
+        return del(s, key);
+    topo_end_id(l->a, a);
+    topo_end_id(l->b, b);
+    json_t *j = json_pack("{s:s, s:s}", "a", a, "b", b);
+    int rc = j ? put_json(s, key, j) : -ENOMEM;
+    json_decref(j);
+    return rc;
+}
+
+/* ---- loading -------------------------------------------------------------------- */
+
+struct load {
+    json_t *meta;
+    struct topo_admin *admin;
+    struct topo_ctl *ctl;
+    unsigned bad;
+};
+
+static int end_parse(const char *s, struct topo_end *e)
+{
+    const char *colon = s ? strrchr(s, ':') : NULL;
+    char d[32], *end;
+
+    if (!colon || (size_t)(colon - s) >= sizeof(d))
+        return -EINVAL;
+    memcpy(d, s, (size_t)(colon - s));
+    d[colon - s] = '\0';
+    unsigned long p = strtoul(colon + 1, &end, 10);
+    if (*end || p == 0 || p > UINT32_MAX || dpid_parse(d, &e->dpid) < 0)
+        return -EINVAL;
+    e->port = (uint32_t)p;
+    return 0;
+}
+
+static json_t *parse(const void *val, size_t len)
+{
+    json_t *j = json_loadb(val, len, 0, NULL);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+static int load_meta(struct load *L, const char *key, const void *val, size_t len)
+{
+    const char *kind = key + strlen(KEEP_META), *slash = strchr(kind, '/');
+    json_t *m = parse(val, len);
+    char k[16];
+
+    if (!m || !slash || slash == kind || (size_t)(slash - kind) >= sizeof(k) || !slash[1]) {
+        json_decref(m);
+        return -EINVAL;
+    }
+    memcpy(k, kind, (size_t)(slash - kind));
+    k[slash - kind] = '\0';
+    json_t *all = json_object_get(L->meta, k);
+    if (!all)
+        json_object_set_new(L->meta, k, all = json_object());
+    json_object_set_new(all, slash + 1, m);
+    return 0;
+}
+
+static int load_admin(struct load *L, const char *key, const void *val, size_t len)
+{
+    char v[16], *end;
+    struct topo_end e;
+
+    if (len == 0 || len >= sizeof(v))
+        return -EINVAL;
+    memcpy(v, val, len);
+    v[len] = '\0';
+    unsigned long f = strtoul(v, &end, 10);
+    /* "dpid/port": the same text as an interface id, '/' for ':'. */
+    char id[64];
+    snprintf(id, sizeof(id), "%s", key + strlen(KEEP_ADMIN));
+    char *slash = strrchr(id, '/');
+    if (*end || f > UINT32_MAX || !slash)
+        return -EINVAL;
+    *slash = ':';
+    if (strcmp(slash + 1, "0") == 0) {
+        *slash = '\0';
+        if (dpid_parse(id, &e.dpid) < 0)
+            return -EINVAL;
+        e.port = TOPO_ADMIN_SWITCH;
+    } else if (end_parse(id, &e) < 0) {
+        return -EINVAL;
+    }
+    if (topo_admin_set(L->admin, e.dpid, e.port, (uint32_t)f) < 0 ||
+        ((f & TOPO_ADMIN_LIVENESS) && topo_live_enable(topo_ctl_live(L->ctl), e) < 0))
+        LOG_WARN("topology", "%s: no room (topology.max_interfaces): not restored", key);
+    return 0;
+}
+
+static int load_link(struct load *L, const char *key, const void *val, size_t len)
+{
+    json_t *j = parse(val, len);
+    struct topo_end a, b;
+    int rc = -EINVAL;
+
+    if (j && end_parse(json_string_value(json_object_get(j, "a")), &a) == 0 &&
+        end_parse(json_string_value(json_object_get(j, "b")), &b) == 0) {
+        rc = 0;
+        if (topo_ctl_restore(L->ctl, a, b, false) < 0)
+            LOG_WARN("topology", "%s: no room (topology.max_links): not restored", key);
+    }
+    json_decref(j);
+    return rc;
+}
+
+static int load_one(const char *key, const void *val, size_t len, void *arg)
+{
+    struct load *L = arg;
+    int rc = -EINVAL;
+
+    if (strncmp(key, KEEP_META, strlen(KEEP_META)) == 0)
+        rc = load_meta(L, key, val, len);
+    else if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0)
+        rc = load_admin(L, key, val, len);
+    else if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0)
+        rc = load_link(L, key, val, len);
+    if (rc < 0 && L->bad++ < 10)
+        LOG_WARN("topology", "stored record %s does not parse: skipped", key);
+    return 0;
+}
+
+int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
+                   struct topo_ctl *ctl)
+{
+    struct load L = {json_object(), admin, ctl, 0};
+
+    if (!L.meta)
+        return -ENOMEM;
+    int rc = store_kv_foreach(s, "topology/", load_one, &L);
+    if (rc < 0) {
+        json_decref(L.meta);
+        return rc;
+    }
+    if (L.bad)
+        LOG_WARN("topology", "%u stored records skipped", L.bad);
+    *meta = L.meta;
+    return 0;
+}

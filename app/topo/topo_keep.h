@@ -1,0 +1,46 @@
+/*
+ * topo_keep: what the topology keeps over a restart, as records of the
+ * flow store's database (store_kv_*, the "apps" database next to the
+ * flows), one per entity, each written before the REST change is answered:
+ *
+ *   topology/meta/<switch|interface|link>/<id>   its metadata, a JSON object
+ *   topology/admin/<dpid>/<port>                 topo_admin flags (port 0:
+ *                                                the switch), when not 0
+ *   topology/link/<id>                           {"a", "b"}: a link an
+ *                                                operator disabled
+ *
+ * ids are Kytos-ng's (switch dpid "00:..", interface "dpid:port", link
+ * hex SHA-256). Kytos keeps the same things in MongoDB.
+ *
+ * topo_keep_load() reads them all back at start: metadata into a JSON
+ * object {"switch"|"interface"|"link": {id: {...}}}, flags into topo_admin,
+ * disabled links into topo_ctl (inactive until seen again).
+ */
+#ifndef OFCD_TOPO_KEEP_H
+#define OFCD_TOPO_KEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "topo_admin.h"
+#include "topo_ctl.h"
+
+struct store;
+
+/* One entity's metadata (an empty object deletes the record). 0 or the
+ * store's negative errno. */
+int topo_keep_meta(struct store *s, const char *kind, const char *id, const json_t *meta);
+/* The flags of (dpid, port) (0 deletes the record). */
+int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags);
+/* Link l's enabled state (enabled deletes the record). */
+int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled);
+
+/* Everything back. *meta: a new object. Records that do not parse are
+ * logged and skipped; a flag that finds no room in admin, or a link none
+ * in ctl, is logged. 0, or the store's negative errno. */
+int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
+                   struct topo_ctl *ctl);
+
+#endif
