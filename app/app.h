@@ -31,6 +31,7 @@
 #include "of_worker.h"
 #include "qmsg_pool.h"
 #include "rest.h"
+#include "ofcd_doorbell.h"
 #include "rest_events.h"
 #include "topo_admin.h"
 #include "topo_app.h"
@@ -83,6 +84,7 @@ struct app_ctx {
     struct msgq *worker_in[CFG_MAX_LCORES];   /* by worker index */
     struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
     struct msgq *events;             /* workers → control thread */
+    struct ofcd_doorbell events_bell; /* workers wake the control thread with it */
     struct ctl_switches *ctl;        /* the control thread's switch view */
     pthread_mutex_t ctl_lock;        /* ctl: control thread writes, REST threads read */
     struct rest_server *rest;

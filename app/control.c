@@ -2,10 +2,13 @@
 #include "control.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 
@@ -209,6 +212,36 @@ static void control_drain_events(struct app_ctx *app)
     }
 }
 
+/* Sleep until a signal, the workers' doorbell or timeout_ms; the signal
+ * taken (0 = none). */
+static int control_sleep(struct app_ctx *app, int sfd, bool armed, int timeout_ms, bool *rung)
+{
+    struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
+                          {.fd = armed ? app->events_bell.fd : -1, .events = POLLIN}};
+    struct signalfd_siginfo si;
+
+    *rung = false;
+    if (poll(p, 2, timeout_ms) <= 0)
+        return 0;
+    *rung = (p[1].revents & POLLIN) != 0;
+    if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+        return (int)si.ssi_signo;
+    return 0;
+}
+
+/* Work that runs on the timer (CONTROL_WAKE_MS), not on every event. */
+static void control_periodic(struct app_ctx *app, int *link, uint64_t *next_forget_us,
+                             uint64_t *next_purge_ms, uint64_t *next_keepalive_ms)
+{
+    if (app->fm)
+        flowmgr_tick(app->fm);
+    control_watch_link(app, link);
+    control_forget(app, next_forget_us);
+    control_topology_tick(app);
+    control_keepalive(app, next_keepalive_ms);
+    control_purge_deleted(app, next_purge_ms);
+}
+
 static void *control_main(void *arg)
 {
     struct app_ctx *app = arg;
@@ -218,13 +251,35 @@ static void *control_main(void *arg)
     uint64_t next_forget_us = 0;
     uint64_t next_purge_ms = 0;
     uint64_t next_keepalive_ms = mono_ms() + CONTROL_KEEPALIVE_MS;
+    uint64_t next_periodic_ms = 0, last_rung_ms = 0;
     sigset_t set;
 
     control_signal_set(&set);
+    /* Blocked in every thread since main: the fd is where they arrive. */
+    int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0)
+        LOG_ERR("control", "no signalfd (%s): signals are not taken", strerror(errno));
     control_watch_link(app, &link);
     while (!atomic_load(&app->stop)) {
-        struct timespec wait = {.tv_sec = 0, .tv_nsec = CONTROL_WAKE_MS * 1000000L};
-        int sig = sigtimedwait(&set, NULL, &wait);
+        uint64_t now = mono_ms();
+        /* The doorbell wakes at most once per CONTROL_BELL_MIN_MS: under a
+         * flood of events the thread drains in batches, not one by one. */
+        bool armed = now - last_rung_ms >= CONTROL_BELL_MIN_MS;
+        int timeout = next_periodic_ms > now ? (int)(next_periodic_ms - now) : 0;
+        if (armed) {
+            ofcd_doorbell_arm(&app->events_bell);
+            if (app->events && msgq_count(app->events, 0) + msgq_count(app->events, 1) +
+                                   msgq_count(app->events, 2) + msgq_count(app->events, 3))
+                timeout = 0;              /* came between the last drain and the arming */
+        } else if (timeout > CONTROL_BELL_MIN_MS) {
+            timeout = CONTROL_BELL_MIN_MS;
+        }
+        bool rung;
+        int sig = control_sleep(app, sfd, armed, timeout, &rung);
+        if (armed)
+            ofcd_doorbell_clear(&app->events_bell);
+        if (rung)
+            last_rung_ms = mono_ms();
 
         if (sig == SIGINT || sig == SIGTERM) {
             LOG_INFO("control", "%s received: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -235,8 +290,6 @@ static void *control_main(void *arg)
             control_log_stats(app);
         control_drain_events(app);
         control_drain_logs(app);
-        if (app->fm)
-            flowmgr_tick(app->fm);
         if (sig == SIGUSR2) {
             atomic_fetch_add(&app->dump_conns, 1);
             if (app->ctl) {
@@ -249,12 +302,14 @@ static void *control_main(void *arg)
             control_log_stats(app);
             next_stats += interval_ms;
         }
-        control_watch_link(app, &link);
-        control_forget(app, &next_forget_us);
-        control_topology_tick(app);
-        control_keepalive(app, &next_keepalive_ms);
-        control_purge_deleted(app, &next_purge_ms);
+        now = mono_ms();
+        if (now >= next_periodic_ms) {
+            next_periodic_ms = now + CONTROL_WAKE_MS;
+            control_periodic(app, &link, &next_forget_us, &next_purge_ms, &next_keepalive_ms);
+        }
     }
+    if (sfd >= 0)
+        close(sfd);
     return NULL;
 }
 

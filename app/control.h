@@ -17,8 +17,12 @@
 
 #include "app.h"
 
-/* Wake-up period: also the longest an event from a worker waits. */
+/* The timer's period (the flow manager's pacing, link timeouts, ...).
+ * Events from the workers do not wait for it: the workers ring the
+ * control thread's doorbell (ofcd_doorbell.h), which wakes it at most once
+ * per CONTROL_BELL_MIN_MS, so an event waits at most that long. */
 #define CONTROL_WAKE_MS 10
+#define CONTROL_BELL_MIN_MS 1
 
 /* The set of signals the control thread takes; main blocks it first. */
 void control_signal_set(sigset_t *set);

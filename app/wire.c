@@ -384,6 +384,12 @@ int wire_openflow(struct app_ctx *app)
         .starve_bursts = MSGQ_STARVE_BURSTS,
         .credit = MSGQ_CREDIT,
     };
+    /* The bell before the ring: unwire() closes it whenever the ring exists. */
+    int brc = ofcd_doorbell_init(&app->events_bell);
+    if (brc < 0) {
+        LOG_ERR("main", "no eventfd for the control thread's doorbell: %s", strerror(-brc));
+        return brc;
+    }
     app->events = msgq_create(&ec);
     app->ctl = ctl_switches_create();
     if (!app->events || !app->ctl)
@@ -396,6 +402,7 @@ int wire_openflow(struct app_ctx *app)
             continue;
         wire_of_worker_cfg(cfg, app->n_workers, &wc);
         wc.pins = app->pins.n ? &app->pins : NULL;
+        wc.events_bell = &app->events_bell;
         for (unsigned i = 0; i < app->n_apps; i++)
             wc.apps[wc.n_apps++] = &app->apps[i];
         al->ofw = of_worker_create(&wc, app->cpool, app->epool);
@@ -440,6 +447,7 @@ int wire_openflow(struct app_ctx *app)
 void unwire(struct app_ctx *app)
 {
     if (app->events) {
+        ofcd_doorbell_fini(&app->events_bell);
         qmsg_free_queued(app->events);
         msgq_destroy(app->events);
         app->events = NULL;

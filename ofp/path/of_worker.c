@@ -82,6 +82,7 @@ struct of_worker {
     struct msgq **io_out;
     unsigned n_io;
     struct msgq *events;             /* to the control thread */
+    struct ofcd_doorbell *events_bell;
     uint64_t stats_interval_us;
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
     const struct of_app *apps[OF_APPS_MAX];
@@ -1316,6 +1317,7 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_pin = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
+    w->events_bell = cfg->events_bell;
     w->role = cfg->role;
     w->generation_id = cfg->generation_id;
     w->pins = cfg->pins;
@@ -1410,6 +1412,7 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
 
     w->now_us = now_us;
     w->now_tsc = now_tsc;
+    uint64_t events_before = w->stats.events;
     bool worked = flush_backlog(w);
     if (w->forget_after_us && now_us >= w->next_forget_us) {
         w->next_forget_us = now_us + OFW_FORGET_SWEEP_US;
@@ -1443,6 +1446,8 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
         }
     }
     worked |= tw_wheel_run(&w->wheel, now_us) > 0;
+    if (w->stats.events != events_before)
+        ofcd_doorbell_ring(w->events_bell);
     return worked || n > 0;
 }
 

@@ -28,6 +28,7 @@
 #include "msgq.h"
 #include "of_app.h"
 #include "ofcd_counters.h"
+#include "ofcd_doorbell.h"
 #include "of_pins.h"
 #include "ofp_chan.h"
 #include "qmsg_pool.h"
@@ -91,6 +92,9 @@ struct of_worker_cfg {
     struct ofp_chan_cfg chan;
     const struct of_app *apps[OF_APPS_MAX];  /* their hooks, called in this order */
     const struct of_pins *pins;      /* tls.pins_file (shared, read-only), NULL = none */
+    /* Rung after a poll pass that posted events, so the control thread
+     * hears them now rather than at its next timer (NULL = none). */
+    struct ofcd_doorbell *events_bell;
     unsigned n_apps;
 };
 
