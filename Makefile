@@ -104,6 +104,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    tee bench/out/seed_ovs.txt
 	./tests/bench/run_bench_topology.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/topology.txt
+	./tests/bench/run_bench_linkdown_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
+	    tee bench/out/linkdown.txt
 	./scripts/bench-report bench/out
 
 # The headline figures next to their peers in about two minutes; prints

@@ -21,6 +21,7 @@ enum {
 struct topo_sw {
     uint32_t cursor;                    /* the next port (index) to probe */
     uint32_t first_left;                /* ports of the first round still to probe */
+    uint64_t last_prompt_us;            /* the last probe a PORT_STATUS prompted */
 };
 
 static void count(struct topo_app_cfg *cfg, unsigned which)
@@ -72,13 +73,14 @@ static bool eligible(const struct topo_app_cfg *cfg, uint64_t dpid, const struct
 }
 
 static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, const struct ofp_port *p,
-                       uint64_t now_us, struct of_app_out *out)
+                       uint64_t now_us, bool ask, struct of_app_out *out)
 {
     uint8_t frame[TOPO_LLDP_FRAME_LEN];
     struct ofp_action act = {.type = OFPAT_OUTPUT, .u.output = {.port = p->port_no}};
     struct ofp_msg m;
 
-    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, now_us / 1000u, cfg->key);
+    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, now_us / 1000u, ask,
+                                 cfg->key);
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_PACKET_OUT;
@@ -121,9 +123,40 @@ static void topo_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
         if (st->first_left)
             st->first_left--;
         if (eligible(cfg, sw->dpid, p))
-            send_probe(cfg, sw->dpid, p, now_us, out);
+            send_probe(cfg, sw->dpid, p, now_us, false, out);
     }
     sw->next_tick_us = now_us + spacing;
+}
+
+/* A probe off schedule, at most one per switch per TOPO_FIRST_SPACING_US:
+ * neither a switch flooding PORT_STATUS nor a peer flooding asking probes
+ * makes ofcd flood LLDP. */
+static void prompt_probe(struct topo_app_cfg *cfg, struct of_app_switch *sw,
+                         const struct ofp_port *p, uint64_t now_us, bool ask,
+                         struct of_app_out *out)
+{
+    struct topo_sw *st = sw->state;
+
+    if (!st || !eligible(cfg, sw->dpid, p))
+        return;
+    if (st->last_prompt_us && now_us - st->last_prompt_us < TOPO_FIRST_SPACING_US) {
+        count(cfg, TOPO_C_lldp_prompt_limited);
+        return;
+    }
+    st->last_prompt_us = now_us;
+    send_probe(cfg, sw->dpid, p, now_us, ask, out);
+}
+
+/* A port that came (back) up is probed at once, not a round later, with
+ * a probe that asks the other end to answer at once too (its own port may
+ * have seen no change: a patch port's peer does not): the link is then up
+ * within two round trips. */
+static void topo_port_status(void *arg, struct of_app_switch *sw,
+                             const struct ofp_port_status *ps, uint64_t now_us,
+                             struct of_app_out *out)
+{
+    if (ps->reason != OFPPR_DELETE)
+        prompt_probe(arg, sw, &ps->desc, now_us, true, out);
 }
 
 static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp_packet_in *pi,
@@ -151,6 +184,13 @@ static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp
         count(cfg, TOPO_C_lldp_ours);
         if (of_app_event(out, &s, sizeof(s)) < 0)
             count(cfg, TOPO_C_events_lost);
+        /* The other end's port just came up: the way back now too (never
+         * an asking probe: no ping-pong). */
+        const struct ofp_port *p = id.ask ? of_ports_find(sw->ports, s.to_port) : NULL;
+        if (p) {
+            count(cfg, TOPO_C_lldp_answered);
+            prompt_probe(cfg, sw, p, now_us, false, out);
+        }
         break;
     }
     case TOPO_LLDP_FOREIGN:
@@ -182,6 +222,7 @@ void topo_app_init(struct of_app *app, struct topo_app_cfg *cfg)
         .arg = cfg,
         .on_switch_up = topo_switch_up,
         .on_packet_in = topo_packet_in,
+        .on_port_status = topo_port_status,
         .on_tick = topo_tick,
         .on_switch_down = topo_switch_down,
     };

@@ -11,6 +11,11 @@
  *                   the interval (at most one tick per TOPO_TICK_MIN_US,
  *                   several ports per tick past that), so 1,000 switches ×
  *                   48 ports are 16,000 frames a second, never a burst
+ *   on_port_status  a port that is eligible after an ADD or MODIFY (it
+ *                   came back up) is probed at once with a probe that asks
+ *                   the receiver to answer at once (its port may show no
+ *                   change), at most one off-schedule probe per switch per
+ *                   TOPO_FIRST_SPACING_US
  *   on_packet_in    an LLDP frame (ethertype 0x88cc) is read
  *                   (topo_lldp.c): ofcd's own and fresh becomes a
  *                   struct topo_seen event for the control thread
@@ -51,6 +56,8 @@
 #define TOPO_APP_COUNTERS(X)                                                              \
     X(lldp_sent, "LLDP PACKET_OUTs sent")                                                 \
     X(lldp_send_failed, "LLDP PACKET_OUTs not sent: no buffer")                           \
+    X(lldp_prompt_limited, "off-schedule probes skipped: one per 5 ms per switch")         \
+    X(lldp_answered, "probes that asked for an answer (their port just came up)")         \
     X(lldp_in, "LLDP frames received in PACKET_INs")                                      \
     X(lldp_ours, "ofcd's own fresh LLDP frames: a link seen one way")                     \
     X(lldp_foreign, "LLDP frames not ofcd's (another controller's, forged): ignored")     \

@@ -14,7 +14,8 @@
 #define TLV_TTL 3
 #define TLV_ORG 127
 #define SUBTYPE_LOCAL 7
-#define OFCD_SUBTYPE 1
+#define OFCD_SUBTYPE 1                  /* a probe on schedule */
+#define OFCD_SUBTYPE_ASK 2              /* a port just came up: answer at once */
 #define TAG_LEN 8
 
 static const uint8_t lldp_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e};
@@ -41,22 +42,24 @@ static uint8_t *tlv(uint8_t *p, unsigned type, unsigned len)
 }
 
 static void make_tag(const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t dpid, uint32_t port,
-                     uint64_t sent_ms, uint8_t tag[TAG_LEN])
+                     uint64_t sent_ms, uint8_t subtype, uint8_t tag[TAG_LEN])
 {
-    uint8_t msg[20], mac[32];
+    uint8_t msg[21], mac[32];
     unsigned n = sizeof(mac);
 
     put_be(msg, dpid, 8);
     put_be(msg + 8, port, 4);
     put_be(msg + 12, sent_ms, 8);
+    msg[20] = subtype;
     HMAC(EVP_sha256(), key, TOPO_LLDP_KEY_LEN, msg, sizeof(msg), mac, &n);
     memcpy(tag, mac, TAG_LEN);
 }
 
 size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, uint32_t port,
-                       uint64_t now_ms, const uint8_t key[TOPO_LLDP_KEY_LEN])
+                       uint64_t now_ms, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN])
 {
     uint8_t *p = buf;
+    uint8_t subtype = ask ? OFCD_SUBTYPE_ASK : OFCD_SUBTYPE;
 
     memcpy(p, lldp_dst, 6);
     memcpy(p + 6, src_mac, 6);
@@ -75,9 +78,9 @@ size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, ui
     p += 2;
     p = tlv(p, TLV_ORG, 4 + 8 + TAG_LEN);
     put_be(p, TOPO_LLDP_OUI, 3);
-    p[3] = OFCD_SUBTYPE;
+    p[3] = subtype;
     put_be(p + 4, now_ms, 8);
-    make_tag(key, dpid, port, now_ms, p + 12);
+    make_tag(key, dpid, port, now_ms, subtype, p + 12);
     p += 12 + TAG_LEN;
     p = tlv(p, TLV_END, 0);
     size_t len = (size_t)(p - buf);
@@ -91,7 +94,7 @@ enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
 {
     size_t off = 12;
     bool chassis = false, port = false, ttl = false, tagged = false;
-    uint8_t tag[TAG_LEN];
+    uint8_t tag[TAG_LEN], subtype = 0;
 
     memset(id, 0, sizeof(*id));
     if (len < 14)
@@ -138,7 +141,10 @@ enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
                 return TOPO_LLDP_MALFORMED;
             ttl = true;
         } else if (type == TLV_ORG && tlen == 4 + 8 + TAG_LEN &&
-                   get_be(v, 3) == TOPO_LLDP_OUI && v[3] == OFCD_SUBTYPE) {
+                   get_be(v, 3) == TOPO_LLDP_OUI &&
+                   (v[3] == OFCD_SUBTYPE || v[3] == OFCD_SUBTYPE_ASK)) {
+            subtype = v[3];
+            id->ask = v[3] == OFCD_SUBTYPE_ASK;
             id->sent_ms = get_be(v + 4, 8);
             memcpy(tag, v + 12, TAG_LEN);
             tagged = true;
@@ -149,7 +155,7 @@ enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
     if (!chassis || !port || !tagged)
         return TOPO_LLDP_FOREIGN;               /* not in the form ofcd sends */
     uint8_t want[TAG_LEN];
-    make_tag(key, id->dpid, id->port, id->sent_ms, want);
+    make_tag(key, id->dpid, id->port, id->sent_ms, subtype, want);
     if (CRYPTO_memcmp(want, tag, TAG_LEN) != 0)
         return TOPO_LLDP_FOREIGN;
     if (id->sent_ms > now_ms || now_ms - id->sent_ms > max_age_ms)

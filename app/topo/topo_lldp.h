@@ -9,9 +9,11 @@
  *               of_lldp sends them, so either reads the other's)
  *   TTL         120 s
  *   ofcd's own  organisationally specific TLV (type 127, OUI TOPO_LLDP_OUI,
- *               subtype 1): when it was sent (ms) and an 8-byte tag, the
- *               first bytes of HMAC-SHA256 under a key made at start over
- *               dpid, port and send time
+ *               subtype 1 for a probe on schedule, 2 for one that asks the
+ *               receiver to answer at once — the sender's port just came
+ *               up): when it was sent (ms) and an 8-byte tag, the first
+ *               bytes of HMAC-SHA256 under a key made at start over dpid,
+ *               port, send time and subtype
  *   End
  * so ofcd can tell its own frames from another controller's or a forged
  * one (no tag, or a wrong one) and from a replay (sent longer ago than the
@@ -20,6 +22,7 @@
 #ifndef OFCD_TOPO_LLDP_H
 #define OFCD_TOPO_LLDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,12 +36,14 @@ struct topo_lldp_id {
     uint64_t dpid;
     uint32_t port;
     uint64_t sent_ms;                   /* ofcd's frames only */
+    bool ask;                           /* ofcd's: answer with a probe now */
 };
 
 /* Write the frame for (dpid, port) sent at now_ms from src_mac into buf
- * (TOPO_LLDP_FRAME_LEN bytes). Returns its length. */
+ * (TOPO_LLDP_FRAME_LEN bytes); ask: the receiver should answer at once.
+ * Returns its length. */
 size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, uint32_t port,
-                       uint64_t now_ms, const uint8_t key[TOPO_LLDP_KEY_LEN]);
+                       uint64_t now_ms, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN]);
 
 /* What a received frame is. */
 enum topo_lldp_verdict {

@@ -24,13 +24,25 @@ static void test_lldp_round_trip(void **state)
     struct topo_lldp_id id;
 
     (void)state;
-    assert_int_equal(topo_lldp_build(f, mac, 0x1001, 7, 5000, key), TOPO_LLDP_FRAME_LEN);
+    assert_int_equal(topo_lldp_build(f, mac, 0x1001, 7, 5000, false, key), TOPO_LLDP_FRAME_LEN);
     assert_int_equal(f[12], 0x88);
     assert_int_equal(f[13], 0xcc);
     assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5500, 9000, &id), TOPO_LLDP_OURS);
     assert_true(id.dpid == 0x1001);
     assert_int_equal(id.port, 7);
     assert_true(id.sent_ms == 5000);
+    assert_false(id.ask);
+    /* A probe that asks for an answer says so, under the same tag; turning
+     * a scheduled probe into one that asks breaks the tag. */
+    uint8_t a[TOPO_LLDP_FRAME_LEN];
+    topo_lldp_build(a, mac, 0x1001, 7, 5000, true, key);
+    assert_int_equal(topo_lldp_parse(a, sizeof(a), key, 5500, 9000, &id), TOPO_LLDP_OURS);
+    assert_true(id.ask);
+    uint8_t forged[TOPO_LLDP_FRAME_LEN];
+    memcpy(forged, f, sizeof(forged));
+    forged[14 + 11 + 7 + 4 + 2 + 3] = 2;        /* the ofcd TLV's subtype byte */
+    assert_int_equal(topo_lldp_parse(forged, sizeof(forged), key, 5500, 9000, &id),
+                     TOPO_LLDP_FOREIGN);
     /* Old, or from the future: a replay. */
     assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 + 9001, 9000, &id), TOPO_LLDP_STALE);
     assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 4999, 9000, &id), TOPO_LLDP_STALE);
@@ -57,7 +69,7 @@ static void test_lldp_truncated(void **state)
     struct topo_lldp_id id;
 
     (void)state;
-    topo_lldp_build(f, mac, 0x1001, 7, 5000, key);
+    topo_lldp_build(f, mac, 0x1001, 7, 5000, false, key);
     /* Chassis 11, port 7, TTL 4, ofcd 22, End 2: the End TLV ends at 14+46. */
     for (size_t len = 0; len < 14 + 46; len++)
         assert_int_equal(topo_lldp_parse(f, len, key, 5500, 9000, &id), TOPO_LLDP_MALFORMED);

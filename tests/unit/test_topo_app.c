@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "of_event.h"
+#include "of_switch.h"
 #include "ofp_msg.h"
 #include "topo_admin.h"
 #include "topo_app.h"
@@ -339,6 +340,105 @@ static void test_keep_over_restart(void **state)
     rmdir(dir);
 }
 
+/* The worker's side of the app hooks, as the topology app sees it: what
+ * it sends (PACKET_OUT ports) is recorded. */
+static uint32_t sent_ports[16];
+static uint8_t sent_frames[16][TOPO_LLDP_FRAME_LEN];
+static unsigned n_sent;
+
+int of_app_send(struct of_app_out *out, struct ofp_msg *m)
+{
+    (void)out;
+    assert_int_equal(m->hdr.type, OFPT_PACKET_OUT);
+    assert_int_equal(m->u.packet_out.actions.n, 1);
+    assert_int_equal(m->u.packet_out.data_len, TOPO_LLDP_FRAME_LEN);
+    if (n_sent < 16) {
+        memcpy(sent_frames[n_sent], m->u.packet_out.data, TOPO_LLDP_FRAME_LEN);
+        sent_ports[n_sent++] = m->u.packet_out.actions.arr[0].u.output.port;
+    }
+    return 0;
+}
+
+static bool sent_asks(unsigned i, const struct topo_app_cfg *cfg)
+{
+    struct topo_lldp_id id;
+    assert_int_equal(topo_lldp_parse(sent_frames[i], TOPO_LLDP_FRAME_LEN, cfg->key, 1000000, UINT64_MAX,
+                                     &id), TOPO_LLDP_OURS);
+    return id.ask;
+}
+
+int of_app_event(struct of_app_out *out, const void *data, size_t len)
+{
+    (void)out, (void)data, (void)len;
+    return 0;
+}
+
+/* A port that comes back up is probed at once (its link is known within a
+ * round trip, not a round later); one that is down, deleted or has LLDP
+ * off is not; a PORT_STATUS flood gets one probe per 5 ms per switch. */
+static void test_port_up_probed_at_once(void **state)
+{
+    (void)state;
+    struct topo_admin *ad = topo_admin_create(8);
+    struct topo_app_cfg cfg = {.admin = ad, .max_age_ms = 10000};
+    struct of_app app;
+    struct ofp_port ports[2] = {{.port_no = 1}, {.port_no = 2}};
+    struct of_port_list pl = {ports, 2, 2};
+    struct of_app_switch sw = {.dpid = 0x1001, .ports = &pl};
+    struct ofp_port_status ps = {.reason = OFPPR_MODIFY, .desc = {.port_no = 2}};
+
+    atomic_init(&cfg.interval_ms, 3000);
+    topo_app_init(&app, &cfg);
+    assert_non_null(app.on_port_status);
+    app.on_switch_up(app.arg, &sw, 1 * S, NULL);
+    n_sent = 0;
+    app.on_port_status(app.arg, &sw, &ps, 2 * S, NULL);
+    assert_int_equal(n_sent, 1);
+    assert_int_equal(sent_ports[0], 2);
+    assert_true(sent_asks(0, &cfg));              /* the other end should answer */
+    /* Another within 5 ms: limited. */
+    ps.desc.port_no = 1;
+    app.on_port_status(app.arg, &sw, &ps, 2 * S + 4000, NULL);
+    assert_int_equal(n_sent, 1);
+    /* Down, deleted, LLDP off: nothing. */
+    ps.desc.state = OFPPS_LINK_DOWN;
+    app.on_port_status(app.arg, &sw, &ps, 3 * S, NULL);
+    ps.desc.state = 0;
+    ps.reason = OFPPR_DELETE;
+    app.on_port_status(app.arg, &sw, &ps, 4 * S, NULL);
+    ps.reason = OFPPR_ADD;
+    assert_int_equal(topo_admin_set(ad, 0x1001, 1, TOPO_ADMIN_NO_LLDP), 0);
+    app.on_port_status(app.arg, &sw, &ps, 5 * S, NULL);
+    assert_int_equal(n_sent, 1);
+    assert_int_equal(topo_admin_set(ad, 0x1001, 1, 0), 0);
+    app.on_port_status(app.arg, &sw, &ps, 6 * S, NULL);
+    assert_int_equal(n_sent, 2);
+    assert_int_equal(sent_ports[1], 1);
+    /* The other end: an asking probe arrives on its port 2 and is answered
+     * there at once, with a probe that does not ask (no ping-pong). */
+    struct of_app_switch peer = {.dpid = 0x1002, .ports = &pl};
+    app.on_switch_up(app.arg, &peer, 1 * S, NULL);
+    struct ofp_packet_in pi = {.data = sent_frames[0], .data_len = TOPO_LLDP_FRAME_LEN};
+    ofp_match_init(&pi.match);
+    assert_int_equal(ofp_match_set_uint(&pi.match, OFPXMT_OFB_IN_PORT, 2), 0);
+    app.on_packet_in(app.arg, &peer, &pi, 2 * S + 1000, NULL);
+    assert_int_equal(n_sent, 3);
+    assert_int_equal(sent_ports[2], 2);
+    assert_false(sent_asks(2, &cfg));
+    /* Its answer, received back at the first switch, asks nothing more. */
+    pi.data = sent_frames[2];
+    app.on_packet_in(app.arg, &sw, &pi, 2 * S + 2000, NULL);
+    assert_int_equal(n_sent, 3);
+    app.on_switch_down(app.arg, &peer);
+    struct topo_app_stats st;
+    topo_app_get_stats(&cfg, &st);
+    assert_int_equal(st.lldp_prompt_limited, 1);
+    assert_int_equal(st.lldp_sent, 3);
+    assert_int_equal(st.lldp_answered, 1);
+    app.on_switch_down(app.arg, &sw);
+    topo_admin_destroy(ad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_ctl_switch_down_timeout_and_room),
         cmocka_unit_test(test_liveness),
         cmocka_unit_test(test_keep_over_restart),
+        cmocka_unit_test(test_port_up_probed_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
