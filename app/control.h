@@ -7,7 +7,7 @@
  * threads read) and the flow manager's tick (pacing, consistency checks).
  *
  * Signals are blocked in every thread (main blocks them before EAL creates
- * any) and taken here with sigtimedwait(), so no async signal handler and no
+ * any) and read here from a signalfd, so no async signal handler and no
  * global flag exist.
  */
 #ifndef OFCD_CONTROL_H
