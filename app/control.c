@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -212,21 +211,20 @@ static void control_drain_events(struct app_ctx *app)
     }
 }
 
-/* Sleep until a signal, the workers' doorbell or timeout_ms; the signal
- * taken (0 = none). */
-static int control_sleep(struct app_ctx *app, int sfd, bool armed, int timeout_ms, bool *rung)
+/* Sleep until the workers' doorbell or timeout_ms, then take one pending
+ * signal of set (0 = none). Signals are not waited for: a signalfd in the
+ * poll would wake this thread for every signal the process gets — DPDK's
+ * tap raises one per received frame, thousands a second — so they are
+ * taken at the next wake-up, within CONTROL_WAKE_MS. */
+static int control_sleep(struct app_ctx *app, const sigset_t *set, bool armed, int timeout_ms,
+                         bool *rung)
 {
-    struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
-                          {.fd = armed ? app->events_bell.fd : -1, .events = POLLIN}};
-    struct signalfd_siginfo si;
+    struct pollfd p = {.fd = armed ? app->events_bell.fd : -1, .events = POLLIN};
+    const struct timespec now = {0, 0};
 
-    *rung = false;
-    if (poll(p, 2, timeout_ms) <= 0)
-        return 0;
-    *rung = (p[1].revents & POLLIN) != 0;
-    if ((p[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-        return (int)si.ssi_signo;
-    return 0;
+    *rung = poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLIN);
+    int sig = sigtimedwait(set, NULL, &now);
+    return sig > 0 ? sig : 0;
 }
 
 /* Work that runs on the timer (CONTROL_WAKE_MS), not on every event. */
@@ -255,10 +253,6 @@ static void *control_main(void *arg)
     sigset_t set;
 
     control_signal_set(&set);
-    /* Blocked in every thread since main: the fd is where they arrive. */
-    int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (sfd < 0)
-        LOG_ERR("control", "no signalfd (%s): signals are not taken", strerror(errno));
     control_watch_link(app, &link);
     while (!atomic_load(&app->stop)) {
         uint64_t now = mono_ms();
@@ -275,7 +269,7 @@ static void *control_main(void *arg)
             timeout = CONTROL_BELL_MIN_MS;
         }
         bool rung;
-        int sig = control_sleep(app, sfd, armed, timeout, &rung);
+        int sig = control_sleep(app, &set, armed, timeout, &rung);
         if (armed)
             ofcd_doorbell_clear(&app->events_bell);
         if (rung)
@@ -308,8 +302,6 @@ static void *control_main(void *arg)
             control_periodic(app, &link, &next_forget_us, &next_purge_ms, &next_keepalive_ms);
         }
     }
-    if (sfd >= 0)
-        close(sfd);
     return NULL;
 }
 

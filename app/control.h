@@ -7,8 +7,8 @@
  * threads read) and the flow manager's tick (pacing, consistency checks).
  *
  * Signals are blocked in every thread (main blocks them before EAL creates
- * any) and read here from a signalfd, so no async signal handler and no
- * global flag exist.
+ * any) and taken here with sigtimedwait() at each wake-up (within
+ * CONTROL_WAKE_MS), so no async signal handler and no global flag exist.
  */
 #ifndef OFCD_CONTROL_H
 #define OFCD_CONTROL_H

@@ -83,6 +83,7 @@ struct of_worker {
     unsigned n_io;
     struct msgq *events;             /* to the control thread */
     struct ofcd_doorbell *events_bell;
+    bool events_urgent;              /* this pass posted one the control thread wants now */
     uint64_t stats_interval_us;
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
     const struct of_app *apps[OF_APPS_MAX];
@@ -282,6 +283,16 @@ static void event_header(const struct of_rec *r, struct qmsg *ev)
     memcpy(ev->data, &hdr, sizeof(hdr));
 }
 
+/* Switch up/down and a switch's messages (port status, barrier replies,
+ * errors, role replies) wake the control thread; the steady streams —
+ * statistics replies, echo samples, apps' events such as every LLDP seen —
+ * wait for its timer (CONTROL_WAKE_MS) rather than wake it a thousand
+ * times a second. msg: the OpenFlow message forwarded. */
+static bool urgent_of(const uint8_t *msg)
+{
+    return msg[1] != OFPT_MULTIPART_REPLY;
+}
+
 /* Fill ev (header + payload in up to two pieces) and send it on. */
 static void post_event(struct of_rec *r, struct qmsg *ev, enum qmsg_kind kind, uint8_t cls,
                        const void *a, size_t alen, const void *b, size_t blen)
@@ -295,6 +306,8 @@ static void post_event(struct of_rec *r, struct qmsg *ev, enum qmsg_kind kind, u
         memcpy(ev->data + hl + alen, b, blen);
     out_queue(r, ev, hl + alen + blen, kind, cls);
     r->w->stats.events++;
+    r->w->events_urgent |= kind == QMSG_EV_SWITCH_UP || kind == QMSG_EV_SWITCH_DOWN ||
+                           (kind == QMSG_EV_OF && urgent_of(a));
 }
 
 static void event_lost(struct of_rec *r, const char *what)
@@ -365,6 +378,7 @@ static bool forward_of(struct of_rec *r, struct qmsg *q)
         event_header(r, q);
         out_queue(r, q, hl + len, QMSG_EV_OF, cls);
         r->w->stats.events++;
+        r->w->events_urgent |= urgent_of(q->data + hl);
         return true;
     }
     struct qmsg *ev = event_buf(r, len);
@@ -1412,7 +1426,6 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
 
     w->now_us = now_us;
     w->now_tsc = now_tsc;
-    uint64_t events_before = w->stats.events;
     bool worked = flush_backlog(w);
     if (w->forget_after_us && now_us >= w->next_forget_us) {
         w->next_forget_us = now_us + OFW_FORGET_SWEEP_US;
@@ -1446,8 +1459,10 @@ bool of_worker_poll(struct of_worker *w, uint64_t now_us, uint64_t now_tsc)
         }
     }
     worked |= tw_wheel_run(&w->wheel, now_us) > 0;
-    if (w->stats.events != events_before)
+    if (w->events_urgent) {
+        w->events_urgent = false;
         ofcd_doorbell_ring(w->events_bell);
+    }
     return worked || n > 0;
 }
 

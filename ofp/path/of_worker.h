@@ -92,8 +92,11 @@ struct of_worker_cfg {
     struct ofp_chan_cfg chan;
     const struct of_app *apps[OF_APPS_MAX];  /* their hooks, called in this order */
     const struct of_pins *pins;      /* tls.pins_file (shared, read-only), NULL = none */
-    /* Rung after a poll pass that posted events, so the control thread
-     * hears them now rather than at its next timer (NULL = none). */
+    /* Rung after a poll pass that posted an urgent event (switch up/down,
+     * a switch's message other than a statistics reply), so the control
+     * thread hears it now rather than at its next timer (NULL = none);
+     * statistics replies, echo samples and apps' events wait for the
+     * timer. */
     struct ofcd_doorbell *events_bell;
     unsigned n_apps;
 };
