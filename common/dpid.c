@@ -45,3 +45,9 @@ void dpid_format(uint64_t dpid, char out[24])
              (unsigned)(dpid >> 32) & 255, (unsigned)(dpid >> 24) & 255,
              (unsigned)(dpid >> 16) & 255, (unsigned)(dpid >> 8) & 255, (unsigned)dpid & 255);
 }
+
+void mac_format(const uint8_t mac[6], char out[18])
+{
+    snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+             mac[5]);
+}

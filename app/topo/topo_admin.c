@@ -1,6 +1,8 @@
 /* topo_admin: see topo_admin.h. */
 #include "topo_admin.h"
 
+#include "topo_links.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,9 +25,7 @@ struct topo_admin {
 
 static uint32_t slot_hash(uint64_t dpid, uint32_t port)
 {
-    uint64_t v = dpid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)port * 0xc2b2ae3d27d4eb4full);
-    v ^= v >> 29;
-    return (uint32_t)(v ^ (v >> 32));
+    return topo_end_hash((struct topo_end){dpid, port});
 }
 
 struct topo_admin *topo_admin_create(uint32_t capacity)

@@ -32,13 +32,6 @@ struct topo_ctl {
     struct topo_ctl_stats st;
 };
 
-static uint32_t end_hash(struct topo_end a, struct topo_end b)
-{
-    uint64_t v = a.dpid * 0x9e3779b97f4a7c15ull ^ b.dpid * 0xc2b2ae3d27d4eb4full ^
-                 ((uint64_t)a.port << 32 | b.port) * 0x165667b19e3779f9ull;
-    v ^= v >> 31;
-    return (uint32_t)v;
-}
 
 void topo_end_id(struct topo_end e, char out[TOPO_END_ID_LEN])
 {
@@ -66,10 +59,6 @@ void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LE
         snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
-static uint32_t one_hash(struct topo_end e)
-{
-    return end_hash(e, (struct topo_end){0, 0});
-}
 
 static bool is_end(struct topo_end x, struct topo_end e)
 {
@@ -85,7 +74,7 @@ static void ends_add(struct topo_ctl *t, struct topo_link_rec *r)
 {
     for (unsigned k = 0; k < 2; k++) {
         struct topo_end e = k ? r->b : r->a;
-        struct topo_end_node **head = &t->ends[one_hash(e) & t->mask];
+        struct topo_end_node **head = &t->ends[topo_end_hash(e) & t->mask];
         r->side[k] = (struct topo_end_node){.rec = r, .next = *head};
         *head = &r->side[k];
     }
@@ -94,7 +83,7 @@ static void ends_add(struct topo_ctl *t, struct topo_link_rec *r)
 static void ends_del(struct topo_ctl *t, struct topo_link_rec *r)
 {
     for (unsigned k = 0; k < 2; k++) {
-        struct topo_end_node **pp = &t->ends[one_hash(k ? r->b : r->a) & t->mask];
+        struct topo_end_node **pp = &t->ends[topo_end_hash(k ? r->b : r->a) & t->mask];
         while (*pp && *pp != &r->side[k])
             pp = &(*pp)->next;
         if (*pp)
@@ -110,7 +99,7 @@ static bool same(const struct topo_link_rec *r, struct topo_end a, struct topo_e
 
 static struct topo_link_rec *rec_lookup(struct topo_ctl *t, struct topo_end a, struct topo_end b)
 {
-    for (struct topo_link_rec *r = t->buckets[end_hash(a, b) & t->mask]; r; r = r->hnext)
+    for (struct topo_link_rec *r = t->buckets[topo_pair_hash(a, b) & t->mask]; r; r = r->hnext)
         if (same(r, a, b))
             return r;
     return NULL;
@@ -118,12 +107,23 @@ static struct topo_link_rec *rec_lookup(struct topo_ctl *t, struct topo_end a, s
 
 static void rec_unhash(struct topo_ctl *t, struct topo_link_rec *r)
 {
-    struct topo_link_rec **pp = &t->buckets[end_hash(r->a, r->b) & t->mask];
+    struct topo_link_rec **pp = &t->buckets[topo_pair_hash(r->a, r->b) & t->mask];
 
     while (*pp && *pp != r)
         pp = &(*pp)->hnext;
     if (*pp)
         *pp = r->hnext;
+}
+
+static void rec_drop(struct topo_ctl *t, size_t i)
+{
+    struct topo_link_rec *r = t->recs[i];
+
+    rec_unhash(t, r);
+    ends_del(t, r);
+    free(r);
+    memmove(&t->recs[i], &t->recs[i + 1], (t->n_recs - i - 1) * sizeof(t->recs[0]));
+    t->n_recs--;
 }
 
 /* Room for one more record: the oldest inactive one goes. */
@@ -132,17 +132,25 @@ static bool make_room(struct topo_ctl *t)
     if (t->n_recs < t->cfg.max_links)
         return true;
     for (size_t i = 0; i < t->n_recs; i++) {
-        struct topo_link_rec *r = t->recs[i];
-        if (r->active)
+        if (t->recs[i]->active)
             continue;
-        rec_unhash(t, r);
-        ends_del(t, r);
-        free(r);
-        memmove(&t->recs[i], &t->recs[i + 1], (t->n_recs - i - 1) * sizeof(t->recs[0]));
-        t->n_recs--;
+        rec_drop(t, i);
         return true;
     }
     return false;
+}
+
+int topo_ctl_forget(struct topo_ctl *t, const char *id)
+{
+    for (size_t i = 0; i < t->n_recs; i++)
+        if (strcmp(t->recs[i]->id, id) == 0) {
+            /* The link table forgets it too (telling its down, if it was
+             * up), so the next frames find it anew and make a new record. */
+            topo_links_forget(t->links, t->recs[i]->a, "deleted through the API");
+            rec_drop(t, i);
+            return 0;
+        }
+    return -ENOENT;
 }
 
 static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, struct topo_end b)
@@ -155,7 +163,7 @@ static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, stru
     r->b = b;
     r->enabled = true;
     topo_link_id(a, b, r->id);
-    uint32_t h = end_hash(a, b) & t->mask;
+    uint32_t h = topo_pair_hash(a, b) & t->mask;
     r->hnext = t->buckets[h];
     t->buckets[h] = r;
     ends_add(t, r);
@@ -350,7 +358,7 @@ const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct to
 {
     const struct topo_link_rec *found = NULL;
 
-    for (const struct topo_end_node *n = t->ends[one_hash(e) & t->mask]; n; n = n->next) {
+    for (const struct topo_end_node *n = t->ends[topo_end_hash(e) & t->mask]; n; n = n->next) {
         const struct topo_link_rec *r = n->rec;
         if (is_end(node_end(n), e) && (!found || (r->active && !found->active)))
             found = r;

@@ -101,6 +101,9 @@ struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id);
  * link), inactive; an existing record only takes enabled. 0, or -ENOSPC
  * (topology.max_links). a before b. */
 int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, bool enabled);
+/* Drop link id's record (topology v3 DELETE links/{id}); LLDP that finds
+ * the link again makes a new one. 0 or -ENOENT. */
+int topo_ctl_forget(struct topo_ctl *t, const char *id);
 /* The link record one end belongs to (the active one first), or NULL. */
 const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e);
 void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out);

@@ -31,16 +31,11 @@ static bool end_lt(struct topo_end x, struct topo_end y)
     return x.dpid < y.dpid || (x.dpid == y.dpid && x.port < y.port);
 }
 
-static uint32_t end_hash(struct topo_end e)
-{
-    uint64_t h = (e.dpid ^ ((uint64_t)e.port << 40) ^ e.port) * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)(h >> 32);
-}
 
 /* The slot of e, or the free one where it would go. */
 static struct slot *find(const struct topo_links *t, struct topo_end e)
 {
-    uint32_t i = end_hash(e) & t->mask;
+    uint32_t i = topo_end_hash(e) & t->mask;
     while (t->idx[i].link && !end_eq(t->idx[i].e, e))
         i = (i + 1) & t->mask;
     return &t->idx[i];
@@ -54,7 +49,7 @@ static void unindex(struct topo_links *t, struct topo_end e)
     uint32_t i = (uint32_t)(s - t->idx);
     /* Backward shift: later entries of the probe run move up, no tombstones. */
     for (uint32_t j = (i + 1) & t->mask; t->idx[j].link; j = (j + 1) & t->mask) {
-        uint32_t home = end_hash(t->idx[j].e) & t->mask;
+        uint32_t home = topo_end_hash(t->idx[j].e) & t->mask;
         if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
             t->idx[i] = t->idx[j];
             i = j;
@@ -208,6 +203,13 @@ void topo_links_port_down(struct topo_links *t, struct topo_end e)
     struct slot *s = find(t, e);
     if (s->link)
         drop(t, s->link - 1, "a port went down");
+}
+
+void topo_links_forget(struct topo_links *t, struct topo_end e, const char *why)
+{
+    struct slot *s = find(t, e);
+    if (s->link)
+        drop(t, s->link - 1, why);
 }
 
 void topo_links_switch_down(struct topo_links *t, uint64_t dpid)

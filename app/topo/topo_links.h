@@ -23,6 +23,25 @@ struct topo_end {
     uint32_t port;
 };
 
+/* The one hash of an end (and of a pair) the topology's tables use; the
+ * tables take its low bits. dpids and ports are small, sequential numbers:
+ * a full mix (splitmix64's finaliser) keeps them from clustering in open
+ * addressing, where a weaker mix cost the control thread twice the CPU. */
+static inline uint32_t topo_end_hash(struct topo_end e)
+{
+    uint64_t v = e.dpid * 0x9e3779b97f4a7c15ull + e.port;
+    v ^= v >> 30;
+    v *= 0xbf58476d1ce4e5b9ull;
+    v ^= v >> 27;
+    v *= 0x94d049bb133111ebull;
+    return (uint32_t)(v ^ (v >> 31));
+}
+
+static inline uint32_t topo_pair_hash(struct topo_end a, struct topo_end b)
+{
+    return topo_end_hash(a) * 0x01000193u ^ topo_end_hash(b);
+}
+
 struct topo_link {
     struct topo_end a, b;               /* a before b (dpid, then port) */
     uint64_t seen_ab_us, seen_ba_us;    /* last frame each way, 0 = never */
@@ -54,6 +73,9 @@ void topo_links_expire(struct topo_links *t, uint64_t now_us);
 /* A port went down, or a switch went away: its links go down. */
 void topo_links_port_down(struct topo_links *t, struct topo_end e);
 void topo_links_switch_down(struct topo_links *t, uint64_t dpid);
+/* Forget e's link (down first if up, told with why): frames that come
+ * later make it anew, as a link never seen. */
+void topo_links_forget(struct topo_links *t, struct topo_end e, const char *why);
 
 size_t topo_links_count(const struct topo_links *t);
 /* Visit every link (fn must not change the table). */

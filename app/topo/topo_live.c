@@ -10,11 +10,6 @@ struct topo_live {
     struct topo_live_if **buckets;
 };
 
-static uint32_t end_hash(struct topo_end e)
-{
-    uint64_t v = e.dpid * 0x9e3779b97f4a7c15ull ^ (uint64_t)e.port * 0xc2b2ae3d27d4eb4full;
-    return (uint32_t)(v ^ (v >> 31));
-}
 
 struct topo_live *topo_live_create(uint32_t max, uint64_t dead_us)
 {
@@ -51,7 +46,7 @@ void topo_live_destroy(struct topo_live *l)
 
 static struct topo_live_if **slot(const struct topo_live *l, struct topo_end e)
 {
-    struct topo_live_if **pp = &l->buckets[end_hash(e) & l->mask];
+    struct topo_live_if **pp = &l->buckets[topo_end_hash(e) & l->mask];
 
     while (*pp && ((*pp)->end.dpid != e.dpid || (*pp)->end.port != e.port))
         pp = &(*pp)->hnext;

@@ -12,6 +12,7 @@
 
 #include "ctl_switches.h"
 #include "dpid.h"
+#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
 #include "topo_flow.h"
@@ -62,6 +63,7 @@ struct keep_job {
     struct topo_end *admin;             /* (dpid, port)s whose flags changed */
     size_t n_admin, cap_admin;
     struct topo_link_rec link;          /* a link whose enabled changed (id[0] set) */
+    bool forget_link_meta;              /* ... deleted: its metadata goes too */
     bool nomem;
 };
 
@@ -180,6 +182,13 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
                                  topo_admin_get(t->admin, j->admin[i].dpid, j->admin[i].port));
         if (rc == 0 && j->link.id[0])
             rc = topo_keep_link(t->store, &j->link, j->link.enabled);
+        if (rc == 0 && j->forget_link_meta) {
+            json_t *none = json_object();
+            rc = none ? topo_keep_meta(t->store, "link", j->link.id, none) : -ENOMEM;
+            json_decref(none);
+            if (rc == 0)
+                json_object_del(json_object_get(t->meta, "link"), j->link.id);
+        }
         pthread_mutex_unlock(&t->meta_lock);
     }
     free(j->admin);
@@ -221,8 +230,7 @@ static json_t *iface_json(struct topo_rest *t, const struct ctl_switch *s, const
     char id[40], d[24], mac[18];
     iface_id(s->dpid, p->port_no, id);
     dpid_format(s->dpid, d);
-    snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", p->hw_addr[0], p->hw_addr[1],
-             p->hw_addr[2], p->hw_addr[3], p->hw_addr[4], p->hw_addr[5]);
+    mac_format(p->hw_addr, mac);
     uint32_t f = topo_admin_get(t->admin, s->dpid, p->port_no);
     const struct topo_link_rec *l = topo_ctl_link_of(t->ctl, (struct topo_end){s->dpid, p->port_no});
     bool nni = l && l->active && !l->loop;
@@ -246,10 +254,13 @@ static json_t *iface_json(struct topo_rest *t, const struct ctl_switch *s, const
 
 static json_t *switch_json(struct topo_rest *t, const struct ctl_switch *s, unsigned idx)
 {
-    char d[24];
+    char d[24], conn[OFCD_PEER_STRLEN] = "";
     dpid_format(s->dpid, d);
+    /* Kytos: "address:port" of the switch's connection while it has one. */
+    if (s->up && s->info.peer_ip)
+        ofcd_peer_format(s->info.peer_ip, s->info.peer_port, conn);
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", d, "name", d,
-                          "dpid", d, "connection", "", "ofp_version", "0x04", "type", "switch",
+                          "dpid", d, "connection", conn, "ofp_version", "0x04", "type", "switch",
                           "manufacturer", s->info.desc.mfr_desc, "serial",
                           s->info.desc.serial_num, "hardware", s->info.desc.hw_desc, "software",
                           s->info.desc.sw_desc);
@@ -469,16 +480,36 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
         *out = json_pack("{s:o}", "links", links_json(t, cs));
         return 200;
     }
+    /* "{id}" (DELETE) or "{id}/enable|disable|metadata..." */
     char id[TOPO_LINK_ID_LEN + 1];
     const char *slash = strchr(rest, '/');
-    if (!slash || (size_t)(slash - rest) > TOPO_LINK_ID_LEN)
-        return rest_ext_error(out, 404, "Link not found");
-    memcpy(id, rest, (size_t)(slash - rest));
-    id[slash - rest] = '\0';
+    size_t idlen = slash ? (size_t)(slash - rest) : strlen(rest);
+    const char *tail = slash ? slash + 1 : "";
+    /* Kytos' words: DELETE says it with a full stop, the others without. */
+    const char *missing = *tail ? "Link not found" : "Link not found.";
+    if (idlen > TOPO_LINK_ID_LEN)
+        return rest_ext_error(out, 404, "%s", missing);
+    memcpy(id, rest, idlen);
+    id[idlen] = '\0';
     struct topo_link_rec *l = topo_ctl_find(t->ctl, id);
     if (!l)
-        return rest_ext_error(out, 404, "Link not found");
-    const char *tail = slash + 1;
+        return rest_ext_error(out, 404, "%s", missing);
+    if (!*tail) {
+        if (strcmp(q->method, "DELETE") != 0)
+            return not_allowed(q, out);
+        /* Kytos: only a disabled link; its kept records go with it. */
+        if (l->enabled)
+            return rest_ext_error(out, 409, "Link is not disabled.");
+        snprintf(job->link.id, sizeof(job->link.id), "%s", l->id);
+        job->link.a = l->a;
+        job->link.b = l->b;
+        job->link.enabled = true;               /* no record kept: as never disabled */
+        job->forget_link_meta = true;
+        topo_ctl_forget(t->ctl, id);
+        LOG_INFO("topology", "link %s deleted by REST", id);
+        *out = json_string(OK_TEXT);
+        return 200;
+    }
     if (strcmp(tail, "enable") == 0 || strcmp(tail, "disable") == 0) {
         if (strcmp(q->method, "POST") != 0)
             return not_allowed(q, out);

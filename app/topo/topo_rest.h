@@ -5,7 +5,8 @@
  *                              links; POST switches/{dpid}/enable|disable,
  *                              interfaces/{id}/enable|disable,
  *                              interfaces/switch/{dpid}/enable|disable,
- *                              links/{id}/enable|disable; GET|POST
+ *                              links/{id}/enable|disable; DELETE links/{id}
+ *                              (a disabled one: 409 otherwise); GET|POST
  *                              .../metadata and DELETE .../metadata/{key}
  *                              for switches, interfaces and links
  *   /api/kytos/of_lldp/v1      GET interfaces; POST interfaces/enable|disable

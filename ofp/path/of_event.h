@@ -35,6 +35,8 @@ struct of_event_up {
     struct ofp_features features;
     struct ofp_desc desc;
     uint32_t n_ports;
+    uint32_t peer_ip;           /* the switch's end of the connection, host order */
+    uint16_t peer_port;
 };
 
 /* An echo round trip ofcd measured on the switch's channel. */

@@ -331,7 +331,8 @@ static bool announce_up(struct of_rec *r)
     struct of_worker *w = r->w;
     const struct of_switch *sw = r->sw;
     struct of_event_up up = {.version = sw->version, .features = sw->features,
-                             .desc = sw->desc, .n_ports = sw->ports.n};
+                             .desc = sw->desc, .n_ports = sw->ports.n,
+                             .peer_ip = r->peer_ip, .peer_port = r->peer_port};
     size_t room = QMSG_LARGE_DATA - sizeof(struct of_event_hdr) - sizeof(up);
     size_t max_ports = room / sizeof(struct ofp_port);
     uint64_t missed;

@@ -9,13 +9,13 @@
 
 #include "ctl_switches.h"
 #include "ofp_wire.h"
+#include "dpid.h"
 #include "rest_priv.h"
 
 static json_t *port_json(const struct ofp_port *p)
 {
     char mac[18];
-    snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", p->hw_addr[0], p->hw_addr[1],
-             p->hw_addr[2], p->hw_addr[3], p->hw_addr[4], p->hw_addr[5]);
+    mac_format(p->hw_addr, mac);
     return json_pack("{s:I, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I}", "port_no",
                      (json_int_t)p->port_no, "name", p->name, "hw_addr", mac, "link",
                      (p->state & OFPPS_LINK_DOWN) ? "down" : "up", "admin_down",

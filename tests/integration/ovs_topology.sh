@@ -121,6 +121,11 @@ pass "link ids are Kytos-ng's"
 [ "$(curl -s "$API/interfaces" | python3 -c 'import json,sys; d=json.load(sys.stdin)["interfaces"]; print(d["'"$(iface 1 1)"'"]["link"] != "" and d["'"$(iface 1 1)"'"]["nni"])')" = True ] ||
     fail "interface $(iface 1 1) does not show its link"
 pass "interfaces name their links (nni)"
+# As Kytos shows a switch's connection: the switch's address:port (OVS
+# reaches ofcd from the tap's kernel side).
+c=$(curl -s "$API/switches" | python3 -c 'import json,sys; print(json.load(sys.stdin)["switches"][sys.argv[1]]["connection"])' "$(iface 1 0 | sed 's/:0$//')")
+echo "$c" | grep -Eq '^10\.66\.0\.1:[0-9]+$' || fail "br1's connection is '$c'"
+pass "switches show their connection ($c)"
 
 # PORT_STATUS: deleting br16's patch port to br6 takes the link down at
 # once (a port deleted), far sooner than link_timeout_s; re-added, it returns.
@@ -310,6 +315,21 @@ echo "$r" | grep -q '"status"' || fail "liveness of $(iface 13 1) lost over a re
 ovs_wait_flow br18 "dl_type=0x88cc" || fail "br18 has no LLDP flow after the restart"
 ovs_dump_flows br19 | grep -q "dl_type=0x88cc" && fail "br19 (disabled) got its LLDP flow back"
 pass "kept over a restart: a disabled link, LLDP off on an interface, a disabled switch, liveness"
+# DELETE links/{id}: refused for an enabled link (409), done for the disabled
+# one, which LLDP then finds again, enabled, as a new link.
+r=$(curl -s -w ' %{http_code}' -X DELETE "$API/links/$lid")
+[ "$r" = '{"description": "Link is not disabled.", "code": 409} 409' ] ||
+    echo "$r" | grep -q ' 409$' || fail "DELETE of an enabled link: $r"
+r=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$API/links/$off"); [ "$r" = 200 ] || fail "DELETE link: $r"
+end=$((SECONDS + 10))
+until curl -s "$API/links" | python3 -c '
+import json, sys
+l = json.load(sys.stdin)["links"].get(sys.argv[1])
+sys.exit(0 if l and l["enabled"] and l["active"] else 1)' "$off"; do
+    [ $SECONDS -lt $end ] || fail "the deleted link was not found again, enabled"
+    sleep 0.2
+done
+pass "DELETE links/{id}: 409 for an enabled link; the disabled one deleted, then rediscovered enabled"
 lldp=$(rest_metric 'ofcd_topology_lldp_total{what="lldp_sent"}')
 [ "$lldp" -gt 0 ] || fail "no LLDP sent after the restart"
 stop_ofcd

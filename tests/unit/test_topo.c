@@ -174,6 +174,22 @@ static void test_links_port_switch_moved_loop_full(void **state)
     topo_links_port_down(t, E(3, 1));
     assert_int_equal(ch.down, 1);
     assert_string_equal(ch.why, "a port went down");
+    /* Forgotten (an operator deleted it): down, told why; the next frames
+     * make it anew — one way first, up only when seen both ways again. */
+    topo_links_seen(t, E(2, 2), E(3, 1), SEC);
+    topo_links_seen(t, E(3, 1), E(2, 2), SEC);
+    assert_int_equal(ch.up, 3);
+    topo_links_forget(t, E(3, 1), "deleted");
+    assert_int_equal(ch.down, 2);
+    assert_string_equal(ch.why, "deleted");
+    topo_links_seen(t, E(2, 2), E(3, 1), SEC);
+    assert_int_equal(ch.up, 3);
+    topo_links_seen(t, E(3, 1), E(2, 2), SEC);
+    assert_int_equal(ch.up, 4);
+    topo_links_forget(t, E(3, 1), "deleted");
+    topo_links_forget(t, E(3, 1), "deleted");     /* none left: nothing told */
+    assert_int_equal(ch.down, 3);
+    ch.down = 1;
     topo_links_switch_down(t, 1);
     assert_int_equal(ch.down, 2);
     assert_string_equal(ch.why, "a switch disconnected");

@@ -326,6 +326,12 @@ static void test_keep_over_restart(void **state)
     assert_false(o2.l->active);
     assert_int_equal(o2.l->a.dpid, a.dpid);
     assert_int_equal(o2.l->b.port, b.port);
+    /* Forgotten (DELETE links/{id}): gone, and once only. */
+    char lid[TOPO_LINK_ID_LEN + 1];
+    strcpy(lid, o2.l->id);
+    assert_int_equal(topo_ctl_forget(c2, lid), 0);
+    assert_null(topo_ctl_find(c2, lid));
+    assert_int_equal(topo_ctl_forget(c2, lid), -ENOENT);
 
     json_decref(meta);
     json_decref(m);
