@@ -1163,7 +1163,7 @@ int store_kv_foreach(struct store *s, const char *prefix, store_kv_fn cb, void *
     }
     rc = plen ? mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE) : mdb_cursor_get(cur, &k, &v, MDB_FIRST);
     for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-        if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)
+        if (plen && (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0))
             break;                      /* keys sort bytewise: past the prefix */
         if (k.mv_size > STORE_KV_KEY_MAX)
             continue;

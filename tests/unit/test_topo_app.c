@@ -300,6 +300,8 @@ static void test_keep_over_restart(void **state)
     assert_int_equal(topo_keep_link(s, o.l, false), 0);
     /* A record that does not parse is skipped, not fatal. */
     assert_int_equal(store_kv_put(s, "topology/admin/nonsense", "x", 1), 0);
+    char id1[TOPO_LINK_ID_LEN + 1];
+    strcpy(id1, o.l->id);                         /* o.l goes with c1 */
     store_close(s);
     topo_ctl_destroy(c1);
 
@@ -312,7 +314,7 @@ static void test_keep_over_restart(void **state)
     char *text = json_dumps(meta, JSON_COMPACT | JSON_SORT_KEYS);
     char want[256];
     snprintf(want, sizeof(want), "{\"link\":{\"%s\":{\"owner\":\"ring\",\"weight\":7}}}",
-             o.l->id);
+             id1);
     assert_string_equal(text, want);
     free(text);
     assert_int_equal(topo_admin_get(ad, 0x1001, TOPO_ADMIN_SWITCH), TOPO_ADMIN_DISABLED);
