@@ -211,6 +211,14 @@ static void control_drain_events(struct app_ctx *app)
     }
 }
 
+static bool events_waiting(const struct app_ctx *app)
+{
+    for (unsigned c = 0; app->events && c < MSGQ_CLASSES; c++)
+        if (msgq_count(app->events, c))
+            return true;
+    return false;
+}
+
 /* Sleep until the workers' doorbell or timeout_ms, then take one pending
  * signal of set (0 = none). Signals are not waited for: a signalfd in the
  * poll would wake this thread for every signal the process gets — DPDK's
@@ -262,8 +270,7 @@ static void *control_main(void *arg)
         int timeout = next_periodic_ms > now ? (int)(next_periodic_ms - now) : 0;
         if (armed) {
             ofcd_doorbell_arm(&app->events_bell);
-            if (app->events && msgq_count(app->events, 0) + msgq_count(app->events, 1) +
-                                   msgq_count(app->events, 2) + msgq_count(app->events, 3))
+            if (events_waiting(app))
                 timeout = 0;              /* came between the last drain and the arming */
         } else if (timeout > CONTROL_BELL_MIN_MS) {
             timeout = CONTROL_BELL_MIN_MS;
