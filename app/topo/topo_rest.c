@@ -64,6 +64,8 @@ struct keep_job {
     size_t n_admin, cap_admin;
     struct topo_link_rec link;          /* a link whose enabled changed (id[0] set) */
     bool forget_link_meta;              /* ... deleted: its metadata goes too */
+    int lldp_flow;                      /* a switch's LLDP flow: +1 store, -1 delete */
+    uint64_t lldp_flow_dpid;
     bool nomem;
 };
 
@@ -165,7 +167,7 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
 }
 
 /* After the switch view's lock: the deferred metadata request, then the
- * flags and link states the request changed, written as they are now (so
+ * flags and link states the request changed and a switch's LLDP flow, written as they are now (so
  * concurrent requests leave the last state stored). A failed write keeps
  * the change in effect and says it is not kept. */
 static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, struct keep_job *j,
@@ -193,6 +195,14 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
     }
     free(j->admin);
     j->admin = NULL;
+    if (j->lldp_flow && t->store && t->fm) {
+        int frc = j->lldp_flow > 0 ? topo_flow_ensure(t->store, t->fm, j->lldp_flow_dpid)
+                                   : topo_flow_remove(t->store, t->fm, j->lldp_flow_dpid);
+        if (frc < 0)
+            LOG_WARN("topology", "switch %016" PRIx64 ": the LLDP flow was not %s: %s",
+                     j->lldp_flow_dpid, j->lldp_flow > 0 ? "stored" : "deleted",
+                     strerror(-frc));
+    }
     if (rc < 0 && status < 300) {
         LOG_ERR("topology", "%s %s: in effect, but not stored: %s", q->method, q->path,
                 strerror(-rc));
@@ -359,14 +369,10 @@ static unsigned switch_admin(struct topo_rest *t, struct keep_job *job, uint64_t
     if (topo_admin_set(t->admin, dpid, TOPO_ADMIN_SWITCH, f) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
     keep_admin_later(job, dpid, TOPO_ADMIN_SWITCH);
-    /* As of_lldp does on topology's switch events: the LLDP flow follows. */
-    if (t->store && t->fm) {
-        int rc = enable ? topo_flow_ensure(t->store, t->fm, dpid)
-                        : topo_flow_remove(t->store, t->fm, dpid);
-        if (rc < 0)
-            LOG_WARN("topology", "switch %016" PRIx64 ": the LLDP flow was not %s: %s", dpid,
-                     enable ? "stored" : "deleted", strerror(-rc));
-    }
+    /* As of_lldp does on topology's switch events: the LLDP flow follows
+     * (through the store: after the lock, in keep_flush). */
+    job->lldp_flow_dpid = dpid;
+    job->lldp_flow = enable ? 1 : -1;
     LOG_INFO("topology", "switch %016" PRIx64 " %s by REST", dpid, enable ? "enabled" : "disabled");
     *out = json_string(OK_TEXT);
     return 201;
