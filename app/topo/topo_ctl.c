@@ -41,6 +41,24 @@ void topo_end_id(struct topo_end e, char out[TOPO_END_ID_LEN])
     snprintf(out, TOPO_END_ID_LEN, "%s:%" PRIu32, d, e.port);
 }
 
+int topo_end_parse(const char *s, char sep, bool allow_switch, struct topo_end *e)
+{
+    const char *at = s ? strrchr(s, sep) : NULL;
+    char d[64], *end;
+
+    if (!at || (size_t)(at - s) >= sizeof(d) || !at[1])
+        return -EINVAL;
+    memcpy(d, s, (size_t)(at - s));
+    d[at - s] = '\0';
+    errno = 0;
+    unsigned long p = strtoul(at + 1, &end, 10);
+    if (*end || errno || (p == 0 && !allow_switch) || p > UINT32_MAX ||
+        dpid_parse(d, &e->dpid) < 0)
+        return -EINVAL;
+    e->port = (uint32_t)p;
+    return 0;
+}
+
 void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LEN + 1])
 {
     char ia[TOPO_END_ID_LEN], ib[TOPO_END_ID_LEN], raw[2 * TOPO_END_ID_LEN + 1];

@@ -74,22 +74,6 @@ struct load {
     unsigned bad;
 };
 
-static int end_parse(const char *s, struct topo_end *e)
-{
-    const char *colon = s ? strrchr(s, ':') : NULL;
-    char d[32], *end;
-
-    if (!colon || (size_t)(colon - s) >= sizeof(d))
-        return -EINVAL;
-    memcpy(d, s, (size_t)(colon - s));
-    d[colon - s] = '\0';
-    unsigned long p = strtoul(colon + 1, &end, 10);
-    if (*end || p == 0 || p > UINT32_MAX || dpid_parse(d, &e->dpid) < 0)
-        return -EINVAL;
-    e->port = (uint32_t)p;
-    return 0;
-}
-
 static json_t *parse(const void *val, size_t len)
 {
     json_t *j = json_loadb(val, len, 0, NULL);
@@ -129,21 +113,9 @@ static int load_admin(struct load *L, const char *key, const void *val, size_t l
     memcpy(v, val, len);
     v[len] = '\0';
     unsigned long f = strtoul(v, &end, 10);
-    /* "dpid/port": the same text as an interface id, '/' for ':'. */
-    char id[64];
-    snprintf(id, sizeof(id), "%s", key + strlen(KEEP_ADMIN));
-    char *slash = strrchr(id, '/');
-    if (*end || f > UINT32_MAX || !slash)
+    /* "dpid/port", port 0 the switch itself. */
+    if (*end || f > UINT32_MAX || topo_end_parse(key + strlen(KEEP_ADMIN), '/', true, &e) < 0)
         return -EINVAL;
-    *slash = ':';
-    if (strcmp(slash + 1, "0") == 0) {
-        *slash = '\0';
-        if (dpid_parse(id, &e.dpid) < 0)
-            return -EINVAL;
-        e.port = TOPO_ADMIN_SWITCH;
-    } else if (end_parse(id, &e) < 0) {
-        return -EINVAL;
-    }
     if (topo_admin_set(L->admin, e.dpid, e.port, (uint32_t)f) < 0 ||
         ((f & TOPO_ADMIN_LIVENESS) && topo_live_enable(topo_ctl_live(L->ctl), e) < 0))
         LOG_WARN("topology", "%s: no room (topology.max_interfaces): not restored", key);
@@ -156,8 +128,8 @@ static int load_link(struct load *L, const char *key, const void *val, size_t le
     struct topo_end a, b;
     int rc = -EINVAL;
 
-    if (j && end_parse(json_string_value(json_object_get(j, "a")), &a) == 0 &&
-        end_parse(json_string_value(json_object_get(j, "b")), &b) == 0) {
+    if (j && topo_end_parse(json_string_value(json_object_get(j, "a")), ':', false, &a) == 0 &&
+        topo_end_parse(json_string_value(json_object_get(j, "b")), ':', false, &b) == 0) {
         rc = 0;
         if (topo_ctl_restore(L->ctl, a, b, false) < 0)
             LOG_WARN("topology", "%s: no room (topology.max_links): not restored", key);

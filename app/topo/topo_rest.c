@@ -27,21 +27,15 @@ static void iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
     topo_end_id((struct topo_end){dpid, port}, out);
 }
 
-/* "dpid:port" (the dpid in either form dpid_parse reads). */
+/* An interface id, "dpid:port", into its two parts. */
 static int iface_parse(const char *s, uint64_t *dpid, uint32_t *port)
 {
-    const char *colon = strrchr(s, ':');
-    char d[64], *end;
+    struct topo_end e;
 
-    if (!colon || (size_t)(colon - s) >= sizeof(d) || !colon[1])
+    if (topo_end_parse(s, ':', false, &e) < 0)
         return -EINVAL;
-    memcpy(d, s, (size_t)(colon - s));
-    d[colon - s] = '\0';
-    errno = 0;
-    unsigned long p = strtoul(colon + 1, &end, 10);
-    if (*end || errno || p == 0 || p > UINT32_MAX || dpid_parse(d, dpid) < 0)
-        return -EINVAL;
-    *port = (uint32_t)p;
+    *dpid = e.dpid;
+    *port = e.port;
     return 0;
 }
 
@@ -84,6 +78,14 @@ static void keep_admin_later(struct keep_job *j, uint64_t dpid, uint32_t port)
         j->cap_admin = nc;
     }
     j->admin[j->n_admin++] = (struct topo_end){dpid, port};
+}
+
+static void keep_link_later(struct keep_job *j, const struct topo_link_rec *l, bool enabled)
+{
+    snprintf(j->link.id, sizeof(j->link.id), "%s", l->id);
+    j->link.a = l->a;
+    j->link.b = l->b;
+    j->link.enabled = enabled;
 }
 
 /* The metadata of kind/id, routed once the lock is gone (the entity was
@@ -506,10 +508,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
         /* Kytos: only a disabled link; its kept records go with it. */
         if (l->enabled)
             return rest_ext_error(out, 409, "Link is not disabled.");
-        snprintf(job->link.id, sizeof(job->link.id), "%s", l->id);
-        job->link.a = l->a;
-        job->link.b = l->b;
-        job->link.enabled = true;               /* no record kept: as never disabled */
+        keep_link_later(job, l, true);          /* no record kept: as never disabled */
         job->forget_link_meta = true;
         topo_ctl_forget(t->ctl, id);
         LOG_INFO("topology", "link %s deleted by REST", id);
@@ -520,10 +519,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
         if (strcmp(q->method, "POST") != 0)
             return not_allowed(q, out);
         l->enabled = tail[0] == 'e';
-        snprintf(job->link.id, sizeof(job->link.id), "%s", l->id);
-        job->link.a = l->a;
-        job->link.b = l->b;
-        job->link.enabled = l->enabled;
+        keep_link_later(job, l, l->enabled);
         LOG_INFO("topology", "link %s %s by REST", id, l->enabled ? "enabled" : "disabled");
         *out = json_string(OK_TEXT);
         return 201;
@@ -736,10 +732,10 @@ static unsigned live_set(struct topo_rest *t, struct keep_job *job, const struct
         goto done;
     }
     json_array_foreach(ids, i, v) {
-        uint64_t dpid;
-        uint32_t port;
-        iface_parse(json_string_value(v), &dpid, &port);
-        struct topo_end end = {dpid, port};
+        struct topo_end end;
+        topo_end_parse(json_string_value(v), ':', false, &end);   /* checked above */
+        uint64_t dpid = end.dpid;
+        uint32_t port = end.port;
         uint32_t f = topo_admin_get(t->admin, dpid, port);
         if (enable) {
             if (topo_live_enable(live, end) < 0 ||
