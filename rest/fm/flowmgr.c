@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dpid.h"
+#include "json_u64.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -870,12 +871,11 @@ static int load_one(const struct store_flow *sf, void *arg)
 {
     struct load_ctx *lc = arg;
     struct flowmgr *fm = lc->fm;
-    json_error_t je;
     char err[256];
 
     if (sf->state == STORE_FLOW_DELETED)
         return 0;                    /* only listed, until purged */
-    json_t *j = json_loadb(sf->json, sf->json_len, 0, &je);
+    json_t *j = json_u64_load_record(sf->json, sf->json_len);
     struct flow_spec *spec = malloc(sizeof(*spec));
     int rc = j && spec ? flow_json_parse(j, false, spec, err, sizeof(err)) : -EINVAL;
 

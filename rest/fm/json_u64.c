@@ -242,3 +242,79 @@ int json_u64_top_field(const char *t, size_t len, const char *key, uint64_t *out
     }
     return -EINVAL;
 }
+
+/* ---- the text of an array's elements ----------------------------------- */
+
+/* The value of member key of the object at t[i], the last one when the key
+ * repeats (as jansson keeps it); len when there is none or the text cannot
+ * be walked. A key is compared as written. */
+static size_t member_value(const char *t, size_t len, size_t i, const char *key)
+{
+    size_t klen = strlen(key), found = len;
+
+    if (i >= len || t[i] != '{')
+        return len;
+    i = skip_ws(t, len, i + 1);
+    if (i < len && t[i] == '}')
+        return len;
+    while (i < len && t[i] == '"') {
+        size_t end = skip_string(t, len, i);
+        bool hit = end - i == klen + 2 && memcmp(t + i + 1, key, klen) == 0;
+        i = skip_ws(t, len, end);
+        if (i >= len || t[i] != ':')
+            return len;
+        i = skip_ws(t, len, i + 1);
+        if (hit)
+            found = i;
+        i = skip_ws(t, len, skip_value(t, len, i));
+        if (i < len && t[i] == '}')
+            return found;
+        if (i >= len || t[i] != ',')
+            return len;
+        i = skip_ws(t, len, i + 1);
+    }
+    return len;
+}
+
+int json_u64_array_spans(const char *t, size_t len, const char *const *path, size_t depth,
+                         struct json_u64_span *spans, size_t max)
+{
+    size_t i = skip_ws(t, len, 0), n = 0;
+
+    for (size_t d = 0; d < depth; d++)
+        if ((i = member_value(t, len, i, path[d])) >= len)
+            return -EINVAL;
+    if (t[i] != '[')
+        return -EINVAL;
+    i = skip_ws(t, len, i + 1);
+    if (i < len && t[i] == ']')
+        return 0;
+    while (i < len) {
+        size_t end = skip_value(t, len, i);
+        if (end >= len || end == i)
+            return -EINVAL;
+        if (n == max)
+            return -E2BIG;
+        spans[n].off = i;
+        spans[n].len = end - i;
+        n++;
+        i = skip_ws(t, len, end);
+        if (i < len && t[i] == ']')
+            return (int)n;
+        if (i >= len || t[i] != ',')
+            return -EINVAL;
+        i = skip_ws(t, len, i + 1);
+    }
+    return -EINVAL;
+}
+
+json_t *json_u64_load_record(const char *buf, size_t len)
+{
+    json_error_t je;
+    json_t *j = json_u64_loadb(buf, len, &je);
+
+    /* Records stored before 2026-12-02 were dumped from parsed values and
+     * hold any integer above INT64_MAX as a marker string already, which
+     * json_u64_loadb refuses (U+0001 in a string): read them as they are. */
+    return j ? j : json_loadb(buf, len, 0, &je);
+}

@@ -27,6 +27,11 @@
  * filled on bad JSON or a U+0001 inside a string. */
 json_t *json_u64_loadb(const char *buf, size_t len, json_error_t *err);
 
+/* A stored flow's text (see rest_flows.c) as JSON, integers above INT64_MAX
+ * as markers whether the text holds them bare (as the client sent them) or
+ * as markers already. NULL when it is not JSON. New reference. */
+json_t *json_u64_load_record(const char *buf, size_t len);
+
 /* A marker string's value: 1 and *out for an exact one, -1 for one above
  * 2^64 - 1 (out of range), 0 for a string that is no marker. */
 int json_u64_marker_value(const char *s, uint64_t *out);
@@ -47,5 +52,23 @@ size_t json_u64_fixup(char *text);
  * compared as written (a key spelt with escapes does not match).
  */
 int json_u64_top_field(const char *t, size_t len, const char *key, uint64_t *out);
+
+/* Where one value's text is in a larger text. */
+struct json_u64_span {
+    size_t off, len;
+};
+
+/*
+ * The text of every element of the array found by following the object
+ * members path[0..depth) from the top of the JSON text t (the last member
+ * where a key repeats, as jansson keeps it), so a request's flows can be
+ * stored as the client wrote them without dumping each one again. The
+ * count with spans[0..count) filled; -EINVAL when t cannot be walked that
+ * way (the caller then dumps the parsed values instead); -E2BIG when there
+ * are more than max. t must be JSON that json_u64_loadb() accepted: the walk
+ * checks structure, not every token.
+ */
+int json_u64_array_spans(const char *t, size_t len, const char *const *path, size_t depth,
+                         struct json_u64_span *spans, size_t max);
 
 #endif

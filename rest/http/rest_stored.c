@@ -123,12 +123,11 @@ static uint64_t json_cookie(const json_t *flow)
  * (or out of memory: the caller cannot tell, and need not). */
 static json_t *stored_record(const struct store_flow *f, const struct stored_q *sq)
 {
-    json_error_t je;
     char hex[24], dp[24];
 
     if (sq->state_given && !(sq->states & 1u << f->state))
         return NULL;
-    json_t *flow = json_loadb(f->json, f->json_len, 0, &je);
+    json_t *flow = json_u64_load_record(f->json, f->json_len);
     if (!flow)
         flow = json_null();
     if (!rest_cookie_query_match(&sq->cookies, json_cookie(flow))) {

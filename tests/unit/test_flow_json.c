@@ -818,6 +818,69 @@ static void test_top_field_scan(void **state)
     assert_int_equal(TOP("{\"a\": \"b", "priority", &v), -EINVAL);
 }
 
+/* The flows' own text, as the store keeps it: each element of the array a
+ * member path leads to, the last of repeated keys (as jansson keeps), in
+ * spite of whitespace, nesting and brackets inside strings; anything that
+ * cannot be walked so is refused (the caller dumps instead). */
+static void test_array_spans(void **state)
+{
+    static const char body[] =
+        "{ \"flows\": [9], \"force\": true,\n \"flows\" : [ {\"priority\": 5,"
+        " \"match\": {\"in_port\": 1}} ,{\"owner\": \"a]},\\\"\"},\n{} ] }";
+    const char *top[] = {"flows"};
+    struct json_u64_span sp[4];
+    (void)state;
+
+    assert_int_equal(json_u64_array_spans(body, strlen(body), top, 1, sp, 4), 3);
+    assert_int_equal(sp[0].len, strlen("{\"priority\": 5, \"match\": {\"in_port\": 1}}"));
+    assert_memory_equal(body + sp[0].off, "{\"priority\": 5, \"match\"", 23);
+    assert_memory_equal(body + sp[1].off, "{\"owner\": \"a]},\\\"\"}", sp[1].len);
+    assert_memory_equal(body + sp[2].off, "{}", 2);
+    /* Each span is that element's JSON: it loads to what jansson made of it. */
+    json_t *all = load(body), *e = json_u64_load_record(body + sp[1].off, sp[1].len);
+    assert_true(json_equal(e, json_array_get(json_object_get(all, "flows"), 1)));
+    json_decref(e);
+    json_decref(all);
+    assert_int_equal(json_u64_array_spans(body, strlen(body), top, 1, sp, 2), -E2BIG);
+
+    static const char nested[] = "{\"00:00:00:00:00:00:00:01\": {\"flows\": [{\"a\": 1}]}}";
+    const char *path[] = {"00:00:00:00:00:00:00:01", "flows"};
+    assert_int_equal(json_u64_array_spans(nested, strlen(nested), path, 2, sp, 4), 1);
+    assert_memory_equal(nested + sp[0].off, "{\"a\": 1}", sp[0].len);
+    const char *other[] = {"00:00:00:00:00:00:00:02", "flows"};
+    assert_int_equal(json_u64_array_spans(nested, strlen(nested), other, 2, sp, 4), -EINVAL);
+
+#define SPANS(lit) json_u64_array_spans(lit, strlen(lit), top, 1, sp, 4)
+    assert_int_equal(SPANS("{\"flows\": []}"), 0);
+    assert_int_equal(SPANS("{\"flows\": {}}"), -EINVAL);
+    assert_int_equal(SPANS("{\"fl\\u006fws\": [1]}"), -EINVAL);   /* key spelt with escapes */
+    assert_int_equal(SPANS("[{\"flows\": [1]}]"), -EINVAL);
+    assert_int_equal(SPANS("{\"flows\": [1, 2"), -EINVAL);       /* truncated */
+    assert_int_equal(SPANS("{\"flows\": [{\"a\": 1}"), -EINVAL);
+#undef SPANS
+}
+
+/* A stored text holds large integers bare (a client's own text) or, when
+ * stored by an older ofcd, as markers already: both load to markers. */
+static void test_load_record(void **state)
+{
+    static const char bare[] = "{\"cookie\": 18446744073709551615}";
+    static const char marked[] = "{\"cookie\": \"\\u0001u64:18446744073709551615\"}";
+    uint64_t v = 0;
+    (void)state;
+
+    json_t *a = json_u64_load_record(bare, strlen(bare));
+    json_t *b = json_u64_load_record(marked, strlen(marked));
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(json_u64_marker_value(json_string_value(json_object_get(a, "cookie")), &v), 1);
+    assert_true(v == UINT64_MAX);
+    assert_true(json_equal(a, b));
+    json_decref(a);
+    json_decref(b);
+    assert_null(json_u64_load_record("{", 1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -837,6 +900,8 @@ int main(void)
         cmocka_unit_test(test_from_entry),
         cmocka_unit_test(test_u64_edges),
         cmocka_unit_test(test_top_field_scan),
+        cmocka_unit_test(test_array_spans),
+        cmocka_unit_test(test_load_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

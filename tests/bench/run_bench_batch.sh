@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Batched installs (issue 13): FLOWS flows in POSTs of 1,000 flows each
+# (8 client connections, keep-alive) spread over 100 emulated switches,
+# flow pacing off. Prints, per round: flows/s accepted (every POST answered
+# 202, i.e. durable), flows/s confirmed (every flow barrier-confirmed,
+# `installed`), ofcd's RSS growth per stored flow and the store's bytes on
+# disk per flow. The bodies are made before the clock starts, so the
+# client's JSON encoding is not measured. Prints, never asserts. Needs root.
+#
+#   FLOWS      flows per round (default 1,000,000)
+#   ROUNDS     rounds, each on a fresh ofcd (default 1; medians printed)
+#   DATA_BASE  directory for ofcd's data dir (default /tmp)
+#   PERF=1     perf record -g of ofcd while the POSTs are sent (round 1):
+#              report in OUT_DIR/batch_perf.txt
+#   OFCD_EXTRA more ofcd arguments
+#
+# usage: run_bench_batch.sh OFCD_BINARY CONFIG_FILE EMULATOR [OUT_DIR]
+set -uo pipefail
+OFCD=$1
+CONF=$2
+EMU=$3
+OUT=${4:-$(mktemp -d /tmp/ofcd-bench-batch.XXXXXX)}
+mkdir -p "$OUT"
+FLOWS=${FLOWS:-1000000}
+ROUNDS=${ROUNDS:-1}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"     # wait_for_line, rest_metric
+work=$(mktemp -d "${DATA_BASE:-/tmp}/ofcd-bench-batch.XXXXXX")
+API=http://127.0.0.1:8181
+pids=()
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do
+        kill -TERM "$p" 2>/dev/null && timeout 10 tail -s 0.05 --pid="$p" -f /dev/null
+        kill -KILL "$p" 2>/dev/null
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
+anon_kb() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
+
+# One round: prints "accepted_flows_s confirmed_flows_s rss_b_per_flow
+# disk_b_per_flow anon_b_per_flow cpu_us_per_flow" (anon: RssAnon, the heap; the rest of
+# the RSS growth is the store's file pages mapped by LMDB, page cache that
+# the kernel may reclaim).
+round() {
+    local r=$1 opid epid r0 r1 t0 t1 t2 db perfpid=
+    rm -rf "$work/var"
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+        --openflow.stats_interval_s=0 --flow_manager.pacing_per_s=0 \
+        --flow_manager.consistency=false ${OFCD_EXTRA:-} >"$work/ofcd.log" 2>&1 &
+    opid=$!
+    pids+=($opid)
+    wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60 >/dev/null
+    grep -q "ofcd ready" "$work/ofcd.log" || { tail "$work/ofcd.log" >&2; echo "ofcd did not start" >&2; return 1; }
+    "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 1000 \
+        --dpid-base 40000000 --duration 600 --quiet >"$work/emu.out" 2>&1 &
+    epid=$!
+    pids+=($epid)
+    for _ in $(seq 300); do
+        [ "$(rest_metric ofcd_switches_up)" = 100 ] && break
+        sleep 0.1
+    done
+    sleep 1                                  # let start-up allocations settle
+    r0=$(rss_kb $opid)
+    a0=$(anon_kb $opid)
+    c0=$(cpu_ticks $opid)
+    if [ "${PERF:-}" = 1 ] && [ "$r" = 1 ]; then
+        perf record ${PERF_ARGS:--g} -p $opid -o "$work/perf.data" >/dev/null 2>&1 &
+        perfpid=$!
+    fi
+    python3 - "$API" 40000000 "$FLOWS" "$work/times" <<'PY' || return 1
+import concurrent.futures, http.client, json, sys, time
+api, base, n, times = sys.argv[1].split("//")[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def dpid(i):
+    return ":".join(f"{(base + i) >> s & 0xff:02x}" for s in range(56, -8, -8))
+posts = n // 1000
+bodies = [json.dumps({"flows": [{"priority": 100, "match": {"dl_type": 2048, "nw_dst": "10.%d.%d.%d" % (
+    k >> 8 & 0xff, k & 0xff, j % 250), "in_port": j // 250 + 1},
+    "actions": [{"action_type": "output", "port": 1}]} for j in range(1000)]}).encode()
+    for k in range(posts)]
+conns = 8
+def sender(w):
+    c = http.client.HTTPConnection(api, timeout=300)
+    bad = []
+    for k in range(w, posts, conns):
+        c.request("POST", "/api/kytos/flow_manager/v2/flows/" + dpid(k % 100), bodies[k],
+                  {"Content-Type": "application/json"})
+        r = c.getresponse()
+        r.read()
+        if r.status != 202:
+            bad.append(r.status)
+    return bad
+t0 = time.time_ns()
+with concurrent.futures.ThreadPoolExecutor(conns) as ex:
+    bad = sum(ex.map(sender, range(conns)), [])
+t1 = time.time_ns()
+open(times, "w").write(f"{t0} {t1}\n")
+if bad:
+    print(f"({len(bad)} of {posts} POSTs not 202: {sorted(set(bad))})", file=sys.stderr)
+PY
+    [ -n "$perfpid" ] && { kill -INT $perfpid; wait $perfpid 2>/dev/null; }
+    for _ in $(seq 1200); do
+        [ "$(rest_metric 'ofcd_flows{state="installed"}')" -ge "$FLOWS" ] 2>/dev/null && break
+        sleep 0.05
+    done
+    t2=$(date +%s%N)
+    read -r t0 t1 <"$work/times"
+    r1=$(rss_kb $opid)
+    a1=$(anon_kb $opid)
+    c1=$(cpu_ticks $opid)
+    db=$(du -sb "$work/var" | awk '{ print $1 }')
+    if [ -n "$perfpid" ]; then
+        { echo "== by thread"
+          perf report -i "$work/perf.data" --no-children -g none --sort comm --stdio 2>/dev/null |
+              grep '%' | head -20
+          echo "== by thread and library"
+          perf report -i "$work/perf.data" --no-children -g none --sort comm,dso --stdio 2>/dev/null |
+              grep '%' | head -30
+          echo "== by thread and symbol"
+          perf report -i "$work/perf.data" --no-children -g none --sort comm,dso,symbol --stdio \
+              2>/dev/null | grep '%' | head -80
+          echo "== callers (children)"
+          perf report -i "$work/perf.data" --children -g none --sort comm,symbol --stdio \
+              2>/dev/null | grep '%' | head -80; } >"$OUT/batch_perf.txt"
+    fi
+    kill -TERM $epid $opid 2>/dev/null
+    timeout 10 tail -s 0.05 --pid=$opid -f /dev/null
+    python3 -c "
+n, t0, t1, t2 = $FLOWS, $t0, $t1, $t2
+print(f'{n / ((t1 - t0) / 1e9):.0f} {n / ((t2 - t0) / 1e9):.0f} {($r1 - $r0) * 1024 / n:.0f} {$db / n:.0f} {($a1 - $a0) * 1024 / n:.0f} {($c1 - $c0) * 1e6 / $(getconf CLK_TCK) / n:.2f}')"
+}
+
+echo "== batched installs: $FLOWS flows, POSTs of 1,000 flows, 100 emulated switches, $ROUNDS round(s) =="
+: >"$work/rounds"
+for r in $(seq "$ROUNDS"); do
+    line=$(round "$r") || { echo "round $r failed"; exit 1; }
+    echo "round $r: accepted $(echo $line | cut -d' ' -f1) flows/s, confirmed $(echo $line | cut -d' ' -f2) flows/s," \
+         "RSS $(echo $line | cut -d' ' -f3) B/flow (heap $(echo $line | cut -d' ' -f5)), store $(echo $line | cut -d' ' -f4) B/flow on disk," \
+         "ofcd CPU $(echo $line | cut -d' ' -f6) us/flow"
+    echo "$line" >>"$work/rounds"
+done
+python3 - "$work/rounds" "$OUT/batch.json" <<'PY'
+import json, statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+med = [statistics.median(c) for c in zip(*rows)]
+keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow"]
+json.dump(dict(zip(keys, med)), open(sys.argv[2], "w"), indent=1)
+print(f"median: accepted {med[0]:,.0f} flows/s, confirmed {med[1]:,.0f} flows/s, "
+      f"RSS {med[2]:.0f} B/flow (heap {med[4]:.0f}), store {med[3]:.0f} B/flow on disk, "
+      f"ofcd CPU {med[5]:.2f} us/flow")
+PY
