@@ -177,33 +177,39 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
 
 /* ---- encoding ---------------------------------------------------------------- */
 
-uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
+int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap,
+                            size_t *len)
 {
     struct ofp_msg m;
     struct ofp_buf b;
-    uint8_t small[2048];
-    uint8_t *big = NULL, *out;
 
-    memset(&m, 0, sizeof(m));
-    m.hdr.version = OFP13_VERSION;
-    m.hdr.type = OFPT_FLOW_MOD;
+    m.hdr = (struct ofp_hdr){.version = OFP13_VERSION, .type = OFPT_FLOW_MOD};
     m.u.flow_mod = *fmod;
+    ofp_buf_init(&b, buf, cap);
+    int rc = ofp_encode(&b, &m);
+    if (rc == 0)
+        *len = b.len;
+    return rc;
+}
+
+uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
+{
+    uint8_t small[FM_WIRE_SMALL];
+    uint8_t *big = NULL, *out;
+    const uint8_t *from = small;
+
     /* Nearly every flow fits the stack buffer; only long action lists
      * need the 64 KiB an OpenFlow message may take. */
-    ofp_buf_init(&b, small, sizeof(small));
-    int rc = ofp_encode(&b, &m);
+    int rc = fm_encode_flow_mod_into(fmod, small, sizeof(small), len);
     if (rc == -ENOSPC) {
-        big = malloc(QMSG_LARGE_DATA);
-        if (!big)
+        if (!(big = malloc(QMSG_LARGE_DATA)))
             return NULL;
-        ofp_buf_init(&b, big, QMSG_LARGE_DATA);
-        rc = ofp_encode(&b, &m);
+        rc = fm_encode_flow_mod_into(fmod, big, QMSG_LARGE_DATA, len);
+        from = big;
     }
-    out = rc == 0 ? malloc(b.len) : NULL;
-    if (out) {
-        memcpy(out, b.data, b.len);
-        *len = b.len;
-    }
+    out = rc == 0 ? malloc(*len) : NULL;
+    if (out)
+        memcpy(out, from, *len);
     free(big);
     return out;
 }
@@ -739,6 +745,27 @@ int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s
     return rc;
 }
 
+/* Which of a batch's flows the store holds in the version given: called in
+ * the order of match_ids, for the keys stored. */
+struct ours_ctx {
+    const uint64_t *match_ids, *flow_ids;
+    size_t n, next;
+    bool *ours;
+};
+
+static int mark_ours(const struct store_flow *f, void *arg)
+{
+    struct ours_ctx *oc = arg;
+
+    while (oc->next < oc->n && oc->match_ids[oc->next] != f->match_id)
+        oc->next++;
+    if (oc->next == oc->n)
+        return 1;
+    oc->ours[oc->next] = f->flow_id == oc->flow_ids[oc->next] && f->state != STORE_FLOW_DELETED;
+    oc->next++;
+    return 0;
+}
+
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
@@ -751,19 +778,24 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
         pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
     }
+    /* Under the lock, the store's committed version decides: a request that
+     * replaced a flow after ours mirrors its own version. One snapshot for
+     * all of them (a read transaction per flow was 6% of a batch's CPU). */
+    struct ours_ctx oc = {match_ids, flow_ids, n, 0, calloc(n ? n : 1, sizeof(bool))};
+    if (!oc.ours || store_get_each(fm->store, dpid, match_ids, n, mark_ours, &oc) < 0) {
+        free(oc.ours);
+        pthread_mutex_unlock(&fm->lock);
+        return -ENOMEM;
+    }
     for (size_t i = 0; i < n && rc == 0; i++) {
-        /* Under the lock, the store's committed version decides: a request
-         * that replaced this flow after ours mirrors its own version. */
-        struct store_flow cur;
-        if (store_get(fm->store, dpid, match_ids[i], &cur) < 0)
+        if (!oc.ours[i])
             continue;
-        bool ours = cur.flow_id == flow_ids[i] && cur.state != STORE_FLOW_DELETED;
-        store_flow_release(&cur);
-        if (!ours)
-            continue;
+        uint8_t small[FM_WIRE_SMALL];
+        uint8_t *big = NULL;
+        const uint8_t *wire = small;
         size_t len;
-        uint8_t *wire = fm_encode_flow_mod(&specs[i].fm, &len);
-        if (!wire) {
+        if (fm_encode_flow_mod_into(&specs[i].fm, small, sizeof(small), &len) < 0 &&
+            !(wire = big = fm_encode_flow_mod(&specs[i].fm, &len))) {
             rc = -ENOMEM;
             break;
         }
@@ -774,8 +806,9 @@ int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs
             rc = -ENOMEM;
         else if (sw->up)
             rc = fm_queue(fm, sw, o, true, match_ids[i], flow_ids[i], wire, len);
-        free(wire);
+        free(big);
     }
+    free(oc.ours);
     fm_pump(fm, sw, now);
     pthread_mutex_unlock(&fm->lock);
     return rc;

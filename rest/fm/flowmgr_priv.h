@@ -108,7 +108,14 @@ int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
              uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len);
 /* fmod as a FLOW_MOD on the wire (xid 0, patched at send) in a malloc'd
  * buffer (*len bytes), or NULL. */
+/* A FLOW_MOD (xid 0) in a malloc'd buffer of *len bytes; NULL when out of
+ * memory or it cannot be encoded. */
 uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len);
+/* The same into buf: 0, or -ENOSPC when cap is too small (nearly every
+ * flow fits FM_WIRE_SMALL). */
+#define FM_WIRE_SMALL 2048
+int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap,
+                            size_t *len);
 /* The next control-thread xid of sw (top bit set). */
 uint32_t fm_next_xid(struct fm_switch *sw);
 /* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
