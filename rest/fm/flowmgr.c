@@ -103,7 +103,7 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
                                   uint64_t flow_id, uint8_t state, unsigned owner,
                                   const uint8_t *wire, size_t len)
 {
-    struct fm_flow *f = malloc(sizeof(*f) + len);
+    struct fm_flow *f = fm_slab_alloc(&fm->slab, sizeof(*f) + len);
     if (!f)
         return NULL;
     f->match_id = match_id;
@@ -126,7 +126,7 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
             f->hnext = old->hnext;
             count_state(fm, old->state, -1);
             *pp = f;
-            free(old);
+            fm_slab_free(&fm->slab, old, sizeof(*old) + old->len);
             count_state(fm, state, 1);
             return f;
         }
@@ -153,7 +153,7 @@ static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_
         *pp = f->hnext;
         count_state(fm, f->state, -1);
         sw->n_flows--;
-        free(f);
+        fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
         return true;
     }
     return false;
@@ -637,7 +637,7 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
         while (sw->buckets[i]) {
             struct fm_flow *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
-            free(f);
+            fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
         }
     free(sw->buckets);
     fm_snap_free(sw);
@@ -946,6 +946,7 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     fm->env = *env;
     fm->store = store;
     pthread_mutex_init(&fm->lock, NULL);
+    fm_slab_init(&fm->slab);
     struct load_ctx lc = {.fm = fm};
     int rc = store_foreach(store, NULL, load_one, &lc);
     if (rc < 0) {
@@ -971,6 +972,7 @@ void flowmgr_destroy(struct flowmgr *fm)
             switch_free(fm, sw);
         }
     free(fm->sw_buckets);
+    fm_slab_destroy(&fm->slab);
     pthread_mutex_destroy(&fm->lock);
     free(fm);
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "flowmgr.h"
+#include "fm_slab.h"
 
 /* One stored flow as the flow manager mirrors it. */
 struct fm_flow {
@@ -89,6 +90,7 @@ struct flowmgr {
     struct flowmgr_env env;
     struct store *store;
     pthread_mutex_t lock;
+    struct fm_slab slab;            /* the mirror's entries (under lock) */
     struct fm_switch **sw_buckets;
     size_t n_sw_buckets;
     uint64_t last_forget_us;
