@@ -335,9 +335,9 @@ const struct cfg_key cfg_keys[] = {
                "(empty = none)"),
     CFG_UINT("flow_manager", "store_map_mb", fm_store_map_mb, 16, 1048576, "1024",
              "size limit of the flow store (LMDB map) under app.data_dir, MiB"),
-    CFG_UINT("flow_manager", "store_linger_us", fm_store_linger_us, 0, 100000, "0",
-             "after a change arrives, how long the store waits for more to share its "
-             "commit, µs (0 = commit at once)"),
+    CFG_UINT("flow_manager", "store_linger_us", fm_store_linger_us, 0, 100000, "500",
+             "after a change arrives, how long at most the store waits for more to share "
+             "its commit, and a quarter of it after the last, µs (0 = commit at once)"),
 
     CFG_STRING("app", "data_dir", data_dir, "./var",
                "directory of the flow store and other state"),

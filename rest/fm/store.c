@@ -122,6 +122,7 @@ struct store {
     unsigned queued;
     unsigned async_queued;
     unsigned fg_queued;       /* queued ops a caller waits for (blocking or done_cb) */
+    struct timespec fg_last;  /* CLOCK_MONOTONIC: when the last of them was queued */
     bool stopping;
     struct store_stats st;
 
@@ -666,6 +667,44 @@ static void store_wait_company(struct store *s)
             break;
 }
 
+static struct timespec ts_plus_us(struct timespec t, unsigned us)
+{
+    t.tv_nsec += (long)(us % 1000000u) * 1000;
+    t.tv_sec += us / 1000000u + t.tv_nsec / 1000000000;
+    t.tv_nsec %= 1000000000;
+    return t;
+}
+
+static bool ts_before(struct timespec a, struct timespec b)
+{
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/*
+ * The group-commit window: wait for others to share this commit, up to
+ * linger_us or batch_target changes, and no longer than a quarter of the
+ * window after the last change a caller waits for: a burst of requests is
+ * gathered whole, a lone request waits only that quarter.
+ */
+static void store_linger(struct store *s)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec end = ts_plus_us(now, s->linger_us);
+    unsigned gap = s->linger_us / 4 ? s->linger_us / 4 : 1;
+    while (s->queued < s->batch_target && !s->stopping) {
+        struct timespec dl = ts_plus_us(s->fg_last, gap);
+        if (ts_before(end, dl))
+            dl = end;
+        if (pthread_cond_timedwait(&s->work_cv, &s->lock, &dl) != ETIMEDOUT)
+            continue;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!ts_before(now, end) || !ts_before(now, ts_plus_us(s->fg_last, gap)))
+            break;
+    }
+}
+
 static void *store_committer(void *arg)
 {
     struct store *s = arg;
@@ -683,17 +722,8 @@ static void *store_committer(void *arg)
             break; /* stopping and drained */
         if (!s->fg_queued && !s->stopping)
             store_wait_company(s);
-        if (s->linger_us && !s->stopping && s->queued < s->batch_target) {
-            struct timespec dl;
-
-            clock_gettime(CLOCK_MONOTONIC, &dl);
-            dl.tv_nsec += (long)(s->linger_us % 1000000u) * 1000;
-            dl.tv_sec += s->linger_us / 1000000u + dl.tv_nsec / 1000000000;
-            dl.tv_nsec %= 1000000000;
-            while (s->queued < s->batch_target && !s->stopping)
-                if (pthread_cond_timedwait(&s->work_cv, &s->lock, &dl) == ETIMEDOUT)
-                    break;
-        }
+        if (s->linger_us && !s->stopping && s->queued < s->batch_target)
+            store_linger(s);
         batch = s->head;
         nops = s->queued;
         s->head = s->tail = NULL;
@@ -751,6 +781,8 @@ static void store_enqueue_locked(struct store *s, struct store_op *op)
     bool fg = op->blocking || op->done_cb;
 
     s->fg_queued += fg;
+    if (fg && s->linger_us)
+        clock_gettime(CLOCK_MONOTONIC, &s->fg_last);
     op->next = NULL;
     if (s->tail)
         s->tail->next = op;

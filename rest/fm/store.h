@@ -87,10 +87,11 @@ struct store_config {
      */
     size_t map_size;
     /*
-     * Batching window. 0 (the default) commits as soon as anything is
-     * queued; batches then form from what arrives during the previous sync.
-     * With linger_us > 0 the committer, once woken, waits up to linger_us
-     * more for batch_target queued changes before it commits.
+     * Batching window. 0 commits as soon as anything is queued; batches
+     * then form from what arrives during the previous sync. With
+     * linger_us > 0 the committer, once woken, waits up to linger_us more
+     * for batch_target queued changes before it commits, and stops waiting
+     * once no change a caller waits for has arrived for linger_us / 4.
      */
     unsigned linger_us;
     unsigned batch_target;

@@ -599,6 +599,41 @@ static void test_group_commit_window(void **state)
     store_close(s);
 }
 
+static double since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * The window ends early once nobody else comes: a lone change waits about
+ * a quarter of it for company (here 0.5 s of 2 s), not the whole window,
+ * and the window never holds a change past its end while others keep
+ * arriving within each quarter.
+ */
+static void test_group_commit_window_quiet(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = {.dir = t->dir, .linger_us = 2000000, .batch_target = 64};
+    struct store *s = store_open(&cfg);
+    struct store_stats st;
+    struct tflow tf;
+    struct timespec t0;
+
+    assert_non_null(s);
+    mk_flow(&tf, 7, 1, 1);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(store_put(s, &tf.f), 0);
+    double el = since(&t0);
+    assert_true(el >= 0.45);                /* it did wait for company */
+    assert_true(el < 1.5);                  /* and not for the whole window */
+    assert_int_equal(store_get_stats(s, &st), 0);
+    assert_int_equal(st.commits, 1);
+    assert_stored(s, &tf);
+    store_close(s);
+}
+
 /*
  * Default settings (no window): batches form from what queues during a
  * sync. Prints the figures; asserts only what the design guarantees: every
@@ -1107,6 +1142,7 @@ int main(void)
         T(test_reopen),
         T(test_crash_sigkill),
         T(test_group_commit_window),
+        T(test_group_commit_window_quiet),
         T(test_group_commit_default),
         T(test_map_full),
         T(test_full_isolated_in_batch),
