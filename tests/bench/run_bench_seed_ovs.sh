@@ -6,7 +6,10 @@
 # it, os-ken (osken/osken_rest_peer.py: sends the FLOW_MOD, stores nothing).
 # ROUNDS rounds (default 3) of each, alternating; medians of p50, p99 and
 # requests/s, the answers that were not 202, and OVS's disconnects
-# (controller reconnects seen in ovs-vswitchd's log). Prints, never asserts.
+# (controller reconnects seen in ovs-vswitchd's log); and the floor of the
+# same load on this machine: hey at the same rate against ofcd's
+# GET /api/v1/health (no store, no switch) with the bridges on ofcd, what
+# any answer costs here before a flow is handled. Prints, never asserts.
 # About two minutes. Needs root. For experiments: KINDS (default
 # "ofcd osken"), OFCD_ARGS (extra ofcd options), DATA_BASE (where ofcd's
 # store lives, e.g. /dev/shm).
@@ -51,12 +54,16 @@ reconnects() {
 
 # one KIND ROUND URL: hey against URL, the result in OUT/seed_ovs_KIND_ROUND.txt
 one() {
+    if [ "$1" = floor ]; then
+        hey -z "${SECS}s" -c 5 -q 50 "$3/api/v1/health" >"$OUT/seed_ovs_$1_$2.txt" 2>&1
+        return
+    fi
     hey -z "${SECS}s" -c 5 -q 50 -m POST -T application/json -d "$body" \
         "$3/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:10:01" \
         >"$OUT/seed_ovs_$1_$2.txt" 2>&1
 }
 
-KINDS=${KINDS:-ofcd osken}
+KINDS=${KINDS:-ofcd osken floor}
 data=$(mktemp -d "${DATA_BASE:-$work}/ofcd-seed-var.XXXXXX")
 # shellcheck disable=SC2086
 "$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 ${OFCD_ARGS:-} \
@@ -80,13 +87,16 @@ for r in $(seq 1 "$ROUNDS"); do
         connected $N 30 || echo "($kind round $r: not all $N bridges connected)"
         # Until the controller knows br1 (os-ken answers 404 before).
         for _ in $(seq 100); do
+            [ "$kind" = floor ] && break
             [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
                 -d "$body" "$url/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:10:01")" = 202 ] &&
                 break
             sleep 0.1
         done
         before=$(reconnects)
+        [ "$kind" = ofcd ] && curl -s http://127.0.0.1:8181/metrics >"$OUT/seed_ovs_ofcd_${r}_m0.txt"
         one "$kind" "$r" "$url"
+        [ "$kind" = ofcd ] && curl -s http://127.0.0.1:8181/metrics >"$OUT/seed_ovs_ofcd_${r}_m1.txt"
         echo $(( $(reconnects) - before )) >"$OUT/seed_ovs_${kind}_$r.reconnects"
     done
 done
@@ -94,7 +104,7 @@ done
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import json, re, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-def hey(path):
+def hey(path, ok):
     t = open(path).read()
     def pct(p):
         m = re.search(rf"\s{p}% in ([\d.]+) secs", t)
@@ -102,23 +112,48 @@ def hey(path):
     rps = re.search(r"Requests/sec:\s+([\d.]+)", t)
     codes = dict((int(c), int(n)) for c, n in re.findall(r"\[(\d+)\]\s+(\d+) responses", t))
     return {"p50": pct(50), "p99": pct(99), "rps": float(rps.group(1)) if rps else 0.0,
-            "not202": sum(n for c, n in codes.items() if c != 202)}
+            "not202": sum(n for c, n in codes.items() if c != ok)}
 res = {}
 import os
-for kind in ("ofcd", "osken"):
+for kind in ("ofcd", "osken", "floor"):
     if not os.path.exists(f"{out}/seed_ovs_{kind}_1.txt"):
         res[kind] = {"p50": float("nan"), "p99": float("nan"), "rps": 0, "not202": 0, "reconnects": 0}
         continue
-    runs = [hey(f"{out}/seed_ovs_{kind}_{r}.txt") for r in range(1, rounds + 1)]
+    ok = 200 if kind == "floor" else 202
+    runs = [hey(f"{out}/seed_ovs_{kind}_{r}.txt", ok) for r in range(1, rounds + 1)]
     rec = [int(open(f"{out}/seed_ovs_{kind}_{r}.reconnects").read()) for r in range(1, rounds + 1)]
     res[kind] = {k: statistics.median(x[k] for x in runs) for k in ("p50", "p99", "rps")}
     res[kind]["not202"] = sum(x["not202"] for x in runs)
     res[kind]["reconnects"] = sum(rec)
+# ofcd's own view (ofcd_rest_request_seconds: headers in to answer out), all
+# rounds: what share of the POSTs it answered within each bound.
+def hist(path):
+    h = {}
+    for line in open(path):
+        m = re.match(r'ofcd_rest_request_seconds_bucket\{le="([^"]+)"\} (\d+)', line)
+        if m:
+            h[m.group(1)] = int(m.group(2))
+    return h
+inside = {}
+for r in range(1, rounds + 1):
+    try:
+        a, b = hist(f"{out}/seed_ovs_ofcd_{r}_m0.txt"), hist(f"{out}/seed_ovs_ofcd_{r}_m1.txt")
+    except OSError:
+        continue
+    for le in b:
+        inside[le] = inside.get(le, 0) + b[le] - a.get(le, 0)
+if inside.get("+Inf"):
+    res["ofcd_inside"] = {le: inside[le] / inside["+Inf"] for le in inside}
 json.dump(res, open(f"{out}/seed_ovs.json", "w"), indent=1)
 o, k = res["ofcd"], res["osken"]
 print(f"== the seed with 50 OVS bridges: one-flow POSTs at 250/s (hey -c 5 -q 50), medians of {rounds} ==")
 print(f"{'':28} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'not 202':>8} {'reconnects':>10}")
-for name, r in (("ofcd (durable before 202)", o), ("os-ken (stores nothing)", k)):
+for name, r in (("ofcd (durable before 202)", o), ("os-ken (stores nothing)", k),
+                ("floor: ofcd GET health", res["floor"])):
     print(f"{name:28} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['rps']:>8.1f} {r['not202']:>8} "
           f"{r['reconnects']:>10}")
+if "ofcd_inside" in res:
+    print("ofcd's own time (headers in to answer out), share of its answers within: " +
+          ", ".join(f"{float(le) * 1000:g} ms {v * 100:.1f}%" for le, v in res["ofcd_inside"].items()
+                    if le != "+Inf" and float(le) <= 0.025))
 PY
