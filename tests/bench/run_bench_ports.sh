@@ -15,6 +15,9 @@
 # with it on, the kernel leaves TCP checksums partial on a veth, which
 # ofcd counts and drops as bad (tcp drop_bad_cksum) since DPDK's af_packet
 # driver does not say which frames the kernel marked so.
+# The af_packet port gets rings of 8,192 frames (framecnt; DPDK's default is
+# 512, which a few connections' windows overflow: drops, retransmissions),
+# as the tap's kernel side gets a queue of 10,000.
 # Writes OUT_DIR/ports.json. Prints, never asserts. Needs root.
 #
 # usage: run_bench_ports.sh OFCD_BINARY CONFIG_FILE EMULATOR OUT_DIR
@@ -137,7 +140,7 @@ read -r -a tap_peer < <(loads tap_testctl 127.0.0.1:16653 env)
 kill -TERM "$tpid" 2>/dev/null
 wait "$tpid" 2>/dev/null
 
-ofcd_on af_packet --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH --file-prefix=ofcd-bench-af" \
+ofcd_on af_packet --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH,framecnt=8192 --file-prefix=ofcd-bench-af" \
     --net.address=10.67.0.2/24 --net.configure_kernel=false
 read -r -a af_ofcd < <(loads af_ofcd 10.67.0.2:6653 ip netns exec "$NS")
 ofcd_off

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # TCP bench: tcp-bench against (a) tcp-echo-server on kernel sockets in a
-# network namespace reached over a veth pair and (b) ofcd's test echo service
-# at 10.66.0.2 when an ofcd binary is given and answers; then one table
-# with the ratio ofcd/kernel for every figure. Prints, never asserts (exit 0
-# unless the kernel baseline itself cannot be set up). Needs root. Bounded
-# to under 3 minutes; the namespace and every process it started are
-# removed on any exit.
+# network namespace reached over a veth pair, (b) ofcd's test echo service
+# at 10.66.0.2 on its tap when an ofcd binary is given and answers, and
+# (c) the same ofcd echo service on net_af_packet bound to the namespace's
+# own end of that veth, at the kernel server's address: the same client,
+# path and address as (a), ofcd's TCP stack in place of the kernel's. The
+# host end's TX checksum offload is off for all three (the kernel would
+# leave checksums partial on a veth, which ofcd drops as bad). Then one
+# table with the ratios ofcd/kernel for every figure, and the server's own
+# CPU seconds over the round-trip test (the kernel server's process, whose
+# system time holds most of its TCP work; ofcd's whole process), for
+# round trips per CPU second. Prints, never asserts (exit 0 unless the
+# kernel baseline itself cannot be set up). Needs root. Bounded to under
+# 4 minutes; the namespace and every process it started are removed on any
+# exit.
 #
 # usage: run_bench_tcp.sh TOOLS_DIR [OFCD_BINARY [OFCD_CONFIG]]
 #   TOOLS_DIR  holds tcp-bench, tcp-echo-server, tcp-echo-client (build dir)
@@ -31,7 +39,7 @@ OFCD_IP=${OFCD_ADDR:-10.66.0.2}
 # connect() search for a free ephemeral port, which would cut connections/s
 # several times over on the next run.
 PORT=${BENCH_PORT:-$((10000 + RANDOM % 20000))}
-BUDGET=170              # seconds for the whole run, below the 3-minute bound
+BUDGET=230              # seconds for the whole run, below the 4-minute bound
 RTT_SECONDS=${RTT_SECONDS:-5}
 CPS_CONNS=${CPS_CONNS:-10000}
 TPUT_CONNS=${TPUT_CONNS:-100}
@@ -56,6 +64,7 @@ stop_pid() {
 }
 
 cleanup() {
+    [ -n "${old_ports:-}" ] && sysctl -q -w net.ipv4.ip_local_port_range="$old_ports"
     stop_pid "$bpid"
     stop_pid "$opid"
     stop_pid "$spid"
@@ -96,7 +105,7 @@ bench_one() {
         echo "bench-tcp: time budget spent, $label $test not run" >&2
         return 1
     fi
-    timeout -s INT -k 5 "$budget" "$BENCH" --addr "$addr" --port "$PORT" --label "$label" \
+    timeout -s INT -k 5 "$budget" "${BENCH_PREFIX[@]}" "$BENCH" --addr "$addr" --port "$PORT" --label "$label" \
         --timeout "$t" --json "$work/$label-$test.json" --test "$test" "$@" \
         >"$work/$label-$test.out" 2>&1 &
     bpid=$!
@@ -107,17 +116,41 @@ bench_one() {
     return $rc
 }
 
-bench() {
-    local label=$1 addr=$2 t=$3
-    bench_one "$label" "$addr" "$t" cps --conns "$CPS_CONNS" --parallel 64 &&
-    bench_one "$label" "$addr" "$t" tput --conns "$TPUT_CONNS" --bytes "$TPUT_BYTES" &&
-    bench_one "$label" "$addr" "$t" rtt --conns "$RTT_CONNS" --duration "$RTT_SECONDS"
+# cpu_ticks PID: user + system time of PID, clock ticks.
+cpu_ticks() {
+    awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
+
+# bench LABEL ADDR TIMEOUT [SERVER_PID] [PREFIX...]: the three tests, tcp-bench
+# run under PREFIX (e.g. ip netns exec NS); with SERVER_PID, that process's
+# CPU seconds over the round-trip test go to $work/LABEL.cpu.
+bench() {
+    local label=$1 addr=$2 t=$3 srv=${4:-} c0
+    shift 3
+    [ $# -gt 0 ] && shift
+    BENCH_PREFIX=("$@")
+    bench_one "$label" "$addr" "$t" cps --conns "$CPS_CONNS" --parallel 64 &&
+    bench_one "$label" "$addr" "$t" tput --conns "$TPUT_CONNS" --bytes "$TPUT_BYTES" || return 1
+    [ -n "$srv" ] && c0=$(cpu_ticks "$srv")
+    bench_one "$label" "$addr" "$t" rtt --conns "$RTT_CONNS" --duration "$RTT_SECONDS" || return 1
+    [ -n "$srv" ] && awk -v a="$c0" -v b="$(cpu_ticks "$srv")" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%.2f\n", (b - a) / hz }' >"$work/$label.cpu"
+    return 0
+}
+BENCH_PREFIX=()
 
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespace, veth, tap)"
 for t in "$BENCH" "$SERVER" "$CLIENT"; do
     [ -x "$t" ] || die "$t missing: build first (meson compile -C build)"
 done
+
+# Each run leaves its 11,100 client connections in TIME_WAIT for a minute,
+# and Linux's connect() does not take a port that a TIME_WAIT socket holds:
+# the third run would find fewer free ephemeral ports than it needs
+# (connections failing with nothing wrong at the server). The range is
+# widened while the bench runs.
+old_ports=$(sysctl -n net.ipv4.ip_local_port_range | tr -s '\t ' ' ')
+sysctl -q -w net.ipv4.ip_local_port_range="1024 65000" || die "cannot widen the ephemeral ports"
 
 # --- (a) kernel baseline: echo server in a namespace over veth -------------
 ip link del "$VETH_HOST" 2>/dev/null
@@ -126,6 +159,8 @@ ip netns add "$NS" || die "ip netns add $NS"
 ip link add "$VETH_HOST" type veth peer name "$VETH_NS" netns "$NS" || die "veth"
 ip addr add "$HOST_IP/24" dev "$VETH_HOST"
 ip link set "$VETH_HOST" up
+command -v ethtool >/dev/null || die "ethtool missing: scripts/install-deps installs it"
+ethtool -K "$VETH_HOST" tx off >/dev/null || die "ethtool -K $VETH_HOST tx off"
 ip -n "$NS" addr add "$NS_IP/24" dev "$VETH_NS"
 ip -n "$NS" link set "$VETH_NS" up
 ip -n "$NS" link set lo up
@@ -134,7 +169,7 @@ spid=$!
 wait_line "$work/server.log" '^listening on' 10 || die "kernel echo server did not start"
 
 echo "== kernel echo server at $NS_IP:$PORT (namespace $NS, veth) =="
-bench kernel "$NS_IP" 20 || echo "bench-tcp: kernel run incomplete" >&2
+bench kernel "$NS_IP" 20 "$spid" || echo "bench-tcp: kernel run incomplete" >&2
 stop_pid "$spid"
 spid=
 
@@ -161,7 +196,34 @@ else
             "answer; ofcd column skipped:"
         tail -3 "$work/probe.out" | sed 's/^/    /'
     else
-        bench ofcd "$OFCD_IP" 15 && ofcd_state=ran || ofcd_state=partial
+        bench ofcd "$OFCD_IP" 15 "$opid" && ofcd_state=ran || ofcd_state=partial
+    fi
+    stop_pid "$opid"
+    opid=
+fi
+
+# --- (c) ofcd on net_af_packet, on the kernel server's end of the veth ----------
+veth_state=skipped
+if [ -n "$OFCD" ] && [ -x "$OFCD" ]; then
+    echo "== ofcd echo service on net_af_packet at $NS_IP:$PORT (the same veth) =="
+    # The namespace's kernel gives the address up: only ofcd answers at it
+    # (with the interface's MAC, which DPDK's af_packet driver takes).
+    ip -n "$NS" addr del "$NS_IP/24" dev "$VETH_NS"
+    ip netns exec "$NS" "$OFCD" --config "$CONF" --tcp.echo_port="$PORT" \
+        --app.data_dir="$work/var_veth" --net.address="$NS_IP/24" --net.configure_kernel=false \
+        --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH_NS,framecnt=8192 --file-prefix=ofcd-bench-tcp" \
+        >"$work/ofcd_veth.log" 2>&1 &
+    opid=$!
+    if ! timeout 40 bash -c 'tail -n +1 -F --pid="$1" "$0" 2>/dev/null |
+            grep -q -m1 "ofcd ready"' "$work/ofcd_veth.log" "$opid"; then
+        echo "bench-tcp: ofcd on $VETH_NS did not start; its log ends:"
+        tail -5 "$work/ofcd_veth.log" | sed 's/^/    /'
+    elif ! timeout 10 "$CLIENT" --addr "$NS_IP" --port "$PORT" --conns 1 --bytes 4K \
+        --timeout 5 >"$work/probe_veth.out" 2>&1; then
+        echo "bench-tcp: ofcd on $VETH_NS does not answer at $NS_IP:$PORT:"
+        tail -3 "$work/probe_veth.out" | sed 's/^/    /'
+    else
+        bench ofcd_veth "$NS_IP" 15 "$opid" && veth_state=ran || veth_state=partial
     fi
     stop_pid "$opid"
     opid=
@@ -171,7 +233,9 @@ fi
 # result lines: "result label=L test=T k=v ..." -> value of key K for L/T.
 value() {
     local f files=(/dev/null)
-    for f in "$work/kernel.out" "$work/ofcd.out"; do [ -f "$f" ] && files+=("$f"); done
+    for f in "$work/kernel.out" "$work/ofcd.out" "$work/ofcd_veth.out"; do
+        [ -f "$f" ] && files+=("$f")
+    done
     awk -v l="$1" -v t="$2" -v k="$3" '
         $1 == "result" && $2 == "label=" l && $3 == "test=" t {
             for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) v = kv[2] }
@@ -179,15 +243,20 @@ value() {
         END { print (v == "" ? "-" : v) }' "${files[@]}"
 }
 
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'
+}
 echo
 echo "== TCP bench: ofcd vs kernel echo server (this machine, $(nproc) cores) =="
-printf '%-22s %14s %14s %12s\n' figure kernel ofcd ofcd/kernel
+printf '%-22s %12s %12s %12s %11s %11s\n' figure kernel "ofcd tap" "ofcd veth" tap/kernel \
+    veth/kernel
 while read -r test key name; do
     k=$(value kernel "$test" "$key")
     o=$(value ofcd "$test" "$key")
-    r=$(awk -v a="$o" -v b="$k" 'BEGIN {
-        if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }')
-    printf '%-22s %14s %14s %12s\n' "$name" "$k" "$o" "$r"
+    v=$(value ofcd_veth "$test" "$key")
+    printf '%-22s %12s %12s %12s %11s %11s\n' "$name" "$k" "$o" "$v" "$(ratio "$o" "$k")" \
+        "$(ratio "$v" "$k")"
 done <<'EOF'
 cps conns_per_s connections/s
 cps connect_p50_us connect_p50_us
@@ -201,7 +270,18 @@ cps failed cps_failed_conns
 tput failed tput_failed_conns
 rtt failed rtt_failed_conns
 EOF
-echo "(ofcd: $ofcd_state; $CPS_CONNS conns for connections/s, $TPUT_CONNS x $TPUT_BYTES for" \
+cpu() { [ -f "$work/$1.cpu" ] && cat "$work/$1.cpu" || echo -; }
+per_cpu() {   # round trips per server CPU second
+    awk -v m="$(value "$1" rtt msgs_per_s)" -v c="$(cpu "$1")" -v s="$RTT_SECONDS" 'BEGIN {
+        if (m == "-" || c == "-" || c + 0 == 0) print "-"; else printf "%.0f", m * s / c }'
+}
+k=$(per_cpu kernel) o=$(per_cpu ofcd) v=$(per_cpu ofcd_veth)
+printf '%-22s %12s %12s %12s\n' server_cpu_s "$(cpu kernel)" "$(cpu ofcd)" "$(cpu ofcd_veth)"
+printf '%-22s %12s %12s %12s %11s %11s\n' round_trips/cpu_s "$k" "$o" "$v" "$(ratio "$o" "$k")" \
+    "$(ratio "$v" "$k")"
+echo "(server_cpu_s: the server's process over the round-trip test — the kernel server's"
+echo " system time holds most of the kernel's TCP work for it, ofcd's is its whole process)"
+echo "(ofcd tap: $ofcd_state, ofcd veth: $veth_state; $CPS_CONNS conns for connections/s, $TPUT_CONNS x $TPUT_BYTES for" \
     "throughput, $RTT_CONNS conns x 64 B for ${RTT_SECONDS}s of round trips;" \
     "elapsed $((SECONDS - t_begin)) s)"
 exit 0
