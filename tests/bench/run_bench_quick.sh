@@ -7,7 +7,12 @@
 #   - one-flow REST POSTs/s (wrk, 64 connections, a new flow per request on
 #     100 emulated switches): ofcd (durable before 202) and os-ken
 #     (osken/osken_rest_peer.py: sends the FLOW_MOD, stores nothing);
-#   - the echo RTT p99 of 100 idle switches next to a packet_in flood.
+#   - the echo RTT p99 of 100 idle switches next to a packet_in flood;
+#   - packet_in responses/s again with ofcd on net_af_packet over a veth
+#     into a namespace (the emulator and ovs-testcontroller inside it), as
+#     tests/bench/run_bench_ports.sh does;
+#   - batched installs: 200,000 flows in POSTs of 1,000 (run_bench_batch.sh),
+#     flows/s accepted and heap bytes per flow (no peer).
 # Writes OUT_DIR/quick.json; when BASELINE (a previous quick.json) exists,
 # prints each figure's change against it, then replaces it. Prints, never
 # asserts. Needs root (ofcd's tap).
@@ -31,6 +36,8 @@ cleanup() {
         kill -TERM "$p" 2>/dev/null && timeout 5 tail -s 0.05 --pid="$p" -f /dev/null
         kill -KILL "$p" 2>/dev/null
     done
+    ip netns del ofcd-quick-ns 2>/dev/null
+    ip link del ofcd-qv0 2>/dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -52,14 +59,16 @@ PY
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# pin_runs CONTROLLER NAME: packet_in responses/s, RUNS times; the median.
+# pin_runs CONTROLLER NAME [PREFIX...]: packet_in responses/s, RUNS times,
+# the emulator run under PREFIX (e.g. ip netns exec NS); the median.
 pin_runs() {
-    local v=() i
+    local v=() i ctl=$1 name=$2
+    shift 2
     for i in $(seq $RUNS); do
-        "$EMU" --controller "$1" --switches 16 --ports 4 --mode throughput --window 64 \
+        "$@" "$EMU" --controller "$ctl" --switches 16 --ports 4 --mode throughput --window 64 \
             --connect-rate 0 --dpid-base $((6000000 + i * 100)) --duration 3 --quiet \
-            --json "$OUT/quick_pin_$2_$i.json" >/dev/null 2>&1
-        v+=("$(emu_json "$OUT/quick_pin_$2_$i.json" responses_s)")
+            --json "$OUT/quick_pin_${name}_$i.json" >/dev/null 2>&1
+        v+=("$(emu_json "$OUT/quick_pin_${name}_$i.json" responses_s)")
     done
     median "${v[@]}"
 }
@@ -141,6 +150,49 @@ if command -v osken-manager >/dev/null; then
     read -r rest_peer rest_peer_p99 rest_peer_bad < <(rest_runs http://127.0.0.1:18181 127.0.0.1:16633 osken)
 fi
 
+# The REST and packet_in loads' ofcd makes way for the two that start their own.
+kill -TERM "${pids[0]}" 2>/dev/null && timeout 10 tail -s 0.05 --pid="${pids[0]}" -f /dev/null
+
+# packet_in responses/s on net_af_packet over a veth into a namespace.
+NS=ofcd-quick-ns
+VETH=ofcd-qv0
+pin_af= pin_af_peer=
+ip netns del "$NS" 2>/dev/null
+ip link del "$VETH" 2>/dev/null
+if command -v ethtool >/dev/null && ip netns add "$NS" &&
+    ip link add "$VETH" type veth peer name eth0 netns "$NS" && ip link set "$VETH" up &&
+    ip -n "$NS" link set lo up && ip -n "$NS" addr add 10.67.0.1/24 dev eth0 &&
+    ip -n "$NS" link set eth0 up && ip netns exec "$NS" ethtool -K eth0 tx off >/dev/null; then
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var_af" --app.stats_log_interval_s=0 \
+        --apps.l2_learning=true --net.address=10.67.0.2/24 --net.configure_kernel=false \
+        --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH,framecnt=8192 --file-prefix=ofcd-quick-af" \
+        >"$work/ofcd_af.log" 2>&1 &
+    afpid=$!
+    pids+=($afpid)
+    wait_for_line "$work/ofcd_af.log" 'ofcd ready|ERROR' 60 >/dev/null
+    if grep -q "ofcd ready" "$work/ofcd_af.log"; then
+        pin_af=$(pin_runs 10.67.0.2:6653 af_ofcd ip netns exec "$NS")
+    fi
+    kill -TERM "$afpid" 2>/dev/null && timeout 10 tail -s 0.05 --pid="$afpid" -f /dev/null
+    if command -v ovs-testcontroller >/dev/null; then
+        ip netns exec "$NS" ovs-testcontroller ptcp:16653:127.0.0.1 >"$work/testctl_af.log" 2>&1 &
+        tpid=$!
+        pids+=($tpid)
+        wait_for_line "$work/testctl_af.log" 'listening|ptcp' 5 >/dev/null 2>&1 || true
+        pin_af_peer=$(pin_runs 127.0.0.1:16653 af_testctl ip netns exec "$NS")
+        kill -TERM "$tpid" 2>/dev/null
+    fi
+fi
+ip netns del "$NS" 2>/dev/null
+ip link del "$VETH" 2>/dev/null
+
+# Batched installs: 200,000 flows.
+FLOWS=200000 "$here/run_bench_batch.sh" "$OFCD" "$CONF" "$EMU" "$work/batch" >"$work/batch.txt" 2>&1
+batch_s=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["accepted_flows_s"])' \
+    "$work/batch/batch.json" 2>/dev/null)
+batch_heap=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["heap_bytes_per_flow"])' \
+    "$work/batch/batch.json" 2>/dev/null)
+
 python3 - "$OUT/quick.json" "${BASELINE:-}" <<PY
 import json, os, sys
 def num(s):
@@ -155,6 +207,10 @@ fig = {
     "rest_non_2xx": {"ofcd": num("$rest_ofcd_bad"), "os-ken": num("${rest_peer_bad:-x}")},
     "echo_p99_ms_next_to_flood": {"ofcd": num("$echo_flood")},
     "echo_disconnects_next_to_flood": {"ofcd": num("$echo_disc")},
+    "af_packet_packet_in_responses_s": {"ofcd": num("${pin_af:-x}"),
+                                        "ovs-testcontroller": num("${pin_af_peer:-x}")},
+    "batch_accepted_flows_s": {"ofcd": num("${batch_s:-x}")},
+    "batch_heap_bytes_per_flow": {"ofcd": num("${batch_heap:-x}")},
 }
 old = None
 if sys.argv[2] and os.path.exists(sys.argv[2]):
@@ -174,5 +230,6 @@ json.dump(fig, open(sys.argv[1], "w"), indent=1)
 if sys.argv[2]:
     json.dump(fig, open(sys.argv[2], "w"), indent=1)
 PY
-echo "(peers: ovs-testcontroller for packet_ins, os-ken for REST POSTs; ofcd's REST answers"
+echo "(peers: ovs-testcontroller for packet_ins (on the namespace's loopback for af_packet),"
+echo " os-ken for REST POSTs; ofcd's REST answers"
 echo " 202 only once the flow is durable, os-ken's store nothing)"
