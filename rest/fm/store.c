@@ -681,10 +681,11 @@ static bool ts_before(struct timespec a, struct timespec b)
 }
 
 /*
- * The group-commit window: wait for others to share this commit, up to
- * linger_us or batch_target changes, and no longer than a quarter of the
- * window after the last change a caller waits for: a burst of requests is
- * gathered whole, a lone request waits only that quarter.
+ * The group-commit window, after a quiet spell: wait for others to share
+ * this commit, up to linger_us or batch_target changes, and no longer than
+ * a quarter of the window after the last change a caller waits for: a
+ * burst of requests is gathered whole, a lone request waits only that
+ * quarter.
  */
 static void store_linger(struct store *s)
 {
@@ -712,6 +713,10 @@ static void *store_committer(void *arg)
     pthread_setname_np(pthread_self(), "ofcd-store");
     store_write_ahead(s);
     pthread_mutex_lock(&s->lock);
+    /* Idle: the queue was empty when the last commit ended. Under load
+     * changes gather during each commit and the next one goes at once;
+     * only the first change after a quiet spell waits for company. */
+    bool idle = true;
     for (;;) {
         struct store_op *batch, *next;
         uint64_t nops;
@@ -722,7 +727,7 @@ static void *store_committer(void *arg)
             break; /* stopping and drained */
         if (!s->fg_queued && !s->stopping)
             store_wait_company(s);
-        if (s->linger_us && !s->stopping && s->queued < s->batch_target)
+        if (idle && s->linger_us && !s->stopping && s->queued < s->batch_target)
             store_linger(s);
         batch = s->head;
         nops = s->queued;
@@ -735,6 +740,7 @@ static void *store_committer(void *arg)
         store_run_batch(s, batch, nops);
 
         pthread_mutex_lock(&s->lock);
+        idle = !s->head;
         struct store_op *cbs = NULL, **cbs_tail = &cbs;
         for (struct store_op *op = batch; op; op = next) {
             next = op->next;

@@ -91,7 +91,9 @@ struct store_config {
      * then form from what arrives during the previous sync. With
      * linger_us > 0 the committer, once woken, waits up to linger_us more
      * for batch_target queued changes before it commits, and stops waiting
-     * once no change a caller waits for has arrived for linger_us / 4.
+     * once no change a caller waits for has arrived for linger_us / 4;
+     * only when it was idle (nothing queued as the last commit ended):
+     * under load, what queues during a commit goes in the next at once.
      */
     unsigned linger_us;
     unsigned batch_target;
