@@ -110,6 +110,37 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -EINVAL;
 }
 
+/*
+ * Paths into the flow (for messages) are made for every field and action
+ * of every flow; with snprintf that was 5-6 % of a batched POST's CPU, so
+ * they are joined with memcpy. Truncated to cap, always terminated.
+ */
+static void path_join(char *dst, size_t cap, const char *a, const char *sep, const char *b)
+{
+    size_t n = 0;
+    for (const char *part[3] = {a, sep, b}, **p = part; p < part + 3 && n + 1 < cap; p++) {
+        size_t l = strlen(*p);
+        if (l > cap - 1 - n)
+            l = cap - 1 - n;
+        memcpy(dst + n, *p, l);
+        n += l;
+    }
+    dst[n] = '\0';
+}
+
+/* "a[i]" */
+static void path_index(char *dst, size_t cap, const char *a, size_t i)
+{
+    char num[24], *e = num + sizeof(num);
+    *--e = '\0';
+    *--e = ']';
+    do
+        *--e = (char)('0' + i % 10);
+    while ((i /= 10) && e > num + 1);
+    *--e = '[';
+    path_join(dst, cap, a, "", e);
+}
+
 /* Parse error context: where the message goes. */
 struct pctx {
     char *err;
@@ -130,13 +161,13 @@ static int get_uint(struct pctx *c, const json_t *v, const char *path, uint64_t 
                     uint64_t *out)
 {
     char want[64];
+    bool is_int = json_is_integer(v);
+    json_int_t i = is_int ? json_integer_value(v) : 0;
 
-    snprintf(want, sizeof(want), "integer 0..%" PRIu64, max);
-    if (!json_is_integer(v))
-        return bad_type(c, path, want);
-    json_int_t i = json_integer_value(v);
-    if (i < 0 || (uint64_t)i > max)
-        return bad_value(c, path, want);
+    if (!is_int || i < 0 || (uint64_t)i > max) {
+        snprintf(want, sizeof(want), "integer 0..%" PRIu64, max);    /* only for the message */
+        return is_int ? bad_value(c, path, want) : bad_type(c, path, want);
+    }
     *out = (uint64_t)i;
     return 0;
 }
@@ -427,8 +458,8 @@ static int mf_mac(struct mf_in *in)
     bool int_ok = f == OFPXMT_OFB_IPV6_ND_SLL || f == OFPXMT_OFB_IPV6_ND_TLL;
     char buf[40], *slash;
 
-    snprintf(in->want, sizeof(in->want), "MAC address \"aa:bb:cc:dd:ee:ff\"%s%s",
-             in->maskable ? " with optional \"/mask\"" : "", int_ok ? " or integer" : "");
+    path_join(in->want, sizeof(in->want), "MAC address \"aa:bb:cc:dd:ee:ff\"",
+              in->maskable ? " with optional \"/mask\"" : "", int_ok ? " or integer" : "");
     if (int_ok && json_is_integer(in->v)) {
         if (json_integer_value(in->v) < 0 || json_integer_value(in->v) > 0xffffffffffffLL)
             return bad_value(in->c, in->path, in->want);
@@ -454,9 +485,9 @@ static int mf_ip(struct mf_in *in)
     unsigned alen = in->d->kind == MK_IPV4 ? 4 : 16;
     bool int_ok = f == OFPXMT_OFB_IPV6_ND_TARGET;
 
-    snprintf(in->want, sizeof(in->want), "%s address%s%s", alen == 4 ? "IPv4" : "IPv6",
-             in->maskable ? " with optional \"/prefix\" or \"/mask\"" : "",
-             int_ok ? " or integer" : "");
+    path_join(in->want, sizeof(in->want), alen == 4 ? "IPv4 address" : "IPv6 address",
+              in->maskable ? " with optional \"/prefix\" or \"/mask\"" : "",
+              int_ok ? " or integer" : "");
     if (int_ok && json_is_integer(in->v)) {
         if (json_integer_value(in->v) < 0)
             return bad_value(in->c, in->path, in->want);
@@ -554,7 +585,7 @@ static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
         return bad_type(c, "match", "object");
     json_object_foreach((json_t *)jm, key, v) {
         const struct mf_def *d = mf_by_name(key);
-        snprintf(path, sizeof(path), "match.%s", key);
+        path_join(path, sizeof(path), "match", ".", key);
         if (!d)
             return fail(c->err, c->errlen, "unknown field '%s'", path);
         if (d->kind == MK_TP) {
@@ -570,7 +601,7 @@ static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
         if (!tp[dst])
             continue;
         struct mf_def d = {dst ? "tp_dst" : "tp_src", (uint8_t)tp_field(m, dst), MK_TP};
-        snprintf(path, sizeof(path), "match.%s", d.name);
+        path_join(path, sizeof(path), "match", ".", d.name);
         if (ofp_match_has(m, d.field))
             return fail(c->err, c->errlen, "%s: same field as '%s'", path,
                         mf_name(d.field, 0));
@@ -668,7 +699,7 @@ struct act_in {
 /* Member key of the action: NULL with *rc set when required and missing. */
 static const json_t *act_arg(struct act_in *in, const char *key, bool required, int *rc)
 {
-    snprintf(in->sub, sizeof(in->sub), "%s.%s", in->path, key);
+    path_join(in->sub, sizeof(in->sub), in->path, ".", key);
     return required ? need(in->c, in->ja, in->path, key, rc) : json_object_get(in->ja, key);
 }
 
@@ -753,13 +784,13 @@ static int act_set_field(struct act_in *in)
     const json_t *jf, *jv;
     if (!(jf = act_arg(in, "field", true, &rc)) || !(jv = act_arg(in, "value", true, &rc)))
         return rc;
-    snprintf(in->sub, sizeof(in->sub), "%s.field", in->path);
+    path_join(in->sub, sizeof(in->sub), in->path, ".", "field");
     if (!json_is_string(jf))
         return bad_type(in->c, in->sub, "match field name");
     const struct mf_def *d = mf_by_name(json_string_value(jf));
     if (!d || d->kind == MK_TP)
         return bad_value(in->c, in->sub, "a match field name other than tp_src/tp_dst");
-    snprintf(in->sub, sizeof(in->sub), "%s.value", in->path);
+    path_join(in->sub, sizeof(in->sub), in->path, ".", "value");
     if (has_slash(jv))
         return bad_value(in->c, in->sub, "a value without mask");
     struct ofp_match tmp;
@@ -829,7 +860,7 @@ static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
     if (json_array_size(jl) > FLOW_JSON_ACTIONS_MAX)
         return fail(c->err, c->errlen, "%s: at most %d actions", path, FLOW_JSON_ACTIONS_MAX);
     for (size_t i = 0; i < json_array_size(jl); i++) {
-        snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+        path_index(sub, sizeof(sub), path, i);
         int rc = parse_action(c, json_array_get(jl, i), sub, &arr[i], &flags[i]);
         if (rc)
             return rc;
@@ -852,7 +883,7 @@ struct inst_in {
 
 static const json_t *inst_arg(struct inst_in *in, const char *key, bool required, int *rc)
 {
-    snprintf(in->sub, sizeof(in->sub), "%s.%s", in->path, key);
+    path_join(in->sub, sizeof(in->sub), in->path, ".", key);
     return required ? need(in->c, in->ji, in->path, key, rc) : json_object_get(in->ji, key);
 }
 
@@ -1117,7 +1148,7 @@ static int parse_treatment(struct flow_in *in)
     if (!json_is_array(in->jinst))
         return bad_type(&in->c, "instructions", "array of instruction objects");
     for (size_t i = 0; i < json_array_size(in->jinst); i++) {
-        snprintf(path, sizeof(path), "instructions[%zu]", i);
+        path_index(path, sizeof(path), "instructions", i);
         if ((rc = parse_instruction(&in->c, json_array_get(in->jinst, i), path, out)))
             return rc;
     }
