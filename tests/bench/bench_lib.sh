@@ -1,6 +1,7 @@
-# The emulator loads two benches give two controllers (ofcd in
-# run_bench_of.sh, os-ken in run_bench_osken.sh), defined once so both
-# controllers get exactly the same load (sourced, not run).
+# What several benches share (sourced, not run): the emulator loads two
+# benches give two controllers (ofcd in run_bench_of.sh, os-ken in
+# run_bench_osken.sh), defined once so both get exactly the same load; and
+# the namespace and veth of the net_af_packet benches.
 
 # bench_handshake EMU CONTROLLER N JSON: N switches connect at once, each
 # echoes every second, for 10 s.
@@ -25,4 +26,18 @@ bench_echo_flood() {
     "$emu" --controller "$ctl" --switches 100 --connect-rate 0 --echo-interval 1000 \
         --dpid-base 9000000 --duration 10 --quiet --json "$out/${p}_echo_flood.json" >/dev/null 2>&1
     wait "$fpid"
+}
+
+# bench_veth_ns NS VETH: a namespace NS whose eth0 (10.67.0.1/24, TX
+# checksum offload off: a veth would leave TCP checksums partial, which
+# ofcd drops as bad) is the peer of VETH on the host, up, for ofcd's
+# net_af_packet port at 10.67.0.2. Anything of those names is removed
+# first. 0, or 1 when a step failed (the caller says what it skips).
+bench_veth_ns() {
+    ip netns del "$1" 2>/dev/null
+    ip link del "$2" 2>/dev/null
+    command -v ethtool >/dev/null && ip netns add "$1" &&
+        ip link add "$2" type veth peer name eth0 netns "$1" && ip link set "$2" up &&
+        ip -n "$1" link set lo up && ip -n "$1" addr add 10.67.0.1/24 dev eth0 &&
+        ip -n "$1" link set eth0 up && ip netns exec "$1" ethtool -K eth0 tx off >/dev/null
 }

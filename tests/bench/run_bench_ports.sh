@@ -29,6 +29,7 @@ OUT=$4
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # wait_for_line
+. "$here/bench_lib.sh"              # bench_veth_ns
 RUNS=3
 NS=ofcd-bench-ns
 VETH=ofcd-bv0
@@ -50,13 +51,7 @@ for t in ethtool ovs-testcontroller python3; do
 done
 
 # The namespace and its veth: ofcd's af_packet port on the host end.
-ip netns del "$NS" 2>/dev/null
-ip link del "$VETH" 2>/dev/null
-ip netns add "$NS" && ip link add "$VETH" type veth peer name eth0 netns "$NS" &&
-    ip link set "$VETH" up && ip -n "$NS" link set lo up &&
-    ip -n "$NS" addr add 10.67.0.1/24 dev eth0 && ip -n "$NS" link set eth0 up &&
-    ip netns exec "$NS" ethtool -K eth0 tx off >/dev/null ||
-    { echo "cannot set up namespace $NS and veth $VETH"; exit 1; }
+bench_veth_ns "$NS" "$VETH" || { echo "cannot set up namespace $NS and veth $VETH"; exit 1; }
 
 emu_fig() {   # emu_fig JSON FIELD
     python3 - "$@" <<'PY'

@@ -27,6 +27,7 @@ BASELINE=${5:-}
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # wait_for_line
+. "$here/bench_lib.sh"              # bench_veth_ns
 RUNS=3
 work=$(mktemp -d /tmp/ofcd-bench-quick.XXXXXX)
 pids=()
@@ -157,12 +158,7 @@ kill -TERM "${pids[0]}" 2>/dev/null && timeout 10 tail -s 0.05 --pid="${pids[0]}
 NS=ofcd-quick-ns
 VETH=ofcd-qv0
 pin_af= pin_af_peer=
-ip netns del "$NS" 2>/dev/null
-ip link del "$VETH" 2>/dev/null
-if command -v ethtool >/dev/null && ip netns add "$NS" &&
-    ip link add "$VETH" type veth peer name eth0 netns "$NS" && ip link set "$VETH" up &&
-    ip -n "$NS" link set lo up && ip -n "$NS" addr add 10.67.0.1/24 dev eth0 &&
-    ip -n "$NS" link set eth0 up && ip netns exec "$NS" ethtool -K eth0 tx off >/dev/null; then
+if bench_veth_ns "$NS" "$VETH"; then
     "$OFCD" --config "$CONF" --app.data_dir="$work/var_af" --app.stats_log_interval_s=0 \
         --apps.l2_learning=true --net.address=10.67.0.2/24 --net.configure_kernel=false \
         --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH,framecnt=8192 --file-prefix=ofcd-quick-af" \
