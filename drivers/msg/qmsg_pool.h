@@ -64,17 +64,13 @@ static inline void qmsg_free_queued(struct msgq *q)
 
 /* What taking and returning a buffer does whatever stores the buffers (this
  * pool, and the unit tests' fake over malloc, so their quota accounting is
- * this one). qmsg_take_begin: false (counted on q) when enforce and q is
- * full; qmsg_take_end stamps a fresh buffer of size class big (from a
+ * this one). qmsg_take_begin: false when enforce and q is full (the caller
+ * counts it); qmsg_take_end stamps a fresh buffer of size class big (from a
  * control-plane pool or not) and charges it to q; qmsg_give_back releases it
  * from its quota before it goes back to m->origin. */
 static inline bool qmsg_take_begin(struct qmsg_quota *q, bool enforce)
 {
-    if (q && enforce && qmsg_quota_full(q)) {
-        qmsg_quota_refused(q);
-        return false;
-    }
-    return true;
+    return !(q && enforce && qmsg_quota_full(q));
 }
 
 static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, bool control, void *origin,
@@ -87,14 +83,14 @@ static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, bool control,
     m->origin = origin;
     m->quota = q;
     if (q)
-        qmsg_quota_charge(q, m->cap, control);
+        qmsg_quota_charge(q, big, control);
     return m;
 }
 
 static inline void qmsg_give_back(struct qmsg *m)
 {
     if (m->quota)
-        qmsg_quota_release(m->quota, m->cap, m->control);
+        qmsg_quota_release(m->quota, m->size_class, m->control);
 }
 
 #define QMSG_POOL_COUNTERS(X) X(alloc_failed, "no buffer of the size class asked for")

@@ -7,7 +7,11 @@
  * Charged when a buffer is taken for the peer (qmsg_alloc_for), released
  * when the buffer is freed, on whatever thread frees it: the counters are
  * relaxed atomics. Counted in buffers and in the bytes of the buffers'
- * capacity, so a 1-byte message pins what it holds, a whole buffer; and
+ * capacity, so a 1-byte message pins what it holds, a whole buffer (a
+ * buffer is small or large, so the bytes follow from how many of each: one
+ * word holds both counts, and a charge is one atomic add, two for a buffer
+ * of the control plane's pools, since every message a switch sends or is
+ * sent costs a charge and a release on the packet_in path); and
  * apart, the buffers it holds of the control plane's pools (what the worker
  * sends it, events about it), so a few peers cannot take the buffers every
  * other switch's FLOW_MODs and events come from.
@@ -25,15 +29,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qmsg.h"
+
 struct qmsg_quota {
     uint32_t max_bufs;             /* 0 = no bound */
     uint64_t max_bytes;            /* 0 = no bound */
     uint32_t max_control_bufs;     /* of the control plane's pools, 0 = no bound */
-    uint32_t bufs;                 /* held now (relaxed atomic) */
-    uint64_t bytes;                /* held now, by capacity (relaxed atomic) */
+    uint64_t held;                 /* buffers held (low 32 bits), of them large (high 32);
+                                    * relaxed atomic */
     uint32_t control_bufs;         /* held now of control-plane pools (relaxed atomic) */
-    uint64_t refused;              /* allocations refused for it (relaxed atomic) */
 };
+
+#define QMSG_QUOTA_LARGE_ONE ((uint64_t)1 << 32)
 
 /* Set the bounds; what is held stays counted (a reused slot's buffers may
  * still be on their way back). */
@@ -45,35 +52,57 @@ static inline void qmsg_quota_set(struct qmsg_quota *q, uint32_t max_bufs, uint6
     q->max_control_bufs = max_control_bufs;
 }
 
+static inline uint32_t qmsg_quota_held_bufs(uint64_t held)
+{
+    return (uint32_t)held;
+}
+
+static inline uint64_t qmsg_quota_held_bytes(uint64_t held)
+{
+    uint64_t large = held >> 32, small = (uint32_t)held - large;
+    return small * QMSG_SMALL_DATA + large * QMSG_LARGE_DATA;
+}
+
+/* Buffers held now. */
+static inline uint32_t qmsg_quota_bufs(const struct qmsg_quota *q)
+{
+    return qmsg_quota_held_bufs(__atomic_load_n(&q->held, __ATOMIC_RELAXED));
+}
+
+/* Bytes held now, by the buffers' capacity. */
+static inline uint64_t qmsg_quota_bytes(const struct qmsg_quota *q)
+{
+    return qmsg_quota_held_bytes(__atomic_load_n(&q->held, __ATOMIC_RELAXED));
+}
+
+/* Buffers of the control plane's pools held now. */
+static inline uint32_t qmsg_quota_control_bufs(const struct qmsg_quota *q)
+{
+    return __atomic_load_n(&q->control_bufs, __ATOMIC_RELAXED);
+}
+
 /* At or over any bound? */
 static inline bool qmsg_quota_full(const struct qmsg_quota *q)
 {
-    uint32_t bufs = __atomic_load_n(&q->bufs, __ATOMIC_RELAXED);
-    uint64_t bytes = __atomic_load_n(&q->bytes, __ATOMIC_RELAXED);
-    uint32_t control = __atomic_load_n(&q->control_bufs, __ATOMIC_RELAXED);
-    return (q->max_bufs && bufs >= q->max_bufs) || (q->max_bytes && bytes >= q->max_bytes) ||
-           (q->max_control_bufs && control >= q->max_control_bufs);
+    uint64_t held = __atomic_load_n(&q->held, __ATOMIC_RELAXED);
+
+    return (q->max_bufs && qmsg_quota_held_bufs(held) >= q->max_bufs) ||
+           (q->max_bytes && qmsg_quota_held_bytes(held) >= q->max_bytes) ||
+           (q->max_control_bufs && qmsg_quota_control_bufs(q) >= q->max_control_bufs);
 }
 
-static inline void qmsg_quota_charge(struct qmsg_quota *q, uint32_t cap, bool control)
+static inline void qmsg_quota_charge(struct qmsg_quota *q, bool large, bool control)
 {
-    __atomic_fetch_add(&q->bufs, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&q->bytes, cap, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&q->held, 1 + (large ? QMSG_QUOTA_LARGE_ONE : 0), __ATOMIC_RELAXED);
     if (control)
         __atomic_fetch_add(&q->control_bufs, 1, __ATOMIC_RELAXED);
 }
 
-static inline void qmsg_quota_release(struct qmsg_quota *q, uint32_t cap, bool control)
+static inline void qmsg_quota_release(struct qmsg_quota *q, bool large, bool control)
 {
-    __atomic_fetch_sub(&q->bufs, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_sub(&q->bytes, cap, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&q->held, 1 + (large ? QMSG_QUOTA_LARGE_ONE : 0), __ATOMIC_RELAXED);
     if (control)
         __atomic_fetch_sub(&q->control_bufs, 1, __ATOMIC_RELAXED);
-}
-
-static inline void qmsg_quota_refused(struct qmsg_quota *q)
-{
-    __atomic_fetch_add(&q->refused, 1, __ATOMIC_RELAXED);
 }
 
 #endif

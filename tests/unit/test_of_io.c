@@ -376,7 +376,7 @@ static void test_share_full_stops_reading(void **state)
     /* 4 in TCP's send buffer, 4 in the connection's share, then paused. */
     assert_int_equal(st.echo_inline, 8);
     assert_true(st.quota_paused >= 1);
-    assert_int_equal(h->quota->bufs, 4);
+    assert_int_equal(qmsg_quota_bufs(h->quota), 4);
     assert_null(to_worker(h));                   /* nothing else got through */
     /* Still paused a while later: the 12 others wait in TCP. */
     for (unsigned i = 0; i < 10; i++)
@@ -395,7 +395,7 @@ static void test_share_full_stops_reading(void **state)
         assert_int_equal(h->p.rx[i * sizeof(req) + 1], OFPT_ECHO_REPLY);
         assert_int_equal(h->p.rx[i * sizeof(req) + 7], i + 1);      /* in order */
     }
-    assert_int_equal(h->quota->bufs, 0);
+    assert_int_equal(qmsg_quota_bufs(h->quota), 0);
 }
 
 /* At most max_pending_per_ip connections from one address short of
@@ -532,7 +532,7 @@ static void test_control_share_stops_reading(void **state)
         held[i] = qmsg_alloc_for(h->events, 0, h->quota, false);
         assert_non_null(held[i]);
     }
-    assert_int_equal(h->quota->control_bufs, 2);
+    assert_int_equal(qmsg_quota_control_bufs(h->quota), 2);
     ofmsg(hello, OFPT_HELLO, sizeof(hello), 1);
     th_peer_data(h->th, &h->p, hello, sizeof(hello));
     io_poll(h);
@@ -542,7 +542,7 @@ static void test_control_share_stops_reading(void **state)
     assert_true(st.quota_paused >= 1);
     qmsg_free(held[0]);
     qmsg_free(held[1]);
-    assert_int_equal(h->quota->control_bufs, 0);
+    assert_int_equal(qmsg_quota_control_bufs(h->quota), 0);
     io_poll(h);
     expect_of(h, OFPT_HELLO, 1, OFP_PRIO_P0, sizeof(hello));
 }

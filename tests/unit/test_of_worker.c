@@ -362,9 +362,9 @@ static void test_handshake_to_established(void **state)
     /* What the worker made for this connection was charged to its share
      * (above), and came back to it, but for the buffer the switch's
      * SWITCH_DOWN is kept in (a control-plane one). */
-    assert_int_equal(h->quota.bufs, 1);
-    assert_int_equal(h->quota.bytes, QMSG_SMALL_DATA);
-    assert_int_equal(h->quota.control_bufs, 1);
+    assert_int_equal(qmsg_quota_bufs(&h->quota), 1);
+    assert_int_equal(qmsg_quota_bytes(&h->quota), QMSG_SMALL_DATA);
+    assert_int_equal(qmsg_quota_control_bufs(&h->quota), 1);
     struct of_worker_stats st = stats(h);
     assert_int_equal(st.switches_established, 1);
     assert_int_equal(st.switches_up, 1);
