@@ -108,7 +108,7 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    tee bench/out/linkdown.txt
 	./tests/bench/run_bench_ports.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/ports.txt
-	./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	ROUNDS=3 ./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/batch.txt
 	./scripts/bench-report bench/out
 

@@ -1,7 +1,8 @@
 # What several benches share (sourced, not run): the emulator loads two
 # benches give two controllers (ofcd in run_bench_of.sh, os-ken in
 # run_bench_osken.sh), defined once so both get exactly the same load; and
-# the namespace and veth of the net_af_packet benches.
+# the namespace and veth of the net_af_packet benches; reading the
+# emulator's reports.
 
 # bench_handshake EMU CONTROLLER N JSON: N switches connect at once, each
 # echoes every second, for 10 s.
@@ -41,3 +42,22 @@ bench_veth_ns() {
         ip -n "$1" link set lo up && ip -n "$1" addr add 10.67.0.1/24 dev eth0 &&
         ip -n "$1" link set eth0 up && ip netns exec "$1" ethtool -K eth0 tx off >/dev/null
 }
+
+# emu_fig JSON FIELD: one figure of an emulator report (--json): responses_s
+# (packet_in responses per second), echo_p50_ms, echo_p99_ms (nan when no
+# echo was answered at all), disconnects.
+emu_fig() {
+    python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["duration_s"] or 1
+e = r["times_us"]["echo_rtt"]
+none = float("nan") if not e["count"] else None    # no echo answered at all
+v = {"responses_s": r["packet_in"].get("responses", 0) / d,
+     "echo_p50_ms": none or e["p50"] / 1000, "echo_p99_ms": none or e["p99"] / 1000,
+     "disconnects": r["disconnects"]["total"]}[sys.argv[2]]
+print(f"{v:.3f}")
+PY
+}
+# median V...: the median of numbers (the lower middle of an even count).
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -142,12 +142,13 @@ for r in $(seq "$ROUNDS"); do
          "ofcd CPU $(echo $line | cut -d' ' -f6) us/flow"
     echo "$line" >>"$work/rounds"
 done
-python3 - "$work/rounds" "$OUT/batch.json" <<'PY'
+python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" <<'PY'
 import json, statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = [statistics.median(c) for c in zip(*rows)]
 keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow"]
-json.dump(dict(zip(keys, med)), open(sys.argv[2], "w"), indent=1)
+fig = dict(zip(keys, med), flows=int(sys.argv[3]), rounds=len(rows))
+json.dump(fig, open(sys.argv[2], "w"), indent=1)
 print(f"median: accepted {med[0]:,.0f} flows/s, confirmed {med[1]:,.0f} flows/s, "
       f"RSS {med[2]:.0f} B/flow (heap {med[4]:.0f}), store {med[3]:.0f} B/flow on disk, "
       f"ofcd CPU {med[5]:.2f} us/flow")

@@ -29,7 +29,7 @@ OUT=$4
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # wait_for_line
-. "$here/bench_lib.sh"              # bench_veth_ns
+. "$here/bench_lib.sh"              # bench_veth_ns, emu_fig, median
 RUNS=3
 NS=ofcd-bench-ns
 VETH=ofcd-bv0
@@ -52,21 +52,6 @@ done
 
 # The namespace and its veth: ofcd's af_packet port on the host end.
 bench_veth_ns "$NS" "$VETH" || { echo "cannot set up namespace $NS and veth $VETH"; exit 1; }
-
-emu_fig() {   # emu_fig JSON FIELD
-    python3 - "$@" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-d = r["duration_s"] or 1
-e = r["times_us"]["echo_rtt"]
-none = float("nan") if not e["count"] else None    # no echo answered at all
-v = {"responses_s": r["packet_in"].get("responses", 0) / d,
-     "echo_p50_ms": none or e["p50"] / 1000, "echo_p99_ms": none or e["p99"] / 1000,
-     "disconnects": r["disconnects"]["total"]}[sys.argv[2]]
-print(f"{v:.3f}")
-PY
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # loads NAME CONTROLLER PREFIX...: the three loads, the emulator run under
 # PREFIX (e.g. ip netns exec NS); prints "pin_s echo_p50 echo_p99 flood_p50

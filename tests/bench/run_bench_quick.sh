@@ -27,7 +27,7 @@ BASELINE=${5:-}
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # wait_for_line
-. "$here/bench_lib.sh"              # bench_veth_ns
+. "$here/bench_lib.sh"              # bench_veth_ns, emu_fig, median
 RUNS=3
 work=$(mktemp -d /tmp/ofcd-bench-quick.XXXXXX)
 pids=()
@@ -46,20 +46,6 @@ for t in wrk python3; do
     command -v $t >/dev/null || { echo "$t missing: scripts/install-deps installs it"; exit 1; }
 done
 
-# emu_json JSON FIELD: one figure of an emulator report.
-emu_json() {
-    python3 - "$@" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-d = r["duration_s"] or 1
-v = {"responses_s": r["packet_in"].get("responses", 0) / d,
-     "echo_p99_ms": r["times_us"]["echo_rtt"]["p99"] / 1000,
-     "disconnects": r["disconnects"]["total"]}[sys.argv[2]]
-print(f"{v:.3f}")
-PY
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
 # pin_runs CONTROLLER NAME [PREFIX...]: packet_in responses/s, RUNS times,
 # the emulator run under PREFIX (e.g. ip netns exec NS); the median.
 pin_runs() {
@@ -69,7 +55,7 @@ pin_runs() {
         "$@" "$EMU" --controller "$ctl" --switches 16 --ports 4 --mode throughput --window 64 \
             --connect-rate 0 --dpid-base $((6000000 + i * 100)) --duration 3 --quiet \
             --json "$OUT/quick_pin_${name}_$i.json" >/dev/null 2>&1
-        v+=("$(emu_json "$OUT/quick_pin_${name}_$i.json" responses_s)")
+        v+=("$(emu_fig "$OUT/quick_pin_${name}_$i.json" responses_s)")
     done
     median "${v[@]}"
 }
@@ -135,8 +121,8 @@ sleep 1
 "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 100 \
     --dpid-base 9000000 --duration 5 --quiet --json "$OUT/quick_echo_flood.json" >/dev/null 2>&1
 wait "$fpid"
-echo_flood=$(emu_json "$OUT/quick_echo_flood.json" echo_p99_ms)
-echo_disc=$(emu_json "$OUT/quick_echo_flood.json" disconnects)
+echo_flood=$(emu_fig "$OUT/quick_echo_flood.json" echo_p99_ms)
+echo_disc=$(emu_fig "$OUT/quick_echo_flood.json" disconnects)
 
 read -r rest_ofcd rest_ofcd_p99 rest_ofcd_bad < <(rest_runs http://127.0.0.1:8181 10.66.0.2:6653 ofcd)
 rest_peer=
@@ -193,9 +179,10 @@ python3 - "$OUT/quick.json" "${BASELINE:-}" <<PY
 import json, os, sys
 def num(s):
     try:
-        return float(s)
+        v = float(s)
     except ValueError:
         return None
+    return None if v != v else v      # nan: no echo answered
 fig = {
     "packet_in_responses_s": {"ofcd": num("$pin_ofcd"), "ovs-testcontroller": num("${pin_peer:-x}")},
     "rest_post_req_s": {"ofcd": num("$rest_ofcd"), "os-ken": num("${rest_peer:-x}")},
