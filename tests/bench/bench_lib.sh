@@ -43,8 +43,8 @@ bench_veth_ns() {
         ip -n "$1" link set eth0 up && ip netns exec "$1" ethtool -K eth0 tx off >/dev/null
 }
 
-# emu_fig JSON FIELD: one figure of an emulator report (--json): responses_s
-# (packet_in responses per second), echo_p50_ms, echo_p99_ms (nan when no
+# emu_fig JSON FIELD: one figure of an emulator report (--json): responses
+# (packet_in responses), responses_s (per second), echo_p50_ms, echo_p99_ms (nan when no
 # echo was answered at all), disconnects.
 emu_fig() {
     python3 - "$@" <<'PY'
@@ -53,7 +53,8 @@ r = json.load(open(sys.argv[1]))
 d = r["duration_s"] or 1
 e = r["times_us"]["echo_rtt"]
 none = float("nan") if not e["count"] else None    # no echo answered at all
-v = {"responses_s": r["packet_in"].get("responses", 0) / d,
+v = {"responses": r["packet_in"].get("responses", 0),
+     "responses_s": r["packet_in"].get("responses", 0) / d,
      "echo_p50_ms": none or e["p50"] / 1000, "echo_p99_ms": none or e["p99"] / 1000,
      "disconnects": r["disconnects"]["total"]}[sys.argv[2]]
 print(f"{v:.3f}")
@@ -61,3 +62,6 @@ PY
 }
 # median V...: the median of numbers (the lower middle of an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# cpu_ticks PID: user and system clock ticks PID has used, "USER SYS".
+cpu_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null || echo "0 0"; }

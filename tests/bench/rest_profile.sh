@@ -11,6 +11,8 @@
 #   DATA_BASE directory for ofcd's data dir (default /tmp; /dev/shm takes
 #             the disk out)
 #   OFCD_EXTRA more ofcd arguments (e.g. --rest.threads=2)
+#   PERF=1    perf record -a -g for 4 s of the load: CPU by thread; and with
+#             PERF_DATA=FILE the recording is kept there (perf report -i)
 #
 # usage: rest_profile.sh OFCD_BINARY CONFIG_FILE EMULATOR
 set -uo pipefail
@@ -96,4 +98,5 @@ if [ -n "${PERF:-}" ]; then
     echo "CPU by thread (share of both cores' samples):"
     perf report -i "$work/perf.data" --no-children --sort comm --stdio -g none 2>/dev/null |
         grep '%' | head -8
+    [ -n "${PERF_DATA:-}" ] && cp "$work/perf.data" "$PERF_DATA" && echo "perf data: $PERF_DATA (ofcd pid $opid)"
 fi

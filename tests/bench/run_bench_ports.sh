@@ -6,6 +6,8 @@
 # for the veth, where ovs-testcontroller listens on the namespace's
 # loopback. Per port and controller:
 #   - packet_in responses/s: 16 switches, window 64, 3 s, median of 3 runs;
+#   - the controller's CPU per packet_in response over those runs, and the
+#     kernel's share of it (what the port itself costs);
 #   - echo RTT p50/p99 of 100 idle switches echoing every 100 ms, alone and
 #     next to 100 switches flooding packet_ins (window 64). Their connects
 #     are spread over 100 ms (--connect-rate 1000), so their echoes are too,
@@ -53,18 +55,25 @@ done
 # The namespace and its veth: ofcd's af_packet port on the host end.
 bench_veth_ns "$NS" "$VETH" || { echo "cannot set up namespace $NS and veth $VETH"; exit 1; }
 
-# loads NAME CONTROLLER PREFIX...: the three loads, the emulator run under
-# PREFIX (e.g. ip netns exec NS); prints "pin_s echo_p50 echo_p99 flood_p50
-# flood_p99 disconnects".
+# loads NAME CONTROLLER CPID PREFIX...: the three loads, the emulator run
+# under PREFIX (e.g. ip netns exec NS); prints "pin_s echo_p50 echo_p99
+# flood_p50 flood_p99 disconnects cpu_us kernel_pct": the last two are the
+# controller's (process CPID) CPU per packet_in response over the packet_in
+# runs and the kernel's share of it, what bounds the port when the
+# controller's own work is small.
 loads() {
-    local name=$1 ctl=$2 v=() i fpid
-    shift 2
+    local name=$1 ctl=$2 cpid=$3 v=() i fpid c0 c1 n=0
+    shift 3
+    read -r -a c0 < <(cpu_ticks "$cpid")
     for i in $(seq $RUNS); do
         "$@" "$EMU" --controller "$ctl" --switches 16 --ports 4 --mode throughput --window 64 \
             --connect-rate 0 --dpid-base $((6000000 + i * 100)) --duration 3 --quiet \
             --json "$OUT/ports_${name}_pin_$i.json" >/dev/null 2>&1
         v+=("$(emu_fig "$OUT/ports_${name}_pin_$i.json" responses_s)")
+        n=$(awk -v a="$n" -v b="$(emu_fig "$OUT/ports_${name}_pin_$i.json" responses)" \
+            'BEGIN { printf "%.0f", a + b }')
     done
+    read -r -a c1 < <(cpu_ticks "$cpid")
     "$@" "$EMU" --controller "$ctl" --switches 100 --connect-rate 1000 --echo-interval 100 \
         --dpid-base 7000000 --duration 5 --quiet --json "$OUT/ports_${name}_echo.json" >/dev/null 2>&1
     "$@" "$EMU" --controller "$ctl" --switches 100 --ports 4 --mode throughput --window 64 \
@@ -81,7 +90,10 @@ loads() {
         "$(emu_fig "$OUT/ports_${name}_echo.json" echo_p99_ms)" \
         "$(emu_fig "$OUT/ports_${name}_echo_flood.json" echo_p50_ms)" \
         "$(emu_fig "$OUT/ports_${name}_echo_flood.json" echo_p99_ms)" \
-        "$(emu_fig "$OUT/ports_${name}_echo_flood.json" disconnects)"
+        "$(emu_fig "$OUT/ports_${name}_echo_flood.json" disconnects)" \
+        "$(awk -v u=$((c1[0] - c0[0])) -v s=$((c1[1] - c0[1])) -v n="$n" -v hz="$(getconf CLK_TCK)" \
+            'BEGIN { if (n > 0 && u + s > 0) printf "%.3f %.1f", (u + s) / hz * 1e6 / n, 100 * s / (u + s);
+                     else printf "nan nan" }')"
 }
 
 # ofcd_on NAME ARGS...: start ofcd with the learning switch on the port ARGS give.
@@ -113,42 +125,45 @@ testctl_on() {
 
 echo "== port types: the same loads on the tap and on net_af_packet over a veth =="
 ofcd_on tap
-read -r -a tap_ofcd < <(loads tap_ofcd 10.66.0.2:6653 env)
+read -r -a tap_ofcd < <(loads tap_ofcd 10.66.0.2:6653 "$opid" env)
 ofcd_off
 testctl_on env
-read -r -a tap_peer < <(loads tap_testctl 127.0.0.1:16653 env)
+read -r -a tap_peer < <(loads tap_testctl 127.0.0.1:16653 "$tpid" env)
 kill -TERM "$tpid" 2>/dev/null
 wait "$tpid" 2>/dev/null
 
 ofcd_on af_packet --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH,framecnt=8192 --file-prefix=ofcd-bench-af" \
     --net.address=10.67.0.2/24 --net.configure_kernel=false
-read -r -a af_ofcd < <(loads af_ofcd 10.67.0.2:6653 ip netns exec "$NS")
+read -r -a af_ofcd < <(loads af_ofcd 10.67.0.2:6653 "$opid" ip netns exec "$NS")
 ofcd_off
 testctl_on ip netns exec "$NS"
-read -r -a af_peer < <(loads af_testctl 127.0.0.1:16653 ip netns exec "$NS")
+read -r -a af_peer < <(loads af_testctl 127.0.0.1:16653 "$tpid" ip netns exec "$NS")
 kill -TERM "$tpid" 2>/dev/null
 wait "$tpid" 2>/dev/null
 
 python3 - "$OUT/ports.json" "${tap_ofcd[*]}" "${tap_peer[*]}" "${af_ofcd[*]}" "${af_peer[*]}" <<'PY'
 import json, sys
 keys = ["packet_in_responses_s", "echo_p50_ms", "echo_p99_ms", "echo_p50_ms_next_to_flood",
-        "echo_p99_ms_next_to_flood", "echo_disconnects_next_to_flood"]
+        "echo_p99_ms_next_to_flood", "echo_disconnects_next_to_flood", "cpu_us_per_response",
+        "kernel_cpu_pct"]
 rows = {}
 for name, text in zip(["tap ofcd", "tap ovs-testcontroller", "af_packet ofcd",
                        "af_packet ovs-testcontroller"], sys.argv[2:]):
-    vals = [float(x) for x in text.split()] if text.split() else [float("nan")] * 6
+    vals = [float(x) for x in text.split()] if text.split() else [float("nan")] * len(keys)
     rows[name] = dict(zip(keys, vals))
 print(f"{'port, controller':<30} {'pin/s':>10} {'echo p50':>9} {'p99':>7} "
-      f"{'flood p50':>10} {'p99':>7} {'disc':>5}   (ms)")
+      f"{'flood p50':>10} {'p99':>7} {'disc':>5} {'us/resp':>8} {'kernel':>7}")
 for name, r in rows.items():
     print(f"{name:<30} {r['packet_in_responses_s']:>10,.0f} {r['echo_p50_ms']:>9.2f} "
           f"{r['echo_p99_ms']:>7.2f} {r['echo_p50_ms_next_to_flood']:>10.2f} "
-          f"{r['echo_p99_ms_next_to_flood']:>7.2f} {r['echo_disconnects_next_to_flood']:>5.0f}")
+          f"{r['echo_p99_ms_next_to_flood']:>7.2f} {r['echo_disconnects_next_to_flood']:>5.0f} "
+          f"{r['cpu_us_per_response']:>8.2f} {r['kernel_cpu_pct']:>6.0f}%")
 for port in ["tap", "af_packet"]:
     o, p = rows[f"{port} ofcd"], rows[f"{port} ovs-testcontroller"]
     if p["packet_in_responses_s"]:
         print(f"{port}: ofcd / ovs-testcontroller packet_in responses: "
               f"{o['packet_in_responses_s'] / p['packet_in_responses_s']:.1f}x")
-print("(nan: not one echo answered in the run)")
+print("(echo times in ms; nan: not one echo answered in the run. us/resp: the controller's CPU,")
+print(" user + system, per packet_in response over the packet_in runs; kernel: its system share)")
 json.dump(rows, open(sys.argv[1], "w"), indent=1)
 PY

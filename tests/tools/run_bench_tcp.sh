@@ -17,7 +17,8 @@
 #
 # usage: run_bench_tcp.sh TOOLS_DIR [OFCD_BINARY [OFCD_CONFIG]]
 #   TOOLS_DIR  holds tcp-bench, tcp-echo-server, tcp-echo-client (build dir)
-# env: BENCH_JSON_DIR=DIR keeps the JSON files of tcp-bench there;
+# env: BENCH_JSON_DIR=DIR keeps the JSON files of tcp-bench there (and
+#      tcp_cpu.json: round trips per server CPU second of each server);
 #      BENCH_PORT (default random 10000..29999) is the echo port of both
 #      servers (ofcd gets --tcp.echo_port=BENCH_PORT);
 #      OFCD_ADDR (default 10.66.0.2) where ofcd's echo service answers;
@@ -276,6 +277,11 @@ per_cpu() {   # round trips per server CPU second
         if (m == "-" || c == "-" || c + 0 == 0) print "-"; else printf "%.0f", m * s / c }'
 }
 k=$(per_cpu kernel) o=$(per_cpu ofcd) v=$(per_cpu ofcd_veth)
+if [ -n "${BENCH_JSON_DIR:-}" ]; then
+    # What the report's per-core comparison reads ("-": not measured).
+    printf '{"round_trips_per_cpu_s": {"kernel": "%s", "ofcd": "%s", "ofcd_veth": "%s"}}\n' \
+        "$k" "$o" "$v" >"$BENCH_JSON_DIR/tcp_cpu.json"
+fi
 printf '%-22s %12s %12s %12s\n' server_cpu_s "$(cpu kernel)" "$(cpu ofcd)" "$(cpu ofcd_veth)"
 printf '%-22s %12s %12s %12s %11s %11s\n' round_trips/cpu_s "$k" "$o" "$v" "$(ratio "$o" "$k")" \
     "$(ratio "$v" "$k")"
