@@ -293,13 +293,20 @@ static bool prereq_ok(const struct ofp_match *m, const struct field_info *fi)
     }
 }
 
+/* The fields present, in field order (the wire's order), one per turn:
+ * a match holds a handful of the 40 fields, and every FLOW_MOD and
+ * PACKET_IN passes through the loops below. */
+#define FOR_EACH_PRESENT(m, f)                                                              \
+    for (uint64_t bits_ = (m)->present & ((1ull << OFPXMT_OFB_COUNT) - 1);                 \
+         bits_ && ((f) = (unsigned)__builtin_ctzll(bits_), 1); bits_ &= bits_ - 1)
+
 int ofp_match_check(const struct ofp_match *m, struct ofp_err *err)
 {
+    unsigned f;
+
     if (m->present >> OFPXMT_OFB_COUNT || (m->masked & ~m->present))
         return ofp_fail(err, OFPET_BAD_MATCH, OFPBMC_BAD_FIELD);
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
-        if (!ofp_match_has(m, f))
-            continue;
+    FOR_EACH_PRESENT(m, f) {
         const struct field_info *fi = &fields[f];
         const uint8_t *val = (const uint8_t *)&m->val + fi->off;
         if (ofp_match_is_masked(m, f) && !fi->maskable)
@@ -323,9 +330,9 @@ int ofp_match_check(const struct ofp_match *m, struct ofp_err *err)
 static size_t oxm_bytes(const struct ofp_match *m)
 {
     size_t n = 0;
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++)
-        if (ofp_match_has(m, f))
-            n += 4u + fields[f].len * (ofp_match_is_masked(m, f) ? 2u : 1u);
+    unsigned f;
+    FOR_EACH_PRESENT(m, f)
+        n += 4u + fields[f].len * (ofp_match_is_masked(m, f) ? 2u : 1u);
     return n + m->other_len;
 }
 
@@ -338,6 +345,7 @@ int ofp_match_encode(struct ofp_buf *b, const struct ofp_match *m)
 {
     size_t len = sizeof(struct ofp13_match) + oxm_bytes(m);
     uint8_t *p;
+    unsigned f;
 
     if (len > 0xffff || m->other_len > OFP_MATCH_OTHER_MAX)
         return -EINVAL;
@@ -348,9 +356,7 @@ int ofp_match_encode(struct ofp_buf *b, const struct ofp_match *m)
     w->type = htobe16(OFPMT_OXM);
     w->length = htobe16((uint16_t)len);
     p += sizeof(*w);
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
-        if (!ofp_match_has(m, f))
-            continue;
+    FOR_EACH_PRESENT(m, f) {
         const struct field_info *fi = &fields[f];
         bool hm = ofp_match_is_masked(m, f);
         uint32_t h = OFP13_OXM_HEADER(OFPXMC_OPENFLOW_BASIC, f, hm, fi->len * (hm ? 2 : 1));
@@ -443,11 +449,11 @@ int ofp_match_decode(const uint8_t *p, size_t avail, struct ofp_match *m, size_t
 
 bool ofp_match_equal(const struct ofp_match *a, const struct ofp_match *b)
 {
+    unsigned f;
+
     if (a->present != b->present || a->masked != b->masked || a->other_len != b->other_len)
         return false;
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
-        if (!ofp_match_has(a, f))
-            continue;
+    FOR_EACH_PRESENT(a, f) {
         const struct field_info *fi = &fields[f];
         if (memcmp((const uint8_t *)&a->val + fi->off, (const uint8_t *)&b->val + fi->off,
                    fi->len))
@@ -462,14 +468,14 @@ bool ofp_match_equal(const struct ofp_match *a, const struct ofp_match *b)
 
 bool ofp_match_within(const struct ofp_match *m, const struct ofp_match *sel)
 {
+    unsigned f;
+
     /* Non-basic TLVs cannot be compared bit-wise: a selection with any
      * selects only an identical set. */
     if (sel->other_len &&
         (sel->other_len != m->other_len || memcmp(sel->other, m->other, sel->other_len)))
         return false;
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
-        if (!ofp_match_has(sel, f))
-            continue;
+    FOR_EACH_PRESENT(sel, f) {
         if (!ofp_match_has(m, f))
             return false;
         const struct field_info *fi = &fields[f];
@@ -492,10 +498,10 @@ bool ofp_match_within(const struct ofp_match *m, const struct ofp_match *sel)
 uint64_t ofp_match_hash(const struct ofp_match *m, uint64_t seed)
 {
     uint64_t h = ofcd_fnv1a(OFCD_FNV_OFFSET ^ seed, &m->present, sizeof(m->present));
+    unsigned f;
+
     h = ofcd_fnv1a(h, &m->masked, sizeof(m->masked));
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
-        if (!ofp_match_has(m, f))
-            continue;
+    FOR_EACH_PRESENT(m, f) {
         const struct field_info *fi = &fields[f];
         h = ofcd_fnv1a(h, (const uint8_t *)&m->val + fi->off, fi->len);
         if (ofp_match_is_masked(m, f))
@@ -531,12 +537,11 @@ int ofp_match_format(const struct ofp_match *m, char *buf, size_t size)
 {
     struct ofp_txt t = {buf, size, 0};
     bool first = true;
+    unsigned f;
 
     if (size)
         buf[0] = '\0';
-    for (unsigned f = 0; f < OFPXMT_OFB_COUNT; f++) {
-        if (!ofp_match_has(m, f))
-            continue;
+    FOR_EACH_PRESENT(m, f) {
         const struct field_info *fi = &fields[f];
         ofp_txt_add(&t, "%s%s=", first ? "" : ",", fi->name);
         fmt_value(&t, fi, (const uint8_t *)&m->val + fi->off);
