@@ -123,12 +123,20 @@ static void learn(struct l2_table *t, const uint8_t *mac, uint32_t port, uint64_
     t->count++;
 }
 
+/* The next message to send, its header and the body its type selects
+ * zeroed: the whole union is 1.1 KB, a PACKET_OUT's body 56 B, and every
+ * packet_in makes one. */
 static struct ofp_msg *next_msg(struct l2_out *out, uint8_t type)
 {
     struct ofp_msg *m = &out->msg[out->n++];
-    memset(m, 0, sizeof(*m));
-    m->hdr.version = OFP13_VERSION;
-    m->hdr.type = type;
+
+    m->hdr = (struct ofp_hdr){.version = OFP13_VERSION, .type = type};
+    if (type == OFPT_FLOW_MOD)
+        memset(&m->u.flow_mod, 0, sizeof(m->u.flow_mod));
+    else if (type == OFPT_PACKET_OUT)
+        memset(&m->u.packet_out, 0, sizeof(m->u.packet_out));
+    else
+        memset(&m->u, 0, sizeof(m->u));
     return m;
 }
 
@@ -146,8 +154,7 @@ static struct ofp_flow_mod *next_flow_mod(struct l2_out *out, uint8_t command, u
     fm->buffer_id = OFP_NO_BUFFER;
     fm->out_port = OFPP_ANY;
     fm->out_group = OFPG_ANY;
-    ofp_match_init(&fm->match);
-    return fm;
+    return fm;                     /* its match is zeroed: match-all (ofp_match_init) */
 }
 
 void l2_on_established(const struct l2_cfg *cfg, struct l2_out *out)
