@@ -47,8 +47,11 @@ installed() { rest_metric 'ofcd_flow_manager_total{what="confirmed"}'; }
 queued() { rest_metric ofcd_flow_manager_queued; }
 
 # emu_start NAME SECONDS: 100 switches (dpids 0x10000..), echo every 100 ms.
+# Their connects are spread over 100 ms (--connect-rate 1000), so their
+# echoes are too, as real switches' are: all in phase, the echo p99 is the
+# drain of a burst of 100 through the port, whatever the REST load.
 emu_start() {
-    "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 100 \
+    "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 1000 --echo-interval 100 \
         --dpid-base 65536 --duration "$2" --quiet --json "$OUT/rest_emu_$1.json" \
         >"$work/emu_$1.out" 2>&1 &
     epid=$!
