@@ -4,7 +4,9 @@
 # bench's own, the emulator (and the kernel-socket peer, ovs-testcontroller)
 # on the far side of each: on the host for the tap, inside the namespace
 # for the veth, where ovs-testcontroller listens on the namespace's
-# loopback. Per port and controller:
+# loopback; then net_af_xdp on the same veth where it comes up (an XDP
+# socket in the veth's generic mode; its far side and peer are af_packet's).
+# Per port and controller:
 #   - packet_in responses/s: 16 switches, window 64, 3 s, median of 3 runs;
 #   - the controller's CPU per packet_in response over those runs, and the
 #     kernel's share of it (what the port itself costs);
@@ -96,8 +98,9 @@ loads() {
                      else printf "nan nan" }')"
 }
 
-# ofcd_on NAME ARGS...: start ofcd with the learning switch on the port ARGS give.
-ofcd_on() {
+# ofcd_try NAME ARGS...: start ofcd with the learning switch on the port ARGS
+# give; 1 (its log's tail printed) when it did not come up.
+ofcd_try() {
     local log="$work/ofcd_$1.log"
     shift
     "$OFCD" --config "$CONF" --app.data_dir="$work/var_$RANDOM" --app.stats_log_interval_s=0 \
@@ -105,8 +108,10 @@ ofcd_on() {
     opid=$!
     pids+=($opid)
     wait_for_line "$log" 'ofcd ready|ERROR' 60 >/dev/null
-    grep -q "ofcd ready" "$log" || { tail "$log"; echo "ofcd did not start"; exit 1; }
+    grep -q "ofcd ready" "$log" || { tail -5 "$log"; return 1; }
 }
+# ofcd_on NAME ARGS...: the same, and the bench stops when it did not come up.
+ofcd_on() { ofcd_try "$@" || { echo "ofcd did not start"; exit 1; }; }
 ofcd_off() {
     kill -TERM "$opid" 2>/dev/null
     timeout 10 tail -s 0.05 --pid="$opid" -f /dev/null
@@ -141,14 +146,27 @@ read -r -a af_peer < <(loads af_testctl 127.0.0.1:16653 "$tpid" ip netns exec "$
 kill -TERM "$tpid" 2>/dev/null
 wait "$tpid" 2>/dev/null
 
-python3 - "$OUT/ports.json" "${tap_ofcd[*]}" "${tap_peer[*]}" "${af_ofcd[*]}" "${af_peer[*]}" <<'PY'
+# net_af_xdp on the same veth, where the kernel and DPDK allow it (an XDP
+# socket in the veth's generic mode): the far side, and so the peer, are
+# af_packet's.
+xdp_ofcd=()
+if ofcd_try af_xdp --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_xdp0,iface=$VETH --file-prefix=ofcd-bench-xdp" \
+    --net.address=10.67.0.2/24 --net.configure_kernel=false; then
+    read -r -a xdp_ofcd < <(loads xdp_ofcd 10.67.0.2:6653 "$opid" ip netns exec "$NS")
+else
+    echo "(net_af_xdp did not come up on $VETH: its row is left empty)"
+fi
+ofcd_off
+
+python3 - "$OUT/ports.json" "${tap_ofcd[*]}" "${tap_peer[*]}" "${af_ofcd[*]}" "${af_peer[*]}" \
+    "${xdp_ofcd[*]}" <<'PY'
 import json, sys
 keys = ["packet_in_responses_s", "echo_p50_ms", "echo_p99_ms", "echo_p50_ms_next_to_flood",
         "echo_p99_ms_next_to_flood", "echo_disconnects_next_to_flood", "cpu_us_per_response",
         "kernel_cpu_pct"]
 rows = {}
 for name, text in zip(["tap ofcd", "tap ovs-testcontroller", "af_packet ofcd",
-                       "af_packet ovs-testcontroller"], sys.argv[2:]):
+                       "af_packet ovs-testcontroller", "af_xdp ofcd"], sys.argv[2:]):
     vals = [float(x) for x in text.split()] if text.split() else [float("nan")] * len(keys)
     rows[name] = dict(zip(keys, vals))
 print(f"{'port, controller':<30} {'pin/s':>10} {'echo p50':>9} {'p99':>7} "
@@ -158,9 +176,9 @@ for name, r in rows.items():
           f"{r['echo_p99_ms']:>7.2f} {r['echo_p50_ms_next_to_flood']:>10.2f} "
           f"{r['echo_p99_ms_next_to_flood']:>7.2f} {r['echo_disconnects_next_to_flood']:>5.0f} "
           f"{r['cpu_us_per_response']:>8.2f} {r['kernel_cpu_pct']:>6.0f}%")
-for port in ["tap", "af_packet"]:
-    o, p = rows[f"{port} ofcd"], rows[f"{port} ovs-testcontroller"]
-    if p["packet_in_responses_s"]:
+for port, peer in [("tap", "tap"), ("af_packet", "af_packet"), ("af_xdp", "af_packet")]:
+    o, p = rows[f"{port} ofcd"], rows[f"{peer} ovs-testcontroller"]
+    if p["packet_in_responses_s"] and o["packet_in_responses_s"] == o["packet_in_responses_s"]:
         print(f"{port}: ofcd / ovs-testcontroller packet_in responses: "
               f"{o['packet_in_responses_s'] / p['packet_in_responses_s']:.1f}x")
 print("(echo times in ms; nan: not one echo answered in the run. us/resp: the controller's CPU,")
