@@ -44,8 +44,8 @@ bench_veth_ns() {
 }
 
 # emu_fig JSON FIELD: one figure of an emulator report (--json): responses
-# (packet_in responses), responses_s (per second), echo_p50_ms, echo_p99_ms (nan when no
-# echo was answered at all), disconnects.
+# (packet_in responses), responses_s (per second), echo_p50_ms, echo_p99_ms
+# (nan when no echo was answered at all), disconnects.
 emu_fig() {
     python3 - "$@" <<'PY'
 import json, sys
