@@ -18,7 +18,6 @@
 #include "ofp_wire.h"
 #include "port.h"
 
-#define QMSG_LARGE_SHARE 64
 #define QMSG_EVENT_SPARE 16384     /* event buffers beyond the connections' own */
 #define QMSG_EVENT_LARGE 256
 
@@ -61,7 +60,11 @@ static void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index,
         .conn_buffer_kb = c->of_conn_buffer_kb,
         .conn_control_buffers = c->of_conn_control_buffers,
         .max_pending = c->of_max_pending,
-        .max_pending_per_ip = c->of_max_pending_per_ip,
+        .pending_conn_buffers = c->of_pending_conn_buffers,
+        .pending_buffers = c->of_pending_buffers,
+        .ip_buffers = c->of_ip_buffers,
+        .ip_buffer_kb = c->of_ip_buffer_kb,
+        .ip_control_buffers = c->of_ip_control_buffers,
         .tls_port = c->tls_port,
         .tls_handshake_timeout_ms = c->tls_handshake_timeout_ms,
     };
@@ -340,13 +343,6 @@ static int wire_echo(struct app_ctx *app, struct app_lcore *al)
     return 0;
 }
 
-/* One large (64 KiB) buffer per QMSG_LARGE_SHARE small ones, at least that
- * many: multipart replies and big FLOW_MODs are the exception. */
-static unsigned large_share(unsigned n_small)
-{
-    return n_small / QMSG_LARGE_SHARE < QMSG_LARGE_SHARE ? QMSG_LARGE_SHARE
-                                                         : n_small / QMSG_LARGE_SHARE;
-}
 
 /* openflow.event_buffers, or (0) enough for every connection the io lcores
  * can hold to keep its two down events (the io's and the worker's) with
@@ -367,10 +363,11 @@ int wire_openflow(struct app_ctx *app)
      * the control plane's own, which no switch's traffic can drain: what it
      * sends, and the events (qmsg_pool.h). */
     int socket = (int)rte_socket_id();
-    app->qpool = qmsg_pool_create("qmsg", cfg->of_msg_buffers, large_share(cfg->of_msg_buffers),
+    app->qpool = qmsg_pool_create("qmsg", cfg->of_msg_buffers,
+                                  cfg_large_buffers(cfg->of_msg_buffers),
                                   socket, false);
     app->cpool = qmsg_pool_create("ctlmsg", cfg->of_control_buffers,
-                                  large_share(cfg->of_control_buffers), socket, true);
+                                  cfg_large_buffers(cfg->of_control_buffers), socket, true);
     /* Large event buffers carry only switch announcements (desc and ports):
      * a few hundred in flight at once; more wait their turn (events_deferred). */
     app->epool = qmsg_pool_create("evmsg", event_buffers(cfg), QMSG_EVENT_LARGE, socket, true);

@@ -25,6 +25,7 @@
 #define CFG_FILE_MAX (1u << 20)   /* a config file is a few KiB; refuse anything huge */
 #define CFG_SHOW_MAX 80           /* longest value quoted back in an error */
 #define CFG_NAME_MAX 64           /* "section.key" of any schema row fits */
+#define CFG_HINT_MAX 320          /* " (did you mean ...)" or why a key was removed */
 #define CFG_RATE_SUM_SLACK 1e-9   /* same rounding slack as fault_dir_init() */
 #define CFG_HELP_WIDTH 100
 
@@ -775,6 +776,12 @@ static const char *cfg_suggest_key(const char *typed, char *buf, size_t len)
     char full[CFG_NAME_MAX + 1];
 
     buf[0] = '\0';
+    for (size_t i = 0; i < cfg_n_removed_keys; i++) {
+        if (strcmp(cfg_removed_keys[i].key, typed) == 0) {
+            snprintf(buf, len, ": it was removed: %s", cfg_removed_keys[i].why);
+            return buf;
+        }
+    }
     /* The right key under the wrong (or no) section is the likeliest slip. */
     const char *bare = dot != NULL ? dot + 1 : typed;
     for (size_t i = 0; i < cfg_n_keys; i++) {
@@ -842,7 +849,7 @@ static int cfg_apply(const struct cfg_key *k, const char *val, struct ofcd_confi
 static int cfg_parse_section(struct cfg_parser *p, char *s)
 {
     char shown[CFG_SHOW_MAX + 4];
-    char hint[CFG_NAME_MAX + 32];
+    char hint[CFG_HINT_MAX];
     char *close = strchr(s, ']');
     if (close == NULL) {
         cfg_err(p->err, p->errlen, "%s:%u: section header '%s' has no closing ']'",
@@ -931,7 +938,7 @@ static int cfg_parse_rhs(struct cfg_parser *p, const struct cfg_key *k, char *v,
 static int cfg_parse_line(struct cfg_parser *p, char *line)
 {
     char shown[CFG_SHOW_MAX + 4];
-    char hint[CFG_NAME_MAX + 32];
+    char hint[CFG_HINT_MAX];
     char *s = cfg_skip_ws(line);
 
     if (*s == '\0' || *s == '#' || *s == ';')
@@ -1080,7 +1087,7 @@ int cfg_apply_override(struct ofcd_config *cfg, const char *assignment, char *er
                        size_t errlen)
 {
     char shown[CFG_SHOW_MAX + 4];
-    char hint[CFG_NAME_MAX + 32];
+    char hint[CFG_HINT_MAX];
     const char *eq = strchr(assignment, '=');
     if (eq == NULL) {
         cfg_err(err, errlen, "command line: '--%s' has no '='; write --section.key=value",
@@ -1353,8 +1360,8 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
-    check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow, check_tls, check_tcp,
-    check_fault,
+    check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
+    cfg_check_shares, check_tls, check_tcp, check_fault,
 };
 
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)

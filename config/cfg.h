@@ -79,7 +79,6 @@ struct ofcd_config {
     uint32_t of_handshake_timeout_ms;
     uint32_t of_hello_timeout_ms;        /* no HELLO by then: closed */
     uint32_t of_max_pending;             /* unfinished handshakes per io lcore */
-    uint32_t of_max_pending_per_ip;      /* ... per source address */
     uint32_t of_echo_interval_ms;        /* 0 = no keepalive */
     uint32_t of_echo_timeout_ms;
     uint32_t of_rtt_probe_ms;            /* echo at least this often for RTT, 0 = off */
@@ -91,6 +90,11 @@ struct ofcd_config {
     uint32_t of_conn_control_buffers;    /* per-connection quota of the control pools */
     uint32_t of_conn_buffers;            /* per-connection quota, buffers */
     uint32_t of_conn_buffer_kb;          /* per-connection quota, KiB of capacity */
+    uint32_t of_pending_conn_buffers;    /* ... before the handshake is done */
+    uint32_t of_pending_buffers;         /* all pending connections of an io lcore */
+    uint32_t of_ip_buffers;              /* one source address's connections, buffers */
+    uint32_t of_ip_buffer_kb;            /* ... KiB of capacity */
+    uint32_t of_ip_control_buffers;      /* ... of the control pools */
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
     uint32_t of_max_ports;               /* per switch */
@@ -205,6 +209,11 @@ int cfg_apply_override(struct ofcd_config *cfg, const char *assignment, char *er
 /* Cross-key checks once everything is applied (e.g. mbuf_cache <= mbufs / 1.5,
  * kernel address in ofcd's subnet but not equal to it). */
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen);
+
+/* A pool of n_small buffers of 512 B has this many of 64 KiB beside it: one
+ * per CFG_LARGE_SHARE small ones, at least CFG_LARGE_SHARE. */
+#define CFG_LARGE_SHARE 64u
+uint32_t cfg_large_buffers(uint32_t n_small);
 
 /* Print every key with its default and help, grouped by section (for --help). */
 void cfg_print_help(FILE *out);

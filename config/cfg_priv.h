@@ -51,6 +51,18 @@ struct cfg_key {
 extern const struct cfg_key cfg_keys[];
 extern const size_t cfg_n_keys;
 
+/* The cross-key rule between the message pools and the shares cut from
+ * them (cfg_shares.c). */
+int cfg_check_shares(struct ofcd_config *cfg, char *err, size_t errlen);
+
+/* A key that was removed, and what an operator should do about it. */
+struct cfg_removed {
+    const char *key;              /* section.name */
+    const char *why;
+};
+extern const struct cfg_removed cfg_removed_keys[];
+extern const size_t cfg_n_removed_keys;
+
 /*
  * Parse one value for row k into cfg. On success the field (and its
  * companion) is overwritten and 0 returned; on failure cfg is untouched,

@@ -97,11 +97,10 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "hello_timeout_ms", of_hello_timeout_ms, 0, 600000, "2000",
              "time a new connection has to send its HELLO before it is closed (0 = only "
              "handshake_timeout_ms)"),
-    CFG_UINT("openflow", "max_pending", of_max_pending, 1, 1048576, "2048",
-             "connections per io lcore that have not finished the handshake; more are "
-             "refused"),
-    CFG_UINT("openflow", "max_pending_per_ip", of_max_pending_per_ip, 1, 1048576, "512",
-             "of those, from one source address"),
+    CFG_UINT("openflow", "max_pending", of_max_pending, 1, 1048576, "16384",
+             "connections per io lcore that have not finished the handshake, from any "
+             "number of addresses; at the bound the oldest pending connection of the "
+             "address holding the most is closed to make room for a newcomer"),
     CFG_UINT("openflow", "echo_interval_ms", of_echo_interval_ms, 0, 3600000, "5000",
              "send ECHO_REQUEST after this much silence from a switch (0 = no keepalive)"),
     CFG_UINT("openflow", "echo_timeout_ms", of_echo_timeout_ms, 0, 3600000, "15000",
@@ -137,6 +136,24 @@ const struct cfg_key cfg_keys[] = {
              "of those, buffers of the control plane's pools (what is sent to it, events "
              "about it): a few switches that do not read cannot drain what every other "
              "switch's FLOW_MODs and events come from"),
+    CFG_UINT("openflow", "pending_conn_buffers", of_pending_conn_buffers, 4, 4194304, "16",
+             "message buffers a connection may hold before its handshake is done (what it "
+             "sends, what waits for the handshake, what is sent to it), one of them large "
+             "at most; at the bound ofcd stops reading it"),
+    CFG_UINT("openflow", "pending_buffers", of_pending_buffers, 16, 4194304, "4096",
+             "message buffers all connections of an io lcore short of ESTABLISHED may hold "
+             "together (1/64 as many large ones); at the bound ofcd stops reading them "
+             "until buffers come back"),
+    CFG_UINT("openflow", "ip_buffers", of_ip_buffers, 16, 4194304, "8192",
+             "message buffers all connections from one source address may hold together "
+             "on an io lcore; at the bound ofcd stops reading them until buffers come "
+             "back (a lab of switches behind one address shares it, and is slowed, not "
+             "refused)"),
+    CFG_UINT("openflow", "ip_buffer_kb", of_ip_buffer_kb, 64, 4194304, "8192",
+             "the same bound in KiB, each buffer counted by its size (512 B or 64 KiB)"),
+    CFG_UINT("openflow", "ip_control_buffers", of_ip_control_buffers, 8, 4194304, "2048",
+             "of those, buffers of the control plane's pools (what is sent to them, "
+             "events about them)"),
     CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
              "unsent KiB a switch may fall behind before ofcd disconnects it"),
     CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",
@@ -358,3 +375,13 @@ const size_t cfg_n_keys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
 
 _Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= CFG_KEYS_MAX,
                "raise CFG_KEYS_MAX in cfg_priv.h");
+
+/* Keys that once existed, with what replaced them: a file that still sets
+ * one gets this instead of a bare "unknown key". */
+const struct cfg_removed cfg_removed_keys[] = {
+    {"openflow.max_pending_per_ip",
+     "connections from one address are no longer refused by count: they are bounded by "
+     "what they hold (openflow.ip_buffers, ip_buffer_kb, pending_conn_buffers); delete the "
+     "line"},
+};
+const size_t cfg_n_removed_keys = sizeof(cfg_removed_keys) / sizeof(cfg_removed_keys[0]);

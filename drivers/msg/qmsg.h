@@ -46,6 +46,9 @@ static inline uint32_t conn_handle_gen(conn_handle_t h) { return (uint32_t)(h >>
 
 struct qmsg_quota;
 
+/* How many larger shares a peer's share may be part of (qmsg_quota.h). */
+#define QMSG_QUOTA_UPS 2
+
 /* QMSG_CONN_UP's data: what the worker needs of a new connection. */
 struct qmsg_conn_up {
     struct qmsg_quota *quota;   /* charge what is made for this connection here */
@@ -59,6 +62,8 @@ struct qmsg_conn_up {
 struct qmsg {
     conn_handle_t conn;
     struct qmsg_quota *quota;   /* the peer it is charged to (qmsg_quota.h), or NULL */
+    struct qmsg_quota *quota_up[QMSG_QUOTA_UPS];  /* ... and the shares that peer was part
+                                                   * of when it was charged */
     void *origin;               /* the pool's store it goes back to */
     uint64_t enq_tsc;       /* stamped by msgq_enqueue for per-class latency */
     uint32_t len;           /* bytes used in data[] */

@@ -64,7 +64,7 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
     struct rte_mempool *mp = big ? p->large : p->small;
     void *obj;
 
-    if (!qmsg_take_begin(q, enforce))
+    if (!qmsg_take_begin(q, big, enforce))
         return NULL;
     if (len > QMSG_LARGE_DATA || rte_mempool_get(mp, &obj) != 0) {
         __atomic_fetch_add(&p->alloc_failed, 1, __ATOMIC_RELAXED);

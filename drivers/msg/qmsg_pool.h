@@ -64,13 +64,15 @@ static inline void qmsg_free_queued(struct msgq *q)
 
 /* What taking and returning a buffer does whatever stores the buffers (this
  * pool, and the unit tests' fake over malloc, so their quota accounting is
- * this one). qmsg_take_begin: false when enforce and q is full (the caller
- * counts it); qmsg_take_end stamps a fresh buffer of size class big (from a
- * control-plane pool or not) and charges it to q; qmsg_give_back releases it
- * from its quota before it goes back to m->origin. */
-static inline bool qmsg_take_begin(struct qmsg_quota *q, bool enforce)
+ * this one). qmsg_take_begin: false when enforce and q, or a share it is
+ * part of, has no room for a buffer of size class big (the caller counts
+ * it); qmsg_take_end stamps a fresh buffer of size class big (from a
+ * control-plane pool or not) and charges it to q and the shares q is part
+ * of now, which it records; qmsg_give_back releases it from exactly those
+ * before it goes back to m->origin. */
+static inline bool qmsg_take_begin(struct qmsg_quota *q, bool big, bool enforce)
 {
-    return !(q && enforce && qmsg_quota_full(q));
+    return !(q && enforce && qmsg_quota_blocker(q, big));
 }
 
 static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, bool control, void *origin,
@@ -82,15 +84,28 @@ static inline struct qmsg *qmsg_take_end(struct qmsg *m, bool big, bool control,
     m->len = 0;
     m->origin = origin;
     m->quota = q;
-    if (q)
+    for (unsigned i = 0; i < QMSG_QUOTA_UPS; i++)
+        m->quota_up[i] = NULL;
+    if (q) {
         qmsg_quota_charge(q, big, control);
+        for (unsigned i = 0; i < QMSG_QUOTA_UPS; i++) {
+            struct qmsg_quota *up = qmsg_quota_get_up(q, i);
+            m->quota_up[i] = up;
+            if (up)
+                qmsg_quota_charge(up, big, control);
+        }
+    }
     return m;
 }
 
 static inline void qmsg_give_back(struct qmsg *m)
 {
-    if (m->quota)
-        qmsg_quota_release(m->quota, m->size_class, m->control);
+    if (!m->quota)
+        return;
+    qmsg_quota_release(m->quota, m->size_class, m->control);
+    for (unsigned i = 0; i < QMSG_QUOTA_UPS; i++)
+        if (m->quota_up[i])
+            qmsg_quota_release(m->quota_up[i], m->size_class, m->control);
 }
 
 #define QMSG_POOL_COUNTERS(X) X(alloc_failed, "no buffer of the size class asked for")

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "of_addr.h"
 #include "of_event.h"
 #include "of_stream.h"
 #include "ofcd_inet.h"
@@ -33,7 +34,8 @@ struct of_conn {
     uint32_t slot;
     uint32_t gen;
     bool blocked;                    /* on the retry list */
-    bool pending;                    /* not yet ESTABLISHED (counted in pend) */
+    struct of_addr *addr;            /* its source address (of_addr.h) */
+    struct of_addr_pend pend;        /* pend.addr set: not yet ESTABLISHED */
     uint32_t peer_ip;                /* host order */
     uint16_t peer_port;
     struct qmsg *down_ev;            /* kept from accept: its CONN_DOWN is never lost */
@@ -59,12 +61,6 @@ struct of_listener {
     bool tls;
 };
 
-/* Connections short of ESTABLISHED from one source address. */
-struct of_pend_ip {
-    uint32_t ip;                     /* 0: free */
-    uint32_t n;
-};
-
 struct of_io {
     struct of_io_env env;
     unsigned io_index;
@@ -82,15 +78,13 @@ struct of_io {
     struct of_conn *retry_head;      /* connections blocked on msg_in or buffers */
     struct qmsg_fifo events;         /* CONN_DOWN events waiting for room */
     uint64_t out_backlog_max;
-    uint32_t conn_buffers;           /* each connection's quota */
-    uint64_t conn_bytes;
-    uint32_t conn_control_buffers;
-    uint32_t max_pending, max_pending_per_ip;
-    uint32_t n_pending;
-    struct of_pend_ip *pend;         /* open addressing, pend_mask + 1 slots */
-    uint32_t pend_mask;
+    struct qmsg_quota_bounds share;          /* each established connection's */
+    struct qmsg_quota_bounds pending_share;  /* each connection short of ESTABLISHED */
+    uint32_t max_pending;
+    struct of_addrs *addrs;          /* source addresses: their shares, pending lists */
+    struct qmsg_quota pending_quota; /* what all pending connections hold together */
     uint32_t n_conns;
-    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota, rl_tls;
+    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota, rl_tls, rl_evict;
     struct of_io_stats stats;
 };
 
@@ -115,80 +109,44 @@ static void retry_later(struct of_conn *oc)
     oc->io->retry_head = oc;
 }
 
-/* ---- pending connections by source address ---------------------------------------- */
+/* ---- admission: pending connections and their shares ------------------------------ */
 
-static uint32_t pend_hash(uint32_t ip)
-{
-    return (ip * 2654435761u) >> 7;
-}
-
-/* The entry of ip (a free one to fill when absent). */
-static struct of_pend_ip *pend_find(struct of_io *io, uint32_t ip)
-{
-    uint32_t i = pend_hash(ip) & io->pend_mask;
-    while (io->pend[i].ip && io->pend[i].ip != ip)
-        i = (i + 1) & io->pend_mask;
-    return &io->pend[i];
-}
-
-/* Forget one pending connection of ip; the slot is freed with backward shift
- * so lookups never need tombstones. */
-static void pend_drop(struct of_io *io, uint32_t ip)
-{
-    struct of_pend_ip *e = pend_find(io, ip);
-    if (!e->ip)
-        return;
-    io->n_pending--;
-    if (--e->n)
-        return;
-    uint32_t i = (uint32_t)(e - io->pend);
-    for (uint32_t j = (i + 1) & io->pend_mask; io->pend[j].ip; j = (j + 1) & io->pend_mask) {
-        uint32_t home = pend_hash(io->pend[j].ip) & io->pend_mask;
-        /* j's entry may move to i if i lies between its home and j. */
-        if (((j - home) & io->pend_mask) >= ((j - i) & io->pend_mask)) {
-            io->pend[i] = io->pend[j];
-            i = j;
-        }
-    }
-    io->pend[i] = (struct of_pend_ip){0, 0};
-}
-
+/* The handshake is done (or the connection gone): out of the pending lists,
+ * and its share becomes an established switch's, outside the pending one. */
 static void conn_not_pending(struct of_conn *oc)
 {
-    if (!oc->pending)
+    struct of_io *io = oc->io;
+
+    if (!oc->pend.addr)
         return;
-    oc->pending = false;
-    pend_drop(oc->io, oc->peer_ip);
+    of_addrs_unpend(io->addrs, &oc->pend);
+    qmsg_quota_bound(&oc->quota, &io->share);
+    qmsg_quota_set_up(&oc->quota, 1, NULL);
 }
 
-/* Room for one more connection short of ESTABLISHED from ip? Counts it
- * when there is. */
-static bool admit(struct of_io *io, uint32_t ip, uint16_t port)
-{
-    struct of_pend_ip *e = pend_find(io, ip);
-    const char *why = NULL;
-    uint64_t missed;
+static void conn_close(struct of_conn *oc, bool abort, const char *why);
 
-    if (io->n_pending >= io->max_pending) {
-        io->stats.refused_pending++;
-        why = "openflow.max_pending";
-    } else if (e->n >= io->max_pending_per_ip) {
-        io->stats.refused_pending_ip++;
-        why = "openflow.max_pending_per_ip";
-    }
-    if (why) {
-        char peer[OFCD_PEER_STRLEN];
-        if (ofcd_ratelimit(&io->rl_refuse, io->env.clock_us(), &missed))
-            LOG_WARN("of", "io %u: refused a connection from %s: %s (%u short of ESTABLISHED "
-                     "here, %u from that address) reached (%lu more refused unlogged)",
-                     io->io_index, ofcd_peer_format(ip, port, peer), why, io->n_pending, e->n,
-                     (unsigned long)missed);
-        return false;
-    }
-    e->ip = ip;
-    e->n++;
-    io->n_pending++;
-    return true;
+/* Pending connections are at openflow.max_pending: the oldest pending one
+ * of the address holding the most is closed for the newcomer (a lab's burst
+ * from one address is served while the table has room; when it is full,
+ * whoever holds most of it gives way first). */
+static void evict_pending(struct of_io *io)
+{
+    struct of_addr_pend *p = of_addrs_victim(io->addrs);
+    uint64_t missed;
+    char peer[OFCD_PEER_STRLEN];
+
+    if (!p)
+        return;
+    struct of_conn *oc = (struct of_conn *)((char *)p - offsetof(struct of_conn, pend));
+    io->stats.pending_evicted++;
+    if (ofcd_ratelimit(&io->rl_evict, io->env.clock_us(), &missed))
+        LOG_WARN("of", "io %u: openflow.max_pending (%u) connections short of ESTABLISHED: "
+                 "closing the oldest of %s's %u for a newcomer (%lu more unlogged)",
+                 io->io_index, io->max_pending,
+                 ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), p->addr->n_pending,
+                 (unsigned long)missed);
+    conn_close(oc, true, NULL);
 }
 
 /* ---- events to the worker ------------------------------------------------------------- */
@@ -281,6 +239,10 @@ static void release_slot(struct of_conn *oc)
     struct of_io *io = oc->io;
 
     conn_not_pending(oc);
+    for (unsigned i = 0; i < QMSG_QUOTA_UPS; i++)
+        qmsg_quota_set_up(&oc->quota, i, NULL);
+    of_addrs_put(io->addrs, oc->addr);
+    oc->addr = NULL;
     hs_remove(oc);
     free_out(oc);
     oc->gen = (oc->gen + 1) & 0xffffffu;     /* stale handles stop matching */
@@ -449,27 +411,45 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     }
 }
 
-/* A buffer for one of the connection's messages, charged to its quota: NULL
- * (counted) when the quota is full or the pool is empty. */
+/* A buffer for one of the connection's messages, charged to its share and
+ * the shares it is part of: NULL (counted, and logged rate-limited with the
+ * share that is full) when one of them has no room or the pool is empty. */
 static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
 {
     struct of_io *io = oc->io;
-    struct qmsg *m = qmsg_alloc_for(io->env.pool, len, &oc->quota, true);
+    bool big = len > QMSG_SMALL_DATA;
+    const struct qmsg_quota *full = qmsg_quota_blocker(&oc->quota, big);
     uint64_t missed;
     char peer[OFCD_PEER_STRLEN];
+    const char *whose;
 
-    if (!m && qmsg_quota_full(&oc->quota)) {
-        io->stats.quota_paused++;
-        if (ofcd_ratelimit(&io->rl_quota, io->env.clock_us(), &missed))
-            LOG_WARN("of", "io %u: connection %#lx from %s holds its whole share of buffers "
-                     "(openflow.conn_buffers/conn_buffer_kb): not reading it until they come "
-                     "back (%lu more pauses unlogged)", io->io_index,
-                     (unsigned long)conn_handle(oc),
-                     ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), (unsigned long)missed);
-    } else if (!m) {
-        io->stats.no_buffer++;
+    if (!full) {
+        struct qmsg *m = qmsg_alloc_for(io->env.pool, len, &oc->quota, false);
+        if (!m)
+            io->stats.no_buffer++;
+        return m;
     }
-    return m;
+    if (full == &oc->quota) {
+        io->stats.quota_paused++;
+        whose = oc->pend.addr ? "its share while short of ESTABLISHED "
+                                "(openflow.pending_conn_buffers)"
+                              : "its share (openflow.conn_buffers/conn_buffer_kb/"
+                                "conn_control_buffers)";
+    } else if (full == &io->pending_quota) {
+        io->stats.pending_paused++;
+        whose = "what all connections short of ESTABLISHED may hold (openflow.pending_buffers)";
+    } else {
+        io->stats.ip_paused++;
+        whose = "what its address's connections may hold together (openflow.ip_buffers/"
+                "ip_buffer_kb/ip_control_buffers)";
+    }
+    if (ofcd_ratelimit(&io->rl_quota, io->env.clock_us(), &missed))
+        LOG_WARN("of", "io %u: connection %#lx from %s: buffers at %s: not reading it until "
+                 "they come back (%lu more pauses unlogged)", io->io_index,
+                 (unsigned long)conn_handle(oc),
+                 ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), whose,
+                 (unsigned long)missed);
+    return NULL;
 }
 
 /* The reply, queued on the connection; false when no buffer may be taken for
@@ -674,7 +654,15 @@ static void on_established(struct tcp_conn *c, void *user)
         tcp_abort(c);
         return;
     }
-    if (!admit(io, info.remote_ip, info.remote_port)) {
+    struct of_addr *addr = of_addrs_get(io->addrs, info.remote_ip);
+    if (!addr) {
+        io->stats.refused_addr_table++;
+        if (ofcd_ratelimit(&io->rl_refuse, io->env.clock_us(), &missed))
+            LOG_WARN("of", "io %u: address table full (%u addresses with connections or "
+                     "buffers out): refusing %s (%lu more refused unlogged)", io->io_index,
+                     of_addrs_count(io->addrs),
+                     ofcd_peer_format(info.remote_ip, info.remote_port, peer),
+                     (unsigned long)missed);
         tcp_abort(c);
         return;
     }
@@ -687,7 +675,7 @@ static void on_established(struct tcp_conn *c, void *user)
     if (!down_ev || no_tls) {
         qmsg_free(up_ev);
         qmsg_free(down_ev);
-        pend_drop(io, info.remote_ip);
+        of_addrs_put(io->addrs, addr);
         if (no_tls)
             io->stats.tls_no_memory++;
         else
@@ -710,12 +698,21 @@ static void on_established(struct tcp_conn *c, void *user)
      * would link the list into a loop. */
     oc->out = (struct qmsg_fifo){0};
     oc->out_bytes = 0;
-    oc->pending = true;
     oc->first_byte_seen = false;
     oc->hs_begun = false;
     oc->peer_ip = info.remote_ip;
     oc->peer_port = info.remote_port;
-    qmsg_quota_set(&oc->quota, io->conn_buffers, io->conn_bytes, io->conn_control_buffers);
+    /* Short of ESTABLISHED: a small share, inside its address's and the
+     * pending connections' (the oldest of the busiest address gives way
+     * when the pending connections are at their bound). */
+    if (of_addrs_pending(io->addrs) >= io->max_pending)
+        evict_pending(io);
+    oc->addr = addr;
+    oc->pend.addr = NULL;
+    of_addrs_pend(io->addrs, addr, &oc->pend);
+    qmsg_quota_bound(&oc->quota, &io->pending_share);
+    qmsg_quota_set_up(&oc->quota, 0, &addr->quota);
+    qmsg_quota_set_up(&oc->quota, 1, &io->pending_quota);
     io->n_conns++;
     io->stats.conns_accepted++;
     tcp_conn_set_user(c, oc);
@@ -790,15 +787,24 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->env = *env;
     io->io_index = io_index;
     io->out_backlog_max = (uint64_t)cfg->out_backlog_kb * 1024u;
-    io->conn_buffers = cfg->conn_buffers;
-    io->conn_bytes = (uint64_t)cfg->conn_buffer_kb * 1024u;
-    io->conn_control_buffers = cfg->conn_control_buffers;
+    io->share = (struct qmsg_quota_bounds){
+        .bufs = cfg->conn_buffers, .bytes = (uint64_t)cfg->conn_buffer_kb * 1024u,
+        .control_bufs = cfg->conn_control_buffers};
+    /* A handshake needs a few buffers and one large one at most (a PORT_DESC
+     * reply of many ports); what waits for the handshake to end counts too. */
+    io->pending_share = io->share;
+    if (cfg->pending_conn_buffers) {
+        io->pending_share.bufs = cfg->pending_conn_buffers;
+        io->pending_share.large = 1;
+    }
+    qmsg_quota_bound(&io->pending_quota, &(struct qmsg_quota_bounds){
+        .bufs = cfg->pending_buffers, .large = of_io_large_of(cfg->pending_buffers)});
     io->max_pending = cfg->max_pending;
-    io->max_pending_per_ip = cfg->max_pending_per_ip;
     io->rl_refuse = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_quota = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_tls = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_evict = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->plain = (struct of_listener){.io = io, .tls = false};
     io->secure = (struct of_listener){.io = io, .tls = true};
     io->tls_hs_timeout_us = (uint64_t)cfg->tls_handshake_timeout_ms * 1000u;
@@ -806,17 +812,17 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
         LOG_ERR("of", "io %u: a TLS port (%u) without a TLS context", io_index, cfg->tls_port);
         goto fail;
     }
-    /* At most max_pending addresses at once: twice that keeps probes short. */
-    uint32_t pend_slots = 16;
-    while (pend_slots < 2u * cfg->max_pending)
-        pend_slots *= 2;
-    io->pend = calloc(pend_slots, sizeof(*io->pend));
-    io->pend_mask = pend_slots - 1;
+    /* Every open connection pins its address; as many again may be draining
+     * (closed, buffers still on their way back). */
+    struct qmsg_quota_bounds ip_share = {
+        .bufs = cfg->ip_buffers, .bytes = (uint64_t)cfg->ip_buffer_kb * 1024u,
+        .control_bufs = cfg->ip_control_buffers};
+    io->addrs = of_addrs_create(2u * cfg->max_conns, cfg->max_pending, &ip_share);
     io->n_slots = cfg->max_conns;
     io->conns = calloc(io->n_slots, sizeof(*io->conns));
     io->tls_out = cfg->tls_port ? malloc(OF_IO_TLS_RECORD) : NULL;
     io->free_slots = calloc(io->n_slots, sizeof(*io->free_slots));
-    if (!io->conns || !io->free_slots || !io->pend || (cfg->tls_port && !io->tls_out))
+    if (!io->conns || !io->free_slots || !io->addrs || (cfg->tls_port && !io->tls_out))
         goto oom;
     for (uint32_t i = 0; i < io->n_slots; i++) {
         io->conns[i].io = io;
@@ -875,7 +881,7 @@ void of_io_destroy(struct of_io *io)
     free(io->conns);
     free(io->tls_out);
     free(io->free_slots);
-    free(io->pend);
+    of_addrs_destroy(io->addrs);
     free(io);
 }
 
@@ -899,6 +905,7 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     bool worked = false;
 
     flush_events(io);
+    of_addrs_reap(io->addrs);
     io->hs_budget = OF_IO_TLS_NEW_PER_POLL;
     if (io->hs_head)
         expire_handshakes(io);
@@ -954,7 +961,8 @@ void of_io_get_stats(const struct of_io *io, struct of_io_stats *out)
 {
     *out = io->stats;
     out->switch_conns = io->n_conns;
-    out->pending = io->n_pending;
+    out->pending = of_addrs_pending(io->addrs);
+    out->addresses = of_addrs_count(io->addrs);
 }
 
 void of_io_visit_counters(const struct of_io *io, ofcd_counter_fn fn, void *arg)

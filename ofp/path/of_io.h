@@ -13,19 +13,27 @@
  *     its echo replies, what is sent to it, events about it; and apart,
  *     conn_control_buffers of the control plane's pools) full → the same:
  *     not read until buffers come back, so one peer cannot take the others';
+ *     and likewise for the shares it is part of: all connections from its
+ *     source address (openflow.ip_buffers, ip_buffer_kb, ip_control_buffers)
+ *     and, until it is ESTABLISHED, all pending connections of the io lcore
+ *     (openflow.pending_buffers); a pending connection's own share is small
+ *     (openflow.pending_conn_buffers, one large buffer at most);
  *   - a switch that does not read → its unsent messages wait on the
  *     connection, in order, up to openflow.out_backlog_kb; beyond that the
  *     switch is disconnected and logged (it is not draining).
- * Admission: at most max_pending connections short of ESTABLISHED (and
- * max_pending_per_ip from one address) per io lcore; more are refused at
- * once (counted, rate-limited log), so silent peers cannot fill the table.
- * The worker says when a connection is established (QMSG_ESTABLISHED).
+ * Admission (of_addr.h): every connection gets its HELLO while fewer than
+ * max_pending are short of ESTABLISHED on the io lcore, from however few
+ * addresses; at the bound, the oldest pending connection of the address
+ * holding the most pending slots is closed for the newcomer (counted,
+ * rate-limited log). Pending connections cost their share, not a slot
+ * refused by count. The worker says when a connection is established
+ * (QMSG_ESTABLISHED).
  *
  * TLS (tls_port): each connection is an of_stream over TLS; the worker is
  * told it is up only once the handshake is done (the certificate's SHA-256
  * in the event), so a switch that cannot show a certificate chaining to the
  * CA never reaches the OpenFlow handshake. Handshakes are admitted as every
- * pending connection is (max_pending, max_pending_per_ip), expire after
+ * pending connection is (max_pending, the shares above), expire after
  * tls_handshake_timeout_ms (oldest first, O(1) per loop), and each failure
  * is counted and logged with the peer and OpenSSL's reason (rate-limited).
  *
@@ -61,8 +69,10 @@
     X(bad_framing, "connections closed: OpenFlow length field below 8")                   \
     X(no_buffer, "message buffer pool empty (retried)")                                   \
     X(quota_paused, "reads paused: the connection held its whole share of buffers")       \
-    X(refused_pending, "connections refused: openflow.max_pending short of ESTABLISHED")  \
-    X(refused_pending_ip, "connections refused: openflow.max_pending_per_ip")             \
+    X(ip_paused, "reads paused: the address's connections held its whole share")        \
+    X(pending_paused, "reads paused: pending connections held openflow.pending_buffers")  \
+    X(pending_evicted, "pending connections closed for a newcomer at openflow.max_pending")\
+    X(refused_addr_table, "connections refused: address table full")                      \
     X(refused_table_full, "connections refused: connection table full")                   \
     X(refused_no_event_buffer, "connections refused: events pool empty (logged)")        \
     X(tls_handshakes, "TLS handshakes completed")                                         \
@@ -73,7 +83,8 @@
     X(tls_no_memory, "TLS connections refused: no memory for the session")
 #define OF_IO_GAUGES(X)                                                                   \
     X(switch_conns, "switch connections open")                                            \
-    X(pending, "connections not yet ESTABLISHED")
+    X(pending, "connections not yet ESTABLISHED")                                          \
+    X(addresses, "source addresses with connections or buffers out")
 
 struct of_io_stats {
     OF_IO_COUNTERS(OFCD_COUNTER_FIELD)
@@ -94,8 +105,20 @@ struct of_io_cfg {
     uint32_t conn_buffer_kb;         /* ... and of their capacity */
     uint32_t conn_control_buffers;   /* ... and of the control plane's pools */
     uint32_t max_pending;            /* connections short of ESTABLISHED */
-    uint32_t max_pending_per_ip;     /* ... from one source address */
+    uint32_t pending_conn_buffers;   /* the share of each of them, one large at most
+                                      * (0: the established share) */
+    uint32_t pending_buffers;        /* ... of all of them together (0: no bound) */
+    uint32_t ip_buffers;             /* the share of one source address's connections */
+    uint32_t ip_buffer_kb;           /* ... in KiB (0: no bound) */
+    uint32_t ip_control_buffers;     /* ... of the control plane's pools (0: no bound) */
 };
+
+/* Large buffers a share of n buffers may hold: the pools' own ratio (one
+ * large per 64 small), at least one. */
+static inline uint32_t of_io_large_of(uint32_t n)
+{
+    return n ? (n / 64 ? n / 64 : 1) : 0;
+}
 
 struct of_io_env {
     struct tcp_stack *tcp;           /* the io lcore's stack */

@@ -67,7 +67,7 @@ per() { python3 -c "print(f'{($2 - $1) * 1024 / $3:.0f}')"; }   # per KB0 KB1 N:
 
 echo "== memory: ofcd's RSS growth per thing it holds =="
 # Room for the counts measured (the shipped bounds are what the attacks meet).
-start "$work/mem.log" --openflow.max_pending=20000 --openflow.max_pending_per_ip=20000 \
+start "$work/mem.log" --openflow.max_pending=20000 \
     --openflow.hello_timeout_ms=600000 --openflow.stats_interval_s=0 \
     --flow_manager.pacing_per_s=0 --flow_manager.consistency=false
 r0=$(rss_kb)

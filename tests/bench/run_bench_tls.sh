@@ -43,10 +43,10 @@ mkdir -p "$work/pki"
 P=$work/pki
 TLS="$P/sc-cert.pem,$P/sc-privkey.pem,$P/ca/controllerca/cacert.pem"
 
-# 1000 switches from one address outnumber max_pending_per_ip (see
-# run_bench_of.sh); the learning switch answers the packet_ins.
+# 1000 switches from one address (see run_bench_of.sh); the learning switch
+# answers the packet_ins.
 "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
-    --openflow.max_pending_per_ip=2048 --apps.l2_learning=true --tls.port=6654 \
+    --apps.l2_learning=true --tls.port=6654 \
     --tls.cert="$P/ctl-cert.pem" --tls.key="$P/ctl-privkey.pem" \
     --tls.ca="$P/ca/switchca/cacert.pem" >"$work/ofcd.log" 2>&1 &
 opid=$!

@@ -34,7 +34,7 @@ struct qmsg *qmsg_alloc_for(struct qmsg_pool *p, size_t len, struct qmsg_quota *
 {
     bool big = len > QMSG_SMALL_DATA;
 
-    if (!qmsg_take_begin(q, enforce))
+    if (!qmsg_take_begin(q, big, enforce))
         return NULL;
     if (len > QMSG_LARGE_DATA || p->used[big] == p->cap[big]) {
         p->alloc_failed++;

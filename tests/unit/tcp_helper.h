@@ -166,6 +166,7 @@ struct th {
 /* The remote TCP as the tests play it. */
 struct th_peer {
     struct th *th;
+    uint32_t ip;              /* the peer's address, 0: TH_PEER_IP (set after th_peer_init) */
     uint16_t port;            /* the peer's port */
     uint16_t lport;           /* the stack's port */
     uint32_t irs;             /* the peer's ISN */

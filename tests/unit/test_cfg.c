@@ -412,7 +412,11 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000),
     UCASE("openflow.hello_timeout_ms", of_hello_timeout_ms, 0, 600000),
     UCASE("openflow.max_pending", of_max_pending, 1, 1048576),
-    UCASE("openflow.max_pending_per_ip", of_max_pending_per_ip, 1, 1048576),
+    UCASE("openflow.pending_conn_buffers", of_pending_conn_buffers, 4, 4194304),
+    UCASE("openflow.pending_buffers", of_pending_buffers, 16, 4194304),
+    UCASE("openflow.ip_buffers", of_ip_buffers, 16, 4194304),
+    UCASE("openflow.ip_buffer_kb", of_ip_buffer_kb, 64, 4194304),
+    UCASE("openflow.ip_control_buffers", of_ip_control_buffers, 8, 4194304),
     UCASE("openflow.echo_interval_ms", of_echo_interval_ms, 0, 3600000),
     UCASE("openflow.echo_timeout_ms", of_echo_timeout_ms, 0, 3600000),
     UCASE("openflow.rtt_probe_ms", of_rtt_probe_ms, 0, 3600000),
@@ -969,6 +973,10 @@ static void test_syntax_errors(void **state)
     load_bad("[net]\nmbufs = 4096\n", "unknown key 'net.mbufs'", "did you mean 'port.mbufs'",
              NULL);
     load_bad("[net]\nqqqqqqqqqq = 1\n", "unknown key 'net.qqqqqqqqqq'", NULL);
+    /* A key that was removed says so, and what to do. */
+    load_bad("[openflow]\nmax_pending_per_ip = 512\n", "t.conf:2",
+             "unknown key 'openflow.max_pending_per_ip': it was removed",
+             "openflow.ip_buffers", "delete the line", NULL);
     load_bad("address = 10.66.0.2/24\n", "t.conf:1", "'address'", "before any [section]",
              NULL);
     load_bad("# c\n\n[net]\naddress 10.66.0.2/24\n", "t.conf:4", "expected 'key = value'",
@@ -1200,6 +1208,54 @@ static void test_finish_descriptors(void **state)
     assert_has(err, "16384");
     override_ok(&c, "port.mbufs=20000");
     assert_int_equal(finish(&c, err), 0);
+}
+
+/* The buffer shares nest, and one address plus the pending connections
+ * leave half of each pool to the others; the refusal shows the arithmetic. */
+static void test_finish_buffer_shares(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(finish(&c, err), 0);
+    /* 8192 + 4096 = 12288 <= 32768 / 2; 8193 + 8192 = 16385 is not. */
+    override_ok(&c, "openflow.pending_buffers=8192");
+    override_ok(&c, "openflow.ip_buffers=8192");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "openflow.ip_buffers=8193");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "1 io lcore(s) x (ip_buffers 8193 + pending_buffers 8192) = 16385");
+    assert_has(err, "msg_buffers 32768 / 2 = 16384");
+    override_ok(&c, "openflow.msg_buffers=32770");
+    assert_int_equal(finish(&c, err), 0);
+    /* Two io lcores, each with its own address table: twice as much. */
+    override_ok(&c, "lcores.io=0,1");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "2 io lcore(s)");
+    cfg_defaults(&c);
+    /* Large ones: 8 MiB of an address is 128, the pending ones' 64: 192 > 512/2
+     * once the pool is smaller. */
+    override_ok(&c, "openflow.msg_buffers=16384");
+    override_ok(&c, "openflow.ip_buffers=4096");
+    override_ok(&c, "openflow.pending_buffers=2048");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "large buffers");
+    assert_has(err, "ip_buffer_kb/64 128");
+    override_ok(&c, "openflow.ip_buffer_kb=4096");
+    assert_int_equal(finish(&c, err), 0);
+    /* A share must fit the one it is part of. */
+    override_ok(&c, "openflow.conn_buffer_kb=8192");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "openflow.conn_buffer_kb = 8192 exceeds openflow.ip_buffer_kb = 4096");
+    cfg_defaults(&c);
+    override_ok(&c, "openflow.pending_conn_buffers=2048");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "openflow.pending_conn_buffers = 2048 exceeds openflow.conn_buffers");
+    cfg_defaults(&c);
+    override_ok(&c, "openflow.ip_control_buffers=8193");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "control_buffers 16384 / 2 = 8192");
 }
 
 static void test_finish_kernel_address(void **state)
@@ -1551,6 +1607,7 @@ int main(void)
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_finish_mbuf_cache),
         cmocka_unit_test(test_finish_descriptors),
+        cmocka_unit_test(test_finish_buffer_shares),
         cmocka_unit_test(test_finish_topology_timeout),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),

@@ -30,6 +30,7 @@ struct ioh {
     struct th *th;
     struct qmsg_pool *pool, *events;
     unsigned event_buffers;          /* events pool size (0: 1024) */
+    unsigned pool_small, pool_large; /* the switches' pool (0: 1024 and 16) */
     struct msgq *msg_in;
     struct of_io *io;
     struct of_io_cfg cfg;
@@ -54,14 +55,15 @@ static void start(struct ioh *h, unsigned ring_size)
                           .starve_bursts = MSGQ_STARVE_BURSTS};
     h->msg_in = msgq_create(&qc);
     assert_non_null(h->msg_in);
-    h->pool = qmsg_pool_create("switches", 1024, 16, 0, false);
+    h->pool = qmsg_pool_create("switches", h->pool_small ? h->pool_small : 1024,
+                               h->pool_large ? h->pool_large : 16, 0, false);
     h->events = qmsg_pool_create("events", h->event_buffers ? h->event_buffers : 1024, 16, 0,
                                  true);
     if (!h->cfg.max_conns)
         h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
                                     .out_backlog_kb = 64, .queue_size = 64,
                                     .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                    .max_pending = 64, .max_pending_per_ip = 64};
+                                    .max_pending = 64};
     struct of_io_env env = {.tcp = h->th->s, .pool = h->pool, .event_pool = h->events,
                             .worker_in = &h->msg_in, .n_workers = 1, .clock_tsc = fake_tsc,
                             .clock_us = fake_us};
@@ -103,12 +105,14 @@ static struct qmsg *to_worker(struct ioh *h)
     return msgq_dequeue_burst(h->msg_in, &m, 1, 0) ? m : NULL;
 }
 
-/* The peer on port opens a connection; the CONN_UP it makes (from the
- * events pool, carrying the connection's share) into conn and quota. */
-static void open_conn(struct ioh *h, struct th_peer *p, uint16_t port, conn_handle_t *conn,
-                      struct qmsg_quota **quota)
+/* The peer at ip (0: TH_PEER_IP) on port opens a connection; the CONN_UP it
+ * makes (from the events pool, carrying the connection's share) into conn
+ * and quota. */
+static void open_conn_from(struct ioh *h, struct th_peer *p, uint32_t ip, uint16_t port,
+                           conn_handle_t *conn, struct qmsg_quota **quota)
 {
     th_peer_init(h->th, p, port);
+    p->ip = ip;
     th_passive_syn(h->th, p);
     th_peer_ack(h->th, p);
     struct qmsg *up = to_worker(h);
@@ -120,11 +124,17 @@ static void open_conn(struct ioh *h, struct th_peer *p, uint16_t port, conn_hand
     assert_int_equal(up->len, sizeof(info));
     memcpy(&info, up->data, sizeof(info));
     assert_non_null(info.quota);
-    assert_int_equal(info.peer_ip, TH_PEER_IP);
+    assert_int_equal(info.peer_ip, ip ? ip : TH_PEER_IP);
     assert_int_equal(info.peer_port, port);
     *conn = up->conn;
     *quota = info.quota;
     qmsg_free(up);
+}
+
+static void open_conn(struct ioh *h, struct th_peer *p, uint16_t port, conn_handle_t *conn,
+                      struct qmsg_quota **quota)
+{
+    open_conn_from(h, p, 0, port, conn, quota);
 }
 
 static void connect_switch(struct ioh *h)
@@ -361,7 +371,7 @@ static void test_share_full_stops_reading(void **state)
     h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
                                 .out_backlog_kb = 1024, .queue_size = 64,
                                 .conn_buffers = 4, .conn_buffer_kb = 1024,
-                                .max_pending = 64, .max_pending_per_ip = 64};
+                                .max_pending = 64};
     start(h, 64);
     h->p.win = TH_WIN_ZERO;                      /* the peer reads nothing */
     open_conn(h, &h->p, 40001, &h->conn, &h->quota);
@@ -398,50 +408,295 @@ static void test_share_full_stops_reading(void **state)
     assert_int_equal(qmsg_quota_bufs(h->quota), 0);
 }
 
-/* At most max_pending_per_ip connections from one address short of
- * ESTABLISHED: the next is refused at once; once the worker says one is
- * established, another is taken. */
-static void test_pending_per_address_bounded(void **state)
+/* The worker tells the io side that conn finished its handshake. */
+static void established(struct ioh *h, conn_handle_t conn)
+{
+    struct qmsg *m = qmsg_alloc(h->events, 0);
+    m->kind = QMSG_ESTABLISHED;
+    m->cls = 0;
+    m->conn = conn;
+    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
+    io_poll(h);
+}
+
+/* Did the stack reset the connection of the peer on port? Takes every
+ * segment sent so far. */
+static bool reset_sent_to(struct ioh *h, uint16_t port)
+{
+    bool rst = false;
+    struct th_seg *seg = &h->th->seg;
+    while (th_pop(h->th, seg))
+        rst |= seg->dport == port && (seg->flags & TH_RST);
+    return rst;
+}
+
+static void expect_down(struct ioh *h, conn_handle_t conn)
+{
+    struct qmsg *m = to_worker(h);
+    assert_non_null(m);
+    assert_int_equal(m->kind, QMSG_CONN_DOWN);
+    assert_int_equal(m->conn, conn);
+    qmsg_free(m);
+}
+
+/* A lab's burst: more connections from one address than any per-address
+ * count would have allowed, all short of ESTABLISHED at once, all taken
+ * while the pending table has room; the one that does not fit makes the
+ * oldest of that address give way, and nothing is refused. (Before, the
+ * third of two-per-address was refused with a reset.) */
+static void test_burst_from_one_address_served(void **state)
 {
     struct ioh *h = *state;
-    struct th_peer p2, p3, p4;
-    conn_handle_t c2, c4;
-    struct qmsg_quota *q2, *q4;
+    struct th_peer p[9];
+    conn_handle_t c[9];
+    struct qmsg_quota *q;
+    struct of_io_stats st;
 
     h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
                                 .out_backlog_kb = 64, .queue_size = 64,
                                 .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .max_pending = 64, .max_pending_per_ip = 2};
+                                .max_pending = 8};
     start(h, 64);
-    connect_switch(h);
-    open_conn(h, &p2, 40002, &c2, &q2);
-    /* The third: TCP completes, then the io side aborts it. */
-    th_peer_init(h->th, &p3, 40003);
-    th_passive_syn(h->th, &p3);
-    th_peer_ack(h->th, &p3);
-    bool rst = false;
-    struct th_seg *seg = &h->th->seg;
-    while (th_pop(h->th, seg))
-        rst |= seg->dport == 40003 && (seg->flags & TH_RST);
-    assert_true(rst);
-    assert_null(to_worker(h));                   /* the worker never heard of it */
+    for (uint16_t i = 0; i < 8; i++)
+        open_conn(h, &p[i], (uint16_t)(40001 + i), &c[i], &q);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.pending, 8);
+    assert_int_equal(st.addresses, 1);
+    /* The ninth: the first gives way (reset, its end told to the worker
+     * before the newcomer's start), the ninth is in. */
+    th_peer_init(h->th, &p[8], 40009);
+    th_passive_syn(h->th, &p[8]);
+    th_peer_ack(h->th, &p[8]);
+    expect_down(h, c[0]);
+    struct qmsg *up = to_worker(h);
+    assert_non_null(up);
+    assert_int_equal(up->kind, QMSG_CONN_UP);
+    qmsg_free(up);
+    assert_true(reset_sent_to(h, 40001));
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.pending_evicted, 1);
+    assert_int_equal(st.pending, 8);
+    assert_int_equal(st.switch_conns, 8);
+    /* Handshakes done make room without anyone giving way. */
+    established(h, c[1]);
+    established(h, c[2]);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.pending, 6);
+    open_conn(h, &p[0], 40010, &c[0], &q);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.pending_evicted, 1);
+    assert_int_equal(st.switch_conns, 9);
+}
+
+/* At the bound, the address holding the most pending slots pays, not the
+ * newcomer from an address with none. */
+static void test_busiest_address_gives_way(void **state)
+{
+    struct ioh *h = *state;
+    struct th_peer a[3], b, c;
+    conn_handle_t ca[3], cb, cc;
+    struct qmsg_quota *q;
+
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64,
+                                .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                .max_pending = 4};
+    start(h, 64);
+    open_conn_from(h, &b, TH_IP(10, 66, 0, 21), 40100, &cb, &q);
+    for (uint16_t i = 0; i < 3; i++)
+        open_conn(h, &a[i], (uint16_t)(40001 + i), &ca[i], &q);
+    th_peer_init(h->th, &c, 40200);
+    c.ip = TH_IP(10, 66, 0, 22);
+    th_passive_syn(h->th, &c);
+    th_peer_ack(h->th, &c);
+    expect_down(h, ca[0]);                       /* the oldest of the busiest */
+    struct qmsg *up = to_worker(h);
+    assert_non_null(up);
+    assert_int_equal(up->kind, QMSG_CONN_UP);
+    cc = up->conn;
+    qmsg_free(up);
+    assert_true(cc != cb);
     struct of_io_stats st;
     of_io_get_stats(h->io, &st);
-    assert_int_equal(st.refused_pending_ip, 1);
-    assert_int_equal(st.pending, 2);
-    /* The first finishes its handshake: room for one more. */
-    struct qmsg *m = qmsg_alloc(h->events, 0);
-    m->kind = QMSG_ESTABLISHED;
-    m->cls = 0;
-    m->conn = h->conn;
-    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
+    assert_int_equal(st.pending_evicted, 1);
+    assert_int_equal(st.pending, 4);
+    assert_int_equal(st.addresses, 3);
+}
+
+/* Short of ESTABLISHED a connection's share is small: with 16 buffers it
+ * is not read beyond 16 messages, and of 600-byte messages (large buffers)
+ * only one is taken, whatever its established share would allow. Once the
+ * worker says it is established, it has its whole share and the rest
+ * arrives, in order. (Before, a pending connection held up to its whole
+ * share: a few of them emptied the large buffers.) */
+static void test_pending_share_is_small(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t seg[1400];
+    size_t n = 0;
+    struct of_io_stats st;
+
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64,
+                                .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                .max_pending = 8, .pending_conn_buffers = 16};
+    start(h, 64);
+    connect_switch(h);
+    for (uint32_t i = 0; i < 2; i++)
+        n += ofmsg(seg + n, OFPT_PACKET_IN, 600, 500 + i);
+    th_peer_data(h->th, &h->p, seg, (uint16_t)n);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.msgs_in, 1);
+    assert_int_equal(st.quota_paused, 1);
+    assert_int_equal(qmsg_quota_large(h->quota), 1);
+    for (uint32_t k = 0; k < 2; k++) {
+        n = 0;
+        for (uint32_t i = 0; i < 10; i++)
+            n += ofmsg(seg + n, OFPT_PACKET_IN, 100, 10 * k + i);
+        th_peer_data(h->th, &h->p, seg, (uint16_t)n);
+    }
     io_poll(h);
     of_io_get_stats(h->io, &st);
-    assert_int_equal(st.pending, 1);
-    open_conn(h, &p4, 40004, &c4, &q4);
+    assert_int_equal(st.msgs_in, 1);             /* still behind the large one */
+    expect_of(h, OFPT_PACKET_IN, 500, OFP_PRIO_P2, 600);
+    io_poll(h);
     of_io_get_stats(h->io, &st);
-    assert_int_equal(st.pending, 2);
-    assert_int_equal(st.switch_conns, 3);
+    assert_int_equal(st.msgs_in, 17);            /* the second large one, 15 small */
+    assert_int_equal(qmsg_quota_bufs(h->quota), 16);
+    expect_of(h, OFPT_PACKET_IN, 501, OFP_PRIO_P2, 600);
+    io_poll(h);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.msgs_in, 18);            /* one more small one: 16 again */
+    assert_int_equal(qmsg_quota_bufs(h->quota), 16);
+    established(h, h->conn);
+    io_poll(h);                                  /* retried with its whole share */
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.msgs_in, 22);
+    for (uint32_t i = 0; i < 20; i++)
+        expect_of(h, OFPT_PACKET_IN, i, OFP_PRIO_P2, 100);
+}
+
+/* Connections from one address together hold at most its share: four
+ * established switches from A, each within its own share, stop being read
+ * when A's share is spent, and a switch from B still gets its messages
+ * through, small and large. (Before, four peers within their shares took
+ * every buffer and the fifth's message waited for ever.) */
+static void test_address_share_leaves_the_pool(void **state)
+{
+    struct ioh *h = *state;
+    struct th_peer a[4], b;
+    conn_handle_t ca[4], cb;
+    struct qmsg_quota *qa[4], *qb;
+    uint8_t seg[1400];
+    struct of_io_stats st;
+
+    h->pool_small = 64;
+    h->pool_large = 16;
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 256,
+                                .conn_buffers = 32, .conn_buffer_kb = 1024,
+                                .max_pending = 8, .ip_buffers = 40, .ip_buffer_kb = 512};
+    start(h, 256);
+    for (uint16_t i = 0; i < 4; i++) {
+        open_conn(h, &a[i], (uint16_t)(40001 + i), &ca[i], &qa[i]);
+        established(h, ca[i]);
+    }
+    open_conn_from(h, &b, TH_IP(10, 66, 0, 30), 40100, &cb, &qb);
+    established(h, cb);
+    for (unsigned i = 0; i < 4; i++)
+        for (uint32_t k = 0; k < 3; k++) {
+            size_t n = 0;
+            for (uint32_t j = 0; j < 13; j++)
+                n += ofmsg(seg + n, OFPT_PACKET_IN, 100, 100 * i + 13 * k + j);
+            th_peer_data(h->th, &a[i], seg, (uint16_t)n);
+        }
+    io_poll(h);
+    uint32_t held = 0;
+    for (unsigned i = 0; i < 4; i++)
+        held += qmsg_quota_bufs(qa[i]);
+    assert_int_equal(held, 40);
+    of_io_get_stats(h->io, &st);
+    assert_true(st.ip_paused >= 1);
+    assert_int_equal(st.no_buffer, 0);
+    th_peer_data(h->th, &b, seg, (uint16_t)ofmsg(seg, OFPT_HELLO, 8, 77));
+    io_poll(h);
+    /* B's message is behind A's 40 in the ring. */
+    struct qmsg *m;
+    unsigned from_b = 0;
+    while ((m = to_worker(h))) {
+        if (m->conn == cb) {
+            assert_int_equal(m->data[1], OFPT_HELLO);
+            from_b++;
+        }
+        qmsg_free(m);                            /* the worker frees A's as it goes */
+    }
+    assert_int_equal(from_b, 1);
+    /* Large ones: A's bytes share (512 KiB) holds 7 of them at most; B's gets
+     * through while A is held back. */
+    for (uint32_t k = 0; k < 60; k++)
+        io_poll(h);                              /* A's small ones drained first */
+    while ((m = to_worker(h)))
+        qmsg_free(m);
+    for (uint32_t i = 0; i < 16; i++)
+        th_peer_data(h->th, &a[i % 4], seg, (uint16_t)ofmsg(seg, OFPT_PACKET_IN, 600, i));
+    io_poll(h);
+    uint32_t large = 0;
+    for (unsigned i = 0; i < 4; i++)
+        large += qmsg_quota_large(qa[i]);
+    assert_true(large >= 1 && large * (uint64_t)QMSG_LARGE_DATA <= 512 * 1024);
+    th_peer_data(h->th, &b, seg, (uint16_t)ofmsg(seg, OFPT_PACKET_IN, 600, 99));
+    io_poll(h);
+    from_b = 0;
+    while ((m = to_worker(h))) {
+        from_b += m->conn == cb;
+        qmsg_free(m);
+    }
+    assert_int_equal(from_b, 1);
+    for (uint32_t k = 0; k < 20; k++)
+        io_poll(h);
+    while ((m = to_worker(h)))
+        qmsg_free(m);
+}
+
+/* All pending connections of the io lcore together hold at most
+ * openflow.pending_buffers, whatever their number of addresses: three from
+ * three addresses stop at 8, and go on once the worker frees what it took. */
+static void test_pending_connections_bounded_together(void **state)
+{
+    struct ioh *h = *state;
+    struct th_peer p[3];
+    conn_handle_t c[3];
+    struct qmsg_quota *q[3];
+    uint8_t seg[600];
+    struct of_io_stats st;
+
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64,
+                                .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                .max_pending = 8, .pending_conn_buffers = 16,
+                                .pending_buffers = 8};
+    start(h, 64);
+    for (unsigned i = 0; i < 3; i++) {
+        size_t n = 0;
+        open_conn_from(h, &p[i], TH_IP(10, 66, 0, 40 + i), (uint16_t)(40001 + i), &c[i],
+                       &q[i]);
+        for (uint32_t j = 0; j < 5; j++)
+            n += ofmsg(seg + n, OFPT_PACKET_IN, 100, j);
+        th_peer_data(h->th, &p[i], seg, (uint16_t)n);
+    }
+    io_poll(h);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.msgs_in, 8);
+    assert_true(st.pending_paused >= 1);
+    struct qmsg *m;
+    while ((m = to_worker(h)))
+        qmsg_free(m);
+    io_poll(h);
+    io_poll(h);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.msgs_in, 15);
+    while ((m = to_worker(h)))
+        qmsg_free(m);
 }
 
 /* A switch that closes its side in the middle of a message will never send
@@ -524,8 +779,7 @@ static void test_control_share_stops_reading(void **state)
     h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
                                 .out_backlog_kb = 64, .queue_size = 64,
                                 .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .conn_control_buffers = 2, .max_pending = 64,
-                                .max_pending_per_ip = 64};
+                                .conn_control_buffers = 2, .max_pending = 64};
     start(h, 64);
     connect_switch(h);
     for (unsigned i = 0; i < 2; i++) {
@@ -575,7 +829,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unframeable_stream_closed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_worker_close_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_full_stops_reading, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pending_per_address_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_burst_from_one_address_served, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_busiest_address_gives_way, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_share_is_small, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_address_share_leaves_the_pool, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_connections_bounded_together, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_fin_mid_message_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_pool_empty_refuses_newcomers, setup,
                                         teardown),

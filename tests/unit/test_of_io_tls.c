@@ -140,7 +140,7 @@ static int setup(void **state)
     struct of_io_cfg cfg = {.io_index = 0, .tls_port = TH_PORT, .max_conns = 16,
                             .out_backlog_kb = 64, .queue_size = 64, .conn_buffers = 256,
                             .conn_buffer_kb = 1024, .max_pending = 64,
-                            .max_pending_per_ip = 64, .tls_handshake_timeout_ms = HS_TIMEOUT_MS};
+                            .tls_handshake_timeout_ms = HS_TIMEOUT_MS};
     struct of_io_env env = {.tcp = t->th->s, .pool = t->pool, .event_pool = t->events,
                             .worker_in = &t->msg_in, .n_workers = 1, .tls = t->srv,
                             .clock_tsc = fake_tsc, .clock_us = fake_us};

@@ -1,7 +1,9 @@
 /* Unit tests of qmsg_quota: what a peer holds, counted in buffers, in bytes
  * by each buffer's capacity (small or large) and in buffers of the control
- * plane's pools, is refused at each of its three bounds, and comes back to
- * nothing when every buffer is released, from several threads at once. */
+ * plane's pools, is refused at each of its bounds, and comes back to
+ * nothing when every buffer is released, from several threads at once; a
+ * share nested in others (its address's, the pending connections') charges
+ * them too, and a buffer is released from exactly what it was charged to. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +12,7 @@
 
 #include <pthread.h>
 
+#include "qmsg_pool.h"
 #include "qmsg_quota.h"
 
 static void test_counts_small_and_large(void **state)
@@ -104,6 +107,62 @@ static void test_threads_leave_nothing(void **state)
     assert_int_equal(qmsg_quota_control_bufs(&q), 1);
 }
 
+/* A large bound of its own refuses only large buffers. */
+static void test_large_bound(void **state)
+{
+    (void)state;
+    struct qmsg_quota q = {0};
+
+    qmsg_quota_bound(&q, &(struct qmsg_quota_bounds){.bufs = 16, .large = 1});
+    qmsg_quota_charge(&q, true, false);
+    assert_ptr_equal(qmsg_quota_blocker(&q, true), &q);
+    assert_null(qmsg_quota_blocker(&q, false));
+    assert_false(qmsg_quota_full(&q));
+}
+
+/* A buffer charged to a connection's share is charged to the shares it is
+ * part of; the one that is full is named; a share that leaves its parent
+ * (a connection becoming established leaves the pending one) still releases
+ * the parent for what was charged before, and only that. */
+static void test_nested_shares(void **state)
+{
+    (void)state;
+    struct qmsg_quota conn = {0}, addr = {0}, pending = {0};
+    struct {
+        struct qmsg m;
+        uint8_t data[16];
+    } b[4];
+
+    qmsg_quota_bound(&conn, &(struct qmsg_quota_bounds){.bufs = 8});
+    qmsg_quota_bound(&addr, &(struct qmsg_quota_bounds){.bufs = 3});
+    qmsg_quota_bound(&pending, &(struct qmsg_quota_bounds){.bufs = 2});
+    qmsg_quota_set_up(&conn, 0, &addr);
+    qmsg_quota_set_up(&conn, 1, &pending);
+    for (int i = 0; i < 2; i++) {
+        assert_true(qmsg_take_begin(&conn, false, true));
+        qmsg_take_end(&b[i].m, false, false, NULL, &conn);
+    }
+    assert_int_equal(qmsg_quota_bufs(&addr), 2);
+    assert_int_equal(qmsg_quota_bufs(&pending), 2);
+    assert_ptr_equal(qmsg_quota_blocker(&conn, false), &pending);
+    assert_false(qmsg_take_begin(&conn, false, true));
+    assert_true(qmsg_take_begin(&conn, false, false));   /* not enforced: the worker's */
+    qmsg_quota_set_up(&conn, 1, NULL);                    /* established */
+    assert_null(qmsg_quota_blocker(&conn, false));
+    qmsg_take_end(&b[2].m, false, false, NULL, &conn);
+    assert_ptr_equal(qmsg_quota_blocker(&conn, false), &addr);
+    assert_int_equal(qmsg_quota_bufs(&pending), 2);       /* the third is not its */
+    qmsg_give_back(&b[2].m);
+    qmsg_give_back(&b[0].m);
+    qmsg_give_back(&b[1].m);
+    assert_int_equal(qmsg_quota_bufs(&conn), 0);
+    assert_int_equal(qmsg_quota_bufs(&addr), 0);
+    assert_int_equal(qmsg_quota_bufs(&pending), 0);
+    qmsg_take_end(&b[3].m, true, true, NULL, NULL);       /* no share: nothing counted */
+    qmsg_give_back(&b[3].m);
+    assert_int_equal(qmsg_quota_bufs(&addr), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +170,8 @@ int main(void)
         cmocka_unit_test(test_full_at_each_bound),
         cmocka_unit_test(test_many_small_do_not_look_large),
         cmocka_unit_test(test_threads_leave_nothing),
+        cmocka_unit_test(test_large_bound),
+        cmocka_unit_test(test_nested_shares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
