@@ -19,6 +19,8 @@
 /* Messages framed per connection per readable event: fairness between
  * switches (OVS connmgr reads at most 50 at a time for the same reason). */
 #define OF_IO_READ_BUDGET 64
+/* Paused connections retried per poll, oldest first (the rest next poll). */
+#define OF_IO_RETRY_BUDGET 256
 /* TLS: one record's plaintext at most (RFC 8446 5.1); queued messages are
  * gathered into records this big rather than sent one record each. */
 #define OF_IO_TLS_RECORD 16384u
@@ -39,7 +41,8 @@ struct of_conn {
     uint32_t peer_ip;                /* host order */
     uint16_t peer_port;
     struct qmsg *down_ev;            /* kept from accept: its CONN_DOWN is never lost */
-    struct qmsg *up_ev;              /* TLS: CONN_UP waits for the handshake */
+    struct qmsg *up_ev;              /* CONN_UP waiting: for the TLS handshake, or for
+                                      * its turn behind connections that wait */
     bool in_handshake;               /* TLS: on the io's handshake list */
     bool first_byte_seen;            /* TLS: the plaintext check is done */
     bool hs_begun;                   /* TLS: its ClientHello was handed to OpenSSL */
@@ -75,7 +78,9 @@ struct of_io {
     uint32_t n_slots;
     uint32_t *free_slots;
     uint32_t n_free;
-    struct of_conn *retry_head;      /* connections blocked on msg_in or buffers */
+    /* Connections blocked on msg_in or buffers, oldest first: retried in
+     * that order, so under a burst none waits behind ever-newer ones. */
+    struct of_conn *retry_head, *retry_tail;
     struct qmsg_fifo events;         /* CONN_DOWN events waiting for room */
     uint64_t out_backlog_max;
     struct qmsg_quota_bounds share;          /* each established connection's */
@@ -105,8 +110,12 @@ static void retry_later(struct of_conn *oc)
     if (oc->blocked)
         return;
     oc->blocked = true;
-    oc->retry_next = oc->io->retry_head;
-    oc->io->retry_head = oc;
+    oc->retry_next = NULL;
+    if (oc->io->retry_tail)
+        oc->io->retry_tail->retry_next = oc;
+    else
+        oc->io->retry_head = oc;
+    oc->io->retry_tail = oc;
 }
 
 /* ---- admission: pending connections and their shares ------------------------------ */
@@ -444,10 +453,11 @@ static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
                 "ip_buffer_kb/ip_control_buffers)";
     }
     if (ofcd_ratelimit(&io->rl_quota, io->env.clock_us(), &missed))
-        LOG_WARN("of", "io %u: connection %#lx from %s: buffers at %s: not reading it until "
-                 "they come back (%lu more pauses unlogged)", io->io_index,
-                 (unsigned long)conn_handle(oc),
+        LOG_WARN("of", "io %u: connection %#lx from %s: buffers at %s (%u held, %u of them "
+                 "large, %u of the control plane's): not reading it until they come back "
+                 "(%lu more pauses unlogged)", io->io_index, (unsigned long)conn_handle(oc),
                  ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), whose,
+                 qmsg_quota_bufs(full), qmsg_quota_large(full), qmsg_quota_control_bufs(full),
                  (unsigned long)missed);
     return NULL;
 }
@@ -556,9 +566,24 @@ static void close_if_ended(struct of_conn *oc)
                               : "switch closed the connection");
 }
 
+/* Read what arrived, unless the connection waits on the retry list. A
+ * connection short of ESTABLISHED also waits behind the ones already
+ * there: in a burst the oldest handshakes go on first, instead of each
+ * newcomer taking the room the worker frees and the oldest missing their
+ * HELLO timeout. */
+static void read_or_queue(struct of_conn *oc)
+{
+    if (oc->blocked)
+        return;
+    if (oc->pend.addr && oc->io->retry_head)
+        retry_later(oc);
+    else
+        read_conn(oc);
+}
+
 /* Tell the worker the connection is up: at once for plain TCP, after the
  * handshake for TLS (the worker's HELLO cannot be written before). */
-static void conn_up(struct of_conn *oc, struct qmsg *up_ev)
+static void post_up(struct of_conn *oc, struct qmsg *up_ev)
 {
     struct qmsg_conn_up up = {.quota = &oc->quota, .peer_ip = oc->peer_ip,
                               .peer_port = oc->peer_port, .tls = oc->st.tls != NULL};
@@ -566,7 +591,12 @@ static void conn_up(struct of_conn *oc, struct qmsg *up_ev)
     if (oc->st.tls)
         up.has_cert = tls_sess_peer_sha256(oc->st.tls, up.cert_sha256) == 0;
     post_event(oc->io, conn_handle(oc), up_ev, QMSG_CONN_UP, &up, sizeof(up));
-    read_conn(oc);
+}
+
+static void conn_up(struct of_conn *oc, struct qmsg *up_ev)
+{
+    post_up(oc, up_ev);
+    read_or_queue(oc);
     close_if_ended(oc);
 }
 
@@ -722,6 +752,15 @@ static void on_established(struct tcp_conn *c, void *user)
         tls_progress(oc);
         return;
     }
+    if (io->retry_head) {
+        /* Others wait to be read: this one's start (the worker's HELLO and
+         * its HELLO timer) waits its turn behind them, so a burst is served
+         * in arrival order and nobody's timer runs while ofcd, not the
+         * switch, is the slow one. */
+        oc->up_ev = up_ev;
+        retry_later(oc);
+        return;
+    }
     conn_up(oc, up_ev);
 }
 
@@ -734,8 +773,7 @@ static void on_readable(struct tcp_conn *c, void *user)
         tls_progress(oc);
         return;
     }
-    if (!oc->blocked)
-        read_conn(oc);
+    read_or_queue(oc);
     close_if_ended(oc);
 }
 
@@ -909,10 +947,21 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     io->hs_budget = OF_IO_TLS_NEW_PER_POLL;
     if (io->hs_head)
         expire_handshakes(io);
-    /* Connections that paused on a full ring or an empty pool. */
-    struct of_conn *list = io->retry_head;
-    io->retry_head = NULL;
+    /* Connections that paused on a full ring, a share or an empty pool, the
+     * oldest first and at most a budget of them per poll: thousands waiting
+     * in a burst must not make every loop slower than the worker drains. */
+    struct of_conn *list = io->retry_head, *list_tail = io->retry_tail;
+    unsigned budget = OF_IO_RETRY_BUDGET;
+    io->retry_head = io->retry_tail = NULL;
     while (list) {
+        if (!budget--) {
+            /* The rest keep their place, ahead of those that paused again. */
+            list_tail->retry_next = io->retry_head;
+            if (!io->retry_head)
+                io->retry_tail = list_tail;
+            io->retry_head = list;
+            break;
+        }
         struct of_conn *oc = list;
         list = oc->retry_next;
         oc->blocked = false;
@@ -920,6 +969,19 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
             tls_progress(oc);            /* its first flight waited for a poll's budget */
             worked = true;
             continue;
+        }
+        if (oc->st.tcp && oc->up_ev) {
+            /* Accepted while others waited: its turn, if its HELLO can be
+             * taken now (else its timer would run on ofcd's delay). */
+            if (qmsg_quota_blocker(&oc->quota, false) ||
+                msgq_free_count(worker_for(io, conn_handle(oc)), OFP_PRIO_P0) < 2) {
+                retry_later(oc);
+                continue;
+            }
+            struct qmsg *up_ev = oc->up_ev;
+            oc->up_ev = NULL;
+            post_up(oc, up_ev);
+            worked = true;
         }
         /* A connection waiting for its quota is no work: the loop may idle. */
         if (oc->st.tcp && read_conn(oc))

@@ -340,8 +340,13 @@ static bool announce_up(struct of_rec *r)
     if (up.n_ports > max_ports)
         up.n_ports = (uint32_t)max_ports;
     size_t ports_len = (size_t)up.n_ports * sizeof(struct ofp_port);
+    /* The buffer kept for the switch's end is part of what every switch
+     * costs for its lifetime (the events pool is sized for it), not a
+     * share of what it may hold: charged, 10,000 switches from one address
+     * would keep their address's share of the control plane's buffers
+     * spent for good. */
     if (!r->down_ev)
-        r->down_ev = event_buf(r, 0);
+        r->down_ev = qmsg_alloc(w->event_pool, sizeof(struct of_event_hdr));
     struct qmsg *ev = r->down_ev ? event_buf(r, sizeof(up) + ports_len) : NULL;
     if (!ev) {
         if (!r->up_owed) {

@@ -10,6 +10,8 @@ MODE
   silent       N connections that send nothing and never close
   hello-flood  HELLO, then messages that must wait for a handshake that the
                peer never completes (it ignores FEATURES_REQUEST)
+  pin-squat    HELLO, then --count PACKET_INs of --msg-len bytes each (600:
+               each needs a large buffer) without ever answering FEATURES
   port-flood   a full handshake as dpid, then PORT_STATUS for ever-new ports
                and multipart replies that never finish (REPLY_MORE forever)
   dpid-thief   a full handshake claiming dpid (a live switch's), answering
@@ -32,7 +34,7 @@ import time
 
 OFP13 = 4
 HELLO, ERROR, ECHO_REQUEST, ECHO_REPLY = 0, 1, 2, 3
-FEATURES_REQUEST, FEATURES_REPLY = 5, 6
+FEATURES_REQUEST, FEATURES_REPLY, PACKET_IN = 5, 6, 10
 PORT_STATUS, MULTIPART_REQUEST, MULTIPART_REPLY, BARRIER_REQUEST = 12, 18, 19, 20
 MP_DESC, MP_FLOW, MP_PORT_DESC = 0, 1, 13
 
@@ -51,6 +53,13 @@ def port(no):
     mac = struct.pack("!HI", 0x02ee, no)
     return struct.pack("!I4x6s2x16sIIIIIIII", no, mac, name, 0, 4, 0x40, 0, 0, 0,
                        10000000, 10000000)
+
+
+def packet_in(xid, length):
+    """A table-miss PACKET_IN of length bytes: an empty match, the rest data."""
+    fixed = struct.pack("!IHBBQ", 0xffffffff, length - 34, 0, 0, 0)
+    match = struct.pack("!HH4x", 1, 4)
+    return msg(PACKET_IN, xid, fixed + match + b"\0\0" + b"\x5a" * (length - 34))
 
 
 def mp_reply(xid, mptype, flags, body=b""):
@@ -153,7 +162,9 @@ def run(args):
     for i, p in enumerate(peers):
         p.dpid = dpid + i if args.mode == "partial-flood" else dpid
         p.answered = set()
-        if args.mode in ("hello-flood", "port-flood", "dpid-thief", "partial-flood"):
+        p.pins = 0
+        if args.mode in ("hello-flood", "pin-squat", "port-flood", "dpid-thief",
+                         "partial-flood"):
             p.send(hello(), stats)
             sel.register(p.s, selectors.EVENT_READ, p)
     # The first 65,000 bytes of a 65,535-byte message: ofcd can frame
@@ -169,6 +180,7 @@ def run(args):
         return not args.rate or partials[0] < (time.monotonic() - t_start) * args.rate
     echo = msg(ECHO_REQUEST, 0x42, b"x" * 8)
     held = msg(BARRIER_REQUEST, 0x43)
+    pin = packet_in(0x44, args.msg_len)
     while time.monotonic() < end:
         if args.mode == "silent":
             time.sleep(0.2)
@@ -190,7 +202,7 @@ def run(args):
         for key, _ in sel.select(timeout=0.01):
             p = key.data
             for m in p.messages(stats):
-                if args.mode == "hello-flood":
+                if args.mode in ("hello-flood", "pin-squat"):
                     continue            # never answers: the handshake never ends
                 answer_switch(p, m, p.dpid, stats)
                 if m[1] == MULTIPART_REQUEST:
@@ -206,6 +218,11 @@ def run(args):
             if args.mode == "hello-flood" and len(p.out) < 4096:
                 p.send(held * 64, stats)
                 stats["sent_msgs"] += 64
+            elif args.mode == "pin-squat" and p.pins < args.count and len(p.out) < 65536:
+                k = min(32, args.count - p.pins)
+                p.send(pin * k, stats)
+                p.pins += k
+                stats["sent_msgs"] += k
             elif args.mode == "partial-flood" and p in established and not p.partial_sent \
                     and partials_allowed():
                 p.partial_sent = True
@@ -233,8 +250,8 @@ def run(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=["echo-flood", "silent", "hello-flood", "port-flood",
-                                     "dpid-thief", "partial-flood"])
+    ap.add_argument("mode", choices=["echo-flood", "silent", "hello-flood", "pin-squat",
+                                     "port-flood", "dpid-thief", "partial-flood"])
     ap.add_argument("--addr", default="10.66.0.2")
     ap.add_argument("--port", type=int, default=6653)
     ap.add_argument("--conns", type=int, default=1)
@@ -245,6 +262,8 @@ def main():
     ap.add_argument("--bind", default=None,
                     help="source address(es), comma-separated: connections take turns")
     ap.add_argument("--rcvbuf", type=int, default=0)
+    ap.add_argument("--count", type=int, default=1100, help="pin-squat: PACKET_INs each")
+    ap.add_argument("--msg-len", type=int, default=600, help="pin-squat: bytes each")
     return run(ap.parse_args())
 
 
