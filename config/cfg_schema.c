@@ -188,8 +188,10 @@ const struct cfg_key cfg_keys[] = {
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),
-    CFG_UINT("tcp", "rcv_buf", tcp.rcv_buf, 4096, 16777216, "65536",
-             "receive buffer bound per connection, bytes: the window ofcd offers"),
+    CFG_UINT("tcp", "rcv_buf", tcp.rcv_buf, 65536, 16777216, "65536",
+             "receive buffer bound per connection, bytes: the window ofcd offers; at least "
+             "65536, because a message is framed only once it is whole in this buffer and an "
+             "OpenFlow message may be 65,535-byte long (smaller, the connection would stall)"),
     CFG_UINT("tcp", "snd_buf", tcp.snd_buf, 4096, 16777216, "65536",
              "send buffer bound per connection, bytes; a full buffer pushes back on "
              "the OpenFlow layer"),

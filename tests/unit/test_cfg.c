@@ -436,7 +436,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("apps.l2_idle_timeout_s", l2_idle_timeout_s, 0, 65535),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
     UCASE("tcp.mss", tcp.mss, 536, 1460),
-    UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),
+    UCASE("tcp.rcv_buf", tcp.rcv_buf, 65536, 16777216),
     UCASE("tcp.snd_buf", tcp.snd_buf, 4096, 16777216),
     UCASE("tcp.buffer_chunks", tcp_chunks, 1024, 4194304),
     UCASE("tcp.max_conns", tcp.max_conns, 16, 1048576),
@@ -1177,6 +1177,23 @@ static void test_finish_topology_timeout(void **state)
     assert_has(err, "topology.lldp_interval_s = 5");
 }
 
+/* The framer needs a whole OpenFlow message (up to 65,535 bytes) in the
+ * receive buffer: a smaller tcp.rcv_buf would stall a switch's connection
+ * on its first large message, so the key refuses it and its help says why. */
+static void test_rcv_buf_holds_a_message(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    override_bad(&c, "tcp.rcv_buf=65535", err, "tcp.rcv_buf", "'65535'", "65536..16777216",
+                 NULL);
+    override_bad(&c, "tcp.rcv_buf=4096", err, "tcp.rcv_buf", "65536..16777216", NULL);
+    override_ok(&c, "tcp.rcv_buf=65536");
+    assert_int_equal(finish(&c, err), 0);
+    assert_has(row("tcp", "rcv_buf")->help, "65,535-byte");
+}
+
 static void test_finish_descriptors(void **state)
 {
     (void)state;
@@ -1551,6 +1568,7 @@ int main(void)
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_finish_mbuf_cache),
         cmocka_unit_test(test_finish_descriptors),
+        cmocka_unit_test(test_rcv_buf_holds_a_message),
         cmocka_unit_test(test_finish_topology_timeout),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
