@@ -235,7 +235,15 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("tcp", "ooo_max_segs", tcp.ooo_max_segs, 0, 4096, "64",
              "out-of-order segments kept per connection"),
     CFG_UINT("tcp", "challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000, "1000",
-             "RFC 5961 challenge ACK budget per io lcore per second"),
+             "RFC 5961 challenge ACKs per io lcore per second on average: each second's "
+             "budget is drawn at random between half and one and a half times this, so the "
+             "count sent tells an off-path attacker nothing (CVE-2016-5696); beyond it "
+             "challenges go unanswered (counted challenge_ack_limited)"),
+    CFG_UINT("tcp", "invalid_ack_interval_ms", tcp.invalid_ack_interval_ms, 1, 60000, "500",
+             "per connection, at most one ACK per this many ms in answer to invalid segments "
+             "(out of window, PAWS-rejected, acking unsent data, challenge ACKs); the others "
+             "are dropped unanswered (counted invalid_ack_limited); a zero-window probe is "
+             "always answered"),
     CFG_UINT("tcp", "connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000, "1000",
              "active open (peers that listen): delay before the first reconnect; it doubles "
              "after each failure"),

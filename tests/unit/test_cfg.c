@@ -242,6 +242,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.tcp.keepalive_probes, td.keepalive_probes);
     assert_int_equal(c.tcp.ooo_max_segs, td.ooo_max_segs);
     assert_int_equal(c.tcp.challenge_ack_per_s, td.challenge_ack_per_s);
+    assert_int_equal(c.tcp.invalid_ack_interval_ms, td.invalid_ack_interval_ms);
     assert_true(c.tcp.syncookies == td.syncookies && c.tcp.timestamps == td.timestamps &&
                 c.tcp.window_scaling == td.window_scaling);
     assert_int_equal(c.tcp_chunks, 32768);
@@ -455,6 +456,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.keepalive_probes", tcp.keepalive_probes, 1, 255),
     UCASE("tcp.ooo_max_segs", tcp.ooo_max_segs, 0, 4096),
     UCASE("tcp.challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000),
+    UCASE("tcp.invalid_ack_interval_ms", tcp.invalid_ack_interval_ms, 1, 60000),
     UCASE("tcp.echo_port", tcp_echo_port, 0, 65535),
     UCASE("tcp.connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000),
     UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
