@@ -1294,6 +1294,12 @@ static int check_tls(struct ofcd_config *cfg, char *err, size_t errlen)
                 cfg->tls_port, cfg->tls_cert[0] ? "tls.key" : "tls.cert");
         return -EINVAL;
     }
+    if (cfg->tls_crl_file[0] && !cfg->tls_verify_peer) {
+        cfg_err(err, errlen, "tls.crl_file = %s with tls.verify_peer = false: no switch "
+                "certificate is asked for, so none could be checked against the CRL",
+                cfg->tls_crl_file);
+        return -EINVAL;
+    }
     if (cfg->tls_verify_peer && !cfg->tls_ca[0]) {
         cfg_err(err, errlen, "tls.verify_peer = true needs tls.ca, the CA switches' "
                 "certificates chain to (or tls.verify_peer = false to accept any switch)");

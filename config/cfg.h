@@ -112,6 +112,9 @@ struct ofcd_config {
     char tls_ciphersuites[CFG_STR_MAX];
     uint32_t tls_handshake_timeout_ms;
     char tls_pins_file[CFG_STR_MAX];     /* "" = no dpid pinned to a certificate */
+    uint32_t tls_verify_depth;           /* intermediate CAs a switch's chain may have */
+    uint32_t tls_max_cert_list_kb;       /* largest certificate chain a switch may send */
+    char tls_crl_file[CFG_STR_MAX];      /* "" = no revocation check */
 
     /* [tcp] */
     struct tcp_config tcp;               /* the stack's knobs, one per key */

@@ -185,6 +185,17 @@ const struct cfg_key cfg_keys[] = {
     CFG_STRING_OPT("tls", "pins_file", tls_pins_file,
                "lines \"DPID SHA256\": each listed switch must show exactly that certificate "
                "(empty = no pins)"),
+    CFG_UINT("tls", "verify_depth", tls_verify_depth, 1, 32, "4",
+             "intermediate CAs a switch's certificate chain may have between its certificate "
+             "and ca; a longer chain is refused (\"certificate chain too long\")"),
+    CFG_UINT("tls", "max_cert_list_kb", tls_max_cert_list_kb, 4, 1024, "32",
+             "largest certificate chain a switch may send, KiB (held whole before it is "
+             "verified); a larger one ends the handshake (\"excessive message size\")"),
+    CFG_STRING_OPT("tls", "crl_file", tls_crl_file,
+               "PEM CRL(s), read at start: a switch whose certificate (or any CA of its "
+               "chain) is revoked is refused; every CA of a chain needs its CRL here, and an "
+               "expired one refuses its switches (empty = no revocation check; needs "
+               "verify_peer)"),
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),

@@ -410,6 +410,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.extra_port", of_extra_port, 0, 65535),
     UCASE("tls.port", tls_port, 0, 65535),
     UCASE("tls.handshake_timeout_ms", tls_handshake_timeout_ms, 100, 600000),
+    UCASE("tls.verify_depth", tls_verify_depth, 1, 32),
+    UCASE("tls.max_cert_list_kb", tls_max_cert_list_kb, 4, 1024),
     UCASE("openflow.handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000),
     UCASE("openflow.hello_timeout_ms", of_hello_timeout_ms, 0, 600000),
     UCASE("openflow.max_pending", of_max_pending, 1, 1048576),
@@ -1313,6 +1315,29 @@ static void test_finish_tls(void **state)
     assert_has(err, "nowhere to connect");
 }
 
+/* The chain bounds and the CRL: defaults, and a CRL without verification
+ * (nothing would be checked against it) refused with both keys named. */
+static void test_finish_tls_chain(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(c.tls_verify_depth, 4);
+    assert_int_equal(c.tls_max_cert_list_kb, 32);
+    assert_string_equal(c.tls_crl_file, "");
+    override_ok(&c, "tls.port=6654");
+    override_ok(&c, "tls.cert=/etc/ofcd/cert.pem");
+    override_ok(&c, "tls.key=/etc/ofcd/key.pem");
+    override_ok(&c, "tls.ca=/etc/ofcd/switchca.pem");
+    override_ok(&c, "tls.crl_file=/etc/ofcd/switchca.crl");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "tls.verify_peer=false");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "tls.crl_file = /etc/ofcd/switchca.crl");
+    assert_has(err, "tls.verify_peer = false");
+}
+
 static void test_finish_fault_rates(void **state)
 {
     (void)state;
@@ -1575,6 +1600,7 @@ int main(void)
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
         cmocka_unit_test(test_finish_tls),
+        cmocka_unit_test(test_finish_tls_chain),
         cmocka_unit_test(test_finish_fault_rates),
         cmocka_unit_test(test_finish_ranges),
         cmocka_unit_test(test_print_round_trip),
