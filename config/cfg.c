@@ -1198,6 +1198,16 @@ static int check_topology(struct ofcd_config *cfg, char *err, size_t errlen)
                 cfg->topo_link_timeout_s, cfg->topo_lldp_interval_s);
         return -EINVAL;
     }
+    /* A frame older than the timeout could keep a silent link up. Equal
+     * is let pass: every configuration valid before the key (the shortest
+     * timeout is 2 s) stays valid with its default. */
+    if ((uint64_t)cfg->topo_lldp_max_age_ms > (uint64_t)cfg->topo_link_timeout_s * 1000u) {
+        cfg_err(err, errlen, "topology.lldp_max_age_ms = %u must be at most "
+                "topology.link_timeout_s = %u (%llu ms): an older frame could keep a silent "
+                "link up", cfg->topo_lldp_max_age_ms, cfg->topo_link_timeout_s,
+                (unsigned long long)cfg->topo_link_timeout_s * 1000u);
+        return -EINVAL;
+    }
     return 0;
 }
 

@@ -286,6 +286,11 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("topology", "link_timeout_s", topo_link_timeout_s, 1, 3600, "10",
              "a link with no LLDP one way for this long goes down; must exceed "
              "lldp_interval_s"),
+    CFG_UINT("topology", "lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000, "2000",
+             "an LLDP frame of ofcd's sent longer ago than this is stale and ignored (a "
+             "replay); it bounds the transit from ofcd through both switches and back, not "
+             "the probes' spacing; at most link_timeout_s. Frames not newer than the last "
+             "from their port are dropped whatever their age"),
     CFG_UINT("topology", "max_links", topo_max_links, 16, 4194304, "65536",
              "links remembered (up or down); when full, the oldest one down makes room"),
     CFG_UINT("topology", "max_interfaces", topo_max_interfaces, 16, 16777216, "262144",

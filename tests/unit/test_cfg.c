@@ -478,6 +478,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
     UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
     UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
+    UCASE("topology.lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000),
     UCASE("topology.max_links", topo_max_links, 16, 4194304),
     UCASE("topology.max_interfaces", topo_max_interfaces, 16, 16777216),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
@@ -1181,6 +1182,26 @@ static void test_finish_topology_timeout(void **state)
     assert_has(err, "topology.lldp_interval_s = 5");
 }
 
+/* An LLDP frame older than topology.lldp_max_age_ms is stale: the window
+ * may not exceed the link timeout, or an old frame could keep a link that
+ * went silent up. */
+static void test_finish_lldp_max_age(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(c.topo_lldp_max_age_ms, 2000);
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "topology.lldp_max_age_ms=10000");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "topology.lldp_max_age_ms=10001");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "topology.lldp_max_age_ms = 10001");
+    assert_has(err, "topology.link_timeout_s = 10");
+    assert_has(err, "10000 ms");
+}
+
 /* The framer needs a whole OpenFlow message (up to 65,535 bytes) in the
  * receive buffer: a smaller tcp.rcv_buf would stall a switch's connection
  * on its first large message, so the key refuses it and its help says why. */
@@ -1597,6 +1618,7 @@ int main(void)
         cmocka_unit_test(test_finish_descriptors),
         cmocka_unit_test(test_rcv_buf_holds_a_message),
         cmocka_unit_test(test_finish_topology_timeout),
+        cmocka_unit_test(test_finish_lldp_max_age),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
         cmocka_unit_test(test_finish_tls),
