@@ -130,6 +130,7 @@ static int wire_topology(struct app_ctx *app, unsigned index)
         return -EIO;
     }
     atomic_init(&app->topo.interval_ms, c->topo_lldp_interval_s * 1000u);
+    app->topo_flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
     app->topo.max_age_ms = c->topo_lldp_max_age_ms;
     app->topo_admin = topo_admin_create(c->topo_max_interfaces);
     struct topo_ctl_cfg tc = {.app_index = index,

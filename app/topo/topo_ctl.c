@@ -13,6 +13,7 @@
 #include "dpid.h"
 #include "of_event.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "ofp_msg.h"
 #include "topo_app.h"
 #include "topo_fresh.h"
@@ -31,6 +32,8 @@ struct topo_ctl {
     struct topo_link_rec **buckets;
     struct topo_end_node **ends;        /* by one end: the records it is in */
     uint64_t now_us;                    /* of the call being handled, for the callback */
+    /* LLDP and PORT_STATUS make links change: one limiter per log line. */
+    struct ofcd_ratelimit rl_loop, rl_up, rl_down;
     struct topo_ctl_stats st;
 };
 
@@ -215,16 +218,16 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
     dpid_format(l->b.dpid, db);
     if (c == TOPO_LINK_LOOP) {
         t->st.loops++;
-        LOG_WARN("topology", "loop on switch %s: port %" PRIu32 " hears port %" PRIu32
-                 " (%s)", da, l->a.port, l->b.port, why);
+        LOG_WARN_RL(&t->rl_loop, t->now_us, "topology", "loop on switch %s: port %" PRIu32
+                    " hears port %" PRIu32 " (%s)", da, l->a.port, l->b.port, why);
     } else if (c == TOPO_LINK_UP) {
         t->st.links_up++;
-        LOG_INFO("topology", "link %s:%" PRIu32 " - %s:%" PRIu32 " up (%s)", da, l->a.port, db,
-                 l->b.port, why);
+        LOG_INFO_RL(&t->rl_up, t->now_us, "topology", "link %s:%" PRIu32 " - %s:%" PRIu32
+                    " up (%s)", da, l->a.port, db, l->b.port, why);
     } else {
         t->st.links_down++;
-        LOG_WARN("topology", "link %s:%" PRIu32 " - %s:%" PRIu32 " down: %s", da, l->a.port, db,
-                 l->b.port, why);
+        LOG_WARN_RL(&t->rl_down, t->now_us, "topology", "link %s:%" PRIu32 " - %s:%" PRIu32
+                    " down: %s", da, l->a.port, db, l->b.port, why);
     }
     if (!r)
         return;
@@ -249,6 +252,9 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
     if (!t)
         return NULL;
     t->cfg = *cfg;
+    t->rl_loop = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    t->rl_up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    t->rl_down = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
     if (!t->cfg.max_links)
         t->cfg.max_links = 1;
     while (size < t->cfg.max_links && size < (1u << 24))

@@ -1,6 +1,7 @@
 /* Unit tests of the log: ofcd_log_clean (what a switch sends cannot forge
- * log lines) and the lcores' log ring (order, drops counted and told, one
- * producer and one consumer thread at once). */
+ * log lines), the lcores' log ring (order, drops counted and told, one
+ * producer and one consumer thread at once) and a rate-limited site's
+ * lines (LOG_*_RL: bounded, the suppressed count told). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 
 #include "ofcd_log.h"
 #include "ofcd_log_ring.h"
+#include "ofcd_ratelimit.h"
 
 static void test_clean(void **state)
 {
@@ -124,12 +126,57 @@ static void test_ring_threads(void **state)
     ofcd_log_ring_destroy(r);
 }
 
+/* LOG_WARN_RL: burst lines a window from one site, the next one written
+ * with how many were suppressed — kept even when the message is longer
+ * than a ring line; a level not logged is not counted. */
+static void test_rate_limited_site(void **state)
+{
+    (void)state;
+    struct ofcd_log_ring *r = ofcd_log_ring_create("lcore 3", 64);
+    struct ofcd_ratelimit rl = OFCD_RATELIMIT_INIT(3, 1000);
+    char long_text[700];
+    unsigned n;
+
+    assert_non_null(r);
+    ofcd_log_use_ring(r);
+    for (unsigned i = 0; i < 50; i++)
+        LOG_WARN_RL(&rl, 1000000, "test", "flood %u", i);
+    char *text = drain_to_string(r, &n);
+    assert_int_equal(n, 3);
+    assert_non_null(strstr(text, "flood 2"));
+    assert_null(strstr(text, "suppressed"));
+    free(text);
+
+    memset(long_text, 'x', sizeof(long_text) - 1);
+    long_text[sizeof(long_text) - 1] = '\0';
+    LOG_WARN_RL(&rl, 2000000, "test", "flood 50 %s", long_text);
+    text = drain_to_string(r, &n);
+    assert_int_equal(n, 1);
+    assert_true(strlen(text) <= OFCD_LOG_RING_LINE + 1);
+    assert_non_null(strstr(text, "WARN  test: flood 50 xxx"));
+    assert_non_null(strstr(text, "xxx (47 similar lines suppressed)\n"));
+    free(text);
+
+    ofcd_log_set_level(OFCD_LOG_WARN);
+    for (unsigned i = 0; i < 10; i++)
+        LOG_INFO_RL(&rl, 3000000, "test", "quiet %u", i);
+    LOG_WARN_RL(&rl, 3000000, "test", "loud");
+    ofcd_log_set_level(OFCD_LOG_INFO);
+    text = drain_to_string(r, &n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(text, "loud\n"));
+    free(text);
+    ofcd_log_use_ring(NULL);
+    ofcd_log_ring_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_ring_order_and_drops),
         cmocka_unit_test(test_ring_threads),
+        cmocka_unit_test(test_rate_limited_site),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,12 +17,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_qmsg_pool.h"
 #include "of_event.h"
 #include "of_worker.h"
+#include "ofcd_log_ring.h"
 #include "ofp_msg.h"
 #include "ofp_test_util.h"
 #include "ofp_wire.h"
@@ -65,6 +67,7 @@ struct wh {
     struct of_app app;
     struct app_log log;
     struct qmsg_quota quota;         /* the connections' share, as the io side gives it */
+    struct ofcd_log_ring *lines;     /* the worker's log lines, when a test reads them */
 };
 
 /* ---- the harness ------------------------------------------------------------------ */
@@ -147,6 +150,8 @@ static int teardown(void **state)
 {
     struct wh *h = *state;
 
+    ofcd_log_use_ring(NULL);
+    ofcd_log_ring_destroy(h->lines);
     of_worker_destroy(h->w);
     drain(h, h->io_out, h->out, &h->n_out);
     drain(h, h->events, h->ev, &h->n_ev);
@@ -969,6 +974,101 @@ static void test_largest_message_forwarded_whole(void **state)
     free(big);
 }
 
+/* The worker's log lines since the last call, as one string (to free). */
+static char *log_text(struct wh *h)
+{
+    FILE *f = tmpfile();
+
+    assert_non_null(f);
+    ofcd_log_ring_drain(h->lines, f);
+    long len = ftell(f);
+    assert_true(len >= 0);
+    char *buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Lines of text holding needle; the last one into last (when not NULL). */
+static unsigned lines_with(const char *text, const char *needle, char *last, size_t cap)
+{
+    unsigned n = 0;
+
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char line[1200];
+        snprintf(line, sizeof(line), "%.*s", (int)len, p);
+        if (strstr(line, needle)) {
+            n++;
+            if (last)
+                snprintf(last, cap, "%s", line);
+        }
+        p += len + (eol ? 1 : 0);
+    }
+    return n;
+}
+
+/* A switch flooding PORT_STATUS and malformed messages costs a few log
+ * lines a second per kind, not one per message; the next line of a kind
+ * that is written says how many of it were suppressed meanwhile. */
+static void test_peer_log_lines_rate_limited(void **state)
+{
+    struct wh *h = *state;
+    const uint8_t bad[8] = {OFP13_VERSION, 0x63, 0, 8, 0, 0, 0, 42};
+    const unsigned flood = 500;
+    struct ofp_msg m;
+    char last[1200], want[64];
+
+    h->cfg.malformed_limit = 100000;
+    wh_start(h);
+    establish(h, CONN, DPID);
+    h->lines = ofcd_log_ring_create("worker", 4096);
+    assert_non_null(h->lines);
+    ofcd_log_use_ring(h->lines);
+    for (unsigned i = 0; i < flood; i++) {
+        msg(&m, OFPT_PORT_STATUS, 0);
+        m.u.port_status.reason = OFPPR_MODIFY;
+        m.u.port_status.desc = ports[i & 1];
+        sw_send(h, CONN, &m);
+        sw_raw(h, CONN, bad, sizeof(bad));
+        forget(h->out, &h->n_out);
+        forget(h->ev, &h->n_ev);
+    }
+    char *text = log_text(h);
+    unsigned ps = lines_with(text, " port ", NULL, 0);
+    unsigned mf = lines_with(text, "malformed", NULL, 0);
+    free(text);
+    if (ps < 1 || ps > 20 || mf < 1 || mf > 20)
+        fail_msg("%u PORT_STATUS and %u malformed-message lines for %u of each", ps, mf,
+                 flood);
+    assert_int_equal(stats(h).port_status, flood);
+    assert_int_equal(stats(h).malformed, flood);
+
+    poll_at(h, h->now + SEC);
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_MODIFY;
+    m.u.port_status.desc = ports[0];
+    sw_send(h, CONN, &m);
+    sw_raw(h, CONN, bad, sizeof(bad));
+    text = log_text(h);
+    assert_int_equal(lines_with(text, " port ", last, sizeof(last)), 1);
+    snprintf(want, sizeof(want), "(%u similar lines suppressed)", flood - ps);
+    if (!strstr(last, want))
+        fail_msg("\"%s\" lacks \"%s\"", last, want);
+    assert_non_null(strstr(last, "switch 0000000000001001"));
+    assert_int_equal(lines_with(text, "malformed", last, sizeof(last)), 1);
+    snprintf(want, sizeof(want), "(%u similar lines suppressed)", flood - mf);
+    if (!strstr(last, want))
+        fail_msg("\"%s\" lacks \"%s\"", last, want);
+    free(text);
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -994,6 +1094,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_peer_log_lines_rate_limited, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
