@@ -1354,9 +1354,9 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->rl_pin = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     /* Switches coming and going are what operators read the log for: more
      * of those a second than of a switch's own noise. */
-    w->rl_log.up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
-    w->rl_log.down = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
-    w->rl_log.down_settled = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    w->rl_log.up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    w->rl_log.down = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    w->rl_log.down_settled = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
     w->rl_log.early_close = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_log.replaced = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_log.claim = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
