@@ -25,7 +25,7 @@
 
 #include "flowmgr.h"
 #include "of_event.h"
-#include "ofcd_log_ring.h"
+#include "log_capture.h"
 #include "ofp_msg.h"
 #include "store.h"
 
@@ -372,26 +372,6 @@ static void test_error_marks_that_flow(void **state)
     assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_ERROR);
 }
 
-/* Lines of the log ring holding needle (the ring emptied); the last into
- * last. */
-static unsigned ring_lines(struct ofcd_log_ring *r, const char *needle, char *last, size_t cap)
-{
-    FILE *f = tmpfile();
-    char line[1200];
-    unsigned n = 0;
-
-    assert_non_null(f);
-    ofcd_log_ring_drain(r, f);
-    rewind(f);
-    while (fgets(line, sizeof(line), f))
-        if (strstr(line, needle)) {
-            n++;
-            snprintf(last, cap, "%s", line);
-        }
-    fclose(f);
-    return n;
-}
-
 /* A switch answering with errors for xids the flow manager never had in
  * flight, by the hundred: a few log lines a second, the next one saying
  * how many were suppressed. */
@@ -407,12 +387,17 @@ static void test_switch_errors_rate_limited(void **state)
     for (uint32_t i = 0; i < 300; i++)
         error_reply(t, CONN_A, 0x80000000u | (0x1000000u + i), OFPET_BAD_REQUEST,
                     OFPBRC_BAD_TYPE);
-    unsigned n = ring_lines(r, "no FLOW_MOD in flight", last, sizeof(last));
+    char *text = log_capture_text(r, NULL);
+    unsigned n = log_capture_lines_with(text, "no FLOW_MOD in flight", last, sizeof(last));
+    free(text);
     if (n < 1 || n > 10)
         fail_msg("%u lines for 300 stray errors", n);
     t->now += SEC_US;
     error_reply(t, CONN_A, 0x80000000u | 0x2000000u, OFPET_BAD_REQUEST, OFPBRC_BAD_TYPE);
-    assert_int_equal(ring_lines(r, "no FLOW_MOD in flight", last, sizeof(last)), 1);
+    text = log_capture_text(r, NULL);
+    unsigned again = log_capture_lines_with(text, "no FLOW_MOD in flight", last, sizeof(last));
+    free(text);
+    assert_int_equal(again, 1);
     ofcd_log_use_ring(NULL);
     ofcd_log_ring_destroy(r);
     snprintf(want, sizeof(want), "(%u similar lines suppressed)", 300 - n);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ofcd_log.h"
+#include "log_capture.h"
 #include "ofcd_log_ring.h"
 #include "ofcd_ratelimit.h"
 
@@ -29,24 +30,6 @@ static void test_clean(void **state)
     /* Truncated to the buffer, always terminated. */
     assert_string_equal(ofcd_log_clean(out, 5, "abcdefgh"), "abcd");
     assert_string_equal(ofcd_log_clean(out, 1, "abc"), "");
-}
-
-/* What a drain wrote, as one string. */
-static char *drain_to_string(struct ofcd_log_ring *r, unsigned *n)
-{
-    FILE *f = tmpfile();
-
-    assert_non_null(f);
-    *n = ofcd_log_ring_drain(r, f);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    char *buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    rewind(f);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
 }
 
 /* A thread with a ring logs into it, whole lines in order; a full ring drops
@@ -64,7 +47,7 @@ static void test_ring_order_and_drops(void **state)
         LOG_WARN("test", "line %d", i);
     ofcd_log_use_ring(NULL);
     assert_int_equal(ofcd_log_ring_dropped(r), 2);
-    char *out = drain_to_string(r, &n);
+    char *out = log_capture_text(r, &n);
     assert_int_equal(n, 4);
     const char *d = strstr(out, "lcore 7: 2 lines dropped");
     const char *l0 = strstr(out, "WARN  test: line 0\n");
@@ -79,7 +62,7 @@ static void test_ring_order_and_drops(void **state)
     ofcd_log_use_ring(r);
     LOG_INFO("test", "after");
     ofcd_log_use_ring(NULL);
-    out = drain_to_string(r, &n);
+    out = log_capture_text(r, &n);
     assert_int_equal(n, 1);
     assert_null(strstr(out, "dropped"));
     assert_non_null(strstr(out, "INFO  test: after\n"));
@@ -110,7 +93,7 @@ static void test_ring_threads(void **state)
     assert_int_equal(pthread_create(&t, NULL, ring_producer, r), 0);
     for (bool done = false; !done;) {
         done = pthread_tryjoin_np(t, NULL) == 0;
-        char *out = drain_to_string(r, &n);
+        char *out = log_capture_text(r, &n);
         total += n;
         for (char *p = strstr(out, "INFO  p: "); p; p = strstr(p + 1, "INFO  p: ")) {
             int v = atoi(p + strlen("INFO  p: "));
@@ -119,7 +102,7 @@ static void test_ring_threads(void **state)
         }
         free(out);
     }
-    char *out = drain_to_string(r, &n);
+    char *out = log_capture_text(r, &n);
     total += n;
     free(out);
     assert_int_equal(total + ofcd_log_ring_dropped(r), RING_LINES);
@@ -141,7 +124,7 @@ static void test_rate_limited_site(void **state)
     ofcd_log_use_ring(r);
     for (unsigned i = 0; i < 50; i++)
         LOG_WARN_RL(&rl, 1000000, "test", "flood %u", i);
-    char *text = drain_to_string(r, &n);
+    char *text = log_capture_text(r, &n);
     assert_int_equal(n, 3);
     assert_non_null(strstr(text, "flood 2"));
     assert_null(strstr(text, "suppressed"));
@@ -150,7 +133,7 @@ static void test_rate_limited_site(void **state)
     memset(long_text, 'x', sizeof(long_text) - 1);
     long_text[sizeof(long_text) - 1] = '\0';
     LOG_WARN_RL(&rl, 2000000, "test", "flood 50 %s", long_text);
-    text = drain_to_string(r, &n);
+    text = log_capture_text(r, &n);
     assert_int_equal(n, 1);
     assert_true(strlen(text) <= OFCD_LOG_RING_LINE + 1);
     assert_non_null(strstr(text, "WARN  test: flood 50 xxx"));
@@ -162,7 +145,7 @@ static void test_rate_limited_site(void **state)
         LOG_INFO_RL(&rl, 3000000, "test", "quiet %u", i);
     LOG_WARN_RL(&rl, 3000000, "test", "loud");
     ofcd_log_set_level(OFCD_LOG_INFO);
-    text = drain_to_string(r, &n);
+    text = log_capture_text(r, &n);
     assert_int_equal(n, 1);
     assert_non_null(strstr(text, "loud\n"));
     free(text);

@@ -24,7 +24,7 @@
 #include "fake_qmsg_pool.h"
 #include "of_event.h"
 #include "of_worker.h"
-#include "ofcd_log_ring.h"
+#include "log_capture.h"
 #include "ofp_msg.h"
 #include "ofp_test_util.h"
 #include "ofp_wire.h"
@@ -974,44 +974,6 @@ static void test_largest_message_forwarded_whole(void **state)
     free(big);
 }
 
-/* The worker's log lines since the last call, as one string (to free). */
-static char *log_text(struct wh *h)
-{
-    FILE *f = tmpfile();
-
-    assert_non_null(f);
-    ofcd_log_ring_drain(h->lines, f);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    char *buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    rewind(f);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Lines of text holding needle; the last one into last (when not NULL). */
-static unsigned lines_with(const char *text, const char *needle, char *last, size_t cap)
-{
-    unsigned n = 0;
-
-    for (const char *p = text; *p;) {
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        char line[1200];
-        snprintf(line, sizeof(line), "%.*s", (int)len, p);
-        if (strstr(line, needle)) {
-            n++;
-            if (last)
-                snprintf(last, cap, "%s", line);
-        }
-        p += len + (eol ? 1 : 0);
-    }
-    return n;
-}
-
 /* A switch flooding PORT_STATUS and malformed messages costs a few log
  * lines a second per kind, not one per message; the next line of a kind
  * that is written says how many of it were suppressed meanwhile. */
@@ -1038,9 +1000,9 @@ static void test_peer_log_lines_rate_limited(void **state)
         forget(h->out, &h->n_out);
         forget(h->ev, &h->n_ev);
     }
-    char *text = log_text(h);
-    unsigned ps = lines_with(text, " port ", NULL, 0);
-    unsigned mf = lines_with(text, "malformed", NULL, 0);
+    char *text = log_capture_text(h->lines, NULL);
+    unsigned ps = log_capture_lines_with(text, " port ", NULL, 0);
+    unsigned mf = log_capture_lines_with(text, "malformed", NULL, 0);
     free(text);
     if (ps < 1 || ps > 20 || mf < 1 || mf > 20)
         fail_msg("%u PORT_STATUS and %u malformed-message lines for %u of each", ps, mf,
@@ -1054,13 +1016,13 @@ static void test_peer_log_lines_rate_limited(void **state)
     m.u.port_status.desc = ports[0];
     sw_send(h, CONN, &m);
     sw_raw(h, CONN, bad, sizeof(bad));
-    text = log_text(h);
-    assert_int_equal(lines_with(text, " port ", last, sizeof(last)), 1);
+    text = log_capture_text(h->lines, NULL);
+    assert_int_equal(log_capture_lines_with(text, " port ", last, sizeof(last)), 1);
     snprintf(want, sizeof(want), "(%u similar lines suppressed)", flood - ps);
     if (!strstr(last, want))
         fail_msg("\"%s\" lacks \"%s\"", last, want);
     assert_non_null(strstr(last, "switch 0000000000001001"));
-    assert_int_equal(lines_with(text, "malformed", last, sizeof(last)), 1);
+    assert_int_equal(log_capture_lines_with(text, "malformed", last, sizeof(last)), 1);
     snprintf(want, sizeof(want), "(%u similar lines suppressed)", flood - mf);
     if (!strstr(last, want))
         fail_msg("\"%s\" lacks \"%s\"", last, want);
