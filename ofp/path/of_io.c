@@ -801,7 +801,7 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_quota = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_tls = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
-    io->rl_close = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
+    io->rl_close = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(100, 1000);
     io->rl_backlog = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_tls_up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
     io->plain = (struct of_listener){.io = io, .tls = false};
