@@ -36,6 +36,7 @@
 #include "topo_admin.h"
 #include "topo_app.h"
 #include "topo_ctl.h"
+#include "topo_flow.h"
 #include "topo_rest.h"
 
 struct echo_service;
@@ -66,6 +67,9 @@ struct app_ctx {
      * ctl_lock) and the REST routes; topo_ctl NULL = off. */
     struct topo_app_cfg topo;
     struct topo_admin *topo_admin;
+    /* The LLDP flow's failure lines at switch up: `ensure` the control
+     * thread's, `stored` the store committer's (topo_flow.h). */
+    struct topo_flow_log topo_flow_log;
     struct topo_ctl *topo_ctl;
     struct topo_rest topo_rest;
     struct port *port;

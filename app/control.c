@@ -154,7 +154,7 @@ static void control_lldp_flow(struct app_ctx *app, const struct qmsg *q)
         return;
     memcpy(&h, q->data, sizeof(h));
     if (!(topo_admin_get(app->topo_admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
-        topo_flow_ensure(app->store, app->fm, h.dpid);
+        topo_flow_ensure(app->store, app->fm, h.dpid, &app->topo_flow_log);
 }
 
 /* Every CONTROL_KEEPALIVE_MS: a comment on every event stream, so proxies

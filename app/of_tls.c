@@ -69,6 +69,9 @@ int of_tls_open(const struct ofcd_config *c, struct tls_ctx **out, struct of_pin
         .ciphers = c->tls_ciphers,
         .ciphersuites = c->tls_ciphersuites,
         .key_prefix = "tls.",
+        .crl = c->tls_crl_file,
+        .verify_depth = c->tls_verify_depth,
+        .max_cert_list_kb = c->tls_max_cert_list_kb,
     };
     int rc = tls_ctx_create(&tc, out);
     if (rc < 0)

@@ -133,13 +133,15 @@ static int wire_topology(struct app_ctx *app, unsigned index)
         return -EIO;
     }
     atomic_init(&app->topo.interval_ms, c->topo_lldp_interval_s * 1000u);
-    app->topo.max_age_ms = c->topo_link_timeout_s * 1000u;
+    app->topo_flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
+    app->topo.max_age_ms = c->topo_lldp_max_age_ms;
     app->topo_admin = topo_admin_create(c->topo_max_interfaces);
     struct topo_ctl_cfg tc = {.app_index = index,
                               .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
                               .max_links = c->topo_max_links,
                               /* of_lldp: POLLING_TIME x LIVENESS_DEAD_MULTIPLIER (5) */
                               .liveness_dead_us = (uint64_t)c->topo_lldp_interval_s * 5000000u,
+                              .lldp_max_age_us = (uint64_t)c->topo_lldp_max_age_ms * 1000u,
                               .on_change = events_pub_link,
                               .on_change_arg = app->stream};
     app->topo_ctl = app->topo_admin ? topo_ctl_create(&tc) : NULL;

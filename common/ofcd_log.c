@@ -81,23 +81,55 @@ int ofcd_log_format(char *buf, size_t n, enum ofcd_log_level level, const char *
     return len;
 }
 
-void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
+#define LOG_LINE_MAX 1100
+
+static void emit(const char *line, int len)
 {
-    if (!ofcd_log_enabled(level))
-        return;
-
-    char line[1100];
-    va_list ap;
-    va_start(ap, fmt);
-    int len = ofcd_log_vformat(line, sizeof(line), level, component, fmt, ap);
-    va_end(ap);
-
     if (thread_ring) {
         ofcd_log_ring_put(thread_ring, line, (size_t)len);
         return;
     }
     /* One fprintf per line keeps lines from different threads whole. */
     fprintf(stderr, "%.*s\n", len, line);
+}
+
+void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
+{
+    if (!ofcd_log_enabled(level))
+        return;
+
+    char line[LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = ofcd_log_vformat(line, sizeof(line), level, component, fmt, ap);
+    va_end(ap);
+    emit(line, len);
+}
+
+void ofcd_log_missed(enum ofcd_log_level level, const char *component, uint64_t missed,
+                     const char *fmt, ...)
+{
+    if (!ofcd_log_enabled(level))
+        return;
+
+    char line[LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = ofcd_log_vformat(line, sizeof(line), level, component, fmt, ap);
+    va_end(ap);
+    if (missed) {
+        char tail[64];
+        int m = snprintf(tail, sizeof(tail), " (%llu similar lines suppressed)",
+                         (unsigned long long)missed);
+        /* The count is what the line is for: a long message gives way to
+         * it (a ring cuts lines at OFCD_LOG_RING_LINE). */
+        size_t cap = (thread_ring ? OFCD_LOG_RING_LINE : sizeof(line) - 1) - (size_t)m;
+        if ((size_t)len > cap)
+            len = (int)cap;
+        memcpy(line + len, tail, (size_t)m + 1);
+        len += m;
+    }
+    emit(line, len);
 }
 
 char *ofcd_log_clean(char *dst, size_t n, const char *src)

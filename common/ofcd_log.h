@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum ofcd_log_level {
     OFCD_LOG_ERR = 0,
@@ -30,6 +31,12 @@ int ofcd_log_enabled(enum ofcd_log_level level);
 
 void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The same, for a line a rate limiter let through: " (N similar lines
+ * suppressed)" follows the message when missed > 0 (ofcd_ratelimit.h's
+ * LOG_*_RL call it). */
+void ofcd_log_missed(enum ofcd_log_level level, const char *component, uint64_t missed,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * A string a peer sent (a switch's DESC, a port name), made safe to log:

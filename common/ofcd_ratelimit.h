@@ -4,12 +4,19 @@
  * so a peer that triggers a warning a million times a second costs one line
  * a second, and the operator still learns how many were not written.
  * One per context (per lcore's module, per connection...), time passed in.
+ *
+ * LOG_WARN_RL(&ctx->rl_site, now_us, "comp", fmt, ...) (and _ERR_, _INFO_)
+ * is the usual form: one limiter per log site, kept in the context whose
+ * thread logs there (never a function-level static, which threads would
+ * share); the line says how many of its kind were suppressed before it.
  */
 #ifndef OFCD_RATELIMIT_H
 #define OFCD_RATELIMIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "ofcd_log.h"
 
 struct ofcd_ratelimit {
     uint64_t window_us;
@@ -39,5 +46,19 @@ static inline bool ofcd_ratelimit(struct ofcd_ratelimit *rl, uint64_t now_us, ui
     rl->suppressed = 0;
     return true;
 }
+
+/* A line at level through rl (lines of a level not logged are not counted):
+ * written with the count suppressed since the last one. */
+#define OFCD_LOG_RL(level, rl, now_us, comp, ...)                                         \
+    do {                                                                                  \
+        uint64_t ofcd_rl_missed_;                                                         \
+        if (ofcd_log_enabled(level) && ofcd_ratelimit((rl), (now_us), &ofcd_rl_missed_))  \
+            ofcd_log_missed((level), (comp), ofcd_rl_missed_, __VA_ARGS__);               \
+    } while (0)
+#define LOG_ERR_RL(rl, now_us, comp, ...) OFCD_LOG_RL(OFCD_LOG_ERR, rl, now_us, comp, __VA_ARGS__)
+#define LOG_WARN_RL(rl, now_us, comp, ...)                                                \
+    OFCD_LOG_RL(OFCD_LOG_WARN, rl, now_us, comp, __VA_ARGS__)
+#define LOG_INFO_RL(rl, now_us, comp, ...)                                                \
+    OFCD_LOG_RL(OFCD_LOG_INFO, rl, now_us, comp, __VA_ARGS__)
 
 #endif

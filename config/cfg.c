@@ -1205,6 +1205,16 @@ static int check_topology(struct ofcd_config *cfg, char *err, size_t errlen)
                 cfg->topo_link_timeout_s, cfg->topo_lldp_interval_s);
         return -EINVAL;
     }
+    /* A frame older than the timeout could keep a silent link up. Equal
+     * is let pass: every configuration valid before the key (the shortest
+     * timeout is 2 s) stays valid with its default. */
+    if ((uint64_t)cfg->topo_lldp_max_age_ms > (uint64_t)cfg->topo_link_timeout_s * 1000u) {
+        cfg_err(err, errlen, "topology.lldp_max_age_ms = %u must be at most "
+                "topology.link_timeout_s = %u (%llu ms): an older frame could keep a silent "
+                "link up", cfg->topo_lldp_max_age_ms, cfg->topo_link_timeout_s,
+                (unsigned long long)cfg->topo_link_timeout_s * 1000u);
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -1299,6 +1309,12 @@ static int check_tls(struct ofcd_config *cfg, char *err, size_t errlen)
     if (!cfg->tls_cert[0] || !cfg->tls_key[0]) {
         cfg_err(err, errlen, "tls.port = %u needs tls.cert and tls.key (%s is empty)",
                 cfg->tls_port, cfg->tls_cert[0] ? "tls.key" : "tls.cert");
+        return -EINVAL;
+    }
+    if (cfg->tls_crl_file[0] && !cfg->tls_verify_peer) {
+        cfg_err(err, errlen, "tls.crl_file = %s with tls.verify_peer = false: no switch "
+                "certificate is asked for, so none could be checked against the CRL",
+                cfg->tls_crl_file);
         return -EINVAL;
     }
     if (cfg->tls_verify_peer && !cfg->tls_ca[0]) {

@@ -116,6 +116,9 @@ struct ofcd_config {
     char tls_ciphersuites[CFG_STR_MAX];
     uint32_t tls_handshake_timeout_ms;
     char tls_pins_file[CFG_STR_MAX];     /* "" = no dpid pinned to a certificate */
+    uint32_t tls_verify_depth;           /* intermediate CAs a switch's chain may have */
+    uint32_t tls_max_cert_list_kb;       /* largest certificate chain a switch may send */
+    char tls_crl_file[CFG_STR_MAX];      /* "" = no revocation check */
 
     /* [tcp] */
     struct tcp_config tcp;               /* the stack's knobs, one per key */
@@ -135,6 +138,7 @@ struct ofcd_config {
     /* [topology] */
     uint32_t topo_lldp_interval_s;
     uint32_t topo_link_timeout_s;
+    uint32_t topo_lldp_max_age_ms;       /* older LLDP frames are stale */
     uint32_t topo_max_links;
     uint32_t topo_max_interfaces;
 

@@ -202,11 +202,24 @@ const struct cfg_key cfg_keys[] = {
     CFG_STRING_OPT("tls", "pins_file", tls_pins_file,
                "lines \"DPID SHA256\": each listed switch must show exactly that certificate "
                "(empty = no pins)"),
+    CFG_UINT("tls", "verify_depth", tls_verify_depth, 1, 32, "4",
+             "intermediate CAs a switch's certificate chain may have between its certificate "
+             "and ca; a longer chain is refused (\"certificate chain too long\")"),
+    CFG_UINT("tls", "max_cert_list_kb", tls_max_cert_list_kb, 4, 1024, "32",
+             "largest certificate chain a switch may send, KiB (held whole before it is "
+             "verified); a larger one ends the handshake (\"excessive message size\")"),
+    CFG_STRING_OPT("tls", "crl_file", tls_crl_file,
+               "PEM CRL(s), read at start: a switch whose certificate (or any CA of its "
+               "chain) is revoked is refused; every CA of a chain needs its CRL here, and an "
+               "expired one refuses its switches (empty = no revocation check; needs "
+               "verify_peer)"),
 
     CFG_UINT("tcp", "mss", tcp.mss, 536, 1460, "1460",
              "MSS ofcd advertises (the port MTU minus 40)"),
-    CFG_UINT("tcp", "rcv_buf", tcp.rcv_buf, 4096, 16777216, "65536",
-             "receive buffer bound per connection, bytes: the window ofcd offers"),
+    CFG_UINT("tcp", "rcv_buf", tcp.rcv_buf, 65536, 16777216, "65536",
+             "receive buffer bound per connection, bytes: the window ofcd offers; at least "
+             "65536, because a message is framed only once it is whole in this buffer and an "
+             "OpenFlow message may be 65,535-byte long (smaller, the connection would stall)"),
     CFG_UINT("tcp", "snd_buf", tcp.snd_buf, 4096, 16777216, "65536",
              "send buffer bound per connection, bytes; a full buffer pushes back on "
              "the OpenFlow layer"),
@@ -250,7 +263,15 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("tcp", "ooo_max_segs", tcp.ooo_max_segs, 0, 4096, "64",
              "out-of-order segments kept per connection"),
     CFG_UINT("tcp", "challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000, "1000",
-             "RFC 5961 challenge ACK budget per io lcore per second"),
+             "RFC 5961 challenge ACKs per io lcore per second on average: each second's "
+             "budget is drawn at random between half and one and a half times this, so the "
+             "count sent tells an off-path attacker nothing (CVE-2016-5696); beyond it "
+             "challenges go unanswered (counted challenge_ack_limited)"),
+    CFG_UINT("tcp", "invalid_ack_interval_ms", tcp.invalid_ack_interval_ms, 1, 60000, "500",
+             "per connection, at most one ACK per this many ms in answer to invalid segments "
+             "(out of window, PAWS-rejected, acking unsent data, challenge ACKs); the others "
+             "are dropped unanswered (counted invalid_ack_limited); a zero-window probe is "
+             "always answered"),
     CFG_UINT("tcp", "connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000, "1000",
              "active open (peers that listen): delay before the first reconnect; it doubles "
              "after each failure"),
@@ -282,6 +303,11 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("topology", "link_timeout_s", topo_link_timeout_s, 1, 3600, "10",
              "a link with no LLDP one way for this long goes down; must exceed "
              "lldp_interval_s"),
+    CFG_UINT("topology", "lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000, "2000",
+             "an LLDP frame of ofcd's sent longer ago than this is stale and ignored (a "
+             "replay); it bounds the transit from ofcd through both switches and back, not "
+             "the probes' spacing; at most link_timeout_s. Frames not newer than the last "
+             "from their port are dropped whatever their age"),
     CFG_UINT("topology", "max_links", topo_max_links, 16, 4194304, "65536",
              "links remembered (up or down); when full, the oldest one down makes room"),
     CFG_UINT("topology", "max_interfaces", topo_max_interfaces, 16, 16777216, "262144",

@@ -22,6 +22,7 @@ struct topo_sw {
     uint32_t cursor;                    /* the next port (index) to probe */
     uint32_t first_left;                /* ports of the first round still to probe */
     uint64_t last_prompt_us;            /* the last probe a PORT_STATUS prompted */
+    uint64_t last_sent_us;              /* send time of the last probe */
 };
 
 static void count(struct topo_app_cfg *cfg, unsigned which)
@@ -72,15 +73,20 @@ static bool eligible(const struct topo_app_cfg *cfg, uint64_t dpid, const struct
            !(p->state & OFPPS_LINK_DOWN) && !topo_admin_lldp_off(cfg->admin, dpid, p->port_no);
 }
 
-static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, const struct ofp_port *p,
-                       uint64_t now_us, bool ask, struct of_app_out *out)
+static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, struct topo_sw *st,
+                       const struct ofp_port *p, uint64_t now_us, bool ask,
+                       struct of_app_out *out)
 {
     uint8_t frame[TOPO_LLDP_FRAME_LEN];
     struct ofp_action act = {.type = OFPAT_OUTPUT, .u.output = {.port = p->port_no}};
     struct ofp_msg m;
+    /* Send times strictly increase per switch (so per port): the control
+     * thread takes a frame not newer than the last from its port for a
+     * replay, and two probes of one loop share its clock reading. */
+    uint64_t sent_us = now_us > st->last_sent_us ? now_us : st->last_sent_us + 1;
 
-    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, now_us / 1000u, ask,
-                                 cfg->key);
+    st->last_sent_us = sent_us;
+    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, sent_us, ask, cfg->key);
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_PACKET_OUT;
@@ -123,7 +129,7 @@ static void topo_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
         if (st->first_left)
             st->first_left--;
         if (eligible(cfg, sw->dpid, p))
-            send_probe(cfg, sw->dpid, p, now_us, false, out);
+            send_probe(cfg, sw->dpid, st, p, now_us, false, out);
     }
     sw->next_tick_us = now_us + spacing;
 }
@@ -144,7 +150,7 @@ static void prompt_probe(struct topo_app_cfg *cfg, struct of_app_switch *sw,
         return;
     }
     st->last_prompt_us = now_us;
-    send_probe(cfg, sw->dpid, p, now_us, ask, out);
+    send_probe(cfg, sw->dpid, st, p, now_us, ask, out);
 }
 
 /* A port that came (back) up is probed at once, not a round later, with
@@ -172,14 +178,14 @@ static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp
         count(cfg, TOPO_C_lldp_no_port);
         return;
     }
-    switch (topo_lldp_parse(pi->data, pi->data_len, cfg->key, now_us / 1000u, cfg->max_age_ms,
-                            &id)) {
+    switch (topo_lldp_parse(pi->data, pi->data_len, cfg->key, now_us,
+                            (uint64_t)cfg->max_age_ms * 1000u, &id)) {
     case TOPO_LLDP_OURS: {
         struct topo_seen s = {
             .from_dpid = id.dpid,
             .from_port = id.port,
             .to_port = (uint32_t)ofp_match_get_uint(&pi->match, OFPXMT_OFB_IN_PORT),
-            .sent_ms = id.sent_ms,
+            .sent_us = id.sent_us,
         };
         count(cfg, TOPO_C_lldp_ours);
         if (of_app_event(out, &s, sizeof(s)) < 0)

@@ -17,10 +17,11 @@
  *                   change), at most one off-schedule probe per switch per
  *                   TOPO_FIRST_SPACING_US
  *   on_packet_in    an LLDP frame (ethertype 0x88cc) is read
- *                   (topo_lldp.c): ofcd's own and fresh becomes a
- *                   struct topo_seen event for the control thread
- *                   (topo_ctl.c); foreign, malformed and stale ones are
- *                   counted and dropped here
+ *                   (topo_lldp.c): ofcd's own and fresh (sent within
+ *                   max_age_ms) becomes a struct topo_seen event for the
+ *                   control thread (topo_ctl.c, which drops replays);
+ *                   foreign, malformed and stale ones are counted and
+ *                   dropped here
  *
  * A port is eligible when it is a physical port (1..OFPP_MAX), neither
  * configured down nor link down, and not switched off in topo_admin.
@@ -75,7 +76,7 @@ extern const struct ofcd_counter_group topo_app_counters;  /* "topology_lldp" */
 struct topo_app_cfg {
     uint8_t key[TOPO_LLDP_KEY_LEN];     /* HMAC key of this run's frames */
     _Atomic uint32_t interval_ms;       /* per port; of_lldp polling_time */
-    uint32_t max_age_ms;                /* older frames are replays */
+    uint32_t max_age_ms;                /* older frames are stale (lldp_max_age_ms) */
     const struct topo_admin *admin;
     _Atomic uint64_t stats[sizeof(struct topo_app_stats) / sizeof(uint64_t)];
 };
@@ -86,7 +87,7 @@ struct topo_seen {
     uint64_t from_dpid;
     uint32_t from_port;
     uint32_t to_port;
-    uint64_t sent_ms;
+    uint64_t sent_us;                   /* the frame's send time: replays are not newer */
 };
 
 void topo_app_init(struct of_app *app, struct topo_app_cfg *cfg);

@@ -13,8 +13,10 @@
 #include "dpid.h"
 #include "of_event.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "ofp_msg.h"
 #include "topo_app.h"
+#include "topo_fresh.h"
 
 OFCD_COUNTER_GROUP(topo_ctl_counters, "topology", struct topo_ctl_stats, TOPO_CTL_COUNTERS,
                    TOPO_CTL_GAUGES);
@@ -23,12 +25,15 @@ struct topo_ctl {
     struct topo_ctl_cfg cfg;
     struct topo_links *links;
     struct topo_live *live;
+    struct topo_fresh *fresh;           /* the newest send time per sender port */
     struct topo_link_rec **recs;        /* every record, in creation order */
     size_t n_recs;
     uint32_t mask;
     struct topo_link_rec **buckets;
     struct topo_end_node **ends;        /* by one end: the records it is in */
     uint64_t now_us;                    /* of the call being handled, for the callback */
+    /* LLDP and PORT_STATUS make links change: one limiter per log line. */
+    struct ofcd_ratelimit rl_loop, rl_up, rl_down;
     struct topo_ctl_stats st;
 };
 
@@ -213,16 +218,16 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
     dpid_format(l->b.dpid, db);
     if (c == TOPO_LINK_LOOP) {
         t->st.loops++;
-        LOG_WARN("topology", "loop on switch %s: port %" PRIu32 " hears port %" PRIu32
-                 " (%s)", da, l->a.port, l->b.port, why);
+        LOG_WARN_RL(&t->rl_loop, t->now_us, "topology", "loop on switch %s: port %" PRIu32
+                    " hears port %" PRIu32 " (%s)", da, l->a.port, l->b.port, why);
     } else if (c == TOPO_LINK_UP) {
         t->st.links_up++;
-        LOG_INFO("topology", "link %s:%" PRIu32 " - %s:%" PRIu32 " up (%s)", da, l->a.port, db,
-                 l->b.port, why);
+        LOG_INFO_RL(&t->rl_up, t->now_us, "topology", "link %s:%" PRIu32 " - %s:%" PRIu32
+                    " up (%s)", da, l->a.port, db, l->b.port, why);
     } else {
         t->st.links_down++;
-        LOG_WARN("topology", "link %s:%" PRIu32 " - %s:%" PRIu32 " down: %s", da, l->a.port, db,
-                 l->b.port, why);
+        LOG_WARN_RL(&t->rl_down, t->now_us, "topology", "link %s:%" PRIu32 " - %s:%" PRIu32
+                    " down: %s", da, l->a.port, db, l->b.port, why);
     }
     if (!r)
         return;
@@ -247,6 +252,9 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
     if (!t)
         return NULL;
     t->cfg = *cfg;
+    t->rl_loop = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    t->rl_up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    t->rl_down = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
     if (!t->cfg.max_links)
         t->cfg.max_links = 1;
     while (size < t->cfg.max_links && size < (1u << 24))
@@ -256,10 +264,14 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
     t->ends = calloc(size, sizeof(*t->ends));
     t->recs = calloc(t->cfg.max_links, sizeof(*t->recs));
     t->links = topo_links_create(t->cfg.max_links, t->cfg.link_timeout_us, on_change, t);
+    if (!t->cfg.lldp_max_age_us)
+        t->cfg.lldp_max_age_us = TOPO_LLDP_MAX_AGE_MS_DEFAULT * 1000ull;
+    /* Two sender ports per link (one each way): room for every link's. */
+    t->fresh = topo_fresh_create(2 * t->cfg.max_links, t->cfg.lldp_max_age_us);
     t->live = topo_live_create(t->cfg.max_links, t->cfg.liveness_dead_us
                                                      ? t->cfg.liveness_dead_us
                                                      : t->cfg.link_timeout_us);
-    if (!t->buckets || !t->ends || !t->recs || !t->links || !t->live) {
+    if (!t->buckets || !t->ends || !t->recs || !t->links || !t->live || !t->fresh) {
         topo_ctl_destroy(t);
         return NULL;
     }
@@ -272,6 +284,7 @@ void topo_ctl_destroy(struct topo_ctl *t)
         return;
     topo_links_destroy(t->links);
     topo_live_destroy(t->live);
+    topo_fresh_destroy(t->fresh);
     for (size_t i = 0; i < t->n_recs; i++)
         free(t->recs[i]);
     free(t->recs);
@@ -295,6 +308,20 @@ static void on_seen(struct topo_ctl *t, uint64_t to_dpid, const uint8_t *p, size
     }
     memcpy(&s, p + sizeof(a), sizeof(s));
     t->st.seen++;
+    switch (topo_fresh_check(t->fresh, (struct topo_end){s.from_dpid, s.from_port}, s.sent_us,
+                             now_us)) {
+    case TOPO_FRESH_OK:
+        break;
+    case TOPO_FRESH_REPLAY:
+        t->st.replays++;
+        return;
+    case TOPO_FRESH_STALE:
+        t->st.stale++;
+        return;
+    case TOPO_FRESH_FULL:
+        t->st.senders_full++;
+        return;
+    }
     int rc = topo_links_seen(t->links, (struct topo_end){s.from_dpid, s.from_port},
                              (struct topo_end){to_dpid, s.to_port}, now_us);
     if (rc == -ENOSPC)

@@ -11,7 +11,10 @@
  * an operator sees it went away; when the records are full the oldest
  * inactive one makes room. Every change is logged with both ends and
  * counted. The same frames are the hellos of of_lldp's liveness
- * (topo_live.c) on the interfaces it is on for.
+ * (topo_live.c) on the interfaces it is on for. A frame counts only if it
+ * was sent within lldp_max_age_us and after the last one accepted from
+ * its sender port (topo_fresh.c): a replay, or ofcd's frame relayed onto
+ * another port, is dropped and counted, refreshing and making nothing.
  *
  * Threads: the control thread calls handle and tick; REST threads read and
  * set enabled. The caller serialises them (the app's switch-view lock).
@@ -32,6 +35,9 @@
 
 #define TOPO_CTL_COUNTERS(X)                                                              \
     X(seen, "LLDP frames of ours that reached the control thread")                        \
+    X(replays, "LLDP frames not newer than the last from their sender port: dropped")     \
+    X(stale, "LLDP frames older than topology.lldp_max_age_ms here: dropped")             \
+    X(senders_full, "LLDP frames of a new sender port refused: its table is full")        \
     X(links_up, "links that came up (seen both ways)")                                    \
     X(links_down, "links that went down")                                                 \
     X(loops, "LLDP that came back to the switch that sent it")                            \
@@ -69,6 +75,7 @@ struct topo_ctl_cfg {
     uint64_t link_timeout_us;
     uint32_t max_links;
     uint64_t liveness_dead_us;          /* of_lldp liveness: no hello this long = down */
+    uint64_t lldp_max_age_us;           /* older frames are stale (0: the default) */
     /* Told every change after the record shows it (may be NULL): the event
      * stream's publisher. Called under the caller's lock. */
     void (*on_change)(void *arg, const struct topo_link_rec *l, enum topo_change c);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -22,7 +23,22 @@ struct topo_flow_put {
     struct store_flow rec;
     struct flow_spec spec;
     char *text;
+    struct ofcd_ratelimit *rl;          /* the committer thread's, or NULL */
 };
+
+/* A failure for dpid's flow, through rl when there is one. */
+static void flow_failed(struct ofcd_ratelimit *rl, uint64_t dpid, const char *what, int rc)
+{
+    struct timespec ts;
+
+    if (!rl) {
+        LOG_ERR("topology", "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    LOG_ERR_RL(rl, (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u, "topology",
+               "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
+}
 
 static int lldp_spec(uint64_t dpid, bool for_delete, struct flow_spec *spec, char **text)
 {
@@ -55,13 +71,13 @@ static void put_done(void *arg, int rc)
     if (rc == 0)
         flowmgr_add(p->fm, p->rec.dpid, &p->spec, &p->rec.match_id, &p->rec.flow_id, 1);
     else
-        LOG_ERR("topology", "switch %016" PRIx64 ": the LLDP flow was not stored: %s",
-                p->rec.dpid, strerror(-rc));
+        flow_failed(p->rl, p->rec.dpid, "the LLDP flow was not stored", rc);
     free(p->text);
     free(p);
 }
 
-int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid)
+int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
+                     struct topo_flow_log *log)
 {
     struct topo_flow_put *p = calloc(1, sizeof(*p));
     struct store_flow cur;
@@ -81,14 +97,14 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid)
         }
     }
     p->fm = fm;
+    p->rl = log ? &log->stored : NULL;
     p->rec = (struct store_flow){.dpid = dpid, .match_id = mid, .flow_id = fid,
                                  .state = STORE_FLOW_PENDING, .owner = TOPO_FLOW_OWNER,
                                  .json = p->text, .json_len = strlen(p->text)};
     flow_spec_fixup(&p->spec);
     if ((rc = store_put_many_async(s, &p->rec, 1, put_done, p)) == 0)
         return 0;
-    LOG_ERR("topology", "switch %016" PRIx64 ": cannot store its LLDP flow: %s", dpid,
-            strerror(-rc));
+    flow_failed(log ? &log->ensure : NULL, dpid, "cannot store its LLDP flow", rc);
 fail:
     free(p->text);
     free(p);

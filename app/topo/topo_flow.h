@@ -18,13 +18,26 @@
 
 #include <stdint.h>
 
+#include "ofcd_ratelimit.h"
+
 struct flowmgr;
 struct store;
 
 #define TOPO_FLOW_OWNER "of_lldp"
 
-/* 0 (stored already, or queued to be), or a negative errno (logged). */
-int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid);
+/* What a caller that switches trigger (one per switch up) limits its
+ * failure lines with: `ensure` is used on the calling thread, `stored` on
+ * the store's committer thread only (a failed commit). */
+struct topo_flow_log {
+    struct ofcd_ratelimit ensure, stored;
+};
+#define TOPO_FLOW_LOG_INIT                                                                \
+    {.ensure = OFCD_RATELIMIT_INIT(5, 1000), .stored = OFCD_RATELIMIT_INIT(5, 1000)}
+
+/* 0 (stored already, or queued to be), or a negative errno (logged, through
+ * log's limiters when log is not NULL). */
+int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
+                     struct topo_flow_log *log);
 /* 0 (deleted, or was not stored), or a negative errno. */
 int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid);
 

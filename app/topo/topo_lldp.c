@@ -42,21 +42,21 @@ static uint8_t *tlv(uint8_t *p, unsigned type, unsigned len)
 }
 
 static void make_tag(const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t dpid, uint32_t port,
-                     uint64_t sent_ms, uint8_t subtype, uint8_t tag[TAG_LEN])
+                     uint64_t sent_us, uint8_t subtype, uint8_t tag[TAG_LEN])
 {
     uint8_t msg[21], mac[32];
     unsigned n = sizeof(mac);
 
     put_be(msg, dpid, 8);
     put_be(msg + 8, port, 4);
-    put_be(msg + 12, sent_ms, 8);
+    put_be(msg + 12, sent_us, 8);
     msg[20] = subtype;
     HMAC(EVP_sha256(), key, TOPO_LLDP_KEY_LEN, msg, sizeof(msg), mac, &n);
     memcpy(tag, mac, TAG_LEN);
 }
 
 size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, uint32_t port,
-                       uint64_t now_ms, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN])
+                       uint64_t sent_us, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN])
 {
     uint8_t *p = buf;
     uint8_t subtype = ask ? OFCD_SUBTYPE_ASK : OFCD_SUBTYPE;
@@ -79,8 +79,8 @@ size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, ui
     p = tlv(p, TLV_ORG, 4 + 8 + TAG_LEN);
     put_be(p, TOPO_LLDP_OUI, 3);
     p[3] = subtype;
-    put_be(p + 4, now_ms, 8);
-    make_tag(key, dpid, port, now_ms, subtype, p + 12);
+    put_be(p + 4, sent_us, 8);
+    make_tag(key, dpid, port, sent_us, subtype, p + 12);
     p += 12 + TAG_LEN;
     p = tlv(p, TLV_END, 0);
     size_t len = (size_t)(p - buf);
@@ -89,8 +89,8 @@ size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, ui
 }
 
 enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
-                                       const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t now_ms,
-                                       uint64_t max_age_ms, struct topo_lldp_id *id)
+                                       const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t now_us,
+                                       uint64_t max_age_us, struct topo_lldp_id *id)
 {
     size_t off = 12;
     bool chassis = false, port = false, ttl = false, tagged = false;
@@ -145,7 +145,7 @@ enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
                    (v[3] == OFCD_SUBTYPE || v[3] == OFCD_SUBTYPE_ASK)) {
             subtype = v[3];
             id->ask = v[3] == OFCD_SUBTYPE_ASK;
-            id->sent_ms = get_be(v + 4, 8);
+            id->sent_us = get_be(v + 4, 8);
             memcpy(tag, v + 12, TAG_LEN);
             tagged = true;
         }
@@ -155,10 +155,11 @@ enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
     if (!chassis || !port || !tagged)
         return TOPO_LLDP_FOREIGN;               /* not in the form ofcd sends */
     uint8_t want[TAG_LEN];
-    make_tag(key, id->dpid, id->port, id->sent_ms, subtype, want);
+    make_tag(key, id->dpid, id->port, id->sent_us, subtype, want);
     if (CRYPTO_memcmp(want, tag, TAG_LEN) != 0)
         return TOPO_LLDP_FOREIGN;
-    if (id->sent_ms > now_ms || now_ms - id->sent_ms > max_age_ms)
+    if (id->sent_us > now_us + TOPO_LLDP_SKEW_US ||
+        (id->sent_us < now_us && now_us - id->sent_us > max_age_us))
         return TOPO_LLDP_STALE;
     return TOPO_LLDP_OURS;
 }

@@ -11,13 +11,15 @@
  *   ofcd's own  organisationally specific TLV (type 127, OUI TOPO_LLDP_OUI,
  *               subtype 1 for a probe on schedule, 2 for one that asks the
  *               receiver to answer at once — the sender's port just came
- *               up): when it was sent (ms) and an 8-byte tag, the first
- *               bytes of HMAC-SHA256 under a key made at start over dpid,
- *               port, send time and subtype
+ *               up): when it was sent (µs of ofcd's monotonic clock,
+ *               strictly increasing per switch) and an 8-byte tag, the
+ *               first bytes of HMAC-SHA256 under a key made at start over
+ *               dpid, port, send time and subtype
  *   End
  * so ofcd can tell its own frames from another controller's or a forged
- * one (no tag, or a wrong one) and from a replay (sent longer ago than the
- * caller allows).
+ * one (no tag, or a wrong one) and from a stale one (sent longer ago than
+ * the caller allows); the control thread refuses besides any frame not
+ * newer than the last it accepted from the same port (topo_fresh.h).
  */
 #ifndef OFCD_TOPO_LLDP_H
 #define OFCD_TOPO_LLDP_H
@@ -31,19 +33,31 @@
 #define TOPO_LLDP_KEY_LEN 32
 /* A locally administered OUI (the U/L bit set): ofcd owns no IEEE one. */
 #define TOPO_LLDP_OUI 0x02c0fdu
+/* How far ahead of a reader's clock a send time may be: lcores read the
+ * clock once per loop, so a frame can come back within the loop of a
+ * worker whose clock reading is older than the sender's. Only ofcd can
+ * make a frame with a valid tag, so this costs no replay protection. */
+#define TOPO_LLDP_SKEW_US 10000u
+/* Default of topology.lldp_max_age_ms: the stamp is taken when a probe is
+ * built, so the age is the transit alone — worker, TCP, the switch, the
+ * wire, the other switch, TCP back, worker, control thread — never the
+ * spread of probes over the interval; 2 s leaves room for a retransmission
+ * each way (ofcd's RTO before an RTT sample is 1 s) and a busy switch, and
+ * is well below the link timeout (10 s). */
+#define TOPO_LLDP_MAX_AGE_MS_DEFAULT 2000u
 
 struct topo_lldp_id {
     uint64_t dpid;
     uint32_t port;
-    uint64_t sent_ms;                   /* ofcd's frames only */
+    uint64_t sent_us;                   /* ofcd's frames only */
     bool ask;                           /* ofcd's: answer with a probe now */
 };
 
-/* Write the frame for (dpid, port) sent at now_ms from src_mac into buf
+/* Write the frame for (dpid, port) sent at sent_us from src_mac into buf
  * (TOPO_LLDP_FRAME_LEN bytes); ask: the receiver should answer at once.
  * Returns its length. */
 size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, uint32_t port,
-                       uint64_t now_ms, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN]);
+                       uint64_t sent_us, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN]);
 
 /* What a received frame is. */
 enum topo_lldp_verdict {
@@ -52,12 +66,12 @@ enum topo_lldp_verdict {
     TOPO_LLDP_MALFORMED,                /* truncated or broken TLVs */
     TOPO_LLDP_FOREIGN,                  /* well formed, not ofcd's (no tag, or a
                                          * wrong one): *id has what it claims */
-    TOPO_LLDP_STALE,                    /* ofcd's tag, but sent more than max_age_ms
-                                         * ago or in the future: a replay */
+    TOPO_LLDP_STALE,                    /* ofcd's tag, but sent more than max_age_us
+                                         * ago or more than TOPO_LLDP_SKEW_US ahead */
 };
 
 enum topo_lldp_verdict topo_lldp_parse(const uint8_t *frame, size_t len,
-                                       const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t now_ms,
-                                       uint64_t max_age_ms, struct topo_lldp_id *id);
+                                       const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t now_us,
+                                       uint64_t max_age_us, struct topo_lldp_id *id);
 
 #endif

@@ -198,7 +198,7 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
     free(j->admin);
     j->admin = NULL;
     if (j->lldp_flow && t->store && t->fm) {
-        int frc = j->lldp_flow > 0 ? topo_flow_ensure(t->store, t->fm, j->lldp_flow_dpid)
+        int frc = j->lldp_flow > 0 ? topo_flow_ensure(t->store, t->fm, j->lldp_flow_dpid, NULL)
                                    : topo_flow_remove(t->store, t->fm, j->lldp_flow_dpid);
         if (frc < 0)
             LOG_WARN("topology", "switch %016" PRIx64 ": the LLDP flow was not %s: %s",

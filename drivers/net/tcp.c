@@ -42,6 +42,7 @@ void tcp_config_defaults(struct tcp_config *cfg)
     cfg->keepalive_probes = 5;
     cfg->ooo_max_segs = 64;
     cfg->challenge_ack_per_s = 1000;
+    cfg->invalid_ack_interval_ms = 500;
     cfg->syncookies = true;
     cfg->timestamps = true;
     cfg->window_scaling = true;

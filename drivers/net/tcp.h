@@ -68,7 +68,15 @@ struct tcp_config {
      * messages waiting, a switch sending echo requests still gets chunks;
      * the big holders' segments are dropped (the peers resend). */
     uint32_t chunk_budget;
-    uint32_t challenge_ack_per_s; /* RFC 5961 challenge ACK budget per stack */
+    /* RFC 5961 challenge ACKs per second for the whole stack, on average:
+     * each second's budget is drawn afresh in [base/2, base/2 + base), so
+     * the number sent in a second tells an off-path attacker nothing he
+     * can subtract from (CVE-2016-5696). */
+    uint32_t challenge_ack_per_s;
+    /* Per connection, at most one ACK per this many ms in answer to an
+     * invalid segment: out of window, PAWS-rejected, acking data never
+     * sent, or worth a challenge ACK (0: no per-connection limit). */
+    uint32_t invalid_ack_interval_ms;
     bool syncookies;           /* answer with cookies when a backlog is full */
     bool timestamps;           /* offer/accept RFC 7323 timestamps */
     bool window_scaling;       /* offer/accept window scaling */
@@ -183,7 +191,9 @@ struct tcp_conn_info {
     X(rst_sent, "RSTs sent")                                                              \
     X(rst_received, "RSTs accepted")                                                      \
     X(challenge_acks, "RFC 5961 challenge ACKs sent")                                     \
-    X(challenge_ack_limited, "challenge ACKs suppressed by the rate limit")                \
+    X(challenge_ack_limited, "challenge ACKs suppressed: the stack's budget of the second") \
+    X(invalid_ack_limited, "ACKs to invalid segments suppressed: one per connection per "   \
+      "tcp.invalid_ack_interval_ms")                                                      \
     X(syncookies_sent, "SYN-ACKs carrying a cookie")                                      \
     X(syncookies_ok, "connections created from a valid cookie")                           \
     X(syncookies_failed, "ACKs with a bad or stale cookie")                               \

@@ -74,23 +74,55 @@ void tcp_events_deliver(struct tcp_conn *c)
     }
 }
 
+/* One ACK per invalid_ack_interval_ms per connection in answer to invalid
+ * segments (out of window, PAWS, unsent data acked, challenges): a peer or
+ * a spoofer cannot make us answer each one, two stacks cannot ACK each
+ * other's ACKs forever, and an attacker's own connection cannot drain the
+ * stack's challenge budget to count what is left of it. */
+static bool invalid_ack_allowed(struct tcp_conn *c, uint64_t now_us)
+{
+    uint32_t iv = c->stack->cfg.invalid_ack_interval_ms;
+    uint32_t now_ms = (uint32_t)(now_us / 1000u);
+
+    if (iv && c->invalid_ack_ms && now_ms - c->invalid_ack_ms < iv) {
+        c->stack->stats.invalid_ack_limited++;
+        return false;
+    }
+    c->invalid_ack_ms = now_ms ? now_ms : 1;
+    return true;
+}
+
+static void invalid_ack(struct tcp_conn *c, uint64_t now_us)
+{
+    if (!invalid_ack_allowed(c, now_us))
+        return;
+    c->ack_now = 1;
+    tcp_want_output(c);
+}
+
+/* The stack's challenge ACKs of the second: a budget drawn each second in
+ * [base/2, base/2 + base) from the keyed hash (RFC 5961 section 7), so the
+ * count of those sent is no side channel on other connections' sequence
+ * numbers (CVE-2016-5696). */
 static bool challenge_ack_allowed(struct tcp_stack *s, uint64_t now_us)
 {
-    if (now_us - s->chal_window_us >= 1000000u) {
-        s->chal_window_us = now_us;
-        s->chal_count = 0;
+    uint32_t base = s->cfg.challenge_ack_per_s;
+
+    if (!s->chal_window_us || now_us - s->chal_window_us >= 1000000u) {
+        s->chal_window_us = now_us ? now_us : 1;
+        s->chal_left = base ? (base + 1) / 2 + tcp_random(s) % base : 0;
     }
-    if (s->chal_count >= s->cfg.challenge_ack_per_s) {
+    if (!s->chal_left) {
         s->stats.challenge_ack_limited++;
         return false;
     }
-    s->chal_count++;
+    s->chal_left--;
     return true;
 }
 
 static void challenge_ack(struct tcp_conn *c, uint64_t now_us)
 {
-    if (!challenge_ack_allowed(c->stack, now_us))
+    if (!invalid_ack_allowed(c, now_us) || !challenge_ack_allowed(c->stack, now_us))
         return;
     c->stack->stats.challenge_acks++;
     c->ack_now = 1;
@@ -407,8 +439,7 @@ static bool ack_input(struct tcp_conn *c, const struct tcp_seg *seg, uint64_t no
 
     if (seq_gt(seg->ack, c->snd_max)) {
         /* ACK for data never sent (RFC 5961 §5.2 / RFC 9293). */
-        c->ack_now = 1;
-        tcp_want_output(c);
+        invalid_ack(c, now_us);
         return false;
     }
     if (seq_lt(seg->ack, c->snd_una - c->max_snd_wnd)) {
@@ -653,8 +684,7 @@ static void established_input(struct tcp_conn *c, const struct tcp_seg *seg, uin
         seq_lt(seg->opts.tsval, c->ts_recent) &&
         now_us - c->ts_recent_us < TS_RECENT_MAX_AGE_US) {
         s->stats.drop_paws++;
-        c->ack_now = 1;
-        tcp_want_output(c);
+        invalid_ack(c, now_us);
         return;
     }
     if (c->state == TCP_SYN_RECEIVED && (seg->flags & TCP_SYN) && seg->seq == c->irs &&
@@ -665,12 +695,18 @@ static void established_input(struct tcp_conn *c, const struct tcp_seg *seg, uin
     if (!seq_acceptable(c, seg)) {
         if (!(seg->flags & TCP_RST)) {
             s->stats.drop_out_of_window++;
-            c->ack_now = 1;
             /* A retransmitted FIN in TIME_WAIT is below RCV.NXT, so it lands
              * here: it still restarts 2*MSL (RFC 9293 §3.10.7.4). */
             if (c->state == TCP_TIME_WAIT && (seg->flags & TCP_FIN))
                 tcp_life_arm(c, now_us);
-            tcp_want_output(c);
+            /* A probe of our zero window sits at RCV.NXT, which no off-path
+             * sender knows: always answered, the rest one per interval. */
+            if (seg->seq == c->rcv_nxt) {
+                c->ack_now = 1;
+                tcp_want_output(c);
+            } else {
+                invalid_ack(c, now_us);
+            }
         }
         return;
     }

@@ -1,6 +1,7 @@
 /*
  * tcp_isn: the keyed hash behind initial sequence numbers (RFC 6528), SYN
- * cookies and per-connection timestamp offsets.
+ * cookies, per-connection timestamp offsets and the stack's random numbers
+ * (the challenge ACK budget).
  *
  * SipHash-2-4 (Aumasson & Bernstein) keyed with the stack's secret: short
  * inputs, strong enough that an off-path attacker cannot predict ISNs or
@@ -109,6 +110,13 @@ uint32_t tcp_isn(struct tcp_stack *s, uint32_t rip, uint16_t rport, uint16_t lpo
     }
     /* RFC 6528: M (a 4 µs clock) + F(tuple, secret). */
     return (uint32_t)(now_us / 4) + (uint32_t)tuple_hash(s, rip, rport, lport, 0x15, 0, 0);
+}
+
+uint32_t tcp_random(struct tcp_stack *s)
+{
+    uint64_t in[2] = {s->rand_count++, 0x726e64};    /* a tag of its own: no ISN collides */
+
+    return (uint32_t)tcp_siphash(s->secret, in, sizeof(in));
 }
 
 static const uint16_t tcp_cookie_mss[8] = {536, 1220, 1300, 1400, 1440, 1452, 1460, 8960};

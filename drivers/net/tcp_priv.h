@@ -164,6 +164,9 @@ struct tcp_conn {
     struct tcp_bufq rcvq;            /* in order, unread */
     struct tcp_ooo_seg *ooo;         /* sorted by seq, non-overlapping */
     uint32_t ooo_count;
+    /* The last ACK to an invalid segment, in ms of the stack's clock (mod
+     * 2^32, 0 = none): 4 bytes where padding was, so a TCB costs no more. */
+    uint32_t invalid_ack_ms;
 
     struct tw_timer rtx_timer;      /* retransmit, SYN retransmit or persist */
     struct tw_timer delack_timer;
@@ -202,8 +205,9 @@ struct tcp_stack {
 
     uint16_t next_port;
     uint16_t ip_id;
-    uint64_t chal_window_us;
-    uint32_t chal_count;
+    uint64_t chal_window_us;         /* the current second of the challenge budget */
+    uint32_t chal_left;              /* challenge ACKs it may still send */
+    uint64_t rand_count;             /* tcp_random's counter */
     uint64_t cookie_last_us;         /* last cookie sent: cookie ACKs accepted for a while */
     bool force_iss;
     uint32_t forced_iss;
@@ -313,6 +317,9 @@ unsigned tcp_opts_build_ts(uint8_t *p, uint32_t tsval, uint32_t tsecr);
 
 /* ---- tcp_isn.c ------------------------------------------------------------------- */
 uint64_t tcp_siphash(const uint8_t key[16], const void *data, size_t len);
+/* 32 random bits an off-path observer cannot predict: the keyed hash of
+ * the stack's secret over a counter of its own. */
+uint32_t tcp_random(struct tcp_stack *s);
 uint32_t tcp_isn(struct tcp_stack *s, uint32_t rip, uint16_t rport, uint16_t lport,
                  uint64_t now_us);
 /* Cookie for a SYN: encodes the MSS index and a MAC over tuple, time, irs. */

@@ -23,7 +23,10 @@
  * Hardened defaults: no renegotiation (a renegotiation flood costs nothing),
  * no compression, no session tickets or cache (switches reconnect rarely
  * and a ticket key would be one more secret), TLS 1.2 at least; a server
- * that verifies peers demands a certificate chaining to the CA.
+ * that verifies peers demands a certificate chaining to the CA through at
+ * most verify_depth intermediates, in a chain of at most max_cert_list_kb,
+ * none of it revoked by the optional CRLs (every CA of the chain needs its
+ * CRL then: an expired or missing one refuses the peer, never lets it in).
  */
 #ifndef OFCD_TLS_H
 #define OFCD_TLS_H
@@ -38,6 +41,13 @@
 #define TLS_SESS_BUF_MAX (96u * 1024u)
 /* How much a session decrypts ahead of its reader when not asked for more. */
 #define TLS_SESS_FILL (16u * 1024u)
+/* A peer's certificate chain is read whole before it is verified: the
+ * largest one taken (a switch's is a few KiB; OpenSSL's own bound is
+ * 100 KiB). Beyond it the handshake fails, "excessive message size". */
+#define TLS_MAX_CERT_LIST_KB_DEFAULT 32u
+/* Intermediate CAs a peer's chain may have between its certificate and
+ * the CA (OpenSSL's own default is 100). */
+#define TLS_VERIFY_DEPTH_DEFAULT 4u
 
 struct tls_cfg {
     const char *cert;          /* PEM: our certificate, then its chain */
@@ -49,6 +59,10 @@ struct tls_cfg {
     const char *ciphers;       /* TLS 1.2 cipher list ("" = OpenSSL's default) */
     const char *ciphersuites;  /* TLS 1.3 suites ("" = OpenSSL's default) */
     const char *key_prefix;    /* how errors name the keys ("tls." → "tls.cert = ...") */
+    const char *crl;           /* PEM: CRLs of the CAs, checked for every certificate of a
+                                * peer's chain ("" = no revocation check) */
+    unsigned verify_depth;     /* intermediate CAs a peer's chain may have (0: default) */
+    unsigned max_cert_list_kb; /* largest certificate chain a peer may send (0: default) */
 };
 
 struct tls_ctx;

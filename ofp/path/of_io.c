@@ -90,6 +90,7 @@ struct of_io {
     struct qmsg_quota pending_quota; /* what all pending connections hold together */
     uint32_t n_conns;
     struct ofcd_ratelimit rl_refuse, rl_event, rl_quota, rl_tls, rl_evict;
+    struct ofcd_ratelimit rl_close, rl_backlog, rl_tls_up;  /* one per log site */
     struct of_io_stats stats;
 };
 
@@ -270,8 +271,8 @@ static void conn_close(struct of_conn *oc, bool abort, const char *why)
     if (!oc->st.tcp)
         return;
     if (why)
-        LOG_INFO("of", "io %u: closing connection %#lx: %s", io->io_index, (unsigned long)h,
-                 why);
+        LOG_INFO_RL(&io->rl_close, io->env.clock_us(), "of", "io %u: closing connection %#lx: "
+                    "%s", io->io_index, (unsigned long)h, why);
     of_stream_close(&oc->st, abort);
     release_slot(oc);
     post_down(oc, h, -ECONNABORTED);
@@ -413,9 +414,9 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
     }
     if (oc->st.tcp && oc->out_bytes > io->out_backlog_max) {
         io->stats.out_backlog_drops++;
-        LOG_WARN("of", "io %u: switch connection %#lx has %lu unsent bytes: it stopped "
-                 "reading; disconnecting", io->io_index, (unsigned long)conn_handle(oc),
-                 (unsigned long)oc->out_bytes);
+        LOG_WARN_RL(&io->rl_backlog, io->env.clock_us(), "of", "io %u: switch connection %#lx "
+                    "has %lu unsent bytes: it stopped reading; disconnecting", io->io_index,
+                    (unsigned long)conn_handle(oc), (unsigned long)oc->out_bytes);
         conn_close(oc, true, "output backlog over openflow.out_backlog_kb");
     }
 }
@@ -638,9 +639,10 @@ static void tls_progress(struct of_conn *oc)
     hs_remove(oc);
     io->stats.tls_handshakes++;
     tls_sess_peer_subject(oc->st.tls, subject, sizeof(subject));
-    LOG_INFO("of", "io %u: connection %#lx from %s: %s %s, certificate %s", io->io_index,
-             (unsigned long)conn_handle(oc), ofcd_peer_format(oc->peer_ip, oc->peer_port, peer),
-             tls_sess_version(oc->st.tls), tls_sess_cipher(oc->st.tls), subject);
+    LOG_INFO_RL(&io->rl_tls_up, io->env.clock_us(), "of", "io %u: connection %#lx from %s: %s "
+                "%s, certificate %s", io->io_index, (unsigned long)conn_handle(oc),
+                ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), tls_sess_version(oc->st.tls),
+                tls_sess_cipher(oc->st.tls), subject);
     struct qmsg *m = oc->up_ev;
     oc->up_ev = NULL;
     conn_up(oc, m);
@@ -843,6 +845,9 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->rl_quota = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_tls = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_evict = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_close = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(100, 1000);
+    io->rl_backlog = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_tls_up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
     io->plain = (struct of_listener){.io = io, .tls = false};
     io->secure = (struct of_listener){.io = io, .tls = true};
     io->tls_hs_timeout_us = (uint64_t)cfg->tls_handshake_timeout_ms * 1000u;

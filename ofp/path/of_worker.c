@@ -33,6 +33,8 @@
  * echo and this long to answer it before it is taken for stale. */
 #define OFW_CLAIM_PROBE_US 1000000u
 #define OFW_FORGET_SWEEP_US 1000000u    /* look for gone switches to forget this often */
+/* Up this long, a switch's disconnect is logged under a limiter of its own. */
+#define OFW_SETTLED_US 10000000ull
 
 struct of_rec {
     conn_handle_t h;
@@ -101,6 +103,13 @@ struct of_worker {
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
     struct ofcd_ratelimit rl_mp, rl_event, rl_pin;
+    /* One limiter per log line a switch (or a peer claiming to be one)
+     * can trigger: a flood costs a few lines a second per site, each
+     * written line saying how many of its site were suppressed. */
+    struct {
+        struct ofcd_ratelimit up, down, down_settled, early_close, replaced, claim, ports_cut,
+            ports_seen, port_status, malformed, sw_error;
+    } rl_log;
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
     struct of_switch *switches[1u << OFW_HASH_BITS];
@@ -360,8 +369,8 @@ static bool announce_up(struct of_rec *r)
         return false;
     }
     if (up.n_ports < sw->ports.n)
-        LOG_WARN("of", "switch %016" PRIx64 ": %u ports, the control thread sees the first %u",
-                 sw->dpid, sw->ports.n, up.n_ports);
+        LOG_WARN_RL(&w->rl_log.ports_seen, w->now_us, "of", "switch %016" PRIx64 ": %u ports, "
+                    "the control thread sees the first %u", sw->dpid, sw->ports.n, up.n_ports);
     r->up_owed = false;
     r->up_posted = true;
     post_event(r, ev, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports.v, ports_len);
@@ -606,12 +615,13 @@ static void log_switch_up(const struct of_rec *r)
     const struct of_switch *sw = r->sw;
     char mfr[DESC_STR_LEN], hw[DESC_STR_LEN], swd[DESC_STR_LEN], peer[OFCD_PEER_STRLEN];
 
-    LOG_INFO("of", "switch %016" PRIx64 " established (conn %#" PRIx64 " from %s)"
-             ": %u ports, %u tables, %u buffers, \"%s\" / \"%s\" / \"%s\"", sw->dpid, r->h,
-             ofcd_peer_format(r->peer_ip, r->peer_port, peer), sw->ports.n, sw->features.n_tables,
-             sw->features.n_buffers, ofcd_log_clean(mfr, sizeof(mfr), sw->desc.mfr_desc),
-             ofcd_log_clean(hw, sizeof(hw), sw->desc.hw_desc),
-             ofcd_log_clean(swd, sizeof(swd), sw->desc.sw_desc));
+    LOG_INFO_RL(&r->w->rl_log.up, r->w->now_us, "of", "switch %016" PRIx64 " established (conn "
+                "%#" PRIx64 " from %s): %u ports, %u tables, %u buffers, \"%s\" / \"%s\" / "
+                "\"%s\"", sw->dpid, r->h, ofcd_peer_format(r->peer_ip, r->peer_port, peer),
+                sw->ports.n, sw->features.n_tables, sw->features.n_buffers,
+                ofcd_log_clean(mfr, sizeof(mfr), sw->desc.mfr_desc),
+                ofcd_log_clean(hw, sizeof(hw), sw->desc.hw_desc),
+                ofcd_log_clean(swd, sizeof(swd), sw->desc.sw_desc));
 }
 
 static void dispatch(struct of_rec *r, struct qmsg *q);
@@ -679,8 +689,14 @@ static void switch_down(struct of_rec *r, const char *why)
         }
         r->up_owed = false;
         apps_switch_down(w, sw);
-        LOG_WARN("of", "switch %016" PRIx64 " disconnected after %.1f s: %s", sw->dpid,
-                 (double)(w->now_us - sw->up_since_us) / 1e6, why);
+        /* Switches that were up a while have a limiter of their own: peers
+         * that handshake and leave by the hundred cannot hide the loss of
+         * a real switch. */
+        uint64_t up_us = w->now_us - sw->up_since_us;
+        struct ofcd_ratelimit *rl = up_us >= OFW_SETTLED_US ? &w->rl_log.down_settled
+                                                            : &w->rl_log.down;
+        LOG_WARN_RL(rl, w->now_us, "of", "switch %016" PRIx64 " disconnected after %.1f s: %s",
+                    sw->dpid, (double)up_us / 1e6, why);
     }
     sw->up_since_us = 0;
     sw->down_since_us = w->now_us;
@@ -709,8 +725,9 @@ static void c_closed(void *arg, const char *why)
     }
     if (!r->sw) {
         char peer[OFCD_PEER_STRLEN];
-        LOG_WARN("of", "connection %#" PRIx64 " from %s closed before FEATURES: %s", r->h,
-                 ofcd_peer_format(r->peer_ip, r->peer_port, peer), why);
+        LOG_WARN_RL(&w->rl_log.early_close, w->now_us, "of", "connection %#" PRIx64 " from %s "
+                    "closed before FEATURES: %s", r->h,
+                    ofcd_peer_format(r->peer_ip, r->peer_port, peer), why);
     }
     switch_down(r, why);
     send_close(r, why);
@@ -895,8 +912,9 @@ static void bind_switch(struct of_rec *r, const struct ofp_features *f)
         struct of_rec *old = sw->rec;
         w->stats.switches_replaced++;
         sw->replaced++;
-        LOG_WARN("of", "switch %016" PRIx64 " reconnected (conn %#" PRIx64 "): replacing its "
-                 "stale connection %#" PRIx64, sw->dpid, r->h, old->h);
+        LOG_WARN_RL(&w->rl_log.replaced, w->now_us, "of", "switch %016" PRIx64 " reconnected "
+                    "(conn %#" PRIx64 "): replacing its stale connection %#" PRIx64, sw->dpid,
+                    r->h, old->h);
         switch_down(old, "replaced by a new connection of the same dpid");
         ofp_chan_close(&old->chan, "replaced by a new connection of the same dpid");
     }
@@ -911,8 +929,9 @@ static void bind_switch(struct of_rec *r, const struct ofp_features *f)
 static void too_many_ports(struct of_rec *r)
 {
     r->w->stats.ports_over_limit++;
-    LOG_WARN("of", "switch %016" PRIx64 " (conn %#" PRIx64 "): more than openflow.max_ports = "
-             "%u ports; disconnecting", r->sw ? r->sw->dpid : 0, r->h, r->w->max_ports);
+    LOG_WARN_RL(&r->w->rl_log.ports_cut, r->w->now_us, "of", "switch %016" PRIx64 " (conn %#"
+                PRIx64 "): more than openflow.max_ports = %u ports; disconnecting",
+                r->sw ? r->sw->dpid : 0, r->h, r->w->max_ports);
     ofp_chan_close(&r->chan, "more than openflow.max_ports ports");
 }
 
@@ -1011,10 +1030,11 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
     r->sw->port_changes++;
     of_ports_status(&r->sw->ports, ps->reason, &ps->desc);
     char name[OFP_MAX_PORT_NAME_LEN];
-    LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
-             ps->desc.port_no, ofcd_log_clean(name, sizeof(name), ps->desc.name),
-             ps->reason < 3 ? reasons[ps->reason] : "?",
-             (ps->desc.state & OFPPS_LINK_DOWN) ? "down" : "up");
+    LOG_INFO_RL(&r->w->rl_log.port_status, r->w->now_us, "of", "switch %016" PRIx64 " port %u "
+                "(%s) %s, link %s", r->sw->dpid, ps->desc.port_no,
+                ofcd_log_clean(name, sizeof(name), ps->desc.name),
+                ps->reason < 3 ? reasons[ps->reason] : "?",
+                (ps->desc.state & OFPPS_LINK_DOWN) ? "down" : "up");
     apps_port_status(r, ps);
 }
 
@@ -1031,11 +1051,11 @@ static void malformed(struct of_rec *r, struct ofp_err err, const struct qmsg *q
         r->malformed = 0;
     }
     r->malformed++;
-    LOG_WARN("of", "switch %016" PRIx64 " (conn %#" PRIx64 "): malformed %s, %u bytes: %s "
-             "(%u this minute)", r->sw ? r->sw->dpid : 0, r->h,
-             q->len >= 2 && ofp_msg_type_name(q->data[1]) ? ofp_msg_type_name(q->data[1])
-                                                          : "message",
-             q->len, what, r->malformed);
+    LOG_WARN_RL(&w->rl_log.malformed, w->now_us, "of", "switch %016" PRIx64 " (conn %#" PRIx64
+                "): malformed %s, %u bytes: %s (%u this minute)", r->sw ? r->sw->dpid : 0, r->h,
+                q->len >= 2 && ofp_msg_type_name(q->data[1]) ? ofp_msg_type_name(q->data[1])
+                                                             : "message",
+                q->len, what, r->malformed);
     if (r->malformed >= w->malformed_limit) {
         w->stats.malformed_disconnects++;
         ofp_chan_close(&r->chan, "too many malformed messages (openflow.malformed_limit)");
@@ -1067,8 +1087,8 @@ static void on_error(struct of_rec *r, const struct ofp_msg *m)
     if (ofp_xid_is_control(m->hdr.xid))
         return;
     ofp_err_format(OFP_ERR(m->u.error.type, m->u.error.code), what, sizeof(what));
-    LOG_WARN("of", "switch %016" PRIx64 " sent an error for xid %u: %s",
-             r->sw ? r->sw->dpid : 0, m->hdr.xid, what);
+    LOG_WARN_RL(&r->w->rl_log.sw_error, r->w->now_us, "of", "switch %016" PRIx64 " sent an "
+                "error for xid %u: %s", r->sw ? r->sw->dpid : 0, m->hdr.xid, what);
 }
 
 /* Reaches the worker only when the io lcore did not answer it (another
@@ -1118,10 +1138,11 @@ static void log_claim(const struct of_rec *live, const struct of_rec *c, const c
 {
     char cp[OFCD_PEER_STRLEN], lp[OFCD_PEER_STRLEN];
 
-    LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %s claims the dpid of "
-             "live connection %#" PRIx64 " from %s: %s", c->claim_features.datapath_id, c->h,
-             ofcd_peer_format(c->peer_ip, c->peer_port, cp), live->h,
-             ofcd_peer_format(live->peer_ip, live->peer_port, lp), what);
+    LOG_WARN_RL(&c->w->rl_log.claim, c->w->now_us, "of", "switch %016" PRIx64 ": connection %#"
+                PRIx64 " from %s claims the dpid of live connection %#" PRIx64 " from %s: %s",
+                c->claim_features.datapath_id, c->h,
+                ofcd_peer_format(c->peer_ip, c->peer_port, cp), live->h,
+                ofcd_peer_format(live->peer_ip, live->peer_port, lp), what);
 }
 
 /* The verdict on a claim of live's dpid: if live answered its echo the
@@ -1336,6 +1357,19 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->rl_mp = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_pin = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    /* Switches coming and going are what operators read the log for: more
+     * of those a second than of a switch's own noise. */
+    w->rl_log.up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    w->rl_log.down = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    w->rl_log.down_settled = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
+    w->rl_log.early_close = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.replaced = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.claim = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.ports_cut = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.ports_seen = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.port_status = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
+    w->rl_log.malformed = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.sw_error = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
     w->events_bell = cfg->events_bell;
     w->role = cfg->role;

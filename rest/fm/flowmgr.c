@@ -512,8 +512,8 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
             fm->stats.errors++;
             struct fm_flow *f = s->is_add ? fm_flow_find(sw, s->match_id) : NULL;
             if (f && f->flow_id == s->flow_id) {
-                LOG_WARN("flows", "switch %016" PRIx64 " rejected flow %016" PRIx64 ": %s",
-                         sw->dpid, s->match_id, what);
+                LOG_WARN_RL(&fm->rl_log.rejected, fm_now_us(fm), "flows", "switch %016" PRIx64
+                            " rejected flow %016" PRIx64 ": %s", sw->dpid, s->match_id, what);
                 fm_set_state(fm, sw, f, STORE_FLOW_ERROR, e->type, e->code);
                 if (fm->env.event) {
                     char dpid[24], mid[24];
@@ -525,15 +525,17 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                                        what));
                 }
             } else {
-                LOG_WARN("flows", "switch %016" PRIx64 " rejected a %s FLOW_MOD: %s", sw->dpid,
-                         s->is_add ? "superseded ADD" : "DELETE", what);
+                LOG_WARN_RL(&fm->rl_log.rejected_other, fm_now_us(fm), "flows", "switch %016"
+                            PRIx64 " rejected a %s FLOW_MOD: %s", sw->dpid,
+                            s->is_add ? "superseded ADD" : "DELETE", what);
             }
             return;
         }
     }
     /* A barrier, a statistics request, or a batch of a connection ago. */
-    LOG_WARN("flows", "switch %016" PRIx64 " sent an error for the flow manager's xid %#x "
-             "(no FLOW_MOD in flight has it): %s", sw->dpid, xid, what);
+    LOG_WARN_RL(&fm->rl_log.stray_error, fm_now_us(fm), "flows", "switch %016" PRIx64 " sent "
+                "an error for the flow manager's xid %#x (no FLOW_MOD in flight has it): %s",
+                sw->dpid, xid, what);
 }
 
 /* The switch removed a flow (a timeout, a DELETE, a group or meter going)
@@ -945,6 +947,14 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     fm->cfg = *cfg;
     fm->env = *env;
     fm->store = store;
+    fm->rl_log.rejected = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
+    fm->rl_log.rejected_other = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
+    fm->rl_log.stray_error = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    fm->rl_log.alien = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    fm->rl_log.changed = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    fm->rl_log.missing = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    fm->rl_log.check = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    fm->rl_log.snap_oversized = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     pthread_mutex_init(&fm->lock, NULL);
     fm_slab_init(&fm->slab);
     struct load_ctx lc = {.fm = fm};

@@ -147,9 +147,10 @@ static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
         if (c->logged++ < FM_CHECK_LOG_MAX) {
             char match[256];
             ofp_match_format(&fs->match, match, sizeof(match));
-            LOG_INFO("flows", "switch %016" PRIx64 ": consistency: deleting alien flow table=%u "
-                     "priority=%u cookie=%#" PRIx64 " %s", c->sw->dpid, fs->table_id,
-                     fs->priority, fs->cookie, match);
+            LOG_INFO_RL(&c->fm->rl_log.alien, c->now, "flows", "switch %016" PRIx64 ": "
+                        "consistency: deleting alien flow table=%u priority=%u cookie=%#"
+                        PRIx64 " %s", c->sw->dpid, fs->table_id, fs->priority, fs->cookie,
+                        match);
         }
     }
     free(wire);
@@ -164,8 +165,9 @@ static void reinstall_changed(struct check_ctx *c, struct fm_flow *f)
     c->changed++;
     c->fm->stats.changed_reinstalled++;
     if (c->logged++ < FM_CHECK_LOG_MAX)
-        LOG_INFO("flows", "switch %016" PRIx64 ": consistency: flow %016" PRIx64 " differs from "
-                 "the stored version: re-installing it", c->sw->dpid, f->match_id);
+        LOG_INFO_RL(&c->fm->rl_log.changed, c->now, "flows", "switch %016" PRIx64 ": "
+                    "consistency: flow %016" PRIx64 " differs from the stored version: "
+                    "re-installing it", c->sw->dpid, f->match_id);
 }
 
 static int check_entry(const struct ofp_flow_stats *fs, void *arg)
@@ -231,8 +233,9 @@ static void reinstall_missing(struct check_ctx *c, bool connect)
             c->missing++;
             c->fm->stats.missing_reinstalled++;
             if (c->logged++ < FM_CHECK_LOG_MAX)
-                LOG_INFO("flows", "switch %016" PRIx64 ": consistency: re-installing missing "
-                         "flow %016" PRIx64, sw->dpid, f->match_id);
+                LOG_INFO_RL(&c->fm->rl_log.missing, c->now, "flows", "switch %016" PRIx64 ": "
+                            "consistency: re-installing missing flow %016" PRIx64, sw->dpid,
+                            f->match_id);
         }
 }
 
@@ -252,12 +255,12 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
         reinstall_missing(&c, connect);
         fm->stats.checks++;
         if (c.aliens || c.missing || c.confirmed || c.changed)
-            LOG_INFO("flows", "switch %016" PRIx64 ": consistency check%s: %zu flows on the "
-                     "switch, %zu stored; %lu alien deleted, %lu missing re-installed, %lu "
-                     "changed re-installed, %lu pending confirmed", sw->dpid,
-                     connect ? " after connect" : "", c.n_present, sw->n_flows,
-                     (unsigned long)c.aliens, (unsigned long)c.missing,
-                     (unsigned long)c.changed, (unsigned long)c.confirmed);
+            LOG_INFO_RL(&fm->rl_log.check, now, "flows", "switch %016" PRIx64 ": consistency "
+                        "check%s: %zu flows on the switch, %zu stored; %lu alien deleted, %lu "
+                        "missing re-installed, %lu changed re-installed, %lu pending confirmed",
+                        sw->dpid, connect ? " after connect" : "", c.n_present, sw->n_flows,
+                        (unsigned long)c.aliens, (unsigned long)c.missing,
+                        (unsigned long)c.changed, (unsigned long)c.confirmed);
         if ((c.aliens || c.missing || c.changed) && fm->env.event) {
             char dpid[24];
             dpid_format(sw->dpid, dpid);
@@ -292,9 +295,9 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
         /* Never kept: the rest of this reply is ignored (its xid stays the
          * dropped one's until the next reply). */
         fm->stats.snapshot_oversized++;
-        LOG_WARN("flows", "switch %016" PRIx64 ": flow statistics reply over "
-                 "openflow.mp_max_kb/mp_max_parts (%zu parts, %lu bytes): dropped", sw->dpid,
-                 sw->n_acc, (unsigned long)sw->acc_bytes);
+        LOG_WARN_RL(&fm->rl_log.snap_oversized, now, "flows", "switch %016" PRIx64 ": flow "
+                    "statistics reply over openflow.mp_max_kb/mp_max_parts (%zu parts, %lu "
+                    "bytes): dropped", sw->dpid, sw->n_acc, (unsigned long)sw->acc_bytes);
         fm_snap_drop_partial(sw);
         sw->dropped_xid = xid;
         return;

@@ -10,6 +10,7 @@
 
 #include "flowmgr.h"
 #include "fm_slab.h"
+#include "ofcd_ratelimit.h"
 
 /* One stored flow as the flow manager mirrors it. */
 struct fm_flow {
@@ -94,6 +95,12 @@ struct flowmgr {
     struct fm_switch **sw_buckets;
     size_t n_sw_buckets;
     uint64_t last_forget_us;
+    /* One limiter per log line what switches send can trigger (errors,
+     * what the consistency check finds, oversized replies), under lock. */
+    struct {
+        struct ofcd_ratelimit rejected, rejected_other, stray_error, alien, changed, missing,
+            check, snap_oversized;
+    } rl_log;
     struct flowmgr_stats stats;
 };
 

@@ -32,10 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         if (v == TOPO_LLDP_OURS) {
             uint8_t again[TOPO_LLDP_FRAME_LEN];
             struct topo_lldp_id id2;
-            topo_lldp_build(again, f + 6, id.dpid, id.port, id.sent_ms, id.ask, key);
+            topo_lldp_build(again, f + 6, id.dpid, id.port, id.sent_us, id.ask, key);
             if (topo_lldp_parse(again, sizeof(again), key, nows[i], 3000, &id2) !=
                     TOPO_LLDP_OURS || id2.dpid != id.dpid || id2.port != id.port ||
-                id2.sent_ms != id.sent_ms)
+                id2.sent_us != id.sent_us)
                 abort();
         }
     }

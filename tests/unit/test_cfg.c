@@ -242,6 +242,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.tcp.keepalive_probes, td.keepalive_probes);
     assert_int_equal(c.tcp.ooo_max_segs, td.ooo_max_segs);
     assert_int_equal(c.tcp.challenge_ack_per_s, td.challenge_ack_per_s);
+    assert_int_equal(c.tcp.invalid_ack_interval_ms, td.invalid_ack_interval_ms);
     assert_true(c.tcp.syncookies == td.syncookies && c.tcp.timestamps == td.timestamps &&
                 c.tcp.window_scaling == td.window_scaling);
     assert_int_equal(c.tcp_chunks, 32768);
@@ -409,6 +410,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.extra_port", of_extra_port, 0, 65535),
     UCASE("tls.port", tls_port, 0, 65535),
     UCASE("tls.handshake_timeout_ms", tls_handshake_timeout_ms, 100, 600000),
+    UCASE("tls.verify_depth", tls_verify_depth, 1, 32),
+    UCASE("tls.max_cert_list_kb", tls_max_cert_list_kb, 4, 1024),
     UCASE("openflow.handshake_timeout_ms", of_handshake_timeout_ms, 0, 600000),
     UCASE("openflow.hello_timeout_ms", of_hello_timeout_ms, 0, 600000),
     UCASE("openflow.max_pending", of_max_pending, 1, 1048576),
@@ -440,7 +443,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("apps.l2_idle_timeout_s", l2_idle_timeout_s, 0, 65535),
     UCASE("app.stats_log_interval_s", stats_log_interval_s, 0, 86400),
     UCASE("tcp.mss", tcp.mss, 536, 1460),
-    UCASE("tcp.rcv_buf", tcp.rcv_buf, 4096, 16777216),
+    UCASE("tcp.rcv_buf", tcp.rcv_buf, 65536, 16777216),
     UCASE("tcp.snd_buf", tcp.snd_buf, 4096, 16777216),
     UCASE("tcp.buffer_chunks", tcp_chunks, 1024, 4194304),
     UCASE("tcp.max_conns", tcp.max_conns, 16, 1048576),
@@ -459,6 +462,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.keepalive_probes", tcp.keepalive_probes, 1, 255),
     UCASE("tcp.ooo_max_segs", tcp.ooo_max_segs, 0, 4096),
     UCASE("tcp.challenge_ack_per_s", tcp.challenge_ack_per_s, 1, 1000000),
+    UCASE("tcp.invalid_ack_interval_ms", tcp.invalid_ack_interval_ms, 1, 60000),
     UCASE("tcp.echo_port", tcp_echo_port, 0, 65535),
     UCASE("tcp.connect_backoff_min_ms", tcp_backoff_min_ms, 10, 600000),
     UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
@@ -478,6 +482,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
     UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
     UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
+    UCASE("topology.lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000),
     UCASE("topology.max_links", topo_max_links, 16, 4194304),
     UCASE("topology.max_interfaces", topo_max_interfaces, 16, 16777216),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),
@@ -1185,6 +1190,43 @@ static void test_finish_topology_timeout(void **state)
     assert_has(err, "topology.lldp_interval_s = 5");
 }
 
+/* An LLDP frame older than topology.lldp_max_age_ms is stale: the window
+ * may not exceed the link timeout, or an old frame could keep a link that
+ * went silent up. */
+static void test_finish_lldp_max_age(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(c.topo_lldp_max_age_ms, 2000);
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "topology.lldp_max_age_ms=10000");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "topology.lldp_max_age_ms=10001");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "topology.lldp_max_age_ms = 10001");
+    assert_has(err, "topology.link_timeout_s = 10");
+    assert_has(err, "10000 ms");
+}
+
+/* The framer needs a whole OpenFlow message (up to 65,535 bytes) in the
+ * receive buffer: a smaller tcp.rcv_buf would stall a switch's connection
+ * on its first large message, so the key refuses it and its help says why. */
+static void test_rcv_buf_holds_a_message(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    override_bad(&c, "tcp.rcv_buf=65535", err, "tcp.rcv_buf", "'65535'", "65536..16777216",
+                 NULL);
+    override_bad(&c, "tcp.rcv_buf=4096", err, "tcp.rcv_buf", "65536..16777216", NULL);
+    override_ok(&c, "tcp.rcv_buf=65536");
+    assert_int_equal(finish(&c, err), 0);
+    assert_has(row("tcp", "rcv_buf")->help, "65,535-byte");
+}
+
 static void test_finish_descriptors(void **state)
 {
     (void)state;
@@ -1348,6 +1390,29 @@ static void test_finish_tls(void **state)
     override_ok(&c, "openflow.port=0");
     assert_int_equal(finish(&c, err), -EINVAL);
     assert_has(err, "nowhere to connect");
+}
+
+/* The chain bounds and the CRL: defaults, and a CRL without verification
+ * (nothing would be checked against it) refused with both keys named. */
+static void test_finish_tls_chain(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(c.tls_verify_depth, 4);
+    assert_int_equal(c.tls_max_cert_list_kb, 32);
+    assert_string_equal(c.tls_crl_file, "");
+    override_ok(&c, "tls.port=6654");
+    override_ok(&c, "tls.cert=/etc/ofcd/cert.pem");
+    override_ok(&c, "tls.key=/etc/ofcd/key.pem");
+    override_ok(&c, "tls.ca=/etc/ofcd/switchca.pem");
+    override_ok(&c, "tls.crl_file=/etc/ofcd/switchca.crl");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "tls.verify_peer=false");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "tls.crl_file = /etc/ofcd/switchca.crl");
+    assert_has(err, "tls.verify_peer = false");
 }
 
 static void test_finish_fault_rates(void **state)
@@ -1608,10 +1673,13 @@ int main(void)
         cmocka_unit_test(test_finish_mbuf_cache),
         cmocka_unit_test(test_finish_descriptors),
         cmocka_unit_test(test_finish_buffer_shares),
+        cmocka_unit_test(test_rcv_buf_holds_a_message),
         cmocka_unit_test(test_finish_topology_timeout),
+        cmocka_unit_test(test_finish_lldp_max_age),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
         cmocka_unit_test(test_finish_tls),
+        cmocka_unit_test(test_finish_tls_chain),
         cmocka_unit_test(test_finish_fault_rates),
         cmocka_unit_test(test_finish_ranges),
         cmocka_unit_test(test_print_round_trip),

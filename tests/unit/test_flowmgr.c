@@ -25,6 +25,7 @@
 
 #include "flowmgr.h"
 #include "of_event.h"
+#include "log_capture.h"
 #include "ofp_msg.h"
 #include "store.h"
 
@@ -369,6 +370,40 @@ static void test_error_marks_that_flow(void **state)
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_INSTALLED);
     assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_ERROR);
+}
+
+/* A switch answering with errors for xids the flow manager never had in
+ * flight, by the hundred: a few log lines a second, the next one saying
+ * how many were suppressed. */
+static void test_switch_errors_rate_limited(void **state)
+{
+    struct t *t = *state;
+    struct ofcd_log_ring *r = ofcd_log_ring_create("control", 1024);
+    char last[1200] = "", want[64];
+
+    assert_non_null(r);
+    switch_up(t, CONN_A);
+    ofcd_log_use_ring(r);
+    for (uint32_t i = 0; i < 300; i++)
+        error_reply(t, CONN_A, 0x80000000u | (0x1000000u + i), OFPET_BAD_REQUEST,
+                    OFPBRC_BAD_TYPE);
+    char *text = log_capture_text(r, NULL);
+    unsigned n = log_capture_lines_with(text, "no FLOW_MOD in flight", last, sizeof(last));
+    free(text);
+    if (n < 1 || n > 10)
+        fail_msg("%u lines for 300 stray errors", n);
+    t->now += SEC_US;
+    error_reply(t, CONN_A, 0x80000000u | 0x2000000u, OFPET_BAD_REQUEST, OFPBRC_BAD_TYPE);
+    text = log_capture_text(r, NULL);
+    unsigned again = log_capture_lines_with(text, "no FLOW_MOD in flight", last, sizeof(last));
+    free(text);
+    assert_int_equal(again, 1);
+    ofcd_log_use_ring(NULL);
+    ofcd_log_ring_destroy(r);
+    snprintf(want, sizeof(want), "(%u similar lines suppressed)", 300 - n);
+    if (!strstr(last, want))
+        fail_msg("\"%s\" lacks \"%s\"", last, want);
+    assert_non_null(strstr(last, "switch 0000000000001001"));
 }
 
 static void test_pacing_delays_never_drops(void **state)
@@ -822,6 +857,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_batch_then_barrier_installs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_marks_that_flow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_switch_errors_rate_limited, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pacing_delays_never_drops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paced_flows_not_requeued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),

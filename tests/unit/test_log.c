@@ -1,6 +1,7 @@
 /* Unit tests of the log: ofcd_log_clean (what a switch sends cannot forge
- * log lines) and the lcores' log ring (order, drops counted and told, one
- * producer and one consumer thread at once). */
+ * log lines), the lcores' log ring (order, drops counted and told, one
+ * producer and one consumer thread at once) and a rate-limited site's
+ * lines (LOG_*_RL: bounded, the suppressed count told). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,9 @@
 #include <string.h>
 
 #include "ofcd_log.h"
+#include "log_capture.h"
 #include "ofcd_log_ring.h"
+#include "ofcd_ratelimit.h"
 
 static void test_clean(void **state)
 {
@@ -27,24 +30,6 @@ static void test_clean(void **state)
     /* Truncated to the buffer, always terminated. */
     assert_string_equal(ofcd_log_clean(out, 5, "abcdefgh"), "abcd");
     assert_string_equal(ofcd_log_clean(out, 1, "abc"), "");
-}
-
-/* What a drain wrote, as one string. */
-static char *drain_to_string(struct ofcd_log_ring *r, unsigned *n)
-{
-    FILE *f = tmpfile();
-
-    assert_non_null(f);
-    *n = ofcd_log_ring_drain(r, f);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    char *buf = malloc((size_t)len + 1);
-    assert_non_null(buf);
-    rewind(f);
-    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
 }
 
 /* A thread with a ring logs into it, whole lines in order; a full ring drops
@@ -62,7 +47,7 @@ static void test_ring_order_and_drops(void **state)
         LOG_WARN("test", "line %d", i);
     ofcd_log_use_ring(NULL);
     assert_int_equal(ofcd_log_ring_dropped(r), 2);
-    char *out = drain_to_string(r, &n);
+    char *out = log_capture_text(r, &n);
     assert_int_equal(n, 4);
     const char *d = strstr(out, "lcore 7: 2 lines dropped");
     const char *l0 = strstr(out, "WARN  test: line 0\n");
@@ -77,7 +62,7 @@ static void test_ring_order_and_drops(void **state)
     ofcd_log_use_ring(r);
     LOG_INFO("test", "after");
     ofcd_log_use_ring(NULL);
-    out = drain_to_string(r, &n);
+    out = log_capture_text(r, &n);
     assert_int_equal(n, 1);
     assert_null(strstr(out, "dropped"));
     assert_non_null(strstr(out, "INFO  test: after\n"));
@@ -108,7 +93,7 @@ static void test_ring_threads(void **state)
     assert_int_equal(pthread_create(&t, NULL, ring_producer, r), 0);
     for (bool done = false; !done;) {
         done = pthread_tryjoin_np(t, NULL) == 0;
-        char *out = drain_to_string(r, &n);
+        char *out = log_capture_text(r, &n);
         total += n;
         for (char *p = strstr(out, "INFO  p: "); p; p = strstr(p + 1, "INFO  p: ")) {
             int v = atoi(p + strlen("INFO  p: "));
@@ -117,10 +102,54 @@ static void test_ring_threads(void **state)
         }
         free(out);
     }
-    char *out = drain_to_string(r, &n);
+    char *out = log_capture_text(r, &n);
     total += n;
     free(out);
     assert_int_equal(total + ofcd_log_ring_dropped(r), RING_LINES);
+    ofcd_log_ring_destroy(r);
+}
+
+/* LOG_WARN_RL: burst lines a window from one site, the next one written
+ * with how many were suppressed — kept even when the message is longer
+ * than a ring line; a level not logged is not counted. */
+static void test_rate_limited_site(void **state)
+{
+    (void)state;
+    struct ofcd_log_ring *r = ofcd_log_ring_create("lcore 3", 64);
+    struct ofcd_ratelimit rl = OFCD_RATELIMIT_INIT(3, 1000);
+    char long_text[700];
+    unsigned n;
+
+    assert_non_null(r);
+    ofcd_log_use_ring(r);
+    for (unsigned i = 0; i < 50; i++)
+        LOG_WARN_RL(&rl, 1000000, "test", "flood %u", i);
+    char *text = log_capture_text(r, &n);
+    assert_int_equal(n, 3);
+    assert_non_null(strstr(text, "flood 2"));
+    assert_null(strstr(text, "suppressed"));
+    free(text);
+
+    memset(long_text, 'x', sizeof(long_text) - 1);
+    long_text[sizeof(long_text) - 1] = '\0';
+    LOG_WARN_RL(&rl, 2000000, "test", "flood 50 %s", long_text);
+    text = log_capture_text(r, &n);
+    assert_int_equal(n, 1);
+    assert_true(strlen(text) <= OFCD_LOG_RING_LINE + 1);
+    assert_non_null(strstr(text, "WARN  test: flood 50 xxx"));
+    assert_non_null(strstr(text, "xxx (47 similar lines suppressed)\n"));
+    free(text);
+
+    ofcd_log_set_level(OFCD_LOG_WARN);
+    for (unsigned i = 0; i < 10; i++)
+        LOG_INFO_RL(&rl, 3000000, "test", "quiet %u", i);
+    LOG_WARN_RL(&rl, 3000000, "test", "loud");
+    ofcd_log_set_level(OFCD_LOG_INFO);
+    text = log_capture_text(r, &n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(text, "loud\n"));
+    free(text);
+    ofcd_log_use_ring(NULL);
     ofcd_log_ring_destroy(r);
 }
 
@@ -130,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_ring_order_and_drops),
         cmocka_unit_test(test_ring_threads),
+        cmocka_unit_test(test_rate_limited_site),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

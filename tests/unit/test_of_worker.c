@@ -17,12 +17,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_qmsg_pool.h"
 #include "of_event.h"
 #include "of_worker.h"
+#include "log_capture.h"
 #include "ofp_msg.h"
 #include "ofp_test_util.h"
 #include "ofp_wire.h"
@@ -65,6 +67,7 @@ struct wh {
     struct of_app app;
     struct app_log log;
     struct qmsg_quota quota;         /* the connections' share, as the io side gives it */
+    struct ofcd_log_ring *lines;     /* the worker's log lines, when a test reads them */
 };
 
 /* ---- the harness ------------------------------------------------------------------ */
@@ -147,6 +150,8 @@ static int teardown(void **state)
 {
     struct wh *h = *state;
 
+    ofcd_log_use_ring(NULL);
+    ofcd_log_ring_destroy(h->lines);
     of_worker_destroy(h->w);
     drain(h, h->io_out, h->out, &h->n_out);
     drain(h, h->events, h->ev, &h->n_ev);
@@ -971,6 +976,63 @@ static void test_largest_message_forwarded_whole(void **state)
     free(big);
 }
 
+/* A switch flooding PORT_STATUS and malformed messages costs a few log
+ * lines a second per kind, not one per message; the next line of a kind
+ * that is written says how many of it were suppressed meanwhile. */
+static void test_peer_log_lines_rate_limited(void **state)
+{
+    struct wh *h = *state;
+    const uint8_t bad[8] = {OFP13_VERSION, 0x63, 0, 8, 0, 0, 0, 42};
+    const unsigned flood = 500;
+    struct ofp_msg m;
+    char last[1200], want[64];
+
+    h->cfg.malformed_limit = 100000;
+    wh_start(h);
+    establish(h, CONN, DPID);
+    h->lines = ofcd_log_ring_create("worker", 4096);
+    assert_non_null(h->lines);
+    ofcd_log_use_ring(h->lines);
+    for (unsigned i = 0; i < flood; i++) {
+        msg(&m, OFPT_PORT_STATUS, 0);
+        m.u.port_status.reason = OFPPR_MODIFY;
+        m.u.port_status.desc = ports[i & 1];
+        sw_send(h, CONN, &m);
+        sw_raw(h, CONN, bad, sizeof(bad));
+        forget(h->out, &h->n_out);
+        forget(h->ev, &h->n_ev);
+    }
+    char *text = log_capture_text(h->lines, NULL);
+    unsigned ps = log_capture_lines_with(text, " port ", NULL, 0);
+    unsigned mf = log_capture_lines_with(text, "malformed", NULL, 0);
+    free(text);
+    if (ps < 1 || ps > 20 || mf < 1 || mf > 20)
+        fail_msg("%u PORT_STATUS and %u malformed-message lines for %u of each", ps, mf,
+                 flood);
+    assert_int_equal(stats(h).port_status, flood);
+    assert_int_equal(stats(h).malformed, flood);
+
+    poll_at(h, h->now + SEC);
+    msg(&m, OFPT_PORT_STATUS, 0);
+    m.u.port_status.reason = OFPPR_MODIFY;
+    m.u.port_status.desc = ports[0];
+    sw_send(h, CONN, &m);
+    sw_raw(h, CONN, bad, sizeof(bad));
+    text = log_capture_text(h->lines, NULL);
+    assert_int_equal(log_capture_lines_with(text, " port ", last, sizeof(last)), 1);
+    snprintf(want, sizeof(want), "(%u similar lines suppressed)", flood - ps);
+    if (!strstr(last, want))
+        fail_msg("\"%s\" lacks \"%s\"", last, want);
+    assert_non_null(strstr(last, "switch 0000000000001001"));
+    assert_int_equal(log_capture_lines_with(text, "malformed", last, sizeof(last)), 1);
+    snprintf(want, sizeof(want), "(%u similar lines suppressed)", flood - mf);
+    if (!strstr(last, want))
+        fail_msg("\"%s\" lacks \"%s\"", last, want);
+    free(text);
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -996,6 +1058,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_peer_log_lines_rate_limited, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -415,8 +415,9 @@ static void test_fin_in_syn_sent(void **state)
     assert_all_gone(th);
 }
 
-/* The peer's FIN retransmitted in CLOSE_WAIT and LAST_ACK: ACKed again, the
- * state unchanged. */
+/* The peer's FIN retransmitted in CLOSE_WAIT and LAST_ACK: ACKed again (an
+ * old segment: one such ACK per tcp.invalid_ack_interval_ms, as a peer's
+ * backed-off retransmissions come), the state unchanged. */
 static void test_fin_retransmitted_close_wait_last_ack(void **state)
 {
     struct th *th = *state;
@@ -433,6 +434,8 @@ static void test_fin_retransmitted_close_wait_last_ack(void **state)
     tcp_close(c);
     th_flush(th);
     th_peer_expect(th, &p, TH_FIN | TH_ACK, p.iss + 1, p.irs + 2, 0);
+    th_advance(th, 500 * TH_MS);
+    th_drop_all(th);                  /* our FIN's retransmission, meanwhile */
     th_peer_tx(th, &p, TH_FIN | TH_ACK, p.irs + 1, p.iss + 1, NULL, 0);
     assert_true(th_peer_recv(th, &p, &seg));
     assert_true(seg.flags & TH_ACK);

@@ -71,8 +71,9 @@ static void test_rst_frees_queued_data(void **state)
 }
 
 /* RST inside the window but not at RCV.NXT (RFC 5961 3.2): a challenge ACK
- * <SEQ=SND.NXT><ACK=RCV.NXT>, the connection kept; the peer's RST at the
- * challenged RCV.NXT then resets it. */
+ * <SEQ=SND.NXT><ACK=RCV.NXT>, the connection kept (again for one that comes
+ * after tcp.invalid_ack_interval_ms); the peer's RST at the challenged
+ * RCV.NXT then resets it. */
 static void test_rst_in_window_challenge(void **state)
 {
     struct th *th = *state;
@@ -82,6 +83,7 @@ static void test_rst_in_window_challenge(void **state)
     th_peer_tx(th, &p, TH_RST, p.snd_nxt + 100, 0, NULL, 0);
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.snd_nxt, 0);
     th_expect_none(th);
+    th_advance(th, 500 * TH_MS);
     th_peer_tx(th, &p, TH_RST | TH_ACK, p.snd_nxt + 1, p.rcv_nxt, NULL, 0);
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.snd_nxt, 0);
     assert_int_equal(tcp_conn_state(c), TCP_ESTABLISHED);
@@ -112,8 +114,9 @@ static void test_rst_out_of_window_ignored(void **state)
 }
 
 /* SYN (or SYN-ACK) on an established connection, in window or not: an ACK
- * <SEQ=SND.NXT><ACK=RCV.NXT> (RFC 5961 4.2, RFC 9293 3.10.7.4), never a
- * reset or a new handshake; the connection goes on. */
+ * <SEQ=SND.NXT><ACK=RCV.NXT> (RFC 5961 4.2, RFC 9293 3.10.7.4; one per
+ * tcp.invalid_ack_interval_ms), never a reset or a new handshake; the
+ * connection goes on. */
 static void test_syn_in_established(void **state)
 {
     struct th *th = *state;
@@ -123,9 +126,11 @@ static void test_syn_in_established(void **state)
 
     TH_SEND(th, .sport = p.port, .flags = TH_SYN, .seq = p.snd_nxt + 5, .mss = 1460);
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.snd_nxt, 0);
+    th_advance(th, 500 * TH_MS);
     TH_SEND(th, .sport = p.port, .flags = TH_SYN, .seq = p.snd_nxt + 0x50000000u,
             .mss = 1460);
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.snd_nxt, 0);
+    th_advance(th, 500 * TH_MS);
     TH_SEND(th, .sport = p.port, .flags = TH_SYN | TH_ACK, .seq = p.irs, .ack = p.iss + 1,
             .mss = 1460);
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.snd_nxt, 0);
@@ -139,8 +144,8 @@ static void test_syn_in_established(void **state)
 
 /* RFC 5961 5.2 / RFC 9293 3.10.7.4: a segment acknowledging data never sent
  * (SEG.ACK > SND.NXT) or older than SND.UNA - MAX.SND.WND is answered with an
- * ACK and dropped, its data with it; a merely old ACK inside that range is a
- * duplicate and its data is taken. */
+ * ACK (one per tcp.invalid_ack_interval_ms) and dropped, its data with it; a
+ * merely old ACK inside that range is a duplicate and its data is taken. */
 static void test_unacceptable_ack(void **state)
 {
     struct th *th = *state;
@@ -153,6 +158,7 @@ static void test_unacceptable_ack(void **state)
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.irs + 1, 0);
     assert_int_equal(tcp_recv_available(c), 0);
 
+    th_advance(th, 500 * TH_MS);
     th_peer_tx(th, &p, TH_ACK | TH_PSH, p.snd_nxt, p.iss + 1 - 70000, d, sizeof(d));
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.irs + 1, 0);
     assert_int_equal(tcp_recv_available(c), 0);
@@ -163,34 +169,159 @@ static void test_unacceptable_ack(void **state)
     assert_int_equal(tcp_conn_state(c), TCP_ESTABLISHED);
 }
 
-/* challenge_ack_per_s bounds challenge ACKs per second, the excess counted;
- * the budget returns a second later. */
-static void test_challenge_ack_rate_limit(void **state)
+/* Frames queued for p's connection that are ACKs: popped, counted. */
+static unsigned count_acks(struct th *th, struct th_peer *p)
 {
-    struct th *th = *state;
-    struct th_peer p;
-    struct tcp_conn *c;
-    unsigned acks = 0;
     struct th_seg seg;
+    unsigned acks = 0;
 
-    th->cfg.challenge_ack_per_s = 3;
-    th_restart(th);
-    c = open_conn(th, &p, 40006);
-    for (unsigned i = 0; i < 10; i++)
-        th_peer_tx(th, &p, TH_RST, p.snd_nxt + 1 + i, 0, NULL, 0);
-    while (th_peer_recv(th, &p, &seg)) {
+    while (th_peer_recv(th, p, &seg)) {
         assert_int_equal(seg.flags, TH_ACK);
         acks++;
     }
-    assert_int_equal(acks, 3);
-    assert_int_equal(TH_STAT(th, challenge_acks), 3);
-    assert_int_equal(TH_STAT(th, challenge_ack_limited), 7);
+    return acks;
+}
+
+/* challenge_ack_per_s bounds the stack's challenge ACKs per second across
+ * connections, the excess counted; the budget returns a second later. With
+ * a base of 1 the drawn budget is exactly 1 (see the randomised test). */
+static void test_challenge_ack_rate_limit(void **state)
+{
+    struct th *th = *state;
+    struct th_peer p[10];
+    unsigned acks = 0;
+
+    th->cfg.challenge_ack_per_s = 1;
+    th_restart(th);
+    th_listen(th, TH_PORT, 0);
+    for (unsigned i = 0; i < 10; i++) {
+        th_peer_init(th, &p[i], (uint16_t)(40060 + i));
+        th_passive_open(th, &p[i]);
+    }
+    for (unsigned i = 0; i < 10; i++) {
+        th_peer_tx(th, &p[i], TH_RST, p[i].snd_nxt + 1, 0, NULL, 0);
+        acks += count_acks(th, &p[i]);
+    }
+    assert_int_equal(acks, 1);
+    assert_int_equal(TH_STAT(th, challenge_acks), 1);
+    assert_int_equal(TH_STAT(th, challenge_ack_limited), 9);
+    assert_int_equal(TH_STAT(th, invalid_ack_limited), 0);
 
     th_advance(th, 1001 * TH_MS);
     th_expect_none(th);
-    th_peer_tx(th, &p, TH_RST, p.snd_nxt + 1, 0, NULL, 0);
+    th_peer_tx(th, &p[5], TH_RST, p[5].snd_nxt + 1, 0, NULL, 0);
+    th_peer_expect(th, &p[5], TH_ACK, p[5].iss + 1, p[5].snd_nxt, 0);
+    assert_int_equal(TH_STAT(th, challenge_acks), 2);
+    assert_int_equal(tcp_stack_conn_count(th->s), 10);
+}
+
+/* RFC 5961 7 / CVE-2016-5696: a connection gets at most one ACK to an
+ * invalid segment (here in-window RSTs, each worth a challenge ACK) per
+ * tcp.invalid_ack_interval_ms (500 ms by default); what it is refused does
+ * not spend the stack's shared budget, so another connection is still
+ * answered — an attacker's own connection cannot count that budget. */
+static void test_challenge_ack_per_connection(void **state)
+{
+    struct th *th = *state;
+    struct th_peer a, b;
+    struct tcp_conn *ca, *cb;
+
+    th->cfg.challenge_ack_per_s = 4;      /* 2..5 a second, drawn each second */
+    th_restart(th);
+    th_listen(th, TH_PORT, 0);
+    th_peer_init(th, &a, 40030);
+    ca = th_passive_open(th, &a);
+    th_peer_init(th, &b, 40031);
+    cb = th_passive_open(th, &b);
+
+    for (unsigned i = 0; i < 10; i++)
+        th_peer_tx(th, &a, TH_RST, a.snd_nxt + 1 + i, 0, NULL, 0);
+    assert_int_equal(count_acks(th, &a), 1);
+    assert_int_equal(TH_STAT(th, invalid_ack_limited), 9);
+    th_peer_tx(th, &b, TH_RST, b.snd_nxt + 1, 0, NULL, 0);
+    th_peer_expect(th, &b, TH_ACK, b.iss + 1, b.snd_nxt, 0);
+    assert_int_equal(TH_STAT(th, challenge_acks), 2);
+    assert_int_equal(TH_STAT(th, challenge_ack_limited), 0);
+
+    th_advance(th, 499 * TH_MS);
+    th_peer_tx(th, &a, TH_RST, a.snd_nxt + 1, 0, NULL, 0);
+    th_expect_none(th);
+    th_advance(th, 2 * TH_MS);
+    th_peer_tx(th, &a, TH_RST, a.snd_nxt + 1, 0, NULL, 0);
+    th_peer_expect(th, &a, TH_ACK, a.iss + 1, a.snd_nxt, 0);
+    assert_int_equal(tcp_conn_state(ca), TCP_ESTABLISHED);
+    assert_int_equal(tcp_conn_state(cb), TCP_ESTABLISHED);
+}
+
+/* The stack's challenge ACK budget is drawn afresh each second around
+ * tcp.challenge_ack_per_s (half of it plus a random share of it, from the
+ * stack's keyed hash), so how many a second were sent says nothing an
+ * attacker can subtract from: over 40 seconds of 24 connections each
+ * earning one per second, the seconds differ, stay within the bounds and
+ * average about the base. */
+static void test_challenge_ack_budget_randomised(void **state)
+{
+    struct th *th = *state;
+    struct th_peer p[24];
+    unsigned seen[64] = {0}, distinct = 0, total = 0;
+    const unsigned base = 10, secs = 40;
+
+    th->cfg.challenge_ack_per_s = base;   /* 5..14 a second */
+    th_restart(th);
+    th_listen(th, TH_PORT, 0);
+    for (unsigned i = 0; i < 24; i++) {
+        th_peer_init(th, &p[i], (uint16_t)(40040 + i));
+        th_passive_open(th, &p[i]);
+    }
+    th_advance(th, 1000 * TH_MS);
+    for (unsigned t = 0; t < secs; t++) {
+        unsigned acks = 0;
+
+        for (unsigned i = 0; i < 24; i++) {
+            th_peer_tx(th, &p[i], TH_RST, p[i].snd_nxt + 1, 0, NULL, 0);
+            acks += count_acks(th, &p[i]);
+        }
+        if (acks < base / 2 || acks > base / 2 + base - 1)
+            fail_msg("second %u: %u challenge ACKs, outside %u..%u", t, acks, base / 2,
+                     base / 2 + base - 1);
+        distinct += seen[acks]++ == 0;
+        total += acks;
+        th_advance(th, 1000 * TH_MS);
+    }
+    if (distinct < 4)
+        fail_msg("only %u different budgets in %u seconds", distinct, secs);
+    if (total < secs * (base - 2) || total > secs * (base + 2))
+        fail_msg("%u challenge ACKs in %u s: the mean is not near %u", total, secs, base);
+}
+
+/* Segments outside the window — pure ACKs far ahead, an ACK of data never
+ * sent — get at most one ACK per 500 ms per connection, so neither a peer
+ * nor a spoofer makes ofcd answer every segment (and two stacks cannot
+ * ACK each other's ACKs forever); a segment at RCV.NXT (a zero-window
+ * probe) is not limited. */
+static void test_out_of_window_ack_rate_limit(void **state)
+{
+    struct th *th = *state;
+    struct th_peer p;
+    struct tcp_conn *c = open_conn(th, &p, 40033);
+    uint8_t d[100] = {0};
+
+    for (unsigned i = 0; i < 10; i++)
+        th_peer_tx(th, &p, TH_ACK, p.snd_nxt + 100000 + i * 1000, p.rcv_nxt, NULL, 0);
+    assert_int_equal(count_acks(th, &p), 1);
+    assert_int_equal(TH_STAT(th, drop_out_of_window), 10);
+    th_peer_tx(th, &p, TH_ACK | TH_PSH, p.snd_nxt, p.iss + 1 + 1000, d, sizeof(d));
+    th_expect_none(th);
+    assert_int_equal(TH_STAT(th, invalid_ack_limited), 10);
+    assert_int_equal(tcp_recv_available(c), 0);
+
+    th_advance(th, 501 * TH_MS);
+    th_peer_tx(th, &p, TH_ACK | TH_PSH, p.snd_nxt, p.iss + 1 + 1000, d, sizeof(d));
     th_peer_expect(th, &p, TH_ACK, p.iss + 1, p.snd_nxt, 0);
-    assert_int_equal(TH_STAT(th, challenge_acks), 4);
+    th_peer_tx(th, &p, TH_ACK, p.snd_nxt + 100000, p.rcv_nxt, NULL, 0);
+    th_expect_none(th);
+    th_peer_data(th, &p, d, sizeof(d));
+    assert_int_equal(tcp_recv_available(c), sizeof(d));
     assert_int_equal(tcp_conn_state(c), TCP_ESTABLISHED);
 }
 
@@ -401,6 +532,9 @@ int main(void)
         T(test_syn_in_established),
         T(test_unacceptable_ack),
         T(test_challenge_ack_rate_limit),
+        T(test_challenge_ack_per_connection),
+        T(test_challenge_ack_budget_randomised),
+        T(test_out_of_window_ack_rate_limit),
         T(test_rst_in_syn_received),
         T(test_bad_checksum),
         T(test_malformed_headers),

@@ -70,15 +70,30 @@ static int teardown(void **state)
     return test_pki_remove(&pki);
 }
 
+/* ofcd's side as tls.* configures it by default: verify against switchca.
+ * Its paths are copies (test_pki_path's buffers rotate). */
+static struct tls_cfg server_cfg(bool verify)
+{
+    static char cert[256], key[256];
+
+    snprintf(cert, sizeof(cert), "%s", test_pki_path(&pki, "ofcd-cert.pem"));
+    snprintf(key, sizeof(key), "%s", test_pki_path(&pki, "ofcd-key.pem"));
+    return (struct tls_cfg){.cert = cert, .key = key,
+                            .ca = verify ? test_pki_ca_file(pki.ca) : "",
+                            .verify_peer = verify, .min_version = "1.2"};
+}
+
+static struct tls_ctx *server_ctx_of(const struct tls_cfg *c)
+{
+    struct tls_ctx *ctx;
+    assert_int_equal(tls_ctx_create(c, &ctx), 0);
+    return ctx;
+}
+
 static struct tls_ctx *server_ctx(bool verify)
 {
-    struct tls_cfg c = {.cert = test_pki_path(&pki, "ofcd-cert.pem"),
-                        .key = test_pki_path(&pki, "ofcd-key.pem"),
-                        .ca = verify ? test_pki_ca_file(pki.ca) : "", .verify_peer = verify,
-                        .min_version = "1.2"};
-    struct tls_ctx *ctx;
-    assert_int_equal(tls_ctx_create(&c, &ctx), 0);
-    return ctx;
+    struct tls_cfg c = server_cfg(verify);
+    return server_ctx_of(&c);
 }
 
 /* A switch: its certificate (NULL: none), trusting our CA. */
@@ -226,10 +241,13 @@ static void test_unread_bytes_stay_in_the_transport(void **state)
     tls_ctx_destroy(c);
 }
 
-static void expect_refused(const char *client_cn, const char *why)
+/* The switch client_cn's handshake with a server made from sc is refused
+ * for why (sc NULL: the default server). */
+static void expect_refused_by(const struct tls_cfg *sc, const char *client_cn, const char *why)
 {
-    struct tls_ctx *s = server_ctx(true), *c = client_ctx(client_cn, "1.2");
-    struct link *l = link_new(c, s, 1 << 16);
+    struct tls_cfg def = server_cfg(true);
+    struct tls_ctx *s = server_ctx_of(sc ? sc : &def), *c = client_ctx(client_cn, "1.2");
+    struct link *l = link_new(c, s, 1 << 18);
 
     assert_int_equal(handshake(l), -EPROTO);
     assert_false(tls_sess_ready(l->srv));
@@ -241,6 +259,112 @@ static void expect_refused(const char *client_cn, const char *why)
     link_free(l);
     tls_ctx_destroy(s);
     tls_ctx_destroy(c);
+}
+
+static void expect_refused(const char *client_cn, const char *why)
+{
+    expect_refused_by(NULL, client_cn, why);
+}
+
+/* The switch client_cn completes a handshake with a server made from sc. */
+static void expect_accepted_by(const struct tls_cfg *sc, const char *client_cn)
+{
+    struct tls_ctx *s = server_ctx_of(sc), *c = client_ctx(client_cn, "1.2");
+    struct link *l = link_new(c, s, 1 << 18);
+    int rc = handshake(l);
+
+    if (rc != 0)
+        fail_msg("%s refused: %s", client_cn, tls_sess_error(l->srv));
+    link_free(l);
+    tls_ctx_destroy(s);
+    tls_ctx_destroy(c);
+}
+
+/* A switch's certificate chain is read whole before it is verified: one
+ * larger than tls.max_cert_list_kb (32 KiB by default, below OpenSSL's
+ * 100 KiB) is refused before OpenSSL holds it, with the reason. */
+static void test_chain_size_bound(void **state)
+{
+    struct tls_cfg sc = server_cfg(true);
+
+    (void)state;
+    assert_int_equal(test_pki_leaf_padded(pki.ca, pki.dir, "bigchain", -60, 3600, 48 * 1024),
+                     0);
+    expect_refused_by(NULL, "bigchain", "excessive message size");
+    sc.max_cert_list_kb = 64;
+    expect_accepted_by(&sc, "bigchain");
+    sc.max_cert_list_kb = 0;
+    expect_accepted_by(&sc, "sw1");
+}
+
+/* Intermediate CAs between a switch's certificate and tls.ca: at most
+ * tls.verify_depth (4 by default), a longer chain refused with the reason. */
+static void test_verify_depth(void **state)
+{
+    struct test_pki_ca *mid[5];
+    struct tls_cfg sc = server_cfg(true);
+    char name[16];
+
+    (void)state;
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof(name), "mid%d", i + 1);
+        mid[i] = test_pki_ca_sub(i ? mid[i - 1] : pki.ca, pki.dir, name);
+        assert_non_null(mid[i]);
+    }
+    assert_int_equal(test_pki_leaf(mid[3], pki.dir, "deep4", -60, 3600), 0);
+    assert_int_equal(test_pki_leaf(mid[4], pki.dir, "deep5", -60, 3600), 0);
+    for (int i = 4; i >= 0; i--) {
+        if (i < 4)
+            assert_int_equal(test_pki_append(mid[i], test_pki_path(&pki, "deep4-cert.pem")), 0);
+        assert_int_equal(test_pki_append(mid[i], test_pki_path(&pki, "deep5-cert.pem")), 0);
+    }
+    expect_accepted_by(&sc, "deep4");
+    expect_refused_by(&sc, "deep5", "certificate verify failed: certificate chain too long");
+    sc.verify_depth = 5;
+    expect_accepted_by(&sc, "deep5");
+    sc.verify_depth = 1;
+    expect_refused_by(&sc, "deep4", "certificate verify failed: certificate chain too long");
+    for (int i = 0; i < 5; i++)
+        test_pki_ca_free(mid[i]);
+}
+
+/* tls.crl_file: a revoked switch certificate is refused with the reason,
+ * others of the same CA are accepted; every CA of a chain needs its CRL
+ * (CRL_CHECK_ALL), and an expired CRL refuses everyone rather than letting
+ * revoked switches in. Files are checked at start. */
+static void test_crl(void **state)
+{
+    struct tls_cfg sc = server_cfg(true);
+    struct tls_ctx *ctx;
+    char crl[256], stale[256], rev[256], missing[256], notcrl[256];
+    const char *revoked[] = {rev, NULL};
+
+    (void)state;
+    snprintf(rev, sizeof(rev), "%s", test_pki_path(&pki, "revoked1-cert.pem"));
+    snprintf(missing, sizeof(missing), "%s", test_pki_path(&pki, "no-such-crl.pem"));
+    snprintf(notcrl, sizeof(notcrl), "%s", test_pki_path(&pki, "sw2-cert.pem"));
+    assert_int_equal(test_pki_leaf(pki.ca, pki.dir, "revoked1", -60, 3600), 0);
+    assert_int_equal(test_pki_leaf(pki.ca, pki.dir, "sw2", -60, 3600), 0);
+    snprintf(crl, sizeof(crl), "%s", test_pki_path(&pki, "switchca-crl.pem"));
+    snprintf(stale, sizeof(stale), "%s", test_pki_path(&pki, "stale-crl.pem"));
+    assert_int_equal(test_pki_crl(pki.ca, crl, 3600, revoked), 0);
+    assert_int_equal(test_pki_crl(pki.ca, stale, -10, NULL), 0);
+
+    sc.crl = crl;
+    expect_refused_by(&sc, "revoked1", "certificate verify failed: certificate revoked");
+    expect_accepted_by(&sc, "sw2");
+    sc.crl = stale;
+    expect_refused_by(&sc, "sw2", "certificate verify failed: CRL has expired");
+    sc.crl = "";
+    expect_accepted_by(&sc, "revoked1");
+
+    sc.crl = missing;
+    assert_int_equal(tls_ctx_create(&sc, &ctx), -ENOENT);
+    sc.crl = notcrl;                                           /* no CRL in it */
+    assert_int_equal(tls_ctx_create(&sc, &ctx), -EINVAL);
+    sc = server_cfg(false);
+    sc.crl = crl;                                              /* nothing is verified */
+    assert_int_equal(tls_ctx_create(&sc, &ctx), -EINVAL);
 }
 
 static void test_refused_certificates(void **state)
@@ -369,6 +493,9 @@ int main(void)
         cmocka_unit_test(test_plaintext_is_refused),
         cmocka_unit_test(test_close_notify_and_transport_end),
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_chain_size_bound),
+        cmocka_unit_test(test_verify_depth),
+        cmocka_unit_test(test_crl),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

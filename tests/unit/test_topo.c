@@ -1,6 +1,7 @@
-/* topo_lldp and topo_links: ofcd's LLDP frames read back as sent, and
- * anything else — truncated or broken TLVs, another controller's frame, a
- * forged or replayed one — told apart; the link table's life with a fake
+/* topo_lldp, topo_fresh and topo_links: ofcd's LLDP frames read back as
+ * sent, and anything else — truncated or broken TLVs, another controller's
+ * frame, a forged or stale one — told apart; per sender port only a newer
+ * send time passes (replays, relays); the link table's life with a fake
  * clock: up only when seen both ways, down on silence, port down, switch
  * down or a moved cable, loops shown as loops, a full table refusing. */
 #include <errno.h>
@@ -12,11 +13,14 @@
 
 #include <cmocka.h>
 
+#include "topo_fresh.h"
 #include "topo_links.h"
 #include "topo_lldp.h"
 
 static const uint8_t key[TOPO_LLDP_KEY_LEN] = "0123456789abcdef0123456789abcdef";
 static const uint8_t mac[6] = {0x02, 0, 0, 0, 0x10, 0x01};
+
+#define MS 1000ull
 
 static void test_lldp_round_trip(void **state)
 {
@@ -24,42 +28,53 @@ static void test_lldp_round_trip(void **state)
     struct topo_lldp_id id;
 
     (void)state;
-    assert_int_equal(topo_lldp_build(f, mac, 0x1001, 7, 5000, false, key), TOPO_LLDP_FRAME_LEN);
+    assert_int_equal(topo_lldp_build(f, mac, 0x1001, 7, 5000 * MS, false, key),
+                     TOPO_LLDP_FRAME_LEN);
     assert_int_equal(f[12], 0x88);
     assert_int_equal(f[13], 0xcc);
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5500, 9000, &id), TOPO_LLDP_OURS);
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5500 * MS, 9000 * MS, &id),
+                     TOPO_LLDP_OURS);
     assert_true(id.dpid == 0x1001);
     assert_int_equal(id.port, 7);
-    assert_true(id.sent_ms == 5000);
+    assert_true(id.sent_us == 5000 * MS);
     assert_false(id.ask);
     /* A probe that asks for an answer says so, under the same tag; turning
      * a scheduled probe into one that asks breaks the tag. */
     uint8_t a[TOPO_LLDP_FRAME_LEN];
-    topo_lldp_build(a, mac, 0x1001, 7, 5000, true, key);
-    assert_int_equal(topo_lldp_parse(a, sizeof(a), key, 5500, 9000, &id), TOPO_LLDP_OURS);
+    topo_lldp_build(a, mac, 0x1001, 7, 5000 * MS, true, key);
+    assert_int_equal(topo_lldp_parse(a, sizeof(a), key, 5500 * MS, 9000 * MS, &id),
+                     TOPO_LLDP_OURS);
     assert_true(id.ask);
     uint8_t forged[TOPO_LLDP_FRAME_LEN];
     memcpy(forged, f, sizeof(forged));
     forged[14 + 11 + 7 + 4 + 2 + 3] = 2;        /* the ofcd TLV's subtype byte */
-    assert_int_equal(topo_lldp_parse(forged, sizeof(forged), key, 5500, 9000, &id),
+    assert_int_equal(topo_lldp_parse(forged, sizeof(forged), key, 5500 * MS, 9000 * MS, &id),
                      TOPO_LLDP_FOREIGN);
-    /* Old, or from the future: a replay. */
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 + 9001, 9000, &id), TOPO_LLDP_STALE);
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 4999, 9000, &id), TOPO_LLDP_STALE);
+    /* Old, or from the future: stale. */
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS + 9000 * MS + 1, 9000 * MS,
+                                     &id), TOPO_LLDP_STALE);
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS - TOPO_LLDP_SKEW_US - 1,
+                                     9000 * MS, &id), TOPO_LLDP_STALE);
+    /* A little ahead of the reader's clock (lcores read it once a loop): ours. */
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS - 1000, 9000 * MS, &id),
+                     TOPO_LLDP_OURS);
     /* Another key: another ofcd's, or forged. */
     uint8_t other[TOPO_LLDP_KEY_LEN] = {1};
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), other, 5500, 9000, &id), TOPO_LLDP_FOREIGN);
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), other, 5500 * MS, 9000 * MS, &id),
+                     TOPO_LLDP_FOREIGN);
     /* The port changed on the way (a forger re-pointing a frame). */
     uint8_t g[TOPO_LLDP_FRAME_LEN];
     memcpy(g, f, sizeof(g));
     g[14 + 2 + 9 + 2 + 4] ^= 1;                  /* the low byte of the port */
-    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500, 9000, &id), TOPO_LLDP_FOREIGN);
+    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500 * MS, 9000 * MS, &id),
+                     TOPO_LLDP_FOREIGN);
     assert_int_equal(id.port, 6);
     /* Not LLDP at all. */
     memcpy(g, f, sizeof(g));
     g[12] = 0x08;
     g[13] = 0x00;
-    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500, 9000, &id), TOPO_LLDP_NOT_LLDP);
+    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500 * MS, 9000 * MS, &id),
+                     TOPO_LLDP_NOT_LLDP);
 }
 
 /* Every truncation is malformed, never read past the end. */
@@ -69,11 +84,12 @@ static void test_lldp_truncated(void **state)
     struct topo_lldp_id id;
 
     (void)state;
-    topo_lldp_build(f, mac, 0x1001, 7, 5000, false, key);
+    topo_lldp_build(f, mac, 0x1001, 7, 5000 * MS, false, key);
     /* Chassis 11, port 7, TTL 4, ofcd 22, End 2: the End TLV ends at 14+46. */
     for (size_t len = 0; len < 14 + 46; len++)
-        assert_int_equal(topo_lldp_parse(f, len, key, 5500, 9000, &id), TOPO_LLDP_MALFORMED);
-    assert_int_equal(topo_lldp_parse(f, 14 + 46, key, 5500, 9000, &id), TOPO_LLDP_OURS);
+        assert_int_equal(topo_lldp_parse(f, len, key, 5500 * MS, 9000 * MS, &id),
+                         TOPO_LLDP_MALFORMED);
+    assert_int_equal(topo_lldp_parse(f, 14 + 46, key, 5500 * MS, 9000 * MS, &id), TOPO_LLDP_OURS);
 }
 
 /* Kytos-ng's of_lldp frame (VLAN-tagged, chassis and port subtype 7, no
@@ -103,6 +119,65 @@ static void test_lldp_foreign_and_broken(void **state)
     longlen[19] = 0xff;                          /* chassis TLV longer than the frame */
     assert_int_equal(topo_lldp_parse(longlen, sizeof(longlen), key, 1, 1000, &id),
                      TOPO_LLDP_MALFORMED);
+}
+
+/* ---- senders' send times ------------------------------------------------------------ */
+
+#define FE(d, p) ((struct topo_end){(d), (p)})
+
+/* Per sender port, only a newer send time passes: the same frame again (a
+ * replay, or relayed to another port) or an older one does not; ports are
+ * independent; age and the future are judged first; a sender's entry goes
+ * once its send time is past max_age (nothing older could pass anyway),
+ * which is what makes room in a full table. */
+static void test_fresh_replays(void **state)
+{
+    struct topo_fresh *f = topo_fresh_create(2, 2000 * MS);
+
+    (void)state;
+    assert_non_null(f);
+    assert_int_equal(topo_fresh_check(f, FE(1, 1), 10000 * MS, 10001 * MS), TOPO_FRESH_OK);
+    assert_int_equal(topo_fresh_check(f, FE(1, 1), 10000 * MS, 10002 * MS), TOPO_FRESH_REPLAY);
+    assert_int_equal(topo_fresh_check(f, FE(1, 1), 9999 * MS, 10002 * MS), TOPO_FRESH_REPLAY);
+    assert_int_equal(topo_fresh_check(f, FE(1, 1), 10000 * MS + 1, 10002 * MS), TOPO_FRESH_OK);
+    assert_int_equal(topo_fresh_check(f, FE(1, 2), 9000 * MS, 10002 * MS), TOPO_FRESH_OK);
+    assert_int_equal(topo_fresh_count(f), 2);
+    /* Full: a third sender waits until an entry ages out. */
+    assert_int_equal(topo_fresh_check(f, FE(2, 1), 10003 * MS, 10003 * MS), TOPO_FRESH_FULL);
+    /* Older than max_age, or too far ahead: stale, whatever is known. */
+    assert_int_equal(topo_fresh_check(f, FE(3, 1), 8000 * MS, 10003 * MS), TOPO_FRESH_STALE);
+    assert_int_equal(topo_fresh_check(f, FE(3, 1), 10003 * MS + TOPO_LLDP_SKEW_US + 1,
+                                      10003 * MS), TOPO_FRESH_STALE);
+    /* At 12001 ms both entries are past max_age: they go, the newcomer
+     * fits, and what they guarded is refused by age instead. */
+    assert_int_equal(topo_fresh_check(f, FE(2, 1), 12001 * MS, 12001 * MS), TOPO_FRESH_OK);
+    assert_int_equal(topo_fresh_count(f), 1);
+    assert_int_equal(topo_fresh_check(f, FE(1, 1), 10000 * MS + 1, 12001 * MS),
+                     TOPO_FRESH_STALE);
+    topo_fresh_destroy(f);
+}
+
+/* Many senders and churn: chains and the age line stay right. */
+static void test_fresh_many(void **state)
+{
+    struct topo_fresh *f = topo_fresh_create(1000, 2000 * MS);
+
+    (void)state;
+    for (uint64_t t = 0; t < 20; t++) {
+        uint64_t now = (100 + t * 500) * MS;
+        for (uint32_t i = 1; i <= 1000; i++) {
+            struct topo_end e = FE(i % 97 + 1, i);
+            /* Each round, every sender's next frame is newer; then the same again. */
+            if (topo_fresh_check(f, e, now - i, now) != TOPO_FRESH_OK)
+                fail_msg("round %lu sender %u refused", (unsigned long)t, i);
+            assert_int_equal(topo_fresh_check(f, e, now - i, now), TOPO_FRESH_REPLAY);
+        }
+        assert_int_equal(topo_fresh_count(f), 1000);
+    }
+    /* Silence past max_age: one new frame makes the old entries go. */
+    assert_int_equal(topo_fresh_check(f, FE(5000, 1), 20000 * MS, 20000 * MS), TOPO_FRESH_OK);
+    assert_int_equal(topo_fresh_count(f), 1);
+    topo_fresh_destroy(f);
 }
 
 /* ---- links ------------------------------------------------------------------------ */
@@ -239,6 +314,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lldp_round_trip),
+        cmocka_unit_test(test_fresh_replays),
+        cmocka_unit_test(test_fresh_many),
         cmocka_unit_test(test_lldp_truncated),
         cmocka_unit_test(test_lldp_foreign_and_broken),
         cmocka_unit_test(test_links_up_both_ways_down_on_silence),

@@ -70,16 +70,25 @@ static struct qmsg *ev(uint16_t kind, uint64_t dpid, uint64_t t_us, const void *
     return q;
 }
 
-static void seen(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
-                 uint32_t tport, uint64_t now)
+/* A frame of ours sent from (from, fport) at sent_us, received on (to,
+ * tport), reaching the control thread at now. */
+static void seen_at(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
+                    uint32_t tport, uint64_t sent_us, uint64_t now)
 {
     struct {
         struct of_event_app a;
         struct topo_seen s;
-    } p = {{app, sizeof(struct topo_seen)}, {from, fport, tport, now / 1000}};
+    } p = {{app, sizeof(struct topo_seen)}, {from, fport, tport, sent_us}};
     struct qmsg *q = ev(QMSG_EV_APP, to, now, &p, sizeof(p));
     topo_ctl_handle(t, q, now);
     free(q);
+}
+
+/* The same, sent just before it arrived. */
+static void seen(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
+                 uint32_t tport, uint64_t now)
+{
+    seen_at(t, app, from, fport, to, tport, now - 1000, now);
 }
 
 struct found {
@@ -213,6 +222,37 @@ static void test_ctl_switch_down_timeout_and_room(void **state)
     free(q);
     topo_ctl_get_stats(t, &st);
     assert_int_equal(st.bad_events, 1);
+    topo_ctl_destroy(t);
+}
+
+/* A frame of ours is accepted only if sent after the last one accepted
+ * from its sender port: the same frame relayed onto another port makes no
+ * link there and does not take the real one down ("linked elsewhere"), and
+ * replays of a link's frames keep nothing up: with only replays coming it
+ * goes down on the timeout as if silent. */
+static void test_ctl_replays_refused(void **state)
+{
+    (void)state;
+    struct topo_ctl *t = ctl();
+
+    seen_at(t, 1, 0x1001, 1, 0x1002, 2, 1 * S - 500, 1 * S);
+    seen_at(t, 1, 0x1002, 2, 0x1001, 1, 1 * S - 400, 1 * S);
+    assert_int_equal(links(t).active, 1);
+    seen_at(t, 1, 0x1001, 1, 0x1003, 3, 1 * S - 500, 1 * S + 100000);
+    struct found f = links(t);
+    assert_int_equal(f.n, 1);
+    assert_int_equal(f.active, 1);
+    assert_null(topo_ctl_link_of(t, (struct topo_end){0x1003, 3}));
+    for (uint64_t s = 2; s <= 12; s++) {
+        seen_at(t, 1, 0x1001, 1, 0x1002, 2, 1 * S - 500, s * S);
+        seen_at(t, 1, 0x1002, 2, 0x1001, 1, 1 * S - 400, s * S);
+        topo_ctl_tick(t, s * S);
+    }
+    assert_int_equal(links(t).active, 0);
+    struct topo_ctl_stats st;
+    topo_ctl_get_stats(t, &st);
+    assert_int_equal(st.replays, 3);              /* the relay, and both at 2 s */
+    assert_int_equal(st.stale, 20);               /* from 3 s on: past lldp_max_age (2 s) */
     topo_ctl_destroy(t);
 }
 
@@ -370,8 +410,8 @@ int of_app_send(struct of_app_out *out, struct ofp_msg *m)
 static bool sent_asks(unsigned i, const struct topo_app_cfg *cfg)
 {
     struct topo_lldp_id id;
-    assert_int_equal(topo_lldp_parse(sent_frames[i], TOPO_LLDP_FRAME_LEN, cfg->key, 1000000, UINT64_MAX,
-                                     &id), TOPO_LLDP_OURS);
+    assert_int_equal(topo_lldp_parse(sent_frames[i], TOPO_LLDP_FRAME_LEN, cfg->key, 1000 * S,
+                                     UINT64_MAX, &id), TOPO_LLDP_OURS);
     return id.ask;
 }
 
@@ -447,6 +487,37 @@ static void test_port_up_probed_at_once(void **state)
     topo_admin_destroy(ad);
 }
 
+/* Two probes of one port in the same loop (a round's and a PORT_STATUS's)
+ * carry different send times, later for the later one: the control thread
+ * would take the second for a replay otherwise. */
+static void test_probe_send_times_increase(void **state)
+{
+    (void)state;
+    struct topo_admin *ad = topo_admin_create(8);
+    struct topo_app_cfg cfg = {.admin = ad, .max_age_ms = 2000};
+    struct of_app app;
+    struct ofp_port ports[1] = {{.port_no = 1}};
+    struct of_port_list pl = {ports, 1, 1};
+    struct of_app_switch sw = {.dpid = 0x1001, .ports = &pl};
+    struct ofp_port_status ps = {.reason = OFPPR_MODIFY, .desc = {.port_no = 1}};
+    struct topo_lldp_id a, b;
+
+    atomic_init(&cfg.interval_ms, 3000);
+    topo_app_init(&app, &cfg);
+    app.on_switch_up(app.arg, &sw, 1 * S, NULL);
+    n_sent = 0;
+    app.on_tick(app.arg, &sw, 2 * S, NULL);
+    app.on_port_status(app.arg, &sw, &ps, 2 * S, NULL);
+    assert_int_equal(n_sent, 2);
+    assert_int_equal(topo_lldp_parse(sent_frames[0], TOPO_LLDP_FRAME_LEN, cfg.key, 2 * S,
+                                     2000000, &a), TOPO_LLDP_OURS);
+    assert_int_equal(topo_lldp_parse(sent_frames[1], TOPO_LLDP_FRAME_LEN, cfg.key, 2 * S,
+                                     2000000, &b), TOPO_LLDP_OURS);
+    assert_true(b.sent_us > a.sent_us);
+    app.on_switch_down(app.arg, &sw);
+    topo_admin_destroy(ad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,9 +525,11 @@ int main(void)
         cmocka_unit_test(test_link_id_is_kytos),
         cmocka_unit_test(test_ctl_up_both_ways_then_port_status),
         cmocka_unit_test(test_ctl_switch_down_timeout_and_room),
+        cmocka_unit_test(test_ctl_replays_refused),
         cmocka_unit_test(test_liveness),
         cmocka_unit_test(test_keep_over_restart),
         cmocka_unit_test(test_port_up_probed_at_once),
+        cmocka_unit_test(test_probe_send_times_increase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
