@@ -458,8 +458,9 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
         return;                        /* not ours (or a connection ago) */
     fm->stats.barrier_replies++;
     /* Barriers are answered in order, and a reply covers every earlier batch
-     * (one whose own barrier did not fit in the ring included). */
-    while ((b = sw->bhead)) {
+     * (one whose own barrier did not fit in the ring included): those whose
+     * barrier went out no later than this one, in xid serial order. */
+    while ((b = sw->bhead) && fm_xid_cmp(b->barrier_xid, xid) <= 0) {
         sw->bhead = b->next;
         if (!sw->bhead)
             sw->btail = NULL;
@@ -480,10 +481,7 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
                 installed++;
             }
         }
-        uint32_t bx = b->barrier_xid;
         free(b);
-        if (bx == xid)
-            break;
     }
     if (installed && fm->env.event) {
         char dpid[24];
@@ -502,7 +500,9 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
         return;                        /* the worker's request: it logged it */
     ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
     for (struct fm_batch *b = sw->bhead; b; b = b->next) {
-        if (b->n == 0 || xid < b->sent[0].xid || xid > b->sent[b->n - 1].xid)
+        /* In serial order: a batch may span the xid wrap. */
+        if (b->n == 0 || fm_xid_cmp(xid, b->sent[0].xid) < 0 ||
+            fm_xid_cmp(xid, b->sent[b->n - 1].xid) > 0)
             continue;
         for (uint32_t i = 0; i < b->n; i++) {
             struct fm_sent *s = &b->sent[i];

@@ -10,6 +10,7 @@
 
 #include "flowmgr.h"
 #include "fm_slab.h"
+#include "ofp_msg.h"
 
 /* One stored flow as the flow manager mirrors it. */
 struct fm_flow {
@@ -120,6 +121,17 @@ int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_
                             size_t *len);
 /* The next control-thread xid of sw (top bit set). */
 uint32_t fm_next_xid(struct fm_switch *sw);
+
+/* Sending order of two control-thread xids: serial-number arithmetic
+ * (RFC 1982) over their 31-bit space, so a batch or a barrier that spans
+ * the wrap from 0xffffffff to 0x80000001 still compares in the order sent.
+ * < 0 when a went out before b, 0 when equal, > 0 after. */
+static inline int fm_xid_cmp(uint32_t a, uint32_t b)
+{
+    uint32_t d = (a - b) & ~OFP_XID_CONTROL;
+
+    return d == 0 ? 0 : d < (1u << 30) ? 1 : -1;
+}
 /* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
  * class cls; 0 or -ENOBUFS (ring full or no buffer: nothing sent). */
 int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,

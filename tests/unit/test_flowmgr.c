@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "flowmgr.h"
+#include "flowmgr_priv.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
 #include "ofp_msg.h"
 #include "store.h"
@@ -158,10 +159,10 @@ static int teardown(void **state)
 
 /* ---- events --------------------------------------------------------------------- */
 
-static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t *msg,
-                  size_t len)
+static void event_dp(struct t *t, uint64_t dpid, uint16_t kind, conn_handle_t conn,
+                     const uint8_t *msg, size_t len)
 {
-    struct of_event_hdr h = {.dpid = DPID, .time_us = t->now};
+    struct of_event_hdr h = {.dpid = dpid, .time_us = t->now};
     struct qmsg *q = calloc(1, sizeof(*q) + sizeof(h) + len);
     assert_non_null(q);
     q->kind = kind;
@@ -174,13 +175,24 @@ static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t 
     free(q);
 }
 
-static void of_event(struct t *t, conn_handle_t conn, const struct ofp_msg *m)
+static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t *msg,
+                  size_t len)
+{
+    event_dp(t, DPID, kind, conn, msg, len);
+}
+
+static void of_event_dp(struct t *t, uint64_t dpid, conn_handle_t conn, const struct ofp_msg *m)
 {
     static uint8_t buf[65536];
     struct ofp_buf b;
     ofp_buf_init(&b, buf, sizeof(buf));
     assert_int_equal(ofp_encode(&b, m), 0);
-    event(t, QMSG_EV_OF, conn, b.data, b.len);
+    event_dp(t, dpid, QMSG_EV_OF, conn, b.data, b.len);
+}
+
+static void of_event(struct t *t, conn_handle_t conn, const struct ofp_msg *m)
+{
+    of_event_dp(t, DPID, conn, m);
 }
 
 static void msg_init(struct ofp_msg *m, uint8_t type, uint32_t xid)
@@ -211,9 +223,9 @@ static void error_reply(struct t *t, conn_handle_t conn, uint32_t xid, uint16_t 
     of_event(t, conn, &m);
 }
 
-/* A FLOW statistics reply of n entries (one part). */
-static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
-                             const struct ofp_flow_stats *fs, unsigned n)
+/* One part of a FLOW statistics reply of dpid, n entries (more: REPLY_MORE). */
+static void flow_stats_part(struct t *t, uint64_t dpid, conn_handle_t conn, uint32_t xid,
+                            const struct ofp_flow_stats *fs, unsigned n, bool more)
 {
     static uint8_t body[32768];
     struct ofp_buf b;
@@ -223,9 +235,17 @@ static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
         assert_int_equal(ofp_flow_stats_put(&b, &fs[i]), 0);
     msg_init(&m, OFPT_MULTIPART_REPLY, xid);
     m.u.mp_reply.type = OFPMP_FLOW;
+    m.u.mp_reply.flags = more ? OFPMPF_REPLY_MORE : 0;
     m.u.mp_reply.body = body;
     m.u.mp_reply.body_len = (uint16_t)b.len;
-    of_event(t, conn, &m);
+    of_event_dp(t, dpid, conn, &m);
+}
+
+/* A FLOW statistics reply of n entries (one part). */
+static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
+                             const struct ofp_flow_stats *fs, unsigned n)
+{
+    flow_stats_part(t, DPID, conn, xid, fs, n, false);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -294,15 +314,20 @@ static const struct sent *last_of(const struct t *t, uint8_t type)
     return NULL;
 }
 
-static void switch_up(struct t *t, conn_handle_t conn)
+static void switch_up_dp(struct t *t, uint64_t dpid, conn_handle_t conn)
 {
     unsigned before = t->n_sent;
-    event(t, QMSG_EV_SWITCH_UP, conn, NULL, 0);
+    event_dp(t, dpid, QMSG_EV_SWITCH_UP, conn, NULL, 0);
     /* It asks the switch for its flows at once (statistics class). */
     assert_int_equal(t->n_sent, before + 1);
     assert_int_equal(t->sent[before].type, OFPT_MULTIPART_REQUEST);
     assert_int_equal(t->sent[before].cls, OFP_PRIO_P1);
     assert_true(t->sent[before].xid & 0x80000000u);
+}
+
+static void switch_up(struct t *t, conn_handle_t conn)
+{
+    switch_up_dp(t, DPID, conn);
 }
 
 /* ---- tests ---------------------------------------------------------------------------- */
@@ -817,6 +842,73 @@ static void test_gone_switches_forgotten(void **state)
     assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
 }
 
+/* n flows stored, then handed to the flow manager in one call (one batch). */
+static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a)
+{
+    struct flow_spec specs[16];
+    uint64_t mids[16], fids[16];
+    char json[160], err[128];
+
+    assert_true(n <= 16);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                 100 + first + i, first + i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, false, &a[i].spec, err, sizeof(err)), 0);
+        json_decref(j);
+        specs[i] = a[i].spec;
+        flow_spec_fixup(&specs[i]);
+        mids[i] = a[i].match_id = flow_match_id(DPID, &specs[i]);
+        fids[i] = a[i].flow_id = flow_id(DPID, &specs[i]);
+        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
+                                .json = json, .json_len = strlen(json)};
+        assert_int_equal(store_put(t->store, &sf), 0);
+    }
+    assert_int_equal(flowmgr_add(t->fm, DPID, specs, mids, fids, n), 0);
+}
+
+/* The control thread's xids wrap from 0xffffffff to 0x80000001: a batch
+ * that spans the wrap still maps each error to its flow (serial-number
+ * comparison), and a barrier reply after the wrap covers a batch before it. */
+static void test_xid_wrap(void **state)
+{
+    struct t *t = *state;
+    struct added a[4], b[1];
+    uint16_t et, ec;
+
+    switch_up(t, CONN_A);
+    fm_switch_find(t->fm, DPID)->next_xid = 0x7ffffffbu;
+    unsigned from = t->n_sent;
+    add_batch(t, 1, 10, b);                   /* 0xfffffffc, barrier 0xfffffffd */
+    add_batch(t, 4, 0, a);                    /* 0xfffffffe 0xffffffff 0x80000001 ... */
+    static const uint32_t want[7] = {0xfffffffcu, 0xfffffffdu, 0xfffffffeu, 0xffffffffu,
+                                     0x80000001u, 0x80000002u, 0x80000003u};
+    assert_int_equal(t->n_sent - from, 7);
+    for (unsigned i = 0; i < 7; i++)
+        assert_int_equal(t->sent[from + i].xid, want[i]);
+    /* Rejected: one flow before the wrap, one after it. */
+    error_reply(t, CONN_A, 0xffffffffu, OFPET_BAD_ACTION, OFPBAC_BAD_OUT_PORT);
+    error_reply(t, CONN_A, 0x80000002u, OFPET_BAD_MATCH, OFPBMC_BAD_FIELD);
+    barrier_reply(t, CONN_A, 0x80000003u);
+    int st[4];
+    for (unsigned i = 0; i < 4; i++)
+        st[i] = state_of(t, &a[i], NULL, NULL);
+    if (st[0] != STORE_FLOW_INSTALLED || st[1] != STORE_FLOW_ERROR ||
+        st[2] != STORE_FLOW_INSTALLED || st[3] != STORE_FLOW_ERROR)
+        fail_msg("a batch across the xid wrap, flows 2 and 4 rejected: states %d %d %d %d "
+                 "(want installed=%d, error=%d)", st[0], st[1], st[2], st[3],
+                 STORE_FLOW_INSTALLED, STORE_FLOW_ERROR);
+    assert_int_equal(state_of(t, &a[3], &et, &ec), STORE_FLOW_ERROR);
+    assert_int_equal(et, OFPET_BAD_MATCH);
+    assert_int_equal(ec, OFPBMC_BAD_FIELD);
+    /* The batch before the wrap: answered by the later barrier. */
+    assert_int_equal(state_of(t, &b[0], NULL, NULL), STORE_FLOW_INSTALLED);
+    struct flowmgr_stats fst;
+    flowmgr_get_stats(t->fm, &fst);
+    assert_int_equal(fst.errors, 2);
+    assert_int_equal(fst.barrier_replies, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -832,6 +924,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_skips_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
