@@ -433,7 +433,8 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
         free(b);
     }
     sw->btail = NULL;
-    fm_snap_drop_partial(sw);
+    fm_snap_drop_partial(fm, sw);
+    sw->stats_xid = 0;              /* its reply cannot come on another connection */
 }
 
 /* ---- events ------------------------------------------------------------------- */
@@ -640,7 +641,7 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
             fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
         }
     free(sw->buckets);
-    fm_snap_free(sw);
+    fm_snap_free(fm, sw);
     free(sw);
 }
 
@@ -945,6 +946,8 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     fm->cfg = *cfg;
     fm->env = *env;
     fm->store = store;
+    fm->rl_unsolicited = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    fm->rl_oversized = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     pthread_mutex_init(&fm->lock, NULL);
     fm_slab_init(&fm->slab);
     struct load_ctx lc = {.fm = fm};

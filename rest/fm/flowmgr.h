@@ -104,8 +104,11 @@ struct flowmgr_env {
     X(pending_confirmed, "pending flows found on the switch")                             \
     X(state_update_failed, "store_set_state refused (queue full)")                        \
     X(snapshot_oversized, "flow-statistics replies over openflow.mp_max_kb/parts: dropped") \
+    X(snapshot_unsolicited, "flow-statistics parts with a control xid not asked for: dropped") \
     X(switches_forgotten, "switches gone longer than openflow.forget_after_s, no flows")
-#define FLOWMGR_GAUGES(X) X(queued, "FLOW_MODs waiting now, all switches")
+#define FLOWMGR_GAUGES(X)                                                                 \
+    X(queued, "FLOW_MODs waiting now, all switches")                                      \
+    X(snapshot_bytes, "flow-statistics snapshots and replies being gathered, bytes")
 
 struct flowmgr_stats {
     FLOWMGR_COUNTERS(OFCD_COUNTER_FIELD)

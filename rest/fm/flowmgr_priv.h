@@ -10,6 +10,7 @@
 
 #include "flowmgr.h"
 #include "fm_slab.h"
+#include "ofcd_ratelimit.h"
 #include "ofp_msg.h"
 
 /* One stored flow as the flow manager mirrors it. */
@@ -80,8 +81,12 @@ struct fm_switch {
     uint8_t **snap, **acc;
     size_t n_snap, n_acc, cap_acc;
     uint32_t acc_xid;
+    uint64_t snap_bytes;            /* of the snapshot held */
     uint64_t acc_bytes;             /* of the reply being gathered */
     uint32_t dropped_xid;           /* a reply past its bounds: the rest is ignored */
+    /* The xid of this connection's FLOW statistics request, until its reply
+     * completes (0: none). The only control-thread xid a reply may carry. */
+    uint32_t stats_xid;
     bool check_connect;             /* next complete reply gets the on-connect check */
     uint64_t last_check_us;
 };
@@ -95,6 +100,8 @@ struct flowmgr {
     struct fm_switch **sw_buckets;
     size_t n_sw_buckets;
     uint64_t last_forget_us;
+    /* Peer-triggered warnings about flow statistics, one limiter per kind. */
+    struct ofcd_ratelimit rl_unsolicited, rl_oversized;
     struct flowmgr_stats stats;
 };
 
@@ -144,11 +151,15 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
                   uint16_t err_type, uint16_t err_code);
 
 /* flowmgr_check.c */
+/* One FLOW statistics part of sw: kept only when it answers the request
+ * outstanding (control xid) or a worker's poll (the worker forwards only
+ * its own), within the reply's bounds. */
 void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
                   uint32_t xid, bool more);
 /* Drop a reply still being collected (its connection is gone). */
-void fm_snap_drop_partial(struct fm_switch *sw);
-void fm_snap_free(struct fm_switch *sw);
+void fm_snap_drop_partial(struct flowmgr *fm, struct fm_switch *sw);
+void fm_snap_free(struct flowmgr *fm, struct fm_switch *sw);
+/* Ask sw for its flows; the xid becomes sw->stats_xid. */
 int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw);
 
 #endif

@@ -842,6 +842,82 @@ static void test_gone_switches_forgotten(void **state)
     assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
 }
 
+/* n old-enough flows ofcd never stored (priority 500 + i), as the switch
+ * reports them; specs keeps what the entries point into. */
+static void make_aliens(struct flow_spec *specs, struct ofp_flow_stats *fs, unsigned n,
+                        uint32_t age_s)
+{
+    char json[128], err[128];
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                 500 + i, i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, false, &specs[i], err, sizeof(err)), 0);
+        json_decref(j);
+        entry_of(&specs[i], age_s, &fs[i]);
+    }
+}
+
+/* Flow-statistics parts whose xid has the control bit but is not the one
+ * the flow manager asked for (the worker lets every control xid through)
+ * are dropped and counted: never kept, never a consistency verdict, never
+ * what GET flows shows. The reply it asked for is taken, once. */
+static void test_unsolicited_control_stats_dropped(void **state)
+{
+    struct t *t = *state;
+    struct added a[1];
+    struct flow_spec al[4];
+    struct ofp_flow_stats fs[4];
+    struct flowmgr_stats st;
+    int err;
+
+    switch_up(t, CONN_A);
+    uint32_t req = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
+    add_n(t, 1, a);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    t->now += 20000 * MS;
+    make_aliens(al, fs, 4, 3600);
+    unsigned from = t->n_sent;
+    t->events[0] = '\0';
+    /* The xids of the flow manager's FLOW_MOD and barrier, and made-up ones;
+     * parts with REPLY_MORE and without (which would complete a reply). */
+    for (unsigned i = 0; i < 100; i++)
+        flow_stats_part(t, DPID, CONN_A, req + 1 + i % 3, fs, 4, i % 10 != 9);
+    flow_stats_part(t, DPID, CONN_A, 0xfffffff0u, fs, 4, false);
+    flowmgr_get_stats(t->fm, &st);
+    if (st.snapshot_unsolicited != 101 || st.checks || count_type(t, from, OFPT_FLOW_MOD))
+        fail_msg("forged parts: %" PRIu64 " counted unsolicited (want 101), %" PRIu64
+                 " checks, %u FLOW_MODs sent (want 0, 0); events: %s",
+                 st.snapshot_unsolicited, st.checks, count_type(t, from, OFPT_FLOW_MOD),
+                 t->events);
+    assert_int_equal(st.snapshot_bytes, 0);
+    assert_null(strstr(t->events, "consistency"));
+    struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
+    assert_non_null(sn);
+    json_t *e = flowmgr_snap_next(sn);
+    assert_null(e);
+    flowmgr_snap_free(sn);
+    /* The reply asked for is the snapshot and gets the on-connect check. */
+    struct ofp_flow_stats mine;
+    entry_of(&a[0].spec, 20, &mine);
+    flow_stats_reply(t, CONN_A, req, &mine, 1);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.checks, 1);
+    assert_true(st.snapshot_bytes > 0);
+    uint64_t held = st.snapshot_bytes;
+    /* Its xid again, once answered, is not asked for any more. */
+    flow_stats_reply(t, CONN_A, req, fs, 4);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.snapshot_unsolicited, 102);
+    assert_int_equal(st.snapshot_bytes, held);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    /* The worker's own polls (no control bit: it forwards only the xids it
+     * asked for) still make the snapshot. */
+    flow_stats_reply(t, CONN_A, 0x300, &mine, 1);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.snapshot_unsolicited, 102);
+}
+
 /* n flows stored, then handed to the flow manager in one call (one batch). */
 static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a)
 {
@@ -924,6 +1000,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_skips_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unsolicited_control_stats_dropped, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
