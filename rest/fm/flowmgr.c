@@ -948,6 +948,7 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     fm->store = store;
     fm->rl_unsolicited = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     fm->rl_oversized = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    fm->rl_budget = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     pthread_mutex_init(&fm->lock, NULL);
     fm_slab_init(&fm->slab);
     struct load_ctx lc = {.fm = fm};

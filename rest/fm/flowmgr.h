@@ -61,6 +61,9 @@ struct flowmgr_cfg {
     /* One flow-statistics reply the snapshot may gather (0 = no bound). */
     uint64_t snap_max_bytes;
     uint32_t snap_max_parts;
+    /* Every switch's snapshot and reply being gathered, together (0 = no
+     * bound): a reply that would pass it is abandoned. */
+    uint64_t snap_budget_bytes;
     /* The cookies of the apps' flows (of_app.h): theirs, never aliens. */
     struct ofcd_range app_cookie[FLOWMGR_MAX_APPS];
     unsigned n_app_cookie;
@@ -105,6 +108,8 @@ struct flowmgr_env {
     X(state_update_failed, "store_set_state refused (queue full)")                        \
     X(snapshot_oversized, "flow-statistics replies over openflow.mp_max_kb/parts: dropped") \
     X(snapshot_unsolicited, "flow-statistics parts with a control xid not asked for: dropped") \
+    X(snapshot_over_budget,                                                               \
+      "flow-statistics replies abandoned: over flow_manager.snapshot_budget_mb")          \
     X(switches_forgotten, "switches gone longer than openflow.forget_after_s, no flows")
 #define FLOWMGR_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \

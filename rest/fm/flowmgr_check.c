@@ -284,7 +284,8 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
 
 /* May the part of len bytes not join sw's reply being gathered? Not past
  * the reply's own bounds (openflow.mp_max_kb/mp_max_parts, as the
- * worker's). Counted and logged (rate-limited). */
+ * worker's), nor past all switches' snapshots together
+ * (flow_manager.snapshot_budget_mb). Counted and logged (rate-limited). */
 static bool snap_refused(struct flowmgr *fm, struct fm_switch *sw, size_t len,
                                 uint64_t now)
 {
@@ -299,6 +300,17 @@ static bool snap_refused(struct flowmgr *fm, struct fm_switch *sw, size_t len,
                      "openflow.mp_max_kb/mp_max_parts (%zu parts, %lu bytes): dropped, no "
                      "consistency verdict from it (%lu more unlogged)", sw->dpid, sw->n_acc,
                      (unsigned long)(sw->acc_bytes + len), (unsigned long)missed);
+        return true;
+    }
+    if (cfg->snap_budget_bytes && fm->stats.snapshot_bytes + len > cfg->snap_budget_bytes) {
+        fm->stats.snapshot_over_budget++;
+        if (ofcd_ratelimit(&fm->rl_budget, now, &missed))
+            LOG_WARN("flows", "switch %016" PRIx64 ": flow statistics reply abandoned: all "
+                     "switches' snapshots would take more than "
+                     "flow_manager.snapshot_budget_mb (%lu of %lu bytes held); no consistency "
+                     "verdict from it (%lu more unlogged)", sw->dpid,
+                     (unsigned long)fm->stats.snapshot_bytes,
+                     (unsigned long)cfg->snap_budget_bytes, (unsigned long)missed);
         return true;
     }
     return false;

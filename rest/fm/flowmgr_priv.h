@@ -101,7 +101,7 @@ struct flowmgr {
     size_t n_sw_buckets;
     uint64_t last_forget_us;
     /* Peer-triggered warnings about flow statistics, one limiter per kind. */
-    struct ofcd_ratelimit rl_unsolicited, rl_oversized;
+    struct ofcd_ratelimit rl_unsolicited, rl_oversized, rl_budget;
     struct flowmgr_stats stats;
 };
 
@@ -153,7 +153,7 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
 /* flowmgr_check.c */
 /* One FLOW statistics part of sw: kept only when it answers the request
  * outstanding (control xid) or a worker's poll (the worker forwards only
- * its own), within the reply's bounds. */
+ * its own), within the reply's bounds and the budget of all snapshots. */
 void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
                   uint32_t xid, bool more);
 /* Drop a reply still being collected (its connection is gone). */

@@ -918,6 +918,55 @@ static void test_unsolicited_control_stats_dropped(void **state)
     assert_int_equal(st.snapshot_unsolicited, 102);
 }
 
+/* All switches' snapshots together stay within snap_budget_bytes: a reply
+ * that would pass it is abandoned (counted, no verdict from it), and the
+ * switch's next reply that fits is taken. */
+static void test_snapshot_budget_across_switches(void **state)
+{
+    struct t *t = *state;
+    const uint64_t dp2 = 0x1002;
+    const conn_handle_t conn2 = 0x0000000300000003ull;
+    static struct flow_spec young_s[100], old_s[100];
+    static struct ofp_flow_stats young[100], old[100];
+    struct flowmgr_stats st;
+
+    /* One part of 100 entries is 6,416 bytes: one fits, two do not. */
+    t->cfg.snap_budget_bytes = 12000;
+    reopen(t);
+    make_aliens(young_s, young, 100, 0);
+    make_aliens(old_s, old, 100, 3600);
+    switch_up_dp(t, DPID, CONN_A);
+    flow_stats_part(t, DPID, CONN_A, last_of(t, OFPT_MULTIPART_REQUEST)->xid, young, 100,
+                    false);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.checks, 1);
+    /* The second switch's reply: its first part would pass the budget. The
+     * rest of it is ignored, and the old aliens in it are not deleted. */
+    switch_up_dp(t, dp2, conn2);
+    uint32_t req2 = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
+    unsigned from = t->n_sent;
+    flow_stats_part(t, dp2, conn2, req2, old, 100, true);
+    flow_stats_part(t, dp2, conn2, req2, old, 10, false);
+    flowmgr_get_stats(t->fm, &st);
+    if (st.snapshot_over_budget != 1 || st.checks != 1 || count_type(t, from, OFPT_FLOW_MOD))
+        fail_msg("over the budget: %" PRIu64 " abandoned (want 1), %" PRIu64 " checks (want 1),"
+                 " %u FLOW_MODs (want 0), %" PRIu64 " bytes held", st.snapshot_over_budget,
+                 st.checks, count_type(t, from, OFPT_FLOW_MOD), st.snapshot_bytes);
+    assert_int_equal(st.snapshot_bytes, 6416);     /* the first switch's */
+    /* A reply of it that fits (a statistics poll) is taken and checked. */
+    flow_stats_part(t, dp2, conn2, 0x400, old, 10, false);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.checks, 2);
+    assert_int_equal(st.snapshot_bytes, 6416 + 656);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 10);
+    /* A switch that goes gives its reply in progress back, not its snapshot
+     * (GET flows still shows it); forgetting it gives everything back. */
+    flow_stats_part(t, DPID, CONN_A, 0x401, young, 10, true);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.snapshot_bytes, 6416 + 656);
+}
+
 /* n flows stored, then handed to the flow manager in one call (one batch). */
 static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a)
 {
@@ -1002,6 +1051,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsolicited_control_stats_dropped, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_budget_across_switches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
