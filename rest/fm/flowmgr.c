@@ -655,7 +655,8 @@ static void forget_gone(struct flowmgr *fm, uint64_t now)
         struct fm_switch **pp = &fm->sw_buckets[b];
         while (*pp) {
             struct fm_switch *sw = *pp;
-            if (!sw->up && !sw->n_flows && now - sw->down_us >= fm->cfg.forget_after_us) {
+            if (!sw->up && !sw->n_flows && !sw->reserved &&
+                now - sw->down_us >= fm->cfg.forget_after_us) {
                 *pp = sw->hnext;
                 fm->stats.switches_forgotten++;
                 switch_free(fm, sw);
@@ -734,16 +735,43 @@ int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s
     if (n > fm->cfg.queue_max)
         return -E2BIG;
     pthread_mutex_lock(&fm->lock);
-    struct fm_switch *sw = fm_switch_find(fm, dpid);
-    if (sw && sw->queued + n > fm->cfg.queue_max) {
+    /* The record holds the reservation even for a switch never seen (a
+     * forced request), and is not forgotten while it does. */
+    struct fm_switch *sw = switch_get(fm, dpid);
+    if (!sw) {
+        rc = -ENOMEM;
+    } else if (sw->queued + sw->reserved + n > fm->cfg.queue_max) {
         rc = -EBUSY;
         /* Time for the backlog to drain at the pacing rate (one owner's),
          * at least a second. */
-        uint64_t s = rate ? sw->queued / rate : 1;
+        uint64_t s = rate ? (sw->queued + sw->reserved) / rate : 1;
         *retry_s = s < 1 ? 1 : s > 3600 ? 3600 : (unsigned)s;
+    } else {
+        sw->reserved += n;
+        fm->stats.reserved += n;
     }
     pthread_mutex_unlock(&fm->lock);
     return rc;
+}
+
+/* Give back up to held of sw's reservation (under the lock). */
+static void admit_release(struct flowmgr *fm, struct fm_switch *sw, size_t held)
+{
+    if (!sw)
+        return;
+    if (held > sw->reserved)
+        held = sw->reserved;
+    sw->reserved -= held;
+    fm->stats.reserved -= held;
+}
+
+void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held)
+{
+    if (!held)
+        return;
+    pthread_mutex_lock(&fm->lock);
+    admit_release(fm, fm_switch_find(fm, dpid), held);
+    pthread_mutex_unlock(&fm->lock);
 }
 
 /* Which of a batch's flows the store holds in the version given: called in
@@ -770,11 +798,21 @@ static int mark_ours(const struct store_flow *f, void *arg)
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
+    return flowmgr_add_admitted(fm, dpid, specs, match_ids, flow_ids, n, 0);
+}
+
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+                         const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
+                         size_t held)
+{
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
     struct fm_switch *sw = switch_get(fm, dpid);
+    /* Queued (or failed) under the same lock as the reservation goes: the
+     * two never count twice, nor leave a gap another request could take. */
+    admit_release(fm, sw, held);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
@@ -854,10 +892,18 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct flow_spec *specs, size_t n_specs)
 {
+    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, specs, n_specs, 0);
+}
+
+int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             size_t held)
+{
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
+    admit_release(fm, sw, held);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);
         return 0;

@@ -113,6 +113,7 @@ struct flowmgr_env {
     X(switches_forgotten, "switches gone longer than openflow.forget_after_s, no flows")
 #define FLOWMGR_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \
+    X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \
     X(snapshot_bytes, "flow-statistics snapshots and replies being gathered, bytes")
 
 struct flowmgr_stats {
@@ -150,18 +151,31 @@ enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid);
  * flows): a malloc'd array in *out, the count returned, or -ENOMEM. */
 int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out);
 
-/* Room for n more FLOW_MODs on dpid's queues (flow_manager.queue_max,
- * whatever waits already)? 0; -E2BIG when n alone is more than queue_max
- * (it can never fit); -EBUSY with the seconds after which a retry is likely
- * to fit in *retry_s. */
+/*
+ * Admission: reserve room for a request's n FLOW_MODs to dpid (adds and
+ * deletes alike), before the request is stored. 0: held until
+ * flowmgr_add_admitted / flowmgr_deleted_admitted queues them, or
+ * flowmgr_admit_cancel gives them back (the request failed). -E2BIG when n
+ * alone is more than flow_manager.queue_max (it can never fit); -EBUSY when
+ * what waits plus what other admitted requests hold leaves no room for n,
+ * with the seconds after which a retry is likely to fit in *retry_s;
+ * -ENOMEM. Queued and held FLOW_MODs admitted this way never together pass
+ * queue_max, however many requests run at once.
+ */
 int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s);
+void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
 
 /*
  * n flows were just made durable for dpid (match_ids/flow_ids as stored):
  * update the mirror and queue their ADD FLOW_MODs when the switch is up.
  * A flow whose stored version has meanwhile been replaced by a concurrent
- * request is left to that request. 0 or -ENOMEM.
+ * request is left to that request. held: what flowmgr_admit reserved for
+ * them, released as they are queued (0: not admitted, e.g. an app's own
+ * flow). 0 or -ENOMEM.
  */
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+                         const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
+                         size_t held);
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 
@@ -181,7 +195,11 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_
 /*
  * The store has deleted keys: drop them from the mirror (where the flow_id
  * still matches) and queue each spec as a DELETE FLOW_MOD to dpid when up.
+ * held: what flowmgr_admit reserved for them, released as they are queued.
  */
+int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             size_t held);
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct flow_spec *specs, size_t n_specs);
 

@@ -75,6 +75,7 @@ struct fm_switch {
     struct fm_owner owners[FM_MAX_OWNERS];
     unsigned n_owners;
     size_t queued;
+    size_t reserved;                /* admitted FLOW_MODs not yet queued (flowmgr_admit) */
     unsigned rr;                    /* owner served first next time */
     struct fm_batch *bhead, *btail;
     /* statistics snapshot: raw FLOW reply parts (malloc'd OpenFlow messages) */

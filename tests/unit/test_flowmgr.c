@@ -441,6 +441,7 @@ static void test_pacing_delays_never_drops(void **state)
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), -EBUSY);
     assert_true(retry >= 1);
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 10, &retry), 0);
+    flowmgr_admit_cancel(t->fm, 0x999, 10);
     /* Checked on every request, also with nothing waiting: one that alone
      * is more than queue_max can never fit. */
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 17, &retry), -E2BIG);
@@ -967,8 +968,9 @@ static void test_snapshot_budget_across_switches(void **state)
     assert_int_equal(st.snapshot_bytes, 6416 + 656);
 }
 
-/* n flows stored, then handed to the flow manager in one call (one batch). */
-static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a)
+/* n flows stored, then handed to the flow manager in one call (one batch)
+ * with held FLOW_MODs admitted for them. */
+static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
 {
     struct flow_spec specs[16];
     uint64_t mids[16], fids[16];
@@ -989,7 +991,77 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a)
                                 .json = json, .json_len = strlen(json)};
         assert_int_equal(store_put(t->store, &sf), 0);
     }
-    assert_int_equal(flowmgr_add(t->fm, DPID, specs, mids, fids, n), 0);
+    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, specs, mids, fids, n, held), 0);
+}
+
+/* Two requests admitted before either is stored (two REST threads on their
+ * way to the store's commit) never together queue more than queue_max:
+ * admission reserves, queuing or failure gives the reservation back. */
+static void test_admission_reserves(void **state)
+{
+    struct t *t = *state;
+    struct added a[10], b[10];
+    struct flowmgr_stats st;
+    unsigned retry = 0;
+
+    t->cfg.queue_max = 16;
+    reopen(t);
+    switch_up(t, CONN_A);
+    t->room = 0;                     /* nothing leaves: what is queued stays */
+    int ra = flowmgr_admit(t->fm, DPID, 10, &retry);
+    int rb = flowmgr_admit(t->fm, DPID, 10, &retry);
+    if (ra == 0)
+        add_batch(t, 10, 0, a, 10);
+    if (rb == 0)
+        add_batch(t, 10, 10, b, 10);
+    flowmgr_get_stats(t->fm, &st);
+    if (st.queued + st.reserved > 16 || ra != 0 || rb != -EBUSY)
+        fail_msg("two requests of 10, queue_max 16: admitted %d and %d, %" PRIu64 " queued, %"
+                 PRIu64 " reserved", ra, rb, st.queued, st.reserved);
+    assert_true(retry >= 1);
+    assert_int_equal(st.reserved, 0);
+    assert_int_equal(st.queued, 10);
+    /* A request that fails (store error, client gone) gives its room back. */
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), -EBUSY);
+    flowmgr_admit_cancel(t->fm, DPID, 6);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
+    flowmgr_admit_cancel(t->fm, DPID, 6);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.reserved, 0);
+}
+
+/* A delete's FLOW_MODs are admitted like an add's: reserved before the
+ * store commits, released as they are queued. */
+static void test_delete_admission_reserved(void **state)
+{
+    struct t *t = *state;
+    struct flow_spec del[10];
+    struct flowmgr_stats st;
+    unsigned retry = 0;
+    char json[64], err[128];
+
+    t->cfg.queue_max = 16;
+    reopen(t);
+    switch_up(t, CONN_A);
+    t->room = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        snprintf(json, sizeof(json), "{\"match\": {\"in_port\": %u}}", i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, true, &del[i], err, sizeof(err)), 0);
+        json_decref(j);
+    }
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */
+    int rc = flowmgr_admit(t->fm, DPID, 10, &retry);                   /* an add meanwhile */
+    if (rc != -EBUSY)
+        fail_msg("an add of 10 while a delete of 10 waits for its commit, queue_max 16: %d",
+                 rc);
+    assert_int_equal(flowmgr_deleted_admitted(t->fm, NULL, 0, DPID, del, 10, 10), 0);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.queued, 10);
+    assert_int_equal(st.reserved, 0);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 7, &retry), -EBUSY);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
 }
 
 /* The control thread's xids wrap from 0xffffffff to 0x80000001: a batch
@@ -1004,8 +1076,8 @@ static void test_xid_wrap(void **state)
     switch_up(t, CONN_A);
     fm_switch_find(t->fm, DPID)->next_xid = 0x7ffffffbu;
     unsigned from = t->n_sent;
-    add_batch(t, 1, 10, b);                   /* 0xfffffffc, barrier 0xfffffffd */
-    add_batch(t, 4, 0, a);                    /* 0xfffffffe 0xffffffff 0x80000001 ... */
+    add_batch(t, 1, 10, b, 0);                   /* 0xfffffffc, barrier 0xfffffffd */
+    add_batch(t, 4, 0, a, 0);                    /* 0xfffffffe 0xffffffff 0x80000001 ... */
     static const uint32_t want[7] = {0xfffffffcu, 0xfffffffdu, 0xfffffffeu, 0xffffffffu,
                                      0x80000001u, 0x80000002u, 0x80000003u};
     assert_int_equal(t->n_sent - from, 7);
@@ -1052,6 +1124,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsolicited_control_stats_dropped, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_budget_across_switches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
