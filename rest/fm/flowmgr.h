@@ -13,20 +13,26 @@
  *    moves the batch's flows to installed, an OFPT_ERROR carrying one
  *    flow_mod's xid moves that flow to error with the switch's type/code;
  *  - the last complete flow-statistics reply, for GET flows and for the
- *    consistency check (flowmgr_check.c).
+ *    consistency check (flowmgr_check.c): a worker's poll, or the reply to
+ *    its own request (no other control-thread xid is taken), all switches'
+ *    together within flowmgr_cfg.snap_budget_bytes;
+ *  - the admission of REST requests: FLOW_MODs reserved per switch from
+ *    before a request's commit until queued (flowmgr_admit), so queued and
+ *    reserved never pass flow_manager.queue_max.
  *
  * It reaches switches only through struct flowmgr_env (the app glues that
  * to the io lcores' msg_out rings), so it runs in unit tests without DPDK.
  *
  * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
- * flowmgr_admit(), flowmgr_add(), flowmgr_delete_victims(),
- * flowmgr_deleted() and the readers; the control thread calls
+ * flowmgr_admit[_cancel](), flowmgr_add[_admitted](), flowmgr_delete_victims(),
+ * flowmgr_deleted[_admitted]() and the readers; the control thread calls
  * flowmgr_on_event() for what the workers report and flowmgr_tick() every
  * wake-up. One mutex guards everything; no call blocks on I/O while
  * holding it except the store's non-blocking state updates and reads.
  *
  * Control-thread xids have the top bit set, so they never collide with the
- * worker's (which count up from 1 per connection).
+ * worker's (which count up from 1 per connection); they wrap from
+ * 0xffffffff to 0x80000001 and are compared in serial-number order.
  */
 #ifndef OFCD_FLOWMGR_H
 #define OFCD_FLOWMGR_H

@@ -2,6 +2,12 @@
  * flowmgr_check: each switch's last flow-statistics reply and the
  * consistency check that compares it with the mirror of the store.
  *
+ * A reply is gathered from the worker's polls (it forwards only its own) or
+ * from the answer to the flow manager's own request (its xid, sw->stats_xid;
+ * any other control-thread xid is a switch's invention: dropped, counted).
+ * A reply past openflow.mp_max_kb/parts, or that would take all switches'
+ * snapshots past the budget, is abandoned: no verdict comes from it.
+ *
  * The check runs when a reply completes, at most once per verdict window
  * (max(flow_manager.consistency_min_interval_s, 1.5 x stats interval)), and
  * on the first complete reply after the switch (re)connects:
