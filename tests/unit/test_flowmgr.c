@@ -283,6 +283,32 @@ static void add_n(struct t *t, unsigned n, struct added *a)
     }
 }
 
+/* n flows stored, then handed to the flow manager in one call (one batch)
+ * with held FLOW_MODs admitted for them. */
+static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
+{
+    struct flow_spec specs[16];
+    uint64_t mids[16], fids[16];
+    char json[160], err[128];
+
+    assert_true(n <= 16);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                 100 + first + i, first + i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, false, &a[i].spec, err, sizeof(err)), 0);
+        json_decref(j);
+        specs[i] = a[i].spec;
+        flow_spec_fixup(&specs[i]);
+        mids[i] = a[i].match_id = flow_match_id(DPID, &specs[i]);
+        fids[i] = a[i].flow_id = flow_id(DPID, &specs[i]);
+        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
+                                .json = json, .json_len = strlen(json)};
+        assert_int_equal(store_put(t->store, &sf), 0);
+    }
+    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, specs, mids, fids, n, held), 0);
+}
+
 static int state_of(struct t *t, const struct added *a, uint16_t *etype, uint16_t *ecode)
 {
     struct store_flow f;
@@ -480,25 +506,7 @@ static void test_ring_room_and_lost_barrier(void **state)
     t->room = 3;
     unsigned from = t->n_sent;
     struct added all[5];
-    char json[128];
-    struct flow_spec specs[5];
-    uint64_t mids[5], fids[5];
-    for (unsigned i = 0; i < 5; i++) {
-        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
-                 10 + i, i + 1);
-        json_t *j = json_loads(json, 0, NULL);
-        char err[128];
-        assert_int_equal(flow_json_parse(j, false, &all[i].spec, err, sizeof(err)), 0);
-        json_decref(j);
-        specs[i] = all[i].spec;
-        flow_spec_fixup(&specs[i]);
-        mids[i] = all[i].match_id = flow_match_id(DPID, &specs[i]);
-        fids[i] = all[i].flow_id = flow_id(DPID, &specs[i]);
-        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
-                                .json = json, .json_len = strlen(json)};
-        assert_int_equal(store_put(t->store, &sf), 0);
-    }
-    assert_int_equal(flowmgr_add(t->fm, DPID, specs, mids, fids, 5), 0);
+    add_batch(t, 5, 10, all, 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
     assert_int_equal(count_type(t, from, OFPT_BARRIER_REQUEST), 1);
     /* The next batch's barrier does not fit: the one after answers for it. */
@@ -966,32 +974,6 @@ static void test_snapshot_budget_across_switches(void **state)
     event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.snapshot_bytes, 6416 + 656);
-}
-
-/* n flows stored, then handed to the flow manager in one call (one batch)
- * with held FLOW_MODs admitted for them. */
-static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
-{
-    struct flow_spec specs[16];
-    uint64_t mids[16], fids[16];
-    char json[160], err[128];
-
-    assert_true(n <= 16);
-    for (unsigned i = 0; i < n; i++) {
-        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
-                 100 + first + i, first + i + 1);
-        json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &a[i].spec, err, sizeof(err)), 0);
-        json_decref(j);
-        specs[i] = a[i].spec;
-        flow_spec_fixup(&specs[i]);
-        mids[i] = a[i].match_id = flow_match_id(DPID, &specs[i]);
-        fids[i] = a[i].flow_id = flow_id(DPID, &specs[i]);
-        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
-                                .json = json, .json_len = strlen(json)};
-        assert_int_equal(store_put(t->store, &sf), 0);
-    }
-    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, specs, mids, fids, n, held), 0);
 }
 
 /* Two requests admitted before either is stored (two REST threads on their
