@@ -117,6 +117,7 @@ void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
     out->n_ignore_table = c->n_fm_ignore_table;
     out->snap_max_bytes = (uint64_t)c->of_mp_max_kb * 1024u;
     out->snap_max_parts = c->of_mp_max_parts;
+    out->snap_budget_bytes = (uint64_t)c->fm_snapshot_budget_mb << 20;
     out->forget_after_us = (uint64_t)c->of_forget_after_s * 1000000u;
     for (unsigned i = 0; i < app->n_apps && i < FLOWMGR_MAX_APPS; i++)
         out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;

@@ -1265,6 +1265,24 @@ static int check_kernel_side(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* A switch's snapshot and its next reply, both as large as one reply may be,
+ * must fit the budget of all snapshots, or that switch is never checked. */
+static int check_fm_snapshot(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    uint64_t need_kb = 2ull * cfg->of_mp_max_kb;
+
+    if ((uint64_t)cfg->fm_snapshot_budget_mb * 1024u < need_kb) {
+        unsigned long long need_mb = (need_kb + 1023) / 1024;
+        cfg_err(err, errlen, "flow_manager.snapshot_budget_mb = %u is below 2 x "
+                "openflow.mp_max_kb = 2 x %u KiB = %llu MiB (a switch's snapshot and its next "
+                "reply, each of the largest size): raise it to %llu or lower "
+                "openflow.mp_max_kb", cfg->fm_snapshot_budget_mb, cfg->of_mp_max_kb, need_mb,
+                need_mb);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int check_openflow(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     if (!cfg->of_port && !cfg->of_extra_port && !cfg->tls_port) {
@@ -1377,7 +1395,7 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
     check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
-    cfg_check_shares, check_tls, check_tcp, check_fault,
+    cfg_check_shares, check_tls, check_tcp, check_fault, check_fm_snapshot,
 };
 
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)

@@ -163,6 +163,7 @@ struct ofcd_config {
     /* [flow_manager] */
     uint32_t fm_pacing_per_s;            /* flow_mods/s per owner per switch, 0 = off */
     uint32_t fm_queue_max;               /* flow_mods waiting per switch before 503 */
+    uint32_t fm_snapshot_budget_mb;      /* all switches' flow-stats snapshots together */
     bool fm_consistency;                 /* the consistency check runs */
     uint32_t fm_consistency_min_interval_s;
     uint32_t fm_deleted_retention_s;     /* deleted flows listed this long, 0 = not kept */

@@ -358,7 +358,13 @@ const struct cfg_key cfg_keys[] = {
              "FLOW_MODs per second per owner per switch; more wait their turn, none is "
              "dropped (0 = no pacing, for bulk loads)"),
     CFG_UINT("flow_manager", "queue_max", fm_queue_max, 16, 100000000, "100000",
-             "FLOW_MODs waiting to be sent per switch before requests for it get 503"),
+             "FLOW_MODs waiting to be sent per switch, and held by requests admitted but not "
+             "yet stored (adds and deletes), before requests for it get 503"),
+    CFG_UINT("flow_manager", "snapshot_budget_mb", fm_snapshot_budget_mb, 1, 1048576, "512",
+             "MiB all switches' flow-statistics snapshots (for GET flows and the consistency "
+             "check) and replies being gathered may take together; a reply that would pass "
+             "it is abandoned (counted, logged) and no consistency verdict comes from it; at "
+             "least 2 x openflow.mp_max_kb (a switch's snapshot and its next reply)"),
     CFG_BOOL("flow_manager", "consistency", fm_consistency, "true",
              "compare each switch's flow statistics with the store: delete alien flows, "
              "re-install missing ones"),

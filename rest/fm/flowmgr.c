@@ -433,7 +433,8 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
         free(b);
     }
     sw->btail = NULL;
-    fm_snap_drop_partial(sw);
+    fm_snap_drop_partial(fm, sw);
+    sw->stats_xid = 0;              /* its reply cannot come on another connection */
 }
 
 /* ---- events ------------------------------------------------------------------- */
@@ -458,8 +459,9 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
         return;                        /* not ours (or a connection ago) */
     fm->stats.barrier_replies++;
     /* Barriers are answered in order, and a reply covers every earlier batch
-     * (one whose own barrier did not fit in the ring included). */
-    while ((b = sw->bhead)) {
+     * (one whose own barrier did not fit in the ring included): those whose
+     * barrier went out no later than this one, in xid serial order. */
+    while ((b = sw->bhead) && fm_xid_cmp(b->barrier_xid, xid) <= 0) {
         sw->bhead = b->next;
         if (!sw->bhead)
             sw->btail = NULL;
@@ -480,10 +482,7 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
                 installed++;
             }
         }
-        uint32_t bx = b->barrier_xid;
         free(b);
-        if (bx == xid)
-            break;
     }
     if (installed && fm->env.event) {
         char dpid[24];
@@ -502,7 +501,9 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
         return;                        /* the worker's request: it logged it */
     ofp_err_format(OFP_ERR(e->type, e->code), what, sizeof(what));
     for (struct fm_batch *b = sw->bhead; b; b = b->next) {
-        if (b->n == 0 || xid < b->sent[0].xid || xid > b->sent[b->n - 1].xid)
+        /* In serial order: a batch may span the xid wrap. */
+        if (b->n == 0 || fm_xid_cmp(xid, b->sent[0].xid) < 0 ||
+            fm_xid_cmp(xid, b->sent[b->n - 1].xid) > 0)
             continue;
         for (uint32_t i = 0; i < b->n; i++) {
             struct fm_sent *s = &b->sent[i];
@@ -642,7 +643,7 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
             fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
         }
     free(sw->buckets);
-    fm_snap_free(sw);
+    fm_snap_free(fm, sw);
     free(sw);
 }
 
@@ -656,7 +657,8 @@ static void forget_gone(struct flowmgr *fm, uint64_t now)
         struct fm_switch **pp = &fm->sw_buckets[b];
         while (*pp) {
             struct fm_switch *sw = *pp;
-            if (!sw->up && !sw->n_flows && now - sw->down_us >= fm->cfg.forget_after_us) {
+            if (!sw->up && !sw->n_flows && !sw->reserved &&
+                now - sw->down_us >= fm->cfg.forget_after_us) {
                 *pp = sw->hnext;
                 fm->stats.switches_forgotten++;
                 switch_free(fm, sw);
@@ -735,16 +737,43 @@ int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s
     if (n > fm->cfg.queue_max)
         return -E2BIG;
     pthread_mutex_lock(&fm->lock);
-    struct fm_switch *sw = fm_switch_find(fm, dpid);
-    if (sw && sw->queued + n > fm->cfg.queue_max) {
+    /* The record holds the reservation even for a switch never seen (a
+     * forced request), and is not forgotten while it does. */
+    struct fm_switch *sw = switch_get(fm, dpid);
+    if (!sw) {
+        rc = -ENOMEM;
+    } else if (sw->queued + sw->reserved + n > fm->cfg.queue_max) {
         rc = -EBUSY;
         /* Time for the backlog to drain at the pacing rate (one owner's),
          * at least a second. */
-        uint64_t s = rate ? sw->queued / rate : 1;
+        uint64_t s = rate ? (sw->queued + sw->reserved) / rate : 1;
         *retry_s = s < 1 ? 1 : s > 3600 ? 3600 : (unsigned)s;
+    } else {
+        sw->reserved += n;
+        fm->stats.reserved += n;
     }
     pthread_mutex_unlock(&fm->lock);
     return rc;
+}
+
+/* Give back up to held of sw's reservation (under the lock). */
+static void admit_release(struct flowmgr *fm, struct fm_switch *sw, size_t held)
+{
+    if (!sw)
+        return;
+    if (held > sw->reserved)
+        held = sw->reserved;
+    sw->reserved -= held;
+    fm->stats.reserved -= held;
+}
+
+void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held)
+{
+    if (!held)
+        return;
+    pthread_mutex_lock(&fm->lock);
+    admit_release(fm, fm_switch_find(fm, dpid), held);
+    pthread_mutex_unlock(&fm->lock);
 }
 
 /* Which of a batch's flows the store holds in the version given: called in
@@ -771,11 +800,21 @@ static int mark_ours(const struct store_flow *f, void *arg)
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
+    return flowmgr_add_admitted(fm, dpid, specs, match_ids, flow_ids, n, 0);
+}
+
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+                         const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
+                         size_t held)
+{
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
     struct fm_switch *sw = switch_get(fm, dpid);
+    /* Queued (or failed) under the same lock as the reservation goes: the
+     * two never count twice, nor leave a gap another request could take. */
+    admit_release(fm, sw, held);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
@@ -855,10 +894,18 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct flow_spec *specs, size_t n_specs)
 {
+    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, specs, n_specs, 0);
+}
+
+int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             size_t held)
+{
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
+    admit_release(fm, sw, held);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);
         return 0;
@@ -955,6 +1002,8 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     fm->rl_log.missing = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
     fm->rl_log.check = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
     fm->rl_log.snap_oversized = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    fm->rl_log.snap_unsolicited = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    fm->rl_log.snap_budget = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     pthread_mutex_init(&fm->lock, NULL);
     fm_slab_init(&fm->slab);
     struct load_ctx lc = {.fm = fm};

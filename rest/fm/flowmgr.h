@@ -13,20 +13,26 @@
  *    moves the batch's flows to installed, an OFPT_ERROR carrying one
  *    flow_mod's xid moves that flow to error with the switch's type/code;
  *  - the last complete flow-statistics reply, for GET flows and for the
- *    consistency check (flowmgr_check.c).
+ *    consistency check (flowmgr_check.c): a worker's poll, or the reply to
+ *    its own request (no other control-thread xid is taken), all switches'
+ *    together within flowmgr_cfg.snap_budget_bytes;
+ *  - the admission of REST requests: FLOW_MODs reserved per switch from
+ *    before a request's commit until queued (flowmgr_admit), so queued and
+ *    reserved never pass flow_manager.queue_max.
  *
  * It reaches switches only through struct flowmgr_env (the app glues that
  * to the io lcores' msg_out rings), so it runs in unit tests without DPDK.
  *
  * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
- * flowmgr_admit(), flowmgr_add(), flowmgr_delete_victims(),
- * flowmgr_deleted() and the readers; the control thread calls
+ * flowmgr_admit[_cancel](), flowmgr_add[_admitted](), flowmgr_delete_victims(),
+ * flowmgr_deleted[_admitted]() and the readers; the control thread calls
  * flowmgr_on_event() for what the workers report and flowmgr_tick() every
  * wake-up. One mutex guards everything; no call blocks on I/O while
  * holding it except the store's non-blocking state updates and reads.
  *
  * Control-thread xids have the top bit set, so they never collide with the
- * worker's (which count up from 1 per connection).
+ * worker's (which count up from 1 per connection); they wrap from
+ * 0xffffffff to 0x80000001 and are compared in serial-number order.
  */
 #ifndef OFCD_FLOWMGR_H
 #define OFCD_FLOWMGR_H
@@ -61,6 +67,9 @@ struct flowmgr_cfg {
     /* One flow-statistics reply the snapshot may gather (0 = no bound). */
     uint64_t snap_max_bytes;
     uint32_t snap_max_parts;
+    /* Every switch's snapshot and reply being gathered, together (0 = no
+     * bound): a reply that would pass it is abandoned. */
+    uint64_t snap_budget_bytes;
     /* The cookies of the apps' flows (of_app.h): theirs, never aliens. */
     struct ofcd_range app_cookie[FLOWMGR_MAX_APPS];
     unsigned n_app_cookie;
@@ -104,8 +113,14 @@ struct flowmgr_env {
     X(pending_confirmed, "pending flows found on the switch")                             \
     X(state_update_failed, "store_set_state refused (queue full)")                        \
     X(snapshot_oversized, "flow-statistics replies over openflow.mp_max_kb/parts: dropped") \
+    X(snapshot_unsolicited, "flow-statistics parts with a control xid not asked for: dropped") \
+    X(snapshot_over_budget,                                                               \
+      "flow-statistics replies abandoned: over flow_manager.snapshot_budget_mb")          \
     X(switches_forgotten, "switches gone longer than openflow.forget_after_s, no flows")
-#define FLOWMGR_GAUGES(X) X(queued, "FLOW_MODs waiting now, all switches")
+#define FLOWMGR_GAUGES(X)                                                                 \
+    X(queued, "FLOW_MODs waiting now, all switches")                                      \
+    X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \
+    X(snapshot_bytes, "flow-statistics snapshots and replies being gathered, bytes")
 
 struct flowmgr_stats {
     FLOWMGR_COUNTERS(OFCD_COUNTER_FIELD)
@@ -142,18 +157,31 @@ enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid);
  * flows): a malloc'd array in *out, the count returned, or -ENOMEM. */
 int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out);
 
-/* Room for n more FLOW_MODs on dpid's queues (flow_manager.queue_max,
- * whatever waits already)? 0; -E2BIG when n alone is more than queue_max
- * (it can never fit); -EBUSY with the seconds after which a retry is likely
- * to fit in *retry_s. */
+/*
+ * Admission: reserve room for a request's n FLOW_MODs to dpid (adds and
+ * deletes alike), before the request is stored. 0: held until
+ * flowmgr_add_admitted / flowmgr_deleted_admitted queues them, or
+ * flowmgr_admit_cancel gives them back (the request failed). -E2BIG when n
+ * alone is more than flow_manager.queue_max (it can never fit); -EBUSY when
+ * what waits plus what other admitted requests hold leaves no room for n,
+ * with the seconds after which a retry is likely to fit in *retry_s;
+ * -ENOMEM. Queued and held FLOW_MODs admitted this way never together pass
+ * queue_max, however many requests run at once.
+ */
 int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s);
+void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
 
 /*
  * n flows were just made durable for dpid (match_ids/flow_ids as stored):
  * update the mirror and queue their ADD FLOW_MODs when the switch is up.
  * A flow whose stored version has meanwhile been replaced by a concurrent
- * request is left to that request. 0 or -ENOMEM.
+ * request is left to that request. held: what flowmgr_admit reserved for
+ * them, released as they are queued (0: not admitted, e.g. an app's own
+ * flow). 0 or -ENOMEM.
  */
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+                         const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
+                         size_t held);
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 
@@ -173,7 +201,11 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_
 /*
  * The store has deleted keys: drop them from the mirror (where the flow_id
  * still matches) and queue each spec as a DELETE FLOW_MOD to dpid when up.
+ * held: what flowmgr_admit reserved for them, released as they are queued.
  */
+int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             size_t held);
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct flow_spec *specs, size_t n_specs);
 

@@ -2,6 +2,12 @@
  * flowmgr_check: each switch's last flow-statistics reply and the
  * consistency check that compares it with the mirror of the store.
  *
+ * A reply is gathered from the worker's polls (it forwards only its own) or
+ * from the answer to the flow manager's own request (its xid, sw->stats_xid;
+ * any other control-thread xid is a switch's invention: dropped, counted).
+ * A reply past openflow.mp_max_kb/parts, or that would take all switches'
+ * snapshots past the budget, is abandoned: no verdict comes from it.
+ *
  * The check runs when a reply completes, at most once per verdict window
  * (max(flow_manager.consistency_min_interval_s, 1.5 x stats interval)), and
  * on the first complete reply after the switch (re)connects:
@@ -38,21 +44,25 @@ static void parts_free(uint8_t **parts, size_t n)
         free(parts[i]);
 }
 
-void fm_snap_drop_partial(struct fm_switch *sw)
+void fm_snap_drop_partial(struct flowmgr *fm, struct fm_switch *sw)
 {
     parts_free(sw->acc, sw->n_acc);
+    fm->stats.snapshot_bytes -= sw->acc_bytes;
     sw->n_acc = 0;
     sw->acc_xid = 0;
+    sw->acc_bytes = 0;
 }
 
-void fm_snap_free(struct fm_switch *sw)
+void fm_snap_free(struct flowmgr *fm, struct fm_switch *sw)
 {
+    fm_snap_drop_partial(fm, sw);
     parts_free(sw->snap, sw->n_snap);
-    parts_free(sw->acc, sw->n_acc);
+    fm->stats.snapshot_bytes -= sw->snap_bytes;
     free(sw->snap);
     free(sw->acc);
     sw->snap = sw->acc = NULL;
-    sw->n_snap = sw->n_acc = sw->cap_acc = 0;
+    sw->n_snap = sw->cap_acc = 0;
+    sw->snap_bytes = 0;
 }
 
 int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
@@ -75,7 +85,11 @@ int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
         return rc;
     /* Not through fm_queue, which would pace it behind FLOW_MODs: it goes
      * straight out, in the statistics class it belongs to. */
-    return fm_send_wire(fm, sw, b.data, b.len, fm_next_xid(sw), OFP_PRIO_P1);
+    uint32_t xid = fm_next_xid(sw);
+    rc = fm_send_wire(fm, sw, b.data, b.len, xid, OFP_PRIO_P1);
+    if (rc == 0)
+        sw->stats_xid = xid;
+    return rc;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -277,54 +291,99 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
     free(c.scratch);
 }
 
+/* May the part of len bytes not join sw's reply being gathered? Not past
+ * the reply's own bounds (openflow.mp_max_kb/mp_max_parts, as the
+ * worker's), nor past all switches' snapshots together
+ * (flow_manager.snapshot_budget_mb). Counted and logged (rate-limited). */
+static bool snap_refused(struct flowmgr *fm, struct fm_switch *sw, size_t len,
+                                uint64_t now)
+{
+    const struct flowmgr_cfg *cfg = &fm->cfg;
+
+    if ((cfg->snap_max_parts && sw->n_acc >= cfg->snap_max_parts) ||
+        (cfg->snap_max_bytes && sw->acc_bytes + len > cfg->snap_max_bytes)) {
+        fm->stats.snapshot_oversized++;
+        LOG_WARN_RL(&fm->rl_log.snap_oversized, now, "flows", "switch %016" PRIx64 ": flow "
+                    "statistics reply over openflow.mp_max_kb/mp_max_parts (%zu parts, %lu "
+                    "bytes): dropped, no consistency verdict from it", sw->dpid, sw->n_acc,
+                    (unsigned long)(sw->acc_bytes + len));
+        return true;
+    }
+    if (cfg->snap_budget_bytes && fm->stats.snapshot_bytes + len > cfg->snap_budget_bytes) {
+        fm->stats.snapshot_over_budget++;
+        LOG_WARN_RL(&fm->rl_log.snap_budget, now, "flows", "switch %016" PRIx64 ": flow "
+                    "statistics reply abandoned: all switches' snapshots would take more "
+                    "than flow_manager.snapshot_budget_mb (%lu of %lu bytes held); no "
+                    "consistency verdict from it", sw->dpid,
+                    (unsigned long)fm->stats.snapshot_bytes,
+                    (unsigned long)cfg->snap_budget_bytes);
+        return true;
+    }
+    return false;
+}
+
 void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
                   uint32_t xid, bool more)
 {
     uint64_t now = fm_now_us(fm);
 
+    /* The worker forwards every control-thread xid (it cannot know which
+     * one the flow manager asked for): the only one that is ours is the
+     * request outstanding on this connection. Anything else is a switch's
+     * own invention and is never kept, nor checked against the store. */
+    if (ofp_xid_is_control(xid) && xid != sw->stats_xid) {
+        fm->stats.snapshot_unsolicited++;
+        LOG_WARN_RL(&fm->rl_log.snap_unsolicited, now, "flows", "switch %016" PRIx64 ": "
+                    "flow statistics with xid %#x, which ofcd did not ask for: dropped",
+                    sw->dpid, xid);
+        return;
+    }
     if (xid == sw->dropped_xid)
         return;
     if (xid != sw->acc_xid) {
-        fm_snap_drop_partial(sw);
+        fm_snap_drop_partial(fm, sw);
         sw->acc_xid = xid;
-        sw->acc_bytes = 0;
     }
-    sw->acc_bytes += len;
-    if ((fm->cfg.snap_max_parts && sw->n_acc >= fm->cfg.snap_max_parts) ||
-        (fm->cfg.snap_max_bytes && sw->acc_bytes > fm->cfg.snap_max_bytes)) {
-        /* Never kept: the rest of this reply is ignored (its xid stays the
-         * dropped one's until the next reply). */
-        fm->stats.snapshot_oversized++;
-        LOG_WARN_RL(&fm->rl_log.snap_oversized, now, "flows", "switch %016" PRIx64 ": flow "
-                    "statistics reply over openflow.mp_max_kb/mp_max_parts (%zu parts, %lu "
-                    "bytes): dropped", sw->dpid, sw->n_acc, (unsigned long)sw->acc_bytes);
-        fm_snap_drop_partial(sw);
-        sw->dropped_xid = xid;
-        return;
-    }
-    if (sw->n_acc == sw->cap_acc) {
+    bool keep = !snap_refused(fm, sw, len, now);
+    if (keep && sw->n_acc == sw->cap_acc) {
         size_t nc = sw->cap_acc ? sw->cap_acc * 2 : 8;
         uint8_t **na = realloc(sw->acc, nc * sizeof(*na));
-        if (!na)
-            return;
-        sw->acc = na;
-        sw->cap_acc = nc;
+        keep = na != NULL;
+        if (na) {
+            sw->acc = na;
+            sw->cap_acc = nc;
+        }
     }
-    uint8_t *copy = malloc(len);
-    if (!copy)
+    uint8_t *copy = keep ? malloc(len) : NULL;
+    if (!copy) {
+        /* Never kept (nor a verdict from a reply with a part missing): the
+         * rest of this reply is ignored (its xid stays the dropped one's
+         * until the next reply). */
+        fm_snap_drop_partial(fm, sw);
+        sw->dropped_xid = xid;
+        if (xid == sw->stats_xid)
+            sw->stats_xid = 0;      /* abandoned: no part of it is wanted any more */
         return;
+    }
     memcpy(copy, msg, len);
     sw->acc[sw->n_acc++] = copy;
+    sw->acc_bytes += len;
+    fm->stats.snapshot_bytes += len;
     if (more)
         return;
     /* Complete: it becomes the snapshot. */
+    if (xid == sw->stats_xid)
+        sw->stats_xid = 0;          /* answered: that xid is not ours any more */
     parts_free(sw->snap, sw->n_snap);
     free(sw->snap);
+    fm->stats.snapshot_bytes -= sw->snap_bytes;
     sw->snap = sw->acc;
     sw->n_snap = sw->n_acc;
+    sw->snap_bytes = sw->acc_bytes;
     sw->acc = NULL;
     sw->n_acc = sw->cap_acc = 0;
     sw->acc_xid = 0;
+    sw->acc_bytes = 0;
     /* Installing what is stored on a switch that (re)connects is part of
      * keeping the store's promise, so it happens even with the check off;
      * deleting aliens and the periodic rounds need flow_manager.consistency. */

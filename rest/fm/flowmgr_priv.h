@@ -11,6 +11,7 @@
 #include "flowmgr.h"
 #include "fm_slab.h"
 #include "ofcd_ratelimit.h"
+#include "ofp_msg.h"
 
 /* One stored flow as the flow manager mirrors it. */
 struct fm_flow {
@@ -74,14 +75,19 @@ struct fm_switch {
     struct fm_owner owners[FM_MAX_OWNERS];
     unsigned n_owners;
     size_t queued;
+    size_t reserved;                /* admitted FLOW_MODs not yet queued (flowmgr_admit) */
     unsigned rr;                    /* owner served first next time */
     struct fm_batch *bhead, *btail;
     /* statistics snapshot: raw FLOW reply parts (malloc'd OpenFlow messages) */
     uint8_t **snap, **acc;
     size_t n_snap, n_acc, cap_acc;
     uint32_t acc_xid;
+    uint64_t snap_bytes;            /* of the snapshot held */
     uint64_t acc_bytes;             /* of the reply being gathered */
     uint32_t dropped_xid;           /* a reply past its bounds: the rest is ignored */
+    /* The xid of this connection's FLOW statistics request, until its reply
+     * completes (0: none). The only control-thread xid a reply may carry. */
+    uint32_t stats_xid;
     bool check_connect;             /* next complete reply gets the on-connect check */
     uint64_t last_check_us;
 };
@@ -99,7 +105,7 @@ struct flowmgr {
      * what the consistency check finds, oversized replies), under lock. */
     struct {
         struct ofcd_ratelimit rejected, rejected_other, stray_error, alien, changed, missing,
-            check, snap_oversized;
+            check, snap_oversized, snap_unsolicited, snap_budget;
     } rl_log;
     struct flowmgr_stats stats;
 };
@@ -127,6 +133,17 @@ int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_
                             size_t *len);
 /* The next control-thread xid of sw (top bit set). */
 uint32_t fm_next_xid(struct fm_switch *sw);
+
+/* Sending order of two control-thread xids: serial-number arithmetic
+ * (RFC 1982) over their 31-bit space, so a batch or a barrier that spans
+ * the wrap from 0xffffffff to 0x80000001 still compares in the order sent.
+ * < 0 when a went out before b, 0 when equal, > 0 after. */
+static inline int fm_xid_cmp(uint32_t a, uint32_t b)
+{
+    uint32_t d = (a - b) & ~OFP_XID_CONTROL;
+
+    return d == 0 ? 0 : d < (1u << 30) ? 1 : -1;
+}
 /* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
  * class cls; 0 or -ENOBUFS (ring full or no buffer: nothing sent). */
 int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
@@ -139,11 +156,15 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
                   uint16_t err_type, uint16_t err_code);
 
 /* flowmgr_check.c */
+/* One FLOW statistics part of sw: kept only when it answers the request
+ * outstanding (control xid) or a worker's poll (the worker forwards only
+ * its own), within the reply's bounds and the budget of all snapshots. */
 void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, size_t len,
                   uint32_t xid, bool more);
 /* Drop a reply still being collected (its connection is gone). */
-void fm_snap_drop_partial(struct fm_switch *sw);
-void fm_snap_free(struct fm_switch *sw);
+void fm_snap_drop_partial(struct flowmgr *fm, struct fm_switch *sw);
+void fm_snap_free(struct flowmgr *fm, struct fm_switch *sw);
+/* Ask sw for its flows; the xid becomes sw->stats_xid. */
 int fm_request_flow_stats(struct flowmgr *fm, struct fm_switch *sw);
 
 #endif

@@ -12,8 +12,13 @@
  * "force": the flows are stored and installed when it connects; without a
  * dpid or "switches", the request is for every known switch, and none known
  * is a 424 too), 503 with
- * Retry-After when the switch's send queue is over flow_manager.queue_max
- * or the store is full.
+ * Retry-After when the switch's send queue has no room left under
+ * flow_manager.queue_max or the store is full.
+ *
+ * Admission reserves: every request, add or delete, holds room for its
+ * FLOW_MODs on each target switch's queue (flowmgr_admit) from before its
+ * store commit until they are queued or the request fails, so requests
+ * racing to their commits never together pass queue_max.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,18 +42,25 @@ struct fl_group {
     char key[32];                   /* body member holding {"flows": ...}; "" = the body */
     struct flow_spec *specs;        /* parsed, one per element */
     size_t n;
+    size_t held;                    /* FLOW_MODs admitted for it, not yet queued */
 };
 
 struct fl_req {
     struct fl_group *g;
     size_t n, cap;
     bool force;
+    struct flowmgr *fm;             /* of the admissions held */
 };
 
+/* Whatever admission a group still holds goes back: the request failed
+ * (refused, store error, shutting down) before its FLOW_MODs were queued. */
 static void fl_req_free(struct fl_req *fr)
 {
-    for (size_t i = 0; i < fr->n; i++)
+    for (size_t i = 0; i < fr->n; i++) {
+        if (fr->g[i].held)
+            flowmgr_admit_cancel(fr->fm, fr->g[i].dpid, fr->g[i].held);
         free(fr->g[i].specs);
+    }
     free(fr->g);
 }
 
@@ -191,20 +203,35 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
                 return -EINVAL;
             }
         }
+    }
+    /* Valid: room for its FLOW_MODs on every switch (one per flow for an
+     * add, one per selector for a delete; a switch that is down gets them
+     * if it comes up before the commit), held until they are queued. What
+     * is held already goes back with fr (fl_req_free). */
+    fr->fm = fm;
+    for (size_t i = 0; i < fr->n; i++) {
+        struct fl_group *g = &fr->g[i];
         unsigned retry = 1;
-        int rc = del || st != FLOWMGR_SW_UP ? 0 : flowmgr_admit(fm, g->dpid, g->n, &retry);
+        int rc = flowmgr_admit(fm, g->dpid, g->n, &retry);
+        dpid_format(g->dpid, dp);
         if (rc == -E2BIG) {
             rest_error(r, 413, "%zu flows for switch %s in one request: more than "
                        "flow_manager.queue_max = %u can ever wait for it; send them in parts",
                        g->n, dp, q->rs->cfg.fm_queue_max);
             return rc;
         }
-        if (rc < 0) {
-            rest_error(r, 503, "switch %s has more than flow_manager.queue_max = %u FLOW_MODs "
-                       "waiting; retry later", dp, q->rs->cfg.fm_queue_max);
+        if (rc == -EBUSY) {
+            rest_error(r, 503, "switch %s: the FLOW_MODs waiting for it and those of requests "
+                       "being stored leave no room for %zu more under flow_manager.queue_max "
+                       "= %u; retry later", dp, g->n, q->rs->cfg.fm_queue_max);
             r->retry_after = retry;
-            return -EBUSY;
+            return rc;
         }
+        if (rc < 0) {
+            rest_error(r, 500, "out of memory");
+            return rc;
+        }
+        g->held = g->n;
     }
     return 0;
 }
@@ -278,7 +305,9 @@ static void add_committed(void *arg, int rc)
         size_t k = 0;
         for (size_t i = 0; i < a->fr.n; i++) {
             struct fl_group *g = &a->fr.g[i];
-            flowmgr_add(a->rs->src.fm, g->dpid, g->specs, a->mids + k, a->fids + k, g->n);
+            flowmgr_add_admitted(a->rs->src.fm, g->dpid, g->specs, a->mids + k, a->fids + k,
+                                 g->n, g->held);
+            g->held = 0;
             k += g->n;
         }
     }
@@ -437,11 +466,14 @@ static void fl_del_free(struct fl_del *d)
     free(d);
 }
 
-static void tell_deleted(struct rest_server *rs, const struct fl_req *fr,
+static void tell_deleted(struct rest_server *rs, struct fl_req *fr,
                          const struct flowmgr_key *keys, size_t n)
 {
-    for (size_t i = 0; i < fr->n; i++)
-        flowmgr_deleted(rs->src.fm, keys, n, fr->g[i].dpid, fr->g[i].specs, fr->g[i].n);
+    for (size_t i = 0; i < fr->n; i++) {
+        struct fl_group *g = &fr->g[i];
+        flowmgr_deleted_admitted(rs->src.fm, keys, n, g->dpid, g->specs, g->n, g->held);
+        g->held = 0;
+    }
 }
 
 /* On the committer, in commit order with the adds: the switches are told

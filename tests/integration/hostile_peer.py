@@ -19,13 +19,24 @@ MODE
   partial-flood  N switches (dpid, dpid+1, ...) that handshake, then send the
                first 65,000 bytes of a 65,535-byte message and never the rest:
                each pins a whole TCP receive window in ofcd
+  stats-forge  a full handshake as dpid, then flow-statistics reply parts
+               nobody asked for, with the top (control-thread) xid bit set,
+               as fast as the socket takes them: one reply that never ends
+               (REPLY_MORE) and, every 64th part, a complete one with a fresh
+               xid, full of old flows ofcd never stored (priority 1111 and
+               up, 3600 s old). The flow manager's own FLOW request is
+               answered only after a burst of such complete replies, then
+               truthfully (and every other FLOW request at once): the switch
+               holds exactly FORGE_STORED, the flow the test stored for it.
 
 Prints one line at the end: "MODE: conns=N sent_msgs=M sent_bytes=B
-refused=R closed_by_peer=C" and exits 0; the tests read ofcd, not this.
+refused=R closed_by_peer=C forged_parts=F flow_mods_received=K" and exits 0;
+the tests read ofcd, and the last two of these.
 """
 import argparse
 import errno
 import os
+import random
 import selectors
 import socket
 import struct
@@ -35,8 +46,14 @@ import time
 OFP13 = 4
 HELLO, ERROR, ECHO_REQUEST, ECHO_REPLY = 0, 1, 2, 3
 FEATURES_REQUEST, FEATURES_REPLY, PACKET_IN = 5, 6, 10
+FLOW_MOD = 14
 PORT_STATUS, MULTIPART_REQUEST, MULTIPART_REPLY, BARRIER_REQUEST = 12, 18, 19, 20
 MP_DESC, MP_FLOW, MP_PORT_DESC = 0, 1, 13
+XID_CONTROL = 0x80000000
+REPLY_MORE = 1
+# stats-forge: the one flow the switch truthfully holds (what the test
+# stores for it: table 0, no instructions), as (priority, in_port).
+FORGE_STORED = (4242, 7)
 
 
 def msg(mtype, xid, body=b""):
@@ -64,6 +81,29 @@ def packet_in(xid, length):
 
 def mp_reply(xid, mptype, flags, body=b""):
     return msg(MULTIPART_REPLY, xid, struct.pack("!HH4x", mptype, flags) + body)
+
+
+def flow_entry(priority, in_port, age_s):
+    """One ofp_flow_stats of table 0: match in_port (one OXM), no instructions."""
+    oxm = struct.pack("!II", 0x80000004, in_port)      # OFPXMC_OPENFLOW_BASIC, IN_PORT, 4 bytes
+    match = struct.pack("!HH", 1, 4 + len(oxm)) + oxm  # OFPMT_OXM
+    match += b"\0" * (-len(match) % 8)
+    return struct.pack("!HBxIIHHHH4xQQQ", 48 + len(match), 0, age_s, 0, priority, 0, 0, 0,
+                       0, 0, 0) + match
+
+
+# 16 old flows ofcd never stored: a consistency verdict would delete them.
+FORGED_BODY = b"".join(flow_entry(1111 + i, 9 + i, 3600) for i in range(16))
+
+
+def forged_part(xid, more):
+    """A FLOW reply part with xid's low 31 bits and the control bit."""
+    return mp_reply(XID_CONTROL | (xid & 0x7fffffff), MP_FLOW, REPLY_MORE if more else 0,
+                    FORGED_BODY)
+
+
+def truthful_flows(xid):
+    return mp_reply(xid, MP_FLOW, 0, flow_entry(FORGE_STORED[0], FORGE_STORED[1], 0))
 
 
 class Peer:
@@ -164,7 +204,7 @@ def run(args):
         p.answered = set()
         p.pins = 0
         if args.mode in ("hello-flood", "pin-squat", "port-flood", "dpid-thief",
-                         "partial-flood"):
+                         "partial-flood", "stats-forge"):
             p.send(hello(), stats)
             sel.register(p.s, selectors.EVENT_READ, p)
     # The first 65,000 bytes of a 65,535-byte message: ofcd can frame
@@ -181,6 +221,27 @@ def run(args):
     echo = msg(ECHO_REQUEST, 0x42, b"x" * 8)
     held = msg(BARRIER_REQUEST, 0x43)
     pin = packet_in(0x44, args.msg_len)
+    stats["forged_parts"] = stats["flow_mods_received"] = 0
+    endless_xid = 0x00abcdef           # the reply that never ends (with the control bit)
+
+    def forge_answer(p, m, stats):
+        """stats-forge: FLOW requests and FLOW_MODs; True when m is handled."""
+        mtype, xid = m[1], struct.unpack("!I", m[4:8])[0]
+        if mtype == FLOW_MOD:
+            stats["flow_mods_received"] += 1
+            return False                # (nothing to answer)
+        if mtype != MULTIPART_REQUEST or struct.unpack("!H", m[8:10])[0] != MP_FLOW:
+            return False
+        if xid & XID_CONTROL:
+            # Before the truth, complete replies it did not ask for: its
+            # own next xids (a FLOW_MOD's, a barrier's) and made-up ones.
+            burst = b""
+            for x in (xid + 1, xid + 2, 0x00777777, 0x7fffffff):
+                burst += forged_part(x, True) + forged_part(x, False)
+                stats["forged_parts"] += 2
+            p.send(burst, stats)
+        p.send(truthful_flows(xid), stats)
+        return True
     while time.monotonic() < end:
         if args.mode == "silent":
             time.sleep(0.2)
@@ -204,6 +265,8 @@ def run(args):
             for m in p.messages(stats):
                 if args.mode in ("hello-flood", "pin-squat"):
                     continue            # never answers: the handshake never ends
+                if args.mode == "stats-forge" and forge_answer(p, m, stats):
+                    continue
                 answer_switch(p, m, p.dpid, stats)
                 if m[1] == MULTIPART_REQUEST:
                     p.answered.add(struct.unpack("!H", m[8:10])[0])
@@ -229,6 +292,17 @@ def run(args):
                 partials[0] += 1
                 p.send(partial, stats)
                 stats["sent_msgs"] += 1
+            elif args.mode == "stats-forge" and p in established and len(p.out) < 65536:
+                batch = b""
+                for _ in range(32):
+                    n = stats["forged_parts"]
+                    stats["forged_parts"] += 1
+                    if n % 64 == 63:        # complete, fresh xid
+                        batch += forged_part(random.getrandbits(31), False)
+                    else:
+                        batch += forged_part(endless_xid, True)
+                p.send(batch, stats)
+                stats["sent_msgs"] += 32
             elif args.mode == "port-flood" and p in established and len(p.out) < 65536:
                 batch = b""
                 for _ in range(32):
@@ -240,9 +314,11 @@ def run(args):
                 stats["sent_msgs"] += 64
             else:
                 p.flush(stats)
-    print("%s: conns=%d sent_msgs=%d sent_bytes=%d refused=%d closed_by_peer=%d" % (
-        args.mode, len(peers), stats["sent_msgs"], stats["sent_bytes"], stats["refused"],
-        stats["closed_by_peer"]), flush=True)
+    print("%s: conns=%d sent_msgs=%d sent_bytes=%d refused=%d closed_by_peer=%d "
+          "forged_parts=%d flow_mods_received=%d" % (
+              args.mode, len(peers), stats["sent_msgs"], stats["sent_bytes"], stats["refused"],
+              stats["closed_by_peer"], stats["forged_parts"], stats["flow_mods_received"]),
+          flush=True)
     for p in peers:
         p.s.close()
     return 0
@@ -251,7 +327,8 @@ def run(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mode", choices=["echo-flood", "silent", "hello-flood", "pin-squat",
-                                     "port-flood", "dpid-thief", "partial-flood"])
+                                     "port-flood", "dpid-thief", "partial-flood",
+                                     "stats-forge"])
     ap.add_argument("--addr", default="10.66.0.2")
     ap.add_argument("--port", type=int, default=6653)
     ap.add_argument("--conns", type=int, default=1)

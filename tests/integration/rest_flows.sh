@@ -326,11 +326,25 @@ req POST "$FM/flows/$DP2" "{\"flows\": [${flows%,}]}"
 expect 503 "over flow_manager.queue_max" "queue_max"
 grep -qi '^Retry-After: [0-9]' "$work/headers" || fail "503 without Retry-After"
 pass "503 carries Retry-After"
+# Deletes are admitted like adds: 16 DELETEs do not fit next to the FLOW_MODs
+# still waiting at 1/s (9 a second after the first request, one fewer each
+# second), and nothing of the refused delete is done.
+live2() { curl -s "$FM/stored_flows?dpid=$DP2&state=pending&state=installed" |
+    jq '[.[]? | .[]] | length'; }
+stored2=$(live2)
+dels=$(for i in $(seq 16); do printf '{"table_id": 0, "priority": %d},' "$i"; done)
+req DELETE "$FM/flows/$DP2" "{\"flows\": [${dels%,}]}"
+expect 503 "a DELETE of 16 while FLOW_MODs wait, queue_max 16" "queue_max"
+[ "$stored2" -ge 10 ] && [ "$(live2)" = "$stored2" ] ||
+    fail "the refused DELETE deleted stored flows ($stored2 before, $(live2) after)"
+pass "the refused DELETE deleted nothing ($stored2 flows stored)"
 # queue_max holds on every request, an empty queue too: 17 can never fit.
 stored3=$(curl -s "$FM/stored_flows?dpid=$DP3" | jq "[.[]? | .[]] | length")
 flows17=$(for i in $(seq 17); do printf '{"priority": %d},' "$i"; done)
 req POST "$FM/flows/$DP3" "{\"flows\": [${flows17%,}]}"
 expect 413 "17 flows for a switch with queue_max 16, nothing waiting" "queue_max"
+req DELETE "$FM/flows/$DP3" "{\"flows\": [${flows17%,}]}"
+expect 413 "a DELETE of 17 for a switch with queue_max 16" "queue_max"
 # One body for every switch: 15 flows x 3 switches = 45 > max_flows_per_request 40.
 flows15=$(for i in $(seq 15); do printf '{"priority": %d},' "$i"; done)
 req POST "$FM/flows" "{\"flows\": [${flows15%,}]}"

@@ -214,6 +214,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_rate_limit_per_s, 0);
     assert_int_equal(c.fm_pacing_per_s, 1000);
     assert_int_equal(c.fm_queue_max, 100000);
+    assert_int_equal(c.fm_snapshot_budget_mb, 512);
     assert_true(c.fm_consistency);
     assert_int_equal(c.fm_consistency_min_interval_s, 60);
     assert_string_equal(c.fm_ignore_cookies, "");
@@ -475,6 +476,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("rest.events_queue_kb", rest_events_queue_kb, 4, 65536),
     UCASE("flow_manager.pacing_per_s", fm_pacing_per_s, 0, 10000000),
     UCASE("flow_manager.queue_max", fm_queue_max, 16, 100000000),
+    UCASE("flow_manager.snapshot_budget_mb", fm_snapshot_budget_mb, 1, 1048576),
     UCASE("flow_manager.consistency_min_interval_s", fm_consistency_min_interval_s, 1, 86400),
     UCASE("flow_manager.deleted_retention_s", fm_deleted_retention_s, 0, 31536000),
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
@@ -1352,6 +1354,23 @@ static void test_finish_openflow_ports(void **state)
     assert_int_equal(finish(&c, err), 0);
 }
 
+/* All switches' snapshots must hold one switch's snapshot and its next
+ * reply, each as large as openflow.mp_max_kb allows. */
+static void test_finish_snapshot_budget(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "openflow.mp_max_kb=262145");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "flow_manager.snapshot_budget_mb = 512");
+    assert_has(err, "2 x openflow.mp_max_kb = 2 x 262145 KiB = 513 MiB");
+    override_ok(&c, "flow_manager.snapshot_budget_mb=513");
+    assert_int_equal(finish(&c, err), 0);
+}
+
 /* TLS: its port is a kind of its own, needs its certificate and key, and
  * verifying switches needs the CA; TLS only is openflow.port = 0. */
 static void test_finish_tls(void **state)
@@ -1678,6 +1697,7 @@ int main(void)
         cmocka_unit_test(test_finish_lldp_max_age),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
+        cmocka_unit_test(test_finish_snapshot_budget),
         cmocka_unit_test(test_finish_tls),
         cmocka_unit_test(test_finish_tls_chain),
         cmocka_unit_test(test_finish_fault_rates),

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "flowmgr.h"
+#include "flowmgr_priv.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
 #include "log_capture.h"
 #include "ofp_msg.h"
@@ -159,10 +160,10 @@ static int teardown(void **state)
 
 /* ---- events --------------------------------------------------------------------- */
 
-static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t *msg,
-                  size_t len)
+static void event_dp(struct t *t, uint64_t dpid, uint16_t kind, conn_handle_t conn,
+                     const uint8_t *msg, size_t len)
 {
-    struct of_event_hdr h = {.dpid = DPID, .time_us = t->now};
+    struct of_event_hdr h = {.dpid = dpid, .time_us = t->now};
     struct qmsg *q = calloc(1, sizeof(*q) + sizeof(h) + len);
     assert_non_null(q);
     q->kind = kind;
@@ -175,13 +176,24 @@ static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t 
     free(q);
 }
 
-static void of_event(struct t *t, conn_handle_t conn, const struct ofp_msg *m)
+static void event(struct t *t, uint16_t kind, conn_handle_t conn, const uint8_t *msg,
+                  size_t len)
+{
+    event_dp(t, DPID, kind, conn, msg, len);
+}
+
+static void of_event_dp(struct t *t, uint64_t dpid, conn_handle_t conn, const struct ofp_msg *m)
 {
     static uint8_t buf[65536];
     struct ofp_buf b;
     ofp_buf_init(&b, buf, sizeof(buf));
     assert_int_equal(ofp_encode(&b, m), 0);
-    event(t, QMSG_EV_OF, conn, b.data, b.len);
+    event_dp(t, dpid, QMSG_EV_OF, conn, b.data, b.len);
+}
+
+static void of_event(struct t *t, conn_handle_t conn, const struct ofp_msg *m)
+{
+    of_event_dp(t, DPID, conn, m);
 }
 
 static void msg_init(struct ofp_msg *m, uint8_t type, uint32_t xid)
@@ -212,9 +224,9 @@ static void error_reply(struct t *t, conn_handle_t conn, uint32_t xid, uint16_t 
     of_event(t, conn, &m);
 }
 
-/* A FLOW statistics reply of n entries (one part). */
-static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
-                             const struct ofp_flow_stats *fs, unsigned n)
+/* One part of a FLOW statistics reply of dpid, n entries (more: REPLY_MORE). */
+static void flow_stats_part(struct t *t, uint64_t dpid, conn_handle_t conn, uint32_t xid,
+                            const struct ofp_flow_stats *fs, unsigned n, bool more)
 {
     static uint8_t body[32768];
     struct ofp_buf b;
@@ -224,9 +236,17 @@ static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
         assert_int_equal(ofp_flow_stats_put(&b, &fs[i]), 0);
     msg_init(&m, OFPT_MULTIPART_REPLY, xid);
     m.u.mp_reply.type = OFPMP_FLOW;
+    m.u.mp_reply.flags = more ? OFPMPF_REPLY_MORE : 0;
     m.u.mp_reply.body = body;
     m.u.mp_reply.body_len = (uint16_t)b.len;
-    of_event(t, conn, &m);
+    of_event_dp(t, dpid, conn, &m);
+}
+
+/* A FLOW statistics reply of n entries (one part). */
+static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
+                             const struct ofp_flow_stats *fs, unsigned n)
+{
+    flow_stats_part(t, DPID, conn, xid, fs, n, false);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -264,6 +284,32 @@ static void add_n(struct t *t, unsigned n, struct added *a)
     }
 }
 
+/* n flows stored, then handed to the flow manager in one call (one batch)
+ * with held FLOW_MODs admitted for them. */
+static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
+{
+    struct flow_spec specs[16];
+    uint64_t mids[16], fids[16];
+    char json[160], err[128];
+
+    assert_true(n <= 16);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                 100 + first + i, first + i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, false, &a[i].spec, err, sizeof(err)), 0);
+        json_decref(j);
+        specs[i] = a[i].spec;
+        flow_spec_fixup(&specs[i]);
+        mids[i] = a[i].match_id = flow_match_id(DPID, &specs[i]);
+        fids[i] = a[i].flow_id = flow_id(DPID, &specs[i]);
+        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
+                                .json = json, .json_len = strlen(json)};
+        assert_int_equal(store_put(t->store, &sf), 0);
+    }
+    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, specs, mids, fids, n, held), 0);
+}
+
 static int state_of(struct t *t, const struct added *a, uint16_t *etype, uint16_t *ecode)
 {
     struct store_flow f;
@@ -295,15 +341,20 @@ static const struct sent *last_of(const struct t *t, uint8_t type)
     return NULL;
 }
 
-static void switch_up(struct t *t, conn_handle_t conn)
+static void switch_up_dp(struct t *t, uint64_t dpid, conn_handle_t conn)
 {
     unsigned before = t->n_sent;
-    event(t, QMSG_EV_SWITCH_UP, conn, NULL, 0);
+    event_dp(t, dpid, QMSG_EV_SWITCH_UP, conn, NULL, 0);
     /* It asks the switch for its flows at once (statistics class). */
     assert_int_equal(t->n_sent, before + 1);
     assert_int_equal(t->sent[before].type, OFPT_MULTIPART_REQUEST);
     assert_int_equal(t->sent[before].cls, OFP_PRIO_P1);
     assert_true(t->sent[before].xid & 0x80000000u);
+}
+
+static void switch_up(struct t *t, conn_handle_t conn)
+{
+    switch_up_dp(t, DPID, conn);
 }
 
 /* ---- tests ---------------------------------------------------------------------------- */
@@ -451,6 +502,7 @@ static void test_pacing_delays_never_drops(void **state)
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), -EBUSY);
     assert_true(retry >= 1);
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 10, &retry), 0);
+    flowmgr_admit_cancel(t->fm, 0x999, 10);
     /* Checked on every request, also with nothing waiting: one that alone
      * is more than queue_max can never fit. */
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 17, &retry), -E2BIG);
@@ -489,25 +541,7 @@ static void test_ring_room_and_lost_barrier(void **state)
     t->room = 3;
     unsigned from = t->n_sent;
     struct added all[5];
-    char json[128];
-    struct flow_spec specs[5];
-    uint64_t mids[5], fids[5];
-    for (unsigned i = 0; i < 5; i++) {
-        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
-                 10 + i, i + 1);
-        json_t *j = json_loads(json, 0, NULL);
-        char err[128];
-        assert_int_equal(flow_json_parse(j, false, &all[i].spec, err, sizeof(err)), 0);
-        json_decref(j);
-        specs[i] = all[i].spec;
-        flow_spec_fixup(&specs[i]);
-        mids[i] = all[i].match_id = flow_match_id(DPID, &specs[i]);
-        fids[i] = all[i].flow_id = flow_id(DPID, &specs[i]);
-        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
-                                .json = json, .json_len = strlen(json)};
-        assert_int_equal(store_put(t->store, &sf), 0);
-    }
-    assert_int_equal(flowmgr_add(t->fm, DPID, specs, mids, fids, 5), 0);
+    add_batch(t, 5, 10, all, 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
     assert_int_equal(count_type(t, from, OFPT_BARRIER_REQUEST), 1);
     /* The next batch's barrier does not fit: the one after answers for it. */
@@ -852,6 +886,243 @@ static void test_gone_switches_forgotten(void **state)
     assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
 }
 
+/* n old-enough flows ofcd never stored (priority 500 + i), as the switch
+ * reports them; specs keeps what the entries point into. */
+static void make_aliens(struct flow_spec *specs, struct ofp_flow_stats *fs, unsigned n,
+                        uint32_t age_s)
+{
+    char json[128], err[128];
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                 500 + i, i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, false, &specs[i], err, sizeof(err)), 0);
+        json_decref(j);
+        entry_of(&specs[i], age_s, &fs[i]);
+    }
+}
+
+/* Flow-statistics parts whose xid has the control bit but is not the one
+ * the flow manager asked for (the worker lets every control xid through)
+ * are dropped and counted: never kept, never a consistency verdict, never
+ * what GET flows shows. The reply it asked for is taken, once. */
+static void test_unsolicited_control_stats_dropped(void **state)
+{
+    struct t *t = *state;
+    struct added a[1];
+    struct flow_spec al[4];
+    struct ofp_flow_stats fs[4];
+    struct flowmgr_stats st;
+    int err;
+
+    switch_up(t, CONN_A);
+    uint32_t req = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
+    add_n(t, 1, a);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    t->now += 20000 * MS;
+    make_aliens(al, fs, 4, 3600);
+    unsigned from = t->n_sent;
+    t->events[0] = '\0';
+    /* The xids of the flow manager's FLOW_MOD and barrier, and made-up ones;
+     * parts with REPLY_MORE and without (which would complete a reply). */
+    for (unsigned i = 0; i < 100; i++)
+        flow_stats_part(t, DPID, CONN_A, req + 1 + i % 3, fs, 4, i % 10 != 9);
+    flow_stats_part(t, DPID, CONN_A, 0xfffffff0u, fs, 4, false);
+    flowmgr_get_stats(t->fm, &st);
+    if (st.snapshot_unsolicited != 101 || st.checks || count_type(t, from, OFPT_FLOW_MOD))
+        fail_msg("forged parts: %" PRIu64 " counted unsolicited (want 101), %" PRIu64
+                 " checks, %u FLOW_MODs sent (want 0, 0); events: %s",
+                 st.snapshot_unsolicited, st.checks, count_type(t, from, OFPT_FLOW_MOD),
+                 t->events);
+    assert_int_equal(st.snapshot_bytes, 0);
+    assert_null(strstr(t->events, "consistency"));
+    struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
+    assert_non_null(sn);
+    json_t *e = flowmgr_snap_next(sn);
+    assert_null(e);
+    flowmgr_snap_free(sn);
+    /* The reply asked for is the snapshot and gets the on-connect check. */
+    struct ofp_flow_stats mine;
+    entry_of(&a[0].spec, 20, &mine);
+    flow_stats_reply(t, CONN_A, req, &mine, 1);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.checks, 1);
+    assert_true(st.snapshot_bytes > 0);
+    uint64_t held = st.snapshot_bytes;
+    /* Its xid again, once answered, is not asked for any more. */
+    flow_stats_reply(t, CONN_A, req, fs, 4);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.snapshot_unsolicited, 102);
+    assert_int_equal(st.snapshot_bytes, held);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    /* The worker's own polls (no control bit: it forwards only the xids it
+     * asked for) still make the snapshot. */
+    flow_stats_reply(t, CONN_A, 0x300, &mine, 1);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.snapshot_unsolicited, 102);
+}
+
+/* All switches' snapshots together stay within snap_budget_bytes: a reply
+ * that would pass it is abandoned (counted, no verdict from it), and the
+ * switch's next reply that fits is taken. */
+static void test_snapshot_budget_across_switches(void **state)
+{
+    struct t *t = *state;
+    const uint64_t dp2 = 0x1002;
+    const conn_handle_t conn2 = 0x0000000300000003ull;
+    static struct flow_spec young_s[100], old_s[100];
+    static struct ofp_flow_stats young[100], old[100];
+    struct flowmgr_stats st;
+
+    /* One part of 100 entries is 6,416 bytes: one fits, two do not. */
+    t->cfg.snap_budget_bytes = 12000;
+    reopen(t);
+    make_aliens(young_s, young, 100, 0);
+    make_aliens(old_s, old, 100, 3600);
+    switch_up_dp(t, DPID, CONN_A);
+    flow_stats_part(t, DPID, CONN_A, last_of(t, OFPT_MULTIPART_REQUEST)->xid, young, 100,
+                    false);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.checks, 1);
+    /* The second switch's reply: its first part would pass the budget. The
+     * rest of it is ignored, and the old aliens in it are not deleted. */
+    switch_up_dp(t, dp2, conn2);
+    uint32_t req2 = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
+    unsigned from = t->n_sent;
+    flow_stats_part(t, dp2, conn2, req2, old, 100, true);
+    flow_stats_part(t, dp2, conn2, req2, old, 10, false);
+    flowmgr_get_stats(t->fm, &st);
+    if (st.snapshot_over_budget != 1 || st.checks != 1 || count_type(t, from, OFPT_FLOW_MOD))
+        fail_msg("over the budget: %" PRIu64 " abandoned (want 1), %" PRIu64 " checks (want 1),"
+                 " %u FLOW_MODs (want 0), %" PRIu64 " bytes held", st.snapshot_over_budget,
+                 st.checks, count_type(t, from, OFPT_FLOW_MOD), st.snapshot_bytes);
+    assert_int_equal(st.snapshot_bytes, 6416);     /* the first switch's */
+    /* A reply of it that fits (a statistics poll) is taken and checked. */
+    flow_stats_part(t, dp2, conn2, 0x400, old, 10, false);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.checks, 2);
+    assert_int_equal(st.snapshot_bytes, 6416 + 656);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 10);
+    /* A switch that goes gives its reply in progress back, not its snapshot
+     * (GET flows still shows it); forgetting it gives everything back. */
+    flow_stats_part(t, DPID, CONN_A, 0x401, young, 10, true);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.snapshot_bytes, 6416 + 656);
+}
+
+/* Two requests admitted before either is stored (two REST threads on their
+ * way to the store's commit) never together queue more than queue_max:
+ * admission reserves, queuing or failure gives the reservation back. */
+static void test_admission_reserves(void **state)
+{
+    struct t *t = *state;
+    struct added a[10], b[10];
+    struct flowmgr_stats st;
+    unsigned retry = 0;
+
+    t->cfg.queue_max = 16;
+    reopen(t);
+    switch_up(t, CONN_A);
+    t->room = 0;                     /* nothing leaves: what is queued stays */
+    int ra = flowmgr_admit(t->fm, DPID, 10, &retry);
+    int rb = flowmgr_admit(t->fm, DPID, 10, &retry);
+    if (ra == 0)
+        add_batch(t, 10, 0, a, 10);
+    if (rb == 0)
+        add_batch(t, 10, 10, b, 10);
+    flowmgr_get_stats(t->fm, &st);
+    if (st.queued + st.reserved > 16 || ra != 0 || rb != -EBUSY)
+        fail_msg("two requests of 10, queue_max 16: admitted %d and %d, %" PRIu64 " queued, %"
+                 PRIu64 " reserved", ra, rb, st.queued, st.reserved);
+    assert_true(retry >= 1);
+    assert_int_equal(st.reserved, 0);
+    assert_int_equal(st.queued, 10);
+    /* A request that fails (store error, client gone) gives its room back. */
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), -EBUSY);
+    flowmgr_admit_cancel(t->fm, DPID, 6);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
+    flowmgr_admit_cancel(t->fm, DPID, 6);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.reserved, 0);
+}
+
+/* A delete's FLOW_MODs are admitted like an add's: reserved before the
+ * store commits, released as they are queued. */
+static void test_delete_admission_reserved(void **state)
+{
+    struct t *t = *state;
+    struct flow_spec del[10];
+    struct flowmgr_stats st;
+    unsigned retry = 0;
+    char json[64], err[128];
+
+    t->cfg.queue_max = 16;
+    reopen(t);
+    switch_up(t, CONN_A);
+    t->room = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        snprintf(json, sizeof(json), "{\"match\": {\"in_port\": %u}}", i + 1);
+        json_t *j = json_loads(json, 0, NULL);
+        assert_int_equal(flow_json_parse(j, true, &del[i], err, sizeof(err)), 0);
+        json_decref(j);
+    }
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */
+    int rc = flowmgr_admit(t->fm, DPID, 10, &retry);                   /* an add meanwhile */
+    if (rc != -EBUSY)
+        fail_msg("an add of 10 while a delete of 10 waits for its commit, queue_max 16: %d",
+                 rc);
+    assert_int_equal(flowmgr_deleted_admitted(t->fm, NULL, 0, DPID, del, 10, 10), 0);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.queued, 10);
+    assert_int_equal(st.reserved, 0);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 7, &retry), -EBUSY);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
+}
+
+/* The control thread's xids wrap from 0xffffffff to 0x80000001: a batch
+ * that spans the wrap still maps each error to its flow (serial-number
+ * comparison), and a barrier reply after the wrap covers a batch before it. */
+static void test_xid_wrap(void **state)
+{
+    struct t *t = *state;
+    struct added a[4], b[1];
+    uint16_t et, ec;
+
+    switch_up(t, CONN_A);
+    fm_switch_find(t->fm, DPID)->next_xid = 0x7ffffffbu;
+    unsigned from = t->n_sent;
+    add_batch(t, 1, 10, b, 0);                   /* 0xfffffffc, barrier 0xfffffffd */
+    add_batch(t, 4, 0, a, 0);                    /* 0xfffffffe 0xffffffff 0x80000001 ... */
+    static const uint32_t want[7] = {0xfffffffcu, 0xfffffffdu, 0xfffffffeu, 0xffffffffu,
+                                     0x80000001u, 0x80000002u, 0x80000003u};
+    assert_int_equal(t->n_sent - from, 7);
+    for (unsigned i = 0; i < 7; i++)
+        assert_int_equal(t->sent[from + i].xid, want[i]);
+    /* Rejected: one flow before the wrap, one after it. */
+    error_reply(t, CONN_A, 0xffffffffu, OFPET_BAD_ACTION, OFPBAC_BAD_OUT_PORT);
+    error_reply(t, CONN_A, 0x80000002u, OFPET_BAD_MATCH, OFPBMC_BAD_FIELD);
+    barrier_reply(t, CONN_A, 0x80000003u);
+    int st[4];
+    for (unsigned i = 0; i < 4; i++)
+        st[i] = state_of(t, &a[i], NULL, NULL);
+    if (st[0] != STORE_FLOW_INSTALLED || st[1] != STORE_FLOW_ERROR ||
+        st[2] != STORE_FLOW_INSTALLED || st[3] != STORE_FLOW_ERROR)
+        fail_msg("a batch across the xid wrap, flows 2 and 4 rejected: states %d %d %d %d "
+                 "(want installed=%d, error=%d)", st[0], st[1], st[2], st[3],
+                 STORE_FLOW_INSTALLED, STORE_FLOW_ERROR);
+    assert_int_equal(state_of(t, &a[3], &et, &ec), STORE_FLOW_ERROR);
+    assert_int_equal(et, OFPET_BAD_MATCH);
+    assert_int_equal(ec, OFPBMC_BAD_FIELD);
+    /* The batch before the wrap: answered by the later barrier. */
+    assert_int_equal(state_of(t, &b[0], NULL, NULL), STORE_FLOW_INSTALLED);
+    struct flowmgr_stats fst;
+    flowmgr_get_stats(t->fm, &fst);
+    assert_int_equal(fst.errors, 2);
+    assert_int_equal(fst.barrier_replies, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -868,6 +1139,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_reloads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_skips_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switches_forgotten, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unsolicited_control_stats_dropped, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_budget_across_switches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
