@@ -30,12 +30,22 @@
  * and handshakes already under way finish before new ones start. */
 #define OF_IO_TLS_NEW_PER_POLL 1
 
+/* A wait list of connections, oldest first, linked through retry_next. */
+struct of_conn;
+struct of_wait {
+    struct of_conn *head, *tail;
+    uint32_t n;
+};
+
+enum { OC_LIST_NONE, OC_LIST_RETRY, OC_LIST_START };
+
 struct of_conn {
     struct of_stream st;             /* st.tcp NULL: slot free */
     struct of_io *io;
     uint32_t slot;
     uint32_t gen;
-    bool blocked;                    /* on the retry list */
+    uint8_t on_list;                 /* OC_LIST_*: which wait list holds the slot */
+    bool up_parked;                  /* its CONN_UP waits on the io's event list */
     struct of_addr *addr;            /* its source address (of_addr.h) */
     struct of_addr_pend pend;        /* pend.addr set: not yet ESTABLISHED */
     uint32_t peer_ip;                /* host order */
@@ -78,9 +88,11 @@ struct of_io {
     uint32_t n_slots;
     uint32_t *free_slots;
     uint32_t n_free;
-    /* Connections blocked on msg_in or buffers, oldest first: retried in
-     * that order, so under a burst none waits behind ever-newer ones. */
-    struct of_conn *retry_head, *retry_tail;
+    /* Connections that wait, oldest first, so under a burst none waits
+     * behind ever-newer ones: those blocked on msg_in or buffers (retried
+     * first: their HELLO timer runs), then those accepted while others
+     * waited, not yet started (CONN_UP not yet told). */
+    struct of_wait retry, start;
     struct qmsg_fifo events;         /* CONN_DOWN events waiting for room */
     uint64_t out_backlog_max;
     struct qmsg_quota_bounds share;          /* each established connection's */
@@ -106,17 +118,44 @@ static struct msgq *worker_for(struct of_io *io, conn_handle_t h)
     return io->env.worker_in[(conn_handle_slot(h) ^ io->io_index) % io->env.n_workers];
 }
 
+static void wait_push(struct of_wait *w, struct of_conn *oc, uint8_t list)
+{
+    oc->on_list = list;
+    oc->retry_next = NULL;
+    w->n++;
+    if (w->tail)
+        w->tail->retry_next = oc;
+    else
+        w->head = oc;
+    w->tail = oc;
+}
+
+static struct of_conn *wait_pop(struct of_wait *w)
+{
+    struct of_conn *oc = w->head;
+
+    if (oc) {
+        w->head = oc->retry_next;
+        if (!w->head)
+            w->tail = NULL;
+        w->n--;
+        oc->on_list = OC_LIST_NONE;
+    }
+    return oc;
+}
+
+/* Read it again from the poll. A slot already on a list stays where it is:
+ * whatever it waits on, its turn serves it (a slot reused by a new
+ * connection while the old one's place was kept included). */
 static void retry_later(struct of_conn *oc)
 {
-    if (oc->blocked)
-        return;
-    oc->blocked = true;
-    oc->retry_next = NULL;
-    if (oc->io->retry_tail)
-        oc->io->retry_tail->retry_next = oc;
-    else
-        oc->io->retry_head = oc;
-    oc->io->retry_tail = oc;
+    if (oc->on_list == OC_LIST_NONE)
+        wait_push(&oc->io->retry, oc, OC_LIST_RETRY);
+}
+
+static bool waiting(const struct of_io *io)
+{
+    return io->retry.head || io->start.head;
 }
 
 /* ---- admission: pending connections and their shares ------------------------------ */
@@ -161,10 +200,12 @@ static void evict_pending(struct of_io *io)
 
 /* ---- events to the worker ------------------------------------------------------------- */
 
+static struct of_conn *conn_of(struct of_io *io, conn_handle_t h);
+
 /* Queue a connection event for the worker in m, a buffer of the events pool
  * taken when the connection was accepted; one that does not fit the ring
- * waits on the io's event list, in order. */
-static void post_event(struct of_io *io, conn_handle_t h, struct qmsg *m, enum qmsg_kind kind,
+ * waits on the io's event list, in order. True when it waits. */
+static bool post_event(struct of_io *io, conn_handle_t h, struct qmsg *m, enum qmsg_kind kind,
                        const void *data, uint32_t len)
 {
     m->conn = h;
@@ -173,8 +214,9 @@ static void post_event(struct of_io *io, conn_handle_t h, struct qmsg *m, enum q
     m->len = len;
     memcpy(m->data, data, len);
     if (!io->events.head && msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) == 0)
-        return;
+        return false;
     qmsg_fifo_push(&io->events, m);
+    return true;
 }
 
 /* The connection's end, told with the buffer it kept; a TLS connection
@@ -197,9 +239,14 @@ static void flush_events(struct of_io *io)
 {
     while (io->events.head) {
         struct qmsg *m = io->events.head;
-        if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0)
+        conn_handle_t h = m->conn;
+        bool up = m->kind == QMSG_CONN_UP;
+        if (msgq_enqueue(worker_for(io, h), m, io->env.clock_tsc()) != 0)
             return;
-        qmsg_fifo_pop(&io->events);
+        qmsg_fifo_pop(&io->events);      /* the worker's now: read nothing of it */
+        struct of_conn *oc = up ? conn_of(io, h) : NULL;
+        if (oc)
+            oc->up_parked = false;       /* its messages may follow it now */
     }
 }
 
@@ -494,6 +541,10 @@ static unsigned frame_conn(struct of_conn *oc)
     struct of_io *io = oc->io;
     unsigned done = 0, budget;
 
+    if (oc->up_parked) {
+        retry_later(oc);                 /* after its CONN_UP (flush_events) */
+        return 0;
+    }
     for (budget = OF_IO_READ_BUDGET; budget && oc->st.tcp; budget--) {
         size_t avail = of_stream_avail(&oc->st);
         uint8_t hdr[OFP13_HEADER_LEN];
@@ -560,7 +611,7 @@ static unsigned read_conn(struct of_conn *oc)
  * completes; holding it would pin its bytes until a timeout. */
 static void close_if_ended(struct of_conn *oc)
 {
-    if (!oc->st.tcp || oc->blocked || oc->in_handshake || !of_stream_ended(&oc->st))
+    if (!oc->st.tcp || oc->on_list || oc->in_handshake || !of_stream_ended(&oc->st))
         return;
     conn_close(oc, false, of_stream_avail(&oc->st)
                               ? "switch closed the connection in the middle of a message"
@@ -574,9 +625,9 @@ static void close_if_ended(struct of_conn *oc)
  * HELLO timeout. */
 static void read_or_queue(struct of_conn *oc)
 {
-    if (oc->blocked)
+    if (oc->on_list)
         return;
-    if (oc->pend.addr && oc->io->retry_head)
+    if (oc->pend.addr && oc->io->retry.head)
         retry_later(oc);
     else
         read_conn(oc);
@@ -591,7 +642,10 @@ static void post_up(struct of_conn *oc, struct qmsg *up_ev)
 
     if (oc->st.tls)
         up.has_cert = tls_sess_peer_sha256(oc->st.tls, up.cert_sha256) == 0;
-    post_event(oc->io, conn_handle(oc), up_ev, QMSG_CONN_UP, &up, sizeof(up));
+    /* Its messages must not overtake it into the ring: a HELLO before the
+     * worker knows the connection is lost, and its HELLO timer then runs
+     * out for nothing. */
+    oc->up_parked = post_event(oc->io, conn_handle(oc), up_ev, QMSG_CONN_UP, &up, sizeof(up));
 }
 
 static void conn_up(struct of_conn *oc, struct qmsg *up_ev)
@@ -725,13 +779,14 @@ static void on_established(struct tcp_conn *c, void *user)
     oc->st = st;
     oc->down_ev = down_ev;
     oc->up_ev = NULL;
-    /* blocked is left as it is: it says the slot is on the retry list, where
+    /* on_list is left as it is: it says the slot is on a wait list, where
      * a previous connection of this slot may have left it; pushing it again
-     * would link the list into a loop. */
+     * would link the list into a loop (its turn serves the new one). */
     oc->out = (struct qmsg_fifo){0};
     oc->out_bytes = 0;
     oc->first_byte_seen = false;
     oc->hs_begun = false;
+    oc->up_parked = false;
     oc->peer_ip = info.remote_ip;
     oc->peer_port = info.remote_port;
     /* Short of ESTABLISHED: a small share, inside its address's and the
@@ -754,13 +809,14 @@ static void on_established(struct tcp_conn *c, void *user)
         tls_progress(oc);
         return;
     }
-    if (io->retry_head) {
-        /* Others wait to be read: this one's start (the worker's HELLO and
-         * its HELLO timer) waits its turn behind them, so a burst is served
-         * in arrival order and nobody's timer runs while ofcd, not the
-         * switch, is the slow one. */
+    if (waiting(io)) {
+        /* Others wait: this one's start (the worker's HELLO and its HELLO
+         * timer) waits its turn behind them, so a burst is served in
+         * arrival order and nobody's timer runs while ofcd, not the switch,
+         * is the slow one. */
         oc->up_ev = up_ev;
-        retry_later(oc);
+        if (oc->on_list == OC_LIST_NONE)
+            wait_push(&io->start, oc, OC_LIST_START);
         return;
     }
     conn_up(oc, up_ev);
@@ -943,6 +999,77 @@ static struct of_conn *conn_of(struct of_io *io, conn_handle_t h)
     return oc->st.tcp && oc->gen == conn_handle_gen(h) ? oc : NULL;
 }
 
+/* Room to start a connection now: its share can take its HELLO and the
+ * worker's ring its CONN_UP and HELLO (else its timer would run on ofcd's
+ * own delay). */
+static bool room_to_start(struct of_conn *oc)
+{
+    return !oc->io->events.head && !qmsg_quota_blocker(&oc->quota, false) &&
+           msgq_free_count(worker_for(oc->io, conn_handle(oc)), OFP_PRIO_P0) >= 2;
+}
+
+/* The waiting connections' turn, oldest first and at most a budget of each
+ * list per poll (thousands waiting in a burst must not make every loop
+ * slower than the worker drains): first those already started, whose HELLO
+ * timers run, then starts while there is room. Whether it worked. */
+static bool serve_waiting(struct of_io *io)
+{
+    struct of_wait list = io->retry;
+    bool worked = false;
+    unsigned budget = OF_IO_RETRY_BUDGET;
+
+    io->retry = (struct of_wait){0};
+    while (list.head) {
+        if (!budget--) {
+            /* The rest keep their place, ahead of those that paused again. */
+            list.tail->retry_next = io->retry.head;
+            if (!io->retry.head)
+                io->retry.tail = list.tail;
+            io->retry.head = list.head;
+            io->retry.n += list.n;
+            break;
+        }
+        struct of_conn *oc = wait_pop(&list);
+        if (!oc->st.tcp)
+            continue;
+        if (oc->in_handshake) {
+            tls_progress(oc);            /* its first flight waited for a poll's budget */
+            worked = true;
+            continue;
+        }
+        if (oc->up_ev) {                 /* a new connection of a slot on this list */
+            wait_push(&io->start, oc, OC_LIST_START);
+            continue;
+        }
+        /* A connection waiting for its quota is no work: the loop may idle. */
+        if (read_conn(oc))
+            worked = true;
+        close_if_ended(oc);
+    }
+    for (budget = OF_IO_RETRY_BUDGET; io->start.head && budget; budget--) {
+        struct of_conn *oc = io->start.head;
+        if (oc->st.tcp && oc->up_ev && !oc->in_handshake && !room_to_start(oc))
+            break;                       /* in order: the head waits for room */
+        wait_pop(&io->start);
+        if (!oc->st.tcp)
+            continue;
+        if (oc->in_handshake) {          /* a TLS connection of a slot on this list */
+            tls_progress(oc);
+            worked = true;
+            continue;
+        }
+        if (oc->up_ev) {
+            struct qmsg *up_ev = oc->up_ev;
+            oc->up_ev = NULL;
+            post_up(oc, up_ev);
+        }
+        worked = true;
+        read_conn(oc);
+        close_if_ended(oc);
+    }
+    return worked;
+}
+
 bool of_io_poll(struct of_io *io, uint64_t tsc)
 {
     bool worked = false;
@@ -952,47 +1079,8 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     io->hs_budget = OF_IO_TLS_NEW_PER_POLL;
     if (io->hs_head)
         expire_handshakes(io);
-    /* Connections that paused on a full ring, a share or an empty pool, the
-     * oldest first and at most a budget of them per poll: thousands waiting
-     * in a burst must not make every loop slower than the worker drains. */
-    struct of_conn *list = io->retry_head, *list_tail = io->retry_tail;
-    unsigned budget = OF_IO_RETRY_BUDGET;
-    io->retry_head = io->retry_tail = NULL;
-    while (list) {
-        if (!budget--) {
-            /* The rest keep their place, ahead of those that paused again. */
-            list_tail->retry_next = io->retry_head;
-            if (!io->retry_head)
-                io->retry_tail = list_tail;
-            io->retry_head = list;
-            break;
-        }
-        struct of_conn *oc = list;
-        list = oc->retry_next;
-        oc->blocked = false;
-        if (oc->st.tcp && oc->in_handshake) {
-            tls_progress(oc);            /* its first flight waited for a poll's budget */
-            worked = true;
-            continue;
-        }
-        if (oc->st.tcp && oc->up_ev) {
-            /* Accepted while others waited: its turn, if its HELLO can be
-             * taken now (else its timer would run on ofcd's delay). */
-            if (qmsg_quota_blocker(&oc->quota, false) ||
-                msgq_free_count(worker_for(io, conn_handle(oc)), OFP_PRIO_P0) < 2) {
-                retry_later(oc);
-                continue;
-            }
-            struct qmsg *up_ev = oc->up_ev;
-            oc->up_ev = NULL;
-            post_up(oc, up_ev);
-            worked = true;
-        }
-        /* A connection waiting for its quota is no work: the loop may idle. */
-        if (oc->st.tcp && read_conn(oc))
-            worked = true;
-        close_if_ended(oc);
-    }
+    if (serve_waiting(io))
+        worked = true;
     struct qmsg *m[OF_IO_OUT_BURST];
     unsigned n = msgq_dequeue_burst(io->msg_out, m, OF_IO_OUT_BURST, tsc);
     for (unsigned i = 0; i < n; i++) {
@@ -1030,6 +1118,8 @@ void of_io_get_stats(const struct of_io *io, struct of_io_stats *out)
     out->switch_conns = io->n_conns;
     out->pending = of_addrs_pending(io->addrs);
     out->addresses = of_addrs_count(io->addrs);
+    out->waiting_read = io->retry.n;
+    out->waiting_start = io->start.n;
 }
 
 void of_io_visit_counters(const struct of_io *io, ofcd_counter_fn fn, void *arg)

@@ -84,7 +84,9 @@
 #define OF_IO_GAUGES(X)                                                                   \
     X(switch_conns, "switch connections open")                                            \
     X(pending, "connections not yet ESTABLISHED")                                          \
-    X(addresses, "source addresses with connections or buffers out")
+    X(addresses, "source addresses with connections or buffers out")                     \
+    X(waiting_read, "connections waiting to be read again (ring, share or pool full)")     \
+    X(waiting_start, "connections accepted while others waited, not yet started")
 
 struct of_io_stats {
     OF_IO_COUNTERS(OFCD_COUNTER_FIELD)

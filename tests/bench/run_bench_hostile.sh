@@ -98,3 +98,41 @@ if command -v osken-manager >/dev/null; then
         "$kdisc" -
 fi
 echo "(20 s each; extra_attempts: connections beyond one per switch: refused, reset, retried)"
+
+echo
+echo "== echo RTT of 100 good switches, alone and next to each attack (12 s, attack from 2 s) =="
+start "$work/echo.log"
+# echo_case NAME CMD...: 100 switches echo every 100 ms for 12 s; CMD (an
+# attack that ends by itself within 10 s) starts 2 s in; "alone" runs no CMD.
+echo_case() {
+    local name=$1 epid
+    shift
+    "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 100 \
+        --dpid-base 0x700000 --duration 12 --quiet --json "$OUT/hostile_echo_$name.json" \
+        >/dev/null 2>&1 &
+    epid=$!
+    if [ $# -gt 0 ]; then
+        sleep 2
+        "$@" >"$work/attack_$name.out" 2>&1
+    fi
+    wait "$epid"
+    # Whatever the attack left connected is shed before the next case.
+    wait_rest_metric 'ofcd_openflow_io_switch_conns{lcore="0"}' 0 40 >/dev/null
+}
+echo_case alone
+echo_case pool-squat bash -c "
+    $PEER pin-squat --conns 40 --count 1100 --msg-len 600 --bind $ATTACKER --duration 10 &
+    $PEER echo-flood --conns 8 --rcvbuf 1024 --bind $ATTACKER --duration 10 &
+    wait"
+echo_case xid-top-stats $PEER stats-forge --dpid f00d --bind $ATTACKER --duration 10
+echo_case burst-10000 "$EMU" --controller 10.66.0.2:6653 --switches 10000 --connect-rate 0 \
+    --echo-interval 5000 --dpid-base 0x600000 --duration 10 --quiet
+stop
+printf '%-16s %12s %12s %12s\n' case echo_p50_ms echo_p99_ms disconnects
+for f in "$OUT"/hostile_echo_*.json; do
+    n=${f##*/hostile_echo_}
+    n=${n%.json}
+    printf '%-16s %12s %12s %12s\n' "$n" "$(emu_fig "$f" echo_p50_ms)" \
+        "$(emu_fig "$f" echo_p99_ms)" "$(emu_fig "$f" disconnects | cut -d. -f1)"
+done
+echo "(attackers from $ATTACKER, the good switches from 10.66.0.1; burst-10000 from 10.66.0.1 too)"
