@@ -33,6 +33,9 @@
  * echo and this long to answer it before it is taken for stale. */
 #define OFW_CLAIM_PROBE_US 1000000u
 #define OFW_FORGET_SWEEP_US 1000000u    /* look for gone switches to forget this often */
+/* A new dpid refused at openflow.max_switches_known: one line per this
+ * long, with how many were refused meanwhile. */
+#define OFW_REFUSED_LOG_MS 10000u
 
 struct of_rec {
     conn_handle_t h;
@@ -97,10 +100,12 @@ struct of_worker {
     uint32_t malformed_limit;
     uint64_t forget_after_us;
     uint64_t next_forget_us;
+    uint32_t max_known;              /* switch models, up or down; 0 = no bound */
+    struct of_switch *down_head, *down_tail;  /* models without a connection, oldest first */
     uint32_t max_ports;
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
-    struct ofcd_ratelimit rl_mp, rl_event, rl_pin;
+    struct ofcd_ratelimit rl_mp, rl_event, rl_pin, rl_refused, rl_ports;
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
     struct of_switch *switches[1u << OFW_HASH_BITS];
@@ -132,6 +137,42 @@ static struct of_switch *switch_find(struct of_worker *w, uint64_t dpid)
         if (s->dpid == dpid)
             return s;
     return NULL;
+}
+
+/* The list of models without a connection, in the order they went down:
+ * the head is the one down longest (forgotten first, evicted first). */
+static void down_push(struct of_worker *w, struct of_switch *sw)
+{
+    sw->down_next = NULL;
+    sw->down_prev = w->down_tail;
+    if (w->down_tail)
+        w->down_tail->down_next = sw;
+    else
+        w->down_head = sw;
+    w->down_tail = sw;
+    sw->on_down_list = true;
+}
+
+static void down_unlink(struct of_worker *w, struct of_switch *sw)
+{
+    if (!sw->on_down_list)
+        return;
+    if (sw->down_prev)
+        sw->down_prev->down_next = sw->down_next;
+    else
+        w->down_head = sw->down_next;
+    if (sw->down_next)
+        sw->down_next->down_prev = sw->down_prev;
+    else
+        w->down_tail = sw->down_prev;
+    sw->down_prev = sw->down_next = NULL;
+    sw->on_down_list = false;
+}
+
+static void ports_drop(struct of_worker *w, struct of_switch *sw)
+{
+    w->stats.ports_known -= sw->ports.n;
+    of_ports_free(&sw->ports);
 }
 
 /* ---- output ------------------------------------------------------------------------ */
@@ -354,9 +395,10 @@ static bool announce_up(struct of_rec *r)
         r->up_owed = true;
         return false;
     }
-    if (up.n_ports < sw->ports.n)
-        LOG_WARN("of", "switch %016" PRIx64 ": %u ports, the control thread sees the first %u",
-                 sw->dpid, sw->ports.n, up.n_ports);
+    if (up.n_ports < sw->ports.n && ofcd_ratelimit(&w->rl_ports, w->now_us, &missed))
+        LOG_WARN("of", "switch %016" PRIx64 ": %u ports, the control thread sees the first %u "
+                 "(%lu more such switches unlogged)", sw->dpid, sw->ports.n, up.n_ports,
+                 (unsigned long)missed);
     r->up_owed = false;
     r->up_posted = true;
     post_event(r, ev, QMSG_EV_SWITCH_UP, OFP_PRIO_P0, &up, sizeof(up), sw->ports.v, ports_len);
@@ -679,8 +721,13 @@ static void switch_down(struct of_rec *r, const char *why)
     }
     sw->up_since_us = 0;
     sw->down_since_us = w->now_us;
-    if (sw->rec == r)
+    if (sw->rec == r) {
+        /* Down: the record stays, its ports go (a peer inventing dpids with
+         * thousands of ports each leaves nothing behind but the record). */
         sw->rec = NULL;
+        ports_drop(w, sw);
+        down_push(w, sw);
+    }
     r->sw = NULL;
 }
 
@@ -869,12 +916,45 @@ static void conn_down(struct of_worker *w, conn_handle_t h, int reason)
 
 /* ---- message handling -------------------------------------------------------------- */
 
+static void switch_free(struct of_worker *w, struct of_switch *sw);
+static void switch_forget(struct of_worker *w, struct of_switch *sw);
+
+/* A new dpid at openflow.max_switches_known: the model of the switch down
+ * longest makes room; with every model a live switch's, the connection is
+ * refused (it may retry: a switch that leaves frees a place). True when
+ * refused. */
+static bool known_full(struct of_rec *r, uint64_t dpid)
+{
+    struct of_worker *w = r->w;
+    char peer[OFCD_PEER_STRLEN];
+    uint64_t missed;
+
+    if (!w->max_known || w->stats.switches_known < w->max_known)
+        return false;
+    if (w->down_head) {
+        w->stats.switches_evicted++;
+        switch_forget(w, w->down_head);
+        return false;
+    }
+    w->stats.switches_refused++;
+    if (ofcd_ratelimit(&w->rl_refused, w->now_us, &missed))
+        LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %s refused: "
+                 "openflow.max_switches_known = %u switches known, every one of them up; it "
+                 "may retry (%lu more refused since the last line)", dpid, r->h,
+                 ofcd_peer_format(r->peer_ip, r->peer_port, peer), w->max_known,
+                 (unsigned long)missed);
+    ofp_chan_close(&r->chan, "openflow.max_switches_known reached, every known switch up");
+    return true;
+}
+
 static void bind_switch(struct of_rec *r, const struct ofp_features *f)
 {
     struct of_worker *w = r->w;
     struct of_switch *sw = switch_find(w, f->datapath_id);
 
     if (!sw) {
+        if (known_full(r, f->datapath_id))
+            return;
         sw = calloc(1, sizeof(*sw));
         if (!sw) {
             ofp_chan_close(&r->chan, "out of memory for the switch model");
@@ -895,6 +975,7 @@ static void bind_switch(struct of_rec *r, const struct ofp_features *f)
         switch_down(old, "replaced by a new connection of the same dpid");
         ofp_chan_close(&old->chan, "replaced by a new connection of the same dpid");
     }
+    down_unlink(w, sw);                          /* it has a connection again */
     sw->features = *f;
     sw->rec = r;
     r->sw = sw;
@@ -931,8 +1012,9 @@ static void port_desc_part(struct of_rec *r, const struct ofp_msg *m)
         return;                              /* more parts follow */
     if (r->sw) {
         /* The reassembled list becomes the model's; the old one is dropped. */
-        of_ports_free(&r->sw->ports);
+        ports_drop(r->w, r->sw);
         r->sw->ports = r->pd;
+        r->w->stats.ports_known += r->sw->ports.n;
     } else {
         of_ports_free(&r->pd);
     }
@@ -1004,7 +1086,9 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
         return;
     }
     r->sw->port_changes++;
+    r->w->stats.ports_known -= r->sw->ports.n;
     of_ports_status(&r->sw->ports, ps->reason, &ps->desc);
+    r->w->stats.ports_known += r->sw->ports.n;
     char name[OFP_MAX_PORT_NAME_LEN];
     LOG_INFO("of", "switch %016" PRIx64 " port %u (%s) %s, link %s", r->sw->dpid,
              ps->desc.port_no, ofcd_log_clean(name, sizeof(name), ps->desc.name),
@@ -1325,12 +1409,15 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->event_pool = event_pool;
     w->malformed_limit = cfg->malformed_limit;
     w->max_ports = cfg->max_ports;
+    w->max_known = cfg->max_switches_known;
     w->forget_after_us = (uint64_t)cfg->forget_after_s * 1000000u;
     w->mp_max_parts = cfg->mp_max_parts;
     w->mp_max_bytes = (uint64_t)cfg->mp_max_kb * 1024u;
     w->rl_mp = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_event = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_pin = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_refused = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(1, OFW_REFUSED_LOG_MS);
+    w->rl_ports = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
     w->events_bell = cfg->events_bell;
     w->role = cfg->role;
@@ -1364,8 +1451,22 @@ static void switch_free(struct of_worker *w, struct of_switch *sw)
 {
     if (sw->up_since_us)
         apps_switch_down(w, sw);
-    of_ports_free(&sw->ports);
+    ports_drop(w, sw);
     free(sw);
+}
+
+/* A model without a connection, out of the table and the down list. */
+static void switch_forget(struct of_worker *w, struct of_switch *sw)
+{
+    struct of_switch **pp = &w->switches[hash64(sw->dpid)];
+
+    while (*pp && *pp != sw)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = sw->hnext;
+    down_unlink(w, sw);
+    switch_free(w, sw);
+    w->stats.switches_known--;
 }
 
 void of_worker_destroy(struct of_worker *w)
@@ -1401,23 +1502,20 @@ void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n
 }
 
 /* The models of switches gone for forget_after_us (their apps' state went
- * at switch down): a peer cycling through made-up dpids cannot grow them. */
+ * at switch down): a peer cycling through made-up dpids cannot grow them.
+ * The down list is in the order they went down, so the sweep stops at the
+ * first one whose time has not come: it costs what it forgets, not what the
+ * worker knows. */
 static void forget_gone(struct of_worker *w)
 {
-    for (unsigned b = 0; b < (1u << OFW_HASH_BITS); b++) {
-        struct of_switch **pp = &w->switches[b];
-        while (*pp) {
-            struct of_switch *sw = *pp;
-            if (!sw->rec && !sw->up_since_us &&
-                w->now_us - sw->down_since_us >= w->forget_after_us) {
-                *pp = sw->hnext;
-                switch_free(w, sw);
-                w->stats.switches_known--;
-                w->stats.switches_forgotten++;
-                continue;
-            }
-            pp = &sw->hnext;
-        }
+    struct of_switch *sw;
+
+    while ((sw = w->down_head) != NULL) {
+        w->stats.switches_swept++;
+        if (w->now_us - sw->down_since_us < w->forget_after_us)
+            break;
+        switch_forget(w, sw);
+        w->stats.switches_forgotten++;
     }
 }
 
