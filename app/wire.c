@@ -361,6 +361,23 @@ static unsigned event_buffers(const struct ofcd_config *cfg)
     return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 }
 
+/* The switch view's hooks when it is full (openflow.max_switches_known): the
+ * flow manager knows which switches have stored flows, and lets go of its
+ * own record of a flow-less switch the view lets go. It is made after the
+ * view; the control thread, the only caller, starts after both. */
+static bool view_has_flows(void *arg, uint64_t dpid)
+{
+    const struct app_ctx *app = arg;
+    return app->fm && flowmgr_has_flows(app->fm, dpid);
+}
+
+static void view_forgotten(void *arg, uint64_t dpid)
+{
+    const struct app_ctx *app = arg;
+    if (app->fm)
+        flowmgr_forget(app->fm, dpid);
+}
+
 int wire_openflow(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
@@ -392,7 +409,11 @@ int wire_openflow(struct app_ctx *app)
         return brc;
     }
     app->events = msgq_create(&ec);
-    app->ctl = ctl_switches_create();
+    struct ctl_switches_cfg vc = {.max_known = cfg->of_max_switches_known,
+                                  .has_flows = view_has_flows,
+                                  .forgotten = view_forgotten,
+                                  .arg = app};
+    app->ctl = ctl_switches_create(&vc);
     if (!app->events || !app->ctl)
         return -ENOMEM;
     /* Workers first: the io sides need every worker's msg_in. */
