@@ -1,6 +1,7 @@
 /* ctl_switches: see ctl_switches.h. */
 #include "ctl_switches.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,6 +369,37 @@ void ctl_switches_log(const struct ctl_switches *cs)
                      (unsigned long)s->stats_entries[2], (unsigned long)s->port_status,
                      (unsigned long)s->flow_removed, (unsigned long)s->errors,
                      (unsigned long)s->role_replies);
+}
+
+int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out)
+{
+    uint64_t *v = malloc((cs->stats.known ? cs->stats.known : 1) * sizeof(*v));
+    size_t n = 0;
+
+    if (!v)
+        return -ENOMEM;
+    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
+        for (const struct ctl_switch *s = cs->buckets[b]; s && n < cs->stats.known;
+             s = s->hnext)
+            v[n++] = s->dpid;
+    *out = v;
+    return (int)n;
+}
+
+int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
+                      struct ctl_switch_copy *out)
+{
+    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+
+    if (!s)
+        return -ENOENT;
+    out->s = *s;
+    out->s.hnext = out->s.down_prev = out->s.down_next = NULL;
+    out->n_ports = s->ports.n;
+    memset(&out->s.ports, 0, sizeof(out->s.ports));
+    if (with_ports && of_ports_set(&out->s.ports, s->ports.v, s->ports.n) < 0)
+        return -ENOMEM;
+    return 0;
 }
 
 void ctl_switches_foreach(const struct ctl_switches *cs,

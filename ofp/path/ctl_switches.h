@@ -106,6 +106,24 @@ unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t 
 
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
 
+/* For readers that render outside the lock (REST): take the lock, copy,
+ * let it go, then render — so the lock is held for a copy of bounded size,
+ * never for JSON or a slow client.
+ *
+ * The dpids known now (any order) into a malloc'd array (*out, free it):
+ * their count, or -ENOMEM. */
+int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out);
+
+/* One switch by value. Its ports are copied into a list of its own when
+ * with_ports (of_ports_free it), else left out (n_ports says how many).
+ * 0, -ENOENT, -ENOMEM. */
+struct ctl_switch_copy {
+    struct ctl_switch s;                /* s.ports: the copy, or empty; no links */
+    uint32_t n_ports;
+};
+int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
+                      struct ctl_switch_copy *out);
+
 /* Visit every switch (any order). */
 void ctl_switches_foreach(const struct ctl_switches *cs,
                           void (*fn)(const struct ctl_switch *s, void *arg), void *arg);
