@@ -156,8 +156,15 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
             status = rest_ext_error(out, 400, "the body must be a JSON object of metadata");
         } else {
             json_t *next = m ? json_deep_copy(m) : json_object();
+            char why[128];
             json_object_update(next, body);
-            status = meta_commit(t, kind, id, next, out, post_ok);
+            if (topo_meta_check(next, why, sizeof(why)) < 0) {
+                json_decref(next);
+                status = rest_ext_error(out, 413, "metadata of %s %s: %s; nothing changed",
+                                        kind, id, why);
+            } else {
+                status = meta_commit(t, kind, id, next, out, post_ok);
+            }
         }
         json_decref(body);
     } else if (strcmp(q->method, "DELETE") == 0 && key) {

@@ -1,7 +1,10 @@
 /* Unit tests of the topology's REST face (topo_rest.c) over a real switch
  * view, link table, admin table and store: every GET builds its JSON after
  * the switch view's lock is let go (the lock a flag here, jansson's
- * allocator counting what is made while it is set). */
+ * allocator counting what is made while it is set), and an entity's
+ * metadata is capped (TOPO_META_MAX_KEYS keys, TOPO_META_MAX_BYTES of JSON)
+ * on POST — 413 naming the bound, nothing changed — and when read back
+ * from the store. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -224,10 +227,101 @@ static void test_reads_rendered_outside_the_lock(void **state)
     json_decref(out);
 }
 
+/* {"kN": N, ...} for keys from..to-1. */
+static char *keys_body(unsigned from, unsigned to)
+{
+    size_t cap = 32 + (to - from) * 32;
+    char *b = malloc(cap);
+    size_t n = 0;
+
+    assert_non_null(b);
+    n += (size_t)snprintf(b + n, cap - n, "{");
+    for (unsigned k = from; k < to; k++)
+        n += (size_t)snprintf(b + n, cap - n, "%s\"k%u\": %u", k > from ? ", " : "", k, k);
+    snprintf(b + n, cap - n, "}");
+    return b;
+}
+
+static size_t meta_keys(struct env *e, const char *arg)
+{
+    json_t *out;
+    assert_int_equal(call(e, &e->t.ext_topology, "GET", arg, NULL, &out), 200);
+    size_t n = json_object_size(json_object_get(out, "metadata"));
+    json_decref(out);
+    return n;
+}
+
+static void test_metadata_capped_on_post(void **state)
+{
+    struct env *e = *state;
+    json_t *out;
+    char *body = keys_body(0, TOPO_META_MAX_KEYS);
+    const char *sw = "switches/" SW1 "/metadata";
+
+    assert_int_equal(call(e, &e->t.ext_topology, "POST", sw, body, &out), 201);
+    json_decref(out);
+    free(body);
+    assert_int_equal(meta_keys(e, sw), TOPO_META_MAX_KEYS);
+    /* One key more: refused, nothing changed, the bound named. */
+    body = keys_body(TOPO_META_MAX_KEYS, TOPO_META_MAX_KEYS + 1);
+    assert_int_equal(call(e, &e->t.ext_topology, "POST", sw, body, &out), 413);
+    assert_non_null(strstr(json_string_value(json_object_get(out, "description")), "64 keys"));
+    json_decref(out);
+    free(body);
+    assert_int_equal(meta_keys(e, sw), TOPO_META_MAX_KEYS);
+    /* A key already there may change. */
+    assert_int_equal(call(e, &e->t.ext_topology, "POST", sw, "{\"k1\": \"one\"}", &out), 201);
+    json_decref(out);
+
+    /* Too many bytes on an interface, then on a link. */
+    size_t big = TOPO_META_MAX_BYTES + 16;
+    char *text = malloc(big + 16);
+    assert_non_null(text);
+    memcpy(text, "{\"note\": \"", 10);
+    memset(text + 10, 'x', big);
+    strcpy(text + 10 + big, "\"}");
+    const char *ifc = "interfaces/" SW1 ":1/metadata";
+    assert_int_equal(call(e, &e->t.ext_topology, "POST", ifc, text, &out), 413);
+    assert_non_null(strstr(json_string_value(json_object_get(out, "description")), "16384"));
+    json_decref(out);
+    assert_int_equal(meta_keys(e, ifc), 0);
+    call(e, &e->t.ext_topology, "GET", "links", NULL, &out);
+    const char *id;
+    json_t *l;
+    char link[160] = "";
+    json_object_foreach(json_object_get(out, "links"), id, l)
+        snprintf(link, sizeof(link), "links/%s/metadata", id);
+    json_decref(out);
+    assert_true(link[0]);
+    assert_int_equal(call(e, &e->t.ext_topology, "POST", link, text, &out), 413);
+    json_decref(out);
+    free(text);
+    assert_int_equal(meta_keys(e, link), 0);
+}
+
+/* A stored record over the bound (written by an earlier ofcd, or by hand)
+ * is not loaded: logged, left in the store, the others loaded. */
+static void test_metadata_capped_at_load(void **state)
+{
+    struct env *e = *state;
+    char *over = keys_body(0, TOPO_META_MAX_KEYS + 1);
+
+    assert_int_equal(store_kv_put(e->store, "topology/meta/switch/" SW1, over, strlen(over)), 0);
+    free(over);
+    const char *ok = "{\"site\": \"lab\"}";
+    assert_int_equal(store_kv_put(e->store, "topology/meta/switch/00:00:00:00:00:00:10:02", ok,
+                                  strlen(ok)), 0);
+    assert_int_equal(topo_rest_load(&e->t, e->store), 0);
+    assert_int_equal(meta_keys(e, "switches/" SW1 "/metadata"), 0);
+    assert_int_equal(meta_keys(e, "switches/00:00:00:00:00:00:10:02/metadata"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reads_rendered_outside_the_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metadata_capped_on_post, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metadata_capped_at_load, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
