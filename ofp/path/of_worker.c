@@ -54,6 +54,7 @@ struct of_rec {
     uint32_t malformed;
     uint64_t malformed_since_us;
     bool close_sent;
+    bool refused;                    /* at max_switches_known: logged there, rate-limited */
     /* The control thread hears of the switch once both its buffers are in
      * hand: the SWITCH_DOWN one is kept from then on, so the switch's end
      * is never lost; until then (up_owed) its messages wait and nothing
@@ -749,7 +750,7 @@ static void c_closed(void *arg, const char *why)
     case OFP_CHAN_TIMEOUT_NONE:
         break;
     }
-    if (!r->sw) {
+    if (!r->sw && !r->refused) {
         char peer[OFCD_PEER_STRLEN];
         LOG_WARN("of", "connection %#" PRIx64 " from %s closed before FEATURES: %s", r->h,
                  ofcd_peer_format(r->peer_ip, r->peer_port, peer), why);
@@ -937,6 +938,7 @@ static bool known_full(struct of_rec *r, uint64_t dpid)
         return false;
     }
     w->stats.switches_refused++;
+    r->refused = true;
     if (ofcd_ratelimit(&w->rl_refused, w->now_us, &missed))
         LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %s refused: "
                  "openflow.max_switches_known = %u switches known, every one of them up; it "
