@@ -21,14 +21,10 @@ OFCD_COUNTER_GROUP_HEAD(ctl_switches_counters, "switches", struct ctl_switches_s
  * flows, KEPT once it answered yes (let go only when DOWN is empty). */
 enum { CTL_LIST_NONE, CTL_LIST_DOWN, CTL_LIST_KEPT, CTL_LISTS };
 
-struct ctl_list {
-    struct ctl_switch *head, *tail;
-};
-
 struct ctl_switches {
     struct ctl_switches_cfg cfg;
     struct ctl_switch *buckets[1u << CTL_HASH_BITS];
-    struct ctl_list lists[CTL_LISTS];
+    struct ofcd_dlist lists[CTL_LISTS];
     struct ctl_switches_stats stats;
 };
 
@@ -58,34 +54,23 @@ static void switch_free(struct ctl_switch *s)
 
 static void list_push(struct ctl_switches *cs, struct ctl_switch *s, uint8_t which)
 {
-    struct ctl_list *l = &cs->lists[which];
-
+    ofcd_dlist_push(&cs->lists[which], &s->down_node);
     s->down_list = which;
-    s->down_next = NULL;
-    s->down_prev = l->tail;
-    if (l->tail)
-        l->tail->down_next = s;
-    else
-        l->head = s;
-    l->tail = s;
 }
 
 static void list_unlink(struct ctl_switches *cs, struct ctl_switch *s)
 {
-    struct ctl_list *l = &cs->lists[s->down_list];
-
     if (s->down_list == CTL_LIST_NONE)
         return;
-    if (s->down_prev)
-        s->down_prev->down_next = s->down_next;
-    else
-        l->head = s->down_next;
-    if (s->down_next)
-        s->down_next->down_prev = s->down_prev;
-    else
-        l->tail = s->down_prev;
-    s->down_prev = s->down_next = NULL;
+    ofcd_dlist_unlink(&cs->lists[s->down_list], &s->down_node);
     s->down_list = CTL_LIST_NONE;
+}
+
+/* The switch down longest on list which, or NULL. */
+static struct ctl_switch *list_oldest(const struct ctl_switches *cs, uint8_t which)
+{
+    const struct ofcd_dlist_node *n = cs->lists[which].head;
+    return n ? OFCD_DLIST_ENTRY(n, struct ctl_switch, down_node) : NULL;
 }
 
 static void ports_drop(struct ctl_switches *cs, struct ctl_switch *s)
@@ -120,7 +105,7 @@ static bool make_room(struct ctl_switches *cs)
 {
     struct ctl_switch *s;
 
-    while ((s = cs->lists[CTL_LIST_DOWN].head) != NULL) {
+    while ((s = list_oldest(cs, CTL_LIST_DOWN)) != NULL) {
         list_unlink(cs, s);
         if (cs->cfg.has_flows && cs->cfg.has_flows(cs->cfg.arg, s->dpid)) {
             list_push(cs, s, CTL_LIST_KEPT);
@@ -130,7 +115,7 @@ static bool make_room(struct ctl_switches *cs)
         cs->stats.evicted++;
         return true;
     }
-    if ((s = cs->lists[CTL_LIST_KEPT].head) == NULL)
+    if ((s = list_oldest(cs, CTL_LIST_KEPT)) == NULL)
         return false;
     drop(cs, s);
     cs->stats.evicted++;
@@ -158,7 +143,7 @@ unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t 
 
     for (uint8_t which = CTL_LIST_DOWN; which < CTL_LISTS; which++) {
         struct ctl_switch *s;
-        while ((s = cs->lists[which].head) != NULL) {
+        while ((s = list_oldest(cs, which)) != NULL) {
             cs->stats.swept++;
             if (now_us < s->down_since_us || now_us - s->down_since_us < after_us)
                 break;
@@ -394,7 +379,8 @@ int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_po
     if (!s)
         return -ENOENT;
     out->s = *s;
-    out->s.hnext = out->s.down_prev = out->s.down_next = NULL;
+    out->s.hnext = NULL;
+    out->s.down_node = (struct ofcd_dlist_node){0};
     out->n_ports = s->ports.n;
     memset(&out->s.ports, 0, sizeof(out->s.ports));
     if (with_ports && of_ports_set(&out->s.ports, s->ports.v, s->ports.n) < 0)

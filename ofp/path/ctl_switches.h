@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "ofcd_counters.h"
+#include "ofcd_dlist.h"
 #include "of_event.h"
 #include "of_switch.h"
 #include "ofp_chan.h"
@@ -36,7 +37,7 @@ struct ctl_switch {
     conn_handle_t conn;
     bool up;
     uint8_t down_list;                  /* which list it is on while down (ctl_switches.c) */
-    struct ctl_switch *down_prev, *down_next;
+    struct ofcd_dlist_node down_node;
     uint64_t up_since_us, down_since_us; /* the workers' lcore clock (event time) */
     int64_t up_wall, down_wall;         /* unix time, for operators */
     struct of_event_up info;

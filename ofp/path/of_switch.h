@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "of_app.h"
+#include "ofcd_dlist.h"
 #include "ofp_mp.h"
 #include "ofp_port.h"
 #include "ofp_switch.h"
@@ -49,7 +50,7 @@ struct of_switch {
     struct of_switch *hnext;
     /* While down (no connection): on the worker's list of down switches,
      * oldest first, so forgetting them costs what is forgotten. */
-    struct of_switch *down_prev, *down_next;
+    struct ofcd_dlist_node down_node;
     bool on_down_list;
     struct of_rec *rec;              /* live connection, NULL while down */
     uint8_t version;

@@ -102,7 +102,7 @@ struct of_worker {
     uint64_t forget_after_us;
     uint64_t next_forget_us;
     uint32_t max_known;              /* switch models, up or down; 0 = no bound */
-    struct of_switch *down_head, *down_tail;  /* models without a connection, oldest first */
+    struct ofcd_dlist down;          /* models without a connection, oldest first */
     uint32_t max_ports;
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
@@ -144,13 +144,7 @@ static struct of_switch *switch_find(struct of_worker *w, uint64_t dpid)
  * the head is the one down longest (forgotten first, evicted first). */
 static void down_push(struct of_worker *w, struct of_switch *sw)
 {
-    sw->down_next = NULL;
-    sw->down_prev = w->down_tail;
-    if (w->down_tail)
-        w->down_tail->down_next = sw;
-    else
-        w->down_head = sw;
-    w->down_tail = sw;
+    ofcd_dlist_push(&w->down, &sw->down_node);
     sw->on_down_list = true;
 }
 
@@ -158,16 +152,13 @@ static void down_unlink(struct of_worker *w, struct of_switch *sw)
 {
     if (!sw->on_down_list)
         return;
-    if (sw->down_prev)
-        sw->down_prev->down_next = sw->down_next;
-    else
-        w->down_head = sw->down_next;
-    if (sw->down_next)
-        sw->down_next->down_prev = sw->down_prev;
-    else
-        w->down_tail = sw->down_prev;
-    sw->down_prev = sw->down_next = NULL;
+    ofcd_dlist_unlink(&w->down, &sw->down_node);
     sw->on_down_list = false;
+}
+
+static struct of_switch *down_oldest(const struct of_worker *w)
+{
+    return w->down.head ? OFCD_DLIST_ENTRY(w->down.head, struct of_switch, down_node) : NULL;
 }
 
 static void ports_drop(struct of_worker *w, struct of_switch *sw)
@@ -932,9 +923,9 @@ static bool known_full(struct of_rec *r, uint64_t dpid)
 
     if (!w->max_known || w->stats.switches_known < w->max_known)
         return false;
-    if (w->down_head) {
+    if (down_oldest(w)) {
         w->stats.switches_evicted++;
-        switch_forget(w, w->down_head);
+        switch_forget(w, down_oldest(w));
         return false;
     }
     w->stats.switches_refused++;
@@ -1512,7 +1503,7 @@ static void forget_gone(struct of_worker *w)
 {
     struct of_switch *sw;
 
-    while ((sw = w->down_head) != NULL) {
+    while ((sw = down_oldest(w)) != NULL) {
         w->stats.switches_swept++;
         if (w->now_us - sw->down_since_us < w->forget_after_us)
             break;
