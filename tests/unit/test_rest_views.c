@@ -15,38 +15,7 @@
 
 #include "ctl_switches.h"
 #include "rest_priv.h"
-
-struct view {
-    struct ctl_switches *cs;
-    bool locked;
-    unsigned holds;
-};
-
-static unsigned json_allocs_locked;
-static const struct view *watched;
-
-static void *counting_malloc(size_t n)
-{
-    if (watched && watched->locked)
-        json_allocs_locked++;
-    return malloc(n);
-}
-
-static const struct ctl_switches *view_lock(void *arg)
-{
-    struct view *v = arg;
-    assert_false(v->locked);
-    v->locked = true;
-    v->holds++;
-    return v->cs;
-}
-
-static void view_unlock(void *arg)
-{
-    struct view *v = arg;
-    assert_true(v->locked);
-    v->locked = false;
-}
+#include "view_watch.h"
 
 /* dpid comes up with n_ports ports. */
 static void switch_up(struct ctl_switches *cs, uint64_t dpid, uint32_t n_ports)
@@ -72,35 +41,32 @@ static void switch_up(struct ctl_switches *cs, uint64_t dpid, uint32_t n_ports)
 
 static int setup(void **state)
 {
-    struct view *v = calloc(1, sizeof(*v));
+    struct view_watch *v = calloc(1, sizeof(*v));
     assert_non_null(v);
     v->cs = ctl_switches_create(NULL);
     assert_non_null(v->cs);
     for (uint64_t d = 1; d <= 40; d++)
         switch_up(v->cs, 0x3000 + d, 3);
-    json_allocs_locked = 0;
-    watched = v;
-    json_set_alloc_funcs(counting_malloc, free);
+    view_watch_begin(v);
     *state = v;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    struct view *v = *state;
-    json_set_alloc_funcs(malloc, free);
-    watched = NULL;
+    struct view_watch *v = *state;
+    view_watch_end();
     ctl_switches_destroy(v->cs);
     free(v);
     return 0;
 }
 
-static void request(struct view *v, struct rest_server *rs, struct rest_req *q)
+static void request(struct view_watch *v, struct rest_server *rs, struct rest_req *q)
 {
     memset(rs, 0, sizeof(*rs));
     rs->src.arg = v;
-    rs->src.switches_lock = view_lock;
-    rs->src.switches_unlock = view_unlock;
+    rs->src.switches_lock = view_watch_lock;
+    rs->src.switches_unlock = view_watch_unlock;
     memset(q, 0, sizeof(*q));
     q->rs = rs;
     q->method = "GET";
@@ -108,7 +74,7 @@ static void request(struct view *v, struct rest_server *rs, struct rest_req *q)
 
 static void test_list_rendered_outside_the_lock(void **state)
 {
-    struct view *v = *state;
+    struct view_watch *v = *state;
     struct rest_server rs;
     struct rest_req q;
     struct rest_reply r = {0};
@@ -121,13 +87,13 @@ static void test_list_rendered_outside_the_lock(void **state)
     assert_int_equal(json_array_size(list), 40);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(list, 0), "n_ports")), 3);
     assert_false(v->locked);
-    assert_int_equal(json_allocs_locked, 0);
+    assert_int_equal(v->json_allocs_locked, 0);
     json_decref(r.json);
 }
 
 static void test_one_switch_rendered_outside_the_lock(void **state)
 {
-    struct view *v = *state;
+    struct view_watch *v = *state;
     struct rest_server rs;
     struct rest_req q;
     struct rest_reply r = {0};
@@ -139,7 +105,7 @@ static void test_one_switch_rendered_outside_the_lock(void **state)
     assert_non_null(r.json);
     assert_int_equal(json_array_size(json_object_get(r.json, "ports")), 3);
     assert_false(v->locked);
-    assert_int_equal(json_allocs_locked, 0);
+    assert_int_equal(v->json_allocs_locked, 0);
     json_decref(r.json);
     /* One not known: 404, the lock let go. */
     struct rest_reply r2 = {0};
@@ -167,7 +133,7 @@ static void no_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
 /* /metrics: a line per switch in each per-switch family, the lock let go. */
 static void test_metrics_lists_every_switch(void **state)
 {
-    struct view *v = *state;
+    struct view_watch *v = *state;
     struct rest_server rs;
     struct rest_req q;
     struct rest_reply r = {0};

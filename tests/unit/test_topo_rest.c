@@ -22,6 +22,7 @@
 #include "topo_app.h"
 #include "topo_keep.h"
 #include "topo_rest.h"
+#include "view_watch.h"
 
 #define S 1000000ull
 #define SW1 "00:00:00:00:00:00:10:01"
@@ -34,33 +35,8 @@ struct env {
     struct topo_admin *admin;
     struct topo_app_cfg app;
     struct topo_rest t;
-    bool locked;
+    struct view_watch watch;            /* the switch view's lock */
 };
-
-static unsigned json_allocs_locked;
-static const struct env *watched;
-
-static void *counting_malloc(size_t n)
-{
-    if (watched && watched->locked)
-        json_allocs_locked++;
-    return malloc(n);
-}
-
-static const struct ctl_switches *view_lock(void *arg)
-{
-    struct env *e = arg;
-    assert_false(e->locked);
-    e->locked = true;
-    return e->cs;
-}
-
-static void view_unlock(void *arg)
-{
-    struct env *e = arg;
-    assert_true(e->locked);
-    e->locked = false;
-}
 
 static struct qmsg *event(uint16_t kind, uint64_t dpid, uint64_t t_us, const void *p, size_t len)
 {
@@ -112,6 +88,7 @@ static int setup(void **state)
     struct store_config sc = {.dir = e->dir};
     assert_non_null(e->store = store_open(&sc));
     assert_non_null(e->cs = ctl_switches_create(NULL));
+    e->watch.cs = e->cs;
     struct topo_ctl_cfg cc = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 8};
     assert_non_null(e->ctl = topo_ctl_create(&cc));
     assert_non_null(e->admin = topo_admin_create(64));
@@ -123,16 +100,14 @@ static int setup(void **state)
     assert_int_equal(topo_live_enable(topo_ctl_live(e->ctl), (struct topo_end){0x1001, 1}), 0);
     assert_int_equal(topo_live_enable(topo_ctl_live(e->ctl), (struct topo_end){0x1002, 2}), 0);
     assert_int_equal(topo_rest_init(&e->t, e->dir), 0);
-    e->t.lock_arg = e;
-    e->t.lock = view_lock;
-    e->t.unlock = view_unlock;
+    e->t.lock_arg = &e->watch;
+    e->t.lock = view_watch_lock;
+    e->t.unlock = view_watch_unlock;
     e->t.ctl = e->ctl;
     e->t.admin = e->admin;
     e->t.app = &e->app;
     assert_int_equal(topo_rest_load(&e->t, e->store), 0);
-    json_allocs_locked = 0;
-    watched = e;
-    json_set_alloc_funcs(counting_malloc, free);
+    view_watch_begin(&e->watch);
     *state = e;
     return 0;
 }
@@ -142,8 +117,7 @@ static int teardown(void **state)
     struct env *e = *state;
     char path[96];
 
-    json_set_alloc_funcs(malloc, free);
-    watched = NULL;
+    view_watch_end();
     topo_rest_fini(&e->t);
     topo_admin_destroy(e->admin);
     topo_ctl_destroy(e->ctl);
@@ -173,7 +147,7 @@ static unsigned call(struct env *e, const struct rest_ext *ext, const char *meth
                              .body_len = body ? strlen(body) : 0, .query = no_query};
     *out = NULL;
     unsigned status = ext->handle(ext->arg, &q, out);
-    assert_false(e->locked);
+    assert_false(e->watch.locked);
     return status;
 }
 
@@ -189,11 +163,11 @@ static void test_reads_rendered_outside_the_lock(void **state)
 
     for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
         json_t *out;
-        json_allocs_locked = 0;
+        e->watch.json_allocs_locked = 0;
         assert_int_equal(call(e, ext[reads[i].route], "GET", reads[i].arg, NULL, &out), 200);
-        if (json_allocs_locked)
+        if (e->watch.json_allocs_locked)
             fail_msg("GET %s/%s: %u JSON allocations under the switch view's lock",
-                     ext[reads[i].route]->prefix, reads[i].arg, json_allocs_locked);
+                     ext[reads[i].route]->prefix, reads[i].arg, e->watch.json_allocs_locked);
         json_decref(out);
     }
     /* What they show is whole: both switches, their interfaces, the link
