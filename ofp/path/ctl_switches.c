@@ -319,7 +319,11 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
         }
         break;
     case QMSG_EV_OF:
-        of_message(cs, s, q, &h);
+        /* Only the live connection's: a message sent before the switch went
+         * down may arrive after its SWITCH_DOWN (which travels in P0), and
+         * must not give a down switch ports again. */
+        if (s->up && s->conn == q->conn)
+            of_message(cs, s, q, &h);
         break;
     case QMSG_EV_ECHO:
         if (q->len >= sizeof(h) + sizeof(struct of_event_echo)) {

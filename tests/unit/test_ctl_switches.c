@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ctl_switches.h"
+#include "ofp_msg.h"
 
 #define SEC_US 1000000ull
 #define DPID 0x00000000000000a1ull
@@ -230,6 +231,41 @@ static void test_ports_freed_at_down(void **state)
     ctl_switches_destroy(cs);
 }
 
+/* A PORT_STATUS the switch sent before it went down can reach the view
+ * after its SWITCH_DOWN (the down travels first, in P0): it must not give
+ * the down switch ports back. */
+static void test_late_port_status_after_down(void **state)
+{
+    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct ofp_msg m;
+    uint8_t wire[256];
+    struct ofp_buf b;
+    struct of_event_hdr h = {.dpid = 0xb2, .time_us = 3 * SEC_US};
+
+    (void)state;
+    up(cs, 0xb2, 1 * SEC_US);
+    down(cs, 0xb2, 2 * SEC_US);
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_PORT_STATUS;
+    m.u.port_status.reason = OFPPR_ADD;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 9, .name = "p9"};
+    ofp_buf_init(&b, wire, sizeof(wire));
+    assert_int_equal(ofp_encode(&b, &m), 0);
+    struct qmsg *q = calloc(1, sizeof(*q) + sizeof(h) + b.len);
+    assert_non_null(q);
+    q->kind = QMSG_EV_OF;
+    q->conn = 0xb2;
+    q->len = (uint32_t)(sizeof(h) + b.len);
+    memcpy(q->data, &h, sizeof(h));
+    memcpy(q->data + sizeof(h), wire, b.len);
+    ctl_switches_handle(cs, q);
+    free(q);
+    assert_int_equal(ctl_switches_find(cs, 0xb2)->ports.n, 0);
+    assert_int_equal(stats(cs).ports, 0);
+    ctl_switches_destroy(cs);
+}
+
 /* The forget sweep looks at the records that are due (and one more), not
  * at every one the view knows. */
 static void test_forget_visits_only_expired(void **state)
@@ -267,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_back_up_is_kept),
         cmocka_unit_test(test_bound_evicts_down_without_flows_first),
         cmocka_unit_test(test_ports_freed_at_down),
+        cmocka_unit_test(test_late_port_status_after_down),
         cmocka_unit_test(test_forget_visits_only_expired),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
