@@ -80,6 +80,7 @@ static void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index,
         .malformed_limit = c->of_malformed_limit,
         .max_ports = c->of_max_ports,
         .forget_after_s = c->of_forget_after_s,
+        .max_switches_known = c->of_max_switches_known,
         .mp_max_kb = c->of_mp_max_kb,
         .mp_max_parts = c->of_mp_max_parts,
         .stats_interval_s = c->of_stats_interval_s,
@@ -359,6 +360,23 @@ static unsigned event_buffers(const struct ofcd_config *cfg)
     return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 }
 
+/* The switch view's hooks when it is full (openflow.max_switches_known): the
+ * flow manager knows which switches have stored flows, and lets go of its
+ * own record of a flow-less switch the view lets go. It is made after the
+ * view; the control thread, the only caller, starts after both. */
+static bool view_has_flows(void *arg, uint64_t dpid)
+{
+    const struct app_ctx *app = arg;
+    return app->fm && flowmgr_has_flows(app->fm, dpid);
+}
+
+static void view_forgotten(void *arg, uint64_t dpid)
+{
+    const struct app_ctx *app = arg;
+    if (app->fm)
+        flowmgr_forget(app->fm, dpid);
+}
+
 int wire_openflow(struct app_ctx *app)
 {
     const struct ofcd_config *cfg = &app->cfg;
@@ -391,7 +409,11 @@ int wire_openflow(struct app_ctx *app)
         return brc;
     }
     app->events = msgq_create(&ec);
-    app->ctl = ctl_switches_create();
+    struct ctl_switches_cfg vc = {.max_known = cfg->of_max_switches_known,
+                                  .has_flows = view_has_flows,
+                                  .forgotten = view_forgotten,
+                                  .arg = app};
+    app->ctl = ctl_switches_create(&vc);
     if (!app->events || !app->ctl)
         return -ENOMEM;
     /* Workers first: the io sides need every worker's msg_in. */

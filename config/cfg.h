@@ -99,6 +99,7 @@ struct ofcd_config {
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
     uint32_t of_max_ports;               /* per switch */
     uint32_t of_forget_after_s;          /* gone switches forgotten, 0 = never */
+    uint32_t of_max_switches_known;      /* switch records kept, up or down */
     uint32_t of_mp_max_kb;               /* one multipart reply, all parts */
     uint32_t of_mp_max_parts;
     uint32_t of_stats_interval_s;        /* flow/port/table stats polling, 0 = off */

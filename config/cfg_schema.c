@@ -159,6 +159,11 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",
              "a switch gone this long is forgotten (worker, control view, /metrics; the flow "
              "manager too unless it has stored flows), 0 = never"),
+    CFG_UINT("openflow", "max_switches_known", of_max_switches_known, 1, 1048576, "16384",
+             "switch records (dpids) each worker and the control view keep, up or down; at "
+             "the bound a new dpid takes the record of the switch down longest (one without "
+             "stored flows first), and is refused at FEATURES_REPLY when every record is a "
+             "live switch's (it may retry)"),
     CFG_UINT("openflow", "max_ports", of_max_ports, 1, 1048576, "4096",
              "ports one switch may report (PORT_DESC and PORT_STATUS together); past it the "
              "switch is disconnected"),

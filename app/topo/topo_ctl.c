@@ -391,6 +391,11 @@ void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct 
         fn(arg, t->recs[i]);
 }
 
+const struct topo_link_rec *topo_ctl_link_at(const struct topo_ctl *t, size_t i)
+{
+    return i < t->n_recs ? t->recs[i] : NULL;
+}
+
 struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id)
 {
     for (size_t i = 0; i < t->n_recs; i++)

@@ -108,6 +108,10 @@ void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LE
 void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct topo_link_rec *l),
                    void *arg);
 struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id);
+/* The i-th record (creation order), NULL past the last: readers copy the
+ * table in pieces, letting the lock go between them (a record dropped
+ * meanwhile shifts the rest: one may be missed or seen twice). */
+const struct topo_link_rec *topo_ctl_link_at(const struct topo_ctl *t, size_t i);
 /* A link's record before it is seen (what topo_keep kept: a disabled
  * link), inactive; an existing record only takes enabled. 0, or -ENOSPC
  * (topology.max_links). a before b. */

@@ -31,6 +31,23 @@ static int del(struct store *s, const char *key)
     return rc == -ENOENT ? 0 : rc;
 }
 
+int topo_meta_check(const json_t *meta, char *why, size_t len)
+{
+    size_t keys = json_object_size(meta);
+    size_t bytes = json_dumpb(meta, NULL, 0, JSON_COMPACT | JSON_SORT_KEYS);
+
+    if (keys > TOPO_META_MAX_KEYS) {
+        snprintf(why, len, "%zu keys, at most %u keys per entity", keys, TOPO_META_MAX_KEYS);
+        return -E2BIG;
+    }
+    if (bytes > TOPO_META_MAX_BYTES) {
+        snprintf(why, len, "%zu bytes of JSON, at most %u bytes per entity", bytes,
+                 TOPO_META_MAX_BYTES);
+        return -E2BIG;
+    }
+    return 0;
+}
+
 int topo_keep_meta(struct store *s, const char *kind, const char *id, const json_t *meta)
 {
     char key[STORE_KV_KEY_MAX + 1];
@@ -71,8 +88,15 @@ struct load {
     json_t *meta;
     struct topo_admin *admin;
     struct topo_ctl *ctl;
-    unsigned bad;
+    unsigned bad, over;
 };
+
+static int over_bound(struct load *L, const char *key, const char *why)
+{
+    if (L->over++ < 10)
+        LOG_WARN("topology", "stored metadata %s: %s: not loaded (left in the store)", key, why);
+    return 0;
+}
 
 static json_t *parse(const void *val, size_t len)
 {
@@ -87,8 +111,20 @@ static json_t *parse(const void *val, size_t len)
 static int load_meta(struct load *L, const char *key, const void *val, size_t len)
 {
     const char *kind = key + strlen(KEEP_META), *slash = strchr(kind, '/');
+    char k[16], why[128];
+
+    /* Past the bounds (an earlier ofcd had none): not loaded, not parsed
+     * when its text alone is too long; the record stays in the store. */
+    if (len > TOPO_META_MAX_BYTES) {
+        snprintf(why, sizeof(why), "%zu bytes of JSON, at most %u bytes per entity", len,
+                 TOPO_META_MAX_BYTES);
+        return over_bound(L, key, why);
+    }
     json_t *m = parse(val, len);
-    char k[16];
+    if (m && topo_meta_check(m, why, sizeof(why)) < 0) {
+        json_decref(m);
+        return over_bound(L, key, why);
+    }
 
     if (!m || !slash || slash == kind || (size_t)(slash - kind) >= sizeof(k) || !slash[1]) {
         json_decref(m);
@@ -157,7 +193,7 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
 int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
                    struct topo_ctl *ctl)
 {
-    struct load L = {json_object(), admin, ctl, 0};
+    struct load L = {json_object(), admin, ctl, 0, 0};
 
     if (!L.meta)
         return -ENOMEM;
@@ -168,6 +204,8 @@ int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
     }
     if (L.bad)
         LOG_WARN("topology", "%u stored records skipped", L.bad);
+    if (L.over)
+        LOG_WARN("topology", "%u stored metadata records over the bounds not loaded", L.over);
     *meta = L.meta;
     return 0;
 }

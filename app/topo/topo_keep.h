@@ -13,8 +13,9 @@
  * hex SHA-256). Kytos keeps the same things in MongoDB.
  *
  * topo_keep_load() reads them all back at start: metadata into a JSON
- * object {"switch"|"interface"|"link": {id: {...}}}, flags into topo_admin,
- * disabled links into topo_ctl (inactive until seen again).
+ * object {"switch"|"interface"|"link": {id: {...}}} (a record over the
+ * bounds below is logged and left in the store, not loaded), flags into
+ * topo_admin, disabled links into topo_ctl (inactive until seen again).
  */
 #ifndef OFCD_TOPO_KEEP_H
 #define OFCD_TOPO_KEEP_H
@@ -28,6 +29,16 @@
 #include "topo_ctl.h"
 
 struct store;
+
+/* What one entity's metadata may hold (switch, interface or link): keys,
+ * and bytes of its JSON as stored (compact). A POST that would pass either
+ * is refused (413), and a stored record past either is not loaded. */
+#define TOPO_META_MAX_KEYS 64
+#define TOPO_META_MAX_BYTES 16384
+
+/* Is meta within both bounds? 0, or -E2BIG with what is over and the bound
+ * in why (e.g. "65 keys, at most 64 keys per entity"). */
+int topo_meta_check(const json_t *meta, char *why, size_t len);
 
 /* One entity's metadata (an empty object deletes the record). 0 or the
  * store's negative errno. */

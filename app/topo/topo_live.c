@@ -127,6 +127,17 @@ void topo_live_each(const struct topo_live *l,
             fn(arg, i);
 }
 
+size_t topo_live_each_from(const struct topo_live *l, uint32_t *pos, size_t max,
+                           void (*fn)(void *arg, const struct topo_live_if *i), void *arg)
+{
+    size_t n = 0;
+
+    for (; *pos <= l->mask && n < max; (*pos)++)
+        for (const struct topo_live_if *i = l->buckets[*pos]; i; i = i->hnext, n++)
+            fn(arg, i);
+    return n;
+}
+
 enum topo_live_state topo_live_pair(const struct topo_live_if *a, const struct topo_live_if *b)
 {
     if (a->state == TOPO_LIVE_INIT || b->state == TOPO_LIVE_INIT)

@@ -55,6 +55,11 @@ unsigned topo_live_reap(struct topo_live *l, uint64_t now_us);
 const struct topo_live_if *topo_live_find(const struct topo_live *l, struct topo_end e);
 void topo_live_each(const struct topo_live *l,
                     void (*fn)(void *arg, const struct topo_live_if *i), void *arg);
+/* The same in pieces: the hash buckets from *pos on, until at least max
+ * entries were visited (a bucket is visited whole); *pos advanced. Returns
+ * how many were visited: 0 once no bucket is left. */
+size_t topo_live_each_from(const struct topo_live *l, uint32_t *pos, size_t max,
+                           void (*fn)(void *arg, const struct topo_live_if *i), void *arg);
 /* The pair state of two ends (both must be on). */
 enum topo_live_state topo_live_pair(const struct topo_live_if *a, const struct topo_live_if *b);
 const char *topo_live_name(enum topo_live_state s);

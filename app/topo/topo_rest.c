@@ -12,17 +12,16 @@
 
 #include "ctl_switches.h"
 #include "dpid.h"
-#include "ofcd_inet.h"
 #include "ofcd_log.h"
-#include "ofp_wire.h"
 #include "topo_flow.h"
 #include "topo_keep.h"
+#include "topo_rest_priv.h"
 
 #define OK_TEXT "Operation successful"
 
 /* ---- ids ------------------------------------------------------------------------ */
 
-static void iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
+void topo_rest_iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
 {
     topo_end_id((struct topo_end){dpid, port}, out);
 }
@@ -108,6 +107,14 @@ static json_t *meta_of(struct topo_rest *t, const char *kind, const char *id)
     return m ? json_deep_copy(m) : json_object();
 }
 
+json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id)
+{
+    pthread_mutex_lock(&t->meta_lock);
+    json_t *m = meta_of(t, kind, id);
+    pthread_mutex_unlock(&t->meta_lock);
+    return m;
+}
+
 /* Make next (taken) the entity's metadata: durable first, then shown. */
 static unsigned meta_commit(struct topo_rest *t, const char *kind, const char *id, json_t *next,
                             json_t **out, unsigned ok)
@@ -149,8 +156,15 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
             status = rest_ext_error(out, 400, "the body must be a JSON object of metadata");
         } else {
             json_t *next = m ? json_deep_copy(m) : json_object();
+            char why[128];
             json_object_update(next, body);
-            status = meta_commit(t, kind, id, next, out, post_ok);
+            if (topo_meta_check(next, why, sizeof(why)) < 0) {
+                json_decref(next);
+                status = rest_ext_error(out, 413, "metadata of %s %s: %s; nothing changed",
+                                        kind, id, why);
+            } else {
+                status = meta_commit(t, kind, id, next, out, post_ok);
+            }
         }
         json_decref(body);
     } else if (strcmp(q->method, "DELETE") == 0 && key) {
@@ -218,12 +232,12 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
 
 /* ---- Kytos shapes --------------------------------------------------------------- */
 
-static bool switch_enabled(const struct topo_rest *t, uint64_t dpid)
+bool topo_rest_switch_enabled(const struct topo_rest *t, uint64_t dpid)
 {
     return !(topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED);
 }
 
-static void status_fields(json_t *j, bool active, bool enabled)
+void topo_rest_status_fields(json_t *j, bool active, bool enabled)
 {
     json_t *why = json_array();
     if (!enabled)
@@ -235,130 +249,6 @@ static void status_fields(json_t *j, bool active, bool enabled)
     json_object_set_new(j, "status",
                         json_string(enabled && active ? "UP" : !enabled ? "DISABLED" : "DOWN"));
     json_object_set_new(j, "status_reason", why);
-}
-
-static json_t *iface_json(struct topo_rest *t, const struct ctl_switch *s, const struct ofp_port *p)
-{
-    char id[40], d[24], mac[18];
-    iface_id(s->dpid, p->port_no, id);
-    dpid_format(s->dpid, d);
-    mac_format(p->hw_addr, mac);
-    uint32_t f = topo_admin_get(t->admin, s->dpid, p->port_no);
-    const struct topo_link_rec *l = topo_ctl_link_of(t->ctl, (struct topo_end){s->dpid, p->port_no});
-    bool nni = l && l->active && !l->loop;
-    bool active = s->up && !(p->state & OFPPS_LINK_DOWN) && !(p->config & OFPPC_PORT_DOWN);
-    bool enabled = switch_enabled(t, s->dpid) && !(f & TOPO_ADMIN_DISABLED);
-    json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:b}", "id", id, "name", p->name,
-                          "port_number", (json_int_t)p->port_no, "mac", mac, "switch", d, "type",
-                          "interface", "nni", nni, "uni", !nni);
-    if (!j)
-        return NULL;
-    json_object_set_new(j, "speed", p->curr_speed ? json_integer((json_int_t)p->curr_speed * 125)
-                                                  : json_null());
-    pthread_mutex_lock(&t->meta_lock);
-    json_object_set_new(j, "metadata", meta_of(t, "interface", id));
-    pthread_mutex_unlock(&t->meta_lock);
-    json_object_set_new(j, "lldp", json_boolean(!(f & TOPO_ADMIN_NO_LLDP)));
-    status_fields(j, active, enabled);
-    json_object_set_new(j, "link", json_string(l ? l->id : ""));
-    return j;
-}
-
-static json_t *switch_json(struct topo_rest *t, const struct ctl_switch *s, unsigned idx)
-{
-    char d[24], conn[OFCD_PEER_STRLEN] = "";
-    dpid_format(s->dpid, d);
-    /* Kytos: "address:port" of the switch's connection while it has one. */
-    if (s->up && s->info.peer_ip)
-        ofcd_peer_format(s->info.peer_ip, s->info.peer_port, conn);
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", d, "name", d,
-                          "dpid", d, "connection", conn, "ofp_version", "0x04", "type", "switch",
-                          "manufacturer", s->info.desc.mfr_desc, "serial",
-                          s->info.desc.serial_num, "hardware", s->info.desc.hw_desc, "software",
-                          s->info.desc.sw_desc);
-    if (!j)
-        return NULL;
-    json_object_set_new(j, "data_path", json_string(s->info.desc.dp_desc));
-    json_t *ifs = json_object();
-    for (uint32_t i = 0; i < s->ports.n; i++) {
-        char id[40];
-        iface_id(s->dpid, s->ports.v[i].port_no, id);
-        json_object_set_new(ifs, id, iface_json(t, s, &s->ports.v[i]));
-    }
-    json_object_set_new(j, "interfaces", ifs);
-    pthread_mutex_lock(&t->meta_lock);
-    json_t *m = meta_of(t, "switch", d);
-    pthread_mutex_unlock(&t->meta_lock);
-    /* As Kytos' topology does: a switch without a position gets one. */
-    if (!json_object_get(m, "lat") || !json_object_get(m, "lng")) {
-        char lng[32];
-        snprintf(lng, sizeof(lng), "%.1f", -30.0 + idx * 10.0);
-        json_object_set_new(m, "lat", json_string("0.0"));
-        json_object_set_new(m, "lng", json_string(lng));
-    }
-    json_object_set_new(j, "metadata", m);
-    status_fields(j, s->up, switch_enabled(t, s->dpid));
-    return j;
-}
-
-struct walk {
-    struct topo_rest *t;
-    const struct ctl_switches *cs;
-    json_t *obj;
-    unsigned idx;
-};
-
-static void add_switch(const struct ctl_switch *s, void *arg)
-{
-    struct walk *w = arg;
-    char d[24];
-    dpid_format(s->dpid, d);
-    json_object_set_new(w->obj, d, switch_json(w->t, s, w->idx++));
-}
-
-static json_t *switches_json(struct topo_rest *t, const struct ctl_switches *cs)
-{
-    struct walk w = {t, cs, json_object(), 0};
-    ctl_switches_foreach(cs, add_switch, &w);
-    return w.obj;
-}
-
-/* An end as Kytos shows it: the interface, or what is known of it when its
- * switch is gone from the view. */
-static json_t *end_json(struct topo_rest *t, const struct ctl_switches *cs, struct topo_end e)
-{
-    const struct ctl_switch *s = ctl_switches_find(cs, e.dpid);
-    const struct ofp_port *p = s ? of_ports_find(&s->ports, e.port) : NULL;
-    if (p)
-        return iface_json(t, s, p);
-    char id[40], d[24];
-    iface_id(e.dpid, e.port, id);
-    dpid_format(e.dpid, d);
-    json_t *j = json_pack("{s:s, s:I, s:s, s:s}", "id", id, "port_number", (json_int_t)e.port,
-                          "switch", d, "type", "interface");
-    status_fields(j, false, switch_enabled(t, e.dpid));
-    return j;
-}
-
-static void add_link(void *arg, const struct topo_link_rec *l)
-{
-    struct walk *w = arg;
-    json_t *j = json_pack("{s:s, s:o, s:o}", "id", l->id, "endpoint_a", end_json(w->t, w->cs, l->a),
-                          "endpoint_b", end_json(w->t, w->cs, l->b));
-    if (!j)
-        return;
-    pthread_mutex_lock(&w->t->meta_lock);
-    json_object_set_new(j, "metadata", meta_of(w->t, "link", l->id));
-    pthread_mutex_unlock(&w->t->meta_lock);
-    status_fields(j, l->active, l->enabled);
-    json_object_set_new(w->obj, l->id, j);
-}
-
-static json_t *links_json(struct topo_rest *t, const struct ctl_switches *cs)
-{
-    struct walk w = {t, cs, json_object(), 0};
-    topo_ctl_each(t->ctl, add_link, &w);
-    return w.obj;
 }
 
 /* ---- topology v3 ---------------------------------------------------------------- */
@@ -398,12 +288,8 @@ static unsigned v3_switches(struct topo_rest *t, struct keep_job *job, const str
     uint64_t dpid;
     const char *slash = strchr(rest, '/');
 
-    if (!*rest) {
-        if (strcmp(q->method, "GET") != 0)
-            return not_allowed(q, out);
-        *out = json_pack("{s:o}", "switches", switches_json(t, cs));
-        return 200;
-    }
+    if (!*rest)
+        return not_allowed(q, out);             /* GET: topo_read_v3, without the lock */
     if (!slash || (size_t)(slash - rest) >= sizeof(d))
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     memcpy(d, rest, (size_t)(slash - rest));
@@ -425,16 +311,8 @@ static unsigned v3_switches(struct topo_rest *t, struct keep_job *job, const str
 static unsigned v3_interfaces(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
                               const struct ctl_switches *cs, const char *rest, json_t **out)
 {
-    if (!*rest) {
-        if (strcmp(q->method, "GET") != 0)
-            return not_allowed(q, out);
-        json_t *all = json_object(), *sw = switches_json(t, cs), *v;
-        const char *k;
-        json_object_foreach(sw, k, v) json_object_update(all, json_object_get(v, "interfaces"));
-        json_decref(sw);
-        *out = json_pack("{s:o}", "interfaces", all);
-        return 200;
-    }
+    if (!*rest)
+        return not_allowed(q, out);             /* GET: topo_read_v3 */
     /* "switch/{dpid}/enable|disable" or "{id}/enable|disable|metadata..." */
     char id[96];
     const char *tail;
@@ -460,7 +338,7 @@ static unsigned v3_interfaces(struct topo_rest *t, struct keep_job *job, const s
         bool enable = tail[0] == 'e';
         if (strcmp(q->method, "POST") != 0)
             return not_allowed(q, out);
-        if (enable && !switch_enabled(t, dpid))
+        if (enable && !topo_rest_switch_enabled(t, dpid))
             return rest_ext_error(out, 409, "Enable Switch first");
         unsigned rc = 0;
         for (uint32_t i = 0; i < s->ports.n && !rc; i++)
@@ -475,19 +353,15 @@ static unsigned v3_interfaces(struct topo_rest *t, struct keep_job *job, const s
     if (whole)
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     char canon[40];
-    iface_id(dpid, port, canon);
+    topo_rest_iface_id(dpid, port, canon);
     return meta_later(job, "interface", canon, tail, 201);
 }
 
 static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
-                         const struct ctl_switches *cs, const char *rest, json_t **out)
+                         const char *rest, json_t **out)
 {
-    if (!*rest) {
-        if (strcmp(q->method, "GET") != 0)
-            return not_allowed(q, out);
-        *out = json_pack("{s:o}", "links", links_json(t, cs));
-        return 200;
-    }
+    if (!*rest)
+        return not_allowed(q, out);             /* GET: topo_read_v3 */
     /* "{id}" (DELETE) or "{id}/enable|disable|metadata..." */
     char id[TOPO_LINK_ID_LEN + 1];
     const char *slash = strchr(rest, '/');
@@ -527,28 +401,40 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
     return meta_later(job, "link", id, tail, 201);
 }
 
+/* "" or one of the collections ("switches", "switches/"...): what GET
+ * shows whole, by topo_read_v3 (NULL: something else). */
+static const char *v3_whole(const char *a)
+{
+    static const char *const words[] = {"switches", "interfaces", "links"};
+
+    if (!*a)
+        return "";
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        size_t n = strlen(words[i]);
+        if (strncmp(a, words[i], n) == 0 && (!a[n] || (a[n] == '/' && !a[n + 1])))
+            return words[i];
+    }
+    return NULL;
+}
+
 static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct topo_rest *t = arg;
     struct keep_job job = {0};
+    const char *a = q->arg, *whole = v3_whole(a);
+
+    if (whole && strcmp(q->method, "GET") == 0)
+        return topo_read_v3(t, whole, out);        /* copies under the lock, renders after */
     const struct ctl_switches *cs = t->lock(t->lock_arg);
     unsigned status;
-    const char *a = q->arg;
-
     if (!*a) {
-        if (strcmp(q->method, "GET") != 0)
-            status = not_allowed(q, out);
-        else {
-            *out = json_pack("{s:{s:o, s:o}}", "topology", "switches", switches_json(t, cs),
-                             "links", links_json(t, cs));
-            status = 200;
-        }
+        status = not_allowed(q, out);
     } else if (strncmp(a, "switches", 8) == 0 && (!a[8] || a[8] == '/')) {
         status = v3_switches(t, &job, q, cs, a[8] ? a + 9 : "", out);
     } else if (strncmp(a, "interfaces", 10) == 0 && (!a[10] || a[10] == '/')) {
         status = v3_interfaces(t, &job, q, cs, a[10] ? a + 11 : "", out);
     } else if (strncmp(a, "links", 5) == 0 && (!a[5] || a[5] == '/')) {
-        status = v3_links(t, &job, q, cs, a[5] ? a + 6 : "", out);
+        status = v3_links(t, &job, q, a[5] ? a + 6 : "", out);
     } else {
         status = rest_ext_error(out, 404, "no such resource: %s", q->path);
     }
@@ -558,35 +444,15 @@ static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **ou
 
 /* ---- of_lldp v1 ----------------------------------------------------------------- */
 
-struct lldp_walk {
-    struct topo_rest *t;
-    json_t *ids;
-};
-
-static void lldp_ids(const struct ctl_switch *s, void *arg)
-{
-    struct lldp_walk *w = arg;
-    for (uint32_t i = 0; i < s->ports.n; i++) {
-        char id[40];
-        if (topo_admin_get(w->t->admin, s->dpid, s->ports.v[i].port_no) & TOPO_ADMIN_NO_LLDP)
-            continue;
-        iface_id(s->dpid, s->ports.v[i].port_no, id);
-        json_array_append_new(w->ids, json_string(id));
-    }
-}
-
-static unsigned lldp_set(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
+/* body: the request's, parsed before the lock was taken (NULL: none). */
+static unsigned lldp_set(struct topo_rest *t, struct keep_job *job, const json_t *body,
                          const struct ctl_switches *cs, bool enable, json_t **out)
 {
-    json_error_t e;
-    json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
     json_t *ids = json_object_get(body, "interfaces"), *v;
     size_t i;
 
-    if (!json_is_array(ids)) {
-        json_decref(body);
+    if (!json_is_array(ids))
         return rest_ext_error(out, 400, "field 'interfaces' must be a list of interface ids");
-    }
     json_t *missing = json_array();
     json_array_foreach(ids, i, v) {
         uint64_t dpid;
@@ -604,7 +470,6 @@ static unsigned lldp_set(struct topo_rest *t, struct keep_job *job, const struct
             iface_admin(t, job, s, port, false, TOPO_ADMIN_LIVENESS, out);
         }
     }
-    json_decref(body);
     json_decref(*out);
     if (json_array_size(missing) == 0) {
         json_decref(missing);
@@ -642,62 +507,11 @@ static unsigned lldp_polling(struct topo_rest *t, const struct rest_ext_req *q, 
 
 /* ---- of_lldp v1 liveness ------------------------------------------------------- */
 
-static json_t *hello_at(const struct topo_live_if *i)
-{
-    char b[40];
-    time_t s = (time_t)(i->last_hello_wall_us / 1000000);
-    struct tm tm;
-
-    if (!i->last_hello_us || !gmtime_r(&s, &tm))
-        return json_null();
-    size_t n = strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(b + n, sizeof(b) - n, ".%06lld", (long long)(i->last_hello_wall_us % 1000000));
-    return json_string(b);
-}
-
-static json_t *live_json(const struct topo_live_if *i)
-{
-    char id[40];
-    iface_id(i->end.dpid, i->end.port, id);
-    return json_pack("{s:s, s:s, s:o}", "id", id, "status", topo_live_name(i->state),
-                     "last_hello_at", hello_at(i));
-}
-
-static void add_live(void *arg, const struct topo_live_if *i)
-{
-    json_array_append_new(arg, live_json(i));
-}
-
-struct pair_walk {
-    struct topo_rest *t;
-    json_t *pairs;
-};
-
-static void add_pair(void *arg, const struct topo_live_if *i)
-{
-    struct pair_walk *w = arg;
-    struct topo_live *live = topo_ctl_live(w->t->ctl);
-    const struct topo_link_rec *l = topo_ctl_link_of(w->t->ctl, i->end);
-
-    /* Once per link: from its endpoint_a, when both ends are on. */
-    if (!l || l->loop || l->a.dpid != i->end.dpid || l->a.port != i->end.port)
-        return;
-    const struct topo_live_if *b = topo_live_find(live, l->b);
-    if (!b)
-        return;
-    json_array_append_new(w->pairs,
-                          json_pack("{s:o, s:o, s:s, s:s}", "interface_a", live_json(i),
-                                    "interface_b", live_json(b), "link_id", l->id, "status",
-                                    topo_live_name(topo_live_pair(i, b))));
-}
-
 /* POST liveness/enable|disable {"interfaces": [...]}: as of_lldp checks it
  * (empty: 400, unknown: 404, enable without LLDP on: 400), all or nothing. */
-static unsigned live_set(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
+static unsigned live_set(struct topo_rest *t, struct keep_job *job, const json_t *body,
                          const struct ctl_switches *cs, bool enable, json_t **out)
 {
-    json_error_t e;
-    json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
     json_t *ids = json_object_get(body, "interfaces"), *v;
     json_t *unknown = json_array(), *no_lldp = json_array();
     struct topo_live *live = topo_ctl_live(t->ctl);
@@ -755,116 +569,52 @@ static unsigned live_set(struct topo_rest *t, struct keep_job *job, const struct
 done:
     json_decref(unknown);
     json_decref(no_lldp);
-    json_decref(body);
     return status;
-}
-
-static unsigned lldp_liveness(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
-                              const struct ctl_switches *cs, const char *what, json_t **out)
-{
-    struct topo_live *live = topo_ctl_live(t->ctl);
-    bool get = strcmp(q->method, "GET") == 0, post = strcmp(q->method, "POST") == 0;
-
-    if (!*what && get) {
-        const char *want = q->query(q, "interface_id");
-        json_t *arr = json_array();
-        uint64_t dpid;
-        uint32_t port;
-        if (want) {
-            const struct topo_live_if *i =
-                iface_parse(want, &dpid, &port) == 0
-                    ? topo_live_find(live, (struct topo_end){dpid, port})
-                    : NULL;
-            if (i)
-                json_array_append_new(arr, live_json(i));
-        } else {
-            topo_live_each(live, add_live, arr);
-        }
-        *out = json_pack("{s:o}", "interfaces", arr);
-        return 200;
-    }
-    if (strcmp(what, "pair") == 0 && get) {
-        struct pair_walk w = {t, json_array()};
-        topo_live_each(live, add_pair, &w);
-        *out = json_pack("{s:o}", "pairs", w.pairs);
-        return 200;
-    }
-    if ((strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0) && post)
-        return live_set(t, job, q, cs, what[0] == 'e', out);
-    return rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
 }
 
 static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct topo_rest *t = arg;
-    unsigned status;
+    const char *a = q->arg;
+    bool get = strcmp(q->method, "GET") == 0, post = strcmp(q->method, "POST") == 0;
+    bool live = strncmp(a, "liveness", 8) == 0 && (!a[8] || a[8] == '/');
+    const char *what = live && a[8] ? a + 9 : "";
 
-    if (strcmp(q->arg, "polling_time") == 0)
+    if (strcmp(a, "polling_time") == 0)
         return lldp_polling(t, q, out);
+    /* The reads copy under the lock and render after it. */
+    if (get && strcmp(a, "interfaces") == 0)
+        return topo_read_lldp_interfaces(t, out);
+    if (get && live && !*what)
+        return topo_read_liveness(t, q->query(q, "interface_id"), out);
+    if (get && live && strcmp(what, "pair") == 0)
+        return topo_read_liveness_pairs(t, out);
+    bool set_lldp = post && (strcmp(a, "interfaces/enable") == 0 ||
+                             strcmp(a, "interfaces/disable") == 0);
+    bool set_live = post && live && (strcmp(what, "enable") == 0 || strcmp(what, "disable") == 0);
+    if (!set_lldp && !set_live)
+        return rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
+    /* A body is parsed before the lock: its size is the client's. */
+    json_error_t e;
+    json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
     struct keep_job job = {0};
     const struct ctl_switches *cs = t->lock(t->lock_arg);
-    if (strcmp(q->arg, "interfaces") == 0 && strcmp(q->method, "GET") == 0) {
-        struct lldp_walk w = {t, json_array()};
-        ctl_switches_foreach(cs, lldp_ids, &w);
-        *out = json_pack("{s:o}", "interfaces", w.ids);
-        status = 200;
-    } else if (strcmp(q->method, "POST") == 0 && (strcmp(q->arg, "interfaces/enable") == 0 ||
-                                                  strcmp(q->arg, "interfaces/disable") == 0)) {
-        status = lldp_set(t, &job, q, cs, q->arg[11] == 'e', out);
-    } else if (strncmp(q->arg, "liveness", 8) == 0 && (!q->arg[8] || q->arg[8] == '/')) {
-        status = lldp_liveness(t, &job, q, cs, q->arg[8] ? q->arg + 9 : "", out);
-    } else {
-        status = rest_ext_error(out, 404, "no such resource: %s %s", q->method, q->path);
-    }
+    unsigned status = set_lldp ? lldp_set(t, &job, body, cs, a[11] == 'e', out)
+                               : live_set(t, &job, body, cs, what[0] == 'e', out);
     t->unlock(t->lock_arg);
+    json_decref(body);
     return keep_flush(t, q, &job, status, out);
 }
 
 /* ---- ofcd's compact graph -------------------------------------------------------- */
 
-struct graph_walk {
-    json_t *nodes, *links;
-    int64_t now;
-};
-
-static void graph_node(const struct ctl_switch *s, void *arg)
-{
-    struct graph_walk *w = arg;
-    char d[24];
-    dpid_format(s->dpid, d);
-    json_array_append_new(w->nodes, json_pack("{s:s, s:b, s:I}", "dpid", d, "connected", s->up,
-                                              "ports", (json_int_t)s->ports.n));
-}
-
-static void graph_link(void *arg, const struct topo_link_rec *l)
-{
-    struct graph_walk *w = arg;
-    char a[40], b[40];
-    iface_id(l->a.dpid, l->a.port, a);
-    iface_id(l->b.dpid, l->b.port, b);
-    json_array_append_new(
-        w->links, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:s}", "id", l->id, "a", a,
-                            "b", b, "state", l->loop ? "loop" : l->active ? "up" : "down",
-                            "enabled", l->enabled, "age_s", (json_int_t)(w->now - l->since_wall),
-                            "ups", (json_int_t)l->ups, "downs", (json_int_t)l->downs, "why",
-                            l->why ? l->why : ""));
-}
-
 static unsigned ofcd_topology(void *arg, const struct rest_ext_req *q, json_t **out)
 {
-    struct topo_rest *t = arg;
-
     if (*q->arg)
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     if (strcmp(q->method, "GET") != 0)
         return not_allowed(q, out);
-    struct graph_walk w = {json_array(), json_array(), (int64_t)time(NULL)};
-    const struct ctl_switches *cs = t->lock(t->lock_arg);
-    ctl_switches_foreach(cs, graph_node, &w);
-    topo_ctl_each(t->ctl, graph_link, &w);
-    t->unlock(t->lock_arg);
-    *out = json_pack("{s:o, s:o}", "nodes", w.nodes, "links", w.links);
-    return 200;
+    return topo_read_graph(arg, out);
 }
 
 /* ---- set-up --------------------------------------------------------------------- */

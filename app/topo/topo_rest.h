@@ -17,9 +17,13 @@
  *                              state, age and change counts
  *
  * JSON shapes are Kytos-ng's (Switch/Interface/Link.as_dict, ids as
- * kytos/core/id.py makes them). Reads take the switch view's lock (the
- * control thread's, which also guards topo_ctl); metadata lives here,
- * under its own lock. What must survive a restart (metadata, disabled
+ * kytos/core/id.py makes them). The switch view's lock (the control
+ * thread's, which also guards topo_ctl) is held only to copy: the GETs
+ * of the whole topology copy one switch, or a piece of the links, per hold
+ * (topo_snap.h, topo_rest_read.c) and build their JSON after; a POST's
+ * body is parsed before it. Metadata lives here, under its own lock, at
+ * most TOPO_META_MAX_KEYS keys and TOPO_META_MAX_BYTES of JSON per entity
+ * (a POST past either: 413). What must survive a restart (metadata, disabled
  * switches/interfaces/links, LLDP and liveness flags) is written to the
  * flow store's database (topo_keep.h) after the switch view's lock is let
  * go and before the change is answered.

@@ -1,6 +1,7 @@
 /* ctl_switches: see ctl_switches.h. */
 #include "ctl_switches.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,15 @@ OFCD_COUNTER_GROUP_HEAD(ctl_switches_counters, "switches", struct ctl_switches_s
 
 #define CTL_HASH_BITS 14
 
+/* A down switch's record waits on one of two lists, each in the order the
+ * switches went down: DOWN until the bound asks whether it has stored
+ * flows, KEPT once it answered yes (let go only when DOWN is empty). */
+enum { CTL_LIST_NONE, CTL_LIST_DOWN, CTL_LIST_KEPT, CTL_LISTS };
+
 struct ctl_switches {
+    struct ctl_switches_cfg cfg;
     struct ctl_switch *buckets[1u << CTL_HASH_BITS];
+    struct ofcd_dlist lists[CTL_LISTS];
     struct ctl_switches_stats stats;
 };
 
@@ -28,11 +36,13 @@ static uint32_t bucket(uint64_t dpid)
     return (uint32_t)((dpid * 0x9e3779b97f4a7c15ULL) >> (64 - CTL_HASH_BITS));
 }
 
-struct ctl_switches *ctl_switches_create(void)
+struct ctl_switches *ctl_switches_create(const struct ctl_switches_cfg *cfg)
 {
     struct ctl_switches *cs = calloc(1, sizeof(*cs));
     if (!cs)
         LOG_ERR("ctl", "out of memory for the switch table");
+    else if (cfg)
+        cs->cfg = *cfg;
     return cs;
 }
 
@@ -40,6 +50,76 @@ static void switch_free(struct ctl_switch *s)
 {
     of_ports_free(&s->ports);
     free(s);
+}
+
+static void list_push(struct ctl_switches *cs, struct ctl_switch *s, uint8_t which)
+{
+    ofcd_dlist_push(&cs->lists[which], &s->down_node);
+    s->down_list = which;
+}
+
+static void list_unlink(struct ctl_switches *cs, struct ctl_switch *s)
+{
+    if (s->down_list == CTL_LIST_NONE)
+        return;
+    ofcd_dlist_unlink(&cs->lists[s->down_list], &s->down_node);
+    s->down_list = CTL_LIST_NONE;
+}
+
+/* The switch down longest on list which, or NULL. */
+static struct ctl_switch *list_oldest(const struct ctl_switches *cs, uint8_t which)
+{
+    const struct ofcd_dlist_node *n = cs->lists[which].head;
+    return n ? OFCD_DLIST_ENTRY(n, struct ctl_switch, down_node) : NULL;
+}
+
+static void ports_drop(struct ctl_switches *cs, struct ctl_switch *s)
+{
+    cs->stats.ports -= s->ports.n;
+    of_ports_free(&s->ports);
+}
+
+/* Let a down switch's record go, and tell the hook. */
+static void drop(struct ctl_switches *cs, struct ctl_switch *s)
+{
+    uint64_t dpid = s->dpid;
+    struct ctl_switch **pp = &cs->buckets[bucket(dpid)];
+
+    while (*pp && *pp != s)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = s->hnext;
+    list_unlink(cs, s);
+    ports_drop(cs, s);
+    switch_free(s);
+    cs->stats.known--;
+    if (cs->cfg.forgotten)
+        cs->cfg.forgotten(cs->cfg.arg, dpid);
+}
+
+/* At the bound: the switch down longest without stored flows goes; one
+ * found to have flows moves to KEPT (asked once per time it goes down,
+ * so this costs what it moves); KEPT's oldest goes only when no other is
+ * down. False when every record is a live switch's. */
+static bool make_room(struct ctl_switches *cs)
+{
+    struct ctl_switch *s;
+
+    while ((s = list_oldest(cs, CTL_LIST_DOWN)) != NULL) {
+        list_unlink(cs, s);
+        if (cs->cfg.has_flows && cs->cfg.has_flows(cs->cfg.arg, s->dpid)) {
+            list_push(cs, s, CTL_LIST_KEPT);
+            continue;
+        }
+        drop(cs, s);
+        cs->stats.evicted++;
+        return true;
+    }
+    if ((s = list_oldest(cs, CTL_LIST_KEPT)) == NULL)
+        return false;
+    drop(cs, s);
+    cs->stats.evicted++;
+    return true;
 }
 
 void ctl_switches_destroy(struct ctl_switches *cs)
@@ -55,23 +135,21 @@ void ctl_switches_destroy(struct ctl_switches *cs)
     free(cs);
 }
 
+/* Both lists are in down order: each is swept from its head to the first
+ * record that is not due. */
 unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t after_us)
 {
     unsigned n = 0;
 
-    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++) {
-        struct ctl_switch **pp = &cs->buckets[b];
-        while (*pp) {
-            struct ctl_switch *s = *pp;
-            if (!s->up && now_us - s->down_since_us >= after_us) {
-                *pp = s->hnext;
-                switch_free(s);
-                cs->stats.known--;
-                cs->stats.forgotten++;
-                n++;
-                continue;
-            }
-            pp = &s->hnext;
+    for (uint8_t which = CTL_LIST_DOWN; which < CTL_LISTS; which++) {
+        struct ctl_switch *s;
+        while ((s = list_oldest(cs, which)) != NULL) {
+            cs->stats.swept++;
+            if (now_us < s->down_since_us || now_us - s->down_since_us < after_us)
+                break;
+            drop(cs, s);
+            cs->stats.forgotten++;
+            n++;
         }
     }
     return n;
@@ -85,11 +163,14 @@ const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64
     return NULL;
 }
 
+/* A SWITCH_UP's record: found, or made (room made first at the bound). */
 static struct ctl_switch *get(struct ctl_switches *cs, uint64_t dpid)
 {
     struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
     if (s)
         return s;
+    if (cs->cfg.max_known && cs->stats.known >= cs->cfg.max_known)
+        make_room(cs);                    /* none down: the workers bound the live ones */
     s = calloc(1, sizeof(*s));
     if (!s) {
         LOG_ERR("ctl", "out of memory for switch %016" PRIx64, dpid);
@@ -116,6 +197,7 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
     if ((size_t)n * sizeof(struct ofp_port) > left)
         n = (uint32_t)(left / sizeof(struct ofp_port));
     /* The event's bytes may sit at any alignment: copy each port out. */
+    cs->stats.ports -= s->ports.n;
     s->ports.n = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct ofp_port port;
@@ -125,6 +207,8 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
             break;
         }
     }
+    cs->stats.ports += s->ports.n;
+    list_unlink(cs, s);
     if (!s->up)
         cs->stats.up++;
     s->up = true;
@@ -134,10 +218,13 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
     cs->stats.ups++;
 }
 
-static void port_status(struct ctl_switch *s, const struct ofp_port_status *ps)
+static void port_status(struct ctl_switches *cs, struct ctl_switch *s,
+                        const struct ofp_port_status *ps)
 {
     s->port_status++;
+    cs->stats.ports -= s->ports.n;
     of_ports_status(&s->ports, ps->reason, &ps->desc);
+    cs->stats.ports += s->ports.n;
 }
 
 static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const struct ofp_msg *m,
@@ -177,7 +264,7 @@ static void of_message(struct ctl_switches *cs, struct ctl_switch *s, const stru
     }
     switch (m.hdr.type) {
     case OFPT_PORT_STATUS:
-        port_status(s, &m.u.port_status);
+        port_status(cs, s, &m.u.port_status);
         break;
     case OFPT_FLOW_REMOVED:
         s->flow_removed++;
@@ -206,7 +293,11 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
     if (q->len < sizeof(h))
         return;
     memcpy(&h, q->data, sizeof(h));
-    struct ctl_switch *s = get(cs, h.dpid);
+    /* Only a switch coming up makes a record: a late event about one the
+     * view let go does not bring it back. */
+    struct ctl_switch *s = q->kind == QMSG_EV_SWITCH_UP
+                               ? get(cs, h.dpid)
+                               : (struct ctl_switch *)ctl_switches_find(cs, h.dpid);
     if (!s)
         return;
     cs->stats.events++;
@@ -222,10 +313,17 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
             s->down_wall = (int64_t)time(NULL);
             cs->stats.up--;
             cs->stats.downs++;
+            /* The record stays, its ports go (they come with the next up). */
+            ports_drop(cs, s);
+            list_push(cs, s, CTL_LIST_DOWN);
         }
         break;
     case QMSG_EV_OF:
-        of_message(cs, s, q, &h);
+        /* Only the live connection's: a message sent before the switch went
+         * down may arrive after its SWITCH_DOWN (which travels in P0), and
+         * must not give a down switch ports again. */
+        if (s->up && s->conn == q->conn)
+            of_message(cs, s, q, &h);
         break;
     case QMSG_EV_ECHO:
         if (q->len >= sizeof(h) + sizeof(struct of_event_echo)) {
@@ -260,6 +358,38 @@ void ctl_switches_log(const struct ctl_switches *cs)
                      (unsigned long)s->stats_entries[2], (unsigned long)s->port_status,
                      (unsigned long)s->flow_removed, (unsigned long)s->errors,
                      (unsigned long)s->role_replies);
+}
+
+int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out)
+{
+    uint64_t *v = malloc((cs->stats.known ? cs->stats.known : 1) * sizeof(*v));
+    size_t n = 0;
+
+    if (!v)
+        return -ENOMEM;
+    for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
+        for (const struct ctl_switch *s = cs->buckets[b]; s && n < cs->stats.known;
+             s = s->hnext)
+            v[n++] = s->dpid;
+    *out = v;
+    return (int)n;
+}
+
+int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
+                      struct ctl_switch_copy *out)
+{
+    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+
+    if (!s)
+        return -ENOENT;
+    out->s = *s;
+    out->s.hnext = NULL;
+    out->s.down_node = (struct ofcd_dlist_node){0};
+    out->n_ports = s->ports.n;
+    memset(&out->s.ports, 0, sizeof(out->s.ports));
+    if (with_ports && of_ports_set(&out->s.ports, s->ports.v, s->ports.n) < 0)
+        return -ENOMEM;
+    return 0;
 }
 
 void ctl_switches_foreach(const struct ctl_switches *cs,

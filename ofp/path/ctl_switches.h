@@ -5,6 +5,16 @@
  * flow manager read: which dpids are up, on which connection (to address
  * flow_mods), their ports, and the latest statistics (reassembled from the
  * multipart replies of the periodic polls).
+ *
+ * Bounded: at most max_known records (openflow.max_switches_known). A
+ * switch that goes down keeps its record but not its ports. At the bound a
+ * new dpid takes the record of the switch down longest, one without stored
+ * flows first (the view does not know the store: the has_flows hook asks
+ * whoever does, the flow manager in ofcd); a record is made only by a
+ * SWITCH_UP, and the workers refuse a new dpid when all of theirs are live,
+ * so the view passes its bound only when several workers each fill theirs.
+ * Records of switches down longer than forget_after_s are let go by a
+ * sweep that looks only at those that are due.
  */
 #ifndef OFCD_CTL_SWITCHES_H
 #define OFCD_CTL_SWITCHES_H
@@ -13,6 +23,7 @@
 #include <stdint.h>
 
 #include "ofcd_counters.h"
+#include "ofcd_dlist.h"
 #include "of_event.h"
 #include "of_switch.h"
 #include "ofp_chan.h"
@@ -25,6 +36,8 @@ struct ctl_switch {
     struct ctl_switch *hnext;
     conn_handle_t conn;
     bool up;
+    uint8_t down_list;                  /* which list it is on while down (ctl_switches.c) */
+    struct ofcd_dlist_node down_node;
     uint64_t up_since_us, down_since_us; /* the workers' lcore clock (event time) */
     int64_t up_wall, down_wall;         /* unix time, for operators */
     struct of_event_up info;
@@ -48,10 +61,13 @@ struct ctl_switch {
     X(downs, "switches that went down")                                                   \
     X(stats_replies, "complete multipart statistics replies")                             \
     X(undecodable, "forwarded messages the codec refused (a bug)")                        \
-    X(forgotten, "switches gone longer than openflow.forget_after_s, forgotten")
+    X(forgotten, "switches gone longer than openflow.forget_after_s, forgotten")          \
+    X(evicted, "down switches let go for a new dpid at openflow.max_switches_known")      \
+    X(swept, "down switches the forget sweep looked at")
 #define CTL_SWITCHES_GAUGES(X)                                                            \
     X(known, "switches the control thread knows")                                         \
-    X(up, "switches with an established OpenFlow channel")
+    X(up, "switches with an established OpenFlow channel")                                \
+    X(ports, "ports of the switches that are up")
 
 struct ctl_switches_stats {
     CTL_SWITCHES_COUNTERS(OFCD_COUNTER_FIELD)
@@ -65,7 +81,19 @@ extern const struct ofcd_counter_group ctl_switches_counters;  /* "switches" */
 
 struct ctl_switches;
 
-struct ctl_switches *ctl_switches_create(void);
+struct ctl_switches_cfg {
+    uint32_t max_known;                 /* records, up or down; 0 = no bound */
+    /* At the bound, of the switch down longest: does it have stored flows?
+     * Those are let go after the others (NULL: none has). Called under
+     * whatever serialises the view: it must not take that lock. */
+    bool (*has_flows)(void *arg, uint64_t dpid);
+    /* Told of each record let go, evicted or forgotten (NULL: nobody). */
+    void (*forgotten)(void *arg, uint64_t dpid);
+    void *arg;
+};
+
+/* cfg NULL: no bound, no hooks. */
+struct ctl_switches *ctl_switches_create(const struct ctl_switches_cfg *cfg);
 void ctl_switches_destroy(struct ctl_switches *cs);
 
 /* Apply one event (the qmsg stays the caller's). */
@@ -78,6 +106,24 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q);
 unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t after_us);
 
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
+
+/* For readers that render outside the lock (REST): take the lock, copy,
+ * let it go, then render — so the lock is held for a copy of bounded size,
+ * never for JSON or a slow client.
+ *
+ * The dpids known now (any order) into a malloc'd array (*out, free it):
+ * their count, or -ENOMEM. */
+int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out);
+
+/* One switch by value. Its ports are copied into a list of its own when
+ * with_ports (of_ports_free it), else left out (n_ports says how many).
+ * 0, -ENOENT, -ENOMEM. */
+struct ctl_switch_copy {
+    struct ctl_switch s;                /* s.ports: the copy, or empty; no links */
+    uint32_t n_ports;
+};
+int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
+                      struct ctl_switch_copy *out);
 
 /* Visit every switch (any order). */
 void ctl_switches_foreach(const struct ctl_switches *cs,

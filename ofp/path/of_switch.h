@@ -5,7 +5,9 @@
  * negotiated version, features, DESC strings, ports (from PORT_DESC, kept
  * current by PORT_STATUS), when it came up, counters. A switch outlives its
  * connections: when the same dpid reconnects, the model is kept and bound to
- * the new connection (the stale one is closed).
+ * the new connection (the stale one is closed). A switch that is down keeps
+ * its record (features, DESC, counters) but not its ports, which come again
+ * with its next PORT_DESC.
  */
 #ifndef OFCD_OF_SWITCH_H
 #define OFCD_OF_SWITCH_H
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "of_app.h"
+#include "ofcd_dlist.h"
 #include "ofp_mp.h"
 #include "ofp_port.h"
 #include "ofp_switch.h"
@@ -45,6 +48,10 @@ void of_ports_free(struct of_port_list *l);
 struct of_switch {
     uint64_t dpid;
     struct of_switch *hnext;
+    /* While down (no connection): on the worker's list of down switches,
+     * oldest first, so forgetting them costs what is forgotten. */
+    struct ofcd_dlist_node down_node;
+    bool on_down_list;
     struct of_rec *rec;              /* live connection, NULL while down */
     uint8_t version;
     struct ofp_features features;

@@ -35,6 +35,9 @@
 #define OFW_FORGET_SWEEP_US 1000000u    /* look for gone switches to forget this often */
 /* Up this long, a switch's disconnect is logged under a limiter of its own. */
 #define OFW_SETTLED_US 10000000ull
+/* A new dpid refused at openflow.max_switches_known: one line per this
+ * long, with how many were refused meanwhile. */
+#define OFW_REFUSED_LOG_MS 10000u
 
 struct of_rec {
     conn_handle_t h;
@@ -53,6 +56,7 @@ struct of_rec {
     uint32_t malformed;
     uint64_t malformed_since_us;
     bool close_sent;
+    bool refused;                    /* at max_switches_known: logged there, rate-limited */
     /* The control thread hears of the switch once both its buffers are in
      * hand: the SWITCH_DOWN one is kept from then on, so the switch's end
      * is never lost; until then (up_owed) its messages wait and nothing
@@ -99,10 +103,12 @@ struct of_worker {
     uint32_t malformed_limit;
     uint64_t forget_after_us;
     uint64_t next_forget_us;
+    uint32_t max_known;              /* switch models, up or down; 0 = no bound */
+    struct ofcd_dlist down;          /* models without a connection, oldest first */
     uint32_t max_ports;
     uint32_t mp_max_parts;
     uint64_t mp_max_bytes;
-    struct ofcd_ratelimit rl_mp, rl_event, rl_pin;
+    struct ofcd_ratelimit rl_mp, rl_event, rl_pin, rl_refused;
     /* One limiter per log line a switch (or a peer claiming to be one)
      * can trigger: a flood costs a few lines a second per site, each
      * written line saying how many of its site were suppressed. */
@@ -141,6 +147,33 @@ static struct of_switch *switch_find(struct of_worker *w, uint64_t dpid)
         if (s->dpid == dpid)
             return s;
     return NULL;
+}
+
+/* The list of models without a connection, in the order they went down:
+ * the head is the one down longest (forgotten first, evicted first). */
+static void down_push(struct of_worker *w, struct of_switch *sw)
+{
+    ofcd_dlist_push(&w->down, &sw->down_node);
+    sw->on_down_list = true;
+}
+
+static void down_unlink(struct of_worker *w, struct of_switch *sw)
+{
+    if (!sw->on_down_list)
+        return;
+    ofcd_dlist_unlink(&w->down, &sw->down_node);
+    sw->on_down_list = false;
+}
+
+static struct of_switch *down_oldest(const struct of_worker *w)
+{
+    return w->down.head ? OFCD_DLIST_ENTRY(w->down.head, struct of_switch, down_node) : NULL;
+}
+
+static void ports_drop(struct of_worker *w, struct of_switch *sw)
+{
+    w->stats.ports_known -= sw->ports.n;
+    of_ports_free(&sw->ports);
 }
 
 /* ---- output ------------------------------------------------------------------------ */
@@ -700,8 +733,13 @@ static void switch_down(struct of_rec *r, const char *why)
     }
     sw->up_since_us = 0;
     sw->down_since_us = w->now_us;
-    if (sw->rec == r)
+    if (sw->rec == r) {
+        /* Down: the record stays, its ports go (a peer inventing dpids with
+         * thousands of ports each leaves nothing behind but the record). */
         sw->rec = NULL;
+        ports_drop(w, sw);
+        down_push(w, sw);
+    }
     r->sw = NULL;
 }
 
@@ -723,7 +761,7 @@ static void c_closed(void *arg, const char *why)
     case OFP_CHAN_TIMEOUT_NONE:
         break;
     }
-    if (!r->sw) {
+    if (!r->sw && !r->refused) {
         char peer[OFCD_PEER_STRLEN];
         LOG_WARN_RL(&w->rl_log.early_close, w->now_us, "of", "connection %#" PRIx64 " from %s "
                     "closed before FEATURES: %s", r->h,
@@ -891,12 +929,46 @@ static void conn_down(struct of_worker *w, conn_handle_t h, int reason)
 
 /* ---- message handling -------------------------------------------------------------- */
 
+static void switch_free(struct of_worker *w, struct of_switch *sw);
+static void switch_forget(struct of_worker *w, struct of_switch *sw);
+
+/* A new dpid at openflow.max_switches_known: the model of the switch down
+ * longest makes room; with every model a live switch's, the connection is
+ * refused (it may retry: a switch that leaves frees a place). True when
+ * refused. */
+static bool known_full(struct of_rec *r, uint64_t dpid)
+{
+    struct of_worker *w = r->w;
+    char peer[OFCD_PEER_STRLEN];
+    uint64_t missed;
+
+    if (!w->max_known || w->stats.switches_known < w->max_known)
+        return false;
+    if (down_oldest(w)) {
+        w->stats.switches_evicted++;
+        switch_forget(w, down_oldest(w));
+        return false;
+    }
+    w->stats.switches_refused++;
+    r->refused = true;
+    if (ofcd_ratelimit(&w->rl_refused, w->now_us, &missed))
+        LOG_WARN("of", "switch %016" PRIx64 ": connection %#" PRIx64 " from %s refused: "
+                 "openflow.max_switches_known = %u switches known, every one of them up; it "
+                 "may retry (%lu more refused since the last line)", dpid, r->h,
+                 ofcd_peer_format(r->peer_ip, r->peer_port, peer), w->max_known,
+                 (unsigned long)missed);
+    ofp_chan_close(&r->chan, "openflow.max_switches_known reached, every known switch up");
+    return true;
+}
+
 static void bind_switch(struct of_rec *r, const struct ofp_features *f)
 {
     struct of_worker *w = r->w;
     struct of_switch *sw = switch_find(w, f->datapath_id);
 
     if (!sw) {
+        if (known_full(r, f->datapath_id))
+            return;
         sw = calloc(1, sizeof(*sw));
         if (!sw) {
             ofp_chan_close(&r->chan, "out of memory for the switch model");
@@ -918,6 +990,7 @@ static void bind_switch(struct of_rec *r, const struct ofp_features *f)
         switch_down(old, "replaced by a new connection of the same dpid");
         ofp_chan_close(&old->chan, "replaced by a new connection of the same dpid");
     }
+    down_unlink(w, sw);                          /* it has a connection again */
     sw->features = *f;
     sw->rec = r;
     r->sw = sw;
@@ -955,8 +1028,9 @@ static void port_desc_part(struct of_rec *r, const struct ofp_msg *m)
         return;                              /* more parts follow */
     if (r->sw) {
         /* The reassembled list becomes the model's; the old one is dropped. */
-        of_ports_free(&r->sw->ports);
+        ports_drop(r->w, r->sw);
         r->sw->ports = r->pd;
+        r->w->stats.ports_known += r->sw->ports.n;
     } else {
         of_ports_free(&r->pd);
     }
@@ -1028,7 +1102,9 @@ static void port_status(struct of_rec *r, const struct ofp_msg *m)
         return;
     }
     r->sw->port_changes++;
+    r->w->stats.ports_known -= r->sw->ports.n;
     of_ports_status(&r->sw->ports, ps->reason, &ps->desc);
+    r->w->stats.ports_known += r->sw->ports.n;
     char name[OFP_MAX_PORT_NAME_LEN];
     LOG_INFO_RL(&r->w->rl_log.port_status, r->w->now_us, "of", "switch %016" PRIx64 " port %u "
                 "(%s) %s, link %s", r->sw->dpid, ps->desc.port_no,
@@ -1351,6 +1427,7 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->event_pool = event_pool;
     w->malformed_limit = cfg->malformed_limit;
     w->max_ports = cfg->max_ports;
+    w->max_known = cfg->max_switches_known;
     w->forget_after_us = (uint64_t)cfg->forget_after_s * 1000000u;
     w->mp_max_parts = cfg->mp_max_parts;
     w->mp_max_bytes = (uint64_t)cfg->mp_max_kb * 1024u;
@@ -1370,6 +1447,7 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->rl_log.port_status = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
     w->rl_log.malformed = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_log.sw_error = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
+    w->rl_refused = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(1, OFW_REFUSED_LOG_MS);
     w->stats_interval_us = (uint64_t)cfg->stats_interval_s * 1000000u;
     w->events_bell = cfg->events_bell;
     w->role = cfg->role;
@@ -1403,8 +1481,22 @@ static void switch_free(struct of_worker *w, struct of_switch *sw)
 {
     if (sw->up_since_us)
         apps_switch_down(w, sw);
-    of_ports_free(&sw->ports);
+    ports_drop(w, sw);
     free(sw);
+}
+
+/* A model without a connection, out of the table and the down list. */
+static void switch_forget(struct of_worker *w, struct of_switch *sw)
+{
+    struct of_switch **pp = &w->switches[hash64(sw->dpid)];
+
+    while (*pp && *pp != sw)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = sw->hnext;
+    down_unlink(w, sw);
+    switch_free(w, sw);
+    w->stats.switches_known--;
 }
 
 void of_worker_destroy(struct of_worker *w)
@@ -1440,23 +1532,20 @@ void of_worker_set_outputs(struct of_worker *w, struct msgq **io_out, unsigned n
 }
 
 /* The models of switches gone for forget_after_us (their apps' state went
- * at switch down): a peer cycling through made-up dpids cannot grow them. */
+ * at switch down): a peer cycling through made-up dpids cannot grow them.
+ * The down list is in the order they went down, so the sweep stops at the
+ * first one whose time has not come: it costs what it forgets, not what the
+ * worker knows. */
 static void forget_gone(struct of_worker *w)
 {
-    for (unsigned b = 0; b < (1u << OFW_HASH_BITS); b++) {
-        struct of_switch **pp = &w->switches[b];
-        while (*pp) {
-            struct of_switch *sw = *pp;
-            if (!sw->rec && !sw->up_since_us &&
-                w->now_us - sw->down_since_us >= w->forget_after_us) {
-                *pp = sw->hnext;
-                switch_free(w, sw);
-                w->stats.switches_known--;
-                w->stats.switches_forgotten++;
-                continue;
-            }
-            pp = &sw->hnext;
-        }
+    struct of_switch *sw;
+
+    while ((sw = down_oldest(w)) != NULL) {
+        w->stats.switches_swept++;
+        if (w->now_us - sw->down_since_us < w->forget_after_us)
+            break;
+        switch_forget(w, sw);
+        w->stats.switches_forgotten++;
     }
 }
 

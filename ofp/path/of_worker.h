@@ -64,10 +64,14 @@ struct of_worker;
     X(dpid_claims_refused, "connections refused: their dpid's live connection answered")  \
     X(dpid_claims_evicted, "live connections replaced: silent when their dpid was claimed") \
     X(switches_forgotten, "switch models dropped: gone longer than openflow.forget_after_s") \
+    X(switches_swept, "down switch models the once-a-second forget sweep looked at")       \
+    X(switches_evicted, "down switch models dropped for a new dpid: max_switches_known")    \
+    X(switches_refused, "new dpids refused: max_switches_known models, all live switches") \
     X(pin_refused, "connections refused: certificate not the one tls.pins_file pins")
 #define OF_WORKER_GAUGES(X)                                                               \
     X(switches_up, "switches established now")                                            \
     X(switches_known, "switches the worker has a model of")                               \
+    X(ports_known, "ports the worker's switch models hold (live switches only)")          \
     X(conns, "connections the worker tracks now")
 
 struct of_worker_stats {
@@ -84,6 +88,7 @@ struct of_worker_cfg {
     uint32_t malformed_limit;        /* bad messages per switch per minute */
     uint32_t max_ports;              /* per switch, PORT_DESC and PORT_STATUS together */
     uint32_t forget_after_s;         /* a gone switch's model is dropped then, 0 = never */
+    uint32_t max_switches_known;     /* switch models kept, up or down (0 = no bound) */
     uint32_t mp_max_kb;              /* one statistics reply, all its parts */
     uint32_t mp_max_parts;
     uint32_t stats_interval_s;       /* FLOW/PORT_STATS/TABLE polling, 0 = off */

@@ -684,6 +684,30 @@ void flowmgr_tick(struct flowmgr *fm)
     pthread_mutex_unlock(&fm->lock);
 }
 
+bool flowmgr_has_flows(struct flowmgr *fm, uint64_t dpid)
+{
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    bool has = sw && sw->n_flows;
+    pthread_mutex_unlock(&fm->lock);
+    return has;
+}
+
+void flowmgr_forget(struct flowmgr *fm, uint64_t dpid)
+{
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch **pp = &fm->sw_buckets[sw_bucket(dpid)];
+    while (*pp && (*pp)->dpid != dpid)
+        pp = &(*pp)->hnext;
+    struct fm_switch *sw = *pp;
+    if (sw && !sw->up && !sw->n_flows) {
+        *pp = sw->hnext;
+        fm->stats.switches_forgotten++;
+        switch_free(fm, sw);
+    }
+    pthread_mutex_unlock(&fm->lock);
+}
+
 /* ---- REST side ------------------------------------------------------------------ */
 
 enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid)

@@ -116,7 +116,8 @@ struct flowmgr_env {
     X(snapshot_unsolicited, "flow-statistics parts with a control xid not asked for: dropped") \
     X(snapshot_over_budget,                                                               \
       "flow-statistics replies abandoned: over flow_manager.snapshot_budget_mb")          \
-    X(switches_forgotten, "switches gone longer than openflow.forget_after_s, no flows")
+    X(switches_forgotten, "switches without stored flows forgotten: gone past "            \
+                          "openflow.forget_after_s, or let go by the switch view")
 #define FLOWMGR_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \
     X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \
@@ -143,6 +144,14 @@ void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q);
 
 /* Send what pacing and ring room now allow; run due consistency checks. */
 void flowmgr_tick(struct flowmgr *fm);
+
+/* The switch view's questions when it is full (openflow.max_switches_known;
+ * asked under the view's lock, which this lock nests in): does dpid have
+ * stored flows? And: the view let dpid go — its record goes here too when
+ * it is down and holds no stored flow (a peer inventing dpids cannot grow
+ * this table past the view's bound). */
+bool flowmgr_has_flows(struct flowmgr *fm, uint64_t dpid);
+void flowmgr_forget(struct flowmgr *fm, uint64_t dpid);
 
 /* ---- REST threads ------------------------------------------------------------ */
 

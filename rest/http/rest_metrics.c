@@ -152,22 +152,56 @@ static void registry_families(struct rest_server *rs, struct mbuf *b)
 
 /* ---- families of their own ------------------------------------------------------ */
 
+/* What the per-switch families show of one switch, copied out of the view
+ * under its lock (a few words a switch, nothing allocated but the array)
+ * and printed after the lock is let go. */
+struct switch_row {
+    uint64_t dpid;
+    bool up;
+    uint32_t n_ports, echo_ewma_us;
+    uint64_t flows, echo_samples;
+};
+
+struct switch_rows {
+    struct switch_row *v;
+    size_t n, cap;
+    bool oom;
+};
+
+static void copy_row(const struct ctl_switch *s, void *arg)
+{
+    struct switch_rows *rr = arg;
+
+    if (rr->n == rr->cap) {
+        size_t cap = rr->cap ? 2 * rr->cap : 256;
+        struct switch_row *v = realloc(rr->v, cap * sizeof(*v));
+        if (!v) {
+            rr->oom = true;
+            return;
+        }
+        rr->v = v;
+        rr->cap = cap;
+    }
+    rr->v[rr->n++] = (struct switch_row){s->dpid, s->up, s->ports.n, s->echo_ewma_us,
+                                         s->stats_entries[0], s->echo_samples};
+}
+
 /* One line per switch of one family; a switch without the value (an RTT
  * never measured) has no line. */
 struct switch_family {
     const char *name, *help;
     int decimals;                       /* of the value as printed */
-    bool (*value)(const struct ctl_switch *s, double *v);
+    bool (*value)(const struct switch_row *s, double *v);
 };
 
-static bool sw_connected(const struct ctl_switch *s, double *v) { *v = s->up; return true; }
-static bool sw_ports(const struct ctl_switch *s, double *v) { *v = s->ports.n; return true; }
-static bool sw_flows(const struct ctl_switch *s, double *v)
+static bool sw_connected(const struct switch_row *s, double *v) { *v = s->up; return true; }
+static bool sw_ports(const struct switch_row *s, double *v) { *v = s->n_ports; return true; }
+static bool sw_flows(const struct switch_row *s, double *v)
 {
-    *v = (double)s->stats_entries[0];
+    *v = (double)s->flows;
     return true;
 }
-static bool sw_rtt(const struct ctl_switch *s, double *v)
+static bool sw_rtt(const struct switch_row *s, double *v)
 {
     *v = s->echo_ewma_us / 1e6;
     return s->echo_samples != 0;
@@ -180,35 +214,29 @@ static const struct switch_family switch_fams[] = {
     {"ofcd_switch_echo_rtt_seconds", "The switch's echo RTT (moving average).", 6, sw_rtt},
 };
 
-struct switch_line_ctx {
-    struct mbuf *b;
-    const struct switch_family *f;
-};
-
-static void switch_line(const struct ctl_switch *s, void *arg)
-{
-    const struct switch_line_ctx *c = arg;
-    char dpid[24];
-    double v;
-
-    if (!c->f->value(s, &v))
-        return;
-    dpid_format(s->dpid, dpid);
-    put(c->b, "%s{dpid=\"%s\"} %.*f\n", c->f->name, dpid, c->f->decimals, v);
-}
-
 static void switch_families(struct rest_server *rs, struct mbuf *b)
 {
     const struct ctl_switches *cs = rs->src.switches_lock(rs->src.arg);
     struct ctl_switches_stats st;
+    struct switch_rows rr = {0};
 
     ctl_switches_get_stats(cs, &st);
-    for (size_t i = 0; i < sizeof(switch_fams) / sizeof(switch_fams[0]); i++) {
-        struct switch_line_ctx c = {b, &switch_fams[i]};
-        put(b, "# HELP %s %s\n# TYPE %s gauge\n", c.f->name, c.f->help, c.f->name);
-        ctl_switches_foreach(cs, switch_line, &c);
-    }
+    ctl_switches_foreach(cs, copy_row, &rr);
     rs->src.switches_unlock(rs->src.arg);
+    b->oom |= rr.oom;
+    for (size_t i = 0; i < sizeof(switch_fams) / sizeof(switch_fams[0]); i++) {
+        const struct switch_family *f = &switch_fams[i];
+        put(b, "# HELP %s %s\n# TYPE %s gauge\n", f->name, f->help, f->name);
+        for (size_t k = 0; k < rr.n; k++) {
+            char dpid[24];
+            double v;
+            if (!f->value(&rr.v[k], &v))
+                continue;
+            dpid_format(rr.v[k].dpid, dpid);
+            put(b, "%s{dpid=\"%s\"} %.*f\n", f->name, dpid, f->decimals, v);
+        }
+    }
+    free(rr.v);
 
     /* Bucket i holds [2^i, 2^(i+1)) µs: its upper bound is the "le". */
     put(b, "# HELP ofcd_echo_rtt_seconds Echo round trips ofcd measured, all switches.\n"

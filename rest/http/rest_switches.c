@@ -1,6 +1,8 @@
 /* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid}, from the
- * control thread's switch view (ctl_switches), held between the sources'
- * switches_lock and switches_unlock. */
+ * control thread's switch view (ctl_switches). The view's lock (the sources'
+ * switches_lock/unlock, which the control thread takes for every event) is
+ * held only to copy: the dpids, then one switch at a time; the JSON is built
+ * after it is let go. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,8 +26,9 @@ static json_t *port_json(const struct ofp_port *p)
                      (json_int_t)p->curr_speed, "max_speed_kbps", (json_int_t)p->max_speed);
 }
 
-static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
+static json_t *switch_json(const struct ctl_switch_copy *c, bool with_ports)
 {
+    const struct ctl_switch *s = &c->s;
     char dpid[24], conn[24];
 
     dpid_format(s->dpid, dpid);
@@ -36,7 +39,7 @@ static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
                           (json_int_t)s->info.features.n_tables, "n_buffers",
                           (json_int_t)s->info.features.n_buffers, "capabilities",
                           (json_int_t)s->info.features.capabilities, "n_ports",
-                          (json_int_t)s->ports.n);
+                          (json_int_t)c->n_ports);
     if (!j)
         return NULL;
     json_object_set_new(j, s->up ? "connected_since" : "disconnected_since",
@@ -70,18 +73,33 @@ static json_t *switch_json(const struct ctl_switch *s, bool with_ports)
     return j;
 }
 
-static void add_switch(const struct ctl_switch *s, void *arg)
+/* One switch copied under the lock: 0, -ENOENT (gone meanwhile), -ENOMEM. */
+static int copy_one(const struct rest_sources *src, uint64_t dpid, bool with_ports,
+                    struct ctl_switch_copy *out)
 {
-    json_array_append_new(arg, switch_json(s, false));
+    int rc = ctl_switches_copy(src->switches_lock(src->arg), dpid, with_ports, out);
+    src->switches_unlock(src->arg);
+    return rc;
 }
 
 void rest_get_switches(struct rest_req *q, struct rest_reply *r)
 {
     const struct rest_sources *src = &q->rs->src;
-    json_t *list = json_array();
+    uint64_t *ids = NULL;
+    int n = ctl_switches_dpids(src->switches_lock(src->arg), &ids);
 
-    ctl_switches_foreach(src->switches_lock(src->arg), add_switch, list);
     src->switches_unlock(src->arg);
+    if (n < 0) {
+        rest_error(r, 500, "out of memory listing the switches");
+        return;
+    }
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++) {
+        struct ctl_switch_copy c;
+        if (copy_one(src, ids[i], false, &c) == 0)    /* one that left meanwhile: not shown */
+            json_array_append_new(list, switch_json(&c, false));
+    }
+    free(ids);
     r->json = json_pack("{s:o}", "switches", list);
 }
 
@@ -107,10 +125,16 @@ void rest_get_switch(struct rest_req *q, struct rest_reply *r)
     }
     if (rest_dpid_arg(q->arg, &dpid, r) < 0)
         return;
-    const struct ctl_switch *s = ctl_switches_find(src->switches_lock(src->arg), dpid);
-    if (s)
-        r->json = switch_json(s, true);
-    src->switches_unlock(src->arg);
-    if (!s)
+    struct ctl_switch_copy c;
+    int rc = copy_one(src, dpid, true, &c);
+    if (rc == -ENOENT) {
         rest_error(r, 404, "switch %016" PRIx64 " is not known", dpid);
+        return;
+    }
+    if (rc < 0) {
+        rest_error(r, 500, "out of memory copying switch %016" PRIx64, dpid);
+        return;
+    }
+    r->json = switch_json(&c, true);
+    of_ports_free(&c.s.ports);
 }

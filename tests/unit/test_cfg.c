@@ -431,6 +431,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.event_buffers", of_event_buffers, 0, 8388608),
     UCASE("openflow.max_ports", of_max_ports, 1, 1048576),
     UCASE("openflow.forget_after_s", of_forget_after_s, 0, 31536000),
+    UCASE("openflow.max_switches_known", of_max_switches_known, 1, 1048576),
     UCASE("openflow.mp_max_kb", of_mp_max_kb, 64, 4194304),
     UCASE("openflow.mp_max_parts", of_mp_max_parts, 1, 1048576),
     UCASE("openflow.conn_buffers", of_conn_buffers, 16, 4194304),

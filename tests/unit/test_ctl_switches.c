@@ -1,7 +1,9 @@
 /* Unit tests of the control thread's switch view: a switch comes up and goes
  * down with the events, a stale connection's down changes nothing, and a
  * switch gone for openflow.forget_after_s is forgotten on the workers' clock
- * (a fake one here) — not earlier, and not once it has come back. */
+ * (a fake one here) — not earlier, and not once it has come back; bounded
+ * by max_known, a down switch without stored flows let go first; a down
+ * switch's ports freed; the forget sweep looking only at what is due. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,18 +14,21 @@
 #include <string.h>
 
 #include "ctl_switches.h"
+#include "ofp_msg.h"
 
 #define SEC_US 1000000ull
 #define DPID 0x00000000000000a1ull
 #define AFTER_US (60 * SEC_US)
 
-/* A worker's event about DPID on connection conn, stamped at t_us. */
-static void event(struct ctl_switches *cs, enum qmsg_kind kind, conn_handle_t conn,
-                  uint64_t t_us)
+/* A worker's event about dpid on connection conn, stamped at t_us; a
+ * SWITCH_UP with n_ports ports. */
+static void event_of(struct ctl_switches *cs, uint64_t dpid, enum qmsg_kind kind,
+                     conn_handle_t conn, uint64_t t_us, uint32_t n_ports)
 {
-    struct of_event_hdr h = {.dpid = DPID, .time_us = t_us};
-    struct of_event_up up = {.version = 4, .n_ports = 0};
-    size_t len = sizeof(h) + (kind == QMSG_EV_SWITCH_UP ? sizeof(up) : 0);
+    struct of_event_hdr h = {.dpid = dpid, .time_us = t_us};
+    struct of_event_up up = {.version = 4, .n_ports = n_ports};
+    size_t ports_len = (size_t)n_ports * sizeof(struct ofp_port);
+    size_t len = sizeof(h) + (kind == QMSG_EV_SWITCH_UP ? sizeof(up) + ports_len : 0);
     struct qmsg *q = calloc(1, sizeof(*q) + len);
 
     assert_non_null(q);
@@ -31,10 +36,21 @@ static void event(struct ctl_switches *cs, enum qmsg_kind kind, conn_handle_t co
     q->conn = conn;
     q->len = (uint32_t)len;
     memcpy(q->data, &h, sizeof(h));
-    if (kind == QMSG_EV_SWITCH_UP)
+    if (kind == QMSG_EV_SWITCH_UP) {
         memcpy(q->data + sizeof(h), &up, sizeof(up));
+        for (uint32_t i = 0; i < n_ports; i++) {
+            struct ofp_port p = {.port_no = i + 1};
+            memcpy(q->data + sizeof(h) + sizeof(up) + i * sizeof(p), &p, sizeof(p));
+        }
+    }
     ctl_switches_handle(cs, q);
     free(q);
+}
+
+static void event(struct ctl_switches *cs, enum qmsg_kind kind, conn_handle_t conn,
+                  uint64_t t_us)
+{
+    event_of(cs, DPID, kind, conn, t_us, 0);
 }
 
 static struct ctl_switches_stats stats(const struct ctl_switches *cs)
@@ -46,7 +62,7 @@ static struct ctl_switches_stats stats(const struct ctl_switches *cs)
 
 static void test_up_then_down(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create();
+    struct ctl_switches *cs = ctl_switches_create(NULL);
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 5 * SEC_US);
@@ -67,7 +83,7 @@ static void test_up_then_down(void **state)
 /* The old connection's down, arriving after the new one came up. */
 static void test_stale_down_ignored(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create();
+    struct ctl_switches *cs = ctl_switches_create(NULL);
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US);
@@ -83,7 +99,7 @@ static void test_stale_down_ignored(void **state)
 
 static void test_forgotten_after_the_interval(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create();
+    struct ctl_switches *cs = ctl_switches_create(NULL);
     const uint64_t down = 100 * SEC_US;
 
     (void)state;
@@ -102,7 +118,7 @@ static void test_forgotten_after_the_interval(void **state)
 
 static void test_back_up_is_kept(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create();
+    struct ctl_switches *cs = ctl_switches_create(NULL);
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US);
@@ -114,6 +130,170 @@ static void test_back_up_is_kept(void **state)
     ctl_switches_destroy(cs);
 }
 
+/* ---- bounded (openflow.max_switches_known) ------------------------------------- */
+
+/* The flow manager's word, as the hooks hear it: which dpids have stored
+ * flows, and which records the view let go. */
+struct hooks {
+    uint64_t with_flows[4];
+    unsigned n_with_flows;
+    uint64_t forgotten[64];
+    unsigned n_forgotten;
+};
+
+static bool has_flows(void *arg, uint64_t dpid)
+{
+    const struct hooks *hk = arg;
+    for (unsigned i = 0; i < hk->n_with_flows; i++)
+        if (hk->with_flows[i] == dpid)
+            return true;
+    return false;
+}
+
+static void forgotten(void *arg, uint64_t dpid)
+{
+    struct hooks *hk = arg;
+    assert_true(hk->n_forgotten < 64);
+    hk->forgotten[hk->n_forgotten++] = dpid;
+}
+
+static struct ctl_switches *bounded(struct hooks *hk, uint32_t max)
+{
+    struct ctl_switches_cfg cfg = {.max_known = max, .has_flows = has_flows,
+                                   .forgotten = forgotten, .arg = hk};
+    struct ctl_switches *cs = ctl_switches_create(&cfg);
+    assert_non_null(cs);
+    return cs;
+}
+
+static void up(struct ctl_switches *cs, uint64_t dpid, uint64_t t_us)
+{
+    event_of(cs, dpid, QMSG_EV_SWITCH_UP, dpid, t_us, 2);
+}
+
+static void down(struct ctl_switches *cs, uint64_t dpid, uint64_t t_us)
+{
+    event_of(cs, dpid, QMSG_EV_SWITCH_DOWN, dpid, t_us, 0);
+}
+
+/* At the bound a new dpid takes the record of the switch down longest that
+ * has no stored flows; one with flows goes only when no other is down. */
+static void test_bound_evicts_down_without_flows_first(void **state)
+{
+    struct hooks hk = {.with_flows = {0xa1}, .n_with_flows = 1};
+    struct ctl_switches *cs = bounded(&hk, 3);
+
+    (void)state;
+    up(cs, 0xa1, 1 * SEC_US);
+    up(cs, 0xa2, 2 * SEC_US);
+    up(cs, 0xa3, 3 * SEC_US);
+    down(cs, 0xa1, 4 * SEC_US);                   /* down longest, but has flows */
+    down(cs, 0xa2, 5 * SEC_US);
+    up(cs, 0xa4, 6 * SEC_US);
+    assert_int_equal(stats(cs).known, 3);
+    assert_int_equal(stats(cs).evicted, 1);
+    assert_null(ctl_switches_find(cs, 0xa2));
+    assert_non_null(ctl_switches_find(cs, 0xa1));
+    assert_int_equal(hk.n_forgotten, 1);
+    assert_int_equal(hk.forgotten[0], 0xa2);
+    down(cs, 0xa3, 7 * SEC_US);
+    up(cs, 0xa5, 8 * SEC_US);
+    assert_null(ctl_switches_find(cs, 0xa3));
+    assert_non_null(ctl_switches_find(cs, 0xa1));
+    /* Only the one with flows is down: it goes now. */
+    up(cs, 0xa6, 9 * SEC_US);
+    assert_null(ctl_switches_find(cs, 0xa1));
+    assert_int_equal(hk.forgotten[2], 0xa1);
+    assert_int_equal(stats(cs).evicted, 3);
+    assert_int_equal(stats(cs).known, 3);
+    assert_int_equal(stats(cs).up, 3);
+    ctl_switches_destroy(cs);
+}
+
+/* A switch that goes down keeps its record, not its ports. */
+static void test_ports_freed_at_down(void **state)
+{
+    struct ctl_switches *cs = ctl_switches_create(NULL);
+
+    (void)state;
+    up(cs, 0xb1, 1 * SEC_US);
+    const struct ctl_switch *s = ctl_switches_find(cs, 0xb1);
+    assert_int_equal(s->ports.n, 2);
+    assert_int_equal(stats(cs).ports, 2);
+    down(cs, 0xb1, 2 * SEC_US);
+    s = ctl_switches_find(cs, 0xb1);
+    assert_non_null(s);
+    assert_int_equal(s->ports.n, 0);
+    assert_null(s->ports.v);
+    assert_int_equal(stats(cs).ports, 0);
+    up(cs, 0xb1, 3 * SEC_US);
+    assert_int_equal(ctl_switches_find(cs, 0xb1)->ports.n, 2);
+    ctl_switches_destroy(cs);
+}
+
+/* A PORT_STATUS the switch sent before it went down can reach the view
+ * after its SWITCH_DOWN (the down travels first, in P0): it must not give
+ * the down switch ports back. */
+static void test_late_port_status_after_down(void **state)
+{
+    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct ofp_msg m;
+    uint8_t wire[256];
+    struct ofp_buf b;
+    struct of_event_hdr h = {.dpid = 0xb2, .time_us = 3 * SEC_US};
+
+    (void)state;
+    up(cs, 0xb2, 1 * SEC_US);
+    down(cs, 0xb2, 2 * SEC_US);
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_PORT_STATUS;
+    m.u.port_status.reason = OFPPR_ADD;
+    m.u.port_status.desc = (struct ofp_port){.port_no = 9, .name = "p9"};
+    ofp_buf_init(&b, wire, sizeof(wire));
+    assert_int_equal(ofp_encode(&b, &m), 0);
+    struct qmsg *q = calloc(1, sizeof(*q) + sizeof(h) + b.len);
+    assert_non_null(q);
+    q->kind = QMSG_EV_OF;
+    q->conn = 0xb2;
+    q->len = (uint32_t)(sizeof(h) + b.len);
+    memcpy(q->data, &h, sizeof(h));
+    memcpy(q->data + sizeof(h), wire, b.len);
+    ctl_switches_handle(cs, q);
+    free(q);
+    assert_int_equal(ctl_switches_find(cs, 0xb2)->ports.n, 0);
+    assert_int_equal(stats(cs).ports, 0);
+    ctl_switches_destroy(cs);
+}
+
+/* The forget sweep looks at the records that are due (and one more), not
+ * at every one the view knows. */
+static void test_forget_visits_only_expired(void **state)
+{
+    struct hooks hk = {0};
+    struct ctl_switches *cs = bounded(&hk, 0);
+    uint64_t visits = 0;
+
+    (void)state;
+    for (uint64_t d = 1; d <= 40; d++)
+        up(cs, 0xc00 + d, 1 * SEC_US);
+    for (uint64_t d = 1; d <= 40; d++)
+        down(cs, 0xc00 + d, (d <= 20 ? 10 : 20) * SEC_US);
+    for (uint64_t t = 21; t < 70; t++) {
+        ctl_switches_forget(cs, t * SEC_US, AFTER_US);
+        visits++;
+    }
+    assert_int_equal(stats(cs).forgotten, 0);
+    assert_true(stats(cs).swept <= visits);
+    assert_int_equal(ctl_switches_forget(cs, 70 * SEC_US, AFTER_US), 20);
+    assert_true(stats(cs).swept <= visits + 21);
+    assert_int_equal(ctl_switches_forget(cs, 80 * SEC_US, AFTER_US), 20);
+    assert_true(stats(cs).swept <= visits + 41);
+    assert_int_equal(stats(cs).known, 0);
+    assert_int_equal(hk.n_forgotten, 40);
+    ctl_switches_destroy(cs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +301,10 @@ int main(void)
         cmocka_unit_test(test_stale_down_ignored),
         cmocka_unit_test(test_forgotten_after_the_interval),
         cmocka_unit_test(test_back_up_is_kept),
+        cmocka_unit_test(test_bound_evicts_down_without_flows_first),
+        cmocka_unit_test(test_ports_freed_at_down),
+        cmocka_unit_test(test_late_port_status_after_down),
+        cmocka_unit_test(test_forget_visits_only_expired),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1123,6 +1123,32 @@ static void test_xid_wrap(void **state)
     assert_int_equal(fst.barrier_replies, 1);
 }
 
+/* The switch view, full (openflow.max_switches_known), asks which switches
+ * have stored flows and lets the others go: a down switch without flows is
+ * forgotten here at once; one that is up, or has flows, stays. */
+static void test_view_forgets_switch(void **state)
+{
+    struct t *t = *state;
+    struct added a[1];
+    struct flowmgr_stats st;
+
+    switch_up(t, CONN_A);
+    assert_false(flowmgr_has_flows(t->fm, DPID));
+    flowmgr_forget(t->fm, DPID);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UP);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
+    flowmgr_forget(t->fm, DPID);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UNKNOWN);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.switches_forgotten, 1);
+    switch_up(t, CONN_B);
+    add_n(t, 1, a);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_B, NULL, 0);
+    assert_true(flowmgr_has_flows(t->fm, DPID));
+    flowmgr_forget(t->fm, DPID);
+    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1145,6 +1171,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_view_forgets_switch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -670,6 +670,119 @@ static void test_gone_switch_forgotten(void **state)
     assert_int_equal(stats(h).switches_known, 1);
 }
 
+/* ---- bounded switch models (openflow.max_switches_known) ------------------------ */
+
+/* Switch i on its own connection (slot 100 + i), dpid 0x2000 + i, established;
+ * what it produced is let go so many fit in the harness's arrays. */
+static conn_handle_t conn_i(unsigned i)
+{
+    return conn_handle_make(0, 100 + i, 1);
+}
+
+static void up_i(struct wh *h, unsigned i)
+{
+    establish(h, conn_i(i), 0x2000 + i);
+    assert_non_null(take_from(h->ev, h->n_ev, conn_i(i), QMSG_EV_SWITCH_UP, -1));
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+}
+
+static void down_i(struct wh *h, unsigned i)
+{
+    conn_event(h, conn_i(i), QMSG_CONN_DOWN, -ECONNRESET);
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+}
+
+/* At the bound, a new dpid takes the model of the switch down longest; with
+ * every model a live switch's it is refused after its FEATURES_REPLY (the
+ * connection closed, counted), and nothing about it reaches the control
+ * thread. */
+static void test_switches_known_bounded(void **state)
+{
+    struct wh *h = *state;
+
+    h->cfg.max_switches_known = 3;
+    wh_start(h);
+    for (unsigned i = 0; i < 3; i++)
+        up_i(h, i);
+    to_wait_desc(h, conn_i(3), 0x2000 + 3);
+    assert_non_null(take_from(h->out, h->n_out, conn_i(3), QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).switches_refused, 1);
+    assert_int_equal(stats(h).switches_known, 3);
+    assert_null(take_from(h->ev, h->n_ev, conn_i(3), QMSG_EV_SWITCH_UP, -1));
+    down_i(h, 3);
+    /* A known dpid reconnecting is not new: never refused. */
+    down_i(h, 1);
+    up_i(h, 1);
+    assert_int_equal(stats(h).switches_refused, 1);
+    /* Two down: the one down longest (0) makes room, then the other (2). */
+    down_i(h, 0);
+    h->now += SEC;
+    down_i(h, 2);
+    up_i(h, 4);
+    assert_int_equal(stats(h).switches_evicted, 1);
+    assert_int_equal(stats(h).switches_known, 3);
+    up_i(h, 0);                                   /* 0 was evicted: new again, takes 2's */
+    assert_int_equal(stats(h).switches_evicted, 2);
+    assert_int_equal(stats(h).switches_refused, 1);
+    to_wait_desc(h, conn_i(5), 0x2000 + 5);       /* 1, 4, 0 live: refused */
+    assert_non_null(take_from(h->out, h->n_out, conn_i(5), QMSG_CLOSE, -1));
+    assert_int_equal(stats(h).switches_refused, 2);
+    down_i(h, 5);
+    down_i(h, 0);
+    down_i(h, 1);
+    down_i(h, 4);
+}
+
+/* A switch that is down keeps its model but not its ports: they come again
+ * with its next PORT_DESC. */
+static void test_ports_freed_at_disconnect(void **state)
+{
+    struct wh *h = *state;
+
+    wh_start(h);
+    up_i(h, 0);
+    assert_int_equal(stats(h).ports_known, 2);
+    down_i(h, 0);
+    assert_int_equal(stats(h).switches_known, 1);
+    assert_int_equal(stats(h).ports_known, 0);
+    up_i(h, 0);
+    assert_int_equal(stats(h).ports_known, 2);
+    down_i(h, 0);
+}
+
+/* The once-a-second sweep looks at the switches whose time is up, not at
+ * every one it knows: 40 down switches and 10 s of sweeps cost one look a
+ * sweep until they expire, then one each. */
+static void test_forget_sweep_visits_only_expired(void **state)
+{
+    struct wh *h = *state;
+
+    h->cfg.forget_after_s = 10;
+    wh_start(h);
+    for (unsigned i = 0; i < 40; i++)
+        up_i(h, i);
+    for (unsigned i = 0; i < 20; i++)
+        down_i(h, i);
+    uint64_t down0 = h->now;
+    h->now += 5 * SEC;
+    for (unsigned i = 20; i < 40; i++)
+        down_i(h, i);
+    unsigned sweeps = 0;
+    for (uint64_t t = down0 + SEC; t <= down0 + 10 * SEC - 1; t += SEC, sweeps++)
+        poll_at(h, t);
+    assert_int_equal(stats(h).switches_forgotten, 0);
+    assert_true(stats(h).switches_swept <= sweeps);
+    poll_at(h, down0 + 10 * SEC + 1);             /* the first 20 are due */
+    assert_int_equal(stats(h).switches_forgotten, 20);
+    assert_true(stats(h).switches_swept <= sweeps + 21);
+    poll_at(h, down0 + 15 * SEC + 2);             /* the other 20 */
+    assert_int_equal(stats(h).switches_forgotten, 40);
+    assert_int_equal(stats(h).switches_known, 0);
+    assert_true(stats(h).switches_swept <= sweeps + 42);
+}
+
 /* ---- app hooks -------------------------------------------------------------------- */
 
 static void app_up(void *arg, struct of_app_switch *sw, uint64_t now_us, struct of_app_out *out)
@@ -1051,6 +1164,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_app_tick_and_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ports_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone_switch_forgotten, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_switches_known_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ports_freed_at_disconnect, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forget_sweep_visits_only_expired, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_multipart_unsolicited_and_oversized, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_events_pool_empty_loses_no_event, setup, teardown),

@@ -49,6 +49,7 @@ enum emu_attack {
     EMU_ATTACK_ECHO_FLOOD,
     EMU_ATTACK_HELLO_FLOOD,
     EMU_ATTACK_PARTIAL,
+    EMU_ATTACK_CHURN,
 };
 
 /* Malformed message kinds (bit positions in emu_opts.malformed_kinds). */
@@ -252,7 +253,8 @@ struct emu_stats {
     uint64_t mp_requests;
     uint64_t mp_reply_msgs;
     uint32_t mp_reply_max_len;    /* the largest part sent */
-    uint64_t attack_msgs;         /* --attack: messages of the attack sent */
+    uint64_t attack_msgs;         /* --attack: messages of the attack sent (churn: switches
+                                     that handshook with a fresh dpid and left) */
     struct emu_errcount err_sent[EMU_ERR_SLOTS];
     struct emu_errcount err_rcvd[EMU_ERR_SLOTS];
     uint64_t err_sent_other;
@@ -345,6 +347,10 @@ bool emu_attack_ignores_input(const struct emu_sw *sw);
 bool emu_attack_pauses_rx(const struct emu_sw *sw);
 void emu_attack_refill(struct emu_sw *sw);     /* the tx queue drained */
 void emu_attack_on_handshake(struct emu_sw *sw);
+/* A message of the controller's was handled (churn leaves after SET_CONFIG). */
+void emu_attack_on_msg(struct emu_sw *sw, uint8_t type);
+/* Reconnect at once after any close, without backoff (churn). */
+bool emu_attack_no_backoff(const struct emu_sw *sw);
 void emu_attack_on_close(struct emu_sw *sw);
 
 /* ---- emu_mp.c -------------------------------------------------------------------- */

@@ -821,5 +821,6 @@ int emu_agent_on_msg(struct emu_sw *sw, const uint8_t *msg, size_t len)
     /* Marked after the message took effect, so load starts with e.g. its SET_CONFIG. */
     if (completes)
         mark_handshake(sw);
+    emu_attack_on_msg(sw, h.type);
     return sent(sw, gen);
 }

@@ -10,6 +10,11 @@
  *   partial      a full handshake, then (a second later, so the controller has what
  *                it asked for) the first 65,000 bytes of a 65,535-byte message, and
  *                nothing after it: it pins a whole TCP receive window in the controller
+ *   churn        each connection a fresh random dpid (0xc0 in its top byte): a full
+ *                handshake with all --ports in PORT_DESC, then it leaves as soon as the
+ *                controller's SET_CONFIG says it is done, and connects again at once
+ *                (no backoff, refused or not): made-up switches as fast as one client
+ *                can make them
  *
  * The agent and the connection layer call in here at their hooks (open, message,
  * rx pause, tx drained, handshake); with --attack none each hook is a no-op.
@@ -24,7 +29,8 @@
 #define EMU_ATTACK_PARTIAL_DELAY_MS 1000
 #define EMU_ATTACK_RCVBUF 1024           /* echo-flood: the kernel reads (almost) nothing */
 
-static const char *const names[] = {"none", "silent", "echo-flood", "hello-flood", "partial"};
+static const char *const names[] = {"none",    "silent", "echo-flood", "hello-flood",
+                                    "partial", "churn"};
 
 int emu_attack_parse(const char *s, enum emu_attack *out)
 {
@@ -90,6 +96,10 @@ bool emu_attack_on_open(struct emu_sw *sw)
             emu_attack_refill(sw);
         return true;
     }
+    case EMU_ATTACK_CHURN:
+        /* 56 random bits under a marker byte: never a real switch's dpid. */
+        sw->dpid = 0xc0ull << 56 | (emu_rand(sw->ctx) & 0x00ffffffffffffffull);
+        return false;
     default:
         return false;                  /* partial starts as a well-behaved switch */
     }
@@ -118,13 +128,27 @@ bool emu_attack_pauses_rx(const struct emu_sw *sw)
     return mode(sw) == EMU_ATTACK_ECHO_FLOOD;
 }
 
-static void partial_timer(struct emu_timer *t, uint64_t now)
+/* churn: the switch leaves (from a timer, not from inside the message that
+ * made it leave). */
+static void churn_leave(struct emu_sw *sw)
+{
+    if (sw->cs != EMU_CS_OPEN)
+        return;
+    sw->ctx->st.attack_msgs++;
+    emu_conn_close(sw, EMU_DISC_RECONNECT_STORM);
+}
+
+static void attack_timer(struct emu_timer *t, uint64_t now)
 {
     struct emu_sw *sw = EMU_CONTAINER_OF(t, struct emu_sw, t_attack);
     struct emu_wr w;
     static const uint8_t zeros[EMU_ATTACK_PARTIAL_LEN - 8];
 
     (void)now;
+    if (mode(sw) == EMU_ATTACK_CHURN) {
+        churn_leave(sw);
+        return;
+    }
     if (sw->cs != EMU_CS_OPEN || (sw->flags & EMU_SWF_MUTED))
         return;
     /* A PORT_STATUS header claiming the OpenFlow maximum; the body stops short. */
@@ -140,7 +164,7 @@ static void partial_timer(struct emu_timer *t, uint64_t now)
 
 void emu_attack_init(struct emu_sw *sw)
 {
-    emu_timer_init(&sw->t_attack, partial_timer);
+    emu_timer_init(&sw->t_attack, attack_timer);
 }
 
 void emu_attack_on_handshake(struct emu_sw *sw)
@@ -148,6 +172,17 @@ void emu_attack_on_handshake(struct emu_sw *sw)
     if (mode(sw) == EMU_ATTACK_PARTIAL)
         emu_timer_arm(&sw->ctx->loop, &sw->t_attack,
                       emu_now_ns() + EMU_ATTACK_PARTIAL_DELAY_MS * EMU_NS_PER_MS);
+}
+
+void emu_attack_on_msg(struct emu_sw *sw, uint8_t type)
+{
+    if (mode(sw) == EMU_ATTACK_CHURN && type == EMU_OFPT_SET_CONFIG)
+        emu_timer_arm(&sw->ctx->loop, &sw->t_attack, emu_now_ns());
+}
+
+bool emu_attack_no_backoff(const struct emu_sw *sw)
+{
+    return mode(sw) == EMU_ATTACK_CHURN;
 }
 
 void emu_attack_on_close(struct emu_sw *sw)

@@ -368,7 +368,8 @@ void emu_conn_close(struct emu_sw *sw, enum emu_disc reason)
     emu_timer_cancel(&ctx->loop, &sw->t_conn);
     if (ctx->stopping || ctx->opt.listen)
         return;
-    uint32_t delay = reason == EMU_DISC_RECONNECT_STORM ? 0 : backoff_delay(sw);
+    uint32_t delay =
+        reason == EMU_DISC_RECONNECT_STORM || emu_attack_no_backoff(sw) ? 0 : backoff_delay(sw);
     emu_timer_arm(&ctx->loop, &sw->t_conn, emu_now_ns() + delay * EMU_NS_PER_MS);
 }
 

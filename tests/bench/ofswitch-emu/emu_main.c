@@ -50,7 +50,9 @@ static void usage(FILE *f)
         "                           silent (connects, sends nothing), echo-flood (no HELLO,\n"
         "                           never reads, floods ECHO_REQUESTs), hello-flood (HELLO,\n"
         "                           then BARRIER_REQUESTs, never FEATURES), partial (a full\n"
-        "                           handshake, then 65,000 bytes of a 65,535-byte message)\n"
+        "                           handshake, then 65,000 bytes of a 65,535-byte message),\n"
+        "                           churn (a fresh random dpid per connection, a full\n"
+        "                           handshake, gone at SET_CONFIG, back at once)\n"
         "liveness:\n"
         "  --echo-interval MS       send ECHO_REQUEST this often, 0 = never (default 5000)\n"
         "  --echo-timeout MS        disconnect when a reply is this late, 0 = never\n"
@@ -335,7 +337,7 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
         case OPT_ATTACK:
             if (emu_attack_parse(optarg, &o->attack) < 0) {
                 fprintf(stderr, "ofswitch-emu: --attack is none, silent, echo-flood, "
-                                "hello-flood or partial\n");
+                                "hello-flood, partial or churn\n");
                 rc = -EINVAL;
             }
             break;
