@@ -149,6 +149,9 @@ struct ofcd_config {
     bool rest_auth;                      /* bearer tokens required */
     bool rest_allow_insecure;            /* a non-loopback listen without auth */
     uint32_t rest_token_minutes;
+    uint32_t rest_login_lock_s;          /* failed logins: lock time and memory */
+    uint32_t rest_login_track_max;       /* addresses with failed logins remembered */
+    uint32_t rest_login_concurrency;     /* password checks at once (+1 trusted) */
     char rest_users_file[CFG_STR_MAX];   /* "" = data_dir/users.json */
     char rest_reader_tokens_file[CFG_STR_MAX]; /* static reader tokens, "" = none */
 

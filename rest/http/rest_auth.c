@@ -19,6 +19,19 @@
 
 #define KEY_FILE "rest_jwt.key"
 
+OFCD_COUNTER_GROUP(rest_auth_counters, "rest_auth", struct rest_auth_stats, REST_AUTH_COUNTERS,
+                   REST_AUTH_GAUGES);
+
+#define COUNT(a, field) __atomic_fetch_add(&(a)->st->field, 1, __ATOMIC_RELAXED)
+
+void rest_auth_stats_read(const struct rest_auth_stats *live, struct rest_auth_stats *out)
+{
+#define READ_FIELD(name, help) out->name = __atomic_load_n(&live->name, __ATOMIC_RELAXED);
+    REST_AUTH_COUNTERS(READ_FIELD)
+    REST_AUTH_GAUGES(READ_FIELD)
+#undef READ_FIELD
+}
+
 /* The key file: read it, or make it (32 random bytes, mode 600). */
 static int load_key(struct rest_auth *a, const char *data_dir)
 {
@@ -115,12 +128,23 @@ void rest_auth_users_saved(struct rest_auth *a)
     note_identity(a);
 }
 
-int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
+int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_auth_stats *st)
 {
+    const struct rest_login_guard_cfg gc = {.lock_s = cfg->login_lock_s ? cfg->login_lock_s : 60,
+                                            .track_max = cfg->login_track_max,
+                                            .concurrency = cfg->login_concurrency};
+
     memset(a, 0, sizeof(*a));
+    a->st = st ? st : &a->own_st;
     a->users_file = cfg->users_file;
     a->data_dir = cfg->data_dir;
-    rest_login_guard_init(&a->guard);
+    if (rest_login_guard_init(&a->guard, &gc) < 0) {
+        LOG_ERR("rest", "out of memory for rest.login_track_max = %u addresses",
+                cfg->login_track_max);
+        return -ENOMEM;
+    }
+    a->log_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
+    pthread_mutex_init(&a->log_lock, NULL);
     a->on = cfg->auth;
     a->token_minutes = cfg->token_minutes ? cfg->token_minutes : 180;
     int rc = rest_users_load(cfg->users_file, &a->users);
@@ -130,6 +154,7 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
                      "until one is added (ofcd user add NAME)", cfg->users_file);
     } else if (rc < 0) {
         rest_login_guard_destroy(&a->guard);
+        pthread_mutex_destroy(&a->log_lock);
         return rc;
     }
     rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
@@ -138,6 +163,7 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
     if (rc < 0) {
         rest_users_free(&a->users);
         rest_login_guard_destroy(&a->guard);
+        pthread_mutex_destroy(&a->log_lock);
         return rc;
     }
     pthread_rwlock_init(&a->lock, NULL);
@@ -159,6 +185,7 @@ void rest_auth_close(struct rest_auth *a)
     a->opened = false;
     pthread_rwlock_destroy(&a->lock);
     rest_login_guard_destroy(&a->guard);
+    pthread_mutex_destroy(&a->log_lock);
     rest_users_free(&a->users);
     rest_static_tokens_free(&a->readers);
     OPENSSL_cleanse(a->key, sizeof(a->key));
@@ -222,6 +249,67 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
     return true;
 }
 
+/* A line a client can make ofcd write: at most 5 per 10 s, the rest counted. */
+static void log_login(struct rest_auth *a, const char *what, const char *user, uint32_t addr)
+{
+    uint64_t missed = 0;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    pthread_mutex_lock(&a->log_lock);
+    bool go = ofcd_ratelimit(&a->log_rl, (uint64_t)ts.tv_sec * 1000000u +
+                                             (uint64_t)ts.tv_nsec / 1000u, &missed);
+    pthread_mutex_unlock(&a->log_lock);
+    if (go)
+        LOG_WARN("rest", "%s '%.64s' from %u.%u.%u.%u (%llu such lines not written before "
+                 "this one)", what, user, addr >> 24, addr >> 16 & 255, addr >> 8 & 255,
+                 addr & 255, (unsigned long long)missed);
+}
+
+/* The guard's refusal as an answer; true when there was one. */
+static bool refused(struct rest_auth *a, enum rest_login_verdict v, unsigned retry,
+                    struct rest_reply *r)
+{
+    switch (v) {
+    case REST_LOGIN_GO:
+        return false;
+    case REST_LOGIN_LOCKED:
+        COUNT(a, logins_locked);
+        rest_error(r, 429, "too many failed logins from this address: retry in %u s", retry);
+        break;
+    case REST_LOGIN_FULL:
+        COUNT(a, logins_untracked);
+        rest_error(r, 429, "too many addresses are failing to log in (rest.login_track_max "
+                   "= %u): retry in %u s", a->guard.cfg.track_max, retry);
+        break;
+    case REST_LOGIN_BUSY:
+        COUNT(a, checks_busy);
+        rest_error(r, 503, "rest.login_concurrency = %u password checks are running: retry "
+                   "in %u s", a->guard.cfg.concurrency, retry);
+        break;
+    }
+    r->retry_after = retry;
+    return true;
+}
+
+bool rest_auth_hash_begin(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                          struct rest_login_pass *p)
+{
+    unsigned retry = 1;
+    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, rest_client_ipv4(q->conn),
+                                                       false, (uint64_t)time(NULL), p, &retry);
+    if (refused(a, v, retry, r))
+        return false;
+    __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p)
+{
+    __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    rest_login_guard_done(&a->guard, p, true, (uint64_t)time(NULL));
+}
+
 void rest_auth_login(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
@@ -242,30 +330,35 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "Authorization header missing");
         return;
     }
-    uint32_t addr = rest_client_ipv4(q->conn);
-    uint64_t now = (uint64_t)time(NULL);
-    unsigned wait = rest_login_guard_wait(&q->rs->auth.guard, addr, now);
-    if (wait) {
-        rest_error(r, 429, "too many failed logins from this address: retry in %u s", wait);
-        r->retry_after = wait;
-        return;
-    }
     char *user = MHD_basic_auth_get_username_password(q->conn, &pass);
     if (!user) {
         rest_error(r, 400, "Authorization is not Basic credentials");
         MHD_free(pass);
         return;
     }
+    uint32_t addr = rest_client_ipv4(q->conn);
+    struct rest_login_pass slot;
+    unsigned retry = 0;
+    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, addr, true,
+                                                       (uint64_t)time(NULL), &slot, &retry);
+    if (refused(a, v, retry, r)) {
+        if (v == REST_LOGIN_FULL)
+            log_login(a, "login refused, every tracked address is failing: user", user, addr);
+        goto out;
+    }
+    __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
     char role_buf[16] = "";
     pthread_rwlock_rdlock(&a->lock);
     bool ok = rest_users_check(&a->users, user, pass ? pass : "", &role) == 0;
     if (ok)
         snprintf(role_buf, sizeof(role_buf), "%s", role);
     pthread_rwlock_unlock(&a->lock);
-    rest_login_guard_result(&q->rs->auth.guard, addr, ok, now);
+    uint64_t now = (uint64_t)time(NULL);
+    __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    rest_login_guard_done(&a->guard, &slot, ok, now);
     if (!ok) {
-        LOG_WARN("rest", "failed login as '%.64s' from %u.%u.%u.%u", user, addr >> 24,
-                 addr >> 16 & 255, addr >> 8 & 255, addr & 255);
+        COUNT(a, logins_failed);
+        log_login(a, "failed login as", user, addr);
         rest_error(r, 401, "Incorrect username or password");
         r->www_authenticate = "Basic realm=\"ofcd\"";
     } else {
@@ -275,12 +368,14 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         if (rest_jwt_sign(a->key, sizeof(a->key), &c, token, sizeof(token)) < 0) {
             rest_error(r, 500, "cannot make a token");
         } else {
+            COUNT(a, logins_ok);
             json_decref(r->json);
             r->status = 200;
             r->json = json_pack("{s:s}", "token", token);
             OPENSSL_cleanse(token, sizeof(token));
         }
     }
+out:
     if (pass) {
         OPENSSL_cleanse(pass, strlen(pass));
         MHD_free(pass);

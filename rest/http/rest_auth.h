@@ -10,7 +10,8 @@
  * they do against Kytos-ng (whose flow_manager routes are open). The
  * signing key is 32 random bytes made at first start in
  * APP_DATA_DIR/rest_jwt.key (mode 600), so tokens outlive a restart.
- * Failed logins are limited per client address (rest_login_guard.h).
+ * Who may have a password checked, and how many at once:
+ * rest_login_guard.h.
  * Scrapers that cannot log in present a static reader token
  * (rest_static_tokens.h) instead. A users file rewritten under a running
  * ofcd (`ofcd user add`) is read again within a second.
@@ -25,6 +26,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "ofcd_counters.h"
+#include "ofcd_ratelimit.h"
 #include "rest_login_guard.h"
 #include "rest_static_tokens.h"
 #include "rest_users.h"
@@ -32,6 +35,28 @@
 struct rest_cfg;
 struct rest_req;
 struct rest_reply;
+
+#define REST_AUTH_COUNTERS(X)                                                             \
+    X(logins_ok, "logins that gave a token")                                              \
+    X(logins_failed, "logins with a wrong name or password")                              \
+    X(logins_locked, "logins refused (429): 5 failures from the address within "          \
+      "rest.login_lock_s")                                                                \
+    X(logins_untracked, "logins refused (429): rest.login_track_max addresses are failing") \
+    X(checks_busy, "password checks refused (503): rest.login_concurrency running")       \
+    X(tokens_stale, "tokens refused: issued before their user's password or role "        \
+      "changed, or before the user was re-created")                                       \
+    X(refused_at_headers, "requests refused (401/403) as their headers came, body unread")
+#define REST_AUTH_GAUGES(X) X(checks_running, "password checks (scrypt) running now")
+
+/* Relaxed atomics: REST threads write, anyone reads (rest_auth_stats_read). */
+struct rest_auth_stats {
+    REST_AUTH_COUNTERS(OFCD_COUNTER_FIELD)
+    REST_AUTH_GAUGES(OFCD_COUNTER_FIELD)
+};
+
+extern const struct ofcd_counter_group rest_auth_counters;   /* "rest_auth" */
+
+void rest_auth_stats_read(const struct rest_auth_stats *live, struct rest_auth_stats *out);
 
 struct rest_auth {
     bool opened;                        /* rest_auth_open succeeded */
@@ -41,7 +66,11 @@ struct rest_auth {
     struct rest_users users;
     struct rest_static_tokens readers;  /* rest.reader_tokens_file (read-only) */
     unsigned token_minutes;
-    struct rest_login_guard guard;      /* failed logins per client (its own lock) */
+    struct rest_login_guard guard;      /* password checks (its own lock) */
+    struct rest_auth_stats *st;         /* the app's, or own_st */
+    struct rest_auth_stats own_st;
+    pthread_mutex_t log_lock;           /* log_rl: lines a client can cause */
+    struct ofcd_ratelimit log_rl;
     pthread_rwlock_t lock;              /* users and have_key: the users routes write */
     /* `ofcd user add` rewrites the users file under a running ofcd: its
      * identity when last read (under lock), looked at once a second. */
@@ -51,10 +80,11 @@ struct rest_auth {
     atomic_uint_fast64_t users_checked_s;
 };
 
-/* Load the users and the key (made if missing). 0, or a negative errno
- * (logged; nothing left to close): a broken users file or key stops
- * start-up. rest_auth_close is a no-op on what is not open. */
-int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg);
+/* Load the users and the key (made if missing); count in st (NULL: a
+ * struct of a's own). 0, or a negative errno (logged; nothing left to
+ * close): a broken users file or key stops start-up. rest_auth_close is a
+ * no-op on what is not open. */
+int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_auth_stats *st);
 void rest_auth_close(struct rest_auth *a);
 
 /* May q go on (method on path)? true; false with the 401/403 in r. */
@@ -63,6 +93,12 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
 
 /* GET .../core/auth/login */
 void rest_auth_login(struct rest_req *q, struct rest_reply *r);
+
+/* Take a slot to hash a password being set for the client of q (users
+ * routes): true, or false with the 503 in r. rest_auth_hash_end after. */
+bool rest_auth_hash_begin(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                          struct rest_login_pass *p);
+void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p);
 
 /* With a->lock held for writing: the signing key, loaded or made now
  * (the first user added at run time needs it). 0 or a negative errno. */

@@ -531,7 +531,7 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL};
     if (rest_tls_load(cfg, &rs->tls_cert, &rs->tls_key) < 0)
         goto fail;
-    if (rest_auth_open(&rs->auth, cfg) < 0)
+    if (rest_auth_open(&rs->auth, cfg, src->auth_stats) < 0)
         goto fail;
     if (rs->tls_cert) {
         flags |= MHD_USE_TLS;

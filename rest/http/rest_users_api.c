@@ -101,10 +101,39 @@ void rest_users_get(struct rest_req *q, struct rest_reply *r)
     r->json = j;
 }
 
-/* Check and apply the fields of body to u (a copy); 0, or -EINVAL with the
- * 400 set. creating: username, email and password are required. */
-static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
-                        struct rest_reply *r)
+/* The new password's salt and hash, if body sets one, into *pw, made
+ * before any lock is taken (scrypt takes a REST thread ~0.1 s) and within
+ * the bound on checks at once: 0 (also when there is none), or -1 with
+ * the 400/503/500 in r. */
+static int hash_password(struct rest_req *q, const json_t *body, struct rest_user *pw,
+                         struct rest_reply *r)
+{
+    json_t *v = json_object_get(body, "password");
+    const char *s = json_string_value(v);
+    struct rest_login_pass slot;
+
+    if (!v)
+        return 0;
+    if (!rest_password_ok(s)) {
+        rest_error(r, 400, "password: %d..%d characters", REST_PASSWORD_MIN, REST_PASSWORD_MAX);
+        return -1;
+    }
+    if (!rest_auth_hash_begin(&q->rs->auth, q, r, &slot))
+        return -1;
+    int rc = rest_user_set_password(pw, s);
+    rest_auth_hash_end(&q->rs->auth, &slot);
+    if (rc < 0) {
+        rest_error(r, 500, "cannot hash the password");
+        return -1;
+    }
+    return 0;
+}
+
+/* Check and apply the fields of body to u (a copy), the password's hash
+ * from pw (hash_password); 0, or -EINVAL with the 400 set. creating:
+ * username, email and password are required. */
+static int apply_fields(const json_t *body, struct rest_user *u, const struct rest_user *pw,
+                        bool creating, struct rest_reply *r)
 {
     const char *key;
     json_t *v;
@@ -127,15 +156,11 @@ static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
             snprintf(u->email, sizeof(u->email), "%s", s);
             has_email = true;
         } else if (strcmp(key, "password") == 0) {
-            if (!rest_password_ok(s)) {
-                rest_error(r, 400, "password: %d..%d characters", REST_PASSWORD_MIN,
-                           REST_PASSWORD_MAX);
-                return -EINVAL;
-            }
-            if (rest_user_set_password(u, s) < 0) {
-                rest_error(r, 500, "cannot hash the password");
-                return -EIO;
-            }
+            memcpy(u->salt, pw->salt, sizeof(u->salt));
+            memcpy(u->hash, pw->hash, sizeof(u->hash));
+            u->log2_n = pw->log2_n;
+            u->r = pw->r;
+            u->p = pw->p;
             has_pw = true;
         } else if (strcmp(key, "role") == 0) {
             if (!rest_user_role_ok(s)) {
@@ -173,13 +198,16 @@ static int save_or_fail(struct rest_server *rs, struct rest_reply *r)
 void rest_users_create(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
-    struct rest_user u = {.role = "admin"};
+    struct rest_user u = {.role = "admin"}, pw = {0};
     json_t *body = body_obj(q, r);
 
     if (!body)
         return;
-    int rc = apply_fields(body, &u, true, r);
+    int rc = hash_password(q, body, &pw, r);
+    if (rc == 0)
+        rc = apply_fields(body, &u, &pw, true, r);
     json_decref(body);
+    OPENSSL_cleanse(&pw, sizeof(pw));
     if (rc < 0)
         goto out;
     u.inserted_s = u.updated_s = (int64_t)time(NULL);
@@ -204,9 +232,14 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
     json_t *body = body_obj(q, r);
+    struct rest_user pw = {0};
 
     if (!body)
         return;
+    if (hash_password(q, body, &pw, r) < 0) {
+        json_decref(body);
+        return;
+    }
     pthread_rwlock_wrlock(&a->lock);
     struct rest_user *u = rest_users_find(&a->users, q->arg);
     if (!u) {
@@ -214,7 +247,7 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
         goto out;
     }
     struct rest_user nu = *u, old = *u;
-    if (apply_fields(body, &nu, false, r) < 0)
+    if (apply_fields(body, &nu, &pw, false, r) < 0)
         goto out;
     nu.updated_s = (int64_t)time(NULL);
     if (strcmp(nu.name, u->name) != 0 && rest_users_find(&a->users, nu.name)) {
@@ -231,6 +264,7 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
 out:
     pthread_rwlock_unlock(&a->lock);
     json_decref(body);
+    OPENSSL_cleanse(&pw, sizeof(pw));
 }
 
 void rest_users_delete(struct rest_req *q, struct rest_reply *r)

@@ -212,6 +212,9 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_threads, 4);
     assert_int_equal(c.rest_max_body_kb, 16384);
     assert_int_equal(c.rest_rate_limit_per_s, 0);
+    assert_int_equal(c.rest_login_lock_s, 60);
+    assert_int_equal(c.rest_login_track_max, 4096);
+    assert_int_equal(c.rest_login_concurrency, 2);
     assert_int_equal(c.fm_pacing_per_s, 1000);
     assert_int_equal(c.fm_queue_max, 100000);
     assert_true(c.fm_consistency);
@@ -472,6 +475,9 @@ static const struct uint_case uint_cases[] = {
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("flow_manager.store_linger_us", fm_store_linger_us, 0, 100000),
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
+    UCASE("rest.login_lock_s", rest_login_lock_s, 1, 86400),
+    UCASE("rest.login_track_max", rest_login_track_max, 16, 1048576),
+    UCASE("rest.login_concurrency", rest_login_concurrency, 1, 64),
     UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
     UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
     UCASE("topology.max_links", topo_max_links, 16, 4194304),

@@ -140,45 +140,142 @@ static void test_users_file(void **state)
     rmdir(dir);
 }
 
-/* Five failures in a window lock the address out until a window has passed
- * since the last; others are not affected; a success clears it; a full
- * table gives up its stalest entry. */
+/* One login through the guard: its verdict, and with GO its outcome. */
+static enum rest_login_verdict try_login(struct rest_login_guard *g, uint32_t addr, bool ok,
+                                         uint64_t now, unsigned *retry)
+{
+    struct rest_login_pass p;
+    unsigned r = 0;
+    enum rest_login_verdict v = rest_login_guard_begin(g, addr, true, now, &p, &r);
+
+    if (v == REST_LOGIN_GO)
+        rest_login_guard_done(g, &p, ok, now);
+    else
+        assert_true(r > 0);
+    if (retry)
+        *retry = r;
+    return v;
+}
+
+static const struct rest_login_guard_cfg guard_cfg = {.lock_s = 60, .track_max = 256,
+                                                      .concurrency = 2};
+
+/* Five failures, each within the lock time of the one before, lock the
+ * address until the lock time after the last; others are not affected; a
+ * success clears it. */
 static void test_login_guard(void **state)
 {
     struct rest_login_guard g;
     const uint32_t a = 0x0a000001, b = 0x0a000002;
+    unsigned retry;
 
     (void)state;
-    rest_login_guard_init(&g);
-    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++) {
-        assert_int_equal(rest_login_guard_wait(&g, a, 100 + i), 0);
-        rest_login_guard_result(&g, a, false, 100 + i);
-    }
+    assert_int_equal(rest_login_guard_init(&g, &guard_cfg), 0);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++)
+        assert_int_equal(try_login(&g, a, false, 100 + i, NULL), REST_LOGIN_GO);
     unsigned last = 100 + REST_LOGIN_FAILS_MAX - 1;
-    assert_int_equal(rest_login_guard_wait(&g, a, last + 1), REST_LOGIN_WINDOW_S - 1);
-    assert_int_equal(rest_login_guard_wait(&g, b, last + 1), 0);
-    assert_int_equal(rest_login_guard_wait(&g, a, last + REST_LOGIN_WINDOW_S - 1), 1);
-    assert_int_equal(rest_login_guard_wait(&g, a, last + REST_LOGIN_WINDOW_S), 0);
-    /* Failures spread wider than the window never lock out. */
-    for (unsigned i = 0; i < 3 * REST_LOGIN_FAILS_MAX; i++) {
-        uint64_t t = 1000 + (uint64_t)i * REST_LOGIN_WINDOW_S;
-        assert_int_equal(rest_login_guard_wait(&g, b, t), 0);
-        rest_login_guard_result(&g, b, false, t);
-    }
+    assert_int_equal(try_login(&g, a, true, last + 1, &retry), REST_LOGIN_LOCKED);
+    assert_int_equal(retry, 59);
+    assert_int_equal(try_login(&g, b, true, last + 1, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, a, true, last + 59, &retry), REST_LOGIN_LOCKED);
+    assert_int_equal(retry, 1);
+    assert_int_equal(try_login(&g, a, false, last + 60, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, a, true, last + 61, NULL), REST_LOGIN_GO);
+    /* Failures spread wider than the lock time never lock out. */
+    for (unsigned i = 0; i < 3 * REST_LOGIN_FAILS_MAX; i++)
+        assert_int_equal(try_login(&g, b, false, 1000 + (uint64_t)i * 60, NULL), REST_LOGIN_GO);
     /* A success clears what came before. */
     for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX - 1; i++)
-        rest_login_guard_result(&g, a, false, 5000);
-    rest_login_guard_result(&g, a, true, 5000);
-    rest_login_guard_result(&g, a, false, 5000);
-    assert_int_equal(rest_login_guard_wait(&g, a, 5000), 0);
-    /* More addresses than slots: the newest are still counted. */
-    for (uint32_t i = 1; i <= REST_LOGIN_SLOTS + 10; i++)
-        rest_login_guard_result(&g, 0x0b000000 + i, false, 6000 + i);
-    uint32_t newest = 0x0b000000 + REST_LOGIN_SLOTS + 10;
-    uint64_t t = 6000 + REST_LOGIN_SLOTS + 10;
-    for (unsigned i = 1; i < REST_LOGIN_FAILS_MAX; i++)
-        rest_login_guard_result(&g, newest, false, t);
-    assert_true(rest_login_guard_wait(&g, newest, t) > 0);
+        try_login(&g, a, false, 5000, NULL);
+    try_login(&g, a, true, 5000, NULL);
+    try_login(&g, a, false, 5000, NULL);
+    assert_int_equal(try_login(&g, a, false, 5000, NULL), REST_LOGIN_GO);
+    rest_login_guard_destroy(&g);
+}
+
+/* A locked address stays locked its whole lock time, however many other
+ * addresses fail meanwhile (more than the table holds): they are refused
+ * while every entry is alive, and get in once the first one ends. */
+static void test_login_guard_no_eviction(void **state)
+{
+    struct rest_login_guard g;
+    const uint32_t victim = 0x7f000009;
+    unsigned retry, full = 0;
+
+    (void)state;
+    assert_int_equal(rest_login_guard_init(&g, &guard_cfg), 0);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++)
+        try_login(&g, victim, false, 100, NULL);
+    for (uint32_t i = 1; i <= 300; i++) {
+        enum rest_login_verdict v = try_login(&g, 0x7f000100 + i, false, 101, &retry);
+        if (v == REST_LOGIN_FULL) {
+            assert_int_equal(retry, 59);    /* the victim's entry ends first */
+            full++;
+        } else {
+            assert_int_equal(v, REST_LOGIN_GO);
+        }
+    }
+    assert_int_equal(full, 300 - (guard_cfg.track_max - 1));
+    assert_int_equal(try_login(&g, victim, true, 102, &retry), REST_LOGIN_LOCKED);
+    if (retry != 58)
+        fail_msg("the locked address waits %u s, not 58: 300 other addresses freed it", retry);
+    assert_int_equal(try_login(&g, victim, true, 159, &retry), REST_LOGIN_LOCKED);
+    /* The victim's time is up: its entry is free for a newcomer; the
+     * others' entries live a second longer. */
+    assert_int_equal(try_login(&g, 0x7f000400, false, 160, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, 0x7f000401, false, 160, &retry), REST_LOGIN_FULL);
+    assert_int_equal(retry, 1);
+    assert_int_equal(try_login(&g, 0x7f000401, false, 161, NULL), REST_LOGIN_GO);
+    rest_login_guard_destroy(&g);
+}
+
+/* Checks at once: the configured number for anyone, one more for an
+ * address that logged in lately; a trusted address is never refused for a
+ * full table, and its failures still lock it. */
+static void test_login_guard_slots(void **state)
+{
+    const struct rest_login_guard_cfg cfg = {.lock_s = 60, .track_max = 4, .concurrency = 2};
+    struct rest_login_guard g;
+    struct rest_login_pass p[4];
+    const uint32_t admin = 0x7f000001;
+    unsigned retry;
+
+    (void)state;
+    assert_int_equal(rest_login_guard_init(&g, &cfg), 0);
+    assert_int_equal(try_login(&g, admin, true, 10, NULL), REST_LOGIN_GO);
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000001, true, 20, &p[0], &retry),
+                     REST_LOGIN_GO);
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000002, true, 20, &p[1], &retry),
+                     REST_LOGIN_GO);
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000003, true, 20, &p[2], &retry),
+                     REST_LOGIN_BUSY);
+    assert_int_equal(retry, 1);
+    /* Setting a password takes a slot too. */
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000004, false, 20, &p[2], &retry),
+                     REST_LOGIN_BUSY);
+    assert_int_equal(rest_login_guard_begin(&g, admin, true, 20, &p[2], &retry), REST_LOGIN_GO);
+    assert_true(p[2].trusted_slot);
+    assert_int_equal(rest_login_guard_begin(&g, admin, false, 20, &p[3], &retry),
+                     REST_LOGIN_BUSY);
+    rest_login_guard_done(&g, &p[2], true, 20);
+    rest_login_guard_done(&g, &p[0], false, 21);
+    rest_login_guard_done(&g, &p[1], false, 21);
+    /* The table (4) full of failing addresses: newcomers wait, admin not. */
+    assert_int_equal(try_login(&g, 0x0a000003, false, 22, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, 0x0a000004, false, 22, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, 0x0a000005, false, 22, &retry), REST_LOGIN_FULL);
+    assert_int_equal(retry, 59);
+    assert_int_equal(try_login(&g, admin, true, 22, NULL), REST_LOGIN_GO);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++)
+        assert_int_equal(try_login(&g, admin, false, 30, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, admin, true, 31, &retry), REST_LOGIN_LOCKED);
+    assert_int_equal(retry, 59);
+    /* Trust ends REST_LOGIN_TRUST_S after the last success. */
+    assert_int_equal(try_login(&g, admin, true, 200, NULL), REST_LOGIN_GO);
+    for (unsigned i = 0; i < 4; i++)
+        try_login(&g, 0x0b000000 + i, false, 200 + REST_LOGIN_TRUST_S, NULL);
+    assert_int_equal(try_login(&g, admin, true, 200 + REST_LOGIN_TRUST_S, NULL),
+                     REST_LOGIN_FULL);
     rest_login_guard_destroy(&g);
 }
 
@@ -232,6 +329,8 @@ int main(void)
         cmocka_unit_test(test_jwt_tampering),
         cmocka_unit_test(test_users_file),
         cmocka_unit_test(test_login_guard),
+        cmocka_unit_test(test_login_guard_no_eviction),
+        cmocka_unit_test(test_login_guard_slots),
         cmocka_unit_test(test_static_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
