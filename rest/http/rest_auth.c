@@ -197,16 +197,15 @@ static void unauthorized(struct rest_reply *r, const char *why)
     r->www_authenticate = "Bearer realm=\"ofcd\"";
 }
 
-bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
-                     uint64_t now_s)
+bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method,
+                     uint64_t now_s, struct rest_reply *r)
 {
     struct rest_jwt_claims c;
+    const char *h = authorization;
 
     if (!a->on)
         return true;
     refresh_users(a, now_s);
-    const char *h = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
-                                                MHD_HTTP_HEADER_AUTHORIZATION);
     if (!h) {
         unauthorized(r, "no Authorization header (log in: GET /api/kytos/core/auth/login/)");
         return false;
@@ -215,11 +214,10 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
         unauthorized(r, "Authorization is not \"Bearer TOKEN\"");
         return false;
     }
-    bool reads = strcmp(q->method, "GET") == 0 || strcmp(q->method, "HEAD") == 0;
+    bool reads = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     const char *reader = rest_static_tokens_match(&a->readers, h + 7);
     if (reader && !reads) {
-        rest_error(r, 403, "static token %s is a reader's: only admin may %s", reader,
-                   q->method);
+        rest_error(r, 403, "static token %s is a reader's: only admin may %s", reader, method);
         return false;
     }
     if (reader)
@@ -243,10 +241,35 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
     }
     if (!reads && strcmp(c.role, "admin") != 0) {
         rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, c.role,
-                   q->method);
+                   method);
         return false;
     }
     return true;
+}
+
+bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                     uint64_t now_s)
+{
+    return rest_auth_check(a, MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
+                                                          MHD_HTTP_HEADER_AUTHORIZATION),
+                           q->method, now_s, r);
+}
+
+int rest_auth_issue(struct rest_auth *a, const char *name, uint64_t now_s, char *out,
+                    size_t out_len)
+{
+    struct rest_jwt_claims c = {.exp_s = now_s + a->token_minutes * 60ull};
+
+    pthread_rwlock_rdlock(&a->lock);
+    const struct rest_user *u = rest_users_find(&a->users, name);
+    if (u) {
+        snprintf(c.username, sizeof(c.username), "%s", u->name);
+        snprintf(c.role, sizeof(c.role), "%s", u->role);
+    }
+    pthread_rwlock_unlock(&a->lock);
+    if (!u)
+        return -ENOENT;
+    return rest_jwt_sign(a->key, sizeof(a->key), &c, out, out_len);
 }
 
 /* A line a client can make ofcd write: at most 5 per 10 s, the rest counted. */
@@ -347,11 +370,8 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         goto out;
     }
     __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    char role_buf[16] = "";
     pthread_rwlock_rdlock(&a->lock);
     bool ok = rest_users_check(&a->users, user, pass ? pass : "", &role) == 0;
-    if (ok)
-        snprintf(role_buf, sizeof(role_buf), "%s", role);
     pthread_rwlock_unlock(&a->lock);
     uint64_t now = (uint64_t)time(NULL);
     __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
@@ -362,10 +382,12 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 401, "Incorrect username or password");
         r->www_authenticate = "Basic realm=\"ofcd\"";
     } else {
-        struct rest_jwt_claims c = {.exp_s = now + a->token_minutes * 60ull};
-        snprintf(c.username, sizeof(c.username), "%s", user);
-        snprintf(c.role, sizeof(c.role), "%s", role_buf);
-        if (rest_jwt_sign(a->key, sizeof(a->key), &c, token, sizeof(token)) < 0) {
+        /* What the token says is read again from the set: a change made
+         * since the check wins. */
+        int rc = rest_auth_issue(a, user, now, token, sizeof(token));
+        if (rc == -ENOENT) {
+            rest_error(r, 401, "Incorrect username or password");
+        } else if (rc < 0) {
             rest_error(r, 500, "cannot make a token");
         } else {
             COUNT(a, logins_ok);

@@ -90,6 +90,15 @@ void rest_auth_close(struct rest_auth *a);
 /* May q go on (method on path)? true; false with the 401/403 in r. */
 bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
                      uint64_t now_s);
+/* The same for an Authorization header's value (NULL: none) and a method. */
+bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method,
+                     uint64_t now_s, struct rest_reply *r);
+
+/* A token for user name as the users set holds it now (its role), valid
+ * rest.token_minutes from now_s: 0, -ENOENT (no such user), or
+ * rest_jwt_sign's error. */
+int rest_auth_issue(struct rest_auth *a, const char *name, uint64_t now_s, char *out,
+                    size_t out_len);
 
 /* GET .../core/auth/login */
 void rest_auth_login(struct rest_req *q, struct rest_reply *r);
