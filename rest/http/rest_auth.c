@@ -232,16 +232,29 @@ bool rest_auth_check(struct rest_auth *a, const char *authorization, const char 
                                       : "the token is malformed");
         return false;
     }
+    /* The user as it is now: its epoch says whether the token predates a
+     * change of password or role (or the user's re-creation), its role
+     * what the token may do. */
+    char epoch[17], role[16] = "";
     pthread_rwlock_rdlock(&a->lock);
-    bool known = rest_users_find(&a->users, c.username) != NULL;
+    const struct rest_user *u = rest_users_find(&a->users, c.username);
+    if (u) {
+        rest_user_epoch_text(u, epoch);
+        snprintf(role, sizeof(role), "%s", u->role);
+    }
     pthread_rwlock_unlock(&a->lock);
-    if (!known) {
+    if (!u) {
         unauthorized(r, "the token's user no longer exists");
         return false;
     }
-    if (!reads && strcmp(c.role, "admin") != 0) {
-        rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, c.role,
-                   method);
+    if (strlen(c.epoch) != 16 || CRYPTO_memcmp(c.epoch, epoch, 16) != 0) {
+        COUNT(a, tokens_stale);
+        unauthorized(r, "the token was issued before the user's password or role last "
+                     "changed; log in again");
+        return false;
+    }
+    if (!reads && strcmp(role, "admin") != 0) {
+        rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, role, method);
         return false;
     }
     return true;
@@ -260,11 +273,13 @@ int rest_auth_issue(struct rest_auth *a, const char *name, uint64_t now_s, char 
 {
     struct rest_jwt_claims c = {.exp_s = now_s + a->token_minutes * 60ull};
 
+    refresh_users(a, now_s);
     pthread_rwlock_rdlock(&a->lock);
     const struct rest_user *u = rest_users_find(&a->users, name);
     if (u) {
         snprintf(c.username, sizeof(c.username), "%s", u->name);
         snprintf(c.role, sizeof(c.role), "%s", u->role);
+        rest_user_epoch_text(u, c.epoch);
     }
     pthread_rwlock_unlock(&a->lock);
     if (!u)

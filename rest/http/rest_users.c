@@ -135,6 +135,18 @@ int rest_users_load(const char *path, struct rest_users *us)
         u->log2_n = (uint32_t)json_integer_value(json_object_get(e, "log2_n"));
         u->r = (uint32_t)json_integer_value(json_object_get(e, "r"));
         u->p = (uint32_t)json_integer_value(json_object_get(e, "p"));
+        uint8_t ep[8];
+        json_t *epj = json_object_get(e, "epoch");
+        if (!epj) {
+            memcpy(ep, u->salt, sizeof(ep));    /* older files: the password's */
+        } else if (!hex_get(json_string_value(epj), ep, sizeof(ep))) {
+            LOG_ERR("rest", "%s: entry %zu's epoch is not 16 hex digits", path, i);
+            json_decref(j);
+            rest_users_free(us);
+            return -EINVAL;
+        }
+        for (size_t k = 0; k < sizeof(ep); k++)
+            u->epoch = u->epoch << 8 | ep[k];
         us->n++;
     }
     json_decref(j);
@@ -209,6 +221,23 @@ bool rest_password_ok(const char *password)
     return n >= REST_PASSWORD_MIN && n <= REST_PASSWORD_MAX;
 }
 
+int rest_user_new_epoch(struct rest_user *u)
+{
+    uint8_t ep[8];
+
+    if (RAND_bytes(ep, sizeof(ep)) != 1)
+        return -EIO;
+    u->epoch = 0;
+    for (size_t k = 0; k < sizeof(ep); k++)
+        u->epoch = u->epoch << 8 | ep[k];
+    return 0;
+}
+
+void rest_user_epoch_text(const struct rest_user *u, char out[17])
+{
+    snprintf(out, 17, "%016llx", (unsigned long long)u->epoch);
+}
+
 int rest_user_set_password(struct rest_user *u, const char *password)
 {
     if (!rest_password_ok(password))
@@ -216,7 +245,7 @@ int rest_user_set_password(struct rest_user *u, const char *password)
     u->log2_n = KDF_LOG2_N;
     u->r = KDF_R;
     u->p = KDF_P;
-    if (RAND_bytes(u->salt, sizeof(u->salt)) != 1)
+    if (RAND_bytes(u->salt, sizeof(u->salt)) != 1 || rest_user_new_epoch(u) < 0)
         return -EIO;
     return derive(password, u->salt, u->log2_n, u->r, u->p, u->hash) < 0 ? -EIO : 0;
 }
@@ -238,9 +267,12 @@ int rest_users_save(const char *path, const struct rest_users *us)
         const struct rest_user *u = &us->u[i];
         hex_put(salt, u->salt, 16);
         hex_put(hash, u->hash, 32);
-        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "username", u->name,
-                              "role", u->role, "kdf", "scrypt", "salt", salt, "hash", hash,
-                              "log2_n", (int)u->log2_n, "r", (int)u->r, "p", (int)u->p);
+        char epoch[17];
+        rest_user_epoch_text(u, epoch);
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s}", "username",
+                              u->name, "role", u->role, "kdf", "scrypt", "salt", salt, "hash",
+                              hash, "log2_n", (int)u->log2_n, "r", (int)u->r, "p", (int)u->p,
+                              "epoch", epoch);
         if (e && u->email[0])
             json_object_set_new(e, "email", json_string(u->email));
         if (e && u->inserted_s)

@@ -7,6 +7,13 @@
  * it (a new file beside it, synced, then renamed over it).
  *
  * Roles: "admin" may do everything; "reader" only GET (and /metrics).
+ *
+ * Each user has an epoch: 64 random bits made anew whenever its password or
+ * role is set (and so when it is created, or deleted and made again). A
+ * token carries the epoch it was issued under (rest_jwt.h); one whose epoch
+ * is not the user's now is refused, so a change ends the tokens issued
+ * before it. Files written before epochs existed get one derived from the
+ * salt (it changes with the password).
  */
 #ifndef OFCD_REST_USERS_H
 #define OFCD_REST_USERS_H
@@ -29,6 +36,7 @@ struct rest_user {
     uint8_t salt[16];
     uint8_t hash[32];
     uint32_t log2_n, r, p;
+    uint64_t epoch;                     /* tokens issued under another are refused */
     int64_t inserted_s, updated_s;      /* Unix seconds, 0 = not known (older files) */
 };
 
@@ -62,8 +70,13 @@ int rest_users_put(const char *path, const char *name, const char *password, con
 
 /* The running set, for the users routes (the caller holds its lock). */
 struct rest_user *rest_users_find(const struct rest_users *us, const char *name);
-/* A new salt and hash for password: 0, -EINVAL (length), -EIO. */
+/* A new salt and hash for password, and a new epoch: 0, -EINVAL (length),
+ * -EIO. */
 int rest_user_set_password(struct rest_user *u, const char *password);
+/* A new epoch (the role changed): 0 or -EIO. */
+int rest_user_new_epoch(struct rest_user *u);
+/* u's epoch as a token carries it: 16 hex digits. */
+void rest_user_epoch_text(const struct rest_user *u, char out[17]);
 /* Append a copy of u: 0, -ENOSPC (REST_USERS_MAX), -ENOMEM. */
 int rest_users_add(struct rest_users *us, const struct rest_user *u);
 void rest_users_remove(struct rest_users *us, struct rest_user *u);

@@ -138,6 +138,7 @@ static int apply_fields(const json_t *body, struct rest_user *u, const struct re
     const char *key;
     json_t *v;
     bool has_name = false, has_email = false, has_pw = false;
+    bool renew = false;                 /* password or role changed: a new epoch */
 
     json_object_foreach((json_t *)body, key, v) {
         const char *s = json_string_value(v);
@@ -161,12 +162,13 @@ static int apply_fields(const json_t *body, struct rest_user *u, const struct re
             u->log2_n = pw->log2_n;
             u->r = pw->r;
             u->p = pw->p;
-            has_pw = true;
+            has_pw = renew = true;
         } else if (strcmp(key, "role") == 0) {
             if (!rest_user_role_ok(s)) {
                 rest_error(r, 400, "role: admin or reader");
                 return -EINVAL;
             }
+            renew |= strcmp(u->role, s) != 0;
             snprintf(u->role, sizeof(u->role), "%s", s);
         } else if (creating) {
             rest_error(r, 400, "unknown field '%s' (expected username, email, password, role)",
@@ -179,6 +181,10 @@ static int apply_fields(const json_t *body, struct rest_user *u, const struct re
         rest_error(r, 400, "%s: required", !has_name ? "username" : !has_email ? "email"
                                                                             : "password");
         return -EINVAL;
+    }
+    if (renew && rest_user_new_epoch(u) < 0) {
+        rest_error(r, 500, "cannot draw random bytes");
+        return -EIO;
     }
     return 0;
 }

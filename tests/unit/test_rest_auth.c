@@ -10,12 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "rest.h"
+#include "rest_auth.h"
 #include "rest_jwt.h"
 #include "rest_login_guard.h"
+#include "rest_priv.h"
 #include "rest_static_tokens.h"
 #include "rest_users.h"
 
@@ -28,7 +32,8 @@ static void sign_ok(const struct rest_jwt_claims *c, char *tok)
 
 static void test_jwt_roundtrip_and_expiry(void **state)
 {
-    struct rest_jwt_claims c = {.username = "alice", .role = "admin", .exp_s = 1000}, got;
+    struct rest_jwt_claims c = {.username = "alice", .role = "admin",
+                                .epoch = "0123456789abcdef", .exp_s = 1000}, got;
     char tok[REST_JWT_MAX];
 
     (void)state;
@@ -36,6 +41,7 @@ static void test_jwt_roundtrip_and_expiry(void **state)
     assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 999, &got), 0);
     assert_string_equal(got.username, "alice");
     assert_string_equal(got.role, "admin");
+    assert_string_equal(got.epoch, "0123456789abcdef");
     assert_true(got.exp_s == 1000);
     /* Expired at exp itself and after. */
     assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 1000, &got), -ETIMEDOUT);
@@ -279,6 +285,85 @@ static void test_login_guard_slots(void **state)
     rest_login_guard_destroy(&g);
 }
 
+/* What a token of alice's may do at now (POST: changes): the status. */
+static unsigned token_status(struct rest_auth *a, const char *tok, const char *method,
+                             uint64_t now)
+{
+    char h[REST_JWT_MAX + 16];
+    struct rest_reply r = {.status = 200};
+
+    snprintf(h, sizeof(h), "Bearer %s", tok);
+    bool ok = rest_auth_check(a, h, method, now, &r);
+    json_decref(r.json);
+    assert_true(ok == (r.status == 200));
+    return r.status;
+}
+
+/* A token is good only for its user as the users file holds it now: a new
+ * password, a new role, or the user deleted and made again, and the
+ * tokens issued before are refused. */
+static void test_token_follows_user(void **state)
+{
+    char dir[] = "/tmp/ofcd-test-epoch.XXXXXX", path[128];
+    char tok[REST_JWT_MAX], tok2[REST_JWT_MAX];
+    struct rest_auth a;
+    struct rest_users us;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/users.json", dir);
+    assert_int_equal(rest_users_put(path, "alice", "password1", "admin"), 0);
+    struct rest_cfg cfg = {.auth = true, .token_minutes = 60, .users_file = path,
+                           .reader_tokens_file = "", .data_dir = dir, .login_lock_s = 60,
+                           .login_track_max = 16, .login_concurrency = 1};
+    assert_int_equal(rest_auth_open(&a, &cfg, NULL), 0);
+    /* The file is looked at once a second: each step a second later. */
+    uint64_t now = (uint64_t)time(NULL) + 10;
+    assert_int_equal(rest_auth_issue(&a, "alice", now, tok, sizeof(tok)), 0);
+    assert_int_equal(token_status(&a, tok, "POST", now), 200);
+
+    /* A new password. */
+    assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
+    now++;
+    if (token_status(&a, tok, "GET", now) != 401)
+        fail_msg("a token issued before the password changed is still good");
+    assert_int_equal(rest_auth_issue(&a, "alice", now, tok, sizeof(tok)), 0);
+    assert_int_equal(token_status(&a, tok, "POST", now), 200);
+
+    /* Demoted: the admin's token may not change anything any more. */
+    assert_int_equal(rest_users_put(path, "alice", "password2", "reader"), 0);
+    now++;
+    if (token_status(&a, tok, "POST", now) == 200)
+        fail_msg("a demoted user's token still changes");
+    assert_int_equal(token_status(&a, tok, "GET", now), 401);
+    assert_int_equal(rest_auth_issue(&a, "alice", now, tok, sizeof(tok)), 0);
+    assert_int_equal(token_status(&a, tok, "GET", now), 200);
+    assert_int_equal(token_status(&a, tok, "POST", now), 403);
+
+    /* Deleted and made again with the same name and password. */
+    assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
+    now++;
+    assert_int_equal(rest_auth_issue(&a, "alice", now, tok2, sizeof(tok2)), 0);
+    assert_int_equal(token_status(&a, tok2, "POST", now), 200);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    rest_users_remove(&us, rest_users_find(&us, "alice"));
+    assert_int_equal(rest_users_save(path, &us), 0);
+    rest_users_free(&us);
+    now++;
+    assert_int_equal(token_status(&a, tok2, "GET", now), 401);
+    assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
+    now++;
+    if (token_status(&a, tok2, "POST", now) != 401)
+        fail_msg("a token of the deleted user works for the new one of that name");
+
+    rest_auth_close(&a);
+    char key[160];
+    snprintf(key, sizeof(key), "%s/rest_jwt.key", dir);
+    unlink(key);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Static reader tokens: as written, matched only whole, mistakes named by line. */
 static void test_static_tokens(void **state)
 {
@@ -332,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_login_guard_no_eviction),
         cmocka_unit_test(test_login_guard_slots),
         cmocka_unit_test(test_static_tokens),
+        cmocka_unit_test(test_token_follows_user),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
