@@ -87,25 +87,19 @@ static void note_identity(struct rest_auth *a)
     }
 }
 
-/* The users file changed under us (a new inode or mtime: `ofcd user add`
- * renames a new file over it): read it again, at most one stat a second.
- * Read and swapped under the write lock, so a user route's change is never
- * overwritten with older text; a file that no longer reads keeps the set. */
-static void refresh_users(struct rest_auth *a, uint64_t now_s)
+/* With a->lock held for writing: the users file read again if it is not
+ * what was last read or written (a new inode or mtime: `ofcd user add`
+ * renames a new file over it). 0 (unchanged, gone, or read), or the load's
+ * error while the file cannot be read (the set is kept, and logged once). */
+static int reload_changed(struct rest_auth *a)
 {
-    uint_fast64_t last = atomic_load_explicit(&a->users_checked_s, memory_order_relaxed);
     struct stat st;
     struct rest_users fresh;
 
-    if (last == now_s || !atomic_compare_exchange_strong(&a->users_checked_s, &last, now_s))
-        return;
-    pthread_rwlock_wrlock(&a->lock);
     if (stat(a->users_file, &st) != 0 ||
         (st.st_ino == a->users_ino && st.st_mtim.tv_sec == a->users_mtime.tv_sec &&
-         st.st_mtim.tv_nsec == a->users_mtime.tv_nsec)) {
-        pthread_rwlock_unlock(&a->lock);
-        return;
-    }
+         st.st_mtim.tv_nsec == a->users_mtime.tv_nsec))
+        return a->users_unreadable ? -EINVAL : 0;
     int rc = rest_users_load(a->users_file, &fresh);
     if (rc == 0 && fresh.n && rest_auth_need_key(a, a->data_dir) < 0)
         rc = -EIO;
@@ -119,12 +113,42 @@ static void refresh_users(struct rest_auth *a, uint64_t now_s)
         LOG_WARN("rest", "%s changed but cannot be read (%s): keeping the %zu user(s) known",
                  a->users_file, strerror(-rc), (size_t)a->users.n);
     }
+    a->users_unreadable = rc < 0;
     note_identity(a);
+    return rc;
+}
+
+/* The file looked at, at most once a second, from logins and checked
+ * requests; read and swapped under the write lock, so a user route's
+ * change is never overwritten with older text. */
+static void refresh_users(struct rest_auth *a, uint64_t now_s)
+{
+    uint_fast64_t last = atomic_load_explicit(&a->users_checked_s, memory_order_relaxed);
+
+    if (last == now_s || !atomic_compare_exchange_strong(&a->users_checked_s, &last, now_s))
+        return;
+    pthread_rwlock_wrlock(&a->lock);
+    (void)reload_changed(a);
     pthread_rwlock_unlock(&a->lock);
+}
+
+int rest_auth_users_lock(struct rest_auth *a)
+{
+    int fd = rest_users_lock(a->users_file);
+
+    if (fd < 0)
+        return fd;
+    int rc = reload_changed(a);
+    if (rc < 0) {
+        rest_users_unlock(fd);
+        return rc;
+    }
+    return fd;
 }
 
 void rest_auth_users_saved(struct rest_auth *a)
 {
+    a->users_unreadable = false;
     note_identity(a);
 }
 

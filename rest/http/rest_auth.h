@@ -77,6 +77,7 @@ struct rest_auth {
     const char *users_file, *data_dir;
     struct timespec users_mtime;
     ino_t users_ino;
+    bool users_unreadable;              /* it changed and did not read (under lock) */
     atomic_uint_fast64_t users_checked_s;
 };
 
@@ -112,6 +113,14 @@ void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p);
 /* With a->lock held for writing: the signing key, loaded or made now
  * (the first user added at run time needs it). 0 or a negative errno. */
 int rest_auth_need_key(struct rest_auth *a, const char *data_dir);
+
+/* With a->lock held for writing, before a users route changes the set:
+ * the users file's lock (rest_users_lock; a descriptor to give back with
+ * rest_users_unlock after the write), and the set read again if the file
+ * changed since (`ofcd user add`), so the route changes the latest users.
+ * A negative errno: -EWOULDBLOCK (another writer holds the file), or the
+ * file changed and cannot be read (the route must not overwrite it). */
+int rest_auth_users_lock(struct rest_auth *a);
 
 /* With a->lock held for writing, after the users routes wrote the file:
  * what they wrote is the set in memory, not a change to read again. */

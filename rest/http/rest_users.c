@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -171,14 +172,48 @@ int rest_users_check(const struct rest_users *us, const char *name, const char *
     return 0;
 }
 
+int rest_users_lock(const char *path)
+{
+    char lock[4096];
+
+    if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock))
+        return -ENAMETOOLONG;
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return -errno;
+    /* Polled, not blocking: a holder that never lets go costs a bounded
+     * wait, not a REST thread (and the users set's lock) for good. */
+    for (unsigned waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 10) {
+        int e = errno;
+        if (e != EWOULDBLOCK && e != EINTR) {
+            close(fd);
+            return -e;
+        }
+        if (waited >= REST_USERS_LOCK_WAIT_MS) {
+            close(fd);
+            return -EWOULDBLOCK;
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return fd;
+}
+
+void rest_users_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd);                      /* the flock goes with the last descriptor */
+}
+
+/* text into a temporary file of our own beside path (mkostemp: O_EXCL,
+ * mode 600), synced, renamed over path, the directory synced. */
 static int write_file(const char *path, const char *text)
 {
     char tmp[4096];
     size_t n = strlen(text);
 
-    if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
+    if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
         return -ENAMETOOLONG;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return -errno;
     int rc = 0;
@@ -316,27 +351,39 @@ void rest_users_remove(struct rest_users *us, struct rest_user *u)
 int rest_users_put(const char *path, const char *name, const char *password, const char *role)
 {
     struct rest_users us;
-    struct rest_user nu = {0};
+    struct rest_user pw = {0};
 
     if (!rest_user_name_ok(name) || !rest_user_role_ok(role) || !rest_password_ok(password))
         return -EINVAL;
-    int rc = rest_users_load(path, &us);
-    if (rc < 0 && rc != -ENOENT)
-        return rc;
-    struct rest_user *old = rest_users_find(&us, name);
-    if (old)
-        nu = *old;                      /* keeps its email */
-    snprintf(nu.name, sizeof(nu.name), "%s", name);
-    snprintf(nu.role, sizeof(nu.role), "%s", role);
-    nu.updated_s = (int64_t)time(NULL);
-    if (!old)
-        nu.inserted_s = nu.updated_s;
-    rc = rest_user_set_password(&nu, password);
-    if (rc == 0)
+    /* The hash first: the lock is held for the file's read and write only. */
+    int rc = rest_user_set_password(&pw, password);
+    int fd = rc < 0 ? rc : rest_users_lock(path);
+    if (fd < 0) {
+        OPENSSL_cleanse(&pw, sizeof(pw));
+        return fd;
+    }
+    rc = rest_users_load(path, &us);
+    if (rc == 0 || rc == -ENOENT) {
+        struct rest_user *old = rest_users_find(&us, name);
+        struct rest_user nu = old ? *old : (struct rest_user){0};   /* keeps its email */
+        snprintf(nu.name, sizeof(nu.name), "%s", name);
+        snprintf(nu.role, sizeof(nu.role), "%s", role);
+        memcpy(nu.salt, pw.salt, sizeof(nu.salt));
+        memcpy(nu.hash, pw.hash, sizeof(nu.hash));
+        nu.log2_n = pw.log2_n;
+        nu.r = pw.r;
+        nu.p = pw.p;
+        nu.epoch = pw.epoch;
+        nu.updated_s = (int64_t)time(NULL);
+        if (!old)
+            nu.inserted_s = nu.updated_s;
         rc = old ? (*old = nu, 0) : rest_users_add(&us, &nu);
-    if (rc == 0)
-        rc = rest_users_save(path, &us);
-    OPENSSL_cleanse(&nu, sizeof(nu));
-    rest_users_free(&us);
+        if (rc == 0)
+            rc = rest_users_save(path, &us);
+        OPENSSL_cleanse(&nu, sizeof(nu));
+        rest_users_free(&us);
+    }
+    rest_users_unlock(fd);
+    OPENSSL_cleanse(&pw, sizeof(pw));
     return rc;
 }

@@ -3,8 +3,11 @@
  * file (rest.users_file, default APP_DATA_DIR/users.json, mode 600) holds
  * each user's name, role and scrypt hash of the password (OpenSSL's
  * EVP_PBE_scrypt: memory-hard, N = 2^15, r = 8, p = 1, 16-byte random salt,
- * the same KDF Kytos-ng uses). Read once at start; `ofcd user add` writes
- * it (a new file beside it, synced, then renamed over it).
+ * the same KDF Kytos-ng uses). Read once at start (and again when it
+ * changes under a running ofcd). Every writer (`ofcd user add`, the REST
+ * users routes) holds an flock on PATH.lock from its read to its write, so
+ * no one's change is lost, and writes through a temporary file of its own
+ * (mkostemp beside it: O_EXCL, mode 600), synced, renamed over it.
  *
  * Roles: "admin" may do everything; "reader" only GET (and /metrics).
  *
@@ -64,8 +67,16 @@ void rest_users_free(struct rest_users *us);
 int rest_users_check(const struct rest_users *us, const char *name, const char *password,
                      const char **role);
 
-/* Add name (or replace its password and role) in the file at path. 0,
- * -EINVAL (name, role or password not acceptable), -errno. */
+/* The users file's lock: a descriptor of PATH.lock holding an exclusive
+ * flock, waited for up to REST_USERS_LOCK_WAIT_MS; or -EWOULDBLOCK
+ * (another holds it), -errno. rest_users_unlock(fd) lets go. */
+#define REST_USERS_LOCK_WAIT_MS 2000
+int rest_users_lock(const char *path);
+void rest_users_unlock(int fd);
+
+/* Add name (or replace its password and role) in the file at path, under
+ * its lock. 0, -EINVAL (name, role or password not acceptable),
+ * -EWOULDBLOCK (locked by another too long), -errno. */
 int rest_users_put(const char *path, const char *name, const char *password, const char *role);
 
 /* The running set, for the users routes (the caller holds its lock). */
@@ -80,7 +91,8 @@ void rest_user_epoch_text(const struct rest_user *u, char out[17]);
 /* Append a copy of u: 0, -ENOSPC (REST_USERS_MAX), -ENOMEM. */
 int rest_users_add(struct rest_users *us, const struct rest_user *u);
 void rest_users_remove(struct rest_users *us, struct rest_user *u);
-/* Write us to path as a whole (a new file, synced, renamed over). */
+/* Write us to path as a whole (a new file, synced, renamed over); the
+ * caller holds the lock (rest_users_lock). */
 int rest_users_save(const char *path, const struct rest_users *us);
 
 #endif

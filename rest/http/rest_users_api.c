@@ -11,7 +11,8 @@
  *   DELETE .../core/auth/users/NAME     200; 404
  *
  * Passwords never leave ofcd. Every change is written to rest.users_file
- * before it is answered (the set in memory changes only if the file did);
+ * before it is answered (the set in memory changes only if the file did),
+ * under the file's lock and on its latest content (rest_auth_users_lock);
  * a new role defaults to admin, as every Kytos-ng user may change anything.
  * With rest.auth these are admin routes for changes, as any other.
  */
@@ -189,6 +190,23 @@ static int apply_fields(const json_t *body, struct rest_user *u, const struct re
     return 0;
 }
 
+/* With the set's lock held for writing: the users file's lock, the set
+ * brought up to date with the file; -1 with the 503/500 set. */
+static int lock_file(struct rest_server *rs, struct rest_reply *r)
+{
+    int fd = rest_auth_users_lock(&rs->auth);
+
+    if (fd == -EWOULDBLOCK) {
+        rest_error(r, 503, "%s is locked by another writer (ofcd user add?); nothing changed",
+                   rs->cfg.users_file);
+        r->retry_after = 1;
+    } else if (fd < 0) {
+        rest_error(r, 500, "%s cannot be locked or read again (%s); nothing changed",
+                   rs->cfg.users_file, strerror(-fd));
+    }
+    return fd < 0 ? -1 : fd;
+}
+
 /* Write the set; on failure the 500 is set and the caller undoes its change. */
 static int save_or_fail(struct rest_server *rs, struct rest_reply *r)
 {
@@ -218,7 +236,10 @@ void rest_users_create(struct rest_req *q, struct rest_reply *r)
         goto out;
     u.inserted_s = u.updated_s = (int64_t)time(NULL);
     pthread_rwlock_wrlock(&a->lock);
-    if (rest_users_find(&a->users, u.name)) {
+    int fd = lock_file(q->rs, r);
+    if (fd < 0) {
+        /* the answer is set */
+    } else if (rest_users_find(&a->users, u.name)) {
         rest_error(r, 409, "%s already exists.", u.name);
     } else if (rest_auth_need_key(a, q->rs->cfg.data_dir) < 0) {
         rest_error(r, 500, "cannot make the token signing key");
@@ -229,6 +250,7 @@ void rest_users_create(struct rest_req *q, struct rest_reply *r)
     } else {
         answer_text(r, 201, "User successfully created%s", "");
     }
+    rest_users_unlock(fd);
     pthread_rwlock_unlock(&a->lock);
 out:
     OPENSSL_cleanse(&u, sizeof(u));
@@ -247,8 +269,11 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
         return;
     }
     pthread_rwlock_wrlock(&a->lock);
-    struct rest_user *u = rest_users_find(&a->users, q->arg);
-    if (!u) {
+    int fd = lock_file(q->rs, r);
+    struct rest_user *u = fd < 0 ? NULL : rest_users_find(&a->users, q->arg);
+    if (fd < 0) {
+        goto out;
+    } else if (!u) {
         rest_error(r, 404, "User %.64s not found", q->arg);
         goto out;
     }
@@ -268,6 +293,7 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
     OPENSSL_cleanse(&nu, sizeof(nu));
     OPENSSL_cleanse(&old, sizeof(old));
 out:
+    rest_users_unlock(fd);
     pthread_rwlock_unlock(&a->lock);
     json_decref(body);
     OPENSSL_cleanse(&pw, sizeof(pw));
@@ -278,8 +304,11 @@ void rest_users_delete(struct rest_req *q, struct rest_reply *r)
     struct rest_auth *a = &q->rs->auth;
 
     pthread_rwlock_wrlock(&a->lock);
-    struct rest_user *u = rest_users_find(&a->users, q->arg);
-    if (!u) {
+    int fd = lock_file(q->rs, r);
+    struct rest_user *u = fd < 0 ? NULL : rest_users_find(&a->users, q->arg);
+    if (fd < 0) {
+        /* the answer is set */
+    } else if (!u) {
         rest_error(r, 404, "User %.64s not found", q->arg);
     } else {
         struct rest_user old = *u;
@@ -297,5 +326,6 @@ void rest_users_delete(struct rest_req *q, struct rest_reply *r)
         }
         OPENSSL_cleanse(&old, sizeof(old));
     }
+    rest_users_unlock(fd);
     pthread_rwlock_unlock(&a->lock);
 }

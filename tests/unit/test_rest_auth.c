@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +146,84 @@ static void test_users_file(void **state)
     assert_int_equal(chmod(path, 0600), 0);
     assert_int_equal(rest_users_load(path, &us), -EINVAL);
     unlink(path);
+    strcat(path, ".lock");
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* The users file is written under a lock (path.lock, flock) through a
+ * temporary file only the writer made: a name planted where the old fixed
+ * temporary name was is left alone, a writer waits for the lock (and gives
+ * up, writing nothing, when another holds it too long), and writers in
+ * several processes lose no one's change. */
+static void test_users_file_lock(void **state)
+{
+    char dir[] = "/tmp/ofcd-test-ulock.XXXXXX", path[128], other[160], lock[160], tmp[160];
+    struct rest_users us;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/users.json", dir);
+    snprintf(other, sizeof(other), "%s/precious", dir);
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    snprintf(tmp, sizeof(tmp), "%s.new", path);
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fputs("not the users", f);
+    fclose(f);
+    assert_int_equal(symlink(other, tmp), 0);
+    assert_int_equal(rest_users_put(path, "alice", "password1", "admin"), 0);
+    char buf[64] = "";
+    f = fopen(other, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof(buf), f));
+    fclose(f);
+    if (strcmp(buf, "not the users") != 0)
+        fail_msg("the writer wrote through a link planted at %s", tmp);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    unlink(tmp);
+
+    /* Another holds the lock: nothing is written. */
+    int fd = open(lock, O_RDWR | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+    int rc = rest_users_put(path, "bob", "password2", "admin");
+    if (rc != -EWOULDBLOCK)
+        fail_msg("with the lock held elsewhere the writer returned %d, not -EWOULDBLOCK", rc);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    assert_int_equal(us.n, 1);
+    rest_users_free(&us);
+    close(fd);
+
+    /* 6 processes add 3 users each at once: 18 more in the end. */
+    pid_t kids[6];
+    for (int k = 0; k < 6; k++) {
+        kids[k] = fork();
+        assert_true(kids[k] >= 0);
+        if (kids[k] == 0) {
+            int bad = 0;
+            for (int i = 0; i < 3; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "user%d_%d", k, i);
+                bad |= rest_users_put(path, name, "password9", "reader") != 0;
+            }
+            _exit(bad);
+        }
+    }
+    for (int k = 0; k < 6; k++) {
+        int ws;
+        assert_int_equal(waitpid(kids[k], &ws, 0), kids[k]);
+        assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
+    assert_int_equal(rest_users_load(path, &us), 0);
+    if (us.n != 19)
+        fail_msg("6 writers at once left %zu users, not 19", us.n);
+    rest_users_free(&us);
+    unlink(path);
+    unlink(lock);
+    unlink(other);
     rmdir(dir);
 }
 
@@ -345,9 +426,12 @@ static void test_token_follows_user(void **state)
     now++;
     assert_int_equal(rest_auth_issue(&a, "alice", now, tok2, sizeof(tok2)), 0);
     assert_int_equal(token_status(&a, tok2, "POST", now), 200);
+    int lk = rest_users_lock(path);
+    assert_true(lk >= 0);
     assert_int_equal(rest_users_load(path, &us), 0);
     rest_users_remove(&us, rest_users_find(&us, "alice"));
     assert_int_equal(rest_users_save(path, &us), 0);
+    rest_users_unlock(lk);
     rest_users_free(&us);
     now++;
     assert_int_equal(token_status(&a, tok2, "GET", now), 401);
@@ -356,9 +440,31 @@ static void test_token_follows_user(void **state)
     if (token_status(&a, tok2, "POST", now) != 401)
         fail_msg("a token of the deleted user works for the new one of that name");
 
+    /* A users route changes the latest users: one added by `ofcd user add`
+     * a moment ago (before the once-a-second look) is read under the
+     * file's lock, so the route's write keeps it. */
+    assert_int_equal(rest_users_put(path, "bob", "password3", "admin"), 0);
+    pthread_rwlock_wrlock(&a.lock);
+    int fd = rest_auth_users_lock(&a);
+    assert_true(fd >= 0);
+    assert_non_null(rest_users_find(&a.users, "bob"));
+    struct rest_user carol = {.name = "carol", .role = "reader"};
+    assert_int_equal(rest_user_set_password(&carol, "password4"), 0);
+    assert_int_equal(rest_users_add(&a.users, &carol), 0);
+    assert_int_equal(rest_users_save(path, &a.users), 0);
+    rest_auth_users_saved(&a);
+    rest_users_unlock(fd);
+    pthread_rwlock_unlock(&a.lock);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    assert_non_null(rest_users_find(&us, "bob"));
+    assert_non_null(rest_users_find(&us, "carol"));
+    rest_users_free(&us);
+
     rest_auth_close(&a);
     char key[160];
     snprintf(key, sizeof(key), "%s/rest_jwt.key", dir);
+    unlink(key);
+    snprintf(key, sizeof(key), "%s.lock", path);
     unlink(key);
     unlink(path);
     rmdir(dir);
@@ -413,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_jwt_roundtrip_and_expiry),
         cmocka_unit_test(test_jwt_tampering),
         cmocka_unit_test(test_users_file),
+        cmocka_unit_test(test_users_file_lock),
         cmocka_unit_test(test_login_guard),
         cmocka_unit_test(test_login_guard_no_eviction),
         cmocka_unit_test(test_login_guard_slots),
