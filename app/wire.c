@@ -208,6 +208,7 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .port = c->rest_port,
         .threads = c->rest_threads,
         .max_body_kb = c->rest_max_body_kb,
+        .max_conns_per_ip = c->rest_max_conns_per_ip,
         .rate_limit_per_s = c->rest_rate_limit_per_s,
         .rate_burst = c->rest_rate_burst,
         .fm_queue_max = c->fm_queue_max,

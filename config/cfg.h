@@ -139,6 +139,7 @@ struct ofcd_config {
     uint16_t rest_port;
     uint32_t rest_threads;               /* libmicrohttpd pool threads */
     uint32_t rest_max_body_kb;           /* larger bodies: 413 */
+    uint32_t rest_max_conns_per_ip;      /* open connections per client address */
     uint32_t rest_max_flows_per_request; /* flows x switches, larger: 413 */
     uint32_t rest_rate_limit_per_s;      /* per client address, 0 = off (429) */
     uint32_t rest_rate_burst;

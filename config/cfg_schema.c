@@ -278,6 +278,9 @@ const struct cfg_key cfg_keys[] = {
              "hold one while its commit syncs (answered from the commit)"),
     CFG_UINT("rest", "max_body_kb", rest_max_body_kb, 1, 1048576, "16384",
              "largest request body accepted, KiB; a larger one is answered 413"),
+    CFG_UINT("rest", "max_conns_per_ip", rest_max_conns_per_ip, 1, 4096, "128",
+             "connections one client address may hold open at once (of the 4,096 the API "
+             "serves); more are closed as they are accepted, before anything is read"),
     CFG_UINT("rest", "max_flows_per_request", rest_max_flows_per_request, 1, 100000000,
              "100000", "flow changes one request may expand to (its flows times the switches "
              "they go to; each is parsed and held while the request lives, about 3 KiB); "

@@ -41,6 +41,7 @@ struct rest_cfg {
     uint16_t port;
     uint32_t threads;                   /* MHD pool threads */
     uint32_t max_body_kb;               /* 413 above */
+    uint32_t max_conns_per_ip;          /* connections from one address at once */
     uint32_t rate_limit_per_s;          /* per client address, 0 = off (429) */
     uint32_t rate_burst;
     uint32_t fm_queue_max;              /* named in the 503 a full switch queue answers */

@@ -322,10 +322,14 @@ static void log_login(struct rest_auth *a, const char *what, const char *user, u
     bool go = ofcd_ratelimit(&a->log_rl, (uint64_t)ts.tv_sec * 1000000u +
                                              (uint64_t)ts.tv_nsec / 1000u, &missed);
     pthread_mutex_unlock(&a->log_lock);
-    if (go)
-        LOG_WARN("rest", "%s '%.64s' from %u.%u.%u.%u (%llu such lines not written before "
-                 "this one)", what, user, addr >> 24, addr >> 16 & 255, addr >> 8 & 255,
-                 addr & 255, (unsigned long long)missed);
+    if (!go)
+        return;
+    char more[64] = "";
+    if (missed)
+        snprintf(more, sizeof(more), " (and %llu login lines not written)",
+                 (unsigned long long)missed);
+    LOG_WARN("rest", "%s '%.64s' from %u.%u.%u.%u%s", what, user, addr >> 24, addr >> 16 & 255,
+             addr >> 8 & 255, addr & 255, more);
 }
 
 /* The guard's refusal as an answer; true when there was one. */

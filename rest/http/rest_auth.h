@@ -45,7 +45,10 @@ struct rest_reply;
     X(checks_busy, "password checks refused (503): rest.login_concurrency running")       \
     X(tokens_stale, "tokens refused: issued before their user's password or role "        \
       "changed, or before the user was re-created")                                       \
-    X(refused_at_headers, "requests refused (401/403) as their headers came, body unread")
+    X(refused_at_headers, "requests refused (401/403/413) as their headers came, body "   \
+      "unread")                                                                           \
+    X(conns_refused, "connections closed as accepted: rest.max_conns_per_ip from their "  \
+      "address (or 4,096 in all) open")
 #define REST_AUTH_GAUGES(X) X(checks_running, "password checks (scrypt) running now")
 
 /* Relaxed atomics: REST threads write, anyone reads (rest_auth_stats_read). */

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "dpid.h"
+#include "ofcd_ratelimit.h"
 #include "rest.h"
 #include "rest_auth.h"
 
@@ -24,6 +25,7 @@
 #define REST_LAT_LE_US_LIST {1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000}
 #define REST_LAT_BUCKETS 10
 #define REST_RL_SLOTS 1024              /* clients the rate limiter remembers */
+#define REST_CONN_LIMIT 4096            /* connections at once, all clients */
 #define REST_MAX_LCORES 128             /* lcores health looks at */
 
 struct rest_rl_slot {
@@ -52,6 +54,8 @@ struct rest_server {
     unsigned deferred;
     bool stopping;                      /* under defer_lock: rest_stop began, defer nothing */
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
+    pthread_mutex_t log_lock;           /* mhd_log_rl: MHD's messages, rate-limited */
+    struct ofcd_ratelimit mhd_log_rl;
     struct rest_auth auth;              /* read-only once started */
 };
 

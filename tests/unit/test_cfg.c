@@ -212,6 +212,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_threads, 4);
     assert_int_equal(c.rest_max_body_kb, 16384);
     assert_int_equal(c.rest_rate_limit_per_s, 0);
+    assert_int_equal(c.rest_max_conns_per_ip, 128);
     assert_int_equal(c.rest_login_lock_s, 60);
     assert_int_equal(c.rest_login_track_max, 4096);
     assert_int_equal(c.rest_login_concurrency, 2);
@@ -463,6 +464,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
     UCASE("rest.threads", rest_threads, 1, 256),
     UCASE("rest.max_body_kb", rest_max_body_kb, 1, 1048576),
+    UCASE("rest.max_conns_per_ip", rest_max_conns_per_ip, 1, 4096),
     UCASE("rest.max_flows_per_request", rest_max_flows_per_request, 1, 100000000),
     UCASE("rest.rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000),
     UCASE("rest.rate_burst", rest_rate_burst, 1, 10000000),
