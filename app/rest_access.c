@@ -25,24 +25,22 @@ void rest_access_resolve(struct ofcd_config *c)
     }
 }
 
-int rest_access_policy(const struct ofcd_config *c, char *err, size_t err_len)
+void rest_access_warn(const struct ofcd_config *c)
 {
-    bool loopback = (c->rest_ip >> 24) == 127;
+    bool https = c->rest_tls_cert[0] && c->rest_tls_key[0];
 
-    if (loopback || c->rest_auth)
-        return 0;
-    if (c->rest_allow_insecure) {
+    if ((c->rest_ip >> 24) == 127 || !c->rest_allow_insecure)
+        return;
+    if (!c->rest_auth)
         LOG_WARN("main", "rest.listen = %u.%u.%u.%u:%u is not loopback and rest.auth is off: "
                  "ANYONE WHO REACHES IT CAN CHANGE EVERY SWITCH'S FLOWS "
                  "(rest.allow_insecure = true)", c->rest_ip >> 24, c->rest_ip >> 16 & 255,
                  c->rest_ip >> 8 & 255, c->rest_ip & 255, c->rest_port);
-        return 0;
-    }
-    snprintf(err, err_len, "rest.listen = %u.%u.%u.%u:%u is not loopback: set rest.auth = true "
-             "(users: ofcd user add NAME), or rest.allow_insecure = true to serve it open",
-             c->rest_ip >> 24, c->rest_ip >> 16 & 255, c->rest_ip >> 8 & 255, c->rest_ip & 255,
-             c->rest_port);
-    return -EPERM;
+    else if (!https)
+        LOG_WARN("main", "rest.listen = %u.%u.%u.%u:%u is not loopback and serves plain HTTP: "
+                 "PASSWORDS AND TOKENS CROSS THE NETWORK IN CLEAR (rest.allow_insecure = true)",
+                 c->rest_ip >> 24, c->rest_ip >> 16 & 255, c->rest_ip >> 8 & 255,
+                 c->rest_ip & 255, c->rest_port);
 }
 
 /* One line of input without its newline; echo off on a terminal. */

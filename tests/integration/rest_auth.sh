@@ -4,8 +4,9 @@
 # credentials gives a JWT; every other route refuses (401, with
 # WWW-Authenticate) no token, a malformed one, one signed with another key
 # and an expired one; a reader's token may GET but not change (403). The
-# listen policy: a non-loopback rest.listen without rest.auth stops
-# start-up unless rest.allow_insecure. Failed logins are limited per address.
+# listen policy: a non-loopback rest.listen without rest.auth, or with it
+# over plain HTTP, stops start-up unless rest.allow_insecure. Failed logins
+# are limited per address.
 #
 # usage: rest_auth.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -27,12 +28,21 @@ out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --check 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "is not loopback: set rest.auth = true" <<<"$out" ||
     fail "open non-loopback listen: exit $rc, '$out'"
-"$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --check >/dev/null 2>&1 ||
-    fail "non-loopback listen with rest.auth refused"
+out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --check 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "rest.auth is on over plain HTTP: passwords and tokens would cross" <<<"$out" ||
+    fail "login over plain HTTP off loopback: exit $rc, '$out'"
+"$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --rest.tls_cert=/x.crt \
+    --rest.tls_key=/x.key --print-config >/dev/null 2>&1 ||
+    fail "non-loopback listen with rest.auth and HTTPS refused"
 out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.allow_insecure=true --check 2>&1) ||
     fail "rest.allow_insecure did not allow it: $out"
 grep -q "ANYONE WHO REACHES IT" <<<"$out" || fail "rest.allow_insecure is not logged loudly: $out"
-pass "a non-loopback listen needs rest.auth (or rest.allow_insecure, logged loudly)"
+out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --rest.allow_insecure=true \
+    --check 2>&1) || fail "rest.allow_insecure did not allow plain HTTP: $out"
+grep -q "PASSWORDS AND TOKENS CROSS THE NETWORK IN CLEAR" <<<"$out" ||
+    fail "plain HTTP with rest.allow_insecure is not logged loudly: $out"
+pass "a non-loopback listen needs rest.auth over HTTPS (or rest.allow_insecure, logged loudly)"
 
 # ---- users ------------------------------------------------------------------------------
 printf 'password1\n' | "$OFCD" user add alice "${C[@]}" >/dev/null || fail "user add alice"

@@ -1534,6 +1534,46 @@ static void test_finish_ranges(void **state)
     }
 }
 
+/* The REST listen policy: off loopback, the API needs rest.auth and, with
+ * it, HTTPS (passwords and tokens would cross the network in clear), unless
+ * rest.allow_insecure; the error names the keys. */
+static void test_finish_rest_listen(void **state)
+{
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    (void)state;
+
+    cfg_defaults(&c);
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    override_ok(&c, "rest.listen=10.0.0.1:8181");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "rest.listen = 10.0.0.1:8181");
+    assert_has(err, "rest.auth");
+    assert_has(err, "rest.allow_insecure");
+    override_ok(&c, "rest.auth=true");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "rest.listen = 10.0.0.1:8181");
+    assert_has(err, "in clear");
+    assert_has(err, "rest.tls_cert");
+    assert_has(err, "rest.allow_insecure");
+    override_ok(&c, "rest.tls_cert=/etc/ofcd/rest.crt");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "rest.tls_key");
+    override_ok(&c, "rest.tls_key=/etc/ofcd/rest.key");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    /* allow_insecure lets either through (ofcd logs it loudly at start). */
+    override_ok(&c, "rest.tls_cert=");
+    override_ok(&c, "rest.allow_insecure=true");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    override_ok(&c, "rest.auth=false");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    /* Anything in 127.0.0.0/8 is loopback. */
+    cfg_defaults(&c);
+    override_ok(&c, "rest.listen=127.1.2.3:8181");
+    override_ok(&c, "rest.auth=true");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1565,6 +1605,7 @@ int main(void)
         cmocka_unit_test(test_finish_tls),
         cmocka_unit_test(test_finish_fault_rates),
         cmocka_unit_test(test_finish_ranges),
+        cmocka_unit_test(test_finish_rest_listen),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_print_help),
         cmocka_unit_test(test_parse_value_direct),
