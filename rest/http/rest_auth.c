@@ -176,14 +176,17 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_
         if (a->on)
             LOG_WARN("rest", "rest.auth is on and %s holds no user: every request is 401 "
                      "until one is added (ofcd user add NAME)", cfg->users_file);
-    } else if (rc < 0) {
-        rest_login_guard_destroy(&a->guard);
-        pthread_mutex_destroy(&a->log_lock);
-        return rc;
+        rc = 0;
     }
-    rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
+    if (rc == 0)
+        rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
     if (rc == 0)
         rc = rest_static_tokens_load(cfg->reader_tokens_file, &a->readers);
+    /* As many threads as checks may run: a check never waits for one. */
+    if (rc == 0 && (rc = rest_kdf_start(&a->kdf, a->guard.cfg.concurrency + 1)) < 0) {
+        LOG_ERR("rest", "cannot start the password check threads: %s", strerror(-rc));
+        rest_static_tokens_free(&a->readers);
+    }
     if (rc < 0) {
         rest_users_free(&a->users);
         rest_login_guard_destroy(&a->guard);
@@ -207,6 +210,7 @@ void rest_auth_close(struct rest_auth *a)
     if (!a->opened)
         return;
     a->opened = false;
+    rest_kdf_stop(&a->kdf);
     pthread_rwlock_destroy(&a->lock);
     rest_login_guard_destroy(&a->guard);
     pthread_mutex_destroy(&a->log_lock);
@@ -376,12 +380,72 @@ void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p)
     rest_login_guard_done(&a->guard, p, true, (uint64_t)time(NULL));
 }
 
+/* One login's password check, on a rest_kdf thread. */
+struct login_job {
+    struct rest_kdf_job kj;
+    struct rest_auth *a;
+    struct rest_user u;                 /* a copy: no lock held while it runs */
+    bool found;
+    char *password;
+    char name[REST_JWT_NAME_MAX + 1];   /* as given, for the log */
+    uint32_t addr;
+    struct rest_login_pass slot;
+    void *token;                        /* rest_defer_ctx's */
+    bool ok;
+};
+
+static void login_job_free(void *ctx)
+{
+    struct login_job *j = ctx;
+
+    OPENSSL_cleanse(j->password, strlen(j->password));
+    free(j->password);
+    OPENSSL_cleanse(&j->u, sizeof(j->u));
+    free(j);
+}
+
+static void login_check(struct rest_kdf_job *kj)
+{
+    struct login_job *j = (struct login_job *)kj;
+    struct rest_auth *a = j->a;
+
+    j->ok = rest_user_check(j->found ? &j->u : NULL, j->password) == 0;
+    __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    rest_login_guard_done(&a->guard, &j->slot, j->ok, (uint64_t)time(NULL));
+    if (!j->ok) {
+        COUNT(a, logins_failed);
+        log_login(a, "failed login as", j->name, j->addr);
+    }
+    rest_wake(j->token, 0);             /* j now belongs to the answer */
+}
+
+/* Back on an MHD thread: the token, made from the user as it is now. */
+static void login_answer(struct rest_reply *r, int rc, void *ctx)
+{
+    struct login_job *j = ctx;
+    char token[REST_JWT_MAX];
+
+    (void)rc;
+    if (j->ok)
+        rc = rest_auth_issue(j->a, j->u.name, (uint64_t)time(NULL), token, sizeof(token));
+    if (!j->ok || rc == -ENOENT) {
+        rest_error(r, 401, "Incorrect username or password");
+        r->www_authenticate = "Basic realm=\"ofcd\"";
+    } else if (rc < 0) {
+        rest_error(r, 500, "cannot make a token");
+    } else {
+        COUNT(j->a, logins_ok);
+        json_decref(r->json);
+        r->status = 200;
+        r->json = json_pack("{s:s}", "token", token);
+        OPENSSL_cleanse(token, sizeof(token));
+    }
+}
+
 void rest_auth_login(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
     char *pass = NULL;
-    char token[REST_JWT_MAX];
-    const char *role;
 
     refresh_users(a, (uint64_t)time(NULL));
     pthread_rwlock_rdlock(&a->lock);
@@ -397,50 +461,47 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         return;
     }
     char *user = MHD_basic_auth_get_username_password(q->conn, &pass);
-    if (!user) {
-        rest_error(r, 400, "Authorization is not Basic credentials");
-        MHD_free(pass);
-        return;
+    struct login_job *j = user ? calloc(1, sizeof(*j)) : NULL;
+    if (!user || !j || !(j->password = strdup(pass ? pass : ""))) {
+        rest_error(r, user ? 500 : 400, user ? "out of memory"
+                                             : "Authorization is not Basic credentials");
+        goto out;
     }
-    uint32_t addr = rest_client_ipv4(q->conn);
-    struct rest_login_pass slot;
+    j->kj.run = login_check;
+    j->a = a;
+    j->addr = rest_client_ipv4(q->conn);
+    snprintf(j->name, sizeof(j->name), "%s", user);
     unsigned retry = 0;
-    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, addr, true,
-                                                       (uint64_t)time(NULL), &slot, &retry);
+    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, j->addr, true,
+                                                       (uint64_t)time(NULL), &j->slot, &retry);
     if (refused(a, v, retry, r)) {
         if (v == REST_LOGIN_FULL)
-            log_login(a, "login refused, every tracked address is failing: user", user, addr);
+            log_login(a, "login refused, every tracked address is failing: user", user,
+                      j->addr);
+        goto out;
+    }
+    pthread_rwlock_rdlock(&a->lock);
+    const struct rest_user *u = rest_users_find(&a->users, user);
+    if (u)
+        j->u = *u;
+    j->found = u != NULL;
+    pthread_rwlock_unlock(&a->lock);
+    j->token = rest_defer_ctx(q, login_answer, j, login_job_free);
+    if (!j->token) {
+        rest_login_guard_done(&a->guard, &j->slot, false, (uint64_t)time(NULL));
+        rest_error(r, 503, "the REST API is stopping");
         goto out;
     }
     __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    pthread_rwlock_rdlock(&a->lock);
-    bool ok = rest_users_check(&a->users, user, pass ? pass : "", &role) == 0;
-    pthread_rwlock_unlock(&a->lock);
-    uint64_t now = (uint64_t)time(NULL);
-    __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    rest_login_guard_done(&a->guard, &slot, ok, now);
-    if (!ok) {
-        COUNT(a, logins_failed);
-        log_login(a, "failed login as", user, addr);
-        rest_error(r, 401, "Incorrect username or password");
-        r->www_authenticate = "Basic realm=\"ofcd\"";
-    } else {
-        /* What the token says is read again from the set: a change made
-         * since the check wins. */
-        int rc = rest_auth_issue(a, user, now, token, sizeof(token));
-        if (rc == -ENOENT) {
-            rest_error(r, 401, "Incorrect username or password");
-        } else if (rc < 0) {
-            rest_error(r, 500, "cannot make a token");
-        } else {
-            COUNT(a, logins_ok);
-            json_decref(r->json);
-            r->status = 200;
-            r->json = json_pack("{s:s}", "token", token);
-            OPENSSL_cleanse(token, sizeof(token));
-        }
-    }
+    rest_kdf_submit(&a->kdf, &j->kj);
+    j = NULL;                           /* the answer's now */
 out:
+    if (j) {
+        if (j->password)
+            login_job_free(j);
+        else
+            free(j);
+    }
     if (pass) {
         OPENSSL_cleanse(pass, strlen(pass));
         MHD_free(pass);

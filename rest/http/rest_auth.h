@@ -28,6 +28,7 @@
 
 #include "ofcd_counters.h"
 #include "ofcd_ratelimit.h"
+#include "rest_kdf.h"
 #include "rest_login_guard.h"
 #include "rest_static_tokens.h"
 #include "rest_users.h"
@@ -70,6 +71,7 @@ struct rest_auth {
     struct rest_static_tokens readers;  /* rest.reader_tokens_file (read-only) */
     unsigned token_minutes;
     struct rest_login_guard guard;      /* password checks (its own lock) */
+    struct rest_kdf kdf;                /* the threads that run a login's check */
     struct rest_auth_stats *st;         /* the app's, or own_st */
     struct rest_auth_stats own_st;
     pthread_mutex_t log_lock;           /* log_rl: lines a client can cause */

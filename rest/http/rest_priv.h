@@ -108,6 +108,13 @@ typedef void (*rest_resume_fn)(struct rest_reply *r, int rc);
 /* NULL when the server is stopping: nothing was suspended, answer now. */
 void *rest_defer(struct rest_req *q, rest_resume_fn fn);
 void rest_wake(void *token, int rc);
+/* The same with a context for the answer: fn(r, rc, ctx), then
+ * ctx_free(ctx); ctx_free(ctx) alone if the answer is never made (the
+ * client or the server went meanwhile). NULL as rest_defer's (ctx is the
+ * caller's still). */
+typedef void (*rest_resume_ctx_fn)(struct rest_reply *r, int rc, void *ctx);
+void *rest_defer_ctx(struct rest_req *q, rest_resume_ctx_fn fn, void *ctx,
+                     void (*ctx_free)(void *ctx));
 
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -71,6 +71,9 @@ struct rest_conn_state {
     struct rest_server *rs;
     struct MHD_Connection *conn;
     rest_resume_fn resume_fn;
+    rest_resume_ctx_fn resume_ctx_fn;   /* or this, with resume_ctx */
+    void *resume_ctx;
+    void (*resume_ctx_free)(void *ctx);
     int resume_rc;
     bool deferred;                  /* suspended, waiting for rest_wake */
 };
@@ -135,6 +138,22 @@ void *rest_defer(struct rest_req *q, rest_resume_fn fn)
     st->deferred = true;
     MHD_suspend_connection(q->conn);
     return st;
+}
+
+void *rest_defer_ctx(struct rest_req *q, rest_resume_ctx_fn fn, void *ctx,
+                     void (*ctx_free)(void *ctx))
+{
+    struct rest_conn_state *st = q->st;
+
+    st->resume_ctx_fn = fn;
+    st->resume_ctx = ctx;
+    st->resume_ctx_free = ctx_free;
+    void *token = rest_defer(q, NULL);
+    if (!token) {
+        st->resume_ctx_fn = NULL;
+        st->resume_ctx = NULL;
+    }
+    return token;
 }
 
 void rest_wake(void *token, int rc)
@@ -377,6 +396,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)conn;
     (void)toe;
     if (st) {
+        if (st->resume_ctx)
+            st->resume_ctx_free(st->resume_ctx);    /* never answered */
         free(st->body);
         free(st);
         *con_cls = NULL;
@@ -529,7 +550,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (st->deferred) {
         /* Woken (rest_wake): the answer the work's outcome makes. */
         st->deferred = false;
-        st->resume_fn(&r, st->resume_rc);
+        if (st->resume_ctx_fn) {
+            st->resume_ctx_fn(&r, st->resume_rc, st->resume_ctx);
+            st->resume_ctx_free(st->resume_ctx);
+            st->resume_ctx = NULL;
+        } else {
+            st->resume_fn(&r, st->resume_rc);
+        }
     } else if (st->limited) {
         rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
                    rs->cfg.rate_limit_per_s);

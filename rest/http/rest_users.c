@@ -154,19 +154,25 @@ int rest_users_load(const char *path, struct rest_users *us)
     return 0;
 }
 
-int rest_users_check(const struct rest_users *us, const char *name, const char *password,
-                     const char **role)
+int rest_user_check(const struct rest_user *u, const char *password)
 {
     static const uint8_t dummy_salt[16];
-    const struct rest_user *hit = rest_users_find(us, name);
     uint8_t h[32];
 
     /* Spend the same time for a name that does not exist. */
-    int rc = derive(password ? password : "", hit ? hit->salt : dummy_salt,
-                    hit ? hit->log2_n : KDF_LOG2_N, hit ? hit->r : KDF_R, hit ? hit->p : KDF_P, h);
-    bool ok = rc == 0 && hit && CRYPTO_memcmp(h, hit->hash, sizeof(h)) == 0;
+    int rc = derive(password ? password : "", u ? u->salt : dummy_salt,
+                    u ? u->log2_n : KDF_LOG2_N, u ? u->r : KDF_R, u ? u->p : KDF_P, h);
+    bool ok = rc == 0 && u && CRYPTO_memcmp(h, u->hash, sizeof(h)) == 0;
     OPENSSL_cleanse(h, sizeof(h));
-    if (!ok)
+    return ok ? 0 : -EACCES;
+}
+
+int rest_users_check(const struct rest_users *us, const char *name, const char *password,
+                     const char **role)
+{
+    const struct rest_user *hit = rest_users_find(us, name);
+
+    if (rest_user_check(hit, password) < 0)
         return -EACCES;
     *role = hit->role;
     return 0;

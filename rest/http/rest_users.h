@@ -62,6 +62,10 @@ bool rest_password_ok(const char *password);
 int rest_users_load(const char *path, struct rest_users *us);
 void rest_users_free(struct rest_users *us);
 
+/* 0 when password is u's; -EACCES otherwise, or when u is NULL (the same
+ * time spent either way: a name that does not exist is not told apart). */
+int rest_user_check(const struct rest_user *u, const char *password);
+
 /* The user's role when name and password match: 0; -EACCES otherwise (the
  * same time spent whether or not name exists). */
 int rest_users_check(const struct rest_users *us, const char *name, const char *password,

@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -48,7 +50,8 @@ static uint16_t free_port(void)
     return ntohs(a.sin_port);
 }
 
-static void server_start(struct server *sv, unsigned conns_per_ip, unsigned login_concurrency)
+static void server_start_threads(struct server *sv, unsigned conns_per_ip,
+                                 unsigned login_concurrency, unsigned threads)
 {
     snprintf(sv->dir, sizeof(sv->dir), "/tmp/ofcd-test-rest.XXXXXX");
     assert_non_null(mkdtemp(sv->dir));
@@ -56,7 +59,7 @@ static void server_start(struct server *sv, unsigned conns_per_ip, unsigned logi
     assert_int_equal(rest_users_put(sv->users, "alice", "password1", "admin"), 0);
     sv->port = free_port();
     struct rest_cfg cfg = {
-        .ip = INADDR_LOOPBACK, .port = sv->port, .threads = 4, .max_body_kb = 16384,
+        .ip = INADDR_LOOPBACK, .port = sv->port, .threads = threads, .max_body_kb = 16384,
         .max_conns_per_ip = conns_per_ip, .max_flows_per_request = 1000, .auth = true,
         .token_minutes = 60, .users_file = sv->users, .reader_tokens_file = "",
         .data_dir = sv->dir, .login_lock_s = 60, .login_track_max = 64,
@@ -66,6 +69,11 @@ static void server_start(struct server *sv, unsigned conns_per_ip, unsigned logi
     memset(&sv->st, 0, sizeof(sv->st));
     sv->rs = rest_start(&cfg, &src);
     assert_non_null(sv->rs);
+}
+
+static void server_start(struct server *sv, unsigned conns_per_ip, unsigned login_concurrency)
+{
+    server_start_threads(sv, conns_per_ip, login_concurrency, 4);
 }
 
 static void server_stop(struct server *sv)
@@ -201,25 +209,67 @@ static void test_conns_per_ip(void **state)
 struct login_try {
     const struct server *sv;
     unsigned from;
+    const char *basic;                  /* NULL: alice with a wrong password */
     char status[4];
     bool retry_after;
+    uint64_t done_ns;
 };
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void *login_once(void *arg)
 {
     struct login_try *t = arg;
-    char buf[2048];
+    char buf[2048], req[256];
     int s = dial(t->sv, t->from);
 
-    /* alice:wrongpass1 */
-    send_all(s, "GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: t\r\n"
-                "Authorization: Basic YWxpY2U6d3JvbmdwYXNzMQ==\r\n\r\n");
+    /* alice:wrongpass1 unless told */
+    snprintf(req, sizeof(req), "GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: t\r\n"
+             "Authorization: Basic %s\r\n\r\n", t->basic ? t->basic : "YWxpY2U6d3JvbmdwYXNzMQ==");
+    send_all(s, req);
     if (answer(s, buf, sizeof(buf), 10000) > 12) {
         memcpy(t->status, buf + 9, 3);
         t->retry_after = strstr(buf, "Retry-After: 1\r\n") != NULL;
     }
+    t->done_ns = mono_ns();
     close(s);
     return NULL;
+}
+
+/* A password check holds no REST thread: with one thread only, a request
+ * that comes while a login's scrypt runs is answered before the login. */
+static void test_check_holds_no_thread(void **state)
+{
+    struct server sv;
+    struct login_try t;
+    pthread_t th;
+    char buf[2048];
+
+    (void)state;
+    server_start_threads(&sv, 64, 1, 1);
+    t = (struct login_try){.sv = &sv, .from = 40, .basic = "YWxpY2U6cGFzc3dvcmQx"};
+    assert_int_equal(pthread_create(&th, NULL, login_once, &t), 0);
+    uint64_t end = mono_ns() + 5000000000u;
+    while (__atomic_load_n(&sv.st.checks_running, __ATOMIC_RELAXED) == 0 && mono_ns() < end)
+        sched_yield();
+    int s = dial(&sv, 41);
+    send_all(s, "GET /api/v1/health HTTP/1.1\r\nHost: t\r\n\r\n");
+    ssize_t n = answer(s, buf, sizeof(buf), 5000);
+    uint64_t got_ns = mono_ns();
+    close(s);
+    pthread_join(th, NULL);
+    assert_true(n > 0);
+    assert_int_equal(strncmp(buf, "HTTP/1.1 401", 12), 0);
+    assert_int_equal(strncmp(t.status, "200", 3), 0);
+    if (got_ns > t.done_ns)
+        fail_msg("a request was answered %.0f ms after the login whose check ran meanwhile: "
+                 "the check held the REST thread", (got_ns - t.done_ns) / 1e6);
+    server_stop(&sv);
 }
 
 /* Eight logins at once from eight addresses with login_concurrency 1: one
@@ -264,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_401_before_body),
         cmocka_unit_test(test_conns_per_ip),
         cmocka_unit_test(test_login_concurrency),
+        cmocka_unit_test(test_check_holds_no_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
