@@ -3,9 +3,10 @@
  * HMAC-SHA256 (HS256) as Kytos-ng issues them: the claims "username",
  * "iss" and "exp" (seconds since the epoch), plus ofcd's "role" (admin or
  * reader, as at issue; the check uses the user's role now) and "epoch"
- * (the user's when issued, rest_users.h; "" when a token lacks it). Only HS256 is accepted on the way in, whatever the header says
- * (no "none", no algorithm switching); the signature is compared in
- * constant time; time is passed in, so expiry is testable without waiting.
+ * (the user's when issued, rest_users.h; "" when a token lacks it). Only
+ * HS256 is accepted on the way in, whatever the header says (no "none", no
+ * algorithm switching); the signature is compared in constant time; time
+ * is passed in, so expiry is testable without waiting.
  */
 #ifndef OFCD_REST_JWT_H
 #define OFCD_REST_JWT_H

@@ -215,7 +215,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_max_conns_per_ip, 128);
     assert_int_equal(c.rest_login_lock_s, 60);
     assert_int_equal(c.rest_login_track_max, 4096);
-    assert_int_equal(c.rest_login_concurrency, 2);
+    assert_int_equal(c.rest_login_concurrency, 1);
     assert_int_equal(c.fm_pacing_per_s, 1000);
     assert_int_equal(c.fm_queue_max, 100000);
     assert_true(c.fm_consistency);
