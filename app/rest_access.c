@@ -100,11 +100,16 @@ int rest_access_user_add(const struct ofcd_config *c, const char *name, const ch
     }
     rc = rest_users_put(c->rest_users_file, name, pw, role);
     OPENSSL_cleanse(pw, sizeof(pw));
+    if (rc == -EWOULDBLOCK) {
+        fprintf(stderr, "ofcd: %s is being written by another (its .lock held for %d ms); "
+                "nothing changed, try again\n", c->rest_users_file, REST_USERS_LOCK_WAIT_MS);
+        return 1;
+    }
     if (rc < 0) {
         fprintf(stderr, "ofcd: cannot write %s: %s\n", c->rest_users_file, strerror(-rc));
         return 1;
     }
-    printf("user %s (%s) saved in %s; a running ofcd reads it at its next start\n", name, role,
+    printf("user %s (%s) saved in %s; a running ofcd reads it within a second\n", name, role,
            c->rest_users_file);
     return 0;
 }
