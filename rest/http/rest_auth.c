@@ -167,8 +167,7 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_
                 cfg->login_track_max);
         return -ENOMEM;
     }
-    a->log_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
-    pthread_mutex_init(&a->log_lock, NULL);
+    rest_log_limit_init(&a->log_limit);
     a->on = cfg->auth;
     a->token_minutes = cfg->token_minutes ? cfg->token_minutes : 180;
     int rc = rest_users_load(cfg->users_file, &a->users);
@@ -190,7 +189,7 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_
     if (rc < 0) {
         rest_users_free(&a->users);
         rest_login_guard_destroy(&a->guard);
-        pthread_mutex_destroy(&a->log_lock);
+        rest_log_limit_destroy(&a->log_limit);
         return rc;
     }
     pthread_rwlock_init(&a->lock, NULL);
@@ -213,7 +212,7 @@ void rest_auth_close(struct rest_auth *a)
     rest_kdf_stop(&a->kdf);
     pthread_rwlock_destroy(&a->lock);
     rest_login_guard_destroy(&a->guard);
-    pthread_mutex_destroy(&a->log_lock);
+    rest_log_limit_destroy(&a->log_limit);
     rest_users_free(&a->users);
     rest_static_tokens_free(&a->readers);
     OPENSSL_cleanse(a->key, sizeof(a->key));
@@ -315,25 +314,40 @@ int rest_auth_issue(struct rest_auth *a, const char *name, uint64_t now_s, char 
     return rest_jwt_sign(a->key, sizeof(a->key), &c, out, out_len);
 }
 
-/* A line a client can make ofcd write: at most 5 per 10 s, the rest counted. */
-static void log_login(struct rest_auth *a, const char *what, const char *user, uint32_t addr)
+void rest_log_limit_init(struct rest_log_limit *l)
+{
+    pthread_mutex_init(&l->lock, NULL);
+    l->rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
+}
+
+void rest_log_limit_destroy(struct rest_log_limit *l)
+{
+    pthread_mutex_destroy(&l->lock);
+}
+
+bool rest_log_limit_pass(struct rest_log_limit *l, char *more, size_t len)
 {
     uint64_t missed = 0;
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    pthread_mutex_lock(&a->log_lock);
-    bool go = ofcd_ratelimit(&a->log_rl, (uint64_t)ts.tv_sec * 1000000u +
-                                             (uint64_t)ts.tv_nsec / 1000u, &missed);
-    pthread_mutex_unlock(&a->log_lock);
-    if (!go)
-        return;
-    char more[64] = "";
-    if (missed)
-        snprintf(more, sizeof(more), " (and %llu login lines not written)",
-                 (unsigned long long)missed);
-    LOG_WARN("rest", "%s '%.64s' from %u.%u.%u.%u%s", what, user, addr >> 24, addr >> 16 & 255,
-             addr >> 8 & 255, addr & 255, more);
+    pthread_mutex_lock(&l->lock);
+    bool go = ofcd_ratelimit(&l->rl, (uint64_t)ts.tv_sec * 1000000u +
+                                         (uint64_t)ts.tv_nsec / 1000u, &missed);
+    pthread_mutex_unlock(&l->lock);
+    more[0] = '\0';
+    if (go && missed)
+        snprintf(more, len, " (and %llu more not written)", (unsigned long long)missed);
+    return go;
+}
+
+static void log_login(struct rest_auth *a, const char *what, const char *user, uint32_t addr)
+{
+    char more[64];
+
+    if (rest_log_limit_pass(&a->log_limit, more, sizeof(more)))
+        LOG_WARN("rest", "%s '%.64s' from %u.%u.%u.%u%s", what, user, addr >> 24,
+                 addr >> 16 & 255, addr >> 8 & 255, addr & 255, more);
 }
 
 /* The guard's refusal as an answer; true when there was one. */

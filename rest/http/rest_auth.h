@@ -62,6 +62,19 @@ extern const struct ofcd_counter_group rest_auth_counters;   /* "rest_auth" */
 
 void rest_auth_stats_read(const struct rest_auth_stats *live, struct rest_auth_stats *out);
 
+/* Lines a client can make ofcd write at will (a failed login, a refused
+ * connection): at most 5 per 10 s per kind, the rest counted and said
+ * with the next line that goes out. */
+struct rest_log_limit {
+    pthread_mutex_t lock;
+    struct ofcd_ratelimit rl;
+};
+void rest_log_limit_init(struct rest_log_limit *l);
+void rest_log_limit_destroy(struct rest_log_limit *l);
+/* May a line go out now? Then more (len bytes) is " (and N more not
+ * written)", or "" when none was held back. */
+bool rest_log_limit_pass(struct rest_log_limit *l, char *more, size_t len);
+
 struct rest_auth {
     bool opened;                        /* rest_auth_open succeeded */
     bool on;                            /* rest.auth: tokens required */
@@ -74,8 +87,7 @@ struct rest_auth {
     struct rest_kdf kdf;                /* the threads that run a login's check */
     struct rest_auth_stats *st;         /* the app's, or own_st */
     struct rest_auth_stats own_st;
-    pthread_mutex_t log_lock;           /* log_rl: lines a client can cause */
-    struct ofcd_ratelimit log_rl;
+    struct rest_log_limit log_limit;    /* the failed-login lines */
     pthread_rwlock_t lock;              /* users and have_key: the users routes write */
     /* `ofcd user add` rewrites the users file under a running ofcd: its
      * identity when last read (under lock), looked at once a second. */

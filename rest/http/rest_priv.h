@@ -13,7 +13,6 @@
 #include <jansson.h>
 
 #include "dpid.h"
-#include "ofcd_ratelimit.h"
 #include "rest.h"
 #include "rest_auth.h"
 
@@ -54,8 +53,7 @@ struct rest_server {
     unsigned deferred;
     bool stopping;                      /* under defer_lock: rest_stop began, defer nothing */
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
-    pthread_mutex_t log_lock;           /* mhd_log_rl: MHD's messages, rate-limited */
-    struct ofcd_ratelimit mhd_log_rl;
+    struct rest_log_limit mhd_log;      /* MHD's messages, rate-limited */
     struct rest_auth auth;              /* read-only once started */
 };
 

@@ -14,7 +14,6 @@
 
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
-#include "ofcd_ratelimit.h"
 #include "json_u64.h"
 #include "rest_priv.h"
 #include "rest_events.h"
@@ -585,20 +584,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     struct rest_server *rs = cls;
-    char msg[256];
-    uint64_t missed = 0;
+    char msg[256], more[64];
 
     if (strstr(fmt, "connection limit"))
         __atomic_fetch_add(&rs->auth.st->conns_refused, 1, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&rs->log_lock);
-    bool go = ofcd_ratelimit(&rs->mhd_log_rl, now_us(), &missed);
-    pthread_mutex_unlock(&rs->log_lock);
-    if (!go)
+    if (!rest_log_limit_pass(&rs->mhd_log, more, sizeof(more)))
         return;
-    char more[64] = "";
-    if (missed)
-        snprintf(more, sizeof(more), " (and %llu lines of it not written)",
-                 (unsigned long long)missed);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     msg[strcspn(msg, "\r\n")] = '\0';
     LOG_WARN("rest", "libmicrohttpd: %s%s", msg, more);
@@ -614,7 +605,7 @@ static void server_free(struct rest_server *rs)
     pthread_cond_destroy(&rs->defer_cv);
     pthread_mutex_destroy(&rs->lock);
     pthread_mutex_destroy(&rs->rl_lock);
-    pthread_mutex_destroy(&rs->log_lock);
+    rest_log_limit_destroy(&rs->mhd_log);
     free(rs);
 }
 
@@ -634,8 +625,7 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
                              .sin_addr.s_addr = htonl(cfg->ip)};
     pthread_mutex_init(&rs->defer_lock, NULL);
     pthread_cond_init(&rs->defer_cv, NULL);
-    pthread_mutex_init(&rs->log_lock, NULL);
-    rs->mhd_log_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
+    rest_log_limit_init(&rs->mhd_log);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;
     struct MHD_OptionItem opts[14];
