@@ -53,7 +53,8 @@ pass "rest.auth on; the admin logged in from 127.0.0.1"
 # ---- 200 unauthenticated 16 MiB uploads from one address ------------------------------
 refused0=$(auth_total conns_refused)
 mhd_lines0=$(grep -c 'libmicrohttpd: Server reached connection limit' "$work/ofcd.log")
-hostile_attack uploads 32 $PEER uploads --bind 127.0.0.5 --conns 200 --slow 20 --duration 10
+hostile_attack uploads 32 $PEER uploads --bind 127.0.0.5 --conns 200 --limit 128 --slow 20 \
+    --duration 10
 up=$(tail -n 1 "$work/uploads.out")
 jq -e '.kinds.late == 0 and .kinds.continue == 0 and .kinds.other == 0' <<<"$up" >/dev/null ||
     fail "uploads: ofcd waited for or asked for a body: $up"

@@ -1,25 +1,27 @@
 #!/usr/bin/env python3
 """Hostile REST clients for hostile_rest.sh: kernel sockets, no ofcd code.
 
-usage: hostile_rest_peer.py uploads --port P --bind IP [--conns N] [--slow N]
-                            [--size BYTES] [--duration S]
+usage: hostile_rest_peer.py uploads --port P --bind IP [--conns N] [--limit N]
+                            [--slow N] [--size BYTES] [--duration S]
        hostile_rest_peer.py spray --port P --victim IP --count N [--workers N]
                             [--lock-s S] [--user NAME]
 
 uploads  rounds of N connections from one address: all opened first and
-         held (so the server sees N at once), then each sends the headers of
-         a POST of SIZE bytes without a token, half with "Expect:
-         100-continue", --slow of them one byte every 5 ms. Each then waits up
-         to 3 s for an answer before it sends a byte of body; once answered
-         it sends the body anyway, as fast as it can, until the server's close
-         stops it. Kinds: early401 (401 before any body byte), refused (closed
-         with no answer: over the per-address limit), continue (100 Continue:
-         the server asked for the body), late (nothing in 3 s: it waits for
-         the body), other.
+         held, so the server sees N at once (the N - LIMIT over its
+         per-address limit are closed before anyone talks); then each sends
+         the headers of a POST of SIZE bytes without a token, half with
+         "Expect: 100-continue", --slow of them one byte every 5 ms. Each
+         then waits up to 3 s for an answer before it sends a byte of body;
+         once answered it sends the body anyway, as fast as it can, until
+         the server's close stops it. Kinds: early401 (401 before any body
+         byte), refused (closed with no answer: over the per-address limit),
+         continue (100 Continue: the server asked for the body), late
+         (nothing in 3 s: it waits for the body), other.
 spray    the victim address fails 5 logins (locked), then COUNT addresses
-         127.0.1.1, 127.0.1.2, ... (250 per /24) each try one wrong password (a 503 is retried after
-         0.1-0.3 s), while the victim polls every 0.5 s: it must get 429
-         until LOCK_S after its 5th failure and be let in (401) soon after.
+         127.0.1.1, 127.0.1.2, ... (250 per /24) each try one wrong
+         password (a 503 is retried after 0.1-0.3 s), while the victim polls
+         every 0.5 s: it must get 429 until LOCK_S after its 5th failure and
+         be let in (401) soon after.
 
 Prints one JSON object at the end; the test reads it and ofcd.
 """
@@ -27,6 +29,7 @@ import argparse
 import base64
 import json
 import random
+import selectors
 import socket
 import sys
 import threading
@@ -92,6 +95,20 @@ def upload_one(s, i, size, slow, out):
         pass
 
 
+def wait_refused(socks, want, secs=3.0):
+    """Until want of socks have been closed by the server (or secs pass)."""
+    sel = selectors.DefaultSelector()
+    for s in socks:
+        sel.register(s, selectors.EVENT_READ)
+    closed = 0
+    end = time.monotonic() + secs
+    while closed < want and time.monotonic() < end:
+        for key, _ in sel.select(timeout=end - time.monotonic()):
+            sel.unregister(key.fileobj)
+            closed += 1
+    sel.close()
+
+
 def uploads(a):
     totals = {"early401": 0, "refused": 0, "continue": 0, "late": 0, "other": 0}
     worst_ms = 0.0
@@ -104,8 +121,9 @@ def uploads(a):
                 socks.append(connect(a.port, a.bind))
             except OSError:
                 socks.append(None)
-        # Let the server accept (or refuse) them all before anyone talks.
-        time.sleep(0.3)
+        # Before anyone talks, the server has refused the connections over
+        # its per-address limit: that many of them are closed (readable).
+        wait_refused([x for x in socks if x is not None], a.conns - a.limit)
         out = [("refused", 0.0)] * a.conns
         threads = []
         for i, s in enumerate(socks):
@@ -223,6 +241,7 @@ def main():
     p.add_argument("--port", type=int, default=8181)
     p.add_argument("--bind", default="127.0.0.5")
     p.add_argument("--conns", type=int, default=200)
+    p.add_argument("--limit", type=int, default=128)
     p.add_argument("--slow", type=int, default=20)
     p.add_argument("--size", type=int, default=16 << 20)
     p.add_argument("--duration", type=float, default=10)
