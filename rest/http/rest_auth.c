@@ -295,23 +295,26 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
                            q->method, now_s, r);
 }
 
-int rest_auth_issue(struct rest_auth *a, const char *name, uint64_t now_s, char *out,
-                    size_t out_len)
+int rest_auth_issue(struct rest_auth *a, const char *name, const uint64_t *epoch,
+                    uint64_t now_s, char *out, size_t out_len)
 {
     struct rest_jwt_claims c = {.exp_s = now_s + a->token_minutes * 60ull};
+    int rc = 0;
 
     refresh_users(a, now_s);
     pthread_rwlock_rdlock(&a->lock);
     const struct rest_user *u = rest_users_find(&a->users, name);
-    if (u) {
+    if (!u) {
+        rc = -ENOENT;
+    } else if (epoch && u->epoch != *epoch) {
+        rc = -ESTALE;
+    } else {
         snprintf(c.username, sizeof(c.username), "%s", u->name);
         snprintf(c.role, sizeof(c.role), "%s", u->role);
         rest_user_epoch_text(u, c.epoch);
     }
     pthread_rwlock_unlock(&a->lock);
-    if (!u)
-        return -ENOENT;
-    return rest_jwt_sign(a->key, sizeof(a->key), &c, out, out_len);
+    return rc < 0 ? rc : rest_jwt_sign(a->key, sizeof(a->key), &c, out, out_len);
 }
 
 void rest_log_limit_init(struct rest_log_limit *l)
@@ -440,9 +443,12 @@ static void login_answer(struct rest_reply *r, int rc, void *ctx)
     char token[REST_JWT_MAX];
 
     (void)rc;
+    /* Made only if the user is still as checked: a password or role
+     * changed meanwhile makes the check moot. */
     if (j->ok)
-        rc = rest_auth_issue(j->a, j->u.name, (uint64_t)time(NULL), token, sizeof(token));
-    if (!j->ok || rc == -ENOENT) {
+        rc = rest_auth_issue(j->a, j->u.name, &j->u.epoch, (uint64_t)time(NULL), token,
+                             sizeof(token));
+    if (!j->ok || rc == -ENOENT || rc == -ESTALE) {
         rest_error(r, 401, "Incorrect username or password");
         r->www_authenticate = "Basic realm=\"ofcd\"";
     } else if (rc < 0) {

@@ -112,11 +112,12 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
 bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method,
                      uint64_t now_s, struct rest_reply *r);
 
-/* A token for user name as the users set holds it now (its role), valid
- * rest.token_minutes from now_s: 0, -ENOENT (no such user), or
- * rest_jwt_sign's error. */
-int rest_auth_issue(struct rest_auth *a, const char *name, uint64_t now_s, char *out,
-                    size_t out_len);
+/* A token for user name as the users set holds it now (its role and
+ * epoch), valid rest.token_minutes from now_s: 0, -ENOENT (no such user),
+ * -ESTALE (epoch given and the user's is another now: its password or role
+ * changed since it was checked), or rest_jwt_sign's error. */
+int rest_auth_issue(struct rest_auth *a, const char *name, const uint64_t *epoch,
+                    uint64_t now_s, char *out, size_t out_len);
 
 /* GET .../core/auth/login */
 void rest_auth_login(struct rest_req *q, struct rest_reply *r);

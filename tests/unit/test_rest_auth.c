@@ -400,15 +400,18 @@ static void test_token_follows_user(void **state)
     assert_int_equal(rest_auth_open(&a, &cfg, NULL), 0);
     /* The file is looked at once a second: each step a second later. */
     uint64_t now = (uint64_t)time(NULL) + 10;
-    assert_int_equal(rest_auth_issue(&a, "alice", now, tok, sizeof(tok)), 0);
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok, sizeof(tok)), 0);
     assert_int_equal(token_status(&a, tok, "POST", now), 200);
 
     /* A new password. */
+    uint64_t epoch = rest_users_find(&a.users, "alice")->epoch;
     assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
     now++;
     if (token_status(&a, tok, "GET", now) != 401)
         fail_msg("a token issued before the password changed is still good");
-    assert_int_equal(rest_auth_issue(&a, "alice", now, tok, sizeof(tok)), 0);
+    /* A login whose check began before the change gets no token. */
+    assert_int_equal(rest_auth_issue(&a, "alice", &epoch, now, tok, sizeof(tok)), -ESTALE);
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok, sizeof(tok)), 0);
     assert_int_equal(token_status(&a, tok, "POST", now), 200);
 
     /* Demoted: the admin's token may not change anything any more. */
@@ -417,14 +420,14 @@ static void test_token_follows_user(void **state)
     if (token_status(&a, tok, "POST", now) == 200)
         fail_msg("a demoted user's token still changes");
     assert_int_equal(token_status(&a, tok, "GET", now), 401);
-    assert_int_equal(rest_auth_issue(&a, "alice", now, tok, sizeof(tok)), 0);
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok, sizeof(tok)), 0);
     assert_int_equal(token_status(&a, tok, "GET", now), 200);
     assert_int_equal(token_status(&a, tok, "POST", now), 403);
 
     /* Deleted and made again with the same name and password. */
     assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
     now++;
-    assert_int_equal(rest_auth_issue(&a, "alice", now, tok2, sizeof(tok2)), 0);
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok2, sizeof(tok2)), 0);
     assert_int_equal(token_status(&a, tok2, "POST", now), 200);
     int lk = rest_users_lock(path);
     assert_true(lk >= 0);
