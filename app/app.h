@@ -32,6 +32,7 @@
 #include "qmsg_pool.h"
 #include "rest.h"
 #include "ofcd_doorbell.h"
+#include "rest_auth.h"
 #include "rest_events.h"
 #include "topo_admin.h"
 #include "topo_app.h"
@@ -93,6 +94,7 @@ struct app_ctx {
     pthread_mutex_t ctl_lock;        /* ctl: control thread writes, REST threads read */
     struct rest_server *rest;
     struct rest_events *stream;      /* GET /api/v1/events: the control thread publishes */
+    struct rest_auth_stats rest_auth_st;  /* REST threads count logins and tokens here */
     struct store *store;             /* the durable flow store (LMDB) */
     struct flowmgr *fm;              /* the flow manager (control thread + REST) */
     pthread_t control;

@@ -377,11 +377,8 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     rest_access_resolve(&app.cfg);
-    if (rest_access_policy(&app.cfg, err, sizeof(err)) < 0) {
-        fprintf(stderr, "ofcd: %s\n", err);
-        return 2;
-    }
     ofcd_log_set_level((enum ofcd_log_level)app.cfg.log_level);
+    rest_access_warn(&app.cfg);
     if (opts.print_config) {
         cfg_print(&app.cfg, stdout);
         return 0;

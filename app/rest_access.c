@@ -25,24 +25,22 @@ void rest_access_resolve(struct ofcd_config *c)
     }
 }
 
-int rest_access_policy(const struct ofcd_config *c, char *err, size_t err_len)
+void rest_access_warn(const struct ofcd_config *c)
 {
-    bool loopback = (c->rest_ip >> 24) == 127;
+    bool https = c->rest_tls_cert[0] && c->rest_tls_key[0];
 
-    if (loopback || c->rest_auth)
-        return 0;
-    if (c->rest_allow_insecure) {
+    if ((c->rest_ip >> 24) == 127 || !c->rest_allow_insecure)
+        return;
+    if (!c->rest_auth)
         LOG_WARN("main", "rest.listen = %u.%u.%u.%u:%u is not loopback and rest.auth is off: "
                  "ANYONE WHO REACHES IT CAN CHANGE EVERY SWITCH'S FLOWS "
                  "(rest.allow_insecure = true)", c->rest_ip >> 24, c->rest_ip >> 16 & 255,
                  c->rest_ip >> 8 & 255, c->rest_ip & 255, c->rest_port);
-        return 0;
-    }
-    snprintf(err, err_len, "rest.listen = %u.%u.%u.%u:%u is not loopback: set rest.auth = true "
-             "(users: ofcd user add NAME), or rest.allow_insecure = true to serve it open",
-             c->rest_ip >> 24, c->rest_ip >> 16 & 255, c->rest_ip >> 8 & 255, c->rest_ip & 255,
-             c->rest_port);
-    return -EPERM;
+    else if (!https)
+        LOG_WARN("main", "rest.listen = %u.%u.%u.%u:%u is not loopback and serves plain HTTP: "
+                 "PASSWORDS AND TOKENS CROSS THE NETWORK IN CLEAR (rest.allow_insecure = true)",
+                 c->rest_ip >> 24, c->rest_ip >> 16 & 255, c->rest_ip >> 8 & 255,
+                 c->rest_ip & 255, c->rest_port);
 }
 
 /* One line of input without its newline; echo off on a terminal. */
@@ -102,11 +100,16 @@ int rest_access_user_add(const struct ofcd_config *c, const char *name, const ch
     }
     rc = rest_users_put(c->rest_users_file, name, pw, role);
     OPENSSL_cleanse(pw, sizeof(pw));
+    if (rc == -EWOULDBLOCK) {
+        fprintf(stderr, "ofcd: %s is being written by another (its .lock held for %d ms); "
+                "nothing changed, try again\n", c->rest_users_file, REST_USERS_LOCK_WAIT_MS);
+        return 1;
+    }
     if (rc < 0) {
         fprintf(stderr, "ofcd: cannot write %s: %s\n", c->rest_users_file, strerror(-rc));
         return 1;
     }
-    printf("user %s (%s) saved in %s; a running ofcd reads it at its next start\n", name, role,
+    printf("user %s (%s) saved in %s; a running ofcd reads it within a second\n", name, role,
            c->rest_users_file);
     return 0;
 }

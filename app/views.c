@@ -50,6 +50,9 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
         rest_events_get_stats(app->stream, &es);
         fn(arg, &rest_events_counters, "", OFCD_COUNTER_VALUES(&es));
     }
+    struct rest_auth_stats ras;
+    rest_auth_stats_read(&app->rest_auth_st, &ras);
+    fn(arg, &rest_auth_counters, "", OFCD_COUNTER_VALUES(&ras));
     if (app->topo_ctl) {
         struct topo_ctl_stats ts;
         struct topo_app_stats as;
@@ -152,6 +155,7 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .rings = src_rings,
         .counters = src_counters,
         .events = app->stream,
+        .auth_stats = &app->rest_auth_st,
     };
     if (app->topo_ctl) {
         struct topo_rest *t = &app->topo_rest;

@@ -1384,6 +1384,30 @@ static int check_tcp(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* Off loopback the REST API needs authentication, and authentication needs
+ * HTTPS (Basic passwords and bearer tokens would cross the network in
+ * clear); rest.allow_insecure lets an operator do either knowingly (app/
+ * rest_access.c then says so loudly at every start). */
+static int check_rest(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    char ip[OFCD_IPV4_STRLEN];
+    bool https = cfg->rest_tls_cert[0] && cfg->rest_tls_key[0];
+
+    if ((cfg->rest_ip >> 24) == 127 || cfg->rest_allow_insecure || (cfg->rest_auth && https))
+        return 0;
+    ofcd_ipv4_format(cfg->rest_ip, ip);
+    if (!cfg->rest_auth)
+        cfg_err(err, errlen, "rest.listen = %s:%u is not loopback: set rest.auth = true "
+                "(users: ofcd user add NAME), or rest.allow_insecure = true to serve it open",
+                ip, cfg->rest_port);
+    else
+        cfg_err(err, errlen, "rest.listen = %s:%u is not loopback and rest.auth is on over "
+                "plain HTTP: passwords and tokens would cross the network in clear; set "
+                "rest.tls_cert and rest.tls_key (HTTPS), or rest.allow_insecure = true to "
+                "serve it so", ip, cfg->rest_port);
+    return -EINVAL;
+}
+
 static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     if (cfg_check_fault_dir("rx", &cfg->fault_rx, err, errlen) < 0 ||
@@ -1395,7 +1419,7 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
     check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
-    cfg_check_shares, check_tls, check_tcp, check_fault, check_fm_snapshot,
+    cfg_check_shares, check_tls, check_tcp, check_rest, check_fault, check_fm_snapshot,
 };
 
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)

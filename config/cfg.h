@@ -148,6 +148,7 @@ struct ofcd_config {
     uint16_t rest_port;
     uint32_t rest_threads;               /* libmicrohttpd pool threads */
     uint32_t rest_max_body_kb;           /* larger bodies: 413 */
+    uint32_t rest_max_conns_per_ip;      /* open connections per client address */
     uint32_t rest_max_flows_per_request; /* flows x switches, larger: 413 */
     uint32_t rest_rate_limit_per_s;      /* per client address, 0 = off (429) */
     uint32_t rest_rate_burst;
@@ -158,6 +159,9 @@ struct ofcd_config {
     bool rest_auth;                      /* bearer tokens required */
     bool rest_allow_insecure;            /* a non-loopback listen without auth */
     uint32_t rest_token_minutes;
+    uint32_t rest_login_lock_s;          /* failed logins: lock time and memory */
+    uint32_t rest_login_track_max;       /* addresses with failed logins remembered */
+    uint32_t rest_login_concurrency;     /* password checks at once (+1 trusted) */
     char rest_users_file[CFG_STR_MAX];   /* "" = data_dir/users.json */
     char rest_reader_tokens_file[CFG_STR_MAX]; /* static reader tokens, "" = none */
 

@@ -326,6 +326,9 @@ const struct cfg_key cfg_keys[] = {
              "hold one while its commit syncs (answered from the commit)"),
     CFG_UINT("rest", "max_body_kb", rest_max_body_kb, 1, 1048576, "16384",
              "largest request body accepted, KiB; a larger one is answered 413"),
+    CFG_UINT("rest", "max_conns_per_ip", rest_max_conns_per_ip, 1, 4096, "128",
+             "connections one client address may hold open at once (of the 4,096 the API "
+             "serves); more are closed as they are accepted, before anything is read"),
     CFG_UINT("rest", "max_flows_per_request", rest_max_flows_per_request, 1, 100000000,
              "100000", "flow changes one request may expand to (its flows times the switches "
              "they go to; each is parsed and held while the request lives, about 3 KiB); "
@@ -355,6 +358,18 @@ const struct cfg_key cfg_keys[] = {
     CFG_STRING_OPT("rest", "reader_tokens_file", rest_reader_tokens_file,
                "lines \"NAME TOKEN\", mode 600: static bearer tokens that may GET (scrapers "
                "such as Prometheus; empty = none)"),
+    CFG_UINT("rest", "login_lock_s", rest_login_lock_s, 1, 86400, "60",
+             "after 5 failed logins from one address, each within this many seconds of "
+             "the one before, its logins are refused (429) until this long after the last; "
+             "also how long an address's failures are remembered"),
+    CFG_UINT("rest", "login_track_max", rest_login_track_max, 16, 1048576, "4096",
+             "addresses whose failed logins are remembered (about 32 bytes each); while "
+             "all of them have failures younger than login_lock_s, logins from other "
+             "addresses are refused (429), except from those that logged in within 24 h"),
+    CFG_UINT("rest", "login_concurrency", rest_login_concurrency, 1, 64, "1",
+             "password checks at once (scrypt: ~32 MiB and ~0.1 s of a CPU each, on threads "
+             "of their own), plus one for addresses that logged in within 24 h; more are "
+             "refused (503, Retry-After: 1) rather than wait"),
     CFG_BOOL("rest", "allow_insecure", rest_allow_insecure, "false",
              "let rest.listen be a non-loopback address without rest.auth (refused "
              "otherwise; logged loudly when allowed)"),

@@ -31,6 +31,7 @@
 
 struct ctl_switches;
 struct flowmgr;
+struct rest_auth_stats;
 struct rest_events;
 struct rest_server;
 struct store;
@@ -40,6 +41,7 @@ struct rest_cfg {
     uint16_t port;
     uint32_t threads;                   /* MHD pool threads */
     uint32_t max_body_kb;               /* 413 above */
+    uint32_t max_conns_per_ip;          /* connections from one address at once */
     uint32_t rate_limit_per_s;          /* per client address, 0 = off (429) */
     uint32_t rate_burst;
     uint32_t fm_queue_max;              /* named in the 503 a full switch queue answers */
@@ -50,6 +52,9 @@ struct rest_cfg {
     const char *tls_key;
     bool auth;                          /* bearer tokens required (rest_auth.h) */
     unsigned token_minutes;             /* a login's token lives this long */
+    unsigned login_lock_s;              /* rest_login_guard.h */
+    unsigned login_track_max;
+    unsigned login_concurrency;
     const char *users_file;             /* the users (rest_users.h) */
     const char *reader_tokens_file;     /* static reader tokens, "" = none */
     const char *data_dir;               /* where the token key lives */
@@ -113,6 +118,8 @@ struct rest_sources {
     const struct rest_ext *ext[REST_EXT_MAX];
     unsigned n_ext;
     struct rest_events *events;         /* GET /api/v1/events; NULL = none */
+    struct rest_auth_stats *auth_stats; /* logins and tokens counted (rest_auth.h);
+                                         * NULL = the server's own */
 };
 
 /* Start serving; NULL (logged) when the address cannot be bound. cfg and

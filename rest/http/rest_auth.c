@@ -19,6 +19,19 @@
 
 #define KEY_FILE "rest_jwt.key"
 
+OFCD_COUNTER_GROUP(rest_auth_counters, "rest_auth", struct rest_auth_stats, REST_AUTH_COUNTERS,
+                   REST_AUTH_GAUGES);
+
+#define COUNT(a, field) __atomic_fetch_add(&(a)->st->field, 1, __ATOMIC_RELAXED)
+
+void rest_auth_stats_read(const struct rest_auth_stats *live, struct rest_auth_stats *out)
+{
+#define READ_FIELD(name, help) out->name = __atomic_load_n(&live->name, __ATOMIC_RELAXED);
+    REST_AUTH_COUNTERS(READ_FIELD)
+    REST_AUTH_GAUGES(READ_FIELD)
+#undef READ_FIELD
+}
+
 /* The key file: read it, or make it (32 random bytes, mode 600). */
 static int load_key(struct rest_auth *a, const char *data_dir)
 {
@@ -74,25 +87,19 @@ static void note_identity(struct rest_auth *a)
     }
 }
 
-/* The users file changed under us (a new inode or mtime: `ofcd user add`
- * renames a new file over it): read it again, at most one stat a second.
- * Read and swapped under the write lock, so a user route's change is never
- * overwritten with older text; a file that no longer reads keeps the set. */
-static void refresh_users(struct rest_auth *a, uint64_t now_s)
+/* With a->lock held for writing: the users file read again if it is not
+ * what was last read or written (a new inode or mtime: `ofcd user add`
+ * renames a new file over it). 0 (unchanged, gone, or read), or the load's
+ * error while the file cannot be read (the set is kept, and logged once). */
+static int reload_changed(struct rest_auth *a)
 {
-    uint_fast64_t last = atomic_load_explicit(&a->users_checked_s, memory_order_relaxed);
     struct stat st;
     struct rest_users fresh;
 
-    if (last == now_s || !atomic_compare_exchange_strong(&a->users_checked_s, &last, now_s))
-        return;
-    pthread_rwlock_wrlock(&a->lock);
     if (stat(a->users_file, &st) != 0 ||
         (st.st_ino == a->users_ino && st.st_mtim.tv_sec == a->users_mtime.tv_sec &&
-         st.st_mtim.tv_nsec == a->users_mtime.tv_nsec)) {
-        pthread_rwlock_unlock(&a->lock);
-        return;
-    }
+         st.st_mtim.tv_nsec == a->users_mtime.tv_nsec))
+        return a->users_unreadable ? -EINVAL : 0;
     int rc = rest_users_load(a->users_file, &fresh);
     if (rc == 0 && fresh.n && rest_auth_need_key(a, a->data_dir) < 0)
         rc = -EIO;
@@ -106,21 +113,61 @@ static void refresh_users(struct rest_auth *a, uint64_t now_s)
         LOG_WARN("rest", "%s changed but cannot be read (%s): keeping the %zu user(s) known",
                  a->users_file, strerror(-rc), (size_t)a->users.n);
     }
+    a->users_unreadable = rc < 0;
     note_identity(a);
+    return rc;
+}
+
+/* The file looked at, at most once a second, from logins and checked
+ * requests; read and swapped under the write lock, so a user route's
+ * change is never overwritten with older text. */
+static void refresh_users(struct rest_auth *a, uint64_t now_s)
+{
+    uint_fast64_t last = atomic_load_explicit(&a->users_checked_s, memory_order_relaxed);
+
+    if (last == now_s || !atomic_compare_exchange_strong(&a->users_checked_s, &last, now_s))
+        return;
+    pthread_rwlock_wrlock(&a->lock);
+    (void)reload_changed(a);
     pthread_rwlock_unlock(&a->lock);
+}
+
+int rest_auth_users_lock(struct rest_auth *a)
+{
+    int fd = rest_users_lock(a->users_file);
+
+    if (fd < 0)
+        return fd;
+    int rc = reload_changed(a);
+    if (rc < 0) {
+        rest_users_unlock(fd);
+        return rc;
+    }
+    return fd;
 }
 
 void rest_auth_users_saved(struct rest_auth *a)
 {
+    a->users_unreadable = false;
     note_identity(a);
 }
 
-int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
+int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_auth_stats *st)
 {
+    const struct rest_login_guard_cfg gc = {.lock_s = cfg->login_lock_s ? cfg->login_lock_s : 60,
+                                            .track_max = cfg->login_track_max,
+                                            .concurrency = cfg->login_concurrency};
+
     memset(a, 0, sizeof(*a));
+    a->st = st ? st : &a->own_st;
     a->users_file = cfg->users_file;
     a->data_dir = cfg->data_dir;
-    rest_login_guard_init(&a->guard);
+    if (rest_login_guard_init(&a->guard, &gc) < 0) {
+        LOG_ERR("rest", "out of memory for rest.login_track_max = %u addresses",
+                cfg->login_track_max);
+        return -ENOMEM;
+    }
+    rest_log_limit_init(&a->log_limit);
     a->on = cfg->auth;
     a->token_minutes = cfg->token_minutes ? cfg->token_minutes : 180;
     int rc = rest_users_load(cfg->users_file, &a->users);
@@ -128,16 +175,21 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg)
         if (a->on)
             LOG_WARN("rest", "rest.auth is on and %s holds no user: every request is 401 "
                      "until one is added (ofcd user add NAME)", cfg->users_file);
-    } else if (rc < 0) {
-        rest_login_guard_destroy(&a->guard);
-        return rc;
+        rc = 0;
     }
-    rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
+    if (rc == 0)
+        rc = a->on || a->users.n ? load_key(a, cfg->data_dir) : 0;
     if (rc == 0)
         rc = rest_static_tokens_load(cfg->reader_tokens_file, &a->readers);
+    /* As many threads as checks may run: a check never waits for one. */
+    if (rc == 0 && (rc = rest_kdf_start(&a->kdf, a->guard.cfg.concurrency + 1)) < 0) {
+        LOG_ERR("rest", "cannot start the password check threads: %s", strerror(-rc));
+        rest_static_tokens_free(&a->readers);
+    }
     if (rc < 0) {
         rest_users_free(&a->users);
         rest_login_guard_destroy(&a->guard);
+        rest_log_limit_destroy(&a->log_limit);
         return rc;
     }
     pthread_rwlock_init(&a->lock, NULL);
@@ -157,8 +209,10 @@ void rest_auth_close(struct rest_auth *a)
     if (!a->opened)
         return;
     a->opened = false;
+    rest_kdf_stop(&a->kdf);
     pthread_rwlock_destroy(&a->lock);
     rest_login_guard_destroy(&a->guard);
+    rest_log_limit_destroy(&a->log_limit);
     rest_users_free(&a->users);
     rest_static_tokens_free(&a->readers);
     OPENSSL_cleanse(a->key, sizeof(a->key));
@@ -170,16 +224,15 @@ static void unauthorized(struct rest_reply *r, const char *why)
     r->www_authenticate = "Bearer realm=\"ofcd\"";
 }
 
-bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
-                     uint64_t now_s)
+bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method,
+                     uint64_t now_s, struct rest_reply *r)
 {
     struct rest_jwt_claims c;
+    const char *h = authorization;
 
     if (!a->on)
         return true;
     refresh_users(a, now_s);
-    const char *h = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
-                                                MHD_HTTP_HEADER_AUTHORIZATION);
     if (!h) {
         unauthorized(r, "no Authorization header (log in: GET /api/kytos/core/auth/login/)");
         return false;
@@ -188,11 +241,10 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
         unauthorized(r, "Authorization is not \"Bearer TOKEN\"");
         return false;
     }
-    bool reads = strcmp(q->method, "GET") == 0 || strcmp(q->method, "HEAD") == 0;
+    bool reads = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     const char *reader = rest_static_tokens_match(&a->readers, h + 7);
     if (reader && !reads) {
-        rest_error(r, 403, "static token %s is a reader's: only admin may %s", reader,
-                   q->method);
+        rest_error(r, 403, "static token %s is a reader's: only admin may %s", reader, method);
         return false;
     }
     if (reader)
@@ -207,27 +259,213 @@ bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply 
                                       : "the token is malformed");
         return false;
     }
+    /* The user as it is now: its epoch says whether the token predates a
+     * change of password or role (or the user's re-creation), its role
+     * what the token may do. */
+    char epoch[17], role[16] = "";
     pthread_rwlock_rdlock(&a->lock);
-    bool known = rest_users_find(&a->users, c.username) != NULL;
+    const struct rest_user *u = rest_users_find(&a->users, c.username);
+    if (u) {
+        rest_user_epoch_text(u, epoch);
+        snprintf(role, sizeof(role), "%s", u->role);
+    }
     pthread_rwlock_unlock(&a->lock);
-    if (!known) {
+    if (!u) {
         unauthorized(r, "the token's user no longer exists");
         return false;
     }
-    if (!reads && strcmp(c.role, "admin") != 0) {
-        rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, c.role,
-                   q->method);
+    if (strlen(c.epoch) != 16 || CRYPTO_memcmp(c.epoch, epoch, 16) != 0) {
+        COUNT(a, tokens_stale);
+        unauthorized(r, "the token was issued before the user's password or role last "
+                     "changed; log in again");
+        return false;
+    }
+    if (!reads && strcmp(role, "admin") != 0) {
+        rest_error(r, 403, "user %s has role %s: only admin may %s", c.username, role, method);
         return false;
     }
     return true;
+}
+
+bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                     uint64_t now_s)
+{
+    return rest_auth_check(a, MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
+                                                          MHD_HTTP_HEADER_AUTHORIZATION),
+                           q->method, now_s, r);
+}
+
+int rest_auth_issue(struct rest_auth *a, const char *name, const uint64_t *epoch,
+                    uint64_t now_s, char *out, size_t out_len)
+{
+    struct rest_jwt_claims c = {.exp_s = now_s + a->token_minutes * 60ull};
+    int rc = 0;
+
+    refresh_users(a, now_s);
+    pthread_rwlock_rdlock(&a->lock);
+    const struct rest_user *u = rest_users_find(&a->users, name);
+    if (!u) {
+        rc = -ENOENT;
+    } else if (epoch && u->epoch != *epoch) {
+        rc = -ESTALE;
+    } else {
+        snprintf(c.username, sizeof(c.username), "%s", u->name);
+        snprintf(c.role, sizeof(c.role), "%s", u->role);
+        rest_user_epoch_text(u, c.epoch);
+    }
+    pthread_rwlock_unlock(&a->lock);
+    return rc < 0 ? rc : rest_jwt_sign(a->key, sizeof(a->key), &c, out, out_len);
+}
+
+void rest_log_limit_init(struct rest_log_limit *l)
+{
+    pthread_mutex_init(&l->lock, NULL);
+    l->rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
+}
+
+void rest_log_limit_destroy(struct rest_log_limit *l)
+{
+    pthread_mutex_destroy(&l->lock);
+}
+
+bool rest_log_limit_pass(struct rest_log_limit *l, char *more, size_t len)
+{
+    uint64_t missed = 0;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    pthread_mutex_lock(&l->lock);
+    bool go = ofcd_ratelimit(&l->rl, (uint64_t)ts.tv_sec * 1000000u +
+                                         (uint64_t)ts.tv_nsec / 1000u, &missed);
+    pthread_mutex_unlock(&l->lock);
+    more[0] = '\0';
+    if (go && missed)
+        snprintf(more, len, " (and %llu more not written)", (unsigned long long)missed);
+    return go;
+}
+
+static void log_login(struct rest_auth *a, const char *what, const char *user, uint32_t addr)
+{
+    char more[64];
+
+    if (rest_log_limit_pass(&a->log_limit, more, sizeof(more)))
+        LOG_WARN("rest", "%s '%.64s' from %u.%u.%u.%u%s", what, user, addr >> 24,
+                 addr >> 16 & 255, addr >> 8 & 255, addr & 255, more);
+}
+
+/* The guard's refusal as an answer; true when there was one. */
+static bool refused(struct rest_auth *a, enum rest_login_verdict v, unsigned retry,
+                    struct rest_reply *r)
+{
+    switch (v) {
+    case REST_LOGIN_GO:
+        return false;
+    case REST_LOGIN_LOCKED:
+        COUNT(a, logins_locked);
+        rest_error(r, 429, "too many failed logins from this address: retry in %u s", retry);
+        break;
+    case REST_LOGIN_FULL:
+        COUNT(a, logins_untracked);
+        rest_error(r, 429, "too many addresses are failing to log in (rest.login_track_max "
+                   "= %u): retry in %u s", a->guard.cfg.track_max, retry);
+        break;
+    case REST_LOGIN_BUSY:
+        COUNT(a, checks_busy);
+        rest_error(r, 503, "rest.login_concurrency = %u password checks are running: retry "
+                   "in %u s", a->guard.cfg.concurrency, retry);
+        break;
+    }
+    r->retry_after = retry;
+    return true;
+}
+
+bool rest_auth_hash_begin(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+                          struct rest_login_pass *p)
+{
+    unsigned retry = 1;
+    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, rest_client_ipv4(q->conn),
+                                                       false, (uint64_t)time(NULL), p, &retry);
+    if (refused(a, v, retry, r))
+        return false;
+    __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p)
+{
+    __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    rest_login_guard_done(&a->guard, p, true, (uint64_t)time(NULL));
+}
+
+/* One login's password check, on a rest_kdf thread. */
+struct login_job {
+    struct rest_kdf_job kj;
+    struct rest_auth *a;
+    struct rest_user u;                 /* a copy: no lock held while it runs */
+    bool found;
+    char *password;
+    char name[REST_JWT_NAME_MAX + 1];   /* as given, for the log */
+    uint32_t addr;
+    struct rest_login_pass slot;
+    void *token;                        /* rest_defer_ctx's */
+    bool ok;
+};
+
+static void login_job_free(void *ctx)
+{
+    struct login_job *j = ctx;
+
+    OPENSSL_cleanse(j->password, strlen(j->password));
+    free(j->password);
+    OPENSSL_cleanse(&j->u, sizeof(j->u));
+    free(j);
+}
+
+static void login_check(struct rest_kdf_job *kj)
+{
+    struct login_job *j = (struct login_job *)kj;
+    struct rest_auth *a = j->a;
+
+    j->ok = rest_user_check(j->found ? &j->u : NULL, j->password) == 0;
+    __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    rest_login_guard_done(&a->guard, &j->slot, j->ok, (uint64_t)time(NULL));
+    if (!j->ok) {
+        COUNT(a, logins_failed);
+        log_login(a, "failed login as", j->name, j->addr);
+    }
+    rest_wake(j->token, 0);             /* j now belongs to the answer */
+}
+
+/* Back on an MHD thread: the token, made from the user as it is now. */
+static void login_answer(struct rest_reply *r, int rc, void *ctx)
+{
+    struct login_job *j = ctx;
+    char token[REST_JWT_MAX];
+
+    (void)rc;
+    /* Made only if the user is still as checked: a password or role
+     * changed meanwhile makes the check moot. */
+    if (j->ok)
+        rc = rest_auth_issue(j->a, j->u.name, &j->u.epoch, (uint64_t)time(NULL), token,
+                             sizeof(token));
+    if (!j->ok || rc == -ENOENT || rc == -ESTALE) {
+        rest_error(r, 401, "Incorrect username or password");
+        r->www_authenticate = "Basic realm=\"ofcd\"";
+    } else if (rc < 0) {
+        rest_error(r, 500, "cannot make a token");
+    } else {
+        COUNT(j->a, logins_ok);
+        json_decref(r->json);
+        r->status = 200;
+        r->json = json_pack("{s:s}", "token", token);
+        OPENSSL_cleanse(token, sizeof(token));
+    }
 }
 
 void rest_auth_login(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
     char *pass = NULL;
-    char token[REST_JWT_MAX];
-    const char *role;
 
     refresh_users(a, (uint64_t)time(NULL));
     pthread_rwlock_rdlock(&a->lock);
@@ -242,44 +480,47 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "Authorization header missing");
         return;
     }
-    uint32_t addr = rest_client_ipv4(q->conn);
-    uint64_t now = (uint64_t)time(NULL);
-    unsigned wait = rest_login_guard_wait(&q->rs->auth.guard, addr, now);
-    if (wait) {
-        rest_error(r, 429, "too many failed logins from this address: retry in %u s", wait);
-        r->retry_after = wait;
-        return;
-    }
     char *user = MHD_basic_auth_get_username_password(q->conn, &pass);
-    if (!user) {
-        rest_error(r, 400, "Authorization is not Basic credentials");
-        MHD_free(pass);
-        return;
+    struct login_job *j = user ? calloc(1, sizeof(*j)) : NULL;
+    if (!user || !j || !(j->password = strdup(pass ? pass : ""))) {
+        rest_error(r, user ? 500 : 400, user ? "out of memory"
+                                             : "Authorization is not Basic credentials");
+        goto out;
     }
-    char role_buf[16] = "";
+    j->kj.run = login_check;
+    j->a = a;
+    j->addr = rest_client_ipv4(q->conn);
+    snprintf(j->name, sizeof(j->name), "%s", user);
+    unsigned retry = 0;
+    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, j->addr, true,
+                                                       (uint64_t)time(NULL), &j->slot, &retry);
+    if (refused(a, v, retry, r)) {
+        if (v == REST_LOGIN_FULL)
+            log_login(a, "login refused, every tracked address is failing: user", user,
+                      j->addr);
+        goto out;
+    }
     pthread_rwlock_rdlock(&a->lock);
-    bool ok = rest_users_check(&a->users, user, pass ? pass : "", &role) == 0;
-    if (ok)
-        snprintf(role_buf, sizeof(role_buf), "%s", role);
+    const struct rest_user *u = rest_users_find(&a->users, user);
+    if (u)
+        j->u = *u;
+    j->found = u != NULL;
     pthread_rwlock_unlock(&a->lock);
-    rest_login_guard_result(&q->rs->auth.guard, addr, ok, now);
-    if (!ok) {
-        LOG_WARN("rest", "failed login as '%.64s' from %u.%u.%u.%u", user, addr >> 24,
-                 addr >> 16 & 255, addr >> 8 & 255, addr & 255);
-        rest_error(r, 401, "Incorrect username or password");
-        r->www_authenticate = "Basic realm=\"ofcd\"";
-    } else {
-        struct rest_jwt_claims c = {.exp_s = now + a->token_minutes * 60ull};
-        snprintf(c.username, sizeof(c.username), "%s", user);
-        snprintf(c.role, sizeof(c.role), "%s", role_buf);
-        if (rest_jwt_sign(a->key, sizeof(a->key), &c, token, sizeof(token)) < 0) {
-            rest_error(r, 500, "cannot make a token");
-        } else {
-            json_decref(r->json);
-            r->status = 200;
-            r->json = json_pack("{s:s}", "token", token);
-            OPENSSL_cleanse(token, sizeof(token));
-        }
+    j->token = rest_defer_ctx(q, login_answer, j, login_job_free);
+    if (!j->token) {
+        rest_login_guard_done(&a->guard, &j->slot, false, (uint64_t)time(NULL));
+        rest_error(r, 503, "the REST API is stopping");
+        goto out;
+    }
+    __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+    rest_kdf_submit(&a->kdf, &j->kj);
+    j = NULL;                           /* the answer's now */
+out:
+    if (j) {
+        if (j->password)
+            login_job_free(j);
+        else
+            free(j);
     }
     if (pass) {
         OPENSSL_cleanse(pass, strlen(pass));

@@ -96,8 +96,9 @@ int rest_jwt_sign(const uint8_t *key, size_t key_len, const struct rest_jwt_clai
 
     if (!key || key_len < 16 || !c || !c->username[0] || !c->role[0])
         return -EINVAL;
-    json_t *p = json_pack("{s:s, s:s, s:s, s:I}", "username", c->username, "role", c->role,
-                          "iss", REST_JWT_ISSUER, "exp", (json_int_t)c->exp_s);
+    json_t *p = json_pack("{s:s, s:s, s:s, s:I, s:s}", "username", c->username, "role",
+                          c->role, "iss", REST_JWT_ISSUER, "exp", (json_int_t)c->exp_s,
+                          "epoch", c->epoch);
     char *payload = p ? json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(p);
     if (!payload)
@@ -170,14 +171,18 @@ int rest_jwt_verify(const uint8_t *key, size_t key_len, const char *token, uint6
     const char *user = p ? json_string_value(json_object_get(p, "username")) : NULL;
     const char *role = p ? json_string_value(json_object_get(p, "role")) : NULL;
     json_t *exp = p ? json_object_get(p, "exp") : NULL;
+    json_t *epj = p ? json_object_get(p, "epoch") : NULL;
+    const char *epoch = epj ? json_string_value(epj) : "";
     int rc = 0;
     if (!user || !role || !json_is_integer(exp) || json_integer_value(exp) < 0 ||
-        strlen(user) > REST_JWT_NAME_MAX || strlen(role) >= sizeof(c->role)) {
+        strlen(user) > REST_JWT_NAME_MAX || strlen(role) >= sizeof(c->role) || !epoch ||
+        strlen(epoch) >= sizeof(c->epoch)) {
         rc = -EINVAL;
     } else {
         memset(c, 0, sizeof(*c));
         snprintf(c->username, sizeof(c->username), "%s", user);
         snprintf(c->role, sizeof(c->role), "%s", role);
+        snprintf(c->epoch, sizeof(c->epoch), "%s", epoch);
         c->exp_s = (uint64_t)json_integer_value(exp);
         if (c->exp_s <= now_s)
             rc = -ETIMEDOUT;

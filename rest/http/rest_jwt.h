@@ -2,9 +2,11 @@
  * rest_jwt: the REST API's bearer tokens, JSON Web Tokens signed with
  * HMAC-SHA256 (HS256) as Kytos-ng issues them: the claims "username",
  * "iss" and "exp" (seconds since the epoch), plus ofcd's "role" (admin or
- * reader). Only HS256 is accepted on the way in, whatever the header says
- * (no "none", no algorithm switching); the signature is compared in
- * constant time; time is passed in, so expiry is testable without waiting.
+ * reader, as at issue; the check uses the user's role now) and "epoch"
+ * (the user's when issued, rest_users.h; "" when a token lacks it). Only
+ * HS256 is accepted on the way in, whatever the header says (no "none", no
+ * algorithm switching); the signature is compared in constant time; time
+ * is passed in, so expiry is testable without waiting.
  */
 #ifndef OFCD_REST_JWT_H
 #define OFCD_REST_JWT_H
@@ -19,6 +21,7 @@
 struct rest_jwt_claims {
     char username[REST_JWT_NAME_MAX + 1];
     char role[16];
+    char epoch[17];                     /* 16 hex digits */
     uint64_t exp_s;
 };
 

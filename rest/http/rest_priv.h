@@ -24,6 +24,7 @@
 #define REST_LAT_LE_US_LIST {1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000}
 #define REST_LAT_BUCKETS 10
 #define REST_RL_SLOTS 1024              /* clients the rate limiter remembers */
+#define REST_CONN_LIMIT 4096            /* connections at once, all clients */
 #define REST_MAX_LCORES 128             /* lcores health looks at */
 
 struct rest_rl_slot {
@@ -52,6 +53,7 @@ struct rest_server {
     unsigned deferred;
     bool stopping;                      /* under defer_lock: rest_stop began, defer nothing */
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
+    struct rest_log_limit mhd_log;      /* MHD's messages, rate-limited */
     struct rest_auth auth;              /* read-only once started */
 };
 
@@ -104,6 +106,13 @@ typedef void (*rest_resume_fn)(struct rest_reply *r, int rc);
 /* NULL when the server is stopping: nothing was suspended, answer now. */
 void *rest_defer(struct rest_req *q, rest_resume_fn fn);
 void rest_wake(void *token, int rc);
+/* The same with a context for the answer: fn(r, rc, ctx), then
+ * ctx_free(ctx); ctx_free(ctx) alone if the answer is never made (the
+ * client or the server went meanwhile). NULL as rest_defer's (ctx is the
+ * caller's still). */
+typedef void (*rest_resume_ctx_fn)(struct rest_reply *r, int rc, void *ctx);
+void *rest_defer_ctx(struct rest_req *q, rest_resume_ctx_fn fn, void *ctx,
+                     void (*ctx_free)(void *ctx));
 
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -60,6 +60,7 @@ static const struct rest_route routes[] = {
 
 /* One request while MHD delivers it. */
 struct rest_conn_state {
+    bool refused;                   /* answered from its headers (headers_check) */
     char *body;
     size_t len, cap;
     bool too_big;
@@ -69,6 +70,9 @@ struct rest_conn_state {
     struct rest_server *rs;
     struct MHD_Connection *conn;
     rest_resume_fn resume_fn;
+    rest_resume_ctx_fn resume_ctx_fn;   /* or this, with resume_ctx */
+    void *resume_ctx;
+    void (*resume_ctx_free)(void *ctx);
     int resume_rc;
     bool deferred;                  /* suspended, waiting for rest_wake */
 };
@@ -135,6 +139,22 @@ void *rest_defer(struct rest_req *q, rest_resume_fn fn)
     return st;
 }
 
+void *rest_defer_ctx(struct rest_req *q, rest_resume_ctx_fn fn, void *ctx,
+                     void (*ctx_free)(void *ctx))
+{
+    struct rest_conn_state *st = q->st;
+
+    st->resume_ctx_fn = fn;
+    st->resume_ctx = ctx;
+    st->resume_ctx_free = ctx_free;
+    void *token = rest_defer(q, NULL);
+    if (!token) {
+        st->resume_ctx_fn = NULL;
+        st->resume_ctx = NULL;
+    }
+    return token;
+}
+
 void rest_wake(void *token, int rc)
 {
     struct rest_conn_state *st = token;
@@ -168,25 +188,33 @@ unsigned rest_ext_error(json_t **out, unsigned status, const char *fmt, ...)
     return status;
 }
 
+/* url without its trailing '/'s (Kytos routes "path" and "path/" alike)
+ * into path[REST_PATH_MAX]; false (a 404 in r) when it does not fit. */
+#define REST_PATH_MAX 1024
+static bool normal_path(const char *url, char *path, struct rest_reply *r)
+{
+    size_t len = strlen(url);
+
+    while (len > 1 && url[len - 1] == '/')
+        len--;
+    if (len >= REST_PATH_MAX) {
+        rest_error(r, 404, "no such resource: path too long");
+        return false;
+    }
+    memcpy(path, url, len);
+    path[len] = '\0';
+    return true;
+}
+
+/* The request's token was checked when its headers came (headers_check). */
 static void dispatch(struct rest_req *q, struct rest_reply *r)
 {
     bool path_known = false;
-    char path[1024];
+    char path[REST_PATH_MAX];
 
-    /* Kytos routes "path" and "path/" alike. */
-    size_t len = strlen(q->path);
-    while (len > 1 && q->path[len - 1] == '/')
-        len--;
-    if (len >= sizeof(path)) {
-        rest_error(r, 404, "no such resource: path too long");
+    if (!normal_path(q->path, path, r))
         return;
-    }
-    memcpy(path, q->path, len);
-    path[len] = '\0';
     q->path = path;
-    if (strcmp(path, REST_LOGIN_PATH) != 0 &&
-        !rest_auth_allow(&q->rs->auth, q, r, (uint64_t)time(NULL)))
-        return;
 
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct rest_route *rt = &routes[i];
@@ -367,10 +395,94 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)conn;
     (void)toe;
     if (st) {
+        if (st->resume_ctx)
+            st->resume_ctx_free(st->resume_ctx);    /* never answered */
         free(st->body);
         free(st);
         *con_cls = NULL;
     }
+}
+
+/* Queue r as the answer to conn (r's JSON is consumed). */
+static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection *conn,
+                                  const struct rest_conn_state *st, struct rest_reply *r)
+{
+    struct MHD_Response *resp;
+
+    if (r->events) {
+        resp = rest_events_response(r);
+        if (!resp)
+            return MHD_NO;
+    } else if (r->stream) {
+        resp = stream_response(r);
+        if (!resp)
+            return MHD_NO;
+    } else if (r->text) {
+        resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
+        MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
+    } else {
+        /* ENCODE_ANY: Kytos-ng answers some changes with a bare JSON string. */
+        char *body = r->json ? json_dumps(r->json, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        if (body)
+            json_u64_fixup(body);             /* values above 2^63 - 1 as numbers */
+        if (!body) {
+            r->status = 500;
+            body = strdup("{\"code\":500,\"description\":\"out of memory\"}");
+        }
+        resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+        MHD_add_response_header(resp, "Content-Type", "application/json");
+    }
+    if (r->www_authenticate)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+    if (r->retry_after) {
+        char ra[16];
+        snprintf(ra, sizeof(ra), "%u", r->retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+    }
+    json_decref(r->json);
+    r->json = NULL;
+    /* Counted before the answer can reach the client: a client reading
+     * /metrics right after must see its own request. */
+    count_status(rs, r->status, now_us() - st->start_us);
+    enum MHD_Result ret = MHD_queue_response(conn, r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* Does the request announce a body? */
+static bool has_body(struct MHD_Connection *conn)
+{
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return (cl && strspn(cl, "0") != strlen(cl)) ||
+           MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                       MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
+/*
+ * What the headers alone decide, before a byte of the body is read: the
+ * token (rest.auth) of every route but the login, and that the login takes
+ * no body. A refusal is queued now, so MHD answers without reading the
+ * body (no 100 Continue) and closes the connection after: an
+ * unauthenticated client can make ofcd hold no body at all. false with
+ * the answer in r.
+ */
+static bool headers_check(struct rest_server *rs, struct rest_req *q, struct rest_reply *r)
+{
+    char path[REST_PATH_MAX];
+
+    if (!normal_path(q->path, path, r))
+        return false;
+    if (strcmp(path, REST_LOGIN_PATH) == 0) {
+        if (!has_body(q->conn))
+            return true;
+        rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
+                   REST_LOGIN_PATH);
+    } else if (rest_auth_allow(&rs->auth, q, r, (uint64_t)time(NULL))) {
+        return true;
+    }
+    __atomic_fetch_add(&rs->auth.st->refused_at_headers, 1, __ATOMIC_RELAXED);
+    return false;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -385,16 +497,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     const size_t max_body = (size_t)rs->cfg.max_body_kb * 1024u;
 
     (void)version;
-    /* The first call only announces the request: keep state for its body,
-     * and decide on the rate limit now, so an over-limit client's body is
-     * never held. */
+    /* The first call only announces the request: what its headers decide
+     * is answered now; otherwise keep state for its body, and decide on
+     * the rate limit now, so an over-limit client's body is never held. */
     if (!st) {
         st = calloc(1, sizeof(*st));
         if (!st)
             return MHD_NO;
         st->start_us = now_us();
-        st->limited = rate_limited(rs, conn, st->start_us);
         *con_cls = st;
+        if (!headers_check(rs, &q, &r)) {
+            st->refused = true;
+            return send_reply(rs, conn, st, &r);
+        }
+        st->limited = rate_limited(rs, conn, st->start_us);
+        return MHD_YES;
+    }
+    if (st->refused) {
+        *upload_size = 0;               /* MHD reads no body after an early answer */
         return MHD_YES;
     }
     if (*upload_size) {
@@ -429,7 +549,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (st->deferred) {
         /* Woken (rest_wake): the answer the work's outcome makes. */
         st->deferred = false;
-        st->resume_fn(&r, st->resume_rc);
+        if (st->resume_ctx_fn) {
+            st->resume_ctx_fn(&r, st->resume_rc, st->resume_ctx);
+            st->resume_ctx_free(st->resume_ctx);
+            st->resume_ctx = NULL;
+        } else {
+            st->resume_fn(&r, st->resume_rc);
+        }
     } else if (st->limited) {
         rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
                    rs->cfg.rate_limit_per_s);
@@ -449,45 +575,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_YES;             /* answered when woken */
         }
     }
+    return send_reply(rs, conn, st, &r);
+}
 
-    struct MHD_Response *resp;
-    if (r.events) {
-        resp = rest_events_response(&r);
-        if (!resp)
-            return MHD_NO;
-    } else if (r.stream) {
-        resp = stream_response(&r);
-        if (!resp)
-            return MHD_NO;
-    } else if (r.text) {
-        resp = MHD_create_response_from_buffer(r.text_len, r.text, MHD_RESPMEM_MUST_FREE);
-        MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
-    } else {
-        /* ENCODE_ANY: Kytos-ng answers some changes with a bare JSON string. */
-        char *body = r.json ? json_dumps(r.json, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-        if (body)
-            json_u64_fixup(body);             /* values above 2^63 - 1 as numbers */
-        if (!body) {
-            r.status = 500;
-            body = strdup("{\"code\":500,\"description\":\"out of memory\"}");
-        }
-        resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
-        MHD_add_response_header(resp, "Content-Type", "application/json");
-    }
-    if (r.www_authenticate)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r.www_authenticate);
-    if (r.retry_after) {
-        char ra[16];
-        snprintf(ra, sizeof(ra), "%u", r.retry_after);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
-    }
-    json_decref(r.json);
-    /* Counted before the answer can reach the client: a client reading
-     * /metrics right after must see its own request. */
-    count_status(rs, r.status, now_us() - st->start_us);
-    enum MHD_Result ret = MHD_queue_response(conn, r.status, resp);
-    MHD_destroy_response(resp);
-    return ret;
+/* MHD's own messages (a connection over a limit, a request it could not
+ * parse, a TLS handshake that failed): clients can cause them at will, so
+ * at most 5 lines per 10 s, the rest counted in the next line. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct rest_server *rs = cls;
+    char msg[256], more[64];
+
+    if (strstr(fmt, "connection limit"))
+        __atomic_fetch_add(&rs->auth.st->conns_refused, 1, __ATOMIC_RELAXED);
+    if (!rest_log_limit_pass(&rs->mhd_log, more, sizeof(more)))
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    msg[strcspn(msg, "\r\n")] = '\0';
+    LOG_WARN("rest", "libmicrohttpd: %s%s", msg, more);
 }
 
 /* What rest_start made, whether it got to start MHD or not. */
@@ -500,6 +605,7 @@ static void server_free(struct rest_server *rs)
     pthread_cond_destroy(&rs->defer_cv);
     pthread_mutex_destroy(&rs->lock);
     pthread_mutex_destroy(&rs->rl_lock);
+    rest_log_limit_destroy(&rs->mhd_log);
     free(rs);
 }
 
@@ -519,19 +625,25 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
                              .sin_addr.s_addr = htonl(cfg->ip)};
     pthread_mutex_init(&rs->defer_lock, NULL);
     pthread_cond_init(&rs->defer_cv, NULL);
+    rest_log_limit_init(&rs->mhd_log);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;
-    struct MHD_OptionItem opts[12];
+    struct MHD_OptionItem opts[14];
     unsigned n = 0;
+    /* First, so that no line of MHD's reaches stderr unlimited. */
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, rs};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &sa};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, cfg->threads, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed,
                                         rs};
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, 4096, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, REST_CONN_LIMIT, NULL};
+    /* MHD closes a connection over it as it accepts it, before reading. */
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                        cfg->max_conns_per_ip, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL};
     if (rest_tls_load(cfg, &rs->tls_cert, &rs->tls_key) < 0)
         goto fail;
-    if (rest_auth_open(&rs->auth, cfg) < 0)
+    if (rest_auth_open(&rs->auth, cfg, src->auth_stats) < 0)
         goto fail;
     if (rs->tls_cert) {
         flags |= MHD_USE_TLS;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,38 +136,90 @@ int rest_users_load(const char *path, struct rest_users *us)
         u->log2_n = (uint32_t)json_integer_value(json_object_get(e, "log2_n"));
         u->r = (uint32_t)json_integer_value(json_object_get(e, "r"));
         u->p = (uint32_t)json_integer_value(json_object_get(e, "p"));
+        uint8_t ep[8];
+        json_t *epj = json_object_get(e, "epoch");
+        if (!epj) {
+            memcpy(ep, u->salt, sizeof(ep));    /* older files: the password's */
+        } else if (!hex_get(json_string_value(epj), ep, sizeof(ep))) {
+            LOG_ERR("rest", "%s: entry %zu's epoch is not 16 hex digits", path, i);
+            json_decref(j);
+            rest_users_free(us);
+            return -EINVAL;
+        }
+        for (size_t k = 0; k < sizeof(ep); k++)
+            u->epoch = u->epoch << 8 | ep[k];
         us->n++;
     }
     json_decref(j);
     return 0;
 }
 
-int rest_users_check(const struct rest_users *us, const char *name, const char *password,
-                     const char **role)
+int rest_user_check(const struct rest_user *u, const char *password)
 {
     static const uint8_t dummy_salt[16];
-    const struct rest_user *hit = rest_users_find(us, name);
     uint8_t h[32];
 
     /* Spend the same time for a name that does not exist. */
-    int rc = derive(password ? password : "", hit ? hit->salt : dummy_salt,
-                    hit ? hit->log2_n : KDF_LOG2_N, hit ? hit->r : KDF_R, hit ? hit->p : KDF_P, h);
-    bool ok = rc == 0 && hit && CRYPTO_memcmp(h, hit->hash, sizeof(h)) == 0;
+    int rc = derive(password ? password : "", u ? u->salt : dummy_salt,
+                    u ? u->log2_n : KDF_LOG2_N, u ? u->r : KDF_R, u ? u->p : KDF_P, h);
+    bool ok = rc == 0 && u && CRYPTO_memcmp(h, u->hash, sizeof(h)) == 0;
     OPENSSL_cleanse(h, sizeof(h));
-    if (!ok)
+    return ok ? 0 : -EACCES;
+}
+
+int rest_users_check(const struct rest_users *us, const char *name, const char *password,
+                     const char **role)
+{
+    const struct rest_user *hit = rest_users_find(us, name);
+
+    if (rest_user_check(hit, password) < 0)
         return -EACCES;
     *role = hit->role;
     return 0;
 }
 
+int rest_users_lock(const char *path)
+{
+    char lock[4096];
+
+    if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock))
+        return -ENAMETOOLONG;
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return -errno;
+    /* Polled, not blocking: a holder that never lets go costs a bounded
+     * wait, not a REST thread (and the users set's lock) for good. */
+    for (unsigned waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 10) {
+        int e = errno;
+        if (e != EWOULDBLOCK && e != EINTR) {
+            close(fd);
+            return -e;
+        }
+        if (waited >= REST_USERS_LOCK_WAIT_MS) {
+            close(fd);
+            return -EWOULDBLOCK;
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return fd;
+}
+
+void rest_users_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd);                      /* the flock goes with the last descriptor */
+}
+
+/* text into a temporary file of our own beside path (mkostemp: O_EXCL,
+ * mode 600), synced, renamed over path, the directory synced. */
 static int write_file(const char *path, const char *text)
 {
     char tmp[4096];
     size_t n = strlen(text);
 
-    if (snprintf(tmp, sizeof(tmp), "%s.new", path) >= (int)sizeof(tmp))
+    if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
         return -ENAMETOOLONG;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return -errno;
     int rc = 0;
@@ -209,6 +262,23 @@ bool rest_password_ok(const char *password)
     return n >= REST_PASSWORD_MIN && n <= REST_PASSWORD_MAX;
 }
 
+int rest_user_new_epoch(struct rest_user *u)
+{
+    uint8_t ep[8];
+
+    if (RAND_bytes(ep, sizeof(ep)) != 1)
+        return -EIO;
+    u->epoch = 0;
+    for (size_t k = 0; k < sizeof(ep); k++)
+        u->epoch = u->epoch << 8 | ep[k];
+    return 0;
+}
+
+void rest_user_epoch_text(const struct rest_user *u, char out[17])
+{
+    snprintf(out, 17, "%016llx", (unsigned long long)u->epoch);
+}
+
 int rest_user_set_password(struct rest_user *u, const char *password)
 {
     if (!rest_password_ok(password))
@@ -216,7 +286,7 @@ int rest_user_set_password(struct rest_user *u, const char *password)
     u->log2_n = KDF_LOG2_N;
     u->r = KDF_R;
     u->p = KDF_P;
-    if (RAND_bytes(u->salt, sizeof(u->salt)) != 1)
+    if (RAND_bytes(u->salt, sizeof(u->salt)) != 1 || rest_user_new_epoch(u) < 0)
         return -EIO;
     return derive(password, u->salt, u->log2_n, u->r, u->p, u->hash) < 0 ? -EIO : 0;
 }
@@ -238,9 +308,12 @@ int rest_users_save(const char *path, const struct rest_users *us)
         const struct rest_user *u = &us->u[i];
         hex_put(salt, u->salt, 16);
         hex_put(hash, u->hash, 32);
-        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i}", "username", u->name,
-                              "role", u->role, "kdf", "scrypt", "salt", salt, "hash", hash,
-                              "log2_n", (int)u->log2_n, "r", (int)u->r, "p", (int)u->p);
+        char epoch[17];
+        rest_user_epoch_text(u, epoch);
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s}", "username",
+                              u->name, "role", u->role, "kdf", "scrypt", "salt", salt, "hash",
+                              hash, "log2_n", (int)u->log2_n, "r", (int)u->r, "p", (int)u->p,
+                              "epoch", epoch);
         if (e && u->email[0])
             json_object_set_new(e, "email", json_string(u->email));
         if (e && u->inserted_s)
@@ -284,27 +357,39 @@ void rest_users_remove(struct rest_users *us, struct rest_user *u)
 int rest_users_put(const char *path, const char *name, const char *password, const char *role)
 {
     struct rest_users us;
-    struct rest_user nu = {0};
+    struct rest_user pw = {0};
 
     if (!rest_user_name_ok(name) || !rest_user_role_ok(role) || !rest_password_ok(password))
         return -EINVAL;
-    int rc = rest_users_load(path, &us);
-    if (rc < 0 && rc != -ENOENT)
-        return rc;
-    struct rest_user *old = rest_users_find(&us, name);
-    if (old)
-        nu = *old;                      /* keeps its email */
-    snprintf(nu.name, sizeof(nu.name), "%s", name);
-    snprintf(nu.role, sizeof(nu.role), "%s", role);
-    nu.updated_s = (int64_t)time(NULL);
-    if (!old)
-        nu.inserted_s = nu.updated_s;
-    rc = rest_user_set_password(&nu, password);
-    if (rc == 0)
+    /* The hash first: the lock is held for the file's read and write only. */
+    int rc = rest_user_set_password(&pw, password);
+    int fd = rc < 0 ? rc : rest_users_lock(path);
+    if (fd < 0) {
+        OPENSSL_cleanse(&pw, sizeof(pw));
+        return fd;
+    }
+    rc = rest_users_load(path, &us);
+    if (rc == 0 || rc == -ENOENT) {
+        struct rest_user *old = rest_users_find(&us, name);
+        struct rest_user nu = old ? *old : (struct rest_user){0};   /* keeps its email */
+        snprintf(nu.name, sizeof(nu.name), "%s", name);
+        snprintf(nu.role, sizeof(nu.role), "%s", role);
+        memcpy(nu.salt, pw.salt, sizeof(nu.salt));
+        memcpy(nu.hash, pw.hash, sizeof(nu.hash));
+        nu.log2_n = pw.log2_n;
+        nu.r = pw.r;
+        nu.p = pw.p;
+        nu.epoch = pw.epoch;
+        nu.updated_s = (int64_t)time(NULL);
+        if (!old)
+            nu.inserted_s = nu.updated_s;
         rc = old ? (*old = nu, 0) : rest_users_add(&us, &nu);
-    if (rc == 0)
-        rc = rest_users_save(path, &us);
-    OPENSSL_cleanse(&nu, sizeof(nu));
-    rest_users_free(&us);
+        if (rc == 0)
+            rc = rest_users_save(path, &us);
+        OPENSSL_cleanse(&nu, sizeof(nu));
+        rest_users_free(&us);
+    }
+    rest_users_unlock(fd);
+    OPENSSL_cleanse(&pw, sizeof(pw));
     return rc;
 }

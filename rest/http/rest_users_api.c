@@ -11,7 +11,8 @@
  *   DELETE .../core/auth/users/NAME     200; 404
  *
  * Passwords never leave ofcd. Every change is written to rest.users_file
- * before it is answered (the set in memory changes only if the file did);
+ * before it is answered (the set in memory changes only if the file did),
+ * under the file's lock and on its latest content (rest_auth_users_lock);
  * a new role defaults to admin, as every Kytos-ng user may change anything.
  * With rest.auth these are admin routes for changes, as any other.
  */
@@ -101,14 +102,44 @@ void rest_users_get(struct rest_req *q, struct rest_reply *r)
     r->json = j;
 }
 
-/* Check and apply the fields of body to u (a copy); 0, or -EINVAL with the
- * 400 set. creating: username, email and password are required. */
-static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
-                        struct rest_reply *r)
+/* The new password's salt and hash, if body sets one, into *pw, made
+ * before any lock is taken (scrypt takes a REST thread ~0.1 s) and within
+ * the bound on checks at once: 0 (also when there is none), or -1 with
+ * the 400/503/500 in r. */
+static int hash_password(struct rest_req *q, const json_t *body, struct rest_user *pw,
+                         struct rest_reply *r)
+{
+    json_t *v = json_object_get(body, "password");
+    const char *s = json_string_value(v);
+    struct rest_login_pass slot;
+
+    if (!v)
+        return 0;
+    if (!rest_password_ok(s)) {
+        rest_error(r, 400, "password: %d..%d characters", REST_PASSWORD_MIN, REST_PASSWORD_MAX);
+        return -1;
+    }
+    if (!rest_auth_hash_begin(&q->rs->auth, q, r, &slot))
+        return -1;
+    int rc = rest_user_set_password(pw, s);
+    rest_auth_hash_end(&q->rs->auth, &slot);
+    if (rc < 0) {
+        rest_error(r, 500, "cannot hash the password");
+        return -1;
+    }
+    return 0;
+}
+
+/* Check and apply the fields of body to u (a copy), the password's hash
+ * from pw (hash_password); 0, or -EINVAL with the 400 set. creating:
+ * username, email and password are required. */
+static int apply_fields(const json_t *body, struct rest_user *u, const struct rest_user *pw,
+                        bool creating, struct rest_reply *r)
 {
     const char *key;
     json_t *v;
     bool has_name = false, has_email = false, has_pw = false;
+    bool renew = false;                 /* password or role changed: a new epoch */
 
     json_object_foreach((json_t *)body, key, v) {
         const char *s = json_string_value(v);
@@ -127,21 +158,18 @@ static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
             snprintf(u->email, sizeof(u->email), "%s", s);
             has_email = true;
         } else if (strcmp(key, "password") == 0) {
-            if (!rest_password_ok(s)) {
-                rest_error(r, 400, "password: %d..%d characters", REST_PASSWORD_MIN,
-                           REST_PASSWORD_MAX);
-                return -EINVAL;
-            }
-            if (rest_user_set_password(u, s) < 0) {
-                rest_error(r, 500, "cannot hash the password");
-                return -EIO;
-            }
-            has_pw = true;
+            memcpy(u->salt, pw->salt, sizeof(u->salt));
+            memcpy(u->hash, pw->hash, sizeof(u->hash));
+            u->log2_n = pw->log2_n;
+            u->r = pw->r;
+            u->p = pw->p;
+            has_pw = renew = true;
         } else if (strcmp(key, "role") == 0) {
             if (!rest_user_role_ok(s)) {
                 rest_error(r, 400, "role: admin or reader");
                 return -EINVAL;
             }
+            renew |= strcmp(u->role, s) != 0;
             snprintf(u->role, sizeof(u->role), "%s", s);
         } else if (creating) {
             rest_error(r, 400, "unknown field '%s' (expected username, email, password, role)",
@@ -155,7 +183,28 @@ static int apply_fields(const json_t *body, struct rest_user *u, bool creating,
                                                                             : "password");
         return -EINVAL;
     }
+    if (renew && rest_user_new_epoch(u) < 0) {
+        rest_error(r, 500, "cannot draw random bytes");
+        return -EIO;
+    }
     return 0;
+}
+
+/* With the set's lock held for writing: the users file's lock, the set
+ * brought up to date with the file; -1 with the 503/500 set. */
+static int lock_file(struct rest_server *rs, struct rest_reply *r)
+{
+    int fd = rest_auth_users_lock(&rs->auth);
+
+    if (fd == -EWOULDBLOCK) {
+        rest_error(r, 503, "%s is locked by another writer (ofcd user add?); nothing changed",
+                   rs->cfg.users_file);
+        r->retry_after = 1;
+    } else if (fd < 0) {
+        rest_error(r, 500, "%s cannot be locked or read again (%s); nothing changed",
+                   rs->cfg.users_file, strerror(-fd));
+    }
+    return fd < 0 ? -1 : fd;
 }
 
 /* Write the set; on failure the 500 is set and the caller undoes its change. */
@@ -173,18 +222,24 @@ static int save_or_fail(struct rest_server *rs, struct rest_reply *r)
 void rest_users_create(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
-    struct rest_user u = {.role = "admin"};
+    struct rest_user u = {.role = "admin"}, pw = {0};
     json_t *body = body_obj(q, r);
 
     if (!body)
         return;
-    int rc = apply_fields(body, &u, true, r);
+    int rc = hash_password(q, body, &pw, r);
+    if (rc == 0)
+        rc = apply_fields(body, &u, &pw, true, r);
     json_decref(body);
+    OPENSSL_cleanse(&pw, sizeof(pw));
     if (rc < 0)
         goto out;
     u.inserted_s = u.updated_s = (int64_t)time(NULL);
     pthread_rwlock_wrlock(&a->lock);
-    if (rest_users_find(&a->users, u.name)) {
+    int fd = lock_file(q->rs, r);
+    if (fd < 0) {
+        /* the answer is set */
+    } else if (rest_users_find(&a->users, u.name)) {
         rest_error(r, 409, "%s already exists.", u.name);
     } else if (rest_auth_need_key(a, q->rs->cfg.data_dir) < 0) {
         rest_error(r, 500, "cannot make the token signing key");
@@ -195,6 +250,7 @@ void rest_users_create(struct rest_req *q, struct rest_reply *r)
     } else {
         answer_text(r, 201, "User successfully created%s", "");
     }
+    rest_users_unlock(fd);
     pthread_rwlock_unlock(&a->lock);
 out:
     OPENSSL_cleanse(&u, sizeof(u));
@@ -204,17 +260,25 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
 {
     struct rest_auth *a = &q->rs->auth;
     json_t *body = body_obj(q, r);
+    struct rest_user pw = {0};
 
     if (!body)
         return;
+    if (hash_password(q, body, &pw, r) < 0) {
+        json_decref(body);
+        return;
+    }
     pthread_rwlock_wrlock(&a->lock);
-    struct rest_user *u = rest_users_find(&a->users, q->arg);
-    if (!u) {
+    int fd = lock_file(q->rs, r);
+    struct rest_user *u = fd < 0 ? NULL : rest_users_find(&a->users, q->arg);
+    if (fd < 0) {
+        goto out;
+    } else if (!u) {
         rest_error(r, 404, "User %.64s not found", q->arg);
         goto out;
     }
     struct rest_user nu = *u, old = *u;
-    if (apply_fields(body, &nu, false, r) < 0)
+    if (apply_fields(body, &nu, &pw, false, r) < 0)
         goto out;
     nu.updated_s = (int64_t)time(NULL);
     if (strcmp(nu.name, u->name) != 0 && rest_users_find(&a->users, nu.name)) {
@@ -229,8 +293,10 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
     OPENSSL_cleanse(&nu, sizeof(nu));
     OPENSSL_cleanse(&old, sizeof(old));
 out:
+    rest_users_unlock(fd);
     pthread_rwlock_unlock(&a->lock);
     json_decref(body);
+    OPENSSL_cleanse(&pw, sizeof(pw));
 }
 
 void rest_users_delete(struct rest_req *q, struct rest_reply *r)
@@ -238,8 +304,11 @@ void rest_users_delete(struct rest_req *q, struct rest_reply *r)
     struct rest_auth *a = &q->rs->auth;
 
     pthread_rwlock_wrlock(&a->lock);
-    struct rest_user *u = rest_users_find(&a->users, q->arg);
-    if (!u) {
+    int fd = lock_file(q->rs, r);
+    struct rest_user *u = fd < 0 ? NULL : rest_users_find(&a->users, q->arg);
+    if (fd < 0) {
+        /* the answer is set */
+    } else if (!u) {
         rest_error(r, 404, "User %.64s not found", q->arg);
     } else {
         struct rest_user old = *u;
@@ -257,5 +326,6 @@ void rest_users_delete(struct rest_req *q, struct rest_reply *r)
         }
         OPENSSL_cleanse(&old, sizeof(old));
     }
+    rest_users_unlock(fd);
     pthread_rwlock_unlock(&a->lock);
 }

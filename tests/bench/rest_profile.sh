@@ -33,8 +33,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 ${OFCD_EXTRA:-} \
-    >"$work/ofcd.log" 2>&1 &
+# wrk's connections all come from one address: room for them all.
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+    --rest.max_conns_per_ip=$(( ${CONNS:-256} + 16 )) ${OFCD_EXTRA:-} >"$work/ofcd.log" 2>&1 &
 opid=$!
 pids+=($opid)
 wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60

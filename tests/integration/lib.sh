@@ -96,9 +96,11 @@ wait_stat() {
 }
 
 # rest_metric NAME: the value of NAME (a full series name, labels included)
-# in ofcd's /metrics; 0 when absent.
+# in ofcd's /metrics; 0 when absent. With rest.auth on, OFCD_METRICS_TOKEN
+# is the bearer token to read it with (a static reader token, say).
 rest_metric() {
-    curl -s http://127.0.0.1:8181/metrics |
+    curl -s ${OFCD_METRICS_TOKEN:+--oauth2-bearer "$OFCD_METRICS_TOKEN"} \
+        http://127.0.0.1:8181/metrics |
         awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
 }
 

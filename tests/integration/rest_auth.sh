@@ -4,8 +4,9 @@
 # credentials gives a JWT; every other route refuses (401, with
 # WWW-Authenticate) no token, a malformed one, one signed with another key
 # and an expired one; a reader's token may GET but not change (403). The
-# listen policy: a non-loopback rest.listen without rest.auth stops
-# start-up unless rest.allow_insecure. Failed logins are limited per address.
+# listen policy: a non-loopback rest.listen without rest.auth, or with it
+# over plain HTTP, stops start-up unless rest.allow_insecure. Failed logins
+# are limited per address.
 #
 # usage: rest_auth.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -27,12 +28,21 @@ out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --check 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "is not loopback: set rest.auth = true" <<<"$out" ||
     fail "open non-loopback listen: exit $rc, '$out'"
-"$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --check >/dev/null 2>&1 ||
-    fail "non-loopback listen with rest.auth refused"
+out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --check 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "rest.auth is on over plain HTTP: passwords and tokens would cross" <<<"$out" ||
+    fail "login over plain HTTP off loopback: exit $rc, '$out'"
+"$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --rest.tls_cert=/x.crt \
+    --rest.tls_key=/x.key --print-config >/dev/null 2>&1 ||
+    fail "non-loopback listen with rest.auth and HTTPS refused"
 out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.allow_insecure=true --check 2>&1) ||
     fail "rest.allow_insecure did not allow it: $out"
 grep -q "ANYONE WHO REACHES IT" <<<"$out" || fail "rest.allow_insecure is not logged loudly: $out"
-pass "a non-loopback listen needs rest.auth (or rest.allow_insecure, logged loudly)"
+out=$("$OFCD" "${C[@]}" --rest.listen=0.0.0.0:8181 --rest.auth=true --rest.allow_insecure=true \
+    --check 2>&1) || fail "rest.allow_insecure did not allow plain HTTP: $out"
+grep -q "PASSWORDS AND TOKENS CROSS THE NETWORK IN CLEAR" <<<"$out" ||
+    fail "plain HTTP with rest.allow_insecure is not logged loudly: $out"
+pass "a non-loopback listen needs rest.auth over HTTPS (or rest.allow_insecure, logged loudly)"
 
 # ---- users ------------------------------------------------------------------------------
 printf 'password1\n' | "$OFCD" user add alice "${C[@]}" >/dev/null || fail "user add alice"
@@ -102,15 +112,17 @@ off=${scrape%?}$([ "${scrape: -1}" = 0 ] && echo 1 || echo 0)
 pass "a static reader token (rest.reader_tokens_file) scrapes /metrics, may not POST"
 
 # Tokens made here: one signed with another key, one expired, one for a user
-# that does not exist, all otherwise as ofcd makes them.
+# that does not exist, all otherwise as ofcd makes them (with the user's
+# epoch from the users file).
 mint() {
-    python3 - "$1" "$2" "$3" "$4" <<'PY'
+    python3 - "$1" "$2" "$3" "$4" "$work/var/users.json" <<'PY'
 import base64, hashlib, hmac, json, sys, time
-keyfile, user, role, exp_off = sys.argv[1:]
+keyfile, user, role, exp_off, users = sys.argv[1:]
 key = open(keyfile, "rb").read() if keyfile != "-" else b"k" * 32
+epoch = {u["username"]: u["epoch"] for u in json.load(open(users))["users"]}.get(user, "0" * 16)
 b = lambda x: base64.urlsafe_b64encode(x).rstrip(b"=").decode()
 h = b(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
-p = b(json.dumps({"username": user, "role": role, "iss": "ofcd",
+p = b(json.dumps({"username": user, "role": role, "iss": "ofcd", "epoch": epoch,
                   "exp": int(time.time()) + int(exp_off)}, separators=(",", ":")).encode())
 s = b(hmac.new(key, f"{h}.{p}".encode(), hashlib.sha256).digest())
 print(f"{h}.{p}.{s}")
@@ -127,7 +139,11 @@ grep -q "signature" "$work/body" || fail "wrong key: $(cat "$work/body")"
 grep -q "expired" "$work/body" || fail "expired: $(cat "$work/body")"
 [ "$(code "$API/api/v1/health" -H "Authorization: Bearer $(mint "$work/var/rest_jwt.key" mallory admin 600)")" = 401 ] ||
     fail "a token of a user that does not exist: not 401"
-pass "tokens signed with another key, expired, or of an unknown user: 401"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $(mint "$work/var/rest_jwt.key" rita admin 600)")" = 200 ] &&
+    [ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -X POST -H 'Content-Type: application/json' \
+        -d '{"flows":[{"priority":1}]}' -H "Authorization: Bearer $(mint "$work/var/rest_jwt.key" rita admin 600)")" = 403 ] ||
+    fail "a reader's token that says admin may change: $(cat "$work/body")"
+pass "tokens signed with another key, expired, or of an unknown user: 401; the role is the user's now"
 
 # Kytos-ng's user routes: list and get without passwords, create (201, 409,
 # 400), PATCH (role, 404), DELETE (the user's tokens then stop working), and
@@ -170,6 +186,9 @@ while [ "$(date -u +%Y-%m-%dT%H:%M:%S)" = "$carl_in" ] && [ $SECONDS -lt $end ];
     fail "PATCH did not move updated_at alone: $(cat "$work/body")"
 [ "$(code "$API/api/kytos/core/auth/users/nobody" "${H[@]}" "${J[@]}" -X PATCH -d '{"role": "reader"}')" = 404 ] ||
     fail "PATCH of an unknown user: not 404"
+[ "$(code "$API/api/v1/health" -H "Authorization: Bearer $carl_tok")" = 401 ] &&
+    grep -q "issued before the user's password or role last changed" "$work/body" ||
+    fail "carl's token from before his demotion: $(cat "$work/body")"
 [ "$(code "$LOGIN" -u carl:password4)" = 200 ] || fail "carl cannot log in after the PATCH"
 [ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -H "Authorization: Bearer $(jq -r .token "$work/body")" \
     "${J[@]}" -X POST -d '{"flows": [{"priority": 1}]}')" = 403 ] || fail "carl, now a reader, may still change"

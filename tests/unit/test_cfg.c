@@ -212,6 +212,10 @@ static void test_defaults(void **state)
     assert_int_equal(c.rest_threads, 4);
     assert_int_equal(c.rest_max_body_kb, 16384);
     assert_int_equal(c.rest_rate_limit_per_s, 0);
+    assert_int_equal(c.rest_max_conns_per_ip, 128);
+    assert_int_equal(c.rest_login_lock_s, 60);
+    assert_int_equal(c.rest_login_track_max, 4096);
+    assert_int_equal(c.rest_login_concurrency, 1);
     assert_int_equal(c.fm_pacing_per_s, 1000);
     assert_int_equal(c.fm_queue_max, 100000);
     assert_int_equal(c.fm_snapshot_budget_mb, 512);
@@ -470,6 +474,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("tcp.connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000),
     UCASE("rest.threads", rest_threads, 1, 256),
     UCASE("rest.max_body_kb", rest_max_body_kb, 1, 1048576),
+    UCASE("rest.max_conns_per_ip", rest_max_conns_per_ip, 1, 4096),
     UCASE("rest.max_flows_per_request", rest_max_flows_per_request, 1, 100000000),
     UCASE("rest.rate_limit_per_s", rest_rate_limit_per_s, 0, 10000000),
     UCASE("rest.rate_burst", rest_rate_burst, 1, 10000000),
@@ -483,6 +488,9 @@ static const struct uint_case uint_cases[] = {
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("flow_manager.store_linger_us", fm_store_linger_us, 0, 100000),
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
+    UCASE("rest.login_lock_s", rest_login_lock_s, 1, 86400),
+    UCASE("rest.login_track_max", rest_login_track_max, 16, 1048576),
+    UCASE("rest.login_concurrency", rest_login_concurrency, 1, 64),
     UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
     UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
     UCASE("topology.lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000),
@@ -1667,6 +1675,46 @@ static void test_finish_ranges(void **state)
     }
 }
 
+/* The REST listen policy: off loopback, the API needs rest.auth and, with
+ * it, HTTPS (passwords and tokens would cross the network in clear), unless
+ * rest.allow_insecure; the error names the keys. */
+static void test_finish_rest_listen(void **state)
+{
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    (void)state;
+
+    cfg_defaults(&c);
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    override_ok(&c, "rest.listen=10.0.0.1:8181");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "rest.listen = 10.0.0.1:8181");
+    assert_has(err, "rest.auth");
+    assert_has(err, "rest.allow_insecure");
+    override_ok(&c, "rest.auth=true");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "rest.listen = 10.0.0.1:8181");
+    assert_has(err, "in clear");
+    assert_has(err, "rest.tls_cert");
+    assert_has(err, "rest.allow_insecure");
+    override_ok(&c, "rest.tls_cert=/etc/ofcd/rest.crt");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "rest.tls_key");
+    override_ok(&c, "rest.tls_key=/etc/ofcd/rest.key");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    /* allow_insecure lets either through (ofcd logs it loudly at start). */
+    override_ok(&c, "rest.tls_cert=");
+    override_ok(&c, "rest.allow_insecure=true");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    override_ok(&c, "rest.auth=false");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    /* Anything in 127.0.0.0/8 is loopback. */
+    cfg_defaults(&c);
+    override_ok(&c, "rest.listen=127.1.2.3:8181");
+    override_ok(&c, "rest.auth=true");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1703,6 +1751,7 @@ int main(void)
         cmocka_unit_test(test_finish_tls_chain),
         cmocka_unit_test(test_finish_fault_rates),
         cmocka_unit_test(test_finish_ranges),
+        cmocka_unit_test(test_finish_rest_listen),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_print_help),
         cmocka_unit_test(test_parse_value_direct),

@@ -9,13 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "rest.h"
+#include "rest_auth.h"
 #include "rest_jwt.h"
 #include "rest_login_guard.h"
+#include "rest_priv.h"
 #include "rest_static_tokens.h"
 #include "rest_users.h"
 
@@ -28,7 +35,8 @@ static void sign_ok(const struct rest_jwt_claims *c, char *tok)
 
 static void test_jwt_roundtrip_and_expiry(void **state)
 {
-    struct rest_jwt_claims c = {.username = "alice", .role = "admin", .exp_s = 1000}, got;
+    struct rest_jwt_claims c = {.username = "alice", .role = "admin",
+                                .epoch = "0123456789abcdef", .exp_s = 1000}, got;
     char tok[REST_JWT_MAX];
 
     (void)state;
@@ -36,6 +44,7 @@ static void test_jwt_roundtrip_and_expiry(void **state)
     assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 999, &got), 0);
     assert_string_equal(got.username, "alice");
     assert_string_equal(got.role, "admin");
+    assert_string_equal(got.epoch, "0123456789abcdef");
     assert_true(got.exp_s == 1000);
     /* Expired at exp itself and after. */
     assert_int_equal(rest_jwt_verify(key, sizeof(key), tok, 1000, &got), -ETIMEDOUT);
@@ -137,49 +146,331 @@ static void test_users_file(void **state)
     assert_int_equal(chmod(path, 0600), 0);
     assert_int_equal(rest_users_load(path, &us), -EINVAL);
     unlink(path);
+    strcat(path, ".lock");
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* The users file is written under a lock (path.lock, flock) through a
+ * temporary file only the writer made: a name planted where the old fixed
+ * temporary name was is left alone, a writer waits for the lock (and gives
+ * up, writing nothing, when another holds it too long), and writers in
+ * several processes lose no one's change. */
+static void test_users_file_lock(void **state)
+{
+    char dir[] = "/tmp/ofcd-test-ulock.XXXXXX", path[128], other[160], lock[160], tmp[160];
+    struct rest_users us;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/users.json", dir);
+    snprintf(other, sizeof(other), "%s/precious", dir);
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    snprintf(tmp, sizeof(tmp), "%s.new", path);
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fputs("not the users", f);
+    fclose(f);
+    assert_int_equal(symlink(other, tmp), 0);
+    assert_int_equal(rest_users_put(path, "alice", "password1", "admin"), 0);
+    char buf[64] = "";
+    f = fopen(other, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof(buf), f));
+    fclose(f);
+    if (strcmp(buf, "not the users") != 0)
+        fail_msg("the writer wrote through a link planted at %s", tmp);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    unlink(tmp);
+
+    /* Another holds the lock: nothing is written. */
+    int fd = open(lock, O_RDWR | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+    int rc = rest_users_put(path, "bob", "password2", "admin");
+    if (rc != -EWOULDBLOCK)
+        fail_msg("with the lock held elsewhere the writer returned %d, not -EWOULDBLOCK", rc);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    assert_int_equal(us.n, 1);
+    rest_users_free(&us);
+    close(fd);
+
+    /* 6 processes add 3 users each at once: 18 more in the end. */
+    pid_t kids[6];
+    for (int k = 0; k < 6; k++) {
+        kids[k] = fork();
+        assert_true(kids[k] >= 0);
+        if (kids[k] == 0) {
+            int bad = 0;
+            for (int i = 0; i < 3; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "user%d_%d", k, i);
+                bad |= rest_users_put(path, name, "password9", "reader") != 0;
+            }
+            _exit(bad);
+        }
+    }
+    for (int k = 0; k < 6; k++) {
+        int ws;
+        assert_int_equal(waitpid(kids[k], &ws, 0), kids[k]);
+        assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
+    assert_int_equal(rest_users_load(path, &us), 0);
+    if (us.n != 19)
+        fail_msg("6 writers at once left %zu users, not 19", us.n);
+    rest_users_free(&us);
+    unlink(path);
+    unlink(lock);
+    unlink(other);
     rmdir(dir);
 }
 
-/* Five failures in a window lock the address out until a window has passed
- * since the last; others are not affected; a success clears it; a full
- * table gives up its stalest entry. */
+/* One login through the guard: its verdict, and with GO its outcome. */
+static enum rest_login_verdict try_login(struct rest_login_guard *g, uint32_t addr, bool ok,
+                                         uint64_t now, unsigned *retry)
+{
+    struct rest_login_pass p;
+    unsigned r = 0;
+    enum rest_login_verdict v = rest_login_guard_begin(g, addr, true, now, &p, &r);
+
+    if (v == REST_LOGIN_GO)
+        rest_login_guard_done(g, &p, ok, now);
+    else
+        assert_true(r > 0);
+    if (retry)
+        *retry = r;
+    return v;
+}
+
+static const struct rest_login_guard_cfg guard_cfg = {.lock_s = 60, .track_max = 256,
+                                                      .concurrency = 2};
+
+/* Five failures, each within the lock time of the one before, lock the
+ * address until the lock time after the last; others are not affected; a
+ * success clears it. */
 static void test_login_guard(void **state)
 {
     struct rest_login_guard g;
     const uint32_t a = 0x0a000001, b = 0x0a000002;
+    unsigned retry;
 
     (void)state;
-    rest_login_guard_init(&g);
-    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++) {
-        assert_int_equal(rest_login_guard_wait(&g, a, 100 + i), 0);
-        rest_login_guard_result(&g, a, false, 100 + i);
-    }
+    assert_int_equal(rest_login_guard_init(&g, &guard_cfg), 0);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++)
+        assert_int_equal(try_login(&g, a, false, 100 + i, NULL), REST_LOGIN_GO);
     unsigned last = 100 + REST_LOGIN_FAILS_MAX - 1;
-    assert_int_equal(rest_login_guard_wait(&g, a, last + 1), REST_LOGIN_WINDOW_S - 1);
-    assert_int_equal(rest_login_guard_wait(&g, b, last + 1), 0);
-    assert_int_equal(rest_login_guard_wait(&g, a, last + REST_LOGIN_WINDOW_S - 1), 1);
-    assert_int_equal(rest_login_guard_wait(&g, a, last + REST_LOGIN_WINDOW_S), 0);
-    /* Failures spread wider than the window never lock out. */
-    for (unsigned i = 0; i < 3 * REST_LOGIN_FAILS_MAX; i++) {
-        uint64_t t = 1000 + (uint64_t)i * REST_LOGIN_WINDOW_S;
-        assert_int_equal(rest_login_guard_wait(&g, b, t), 0);
-        rest_login_guard_result(&g, b, false, t);
-    }
+    assert_int_equal(try_login(&g, a, true, last + 1, &retry), REST_LOGIN_LOCKED);
+    assert_int_equal(retry, 59);
+    assert_int_equal(try_login(&g, b, true, last + 1, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, a, true, last + 59, &retry), REST_LOGIN_LOCKED);
+    assert_int_equal(retry, 1);
+    assert_int_equal(try_login(&g, a, false, last + 60, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, a, true, last + 61, NULL), REST_LOGIN_GO);
+    /* Failures spread wider than the lock time never lock out. */
+    for (unsigned i = 0; i < 3 * REST_LOGIN_FAILS_MAX; i++)
+        assert_int_equal(try_login(&g, b, false, 1000 + (uint64_t)i * 60, NULL), REST_LOGIN_GO);
     /* A success clears what came before. */
     for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX - 1; i++)
-        rest_login_guard_result(&g, a, false, 5000);
-    rest_login_guard_result(&g, a, true, 5000);
-    rest_login_guard_result(&g, a, false, 5000);
-    assert_int_equal(rest_login_guard_wait(&g, a, 5000), 0);
-    /* More addresses than slots: the newest are still counted. */
-    for (uint32_t i = 1; i <= REST_LOGIN_SLOTS + 10; i++)
-        rest_login_guard_result(&g, 0x0b000000 + i, false, 6000 + i);
-    uint32_t newest = 0x0b000000 + REST_LOGIN_SLOTS + 10;
-    uint64_t t = 6000 + REST_LOGIN_SLOTS + 10;
-    for (unsigned i = 1; i < REST_LOGIN_FAILS_MAX; i++)
-        rest_login_guard_result(&g, newest, false, t);
-    assert_true(rest_login_guard_wait(&g, newest, t) > 0);
+        try_login(&g, a, false, 5000, NULL);
+    try_login(&g, a, true, 5000, NULL);
+    try_login(&g, a, false, 5000, NULL);
+    assert_int_equal(try_login(&g, a, false, 5000, NULL), REST_LOGIN_GO);
     rest_login_guard_destroy(&g);
+}
+
+/* A locked address stays locked its whole lock time, however many other
+ * addresses fail meanwhile (more than the table holds): they are refused
+ * while every entry is alive, and get in once the first one ends. */
+static void test_login_guard_no_eviction(void **state)
+{
+    struct rest_login_guard g;
+    const uint32_t victim = 0x7f000009;
+    unsigned retry, full = 0;
+
+    (void)state;
+    assert_int_equal(rest_login_guard_init(&g, &guard_cfg), 0);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++)
+        try_login(&g, victim, false, 100, NULL);
+    for (uint32_t i = 1; i <= 300; i++) {
+        enum rest_login_verdict v = try_login(&g, 0x7f000100 + i, false, 101, &retry);
+        if (v == REST_LOGIN_FULL) {
+            assert_int_equal(retry, 59);    /* the victim's entry ends first */
+            full++;
+        } else {
+            assert_int_equal(v, REST_LOGIN_GO);
+        }
+    }
+    assert_int_equal(full, 300 - (guard_cfg.track_max - 1));
+    assert_int_equal(try_login(&g, victim, true, 102, &retry), REST_LOGIN_LOCKED);
+    if (retry != 58)
+        fail_msg("the locked address waits %u s, not 58: 300 other addresses freed it", retry);
+    assert_int_equal(try_login(&g, victim, true, 159, &retry), REST_LOGIN_LOCKED);
+    /* The victim's time is up: its entry is free for a newcomer; the
+     * others' entries live a second longer. */
+    assert_int_equal(try_login(&g, 0x7f000400, false, 160, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, 0x7f000401, false, 160, &retry), REST_LOGIN_FULL);
+    assert_int_equal(retry, 1);
+    assert_int_equal(try_login(&g, 0x7f000401, false, 161, NULL), REST_LOGIN_GO);
+    rest_login_guard_destroy(&g);
+}
+
+/* Checks at once: the configured number for anyone, one more for an
+ * address that logged in lately; a trusted address is never refused for a
+ * full table, and its failures still lock it. */
+static void test_login_guard_slots(void **state)
+{
+    const struct rest_login_guard_cfg cfg = {.lock_s = 60, .track_max = 4, .concurrency = 2};
+    struct rest_login_guard g;
+    struct rest_login_pass p[4];
+    const uint32_t admin = 0x7f000001;
+    unsigned retry;
+
+    (void)state;
+    assert_int_equal(rest_login_guard_init(&g, &cfg), 0);
+    assert_int_equal(try_login(&g, admin, true, 10, NULL), REST_LOGIN_GO);
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000001, true, 20, &p[0], &retry),
+                     REST_LOGIN_GO);
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000002, true, 20, &p[1], &retry),
+                     REST_LOGIN_GO);
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000003, true, 20, &p[2], &retry),
+                     REST_LOGIN_BUSY);
+    assert_int_equal(retry, 1);
+    /* Setting a password takes a slot too. */
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000004, false, 20, &p[2], &retry),
+                     REST_LOGIN_BUSY);
+    assert_int_equal(rest_login_guard_begin(&g, admin, true, 20, &p[2], &retry), REST_LOGIN_GO);
+    assert_true(p[2].trusted_slot);
+    assert_int_equal(rest_login_guard_begin(&g, admin, false, 20, &p[3], &retry),
+                     REST_LOGIN_BUSY);
+    rest_login_guard_done(&g, &p[2], true, 20);
+    rest_login_guard_done(&g, &p[0], false, 21);
+    rest_login_guard_done(&g, &p[1], false, 21);
+    /* The table (4) full of failing addresses: newcomers wait, admin not. */
+    assert_int_equal(try_login(&g, 0x0a000003, false, 22, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, 0x0a000004, false, 22, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, 0x0a000005, false, 22, &retry), REST_LOGIN_FULL);
+    assert_int_equal(retry, 59);
+    assert_int_equal(try_login(&g, admin, true, 22, NULL), REST_LOGIN_GO);
+    for (unsigned i = 0; i < REST_LOGIN_FAILS_MAX; i++)
+        assert_int_equal(try_login(&g, admin, false, 30, NULL), REST_LOGIN_GO);
+    assert_int_equal(try_login(&g, admin, true, 31, &retry), REST_LOGIN_LOCKED);
+    assert_int_equal(retry, 59);
+    /* Trust ends REST_LOGIN_TRUST_S after the last success. */
+    assert_int_equal(try_login(&g, admin, true, 200, NULL), REST_LOGIN_GO);
+    for (unsigned i = 0; i < 4; i++)
+        try_login(&g, 0x0b000000 + i, false, 200 + REST_LOGIN_TRUST_S, NULL);
+    assert_int_equal(try_login(&g, admin, true, 200 + REST_LOGIN_TRUST_S, NULL),
+                     REST_LOGIN_FULL);
+    rest_login_guard_destroy(&g);
+}
+
+/* What a token of alice's may do at now (POST: changes): the status. */
+static unsigned token_status(struct rest_auth *a, const char *tok, const char *method,
+                             uint64_t now)
+{
+    char h[REST_JWT_MAX + 16];
+    struct rest_reply r = {.status = 200};
+
+    snprintf(h, sizeof(h), "Bearer %s", tok);
+    bool ok = rest_auth_check(a, h, method, now, &r);
+    json_decref(r.json);
+    assert_true(ok == (r.status == 200));
+    return r.status;
+}
+
+/* A token is good only for its user as the users file holds it now: a new
+ * password, a new role, or the user deleted and made again, and the
+ * tokens issued before are refused. */
+static void test_token_follows_user(void **state)
+{
+    char dir[] = "/tmp/ofcd-test-epoch.XXXXXX", path[128];
+    char tok[REST_JWT_MAX], tok2[REST_JWT_MAX];
+    struct rest_auth a;
+    struct rest_users us;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/users.json", dir);
+    assert_int_equal(rest_users_put(path, "alice", "password1", "admin"), 0);
+    struct rest_cfg cfg = {.auth = true, .token_minutes = 60, .users_file = path,
+                           .reader_tokens_file = "", .data_dir = dir, .login_lock_s = 60,
+                           .login_track_max = 16, .login_concurrency = 1};
+    assert_int_equal(rest_auth_open(&a, &cfg, NULL), 0);
+    /* The file is looked at once a second: each step a second later. */
+    uint64_t now = (uint64_t)time(NULL) + 10;
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok, sizeof(tok)), 0);
+    assert_int_equal(token_status(&a, tok, "POST", now), 200);
+
+    /* A new password. */
+    uint64_t epoch = rest_users_find(&a.users, "alice")->epoch;
+    assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
+    now++;
+    if (token_status(&a, tok, "GET", now) != 401)
+        fail_msg("a token issued before the password changed is still good");
+    /* A login whose check began before the change gets no token. */
+    assert_int_equal(rest_auth_issue(&a, "alice", &epoch, now, tok, sizeof(tok)), -ESTALE);
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok, sizeof(tok)), 0);
+    assert_int_equal(token_status(&a, tok, "POST", now), 200);
+
+    /* Demoted: the admin's token may not change anything any more. */
+    assert_int_equal(rest_users_put(path, "alice", "password2", "reader"), 0);
+    now++;
+    if (token_status(&a, tok, "POST", now) == 200)
+        fail_msg("a demoted user's token still changes");
+    assert_int_equal(token_status(&a, tok, "GET", now), 401);
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok, sizeof(tok)), 0);
+    assert_int_equal(token_status(&a, tok, "GET", now), 200);
+    assert_int_equal(token_status(&a, tok, "POST", now), 403);
+
+    /* Deleted and made again with the same name and password. */
+    assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
+    now++;
+    assert_int_equal(rest_auth_issue(&a, "alice", NULL, now, tok2, sizeof(tok2)), 0);
+    assert_int_equal(token_status(&a, tok2, "POST", now), 200);
+    int lk = rest_users_lock(path);
+    assert_true(lk >= 0);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    rest_users_remove(&us, rest_users_find(&us, "alice"));
+    assert_int_equal(rest_users_save(path, &us), 0);
+    rest_users_unlock(lk);
+    rest_users_free(&us);
+    now++;
+    assert_int_equal(token_status(&a, tok2, "GET", now), 401);
+    assert_int_equal(rest_users_put(path, "alice", "password2", "admin"), 0);
+    now++;
+    if (token_status(&a, tok2, "POST", now) != 401)
+        fail_msg("a token of the deleted user works for the new one of that name");
+
+    /* A users route changes the latest users: one added by `ofcd user add`
+     * a moment ago (before the once-a-second look) is read under the
+     * file's lock, so the route's write keeps it. */
+    assert_int_equal(rest_users_put(path, "bob", "password3", "admin"), 0);
+    pthread_rwlock_wrlock(&a.lock);
+    int fd = rest_auth_users_lock(&a);
+    assert_true(fd >= 0);
+    assert_non_null(rest_users_find(&a.users, "bob"));
+    struct rest_user carol = {.name = "carol", .role = "reader"};
+    assert_int_equal(rest_user_set_password(&carol, "password4"), 0);
+    assert_int_equal(rest_users_add(&a.users, &carol), 0);
+    assert_int_equal(rest_users_save(path, &a.users), 0);
+    rest_auth_users_saved(&a);
+    rest_users_unlock(fd);
+    pthread_rwlock_unlock(&a.lock);
+    assert_int_equal(rest_users_load(path, &us), 0);
+    assert_non_null(rest_users_find(&us, "bob"));
+    assert_non_null(rest_users_find(&us, "carol"));
+    rest_users_free(&us);
+
+    rest_auth_close(&a);
+    char key[160];
+    snprintf(key, sizeof(key), "%s/rest_jwt.key", dir);
+    unlink(key);
+    snprintf(key, sizeof(key), "%s.lock", path);
+    unlink(key);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* Static reader tokens: as written, matched only whole, mistakes named by line. */
@@ -231,8 +522,12 @@ int main(void)
         cmocka_unit_test(test_jwt_roundtrip_and_expiry),
         cmocka_unit_test(test_jwt_tampering),
         cmocka_unit_test(test_users_file),
+        cmocka_unit_test(test_users_file_lock),
         cmocka_unit_test(test_login_guard),
+        cmocka_unit_test(test_login_guard_no_eviction),
+        cmocka_unit_test(test_login_guard_slots),
         cmocka_unit_test(test_static_tokens),
+        cmocka_unit_test(test_token_follows_user),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
