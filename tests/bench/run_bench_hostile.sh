@@ -35,6 +35,11 @@ cleanup() {
 trap cleanup EXIT
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 ATTACKER=10.66.0.9
+# Each burst from an address of its own: the kernel keeps a closed
+# connection's port in TIME_WAIT for a minute, and 10,000 of them would
+# leave the next burst from the same address short of ports.
+LAB1=10.66.0.51
+LAB2=10.66.0.52
 
 start() {   # start LOG ARGS...: ofcd on the shipped config plus ARGS
     local log=$1
@@ -44,7 +49,7 @@ start() {   # start LOG ARGS...: ofcd on the shipped config plus ARGS
     opid=$!
     timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$log"
     grep -q "ofcd ready" "$log" || { tail "$log"; echo "ofcd did not start"; exit 1; }
-    ip addr add "$ATTACKER/24" dev ofc0 2>/dev/null
+    for a in $ATTACKER $LAB1 $LAB2; do ip addr add "$a/24" dev ofc0 2>/dev/null; done
 }
 stop() {
     if [ -n "$opid" ] && kill -0 "$opid" 2>/dev/null; then
@@ -70,8 +75,9 @@ PY
 echo "== 10,000 switches from one address at once (emulator on the tap's kernel side) =="
 start "$work/burst.log"
 ev0=$(io_total pending_evicted)
-"$EMU" --controller 10.66.0.2:6653 --switches 10000 --connect-rate 0 --echo-interval 5000 \
-    --dpid-base 0x600000 --duration 20 --quiet --json "$OUT/hostile_burst_ofcd.json" \
+"$EMU" --controller 10.66.0.2:6653 --bind $LAB1 --switches 10000 --connect-rate 0 \
+    --echo-interval 5000 --dpid-base 0x600000 --duration 20 --quiet \
+    --json "$OUT/hostile_burst_ofcd.json" \
     >/dev/null 2>&1
 ev=$(( $(io_total pending_evicted) - ev0 ))
 stop
@@ -125,7 +131,8 @@ echo_case pool-squat bash -c "
     $PEER echo-flood --conns 8 --rcvbuf 1024 --bind $ATTACKER --duration 10 &
     wait"
 echo_case xid-top-stats $PEER stats-forge --dpid f00d --bind $ATTACKER --duration 10
-echo_case burst-10000 "$EMU" --controller 10.66.0.2:6653 --switches 10000 --connect-rate 0 \
+echo_case burst-10000 "$EMU" --controller 10.66.0.2:6653 --bind $LAB2 --switches 10000 \
+    --connect-rate 0 \
     --echo-interval 5000 --dpid-base 0x600000 --duration 10 --quiet
 stop
 printf '%-16s %12s %12s %12s\n' case echo_p50_ms echo_p99_ms disconnects
@@ -135,4 +142,4 @@ for f in "$OUT"/hostile_echo_*.json; do
     printf '%-16s %12s %12s %12s\n' "$n" "$(emu_fig "$f" echo_p50_ms)" \
         "$(emu_fig "$f" echo_p99_ms)" "$(emu_fig "$f" disconnects | cut -d. -f1)"
 done
-echo "(attackers from $ATTACKER, the good switches from 10.66.0.1; burst-10000 from 10.66.0.1 too)"
+echo "(attackers from $ATTACKER, the good switches from 10.66.0.1, the bursts from $LAB1, $LAB2)"

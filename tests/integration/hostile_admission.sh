@@ -32,7 +32,10 @@ require_tool jq
 hostile_setup hostile_admission
 PEER="python3 $here/hostile_peer.py"
 SQUATTER=10.66.0.11
-ip addr add "$SQUATTER/24" dev ofc0 || fail "cannot add $SQUATTER"
+# The lab's address: a fresh one, so all its ephemeral ports are free (the
+# kernel keeps a closed connection's port in TIME_WAIT for a minute).
+LAB=10.66.0.30
+for a in $SQUATTER $LAB; do ip addr add "$a/24" dev ofc0 || fail "cannot add $a"; done
 
 counter() { rest_metric "ofcd_openflow_io_total{lcore=\"0\",what=\"$1\"}"; }
 worker_total() { rest_metric "ofcd_openflow_worker_total{lcore=\"0\",what=\"$1\"}"; }
@@ -54,7 +57,7 @@ sample_min() {
 evicted0=$(counter pending_evicted)
 refused0=$(( $(counter refused_table_full) + $(counter refused_no_event_buffer) +
              $(counter refused_addr_table) ))
-HOSTILE_POST_AFTER=3 hostile_attack burst 400 "$EMU" --controller 10.66.0.2:6653 \
+HOSTILE_POST_AFTER=3 hostile_attack burst 400 "$EMU" --controller 10.66.0.2:6653 --bind $LAB \
     --switches 10000 --connect-rate 0 --dpid-base 0x500000 --duration 40 \
     --echo-interval 5000 --quiet --json "$work/burst.json"
 j=$work/burst.json

@@ -17,6 +17,7 @@
 #ifndef EMU_H
 #define EMU_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +67,8 @@ struct emu_opts {
     bool listen;                  /* --listen: switches wait for the controller */
     struct sockaddr_storage addr; /* controller (connect) or first listen address */
     socklen_t addr_len;
+    bool has_bind;                /* --bind: the connections' IPv4 source address */
+    struct sockaddr_in bind_addr;
     uint16_t listen_base;
     uint32_t n_switches;
     uint32_t n_ports;

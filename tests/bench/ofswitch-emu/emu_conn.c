@@ -235,6 +235,11 @@ static void start_connect(struct emu_sw *sw)
     }
     int one = 1;
     (void)setsockopt(sw->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (ctx->opt.has_bind &&
+        bind(sw->fd, (const struct sockaddr *)&ctx->opt.bind_addr, sizeof(ctx->opt.bind_addr))) {
+        connect_failed(sw);
+        return;
+    }
     emu_attack_on_socket(sw);
     int rc = connect(sw->fd, (const struct sockaddr *)&ctx->opt.addr, ctx->opt.addr_len);
     if (rc == 0) {

@@ -4,6 +4,7 @@
  * switches' starts, runs the event loop until --duration or SIGINT/SIGTERM, then prints
  * the report (emu_report.c).  Run `ofswitch-emu --help` for the options.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
@@ -32,6 +33,8 @@ static void usage(FILE *f)
         "  --controller HOST:PORT   connect every switch to this controller\n"
         "  --listen PORT            switch i listens on PORT+i (controller connects)\n"
         "  --listen-addr ADDR       address to listen on (default 127.0.0.1)\n"
+        "  --bind ADDR              IPv4 source address of the connections (default: the\n"
+        "                           kernel's choice); a fresh one has all its ports free\n"
         "switches:\n"
         "  --switches N             number of switches (default 1)\n"
         "  --ports N                ports per switch (default 4)\n"
@@ -98,7 +101,7 @@ static void usage(FILE *f)
 }
 
 enum {
-    OPT_CONTROLLER = 256, OPT_LISTEN, OPT_LISTEN_ADDR, OPT_SWITCHES, OPT_PORTS, OPT_DPID,
+    OPT_CONTROLLER = 256, OPT_LISTEN, OPT_LISTEN_ADDR, OPT_BIND, OPT_SWITCHES, OPT_PORTS, OPT_DPID,
     OPT_TABLES, OPT_TABLE_SIZE, OPT_BUFFERS, OPT_RATE, OPT_DURATION, OPT_ECHO_INT,
     OPT_ECHO_TMO, OPT_BACKOFF_MIN, OPT_BACKOFF_MAX, OPT_MODE, OPT_PIN_RATE, OPT_WINDOW,
     OPT_PIN_TMO, OPT_FLAP, OPT_RECONNECT, OPT_BAD_FROM, OPT_BAD_EVERY, OPT_BAD_KINDS,
@@ -110,6 +113,7 @@ static const struct option long_opts[] = {
     {"controller", required_argument, NULL, OPT_CONTROLLER},
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"listen-addr", required_argument, NULL, OPT_LISTEN_ADDR},
+    {"bind", required_argument, NULL, OPT_BIND},
     {"switches", required_argument, NULL, OPT_SWITCHES},
     {"ports", required_argument, NULL, OPT_PORTS},
     {"dpid-base", required_argument, NULL, OPT_DPID},
@@ -290,6 +294,15 @@ static int parse_args(int argc, char **argv, struct emu_opts *o)
             o->listen_base = (uint16_t)v32;
             break;
         case OPT_LISTEN_ADDR: listen_addr = optarg; break;
+        case OPT_BIND:
+            o->has_bind = inet_pton(AF_INET, optarg, &o->bind_addr.sin_addr) == 1;
+            o->bind_addr.sin_family = AF_INET;
+            if (!o->has_bind) {
+                fprintf(stderr, "ofswitch-emu: --bind wants an IPv4 address, not '%s'\n",
+                        optarg);
+                rc = -EINVAL;
+            }
+            break;
         case OPT_SWITCHES: rc = parse_u32(name, optarg, 1, EMU_MAX_SWITCHES, &o->n_switches); break;
         case OPT_PORTS: rc = parse_u32(name, optarg, 1, EMU_MAX_PORTS, &o->n_ports); break;
         case OPT_DPID: rc = parse_u64(name, optarg, 0, UINT64_MAX, &o->dpid_base); break;
