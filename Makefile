@@ -98,6 +98,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/rest.txt
 	./tests/bench/run_bench_isolation.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
+	./tests/bench/run_bench_hostile.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
 	./tests/bench/run_bench_tls.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/tls.txt
 	./tests/bench/run_bench_seed_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \

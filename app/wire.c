@@ -49,6 +49,9 @@ static void wire_lcore_cfg(const struct app_ctx *app, unsigned id, bool io, uint
 static void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index,
                            struct of_io_cfg *out)
 {
+    struct cfg_buffer_shares sh;
+
+    cfg_buffer_shares(c, &sh);
     *out = (struct of_io_cfg){
         .io_index = io_index,
         .port = c->of_port,
@@ -61,10 +64,10 @@ static void wire_of_io_cfg(const struct ofcd_config *c, unsigned io_index,
         .conn_control_buffers = c->of_conn_control_buffers,
         .max_pending = c->of_max_pending,
         .pending_conn_buffers = c->of_pending_conn_buffers,
-        .pending_buffers = c->of_pending_buffers,
-        .ip_buffers = c->of_ip_buffers,
-        .ip_buffer_kb = c->of_ip_buffer_kb,
-        .ip_control_buffers = c->of_ip_control_buffers,
+        .pending_buffers = sh.pending_buffers,
+        .ip_buffers = sh.ip_buffers,
+        .ip_buffer_kb = sh.ip_buffer_kb,
+        .ip_control_buffers = sh.ip_control_buffers,
         .tls_port = c->tls_port,
         .tls_handshake_timeout_ms = c->tls_handshake_timeout_ms,
     };

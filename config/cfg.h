@@ -225,6 +225,16 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen);
 #define CFG_LARGE_SHARE 64u
 uint32_t cfg_large_buffers(uint32_t n_small);
 
+/* The buffer shares in effect: the openflow.*_buffers keys, those left at 0
+ * derived from the pools and the number of io lcores (cfg_shares.c). */
+struct cfg_buffer_shares {
+    uint32_t pending_buffers;
+    uint32_t ip_buffers;
+    uint32_t ip_buffer_kb;
+    uint32_t ip_control_buffers;
+};
+void cfg_buffer_shares(const struct ofcd_config *cfg, struct cfg_buffer_shares *out);
+
 /* Print every key with its default and help, grouped by section (for --help). */
 void cfg_print_help(FILE *out);
 

@@ -140,20 +140,21 @@ const struct cfg_key cfg_keys[] = {
              "message buffers a connection may hold before its handshake is done (what it "
              "sends, what waits for the handshake, what is sent to it), one of them large "
              "at most; at the bound ofcd stops reading it"),
-    CFG_UINT("openflow", "pending_buffers", of_pending_buffers, 16, 4194304, "4096",
+    CFG_UINT("openflow", "pending_buffers", of_pending_buffers, 0, 4194304, "0",
              "message buffers all connections of an io lcore short of ESTABLISHED may hold "
              "together (1/64 as many large ones); at the bound ofcd stops reading them "
-             "until buffers come back"),
-    CFG_UINT("openflow", "ip_buffers", of_ip_buffers, 16, 4194304, "8192",
+             "until buffers come back (0 = msg_buffers / 8 / io lcores)"),
+    CFG_UINT("openflow", "ip_buffers", of_ip_buffers, 0, 4194304, "0",
              "message buffers all connections from one source address may hold together "
              "on an io lcore; at the bound ofcd stops reading them until buffers come "
              "back (a lab of switches behind one address shares it, and is slowed, not "
-             "refused)"),
-    CFG_UINT("openflow", "ip_buffer_kb", of_ip_buffer_kb, 64, 4194304, "8192",
-             "the same bound in KiB, each buffer counted by its size (512 B or 64 KiB)"),
-    CFG_UINT("openflow", "ip_control_buffers", of_ip_control_buffers, 8, 4194304, "2048",
+             "refused) (0 = msg_buffers / 4 / io lcores)"),
+    CFG_UINT("openflow", "ip_buffer_kb", of_ip_buffer_kb, 0, 4194304, "0",
+             "the same bound in KiB, each buffer counted by its size (512 B or 64 KiB) "
+             "(0 = a quarter of the 64 KiB buffers / io lcores)"),
+    CFG_UINT("openflow", "ip_control_buffers", of_ip_control_buffers, 0, 4194304, "0",
              "of those, buffers of the control plane's pools (what is sent to them, "
-             "events about them)"),
+             "events about them) (0 = control_buffers / 8 / io lcores)"),
     CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
              "unsent KiB a switch may fall behind before ofcd disconnects it"),
     CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",

@@ -132,14 +132,81 @@ echo_case pool-squat bash -c "
     wait"
 echo_case xid-top-stats $PEER stats-forge --dpid f00d --bind $ATTACKER --duration 10
 echo_case burst-10000 "$EMU" --controller 10.66.0.2:6653 --bind $LAB2 --switches 10000 \
-    --connect-rate 0 \
-    --echo-interval 5000 --dpid-base 0x600000 --duration 10 --quiet
+    --connect-rate 0 --echo-interval 5000 --dpid-base 0x600000 --duration 10 --quiet
+# dpid churn: ofcd's RSS each second meanwhile (a minute), and the good
+# switches' echo over its first 10 s.
+churn_rss() {
+    local t0=$SECONDS cpid
+    "$EMU" --controller 10.66.0.2:6653 --bind $ATTACKER --attack churn --switches 16 \
+        --ports 4096 --connect-rate 0 --echo-interval 0 --duration 60 --quiet \
+        --json "$OUT/hostile_churn.json" >/dev/null 2>&1 &
+    cpid=$!
+    echo "t_s rss_kib switches_known" >"$OUT/hostile_churn_rss.csv"
+    while kill -0 "$cpid" 2>/dev/null; do
+        echo "$((SECONDS - t0)) $(awk '/^VmRSS/ { print $2 }' "/proc/$opid/status")" \
+            "$(rest_metric ofcd_switches_known)" >>"$OUT/hostile_churn_rss.csv"
+        sleep 1
+    done
+}
+echo_case dpid-churn churn_rss
 stop
-printf '%-16s %12s %12s %12s\n' case echo_p50_ms echo_p99_ms disconnects
-for f in "$OUT"/hostile_echo_*.json; do
-    n=${f##*/hostile_echo_}
-    n=${n%.json}
-    printf '%-16s %12s %12s %12s\n' "$n" "$(emu_fig "$f" echo_p50_ms)" \
+
+# The REST attacks need rest.auth: ofcd again, with an admin and a scraper.
+mkdir -p "$work/users"
+printf 'password1\n' | "$OFCD" user add admin --config "$CONF" --app.data_dir="$work/users" \
+    >/dev/null
+OFCD_METRICS_TOKEN=$(openssl rand -hex 32)
+printf 'scraper %s\n' "$OFCD_METRICS_TOKEN" >"$work/users/readers"
+chmod 600 "$work/users/readers"
+start "$work/echo_rest.log" --rest.auth=true --rest.users_file="$work/users/users.json" \
+    --rest.reader_tokens_file="$work/users/readers"
+RPEER="python3 $here/../integration/hostile_rest_peer.py"
+echo_case rest-preauth-spray bash -c "
+    $RPEER uploads --bind 127.0.0.5 --conns 200 --limit 128 --slow 20 --duration 10 &
+    $RPEER spray --victim 127.0.0.9 --count 300 --workers 32 --lock-s 60 &
+    wait"
+stop
+unset OFCD_METRICS_TOKEN
+
+printf '%-20s %12s %12s %12s\n' case echo_p50_ms echo_p99_ms disconnects
+for n in alone pool-squat xid-top-stats burst-10000 dpid-churn rest-preauth-spray; do
+    f=$OUT/hostile_echo_$n.json
+    [ -s "$f" ] || { printf '%-20s %12s\n' "$n" "(no report)"; continue; }
+    printf '%-20s %12s %12s %12s\n' "$n" "$(emu_fig "$f" echo_p50_ms)" \
         "$(emu_fig "$f" echo_p99_ms)" "$(emu_fig "$f" disconnects | cut -d. -f1)"
 done
-echo "(attackers from $ATTACKER, the good switches from 10.66.0.1, the bursts from $LAB1, $LAB2)"
+echo "(attackers from $ATTACKER, the good switches from 10.66.0.1, the bursts from $LAB1," \
+     "$LAB2, the REST clients from 127.0.0.x)"
+echo
+echo "== ofcd's RSS during a minute of dpid churn (16 churners, 4,096 ports each) =="
+python3 - "$OUT/hostile_churn_rss.csv" "$OUT/hostile_churn.json" "$OUT/hostile.json" \
+    "$OUT"/hostile_echo_*.json <<'PY'
+import json, os, sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:] if len(l.split()) == 3]
+rss = [int(r[1]) / 1024 for r in rows]
+churn = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else {}
+made = churn.get("attack", {}).get("messages_sent", 0)
+if rss:
+    print(f"RSS {rss[0]:.0f} MiB at the start, {max(rss):.0f} MiB at most, {rss[-1]:.0f} MiB at "
+          f"the end of {len(rss)} s; {made} made-up switches; switches_known at most "
+          f"{max(int(float(r[2])) for r in rows)}")
+def fig(path):
+    r = json.load(open(path))
+    e = r["times_us"]["echo_rtt"]
+    return {"echo_p50_ms": e["p50"] / 1000 if e["count"] else None,
+            "echo_p99_ms": e["p99"] / 1000 if e["count"] else None,
+            "disconnects": r["disconnects"]["total"]}
+out = {"churn_rss_mib": [[int(r[0]), int(r[1]) / 1024] for r in rows], "churn_made": made,
+       "echo": {os.path.basename(p)[len("hostile_echo_"):-5]: fig(p) for p in sys.argv[4:]}}
+for who in ("ofcd", "osken"):
+    p = os.path.join(os.path.dirname(sys.argv[1]), f"hostile_burst_{who}.json")
+    if os.path.exists(p):
+        r = json.load(open(p))
+        h = r["times_us"]["handshake"]
+        out["burst_" + who] = {"established": r["switches"]["handshaked"],
+                               "hs_p50_ms": (h.get("p50") or 0) / 1000,
+                               "hs_p99_ms": (h.get("p99") or 0) / 1000,
+                               "extra_attempts": r["connect"]["attempts"] - r["config"]["switches"]}
+json.dump(out, open(sys.argv[3], "w"), indent=1)
+PY
+echo "(JSON in $OUT/hostile.json; RSS per second in $OUT/hostile_churn_rss.csv)"

@@ -421,10 +421,10 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.hello_timeout_ms", of_hello_timeout_ms, 0, 600000),
     UCASE("openflow.max_pending", of_max_pending, 1, 1048576),
     UCASE("openflow.pending_conn_buffers", of_pending_conn_buffers, 4, 4194304),
-    UCASE("openflow.pending_buffers", of_pending_buffers, 16, 4194304),
-    UCASE("openflow.ip_buffers", of_ip_buffers, 16, 4194304),
-    UCASE("openflow.ip_buffer_kb", of_ip_buffer_kb, 64, 4194304),
-    UCASE("openflow.ip_control_buffers", of_ip_control_buffers, 8, 4194304),
+    UCASE("openflow.pending_buffers", of_pending_buffers, 0, 4194304),
+    UCASE("openflow.ip_buffers", of_ip_buffers, 0, 4194304),
+    UCASE("openflow.ip_buffer_kb", of_ip_buffer_kb, 0, 4194304),
+    UCASE("openflow.ip_control_buffers", of_ip_control_buffers, 0, 4194304),
     UCASE("openflow.echo_interval_ms", of_echo_interval_ms, 0, 3600000),
     UCASE("openflow.echo_timeout_ms", of_echo_timeout_ms, 0, 3600000),
     UCASE("openflow.rtt_probe_ms", of_rtt_probe_ms, 0, 3600000),
@@ -1292,6 +1292,7 @@ static void test_finish_buffer_shares(void **state)
     override_ok(&c, "openflow.msg_buffers=16384");
     override_ok(&c, "openflow.ip_buffers=4096");
     override_ok(&c, "openflow.pending_buffers=2048");
+    override_ok(&c, "openflow.ip_buffer_kb=8192");
     assert_int_equal(finish(&c, err), -EINVAL);
     assert_has(err, "large buffers");
     assert_has(err, "ip_buffer_kb/64 128");
@@ -1309,6 +1310,41 @@ static void test_finish_buffer_shares(void **state)
     override_ok(&c, "openflow.ip_control_buffers=8193");
     assert_int_equal(finish(&c, err), -EINVAL);
     assert_has(err, "control_buffers 16384 / 2 = 8192");
+}
+
+/* Shares left at 0 follow the pools and the io lcores: the shipped
+ * configuration starts whatever the lcore layout (with fixed shares, two io
+ * lcores broke the rule above), and a lab behind one address still gets a
+ * quarter of the pool on one io lcore. */
+static void test_shares_derived(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    struct cfg_buffer_shares sh;
+    static const char *const layouts[] = {"0", "0,1", "0-3", "0-7"};
+
+    for (size_t i = 0; i < ARRAY_SIZE(layouts); i++) {
+        char o[32];
+        cfg_defaults(&c);
+        snprintf(o, sizeof(o), "lcores.io=%s", layouts[i]);
+        override_ok(&c, o);
+        if (finish(&c, err) != 0)
+            fail_msg("lcores.io=%s: %s", layouts[i], err);
+    }
+    cfg_defaults(&c);
+    cfg_buffer_shares(&c, &sh);
+    assert_int_equal(sh.ip_buffers, 8192);
+    assert_int_equal(sh.pending_buffers, 4096);
+    assert_int_equal(sh.ip_buffer_kb, 8192);
+    assert_int_equal(sh.ip_control_buffers, 2048);
+    override_ok(&c, "lcores.io=0-3");
+    cfg_buffer_shares(&c, &sh);
+    assert_int_equal(sh.ip_buffers, 2048);
+    assert_int_equal(sh.pending_buffers, 1024);
+    override_ok(&c, "openflow.ip_buffers=3000");
+    cfg_buffer_shares(&c, &sh);
+    assert_int_equal(sh.ip_buffers, 3000);            /* set: taken as it is */
 }
 
 static void test_finish_kernel_address(void **state)
@@ -1741,6 +1777,7 @@ int main(void)
         cmocka_unit_test(test_finish_mbuf_cache),
         cmocka_unit_test(test_finish_descriptors),
         cmocka_unit_test(test_finish_buffer_shares),
+        cmocka_unit_test(test_shares_derived),
         cmocka_unit_test(test_rcv_buf_holds_a_message),
         cmocka_unit_test(test_finish_topology_timeout),
         cmocka_unit_test(test_finish_lldp_max_age),
