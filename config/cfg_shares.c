@@ -108,6 +108,8 @@ int cfg_check_shares(struct ofcd_config *cfg, char *err, size_t errlen)
 
     if (nest("pending_conn_buffers", cfg->of_pending_conn_buffers, "conn_buffers",
              cfg->of_conn_buffers, err, errlen) < 0 ||
+        nest("pending_conn_buffers", cfg->of_pending_conn_buffers, "pending_buffers",
+             sh.pending_buffers, err, errlen) < 0 ||
         nest("conn_buffers", cfg->of_conn_buffers, "ip_buffers", cfg->of_ip_buffers, err,
              errlen) < 0 ||
         nest("conn_buffer_kb", cfg->of_conn_buffer_kb, "ip_buffer_kb", cfg->of_ip_buffer_kb,

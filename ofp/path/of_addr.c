@@ -17,9 +17,15 @@ struct of_addrs {
     struct qmsg_quota_bounds share;
 };
 
+/* Every bit of the address moves the home slot (a multiply alone leaves
+ * addresses equal in their low bits on one slot, and O(1) becomes a scan). */
 static uint32_t addr_hash(uint32_t ip)
 {
-    return (ip * 2654435761u) >> 7;
+    ip ^= ip >> 16;
+    ip *= 0x85ebca6bu;
+    ip ^= ip >> 13;
+    ip *= 0xc2b2ae35u;
+    return ip ^ (ip >> 16);
 }
 
 /* The hash slot holding ip, or the empty one where it would go. */

@@ -191,10 +191,9 @@ static void evict_pending(struct of_io *io)
     io->stats.pending_evicted++;
     if (ofcd_ratelimit(&io->rl_evict, io->env.clock_us(), &missed))
         LOG_WARN("of", "io %u: openflow.max_pending (%u) connections short of ESTABLISHED: "
-                 "closing the oldest of %s's %u for a newcomer (%lu more unlogged)",
-                 io->io_index, io->max_pending,
-                 ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), p->addr->n_pending,
-                 (unsigned long)missed);
+                 "closing the oldest of the %u from %s (port %u) for a newcomer (%lu more "
+                 "unlogged)", io->io_index, io->max_pending, p->addr->n_pending,
+                 ofcd_ipv4_format(oc->peer_ip, peer), oc->peer_port, (unsigned long)missed);
     conn_close(oc, true, NULL);
 }
 
@@ -471,11 +470,31 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
 /* A buffer for one of the connection's messages, charged to its share and
  * the shares it is part of: NULL (counted, and logged rate-limited with the
  * share that is full) when one of them has no room or the pool is empty. */
-static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
+/* What a switch sends to finish the handshake (and errors about it): the
+ * worker takes these at once (never holds them), so they cost only a
+ * moment of the pending shares. */
+static bool handshake_type(uint8_t type)
+{
+    return type == OFPT_HELLO || type == OFPT_ERROR || type == OFPT_ECHO_REPLY ||
+           type == OFPT_FEATURES_REPLY || type == OFPT_GET_CONFIG_REPLY ||
+           type == OFPT_MULTIPART_REPLY || type == OFPT_BARRIER_REPLY;
+}
+
+/* type: the message's OpenFlow type, or -1 for what ofcd makes itself (an
+ * echo reply). A connection short of ESTABLISHED is not kept from its own
+ * handshake by its pending shares: whatever it sent before (messages the
+ * worker holds until the handshake ends, charged to its small share) or
+ * what others hold of the pending connections' share would otherwise stop
+ * its FEATURES_REPLY or DESC reply until the handshake timeout. Only its
+ * address's share bounds those. */
+static struct qmsg *conn_buf(struct of_conn *oc, size_t len, int type)
 {
     struct of_io *io = oc->io;
     bool big = len > QMSG_SMALL_DATA;
-    const struct qmsg_quota *full = qmsg_quota_blocker(&oc->quota, big);
+    const struct qmsg_quota *full =
+        oc->pend.addr && type >= 0 && handshake_type((uint8_t)type)
+            ? (qmsg_quota_room_own(&oc->addr->quota, big) ? NULL : &oc->addr->quota)
+            : qmsg_quota_blocker(&oc->quota, big);
     uint64_t missed;
     char peer[OFCD_PEER_STRLEN];
     const char *whose;
@@ -514,7 +533,7 @@ static struct qmsg *conn_buf(struct of_conn *oc, size_t len)
  * it now (the request stays in the stream and is answered later). */
 static bool answer_echo(struct of_conn *oc, uint16_t len)
 {
-    struct qmsg *m = conn_buf(oc, len);
+    struct qmsg *m = conn_buf(oc, len, -1);
 
     if (!m)
         return false;
@@ -573,7 +592,8 @@ static unsigned frame_conn(struct of_conn *oc)
         }
         /* Room for the event header in front: the worker forwards a message
          * to the control thread in its own buffer. */
-        struct qmsg *m = conn_buf(oc, sizeof(struct of_event_hdr) + len);
+        struct qmsg *m = conn_buf(oc, sizeof(struct of_event_hdr) + len,
+                                  hdr[0] == OFP13_VERSION ? hdr[1] : -1);
         if (!m) {
             retry_later(oc);             /* buffers come back as the worker frees */
             return done;
@@ -796,10 +816,16 @@ static void on_established(struct tcp_conn *c, void *user)
         evict_pending(io);
     oc->addr = addr;
     oc->pend.addr = NULL;
-    of_addrs_pend(io->addrs, addr, &oc->pend);
-    qmsg_quota_bound(&oc->quota, &io->pending_share);
     qmsg_quota_set_up(&oc->quota, 0, &addr->quota);
-    qmsg_quota_set_up(&oc->quota, 1, &io->pending_quota);
+    if (of_addrs_pend(io->addrs, addr, &oc->pend) == 0) {
+        qmsg_quota_bound(&oc->quota, &io->pending_share);
+        qmsg_quota_set_up(&oc->quota, 1, &io->pending_quota);
+    } else {
+        /* Cannot be with room made just above (max_pending is at least
+         * one); counted established rather than pending for ever. */
+        qmsg_quota_bound(&oc->quota, &io->share);
+        qmsg_quota_set_up(&oc->quota, 1, NULL);
+    }
     io->n_conns++;
     io->stats.conns_accepted++;
     tcp_conn_set_user(c, oc);
@@ -999,12 +1025,13 @@ static struct of_conn *conn_of(struct of_io *io, conn_handle_t h)
     return oc->st.tcp && oc->gen == conn_handle_gen(h) ? oc : NULL;
 }
 
-/* Room to start a connection now: its share can take its HELLO and the
- * worker's ring its CONN_UP and HELLO (else its timer would run on ofcd's
- * own delay). */
+/* Room to start a connection now: the worker's ring can take its CONN_UP
+ * and its HELLO (else its timer would run on ofcd's own delay). Nothing of
+ * a share: a HELLO is taken whatever the pending shares hold, and one
+ * address's share must not hold up another address's starts. */
 static bool room_to_start(struct of_conn *oc)
 {
-    return !oc->io->events.head && !qmsg_quota_blocker(&oc->quota, false) &&
+    return !oc->io->events.head &&
            msgq_free_count(worker_for(oc->io, conn_handle(oc)), OFP_PRIO_P0) >= 2;
 }
 

@@ -63,6 +63,10 @@ struct of_rec {
      * about it is forwarded. */
     bool up_owed;
     bool up_posted;
+    /* The io lcore keeps counting the connection as pending (its small
+     * share, a candidate to give way) until told: owed while the control
+     * pool has no buffer for it, retried by the record's timer. */
+    bool est_owed;
     struct qmsg *down_ev;
     /* A dpid claim (on_features): the claimant's FEATURES_REPLY waits for
      * the verdict; the live connection's echo gives it. */
@@ -307,8 +311,7 @@ static void tell_io_established(struct of_rec *r)
 {
     struct qmsg *q = out_buf(r, 0);
 
-    if (q)
-        out_queue(r, q, 0, QMSG_ESTABLISHED, OFP_PRIO_P0);
+    r->est_owed = !q || out_queue(r, q, 0, QMSG_ESTABLISHED, OFP_PRIO_P0) != 0;
 }
 
 /* An event buffer about the connection, from the events pool, charged to
@@ -827,10 +830,12 @@ static void rec_schedule(struct of_rec *r)
         claim_resolve(r, false);                  /* no echo in time: stale */
     if (r->up_owed && announce_up(r))
         release_held(r);
+    if (r->est_owed)
+        tell_io_established(r);
     uint64_t next = ofp_chan_tick(&r->chan, w->now_us);
     if (r->claimant && r->probe_deadline_us < next)
         next = r->probe_deadline_us;
-    if (r->up_owed && w->now_us + OFW_EVENT_RETRY_US < next)
+    if ((r->up_owed || r->est_owed) && w->now_us + OFW_EVENT_RETRY_US < next)
         next = w->now_us + OFW_EVENT_RETRY_US;
 
     if (r->chan.state == OFP_CHAN_ESTABLISHED && r->next_poll_us) {

@@ -494,7 +494,7 @@ static void test_busiest_address_gives_way(void **state)
 {
     struct ioh *h = *state;
     struct th_peer a[3], b, c;
-    conn_handle_t ca[3], cb, cc;
+    conn_handle_t ca[3], cb;
     struct qmsg_quota *q;
 
     h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
@@ -513,9 +513,7 @@ static void test_busiest_address_gives_way(void **state)
     struct qmsg *up = to_worker(h);
     assert_non_null(up);
     assert_int_equal(up->kind, QMSG_CONN_UP);
-    cc = up->conn;
     qmsg_free(up);
-    assert_true(cc != cb);
     struct of_io_stats st;
     of_io_get_stats(h->io, &st);
     assert_int_equal(st.pending_evicted, 1);
@@ -574,6 +572,50 @@ static void test_pending_share_is_small(void **state)
     assert_int_equal(st.msgs_in, 22);
     for (uint32_t i = 0; i < 20; i++)
         expect_of(h, OFPT_PACKET_IN, i, OFP_PRIO_P2, 100);
+}
+
+/* What a connection sent before its handshake ended waits in the worker,
+ * charged to its small pending share (here: the share spent, a large buffer
+ * among it, and all pending connections' share spent by others too); the
+ * replies that end the handshake (FEATURES_REPLY, a DESC reply of over 512
+ * bytes) are read all the same, where anything else waits. (Before, they
+ * waited behind the held messages until the handshake timeout.) */
+static void test_pending_handshake_not_held_up(void **state)
+{
+    struct ioh *h = *state;
+    struct qmsg *held[4];
+    uint8_t seg[1400];
+    size_t n = 0;
+    struct of_io_stats st;
+
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64,
+                                .conn_buffers = 256, .conn_buffer_kb = 1024,
+                                .max_pending = 8, .pending_conn_buffers = 4,
+                                .pending_buffers = 4};
+    start(h, 64);
+    connect_switch(h);
+    held[0] = qmsg_alloc_for(h->pool, 600, h->quota, false);      /* a held PACKET_IN */
+    for (unsigned i = 1; i < 4; i++)
+        held[i] = qmsg_alloc_for(h->pool, 100, h->quota, false);
+    assert_int_equal(qmsg_quota_bufs(h->quota), 4);
+    n += ofmsg(seg + n, OFPT_FEATURES_REPLY, 32, 7);
+    n += ofmsg(seg + n, OFPT_MULTIPART_REPLY, 16 + 1056, 8);
+    n += ofmsg(seg + n, OFPT_PACKET_IN, 100, 9);
+    th_peer_data(h->th, &h->p, seg, (uint16_t)n);
+    expect_of(h, OFPT_FEATURES_REPLY, 7, ofp_msg_class(seg), 32);
+    struct qmsg *m = to_worker(h);
+    assert_non_null(m);
+    assert_int_equal(m->data[1], OFPT_MULTIPART_REPLY);
+    assert_int_equal(m->size_class, 1);
+    qmsg_free(m);
+    assert_null(to_worker(h));                   /* the PACKET_IN waits */
+    of_io_get_stats(h->io, &st);
+    assert_true(st.quota_paused >= 1);
+    for (unsigned i = 0; i < 4; i++)
+        qmsg_free(held[i]);
+    io_poll(h);
+    expect_of(h, OFPT_PACKET_IN, 9, OFP_PRIO_P2, 100);
 }
 
 /* Connections from one address together hold at most its share: four
@@ -743,6 +785,84 @@ static void test_paused_retried_oldest_first(void **state)
     }
 }
 
+/* The kind and connection of the next item the worker would get (freed). */
+static void expect_item(struct ioh *h, uint16_t kind, conn_handle_t conn, uint8_t type)
+{
+    struct qmsg *m = to_worker(h);
+    assert_non_null(m);
+    assert_int_equal(m->kind, kind);
+    if (conn)
+        assert_int_equal(m->conn, conn);
+    if (kind == QMSG_OF)
+        assert_int_equal(m->data[1], type);
+    qmsg_free(m);
+}
+
+/* A connection accepted while another waits to be read is not started (no
+ * CONN_UP, so no HELLO timer) until its turn, after the waiting one's
+ * messages, and then its CONN_UP and HELLO go in together. */
+static void test_start_waits_its_turn(void **state)
+{
+    struct ioh *h = *state;
+    struct th_peer b;
+    uint8_t seg[64];
+    size_t n = 0;
+
+    start(h, 4);                                  /* 4 slots per class */
+    connect_switch(h);                            /* its CONN_UP: taken */
+    for (uint32_t i = 0; i < 6; i++)
+        n += ofmsg(seg + n, OFPT_HELLO, 8, i);
+    th_peer_data(h->th, &h->p, seg, (uint16_t)n);  /* 4 in, 2 wait */
+    th_peer_init(h->th, &b, 40002);
+    th_passive_syn(h->th, &b);
+    th_peer_ack(h->th, &b);
+    th_peer_data(h->th, &b, seg, (uint16_t)ofmsg(seg, OFPT_HELLO, 8, 99));
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.waiting_read, 1);
+    assert_int_equal(st.waiting_start, 1);
+    for (uint32_t i = 0; i < 4; i++)
+        expect_item(h, QMSG_OF, h->conn, OFPT_HELLO);
+    assert_null(to_worker(h));                   /* no CONN_UP for b yet */
+    io_poll(h);
+    expect_item(h, QMSG_OF, h->conn, OFPT_HELLO);
+    expect_item(h, QMSG_OF, h->conn, OFPT_HELLO);
+    expect_item(h, QMSG_CONN_UP, 0, 0);
+    expect_item(h, QMSG_OF, 0, OFPT_HELLO);
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.waiting_read + st.waiting_start, 0);
+}
+
+/* A CONN_UP that found the worker's ring full waits on the io's list; the
+ * connection's HELLO must not reach the ring before it, even when the
+ * worker frees a slot in between (the HELLO would reach a worker that does
+ * not know the connection, and its HELLO timer would run out). */
+static void test_hello_never_overtakes_conn_up(void **state)
+{
+    struct ioh *h = *state;
+    struct th_peer b;
+    uint8_t seg[64];
+    size_t n = 0;
+
+    start(h, 4);
+    connect_switch(h);
+    for (uint32_t i = 0; i < 4; i++)
+        n += ofmsg(seg + n, OFPT_HELLO, 8, i);
+    th_peer_data(h->th, &h->p, seg, (uint16_t)n);  /* the ring's P0 is full */
+    th_peer_init(h->th, &b, 40002);
+    th_passive_syn(h->th, &b);
+    th_peer_ack(h->th, &b);                       /* its CONN_UP waits on the io */
+    expect_item(h, QMSG_OF, h->conn, OFPT_HELLO);  /* one slot free now */
+    th_peer_data(h->th, &b, seg, (uint16_t)ofmsg(seg, OFPT_HELLO, 8, 99));
+    for (uint32_t i = 0; i < 3; i++)
+        expect_item(h, QMSG_OF, h->conn, OFPT_HELLO);
+    assert_null(to_worker(h));                   /* b's HELLO did not jump in */
+    io_poll(h);
+    expect_item(h, QMSG_CONN_UP, 0, 0);
+    io_poll(h);
+    expect_item(h, QMSG_OF, 0, OFPT_HELLO);
+}
+
 /* A switch that closes its side in the middle of a message will never send
  * the rest: the connection is closed at once (its bytes would otherwise
  * stay pinned until a timeout), and the worker hears it is gone. */
@@ -826,12 +946,13 @@ static void test_control_share_stops_reading(void **state)
                                 .conn_control_buffers = 2, .max_pending = 64};
     start(h, 64);
     connect_switch(h);
+    established(h, h->conn);
     for (unsigned i = 0; i < 2; i++) {
         held[i] = qmsg_alloc_for(h->events, 0, h->quota, false);
         assert_non_null(held[i]);
     }
     assert_int_equal(qmsg_quota_control_bufs(h->quota), 2);
-    ofmsg(hello, OFPT_HELLO, sizeof(hello), 1);
+    ofmsg(hello, OFPT_PACKET_IN, sizeof(hello), 1);
     th_peer_data(h->th, &h->p, hello, sizeof(hello));
     io_poll(h);
     assert_null(to_worker(h));
@@ -842,7 +963,7 @@ static void test_control_share_stops_reading(void **state)
     qmsg_free(held[1]);
     assert_int_equal(qmsg_quota_control_bufs(h->quota), 0);
     io_poll(h);
-    expect_of(h, OFPT_HELLO, 1, OFP_PRIO_P0, sizeof(hello));
+    expect_of(h, OFPT_PACKET_IN, 1, OFP_PRIO_P2, sizeof(hello));
 }
 
 /* An error about the control thread's request goes to the worker in the
@@ -876,10 +997,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_burst_from_one_address_served, setup, teardown),
         cmocka_unit_test_setup_teardown(test_busiest_address_gives_way, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_share_is_small, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_handshake_not_held_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_address_share_leaves_the_pool, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_connections_bounded_together, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_paused_retried_oldest_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_waits_its_turn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hello_never_overtakes_conn_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fin_mid_message_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_pool_empty_refuses_newcomers, setup,
                                         teardown),
