@@ -65,3 +65,30 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1
 
 # cpu_ticks PID: user and system clock ticks PID has used, "USER SYS".
 cpu_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null || echo "0 0"; }
+
+# bench_start LOG ADDR... -- ARGS...: ofcd ($OFCD) on the shipped config
+# ($CONF) plus ARGS, data in $work/var, its pid in $opid; once it is ready
+# the tap's kernel side gets each ADDR (attackers' addresses of their own).
+# Exits the bench when ofcd does not start.
+bench_start() {
+    local log=$1 a
+    shift
+    local addrs=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do addrs+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 "$@" \
+        >"$log" 2>&1 &
+    opid=$!
+    timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$log"
+    grep -q "ofcd ready" "$log" || { tail "$log"; echo "ofcd did not start"; exit 1; }
+    for a in "${addrs[@]}"; do ip addr add "$a/24" dev ofc0 2>/dev/null; done
+}
+
+# bench_stop: SIGTERM to $opid (SIGKILL after 10 s), $opid cleared.
+bench_stop() {
+    if [ -n "${opid:-}" ] && kill -0 "$opid" 2>/dev/null; then
+        kill -TERM "$opid"
+        timeout 10 tail -s 0.05 --pid="$opid" -f /dev/null || kill -KILL "$opid"
+    fi
+    opid=
+}

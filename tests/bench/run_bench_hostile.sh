@@ -41,23 +41,8 @@ ATTACKER=10.66.0.9
 LAB1=10.66.0.51
 LAB2=10.66.0.52
 
-start() {   # start LOG ARGS...: ofcd on the shipped config plus ARGS
-    local log=$1
-    shift
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 "$@" \
-        >"$log" 2>&1 &
-    opid=$!
-    timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$log"
-    grep -q "ofcd ready" "$log" || { tail "$log"; echo "ofcd did not start"; exit 1; }
-    for a in $ATTACKER $LAB1 $LAB2; do ip addr add "$a/24" dev ofc0 2>/dev/null; done
-}
-stop() {
-    if [ -n "$opid" ] && kill -0 "$opid" 2>/dev/null; then
-        kill -TERM "$opid"
-        timeout 10 tail -s 0.05 --pid="$opid" -f /dev/null || kill -KILL "$opid"
-    fi
-    opid=
-}
+start() { local log=$1; shift; bench_start "$log" $ATTACKER $LAB1 $LAB2 -- "$@"; }
+stop() { bench_stop; }
 io_total() { rest_metric "ofcd_openflow_io_total{lcore=\"0\",what=\"$1\"}"; }
 
 # burst_fig JSON: "handshaked p50_ms p99_ms extra_attempts disconnects"

@@ -19,6 +19,7 @@ mkdir -p "$OUT"
 work=$(mktemp -d /tmp/ofcd-bench-iso-run.XXXXXX)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # rest_metric
+. "$here/bench_lib.sh"
 PEER="python3 $here/../integration/hostile_peer.py"
 API=http://127.0.0.1:8181
 opid=
@@ -37,21 +38,10 @@ ATTACKER=10.66.0.9
 start() {   # start LOG ARGS...: ofcd on the shipped config plus ARGS
     local log=$1
     shift
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 "$@" \
-        >"$log" 2>&1 &
-    opid=$!
-    timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$log"
-    grep -q "ofcd ready" "$log" || { tail "$log"; echo "ofcd did not start"; exit 1; }
-    ip addr add "$ATTACKER/24" dev ofc0 2>/dev/null
+    bench_start "$log" "$ATTACKER" -- "$@"
     sleep 2                                  # let start-up allocations settle
 }
-stop() {
-    if [ -n "$opid" ] && kill -0 "$opid" 2>/dev/null; then
-        kill -TERM "$opid"
-        timeout 10 tail -s 0.05 --pid="$opid" -f /dev/null || kill -KILL "$opid"
-    fi
-    opid=
-}
+stop() { bench_stop; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$opid/status"; }
 # until METRIC >= N or SECS pass
 wait_ge() {

@@ -49,6 +49,15 @@ static uint64_t fake_us(void)
     return 0;
 }
 
+/* The configuration most tests run with; a test changes what it needs
+ * after this and before start(). */
+static void base_cfg(struct ioh *h)
+{
+    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
+                                .out_backlog_kb = 64, .queue_size = 64, .conn_buffers = 256,
+                                .conn_buffer_kb = 1024, .max_pending = 64};
+}
+
 static void start(struct ioh *h, unsigned ring_size)
 {
     struct msgq_cfg qc = {.name = "msg_in", .size = ring_size, .credit = MSGQ_CREDIT,
@@ -60,10 +69,7 @@ static void start(struct ioh *h, unsigned ring_size)
     h->events = qmsg_pool_create("events", h->event_buffers ? h->event_buffers : 1024, 16, 0,
                                  true);
     if (!h->cfg.max_conns)
-        h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                    .out_backlog_kb = 64, .queue_size = 64,
-                                    .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                    .max_pending = 64};
+        base_cfg(h);
     struct of_io_env env = {.tcp = h->th->s, .pool = h->pool, .event_pool = h->events,
                             .worker_in = &h->msg_in, .n_workers = 1, .clock_tsc = fake_tsc,
                             .clock_us = fake_us};
@@ -368,10 +374,9 @@ static void test_share_full_stops_reading(void **state)
 
     h->th->cfg.snd_buf = 4096;                   /* 4 replies fill TCP's buffer */
     th_restart(h->th);
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 1024, .queue_size = 64,
-                                .conn_buffers = 4, .conn_buffer_kb = 1024,
-                                .max_pending = 64};
+    base_cfg(h);
+    h->cfg.out_backlog_kb = 1024;
+    h->cfg.conn_buffers = 4;
     start(h, 64);
     h->p.win = TH_WIN_ZERO;                      /* the peer reads nothing */
     open_conn(h, &h->p, 40001, &h->conn, &h->quota);
@@ -452,10 +457,8 @@ static void test_burst_from_one_address_served(void **state)
     struct qmsg_quota *q;
     struct of_io_stats st;
 
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 64,
-                                .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .max_pending = 8};
+    base_cfg(h);
+    h->cfg.max_pending = 8;
     start(h, 64);
     for (uint16_t i = 0; i < 8; i++)
         open_conn(h, &p[i], (uint16_t)(40001 + i), &c[i], &q);
@@ -497,10 +500,8 @@ static void test_busiest_address_gives_way(void **state)
     conn_handle_t ca[3], cb;
     struct qmsg_quota *q;
 
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 64,
-                                .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .max_pending = 4};
+    base_cfg(h);
+    h->cfg.max_pending = 4;
     start(h, 64);
     open_conn_from(h, &b, TH_IP(10, 66, 0, 21), 40100, &cb, &q);
     for (uint16_t i = 0; i < 3; i++)
@@ -534,10 +535,9 @@ static void test_pending_share_is_small(void **state)
     size_t n = 0;
     struct of_io_stats st;
 
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 64,
-                                .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .max_pending = 8, .pending_conn_buffers = 16};
+    base_cfg(h);
+    h->cfg.max_pending = 8;
+    h->cfg.pending_conn_buffers = 16;
     start(h, 64);
     connect_switch(h);
     for (uint32_t i = 0; i < 2; i++)
@@ -588,11 +588,10 @@ static void test_pending_handshake_not_held_up(void **state)
     size_t n = 0;
     struct of_io_stats st;
 
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 64,
-                                .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .max_pending = 8, .pending_conn_buffers = 4,
-                                .pending_buffers = 4};
+    base_cfg(h);
+    h->cfg.max_pending = 8;
+    h->cfg.pending_conn_buffers = 4;
+    h->cfg.pending_buffers = 4;
     start(h, 64);
     connect_switch(h);
     held[0] = qmsg_alloc_for(h->pool, 600, h->quota, false);      /* a held PACKET_IN */
@@ -634,10 +633,12 @@ static void test_address_share_leaves_the_pool(void **state)
 
     h->pool_small = 64;
     h->pool_large = 16;
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 256,
-                                .conn_buffers = 32, .conn_buffer_kb = 1024,
-                                .max_pending = 8, .ip_buffers = 40, .ip_buffer_kb = 512};
+    base_cfg(h);
+    h->cfg.queue_size = 256;
+    h->cfg.conn_buffers = 32;
+    h->cfg.max_pending = 8;
+    h->cfg.ip_buffers = 40;
+    h->cfg.ip_buffer_kb = 512;
     start(h, 256);
     for (uint16_t i = 0; i < 4; i++) {
         open_conn(h, &a[i], (uint16_t)(40001 + i), &ca[i], &qa[i]);
@@ -716,11 +717,10 @@ static void test_pending_connections_bounded_together(void **state)
     uint8_t seg[600];
     struct of_io_stats st;
 
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 64,
-                                .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .max_pending = 8, .pending_conn_buffers = 16,
-                                .pending_buffers = 8};
+    base_cfg(h);
+    h->cfg.max_pending = 8;
+    h->cfg.pending_conn_buffers = 16;
+    h->cfg.pending_buffers = 8;
     start(h, 64);
     for (unsigned i = 0; i < 3; i++)
         open_conn_from(h, &p[i], TH_IP(10, 66, 0, 40 + i), (uint16_t)(40001 + i), &c[i],
@@ -940,10 +940,8 @@ static void test_control_share_stops_reading(void **state)
     struct qmsg *held[2];
     uint8_t hello[8];
 
-    h->cfg = (struct of_io_cfg){.io_index = 0, .port = TH_PORT, .max_conns = 16,
-                                .out_backlog_kb = 64, .queue_size = 64,
-                                .conn_buffers = 256, .conn_buffer_kb = 1024,
-                                .conn_control_buffers = 2, .max_pending = 64};
+    base_cfg(h);
+    h->cfg.conn_control_buffers = 2;
     start(h, 64);
     connect_switch(h);
     established(h, h->conn);
