@@ -101,7 +101,7 @@ struct of_io {
     struct of_addrs *addrs;          /* source addresses: their shares, pending lists */
     struct qmsg_quota pending_quota; /* what all pending connections hold together */
     uint32_t n_conns;
-    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota, rl_tls, rl_evict;
+    struct ofcd_ratelimit rl_refuse, rl_event, rl_quota, rl_tls, rl_evict, rl_early_pin;
     struct ofcd_ratelimit rl_close, rl_backlog, rl_tls_up;  /* one per log site */
     struct of_io_stats stats;
 };
@@ -545,6 +545,21 @@ static bool answer_echo(struct of_conn *oc, uint16_t len)
     return true;
 }
 
+static void drop_early_packet_in(struct of_conn *oc, uint16_t len)
+{
+    struct of_io *io = oc->io;
+    uint64_t missed;
+    char peer[OFCD_PEER_STRLEN];
+
+    io->stats.early_packet_ins_dropped++;
+    if (ofcd_ratelimit(&io->rl_early_pin, io->env.clock_us(), &missed))
+        LOG_INFO("of", "io %u: connection %#lx from %s sends PACKET_INs before its handshake "
+                 "is done: past openflow.pending_conn_buffers they are let go (%lu more "
+                 "unlogged)", io->io_index, (unsigned long)conn_handle(oc),
+                 ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), (unsigned long)missed);
+    of_stream_consume(&oc->st, len);
+}
+
 /* More to frame than has been: bytes readable, or (TLS) ciphertext in TCP. */
 static bool more_waiting(const struct of_conn *oc)
 {
@@ -587,6 +602,20 @@ static unsigned frame_conn(struct of_conn *oc)
             if (!oc->st.tcp)
                 return done;
             of_stream_consume(&oc->st, len);
+            done++;
+            continue;
+        }
+        if (oc->pend.addr && hdr[1] == OFPT_PACKET_IN &&
+            !qmsg_quota_room_own(&oc->quota, sizeof(struct of_event_hdr) + len >
+                                                 QMSG_SMALL_DATA)) {
+            /* Short of ESTABLISHED, what the worker holds for the handshake
+             * fills the small share: one more PACKET_IN (a packet the switch
+             * copied, it loses no state) is let go so the replies behind it
+             * can end the handshake, as controllers drop packet-ins before
+             * their switch is up. Counted, never held. */
+            drop_early_packet_in(oc, len);
+            if (!oc->st.tcp)
+                return done;
             done++;
             continue;
         }
@@ -927,6 +956,7 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->rl_quota = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_tls = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_evict = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    io->rl_early_pin = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(1, 10000);
     io->rl_close = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(100, 1000);
     io->rl_backlog = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     io->rl_tls_up = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);

@@ -72,6 +72,8 @@
     X(ip_paused, "reads paused: the address's connections held its whole share")        \
     X(pending_paused, "reads paused: pending connections held openflow.pending_buffers")  \
     X(pending_evicted, "pending connections closed for a newcomer at openflow.max_pending")\
+    X(early_packet_ins_dropped,                                                           \
+      "PACKET_INs let go before ESTABLISHED: the pending share was full")                 \
     X(refused_addr_table, "connections refused: address table full")                      \
     X(refused_table_full, "connections refused: connection table full")                   \
     X(refused_no_event_buffer, "connections refused: events pool empty (logged)")        \

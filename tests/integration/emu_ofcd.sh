@@ -9,7 +9,8 @@
 # Run twice: the default placement (one lcore doing io and worker), then two
 # io lcores (two tap queues, RSS) and two workers on two EAL lcores, so the
 # multi-lcore paths (MP rings, connection → worker hash) are exercised.
-# First, flow-statistics replies in parts of 65,520 bytes (big_parts).
+# First, flow-statistics replies in parts of 65,520 bytes (big_parts), and a
+# packet_in flood from the moment the switches connect (packet_in_flood).
 #
 # usage: emu_ofcd.sh OFCD_BINARY CONFIG_FILE EMULATOR
 set -uo pipefail
@@ -157,7 +158,31 @@ pass "5,000 flows in parts of up to $max bytes: all seen, checked, nothing reins
 stop_ofcd
 }
 
+# The learning switch answering 16 switches that flood PACKET_INs from the
+# moment they are connected (window 64): those sent before ofcd's handshake
+# with them ends are let go past the small pending share instead of holding
+# up the replies behind them, so the handshakes end at once and the flood
+# is answered (it once waited for the 10 s handshake timeout: none answered).
+packet_in_flood() {
+    rm -rf "$work/var"
+    start_ofcd "$work/ofcd-pin.log" --config "$CONF" --app.data_dir="$work/var" \
+        --app.stats_log_interval_s=0 --apps.l2_learning=true
+    "$EMU" --controller 10.66.0.2:6653 --switches 16 --ports 4 --mode throughput --window 64 \
+        --connect-rate 0 --dpid-base 0x8000 --duration 4 --quiet --json "$work/emu-pin.json" \
+        >"$work/emu-pin.out" 2>&1 || { cat "$work/emu-pin.out"; fail "the emulator failed"; }
+    local r=$work/emu-pin.json resp
+    resp=$(jq .packet_in.responses "$r")
+    [ "$(jq .switches.handshaked_at_end "$r")" = 16 ] && [ "$(jq .disconnects.total "$r")" = 0 ] ||
+        fail "packet_in flood: $(jq -c '[.switches, .disconnects]' "$r")"
+    [ "$resp" -gt 10000 ] || fail "packet_in flood: $resp answered in 4 s"
+    pass "packet_in flood from connect: $resp answered in 4 s," \
+        "$(rest_metric 'ofcd_openflow_io_total{lcore="0",what="early_packet_ins_dropped"}')" \
+        "let go before the handshakes ended"
+    stop_ofcd
+}
+
 big_parts
+packet_in_flood
 run_case "one lcore (io+worker)"
 run_case "2 io + 2 workers on 2 lcores" \
     "--eal.args=--no-huge -m 512 --no-pci --vdev=net_tap0,iface=ofc0 --file-prefix=ofcd -l 0-1" \
