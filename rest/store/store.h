@@ -385,6 +385,12 @@ static inline int store_select_async(struct store *s, const uint64_t *dpid, stor
     return s ? s->ops->select_async(s, dpid, pred, arg, mark, NULL, done, done_arg) : -EINVAL;
 }
 
+/* done(arg, rc) once everything queued before it is committed. */
+static inline int store_sync_async(struct store *s, store_done_fn done, void *arg)
+{
+    return s ? s->ops->sync_async(s, done, arg) : -EINVAL;
+}
+
 static inline int store_set_state(struct store *s, uint64_t dpid, uint64_t match_id,
                                   uint64_t flow_id, enum store_flow_state state,
                                   uint16_t err_type, uint16_t err_code)

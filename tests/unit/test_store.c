@@ -883,6 +883,26 @@ static void test_full_isolated_in_batch(void **state)
 
 /* ---- async backpressure ---------------------------------------------- */
 
+/* A completion that holds the committer until the test opens the gate. */
+struct bp_gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool held, open;
+};
+
+static void bp_gate_hold(void *arg, int rc)
+{
+    struct bp_gate *g = arg;
+
+    assert_int_equal(rc, 0);
+    pthread_mutex_lock(&g->lock);
+    g->held = true;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+
 static void test_async_backpressure(void **state)
 {
     struct tctx *t = *state;
@@ -908,11 +928,25 @@ static void test_async_backpressure(void **state)
 
     s = topen(t, &cfg);
     assert_non_null(s);
+    /* The committer is held inside a completion (completions run on it),
+     * so nothing queued below can be taken before the fifth change: the
+     * queue's bound, not a race with the committer, is what refuses it. */
+    struct bp_gate gate = { .lock = PTHREAD_MUTEX_INITIALIZER,
+                            .cv = PTHREAD_COND_INITIALIZER };
+    assert_int_equal(store_sync_async(s, bp_gate_hold, &gate), 0);
+    pthread_mutex_lock(&gate.lock);
+    while (!gate.held)
+        pthread_cond_wait(&gate.cv, &gate.lock);
+    pthread_mutex_unlock(&gate.lock);
     for (unsigned i = 0; i < 4; i++)
         assert_int_equal(store_set_state(s, 4, i, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
     assert_int_equal(store_set_state(s, 4, 4, 0, STORE_FLOW_INSTALLED, 0, 0), -EAGAIN);
     assert_int_equal(store_get_stats(s, &st), 0);
     assert_int_equal(st.async_rejected, 1);
+    pthread_mutex_lock(&gate.lock);
+    gate.open = true;
+    pthread_cond_broadcast(&gate.cv);
+    pthread_mutex_unlock(&gate.lock);
     /* Closing ends the window and commits what was accepted. */
     store_close(s);
     if (!t->be->durable)
