@@ -267,15 +267,10 @@ static int run_lcores(struct app_ctx *app)
 static int open_flow_store(struct app_ctx *app)
 {
     char dir[CFG_STR_MAX + 16];
-    struct store_config sc = {
-        .dir = dir,
-        .map_size = (size_t)app->cfg.fm_store_map_mb << 20,
-        .linger_us = app->cfg.fm_store_linger_us,
-        .batch_target = 64,
-        .max_async = 1u << 20,
-    };
+    struct store_config sc;
 
-    snprintf(dir, sizeof(dir), "%s/flows", app->cfg.data_dir);
+    if (wire_store_cfg(&app->cfg, dir, sizeof(dir), &sc) < 0)
+        return -EINVAL;
     app->store = store_open(&sc);
     if (!app->store)
         return -EIO;

@@ -4,6 +4,7 @@
 #include <openssl/rand.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,25 @@ void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
     out->forget_after_us = (uint64_t)c->of_forget_after_s * 1000000u;
     for (unsigned i = 0; i < app->n_apps && i < FLOWMGR_MAX_APPS; i++)
         out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;
+}
+
+/* [store] and flow_manager.store_*: the batch size and the bound on queued
+ * state updates are ofcd's own choices, not keys. */
+int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct store_config *out)
+{
+    *out = (struct store_config){
+        .dir = dir,
+        .map_size = (size_t)c->fm_store_map_mb << 20,
+        .linger_us = c->fm_store_linger_us,
+        .batch_target = 64,
+        .max_async = 1u << 20,
+    };
+    snprintf(dir, len, "%s/flows", c->data_dir);
+    if (store_backend_by_name(c->store_backend, &out->backend) < 0) {
+        LOG_ERR("main", "store.backend = '%s': must be lmdb or memory", c->store_backend);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 /* apps.topology: a fresh LLDP key per run (frames of an earlier run are

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "flowmgr.h"
+#include "store.h"
 
 /* The REST face's config. */
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
@@ -27,6 +28,11 @@ void unwire_apps(struct app_ctx *app);
 /* The flow manager's config, the apps' cookies included (after wire_apps):
  * window = max(consistency_min_interval_s, 1.5 x stats interval). */
 void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out);
+
+/* The store's config ([store], flow_manager.store_*), its directory
+ * (app.data_dir/flows) written into dir (len bytes). 0, or -EINVAL (logged)
+ * for a backend cfg_finish would have refused. */
+int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct store_config *out);
 
 /* The lcore contexts from lcores.io / lcores.worker, checked against the
  * lcores EAL enabled (app->port and app->pool set). 0 or a negative errno

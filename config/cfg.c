@@ -1416,10 +1416,23 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* The store's backends (rest/store/store.h); config/ does not see that
+ * module, so the names are checked here. */
+static int check_store(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    if (strcmp(cfg->store_backend, "lmdb") != 0 && strcmp(cfg->store_backend, "memory") != 0) {
+        cfg_err(err, errlen, "store.backend = '%s': must be lmdb or memory",
+                cfg->store_backend);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
     check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
     cfg_check_shares, check_tls, check_tcp, check_rest, check_fault, check_fm_snapshot,
+    check_store,
 };
 
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)

@@ -178,8 +178,11 @@ struct ofcd_config {
     unsigned n_fm_ignore_cookie;
     struct ofcd_range fm_ignore_table[CFG_MAX_RANGES];
     unsigned n_fm_ignore_table;
-    uint32_t fm_store_map_mb;            /* LMDB map size */
+    uint32_t fm_store_map_mb;            /* the store's size limit (LMDB map size) */
     uint32_t fm_store_linger_us;         /* group commit: wait for company, µs */
+
+    /* [store] */
+    char store_backend[16];              /* lmdb | memory */
 
     /* [app] */
     char data_dir[CFG_STR_MAX];

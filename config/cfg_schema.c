@@ -409,6 +409,11 @@ const struct cfg_key cfg_keys[] = {
              "after a change arrives, how long at most the store waits for more to share "
              "its commit, and a quarter of it after the last, µs (0 = commit at once)"),
 
+    CFG_STRING("store", "backend", store_backend, "lmdb",
+               "where flows and the apps' records are kept: lmdb (durable, under "
+               "app.data_dir/flows) or memory (for tests and benches: NOTHING survives a "
+               "restart; warned about in the log at start)"),
+
     CFG_STRING("app", "data_dir", data_dir, "./var",
                "directory of the flow store and other state"),
     {.section = "app", .name = "log_level", .type = CFG_T_LOG_LEVEL, .def = "info",

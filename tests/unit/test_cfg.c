@@ -1711,6 +1711,28 @@ static void test_finish_ranges(void **state)
     }
 }
 
+
+/* store.backend: lmdb by default, memory accepted, anything else refused
+ * with the key and the choices named; a name too long for the field is a
+ * parse error, not a truncation. */
+static void test_finish_store_backend(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_string_equal(c.store_backend, "lmdb");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "store.backend=memory");
+    assert_int_equal(finish(&c, err), 0);
+    assert_string_equal(c.store_backend, "memory");
+    override_ok(&c, "store.backend=etcd");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "store.backend = 'etcd': must be lmdb or memory");
+    assert_int_equal(cfg_apply_override(&c, "store.backend=lmdb-with-a-long-name", err,
+                                        sizeof(err)), -EINVAL);
+    assert_has(err, "store.backend");
+}
 /* The REST listen policy: off loopback, the API needs rest.auth and, with
  * it, HTTPS (passwords and tokens would cross the network in clear), unless
  * rest.allow_insecure; the error names the keys. */
@@ -1789,6 +1811,7 @@ int main(void)
         cmocka_unit_test(test_finish_fault_rates),
         cmocka_unit_test(test_finish_ranges),
         cmocka_unit_test(test_finish_rest_listen),
+        cmocka_unit_test(test_finish_store_backend),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_print_help),
         cmocka_unit_test(test_parse_value_direct),

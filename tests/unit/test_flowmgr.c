@@ -1,6 +1,7 @@
 /*
  * test_flowmgr: the flow manager's promises, with a fake way to the
- * switches (struct flowmgr_env), a fake clock and a real LMDB store:
+ * switches (struct flowmgr_env), a fake clock and a real store, the
+ * memory backend (the same contract as LMDB's, test_store; no disk):
  * FLOW_MODs then one BARRIER per batch in class P3; the barrier reply marks
  * the batch installed (and covers an earlier batch whose barrier could not
  * be sent); an OFPT_ERROR with a FLOW_MOD's xid marks that flow error with
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "flowmgr.h"
 #include "flowmgr_priv.h"      /* the xid counter, to start a test near the wrap */
@@ -44,7 +44,6 @@ struct sent {
 };
 
 struct t {
-    char dir[64];
     struct store *store;
     struct flowmgr *fm;
     struct flowmgr_cfg cfg;
@@ -126,9 +125,7 @@ static int setup(void **state)
 {
     struct t *t = calloc(1, sizeof(*t));
     assert_non_null(t);
-    strcpy(t->dir, "/tmp/test_flowmgr.XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
-    struct store_config sc = {.dir = t->dir};
+    struct store_config sc = {.backend = STORE_BACKEND_MEMORY};
     t->store = store_open(&sc);
     assert_non_null(t->store);
     t->cfg.queue_max = 1000;
@@ -146,14 +143,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct t *t = *state;
-    char path[128];
     flowmgr_destroy(t->fm);
     store_close(t->store);
-    snprintf(path, sizeof(path), "%s/data.mdb", t->dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/lock.mdb", t->dir);
-    unlink(path);
-    rmdir(t->dir);
     free(t);
     return 0;
 }

@@ -1,0 +1,197 @@
+/*
+ * store: what is the same for every backend (see store.h): picking the
+ * backend, the blocking forms of the queued changes, and the names.
+ */
+#include "store.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofcd_log.h"
+
+OFCD_COUNTER_GROUP(store_counters, "store", struct store_stats, STORE_COUNTERS, STORE_GAUGES);
+
+struct store *store_open(const struct store_config *cfg)
+{
+    if (cfg && cfg->backend == STORE_BACKEND_MEMORY)
+        return store_mem_open(cfg);
+    if (cfg && cfg->backend != STORE_BACKEND_LMDB) {
+        LOG_ERR("store", "unknown backend %d", (int)cfg->backend);
+        return NULL;
+    }
+    return store_lmdb_open(cfg);
+}
+
+int store_backend_by_name(const char *name, enum store_backend *out)
+{
+    if (name && strcmp(name, "lmdb") == 0)
+        *out = STORE_BACKEND_LMDB;
+    else if (name && strcmp(name, "memory") == 0)
+        *out = STORE_BACKEND_MEMORY;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+/* ---- the blocking forms: a queued change and a wait for its done ------------- */
+
+struct store_waiter {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool done;
+    int rc;
+};
+
+static void store_waiter_init(struct store_waiter *w)
+{
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->done = false;
+    w->rc = 0;
+}
+
+/* On the committer: the last touch of w is the unlock, after which the
+ * waiter may return and w leave its stack. */
+static void store_waiter_done(void *arg, int rc)
+{
+    struct store_waiter *w = arg;
+
+    pthread_mutex_lock(&w->lock);
+    w->rc = rc;
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* queued: what the *_async call returned; done is called only if it was 0. */
+static int store_waiter_wait(struct store_waiter *w, int queued)
+{
+    int rc = queued;
+
+    if (queued == 0) {
+        pthread_mutex_lock(&w->lock);
+        while (!w->done)
+            pthread_cond_wait(&w->cv, &w->lock);
+        rc = w->rc;
+        pthread_mutex_unlock(&w->lock);
+    }
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->lock);
+    return rc;
+}
+
+int store_put_many(struct store *s, const struct store_flow *flows, size_t n)
+{
+    struct store_waiter w;
+
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    return store_waiter_wait(&w, s->ops->put_many_async(s, flows, n, store_waiter_done, &w));
+}
+
+int store_put(struct store *s, const struct store_flow *flow)
+{
+    return store_put_many(s, flow, 1);
+}
+
+int store_del(struct store *s, uint64_t dpid, uint64_t match_id)
+{
+    struct store_waiter w;
+
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    return store_waiter_wait(&w, s->ops->del_async(s, dpid, match_id, store_waiter_done, &w));
+}
+
+/* Delete (or, with mark, keep in state DELETED) what pred selects: the one
+ * body of store_del_if and store_mark_deleted_if. */
+static int store_select_wait(struct store *s, const uint64_t *dpid, store_pred_fn pred,
+                             void *arg, bool mark, uint64_t *n)
+{
+    struct store_waiter w;
+    uint64_t count = 0;
+
+    if (n)
+        *n = 0;
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    int rc = store_waiter_wait(&w, s->ops->select_async(s, dpid, pred, arg, mark, &count,
+                                                        store_waiter_done, &w));
+    if (rc == 0 && n)
+        *n = count;
+    return rc;
+}
+
+int store_del_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                 uint64_t *deleted)
+{
+    return store_select_wait(s, dpid, pred, arg, false, deleted);
+}
+
+int store_mark_deleted_if(struct store *s, const uint64_t *dpid, store_pred_fn pred, void *arg,
+                          uint64_t *marked)
+{
+    return store_select_wait(s, dpid, pred, arg, true, marked);
+}
+
+int store_sync(struct store *s)
+{
+    struct store_waiter w;
+
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    return store_waiter_wait(&w, s->ops->sync_async(s, store_waiter_done, &w));
+}
+
+int store_kv_put(struct store *s, const char *key, const void *val, size_t len)
+{
+    struct store_waiter w;
+
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    return store_waiter_wait(&w, s->ops->kv_put_async(s, key, val, len, store_waiter_done, &w));
+}
+
+int store_kv_del(struct store *s, const char *key)
+{
+    struct store_waiter w;
+
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    return store_waiter_wait(&w, s->ops->kv_del_async(s, key, store_waiter_done, &w));
+}
+
+/* ---- the rest ----------------------------------------------------------------- */
+
+void store_flow_release(struct store_flow *f)
+{
+    if (!f)
+        return;
+    free(f->priv);
+    f->priv = NULL;
+    f->owner = NULL;
+    f->json = NULL;
+    f->json_len = 0;
+}
+
+const char *store_state_name(enum store_flow_state state)
+{
+    switch (state) {
+    case STORE_FLOW_PENDING:
+        return "pending";
+    case STORE_FLOW_INSTALLED:
+        return "installed";
+    case STORE_FLOW_ERROR:
+        return "error";
+    case STORE_FLOW_DELETED:
+        return "deleted";
+    }
+    return "unknown";
+}
