@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "dpid.h"
-#include "json_u64.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -65,9 +64,9 @@ static size_t flow_bucket(const struct fm_switch *sw, uint64_t match_id)
     return bucket_of(match_id, sw->n_buckets);
 }
 
-struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id)
+struct fm_entry *fm_entry_find(const struct fm_switch *sw, uint64_t match_id)
 {
-    for (struct fm_flow *f = sw->buckets[flow_bucket(sw, match_id)]; f; f = f->hnext)
+    for (struct fm_entry *f = sw->buckets[flow_bucket(sw, match_id)]; f; f = f->hnext)
         if (f->match_id == match_id)
             return f;
     return NULL;
@@ -76,12 +75,12 @@ struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id)
 static void mirror_grow(struct fm_switch *sw)
 {
     size_t nb = sw->n_buckets * 2;
-    struct fm_flow **b = calloc(nb, sizeof(*b));
+    struct fm_entry **b = calloc(nb, sizeof(*b));
     if (!b)
         return;                     /* longer chains, still correct */
     for (size_t i = 0; i < sw->n_buckets; i++)
         while (sw->buckets[i]) {
-            struct fm_flow *f = sw->buckets[i];
+            struct fm_entry *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
             size_t k = bucket_of(f->match_id, nb);
             f->hnext = b[k];
@@ -99,11 +98,11 @@ static void count_state(struct flowmgr *fm, uint8_t state, int delta)
 }
 
 /* Insert or replace; the old entry (if any) is freed. */
-static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
                                   uint64_t flow_id, uint8_t state, unsigned owner,
                                   const uint8_t *wire, size_t len)
 {
-    struct fm_flow *f = fm_slab_alloc(&fm->slab, sizeof(*f) + len);
+    struct fm_entry *f = fm_slab_alloc(&fm->slab, sizeof(*f) + len);
     if (!f)
         return NULL;
     f->match_id = match_id;
@@ -114,10 +113,10 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
     f->owner = (uint8_t)owner;
     f->len = (uint16_t)len;
     memcpy(f->wire, wire, len);
-    struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)];
+    struct fm_entry **pp = &sw->buckets[flow_bucket(sw, match_id)];
     for (; *pp; pp = &(*pp)->hnext)
         if ((*pp)->match_id == match_id) {
-            struct fm_flow *old = *pp;
+            struct fm_entry *old = *pp;
             if (old->flow_id == flow_id) {
                 /* The same version again: what is in flight is still its own. */
                 f->sent_us = old->sent_us;
@@ -143,9 +142,9 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
 static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
                        uint64_t flow_id)
 {
-    for (struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
+    for (struct fm_entry **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
          pp = &(*pp)->hnext) {
-        struct fm_flow *f = *pp;
+        struct fm_entry *f = *pp;
         if (f->match_id != match_id)
             continue;
         if (f->flow_id != flow_id)
@@ -159,7 +158,7 @@ static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_
     return false;
 }
 
-void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,
+void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_entry *f, uint8_t state,
                   uint16_t err_type, uint16_t err_code)
 {
     int rc = store_set_state(fm->store, sw->dpid, f->match_id, f->flow_id,
@@ -248,7 +247,7 @@ int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
     ow->tail = it;
     sw->queued++;
     if (is_add) {
-        struct fm_flow *f = fm_flow_find(sw, match_id);
+        struct fm_entry *f = fm_entry_find(sw, match_id);
         if (f && f->flow_id == flow_id)
             f->inflight++;
     }
@@ -333,7 +332,7 @@ static int send_head(struct flowmgr *fm, struct fm_switch *sw, struct fm_owner *
                                                .match_id = it->match_id,
                                                .flow_id = it->flow_id};
     if (it->is_add) {
-        struct fm_flow *f = fm_flow_find(sw, it->match_id);
+        struct fm_entry *f = fm_entry_find(sw, it->match_id);
         if (f && f->flow_id == it->flow_id)
             f->sent_us = now_us;
     }
@@ -401,7 +400,7 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
 /* An ADD of this version will not be answered any more. */
 static void add_settled(struct fm_switch *sw, uint64_t match_id, uint64_t flow_id)
 {
-    struct fm_flow *f = fm_flow_find(sw, match_id);
+    struct fm_entry *f = fm_entry_find(sw, match_id);
     if (f && f->flow_id == flow_id && f->inflight)
         f->inflight--;
 }
@@ -469,7 +468,7 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
             const struct fm_sent *s = &b->sent[i];
             if (!s->is_add)
                 continue;
-            struct fm_flow *f = fm_flow_find(sw, s->match_id);
+            struct fm_entry *f = fm_entry_find(sw, s->match_id);
             if (!f || f->flow_id != s->flow_id)
                 continue;                  /* deleted or replaced meanwhile */
             if (f->inflight)
@@ -511,7 +510,7 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                 continue;
             s->failed = true;
             fm->stats.errors++;
-            struct fm_flow *f = s->is_add ? fm_flow_find(sw, s->match_id) : NULL;
+            struct fm_entry *f = s->is_add ? fm_entry_find(sw, s->match_id) : NULL;
             if (f && f->flow_id == s->flow_id) {
                 LOG_WARN_RL(&fm->rl_log.rejected, fm_now_us(fm), "flows", "switch %016" PRIx64
                             " rejected flow %016" PRIx64 ": %s", sw->dpid, s->match_id, what);
@@ -547,23 +546,17 @@ static void on_flow_removed(struct flowmgr *fm, struct fm_switch *sw,
 {
     static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",
                                           "group_delete", "meter_delete", "eviction"};
-    struct flow_spec *key;
     char dpid[24], mid[24], cookie[24];
 
-    if (!fm->env.event || !(key = calloc(1, sizeof(*key))))
+    if (!fm->env.event)
         return;
-    /* flow_match_id reads table, priority and match only. */
-    key->fm.table_id = fr->table_id;
-    key->fm.priority = fr->priority;
-    key->fm.match = fr->match;
-    uint64_t id = flow_match_id(sw->dpid, key);
-    free(key);
+    uint64_t id = fm_match_id(sw->dpid, fr->table_id, fr->priority, &fr->match);
     dpid_format(sw->dpid, dpid);
     snprintf(mid, sizeof(mid), "%016" PRIx64, id);
     snprintf(cookie, sizeof(cookie), "%#" PRIx64, fr->cookie);
     fm_event(fm, "flow.removed",
              json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:s, s:I, s:I, s:I}", "dpid", dpid,
-                       "match_id", mid, "stored", fm_flow_find(sw, id) != NULL, "cookie", cookie,
+                       "match_id", mid, "stored", fm_entry_find(sw, id) != NULL, "cookie", cookie,
                        "table_id", (int)fr->table_id, "priority", (int)fr->priority, "reason",
                        fr->reason < 6 ? reasons[fr->reason] : "unknown", "duration_s",
                        (json_int_t)fr->duration_sec, "packet_count", (json_int_t)fr->packet_count,
@@ -638,7 +631,7 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
     switch_reset(fm, sw);
     for (size_t i = 0; i < sw->n_buckets; i++)
         while (sw->buckets[i]) {
-            struct fm_flow *f = sw->buckets[i];
+            struct fm_entry *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
             fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
         }
@@ -821,13 +814,13 @@ static int mark_ours(const struct store_flow *f, void *arg)
     return 0;
 }
 
-int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
-    return flowmgr_add_admitted(fm, dpid, specs, match_ids, flow_ids, n, 0);
+    return flowmgr_add_admitted(fm, dpid, flows, match_ids, flow_ids, n, 0);
 }
 
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                          const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
                          size_t held)
 {
@@ -859,13 +852,13 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_sp
         uint8_t *big = NULL;
         const uint8_t *wire = small;
         size_t len;
-        if (fm_encode_flow_mod_into(&specs[i].fm, small, sizeof(small), &len) < 0 &&
-            !(wire = big = fm_encode_flow_mod(&specs[i].fm, &len))) {
+        if (fm_encode_flow_mod_into(&flows[i].mod, small, sizeof(small), &len) < 0 &&
+            !(wire = big = fm_encode_flow_mod(&flows[i].mod, &len))) {
             rc = -ENOMEM;
             break;
         }
-        unsigned o = owner_index(sw, specs[i].has_owner ? specs[i].owner : "");
-        struct fm_flow *f = mirror_put(fm, sw, match_ids[i], flow_ids[i], STORE_FLOW_PENDING,
+        unsigned o = owner_index(sw, flows[i].owner);
+        struct fm_entry *f = mirror_put(fm, sw, match_ids[i], flow_ids[i], STORE_FLOW_PENDING,
                                        o, wire, len);
         if (!f)
             rc = -ENOMEM;
@@ -879,16 +872,16 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_sp
     return rc;
 }
 
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *spec,
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flow,
                            struct flowmgr_key **keys, size_t *n, size_t *cap)
 {
-    const struct ofp_flow_mod *sel = &spec->fm;
+    const struct ofp_flow_mod *sel = &flow->mod;
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     for (size_t b = 0; sw && b < sw->n_buckets && rc == 0; b++)
-        for (struct fm_flow *f = sw->buckets[b]; f && rc == 0; f = f->hnext) {
+        for (struct fm_entry *f = sw->buckets[b]; f && rc == 0; f = f->hnext) {
             struct ofp_flow_mod have;
             struct ofp_err err;
             if (ofp_flow_mod_decode(f->wire, f->len, &have, &err) < 0)
@@ -916,13 +909,13 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_
 }
 
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                    uint64_t dpid, const struct flow_spec *specs, size_t n_specs)
+                    uint64_t dpid, const struct fm_flow *sels, size_t n_sels)
 {
-    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, specs, n_specs, 0);
+    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, sels, n_sels, 0);
 }
 
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             uint64_t dpid, const struct fm_flow *sels, size_t n_sels,
                              size_t held)
 {
     int rc = 0;
@@ -943,15 +936,14 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
         dpid_format(dpid, id);
         fm_event(fm, "flow.deleted", json_pack("{s:s, s:I}", "dpid", id, "count", (json_int_t)gone));
     }
-    for (size_t i = 0; i < n_specs && sw->up && rc == 0; i++) {
+    for (size_t i = 0; i < n_sels && sw->up && rc == 0; i++) {
         size_t len;
-        uint8_t *wire = fm_encode_flow_mod(&specs[i].fm, &len);
+        uint8_t *wire = fm_encode_flow_mod(&sels[i].mod, &len);
         if (!wire) {
             rc = -ENOMEM;
             break;
         }
-        rc = fm_queue(fm, sw, owner_index(sw, specs[i].has_owner ? specs[i].owner : ""), false,
-                      0, 0, wire, len);
+        rc = fm_queue(fm, sw, owner_index(sw, sels[i].owner), false, 0, 0, wire, len);
         free(wire);
     }
     fm_pump(fm, sw, fm_now_us(fm));
@@ -977,19 +969,16 @@ static int load_one(const struct store_flow *sf, void *arg)
 {
     struct load_ctx *lc = arg;
     struct flowmgr *fm = lc->fm;
-    char err[256];
 
     if (sf->state == STORE_FLOW_DELETED)
         return 0;                    /* only listed, until purged */
-    json_t *j = json_u64_load_record(sf->json, sf->json_len);
-    struct flow_spec *spec = malloc(sizeof(*spec));
-    int rc = j && spec ? flow_json_parse(j, false, spec, err, sizeof(err)) : -EINVAL;
+    struct fm_flow *flow = malloc(sizeof(*flow));
+    int rc = flow && fm->env.decode ? fm->env.decode(sf->json, sf->json_len, flow) : -EINVAL;
 
-    json_decref(j);
-    if (rc == 0 && flow_match_id(sf->dpid, spec) != sf->match_id)
+    if (rc == 0 && fm_flow_match_id(sf->dpid, flow) != sf->match_id)
         rc = -EINVAL;
     size_t len = 0;
-    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&spec->fm, &len) : NULL;
+    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&flow->mod, &len) : NULL;
     struct fm_switch *sw = wire ? switch_get(fm, sf->dpid) : NULL;
     if (!sw || !mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
                            owner_index(sw, sf->owner ? sf->owner : ""), wire, len)) {
@@ -1001,7 +990,7 @@ static int load_one(const struct store_flow *sf, void *arg)
         lc->loaded++;
     }
     free(wire);
-    free(spec);
+    free(flow);
     return 0;
 }
 

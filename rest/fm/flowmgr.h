@@ -43,7 +43,7 @@
 
 #include <jansson.h>
 
-#include "flow_json.h"
+#include "fm_flow.h"
 #include "ofcd_counters.h"
 #include "ofcd_range.h"
 #include "qmsg.h"
@@ -83,6 +83,11 @@ struct flowmgr_env {
     /* Queue one OpenFlow message to it: 0, or -ENOBUFS (nothing queued). */
     int (*send)(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls);
     uint64_t (*now_us)(void *arg);  /* monotonic */
+    /* A stored record's text → the flow it was accepted as (the REST face's
+     * parser, flow_json_record, which the app gives): read at create for
+     * every stored flow, so the flow manager never parses a client's
+     * format itself. 0, or a negative errno (that record is not managed). */
+    int (*decode)(const char *text, size_t len, struct fm_flow *out);
     /* What happened to flows, for the event stream (may be NULL): kind
      * "flow.installed" {dpid, count}, "flow.error" {dpid, match_id, type,
      * code, reason}, "flow.removed" {dpid, match_id, stored, cookie,
@@ -188,10 +193,10 @@ void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
  * them, released as they are queued (0: not admitted, e.g. an app's own
  * flow). 0 or -ENOMEM.
  */
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                          const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
                          size_t held);
-int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 
 /* A (match_id, flow_id) pair of one switch. */
@@ -200,33 +205,45 @@ struct flowmgr_key {
 };
 
 /*
- * The stored flows of dpid a non-strict DELETE with spec selects (table or
+ * The stored flows of dpid a non-strict DELETE with sel selects (table or
  * all tables, cookie under cookie_mask, match within), appended to *keys
  * (realloc'd; *n and *cap updated). 0 or -ENOMEM.
  */
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *spec,
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *sel,
                            struct flowmgr_key **keys, size_t *n, size_t *cap);
 
 /*
  * The store has deleted keys: drop them from the mirror (where the flow_id
- * still matches) and queue each spec as a DELETE FLOW_MOD to dpid when up.
- * held: what flowmgr_admit reserved for them, released as they are queued.
+ * still matches) and queue each of sels as a DELETE FLOW_MOD to dpid when
+ * up. held: what flowmgr_admit reserved for them, released as they are
+ * queued.
  */
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             uint64_t dpid, const struct fm_flow *sels, size_t n_sels,
                              size_t held);
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                    uint64_t dpid, const struct flow_spec *specs, size_t n_specs);
+                    uint64_t dpid, const struct fm_flow *sels, size_t n_sels);
+
+/* One flow of a switch's flow-statistics reply: the flow as an ADD would
+ * install it, its identity, and what the switch counted. */
+struct flowmgr_snap_entry {
+    uint64_t dpid;
+    uint64_t match_id, flow_id;
+    struct fm_flow flow;
+    uint64_t packet_count, byte_count;
+    uint32_t duration_sec, duration_nsec;
+};
 
 /*
  * The last complete flow-statistics reply of dpid, taken (copied under the
- * lock) to be walked outside it, one entry at a time as Kytos shows it:
- * flow + "stats". take: NULL when the switch is unknown (*err -ENOENT) or
- * out of memory (-ENOMEM). next: a new reference, NULL at the end.
+ * lock) to be walked outside it, one entry at a time. take: NULL when the
+ * switch is unknown (*err -ENOENT) or out of memory (-ENOMEM). next: the
+ * next entry (valid until the next call), NULL at the end; an entry with an
+ * action list longer than a flow holds (FM_FLOW_ACTIONS_MAX) is left out.
  */
 struct flowmgr_snap;
 struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err);
-json_t *flowmgr_snap_next(struct flowmgr_snap *s);
+const struct flowmgr_snap_entry *flowmgr_snap_next(struct flowmgr_snap *s);
 void flowmgr_snap_free(struct flowmgr_snap *s);
 
 void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out);

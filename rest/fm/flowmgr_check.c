@@ -125,21 +125,12 @@ static int snap_foreach(uint8_t *const *parts, size_t n_parts, entry_fn cb, void
 struct check_ctx {
     struct flowmgr *fm;
     struct fm_switch *sw;
-    struct flow_spec *scratch;
+    struct fm_flow *scratch;
     uint64_t *present;
     size_t n_present, cap_present;
     uint64_t now, aliens, confirmed, missing, changed;
     unsigned logged;
 };
-
-static uint64_t entry_match_id(struct check_ctx *c, const struct ofp_flow_stats *fs)
-{
-    /* flow_match_id reads table, priority and match only. */
-    c->scratch->fm.table_id = fs->table_id;
-    c->scratch->fm.priority = fs->priority;
-    c->scratch->fm.match = fs->match;
-    return flow_match_id(c->sw->dpid, c->scratch);
-}
 
 static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
 {
@@ -172,7 +163,7 @@ static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
 
 /* The stored flow is on the switch in another version (actions, cookie or
  * timeouts changed behind ofcd's back): ADD the stored one over it. */
-static void reinstall_changed(struct check_ctx *c, struct fm_flow *f)
+static void reinstall_changed(struct check_ctx *c, struct fm_entry *f)
 {
     if (fm_queue(c->fm, c->sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len))
         return;
@@ -188,10 +179,10 @@ static int check_entry(const struct ofp_flow_stats *fs, void *arg)
 {
     struct check_ctx *c = arg;
     const struct flowmgr_cfg *cfg = &c->fm->cfg;
-    /* The whole flow when its actions fit a flow_spec (else only its key). */
-    bool whole = flow_spec_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
-                                      fs->hard_timeout, &fs->match, &fs->inst, c->scratch) == 0;
-    uint64_t id = whole ? flow_match_id(c->sw->dpid, c->scratch) : entry_match_id(c, fs);
+    /* The whole flow when its actions fit an fm_flow (else only its key). */
+    bool whole = fm_flow_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
+                                    fs->hard_timeout, &fs->match, &fs->inst, c->scratch) == 0;
+    uint64_t id = fm_match_id(c->sw->dpid, fs->table_id, fs->priority, &fs->match);
 
     if (c->n_present == c->cap_present) {
         size_t nc = c->cap_present ? c->cap_present * 2 : 256;
@@ -202,9 +193,9 @@ static int check_entry(const struct ofp_flow_stats *fs, void *arg)
         c->cap_present = nc;
     }
     c->present[c->n_present++] = id;
-    struct fm_flow *f = fm_flow_find(c->sw, id);
+    struct fm_entry *f = fm_entry_find(c->sw, id);
     if (f) {
-        bool same = !whole || flow_id_of(id, c->scratch) == f->flow_id;
+        bool same = !whole || fm_flow_id_of(id, c->scratch) == f->flow_id;
         bool settled = f->inflight == 0 &&
                        (f->sent_us == 0 || f->sent_us + c->fm->cfg.window_us <= c->now);
         if (same && f->state == STORE_FLOW_PENDING && f->inflight == 0) {
@@ -236,7 +227,7 @@ static void reinstall_missing(struct check_ctx *c, bool connect)
                        : c->now > c->fm->cfg.window_us ? c->now - c->fm->cfg.window_us : 0;
 
     for (size_t b = 0; b < sw->n_buckets; b++)
-        for (struct fm_flow *f = sw->buckets[b]; f; f = f->hnext) {
+        for (struct fm_entry *f = sw->buckets[b]; f; f = f->hnext) {
             if (f->state == STORE_FLOW_ERROR || f->inflight || f->sent_us > horizon)
                 continue;
             if (c->n_present &&
@@ -260,7 +251,6 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
     c.scratch = calloc(1, sizeof(*c.scratch));
     if (!c.scratch)
         return;
-    ofp_match_init(&c.scratch->fm.match);
     if (snap_foreach(sw->snap, sw->n_snap, check_entry, &c) == 0) {
         if (c.n_present)
             qsort(c.present, c.n_present, sizeof(uint64_t), cmp_u64);
@@ -397,42 +387,14 @@ void fm_snap_part(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg, 
 
 /* ---- GET flows ------------------------------------------------------------------ */
 
-/* The entry as GET flows shows it, or NULL when it cannot be one. */
-static json_t *entry_json(uint64_t dpid, const struct ofp_flow_stats *fs, struct flow_spec *spec)
-{
-    char hex[24];
-
-    if (flow_spec_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
-                             fs->hard_timeout, &fs->match, &fs->inst, spec) < 0)
-        return NULL;
-    json_t *o = flow_json_render(spec);
-    if (!o)
-        return NULL;
-    dpid_format(dpid, hex);
-    json_object_set_new(o, "switch", json_string(hex));
-    uint64_t match_id = flow_match_id(dpid, spec);
-    snprintf(hex, sizeof(hex), "%016" PRIx64, flow_id_of(match_id, spec));
-    json_object_set_new(o, "id", json_string(hex));
-    snprintf(hex, sizeof(hex), "%016" PRIx64, match_id);
-    json_object_set_new(o, "match_id", json_string(hex));
-    json_object_set_new(o, "stats",
-                        json_pack("{s:I, s:I, s:I, s:I}", "packet_count",
-                                  (json_int_t)fs->packet_count, "byte_count",
-                                  (json_int_t)fs->byte_count, "duration_sec",
-                                  (json_int_t)fs->duration_sec, "duration_nsec",
-                                  (json_int_t)fs->duration_nsec));
-    return o;
-}
-
 /* A copy of one switch's snapshot and where its walk is. */
 struct flowmgr_snap {
-    uint64_t dpid;
     uint8_t **parts;
     size_t n_parts, next_part;
     bool in_part;
     struct ofp_msg m;                /* the part being walked (points into parts[]) */
     struct ofp_mp_iter it;
-    struct flow_spec spec;
+    struct flowmgr_snap_entry e;
 };
 
 void flowmgr_snap_free(struct flowmgr_snap *s)
@@ -444,9 +406,9 @@ void flowmgr_snap_free(struct flowmgr_snap *s)
     free(s);
 }
 
-/* Copied under the flow manager's lock, decoded and rendered outside it: a
- * switch's 100,000 flows must not hold up the control thread or other
- * requests while they become JSON. */
+/* Copied under the flow manager's lock, decoded outside it: a switch's
+ * 100,000 flows must not hold up the control thread or other requests
+ * while they are walked and rendered. */
 struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err)
 {
     struct flowmgr_snap *s = calloc(1, sizeof(*s));
@@ -456,7 +418,7 @@ struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *e
         *err = -ENOMEM;
         return NULL;
     }
-    s->dpid = dpid;
+    s->e.dpid = dpid;
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     if (!sw || !(sw->seen || sw->n_flows)) {
@@ -482,14 +444,28 @@ struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *e
     return s;
 }
 
-json_t *flowmgr_snap_next(struct flowmgr_snap *s)
+/* The entry as a flow: false when it cannot be one (too many actions). */
+static bool entry_of(const struct ofp_flow_stats *fs, struct flowmgr_snap_entry *e)
+{
+    if (fm_flow_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,
+                           fs->hard_timeout, &fs->match, &fs->inst, &e->flow) < 0)
+        return false;
+    e->match_id = fm_flow_match_id(e->dpid, &e->flow);
+    e->flow_id = fm_flow_id_of(e->match_id, &e->flow);
+    e->packet_count = fs->packet_count;
+    e->byte_count = fs->byte_count;
+    e->duration_sec = fs->duration_sec;
+    e->duration_nsec = fs->duration_nsec;
+    return true;
+}
+
+const struct flowmgr_snap_entry *flowmgr_snap_next(struct flowmgr_snap *s)
 {
     for (;;) {
         struct ofp_flow_stats fs;
         if (s->in_part && ofp_mp_next_flow_stats(&s->it, &fs)) {
-            json_t *o = entry_json(s->dpid, &fs, &s->spec);
-            if (o)
-                return o;
+            if (entry_of(&fs, &s->e))
+                return &s->e;
             continue;                 /* not one ofcd can show: skipped */
         }
         s->in_part = false;

@@ -14,8 +14,8 @@
 #include "ofp_msg.h"
 
 /* One stored flow as the flow manager mirrors it. */
-struct fm_flow {
-    struct fm_flow *hnext;
+struct fm_entry {
+    struct fm_entry *hnext;
     uint64_t match_id, flow_id;
     uint64_t sent_us;               /* last ADD of it sent (0: never this run) */
     uint16_t inflight;              /* its ADDs queued or sent, not yet answered */
@@ -36,7 +36,7 @@ struct fm_item {
 
 /* Per owner per switch: a FIFO and its pacing bucket. */
 struct fm_owner {
-    char name[FLOW_JSON_OWNER_MAX];
+    char name[FM_FLOW_OWNER_MAX];
     struct fm_item *head, *tail;
     double tokens;
     uint64_t refill_us;
@@ -69,7 +69,7 @@ struct fm_switch {
     uint64_t down_us;               /* when it last went down */
     uint32_t next_xid;
     /* mirror: chained hash on match_id */
-    struct fm_flow **buckets;
+    struct fm_entry **buckets;
     size_t n_buckets, n_flows;
     /* sending */
     struct fm_owner owners[FM_MAX_OWNERS];
@@ -116,7 +116,7 @@ static inline uint64_t fm_now_us(const struct flowmgr *fm)
 }
 
 struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid);
-struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id);
+struct fm_entry *fm_entry_find(const struct fm_switch *sw, uint64_t match_id);
 /* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o; an
  * ADD counts as in flight for its mirrored flow until answered. */
 int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
@@ -152,7 +152,7 @@ int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, 
 void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us);
 /* Hand kind/data (owned, may be NULL) to env.event, if any. */
 void fm_event(struct flowmgr *fm, const char *kind, json_t *data);
-void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,
+void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_entry *f, uint8_t state,
                   uint16_t err_type, uint16_t err_code);
 
 /* flowmgr_check.c */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flow_json.h"
 #include "flowmgr.h"
 #include "flowmgr_priv.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
@@ -109,7 +110,7 @@ static void f_event(void *arg, const char *kind, const json_t *data)
 static struct flowmgr *open_fm(struct t *t)
 {
     struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
-                              .event = f_event};
+                              .decode = flow_json_record, .event = f_event};
     return flowmgr_create(&t->cfg, &env, t->store);
 }
 
@@ -252,7 +253,7 @@ static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
 /* ---- helpers ------------------------------------------------------------------------ */
 
 struct added {
-    struct flow_spec spec;
+    struct fm_flow flow;
     uint64_t match_id, flow_id;
 };
 
@@ -263,14 +264,14 @@ static void add_flow(struct t *t, const char *json, struct added *out)
     json_error_t je;
     json_t *j = json_loads(json, 0, &je);
     assert_non_null(j);
-    if (flow_json_parse(j, false, &out->spec, err, sizeof(err)) != 0)
+    if (flow_json_parse(j, false, &out->flow, NULL, err, sizeof(err)) != 0)
         fail_msg("%s: %s", json, err);
-    out->match_id = flow_match_id(DPID, &out->spec);
-    out->flow_id = flow_id(DPID, &out->spec);
+    out->match_id = fm_flow_match_id(DPID, &out->flow);
+    out->flow_id = fm_flow_id(DPID, &out->flow);
     struct store_flow sf = {.dpid = DPID, .match_id = out->match_id, .flow_id = out->flow_id,
                             .state = STORE_FLOW_PENDING, .json = json, .json_len = strlen(json)};
     assert_int_equal(store_put(t->store, &sf), 0);
-    assert_int_equal(flowmgr_add(t->fm, DPID, &out->spec, &out->match_id, &out->flow_id, 1), 0);
+    assert_int_equal(flowmgr_add(t->fm, DPID, &out->flow, &out->match_id, &out->flow_id, 1), 0);
     json_decref(j);
 }
 
@@ -288,7 +289,7 @@ static void add_n(struct t *t, unsigned n, struct added *a)
  * with held FLOW_MODs admitted for them. */
 static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
 {
-    struct flow_spec specs[16];
+    struct fm_flow specs[16];
     uint64_t mids[16], fids[16];
     char json[160], err[128];
 
@@ -297,12 +298,12 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, 
         snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
                  100 + first + i, first + i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &a[i].spec, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, false, &a[i].flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
-        specs[i] = a[i].spec;
-        flow_spec_fixup(&specs[i]);
-        mids[i] = a[i].match_id = flow_match_id(DPID, &specs[i]);
-        fids[i] = a[i].flow_id = flow_id(DPID, &specs[i]);
+        specs[i] = a[i].flow;
+        fm_flow_fixup(&specs[i]);
+        mids[i] = a[i].match_id = fm_flow_match_id(DPID, &specs[i]);
+        fids[i] = a[i].flow_id = fm_flow_id(DPID, &specs[i]);
         struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
                                 .json = json, .json_len = strlen(json)};
         assert_int_equal(store_put(t->store, &sf), 0);
@@ -560,15 +561,15 @@ static void test_ring_room_and_lost_barrier(void **state)
 }
 
 /* An entry as the switch reports it, for flow a (or an alien). */
-static void entry_of(const struct flow_spec *s, uint32_t age_s, struct ofp_flow_stats *fs)
+static void entry_of(const struct fm_flow *s, uint32_t age_s, struct ofp_flow_stats *fs)
 {
     memset(fs, 0, sizeof(*fs));
-    fs->table_id = s->fm.table_id;
-    fs->priority = s->fm.priority;
-    fs->cookie = s->fm.cookie;
+    fs->table_id = s->mod.table_id;
+    fs->priority = s->mod.priority;
+    fs->cookie = s->mod.cookie;
     fs->duration_sec = age_s;
-    fs->match = s->fm.match;
-    fs->inst = s->fm.inst;
+    fs->match = s->mod.match;
+    fs->inst = s->mod.inst;
 }
 
 static void test_reconnect_and_consistency(void **state)
@@ -598,15 +599,15 @@ static void test_reconnect_and_consistency(void **state)
     struct added *al[3] = {&alien_old, &alien_young, &alien_ignored};
     for (int i = 0; i < 3; i++) {
         json_t *j = json_loads(aj[i], 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &al[i]->spec, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, false, &al[i]->flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
     }
     struct ofp_flow_stats fs[5];
-    entry_of(&a[0].spec, 50, &fs[0]);
-    entry_of(&a[2].spec, 50, &fs[1]);
-    entry_of(&alien_old.spec, 3600, &fs[2]);
-    entry_of(&alien_young.spec, 2, &fs[3]);       /* younger than the 10 s window */
-    entry_of(&alien_ignored.spec, 3600, &fs[4]);  /* cookie 0xab00 is ignored */
+    entry_of(&a[0].flow, 50, &fs[0]);
+    entry_of(&a[2].flow, 50, &fs[1]);
+    entry_of(&alien_old.flow, 3600, &fs[2]);
+    entry_of(&alien_young.flow, 2, &fs[3]);       /* younger than the 10 s window */
+    entry_of(&alien_ignored.flow, 3600, &fs[4]);  /* cookie 0xab00 is ignored */
     unsigned from = t->n_sent;
     flow_stats_reply(t, CONN_B, req, fs, 5);
     /* Missing flow 2 goes out again (even though it was installed less than
@@ -628,7 +629,7 @@ static void test_reconnect_and_consistency(void **state)
     assert_non_null(del);
     assert_int_equal(del->fm.command, OFPFC_DELETE_STRICT);
     assert_int_equal(del->fm.priority, 7);
-    assert_true(ofp_match_equal(&del->fm.match, &alien_old.spec.fm.match));
+    assert_true(ofp_match_equal(&del->fm.match, &alien_old.flow.mod.match));
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.alien_deleted, 1);
     assert_int_equal(st.missing_reinstalled, 1);
@@ -666,12 +667,12 @@ static void test_changed_flow_reinstalled(void **state)
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     json_t *j = json_loads("{\"priority\": 100, \"match\": {\"in_port\": 1}, \"actions\":"
                            " [{\"action_type\": \"output\", \"port\": 3}]}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &other.spec, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse(j, false, &other.flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    assert_true(flow_match_id(DPID, &other.spec) == a[0].match_id);
+    assert_true(fm_flow_match_id(DPID, &other.flow) == a[0].match_id);
     struct ofp_flow_stats same, changed;
-    entry_of(&a[0].spec, 3600, &same);
-    entry_of(&other.spec, 3600, &changed);
+    entry_of(&a[0].flow, 3600, &same);
+    entry_of(&other.flow, 3600, &changed);
     t->now += 20000 * MS;
     unsigned from = t->n_sent;
     flow_stats_reply(t, CONN_A, 0x100, &same, 1);
@@ -714,10 +715,10 @@ static void test_delete_selection(void **state)
         {"{}", 0x7},
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-        struct flow_spec del;
+        struct fm_flow del;
         char err[128];
         json_t *j = json_loads(cases[c].del, 0, NULL);
-        assert_int_equal(flow_json_parse(j, true, &del, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, true, &del, NULL, err, sizeof(err)), 0);
         json_decref(j);
         struct flowmgr_key *keys = NULL;
         size_t n = 0, cap = 0;
@@ -734,10 +735,10 @@ static void test_delete_selection(void **state)
     }
     /* After the store deleted them, the mirror forgets them and the switch
      * gets the DELETE as given. */
-    struct flow_spec del;
+    struct fm_flow del;
     char err[128];
     json_t *j = json_loads("{\"match\": {\"dl_type\": 2054}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, true, &del, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse(j, true, &del, NULL, err, sizeof(err)), 0);
     json_decref(j);
     struct flowmgr_key key = {DPID, a[2].match_id, a[2].flow_id};
     assert_int_equal(store_del(t->store, DPID, a[2].match_id), 0);
@@ -757,15 +758,15 @@ static void test_delete_selection(void **state)
                         "flow.deleted {\"count\":1,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
 }
 
-static void flow_removed(struct t *t, conn_handle_t conn, const struct flow_spec *spec,
+static void flow_removed(struct t *t, conn_handle_t conn, const struct fm_flow *spec,
                          uint8_t reason)
 {
     struct ofp_msg m;
     msg_init(&m, OFPT_FLOW_REMOVED, 0);
     m.u.flow_removed = (struct ofp_flow_removed){
-        .cookie = spec->fm.cookie, .priority = spec->fm.priority, .reason = reason,
-        .table_id = spec->fm.table_id, .duration_sec = 7, .hard_timeout = 7,
-        .packet_count = 3, .byte_count = 180, .match = spec->fm.match};
+        .cookie = spec->mod.cookie, .priority = spec->mod.priority, .reason = reason,
+        .table_id = spec->mod.table_id, .duration_sec = 7, .hard_timeout = 7,
+        .packet_count = 3, .byte_count = 180, .match = spec->mod.match};
     of_event(t, conn, &m);
 }
 
@@ -781,12 +782,12 @@ static void test_flow_removed_published(void **state)
     /* A flow ofcd never stored (another match) is published as not stored. */
     char err[128];
     json_t *j = json_loads("{\"priority\": 9, \"match\": {\"in_port\": 6}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &other[0].spec, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse(j, false, &other[0].flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    flow_removed(t, CONN_A, &a[0].spec, OFPRR_HARD_TIMEOUT);
-    flow_removed(t, CONN_A, &other[0].spec, OFPRR_DELETE);
+    flow_removed(t, CONN_A, &a[0].flow, OFPRR_HARD_TIMEOUT);
+    flow_removed(t, CONN_A, &other[0].flow, OFPRR_DELETE);
     /* ... and one on a connection that is not the switch's is not. */
-    flow_removed(t, CONN_B, &a[0].spec, OFPRR_IDLE_TIMEOUT);
+    flow_removed(t, CONN_B, &a[0].flow, OFPRR_IDLE_TIMEOUT);
     snprintf(want, sizeof(want),
              "flow.removed {\"byte_count\":180,\"cookie\":\"0x1234\",\"dpid\":"
              "\"00:00:00:00:00:00:10:01\",\"duration_s\":7,\"match_id\":\"%016" PRIx64 "\","
@@ -796,7 +797,7 @@ static void test_flow_removed_published(void **state)
              "\"00:00:00:00:00:00:10:01\",\"duration_s\":7,\"match_id\":\"%016" PRIx64 "\","
              "\"packet_count\":3,\"priority\":9,\"reason\":\"delete\",\"stored\":false,"
              "\"table_id\":0}\n",
-             a[0].match_id, flow_match_id(DPID, &other[0].spec));
+             a[0].match_id, fm_flow_match_id(DPID, &other[0].flow));
     assert_string_equal(t->events, want);
     /* Only published: the stored flow stays stored. */
     assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_PENDING);
@@ -852,7 +853,7 @@ static void test_restart_skips_deleted(void **state)
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
     for (unsigned i = from; i < t->n_sent; i++)
         if (t->sent[i].type == OFPT_FLOW_MOD)
-            assert_true(t->sent[i].fm.priority != a[1].spec.fm.priority);
+            assert_true(t->sent[i].fm.priority != a[1].flow.mod.priority);
     assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_DELETED);
 }
 
@@ -888,7 +889,7 @@ static void test_gone_switches_forgotten(void **state)
 
 /* n old-enough flows ofcd never stored (priority 500 + i), as the switch
  * reports them; specs keeps what the entries point into. */
-static void make_aliens(struct flow_spec *specs, struct ofp_flow_stats *fs, unsigned n,
+static void make_aliens(struct fm_flow *specs, struct ofp_flow_stats *fs, unsigned n,
                         uint32_t age_s)
 {
     char json[128], err[128];
@@ -896,7 +897,7 @@ static void make_aliens(struct flow_spec *specs, struct ofp_flow_stats *fs, unsi
         snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
                  500 + i, i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &specs[i], err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, false, &specs[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
         entry_of(&specs[i], age_s, &fs[i]);
     }
@@ -910,7 +911,7 @@ static void test_unsolicited_control_stats_dropped(void **state)
 {
     struct t *t = *state;
     struct added a[1];
-    struct flow_spec al[4];
+    struct fm_flow al[4];
     struct ofp_flow_stats fs[4];
     struct flowmgr_stats st;
     int err;
@@ -938,12 +939,11 @@ static void test_unsolicited_control_stats_dropped(void **state)
     assert_null(strstr(t->events, "consistency"));
     struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
     assert_non_null(sn);
-    json_t *e = flowmgr_snap_next(sn);
-    assert_null(e);
+    assert_null(flowmgr_snap_next(sn));
     flowmgr_snap_free(sn);
     /* The reply asked for is the snapshot and gets the on-connect check. */
     struct ofp_flow_stats mine;
-    entry_of(&a[0].spec, 20, &mine);
+    entry_of(&a[0].flow, 20, &mine);
     flow_stats_reply(t, CONN_A, req, &mine, 1);
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.checks, 1);
@@ -970,7 +970,7 @@ static void test_snapshot_budget_across_switches(void **state)
     struct t *t = *state;
     const uint64_t dp2 = 0x1002;
     const conn_handle_t conn2 = 0x0000000300000003ull;
-    static struct flow_spec young_s[100], old_s[100];
+    static struct fm_flow young_s[100], old_s[100];
     static struct ofp_flow_stats young[100], old[100];
     struct flowmgr_stats st;
 
@@ -1053,7 +1053,7 @@ static void test_admission_reserves(void **state)
 static void test_delete_admission_reserved(void **state)
 {
     struct t *t = *state;
-    struct flow_spec del[10];
+    struct fm_flow del[10];
     struct flowmgr_stats st;
     unsigned retry = 0;
     char json[64], err[128];
@@ -1065,7 +1065,7 @@ static void test_delete_admission_reserved(void **state)
     for (unsigned i = 0; i < 10; i++) {
         snprintf(json, sizeof(json), "{\"match\": {\"in_port\": %u}}", i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, true, &del[i], err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, true, &del[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
     }
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */

@@ -72,7 +72,8 @@ static int setup(void **state)
     assert_non_null(t->store);
     t->now = 1000000000ull;
     struct flowmgr_cfg cfg = {.queue_max = 1000, .window_us = 10000000ull};
-    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now};
+    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
+                              .decode = flow_json_record};
     t->fm = flowmgr_create(&cfg, &env, t->store);
     assert_non_null(t->fm);
     *state = t;
@@ -134,7 +135,7 @@ static void stats_reply(struct t *t, uint64_t dpid, const struct ofp_flow_stats 
 
 /* The switch reports the flow the Kytos JSON text describes. *f keeps what
  * the entry's action lists point into. */
-static void entry_from(const char *text, struct flow_spec *f, uint32_t dur_s, uint32_t dur_ns,
+static void entry_from(const char *text, struct fm_flow *f, uint32_t dur_s, uint32_t dur_ns,
                        uint64_t packets, uint64_t bytes, struct ofp_flow_stats *fs)
 {
     char err[256];
@@ -142,17 +143,17 @@ static void entry_from(const char *text, struct flow_spec *f, uint32_t dur_s, ui
     json_t *j = json_u64_loadb(text, strlen(text), &je);
 
     assert_non_null(j);
-    if (flow_json_parse(j, false, f, err, sizeof(err)) != 0)
+    if (flow_json_parse(j, false, f, NULL, err, sizeof(err)) != 0)
         fail_msg("%s: %s", text, err);
     json_decref(j);
     memset(fs, 0, sizeof(*fs));
-    fs->table_id = f->fm.table_id;
-    fs->priority = f->fm.priority;
-    fs->cookie = f->fm.cookie;
-    fs->idle_timeout = f->fm.idle_timeout;
-    fs->hard_timeout = f->fm.hard_timeout;
-    fs->match = f->fm.match;
-    fs->inst = f->fm.inst;
+    fs->table_id = f->mod.table_id;
+    fs->priority = f->mod.priority;
+    fs->cookie = f->mod.cookie;
+    fs->idle_timeout = f->mod.idle_timeout;
+    fs->hard_timeout = f->mod.hard_timeout;
+    fs->match = f->mod.match;
+    fs->inst = f->mod.inst;
     fs->duration_sec = dur_s;
     fs->duration_nsec = dur_ns;
     fs->packet_count = packets;
@@ -219,7 +220,7 @@ static const char *const entry_json[N_ENTRIES - 1] = {
 
 /* Switch A reports the flows above and one with 33 actions (more than a
  * flow of ofcd's holds: not shown); switch B is up and has reported none. */
-static void report(struct t *t, struct flow_spec *specs, struct ofp_action *many)
+static void report(struct t *t, struct fm_flow *specs, struct ofp_action *many)
 {
     struct ofp_flow_stats fs[N_ENTRIES];
 
@@ -274,7 +275,7 @@ static const char want_a[] =
 static void test_get_flows_unchanged(void **state)
 {
     struct t *t = *state;
-    static struct flow_spec specs[N_ENTRIES];
+    static struct fm_flow specs[N_ENTRIES];
     static struct ofp_action many[33];
     char want[sizeof(want_a) + 64];
     unsigned status;
