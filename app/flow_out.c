@@ -7,6 +7,7 @@
 
 #include <rte_cycles.h>
 
+#include "events_pub.h"
 #include "flow_json.h"
 
 static struct msgq *ring_of(struct app_ctx *app, conn_handle_t conn)
@@ -52,12 +53,11 @@ static uint64_t out_now_us(void *arg)
 }
 
 /* The flow manager's news, on the event stream. */
-static void out_event(void *arg, const char *kind, const json_t *data)
+static void out_event(void *arg, const struct flowmgr_event *ev)
 {
     struct app_ctx *app = arg;
 
-    if (app->stream)
-        rest_events_publish(app->stream, kind, data);
+    events_pub_flow(app->stream, ev);
 }
 
 void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)

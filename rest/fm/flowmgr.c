@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dpid.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -438,11 +437,10 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
 
 /* ---- events ------------------------------------------------------------------- */
 
-void fm_event(struct flowmgr *fm, const char *kind, json_t *data)
+void fm_event(struct flowmgr *fm, const struct flowmgr_event *ev)
 {
-    if (data && fm->env.event)
-        fm->env.event(fm->env.arg, kind, data);
-    json_decref(data);
+    if (fm->env.event)
+        fm->env.event(fm->env.arg, ev);
 }
 
 static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid)
@@ -483,12 +481,9 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
         }
         free(b);
     }
-    if (installed && fm->env.event) {
-        char dpid[24];
-        dpid_format(sw->dpid, dpid);
-        fm_event(fm, "flow.installed",
-                 json_pack("{s:s, s:I}", "dpid", dpid, "count", (json_int_t)installed));
-    }
+    if (installed)
+        fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_INSTALLED, .dpid = sw->dpid,
+                                             .u.installed = {.count = installed}});
 }
 
 static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
@@ -515,15 +510,10 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                 LOG_WARN_RL(&fm->rl_log.rejected, fm_now_us(fm), "flows", "switch %016" PRIx64
                             " rejected flow %016" PRIx64 ": %s", sw->dpid, s->match_id, what);
                 fm_set_state(fm, sw, f, STORE_FLOW_ERROR, e->type, e->code);
-                if (fm->env.event) {
-                    char dpid[24], mid[24];
-                    dpid_format(sw->dpid, dpid);
-                    snprintf(mid, sizeof(mid), "%016" PRIx64, s->match_id);
-                    fm_event(fm, "flow.error",
-                             json_pack("{s:s, s:s, s:i, s:i, s:s}", "dpid", dpid, "match_id", mid,
-                                       "type", (int)e->type, "code", (int)e->code, "reason",
-                                       what));
-                }
+                fm_event(fm, &(struct flowmgr_event){
+                                 .kind = FLOWMGR_EV_ERROR, .dpid = sw->dpid,
+                                 .u.error = {.match_id = s->match_id, .type = e->type,
+                                             .code = e->code, .reason = what}});
             } else {
                 LOG_WARN_RL(&fm->rl_log.rejected_other, fm_now_us(fm), "flows", "switch %016"
                             PRIx64 " rejected a %s FLOW_MOD: %s", sw->dpid,
@@ -544,23 +534,17 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
 static void on_flow_removed(struct flowmgr *fm, struct fm_switch *sw,
                             const struct ofp_flow_removed *fr)
 {
-    static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",
-                                          "group_delete", "meter_delete", "eviction"};
-    char dpid[24], mid[24], cookie[24];
-
     if (!fm->env.event)
         return;
     uint64_t id = fm_match_id(sw->dpid, fr->table_id, fr->priority, &fr->match);
-    dpid_format(sw->dpid, dpid);
-    snprintf(mid, sizeof(mid), "%016" PRIx64, id);
-    snprintf(cookie, sizeof(cookie), "%#" PRIx64, fr->cookie);
-    fm_event(fm, "flow.removed",
-             json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:s, s:I, s:I, s:I}", "dpid", dpid,
-                       "match_id", mid, "stored", fm_entry_find(sw, id) != NULL, "cookie", cookie,
-                       "table_id", (int)fr->table_id, "priority", (int)fr->priority, "reason",
-                       fr->reason < 6 ? reasons[fr->reason] : "unknown", "duration_s",
-                       (json_int_t)fr->duration_sec, "packet_count", (json_int_t)fr->packet_count,
-                       "byte_count", (json_int_t)fr->byte_count));
+    fm_event(fm, &(struct flowmgr_event){
+                     .kind = FLOWMGR_EV_REMOVED, .dpid = sw->dpid,
+                     .u.removed = {.match_id = id, .stored = fm_entry_find(sw, id) != NULL,
+                                   .cookie = fr->cookie, .table_id = fr->table_id,
+                                   .priority = fr->priority, .reason = fr->reason,
+                                   .duration_s = fr->duration_sec,
+                                   .packet_count = fr->packet_count,
+                                   .byte_count = fr->byte_count}});
 }
 
 static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t conn)
@@ -931,11 +915,9 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
     for (size_t i = 0; i < n_keys; i++)
         if (keys[i].dpid == dpid && mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id))
             gone++;
-    if (gone && fm->env.event) {
-        char id[24];
-        dpid_format(dpid, id);
-        fm_event(fm, "flow.deleted", json_pack("{s:s, s:I}", "dpid", id, "count", (json_int_t)gone));
-    }
+    if (gone)
+        fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_DELETED, .dpid = dpid,
+                                             .u.deleted = {.count = gone}});
     for (size_t i = 0; i < n_sels && sw->up && rc == 0; i++) {
         size_t len;
         uint8_t *wire = fm_encode_flow_mod(&sels[i].mod, &len);

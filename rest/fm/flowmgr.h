@@ -41,8 +41,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "fm_flow.h"
 #include "ofcd_counters.h"
 #include "ofcd_range.h"
@@ -75,6 +73,59 @@ struct flowmgr_cfg {
     unsigned n_app_cookie;
 };
 
+/* What happened to flows (struct flowmgr_env.event); the app publishes
+ * them on the event stream (app/events_pub.c names each kind there). */
+enum flowmgr_event_kind {
+    FLOWMGR_EV_INSTALLED,           /* a barrier reply installed stored flows */
+    FLOWMGR_EV_ERROR,               /* the switch rejected a stored flow */
+    FLOWMGR_EV_REMOVED,             /* the switch removed a flow and said so */
+    FLOWMGR_EV_DELETED,             /* stored flows were deleted (flowmgr_deleted) */
+    FLOWMGR_EV_CONSISTENCY,         /* a consistency check deleted or re-installed */
+};
+
+struct flowmgr_ev_installed {
+    uint64_t count;                 /* flows the reply moved to installed */
+};
+
+struct flowmgr_ev_error {
+    uint64_t match_id;
+    uint16_t type, code;            /* the switch's OFPT_ERROR */
+    const char *reason;             /* type/code as text (ofp_err_format) */
+};
+
+/* One FLOW_REMOVED, whether or not ofcd stores the flow. */
+struct flowmgr_ev_removed {
+    uint64_t match_id;
+    bool stored;                    /* the mirror holds a flow of that match_id */
+    uint64_t cookie;
+    uint8_t table_id;
+    uint16_t priority;
+    uint8_t reason;                 /* OFPRR_* as the switch sent it */
+    uint32_t duration_s;
+    uint64_t packet_count, byte_count;
+};
+
+struct flowmgr_ev_deleted {
+    uint64_t count;                 /* stored flows the mirror let go */
+};
+
+struct flowmgr_ev_consistency {
+    bool after_connect;             /* the check after a (re)connect */
+    uint64_t aliens_deleted, missing_reinstalled, changed_reinstalled;
+};
+
+struct flowmgr_event {
+    enum flowmgr_event_kind kind;
+    uint64_t dpid;
+    union {
+        struct flowmgr_ev_installed installed;
+        struct flowmgr_ev_error error;
+        struct flowmgr_ev_removed removed;
+        struct flowmgr_ev_deleted deleted;
+        struct flowmgr_ev_consistency consistency;
+    } u;
+};
+
 /* How the flow manager reaches switches, and its clock. */
 struct flowmgr_env {
     void *arg;
@@ -88,17 +139,11 @@ struct flowmgr_env {
      * every stored flow, so the flow manager never parses a client's
      * format itself. 0, or a negative errno (that record is not managed). */
     int (*decode)(const char *text, size_t len, struct fm_flow *out);
-    /* What happened to flows, for the event stream (may be NULL): kind
-     * "flow.installed" {dpid, count}, "flow.error" {dpid, match_id, type,
-     * code, reason}, "flow.removed" {dpid, match_id, stored, cookie,
-     * table_id, priority, reason, duration_s, packet_count, byte_count} for
-     * each FLOW_REMOVED a switch sends, "flow.deleted" {dpid, count} when
-     * stored flows are deleted (flowmgr_deleted), "consistency" {dpid,
-     * after_connect, aliens_deleted, missing_reinstalled,
-     * changed_reinstalled}. data is borrowed; called with the flow
+    /* What happened to flows, for the event stream (may be NULL): one
+     * struct flowmgr_event, borrowed for the call; called with the flow
      * manager's lock held (on the control thread or a REST thread), so it
      * must not call back. */
-    void (*event)(void *arg, const char *kind, const json_t *data);
+    void (*event)(void *arg, const struct flowmgr_event *ev);
 };
 
 #define FLOWMGR_COUNTERS(X)                                                               \

@@ -33,7 +33,6 @@
 
 #include "ofcd_log.h"
 #include "ofp_msg.h"
-#include "dpid.h"
 #include "store.h"
 
 #define FM_CHECK_LOG_MAX 10     /* action lines per check; a summary follows */
@@ -265,15 +264,13 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
                         sw->dpid, connect ? " after connect" : "", c.n_present, sw->n_flows,
                         (unsigned long)c.aliens, (unsigned long)c.missing,
                         (unsigned long)c.changed, (unsigned long)c.confirmed);
-        if ((c.aliens || c.missing || c.changed) && fm->env.event) {
-            char dpid[24];
-            dpid_format(sw->dpid, dpid);
-            fm_event(fm, "consistency",
-                     json_pack("{s:s, s:b, s:I, s:I, s:I}", "dpid", dpid, "after_connect",
-                               connect, "aliens_deleted", (json_int_t)c.aliens,
-                               "missing_reinstalled", (json_int_t)c.missing,
-                               "changed_reinstalled", (json_int_t)c.changed));
-        }
+        if (c.aliens || c.missing || c.changed)
+            fm_event(fm, &(struct flowmgr_event){
+                             .kind = FLOWMGR_EV_CONSISTENCY, .dpid = sw->dpid,
+                             .u.consistency = {.after_connect = connect,
+                                               .aliens_deleted = c.aliens,
+                                               .missing_reinstalled = c.missing,
+                                               .changed_reinstalled = c.changed}});
         fm_pump(fm, sw, now);
     }
     sw->last_check_us = now;

@@ -150,8 +150,8 @@ int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, 
                  uint32_t xid, uint8_t cls);
 /* Send what may go now on sw. */
 void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us);
-/* Hand kind/data (owned, may be NULL) to env.event, if any. */
-void fm_event(struct flowmgr *fm, const char *kind, json_t *data);
+/* Hand ev (borrowed) to env.event, if any. */
+void fm_event(struct flowmgr *fm, const struct flowmgr_event *ev);
 void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_entry *f, uint8_t state,
                   uint16_t err_type, uint16_t err_code);
 
