@@ -12,16 +12,19 @@
  *  - the batches in flight: each send ends with a BARRIER_REQUEST; its reply
  *    moves the batch's flows to installed, an OFPT_ERROR carrying one
  *    flow_mod's xid moves that flow to error with the switch's type/code;
- *  - the last complete flow-statistics reply, for GET flows and for the
- *    consistency check (flowmgr_check.c): a worker's poll, or the reply to
- *    its own request (no other control-thread xid is taken), all switches'
- *    together within flowmgr_cfg.snap_budget_bytes;
+ *  - the last complete flow-statistics reply (fm_snap.c), for GET flows and
+ *    for the consistency check (fm_check.c): a worker's poll, or the reply
+ *    to its own request (no other control-thread xid is taken), all
+ *    switches' together within flowmgr_cfg.snap_budget_bytes;
  *  - the admission of REST requests: FLOW_MODs reserved per switch from
  *    before a request's commit until queued (flowmgr_admit), so queued and
  *    reserved never pass flow_manager.queue_max.
  *
- * It reaches switches only through struct flowmgr_env (the app glues that
- * to the io lcores' msg_out rings), so it runs in unit tests without DPDK.
+ * It speaks typed flows (fm_flow.h) and typed events, never a client's
+ * format: the Kytos JSON is the REST face's (rest/kytos), which the app
+ * hands in as env.decode to read the store's records at start. It reaches
+ * switches only through struct flowmgr_env (the app glues that to the io
+ * lcores' msg_out rings), so it runs in unit tests without DPDK.
  *
  * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
  * flowmgr_admit[_cancel](), flowmgr_add[_admitted](), flowmgr_delete_victims(),

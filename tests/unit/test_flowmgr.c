@@ -990,6 +990,48 @@ static void test_unsolicited_control_stats_dropped(void **state)
     assert_int_equal(st.snapshot_unsolicited, 102);
 }
 
+/* GET v2/flows' walk through the flow manager: the last complete reply,
+ * copied, as typed entries whose identity is the stored flows' own; an
+ * unknown switch is -ENOENT. */
+static void test_snapshot_typed_entries(void **state)
+{
+    struct t *t = *state;
+    struct added a[2];
+    struct fm_flow al[1];
+    struct ofp_flow_stats fs[3];
+    int err;
+
+    switch_up(t, CONN_A);
+    add_n(t, 2, a);
+    entry_of(&a[0].flow, 30, &fs[0]);
+    entry_of(&a[1].flow, 40, &fs[1]);
+    make_aliens(al, &fs[2], 1, 5);
+    fs[0].packet_count = 11;
+    fs[1].byte_count = 22;
+    flow_stats_reply(t, CONN_A, 0x300, fs, 3);
+    struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
+    assert_non_null(sn);
+    assert_int_equal(err, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct flowmgr_snap_entry *e = flowmgr_snap_next(sn);
+        assert_non_null(e);
+        assert_true(e->dpid == DPID);
+        assert_true(e->match_id == a[i].match_id);
+        assert_true(e->flow_id == a[i].flow_id);
+        assert_int_equal(e->duration_sec, i ? 40 : 30);
+        assert_true(e->packet_count == (i ? 0 : 11));
+        assert_true(e->byte_count == (i ? 22 : 0));
+        assert_int_equal(e->flow.mod.priority, a[i].flow.mod.priority);
+    }
+    const struct flowmgr_snap_entry *e = flowmgr_snap_next(sn);
+    assert_non_null(e);
+    assert_true(e->match_id == fm_flow_match_id(DPID, &al[0]));
+    assert_null(flowmgr_snap_next(sn));
+    flowmgr_snap_free(sn);
+    assert_null(flowmgr_snap_take(t->fm, 0x9999, &err));
+    assert_int_equal(err, -ENOENT);
+}
+
 /* All switches' snapshots together stay within snap_budget_bytes: a reply
  * that would pass it is abandoned (counted, no verdict from it), and the
  * switch's next reply that fits is taken. */
@@ -1196,6 +1238,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsolicited_control_stats_dropped, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_budget_across_switches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_typed_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
