@@ -23,6 +23,7 @@
 
 #include "fm_check.h"
 #include "fm_flow.h"
+#include "ofp_test_util.h"
 #include "store.h"
 
 #define DPID 0x77ull
@@ -135,26 +136,11 @@ static struct fake_flow *stored(struct fm_view *v, uint16_t prio, uint8_t state,
 static int part(struct fm_snap *s, uint64_t *held, const struct ofp_flow_stats *fs, unsigned n,
                 uint32_t xid, bool more)
 {
-    static uint8_t body[16384], msg[20000];
-    struct ofp_buf b;
-    struct ofp_msg m;
+    static uint8_t msg[20000];
     struct fm_snap_bounds bounds = {0};
+    size_t len = ofp_test_flow_reply(fs, n, xid, more, msg, sizeof(msg));
 
-    ofp_buf_init(&b, body, sizeof(body));
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(ofp_flow_stats_put(&b, &fs[i]), 0);
-    memset(&m, 0, sizeof(m));
-    m.hdr.version = OFP13_VERSION;
-    m.hdr.type = OFPT_MULTIPART_REPLY;
-    m.hdr.xid = xid;
-    m.u.mp_reply.type = OFPMP_FLOW;
-    if (more)
-        m.u.mp_reply.flags = OFPMPF_REPLY_MORE;
-    m.u.mp_reply.body = body;
-    m.u.mp_reply.body_len = (uint16_t)b.len;
-    ofp_buf_init(&b, msg, sizeof(msg));
-    assert_int_equal(ofp_encode(&b, &m), 0);
-    return fm_snap_add(s, &bounds, held, b.data, b.len, xid, more);
+    return fm_snap_add(s, &bounds, held, msg, len, xid, more);
 }
 
 /* A complete reply of fs[0..n). */

@@ -22,6 +22,7 @@
 #include "fm_flow.h"
 #include "fm_snap.h"
 #include "ofp_msg.h"
+#include "ofp_test_util.h"
 
 #define DPID 0x42ull
 
@@ -53,25 +54,10 @@ static void entry(struct ofp_flow_stats *fs, uint16_t prio, uint32_t port, unsig
 static const uint8_t *part(const struct ofp_flow_stats *fs, unsigned n, uint32_t xid, bool more,
                            size_t *len)
 {
-    static uint8_t body[32768], msg[65536];
-    struct ofp_buf b;
-    struct ofp_msg m;
+    static uint8_t msg[65536];
 
-    ofp_buf_init(&b, body, sizeof(body));
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(ofp_flow_stats_put(&b, &fs[i]), 0);
-    memset(&m, 0, sizeof(m));
-    m.hdr.version = OFP13_VERSION;
-    m.hdr.type = OFPT_MULTIPART_REPLY;
-    m.hdr.xid = xid;
-    m.u.mp_reply.type = OFPMP_FLOW;
-    m.u.mp_reply.flags = more ? OFPMPF_REPLY_MORE : 0;
-    m.u.mp_reply.body = body;
-    m.u.mp_reply.body_len = (uint16_t)b.len;
-    ofp_buf_init(&b, msg, sizeof(msg));
-    assert_int_equal(ofp_encode(&b, &m), 0);
-    *len = b.len;
-    return b.data;
+    *len = ofp_test_flow_reply(fs, n, xid, more, msg, sizeof(msg));
+    return msg;
 }
 
 static int add(struct fm_snap *s, const struct fm_snap_bounds *b, uint64_t *held,

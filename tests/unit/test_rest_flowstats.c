@@ -25,6 +25,7 @@
 #include "json_u64.h"
 #include "of_event.h"
 #include "ofp_msg.h"
+#include "ofp_test_util.h"
 #include "rest_priv.h"
 #include "store.h"
 
@@ -114,23 +115,10 @@ static void worker_event(struct t *t, uint64_t dpid, uint16_t kind, const uint8_
 /* A complete FLOW statistics reply of dpid to the worker's poll (xid 0x300). */
 static void stats_reply(struct t *t, uint64_t dpid, const struct ofp_flow_stats *fs, unsigned n)
 {
-    static uint8_t body[32768], msg[65536];
-    struct ofp_buf b;
-    struct ofp_msg m;
+    static uint8_t msg[65536];
+    size_t len = ofp_test_flow_reply(fs, n, 0x300, false, msg, sizeof(msg));
 
-    ofp_buf_init(&b, body, sizeof(body));
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(ofp_flow_stats_put(&b, &fs[i]), 0);
-    memset(&m, 0, sizeof(m));
-    m.hdr.version = OFP13_VERSION;
-    m.hdr.type = OFPT_MULTIPART_REPLY;
-    m.hdr.xid = 0x300;
-    m.u.mp_reply.type = OFPMP_FLOW;
-    m.u.mp_reply.body = body;
-    m.u.mp_reply.body_len = (uint16_t)b.len;
-    ofp_buf_init(&b, msg, sizeof(msg));
-    assert_int_equal(ofp_encode(&b, &m), 0);
-    worker_event(t, dpid, QMSG_EV_OF, b.data, b.len);
+    worker_event(t, dpid, QMSG_EV_OF, msg, len);
 }
 
 /* The switch reports the flow the Kytos JSON text describes. *f keeps what
