@@ -1,6 +1,7 @@
 /* events_pub: see events_pub.h. */
 #include "events_pub.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,4 +66,60 @@ void events_pub_link(void *arg, const struct topo_link_rec *l, enum topo_change 
     publish(h, c == TOPO_LINK_UP ? "link.up" : c == TOPO_LINK_DOWN ? "link.down" : "link.loop",
             json_pack("{s:s, s:s, s:s, s:s}", "id", l->id, "a", a, "b", b, "why",
                       l->why ? l->why : ""));
+}
+
+static json_t *flow_removed_json(const char *dpid, const struct flowmgr_ev_removed *r)
+{
+    static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",
+                                          "group_delete", "meter_delete", "eviction"};
+    char mid[24], cookie[24];
+
+    snprintf(mid, sizeof(mid), "%016" PRIx64, r->match_id);
+    snprintf(cookie, sizeof(cookie), "%#" PRIx64, r->cookie);
+    /* The counts as jansson takes them (signed): past 2^63 they read
+     * negative, as they always have on this stream. */
+    return json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:s, s:I, s:I, s:I}", "dpid", dpid,
+                     "match_id", mid, "stored", r->stored, "cookie", cookie, "table_id",
+                     (int)r->table_id, "priority", (int)r->priority, "reason",
+                     r->reason < 6 ? reasons[r->reason] : "unknown", "duration_s",
+                     (json_int_t)r->duration_s, "packet_count", (json_int_t)r->packet_count,
+                     "byte_count", (json_int_t)r->byte_count);
+}
+
+void events_pub_flow(struct rest_events *h, const struct flowmgr_event *ev)
+{
+    char dpid[24], mid[24];
+
+    if (!h)
+        return;
+    dpid_format(ev->dpid, dpid);
+    switch (ev->kind) {
+    case FLOWMGR_EV_INSTALLED:
+        publish(h, "flow.installed", json_pack("{s:s, s:I}", "dpid", dpid, "count",
+                                               (json_int_t)ev->u.installed.count));
+        break;
+    case FLOWMGR_EV_ERROR:
+        snprintf(mid, sizeof(mid), "%016" PRIx64, ev->u.error.match_id);
+        publish(h, "flow.error",
+                json_pack("{s:s, s:s, s:i, s:i, s:s}", "dpid", dpid, "match_id", mid, "type",
+                          (int)ev->u.error.type, "code", (int)ev->u.error.code, "reason",
+                          ev->u.error.reason ? ev->u.error.reason : ""));
+        break;
+    case FLOWMGR_EV_REMOVED:
+        publish(h, "flow.removed", flow_removed_json(dpid, &ev->u.removed));
+        break;
+    case FLOWMGR_EV_DELETED:
+        publish(h, "flow.deleted", json_pack("{s:s, s:I}", "dpid", dpid, "count",
+                                             (json_int_t)ev->u.deleted.count));
+        break;
+    case FLOWMGR_EV_CONSISTENCY:
+        publish(h, "consistency",
+                json_pack("{s:s, s:b, s:I, s:I, s:I}", "dpid", dpid, "after_connect",
+                          ev->u.consistency.after_connect, "aliens_deleted",
+                          (json_int_t)ev->u.consistency.aliens_deleted, "missing_reinstalled",
+                          (json_int_t)ev->u.consistency.missing_reinstalled,
+                          "changed_reinstalled",
+                          (json_int_t)ev->u.consistency.changed_reinstalled));
+        break;
+    }
 }

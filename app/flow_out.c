@@ -7,6 +7,9 @@
 
 #include <rte_cycles.h>
 
+#include "events_pub.h"
+#include "flow_json.h"
+
 static struct msgq *ring_of(struct app_ctx *app, conn_handle_t conn)
 {
     unsigned io = conn_handle_io(conn);
@@ -50,16 +53,18 @@ static uint64_t out_now_us(void *arg)
 }
 
 /* The flow manager's news, on the event stream. */
-static void out_event(void *arg, const char *kind, const json_t *data)
+static void out_event(void *arg, const struct flowmgr_event *ev)
 {
     struct app_ctx *app = arg;
 
-    if (app->stream)
-        rest_events_publish(app->stream, kind, data);
+    events_pub_flow(app->stream, ev);
 }
 
 void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)
 {
+    /* The store keeps what clients sent (Kytos JSON): the REST face reads
+     * it back into typed flows for the flow manager. */
     *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = out_send,
-                                .now_us = out_now_us, .event = out_event};
+                                .now_us = out_now_us, .decode = flow_json_record,
+                                .event = out_event};
 }

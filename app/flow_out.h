@@ -1,7 +1,8 @@
 /*
  * flow_out: the flow manager's way to the switches in the running
  * appliance — a message buffer from the qmsg pool, into the msg_out ring of
- * the io lcore that owns the switch's connection — and its clock.
+ * the io lcore that owns the switch's connection — its clock, and the
+ * REST face's reader of stored flows.
  */
 #ifndef OFCD_FLOW_OUT_H
 #define OFCD_FLOW_OUT_H

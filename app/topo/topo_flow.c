@@ -21,7 +21,7 @@
 struct topo_flow_put {
     struct flowmgr *fm;
     struct store_flow rec;
-    struct flow_spec spec;
+    struct fm_flow flow;
     char *text;
     struct ofcd_ratelimit *rl;          /* the committer thread's, or NULL */
 };
@@ -40,7 +40,10 @@ static void flow_failed(struct ofcd_ratelimit *rl, uint64_t dpid, const char *wh
                "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
 }
 
-static int lldp_spec(uint64_t dpid, bool for_delete, struct flow_spec *spec, char **text)
+/* The LLDP flow of dpid (or the delete that selects it) as a typed flow,
+ * parsed from the Kytos JSON it is stored as (*text, when wanted): the one
+ * spelling is both what the store keeps and what the flow manager gets. */
+static int lldp_flow(uint64_t dpid, bool for_delete, struct fm_flow *flow, char **text)
 {
     char err[128];
     /* The cookie is above INT64_MAX: json_u64's marker, as a REST body's
@@ -55,7 +58,7 @@ static int lldp_spec(uint64_t dpid, bool for_delete, struct flow_spec *spec, cha
     /* A delete with a cookie needs its mask (as a REST DELETE does): all of it. */
     if (for_delete)
         json_object_set_new(j, "cookie_mask", json_u64_value(UINT64_MAX));
-    int rc = flow_json_parse(j, for_delete, spec, err, sizeof(err));
+    int rc = flow_json_parse(j, for_delete, flow, NULL, err, sizeof(err));
     if (rc < 0)
         LOG_ERR("topology", "the LLDP flow does not parse: %s (bug)", err);
     if (rc == 0 && text && !(*text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS)))
@@ -69,7 +72,7 @@ static void put_done(void *arg, int rc)
     struct topo_flow_put *p = arg;
 
     if (rc == 0)
-        flowmgr_add(p->fm, p->rec.dpid, &p->spec, &p->rec.match_id, &p->rec.flow_id, 1);
+        flowmgr_add(p->fm, p->rec.dpid, &p->flow, &p->rec.match_id, &p->rec.flow_id, 1);
     else
         flow_failed(p->rl, p->rec.dpid, "the LLDP flow was not stored", rc);
     free(p->text);
@@ -85,9 +88,9 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
 
     if (!p)
         return -ENOMEM;
-    if ((rc = lldp_spec(dpid, false, &p->spec, &p->text)) < 0)
+    if ((rc = lldp_flow(dpid, false, &p->flow, &p->text)) < 0)
         goto fail;
-    uint64_t mid = flow_match_id(dpid, &p->spec), fid = flow_id_of(mid, &p->spec);
+    uint64_t mid = fm_flow_match_id(dpid, &p->flow), fid = fm_flow_id_of(mid, &p->flow);
     if (store_get(s, dpid, mid, &cur) == 0) {
         bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED;
         store_flow_release(&cur);
@@ -101,7 +104,7 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
     p->rec = (struct store_flow){.dpid = dpid, .match_id = mid, .flow_id = fid,
                                  .state = STORE_FLOW_PENDING, .owner = TOPO_FLOW_OWNER,
                                  .json = p->text, .json_len = strlen(p->text)};
-    flow_spec_fixup(&p->spec);
+    fm_flow_fixup(&p->flow);
     if ((rc = store_put_many_async(s, &p->rec, 1, put_done, p)) == 0)
         return 0;
     flow_failed(log ? &log->ensure : NULL, dpid, "cannot store its LLDP flow", rc);
@@ -113,13 +116,13 @@ fail:
 
 int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid)
 {
-    struct flow_spec add, del;
+    struct fm_flow add, del;
     struct store_flow cur;
     int rc;
 
-    if ((rc = lldp_spec(dpid, false, &add, NULL)) < 0 || (rc = lldp_spec(dpid, true, &del, NULL)) < 0)
+    if ((rc = lldp_flow(dpid, false, &add, NULL)) < 0 || (rc = lldp_flow(dpid, true, &del, NULL)) < 0)
         return rc;
-    struct flowmgr_key k = {.dpid = dpid, .match_id = flow_match_id(dpid, &add)};
+    struct flowmgr_key k = {.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
     if (store_get(s, dpid, k.match_id, &cur) < 0)
         return 0;
     k.flow_id = cur.flow_id;
@@ -130,8 +133,8 @@ int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid)
     if (rc < 0)
         return rc;
     /* Strict: only the LLDP flow itself, whatever else matches 0x88cc. */
-    del.fm.command = OFPFC_DELETE_STRICT;
-    del.fm.cookie = TOPO_COOKIE(dpid);
-    del.fm.cookie_mask = UINT64_MAX;
+    del.mod.command = OFPFC_DELETE_STRICT;
+    del.mod.cookie = TOPO_COOKIE(dpid);
+    del.mod.cookie_mask = UINT64_MAX;
     return flowmgr_deleted(fm, &k, 1, dpid, &del, 1);
 }

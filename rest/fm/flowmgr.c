@@ -1,4 +1,5 @@
-/* flowmgr: see flowmgr.h. The mirror, the send queues and the batches. */
+/* flowmgr: see flowmgr.h. The mirror, the send queues and the batches, the
+ * workers' events, and what the consistency check is lent (fm_check.h). */
 #include "flowmgr_priv.h"
 
 #include <errno.h>
@@ -7,8 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dpid.h"
-#include "json_u64.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -20,6 +19,23 @@ OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, 
 #define FM_SW_BUCKETS 4096u
 #define FM_FORGET_SWEEP_US 1000000u      /* look for switches to forget this often */
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
+#define FM_WIRE_SMALL 2048          /* a FLOW_MOD's bytes on the stack: nearly all fit */
+
+static uint64_t fm_now_us(const struct flowmgr *fm)
+{
+    return fm->env.now_us(fm->env.arg);
+}
+
+/* Sending order of two control-thread xids: serial-number arithmetic
+ * (RFC 1982) over their 31-bit space, so a batch or a barrier that spans
+ * the wrap from 0xffffffff to 0x80000001 still compares in the order sent.
+ * < 0 when a went out before b, 0 when equal, > 0 after. */
+static int fm_xid_cmp(uint32_t a, uint32_t b)
+{
+    uint32_t d = (a - b) & ~OFP_XID_CONTROL;
+
+    return d == 0 ? 0 : d < (1u << 30) ? 1 : -1;
+}
 
 static size_t sw_bucket(uint64_t dpid)
 {
@@ -65,9 +81,9 @@ static size_t flow_bucket(const struct fm_switch *sw, uint64_t match_id)
     return bucket_of(match_id, sw->n_buckets);
 }
 
-struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id)
+static struct fm_entry *fm_entry_find(const struct fm_switch *sw, uint64_t match_id)
 {
-    for (struct fm_flow *f = sw->buckets[flow_bucket(sw, match_id)]; f; f = f->hnext)
+    for (struct fm_entry *f = sw->buckets[flow_bucket(sw, match_id)]; f; f = f->hnext)
         if (f->match_id == match_id)
             return f;
     return NULL;
@@ -76,12 +92,12 @@ struct fm_flow *fm_flow_find(const struct fm_switch *sw, uint64_t match_id)
 static void mirror_grow(struct fm_switch *sw)
 {
     size_t nb = sw->n_buckets * 2;
-    struct fm_flow **b = calloc(nb, sizeof(*b));
+    struct fm_entry **b = calloc(nb, sizeof(*b));
     if (!b)
         return;                     /* longer chains, still correct */
     for (size_t i = 0; i < sw->n_buckets; i++)
         while (sw->buckets[i]) {
-            struct fm_flow *f = sw->buckets[i];
+            struct fm_entry *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
             size_t k = bucket_of(f->match_id, nb);
             f->hnext = b[k];
@@ -99,11 +115,11 @@ static void count_state(struct flowmgr *fm, uint8_t state, int delta)
 }
 
 /* Insert or replace; the old entry (if any) is freed. */
-static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
                                   uint64_t flow_id, uint8_t state, unsigned owner,
                                   const uint8_t *wire, size_t len)
 {
-    struct fm_flow *f = fm_slab_alloc(&fm->slab, sizeof(*f) + len);
+    struct fm_entry *f = fm_slab_alloc(&fm->slab, sizeof(*f) + len);
     if (!f)
         return NULL;
     f->match_id = match_id;
@@ -114,10 +130,10 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
     f->owner = (uint8_t)owner;
     f->len = (uint16_t)len;
     memcpy(f->wire, wire, len);
-    struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)];
+    struct fm_entry **pp = &sw->buckets[flow_bucket(sw, match_id)];
     for (; *pp; pp = &(*pp)->hnext)
         if ((*pp)->match_id == match_id) {
-            struct fm_flow *old = *pp;
+            struct fm_entry *old = *pp;
             if (old->flow_id == flow_id) {
                 /* The same version again: what is in flight is still its own. */
                 f->sent_us = old->sent_us;
@@ -143,9 +159,9 @@ static struct fm_flow *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint
 static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
                        uint64_t flow_id)
 {
-    for (struct fm_flow **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
+    for (struct fm_entry **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
          pp = &(*pp)->hnext) {
-        struct fm_flow *f = *pp;
+        struct fm_entry *f = *pp;
         if (f->match_id != match_id)
             continue;
         if (f->flow_id != flow_id)
@@ -159,8 +175,8 @@ static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_
     return false;
 }
 
-void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, uint8_t state,
-                  uint16_t err_type, uint16_t err_code)
+static void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_entry *f,
+                         uint8_t state, uint16_t err_type, uint16_t err_code)
 {
     int rc = store_set_state(fm->store, sw->dpid, f->match_id, f->flow_id,
                              (enum store_flow_state)state, err_type, err_code);
@@ -177,8 +193,10 @@ void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_flow *f, u
 
 /* ---- encoding ---------------------------------------------------------------- */
 
-int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap,
-                            size_t *len)
+/* fmod as a FLOW_MOD (xid 0) into buf: 0, or -ENOSPC when cap is too small
+ * (nearly every flow fits FM_WIRE_SMALL). */
+static int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap,
+                                   size_t *len)
 {
     struct ofp_msg m;
     struct ofp_buf b;
@@ -192,7 +210,9 @@ int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_
     return rc;
 }
 
-uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
+/* The same in a malloc'd buffer of *len bytes; NULL when out of memory or it
+ * cannot be encoded. */
+static uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
 {
     uint8_t small[FM_WIRE_SMALL];
     uint8_t *big = NULL, *out;
@@ -228,8 +248,10 @@ static unsigned owner_index(struct fm_switch *sw, const char *name)
 
 /* ---- sending ------------------------------------------------------------------ */
 
-int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
-             uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len)
+/* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o; an
+ * ADD counts as in flight for its mirrored flow until answered. */
+static int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
+                    uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len)
 {
     struct fm_item *it = malloc(sizeof(*it) + len);
     if (!it)
@@ -248,7 +270,7 @@ int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
     ow->tail = it;
     sw->queued++;
     if (is_add) {
-        struct fm_flow *f = fm_flow_find(sw, match_id);
+        struct fm_entry *f = fm_entry_find(sw, match_id);
         if (f && f->flow_id == flow_id)
             f->inflight++;
     }
@@ -256,7 +278,8 @@ int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
     return 0;
 }
 
-uint32_t fm_next_xid(struct fm_switch *sw)
+/* The next control-thread xid of sw (top bit set). */
+static uint32_t fm_next_xid(struct fm_switch *sw)
 {
     sw->next_xid = (sw->next_xid + 1) & ~OFP_XID_CONTROL;
     if (sw->next_xid == 0)
@@ -264,8 +287,10 @@ uint32_t fm_next_xid(struct fm_switch *sw)
     return sw->next_xid | OFP_XID_CONTROL;
 }
 
-int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
-                 uint32_t xid, uint8_t cls)
+/* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
+ * class cls; 0 or -ENOBUFS (ring full or no buffer: nothing sent). */
+static int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire,
+                        size_t len, uint32_t xid, uint8_t cls)
 {
     uint8_t small[2048];
     uint8_t *msg = len <= sizeof(small) ? small : malloc(len);
@@ -333,7 +358,7 @@ static int send_head(struct flowmgr *fm, struct fm_switch *sw, struct fm_owner *
                                                .match_id = it->match_id,
                                                .flow_id = it->flow_id};
     if (it->is_add) {
-        struct fm_flow *f = fm_flow_find(sw, it->match_id);
+        struct fm_entry *f = fm_entry_find(sw, it->match_id);
         if (f && f->flow_id == it->flow_id)
             f->sent_us = now_us;
     }
@@ -361,7 +386,8 @@ static void send_barrier(struct flowmgr *fm, struct fm_switch *sw, struct fm_bat
     sw->btail = batch;
 }
 
-void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
+/* Send what may go now on sw. */
+static void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
 {
     if (!sw->up || !sw->queued)
         return;
@@ -401,7 +427,7 @@ void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
 /* An ADD of this version will not be answered any more. */
 static void add_settled(struct fm_switch *sw, uint64_t match_id, uint64_t flow_id)
 {
-    struct fm_flow *f = fm_flow_find(sw, match_id);
+    struct fm_entry *f = fm_entry_find(sw, match_id);
     if (f && f->flow_id == flow_id && f->inflight)
         f->inflight--;
 }
@@ -433,17 +459,17 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
         free(b);
     }
     sw->btail = NULL;
-    fm_snap_drop_partial(fm, sw);
+    fm_snap_drop_partial(&sw->snap, &fm->stats.snapshot_bytes);
     sw->stats_xid = 0;              /* its reply cannot come on another connection */
 }
 
 /* ---- events ------------------------------------------------------------------- */
 
-void fm_event(struct flowmgr *fm, const char *kind, json_t *data)
+/* Hand ev (borrowed) to env.event, if any. */
+static void fm_event(struct flowmgr *fm, const struct flowmgr_event *ev)
 {
-    if (data && fm->env.event)
-        fm->env.event(fm->env.arg, kind, data);
-    json_decref(data);
+    if (fm->env.event)
+        fm->env.event(fm->env.arg, ev);
 }
 
 static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid)
@@ -469,7 +495,7 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
             const struct fm_sent *s = &b->sent[i];
             if (!s->is_add)
                 continue;
-            struct fm_flow *f = fm_flow_find(sw, s->match_id);
+            struct fm_entry *f = fm_entry_find(sw, s->match_id);
             if (!f || f->flow_id != s->flow_id)
                 continue;                  /* deleted or replaced meanwhile */
             if (f->inflight)
@@ -484,12 +510,9 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
         }
         free(b);
     }
-    if (installed && fm->env.event) {
-        char dpid[24];
-        dpid_format(sw->dpid, dpid);
-        fm_event(fm, "flow.installed",
-                 json_pack("{s:s, s:I}", "dpid", dpid, "count", (json_int_t)installed));
-    }
+    if (installed)
+        fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_INSTALLED, .dpid = sw->dpid,
+                                             .u.installed = {.count = installed}});
 }
 
 static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
@@ -511,20 +534,15 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                 continue;
             s->failed = true;
             fm->stats.errors++;
-            struct fm_flow *f = s->is_add ? fm_flow_find(sw, s->match_id) : NULL;
+            struct fm_entry *f = s->is_add ? fm_entry_find(sw, s->match_id) : NULL;
             if (f && f->flow_id == s->flow_id) {
                 LOG_WARN_RL(&fm->rl_log.rejected, fm_now_us(fm), "flows", "switch %016" PRIx64
                             " rejected flow %016" PRIx64 ": %s", sw->dpid, s->match_id, what);
                 fm_set_state(fm, sw, f, STORE_FLOW_ERROR, e->type, e->code);
-                if (fm->env.event) {
-                    char dpid[24], mid[24];
-                    dpid_format(sw->dpid, dpid);
-                    snprintf(mid, sizeof(mid), "%016" PRIx64, s->match_id);
-                    fm_event(fm, "flow.error",
-                             json_pack("{s:s, s:s, s:i, s:i, s:s}", "dpid", dpid, "match_id", mid,
-                                       "type", (int)e->type, "code", (int)e->code, "reason",
-                                       what));
-                }
+                fm_event(fm, &(struct flowmgr_event){
+                                 .kind = FLOWMGR_EV_ERROR, .dpid = sw->dpid,
+                                 .u.error = {.match_id = s->match_id, .type = e->type,
+                                             .code = e->code, .reason = what}});
             } else {
                 LOG_WARN_RL(&fm->rl_log.rejected_other, fm_now_us(fm), "flows", "switch %016"
                             PRIx64 " rejected a %s FLOW_MOD: %s", sw->dpid,
@@ -545,29 +563,217 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
 static void on_flow_removed(struct flowmgr *fm, struct fm_switch *sw,
                             const struct ofp_flow_removed *fr)
 {
-    static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",
-                                          "group_delete", "meter_delete", "eviction"};
-    struct flow_spec *key;
-    char dpid[24], mid[24], cookie[24];
-
-    if (!fm->env.event || !(key = calloc(1, sizeof(*key))))
+    if (!fm->env.event)
         return;
-    /* flow_match_id reads table, priority and match only. */
-    key->fm.table_id = fr->table_id;
-    key->fm.priority = fr->priority;
-    key->fm.match = fr->match;
-    uint64_t id = flow_match_id(sw->dpid, key);
-    free(key);
-    dpid_format(sw->dpid, dpid);
-    snprintf(mid, sizeof(mid), "%016" PRIx64, id);
-    snprintf(cookie, sizeof(cookie), "%#" PRIx64, fr->cookie);
-    fm_event(fm, "flow.removed",
-             json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:s, s:I, s:I, s:I}", "dpid", dpid,
-                       "match_id", mid, "stored", fm_flow_find(sw, id) != NULL, "cookie", cookie,
-                       "table_id", (int)fr->table_id, "priority", (int)fr->priority, "reason",
-                       fr->reason < 6 ? reasons[fr->reason] : "unknown", "duration_s",
-                       (json_int_t)fr->duration_sec, "packet_count", (json_int_t)fr->packet_count,
-                       "byte_count", (json_int_t)fr->byte_count));
+    uint64_t id = fm_match_id(sw->dpid, fr->table_id, fr->priority, &fr->match);
+    fm_event(fm, &(struct flowmgr_event){
+                     .kind = FLOWMGR_EV_REMOVED, .dpid = sw->dpid,
+                     .u.removed = {.match_id = id, .stored = fm_entry_find(sw, id) != NULL,
+                                   .cookie = fr->cookie, .table_id = fr->table_id,
+                                   .priority = fr->priority, .reason = fr->reason,
+                                   .duration_s = fr->duration_sec,
+                                   .packet_count = fr->packet_count,
+                                   .byte_count = fr->byte_count}});
+}
+
+/* ---- flow statistics and the consistency check ---------------------------------- */
+
+/* Ask sw for its flows; the xid becomes sw->stats_xid. */
+static int request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
+{
+    struct ofp_msg m;
+    struct ofp_buf b;
+    uint8_t buf[128];
+
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_MULTIPART_REQUEST;
+    m.u.mp_request.type = OFPMP_FLOW;
+    m.u.mp_request.u.flow.table_id = OFPTT_ALL;
+    m.u.mp_request.u.flow.out_port = OFPP_ANY;
+    m.u.mp_request.u.flow.out_group = OFPG_ANY;
+    ofp_match_init(&m.u.mp_request.u.flow.match);
+    ofp_buf_init(&b, buf, sizeof(buf));
+    int rc = ofp_encode(&b, &m);
+    if (rc < 0)
+        return rc;
+    /* Not through fm_queue, which would pace it behind FLOW_MODs: it goes
+     * straight out, in the statistics class it belongs to. */
+    uint32_t xid = fm_next_xid(sw);
+    rc = fm_send_wire(fm, sw, b.data, b.len, xid, OFP_PRIO_P1);
+    if (rc == 0)
+        sw->stats_xid = xid;
+    return rc;
+}
+
+/* What the consistency check is lent of one switch (fm_check.h). */
+struct fm_view {
+    struct flowmgr *fm;
+    struct fm_switch *sw;
+};
+
+static void view_flow(const struct fm_entry *f, struct fm_view_flow *out)
+{
+    *out = (struct fm_view_flow){.match_id = f->match_id, .flow_id = f->flow_id,
+                                 .state = f->state, .inflight = f->inflight != 0,
+                                 .sent_us = f->sent_us};
+}
+
+bool fm_view_next(struct fm_view *v, struct fm_view_pos *pos, struct fm_view_flow *out)
+{
+    const struct fm_entry *f = pos->next;
+
+    while (!f && pos->bucket < v->sw->n_buckets)
+        f = v->sw->buckets[pos->bucket++];
+    if (!f)
+        return false;
+    pos->next = f->hnext;
+    view_flow(f, out);
+    return true;
+}
+
+bool fm_view_find(struct fm_view *v, uint64_t match_id, struct fm_view_flow *out)
+{
+    const struct fm_entry *f = fm_entry_find(v->sw, match_id);
+
+    if (f)
+        view_flow(f, out);
+    return f != NULL;
+}
+
+int fm_view_readd(struct fm_view *v, uint64_t match_id)
+{
+    struct fm_entry *f = fm_entry_find(v->sw, match_id);
+
+    if (!f)
+        return -ENOENT;
+    return fm_queue(v->fm, v->sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len);
+}
+
+int fm_view_delete_strict(struct fm_view *v, uint8_t table_id, uint16_t priority,
+                          const struct ofp_match *match)
+{
+    struct ofp_flow_mod del = {
+        .command = OFPFC_DELETE_STRICT,
+        .table_id = table_id,
+        .priority = priority,
+        .buffer_id = OFP_NO_BUFFER,
+        .out_port = OFPP_ANY,
+        .out_group = OFPG_ANY,
+        .match = *match,
+    };
+    size_t len;
+    uint8_t *wire = fm_encode_flow_mod(&del, &len);
+    int rc = wire ? fm_queue(v->fm, v->sw, 0, false, 0, 0, wire, len) : -ENOMEM;
+
+    free(wire);
+    return rc;
+}
+
+void fm_view_installed(struct fm_view *v, uint64_t match_id)
+{
+    struct fm_entry *f = fm_entry_find(v->sw, match_id);
+
+    if (f)
+        fm_set_state(v->fm, v->sw, f, STORE_FLOW_INSTALLED, 0, 0);
+}
+
+/* The check over sw's snapshot; what it did is counted, logged and
+ * published here. */
+static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, uint64_t now)
+{
+    struct fm_view v = {fm, sw};
+    struct fm_check_in in = {.dpid = sw->dpid, .cfg = &fm->cfg, .snap = &sw->snap,
+                             .connect = connect, .up_us = sw->up_us, .now = now};
+    struct fm_check_result r;
+    int rc = fm_check_run(&v, &in, &fm->check_log, &r);
+
+    fm->stats.alien_deleted += r.aliens;
+    fm->stats.missing_reinstalled += r.missing;
+    fm->stats.changed_reinstalled += r.changed;
+    fm->stats.pending_confirmed += r.confirmed;
+    if (rc == 0) {
+        fm->stats.checks++;
+        if (r.aliens || r.missing || r.confirmed || r.changed)
+            LOG_INFO_RL(&fm->rl_log.check, now, "flows", "switch %016" PRIx64 ": consistency "
+                        "check%s: %zu flows on the switch, %zu stored; %lu alien deleted, %lu "
+                        "missing re-installed, %lu changed re-installed, %lu pending confirmed",
+                        sw->dpid, connect ? " after connect" : "", r.on_switch, sw->n_flows,
+                        (unsigned long)r.aliens, (unsigned long)r.missing,
+                        (unsigned long)r.changed, (unsigned long)r.confirmed);
+        if (r.aliens || r.missing || r.changed)
+            fm_event(fm, &(struct flowmgr_event){
+                             .kind = FLOWMGR_EV_CONSISTENCY, .dpid = sw->dpid,
+                             .u.consistency = {.after_connect = connect,
+                                               .aliens_deleted = r.aliens,
+                                               .missing_reinstalled = r.missing,
+                                               .changed_reinstalled = r.changed}});
+        fm_pump(fm, sw, now);
+    }
+    sw->last_check_us = now;
+}
+
+/* One FLOW statistics part of sw: kept only when it answers the request
+ * outstanding (control xid) or a worker's poll (the worker forwards only
+ * its own), within the reply's bounds and the budget of all snapshots
+ * (fm_snap.h); a complete reply gets the check that is due. */
+static void on_flow_stats(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg,
+                          size_t len, uint32_t xid, bool more)
+{
+    const struct fm_snap_bounds bounds = {.max_bytes = fm->cfg.snap_max_bytes,
+                                          .max_parts = fm->cfg.snap_max_parts,
+                                          .budget_bytes = fm->cfg.snap_budget_bytes};
+    uint64_t now = fm_now_us(fm);
+
+    /* The worker forwards every control-thread xid (it cannot know which
+     * one the flow manager asked for): the only one that is ours is the
+     * request outstanding on this connection. Anything else is a switch's
+     * own invention and is never kept, nor checked against the store. */
+    if (ofp_xid_is_control(xid) && xid != sw->stats_xid) {
+        fm->stats.snapshot_unsolicited++;
+        LOG_WARN_RL(&fm->rl_log.snap_unsolicited, now, "flows", "switch %016" PRIx64 ": "
+                    "flow statistics with xid %#x, which ofcd did not ask for: dropped",
+                    sw->dpid, xid);
+        return;
+    }
+    int rc = fm_snap_add(&sw->snap, &bounds, &fm->stats.snapshot_bytes, msg, len, xid, more);
+    if (rc == -EMSGSIZE) {
+        fm->stats.snapshot_oversized++;
+        LOG_WARN_RL(&fm->rl_log.snap_oversized, now, "flows", "switch %016" PRIx64 ": flow "
+                    "statistics reply over openflow.mp_max_kb/mp_max_parts (%zu parts, %lu "
+                    "bytes): dropped, no consistency verdict from it", sw->dpid, sw->snap.n_acc,
+                    (unsigned long)(sw->snap.acc_bytes + len));
+    } else if (rc == -ENOSPC) {
+        fm->stats.snapshot_over_budget++;
+        LOG_WARN_RL(&fm->rl_log.snap_budget, now, "flows", "switch %016" PRIx64 ": flow "
+                    "statistics reply abandoned: all switches' snapshots would take more "
+                    "than flow_manager.snapshot_budget_mb (%lu of %lu bytes held); no "
+                    "consistency verdict from it", sw->dpid,
+                    (unsigned long)fm->stats.snapshot_bytes,
+                    (unsigned long)fm->cfg.snap_budget_bytes);
+    }
+    if (rc < 0) {
+        /* Never kept (nor a verdict from a reply with a part missing): the
+         * rest of this reply is ignored (its xid stays the dropped one's
+         * until the next reply). */
+        fm_snap_abandon(&sw->snap, &fm->stats.snapshot_bytes, xid);
+        if (xid == sw->stats_xid)
+            sw->stats_xid = 0;      /* abandoned: no part of it is wanted any more */
+        return;
+    }
+    if (rc == 0)
+        return;
+    if (xid == sw->stats_xid)
+        sw->stats_xid = 0;          /* answered: that xid is not ours any more */
+    /* Installing what is stored on a switch that (re)connects is part of
+     * keeping the store's promise, so it happens even with the check off;
+     * deleting aliens and the periodic rounds need flow_manager.consistency. */
+    if (sw->check_connect) {
+        sw->check_connect = false;
+        run_check(fm, sw, true, now);
+    } else if (fm->cfg.consistency && now - sw->last_check_us >= fm->cfg.window_us) {
+        run_check(fm, sw, false, now);
+    }
 }
 
 static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t conn)
@@ -578,7 +784,7 @@ static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t
     sw->conn = conn;
     sw->up_us = fm_now_us(fm);
     sw->check_connect = true;
-    if (fm_request_flow_stats(fm, sw) < 0)
+    if (request_flow_stats(fm, sw) < 0)
         LOG_WARN("flows", "switch %016" PRIx64 ": cannot ask for its flows now; the check "
                  "waits for the periodic statistics", sw->dpid);
 }
@@ -614,7 +820,7 @@ void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q)
         if (type == OFPT_MULTIPART_REPLY) {
             /* Entries are decoded when used; only the framing is read here. */
             if (len >= 16 && ((uint16_t)msg[8] << 8 | msg[9]) == OFPMP_FLOW)
-                fm_snap_part(fm, sw, msg, len,
+                on_flow_stats(fm, sw, msg, len,
                              (uint32_t)msg[4] << 24 | (uint32_t)msg[5] << 16 |
                              (uint32_t)msg[6] << 8 | msg[7],
                              (msg[10] << 8 | msg[11]) & OFPMPF_REPLY_MORE);
@@ -638,12 +844,12 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
     switch_reset(fm, sw);
     for (size_t i = 0; i < sw->n_buckets; i++)
         while (sw->buckets[i]) {
-            struct fm_flow *f = sw->buckets[i];
+            struct fm_entry *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
             fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
         }
     free(sw->buckets);
-    fm_snap_free(fm, sw);
+    fm_snap_clear(&sw->snap, &fm->stats.snapshot_bytes);
     free(sw);
 }
 
@@ -821,13 +1027,13 @@ static int mark_ours(const struct store_flow *f, void *arg)
     return 0;
 }
 
-int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
-    return flowmgr_add_admitted(fm, dpid, specs, match_ids, flow_ids, n, 0);
+    return flowmgr_add_admitted(fm, dpid, flows, match_ids, flow_ids, n, 0);
 }
 
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                          const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
                          size_t held)
 {
@@ -859,13 +1065,13 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_sp
         uint8_t *big = NULL;
         const uint8_t *wire = small;
         size_t len;
-        if (fm_encode_flow_mod_into(&specs[i].fm, small, sizeof(small), &len) < 0 &&
-            !(wire = big = fm_encode_flow_mod(&specs[i].fm, &len))) {
+        if (fm_encode_flow_mod_into(&flows[i].mod, small, sizeof(small), &len) < 0 &&
+            !(wire = big = fm_encode_flow_mod(&flows[i].mod, &len))) {
             rc = -ENOMEM;
             break;
         }
-        unsigned o = owner_index(sw, specs[i].has_owner ? specs[i].owner : "");
-        struct fm_flow *f = mirror_put(fm, sw, match_ids[i], flow_ids[i], STORE_FLOW_PENDING,
+        unsigned o = owner_index(sw, flows[i].owner);
+        struct fm_entry *f = mirror_put(fm, sw, match_ids[i], flow_ids[i], STORE_FLOW_PENDING,
                                        o, wire, len);
         if (!f)
             rc = -ENOMEM;
@@ -879,16 +1085,16 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_sp
     return rc;
 }
 
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *spec,
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flow,
                            struct flowmgr_key **keys, size_t *n, size_t *cap)
 {
-    const struct ofp_flow_mod *sel = &spec->fm;
+    const struct ofp_flow_mod *sel = &flow->mod;
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     for (size_t b = 0; sw && b < sw->n_buckets && rc == 0; b++)
-        for (struct fm_flow *f = sw->buckets[b]; f && rc == 0; f = f->hnext) {
+        for (struct fm_entry *f = sw->buckets[b]; f && rc == 0; f = f->hnext) {
             struct ofp_flow_mod have;
             struct ofp_err err;
             if (ofp_flow_mod_decode(f->wire, f->len, &have, &err) < 0)
@@ -916,13 +1122,13 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_
 }
 
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                    uint64_t dpid, const struct flow_spec *specs, size_t n_specs)
+                    uint64_t dpid, const struct fm_flow *sels, size_t n_sels)
 {
-    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, specs, n_specs, 0);
+    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, sels, n_sels, 0);
 }
 
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             uint64_t dpid, const struct fm_flow *sels, size_t n_sels,
                              size_t held)
 {
     int rc = 0;
@@ -938,25 +1144,39 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
     for (size_t i = 0; i < n_keys; i++)
         if (keys[i].dpid == dpid && mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id))
             gone++;
-    if (gone && fm->env.event) {
-        char id[24];
-        dpid_format(dpid, id);
-        fm_event(fm, "flow.deleted", json_pack("{s:s, s:I}", "dpid", id, "count", (json_int_t)gone));
-    }
-    for (size_t i = 0; i < n_specs && sw->up && rc == 0; i++) {
+    if (gone)
+        fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_DELETED, .dpid = dpid,
+                                             .u.deleted = {.count = gone}});
+    for (size_t i = 0; i < n_sels && sw->up && rc == 0; i++) {
         size_t len;
-        uint8_t *wire = fm_encode_flow_mod(&specs[i].fm, &len);
+        uint8_t *wire = fm_encode_flow_mod(&sels[i].mod, &len);
         if (!wire) {
             rc = -ENOMEM;
             break;
         }
-        rc = fm_queue(fm, sw, owner_index(sw, specs[i].has_owner ? specs[i].owner : ""), false,
-                      0, 0, wire, len);
+        rc = fm_queue(fm, sw, owner_index(sw, sels[i].owner), false, 0, 0, wire, len);
         free(wire);
     }
     fm_pump(fm, sw, fm_now_us(fm));
     pthread_mutex_unlock(&fm->lock);
     return rc;
+}
+
+/* Copied under the lock, decoded outside it (fm_snap.c): a switch's 100,000
+ * flows must not hold up the control thread or other requests while they
+ * are walked and rendered. */
+struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err)
+{
+    struct flowmgr_snap *s = NULL;
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (!sw || !(sw->seen || sw->n_flows))
+        *err = -ENOENT;
+    else
+        *err = (s = fm_snap_take(&sw->snap, dpid)) ? 0 : -ENOMEM;
+    pthread_mutex_unlock(&fm->lock);
+    return s;
 }
 
 void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out)
@@ -977,19 +1197,16 @@ static int load_one(const struct store_flow *sf, void *arg)
 {
     struct load_ctx *lc = arg;
     struct flowmgr *fm = lc->fm;
-    char err[256];
 
     if (sf->state == STORE_FLOW_DELETED)
         return 0;                    /* only listed, until purged */
-    json_t *j = json_u64_load_record(sf->json, sf->json_len);
-    struct flow_spec *spec = malloc(sizeof(*spec));
-    int rc = j && spec ? flow_json_parse(j, false, spec, err, sizeof(err)) : -EINVAL;
+    struct fm_flow *flow = malloc(sizeof(*flow));
+    int rc = flow && fm->env.decode ? fm->env.decode(sf->json, sf->json_len, flow) : -EINVAL;
 
-    json_decref(j);
-    if (rc == 0 && flow_match_id(sf->dpid, spec) != sf->match_id)
+    if (rc == 0 && fm_flow_match_id(sf->dpid, flow) != sf->match_id)
         rc = -EINVAL;
     size_t len = 0;
-    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&spec->fm, &len) : NULL;
+    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&flow->mod, &len) : NULL;
     struct fm_switch *sw = wire ? switch_get(fm, sf->dpid) : NULL;
     if (!sw || !mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
                            owner_index(sw, sf->owner ? sf->owner : ""), wire, len)) {
@@ -1001,7 +1218,7 @@ static int load_one(const struct store_flow *sf, void *arg)
         lc->loaded++;
     }
     free(wire);
-    free(spec);
+    free(flow);
     return 0;
 }
 
@@ -1021,9 +1238,7 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     fm->rl_log.rejected = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
     fm->rl_log.rejected_other = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
     fm->rl_log.stray_error = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
-    fm->rl_log.alien = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
-    fm->rl_log.changed = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
-    fm->rl_log.missing = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    fm->check_log = (struct fm_check_log)FM_CHECK_LOG_INIT;
     fm->rl_log.check = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
     fm->rl_log.snap_oversized = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     fm->rl_log.snap_unsolicited = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);

@@ -12,16 +12,19 @@
  *  - the batches in flight: each send ends with a BARRIER_REQUEST; its reply
  *    moves the batch's flows to installed, an OFPT_ERROR carrying one
  *    flow_mod's xid moves that flow to error with the switch's type/code;
- *  - the last complete flow-statistics reply, for GET flows and for the
- *    consistency check (flowmgr_check.c): a worker's poll, or the reply to
- *    its own request (no other control-thread xid is taken), all switches'
- *    together within flowmgr_cfg.snap_budget_bytes;
+ *  - the last complete flow-statistics reply (fm_snap.c), for GET flows and
+ *    for the consistency check (fm_check.c): a worker's poll, or the reply
+ *    to its own request (no other control-thread xid is taken), all
+ *    switches' together within flowmgr_cfg.snap_budget_bytes;
  *  - the admission of REST requests: FLOW_MODs reserved per switch from
  *    before a request's commit until queued (flowmgr_admit), so queued and
  *    reserved never pass flow_manager.queue_max.
  *
- * It reaches switches only through struct flowmgr_env (the app glues that
- * to the io lcores' msg_out rings), so it runs in unit tests without DPDK.
+ * It speaks typed flows (fm_flow.h) and typed events, never a client's
+ * format: the Kytos JSON is the REST face's (rest/kytos), which the app
+ * hands in as env.decode to read the store's records at start. It reaches
+ * switches only through struct flowmgr_env (the app glues that to the io
+ * lcores' msg_out rings), so it runs in unit tests without DPDK.
  *
  * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
  * flowmgr_admit[_cancel](), flowmgr_add[_admitted](), flowmgr_delete_victims(),
@@ -41,9 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
-#include "flow_json.h"
+#include "fm_flow.h"
 #include "ofcd_counters.h"
 #include "ofcd_range.h"
 #include "qmsg.h"
@@ -75,6 +76,59 @@ struct flowmgr_cfg {
     unsigned n_app_cookie;
 };
 
+/* What happened to flows (struct flowmgr_env.event); the app publishes
+ * them on the event stream (app/events_pub.c names each kind there). */
+enum flowmgr_event_kind {
+    FLOWMGR_EV_INSTALLED,           /* a barrier reply installed stored flows */
+    FLOWMGR_EV_ERROR,               /* the switch rejected a stored flow */
+    FLOWMGR_EV_REMOVED,             /* the switch removed a flow and said so */
+    FLOWMGR_EV_DELETED,             /* stored flows were deleted (flowmgr_deleted) */
+    FLOWMGR_EV_CONSISTENCY,         /* a consistency check deleted or re-installed */
+};
+
+struct flowmgr_ev_installed {
+    uint64_t count;                 /* flows the reply moved to installed */
+};
+
+struct flowmgr_ev_error {
+    uint64_t match_id;
+    uint16_t type, code;            /* the switch's OFPT_ERROR */
+    const char *reason;             /* type/code as text (ofp_err_format) */
+};
+
+/* One FLOW_REMOVED, whether or not ofcd stores the flow. */
+struct flowmgr_ev_removed {
+    uint64_t match_id;
+    bool stored;                    /* the mirror holds a flow of that match_id */
+    uint64_t cookie;
+    uint8_t table_id;
+    uint16_t priority;
+    uint8_t reason;                 /* OFPRR_* as the switch sent it */
+    uint32_t duration_s;
+    uint64_t packet_count, byte_count;
+};
+
+struct flowmgr_ev_deleted {
+    uint64_t count;                 /* stored flows the mirror let go */
+};
+
+struct flowmgr_ev_consistency {
+    bool after_connect;             /* the check after a (re)connect */
+    uint64_t aliens_deleted, missing_reinstalled, changed_reinstalled;
+};
+
+struct flowmgr_event {
+    enum flowmgr_event_kind kind;
+    uint64_t dpid;
+    union {
+        struct flowmgr_ev_installed installed;
+        struct flowmgr_ev_error error;
+        struct flowmgr_ev_removed removed;
+        struct flowmgr_ev_deleted deleted;
+        struct flowmgr_ev_consistency consistency;
+    } u;
+};
+
 /* How the flow manager reaches switches, and its clock. */
 struct flowmgr_env {
     void *arg;
@@ -83,17 +137,16 @@ struct flowmgr_env {
     /* Queue one OpenFlow message to it: 0, or -ENOBUFS (nothing queued). */
     int (*send)(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls);
     uint64_t (*now_us)(void *arg);  /* monotonic */
-    /* What happened to flows, for the event stream (may be NULL): kind
-     * "flow.installed" {dpid, count}, "flow.error" {dpid, match_id, type,
-     * code, reason}, "flow.removed" {dpid, match_id, stored, cookie,
-     * table_id, priority, reason, duration_s, packet_count, byte_count} for
-     * each FLOW_REMOVED a switch sends, "flow.deleted" {dpid, count} when
-     * stored flows are deleted (flowmgr_deleted), "consistency" {dpid,
-     * after_connect, aliens_deleted, missing_reinstalled,
-     * changed_reinstalled}. data is borrowed; called with the flow
+    /* A stored record's text → the flow it was accepted as (the REST face's
+     * parser, flow_json_record, which the app gives): read at create for
+     * every stored flow, so the flow manager never parses a client's
+     * format itself. 0, or a negative errno (that record is not managed). */
+    int (*decode)(const char *text, size_t len, struct fm_flow *out);
+    /* What happened to flows, for the event stream (may be NULL): one
+     * struct flowmgr_event, borrowed for the call; called with the flow
      * manager's lock held (on the control thread or a REST thread), so it
      * must not call back. */
-    void (*event)(void *arg, const char *kind, const json_t *data);
+    void (*event)(void *arg, const struct flowmgr_event *ev);
 };
 
 #define FLOWMGR_COUNTERS(X)                                                               \
@@ -188,10 +241,10 @@ void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
  * them, released as they are queued (0: not admitted, e.g. an app's own
  * flow). 0 or -ENOMEM.
  */
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                          const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
                          size_t held);
-int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *specs,
+int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 
 /* A (match_id, flow_id) pair of one switch. */
@@ -200,33 +253,45 @@ struct flowmgr_key {
 };
 
 /*
- * The stored flows of dpid a non-strict DELETE with spec selects (table or
+ * The stored flows of dpid a non-strict DELETE with sel selects (table or
  * all tables, cookie under cookie_mask, match within), appended to *keys
  * (realloc'd; *n and *cap updated). 0 or -ENOMEM.
  */
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct flow_spec *spec,
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *sel,
                            struct flowmgr_key **keys, size_t *n, size_t *cap);
 
 /*
  * The store has deleted keys: drop them from the mirror (where the flow_id
- * still matches) and queue each spec as a DELETE FLOW_MOD to dpid when up.
- * held: what flowmgr_admit reserved for them, released as they are queued.
+ * still matches) and queue each of sels as a DELETE FLOW_MOD to dpid when
+ * up. held: what flowmgr_admit reserved for them, released as they are
+ * queued.
  */
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct flow_spec *specs, size_t n_specs,
+                             uint64_t dpid, const struct fm_flow *sels, size_t n_sels,
                              size_t held);
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                    uint64_t dpid, const struct flow_spec *specs, size_t n_specs);
+                    uint64_t dpid, const struct fm_flow *sels, size_t n_sels);
+
+/* One flow of a switch's flow-statistics reply: the flow as an ADD would
+ * install it, its identity, and what the switch counted. */
+struct flowmgr_snap_entry {
+    uint64_t dpid;
+    uint64_t match_id, flow_id;
+    struct fm_flow flow;
+    uint64_t packet_count, byte_count;
+    uint32_t duration_sec, duration_nsec;
+};
 
 /*
  * The last complete flow-statistics reply of dpid, taken (copied under the
- * lock) to be walked outside it, one entry at a time as Kytos shows it:
- * flow + "stats". take: NULL when the switch is unknown (*err -ENOENT) or
- * out of memory (-ENOMEM). next: a new reference, NULL at the end.
+ * lock) to be walked outside it, one entry at a time. take: NULL when the
+ * switch is unknown (*err -ENOENT) or out of memory (-ENOMEM). next: the
+ * next entry (valid until the next call), NULL at the end; an entry with an
+ * action list longer than a flow holds (FM_FLOW_ACTIONS_MAX) is left out.
  */
 struct flowmgr_snap;
 struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err);
-json_t *flowmgr_snap_next(struct flowmgr_snap *s);
+const struct flowmgr_snap_entry *flowmgr_snap_next(struct flowmgr_snap *s);
 void flowmgr_snap_free(struct flowmgr_snap *s);
 
 void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out);

@@ -29,6 +29,7 @@
 
 #include <microhttpd.h>
 
+#include "flow_json.h"
 #include "flowmgr.h"
 #include "json_u64.h"
 #include "rest_priv.h"
@@ -40,7 +41,7 @@ struct fl_group {
     const json_t *flows;            /* JSON array */
     char where[64];                 /* its JSON path, for error messages */
     char key[32];                   /* body member holding {"flows": ...}; "" = the body */
-    struct flow_spec *specs;        /* parsed, one per element */
+    struct fm_flow *parsed;         /* one per element */
     size_t n;
     size_t held;                    /* FLOW_MODs admitted for it, not yet queued */
 };
@@ -59,7 +60,7 @@ static void fl_req_free(struct fl_req *fr)
     for (size_t i = 0; i < fr->n; i++) {
         if (fr->g[i].held)
             flowmgr_admit_cancel(fr->fm, fr->g[i].dpid, fr->g[i].held);
-        free(fr->g[i].specs);
+        free(fr->g[i].parsed);
     }
     free(fr->g);
 }
@@ -187,8 +188,8 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
             return -ENOTCONN;
         }
         g->n = json_array_size(g->flows);
-        g->specs = malloc(g->n * sizeof(*g->specs));
-        if (!g->specs) {
+        g->parsed = malloc(g->n * sizeof(*g->parsed));
+        if (!g->parsed) {
             rest_error(r, 500, "out of memory for %zu flows", g->n);
             return -ENOMEM;
         }
@@ -198,7 +199,7 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
                 rest_error(r, 400, "%s[%zu]: must be a flow object", g->where, k);
                 return -EINVAL;
             }
-            if (flow_json_parse(f, del, &g->specs[k], err, sizeof(err)) < 0) {
+            if (flow_json_parse(f, del, &g->parsed[k], NULL, err, sizeof(err)) < 0) {
                 rest_error(r, 400, "%s[%zu]: %s", g->where, k, err);
                 return -EINVAL;
             }
@@ -305,7 +306,7 @@ static void add_committed(void *arg, int rc)
         size_t k = 0;
         for (size_t i = 0; i < a->fr.n; i++) {
             struct fl_group *g = &a->fr.g[i];
-            flowmgr_add_admitted(a->rs->src.fm, g->dpid, g->specs, a->mids + k, a->fids + k,
+            flowmgr_add_admitted(a->rs->src.fm, g->dpid, g->parsed, a->mids + k, a->fids + k,
                                  g->n, g->held);
             g->held = 0;
             k += g->n;
@@ -396,14 +397,14 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     for (size_t i = 0; i < a->fr.n; i++) {
         struct fl_group *g = &a->fr.g[i];
         for (size_t j = 0; j < g->n; j++, k++) {
-            const struct flow_spec *sp = &g->specs[j];
-            a->mids[k] = flow_match_id(g->dpid, sp);
-            a->fids[k] = flow_id_of(a->mids[k], sp);
+            const struct fm_flow *sp = &g->parsed[j];
+            a->mids[k] = fm_flow_match_id(g->dpid, sp);
+            a->fids[k] = fm_flow_id_of(a->mids[k], sp);
             a->recs[k].dpid = g->dpid;
             a->recs[k].match_id = a->mids[k];
             a->recs[k].flow_id = a->fids[k];
             a->recs[k].state = STORE_FLOW_PENDING;
-            a->recs[k].owner = sp->has_owner ? sp->owner : NULL;
+            a->recs[k].owner = sp->owner;       /* "" is stored as no owner */
         }
         g->flows = NULL;            /* the parsed body is not kept past this request */
     }
@@ -471,7 +472,7 @@ static void tell_deleted(struct rest_server *rs, struct fl_req *fr,
 {
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
-        flowmgr_deleted_admitted(rs->src.fm, keys, n, g->dpid, g->specs, g->n, g->held);
+        flowmgr_deleted_admitted(rs->src.fm, keys, n, g->dpid, g->parsed, g->n, g->held);
         g->held = 0;
     }
 }
@@ -499,7 +500,7 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
         return;
     for (size_t i = 0; i < fr->n; i++)
         for (size_t j = 0; j < fr->g[i].n; j++)
-            if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &fr->g[i].specs[j], &keys,
+            if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &fr->g[i].parsed[j], &keys,
                                        &n, &cap) < 0) {
                 rest_error(r, 500, "out of memory");
                 free(keys);

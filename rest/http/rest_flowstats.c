@@ -5,16 +5,19 @@
  *
  * Streamed like stored_flows (rest_reply.stream): one switch's snapshot at a
  * time is copied out of the flow manager (flowmgr_snap_take, under its lock,
- * bounded by openflow.mp_max_kb), then rendered FLOWSTATS_BATCH entries per
- * piece as the client reads, outside any lock. So the answer for every
- * switch costs the memory of one switch's snapshot and one piece of text.
+ * bounded by openflow.mp_max_kb), then walked as typed flows and rendered
+ * FLOWSTATS_BATCH entries per piece as the client reads, outside any lock.
+ * So the answer for every switch costs the memory of one switch's snapshot
+ * and one piece of text.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dpid.h"
+#include "flow_json.h"
 #include "flowmgr.h"
 #include "ofcd_log.h"
 #include "rest_priv.h"
@@ -31,6 +34,32 @@ struct flowstats_gen {
     int err;
     struct rest_textbuf out;
 };
+
+/* One entry as Kytos-ng shows it: the flow, then "switch", "id" (the
+ * flow's version), "match_id" and "stats". NULL when out of memory. */
+static json_t *entry_json(const struct flowmgr_snap_entry *e)
+{
+    struct flow_json_form form;
+    char hex[24];
+
+    flow_json_form_of(&e->flow, &form);
+    json_t *o = flow_json_render(&e->flow, &form);
+    if (!o)
+        return NULL;
+    dpid_format(e->dpid, hex);
+    json_object_set_new(o, "switch", json_string(hex));
+    snprintf(hex, sizeof(hex), "%016" PRIx64, e->flow_id);
+    json_object_set_new(o, "id", json_string(hex));
+    snprintf(hex, sizeof(hex), "%016" PRIx64, e->match_id);
+    json_object_set_new(o, "match_id", json_string(hex));
+    json_object_set_new(o, "stats",
+                        json_pack("{s:I, s:I, s:I, s:I}", "packet_count",
+                                  (json_int_t)e->packet_count, "byte_count",
+                                  (json_int_t)e->byte_count, "duration_sec",
+                                  (json_int_t)e->duration_sec, "duration_nsec",
+                                  (json_int_t)e->duration_nsec));
+    return o;
+}
 
 static void gen_free(void *ctx)
 {
@@ -77,14 +106,17 @@ static void gen_fill(struct flowstats_gen *g)
             g->done = true;
             return;
         }
-        json_t *o = flowmgr_snap_next(g->snap);
-        if (!o) {
+        const struct flowmgr_snap_entry *e = flowmgr_snap_next(g->snap);
+        if (!e) {
             flowmgr_snap_free(g->snap);
             g->snap = NULL;
             if (!rest_textbuf_puts(&g->out, "]}"))
                 g->err = -ENOMEM;
             continue;
         }
+        json_t *o = entry_json(e);
+        if (!o)
+            continue;                 /* out of memory for this one: left out */
         if ((g->any_flow && !rest_textbuf_puts(&g->out, ",")) ||
             !rest_textbuf_put_json(&g->out, o))
             g->err = -ENOMEM;

@@ -2,8 +2,9 @@
  * libFuzzer target for the REST flow parser: any bytes that jansson reads
  * as an object go through flow_json_parse() (as an add or, when the first
  * byte is odd, a delete). Whatever it accepts must encode as a FLOW_MOD,
- * render back to JSON, and that JSON must parse to a flow with the same
- * match_id and flow_id (the store's identity of a flow survives a restart).
+ * render back to JSON (the typed flow with how it was written), and that
+ * JSON must parse to a flow with the same match_id and flow_id (the store's
+ * identity of a flow survives a restart).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@ static uint8_t wire[65536];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct flow_spec f, g;
+    static struct fm_flow f, g;
+    static struct flow_json_form ff, gf;
     char err[256];
     json_error_t je;
 
@@ -28,22 +30,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *j = json_u64_loadb((const char *)data + 1, size - 1, &je);
     if (!j)
         return 0;
-    if (json_is_object(j) && flow_json_parse(j, del, &f, err, sizeof(err)) == 0) {
+    if (json_is_object(j) && flow_json_parse(j, del, &f, &ff, err, sizeof(err)) == 0) {
         struct ofp_msg m;
         struct ofp_buf b;
         memset(&m, 0, sizeof(m));
         m.hdr.version = OFP13_VERSION;
         m.hdr.type = OFPT_FLOW_MOD;
-        m.u.flow_mod = f.fm;
+        m.u.flow_mod = f.mod;
         ofp_buf_init(&b, wire, sizeof(wire));
         if (ofp_encode(&b, &m) != 0)
             abort();
-        json_t *r = flow_json_render(&f);
+        json_t *r = flow_json_render(&f, &ff);
         if (!r)
             abort();
-        if (flow_json_parse(r, del, &g, err, sizeof(err)) != 0)
+        if (flow_json_parse(r, del, &g, &gf, err, sizeof(err)) != 0)
             abort();
-        if (flow_match_id(1, &f) != flow_match_id(1, &g) || flow_id(1, &f) != flow_id(1, &g))
+        if (fm_flow_match_id(1, &f) != fm_flow_match_id(1, &g) ||
+            fm_flow_id(1, &f) != fm_flow_id(1, &g))
             abort();
         /* And as text, the way REST answers and reads it: the same JSON. */
         char *text = json_dumps(r, JSON_COMPACT);

@@ -25,8 +25,9 @@ clang "${cflags[@]}" -I"$root/common" -I"$root/drivers/net" \
 clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/fuzz_ofp.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root"/common/*.c -o "$work/fuzz_ofp"
-clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest/fm" \
-    "$root/tests/fuzz/fuzz_flow_json.c" "$root/rest/fm/flow_json.c" "$root/rest/fm/json_u64.c" "$root"/ofp/*.c \
+clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest/fm" -I"$root/rest/kytos" \
+    "$root/tests/fuzz/fuzz_flow_json.c" "$root/rest/kytos/flow_json.c" \
+    "$root/rest/kytos/json_u64.c" "$root/rest/fm/fm_flow.c" "$root"/ofp/*.c \
     "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
 clang "${cflags[@]}" -I"$root/app/topo" \
     "$root/tests/fuzz/fuzz_lldp.c" "$root/app/topo/topo_lldp.c" -lcrypto -o "$work/fuzz_lldp"

@@ -736,6 +736,30 @@ size_t ofp_test_encode(const struct ofp_msg *m, uint8_t *buf, size_t cap)
     return b.len;
 }
 
+size_t ofp_test_flow_reply(const struct ofp_flow_stats *fs, unsigned n, uint32_t xid, bool more,
+                           uint8_t *buf, size_t cap)
+{
+    static uint8_t body[65535 - 16];
+    struct ofp_buf b;
+    struct ofp_msg m;
+
+    ofp_buf_init(&b, body, sizeof(body));
+    for (unsigned i = 0; i < n; i++)
+        if (ofp_flow_stats_put(&b, &fs[i]) < 0) {
+            fprintf(stderr, "flow stats entry %u of %u does not fit a reply\n", i, n);
+            abort();
+        }
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_MULTIPART_REPLY;
+    m.hdr.xid = xid;
+    m.u.mp_reply.type = OFPMP_FLOW;
+    m.u.mp_reply.flags = more ? OFPMPF_REPLY_MORE : 0;
+    m.u.mp_reply.body = body;
+    m.u.mp_reply.body_len = (uint16_t)b.len;
+    return ofp_test_encode(&m, buf, cap);
+}
+
 int ofp_test_decode_copy(const uint8_t *msg, size_t len, struct ofp_msg *out,
                          struct ofp_err *err, uint8_t **keep)
 {

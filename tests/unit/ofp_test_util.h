@@ -31,6 +31,11 @@ uint8_t *ofp_test_dup(const void *p, size_t len);
 /* Encode m into a fresh buffer: returns its length, buf holds the bytes. */
 size_t ofp_test_encode(const struct ofp_msg *m, uint8_t *buf, size_t cap);
 
+/* A FLOW MULTIPART_REPLY (xid; more: REPLY_MORE) of the n entries fs into
+ * buf: returns its length; aborts the test program when it does not fit. */
+size_t ofp_test_flow_reply(const struct ofp_flow_stats *fs, unsigned n, uint32_t xid, bool more,
+                           uint8_t *buf, size_t cap);
+
 /* Decode len bytes from an exact-size heap copy; returns ofp_decode's rc.
  * Views in *out are dangling afterwards unless keep is given (then *keep is
  * the copy, to free by the caller). */

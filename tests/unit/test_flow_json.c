@@ -3,7 +3,9 @@
  * flow manager relies on — every top-level and match field accepted and
  * rejected with a message naming it, each action and instruction, the
  * produced FLOW_MOD surviving ofp_encode/ofp_validate/ofp_decode unchanged,
- * render(parse(x)) == x for canonical flows, and flow identity hashes.
+ * render(parse(x)) == x for canonical flows (the typed flow and how it was
+ * written, together), a stored record read back as the flow it was, and
+ * flow identity hashes (fm_flow.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,17 @@
 #include "json_u64.h"
 #include "ofp_msg.h"
 
+/* A parsed flow and how it was written: what the REST face has of one. */
+struct kflow {
+    struct fm_flow fl;
+    struct flow_json_form form;
+};
+
+static json_t *render(const struct kflow *f)
+{
+    return flow_json_render(&f->fl, &f->form);
+}
+
 static json_t *load(const char *text)
 {
     json_error_t je;
@@ -29,16 +42,16 @@ static json_t *load(const char *text)
     return j;
 }
 
-static int parse_text(const char *text, bool del, struct flow_spec *f, char *err, size_t n)
+static int parse_text(const char *text, bool del, struct kflow *f, char *err, size_t n)
 {
     json_t *j = load(text);
-    int rc = flow_json_parse(j, del, f, err, n);
+    int rc = flow_json_parse(j, del, &f->fl, &f->form, err, n);
     json_decref(j);
     return rc;
 }
 
 /* The flow_mod must survive encode -> validate -> decode with the same meaning. */
-static void check_wire(const struct flow_spec *f)
+static void check_wire(const struct kflow *f)
 {
     static uint8_t buf[8192];
     struct ofp_msg m, d;
@@ -49,20 +62,20 @@ static void check_wire(const struct flow_spec *f)
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_FLOW_MOD;
     m.hdr.xid = 7;
-    m.u.flow_mod = f->fm;
+    m.u.flow_mod = f->fl.mod;
     ofp_buf_init(&b, buf, sizeof(buf));
     assert_int_equal(ofp_encode(&b, &m), 0);
     assert_int_equal(ofp_validate(b.data, b.len, &oe), 0);
     assert_int_equal(ofp_decode(b.data, b.len, &d, &oe), 0);
-    assert_true(ofp_match_equal(&d.u.flow_mod.match, &f->fm.match));
-    assert_true(ofp_instructions_equal(&d.u.flow_mod.inst, &f->fm.inst));
-    assert_int_equal(d.u.flow_mod.priority, f->fm.priority);
-    assert_int_equal(d.u.flow_mod.table_id, f->fm.table_id);
-    assert_int_equal(d.u.flow_mod.command, f->fm.command);
-    assert_true(d.u.flow_mod.cookie == f->fm.cookie);
+    assert_true(ofp_match_equal(&d.u.flow_mod.match, &f->fl.mod.match));
+    assert_true(ofp_instructions_equal(&d.u.flow_mod.inst, &f->fl.mod.inst));
+    assert_int_equal(d.u.flow_mod.priority, f->fl.mod.priority);
+    assert_int_equal(d.u.flow_mod.table_id, f->fl.mod.table_id);
+    assert_int_equal(d.u.flow_mod.command, f->fl.mod.command);
+    assert_true(d.u.flow_mod.cookie == f->fl.mod.cookie);
 }
 
-static void parse_ok(const char *text, bool del, struct flow_spec *f)
+static void parse_ok(const char *text, bool del, struct kflow *f)
 {
     char err[256] = "";
     int rc = parse_text(text, del, f, err, sizeof(err));
@@ -73,7 +86,7 @@ static void parse_ok(const char *text, bool del, struct flow_spec *f)
 
 static void parse_bad(const char *text, bool del, const char *want)
 {
-    struct flow_spec f;
+    struct kflow f;
     char err[256] = "";
     int rc = parse_text(text, del, &f, err, sizeof(err));
     if (rc != -EINVAL)
@@ -85,10 +98,10 @@ static void parse_bad(const char *text, bool del, const char *want)
 static void match_is(const char *match_json, const char *want_fmt)
 {
     char text[1024], got[1024];
-    struct flow_spec f;
+    struct kflow f;
     snprintf(text, sizeof(text), "{\"match\": %s}", match_json);
     parse_ok(text, false, &f);
-    ofp_match_format(&f.fm.match, got, sizeof(got));
+    ofp_match_format(&f.fl.mod.match, got, sizeof(got));
     if (strcmp(got, want_fmt))
         fail_msg("match %s -> \"%s\", expected \"%s\"", match_json, got, want_fmt);
 }
@@ -98,49 +111,49 @@ static void match_is(const char *match_json, const char *want_fmt)
 static void test_defaults(void **state)
 {
     (void)state;
-    struct flow_spec f;
+    struct kflow f;
     parse_ok("{}", false, &f);
-    assert_int_equal(f.fm.table_id, 0);
-    assert_int_equal(f.fm.priority, 0x8000);
-    assert_int_equal(f.fm.command, OFPFC_ADD);
-    assert_int_equal(f.fm.idle_timeout, 0);
-    assert_int_equal(f.fm.hard_timeout, 0);
-    assert_true(f.fm.cookie == 0);
-    assert_true(f.fm.buffer_id == OFP_NO_BUFFER);
-    assert_int_equal(f.fm.inst.present, 0);
-    assert_true(f.fm.match.present == 0);
-    assert_false(f.has_owner);
+    assert_int_equal(f.fl.mod.table_id, 0);
+    assert_int_equal(f.fl.mod.priority, 0x8000);
+    assert_int_equal(f.fl.mod.command, OFPFC_ADD);
+    assert_int_equal(f.fl.mod.idle_timeout, 0);
+    assert_int_equal(f.fl.mod.hard_timeout, 0);
+    assert_true(f.fl.mod.cookie == 0);
+    assert_true(f.fl.mod.buffer_id == OFP_NO_BUFFER);
+    assert_int_equal(f.fl.mod.inst.present, 0);
+    assert_true(f.fl.mod.match.present == 0);
+    assert_false(f.form.has_owner);
 
     parse_ok("{}", true, &f);
-    assert_int_equal(f.fm.command, OFPFC_DELETE);
-    assert_true(f.fm.out_port == OFPP_ANY);
-    assert_true(f.fm.out_group == OFPG_ANY);
+    assert_int_equal(f.fl.mod.command, OFPFC_DELETE);
+    assert_true(f.fl.mod.out_port == OFPP_ANY);
+    assert_true(f.fl.mod.out_group == OFPG_ANY);
 }
 
 static void test_top_fields(void **state)
 {
     (void)state;
-    struct flow_spec f;
+    struct kflow f;
     parse_ok("{\"table_id\": 254, \"priority\": 65535, \"idle_timeout\": 30,"
              " \"hard_timeout\": 65535, \"cookie\": 9223372036854775807,"
              " \"owner\": \"mef_eline\"}", false, &f);
-    assert_int_equal(f.fm.table_id, 254);
-    assert_int_equal(f.fm.priority, 65535);
-    assert_int_equal(f.fm.idle_timeout, 30);
-    assert_int_equal(f.fm.hard_timeout, 65535);
-    assert_true(f.fm.cookie == 0x7fffffffffffffffull);
-    assert_string_equal(f.owner, "mef_eline");
-    assert_true(f.has_owner);
+    assert_int_equal(f.fl.mod.table_id, 254);
+    assert_int_equal(f.fl.mod.priority, 65535);
+    assert_int_equal(f.fl.mod.idle_timeout, 30);
+    assert_int_equal(f.fl.mod.hard_timeout, 65535);
+    assert_true(f.fl.mod.cookie == 0x7fffffffffffffffull);
+    assert_string_equal(f.fl.owner, "mef_eline");
+    assert_true(f.form.has_owner);
 
     parse_ok("{\"cookie\": \"0xffffffffffffffff\", \"cookie_mask\": \"18446744073709551615\","
              " \"table_id\": 255}", true, &f);
-    assert_true(f.fm.cookie == UINT64_MAX);
-    assert_true(f.fm.cookie_mask == UINT64_MAX);
-    assert_int_equal(f.fm.table_id, 255);
-    assert_true(f.has_cookie_mask);
+    assert_true(f.fl.mod.cookie == UINT64_MAX);
+    assert_true(f.fl.mod.cookie_mask == UINT64_MAX);
+    assert_int_equal(f.fl.mod.table_id, 255);
+    assert_true(f.form.has_cookie_mask);
 
     /* Above INT64_MAX the cookie goes back out as a number (json_u64). */
-    json_t *r = flow_json_render(&f);
+    json_t *r = render(&f);
     assert_non_null(r);
     uint64_t v = 0;
     assert_int_equal(json_u64_marker_value(json_string_value(json_object_get(r, "cookie")), &v),
@@ -207,12 +220,12 @@ static void test_match_fields(void **state)
      * not survive rendering once 0 meant untagged). */
     match_is("{\"dl_vlan\": \"4096/8191\"}", "vlan_vid=0x1000");
     {
-        struct flow_spec f, g;
+        struct kflow f, g;
         char err[256];
         parse_ok("{\"match\": {\"dl_vlan\": \"4096/8191\"}}", false, &f);
-        json_t *r = flow_json_render(&f);
-        assert_int_equal(flow_json_parse(r, false, &g, err, sizeof(err)), 0);
-        assert_true(ofp_match_equal(&f.fm.match, &g.fm.match));
+        json_t *r = render(&f);
+        assert_int_equal(flow_json_parse(r, false, &g.fl, &g.form, err, sizeof(err)), 0);
+        assert_true(ofp_match_equal(&f.fl.mod.match, &g.fl.mod.match));
         json_decref(r);
     }
     match_is("{\"dl_vlan\": \"untagged\"}", "vlan_vid=0x0000");
@@ -332,16 +345,16 @@ static void test_match_errors(void **state)
 
 /* ---- actions -------------------------------------------------------------- */
 
-static const struct ofp_action *act(const struct flow_spec *f, unsigned i)
+static const struct ofp_action *act(const struct kflow *f, unsigned i)
 {
-    assert_true(i < f->fm.inst.apply_actions.n);
-    return &f->apply[i];
+    assert_true(i < f->fl.mod.inst.apply_actions.n);
+    return &f->fl.apply[i];
 }
 
 static void test_actions(void **state)
 {
     (void)state;
-    struct flow_spec f;
+    struct kflow f;
     parse_ok("{\"actions\": ["
              "{\"action_type\": \"output\", \"port\": 2},"
              "{\"action_type\": \"output\", \"port\": \"controller\"},"
@@ -353,9 +366,9 @@ static void test_actions(void **state)
              "{\"action_type\": \"group\", \"group_id\": 9},"
              "{\"action_type\": \"set_field\", \"field\": \"nw_dst\", \"value\": \"10.0.0.9\"},"
              "{\"action_type\": \"output\", \"port\": \"in_port\"}]}", false, &f);
-    assert_int_equal(f.form, FLOW_FORM_ACTIONS);
-    assert_int_equal(f.fm.inst.present, OFP_INST_APPLY_ACTIONS);
-    assert_int_equal(f.fm.inst.apply_actions.n, 10);
+    assert_int_equal(f.form.treatment, FLOW_FORM_ACTIONS);
+    assert_int_equal(f.fl.mod.inst.present, OFP_INST_APPLY_ACTIONS);
+    assert_int_equal(f.fl.mod.inst.apply_actions.n, 10);
     assert_int_equal(act(&f, 0)->type, OFPAT_OUTPUT);
     assert_int_equal(act(&f, 0)->u.output.port, 2);
     assert_int_equal(act(&f, 1)->u.output.port, OFPP_CONTROLLER);
@@ -378,7 +391,7 @@ static void test_actions(void **state)
 
     /* An empty list is a drop flow: no instruction at all. */
     parse_ok("{\"actions\": []}", false, &f);
-    assert_int_equal(f.fm.inst.present, 0);
+    assert_int_equal(f.fl.mod.inst.present, 0);
 }
 
 static void test_action_errors(void **state)
@@ -386,7 +399,7 @@ static void test_action_errors(void **state)
     (void)state;
     char big[4096];
     size_t n = (size_t)snprintf(big, sizeof(big), "{\"actions\": [");
-    for (int i = 0; i <= FLOW_JSON_ACTIONS_MAX; i++)
+    for (int i = 0; i <= FM_FLOW_ACTIONS_MAX; i++)
         n += (size_t)snprintf(big + n, sizeof(big) - n, "%s{\"action_type\": \"pop_vlan\"}",
                               i ? "," : "");
     snprintf(big + n, sizeof(big) - n, "]}");
@@ -436,7 +449,7 @@ static void test_action_errors(void **state)
 static void test_instructions(void **state)
 {
     (void)state;
-    struct flow_spec f;
+    struct kflow f;
     parse_ok("{\"table_id\": 1, \"instructions\": ["
              "{\"instruction_type\": \"goto_table\", \"table_id\": 3},"
              "{\"instruction_type\": \"apply_actions\", \"actions\": "
@@ -448,8 +461,8 @@ static void test_instructions(void **state)
              "{\"instruction_type\": \"meter\", \"meter_id\": 5},"
              "{\"instruction_type\": \"write_metadata\", \"metadata\": 1, \"metadata_mask\": 255}"
              "]}", false, &f);
-    const struct ofp_instructions *in = &f.fm.inst;
-    assert_int_equal(f.form, FLOW_FORM_INSTRUCTIONS);
+    const struct ofp_instructions *in = &f.fl.mod.inst;
+    assert_int_equal(f.form.treatment, FLOW_FORM_INSTRUCTIONS);
     assert_int_equal(in->present, OFP_INST_GOTO_TABLE | OFP_INST_APPLY_ACTIONS |
                                   OFP_INST_WRITE_ACTIONS | OFP_INST_CLEAR_ACTIONS |
                                   OFP_INST_METER | OFP_INST_WRITE_METADATA);
@@ -458,11 +471,11 @@ static void test_instructions(void **state)
     assert_true(in->metadata == 1 && in->metadata_mask == 255);
     assert_int_equal(in->apply_actions.n, 1);
     assert_int_equal(in->write_actions.n, 2);
-    assert_int_equal(f.write[1].u.output.port, 2);
+    assert_int_equal(f.fl.write[1].u.output.port, 2);
 
     parse_ok("{\"instructions\": [{\"instruction_type\": \"write_metadata\", \"metadata\": 7}]}",
              false, &f);
-    assert_true(f.fm.inst.metadata_mask == UINT64_MAX);
+    assert_true(f.fl.mod.inst.metadata_mask == UINT64_MAX);
 }
 
 static void test_instruction_errors(void **state)
@@ -555,24 +568,24 @@ static void test_render_roundtrip(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(canonical) / sizeof(canonical[0]); i++) {
-        struct flow_spec f;
+        struct kflow f;
         json_t *in = load(canonical[i]);
         bool del = json_object_get(in, "cookie_mask") != NULL;
         char err[256] = "";
-        if (flow_json_parse(in, del, &f, err, sizeof(err)))
+        if (flow_json_parse(in, del, &f.fl, &f.form, err, sizeof(err)))
             fail_msg("canonical[%zu] rejected: %s", i, err);
         check_wire(&f);
-        json_t *out = flow_json_render(&f);
+        json_t *out = render(&f);
         assert_non_null(out);
         if (!json_equal(in, out)) {
             char *a = json_dumps(out, JSON_SORT_KEYS);
             fail_msg("canonical[%zu] renders as %s", i, a);
         }
         /* Parsing the rendered form gives the same flow. */
-        struct flow_spec g;
-        assert_int_equal(flow_json_parse(out, del, &g, err, sizeof(err)), 0);
-        assert_true(ofp_match_equal(&f.fm.match, &g.fm.match));
-        assert_true(ofp_instructions_equal(&f.fm.inst, &g.fm.inst));
+        struct kflow g;
+        assert_int_equal(flow_json_parse(out, del, &g.fl, &g.form, err, sizeof(err)), 0);
+        assert_true(ofp_match_equal(&f.fl.mod.match, &g.fl.mod.match));
+        assert_true(ofp_instructions_equal(&f.fl.mod.inst, &g.fl.mod.inst));
         json_decref(out);
         json_decref(in);
     }
@@ -581,10 +594,10 @@ static void test_render_roundtrip(void **state)
 static void test_render_normalises(void **state)
 {
     (void)state;
-    struct flow_spec f;
+    struct kflow f;
     parse_ok("{\"match\": {\"dl_type\": 2048, \"nw_src\": \"10.1.2.3/255.255.0.0\","
              " \"dl_src\": \"AA:BB:CC:DD:EE:FF\"}}", false, &f);
-    json_t *r = flow_json_render(&f);
+    json_t *r = render(&f);
     json_t *m = json_object_get(r, "match");
     assert_string_equal(json_string_value(json_object_get(m, "nw_src")), "10.1.0.0/16");
     assert_string_equal(json_string_value(json_object_get(m, "dl_src")), "aa:bb:cc:dd:ee:ff");
@@ -595,15 +608,15 @@ static void test_render_normalises(void **state)
 static void test_copy_fixup(void **state)
 {
     (void)state;
-    struct flow_spec *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+    struct kflow *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
     parse_ok(canonical[4], false, a);
     memcpy(b, a, sizeof(*b));
-    flow_spec_fixup(b);
+    fm_flow_fixup(&b->fl);
     memset(a, 0xa5, sizeof(*a));
     free(a);
     check_wire(b);
     json_t *in = load(canonical[4]);
-    json_t *out = flow_json_render(b);
+    json_t *out = render(b);
     assert_true(json_equal(in, out));
     json_decref(in);
     json_decref(out);
@@ -614,10 +627,10 @@ static void test_copy_fixup(void **state)
 
 static void ids(const char *text, uint64_t dpid, uint64_t *mid, uint64_t *fid)
 {
-    struct flow_spec f;
+    struct kflow f;
     parse_ok(text, false, &f);
-    *mid = flow_match_id(dpid, &f);
-    *fid = flow_id(dpid, &f);
+    *mid = fm_flow_match_id(dpid, &f.fl);
+    *fid = fm_flow_id(dpid, &f.fl);
 }
 
 static void test_identity(void **state)
@@ -679,7 +692,7 @@ static void test_identity(void **state)
 static void entry_roundtrip(const char *text)
 {
     static uint8_t buf[8192];
-    struct flow_spec f, back;
+    struct kflow f, back;
     struct ofp_msg m, d;
     struct ofp_buf b;
     struct ofp_err oe;
@@ -688,18 +701,19 @@ static void entry_roundtrip(const char *text)
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_FLOW_MOD;
-    m.u.flow_mod = f.fm;
+    m.u.flow_mod = f.fl.mod;
     ofp_buf_init(&b, buf, sizeof(buf));
     assert_int_equal(ofp_encode(&b, &m), 0);
     assert_int_equal(ofp_decode(b.data, b.len, &d, &oe), 0);
     const struct ofp_flow_mod *fm = &d.u.flow_mod;
-    assert_int_equal(flow_spec_from_entry(fm->table_id, fm->priority, fm->cookie,
-                                          fm->idle_timeout, fm->hard_timeout, &fm->match,
-                                          &fm->inst, &back), 0);
+    assert_int_equal(fm_flow_from_entry(fm->table_id, fm->priority, fm->cookie,
+                                        fm->idle_timeout, fm->hard_timeout, &fm->match,
+                                        &fm->inst, &back.fl), 0);
+    flow_json_form_of(&back.fl, &back.form);
     memset(buf, 0, sizeof(buf));              /* the copy must not point into it */
-    assert_true(flow_match_id(5, &back) == flow_match_id(5, &f));
-    assert_true(flow_id(5, &back) == flow_id(5, &f));
-    json_t *want = load(text), *got = flow_json_render(&back);
+    assert_true(fm_flow_match_id(5, &back.fl) == fm_flow_match_id(5, &f.fl));
+    assert_true(fm_flow_id(5, &back.fl) == fm_flow_id(5, &f.fl));
+    json_t *want = load(text), *got = render(&back);
     char *g = json_dumps(got, JSON_SORT_KEYS);
     if (!json_equal(want, got))
         fail_msg("%s rendered back as %s", text, g);
@@ -737,7 +751,7 @@ static void test_u64_edges(void **state)
         {"18446744073709551615", 18446744073709551615ull},
     };
     char text[512];
-    struct flow_spec f;
+    struct kflow f;
 
     (void)state;
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -745,11 +759,11 @@ static void test_u64_edges(void **state)
                  "\": \"write_metadata\", \"metadata\": %s, \"metadata_mask\": %s}]}",
                  ok[i].text, ok[i].text, ok[i].text);
         parse_ok(text, false, &f);
-        assert_true(f.fm.cookie == ok[i].v);
-        assert_true(f.fm.inst.metadata == ok[i].v);
-        assert_true(f.fm.inst.metadata_mask == ok[i].v);
+        assert_true(f.fl.mod.cookie == ok[i].v);
+        assert_true(f.fl.mod.inst.metadata == ok[i].v);
+        assert_true(f.fl.mod.inst.metadata_mask == ok[i].v);
         /* Written back as the same bare numbers. */
-        json_t *r = flow_json_render(&f);
+        json_t *r = render(&f);
         assert_non_null(r);
         char *dump = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
         json_u64_fixup(dump);
@@ -772,7 +786,7 @@ static void test_u64_edges(void **state)
     /* Negative, fractional and small numbers pass through untouched. */
     parse_bad("{\"cookie\": -1}", false, "cookie");
     parse_ok("{\"cookie\": 255, \"priority\": 7}", false, &f);
-    assert_true(f.fm.cookie == 255);
+    assert_true(f.fl.mod.cookie == 255);
     /* No client string may pose as a marker. */
     json_error_t je;
     assert_null(json_u64_loadb("{\"owner\": \"\\u0001u64:5\"}", 23, &je));
@@ -881,6 +895,32 @@ static void test_load_record(void **state)
     assert_null(json_u64_load_record("{", 1));
 }
 
+/* The flow manager's decoder: a stored record (the client's text, large
+ * integers bare or, from an older ofcd, as markers) is the typed flow it was
+ * accepted as; text that is not such a flow any more is refused. */
+static void test_record_decoder(void **state)
+{
+    static const char bare[] = "{\"priority\": 7, \"cookie\": 18446744073709551615, \"owner\": "
+                               "\"x\", \"actions\": [{\"action_type\": \"output\", \"port\": 2}]}";
+    static const char marked[] = "{\"priority\": 7, \"cookie\": "
+                                 "\"\\u0001u64:18446744073709551615\", \"owner\": \"x\", "
+                                 "\"actions\": [{\"action_type\": \"output\", \"port\": 2}]}";
+    struct kflow want;
+    struct fm_flow a, b;
+    (void)state;
+
+    parse_ok(bare, false, &want);
+    assert_int_equal(flow_json_record(bare, strlen(bare), &a), 0);
+    assert_int_equal(flow_json_record(marked, strlen(marked), &b), 0);
+    assert_true(a.mod.cookie == UINT64_MAX);
+    assert_string_equal(a.owner, "x");
+    assert_true(fm_flow_id(9, &a) == fm_flow_id(9, &want.fl));
+    assert_true(fm_flow_id(9, &b) == fm_flow_id(9, &want.fl));
+    assert_int_equal(flow_json_record("{\"priority\": 7", 15, &a), -EINVAL);
+    assert_int_equal(flow_json_record("{\"cookie_mask\": 1}", 17, &a), -EINVAL);
+    assert_int_equal(flow_json_record("[]", 2, &a), -EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -902,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_top_field_scan),
         cmocka_unit_test(test_array_spans),
         cmocka_unit_test(test_load_record),
+        cmocka_unit_test(test_record_decoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

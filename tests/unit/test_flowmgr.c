@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow_json.h"
 #include "flowmgr.h"
 #include "flowmgr_priv.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
@@ -52,7 +53,7 @@ struct t {
     unsigned room;
     int refuse_type;               /* this message type is refused once (-1: none) */
     uint64_t now;
-    char events[1024];             /* what env.event heard: "kind data" lines */
+    char events[1024];             /* what env.event heard: "kind field=value..." lines */
 };
 
 static unsigned f_room(void *arg, conn_handle_t conn, uint8_t cls)
@@ -93,14 +94,45 @@ static uint64_t f_now(void *arg)
     return ((struct t *)arg)->now;
 }
 
-static void f_event(void *arg, const char *kind, const json_t *data)
+/* Every field of the typed event, one line (the JSON they become on the
+ * stream is test_events_pub's). */
+static void f_event(void *arg, const struct flowmgr_event *ev)
 {
     struct t *t = arg;
-    char *text = json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS);
     size_t n = strlen(t->events);
+    char *p = t->events + n;
+    size_t room = sizeof(t->events) - n;
 
-    snprintf(t->events + n, sizeof(t->events) - n, "%s %s\n", kind, text ? text : "?");
-    free(text);
+    switch (ev->kind) {
+    case FLOWMGR_EV_INSTALLED:
+        snprintf(p, room, "flow.installed dpid=%016" PRIx64 " count=%" PRIu64 "\n", ev->dpid,
+                 ev->u.installed.count);
+        break;
+    case FLOWMGR_EV_ERROR:
+        snprintf(p, room, "flow.error dpid=%016" PRIx64 " match_id=%016" PRIx64 " type=%u "
+                 "code=%u reason=%s\n", ev->dpid, ev->u.error.match_id, ev->u.error.type,
+                 ev->u.error.code, ev->u.error.reason);
+        break;
+    case FLOWMGR_EV_REMOVED: {
+        const struct flowmgr_ev_removed *r = &ev->u.removed;
+        snprintf(p, room, "flow.removed dpid=%016" PRIx64 " match_id=%016" PRIx64 " stored=%d "
+                 "cookie=%#" PRIx64 " table_id=%u priority=%u reason=%u duration_s=%u "
+                 "packet_count=%" PRIu64 " byte_count=%" PRIu64 "\n", ev->dpid, r->match_id,
+                 r->stored, r->cookie, r->table_id, r->priority, r->reason, r->duration_s,
+                 r->packet_count, r->byte_count);
+        break;
+    }
+    case FLOWMGR_EV_DELETED:
+        snprintf(p, room, "flow.deleted dpid=%016" PRIx64 " count=%" PRIu64 "\n", ev->dpid,
+                 ev->u.deleted.count);
+        break;
+    case FLOWMGR_EV_CONSISTENCY:
+        snprintf(p, room, "consistency dpid=%016" PRIx64 " after_connect=%d aliens_deleted=%"
+                 PRIu64 " missing_reinstalled=%" PRIu64 " changed_reinstalled=%" PRIu64 "\n",
+                 ev->dpid, ev->u.consistency.after_connect, ev->u.consistency.aliens_deleted,
+                 ev->u.consistency.missing_reinstalled, ev->u.consistency.changed_reinstalled);
+        break;
+    }
 }
 
 #define SEC_US 1000000ull
@@ -108,7 +140,7 @@ static void f_event(void *arg, const char *kind, const json_t *data)
 static struct flowmgr *open_fm(struct t *t)
 {
     struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
-                              .event = f_event};
+                              .decode = flow_json_record, .event = f_event};
     return flowmgr_create(&t->cfg, &env, t->store);
 }
 
@@ -243,7 +275,7 @@ static void flow_stats_reply(struct t *t, conn_handle_t conn, uint32_t xid,
 /* ---- helpers ------------------------------------------------------------------------ */
 
 struct added {
-    struct flow_spec spec;
+    struct fm_flow flow;
     uint64_t match_id, flow_id;
 };
 
@@ -254,14 +286,14 @@ static void add_flow(struct t *t, const char *json, struct added *out)
     json_error_t je;
     json_t *j = json_loads(json, 0, &je);
     assert_non_null(j);
-    if (flow_json_parse(j, false, &out->spec, err, sizeof(err)) != 0)
+    if (flow_json_parse(j, false, &out->flow, NULL, err, sizeof(err)) != 0)
         fail_msg("%s: %s", json, err);
-    out->match_id = flow_match_id(DPID, &out->spec);
-    out->flow_id = flow_id(DPID, &out->spec);
+    out->match_id = fm_flow_match_id(DPID, &out->flow);
+    out->flow_id = fm_flow_id(DPID, &out->flow);
     struct store_flow sf = {.dpid = DPID, .match_id = out->match_id, .flow_id = out->flow_id,
                             .state = STORE_FLOW_PENDING, .json = json, .json_len = strlen(json)};
     assert_int_equal(store_put(t->store, &sf), 0);
-    assert_int_equal(flowmgr_add(t->fm, DPID, &out->spec, &out->match_id, &out->flow_id, 1), 0);
+    assert_int_equal(flowmgr_add(t->fm, DPID, &out->flow, &out->match_id, &out->flow_id, 1), 0);
     json_decref(j);
 }
 
@@ -279,7 +311,7 @@ static void add_n(struct t *t, unsigned n, struct added *a)
  * with held FLOW_MODs admitted for them. */
 static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
 {
-    struct flow_spec specs[16];
+    struct fm_flow specs[16];
     uint64_t mids[16], fids[16];
     char json[160], err[128];
 
@@ -288,12 +320,12 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, 
         snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
                  100 + first + i, first + i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &a[i].spec, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, false, &a[i].flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
-        specs[i] = a[i].spec;
-        flow_spec_fixup(&specs[i]);
-        mids[i] = a[i].match_id = flow_match_id(DPID, &specs[i]);
-        fids[i] = a[i].flow_id = flow_id(DPID, &specs[i]);
+        specs[i] = a[i].flow;
+        fm_flow_fixup(&specs[i]);
+        mids[i] = a[i].match_id = fm_flow_match_id(DPID, &specs[i]);
+        fids[i] = a[i].flow_id = fm_flow_id(DPID, &specs[i]);
         struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
                                 .json = json, .json_len = strlen(json)};
         assert_int_equal(store_put(t->store, &sf), 0);
@@ -379,8 +411,7 @@ static void test_batch_then_barrier_installs(void **state)
     for (unsigned i = 0; i < 3; i++)
         assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
     /* One event for the reply, with every flow it installed. */
-    assert_string_equal(t->events,
-                        "flow.installed {\"count\":3,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
+    assert_string_equal(t->events, "flow.installed dpid=0000000000001001 count=3\n");
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.confirmed, 3);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 3);
@@ -407,8 +438,10 @@ static void test_error_marks_that_flow(void **state)
     assert_int_equal(state_of(t, &a[1], &et, &ec), STORE_FLOW_ERROR);
     assert_int_equal(et, OFPET_BAD_ACTION);
     assert_int_equal(ec, OFPBAC_BAD_OUT_GROUP);
-    assert_non_null(strstr(t->events, "flow.error {\"code\":9,\"dpid\":\"00:00:00:00:00:00:10:01\""));
-    assert_non_null(strstr(t->events, "\"type\":2}"));
+    char want[160];
+    snprintf(want, sizeof(want), "flow.error dpid=0000000000001001 match_id=%016" PRIx64
+             " type=2 code=9 reason=", a[1].match_id);
+    assert_non_null(strstr(t->events, want));
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_INSTALLED);
     assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_ERROR);
@@ -551,15 +584,15 @@ static void test_ring_room_and_lost_barrier(void **state)
 }
 
 /* An entry as the switch reports it, for flow a (or an alien). */
-static void entry_of(const struct flow_spec *s, uint32_t age_s, struct ofp_flow_stats *fs)
+static void entry_of(const struct fm_flow *s, uint32_t age_s, struct ofp_flow_stats *fs)
 {
     memset(fs, 0, sizeof(*fs));
-    fs->table_id = s->fm.table_id;
-    fs->priority = s->fm.priority;
-    fs->cookie = s->fm.cookie;
+    fs->table_id = s->mod.table_id;
+    fs->priority = s->mod.priority;
+    fs->cookie = s->mod.cookie;
     fs->duration_sec = age_s;
-    fs->match = s->fm.match;
-    fs->inst = s->fm.inst;
+    fs->match = s->mod.match;
+    fs->inst = s->mod.inst;
 }
 
 static void test_reconnect_and_consistency(void **state)
@@ -589,15 +622,15 @@ static void test_reconnect_and_consistency(void **state)
     struct added *al[3] = {&alien_old, &alien_young, &alien_ignored};
     for (int i = 0; i < 3; i++) {
         json_t *j = json_loads(aj[i], 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &al[i]->spec, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, false, &al[i]->flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
     }
     struct ofp_flow_stats fs[5];
-    entry_of(&a[0].spec, 50, &fs[0]);
-    entry_of(&a[2].spec, 50, &fs[1]);
-    entry_of(&alien_old.spec, 3600, &fs[2]);
-    entry_of(&alien_young.spec, 2, &fs[3]);       /* younger than the 10 s window */
-    entry_of(&alien_ignored.spec, 3600, &fs[4]);  /* cookie 0xab00 is ignored */
+    entry_of(&a[0].flow, 50, &fs[0]);
+    entry_of(&a[2].flow, 50, &fs[1]);
+    entry_of(&alien_old.flow, 3600, &fs[2]);
+    entry_of(&alien_young.flow, 2, &fs[3]);       /* younger than the 10 s window */
+    entry_of(&alien_ignored.flow, 3600, &fs[4]);  /* cookie 0xab00 is ignored */
     unsigned from = t->n_sent;
     flow_stats_reply(t, CONN_B, req, fs, 5);
     /* Missing flow 2 goes out again (even though it was installed less than
@@ -619,15 +652,14 @@ static void test_reconnect_and_consistency(void **state)
     assert_non_null(del);
     assert_int_equal(del->fm.command, OFPFC_DELETE_STRICT);
     assert_int_equal(del->fm.priority, 7);
-    assert_true(ofp_match_equal(&del->fm.match, &alien_old.spec.fm.match));
+    assert_true(ofp_match_equal(&del->fm.match, &alien_old.flow.mod.match));
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.alien_deleted, 1);
     assert_int_equal(st.missing_reinstalled, 1);
     assert_int_equal(st.dropped_on_down, 0);
-    assert_non_null(strstr(t->events, "consistency {\"after_connect\":true,"
-                                      "\"aliens_deleted\":1,\"changed_reinstalled\":0,"
-                                      "\"dpid\":\"00:00:00:00:00:00:10:01\","
-                                      "\"missing_reinstalled\":1}"));
+    assert_non_null(strstr(t->events, "consistency dpid=0000000000001001 after_connect=1 "
+                                      "aliens_deleted=1 missing_reinstalled=1 "
+                                      "changed_reinstalled=0\n"));
 
     /* The next reply within the window runs no check; one a window later
      * does, and a flow just re-sent but not yet answered is not re-sent. */
@@ -657,12 +689,12 @@ static void test_changed_flow_reinstalled(void **state)
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     json_t *j = json_loads("{\"priority\": 100, \"match\": {\"in_port\": 1}, \"actions\":"
                            " [{\"action_type\": \"output\", \"port\": 3}]}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &other.spec, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse(j, false, &other.flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    assert_true(flow_match_id(DPID, &other.spec) == a[0].match_id);
+    assert_true(fm_flow_match_id(DPID, &other.flow) == a[0].match_id);
     struct ofp_flow_stats same, changed;
-    entry_of(&a[0].spec, 3600, &same);
-    entry_of(&other.spec, 3600, &changed);
+    entry_of(&a[0].flow, 3600, &same);
+    entry_of(&other.flow, 3600, &changed);
     t->now += 20000 * MS;
     unsigned from = t->n_sent;
     flow_stats_reply(t, CONN_A, 0x100, &same, 1);
@@ -705,10 +737,10 @@ static void test_delete_selection(void **state)
         {"{}", 0x7},
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-        struct flow_spec del;
+        struct fm_flow del;
         char err[128];
         json_t *j = json_loads(cases[c].del, 0, NULL);
-        assert_int_equal(flow_json_parse(j, true, &del, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, true, &del, NULL, err, sizeof(err)), 0);
         json_decref(j);
         struct flowmgr_key *keys = NULL;
         size_t n = 0, cap = 0;
@@ -725,10 +757,10 @@ static void test_delete_selection(void **state)
     }
     /* After the store deleted them, the mirror forgets them and the switch
      * gets the DELETE as given. */
-    struct flow_spec del;
+    struct fm_flow del;
     char err[128];
     json_t *j = json_loads("{\"match\": {\"dl_type\": 2054}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, true, &del, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse(j, true, &del, NULL, err, sizeof(err)), 0);
     json_decref(j);
     struct flowmgr_key key = {DPID, a[2].match_id, a[2].flow_id};
     assert_int_equal(store_del(t->store, DPID, a[2].match_id), 0);
@@ -741,22 +773,20 @@ static void test_delete_selection(void **state)
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
     /* The stream hears of it once, with the number the mirror dropped; the
      * same keys again (already gone) are not a second deletion. */
-    assert_string_equal(t->events,
-                        "flow.deleted {\"count\":1,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
+    assert_string_equal(t->events, "flow.deleted dpid=0000000000001001 count=1\n");
     assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, NULL, 0), 0);
-    assert_string_equal(t->events,
-                        "flow.deleted {\"count\":1,\"dpid\":\"00:00:00:00:00:00:10:01\"}\n");
+    assert_string_equal(t->events, "flow.deleted dpid=0000000000001001 count=1\n");
 }
 
-static void flow_removed(struct t *t, conn_handle_t conn, const struct flow_spec *spec,
+static void flow_removed(struct t *t, conn_handle_t conn, const struct fm_flow *spec,
                          uint8_t reason)
 {
     struct ofp_msg m;
     msg_init(&m, OFPT_FLOW_REMOVED, 0);
     m.u.flow_removed = (struct ofp_flow_removed){
-        .cookie = spec->fm.cookie, .priority = spec->fm.priority, .reason = reason,
-        .table_id = spec->fm.table_id, .duration_sec = 7, .hard_timeout = 7,
-        .packet_count = 3, .byte_count = 180, .match = spec->fm.match};
+        .cookie = spec->mod.cookie, .priority = spec->mod.priority, .reason = reason,
+        .table_id = spec->mod.table_id, .duration_sec = 7, .hard_timeout = 7,
+        .packet_count = 3, .byte_count = 180, .match = spec->mod.match};
     of_event(t, conn, &m);
 }
 
@@ -772,22 +802,21 @@ static void test_flow_removed_published(void **state)
     /* A flow ofcd never stored (another match) is published as not stored. */
     char err[128];
     json_t *j = json_loads("{\"priority\": 9, \"match\": {\"in_port\": 6}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &other[0].spec, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse(j, false, &other[0].flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    flow_removed(t, CONN_A, &a[0].spec, OFPRR_HARD_TIMEOUT);
-    flow_removed(t, CONN_A, &other[0].spec, OFPRR_DELETE);
+    flow_removed(t, CONN_A, &a[0].flow, OFPRR_HARD_TIMEOUT);
+    flow_removed(t, CONN_A, &other[0].flow, OFPRR_DELETE);
     /* ... and one on a connection that is not the switch's is not. */
-    flow_removed(t, CONN_B, &a[0].spec, OFPRR_IDLE_TIMEOUT);
+    flow_removed(t, CONN_B, &a[0].flow, OFPRR_IDLE_TIMEOUT);
     snprintf(want, sizeof(want),
-             "flow.removed {\"byte_count\":180,\"cookie\":\"0x1234\",\"dpid\":"
-             "\"00:00:00:00:00:00:10:01\",\"duration_s\":7,\"match_id\":\"%016" PRIx64 "\","
-             "\"packet_count\":3,\"priority\":9,\"reason\":\"hard_timeout\",\"stored\":true,"
-             "\"table_id\":0}\n"
-             "flow.removed {\"byte_count\":180,\"cookie\":\"0\",\"dpid\":"
-             "\"00:00:00:00:00:00:10:01\",\"duration_s\":7,\"match_id\":\"%016" PRIx64 "\","
-             "\"packet_count\":3,\"priority\":9,\"reason\":\"delete\",\"stored\":false,"
-             "\"table_id\":0}\n",
-             a[0].match_id, flow_match_id(DPID, &other[0].spec));
+             "flow.removed dpid=0000000000001001 match_id=%016" PRIx64 " stored=1 "
+             "cookie=0x1234 table_id=0 priority=9 reason=%u duration_s=7 packet_count=3 "
+             "byte_count=180\n"
+             "flow.removed dpid=0000000000001001 match_id=%016" PRIx64 " stored=0 "
+             "cookie=0 table_id=0 priority=9 reason=%u duration_s=7 packet_count=3 "
+             "byte_count=180\n",
+             a[0].match_id, OFPRR_HARD_TIMEOUT, fm_flow_match_id(DPID, &other[0].flow),
+             OFPRR_DELETE);
     assert_string_equal(t->events, want);
     /* Only published: the stored flow stays stored. */
     assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_PENDING);
@@ -843,7 +872,7 @@ static void test_restart_skips_deleted(void **state)
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
     for (unsigned i = from; i < t->n_sent; i++)
         if (t->sent[i].type == OFPT_FLOW_MOD)
-            assert_true(t->sent[i].fm.priority != a[1].spec.fm.priority);
+            assert_true(t->sent[i].fm.priority != a[1].flow.mod.priority);
     assert_int_equal(state_of(t, &a[1], NULL, NULL), STORE_FLOW_DELETED);
 }
 
@@ -879,7 +908,7 @@ static void test_gone_switches_forgotten(void **state)
 
 /* n old-enough flows ofcd never stored (priority 500 + i), as the switch
  * reports them; specs keeps what the entries point into. */
-static void make_aliens(struct flow_spec *specs, struct ofp_flow_stats *fs, unsigned n,
+static void make_aliens(struct fm_flow *specs, struct ofp_flow_stats *fs, unsigned n,
                         uint32_t age_s)
 {
     char json[128], err[128];
@@ -887,7 +916,7 @@ static void make_aliens(struct flow_spec *specs, struct ofp_flow_stats *fs, unsi
         snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
                  500 + i, i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &specs[i], err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, false, &specs[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
         entry_of(&specs[i], age_s, &fs[i]);
     }
@@ -901,7 +930,7 @@ static void test_unsolicited_control_stats_dropped(void **state)
 {
     struct t *t = *state;
     struct added a[1];
-    struct flow_spec al[4];
+    struct fm_flow al[4];
     struct ofp_flow_stats fs[4];
     struct flowmgr_stats st;
     int err;
@@ -929,12 +958,11 @@ static void test_unsolicited_control_stats_dropped(void **state)
     assert_null(strstr(t->events, "consistency"));
     struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
     assert_non_null(sn);
-    json_t *e = flowmgr_snap_next(sn);
-    assert_null(e);
+    assert_null(flowmgr_snap_next(sn));
     flowmgr_snap_free(sn);
     /* The reply asked for is the snapshot and gets the on-connect check. */
     struct ofp_flow_stats mine;
-    entry_of(&a[0].spec, 20, &mine);
+    entry_of(&a[0].flow, 20, &mine);
     flow_stats_reply(t, CONN_A, req, &mine, 1);
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.checks, 1);
@@ -953,6 +981,48 @@ static void test_unsolicited_control_stats_dropped(void **state)
     assert_int_equal(st.snapshot_unsolicited, 102);
 }
 
+/* GET v2/flows' walk through the flow manager: the last complete reply,
+ * copied, as typed entries whose identity is the stored flows' own; an
+ * unknown switch is -ENOENT. */
+static void test_snapshot_typed_entries(void **state)
+{
+    struct t *t = *state;
+    struct added a[2];
+    struct fm_flow al[1];
+    struct ofp_flow_stats fs[3];
+    int err;
+
+    switch_up(t, CONN_A);
+    add_n(t, 2, a);
+    entry_of(&a[0].flow, 30, &fs[0]);
+    entry_of(&a[1].flow, 40, &fs[1]);
+    make_aliens(al, &fs[2], 1, 5);
+    fs[0].packet_count = 11;
+    fs[1].byte_count = 22;
+    flow_stats_reply(t, CONN_A, 0x300, fs, 3);
+    struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
+    assert_non_null(sn);
+    assert_int_equal(err, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct flowmgr_snap_entry *e = flowmgr_snap_next(sn);
+        assert_non_null(e);
+        assert_true(e->dpid == DPID);
+        assert_true(e->match_id == a[i].match_id);
+        assert_true(e->flow_id == a[i].flow_id);
+        assert_int_equal(e->duration_sec, i ? 40 : 30);
+        assert_true(e->packet_count == (i ? 0 : 11));
+        assert_true(e->byte_count == (i ? 22 : 0));
+        assert_int_equal(e->flow.mod.priority, a[i].flow.mod.priority);
+    }
+    const struct flowmgr_snap_entry *e = flowmgr_snap_next(sn);
+    assert_non_null(e);
+    assert_true(e->match_id == fm_flow_match_id(DPID, &al[0]));
+    assert_null(flowmgr_snap_next(sn));
+    flowmgr_snap_free(sn);
+    assert_null(flowmgr_snap_take(t->fm, 0x9999, &err));
+    assert_int_equal(err, -ENOENT);
+}
+
 /* All switches' snapshots together stay within snap_budget_bytes: a reply
  * that would pass it is abandoned (counted, no verdict from it), and the
  * switch's next reply that fits is taken. */
@@ -961,7 +1031,7 @@ static void test_snapshot_budget_across_switches(void **state)
     struct t *t = *state;
     const uint64_t dp2 = 0x1002;
     const conn_handle_t conn2 = 0x0000000300000003ull;
-    static struct flow_spec young_s[100], old_s[100];
+    static struct fm_flow young_s[100], old_s[100];
     static struct ofp_flow_stats young[100], old[100];
     struct flowmgr_stats st;
 
@@ -1044,7 +1114,7 @@ static void test_admission_reserves(void **state)
 static void test_delete_admission_reserved(void **state)
 {
     struct t *t = *state;
-    struct flow_spec del[10];
+    struct fm_flow del[10];
     struct flowmgr_stats st;
     unsigned retry = 0;
     char json[64], err[128];
@@ -1056,7 +1126,7 @@ static void test_delete_admission_reserved(void **state)
     for (unsigned i = 0; i < 10; i++) {
         snprintf(json, sizeof(json), "{\"match\": {\"in_port\": %u}}", i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, true, &del[i], err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse(j, true, &del[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
     }
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */
@@ -1159,6 +1229,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsolicited_control_stats_dropped, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_snapshot_budget_across_switches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_typed_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),

@@ -1,7 +1,7 @@
 /*
- * flow_json: Kytos-ng flow_manager v2 flow JSON <-> struct ofp_flow_mod,
- * and the flow store's match_id / flow_id hashes. See flow_json.h for the
- * accepted format; called by the REST handlers and the flow store.
+ * flow_json: Kytos-ng flow_manager v2 flow JSON <-> the typed flow
+ * (fm_flow.h) and how it was written (struct flow_json_form). See
+ * flow_json.h for the accepted format.
  */
 #include "flow_json.h"
 
@@ -15,7 +15,6 @@
 #include <strings.h>
 
 #include "json_u64.h"
-#include "ofcd_fnv.h"
 #include "ofp_msg.h"
 
 #define PATH_MAX_LEN 96
@@ -573,9 +572,9 @@ static unsigned tp_field(const struct ofp_match *m, bool dst)
     }
 }
 
-static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
+static int parse_match(struct pctx *c, const json_t *jm, struct ofp_match *m,
+                       struct flow_json_form *form)
 {
-    struct ofp_match *m = &out->fm.match;
     const char *key;
     const json_t *v;
     char path[PATH_MAX_LEN];
@@ -593,7 +592,7 @@ static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
             tp[d->field == OFPXMT_OFB_TCP_DST] = v;
             continue;
         }
-        int rc = parse_mf(c, d, v, path, false, m, &out->int_form);
+        int rc = parse_mf(c, d, v, path, false, m, &form->int_form);
         if (rc)
             return rc;
     }
@@ -605,10 +604,10 @@ static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
         if (ofp_match_has(m, d.field))
             return fail(c->err, c->errlen, "%s: same field as '%s'", path,
                         mf_name(d.field, 0));
-        int rc = parse_mf(c, &d, tp[dst], path, false, m, &out->int_form);
+        int rc = parse_mf(c, &d, tp[dst], path, false, m, &form->int_form);
         if (rc)
             return rc;
-        out->tp_alias |= (uint8_t)(1u << dst);
+        form->tp_alias |= (uint8_t)(1u << dst);
     }
 
     struct ofp_err oe;
@@ -626,7 +625,7 @@ static int parse_match(struct pctx *c, const json_t *jm, struct flow_spec *out)
         ofp_match_clear(&t, (unsigned)f);
         if (ofp_match_check(&t, &e2) == 0)
             return fail(c->err, c->errlen, "match.%s: %s (%s)", mf_name((unsigned)f,
-                        out->tp_alias),
+                        form->tp_alias),
                         oe.code == OFPBMC_BAD_PREREQ ? "prerequisite missing or different"
                                                      : "rejected by OpenFlow match checks",
                         ename);
@@ -857,8 +856,8 @@ static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
 
     if (!json_is_array(jl))
         return bad_type(c, path, "array of action objects");
-    if (json_array_size(jl) > FLOW_JSON_ACTIONS_MAX)
-        return fail(c->err, c->errlen, "%s: at most %d actions", path, FLOW_JSON_ACTIONS_MAX);
+    if (json_array_size(jl) > FM_FLOW_ACTIONS_MAX)
+        return fail(c->err, c->errlen, "%s: at most %d actions", path, FM_FLOW_ACTIONS_MAX);
     for (size_t i = 0; i < json_array_size(jl); i++) {
         path_index(sub, sizeof(sub), path, i);
         int rc = parse_action(c, json_array_get(jl, i), sub, &arr[i], &flags[i]);
@@ -877,7 +876,8 @@ struct inst_in {
     const json_t *ji;
     const char *path;
     const char *type;
-    struct flow_spec *out;
+    struct fm_flow *out;
+    struct flow_json_form *form;
     char sub[PATH_MAX_LEN + 32];
 };
 
@@ -890,14 +890,14 @@ static const json_t *inst_arg(struct inst_in *in, const char *key, bool required
 static int inst_actions(struct inst_in *in)
 {
     bool apply = in->type[0] == 'a';
-    struct ofp_instructions *ins = &in->out->fm.inst;
+    struct ofp_instructions *ins = &in->out->mod.inst;
     int rc = 0;
     const json_t *v = inst_arg(in, "actions", true, &rc);
     if (!v)
         return rc;
     struct ofp_actions *l = apply ? &ins->apply_actions : &ins->write_actions;
     return parse_actions(in->c, v, in->sub, apply ? in->out->apply : in->out->write,
-                         apply ? in->out->apply_flags : in->out->write_flags, &l->n);
+                         apply ? in->form->apply_flags : in->form->write_flags, &l->n);
 }
 
 static int inst_clear_actions(struct inst_in *in)
@@ -918,7 +918,7 @@ static int inst_goto_table(struct inst_in *in)
     const json_t *v = inst_arg(in, "table_id", true, &rc);
     if (!v || (rc = get_uint(in->c, v, in->sub, OFPTT_MAX, &x)))
         return rc;
-    in->out->fm.inst.goto_table = (uint8_t)x;
+    in->out->mod.inst.goto_table = (uint8_t)x;
     return 0;
 }
 
@@ -931,13 +931,13 @@ static int inst_meter(struct inst_in *in)
         return rc;
     if (x == 0)
         return bad_value(in->c, in->sub, "integer 1..4294901760");
-    in->out->fm.inst.meter_id = (uint32_t)x;
+    in->out->mod.inst.meter_id = (uint32_t)x;
     return 0;
 }
 
 static int inst_write_metadata(struct inst_in *in)
 {
-    struct ofp_instructions *ins = &in->out->fm.inst;
+    struct ofp_instructions *ins = &in->out->mod.inst;
     int rc = 0;
     const json_t *v = inst_arg(in, "metadata", true, &rc);
     if (!v || (rc = get_u64(in->c, v, in->sub, &ins->metadata)))
@@ -968,9 +968,9 @@ static const struct inst_def {
 };
 
 static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
-                             struct flow_spec *out)
+                             struct fm_flow *out, struct flow_json_form *form)
 {
-    struct inst_in in = {.c = c, .ji = ji, .path = path, .out = out};
+    struct inst_in in = {.c = c, .ji = ji, .path = path, .out = out, .form = form};
     int rc = 0;
 
     if (!json_is_object(ji))
@@ -985,11 +985,11 @@ static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
         const struct inst_def *d = &inst_defs[i];
         if (strcmp(in.type, d->name))
             continue;
-        if (out->fm.inst.present & d->bit)
+        if (out->mod.inst.present & d->bit)
             return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, in.type);
         if ((rc = only_keys(c, ji, path, d->keys)) || (rc = d->parse(&in)))
             return rc;
-        out->fm.inst.present |= d->bit;
+        out->mod.inst.present |= d->bit;
         return 0;
     }
     return bad_value(c, in.sub, "one of apply_actions, write_actions, clear_actions, "
@@ -997,16 +997,6 @@ static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
 }
 
 /* ---- the flow -------------------------------------------------------------- */
-
-void flow_spec_fixup(struct flow_spec *f)
-{
-    f->fm.inst.apply_actions.wire = NULL;
-    f->fm.inst.apply_actions.wire_len = 0;
-    f->fm.inst.apply_actions.arr = f->apply;
-    f->fm.inst.write_actions.wire = NULL;
-    f->fm.inst.write_actions.wire_len = 0;
-    f->fm.inst.write_actions.arr = f->write;
-}
 
 static int parse_u16_field(struct pctx *c, const json_t *v, const char *name, uint16_t *out)
 {
@@ -1023,7 +1013,8 @@ struct flow_in {
     struct pctx c;
     bool for_delete;
     bool has_cookie;
-    struct flow_spec *out;
+    struct fm_flow *out;
+    struct flow_json_form *form;
     const json_t *jmatch, *jactions, *jinst;
 };
 
@@ -1031,48 +1022,48 @@ static int top_table_id(struct flow_in *in, const char *key, const json_t *v)
 {
     uint64_t x = 0;
     int rc = get_uint(&in->c, v, key, in->for_delete ? OFPTT_ALL : OFPTT_MAX, &x);
-    in->out->fm.table_id = (uint8_t)x;
+    in->out->mod.table_id = (uint8_t)x;
     return rc;
 }
 
 static int top_priority(struct flow_in *in, const char *key, const json_t *v)
 {
-    return parse_u16_field(&in->c, v, key, &in->out->fm.priority);
+    return parse_u16_field(&in->c, v, key, &in->out->mod.priority);
 }
 
 static int top_idle_timeout(struct flow_in *in, const char *key, const json_t *v)
 {
-    return parse_u16_field(&in->c, v, key, &in->out->fm.idle_timeout);
+    return parse_u16_field(&in->c, v, key, &in->out->mod.idle_timeout);
 }
 
 static int top_hard_timeout(struct flow_in *in, const char *key, const json_t *v)
 {
-    return parse_u16_field(&in->c, v, key, &in->out->fm.hard_timeout);
+    return parse_u16_field(&in->c, v, key, &in->out->mod.hard_timeout);
 }
 
 static int top_cookie(struct flow_in *in, const char *key, const json_t *v)
 {
     in->has_cookie = true;
-    return get_u64(&in->c, v, key, &in->out->fm.cookie);
+    return get_u64(&in->c, v, key, &in->out->mod.cookie);
 }
 
 static int top_cookie_mask(struct flow_in *in, const char *key, const json_t *v)
 {
     if (!in->for_delete)
         return fail(in->c.err, in->c.errlen, "cookie_mask: only allowed when deleting flows");
-    in->out->has_cookie_mask = true;
-    return get_u64(&in->c, v, key, &in->out->fm.cookie_mask);
+    in->form->has_cookie_mask = true;
+    return get_u64(&in->c, v, key, &in->out->mod.cookie_mask);
 }
 
 static int top_owner(struct flow_in *in, const char *key, const json_t *v)
 {
     if (!json_is_string(v))
         return bad_type(&in->c, key, "string");
-    if (json_string_length(v) >= FLOW_JSON_OWNER_MAX ||
+    if (json_string_length(v) >= FM_FLOW_OWNER_MAX ||
         strlen(json_string_value(v)) != json_string_length(v))
         return bad_value(&in->c, key, "string of at most 63 bytes without NUL");
     strcpy(in->out->owner, json_string_value(v));
-    in->out->has_owner = true;
+    in->form->has_owner = true;
     return 0;
 }
 
@@ -1109,13 +1100,13 @@ static const struct {
     {"actions", top_actions},           {"instructions", top_instructions},
 };
 
-static void flow_defaults(struct flow_spec *out, bool for_delete)
+static void flow_defaults(struct fm_flow *out, struct flow_json_form *form, bool for_delete)
 {
-    struct ofp_flow_mod *fm = &out->fm;
+    struct ofp_flow_mod *fm = &out->mod;
 
     memset(out, 0, sizeof(*out));
-    flow_spec_fixup(out);
-    out->for_delete = for_delete;
+    memset(form, 0, sizeof(*form));
+    fm_flow_fixup(out);
     fm->command = for_delete ? OFPFC_DELETE : OFPFC_ADD;
     fm->priority = 0x8000;
     fm->buffer_id = OFP_NO_BUFFER;
@@ -1127,13 +1118,13 @@ static void flow_defaults(struct flow_spec *out, bool for_delete)
 /* "actions" (apply-actions) or "instructions", whichever was given. */
 static int parse_treatment(struct flow_in *in)
 {
-    struct flow_spec *out = in->out;
-    struct ofp_flow_mod *fm = &out->fm;
+    struct fm_flow *out = in->out;
+    struct ofp_flow_mod *fm = &out->mod;
     int rc;
 
     if (in->jactions) {
-        out->form = FLOW_FORM_ACTIONS;
-        rc = parse_actions(&in->c, in->jactions, "actions", out->apply, out->apply_flags,
+        in->form->treatment = FLOW_FORM_ACTIONS;
+        rc = parse_actions(&in->c, in->jactions, "actions", out->apply, in->form->apply_flags,
                            &fm->inst.apply_actions.n);
         if (rc)
             return rc;
@@ -1144,12 +1135,12 @@ static int parse_treatment(struct flow_in *in)
     if (!in->jinst)
         return 0;
     char path[PATH_MAX_LEN];
-    out->form = FLOW_FORM_INSTRUCTIONS;
+    in->form->treatment = FLOW_FORM_INSTRUCTIONS;
     if (!json_is_array(in->jinst))
         return bad_type(&in->c, "instructions", "array of instruction objects");
     for (size_t i = 0; i < json_array_size(in->jinst); i++) {
         path_index(path, sizeof(path), "instructions", i);
-        if ((rc = parse_instruction(&in->c, json_array_get(in->jinst, i), path, out)))
+        if ((rc = parse_instruction(&in->c, json_array_get(in->jinst, i), path, out, in->form)))
             return rc;
     }
     if ((fm->inst.present & OFP_INST_GOTO_TABLE) && fm->inst.goto_table <= fm->table_id)
@@ -1169,7 +1160,7 @@ static int check_encodable(struct flow_in *in)
     if (!buf)
         return fail(in->c.err, in->c.errlen, "out of memory");
     ofp_buf_init(&b, buf, FM_BUF_LEN);
-    int rc = ofp_flow_mod_encode(&b, 0, &in->out->fm);
+    int rc = ofp_flow_mod_encode(&b, 0, &in->out->mod);
     if (rc == 0 && ofp_validate(b.data, b.len, &oe) != 0)
         rc = -EBADMSG;
     free(buf);
@@ -1184,17 +1175,19 @@ static int check_encodable(struct flow_in *in)
     return 0;
 }
 
-int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, char *err,
-                    size_t errlen)
+int flow_json_parse(const json_t *flow, bool for_delete, struct fm_flow *out,
+                    struct flow_json_form *form, char *err, size_t errlen)
 {
-    struct flow_in in = {.c = {err, errlen}, .for_delete = for_delete, .out = out};
+    struct flow_json_form scratch;
+    struct flow_in in = {.c = {err, errlen}, .for_delete = for_delete, .out = out,
+                         .form = form ? form : &scratch};
     const char *key;
     const json_t *v;
     int rc = 0;
 
     if (err && errlen)
         err[0] = '\0';
-    flow_defaults(out, for_delete);
+    flow_defaults(out, in.form, for_delete);
     if (!json_is_object(flow))
         return bad_type(&in.c, "flows[]", "object");
     json_object_foreach((json_t *)flow, key, v) {
@@ -1209,15 +1202,15 @@ int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, 
     if (in.jactions && in.jinst)
         return fail(err, errlen, "actions and instructions are mutually exclusive");
     /* Kytos-ng's rule and words: a delete selects by cookie only under a mask. */
-    if (for_delete && in.has_cookie && !out->has_cookie_mask)
+    if (for_delete && in.has_cookie && !in.form->has_cookie_mask)
         return fail(err, errlen, "cookie is set, cookie_mask should be set too when deleting "
                     "flows");
-    if (for_delete && !in.has_cookie && out->has_cookie_mask)
+    if (for_delete && !in.has_cookie && in.form->has_cookie_mask)
         return fail(err, errlen, "cookie_mask is set, cookie should be set too when deleting "
                     "flows");
     if (in.jmatch) {
-        out->has_match = true;
-        if ((rc = parse_match(&in.c, in.jmatch, out)))
+        in.form->has_match = true;
+        if ((rc = parse_match(&in.c, in.jmatch, &out->mod.match, in.form)))
             return rc;
     }
     if ((rc = parse_treatment(&in)))
@@ -1323,17 +1316,16 @@ static int set_new(json_t *obj, const char *key, json_t *v)
     return v ? json_object_set_new(obj, key, v) : -1;
 }
 
-static json_t *render_match(const struct flow_spec *f)
+static json_t *render_match(const struct ofp_match *m, const struct flow_json_form *form)
 {
-    const struct ofp_match *m = &f->fm.match;
     json_t *o = json_object();
     if (!o)
         return NULL;
     for (unsigned fld = 0; fld < OFPXMT_OFB_COUNT; fld++) {
         if (!ofp_match_has(m, fld))
             continue;
-        const struct mf_def *d = mf_for_field(fld, f->tp_alias);
-        if (!d || set_new(o, d->name, render_mf(m, fld, d->kind, f->int_form))) {
+        const struct mf_def *d = mf_for_field(fld, form->tp_alias);
+        if (!d || set_new(o, d->name, render_mf(m, fld, d->kind, form->int_form))) {
             json_decref(o);
             return NULL;
         }
@@ -1424,9 +1416,9 @@ static json_t *inst_obj(const char *type)
     return o;
 }
 
-static json_t *render_instructions(const struct flow_spec *f)
+static json_t *render_instructions(const struct fm_flow *f, const struct flow_json_form *form)
 {
-    const struct ofp_instructions *in = &f->fm.inst;
+    const struct ofp_instructions *in = &f->mod.inst;
     json_t *l = json_array();
     json_t *o;
     int bad = !l;
@@ -1441,7 +1433,7 @@ static json_t *render_instructions(const struct flow_spec *f)
         o = inst_obj("apply_actions");
         bad = !o ||
               set_new(o, "actions",
-                      render_actions(f->apply, f->apply_flags, in->apply_actions.n)) ||
+                      render_actions(f->apply, form->apply_flags, in->apply_actions.n)) ||
               json_array_append_new(l, o);
     }
     if (!bad && (in->present & OFP_INST_CLEAR_ACTIONS)) {
@@ -1452,7 +1444,7 @@ static json_t *render_instructions(const struct flow_spec *f)
         o = inst_obj("write_actions");
         bad = !o ||
               set_new(o, "actions",
-                      render_actions(f->write, f->write_flags, in->write_actions.n)) ||
+                      render_actions(f->write, form->write_flags, in->write_actions.n)) ||
               json_array_append_new(l, o);
     }
     if (!bad && (in->present & OFP_INST_WRITE_METADATA)) {
@@ -1473,9 +1465,9 @@ static json_t *render_instructions(const struct flow_spec *f)
     return l;
 }
 
-json_t *flow_json_render(const struct flow_spec *f)
+json_t *flow_json_render(const struct fm_flow *f, const struct flow_json_form *form)
 {
-    const struct ofp_flow_mod *fm = &f->fm;
+    const struct ofp_flow_mod *fm = &f->mod;
     json_t *o = json_object();
     int bad = !o;
 
@@ -1485,19 +1477,19 @@ json_t *flow_json_render(const struct flow_spec *f)
           set_new(o, "hard_timeout", json_integer(fm->hard_timeout));
     /* A delete selects by cookie only with its mask (Kytos' rule, which the
      * parser holds to): a delete without one renders without a cookie. */
-    if (!bad && (!f->for_delete || f->has_cookie_mask))
+    if (!bad && (!fm_flow_is_delete(f) || form->has_cookie_mask))
         bad = set_new(o, "cookie", u64_json(fm->cookie));
-    if (!bad && f->has_cookie_mask)
+    if (!bad && form->has_cookie_mask)
         bad = set_new(o, "cookie_mask", u64_json(fm->cookie_mask));
-    if (!bad && f->has_owner)
+    if (!bad && form->has_owner)
         bad = set_new(o, "owner", json_string(f->owner));
-    if (!bad && f->has_match)
-        bad = set_new(o, "match", render_match(f));
-    if (!bad && f->form == FLOW_FORM_ACTIONS)
+    if (!bad && form->has_match)
+        bad = set_new(o, "match", render_match(&fm->match, form));
+    if (!bad && form->treatment == FLOW_FORM_ACTIONS)
         bad = set_new(o, "actions",
-                      render_actions(f->apply, f->apply_flags, fm->inst.apply_actions.n));
-    if (!bad && f->form == FLOW_FORM_INSTRUCTIONS)
-        bad = set_new(o, "instructions", render_instructions(f));
+                      render_actions(f->apply, form->apply_flags, fm->inst.apply_actions.n));
+    if (!bad && form->treatment == FLOW_FORM_INSTRUCTIONS)
+        bad = set_new(o, "instructions", render_instructions(f, form));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -1505,102 +1497,22 @@ json_t *flow_json_render(const struct flow_spec *f)
     return o;
 }
 
-static int copy_actions(const struct ofp_actions *in, struct ofp_action *arr)
+void flow_json_form_of(const struct fm_flow *f, struct flow_json_form *out)
 {
-    struct ofp_action_iter it;
-    unsigned n = 0;
-
-    ofp_actions_iter_init(&it, in);
-    while (n < FLOW_JSON_ACTIONS_MAX && ofp_actions_next(&it, &arr[n]))
-        n++;
-    return n == in->n ? (int)n : -E2BIG;
-}
-
-int flow_spec_from_entry(uint8_t table_id, uint16_t priority, uint64_t cookie, uint16_t idle,
-                         uint16_t hard, const struct ofp_match *match,
-                         const struct ofp_instructions *inst, struct flow_spec *out)
-{
-    struct ofp_flow_mod *fm = &out->fm;
-    int na, nw;
+    const struct ofp_flow_mod *fm = &f->mod;
 
     memset(out, 0, sizeof(*out));
-    fm->command = OFPFC_ADD;
-    fm->table_id = table_id;
-    fm->priority = priority;
-    fm->cookie = cookie;
-    fm->idle_timeout = idle;
-    fm->hard_timeout = hard;
-    fm->buffer_id = OFP_NO_BUFFER;
-    fm->out_port = OFPP_ANY;
-    fm->out_group = OFPG_ANY;
-    fm->match = *match;
-    fm->inst = *inst;
-    na = (inst->present & OFP_INST_APPLY_ACTIONS) ? copy_actions(&inst->apply_actions, out->apply)
-                                                  : 0;
-    nw = (inst->present & OFP_INST_WRITE_ACTIONS) ? copy_actions(&inst->write_actions, out->write)
-                                                  : 0;
-    if (na < 0 || nw < 0)
-        return -E2BIG;
-    flow_spec_fixup(out);
-    fm->inst.apply_actions.n = (uint16_t)na;
-    fm->inst.write_actions.n = (uint16_t)nw;
-    out->has_match = match->present != 0 || match->other_len != 0;
-    /* As Kytos shows it: plain "actions" when that is all the entry does. */
-    out->form = (inst->present & ~OFP_INST_APPLY_ACTIONS) ? FLOW_FORM_INSTRUCTIONS
-                                                          : FLOW_FORM_ACTIONS;
-    return 0;
+    out->has_match = fm->match.present != 0 || fm->match.other_len != 0;
+    out->treatment = (fm->inst.present & ~OFP_INST_APPLY_ACTIONS) ? FLOW_FORM_INSTRUCTIONS
+                                                                  : FLOW_FORM_ACTIONS;
 }
 
-/* ---- identity -------------------------------------------------------------- */
-
-static uint64_t fnv_be(uint64_t h, uint64_t v, unsigned len)
+int flow_json_record(const char *text, size_t len, struct fm_flow *out)
 {
-    uint8_t b[8];
-    put_be(b, len, v);
-    return ofcd_fnv1a(h, b, len);
-}
+    char err[256];
+    json_t *j = json_u64_load_record(text, len);
+    int rc = j ? flow_json_parse(j, false, out, NULL, err, sizeof(err)) : -EINVAL;
 
-uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f)
-{
-    uint8_t buf[1024];
-    struct ofp_buf b;
-    uint64_t h = OFCD_FNV_OFFSET;
-
-    h = fnv_be(h, dpid, 8);
-    h = fnv_be(h, f->fm.table_id, 1);
-    h = fnv_be(h, f->fm.priority, 2);
-    ofp_buf_init(&b, buf, sizeof(buf));
-    /* A parsed match always fits: 40 fields with masks stay under 700 bytes. */
-    if (ofp_match_encode(&b, &f->fm.match) == 0)
-        h = ofcd_fnv1a(h, b.data, b.len);
-    return h;
-}
-
-uint64_t flow_id(uint64_t dpid, const struct flow_spec *f)
-{
-    return flow_id_of(flow_match_id(dpid, f), f);
-}
-
-uint64_t flow_id_of(uint64_t match_id, const struct flow_spec *f)
-{
-    struct flow_spec copy;
-    uint8_t *buf = malloc(FM_BUF_LEN);
-    struct ofp_buf b;
-    uint64_t h = OFCD_FNV_OFFSET;
-
-    /* The action lists may point into another copy of f: hash through a
-     * fixed-up copy so the pointers are this struct's own. */
-    copy = *f;
-    flow_spec_fixup(&copy);
-    h = fnv_be(h, match_id, 8);
-    h = fnv_be(h, f->fm.cookie, 8);
-    h = fnv_be(h, f->fm.idle_timeout, 2);
-    h = fnv_be(h, f->fm.hard_timeout, 2);
-    if (buf) {
-        ofp_buf_init(&b, buf, FM_BUF_LEN);
-        if (ofp_instructions_encode(&b, &copy.fm.inst) == 0)
-            h = ofcd_fnv1a(h, b.data, b.len);
-        free(buf);
-    }
-    return h;
+    json_decref(j);
+    return rc < 0 ? -EINVAL : 0;
 }

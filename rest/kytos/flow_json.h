@@ -1,9 +1,12 @@
 /*
  * flow_json: one flow in the Kytos-ng flow_manager v2 JSON format <-> the
- * struct ofp_flow_mod ofcd sends, plus the two hashes the flow store keys
- * flows by. Pure C (jansson + the ofp codec), no I/O, no global state; the
- * REST handlers call flow_json_parse() on each element of "flows", the store
- * calls flow_match_id()/flow_id(), GET stored_flows calls flow_json_render().
+ * typed flow the control plane holds (struct fm_flow, rest/fm/fm_flow.h),
+ * with how the client wrote it beside it (struct flow_json_form), so that
+ * rendering gives back what was sent. Pure C (jansson + the ofp codec), no
+ * I/O, no global state. The REST handlers call flow_json_parse() on each
+ * element of "flows"; GET v2/flows renders a switch's flows with
+ * flow_json_render(); the app hands flow_json_record() to the flow manager,
+ * which turns the store's records into typed flows with it at start.
  *
  * Accepted flow object (any key order; an unknown key is an error):
  *   table_id      0..254 (255 = all tables, DELETE only), default 0
@@ -11,7 +14,7 @@
  *   idle_timeout, hard_timeout   0..65535, default 0
  *   cookie        uint64, default 0
  *   cookie_mask   uint64, DELETE only
- *   owner         string (< FLOW_JSON_OWNER_MAX bytes)
+ *   owner         string (< FM_FLOW_OWNER_MAX bytes)
  *   match         object of Kytos field names (of_core v0x04/match_fields):
  *                 in_port in_phy_port metadata dl_src dl_dst dl_type dl_vlan
  *                 dl_vlan_pcp ip_dscp ip_ecn nw_proto nw_src nw_dst tp_src
@@ -64,12 +67,10 @@
 
 #include <jansson.h>
 
-#include "ofp_flow.h"
+#include "fm_flow.h"
 
-#define FLOW_JSON_ACTIONS_MAX 32     /* per action list */
-#define FLOW_JSON_OWNER_MAX 64       /* bytes, NUL included */
-
-enum flow_json_form {
+/* Which of the two spellings of a flow's treatment the client used. */
+enum flow_json_treatment {
     FLOW_FORM_NONE = 0,              /* neither actions nor instructions given */
     FLOW_FORM_ACTIONS,
     FLOW_FORM_INSTRUCTIONS,
@@ -81,71 +82,50 @@ enum flow_json_form {
 #define FLOW_ACT_VAL_INT 0x04        /* set_field value given as integer */
 
 /*
- * One parsed flow. fm is ready for ofp_flow_mod_encode(); its action lists
- * point into apply[] / write[] of this same struct, so after copying a
- * flow_spec by value (memcpy, LMDB read) call flow_spec_fixup() on the copy.
+ * How a flow was written, where the typed flow cannot say: which optional
+ * members were given, and the spelling of values the codec holds one way.
+ * Nothing here changes what is sent to a switch or the flow's identity.
  */
-struct flow_spec {
-    struct ofp_flow_mod fm;
-    char owner[FLOW_JSON_OWNER_MAX];
-    bool has_owner;
-    bool has_match;
-    bool has_cookie_mask;
-    bool for_delete;
-    uint8_t form;                    /* enum flow_json_form */
+struct flow_json_form {
+    uint8_t treatment;               /* enum flow_json_treatment */
+    bool has_owner;                  /* "owner" given (maybe "") */
+    bool has_match;                  /* "match" given (maybe {}) */
+    bool has_cookie_mask;            /* a delete's "cookie_mask" given */
     uint8_t tp_alias;                /* bit 0: tp_src used, bit 1: tp_dst used */
     uint64_t int_form;               /* bit f: match field f written as integer */
-    struct ofp_action apply[FLOW_JSON_ACTIONS_MAX];
-    struct ofp_action write[FLOW_JSON_ACTIONS_MAX];
-    uint8_t apply_flags[FLOW_JSON_ACTIONS_MAX];  /* FLOW_ACT_* */
-    uint8_t write_flags[FLOW_JSON_ACTIONS_MAX];
+    uint8_t apply_flags[FM_FLOW_ACTIONS_MAX];  /* FLOW_ACT_* */
+    uint8_t write_flags[FM_FLOW_ACTIONS_MAX];
 };
 
 /* Parse one Kytos flow object. for_delete: the request is a DELETE (command
  * OFPFC_DELETE, cookie_mask allowed, table_id 255 allowed); otherwise
- * OFPFC_ADD. Returns 0, or -EINVAL with a message in err (errlen > 0). */
-int flow_json_parse(const json_t *flow, bool for_delete, struct flow_spec *out, char *err,
-                    size_t errlen);
-
-/* Re-point fm's action lists at f's own arrays (after a by-value copy). */
-void flow_spec_fixup(struct flow_spec *f);
+ * OFPFC_ADD. form gets how it was written (NULL: not wanted). Returns 0, or
+ * -EINVAL with a message in err (errlen > 0). */
+int flow_json_parse(const json_t *flow, bool for_delete, struct fm_flow *out,
+                    struct flow_json_form *form, char *err, size_t errlen);
 
 /*
- * A flow as a switch reports it (flow statistics entry, decoded FLOW_MOD):
- * fill *out so that flow_json_render() shows it and flow_match_id() names
- * it as the REST flow it came from. Actions are copied out of inst's wire
- * views, so *out outlives the message. A lone apply_actions renders as
- * "actions". -E2BIG when an action list is longer than FLOW_JSON_ACTIONS_MAX.
+ * A stored flow's text (the client's own, rest_flows.c) as the typed flow it
+ * was accepted as: the flow manager's decoder for its records (struct
+ * flowmgr_env.decode). 0, or -EINVAL when the text no longer parses.
  */
-int flow_spec_from_entry(uint8_t table_id, uint16_t priority, uint64_t cookie, uint16_t idle,
-                         uint16_t hard, const struct ofp_match *match,
-                         const struct ofp_instructions *inst, struct flow_spec *out);
+int flow_json_record(const char *text, size_t len, struct fm_flow *out);
+
+/* How a flow a switch reported (fm_flow_from_entry) shows, as Kytos shows
+ * it: "match" when it matches on anything, plain "actions" when a lone
+ * apply_actions is all it does, "instructions" otherwise; values in their
+ * plain forms. */
+void flow_json_form_of(const struct fm_flow *f, struct flow_json_form *out);
 
 /* Back to Kytos JSON (new reference, NULL on allocation failure). Always
  * has table_id, priority, cookie, idle_timeout, hard_timeout (as Kytos'
  * stored flows do); owner, cookie_mask, match, actions/instructions when
- * they were given. render(parse(x)) equals x (json_equal) for x written in
- * the canonical forms: defaults spelled out, masks in the form render uses
- * (prefix lengths for contiguous IP masks, lowercase MACs and compressed
- * IPv6), instructions in execution order (meter, apply_actions,
+ * form says they were given. render(parse(x)) equals x (json_equal) for x
+ * written in the canonical forms: defaults spelled out, masks in the form
+ * render uses (prefix lengths for contiguous IP masks, lowercase MACs and
+ * compressed IPv6), instructions in execution order (meter, apply_actions,
  * clear_actions, write_actions, write_metadata, goto_table). */
-json_t *flow_json_render(const struct flow_spec *f);
-
-/*
- * Flow identity, stable across runs and builds (FNV-1a 64 over a fixed
- * byte encoding; all integers big-endian):
- *   match_id = H(dpid[8] table_id[1] priority[2] match-wire-bytes)
- *   flow_id  = H(match_id[8] cookie[8] idle[2] hard[2] instruction-wire-bytes)
- * Match and instructions are hashed in their OpenFlow wire encoding, which
- * the codec writes in one canonical order, so JSON key order and
- * equivalent spellings (a full mask, "controller" vs 4294967293, top-level
- * actions vs one apply_actions) do not change the hashes. owner and
- * cookie_mask are not part of either.
- */
-uint64_t flow_match_id(uint64_t dpid, const struct flow_spec *f);
-uint64_t flow_id(uint64_t dpid, const struct flow_spec *f);
-/* flow_id() when the flow's match_id is already known. */
-uint64_t flow_id_of(uint64_t match_id, const struct flow_spec *f);
+json_t *flow_json_render(const struct fm_flow *f, const struct flow_json_form *form);
 
 /* A 64-bit value as flows write them (cookie, metadata): a whole decimal or
  * 0x string / a non-negative JSON integer or such a string. true when it is one. */

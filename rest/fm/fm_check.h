@@ -1,0 +1,108 @@
+/*
+ * fm_check: the consistency check — one switch's last complete
+ * flow-statistics reply (fm_snap.h) against the flow manager's mirror of
+ * the store. The flow manager runs it when a reply completes, at most once
+ * per verdict window (max(flow_manager.consistency_min_interval_s, 1.5 x
+ * stats interval)), and on the first complete reply after the switch
+ * (re)connects:
+ *  - alien: on the switch, not stored, cookie and table outside the ignore
+ *    ranges and the apps' cookies, older than the window (duration_sec) →
+ *    DELETE_STRICT;
+ *  - missing: stored (not in error), not on the switch, no ADD of it in
+ *    flight (queued or sent, unanswered), last sent longer than the window
+ *    ago — or, on the check after a (re)connect, not sent on this
+ *    connection → ADD again;
+ *  - changed: stored and on the switch, but in another version (actions,
+ *    cookie, timeouts), older than the window, none in flight → ADD again;
+ *  - pending flows the switch has (same version), none in flight →
+ *    installed.
+ * With flow_manager.consistency off only the check after a (re)connect
+ * runs, and it installs missing flows without deleting aliens.
+ *
+ * The check sees the flow manager only through the view below — one
+ * switch's mirror, lent by flowmgr.c under its lock: a walk over the
+ * mirrored flows, a lookup by match_id, and three calls. flowmgr.c
+ * implements the view and calls fm_check_run; neither file includes the
+ * other's internals. The check logs each action (rate-limited, the first
+ * FM_CHECK_LOG_MAX of a check) and returns what it did; the flow manager
+ * counts it, logs the summary and publishes it.
+ */
+#ifndef OFCD_FM_CHECK_H
+#define OFCD_FM_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flowmgr.h"
+#include "fm_snap.h"
+#include "ofcd_ratelimit.h"
+
+/* ---- the view: implemented by flowmgr.c, called with its lock held ---------- */
+
+struct fm_view;                     /* one switch of the flow manager */
+
+/* One mirrored (stored) flow as the check sees it. */
+struct fm_view_flow {
+    uint64_t match_id, flow_id;
+    uint8_t state;                  /* enum store_flow_state */
+    bool inflight;                  /* an ADD of it queued or sent, not yet answered */
+    uint64_t sent_us;               /* its last ADD sent (0: never this run) */
+};
+
+/* Where a walk over the mirror is: all zero to start. */
+struct fm_view_pos {
+    size_t bucket;
+    const void *next;
+};
+
+/* The next mirrored flow, in no particular order; false at the end. The
+ * calls below may be made between two steps. */
+bool fm_view_next(struct fm_view *v, struct fm_view_pos *pos, struct fm_view_flow *out);
+/* The mirrored flow of match_id: false when none. */
+bool fm_view_find(struct fm_view *v, uint64_t match_id, struct fm_view_flow *out);
+/* Queue its stored ADD again (under its owner): 0, or -ENOMEM / -ENOENT. */
+int fm_view_readd(struct fm_view *v, uint64_t match_id);
+/* Queue a DELETE_STRICT of the switch's flow (table, priority, match): 0 or
+ * -ENOMEM. */
+int fm_view_delete_strict(struct fm_view *v, uint8_t table_id, uint16_t priority,
+                          const struct ofp_match *match);
+/* The pending flow is on the switch in its stored version: installed (the
+ * store is told). */
+void fm_view_installed(struct fm_view *v, uint64_t match_id);
+
+/* ---- the check ---------------------------------------------------------------- */
+
+#define FM_CHECK_LOG_MAX 10         /* action lines per check; the summary follows */
+
+/* The limiters of the check's lines (peer-triggered: what a switch holds),
+ * kept by the flow manager, used under its lock. */
+struct fm_check_log {
+    struct ofcd_ratelimit alien, changed, missing;
+};
+#define FM_CHECK_LOG_INIT                                                                 \
+    {.alien = OFCD_RATELIMIT_INIT(20, 1000), .changed = OFCD_RATELIMIT_INIT(20, 1000),   \
+     .missing = OFCD_RATELIMIT_INIT(20, 1000)}
+
+/* What one check did. */
+struct fm_check_result {
+    size_t on_switch;               /* flows in the reply */
+    uint64_t aliens, missing, changed, confirmed;
+};
+
+/* What the check is run on. */
+struct fm_check_in {
+    uint64_t dpid;
+    const struct flowmgr_cfg *cfg;
+    const struct fm_snap *snap;     /* its parts: the reply to check */
+    bool connect;                   /* the check after a (re)connect */
+    uint64_t up_us;                 /* when the switch (re)connected */
+    uint64_t now;
+};
+
+/* Run the check: 0, or -ENOMEM (what was done so far is in *out; no
+ * verdict for the rest). */
+int fm_check_run(struct fm_view *v, const struct fm_check_in *in, struct fm_check_log *log,
+                 struct fm_check_result *out);
+
+#endif
