@@ -315,16 +315,9 @@ static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, ui
     struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
     if (sl->addr != addr) {             /* new client (or a collision: it starts afresh) */
         sl->addr = addr;
-        sl->tokens = cfg->rate_burst;
-        sl->at_us = t;
+        ofcd_tbucket_init(&sl->bucket, t, cfg->rate_burst);
     }
-    sl->tokens += (double)(t - sl->at_us) * cfg->rate_limit_per_s / 1e6;
-    if (sl->tokens > cfg->rate_burst)
-        sl->tokens = cfg->rate_burst;
-    sl->at_us = t;
-    bool over = sl->tokens < 1.0;
-    if (!over)
-        sl->tokens -= 1.0;
+    bool over = !ofcd_tbucket_take(&sl->bucket, t, cfg->rate_limit_per_s, cfg->rate_burst);
     pthread_mutex_unlock(&rs->rl_lock);
     return over;
 }
