@@ -12,6 +12,7 @@
 
 #include <microhttpd.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "json_u64.h"
@@ -84,16 +85,12 @@ static const unsigned lat_le_us[REST_LAT_BUCKETS - 1] = REST_LAT_LE_US_LIST;
 
 uint64_t rest_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return ofcd_clock_mono_ms();
 }
 
 static uint64_t now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return ofcd_clock_mono_us();
 }
 
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
@@ -471,7 +468,7 @@ static bool headers_check(struct rest_server *rs, struct rest_req *q, struct res
             return true;
         rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
                    REST_LOGIN_PATH);
-    } else if (rest_auth_allow(&rs->auth, q, r, (uint64_t)time(NULL))) {
+    } else if (rest_auth_allow(&rs->auth, q, r, (uint64_t)ofcd_clock_wall_s())) {
         return true;
     }
     __atomic_fetch_add(&rs->auth.st->refused_at_headers, 1, __ATOMIC_RELAXED);
