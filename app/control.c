@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 
 #include "flowmgr.h"
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "port.h"
 #include "store.h"
@@ -29,10 +30,7 @@ void control_signal_set(sigset_t *set)
 
 static uint64_t mono_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return ofcd_clock_mono_ms();
 }
 
 /* One log line per counter set: "lcore=0 tcp: segs_in=12 ...". Every value
@@ -122,13 +120,11 @@ static void control_purge_deleted(struct app_ctx *app, uint64_t *next_ms)
 {
     uint64_t now = mono_ms();
     uint64_t every_ms = (uint64_t)app->cfg.fm_deleted_retention_s * 1000u;
-    struct timespec ts;
 
     if (!app->store || !every_ms || now < *next_ms)
         return;
     *next_ms = now + (every_ms < 60000u ? every_ms : 60000u);
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t real_ns = ofcd_clock_wall_ns();
     uint64_t keep_ns = (uint64_t)app->cfg.fm_deleted_retention_s * 1000000000u;
     if (real_ns > keep_ns && store_purge_deleted(app->store, real_ns - keep_ns) < 0)
         *next_ms = now + 1000u;              /* queue full: try again soon */

@@ -9,6 +9,7 @@
 
 #include "events_pub.h"
 #include "flow_json.h"
+#include "ofcd_clock.h"
 
 static struct msgq *ring_of(struct app_ctx *app, conn_handle_t conn)
 {
@@ -45,11 +46,8 @@ static int out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t le
 
 static uint64_t out_now_us(void *arg)
 {
-    struct timespec ts;
-
     (void)arg;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return ofcd_clock_mono_us();
 }
 
 /* The flow manager's news, on the event stream. */

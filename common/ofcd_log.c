@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log_priv.h"
 #include "ofcd_log_ring.h"
 
@@ -57,7 +58,9 @@ int ofcd_log_vformat(char *buf, size_t n, enum ofcd_log_level level, const char 
     struct tm tm;
     char stamp[32];
 
-    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t wall_ns = ofcd_clock_wall_ns();
+    ts.tv_sec = (time_t)(wall_ns / 1000000000u);
+    ts.tv_nsec = (long)(wall_ns % 1000000000u);
     gmtime_r(&ts.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     int len = snprintf(buf, n, "%s.%03ldZ %-5s %s: ", stamp, ts.tv_nsec / 1000000L,

@@ -3,7 +3,8 @@
  * (or one kind), the rest counted and reported with the next line allowed —
  * so a peer that triggers a warning a million times a second costs one line
  * a second, and the operator still learns how many were not written.
- * One per context (per lcore's module, per connection...), time passed in.
+ * One per context (per lcore's module, per connection...), time passed in;
+ * `burst` lines per window, on the one token bucket (ofcd_tbucket.h).
  *
  * LOG_WARN_RL(&ctx->rl_site, now_us, "comp", fmt, ...) (and _ERR_, _INFO_)
  * is the usual form: one limiter per log site, kept in the context whose
@@ -17,12 +18,13 @@
 #include <stdint.h>
 
 #include "ofcd_log.h"
+#include "ofcd_tbucket.h"
 
 struct ofcd_ratelimit {
     uint64_t window_us;
     uint32_t burst;
-    uint64_t start_us;             /* current window */
-    uint32_t used;                 /* lines allowed in it */
+    bool primed;                   /* the bucket was filled at the first line */
+    struct ofcd_tbucket bucket;    /* burst lines per window, refilled evenly */
     uint64_t suppressed;           /* not written since the last allowed line */
 };
 
@@ -30,18 +32,20 @@ struct ofcd_ratelimit {
     {.window_us = (uint64_t)(window_ms_) * 1000u, .burst = (burst_)}
 
 /* May a line go out at now_us? If so, *missed is how many were suppressed
- * since the previous one (to print with it). */
+ * since the previous one (to print with it). The first line of a site
+ * always goes: the bucket starts full. */
 static inline bool ofcd_ratelimit(struct ofcd_ratelimit *rl, uint64_t now_us, uint64_t *missed)
 {
-    if (now_us - rl->start_us >= rl->window_us) {
-        rl->start_us = now_us;
-        rl->used = 0;
+    double rate = rl->window_us ? (double)rl->burst * 1e6 / (double)rl->window_us : 1e18;
+
+    if (!rl->primed) {
+        ofcd_tbucket_init(&rl->bucket, now_us, rl->burst);
+        rl->primed = true;
     }
-    if (rl->used >= rl->burst) {
+    if (!ofcd_tbucket_take(&rl->bucket, now_us, rate, rl->burst)) {
         rl->suppressed++;
         return false;
     }
-    rl->used++;
     *missed = rl->suppressed;
     rl->suppressed = 0;
     return true;

@@ -12,6 +12,7 @@
 
 #include "dpid.h"
 #include "of_event.h"
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
 #include "ofp_msg.h"
@@ -202,7 +203,7 @@ int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, b
         return -ENOSPC;
     r->enabled = enabled;
     if (!r->since_wall) {
-        r->since_wall = (int64_t)time(NULL);
+        r->since_wall = ofcd_clock_wall_s();
         r->why = "kept over a restart";
     }
     return 0;
@@ -234,7 +235,7 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
     r->loop = c == TOPO_LINK_LOOP || l->loop;
     r->active = c == TOPO_LINK_UP;
     r->since_us = t->now_us;
-    r->since_wall = (int64_t)time(NULL);
+    r->since_wall = ofcd_clock_wall_s();
     r->why = why;
     if (c == TOPO_LINK_UP)
         r->ups++;
@@ -326,10 +327,8 @@ static void on_seen(struct topo_ctl *t, uint64_t to_dpid, const uint8_t *p, size
                              (struct topo_end){to_dpid, s.to_port}, now_us);
     if (rc == -ENOSPC)
         t->st.table_full++;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     topo_live_hello(t->live, (struct topo_end){to_dpid, s.to_port}, now_us,
-                    (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+                    (int64_t)(ofcd_clock_wall_ns() / 1000u));
 }
 
 /* PORT_STATUS: a port deleted, configured down or with its link down

@@ -13,6 +13,7 @@
 #include "flow_json.h"
 #include "flowmgr.h"
 #include "json_u64.h"
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "store.h"
 #include "topo_app.h"
@@ -29,14 +30,11 @@ struct topo_flow_put {
 /* A failure for dpid's flow, through rl when there is one. */
 static void flow_failed(struct ofcd_ratelimit *rl, uint64_t dpid, const char *what, int rc)
 {
-    struct timespec ts;
-
     if (!rl) {
         LOG_ERR("topology", "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    LOG_ERR_RL(rl, (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u, "topology",
+    LOG_ERR_RL(rl, ofcd_clock_mono_us(), "topology",
                "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ofcd_clock.h"
 #include "dpid.h"
 #include "ofcd_inet.h"
 #include "ofp_wire.h"
@@ -378,7 +379,7 @@ static void graph_link(struct topo_rest *t, const struct topo_snap_link *l, void
 unsigned topo_read_graph(struct topo_rest *t, json_t **out)
 {
     json_t *nodes = json_array();
-    struct graph_links g = {json_array(), (int64_t)time(NULL)};
+    struct graph_links g = {json_array(), ofcd_clock_wall_s()};
 
     if (!nodes || !g.arr || each_switch(t, false, graph_node, nodes) < 0 ||
         each_link(t, graph_link, &g) < 0) {

@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_log_ring.h"
@@ -25,9 +26,11 @@ static uint64_t tsc_to_us(uint64_t c)
     return (c / hz) * 1000000ULL + (c % hz) * 1000000ULL / hz;
 }
 
+/* The poll loop's clock: TSC cycles (a few ns to read, every pass reads
+ * it) plus the process's warp, so it moves with ofcd_clock's. */
 uint64_t lcore_clock_us(void)
 {
-    return tsc_to_us(rte_get_tsc_cycles());
+    return tsc_to_us(rte_get_tsc_cycles()) + ofcd_clock_warp_offset_us();
 }
 
 /* ---- published counters ---------------------------------------------------------- */

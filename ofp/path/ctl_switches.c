@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_hist.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -214,7 +215,7 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
     s->up = true;
     s->conn = q->conn;
     s->up_since_us = h->time_us;
-    s->up_wall = (int64_t)time(NULL);
+    s->up_wall = ofcd_clock_wall_s();
     cs->stats.ups++;
 }
 
@@ -310,7 +311,7 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
         if (s->up && s->conn == q->conn) {
             s->up = false;
             s->down_since_us = h.time_us;
-            s->down_wall = (int64_t)time(NULL);
+            s->down_wall = ofcd_clock_wall_s();
             cs->stats.up--;
             cs->stats.downs++;
             /* The record stays, its ports go (they come with the next up). */

@@ -318,16 +318,8 @@ static bool owner_may_send(struct flowmgr *fm, struct fm_owner *ow, uint64_t now
 
     if (!rate)
         return true;
-    double burst = rate >= 10 ? rate / 10.0 : 1.0;
-    /* Callers' clocks are read before they take the lock, so now_us may be
-     * a little behind the last refill. */
-    if (now_us > ow->refill_us) {
-        ow->tokens += (double)(now_us - ow->refill_us) * rate / 1e6;
-        ow->refill_us = now_us;
-    }
-    if (ow->tokens > burst)
-        ow->tokens = burst;
-    if (ow->tokens < 1.0) {
+    /* A tenth of a second's worth at once, at least one. */
+    if (!ofcd_tbucket_ready(&ow->pace, now_us, rate, rate >= 10 ? rate / 10.0 : 1.0)) {
         fm->stats.paced++;
         return false;
     }
@@ -347,7 +339,7 @@ static int send_head(struct flowmgr *fm, struct fm_switch *sw, struct fm_owner *
         return -ENOBUFS;
     }
     if (fm->cfg.pacing_per_s)
-        ow->tokens -= 1.0;
+        ofcd_tbucket_spend(&ow->pace);
     ow->head = it->next;
     if (!ow->head)
         ow->tail = NULL;

@@ -10,11 +10,13 @@
 
 #include <pthread.h>
 
+
 #include "flowmgr.h"
 #include "fm_check.h"
 #include "fm_slab.h"
 #include "fm_snap.h"
 #include "ofcd_ratelimit.h"
+#include "ofcd_tbucket.h"
 #include "ofp_msg.h"
 
 /* One stored flow as the flow manager mirrors it. */
@@ -42,8 +44,7 @@ struct fm_item {
 struct fm_owner {
     char name[FM_FLOW_OWNER_MAX];
     struct fm_item *head, *tail;
-    double tokens;
-    uint64_t refill_us;
+    struct ofcd_tbucket pace;       /* flow_manager.pacing_per_s */
 };
 
 /* What one sent FLOW_MOD is, for its error or its barrier. */

@@ -14,6 +14,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "rest_priv.h"
 
@@ -194,7 +195,7 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_
     }
     pthread_rwlock_init(&a->lock, NULL);
     note_identity(a);
-    atomic_init(&a->users_checked_s, (uint_fast64_t)time(NULL));
+    atomic_init(&a->users_checked_s, (uint_fast64_t)ofcd_clock_wall_s());
     a->opened = true;
     return 0;
 }
@@ -331,12 +332,10 @@ void rest_log_limit_destroy(struct rest_log_limit *l)
 bool rest_log_limit_pass(struct rest_log_limit *l, char *more, size_t len)
 {
     uint64_t missed = 0;
-    struct timespec ts;
+    uint64_t now_us = ofcd_clock_mono_us();
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     pthread_mutex_lock(&l->lock);
-    bool go = ofcd_ratelimit(&l->rl, (uint64_t)ts.tv_sec * 1000000u +
-                                         (uint64_t)ts.tv_nsec / 1000u, &missed);
+    bool go = ofcd_ratelimit(&l->rl, now_us, &missed);
     pthread_mutex_unlock(&l->lock);
     more[0] = '\0';
     if (go && missed)
@@ -384,7 +383,7 @@ bool rest_auth_hash_begin(struct rest_auth *a, struct rest_req *q, struct rest_r
 {
     unsigned retry = 1;
     enum rest_login_verdict v = rest_login_guard_begin(&a->guard, rest_client_ipv4(q->conn),
-                                                       false, (uint64_t)time(NULL), p, &retry);
+                                                       false, (uint64_t)ofcd_clock_wall_s(), p, &retry);
     if (refused(a, v, retry, r))
         return false;
     __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
@@ -394,7 +393,7 @@ bool rest_auth_hash_begin(struct rest_auth *a, struct rest_req *q, struct rest_r
 void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p)
 {
     __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    rest_login_guard_done(&a->guard, p, true, (uint64_t)time(NULL));
+    rest_login_guard_done(&a->guard, p, true, (uint64_t)ofcd_clock_wall_s());
 }
 
 /* One login's password check, on a rest_kdf thread. */
@@ -428,7 +427,7 @@ static void login_check(struct rest_kdf_job *kj)
 
     j->ok = rest_user_check(j->found ? &j->u : NULL, j->password) == 0;
     __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    rest_login_guard_done(&a->guard, &j->slot, j->ok, (uint64_t)time(NULL));
+    rest_login_guard_done(&a->guard, &j->slot, j->ok, (uint64_t)ofcd_clock_wall_s());
     if (!j->ok) {
         COUNT(a, logins_failed);
         log_login(a, "failed login as", j->name, j->addr);
@@ -446,7 +445,7 @@ static void login_answer(struct rest_reply *r, int rc, void *ctx)
     /* Made only if the user is still as checked: a password or role
      * changed meanwhile makes the check moot. */
     if (j->ok)
-        rc = rest_auth_issue(j->a, j->u.name, &j->u.epoch, (uint64_t)time(NULL), token,
+        rc = rest_auth_issue(j->a, j->u.name, &j->u.epoch, (uint64_t)ofcd_clock_wall_s(), token,
                              sizeof(token));
     if (!j->ok || rc == -ENOENT || rc == -ESTALE) {
         rest_error(r, 401, "Incorrect username or password");
@@ -467,7 +466,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     struct rest_auth *a = &q->rs->auth;
     char *pass = NULL;
 
-    refresh_users(a, (uint64_t)time(NULL));
+    refresh_users(a, (uint64_t)ofcd_clock_wall_s());
     pthread_rwlock_rdlock(&a->lock);
     bool have_key = a->have_key;
     pthread_rwlock_unlock(&a->lock);
@@ -493,7 +492,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     snprintf(j->name, sizeof(j->name), "%s", user);
     unsigned retry = 0;
     enum rest_login_verdict v = rest_login_guard_begin(&a->guard, j->addr, true,
-                                                       (uint64_t)time(NULL), &j->slot, &retry);
+                                                       (uint64_t)ofcd_clock_wall_s(), &j->slot, &retry);
     if (refused(a, v, retry, r)) {
         if (v == REST_LOGIN_FULL)
             log_login(a, "login refused, every tracked address is failing: user", user,
@@ -508,7 +507,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     pthread_rwlock_unlock(&a->lock);
     j->token = rest_defer_ctx(q, login_answer, j, login_job_free);
     if (!j->token) {
-        rest_login_guard_done(&a->guard, &j->slot, false, (uint64_t)time(NULL));
+        rest_login_guard_done(&a->guard, &j->slot, false, (uint64_t)ofcd_clock_wall_s());
         rest_error(r, 503, "the REST API is stopping");
         goto out;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
 
@@ -176,9 +177,7 @@ static void cut(struct rest_events *h, struct rest_events_client *c, const char 
     c->buf = NULL;
     c->len = c->cap = 0;
     h->st.clients_cut++;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    uint64_t now = ofcd_clock_mono_us();
     if (ofcd_ratelimit(&h->rl_cut, now, &missed))
         LOG_WARN("rest", "event stream client %s cut off: %s (%lu more unlogged)", c->who, why,
                  (unsigned long)missed);

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "dpid.h"
+#include "ofcd_tbucket.h"
 #include "rest.h"
 #include "rest_auth.h"
 
@@ -29,8 +30,7 @@
 
 struct rest_rl_slot {
     uint32_t addr;                      /* IPv4, host order; 0 = free */
-    double tokens;
-    uint64_t at_us;
+    struct ofcd_tbucket bucket;         /* rest.rate_limit_per_s, rest.rate_burst */
 };
 
 struct rest_server {

@@ -12,6 +12,7 @@
 
 #include <microhttpd.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "json_u64.h"
@@ -84,16 +85,12 @@ static const unsigned lat_le_us[REST_LAT_BUCKETS - 1] = REST_LAT_LE_US_LIST;
 
 uint64_t rest_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return ofcd_clock_mono_ms();
 }
 
 static uint64_t now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return ofcd_clock_mono_us();
 }
 
 void rest_error(struct rest_reply *r, unsigned status, const char *fmt, ...)
@@ -315,16 +312,9 @@ static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, ui
     struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
     if (sl->addr != addr) {             /* new client (or a collision: it starts afresh) */
         sl->addr = addr;
-        sl->tokens = cfg->rate_burst;
-        sl->at_us = t;
+        ofcd_tbucket_init(&sl->bucket, t, cfg->rate_burst);
     }
-    sl->tokens += (double)(t - sl->at_us) * cfg->rate_limit_per_s / 1e6;
-    if (sl->tokens > cfg->rate_burst)
-        sl->tokens = cfg->rate_burst;
-    sl->at_us = t;
-    bool over = sl->tokens < 1.0;
-    if (!over)
-        sl->tokens -= 1.0;
+    bool over = !ofcd_tbucket_take(&sl->bucket, t, cfg->rate_limit_per_s, cfg->rate_burst);
     pthread_mutex_unlock(&rs->rl_lock);
     return over;
 }
@@ -478,7 +468,7 @@ static bool headers_check(struct rest_server *rs, struct rest_req *q, struct res
             return true;
         rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
                    REST_LOGIN_PATH);
-    } else if (rest_auth_allow(&rs->auth, q, r, (uint64_t)time(NULL))) {
+    } else if (rest_auth_allow(&rs->auth, q, r, (uint64_t)ofcd_clock_wall_s())) {
         return true;
     }
     __atomic_fetch_add(&rs->auth.st->refused_at_headers, 1, __ATOMIC_RELAXED);

@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 
 #define KDF_LOG2_N 15u
@@ -380,7 +381,7 @@ int rest_users_put(const char *path, const char *name, const char *password, con
         nu.r = pw.r;
         nu.p = pw.p;
         nu.epoch = pw.epoch;
-        nu.updated_s = (int64_t)time(NULL);
+        nu.updated_s = ofcd_clock_wall_s();
         if (!old)
             nu.inserted_s = nu.updated_s;
         rc = old ? (*old = nu, 0) : rest_users_add(&us, &nu);

@@ -23,6 +23,7 @@
 
 #include <openssl/crypto.h>
 
+#include "ofcd_clock.h"
 #include "rest_auth.h"
 #include "rest_priv.h"
 
@@ -234,7 +235,7 @@ void rest_users_create(struct rest_req *q, struct rest_reply *r)
     OPENSSL_cleanse(&pw, sizeof(pw));
     if (rc < 0)
         goto out;
-    u.inserted_s = u.updated_s = (int64_t)time(NULL);
+    u.inserted_s = u.updated_s = ofcd_clock_wall_s();
     pthread_rwlock_wrlock(&a->lock);
     int fd = lock_file(q->rs, r);
     if (fd < 0) {
@@ -280,7 +281,7 @@ void rest_users_patch(struct rest_req *q, struct rest_reply *r)
     struct rest_user nu = *u, old = *u;
     if (apply_fields(body, &nu, &pw, false, r) < 0)
         goto out;
-    nu.updated_s = (int64_t)time(NULL);
+    nu.updated_s = ofcd_clock_wall_s();
     if (strcmp(nu.name, u->name) != 0 && rest_users_find(&a->users, nu.name)) {
         rest_error(r, 409, "%s already exists.", nu.name);
         goto out;

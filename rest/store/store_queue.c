@@ -8,6 +8,7 @@
  * committer writes to the backend, so there is never more than one writer.
  */
 #include "store_queue.h"
+#include "ofcd_clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,14 +17,6 @@
 #include "ofcd_log.h"
 
 #define STORE_COMP "store"
-
-static uint64_t store_clock_ns(clockid_t clk)
-{
-    struct timespec ts;
-
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 size_t store_owner_len(const struct store_flow *f)
 {
@@ -127,7 +120,7 @@ static bool store_op_soft_err(const struct store_op *op, int rc)
 static int store_txn_run(struct store_queue *q, struct store_op *first, bool single,
                          struct store_tally *t, bool *at_apply)
 {
-    uint64_t now = store_clock_ns(CLOCK_REALTIME);
+    uint64_t now = ofcd_clock_wall_ns();
     int rc;
 
     memset(t, 0, sizeof(*t));
@@ -174,9 +167,9 @@ static int store_txn_counted(struct store_queue *q, struct store_op *first, bool
                              uint64_t nops, bool *at_apply)
 {
     struct store_tally t;
-    uint64_t t0 = store_clock_ns(CLOCK_MONOTONIC), seq = 0;
+    uint64_t t0 = ofcd_clock_mono_ns(), seq = 0;
     int rc = store_txn_run(q, first, single, &t, at_apply);
-    uint64_t t1 = store_clock_ns(CLOCK_MONOTONIC);
+    uint64_t t1 = ofcd_clock_mono_ns();
 
     pthread_mutex_lock(&q->lock);
     if (rc == 0)
@@ -240,10 +233,7 @@ static bool ts_before(struct timespec a, struct timespec b)
  * change somebody waits for, or for enough of their own kind. */
 static void store_wait_company(struct store_queue *q)
 {
-    struct timespec dl;
-
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    dl = ts_plus_us(dl, q->bg_linger_us);
+    struct timespec dl = ofcd_clock_deadline(q->bg_linger_us);
     while (!q->fg_queued && !q->stopping && q->async_queued < q->max_async / 4)
         if (pthread_cond_timedwait(&q->work_cv, &q->lock, &dl) == ETIMEDOUT)
             break;
@@ -254,7 +244,8 @@ static void store_wait_company(struct store_queue *q)
  * this commit, up to linger_us or batch_target changes, and no longer than
  * a quarter of the window after the last change a caller waits for: a
  * burst of requests is gathered whole, a lone request waits only that
- * quarter.
+ * quarter. Its readings are condition-variable deadlines, so they are the
+ * kernel's CLOCK_MONOTONIC itself, never warped (ofcd_clock.h).
  */
 static void store_linger(struct store_queue *q)
 {
