@@ -20,11 +20,11 @@
 
 #include <rte_lcore.h>
 
+#include "app_class.h"
 #include "cfg.h"
 #include "ctl_switches.h"
 #include "lcore.h"
 #include "msgq.h"
-#include "of_l2learn.h"
 #include "of_io.h"
 #include "of_pins.h"
 #include "rx_signal.h"
@@ -34,11 +34,6 @@
 #include "ofcd_doorbell.h"
 #include "rest_auth.h"
 #include "rest_events.h"
-#include "topo_admin.h"
-#include "topo_app.h"
-#include "topo_ctl.h"
-#include "topo_flow.h"
-#include "topo_rest.h"
 
 struct echo_service;
 struct flowmgr;
@@ -62,17 +57,9 @@ struct app_ctx {
     struct ofcd_config cfg;
     struct of_app apps[OF_APPS_MAX];  /* wire_apps(): the worker's hooks, in order */
     unsigned n_apps;
-    struct l2_cfg l2;                /* apps.l2_learning's, read by the workers */
-    /* apps.topology: the workers' part (topo), what operators switched off
-     * (REST writes, workers read), the control thread's links (under
-     * ctl_lock) and the REST routes; topo_ctl NULL = off. */
-    struct topo_app_cfg topo;
-    struct topo_admin *topo_admin;
-    /* The LLDP flow's failure lines at switch up: `ensure` the control
-     * thread's, `stored` the store committer's (topo_flow.h). */
-    struct topo_flow_log topo_flow_log;
-    struct topo_ctl *topo_ctl;
-    struct topo_rest topo_rest;
+    struct app_inst inst[OF_APPS_MAX];  /* the running apps (app/apps.c), inst[i] hooks apps[i] */
+    unsigned n_inst;
+    struct app_host host;            /* what the apps are lent (wire_apps, wire_apps_load) */
     struct port *port;
     struct tls_ctx *tls;             /* [tls]: the TLS port's certificates, NULL = none */
     struct of_pins pins;             /* tls.pins_file, read by the workers */
@@ -109,6 +96,11 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg);
 /* views.c: every lcore's priority rings (msg_in of workers, msg_out of io
  * lcores), for the stats log and /metrics. */
 void app_visit_rings(struct app_ctx *app, rest_ring_fn fn, void *arg);
+
+/* views.c: the switch view's lock, as the REST face and the apps take it
+ * (arg: the app_ctx); lock returns the view. */
+const struct ctl_switches *app_view_lock(void *arg);
+void app_view_unlock(void *arg);
 
 /* views.c: what the REST face reads (app must outlive the server). */
 void app_rest_sources(struct app_ctx *app, struct rest_sources *out);

@@ -17,7 +17,6 @@
 #include "port.h"
 #include "store.h"
 #include "events_pub.h"
-#include "topo_flow.h"
 
 void control_signal_set(sigset_t *set)
 {
@@ -139,20 +138,6 @@ static void control_drain_logs(struct app_ctx *app)
             lcore_drain_log(app->lcores[id].lc, stderr);
 }
 
-/* apps.topology: an enabled switch that came up gets its LLDP flow, unless
- * it is stored already (then the flow manager's check at connect puts it
- * back if the switch lost it). Never waits: the store commits it. */
-static void control_lldp_flow(struct app_ctx *app, const struct qmsg *q)
-{
-    struct of_event_hdr h;
-
-    if (!app->store || !app->fm || q->len < sizeof(h))
-        return;
-    memcpy(&h, q->data, sizeof(h));
-    if (!(topo_admin_get(app->topo_admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
-        topo_flow_ensure(app->store, app->fm, h.dpid, &app->topo_flow_log);
-}
-
 /* Every CONTROL_KEEPALIVE_MS: a comment on every event stream, so proxies
  * and the server's inactivity timeout leave idle streams open. */
 #define CONTROL_KEEPALIVE_MS 10000u
@@ -166,14 +151,14 @@ static void control_keepalive(struct app_ctx *app, uint64_t *next_ms)
     rest_events_keepalive(app->stream);
 }
 
-/* Links silent past topology.link_timeout_s go down. */
-static void control_topology_tick(struct app_ctx *app)
+/* Each app's control-thread timeouts. */
+static void control_apps_tick(struct app_ctx *app)
 {
-    if (!app->topo_ctl)
-        return;
-    pthread_mutex_lock(&app->ctl_lock);
-    topo_ctl_tick(app->topo_ctl, lcore_clock_us());
-    pthread_mutex_unlock(&app->ctl_lock);
+    uint64_t now = lcore_clock_us();
+
+    for (unsigned i = 0; i < app->n_inst; i++)
+        if (app->inst[i].cls->on_tick)
+            app->inst[i].cls->on_tick(app->inst[i].self, now);
 }
 
 /* Drain what the workers report into the control thread's switch view. */
@@ -194,13 +179,15 @@ static void control_drain_events(struct app_ctx *app)
         pthread_mutex_lock(&app->ctl_lock);
         for (unsigned i = 0; i < n; i++) {
             ctl_switches_handle(app->ctl, m[i]);
-            if (app->topo_ctl)
-                topo_ctl_handle(app->topo_ctl, m[i], now);
+            for (unsigned a = 0; a < app->n_inst; a++)
+                if (app->inst[a].cls->on_event_locked)
+                    app->inst[a].cls->on_event_locked(app->inst[a].self, m[i], now);
         }
         pthread_mutex_unlock(&app->ctl_lock);
         for (unsigned i = 0; i < n; i++) {
-            if (app->topo_ctl && m[i]->kind == QMSG_EV_SWITCH_UP)
-                control_lldp_flow(app, m[i]);
+            for (unsigned a = 0; a < app->n_inst; a++)
+                if (app->inst[a].cls->on_event)
+                    app->inst[a].cls->on_event(app->inst[a].self, m[i], now);
             events_pub_worker_event(app->stream, m[i]);
             qmsg_free(m[i]);
         }
@@ -239,7 +226,7 @@ static void control_periodic(struct app_ctx *app, int *link, uint64_t *next_forg
         flowmgr_tick(app->fm);
     control_watch_link(app, link);
     control_forget(app, next_forget_us);
-    control_topology_tick(app);
+    control_apps_tick(app);
     control_keepalive(app, next_keepalive_ms);
     control_purge_deleted(app, next_purge_ms);
 }

@@ -54,20 +54,6 @@ void events_pub_worker_event(struct rest_events *h, const struct qmsg *q)
     }
 }
 
-void events_pub_link(void *arg, const struct topo_link_rec *l, enum topo_change c)
-{
-    struct rest_events *h = arg;
-    char a[TOPO_END_ID_LEN], b[TOPO_END_ID_LEN];
-
-    if (!h)
-        return;
-    topo_end_id(l->a, a);
-    topo_end_id(l->b, b);
-    publish(h, c == TOPO_LINK_UP ? "link.up" : c == TOPO_LINK_DOWN ? "link.down" : "link.loop",
-            json_pack("{s:s, s:s, s:s, s:s}", "id", l->id, "a", a, "b", b, "why",
-                      l->why ? l->why : ""));
-}
-
 static json_t *flow_removed_json(const char *dpid, const struct flowmgr_ev_removed *r)
 {
     static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",

@@ -7,7 +7,8 @@
  *   port.status    {"dpid", "port", "name", "reason": add|delete|modify,
  *                   "link": up|down, "admin_down"}
  *   link.up, link.down, link.loop
- *                  {"id", "a", "b", "why"}  (ids as Kytos-ng's topology shows them)
+ *                  {"id", "a", "b", "why"}  (ids as Kytos-ng's topology shows
+ *                  them; published by the topology app, topo_class.c)
  *
  * and the flow manager's (struct flowmgr_event, from struct
  * flowmgr_env.event, glued in flow_out.c; on the control thread or a REST
@@ -32,12 +33,9 @@
 #include "flowmgr.h"
 #include "qmsg.h"
 #include "rest_events.h"
-#include "topo_ctl.h"
 
 /* A worker event (the kinds above; others are let be). */
 void events_pub_worker_event(struct rest_events *h, const struct qmsg *q);
-/* topo_ctl's on_change (arg: the hub). */
-void events_pub_link(void *arg, const struct topo_link_rec *l, enum topo_change c);
 /* A flow manager event (h may be NULL: the stream is off). */
 void events_pub_flow(struct rest_events *h, const struct flowmgr_event *ev);
 

@@ -53,16 +53,9 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
     struct rest_auth_stats ras;
     rest_auth_stats_read(&app->rest_auth_st, &ras);
     fn(arg, &rest_auth_counters, "", OFCD_COUNTER_VALUES(&ras));
-    if (app->topo_ctl) {
-        struct topo_ctl_stats ts;
-        struct topo_app_stats as;
-        pthread_mutex_lock(&app->ctl_lock);
-        topo_ctl_get_stats(app->topo_ctl, &ts);
-        pthread_mutex_unlock(&app->ctl_lock);
-        fn(arg, &topo_ctl_counters, "", OFCD_COUNTER_VALUES(&ts));
-        topo_app_get_stats(&app->topo, &as);
-        fn(arg, &topo_app_counters, "", OFCD_COUNTER_VALUES(&as));
-    }
+    for (unsigned i = 0; i < app->n_inst; i++)
+        if (app->inst[i].cls->counters)
+            app->inst[i].cls->counters(app->inst[i].self, fn, arg);
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
         if (app->lcores[id].lc)
             lcore_read_counters(app->lcores[id].lc, fn, arg);
@@ -70,7 +63,7 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
 
 /* ---- REST sources ----------------------------------------------------------------- */
 
-static const struct ctl_switches *src_switches_lock(void *arg)
+const struct ctl_switches *app_view_lock(void *arg)
 {
     struct app_ctx *app = arg;
 
@@ -78,7 +71,7 @@ static const struct ctl_switches *src_switches_lock(void *arg)
     return app->ctl;
 }
 
-static void src_switches_unlock(void *arg)
+void app_view_unlock(void *arg)
 {
     struct app_ctx *app = arg;
 
@@ -149,26 +142,16 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .arg = app,
         .fm = app->fm,
         .store = app->store,
-        .switches_lock = src_switches_lock,
-        .switches_unlock = src_switches_unlock,
+        .switches_lock = app_view_lock,
+        .switches_unlock = app_view_unlock,
         .lcores = src_lcores,
         .rings = src_rings,
         .counters = src_counters,
         .events = app->stream,
         .auth_stats = &app->rest_auth_st,
     };
-    if (app->topo_ctl) {
-        struct topo_rest *t = &app->topo_rest;
-        t->lock_arg = app;
-        t->lock = src_switches_lock;
-        t->unlock = src_switches_unlock;
-        t->ctl = app->topo_ctl;
-        t->admin = app->topo_admin;
-        t->app = &app->topo;
-        t->store = app->store;
-        t->fm = app->fm;
-        out->ext[out->n_ext++] = &t->ext_topology;
-        out->ext[out->n_ext++] = &t->ext_lldp;
-        out->ext[out->n_ext++] = &t->ext_ofcd;
-    }
+    for (unsigned i = 0; i < app->n_inst; i++)
+        if (app->inst[i].cls->routes)
+            out->n_ext += app->inst[i].cls->routes(app->inst[i].self, out->ext + out->n_ext,
+                                                   REST_EXT_MAX - out->n_ext);
 }

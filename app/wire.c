@@ -1,8 +1,6 @@
 /* wire: see wire.h. */
 #include "wire.h"
 
-#include <openssl/rand.h>
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +8,8 @@
 
 #include <rte_cycles.h>
 
-#include <openssl/rand.h>
-
+#include "apps.h"
 #include "echo_service.h"
-#include "events_pub.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
@@ -147,86 +143,61 @@ int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct st
     return 0;
 }
 
-/* apps.topology: a fresh LLDP key per run (frames of an earlier run are
- * foreign), the admin table, the control thread's links, the REST routes. */
-static int wire_topology(struct app_ctx *app, unsigned index)
-{
-    const struct ofcd_config *c = &app->cfg;
-
-    if (RAND_bytes(app->topo.key, sizeof(app->topo.key)) != 1) {
-        LOG_ERR("topology", "no random bytes for the LLDP key");
-        return -EIO;
-    }
-    atomic_init(&app->topo.interval_ms, c->topo_lldp_interval_s * 1000u);
-    app->topo_flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
-    app->topo.max_age_ms = c->topo_lldp_max_age_ms;
-    app->topo_admin = topo_admin_create(c->topo_max_interfaces);
-    struct topo_ctl_cfg tc = {.app_index = index,
-                              .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
-                              .max_links = c->topo_max_links,
-                              /* of_lldp: POLLING_TIME x LIVENESS_DEAD_MULTIPLIER (5) */
-                              .liveness_dead_us = (uint64_t)c->topo_lldp_interval_s * 5000000u,
-                              .lldp_max_age_us = (uint64_t)c->topo_lldp_max_age_ms * 1000u,
-                              .on_change = events_pub_link,
-                              .on_change_arg = app->stream};
-    app->topo_ctl = app->topo_admin ? topo_ctl_create(&tc) : NULL;
-    if (!app->topo_ctl) {
-        LOG_ERR("topology", "out of memory for %u links and %u interfaces", c->topo_max_links,
-                c->topo_max_interfaces);
-        return -ENOMEM;
-    }
-    app->topo.admin = app->topo_admin;
-    int rc = topo_rest_init(&app->topo_rest, c->data_dir);
-    if (rc < 0)
-        return rc;
-    app->topo_rest.admin = app->topo_admin;
-    app->topo_rest.ctl = app->topo_ctl;
-    topo_app_init(&app->apps[app->n_apps++], &app->topo);
-    return 0;
-}
-
+/* The event stream first: the apps publish to it. Then every enabled app,
+ * in app_classes[] order, which is the order their worker hooks run. */
 int wire_apps(struct app_ctx *app)
 {
     const struct ofcd_config *c = &app->cfg;
 
     app->n_apps = 0;
-    /* The event stream first: the apps publish to it. */
+    app->n_inst = 0;
     app->stream = rest_events_create(c->rest_events_max_clients,
                                      (size_t)c->rest_events_queue_kb * 1024u);
     if (!app->stream) {
         LOG_ERR("main", "out of memory for the event stream");
         return -ENOMEM;
     }
-    /* The topology first: it sees LLDP before the learning switch does. */
-    if (c->topology) {
-        int rc = wire_topology(app, app->n_apps);
-        if (rc < 0)
+    app->host = (struct app_host){.cfg = c, .stream = app->stream, .view_arg = app,
+                                  .view_lock = app_view_lock, .view_unlock = app_view_unlock};
+    for (unsigned k = 0; k < app_classes_n; k++) {
+        const struct app_class *cls = app_classes[k];
+        void *self = NULL;
+
+        if (!cls->enabled(c))
+            continue;
+        if (app->n_apps >= OF_APPS_MAX) {
+            LOG_ERR("main", "app %s: more than %u apps enabled", cls->name, OF_APPS_MAX);
+            return -E2BIG;
+        }
+        int rc = cls->create(&app->host, app->n_apps, &app->apps[app->n_apps], &self);
+        if (rc < 0) {
+            LOG_ERR("main", "app %s cannot start: %s", cls->name, strerror(-rc));
             return rc;
-    }
-    if (c->l2_learning) {
-        app->l2 = (struct l2_cfg){.table_size = c->l2_table_size,
-                                  .idle_timeout_s = c->l2_idle_timeout_s,
-                                  .priority = L2_FLOW_PRIORITY};
-        l2_app_init(&app->apps[app->n_apps++], &app->l2);
+        }
+        app->n_apps++;
+        app->inst[app->n_inst++] = (struct app_inst){.cls = cls, .self = self};
     }
     return 0;
 }
 
 int wire_apps_load(struct app_ctx *app)
 {
-    if (app->topo_ctl && app->store)
-        return topo_rest_load(&app->topo_rest, app->store);
+    app->host.store = app->store;
+    app->host.fm = app->fm;
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        int rc = a->cls->load ? a->cls->load(a->self) : 0;
+        if (rc < 0)
+            return rc;
+    }
     return 0;
 }
 
 void unwire_apps(struct app_ctx *app)
 {
-    if (app->topo_ctl)
-        topo_rest_fini(&app->topo_rest);
-    topo_ctl_destroy(app->topo_ctl);
-    app->topo_ctl = NULL;
-    topo_admin_destroy(app->topo_admin);
-    app->topo_admin = NULL;
+    for (unsigned i = app->n_inst; i-- > 0;)
+        app->inst[i].cls->destroy(app->inst[i].self);
+    app->n_inst = 0;
     rest_events_destroy(app->stream);
     app->stream = NULL;
 }

@@ -16,12 +16,13 @@
 /* The REST face's config. */
 void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
 
-/* The event stream, the apps [apps] enables (in the order the workers call
- * them) and what apps.topology needs beside its hooks. 0 or a negative
+/* The event stream and an instance of every app class [apps] enables
+ * (app/apps.c; in the order the workers call their hooks). 0 or a negative
  * errno (logged). */
 int wire_apps(struct app_ctx *app);
-/* What the apps kept in the flow store, read back once it is open. 0, or
- * a negative errno (logged). */
+/* Once the store and the flow manager exist: lend them to the apps
+ * (app->host) and let each read back what it kept. 0, or a negative errno
+ * (logged). */
 int wire_apps_load(struct app_ctx *app);
 /* Free what wire_apps made, once no thread reads it. */
 void unwire_apps(struct app_ctx *app);

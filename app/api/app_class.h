@@ -1,0 +1,95 @@
+/*
+ * app_class: what an app is to the appliance — one struct per app, its
+ * class, and the host that lends it the appliance's shared pieces. L2
+ * learning (app/l2learn/l2_class.c) and topology (app/topo/topo_class.c)
+ * are the two instances; app/apps.c lists the classes, and app/wire.c,
+ * app/control.c and app/views.c loop over them, naming none.
+ *
+ * An app's life, all of it called from main's thread or the control thread:
+ *
+ *   enabled(cfg)             its switch in the configuration (apps.NAME)
+ *   create(host, index, hooks, &self)
+ *                            build the instance from host->cfg (its own
+ *                            rows: config_keys), fill the worker hooks
+ *                            (ofp/path/of_app.h; index is its slot there,
+ *                            what of_app_event names); before the store
+ *                            and the flow manager exist (the manager is
+ *                            made knowing every app's cookie range)
+ *   load(self)               the store is open: read back durable records
+ *   ... the lcores run; on the control thread:
+ *   on_event_locked(self, ev, now_us)
+ *                            each worker event (switch up/down, port
+ *                            status, the app's own QMSG_EV_APP), with the
+ *                            switch view's lock held, after the view saw it
+ *   on_event(self, ev, now_us)
+ *                            the same event, after the lock is let go
+ *                            (where the app may wait for the store)
+ *   on_tick(self, now_us)    every control pass (at most CONTROL_WAKE_MS
+ *                            apart), for timeouts
+ *   ... from any thread that reads counters (stats log, /metrics, ofcdctl):
+ *   counters(self, fn, arg)  its counter sets (ofcd_counters.h)
+ *   ... once, when the REST server is made:
+ *   routes(self, out, max)   its REST paths (rest_ext, behind the same
+ *                            authentication as the built-in ones)
+ *   status(self, buf, len)   one line for the operator (ofcdctl app/list)
+ *   destroy(self)            after the lcores and REST stopped
+ *
+ * Every hook but create and destroy may be NULL. Times are the poll
+ * loop's clock (lcore_clock_us), the one the workers stamp events with.
+ */
+#ifndef OFCD_APP_CLASS_H
+#define OFCD_APP_CLASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ofcd_counters.h"
+
+struct ctl_switches;
+struct flowmgr;
+struct of_app;
+struct ofcd_config;
+struct qmsg;
+struct rest_events;
+struct rest_ext;
+struct store;
+
+/* The appliance's shared pieces, lent to every app. main fills it as they
+ * come up: cfg and stream before create, store and fm before load. */
+struct app_host {
+    const struct ofcd_config *cfg;
+    struct rest_events *stream;      /* the event stream: publish from the control thread */
+    struct store *store;             /* NULL: no store */
+    struct flowmgr *fm;              /* NULL: no flow manager */
+    /* The control thread's switch view: on_event_locked runs with it
+     * held; anything else takes it through these (REST threads read it). */
+    void *view_arg;
+    const struct ctl_switches *(*view_lock)(void *arg);
+    void (*view_unlock)(void *arg);
+};
+
+struct app_class {
+    const char *name;                /* as the config, logs and ofcdctl name it */
+    const char *const *config_keys;  /* the keys it reads, NULL-terminated */
+    bool (*enabled)(const struct ofcd_config *cfg);
+    int (*create)(const struct app_host *host, unsigned index, struct of_app *hooks,
+                  void **self);
+    int (*load)(void *self);
+    void (*on_event_locked)(void *self, const struct qmsg *ev, uint64_t now_us);
+    void (*on_event)(void *self, const struct qmsg *ev, uint64_t now_us);
+    void (*on_tick)(void *self, uint64_t now_us);
+    void (*counters)(void *self, ofcd_counter_fn fn, void *arg);
+    /* Up to max routes into out; returns how many. */
+    unsigned (*routes)(void *self, const struct rest_ext **out, unsigned max);
+    void (*status)(void *self, char *buf, size_t len);
+    void (*destroy)(void *self);
+};
+
+/* One running app. */
+struct app_inst {
+    const struct app_class *cls;
+    void *self;
+};
+
+#endif

@@ -1,0 +1,226 @@
+/* topo_class: see topo_class.h. */
+#include "topo_class.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <openssl/rand.h>
+
+#include "cfg.h"
+#include "ctl_switches.h"
+#include "of_event.h"
+#include "ofcd_log.h"
+#include "qmsg.h"
+#include "rest_events.h"
+#include "topo_admin.h"
+#include "topo_app.h"
+#include "topo_flow.h"
+#include "topo_rest.h"
+
+struct topo_inst {
+    const struct app_host *host;
+    struct topo_app_cfg app;         /* the workers' part (read by every worker) */
+    struct topo_admin *admin;        /* REST writes, workers read */
+    struct topo_ctl *ctl;            /* under the switch view's lock */
+    struct topo_flow_log flow_log;   /* the LLDP flow's failure lines */
+    struct topo_rest rest;
+    bool rest_ready;
+};
+
+static const char *const topo_keys[] = {
+    "apps.topology", "topology.lldp_interval_s", "topology.link_timeout_s",
+    "topology.lldp_max_age_ms", "topology.max_links", "topology.max_interfaces", NULL};
+
+void topo_class_publish_link(void *arg, const struct topo_link_rec *l, enum topo_change c)
+{
+    struct rest_events *h = arg;
+    char a[TOPO_END_ID_LEN], b[TOPO_END_ID_LEN];
+
+    if (!h)
+        return;
+    topo_end_id(l->a, a);
+    topo_end_id(l->b, b);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "id", l->id, "a", a, "b", b, "why",
+                          l->why ? l->why : "");
+    if (j)
+        rest_events_publish(h,
+                            c == TOPO_LINK_UP     ? "link.up"
+                            : c == TOPO_LINK_DOWN ? "link.down"
+                                                  : "link.loop",
+                            j);
+    json_decref(j);
+}
+
+static bool topo_enabled(const struct ofcd_config *c)
+{
+    return c->topology;
+}
+
+static void topo_destroy(void *self)
+{
+    struct topo_inst *t = self;
+
+    if (!t)
+        return;
+    if (t->rest_ready)
+        topo_rest_fini(&t->rest);
+    topo_ctl_destroy(t->ctl);
+    topo_admin_destroy(t->admin);
+    free(t);
+}
+
+/* A fresh LLDP key per run: frames of an earlier run are foreign. */
+static int topo_create(const struct app_host *host, unsigned index, struct of_app *hooks,
+                       void **self)
+{
+    const struct ofcd_config *c = host->cfg;
+    struct topo_inst *t = calloc(1, sizeof(*t));
+
+    if (!t)
+        return -ENOMEM;
+    t->host = host;
+    if (RAND_bytes(t->app.key, sizeof(t->app.key)) != 1) {
+        LOG_ERR("topology", "no random bytes for the LLDP key");
+        free(t);
+        return -EIO;
+    }
+    atomic_init(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u);
+    t->flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
+    t->app.max_age_ms = c->topo_lldp_max_age_ms;
+    t->admin = topo_admin_create(c->topo_max_interfaces);
+    struct topo_ctl_cfg tc = {.app_index = index,
+                              .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
+                              .max_links = c->topo_max_links,
+                              /* of_lldp: POLLING_TIME x LIVENESS_DEAD_MULTIPLIER (5) */
+                              .liveness_dead_us = (uint64_t)c->topo_lldp_interval_s * 5000000u,
+                              .lldp_max_age_us = (uint64_t)c->topo_lldp_max_age_ms * 1000u,
+                              .on_change = topo_class_publish_link,
+                              .on_change_arg = host->stream};
+    t->ctl = t->admin ? topo_ctl_create(&tc) : NULL;
+    if (!t->ctl) {
+        LOG_ERR("topology", "out of memory for %u links and %u interfaces", c->topo_max_links,
+                c->topo_max_interfaces);
+        topo_destroy(t);
+        return -ENOMEM;
+    }
+    t->app.admin = t->admin;
+    int rc = topo_rest_init(&t->rest, c->data_dir);
+    if (rc < 0) {
+        topo_destroy(t);
+        return rc;
+    }
+    t->rest_ready = true;
+    t->rest.admin = t->admin;
+    t->rest.ctl = t->ctl;
+    t->rest.app = &t->app;
+    t->rest.lock_arg = host->view_arg;
+    t->rest.lock = host->view_lock;
+    t->rest.unlock = host->view_unlock;
+    topo_app_init(hooks, &t->app);
+    *self = t;
+    return 0;
+}
+
+static int topo_load(void *self)
+{
+    struct topo_inst *t = self;
+
+    return t->host->store ? topo_rest_load(&t->rest, t->host->store) : 0;
+}
+
+static void topo_on_event_locked(void *self, const struct qmsg *ev, uint64_t now_us)
+{
+    struct topo_inst *t = self;
+
+    topo_ctl_handle(t->ctl, ev, now_us);
+}
+
+/* An enabled switch that came up gets its LLDP flow, unless it is stored
+ * already (then the flow manager's check at connect puts it back if the
+ * switch lost it). Never waits: the store commits it. */
+static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
+{
+    struct topo_inst *t = self;
+    struct of_event_hdr h;
+
+    (void)now_us;
+    if (ev->kind != QMSG_EV_SWITCH_UP || !t->host->store || !t->host->fm ||
+        ev->len < sizeof(h))
+        return;
+    memcpy(&h, ev->data, sizeof(h));
+    if (!(topo_admin_get(t->admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
+        topo_flow_ensure(t->host->store, t->host->fm, h.dpid, &t->flow_log);
+}
+
+/* Links silent past topology.link_timeout_s go down. */
+static void topo_on_tick(void *self, uint64_t now_us)
+{
+    struct topo_inst *t = self;
+
+    t->host->view_lock(t->host->view_arg);
+    topo_ctl_tick(t->ctl, now_us);
+    t->host->view_unlock(t->host->view_arg);
+}
+
+static void topo_counters(void *self, ofcd_counter_fn fn, void *arg)
+{
+    struct topo_inst *t = self;
+    struct topo_ctl_stats ts;
+    struct topo_app_stats as;
+
+    t->host->view_lock(t->host->view_arg);
+    topo_ctl_get_stats(t->ctl, &ts);
+    t->host->view_unlock(t->host->view_arg);
+    fn(arg, &topo_ctl_counters, "", OFCD_COUNTER_VALUES(&ts));
+    topo_app_get_stats(&t->app, &as);
+    fn(arg, &topo_app_counters, "", OFCD_COUNTER_VALUES(&as));
+}
+
+/* The routes reach the store and the flow manager, which exist by now. */
+static unsigned topo_routes(void *self, const struct rest_ext **out, unsigned max)
+{
+    struct topo_inst *t = self;
+    unsigned n = 0;
+
+    t->rest.store = t->host->store;
+    t->rest.fm = t->host->fm;
+    if (n < max)
+        out[n++] = &t->rest.ext_topology;
+    if (n < max)
+        out[n++] = &t->rest.ext_lldp;
+    if (n < max)
+        out[n++] = &t->rest.ext_ofcd;
+    return n;
+}
+
+static void topo_status(void *self, char *buf, size_t len)
+{
+    struct topo_inst *t = self;
+    struct topo_ctl_stats ts;
+
+    t->host->view_lock(t->host->view_arg);
+    topo_ctl_get_stats(t->ctl, &ts);
+    t->host->view_unlock(t->host->view_arg);
+    snprintf(buf, len, "on: %" PRIu64 " links known, %" PRIu64 " up, LLDP every %u ms",
+             (uint64_t)ts.links, (uint64_t)ts.links_active,
+             (unsigned)atomic_load(&t->app.interval_ms));
+}
+
+const struct app_class topo_class = {
+    .name = "topology",
+    .config_keys = topo_keys,
+    .enabled = topo_enabled,
+    .create = topo_create,
+    .load = topo_load,
+    .on_event_locked = topo_on_event_locked,
+    .on_event = topo_on_event,
+    .on_tick = topo_on_tick,
+    .counters = topo_counters,
+    .routes = topo_routes,
+    .status = topo_status,
+    .destroy = topo_destroy,
+};
