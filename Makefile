@@ -91,27 +91,27 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	BENCH_JSON_DIR=bench/out ./tests/tools/run_bench_tcp.sh $(BUILD_BENCH)/tests/tools \
 	    $(BUILD_BENCH)/app/ofcd $(CONFIG) | tee bench/out/tcp.txt
 	./tests/bench/run_bench_of.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
-	./tests/bench/run_bench_osken.sh $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu \
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
+	./tests/bench/run_bench_osken.sh $(BUILD_BENCH)/tests/emu/ofswitch-emu \
 	    bench/out | tee bench/out/osken.txt
 	./tests/bench/run_bench_rest.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/rest.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/rest.txt
 	./tests/bench/run_bench_isolation.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
 	./tests/bench/run_bench_hostile.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
 	./tests/bench/run_bench_tls.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/tls.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/tls.txt
 	./tests/bench/run_bench_seed_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/seed_ovs.txt
 	./tests/bench/run_bench_topology.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/topology.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/topology.txt
 	./tests/bench/run_bench_linkdown_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/linkdown.txt
 	./tests/bench/run_bench_ports.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/ports.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/ports.txt
 	ROUNDS=3 ./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/batch.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/batch.txt
 	./scripts/bench-report bench/out
 
 # The headline figures next to their peers in about two minutes; prints
@@ -120,7 +120,7 @@ bench-quick: deps $(BUILD_BENCH)/build.ninja
 	$(MESON) compile -C $(BUILD_BENCH)
 	@mkdir -p bench/out
 	./tests/bench/run_bench_quick.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out bench/quick-last.json
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out bench/quick-last.json
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_BENCH)
