@@ -12,6 +12,16 @@ BUILD_ASAN ?= build-asan
 BUILD_TSAN ?= build-tsan
 CONFIG     ?= config/ofcd.conf
 MESON      ?= meson
+# The test and bench builds carry ofcd's test-only services (the TCP echo of
+# tcp.echo_port / tcp.echo_connect that tcp_kernel, tcp_active, ovs_channel
+# and the TCP bench drive); a plain `meson setup` builds the product without
+# them (docs/architecture.md, "Test-only services").
+TEST_OPTS  ?= -Dtest_services=true
+# A build dir set up before the option existed, or without it, gets it once
+# (--reconfigure: meson configure does not know an option added since the
+# setup; run at every make, either would regenerate the build each time).
+test_services_on = grep -q '"name": "test_services", "value": true' \
+	$(1)/meson-info/intro-buildoptions.json || $(MESON) setup --reconfigure $(1) $(TEST_OPTS)
 
 .PHONY: all deps build build-asan build-tsan run test test-unit test-integration test-asan \
 	test-tsan layout bench bench-quick clean
@@ -22,25 +32,29 @@ deps:
 	@./scripts/install-deps
 
 $(BUILD)/build.ninja:
-	$(MESON) setup $(BUILD) --buildtype=debugoptimized
+	$(MESON) setup $(BUILD) --buildtype=debugoptimized $(TEST_OPTS)
 
 $(BUILD_ASAN)/build.ninja:
-	$(MESON) setup $(BUILD_ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+	$(MESON) setup $(BUILD_ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+	    $(TEST_OPTS)
 
 # ThreadSanitizer: DPDK's inline rings in their C11 memory-model variant,
 # whose acquire/release the sanitizer follows (tests/tsan.supp says why the
 # rest of DPDK's ring internals are suppressed).
 $(BUILD_TSAN)/build.ninja:
 	$(MESON) setup $(BUILD_TSAN) --buildtype=debug -Db_sanitize=thread -Db_lundef=false \
-	    -Dc_args=-DRTE_USE_C11_MEM_MODEL
+	    -Dc_args=-DRTE_USE_C11_MEM_MODEL $(TEST_OPTS)
 
 build: deps $(BUILD)/build.ninja
+	@$(call test_services_on,$(BUILD))
 	$(MESON) compile -C $(BUILD)
 
 build-asan: deps $(BUILD_ASAN)/build.ninja
+	@$(call test_services_on,$(BUILD_ASAN))
 	$(MESON) compile -C $(BUILD_ASAN)
 
 build-tsan: deps $(BUILD_TSAN)/build.ninja
+	@$(call test_services_on,$(BUILD_TSAN))
 	$(MESON) compile -C $(BUILD_TSAN)
 
 # A report makes the process exit 66 at the end (tests check ofcd's exit
@@ -83,9 +97,10 @@ test: build build-asan build-tsan
 # not skew the numbers; output also kept in bench/out/.
 BUILD_BENCH ?= build-bench
 $(BUILD_BENCH)/build.ninja:
-	$(MESON) setup $(BUILD_BENCH) --buildtype=release
+	$(MESON) setup $(BUILD_BENCH) --buildtype=release $(TEST_OPTS)
 
 bench: deps $(BUILD_BENCH)/build.ninja
+	@$(call test_services_on,$(BUILD_BENCH))
 	$(MESON) compile -C $(BUILD_BENCH)
 	@mkdir -p bench/out
 	BENCH_JSON_DIR=bench/out ./tests/tools/run_bench_tcp.sh $(BUILD_BENCH)/tests/tools \
@@ -117,6 +132,7 @@ bench: deps $(BUILD_BENCH)/build.ninja
 # The headline figures next to their peers in about two minutes; prints
 # the change against the previous run (bench/quick-last.json).
 bench-quick: deps $(BUILD_BENCH)/build.ninja
+	@$(call test_services_on,$(BUILD_BENCH))
 	$(MESON) compile -C $(BUILD_BENCH)
 	@mkdir -p bench/out
 	./tests/bench/run_bench_quick.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
