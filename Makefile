@@ -80,9 +80,11 @@ test-asan: build-asan
 test-tsan: build-tsan
 	$(TSAN_RUN) $(MESON) test -C $(BUILD_TSAN) --suite unit --suite tsan --print-errorlogs
 
-# Every #include runs down the module order (also a meson test).
+# Every #include runs down the module order, every document cited is in the
+# tree (both meson tests of suite layout).
 layout:
 	./scripts/check-layout .
+	./scripts/check-docs .
 
 # All three runs always happen; the summary line counts them together and
 # fails the target if any failed.
