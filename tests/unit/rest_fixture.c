@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "flowmgr.h"
+#include "free_port.h"
 #include "of_event.h"
 #include "ofp_msg.h"
 #include "rest.h"
@@ -66,20 +67,6 @@ static uint64_t f_now(void *arg)
     (void)arg;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* A port nothing listens on now (the kernel's pick). */
-static uint16_t free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t n = sizeof(a);
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-
-    assert_true(s >= 0);
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &n), 0);
-    close(s);
-    return ntohs(a.sin_port);
 }
 
 void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *cfg)
@@ -131,6 +118,22 @@ void rest_fixture_stop(struct rest_fixture *f)
     closedir(d);
     assert_int_equal(rmdir(f->dir), 0);
     pthread_mutex_destroy(&f->lock);
+}
+
+struct rest_fixture *rest_fixture_new(const struct rest_fixture_cfg *cfg)
+{
+    struct rest_fixture *f = malloc(sizeof(*f));
+
+    assert_non_null(f);
+    rest_fixture_start(f, cfg);
+    return f;
+}
+
+int rest_fixture_teardown(void **state)
+{
+    rest_fixture_stop(*state);
+    free(*state);
+    return 0;
 }
 
 static void fm_event(struct rest_fixture *f, uint64_t dpid, uint16_t kind)

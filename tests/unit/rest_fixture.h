@@ -45,6 +45,10 @@ struct rest_fixture {
 /* Start it all; the test fails when something does not start. */
 void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *cfg);
 void rest_fixture_stop(struct rest_fixture *f);
+/* The same on the heap, for cmocka's setup; rest_fixture_teardown is a
+ * cmocka teardown for *state made so. */
+struct rest_fixture *rest_fixture_new(const struct rest_fixture_cfg *cfg);
+int rest_fixture_teardown(void **state);
 
 /* The control thread's news for the flow manager: dpid connected on a
  * connection of its own / went down. */

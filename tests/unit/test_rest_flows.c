@@ -28,20 +28,11 @@
 
 static int setup(void **state)
 {
-    struct rest_fixture *f = calloc(1, sizeof(*f));
-    struct rest_fixture_cfg cfg = {0};
+    const struct rest_fixture_cfg cfg = {0};
+    struct rest_fixture *f = rest_fixture_new(&cfg);
 
-    assert_non_null(f);
-    rest_fixture_start(f, &cfg);
     rest_fixture_switch_up(f, 0x1001);
     *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    rest_fixture_stop(*state);
-    free(*state);
     return 0;
 }
 
@@ -349,17 +340,20 @@ static void test_delete_marks_deleted_and_sends(void **state)
     assert_int_equal(stored(f, "?state=pending"), 0);
 }
 
+/* A case on a fixture of its own (setup above). */
+#define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, rest_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_post_is_stored_then_sent, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_malformed_field_is_named, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unknown_and_down_switches, setup, teardown),
+        CASE(test_post_is_stored_then_sent),
+        CASE(test_malformed_field_is_named),
+        CASE(test_unknown_and_down_switches),
         cmocka_unit_test(test_no_switch_known),
         cmocka_unit_test(test_queue_full_is_503),
         cmocka_unit_test(test_store_full_is_503),
         cmocka_unit_test(test_no_flow_manager_is_503),
-        cmocka_unit_test_setup_teardown(test_delete_marks_deleted_and_sends, setup, teardown),
+        CASE(test_delete_marks_deleted_and_sends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

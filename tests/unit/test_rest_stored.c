@@ -28,21 +28,12 @@
 
 static int setup(void **state)
 {
-    struct rest_fixture *f = calloc(1, sizeof(*f));
-    struct rest_fixture_cfg cfg = {.queue_max = 5000};
+    const struct rest_fixture_cfg cfg = {.queue_max = 5000};
+    struct rest_fixture *f = rest_fixture_new(&cfg);
 
-    assert_non_null(f);
-    rest_fixture_start(f, &cfg);
     rest_fixture_switch_up(f, 0x1001);
     rest_fixture_switch_up(f, 0x1002);
     *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    rest_fixture_stop(*state);
-    free(*state);
     return 0;
 }
 
@@ -277,13 +268,16 @@ static void test_switch_flows(void **state)
     rest_answer_free(&a);
 }
 
+/* A case on a fixture of its own (setup above). */
+#define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, rest_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_listing_shape_and_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_long_answer_streamed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_switch_flows, setup, teardown),
+        CASE(test_listing_shape_and_order),
+        CASE(test_filters),
+        CASE(test_long_answer_streamed),
+        CASE(test_switch_flows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -350,6 +350,17 @@ static bool v3_enabled(struct env *e, const char *what, const char *id)
     return enabled;
 }
 
+/* GET arg: 200, and the size of the answer's array key. */
+static size_t listed(struct env *e, const struct rest_ext *ext, const char *arg,
+                     const struct query_arg *qa, const char *key)
+{
+    json_t *out;
+    assert_int_equal(call_q(e, ext, "GET", arg, NULL, qa, &out), 200);
+    size_t n = json_array_size(json_object_get(out, key));
+    json_decref(out);
+    return n;
+}
+
 /* ofcd restarted on the same store: a new admin table, read back. */
 static void restart(struct env *e)
 {
@@ -520,21 +531,15 @@ static void test_lldp_interfaces_and_polling(void **state)
     const struct rest_ext *lldp = &e->t.ext_lldp;
     json_t *out;
 
-    assert_int_equal(call(e, lldp, "GET", "interfaces", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 6);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "interfaces", NULL, "interfaces"), 6);
     expect(e, lldp, "POST", "interfaces/disable", "{\"interfaces\": [\"" SW1 ":3\"]}", 200,
            "All the requested interfaces have been disabled.");
-    assert_int_equal(call(e, lldp, "GET", "interfaces", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 5);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "interfaces", NULL, "interfaces"), 5);
     json_t *ifc = v3_entity(e, "interfaces", SW1 ":3");
     assert_true(json_is_false(json_object_get(ifc, "lldp")));
     json_decref(ifc);
     restart(e);
-    assert_int_equal(call(e, lldp, "GET", "interfaces", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 5);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "interfaces", NULL, "interfaces"), 5);
     /* Some not found: 400 listing them, the others done. */
     assert_int_equal(call(e, lldp, "POST", "interfaces/enable",
                           "{\"interfaces\": [\"" SW1 ":3\", \"" SW1 ":9\"]}", &out), 400);
@@ -542,9 +547,7 @@ static void test_lldp_interfaces_and_polling(void **state)
     assert_int_equal(json_array_size(missing), 1);
     assert_string_equal(json_string_value(json_array_get(missing, 0)), SW1 ":9");
     json_decref(out);
-    assert_int_equal(call(e, lldp, "GET", "interfaces", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 6);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "interfaces", NULL, "interfaces"), 6);
     expect(e, lldp, "POST", "interfaces/enable", "{\"ids\": []}", 400,
            "field 'interfaces' must be a list");
     expect(e, lldp, "POST", "interfaces/enable", NULL, 400, "field 'interfaces' must be a list");
@@ -574,9 +577,7 @@ static void test_liveness(void **state)
     json_t *out;
 
     /* The setup's two ends. */
-    assert_int_equal(call(e, lldp, "GET", "liveness/", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 2);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "liveness/", NULL, "interfaces"), 2);
     struct query_arg qa = {"interface_id", SW1 ":1"};
     assert_int_equal(call_q(e, lldp, "GET", "liveness/", NULL, &qa, &out), 200);
     json_t *one = json_array_get(json_object_get(out, "interfaces"), 0);
@@ -585,9 +586,7 @@ static void test_liveness(void **state)
     assert_non_null(json_string_value(json_object_get(one, "status")));
     json_decref(out);
     qa.value = SW1 ":3";
-    assert_int_equal(call_q(e, lldp, "GET", "liveness/", NULL, &qa, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 0);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "liveness/", &qa, "interfaces"), 0);
 
     /* All or nothing: an unknown id or one without LLDP refuses the lot. */
     expect(e, lldp, "POST", "liveness/enable", "{\"interfaces\": []}", 400,
@@ -601,25 +600,17 @@ static void test_liveness(void **state)
     expect(e, lldp, "POST", "liveness/enable",
            "{\"interfaces\": [\"" SW1 ":3\", \"" SW2 ":3\"]}", 400,
            "Interface IDs [\"" SW2 ":3\"] don't have LLDP enabled");
-    assert_int_equal(call(e, lldp, "GET", "liveness/", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 2);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "liveness/", NULL, "interfaces"), 2);
 
     assert_int_equal(call(e, lldp, "POST", "liveness/enable",
                           "{\"interfaces\": [\"" SW1 ":3\"]}", &out), 200);
     assert_true(json_is_object(out) && json_object_size(out) == 0);
     json_decref(out);
-    assert_int_equal(call(e, lldp, "GET", "liveness/", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "interfaces")), 3);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "liveness/", NULL, "interfaces"), 3);
     /* Disabling one end of the pair leaves no pair. */
-    assert_int_equal(call(e, lldp, "GET", "liveness/pair", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "pairs")), 1);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "liveness/pair", NULL, "pairs"), 1);
     expect(e, lldp, "POST", "liveness/disable", "{\"interfaces\": [\"" SW1 ":1\"]}", 200, NULL);
-    assert_int_equal(call(e, lldp, "GET", "liveness/pair", NULL, &out), 200);
-    assert_int_equal(json_array_size(json_object_get(out, "pairs")), 0);
-    json_decref(out);
+    assert_int_equal(listed(e, lldp, "liveness/pair", NULL, "pairs"), 0);
     expect(e, lldp, "PUT", "liveness/enable", "{}", 404, "no such resource");
 }
 
