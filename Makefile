@@ -12,6 +12,16 @@ BUILD_ASAN ?= build-asan
 BUILD_TSAN ?= build-tsan
 CONFIG     ?= config/ofcd.conf
 MESON      ?= meson
+# The test and bench builds carry ofcd's test-only services (the TCP echo of
+# tcp.echo_port / tcp.echo_connect that tcp_kernel, tcp_active, ovs_channel
+# and the TCP bench drive); a plain `meson setup` builds the product without
+# them (docs/architecture.md, "Test-only services").
+TEST_OPTS  ?= -Dtest_services=true
+# A build dir set up before the option existed, or without it, gets it once
+# (--reconfigure: meson configure does not know an option added since the
+# setup; run at every make, either would regenerate the build each time).
+test_services_on = grep -q '"name": "test_services", "value": true' \
+	$(1)/meson-info/intro-buildoptions.json || $(MESON) setup --reconfigure $(1) $(TEST_OPTS)
 
 .PHONY: all deps build build-asan build-tsan run test test-unit test-integration test-asan \
 	test-tsan layout bench bench-quick clean
@@ -22,25 +32,29 @@ deps:
 	@./scripts/install-deps
 
 $(BUILD)/build.ninja:
-	$(MESON) setup $(BUILD) --buildtype=debugoptimized
+	$(MESON) setup $(BUILD) --buildtype=debugoptimized $(TEST_OPTS)
 
 $(BUILD_ASAN)/build.ninja:
-	$(MESON) setup $(BUILD_ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+	$(MESON) setup $(BUILD_ASAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+	    $(TEST_OPTS)
 
 # ThreadSanitizer: DPDK's inline rings in their C11 memory-model variant,
 # whose acquire/release the sanitizer follows (tests/tsan.supp says why the
 # rest of DPDK's ring internals are suppressed).
 $(BUILD_TSAN)/build.ninja:
 	$(MESON) setup $(BUILD_TSAN) --buildtype=debug -Db_sanitize=thread -Db_lundef=false \
-	    -Dc_args=-DRTE_USE_C11_MEM_MODEL
+	    -Dc_args=-DRTE_USE_C11_MEM_MODEL $(TEST_OPTS)
 
 build: deps $(BUILD)/build.ninja
+	@$(call test_services_on,$(BUILD))
 	$(MESON) compile -C $(BUILD)
 
 build-asan: deps $(BUILD_ASAN)/build.ninja
+	@$(call test_services_on,$(BUILD_ASAN))
 	$(MESON) compile -C $(BUILD_ASAN)
 
 build-tsan: deps $(BUILD_TSAN)/build.ninja
+	@$(call test_services_on,$(BUILD_TSAN))
 	$(MESON) compile -C $(BUILD_TSAN)
 
 # A report makes the process exit 66 at the end (tests check ofcd's exit
@@ -66,9 +80,11 @@ test-asan: build-asan
 test-tsan: build-tsan
 	$(TSAN_RUN) $(MESON) test -C $(BUILD_TSAN) --suite unit --suite tsan --print-errorlogs
 
-# Every #include runs down the module order (also a meson test).
+# Every #include runs down the module order, every document cited is in the
+# tree (both meson tests of suite layout).
 layout:
 	./scripts/check-layout .
+	./scripts/check-docs .
 
 # All three runs always happen; the summary line counts them together and
 # fails the target if any failed.
@@ -83,44 +99,46 @@ test: build build-asan build-tsan
 # not skew the numbers; output also kept in bench/out/.
 BUILD_BENCH ?= build-bench
 $(BUILD_BENCH)/build.ninja:
-	$(MESON) setup $(BUILD_BENCH) --buildtype=release
+	$(MESON) setup $(BUILD_BENCH) --buildtype=release $(TEST_OPTS)
 
 bench: deps $(BUILD_BENCH)/build.ninja
+	@$(call test_services_on,$(BUILD_BENCH))
 	$(MESON) compile -C $(BUILD_BENCH)
 	@mkdir -p bench/out
 	BENCH_JSON_DIR=bench/out ./tests/tools/run_bench_tcp.sh $(BUILD_BENCH)/tests/tools \
 	    $(BUILD_BENCH)/app/ofcd $(CONFIG) | tee bench/out/tcp.txt
 	./tests/bench/run_bench_of.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
-	./tests/bench/run_bench_osken.sh $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu \
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/openflow.txt
+	./tests/bench/run_bench_osken.sh $(BUILD_BENCH)/tests/emu/ofswitch-emu \
 	    bench/out | tee bench/out/osken.txt
 	./tests/bench/run_bench_rest.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/rest.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/rest.txt
 	./tests/bench/run_bench_isolation.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
 	./tests/bench/run_bench_hostile.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
 	./tests/bench/run_bench_tls.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/tls.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/tls.txt
 	./tests/bench/run_bench_seed_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/seed_ovs.txt
 	./tests/bench/run_bench_topology.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/topology.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/topology.txt
 	./tests/bench/run_bench_linkdown_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/linkdown.txt
 	./tests/bench/run_bench_ports.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/ports.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/ports.txt
 	ROUNDS=3 ./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out | tee bench/out/batch.txt
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/batch.txt
 	./scripts/bench-report bench/out
 
 # The headline figures next to their peers in about two minutes; prints
 # the change against the previous run (bench/quick-last.json).
 bench-quick: deps $(BUILD_BENCH)/build.ninja
+	@$(call test_services_on,$(BUILD_BENCH))
 	$(MESON) compile -C $(BUILD_BENCH)
 	@mkdir -p bench/out
 	./tests/bench/run_bench_quick.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
-	    $(BUILD_BENCH)/tests/bench/ofswitch-emu/ofswitch-emu bench/out bench/quick-last.json
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out bench/quick-last.json
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_BENCH)

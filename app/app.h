@@ -49,8 +49,10 @@ struct app_lcore {
     uint16_t queue;                  /* io: the port queue (= io index) */
     struct of_io *ofio;              /* io role */
     struct of_worker *ofw;           /* worker role */
-    struct echo_service *echo;       /* TEST ONLY: tcp.echo_port */
-    struct echo_service *echo_out;   /* TEST ONLY: tcp.echo_connect */
+    /* TEST ONLY (test_services.h): tcp.echo_port, tcp.echo_connect; always
+     * NULL in a product build. */
+    struct echo_service *echo;
+    struct echo_service *echo_out;
 };
 
 struct app_ctx {

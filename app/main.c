@@ -366,6 +366,8 @@ int main(int argc, char **argv)
     int rc, exit_code = 1;
 
     cfg_defaults(&app.cfg);
+    /* A product build has no test services: their keys take only "off". */
+    app.cfg.no_test_services = !OFCD_TEST_SERVICES;
     if (argc >= 2 && strcmp(argv[1], "user") == 0)
         return user_command(argc, argv, &app.cfg);
     rc = parse_args(argc, argv, &opts, &app.cfg);

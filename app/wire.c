@@ -9,11 +9,10 @@
 #include <rte_cycles.h>
 
 #include "apps.h"
-#include "echo_service.h"
-#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
 #include "port.h"
+#include "test_services.h"
 
 #define QMSG_EVENT_SPARE 16384     /* event buffers beyond the connections' own */
 #define QMSG_EVENT_LARGE 256
@@ -294,56 +293,11 @@ static void task_io_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
     of_io_visit_counters(arg, fn, fn_arg);
 }
 
-static void task_echo_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
-{
-    echo_service_counters(arg, fn, fn_arg);
-}
-
 static uint64_t tsc_now(void)
 {
     return rte_get_tsc_cycles();
 }
 
-/* TEST ONLY services on an io lcore (tcp.echo_port, tcp.echo_connect). */
-static int wire_echo(struct app_ctx *app, struct app_lcore *al)
-{
-    const struct ofcd_config *cfg = &app->cfg;
-    struct tcp_stack *tcp = lcore_tcp(al->lc);
-    unsigned id = lcore_id(al->lc);
-
-    /* Active echo only on the first io lcore: one connection is the test. */
-    if (cfg->tcp_echo_connect_port && al->queue == 0) {
-        al->echo_out = calloc(1, sizeof(*al->echo_out));
-        if (!al->echo_out)
-            return -ENOMEM;
-        int rc = echo_service_connect(al->echo_out, tcp, cfg->tcp_echo_connect_ip,
-                                      cfg->tcp_echo_connect_port, cfg->tcp_backoff_min_ms,
-                                      cfg->tcp_backoff_max_ms, lcore_clock_us());
-        if (rc < 0)
-            return rc;
-        char peer[OFCD_PEER_STRLEN];
-        LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo connecting to %s", id,
-                 ofcd_peer_format(cfg->tcp_echo_connect_ip, cfg->tcp_echo_connect_port, peer));
-        struct lcore_task t = {.name = "echo-client", .counters = task_echo_counters,
-                               .arg = al->echo_out};
-        if ((rc = lcore_add_task(al->lc, &t)) < 0)
-            return rc;
-    }
-    if (!cfg->tcp_echo_port)
-        return 0;
-    al->echo = calloc(1, sizeof(*al->echo));
-    if (!al->echo)
-        return -ENOMEM;
-    int rc = echo_service_start(al->echo, tcp, cfg->tcp_echo_port);
-    if (rc < 0) {
-        LOG_ERR("lcore", "lcore %u: TCP echo service on port %u: %s", id, cfg->tcp_echo_port,
-                strerror(-rc));
-        return rc;
-    }
-    LOG_WARN("lcore", "lcore %u: TEST-ONLY TCP echo service listening on port %u", id,
-             cfg->tcp_echo_port);
-    return 0;
-}
 
 
 /* openflow.event_buffers, or (0) enough for every connection the io lcores
@@ -452,7 +406,7 @@ int wire_openflow(struct app_ctx *app)
         app->io_out[al->queue] = of_io_msg_out(al->ofio);
         struct lcore_task t = {.name = "openflow-io", .poll = task_io_poll,
                                .counters = task_io_counters, .arg = al->ofio};
-        if (lcore_add_task(al->lc, &t) < 0 || wire_echo(app, al) < 0)
+        if (lcore_add_task(al->lc, &t) < 0 || test_services_start(app, al) < 0)
             return -EINVAL;
     }
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
@@ -486,10 +440,7 @@ void unwire(struct app_ctx *app)
     }
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++) {
         struct app_lcore *al = &app->lcores[id];
-        echo_service_stop(al->echo_out);
-        free(al->echo_out);
-        free(al->echo);
-        al->echo_out = al->echo = NULL;
+        test_services_stop(al);
         lcore_destroy(al->lc);
         al->lc = NULL;
     }

@@ -834,11 +834,39 @@ struct cfg_parser {
     size_t errlen;
 };
 
+/* val is a valid value of k other than its default: for a test service's
+ * key in a build without them, a value that would turn the service on. */
+static bool cfg_turns_on(const struct cfg_key *k, const char *val)
+{
+    struct ofcd_config scratch;
+    char why[CFG_ERR_MAX], given[2 * CFG_STR_MAX + 8], off[2 * CFG_STR_MAX + 8];
+
+    memset(&scratch, 0, sizeof(scratch));
+    if (cfg_parse_value(k, val, &scratch, why, sizeof(why)) < 0)
+        return false;               /* the parser names what is wrong with it */
+    cfg_format_value(k, &scratch, given, sizeof(given));
+    if (cfg_parse_value(k, k->def, &scratch, why, sizeof(why)) < 0)
+        return true;
+    cfg_format_value(k, &scratch, off, sizeof(off));
+    return strcmp(given, off) != 0;
+}
+
 static int cfg_apply(const struct cfg_key *k, const char *val, struct ofcd_config *cfg,
                      const char *where, char *err, size_t errlen)
 {
     char why[CFG_ERR_MAX];
     char shown[CFG_SHOW_MAX + 4];
+
+    /* Only the off value where the service is not built: what an earlier
+     * --print-config or ofcd.conf wrote still loads, and turning one on
+     * says why it cannot rather than "unknown key". */
+    if (k->test_only && cfg->no_test_services && cfg_turns_on(k, val)) {
+        cfg_err(err, errlen, "%s: %s.%s = '%s': a test-only service this ofcd is built "
+                "without (meson setup -Dtest_services=true builds it, as make test and "
+                "make bench do); only the off value %s is accepted", where, k->section,
+                k->name, cfg_show(val, shown, sizeof(shown)), k->def);
+        return -EINVAL;
+    }
     if (cfg_parse_value(k, val, cfg, why, sizeof(why)) == 0)
         return 0;
     cfg_err(err, errlen, "%s: %s.%s = '%s': %s", where, k->section, k->name,
@@ -1523,6 +1551,8 @@ void cfg_print(const struct ofcd_config *cfg, FILE *out)
     fprintf(out, "# ofcd effective configuration\n");
     for (size_t i = 0; i < cfg_n_keys; i++) {
         const struct cfg_key *k = &cfg_keys[i];
+        if (k->test_only && cfg->no_test_services)
+            continue;               /* not in this build: only its off value loads */
         if (section == NULL || strcmp(section, k->section) != 0) {
             section = k->section;
             fprintf(out, "\n[%s]\n", section);

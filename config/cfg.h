@@ -129,6 +129,11 @@ struct ofcd_config {
     uint16_t tcp_echo_connect_port;
     uint32_t tcp_backoff_min_ms;         /* active open: first reconnect delay */
     uint32_t tcp_backoff_max_ms;         /* active open: reconnect delay cap */
+    /* Not a key: the build has no test services (meson's test_services off),
+     * so the test-only keys (tcp.echo_port, tcp.echo_connect) accept only
+     * their off value and are not printed. cfg_defaults leaves it false;
+     * app/main.c sets it in a product build. */
+    bool no_test_services;
 
     /* [apps] */
     bool l2_learning;                    /* the L2 learning-switch app */

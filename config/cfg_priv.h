@@ -46,6 +46,7 @@ struct cfg_key {
     size_t off;           /* offsetof the main field in struct ofcd_config */
     size_t size;          /* sizeof that field */
     size_t aux;           /* offsetof the companion field (prefix, port, has_mac, count) */
+    bool test_only;       /* a test service's: with no_test_services, only def accepted */
 };
 
 extern const struct cfg_key cfg_keys[];

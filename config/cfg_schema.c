@@ -283,13 +283,18 @@ const struct cfg_key cfg_keys[] = {
              "after each failure"),
     CFG_UINT("tcp", "connect_backoff_max_ms", tcp_backoff_max_ms, 10, 600000, "30000",
              "active open: longest delay between reconnect attempts"),
-    CFG_UINT("tcp", "echo_port", tcp_echo_port, 0, 65535, "0",
-             "TEST ONLY: serve a TCP echo on this port (0 = off); used by the TCP tests "
-             "and benches"),
+    /* The test services' keys: in a build without them (meson's test_services
+     * off) only the off value is accepted (cfg.c, cfg_apply). */
+    {.section = "tcp", .name = "echo_port", .type = CFG_T_UINT, .def = "0",
+     .help = "TEST ONLY: serve a TCP echo on this port (0 = off); used by the TCP tests "
+             "and benches. Only in builds made with meson's -Dtest_services=true (make "
+             "test, make bench); a product build refuses any value but 0",
+     .min = 0, .max = 65535, CFG_FIELD(tcp_echo_port), .test_only = true},
     {.section = "tcp", .name = "echo_connect", .type = CFG_T_IPV4_PORT, .def = "0.0.0.0:0",
      .help = "TEST ONLY: connect to this address and echo what it sends, reconnecting "
-             "with backoff (0.0.0.0:0 = off)",
-     .min = 0, .max = 65535, CFG_FIELD(tcp_echo_connect_ip), CFG_AUX(tcp_echo_connect_port)},
+             "with backoff (0.0.0.0:0 = off). Only in builds made with -Dtest_services=true",
+     .min = 0, .max = 65535, CFG_FIELD(tcp_echo_connect_ip), CFG_AUX(tcp_echo_connect_port),
+     .test_only = true},
 
     CFG_BOOL("apps", "l2_learning", l2_learning, "false",
              "run the L2 learning-switch app on every switch: it deletes the switch's "

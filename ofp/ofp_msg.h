@@ -9,7 +9,7 @@
  *     on -EBADMSG: ofp_error_reply(out, err, bytes, n) answers the switch
  *
  * One table row per message type holds its name, its minimum and maximum
- * length, the priority class it is queued in (design guide §2), and its
+ * length, the priority class it is queued in (docs/design.md §2), and its
  * decode/encode functions; framing, length checks and dispatch all read
  * that row, nothing else knows these numbers.
  *
@@ -22,7 +22,7 @@
  * METER_MOD, PORT_MOD, TABLE_MOD, BARRIER_*). BARRIER_REPLY sits with the
  * flow_mods it follows, and an ERROR (P1) about one of them is therefore
  * handled before the barrier reply queued after it. An ERROR during the
- * handshake belongs in P0 (design guide): the channel layer, which knows
+ * handshake belongs in P0 (docs/design.md §2): the channel layer, which knows
  * the state, may raise it; the table cannot.
  *
  * Version: every message must carry 0x04 except HELLO and ERROR, which are

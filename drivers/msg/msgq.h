@@ -1,6 +1,6 @@
 /*
  * msgq: a priority queue of qmsg made of four rte_rings, one per class
- * (P0 handshake/echo … P3 flow_mod/barrier, design.md §2).
+ * (P0 handshake/echo … P3 flow_mod/barrier, docs/design.md §2).
  *
  * Dequeue is strict by priority with bounded anti-starvation: a non-empty
  * lower class that got nothing for starve_bursts consecutive bursts is served
@@ -26,7 +26,7 @@
 #define MSGQ_LAT_BUCKETS 32     /* log2 buckets of enqueue→dequeue TSC cycles */
 /* The anti-starvation every ring of ofcd uses: a non-empty lower class
  * unserved for MSGQ_STARVE_BURSTS bursts gets up to MSGQ_CREDIT items first
- * in the next one (design guide §1). */
+ * in the next one (docs/design.md §1). */
 #define MSGQ_STARVE_BURSTS 8
 #define MSGQ_CREDIT 16
 

@@ -287,7 +287,7 @@ static int send_bytes_error(struct of_rec *r, struct ofp_err err, const uint8_t 
         qmsg_free(q);
         return rc;
     }
-    /* An error during the handshake is P0 (design guide), otherwise P1. */
+    /* An error during the handshake is P0 (docs/design.md §2), otherwise P1. */
     return out_queue(r, q, b.len, QMSG_OF,
                      r->chan.state == OFP_CHAN_ESTABLISHED ? OFP_PRIO_P1 : OFP_PRIO_P0);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenFlow channel bench: the switch emulator (tests/bench/ofswitch-emu)
+# OpenFlow channel bench: the switch emulator (tests/emu)
 # against ofcd on its tap. Handshake time for N = 100 and 1000 switches; the
 # echo RTT idle switches see alone and next to a packet_in/flow_mod flood on
 # other switches; packet_in responses/s (cbench-like) for ofcd's learning

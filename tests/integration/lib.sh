@@ -43,6 +43,16 @@ require_tool() {
     command -v "$1" >/dev/null || fail "${2:-$1} missing: scripts/install-deps installs it"
 }
 
+# require_test_services: skip (exit 77) unless $OFCD has the test-only
+# services (the TCP echo of tcp.echo_port / tcp.echo_connect), which only a
+# build set up with -Dtest_services=true has (make test's builds do); a
+# product build prints no echo_port in --print-config.
+require_test_services() {
+    "$OFCD" --print-config 2>/dev/null | grep -q '^echo_port = ' && return 0
+    echo "SKIP: $OFCD is built without the test services (meson setup -Dtest_services=true)"
+    exit 77
+}
+
 # start_ofcd LOG ARGS...: start ofcd in the background (pid in $OFCD_PID) and
 # wait for its "ofcd ready" line; fails the test if it does not come.
 start_ofcd() {

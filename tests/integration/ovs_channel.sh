@@ -16,6 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ovs_lib.sh"
 require_root
 require_tool ovs-vswitchd "Open vSwitch"
+require_test_services           # the echo load of the busy half
 
 N=${OVS_BRIDGES:-100}
 it_setup ovs

@@ -10,6 +10,7 @@ CONF=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_root
+require_test_services
 
 it_setup active
 it_on_exit '[ -n "${peer_pid:-}" ] && kill -KILL "$peer_pid"'

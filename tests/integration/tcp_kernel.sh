@@ -17,6 +17,7 @@ CLIENT=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_root
+require_test_services
 
 ADDR=10.66.0.2
 PORT=7007

@@ -175,11 +175,21 @@ stop_pid "$spid"
 spid=
 
 # --- (b) ofcd's echo service ---------------------------------------------------
+# The echo service is test-only: in ofcd only when built with
+# -Dtest_services=true (make bench's build is); a product build has none.
+ofcd_echo=
+if [ -n "$OFCD" ] && [ -x "$OFCD" ] &&
+        "$OFCD" --print-config 2>/dev/null | grep -q '^echo_port = '; then
+    ofcd_echo=yes
+fi
 ofcd_state=skipped
 if [ -z "$OFCD" ]; then
     echo "bench-tcp: no ofcd binary given, ofcd column skipped"
 elif [ ! -x "$OFCD" ]; then
     echo "bench-tcp: $OFCD is not executable, ofcd column skipped"
+elif [ -z "$ofcd_echo" ]; then
+    echo "bench-tcp: $OFCD is built without the test services (meson setup" \
+        "-Dtest_services=true), ofcd columns skipped"
 else
     echo "== ofcd echo service at $OFCD_IP:$PORT =="
     "$OFCD" --config "$CONF" --tcp.echo_port="$PORT" --app.data_dir="$work/var" \
@@ -205,7 +215,7 @@ fi
 
 # --- (c) ofcd on net_af_packet, on the kernel server's end of the veth ----------
 veth_state=skipped
-if [ -n "$OFCD" ] && [ -x "$OFCD" ]; then
+if [ -n "$ofcd_echo" ]; then
     echo "== ofcd echo service on net_af_packet at $NS_IP:$PORT (the same veth) =="
     # The namespace's kernel gives the address up: only ofcd answers at it
     # (with the interface's MAC, which DPDK's af_packet driver takes).

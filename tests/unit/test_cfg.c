@@ -135,6 +135,11 @@ static char *capture(void (*fn)(const struct ofcd_config *, FILE *),
     return buf;
 }
 
+static void print_cfg_adapter(const struct ofcd_config *cfg, FILE *out)
+{
+    cfg_print(cfg, out);
+}
+
 static void print_help_adapter(const struct ofcd_config *cfg, FILE *out)
 {
     (void)cfg;
@@ -1154,6 +1159,53 @@ static void test_overrides(void **state)
     assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 
+/* A product build (meson's test_services off) has no echo service: turning
+ * one on is refused with a line that says why and how to get it, not
+ * "unknown key"; the off values an earlier --print-config or ofcd.conf wrote
+ * still load, and --print-config leaves the keys out. */
+static void test_test_only_keys(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    c.no_test_services = true;
+
+    override_bad(&c, "tcp.echo_port=7007", err, "command line: tcp.echo_port = '7007'",
+                 "test-only", "-Dtest_services=true", NULL);
+    assert_lacks(err, "unknown key");
+    override_bad(&c, "tcp.echo_connect=10.66.0.1:7100", err, "tcp.echo_connect",
+                 "test-only", "-Dtest_services=true", NULL);
+    /* A bad value is still named as such first. */
+    override_bad(&c, "tcp.echo_port=x", err, "tcp.echo_port = 'x'", "0..65535", NULL);
+    override_ok(&c, "tcp.echo_port=0");
+    override_ok(&c, "tcp.echo_connect=0.0.0.0:0");
+    assert_int_equal(cfg_load_string(&c, "[tcp]\necho_port = 0\n", "f.conf", err,
+                                     sizeof(err)), 0);
+    assert_int_equal(cfg_load_string(&c, "[tcp]\necho_port = 9\n", "f.conf", err,
+                                     sizeof(err)), -EINVAL);
+    assert_has(err, "f.conf:2: tcp.echo_port = '9'");
+    assert_has(err, "test-only");
+    assert_int_equal(c.tcp_echo_port, 0);
+
+    char *text = capture(print_cfg_adapter, &c);
+    assert_lacks(text, "echo_port");
+    assert_lacks(text, "echo_connect");
+    assert_has(text, "connect_backoff_max_ms = 30000");
+    struct ofcd_config back;
+    cfg_defaults(&back);
+    back.no_test_services = true;
+    assert_int_equal(cfg_load_string(&back, text, "printed", err, sizeof(err)), 0);
+    free(text);
+
+    /* With the services built, the same values are taken. */
+    c.no_test_services = false;
+    override_ok(&c, "tcp.echo_port=7007");
+    override_ok(&c, "tcp.echo_connect=10.66.0.1:7100");
+    assert_int_equal(c.tcp_echo_port, 7007);
+    assert_int_equal(c.tcp_echo_connect_port, 7100);
+}
+
 /* ------------------------------------------------------------------------ */
 /* cross-key checks                                                           */
 
@@ -1514,11 +1566,6 @@ static void test_finish_fault_rates(void **state)
 /* ------------------------------------------------------------------------ */
 /* printers                                                                   */
 
-static void print_cfg_adapter(const struct ofcd_config *cfg, FILE *out)
-{
-    cfg_print(cfg, out);
-}
-
 static void round_trip(const struct ofcd_config *c)
 {
     struct ofcd_config back;
@@ -1796,6 +1843,7 @@ int main(void)
         cmocka_unit_test(test_long_lines),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_test_only_keys),
         cmocka_unit_test(test_finish_mbuf_cache),
         cmocka_unit_test(test_finish_descriptors),
         cmocka_unit_test(test_finish_buffer_shares),

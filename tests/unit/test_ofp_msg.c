@@ -1,6 +1,6 @@
 /*
  * test_ofp_msg: the message table and the channel-facing entry points —
- * rows and priority classes (design guide §2), framing a byte stream,
+ * rows and priority classes (docs/design.md §2), framing a byte stream,
  * version/type/length checks, a round trip of every sample message (one or
  * more per message type and multipart type), every truncation of every
  * sample (exact-size heap copies, so ASan catches any read past the end),

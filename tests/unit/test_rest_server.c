@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "free_port.h"
 #include "rest.h"
 #include "rest_auth.h"
 #include "rest_users.h"
@@ -35,20 +36,6 @@ struct server {
     struct rest_server *rs;
     struct rest_auth_stats st;
 };
-
-/* A port nothing listens on now (the kernel's pick). */
-static uint16_t free_port(void)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t n = sizeof(a);
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-
-    assert_true(s >= 0);
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &n), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
 
 static void server_start_threads(struct server *sv, unsigned conns_per_ip,
                                  unsigned login_concurrency, unsigned threads)

@@ -1,6 +1,6 @@
 /*
  * emu_ofp.h - OpenFlow 1.3 wire constants and the bounds-checked codec of the switch
- * emulator (tests/bench/ofswitch-emu).
+ * emulator (tests/emu).
  *
  * Written from the OpenFlow 1.3.x specification, independently of ofcd's own ofp/ code,
  * so that the emulator can check ofcd rather than agree with it by construction.
