@@ -23,6 +23,7 @@
 #include "flowmgr.h"
 #include "free_port.h"
 #include "of_event.h"
+#include "ofcd_clock.h"
 #include "ofp_msg.h"
 #include "rest.h"
 #include "rest_fixture.h"
@@ -63,10 +64,8 @@ static int f_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len,
 
 static uint64_t f_now(void *arg)
 {
-    struct timespec ts;
     (void)arg;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return ofcd_clock_mono_us();
 }
 
 void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *cfg)
