@@ -58,6 +58,7 @@ struct fm_batch {
 };
 
 #define FM_MAX_OWNERS 32
+#define FM_SW_BUCKETS 4096u             /* the switches' hash (flowmgr.c, flowmgr_ctl.c) */
 
 struct fm_switch {
     struct fm_switch *hnext;
