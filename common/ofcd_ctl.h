@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define OFCD_CTL_NAME_MAX 32            /* bytes of a command's name */
 #define OFCD_CTL_COMMANDS_MAX 64
@@ -39,9 +40,10 @@ struct ofcd_ctl_out;
 
 /* An answer that comes later (ofcd_ctl_defer). */
 struct ofcd_ctl_later {
-    /* On each wake-up of the serving thread until it returns other than
-     * OFCD_CTL_LATER: 0 or a negative errno, as a handler. */
-    int (*poll)(void *arg, struct ofcd_ctl_out *out);
+    /* On each wake-up of the serving thread (now_ms: its monotonic clock)
+     * until it returns other than OFCD_CTL_LATER: 0 or a negative errno,
+     * as a handler. */
+    int (*poll)(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms);
     /* The client went away or ran out of time first: let the work go.
      * May be NULL. */
     void (*cancel)(void *arg);

@@ -315,7 +315,7 @@ void ofcd_ctl_server_run(struct ofcd_ctl_server *s, const struct pollfd *fds, un
     for (unsigned i = 0; i < OFCD_CTL_CLIENTS_MAX; i++) {
         struct client *c = &s->cl[i];
         if (c->st == CL_LATER) {
-            int rc = c->out.later.poll(c->out.later.arg, &c->out);
+            int rc = c->out.later.poll(c->out.later.arg, &c->out, now_ms);
             if (rc != OFCD_CTL_LATER) {
                 c->out.later = (struct ofcd_ctl_later){0};
                 complete(s, c, rc, now_ms);

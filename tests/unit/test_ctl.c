@@ -231,13 +231,15 @@ static void test_wire(void **state)
 struct later_state {
     bool ready;
     int polls, cancels;
+    uint64_t last_now_ms;
 };
 
-static int later_poll(void *arg, struct ofcd_ctl_out *out)
+static int later_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
 {
     struct later_state *ls = arg;
 
     ls->polls++;
+    ls->last_now_ms = now_ms;
     if (!ls->ready)
         return OFCD_CTL_LATER;
     ofcd_ctl_printf(out, "late answer\n");
@@ -546,6 +548,7 @@ static void test_server_later(void **state)
     for (int i = 0; i < 5; i++)
         serve(f, 10, 10);
     assert_true(f->later.polls >= 1);
+    assert_int_equal(f->later.last_now_ms, 10);
     ofcd_ctl_server_get_stats(f->srv, &st);
     assert_int_equal(st.requests, 0);
     f->later.ready = true;
