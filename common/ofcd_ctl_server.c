@@ -57,6 +57,18 @@ static void bump(uint64_t *v, int64_t by)
     __atomic_store_n(v, *v + (uint64_t)by, __ATOMIC_RELAXED);
 }
 
+/* Someone accepts connections at a: a live server, whose socket must not
+ * be taken (a dead one's refuses the connection). */
+static bool live(const struct sockaddr_un *a)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool up = fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof(*a)) == 0;
+
+    if (fd >= 0)
+        close(fd);
+    return up;
+}
+
 struct ofcd_ctl_server *ofcd_ctl_server_open(const char *path, struct ofcd_ctl *cmds,
                                              char *err, size_t errlen)
 {
@@ -81,7 +93,11 @@ struct ofcd_ctl_server *ofcd_ctl_server_open(const char *path, struct ofcd_ctl *
             snprintf(err, errlen, "%s exists and is not a socket: not replaced", path);
             goto fail;
         }
-        unlink(path);                   /* a dead server's (see header) */
+        if (live(&s->addr)) {
+            snprintf(err, errlen, "%s: another server listens there: not replaced", path);
+            goto fail;
+        }
+        unlink(path);                   /* a dead server's */
     }
     s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&s->addr, sizeof(s->addr)) < 0) {

@@ -14,9 +14,8 @@
  * reached is counted (group "ctl").
  *
  * The socket file is made mode 600 before the server listens, so only its
- * owner (root, for ofcd) can connect; a stale socket at the path is
- * replaced (the caller makes sure no live server owns it: ofcd holds the
- * instance lock of its file-prefix).
+ * owner (root, for ofcd) can connect; a stale socket at the path (nothing
+ * accepts on it: a dead server's) is replaced, a live one's is not.
  */
 #ifndef OFCD_CTL_SERVER_H
 #define OFCD_CTL_SERVER_H

@@ -425,6 +425,15 @@ static void test_server_path(void **state)
     ofcd_ctl_server_close(s);
     assert_int_equal(access(path, F_OK), -1);   /* removed at close */
 
+    /* A live server's socket (app.ctl_socket shared by two ofcds by
+     * mistake) is not taken from it. */
+    struct ofcd_ctl_server *live = ofcd_ctl_server_open(path, f->cmds, err, sizeof(err));
+    assert_non_null(live);
+    assert_null(ofcd_ctl_server_open(path, f->cmds, err, sizeof(err)));
+    assert_non_null(strstr(err, "another server listens there"));
+    assert_int_equal(access(path, F_OK), 0);
+    ofcd_ctl_server_close(live);
+
     snprintf(path, sizeof(path), "%s/file.ctl", f->dir);
     fd = open(path, O_CREAT | O_WRONLY, 0600);
     close(fd);
