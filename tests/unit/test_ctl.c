@@ -4,7 +4,8 @@
  * text, the socket server over real unix sockets with a fake clock (mode
  * 600, one request and its answer, a deferred answer, each bound reached
  * and counted: clients at once, request size, answer size, a client that
- * sends nothing or never reads) and the text an lcore hands over. */
+ * sends nothing or never reads), counters/show's text and group filter, and
+ * the text an lcore hands over. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ofcd_counters_ctl.h"
 #include "ofcd_ctl.h"
 #include "ofcd_ctl_server.h"
 #include "ofcd_ctl_wire.h"
@@ -613,6 +615,76 @@ static void test_log_commands(void **state)
     ofcd_ctl_destroy(c);
 }
 
+/* ---- counters/show -------------------------------------------------------------------- */
+
+#define T_TCP(X) X(segs_in, "segments in") X(retransmits, "segments sent again")
+#define T_TCP_STATE(X) X(established, "connections established now")
+struct t_tcp { T_TCP(OFCD_COUNTER_FIELD) };
+struct t_tcp_state { T_TCP_STATE(OFCD_COUNTER_FIELD) };
+OFCD_COUNTER_GROUP(t_tcp_counters, "tcp", struct t_tcp, T_TCP, OFCD_NO_COUNTERS);
+OFCD_COUNTER_GROUP(t_tcp_state_counters, "tcp_state", struct t_tcp_state,
+                   OFCD_NO_COUNTERS, T_TCP_STATE);
+
+/* Two lcores' tcp sets and a tcp_state set, as app_visit_counters walks. */
+static void fake_visit(void *src, ofcd_counter_fn fn, void *arg)
+{
+    const struct t_tcp *tcp = src;
+    struct t_tcp_state st = {.established = 3};
+
+    fn(arg, &t_tcp_counters, "lcore=\"0\"", OFCD_COUNTER_VALUES(&tcp[0]));
+    fn(arg, &t_tcp_state_counters, "", OFCD_COUNTER_VALUES(&st));
+    fn(arg, &t_tcp_counters, "lcore=\"1\"", OFCD_COUNTER_VALUES(&tcp[1]));
+}
+
+static char *show(const char *group, int want_rc)
+{
+    struct t_tcp tcp[2] = {{.segs_in = 12, .retransmits = 0}, {.segs_in = 7, .retransmits = 1}};
+    struct ofcd_ctl_out out;
+
+    ofcd_ctl_out_init(&out, OFCD_CTL_REPLY_MAX);
+    assert_int_equal(ofcd_counters_show(fake_visit, tcp, group, &out), want_rc);
+    ofcd_ctl_out_finish(&out);
+    char *text = strdup(out.buf ? out.buf : "");
+    ofcd_ctl_out_free(&out);
+    return text;
+}
+
+static void test_counters_show(void **state)
+{
+    char *text, line[32];
+
+    (void)state;
+    /* Every set, a line each as the log writes it: labels without quotes,
+     * every value, zeros too. */
+    text = show(NULL, 0);
+    assert_string_equal(text, "lcore=0 tcp: segs_in=12 retransmits=0\n"
+                              "tcp_state: established=3\n"
+                              "lcore=1 tcp: segs_in=7 retransmits=1\n");
+    free(text);
+    /* One group: its sets only; a group whose name starts the same is
+     * another group. */
+    text = show("tcp", 0);
+    assert_string_equal(text, "lcore=0 tcp: segs_in=12 retransmits=0\n"
+                              "lcore=1 tcp: segs_in=7 retransmits=1\n");
+    free(text);
+    text = show("tcp_state", 0);
+    assert_string_equal(text, "tcp_state: established=3\n");
+    free(text);
+    /* An unknown group: the error names the groups there are, once each. */
+    text = show("tc", -ENOENT);
+    assert_string_equal(text, "no counter group 'tc'; the groups: tcp tcp_state\n");
+    free(text);
+
+    /* A line longer than its buffer is cut, NUL-terminated, its length
+     * what it holds. */
+    struct t_tcp v = {.segs_in = 123456789, .retransmits = 5};
+    size_t n = ofcd_counter_set_format(line, sizeof(line), &t_tcp_counters, "lcore=\"0\"",
+                                       OFCD_COUNTER_VALUES(&v));
+    assert_int_equal(n, sizeof(line) - 1);
+    assert_int_equal(strlen(line), n);
+    assert_string_equal(line, "lcore=0 tcp: segs_in=123456789 ");
+}
+
 /* ---- the text an lcore hands over ------------------------------------------------------ */
 
 struct answerer {
@@ -690,6 +762,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_answer_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_later, setup, teardown),
         cmocka_unit_test(test_log_commands),
+        cmocka_unit_test(test_counters_show),
         cmocka_unit_test(test_textreq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
