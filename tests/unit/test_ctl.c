@@ -73,6 +73,17 @@ static int run(struct ofcd_ctl *c, const char *line, char **text)
     return rc;
 }
 
+/* line run in c: want_rc, and needle in the answer's text. */
+static void expect(struct ofcd_ctl *c, const char *line, int want_rc, const char *needle)
+{
+    char *text;
+
+    assert_int_equal(run(c, line, &text), want_rc);
+    if (!strstr(text, needle))
+        fail_msg("'%s' answered '%s', without '%s'", line, text, needle);
+    free(text);
+}
+
 static void test_registry(void **state)
 {
     struct ofcd_ctl *c = ofcd_ctl_create();
@@ -107,19 +118,13 @@ static void test_registry(void **state)
     free(text);
     assert_int_equal(calls, 1);
     /* Argument counts are checked before the handler runs. */
-    assert_int_equal(run(c, "test/echo a b c", &text), -EINVAL);
-    assert_non_null(strstr(text, "usage: test/echo A [B]"));
-    free(text);
-    assert_int_equal(run(c, "test/echo", &text), -EINVAL);
-    free(text);
+    expect(c, "test/echo a b c", -EINVAL,
+           "test/echo takes fewer arguments; usage: test/echo A [B]");
+    expect(c, "test/echo", -EINVAL, "test/echo takes more arguments");
     assert_int_equal(calls, 1);
-    assert_int_equal(run(c, "no/such", &text), -ENOENT);
-    assert_non_null(strstr(text, "unknown command 'no/such'"));
-    free(text);
+    expect(c, "no/such", -ENOENT, "unknown command 'no/such'");
     /* An error without text says what the errno says. */
-    assert_int_equal(run(c, "test/fail", &text), -ENODEV);
-    assert_string_equal(text, "test/fail: No such device\n");
-    free(text);
+    expect(c, "test/fail", -ENODEV, "test/fail: No such device\n");
 
     /* list-commands: every command once, in name order, with its usage
      * and help. */
@@ -600,12 +605,10 @@ static void test_log_commands(void **state)
     assert_non_null(strstr(text, "\nof         debug  OpenFlow"));
     assert_non_null(strstr(text, "\ntcp        info   "));
     free(text);
-    assert_int_equal(run(c, "log/set nosuch info", &text), -ENOENT);
-    assert_non_null(strstr(text, "unknown module 'nosuch'"));
-    free(text);
-    assert_int_equal(run(c, "log/set of loud", &text), -EINVAL);
-    assert_non_null(strstr(text, "unknown level 'loud'"));
-    free(text);
+    expect(c, "log/set nosuch info", -ENOENT, "unknown module 'nosuch'");
+    expect(c, "log/set of loud", -EINVAL, "unknown level 'loud'");
+    expect(c, "log/set of info extra", -EINVAL, "log/set takes fewer arguments");
+    expect(c, "log/set", -EINVAL, "log/set takes more arguments");
     assert_int_equal(ofcd_log_module_level("of"), OFCD_LOG_DEBUG);
     assert_int_equal(run(c, "log/set WARN", &text), 0);
     free(text);

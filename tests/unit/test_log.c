@@ -155,6 +155,19 @@ static void test_rate_limited_site(void **state)
     ofcd_log_ring_destroy(r);
 }
 
+/* The lines r holds now, taken out of it: exactly want of them, needle
+ * (unless NULL) among them. */
+static void expect_lines(struct ofcd_log_ring *r, unsigned want, const char *needle)
+{
+    unsigned n;
+    char *text = log_capture_text(r, &n);
+
+    assert_int_equal(n, want);
+    if (needle)
+        assert_non_null(strstr(text, needle));
+    free(text);
+}
+
 /* A module's level is its own: "of" at debug writes its debug lines while
  * "tcp" stays at info; "of" at error silences its info lines only; a name
  * the table does not hold is refused and changes nothing; setting every
@@ -184,10 +197,7 @@ static void test_module_levels(void **state)
     LOG_INFO("of", "of info");
     LOG_DEBUG("of", "of debug");
     LOG_ERR("of", "of error");
-    text = log_capture_text(r, &n);
-    assert_int_equal(n, 1);
-    assert_non_null(strstr(text, "ERROR of: of error\n"));
-    free(text);
+    expect_lines(r, 1, "ERROR of: of error\n");
 
     /* Unknown names: refused, nothing changed. */
     assert_int_equal(ofcd_log_set_module_level("nosuch", OFCD_LOG_DEBUG), -ENOENT);
@@ -197,10 +207,7 @@ static void test_module_levels(void **state)
     assert_int_equal(ofcd_log_set_module_level("other", OFCD_LOG_WARN), 0);
     LOG_INFO("test", "hidden");
     LOG_WARN("test", "shown");
-    text = log_capture_text(r, &n);
-    assert_int_equal(n, 1);
-    assert_non_null(strstr(text, "shown"));
-    free(text);
+    expect_lines(r, 1, "shown");
 
     /* Every module at once. */
     ofcd_log_set_level(OFCD_LOG_INFO);
@@ -214,9 +221,7 @@ static void test_module_levels(void **state)
     assert_null(ofcd_log_module_name(ofcd_log_module_count(), NULL));
     LOG_INFO("of", "back");
     LOG_DEBUG("of", "still quiet");
-    text = log_capture_text(r, &n);
-    assert_int_equal(n, 1);
-    free(text);
+    expect_lines(r, 1, "back");
     ofcd_log_use_ring(NULL);
     ofcd_log_ring_destroy(r);
 }
