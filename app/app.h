@@ -37,6 +37,8 @@
 
 struct echo_service;
 struct flowmgr;
+struct ofcd_ctl;
+struct ofcd_ctl_server;
 struct port;
 struct rest_server;
 struct rte_mempool;
@@ -88,12 +90,26 @@ struct app_ctx {
     struct flowmgr *fm;              /* the flow manager (control thread + REST) */
     pthread_t control;
     bool control_started;
+    /* ofcdctl: the commands and their socket (ctl_cmds.c), served by the
+     * control thread; conn/show's one request at a time, answered by the
+     * io lcores. */
+    struct ofcd_ctl *cmds;
+    struct ofcd_ctl_server *cmd_srv;
+    struct {
+        bool busy;
+        uint64_t deadline_ms;
+        bool asked[RTE_MAX_LCORE];
+    } conn_show;
     struct rx_signal rxsig;          /* takes the tap PMD's signals off the lcores */
 };
 
 /* views.c: every counter set — port, buffers, switches, flow manager, store,
  * then each lcore's published sets — for the stats log and /metrics. */
 void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg);
+
+/* views.c: one priority ring as a line: "<who> <id> <name>: depth ...". */
+size_t app_format_ring(char *line, size_t n, const char *who, unsigned id, const char *name,
+                       const struct msgq_stats *q);
 
 /* views.c: every lcore's priority rings (msg_in of workers, msg_out of io
  * lcores), for the stats log and /metrics. */

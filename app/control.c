@@ -13,6 +13,8 @@
 
 #include "flowmgr.h"
 #include "ofcd_clock.h"
+#include "ofcd_counters_ctl.h"
+#include "ofcd_ctl_server.h"
 #include "ofcd_log.h"
 #include "port.h"
 #include "store.h"
@@ -32,36 +34,23 @@ static uint64_t mono_ms(void)
     return ofcd_clock_mono_ms();
 }
 
-/* One log line per counter set: "lcore=0 tcp: segs_in=12 ...". Every value
- * is written, zeros too, so a field is always there to be read. */
+/* One log line per counter set, as counters/show writes it. */
 static void log_set(void *arg, const struct ofcd_counter_group *g, const char *labels,
                     const uint64_t *values)
 {
     char line[4096];
-    size_t len = 0;
 
     (void)arg;
-    for (const char *p = labels; *p && len < 64; p++)
-        if (*p != '"')
-            line[len++] = *p;
-    len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s:", len ? " " : "", g->name);
-    for (unsigned i = 0; i < g->n && len < sizeof(line); i++)
-        len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%lu", g->defs[i].name,
-                                (unsigned long)values[i]);
+    ofcd_counter_set_format(line, sizeof(line), g, labels, values);
     LOG_INFO("stats", "%s", line);
 }
 
 static void log_msgq(const char *who, unsigned id, const char *name, const struct msgq_stats *q)
 {
-    LOG_INFO("stats", "%s %u %s: depth P0..P3 %u/%u/%u/%u (max %u/%u/%u/%u), enqueued "
-             "%lu/%lu/%lu/%lu, failed %lu/%lu/%lu/%lu, starvation serves %lu/%lu/%lu", who, id, name,
-             q->depth[0], q->depth[1], q->depth[2], q->depth[3], q->depth_max[0],
-             q->depth_max[1], q->depth_max[2], q->depth_max[3], (unsigned long)q->enqueued[0],
-             (unsigned long)q->enqueued[1], (unsigned long)q->enqueued[2],
-             (unsigned long)q->enqueued[3], (unsigned long)q->enqueue_failed[0],
-             (unsigned long)q->enqueue_failed[1], (unsigned long)q->enqueue_failed[2],
-             (unsigned long)q->enqueue_failed[3], (unsigned long)q->starved_serves[1],
-             (unsigned long)q->starved_serves[2], (unsigned long)q->starved_serves[3]);
+    char line[512];
+
+    app_format_ring(line, sizeof(line), who, id, name, q);
+    LOG_INFO("stats", "%s", line);
 }
 
 static void log_ring(void *arg, unsigned lcore, const char *ring, const struct msgq_stats *q)
@@ -202,18 +191,29 @@ static bool events_waiting(const struct app_ctx *app)
     return false;
 }
 
-/* Sleep until the workers' doorbell or timeout_ms, then take one pending
- * signal of set (0 = none). Signals are not waited for: a signalfd in the
- * poll would wake this thread for every signal the process gets — DPDK's
- * tap raises one per received frame, thousands a second — so they are
- * taken at the next wake-up, within CONTROL_WAKE_MS. */
+/* What the control thread sleeps on: the workers' doorbell, then
+ * ofcdctl's listener and clients. */
+struct control_fds {
+    struct pollfd fds[1 + OFCD_CTL_POLLFDS];
+    unsigned n_ctl;                     /* the command socket's, after fds[0] */
+};
+
+/* Sleep until the workers' doorbell, a command client or timeout_ms, then
+ * take one pending signal of set (0 = none). Signals are not waited for: a
+ * signalfd in the poll would wake this thread for every signal the process
+ * gets — DPDK's tap raises one per received frame, thousands a second — so
+ * they are taken at the next wake-up, within CONTROL_WAKE_MS. */
 static int control_sleep(struct app_ctx *app, const sigset_t *set, bool armed, int timeout_ms,
-                         bool *rung)
+                         struct control_fds *cf, bool *rung)
 {
-    struct pollfd p = {.fd = armed ? app->events_bell.fd : -1, .events = POLLIN};
     const struct timespec now = {0, 0};
 
-    *rung = poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLIN);
+    cf->fds[0] = (struct pollfd){.fd = armed ? app->events_bell.fd : -1, .events = POLLIN};
+    cf->n_ctl = app->cmd_srv ? ofcd_ctl_server_fds(app->cmd_srv, cf->fds + 1) : 0;
+    int ready = poll(cf->fds, 1 + cf->n_ctl, timeout_ms);
+    if (ready < 0)
+        cf->n_ctl = 0;                  /* EINTR: nothing to serve but the time */
+    *rung = ready > 0 && (cf->fds[0].revents & POLLIN);
     int sig = sigtimedwait(set, NULL, &now);
     return sig > 0 ? sig : 0;
 }
@@ -259,11 +259,16 @@ static void *control_main(void *arg)
             timeout = CONTROL_BELL_MIN_MS;
         }
         bool rung;
-        int sig = control_sleep(app, &set, armed, timeout, &rung);
+        struct control_fds cf;
+        int sig = control_sleep(app, &set, armed, timeout, &cf, &rung);
         if (armed)
             ofcd_doorbell_clear(&app->events_bell);
         if (rung)
             last_rung_ms = mono_ms();
+        /* ofcdctl: what is ready, deferred answers, clients out of time;
+         * nothing here waits on a client. */
+        if (app->cmd_srv)
+            ofcd_ctl_server_run(app->cmd_srv, cf.fds + 1, cf.n_ctl, mono_ms());
 
         if (sig == SIGINT || sig == SIGTERM) {
             LOG_INFO("control", "%s received: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -4,7 +4,9 @@
  * SIGUSR1 logs counters now, SIGUSR2 asks the lcores to log every TCP
  * connection and switch), the periodic counter log, link-state watching,
  * the workers' events (into the flow manager, then the switch view the REST
- * threads read) and the flow manager's tick (pacing, consistency checks).
+ * threads read), the flow manager's tick (pacing, consistency checks) and
+ * ofcdctl's socket (ctl_cmds.h: its fds in the same poll, the commands run
+ * here, never on an lcore).
  *
  * Signals are blocked in every thread (main blocks them before EAL creates
  * any) and taken here with sigtimedwait() at each wake-up (within

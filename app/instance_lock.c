@@ -64,6 +64,13 @@ int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t
     return fd;
 }
 
+int instance_ctl_path(char *out, size_t n, const char *dir, const char *prefix)
+{
+    int len = snprintf(out, n, "%s/%s.ctl", dir, prefix);
+
+    return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
 void instance_lock_release(int fd, const char *dir, const char *prefix)
 {
     char path[PATH_MAX];

@@ -21,6 +21,10 @@
  */
 int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t errlen);
 
+/* The path of the command socket (ofcdctl) of the ofcd that holds prefix's
+ * lock: dir/prefix.ctl. 0, or -ENAMETOOLONG when it does not fit n. */
+int instance_ctl_path(char *out, size_t n, const char *dir, const char *prefix);
+
 /* Release and remove the lock file. */
 void instance_lock_release(int fd, const char *dir, const char *prefix);
 

@@ -23,6 +23,7 @@
 #include "app.h"
 #include "cfg.h"
 #include "control.h"
+#include "ctl_cmds.h"
 #include "eal_args.h"
 #include "fault.h"
 #include "instance_lock.h"
@@ -66,7 +67,9 @@ static void usage(FILE *out)
             "                     terminal, or from stdin's first line\n"
             "  -h, --help         this text\n"
             "\n"
-            "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now.\n"
+            "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now;\n"
+            "SIGUSR2 logs every TCP connection and switch. At run time, ofcdctl talks to\n"
+            "app.ctl_socket, by default /run/ofcd/<EAL file-prefix>.ctl (ofcdctl --help).\n"
             "Exit codes: 0 clean stop, 1 run-time failure, 2 bad command line or config.\n"
             "\n");
     cfg_print_help(out);
@@ -301,6 +304,7 @@ static void app_teardown(struct app_ctx *app)
     rest_stop(app->rest);
     app->rest = NULL;
     control_stop(app);
+    ctl_cmds_close(app);             /* the control thread served it */
     rx_signal_stop(&app->rxsig);
     if (app->port)
         control_log_stats(app);
@@ -452,7 +456,7 @@ int main(int argc, char **argv)
     app.n_io = app.cfg.n_io_lcores;
 
     if (open_port(&app) < 0 || setup_kernel_side(&app) < 0 || wire_lcores(&app) < 0 ||
-        wire_openflow(&app) < 0)
+        wire_openflow(&app) < 0 || ctl_cmds_open(&app, prefix) < 0)
         goto out_eal;
     rc = control_start(&app, &cpus);
     if (rc < 0) {

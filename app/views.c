@@ -1,12 +1,17 @@
 /*
  * views: what threads other than an lcore read of the appliance — every
- * counter set in one walk (the stats log and /metrics both use it) and the
- * sources the REST face is given. Nothing here touches lcore-private state:
- * lcores are read through their published counters, rings through their
- * atomic statistics, the switch view under ctl_lock.
+ * counter set in one walk (the stats log, ofcdctl counters/show and
+ * /metrics use it), the text of a ring as the log and ofcdctl print it,
+ * and the sources the REST face is given. Nothing here touches
+ * lcore-private state: lcores are read through their published counters,
+ * rings through their atomic statistics, the switch view under ctl_lock.
  */
 #include "app.h"
+
+#include <stdio.h>
+
 #include "flowmgr.h"
+#include "ofcd_ctl_server.h"
 #include "port.h"
 #include "store.h"
 
@@ -53,12 +58,34 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
     struct rest_auth_stats ras;
     rest_auth_stats_read(&app->rest_auth_st, &ras);
     fn(arg, &rest_auth_counters, "", OFCD_COUNTER_VALUES(&ras));
+    if (app->cmd_srv) {
+        struct ofcd_ctl_stats cst;
+        ofcd_ctl_server_get_stats(app->cmd_srv, &cst);
+        fn(arg, &ofcd_ctl_counters, "", OFCD_COUNTER_VALUES(&cst));
+    }
     for (unsigned i = 0; i < app->n_inst; i++)
         if (app->inst[i].cls->counters)
             app->inst[i].cls->counters(app->inst[i].self, fn, arg);
     for (unsigned id = 0; id < RTE_MAX_LCORE; id++)
         if (app->lcores[id].lc)
             lcore_read_counters(app->lcores[id].lc, fn, arg);
+}
+
+size_t app_format_ring(char *line, size_t n, const char *who, unsigned id, const char *name,
+                       const struct msgq_stats *q)
+{
+    int len = snprintf(line, n, "%s %u %s: depth P0..P3 %u/%u/%u/%u (max %u/%u/%u/%u), "
+                       "enqueued %lu/%lu/%lu/%lu, failed %lu/%lu/%lu/%lu, starvation serves "
+                       "%lu/%lu/%lu", who, id, name,
+                       q->depth[0], q->depth[1], q->depth[2], q->depth[3], q->depth_max[0],
+                       q->depth_max[1], q->depth_max[2], q->depth_max[3],
+                       (unsigned long)q->enqueued[0], (unsigned long)q->enqueued[1],
+                       (unsigned long)q->enqueued[2], (unsigned long)q->enqueued[3],
+                       (unsigned long)q->enqueue_failed[0], (unsigned long)q->enqueue_failed[1],
+                       (unsigned long)q->enqueue_failed[2], (unsigned long)q->enqueue_failed[3],
+                       (unsigned long)q->starved_serves[1], (unsigned long)q->starved_serves[2],
+                       (unsigned long)q->starved_serves[3]);
+    return len < 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1;
 }
 
 /* ---- REST sources ----------------------------------------------------------------- */

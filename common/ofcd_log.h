@@ -4,8 +4,15 @@
  * Lines go to stderr as "<iso8601 time> <LEVEL> <component>: message", or,
  * from a thread that has set one (ofcd_log_use_ring: the lcores), to its
  * ring, which another thread drains (ofcd_log_ring.h).
- * The level is set once by ofcd_log_set_level() before any thread starts and
- * only read afterwards, so no lock is needed on the hot path.
+ *
+ * Levels are per module: the component a log call names ("of", "tcp",
+ * "flows", ...) is looked up in the module table of ofcd_log.c, and a
+ * component the table does not name logs at the level of "other". Main sets
+ * every module from app.log_level at start; `ofcdctl log/set` changes one or
+ * all at run time (on the control thread). The levels are the one process-wide
+ * state here, because a log call carries no context to hold them: relaxed
+ * atomics, so an lcore sees a change at its next line without a lock, and a
+ * line of a level no module logs costs one load.
  */
 #ifndef OFCD_LOG_H
 #define OFCD_LOG_H
@@ -25,9 +32,21 @@ enum ofcd_log_level {
 int ofcd_log_level_parse(const char *name);
 const char *ofcd_log_level_name(enum ofcd_log_level level);
 
-/* Write-once at start-up, before threads exist. */
+/* Every module at level. One writer at a time: main before threads start,
+ * then the control thread (any thread may read meanwhile). */
 void ofcd_log_set_level(enum ofcd_log_level level);
-int ofcd_log_enabled(enum ofcd_log_level level);
+/* One module (a name of the table, "other" included): 0, or -ENOENT when
+ * the table has no such module (nothing changed). Same writer rule. */
+int ofcd_log_set_module_level(const char *module, enum ofcd_log_level level);
+/* A module's level now, or -ENOENT. */
+int ofcd_log_module_level(const char *module);
+/* The table, for log/list: how many modules, and module i's name (NULL
+ * past the end) with its one-line description in *help (when not NULL). */
+unsigned ofcd_log_module_count(void);
+const char *ofcd_log_module_name(unsigned i, const char **help);
+
+/* Would a line of component at level be written? Any thread. */
+int ofcd_log_enabled(const char *component, enum ofcd_log_level level);
 
 void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -51,7 +70,7 @@ char *ofcd_log_clean(char *dst, size_t n, const char *src);
 #define LOG_INFO(comp, ...) ofcd_log(OFCD_LOG_INFO, comp, __VA_ARGS__)
 #define LOG_DEBUG(comp, ...)                                                               \
     do {                                                                                   \
-        if (ofcd_log_enabled(OFCD_LOG_DEBUG))                                              \
+        if (ofcd_log_enabled(comp, OFCD_LOG_DEBUG))                                        \
             ofcd_log(OFCD_LOG_DEBUG, comp, __VA_ARGS__);                                   \
     } while (0)
 

@@ -56,7 +56,8 @@ static inline bool ofcd_ratelimit(struct ofcd_ratelimit *rl, uint64_t now_us, ui
 #define OFCD_LOG_RL(level, rl, now_us, comp, ...)                                         \
     do {                                                                                  \
         uint64_t ofcd_rl_missed_;                                                         \
-        if (ofcd_log_enabled(level) && ofcd_ratelimit((rl), (now_us), &ofcd_rl_missed_))  \
+        if (ofcd_log_enabled((comp), (level)) &&                                          \
+            ofcd_ratelimit((rl), (now_us), &ofcd_rl_missed_))                             \
             ofcd_log_missed((level), (comp), ofcd_rl_missed_, __VA_ARGS__);               \
     } while (0)
 #define LOG_ERR_RL(rl, now_us, comp, ...) OFCD_LOG_RL(OFCD_LOG_ERR, rl, now_us, comp, __VA_ARGS__)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/un.h>
 
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
@@ -1436,6 +1437,19 @@ static int check_rest(struct ofcd_config *cfg, char *err, size_t errlen)
     return -EINVAL;
 }
 
+/* A unix socket's path must fit sun_path with its NUL: refused here rather
+ * than when the socket is made, after the port and lcores have started. */
+static int check_app(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    size_t len = strlen(cfg->ctl_socket), max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+
+    if (len <= max)
+        return 0;
+    snprintf(err, errlen, "app.ctl_socket is %zu bytes; a unix socket's path holds at most %zu",
+             len, max);
+    return -EINVAL;
+}
+
 static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     if (cfg_check_fault_dir("rx", &cfg->fault_rx, err, errlen) < 0 ||
@@ -1459,7 +1473,7 @@ static int check_store(struct ofcd_config *cfg, char *err, size_t errlen)
 /* In the order an operator reads the file; the first rule broken is named. */
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
     check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
-    cfg_check_shares, check_tls, check_tcp, check_rest, check_fault, check_fm_snapshot,
+    cfg_check_shares, check_tls, check_tcp, check_rest, check_app, check_fault, check_fm_snapshot,
     check_store,
 };
 

@@ -193,6 +193,7 @@ struct ofcd_config {
     char data_dir[CFG_STR_MAX];
     int log_level;                       /* enum ofcd_log_level */
     uint32_t stats_log_interval_s;       /* 0 = never */
+    char ctl_socket[CFG_STR_MAX];        /* ofcdctl's; "" = /run/ofcd/<file-prefix>.ctl */
 
     /* [fault] */
     bool fault_enabled;

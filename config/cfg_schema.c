@@ -425,6 +425,10 @@ const struct cfg_key cfg_keys[] = {
      .help = "least severe log level written", CFG_FIELD(log_level)},
     CFG_UINT("app", "stats_log_interval_s", stats_log_interval_s, 0, 86400, "60",
              "seconds between statistics lines in the log; 0 = never"),
+    CFG_STRING_OPT("app", "ctl_socket", ctl_socket,
+                   "unix socket ofcdctl talks to (mode 600, replaced if stale, removed at "
+                   "stop), at most 107 bytes (a socket path's limit; longer is refused at "
+                   "start); empty = /run/ofcd/<EAL file-prefix>.ctl"),
 
     CFG_BOOL("fault", "enabled", fault_enabled, "false",
              "wrap the port in the fault injector (for tests)"),

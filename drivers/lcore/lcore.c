@@ -191,7 +191,22 @@ void lcore_destroy(struct lcore_ctx *lc)
     }
     free(lc->staging);
     free(lc->snap);
+    ofcd_textreq_fini(&lc->conns);
     rte_free(lc);
+}
+
+int lcore_conns_ask(struct lcore_ctx *lc)
+{
+    return lc->cfg.io ? ofcd_textreq_ask(&lc->conns, LCORE_CONNS_TEXT_MAX) : -ENOTSUP;
+}
+
+const char *lcore_conns_text(struct lcore_ctx *lc, size_t *len, bool *cut)
+{
+    if (!lc->conns.buf || !ofcd_textreq_ready(&lc->conns))
+        return NULL;
+    *len = lc->conns.len;
+    *cut = lc->conns.cut;
+    return lc->conns.buf;
 }
 
 unsigned lcore_drain_log(struct lcore_ctx *lc, FILE *out)
@@ -276,14 +291,14 @@ static uint16_t lcore_io_rx(struct lcore_ctx *lc, uint64_t now_us)
     return nb;
 }
 
-static void lcore_log_conn(const struct tcp_conn *c, void *arg)
+/* One connection as operators read it: SIGUSR2's log line and conn/show's. */
+static void format_conn(char *buf, size_t n, const struct lcore_ctx *lc, const struct tcp_conn *c)
 {
-    const struct lcore_ctx *lc = arg;
     struct tcp_conn_info i;
     char peer[OFCD_PEER_STRLEN];
 
     tcp_conn_get_info(c, &i);
-    LOG_INFO("tcp", "lcore %u conn %s -> :%u %s una=%u nxt=%u max=%u rcv_nxt=%u "
+    snprintf(buf, n, "lcore %u conn %s -> :%u %s una=%u nxt=%u max=%u rcv_nxt=%u "
              "rcv_adv=%u snd_wnd=%u cwnd=%u sndq=%u rcvq=%u ooo=%u rto=%uus backoff=%u "
              "rtx=%d persist=%d recovery=%d fin_sent=%d fin_rcvd=%d closed=%d wants_write=%d "
              "retrans=%lu", lc->cfg.lcore_id, ofcd_peer_format(i.remote_ip, i.remote_port, peer),
@@ -292,6 +307,16 @@ static void lcore_log_conn(const struct tcp_conn *c, void *arg)
              i.snd_wnd, i.cwnd, i.snd_queued, i.rcv_queued, i.ooo_segs, i.rto_us, i.backoff,
              i.rtx_armed, i.persist, i.in_recovery, i.fin_sent, i.fin_rcvd, i.app_closed,
              i.wants_write, (unsigned long)i.retransmits);
+}
+
+#define CONN_LINE_MAX 400
+
+static void lcore_log_conn(const struct tcp_conn *c, void *arg)
+{
+    char line[CONN_LINE_MAX];
+
+    format_conn(line, sizeof(line), arg, c);
+    LOG_INFO("tcp", "%s", line);
 }
 
 static void lcore_dump(struct lcore_ctx *lc)
@@ -306,6 +331,24 @@ static void lcore_dump(struct lcore_ctx *lc)
             lc->tasks[i].dump(lc->tasks[i].arg);
 }
 
+static void lcore_text_conn(const struct tcp_conn *c, void *arg)
+{
+    struct lcore_ctx *lc = arg;
+    char line[CONN_LINE_MAX];
+
+    format_conn(line, sizeof(line), lc, c);
+    ofcd_textreq_printf(&lc->conns, "%s\n", line);
+}
+
+/* conn/show's answer, on the lcore that owns the connections. */
+static void lcore_answer_conns(struct lcore_ctx *lc)
+{
+    ofcd_textreq_printf(&lc->conns, "lcore %u: %u connections\n", lc->cfg.lcore_id,
+                        tcp_stack_conn_count(lc->tcp));
+    tcp_stack_foreach_conn(lc->tcp, lcore_text_conn, lc);
+    ofcd_textreq_answer(&lc->conns);
+}
+
 static void lcore_tick(struct lcore_ctx *lc, uint64_t now_us)
 {
     unsigned dump = atomic_load_explicit(lc->env.dump, memory_order_relaxed);
@@ -314,6 +357,8 @@ static void lcore_tick(struct lcore_ctx *lc, uint64_t now_us)
         lc->dump_seen = dump;
         lcore_dump(lc);
     }
+    if (lc->cfg.io && ofcd_textreq_pending(&lc->conns))
+        lcore_answer_conns(lc);
     if (lc->cfg.io)
         arp_cache_expire(lc->arp, now_us);
     publish(lc);

@@ -8,7 +8,8 @@
  *   rx      io: burst from the owned queue, each frame through net_rx();
  *           replies are rewritten in place and batched, TCP gets the rest.
  *   timers  io: the TCP stack's wheel; every LCORE_TICK_US: ARP expiry,
- *           the counter snapshot, the SIGUSR2 connection dump.
+ *           the counter snapshot, the SIGUSR2 connection dump, conn/show's
+ *           text (lcore_conns_ask).
  *   tasks   each task's poll, in the order they were added (the app adds the
  *           OpenFlow worker before the io side, so a reply made in an
  *           iteration leaves in it).
@@ -40,6 +41,7 @@
 #define LCORE_MAX_BURST 512
 #define LCORE_TXQ_MAX 512            /* frames batched before a tx burst */
 #define LCORE_MAX_TASKS 8
+#define LCORE_CONNS_TEXT_MAX ((size_t)4 << 20)  /* conn/show's text per lcore */
 
 /* What one lcore's loop did. */
 #define LCORE_COUNTERS(X)                                                                 \
@@ -128,6 +130,15 @@ int lcore_main(void *arg);
 void lcore_read_counters(struct lcore_ctx *lc, ofcd_counter_fn fn, void *arg);
 /* Any thread: loop iterations as last published (liveness). */
 uint64_t lcore_published_loops(struct lcore_ctx *lc);
+
+/* The control thread (one asker): ask an io lcore for its TCP connections
+ * as text, one line each as SIGUSR2 logs them, written on the lcore at its
+ * next tick (the connections are its own: nothing else may read them). 0,
+ * -EBUSY (the last ask is not answered yet), -ENOMEM, -ENOTSUP (no io
+ * role). The text, LCORE_CONNS_TEXT_MAX at most (*cut: more did not fit):
+ * NULL until it is written; the asker's to read until its next ask. */
+int lcore_conns_ask(struct lcore_ctx *lc);
+const char *lcore_conns_text(struct lcore_ctx *lc, size_t *len, bool *cut);
 
 /* The lcore's log lines to out (it logs into a ring so its loop never waits
  * on stderr): one thread drains, the control thread while it runs; what is

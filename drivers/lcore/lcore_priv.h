@@ -13,6 +13,7 @@
 #include "lcore.h"
 #include "net.h"
 #include "ofcd_seqlock.h"
+#include "ofcd_textreq.h"
 #include "tcp.h"
 
 #define LCORE_MAX_SETS 32            /* published counter sets */
@@ -32,6 +33,7 @@ struct lcore_ctx {
     uint64_t now_us;                 /* this iteration's clock */
     uint64_t next_tick_us;
     unsigned dump_seen;
+    struct ofcd_textreq conns;       /* conn/show: asked by the control thread */
     uint32_t empty_polls;
     struct lcore_stats stats;
     /* io role */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The ring is indexed with a mask. */
@@ -52,14 +53,62 @@ static uint64_t fault_add_sat(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-int fault_dir_init(struct fault_dir *dir, const struct fault_rates *rates, uint64_t seed)
+int fault_rates_check(const struct fault_rates *rates)
 {
-    if (dir == NULL || rates == NULL)
-        return -EINVAL;
     if (!fault_rate_ok(rates->drop) || !fault_rate_ok(rates->dup) ||
         !fault_rate_ok(rates->reorder) || !fault_rate_ok(rates->delay))
         return -EINVAL;
     if (rates->drop + rates->dup + rates->reorder + rates->delay > 1.0 + FAULT_RATE_SUM_SLACK)
+        return -EINVAL;
+    return 0;
+}
+
+int fault_rates_set_kv(struct fault_rates *rates, const char *kv, const char **why)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } probs[] = {{"drop", offsetof(struct fault_rates, drop)},
+                 {"dup", offsetof(struct fault_rates, dup)},
+                 {"reorder", offsetof(struct fault_rates, reorder)},
+                 {"delay", offsetof(struct fault_rates, delay)}};
+    const char *eq = strchr(kv, '=');
+    char *end;
+
+    if (!eq || !eq[1]) {
+        *why = "not KEY=VALUE";
+        return -EINVAL;
+    }
+    size_t klen = (size_t)(eq - kv);
+    const char *val = eq + 1;
+    if (klen == 8 && strncmp(kv, "delay_us", 8) == 0) {
+        errno = 0;
+        unsigned long long us = strtoull(val, &end, 10);
+        if (*end || errno || val[0] == '-' || us > UINT32_MAX) {
+            *why = "delay_us takes microseconds, 0..4294967295";
+            return -EINVAL;
+        }
+        rates->delay_us = (uint32_t)us;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(probs) / sizeof(probs[0]); i++) {
+        if (strlen(probs[i].key) != klen || strncmp(kv, probs[i].key, klen) != 0)
+            continue;
+        double p = strtod(val, &end);
+        if (*end || !fault_rate_ok(p)) {
+            *why = "a rate is a probability, 0..1";
+            return -EINVAL;
+        }
+        memcpy((char *)rates + probs[i].off, &p, sizeof(p));
+        return 0;
+    }
+    *why = "the keys are drop, dup, reorder, delay and delay_us";
+    return -EINVAL;
+}
+
+int fault_dir_init(struct fault_dir *dir, const struct fault_rates *rates, uint64_t seed)
+{
+    if (dir == NULL || rates == NULL || fault_rates_check(rates) < 0)
         return -EINVAL;
 
     memset(dir, 0, sizeof(*dir));

@@ -90,11 +90,21 @@ struct fault_pkt_ops {
     void *arg;
 };
 
+/* Rates a direction may take: each finite and in [0,1], drop + dup +
+ * reorder + delay <= 1 up to 1e-9 of rounding; delay_us is free. 0 or
+ * -EINVAL. */
+int fault_rates_check(const struct fault_rates *rates);
+
+/* One "KEY=VALUE" word (fault/set): drop, dup, reorder or delay = a
+ * probability in [0,1], delay_us = 0..4294967295. 0, or -EINVAL with *why
+ * naming what is wrong (rates untouched). The sum is fault_rates_check's. */
+int fault_rates_set_kv(struct fault_rates *rates, const char *kv, const char **why);
+
 /*
- * Validate rates (each finite and in [0,1], drop+dup+reorder+delay <= 1 up to
- * 1e-9 of rounding; delay_us is free) and seed the direction; any seed,
+ * Validate rates (fault_rates_check) and seed the direction; any seed,
  * including 0, is valid. Returns 0, or -EINVAL (dir untouched) on bad rates
- * or a NULL argument.
+ * or a NULL argument. A running direction takes new rates by assignment to
+ * dir->rates (on its own thread): held packets keep their plans.
  */
 int fault_dir_init(struct fault_dir *dir, const struct fault_rates *rates, uint64_t seed);
 

@@ -122,4 +122,11 @@ struct fault_rates;
 struct port *port_fault_wrap(struct port *inner, const struct fault_rates *rx,
                              const struct fault_rates *tx, uint64_t seed);
 
+struct ofcd_ctl;
+
+/* ofcdctl's fault/set for a port port_fault_wrap made (-EINVAL for another
+ * port): the rates shown or changed on the control thread, taken by each
+ * queue's lcore at its next poll. 0 or ofcd_ctl_register's error. */
+int port_fault_ctl_register(struct port *p, struct ofcd_ctl *c);
+
 #endif

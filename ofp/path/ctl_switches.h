@@ -133,4 +133,11 @@ void ctl_switches_get_stats(const struct ctl_switches *cs, struct ctl_switches_s
 /* Log one line per switch (SIGUSR2). */
 void ctl_switches_log(const struct ctl_switches *cs);
 
+struct ofcd_ctl;
+
+/* ofcdctl's switch/show [DPID] (ctl_switches_show.c): the view as text.
+ * Its handler runs on the control thread, the view's only writer, and so
+ * reads without the lock. 0 or ofcd_ctl_register's error. */
+int ctl_switches_ctl_register(struct ctl_switches *cs, struct ofcd_ctl *c);
+
 #endif

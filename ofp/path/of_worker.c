@@ -118,7 +118,7 @@ struct of_worker {
      * written line saying how many of its site were suppressed. */
     struct {
         struct ofcd_ratelimit up, down, down_settled, early_close, replaced, claim, ports_cut,
-            ports_seen, port_status, malformed, sw_error;
+            ports_seen, port_status, malformed, sw_error, handshake;
     } rl_log;
     uint64_t now_us, now_tsc;
     struct of_rec *recs[1u << OFW_HASH_BITS];
@@ -450,9 +450,18 @@ static void msg_init(struct ofp_msg *m, uint8_t type, uint32_t xid)
     m->hdr.xid = xid;
 }
 
+/* The handshake's steps, for `ofcdctl log/set of debug`. */
+#define LOG_HANDSHAKE(r, ...)                                                              \
+    OFCD_LOG_RL(OFCD_LOG_DEBUG, &(r)->w->rl_log.handshake, (r)->w->now_us, "of", __VA_ARGS__)
+
 static int c_hello(void *arg, uint32_t xid)
 {
+    struct of_rec *r = arg;
+    char peer[OFCD_PEER_STRLEN];
     struct ofp_msg m;
+
+    LOG_HANDSHAKE(r, "connection %#" PRIx64 " from %s: HELLO sent", r->h,
+                  ofcd_peer_format(r->peer_ip, r->peer_port, peer));
     msg_init(&m, OFPT_HELLO, xid);
     ofp_hello_init(&m.u.hello, 1u << OFP13_VERSION, true);
     return send_msg(arg, &m);
@@ -460,7 +469,11 @@ static int c_hello(void *arg, uint32_t xid)
 
 static int c_features(void *arg, uint32_t xid)
 {
+    struct of_rec *r = arg;
     struct ofp_msg m;
+
+    LOG_HANDSHAKE(r, "connection %#" PRIx64 ": HELLO agreed on version %u, FEATURES_REQUEST "
+                  "sent", r->h, r->chan.version);
     msg_init(&m, OFPT_FEATURES_REQUEST, xid);
     return send_msg(arg, &m);
 }
@@ -1449,6 +1462,7 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->rl_log.claim = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_log.ports_cut = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_log.ports_seen = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    w->rl_log.handshake = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(50, 1000);
     w->rl_log.port_status = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);
     w->rl_log.malformed = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     w->rl_log.sw_error = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 1000);

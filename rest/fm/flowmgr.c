@@ -16,7 +16,6 @@
 OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, flows_by_state,
                         FLOWMGR_COUNTERS, FLOWMGR_GAUGES);
 
-#define FM_SW_BUCKETS 4096u
 #define FM_FORGET_SWEEP_US 1000000u      /* look for switches to forget this often */
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
 #define FM_WIRE_SMALL 2048          /* a FLOW_MOD's bytes on the stack: nearly all fit */

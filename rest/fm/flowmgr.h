@@ -296,4 +296,11 @@ void flowmgr_snap_free(struct flowmgr_snap *s);
 
 void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out);
 
+struct ofcd_ctl;
+
+/* ofcdctl's fm/queue [DPID] (flowmgr_ctl.c): FLOW_MODs queued, reserved
+ * and in flight per switch, read under the lock. 0 or ofcd_ctl_register's
+ * error. */
+int flowmgr_ctl_register(struct flowmgr *fm, struct ofcd_ctl *c);
+
 #endif

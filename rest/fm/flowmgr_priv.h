@@ -1,6 +1,7 @@
 /*
  * flowmgr_priv: the flow manager's state (flowmgr.c), here so its white-box
- * test can reach it too (test_flowmgr starts a switch's xids near the wrap).
+ * test can reach it too (test_flowmgr starts a switch's xids near the wrap)
+ * and so can the operator's view of its queues (flowmgr_ctl.c, fm/queue).
  * Nothing else includes it: the consistency check sees the mirror through
  * fm_check.h's view, the snapshot is fm_snap.h's. Everything here is
  * guarded by flowmgr.lock.
@@ -9,7 +10,6 @@
 #define OFCD_FLOWMGR_PRIV_H
 
 #include <pthread.h>
-
 
 #include "flowmgr.h"
 #include "fm_check.h"
@@ -63,6 +63,7 @@ struct fm_batch {
 };
 
 #define FM_MAX_OWNERS 32
+#define FM_SW_BUCKETS 4096u             /* the switches' hash (flowmgr.c, flowmgr_ctl.c) */
 
 struct fm_switch {
     struct fm_switch *hnext;

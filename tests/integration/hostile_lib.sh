@@ -63,9 +63,7 @@ hostile_attack() {
     rss1=$(rss_kb)
     [ "$(good_downs)" = "$before_down" ] || {
         grep 'disconnected after' "$work/ofcd.log" | tail -5
-        kill -USR1 "$OFCD_PID"                # the counters, for whoever reads the log
-        sleep 0.5
-        grep -E 'lcore=0 (tcp|openflow_io|lcore):' "$work/ofcd.log" | tail -3
+        ofcdctl counters/show | grep -E '^lcore=0 (tcp|openflow_io|lcore):'
         fail "$name: good switches disconnected"
     }
     # The attackers that were switches leave when the peer exits.

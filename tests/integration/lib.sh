@@ -63,6 +63,9 @@ start_ofcd() {
     OFCD_LOG=$log
     wait_for_line "$log" 'ofcd ready|ERROR' 60 || { cat "$log"; fail "no 'ofcd ready' in 60 s"; }
     grep -q 'ofcd ready' "$log" || { cat "$log"; fail "ofcd failed to start"; }
+    # Where this ofcd serves ofcdctl, as it says (a test may move it).
+    OFCD_CTL_SOCK=$(sed -n "s/.*ofcdctl's socket: //p" "$log" | tail -1)
+    [ -n "$OFCD_CTL_SOCK" ] || fail "ofcd did not log its ofcdctl socket"
 }
 
 # stop_ofcd: SIGTERM, expect exit 0 within 5 s.
@@ -78,15 +81,32 @@ stop_ofcd() {
     [ $rc -eq 0 ] || fail "ofcd exit code $rc after SIGTERM"
 }
 
-# ofcd_stat LOG FIELD: ask the running ofcd for its counters (SIGUSR1), wait
-# for the fresh line and print FIELD's value from it (e.g. "tcp: conns").
+# ofcdctl ARGS...: ofcdctl (built next to ofcd) on the socket the running
+# ofcd logged (start_ofcd), else the one the test's configuration names.
+ofcdctl() {
+    local where=(${CONF:+--config "$CONF"})
+    [ -n "${OFCD_CTL_SOCK:-}" ] && where=(--socket "$OFCD_CTL_SOCK")
+    "${OFCDCTL:-$(dirname "$OFCD")/ofcdctl}" "${where[@]}" "$@"
+}
+
+# ctl_counter FIELD [GROUP]: FIELD's value (e.g. "conns_down") as the
+# running ofcd counts it now, from `ofcdctl counters/show [GROUP]`: the last
+# counter whose name is or ends in FIELD, in the order SIGUSR1 logs them
+# (as the log was read before: "chunks_free" finds tcp_chunks_free, and
+# "established" the last lcore's last set with such a counter). Fails,
+# saying so, when no set has it.
+ctl_counter() {
+    local field=$1 out v
+    out=$(ofcdctl counters/show ${2:+"$2"}) || return 1
+    v=$(grep -o -- "$field=[0-9]*" <<<"$out" | tail -1 | cut -d= -f2)
+    [ -n "$v" ] || { echo "no counter $field in ofcdctl counters/show ${2:-}" >&2; return 1; }
+    echo "$v"
+}
+
+# ofcd_stat LOG FIELD: ctl_counter FIELD, for the tests written when the
+# counters were read from LOG after SIGUSR1 (LOG is not read any more).
 ofcd_stat() {
-    local log=$1 field=$2 before
-    before=$(grep -c -- "$field=" "$log")
-    kill -USR1 "$OFCD_PID"
-    timeout 5 bash -c 'while [ "$(grep -c -- "$2=" "$0")" -le "$1" ]; do sleep 0.05; done' \
-        "$log" "$before" "$field" || return 1
-    grep -o -- "$field=[0-9]*" "$log" | tail -1 | cut -d= -f2
+    ctl_counter "$2"
 }
 
 # wait_stat LOG FIELD VALUE SECONDS [ge]: until the counter equals VALUE
@@ -96,7 +116,7 @@ wait_stat() {
     local log=$1 field=$2 want=$3 secs=$4 cmp=${5:-eq} v
     local end=$((SECONDS + secs))
     while [ $SECONDS -lt $end ]; do
-        v=$(ofcd_stat "$log" "$field") || return 1
+        v=$(ctl_counter "$field") || return 1
         [ "$cmp" = ge ] && [ "$v" -ge "$want" ] && return 0
         [ "$v" = "$want" ] && return 0
         sleep 0.2

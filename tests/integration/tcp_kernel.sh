@@ -38,8 +38,8 @@ run_client() {
 
 check_clean() {
     local log=$1 what=$2
-    wait_stat "$log" "connections" 0 30 || { kill -USR2 "$OFCD_PID"; sleep 0.5;
-        tail -30 "$log"; fail "$what: connections left behind"; }
+    wait_stat "$log" "connections" 0 30 || { ofcdctl conn/show | head -30;
+        fail "$what: connections left behind"; }
     local free total
     free=$(ofcd_stat "$log" "chunks_free") || fail "no chunk count"
     total=$(grep -o 'buffer_chunks = [0-9]*' "$CONF" | grep -o '[0-9]*$')

@@ -884,6 +884,37 @@ static void test_log_level_values(void **state)
     }
 }
 
+/* app.ctl_socket: empty (the built-in path from the EAL file-prefix) by
+ * default; a path longer than a unix socket's sun_path holds is refused
+ * when the configuration is finished, before anything starts. */
+static void test_ctl_socket(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX], a[256];
+    cfg_defaults(&c);
+
+    assert_string_equal(c.ctl_socket, "");
+    override_ok(&c, "app.ctl_socket=/run/ofcd/test.ctl");
+    assert_string_equal(c.ctl_socket, "/run/ofcd/test.ctl");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+
+    /* 107 bytes fit (and the NUL), 108 do not. */
+    int n = snprintf(a, sizeof(a), "app.ctl_socket=/");
+    memset(a + n, 'x', 106);
+    a[n + 106] = '\0';
+    override_ok(&c, a);
+    assert_int_equal(strlen(c.ctl_socket), 107);
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    a[n + 106] = 'x';
+    a[n + 107] = '\0';
+    override_ok(&c, a);
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "app.ctl_socket");
+    assert_has(err, "108 bytes");
+    assert_has(err, "at most 107");
+}
+
 /* ------------------------------------------------------------------------ */
 /* file syntax                                                                */
 
@@ -1836,6 +1867,7 @@ int main(void)
         cmocka_unit_test(test_lcore_lists),
         cmocka_unit_test(test_rate_values),
         cmocka_unit_test(test_log_level_values),
+        cmocka_unit_test(test_ctl_socket),
         cmocka_unit_test(test_file_syntax),
         cmocka_unit_test(test_crlf_and_bom),
         cmocka_unit_test(test_quoted_values),

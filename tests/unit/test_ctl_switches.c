@@ -3,7 +3,8 @@
  * switch gone for openflow.forget_after_s is forgotten on the workers' clock
  * (a fake one here) — not earlier, and not once it has come back; bounded
  * by max_known, a down switch without stored flows let go first; a down
- * switch's ports freed; the forget sweep looking only at what is due. */
+ * switch's ports freed; the forget sweep looking only at what is due;
+ * ofcdctl's switch/show over the view. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "ctl_switches.h"
+#include "ofcd_ctl.h"
 #include "ofp_msg.h"
 
 #define SEC_US 1000000ull
@@ -294,6 +298,61 @@ static void test_forget_visits_only_expired(void **state)
     ctl_switches_destroy(cs);
 }
 
+/* switch/show's text for words (argv), its status in *rc: malloc'd. */
+static char *show(struct ofcd_ctl *c, int argc, char **argv, int *rc)
+{
+    struct ofcd_ctl_out out;
+
+    ofcd_ctl_out_init(&out, OFCD_CTL_REPLY_MAX);
+    *rc = ofcd_ctl_execute(c, argc, argv, &out);
+    char *text = strdup(out.buf ? out.buf : "");
+    ofcd_ctl_out_free(&out);
+    return text;
+}
+
+/* switch/show: every switch known, one line each in dpid order; one
+ * switch whole with its ports; an unknown or malformed dpid an error. */
+static void test_switch_show(void **state)
+{
+    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct ofcd_ctl *c = ofcd_ctl_create();
+    int rc;
+
+    (void)state;
+    assert_int_equal(ctl_switches_ctl_register(cs, c), 0);
+    event_of(cs, 0xb2, QMSG_EV_SWITCH_UP, 9, 1 * SEC_US, 0);
+    event_of(cs, DPID, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US, 3);
+    event_of(cs, 0xb2, QMSG_EV_SWITCH_DOWN, 9, 2 * SEC_US, 0);
+
+    char *text = show(c, 1, (char *[]){"switch/show"}, &rc);
+    assert_int_equal(rc, 0);
+    const char *a = strstr(text, "00:00:00:00:00:00:00:a1 up   since ");
+    const char *b = strstr(text, "00:00:00:00:00:00:00:b2 down since ");
+    assert_non_null(strstr(text, "2 switches known\n"));
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(a < b);
+    assert_non_null(strstr(a, "3 ports"));
+    free(text);
+
+    text = show(c, 2, (char *[]){"switch/show", "161"}, &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(text, "switch 00:00:00:00:00:00:00:a1 (00000000000000a1): up since"));
+    assert_non_null(strstr(text, "  ports: 3\n    1 "));
+    assert_non_null(strstr(text, "\n    3 "));
+    free(text);
+
+    text = show(c, 2, (char *[]){"switch/show", "00:00:00:00:00:00:00:c3"}, &rc);
+    assert_int_equal(rc, -ENOENT);
+    assert_non_null(strstr(text, "00000000000000c3 is not known"));
+    free(text);
+    text = show(c, 2, (char *[]){"switch/show", "zz"}, &rc);
+    assert_int_equal(rc, -EINVAL);
+    free(text);
+    ofcd_ctl_destroy(c);
+    ctl_switches_destroy(cs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -305,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_ports_freed_at_down),
         cmocka_unit_test(test_late_port_status_after_down),
         cmocka_unit_test(test_forget_visits_only_expired),
+        cmocka_unit_test(test_switch_show),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

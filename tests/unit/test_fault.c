@@ -534,6 +534,35 @@ static void test_init_rejects(void **state)
     assert_int_equal(fault_dir_init(&c->dir, &ones, 0), 0);
 }
 
+/* fault/set's KEY=VALUE words: each key changes its own rate, bad keys
+ * and values are refused and change nothing; the same check as at init
+ * judges the result. */
+static void test_rates_from_words(void **state)
+{
+    struct fault_rates r = {.drop = 0.1, .delay_us = 7};
+    const char *why = NULL;
+
+    (void)state;
+    assert_int_equal(fault_rates_set_kv(&r, "dup=0.25", &why), 0);
+    assert_int_equal(fault_rates_set_kv(&r, "delay_us=2000", &why), 0);
+    assert_int_equal(fault_rates_set_kv(&r, "reorder=1e-2", &why), 0);
+    assert_true(r.drop == 0.1 && r.dup == 0.25 && r.reorder == 0.01 && r.delay == 0.0);
+    assert_int_equal(r.delay_us, 2000);
+    assert_int_equal(fault_rates_check(&r), 0);
+    const char *bad[] = {"dup", "dup=", "dup=x", "dup=0.5x", "dup=1.5", "dup=-0.1", "dup=nan",
+                         "speed=1", "delay_us=-1", "delay_us=4294967296", "delay_us=1.5"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why = NULL;
+        assert_int_equal(fault_rates_set_kv(&r, bad[i], &why), -EINVAL);
+        assert_non_null(why);
+    }
+    assert_true(r.dup == 0.25);
+    assert_int_equal(r.delay_us, 2000);
+    /* Each rate fine, together over 1: the check refuses the sum. */
+    assert_int_equal(fault_rates_set_kv(&r, "drop=0.8", &why), 0);
+    assert_int_equal(fault_rates_check(&r), -EINVAL);
+}
+
 /* Test-side generator for the clock and release sizes, apart from the engine's. */
 static uint32_t test_rand(uint64_t *s)
 {
@@ -689,6 +718,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_release_from_middle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hold_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_rejects, setup, teardown),
+        cmocka_unit_test(test_rates_from_words),
         cmocka_unit_test_setup_teardown(test_conservation_mixed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conservation_hold_full, setup, teardown),
     };

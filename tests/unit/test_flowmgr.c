@@ -9,7 +9,7 @@
  * drop; a reconnecting switch gets a flow-stats request and its missing
  * flows re-installed; the consistency check deletes old aliens only outside
  * the ignore ranges; non-strict DELETE selection; stored flows survive a
- * restart of the flow manager.
+ * restart of the flow manager; ofcdctl's fm/queue shows what waits.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +25,8 @@
 
 #include "flow_json.h"
 #include "flowmgr.h"
-#include "flowmgr_priv.h"      /* the xid counter, to start a test near the wrap */
+#include "flowmgr_priv.h"
+#include "ofcd_ctl.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
 #include "log_capture.h"
 #include "ofp_msg.h"
@@ -531,6 +532,55 @@ static void test_pacing_delays_never_drops(void **state)
      * is more than queue_max can never fit. */
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 17, &retry), -E2BIG);
     assert_int_equal(flowmgr_admit(t->fm, 0x999, 16, &retry), 0);
+}
+
+/* fm/queue's text for words, its status in *rc: malloc'd. */
+static char *fm_queue_text(struct t *t, int argc, char **argv, int *rc)
+{
+    struct ofcd_ctl *c = ofcd_ctl_create();
+    struct ofcd_ctl_out out;
+
+    assert_int_equal(flowmgr_ctl_register(t->fm, c), 0);
+    ofcd_ctl_out_init(&out, OFCD_CTL_REPLY_MAX);
+    *rc = ofcd_ctl_execute(c, argc, argv, &out);
+    char *text = strdup(out.buf ? out.buf : "");
+    ofcd_ctl_out_free(&out);
+    ofcd_ctl_destroy(c);
+    return text;
+}
+
+/* fm/queue: per switch what waits for pacing, what admitted requests hold
+ * and what is sent but not confirmed; with a dpid, each owner's queue. */
+static void test_fm_queue_shows_waiting(void **state)
+{
+    struct t *t = *state;
+    struct added a[5];
+    unsigned retry;
+    int rc;
+
+    t->cfg.pacing_per_s = 10;
+    reopen(t);
+    switch_up(t, CONN_A);
+    add_n(t, 5, a);                             /* 1 sent (burst of 1), 4 wait */
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 3, &retry), 0);
+    char *text = fm_queue_text(t, 1, (char *[]){"fm/queue"}, &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(text, "1 switches; FLOW_MODs waiting 4, reserved 3\n"));
+    assert_non_null(strstr(text, "00:00:00:00:00:00:10:01 up   queued 4 reserved 3 "
+                                 "in_flight 1 (1 batches) flows 5\n"));
+    free(text);
+    text = fm_queue_text(t, 2, (char *[]){"fm/queue", "00:00:00:00:00:00:10:01"}, &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(text, "  owner (none): queued 4, pacing tokens "));
+    free(text);
+    text = fm_queue_text(t, 2, (char *[]){"fm/queue", "0x77"}, &rc);
+    assert_int_equal(rc, -EINVAL);
+    free(text);
+    text = fm_queue_text(t, 2, (char *[]){"fm/queue", "77"}, &rc);
+    assert_int_equal(rc, -ENOENT);
+    assert_non_null(strstr(text, "no switch 000000000000004d"));
+    free(text);
+    flowmgr_admit_cancel(t->fm, DPID, 3);
 }
 
 /* Flows still waiting for their pacing turn are in flight: a check in the
@@ -1217,6 +1267,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_marks_that_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_switch_errors_rate_limited, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pacing_delays_never_drops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fm_queue_shows_waiting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paced_flows_not_requeued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),

@@ -1,13 +1,15 @@
 /* Unit tests of the log: ofcd_log_clean (what a switch sends cannot forge
  * log lines), the lcores' log ring (order, drops counted and told, one
- * producer and one consumer thread at once) and a rate-limited site's
- * lines (LOG_*_RL: bounded, the suppressed count told). */
+ * producer and one consumer thread at once), a rate-limited site's
+ * lines (LOG_*_RL: bounded, the suppressed count told) and the levels per
+ * module (log/set changes one module's lines and no other's). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -153,6 +155,104 @@ static void test_rate_limited_site(void **state)
     ofcd_log_ring_destroy(r);
 }
 
+/* The lines r holds now, taken out of it: exactly want of them, needle
+ * (unless NULL) among them. */
+static void expect_lines(struct ofcd_log_ring *r, unsigned want, const char *needle)
+{
+    unsigned n;
+    char *text = log_capture_text(r, &n);
+
+    assert_int_equal(n, want);
+    if (needle)
+        assert_non_null(strstr(text, needle));
+    free(text);
+}
+
+/* A module's level is its own: "of" at debug writes its debug lines while
+ * "tcp" stays at info; "of" at error silences its info lines only; a name
+ * the table does not hold is refused and changes nothing; setting every
+ * module puts them all back. Components no module names share "other". */
+static void test_module_levels(void **state)
+{
+    struct ofcd_log_ring *r = ofcd_log_ring_create("lcore 4", 64);
+    unsigned n;
+
+    (void)state;
+    assert_non_null(r);
+    ofcd_log_set_level(OFCD_LOG_INFO);
+    ofcd_log_use_ring(r);
+    assert_int_equal(ofcd_log_set_module_level("of", OFCD_LOG_DEBUG), 0);
+    assert_int_equal(ofcd_log_module_level("of"), OFCD_LOG_DEBUG);
+    assert_int_equal(ofcd_log_module_level("tcp"), OFCD_LOG_INFO);
+    LOG_DEBUG("of", "of debug");
+    LOG_DEBUG("tcp", "tcp debug");
+    LOG_INFO("tcp", "tcp info");
+    char *text = log_capture_text(r, &n);
+    assert_int_equal(n, 2);
+    assert_non_null(strstr(text, "DEBUG of: of debug\n"));
+    assert_non_null(strstr(text, "INFO  tcp: tcp info\n"));
+    free(text);
+
+    assert_int_equal(ofcd_log_set_module_level("of", OFCD_LOG_ERR), 0);
+    LOG_INFO("of", "of info");
+    LOG_DEBUG("of", "of debug");
+    LOG_ERR("of", "of error");
+    expect_lines(r, 1, "ERROR of: of error\n");
+
+    /* Unknown names: refused, nothing changed. */
+    assert_int_equal(ofcd_log_set_module_level("nosuch", OFCD_LOG_DEBUG), -ENOENT);
+    assert_int_equal(ofcd_log_module_level("nosuch"), -ENOENT);
+    assert_int_equal(ofcd_log_module_level("tcp"), OFCD_LOG_INFO);
+    /* A component outside the table is logged at "other"'s level. */
+    assert_int_equal(ofcd_log_set_module_level("other", OFCD_LOG_WARN), 0);
+    LOG_INFO("test", "hidden");
+    LOG_WARN("test", "shown");
+    expect_lines(r, 1, "shown");
+
+    /* Every module at once. */
+    ofcd_log_set_level(OFCD_LOG_INFO);
+    for (unsigned i = 0; i < ofcd_log_module_count(); i++) {
+        const char *help = NULL;
+        const char *name = ofcd_log_module_name(i, &help);
+        assert_non_null(name);
+        assert_non_null(help);
+        assert_int_equal(ofcd_log_module_level(name), OFCD_LOG_INFO);
+    }
+    assert_null(ofcd_log_module_name(ofcd_log_module_count(), NULL));
+    LOG_INFO("of", "back");
+    LOG_DEBUG("of", "still quiet");
+    expect_lines(r, 1, "back");
+    ofcd_log_use_ring(NULL);
+    ofcd_log_ring_destroy(r);
+}
+
+/* The level check an lcore makes while the control thread changes the
+ * level: relaxed atomics, no race the sanitizers see, and the last level
+ * set is the one in force afterwards. */
+static void *level_setter(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20000; i++)
+        ofcd_log_set_module_level("of", i & 1 ? OFCD_LOG_DEBUG : OFCD_LOG_WARN);
+    return NULL;
+}
+
+static void test_module_levels_threads(void **state)
+{
+    pthread_t t;
+    unsigned seen = 0;
+
+    (void)state;
+    assert_int_equal(pthread_create(&t, NULL, level_setter, NULL), 0);
+    for (int i = 0; i < 20000; i++)
+        seen += ofcd_log_enabled("of", OFCD_LOG_DEBUG) ? 1 : 0;
+    pthread_join(t, NULL);
+    (void)seen;
+    assert_true(ofcd_log_enabled("of", OFCD_LOG_DEBUG));     /* the setter's last: debug */
+    assert_false(ofcd_log_enabled("tcp", OFCD_LOG_DEBUG));
+    ofcd_log_set_level(OFCD_LOG_INFO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +260,8 @@ int main(void)
         cmocka_unit_test(test_ring_order_and_drops),
         cmocka_unit_test(test_ring_threads),
         cmocka_unit_test(test_rate_limited_site),
+        cmocka_unit_test(test_module_levels),
+        cmocka_unit_test(test_module_levels_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
