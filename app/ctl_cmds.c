@@ -6,14 +6,17 @@
 #include <string.h>
 #include <sys/un.h>
 
+#include "apps.h"
 #include "flowmgr.h"
 #include "instance_lock.h"
+#include "ofcd_clock.h"
 #include "ofcd_counters_ctl.h"
 #include "ofcd_ctl.h"
 #include "ofcd_ctl_server.h"
 #include "ofcd_log.h"
 #include "ofcd_log_ctl.h"
 #include "port.h"
+#include "store.h"
 
 /* ---- counters/show [GROUP] ---------------------------------------------------------- */
 
@@ -129,6 +132,33 @@ static int conn_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
     return ofcd_ctl_defer(out, &(struct ofcd_ctl_later){conn_show_poll, conn_show_cancel, app});
 }
 
+/* app/list: every app class this build has, on or off, and what a running
+ * one says of itself. */
+static int app_list(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
+{
+    struct app_ctx *app = arg;
+    char line[256];
+
+    (void)argc;
+    (void)argv;
+    for (unsigned k = 0; k < app_classes_n; k++) {
+        const struct app_class *cls = app_classes[k];
+        const struct app_inst *run = NULL;
+        for (unsigned i = 0; i < app->n_inst; i++)
+            if (app->inst[i].cls == cls)
+                run = &app->inst[i];
+        if (!run) {
+            ofcd_ctl_printf(out, "%-12s off (apps.%s = false)\n", cls->name, cls->name);
+            continue;
+        }
+        snprintf(line, sizeof(line), "on");
+        if (cls->status)
+            cls->status(run->self, line, sizeof(line));
+        ofcd_ctl_printf(out, "%-12s %s\n", cls->name, line);
+    }
+    return 0;
+}
+
 /* ---- life cycle ------------------------------------------------------------------------ */
 
 static int register_app_commands(struct app_ctx *app)
@@ -139,6 +169,8 @@ static int register_app_commands(struct app_ctx *app)
          0, 1, counters_show, app},
         {"conn/show", "", "each io lcore's TCP connections, as SIGUSR2 logs them (from the "
          "lcore itself)", 0, 0, conn_show, app},
+        {"app/list", "", "every app this build has, on or off, and what each running one says "
+         "of itself", 0, 0, app_list, app},
     };
     int rc = 0;
 
@@ -161,8 +193,14 @@ int ctl_cmds_open(struct app_ctx *app, const char *file_prefix)
         rc = ctl_switches_ctl_register(app->ctl, app->cmds);
     if (rc == 0 && app->fm)
         rc = flowmgr_ctl_register(app->fm, app->cmds);
+    if (rc == 0 && app->store)
+        rc = store_ctl_register(app->store, app->cmds);
     if (rc == 0 && app->cfg.fault_enabled)
         rc = port_fault_ctl_register(app->port, app->cmds);
+#if OFCD_TEST_SERVICES
+    if (rc == 0)
+        rc = ofcd_clock_ctl_register(app->cmds);
+#endif
     if (rc == 0)
         rc = register_app_commands(app);
     if (rc < 0) {

@@ -49,4 +49,9 @@ int ofcd_clock_warp_us(uint64_t delta_us);
  * with a condition variable whose clock attribute is CLOCK_MONOTONIC. */
 struct timespec ofcd_clock_deadline(uint64_t after_us);
 
+/* ofcdctl's time/warp (ofcd_clock_ctl.c), for test builds to register. 0 or
+ * ofcd_ctl_register's error. */
+struct ofcd_ctl;
+int ofcd_clock_ctl_register(struct ofcd_ctl *c);
+
 #endif

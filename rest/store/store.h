@@ -363,6 +363,11 @@ struct store *store_mem_open(const struct store_config *cfg);
 /* "lmdb" / "memory" -> *out: 0, or -EINVAL for another name. */
 int store_backend_by_name(const char *name, enum store_backend *out);
 
+/* ofcdctl's store/stats (store_ctl.c): the backend and its counters. 0, or
+ * ofcd_ctl_register's error; -EINVAL without a store. */
+struct ofcd_ctl;
+int store_ctl_register(struct store *s, struct ofcd_ctl *c);
+
 /* ---- the ops, under the callers' names ----------------------------------- */
 
 /* NULL is accepted. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ofcdctl against a running ofcd: the socket is root's only; every command
 # answers (list-commands, log/list, log/set, counters/show, conn/show,
-# switch/show, fm/queue, fault/set) and its errors exit 1 with ofcd's
+# switch/show, fm/queue, fault/set, app/list, store/stats, time/warp) and
+# its errors exit 1 with ofcd's
 # message; counters move with real traffic; log/set changes what a module
 # logs at once; fault/set
 # changes what the port does at once; a client that hangs, too many
@@ -77,13 +78,13 @@ pass "ofcdctl: --help, exit 2 without a command or an ofcd, exit 1 with ofcd's e
 
 out=$(ofcdctl list-commands) || fail "list-commands failed"
 for c in list-commands log/list log/set counters/show conn/show switch/show fm/queue \
-    fault/set; do
+    fault/set app/list store/stats time/warp; do
     l=$(grep -E "^$c( |$)" <<<"$out") || { echo "$out"; fail "list-commands lacks $c"; }
     # The help after the name and usage (column 36 on): a few words at least.
     [ "$(cut -c36- <<<"$l" | wc -w)" -ge 3 ] || fail "list-commands: $c has no help: '$l'"
 done
-[ "$(grep -c . <<<"$out")" = 8 ] || { echo "$out"; fail "list-commands: not 8 commands"; }
-pass "list-commands: the 8 commands, each with its help"
+[ "$(grep -c . <<<"$out")" = 11 ] || { echo "$out"; fail "list-commands: not 11 commands"; }
+pass "list-commands: the 11 commands (time/warp: a test build), each with its help"
 
 # --- log/set: at once, per module ------------------------------------------------------------
 [ "$(ofcdctl log/set of warn)" = "of: warn" ] || fail "log/set of warn"
@@ -164,6 +165,16 @@ out=$(ofcdctl fm/queue 12:zz 2>&1)
 [ $? = 1 ] && grep -q "12:zz" <<<"$out" || fail "fm/queue with a bad dpid: '$out'"
 pass "fm/queue: the switch and its flow; a bad dpid refused"
 
+# --- store/stats and app/list ------------------------------------------------------------------
+out=$(ofcdctl store/stats) || fail "store/stats failed"
+grep -qx 'backend lmdb' <<<"$out" || { echo "$out"; fail "store/stats: not the lmdb backend"; }
+put=$(awk '$1 == "records_put" {print $2}' <<<"$out")
+[ "${put:-0}" -ge 1 ] || { echo "$out"; fail "store/stats: the POSTed flow is not counted"; }
+out=$(ofcdctl app/list) || fail "app/list failed"
+grep -qE '^topology +off \(apps.topology = false\)$' <<<"$out" &&
+    grep -qE '^l2_learning +off ' <<<"$out" || { echo "$out"; fail "app/list: both apps off"; }
+pass "store/stats: lmdb, the POSTed flow counted; app/list: both apps off"
+
 # --- fault/set: the port drops what ofcd sends, then no more -------------------------------------
 ping -c 2 -W 1 10.66.0.2 >/dev/null || fail "ofcd does not answer ping"
 out=$(ofcdctl fault/set tx drop=1) || fail "fault/set tx drop=1"
@@ -227,6 +238,25 @@ grep -qE '^ctl: .*refused_busy=1 too_long=1 timed_out=8 ' <<<"$out" ||
     { echo "$out"; fail "the ctl counters"; }
 pass "bounds: 17th client refused, 5000-byte request refused, hung clients dropped; counted"
 
+# --- time/warp: a deleted flow's retention (an hour) passes at once -----------------------------
+FM=http://127.0.0.1:8181/api/kytos/flow_manager/v2
+code=$(curl -s -o "$work/del" -w '%{http_code}' -X DELETE -H 'Content-Type: application/json' \
+    -d '{"flows": [{"priority": 10, "match": {"in_port": 1}}]}' "$FM/flows/$DPID")
+[ "$code" = 202 ] || { cat "$work/del"; fail "DELETE the flow: $code"; }
+deleted() { curl -s "$FM/stored_flows?dpid=$DPID&state=deleted" | jq '[.[]? | .[]] | length'; }
+[ "$(deleted)" = 1 ] || fail "the deleted flow is not kept in state deleted"
+out=$(ofcdctl time/warp 0 2>&1)
+[ $? = 1 ] && grep -q "not a number of seconds" <<<"$out" || fail "time/warp 0: '$out'"
+out=$(ofcdctl time/warp 3601) || fail "time/warp 3601"
+grep -q '^warped 3601.000 s' <<<"$out" || fail "time/warp's answer: '$out'"
+# The control thread purges on its next periodic pass: wait for the flow to go.
+end=$((SECONDS + 10))
+while [ "$(deleted)" != 0 ] && [ $SECONDS -lt $end ]; do sleep 0.2; done
+[ "$(deleted)" = 0 ] || fail "the deleted flow outlived its retention after time/warp 3601"
+out=$(ofcdctl time/warp 86400 2>&1)
+[ $? = 1 ] && grep -q "a day in all at most" <<<"$out" || fail "a warp past a day: '$out'"
+pass "time/warp: an hour's retention passes at once; 0 and past a day refused"
+
 emu_stop
 stop_ofcd
 [ -e "$SOCK" ] && fail "$SOCK left behind after a clean stop"
@@ -243,5 +273,12 @@ out=$("$(dirname "$OFCD")/ofcdctl" --config "$work/moved.conf" log/list) ||
     fail "ofcdctl --config did not find app.ctl_socket"
 grep -qE '^of +info ' <<<"$out" || fail "log/list at the moved socket: '$out'"
 stop_ofcd
+start_ofcd "$work/ofcd3.log" --config "$CONF" --app.data_dir="$work/var" \
+    --app.stats_log_interval_s=0 --apps.topology=true
+out=$(ofcdctl app/list) || fail "app/list failed"
+grep -qE '^topology +on: 0 links known, 0 up, LLDP every 3000 ms$' <<<"$out" ||
+    { echo "$out"; fail "app/list: topology on, with its status"; }
+stop_ofcd
+pass "app/list: a running app says what it has"
 pass "app.ctl_socket moves the socket; ofcdctl --config finds it there"
 echo "ofcdctl: all checks passed"
