@@ -21,11 +21,6 @@
 
 /* ---- ids ------------------------------------------------------------------------ */
 
-void topo_rest_iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
-{
-    topo_end_id((struct topo_end){dpid, port}, out);
-}
-
 /* An interface id, "dpid:port", into its two parts. */
 static int iface_parse(const char *s, uint64_t *dpid, uint32_t *port)
 {
@@ -100,20 +95,6 @@ static unsigned meta_later(struct keep_job *j, const char *kind, const char *id,
 }
 
 /* ---- metadata ------------------------------------------------------------------- */
-
-static json_t *meta_of(struct topo_rest *t, const char *kind, const char *id)
-{
-    json_t *m = json_object_get(json_object_get(t->meta, kind), id);
-    return m ? json_deep_copy(m) : json_object();
-}
-
-json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id)
-{
-    pthread_mutex_lock(&t->meta_lock);
-    json_t *m = meta_of(t, kind, id);
-    pthread_mutex_unlock(&t->meta_lock);
-    return m;
-}
 
 /* Make next (taken) the entity's metadata: durable first, then shown. */
 static unsigned meta_commit(struct topo_rest *t, const char *kind, const char *id, json_t *next,
@@ -231,25 +212,6 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
 }
 
 /* ---- Kytos shapes --------------------------------------------------------------- */
-
-bool topo_rest_switch_enabled(const struct topo_rest *t, uint64_t dpid)
-{
-    return !(topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED);
-}
-
-void topo_rest_status_fields(json_t *j, bool active, bool enabled)
-{
-    json_t *why = json_array();
-    if (!enabled)
-        json_array_append_new(why, json_string("disabled"));
-    if (!active)
-        json_array_append_new(why, json_string("deactivated"));
-    json_object_set_new(j, "active", json_boolean(active));
-    json_object_set_new(j, "enabled", json_boolean(enabled));
-    json_object_set_new(j, "status",
-                        json_string(enabled && active ? "UP" : !enabled ? "DISABLED" : "DOWN"));
-    json_object_set_new(j, "status_reason", why);
-}
 
 /* ---- topology v3 ---------------------------------------------------------------- */
 

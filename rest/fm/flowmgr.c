@@ -597,8 +597,8 @@ static int request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
     return rc;
 }
 
-/* What the consistency check is lent of one switch (fm_check.h). */
-struct fm_view {
+/* What the consistency check is lent of one switch (fm_check.h's view). */
+struct fm_view_sw {
     struct flowmgr *fm;
     struct fm_switch *sw;
 };
@@ -610,8 +610,9 @@ static void view_flow(const struct fm_entry *f, struct fm_view_flow *out)
                                  .sent_us = f->sent_us};
 }
 
-bool fm_view_next(struct fm_view *v, struct fm_view_pos *pos, struct fm_view_flow *out)
+static bool view_next(void *arg, struct fm_view_pos *pos, struct fm_view_flow *out)
 {
+    const struct fm_view_sw *v = arg;
     const struct fm_entry *f = pos->next;
 
     while (!f && pos->bucket < v->sw->n_buckets)
@@ -623,8 +624,9 @@ bool fm_view_next(struct fm_view *v, struct fm_view_pos *pos, struct fm_view_flo
     return true;
 }
 
-bool fm_view_find(struct fm_view *v, uint64_t match_id, struct fm_view_flow *out)
+static bool view_find(void *arg, uint64_t match_id, struct fm_view_flow *out)
 {
+    const struct fm_view_sw *v = arg;
     const struct fm_entry *f = fm_entry_find(v->sw, match_id);
 
     if (f)
@@ -632,8 +634,9 @@ bool fm_view_find(struct fm_view *v, uint64_t match_id, struct fm_view_flow *out
     return f != NULL;
 }
 
-int fm_view_readd(struct fm_view *v, uint64_t match_id)
+static int view_readd(void *arg, uint64_t match_id)
 {
+    const struct fm_view_sw *v = arg;
     struct fm_entry *f = fm_entry_find(v->sw, match_id);
 
     if (!f)
@@ -641,9 +644,10 @@ int fm_view_readd(struct fm_view *v, uint64_t match_id)
     return fm_queue(v->fm, v->sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len);
 }
 
-int fm_view_delete_strict(struct fm_view *v, uint8_t table_id, uint16_t priority,
-                          const struct ofp_match *match)
+static int view_delete_strict(void *arg, uint8_t table_id, uint16_t priority,
+                              const struct ofp_match *match)
 {
+    const struct fm_view_sw *v = arg;
     struct ofp_flow_mod del = {
         .command = OFPFC_DELETE_STRICT,
         .table_id = table_id,
@@ -661,19 +665,29 @@ int fm_view_delete_strict(struct fm_view *v, uint8_t table_id, uint16_t priority
     return rc;
 }
 
-void fm_view_installed(struct fm_view *v, uint64_t match_id)
+static void view_installed(void *arg, uint64_t match_id)
 {
+    const struct fm_view_sw *v = arg;
     struct fm_entry *f = fm_entry_find(v->sw, match_id);
 
     if (f)
         fm_set_state(v->fm, v->sw, f, STORE_FLOW_INSTALLED, 0, 0);
 }
 
+static const struct fm_view_ops view_ops = {
+    .next = view_next,
+    .find = view_find,
+    .readd = view_readd,
+    .delete_strict = view_delete_strict,
+    .installed = view_installed,
+};
+
 /* The check over sw's snapshot; what it did is counted, logged and
  * published here. */
 static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, uint64_t now)
 {
-    struct fm_view v = {fm, sw};
+    struct fm_view_sw vs = {fm, sw};
+    const struct fm_view v = {&view_ops, &vs};
     struct fm_check_in in = {.dpid = sw->dpid, .cfg = &fm->cfg, .snap = &sw->snap,
                              .connect = connect, .up_us = sw->up_us, .now = now};
     struct fm_check_result r;

@@ -11,7 +11,7 @@
 #include "store.h"
 
 struct check_ctx {
-    struct fm_view *v;
+    const struct fm_view *v;
     const struct fm_check_in *in;
     struct fm_check_log *log;
     struct fm_check_result *r;
@@ -29,7 +29,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
 {
-    if (fm_view_delete_strict(c->v, fs->table_id, fs->priority, &fs->match) < 0)
+    if (c->v->ops->delete_strict(c->v->arg, fs->table_id, fs->priority, &fs->match) < 0)
         return;
     c->r->aliens++;
     if (c->logged++ < FM_CHECK_LOG_MAX) {
@@ -45,7 +45,7 @@ static void delete_alien(struct check_ctx *c, const struct ofp_flow_stats *fs)
  * timeouts changed behind ofcd's back): ADD the stored one over it. */
 static void reinstall_changed(struct check_ctx *c, uint64_t match_id)
 {
-    if (fm_view_readd(c->v, match_id))
+    if (c->v->ops->readd(c->v->arg, match_id))
         return;
     c->r->changed++;
     if (c->logged++ < FM_CHECK_LOG_MAX)
@@ -73,11 +73,11 @@ static int check_entry(struct check_ctx *c, const struct ofp_flow_stats *fs)
         c->cap_present = nc;
     }
     c->present[c->r->on_switch++] = id;
-    if (fm_view_find(c->v, id, &f)) {
+    if (c->v->ops->find(c->v->arg, id, &f)) {
         bool same = !whole || fm_flow_id_of(id, c->scratch) == f.flow_id;
         bool settled = !f.inflight && (f.sent_us == 0 || f.sent_us + window <= now);
         if (same && f.state == STORE_FLOW_PENDING && !f.inflight) {
-            fm_view_installed(c->v, id);
+            c->v->ops->installed(c->v->arg, id);
             c->r->confirmed++;
         } else if (!same && cfg->consistency && f.state != STORE_FLOW_ERROR && settled &&
                    (uint64_t)fs->duration_sec * 1000000u >= window) {
@@ -106,13 +106,13 @@ static void reinstall_missing(struct check_ctx *c)
     struct fm_view_pos pos = {0};
     struct fm_view_flow f;
 
-    while (fm_view_next(c->v, &pos, &f)) {
+    while (c->v->ops->next(c->v->arg, &pos, &f)) {
         if (f.state == STORE_FLOW_ERROR || f.inflight || f.sent_us > horizon)
             continue;
         if (c->r->on_switch &&
             bsearch(&f.match_id, c->present, c->r->on_switch, sizeof(uint64_t), cmp_u64))
             continue;
-        if (fm_view_readd(c->v, f.match_id))
+        if (c->v->ops->readd(c->v->arg, f.match_id))
             return;
         c->r->missing++;
         if (c->logged++ < FM_CHECK_LOG_MAX)
@@ -122,7 +122,7 @@ static void reinstall_missing(struct check_ctx *c)
     }
 }
 
-int fm_check_run(struct fm_view *v, const struct fm_check_in *in, struct fm_check_log *log,
+int fm_check_run(const struct fm_view *v, const struct fm_check_in *in, struct fm_check_log *log,
                  struct fm_check_result *out)
 {
     struct check_ctx c = {.v = v, .in = in, .log = log, .r = out};

@@ -21,9 +21,10 @@
  *
  * The check sees the flow manager only through the view below — one
  * switch's mirror, lent by flowmgr.c under its lock: a walk over the
- * mirrored flows, a lookup by match_id, and three calls. flowmgr.c
- * implements the view and calls fm_check_run; neither file includes the
- * other's internals. The check logs each action (rate-limited, the first
+ * mirrored flows, a lookup by match_id, and three calls, as a table of
+ * function pointers (struct fm_view_ops). flowmgr.c fills it and calls
+ * fm_check_run; neither file includes the other's internals, nor calls a
+ * name the other defines but fm_check_run. The check logs each action (rate-limited, the first
  * FM_CHECK_LOG_MAX of a check) and returns what it did; the flow manager
  * counts it, logs the summary and publishes it.
  */
@@ -38,9 +39,7 @@
 #include "fm_snap.h"
 #include "ofcd_ratelimit.h"
 
-/* ---- the view: implemented by flowmgr.c, called with its lock held ---------- */
-
-struct fm_view;                     /* one switch of the flow manager */
+/* ---- the view: lent by flowmgr.c, called with its lock held ---------------- */
 
 /* One mirrored (stored) flow as the check sees it. */
 struct fm_view_flow {
@@ -56,20 +55,33 @@ struct fm_view_pos {
     const void *next;
 };
 
-/* The next mirrored flow, in no particular order; false at the end. The
- * calls below may be made between two steps. */
-bool fm_view_next(struct fm_view *v, struct fm_view_pos *pos, struct fm_view_flow *out);
-/* The mirrored flow of match_id: false when none. */
-bool fm_view_find(struct fm_view *v, uint64_t match_id, struct fm_view_flow *out);
-/* Queue its stored ADD again (under its owner): 0, or -ENOMEM / -ENOENT. */
-int fm_view_readd(struct fm_view *v, uint64_t match_id);
-/* Queue a DELETE_STRICT of the switch's flow (table, priority, match): 0 or
- * -ENOMEM. */
-int fm_view_delete_strict(struct fm_view *v, uint8_t table_id, uint16_t priority,
-                          const struct ofp_match *match);
-/* The pending flow is on the switch in its stored version: installed (the
- * store is told). */
-void fm_view_installed(struct fm_view *v, uint64_t match_id);
+/*
+ * One switch of the flow manager, as a table of calls over its own arg, so
+ * the check is linked against nothing of the manager's (a test lends a
+ * fake mirror the same way):
+ *   next            the next mirrored flow, in no particular order; false
+ *                   at the end. The calls below may be made between steps.
+ *   find            the mirrored flow of match_id: false when none.
+ *   readd           queue its stored ADD again (under its owner): 0, or
+ *                   -ENOMEM / -ENOENT.
+ *   delete_strict   queue a DELETE_STRICT of the switch's flow (table,
+ *                   priority, match): 0 or -ENOMEM.
+ *   installed       the pending flow is on the switch in its stored
+ *                   version: installed (the store is told).
+ */
+struct fm_view_ops {
+    bool (*next)(void *arg, struct fm_view_pos *pos, struct fm_view_flow *out);
+    bool (*find)(void *arg, uint64_t match_id, struct fm_view_flow *out);
+    int (*readd)(void *arg, uint64_t match_id);
+    int (*delete_strict)(void *arg, uint8_t table_id, uint16_t priority,
+                         const struct ofp_match *match);
+    void (*installed)(void *arg, uint64_t match_id);
+};
+
+struct fm_view {
+    const struct fm_view_ops *ops;
+    void *arg;
+};
 
 /* ---- the check ---------------------------------------------------------------- */
 
@@ -102,7 +114,7 @@ struct fm_check_in {
 
 /* Run the check: 0, or -ENOMEM (what was done so far is in *out; no
  * verdict for the rest). */
-int fm_check_run(struct fm_view *v, const struct fm_check_in *in, struct fm_check_log *log,
+int fm_check_run(const struct fm_view *v, const struct fm_check_in *in, struct fm_check_log *log,
                  struct fm_check_result *out);
 
 #endif

@@ -1,8 +1,7 @@
 /*
  * test_fm_check: the consistency check alone, over a fake mirror — the
- * view of fm_check.h is all it may see of the flow manager, so this test
- * defines that view itself and links fm_check.c without flowmgr.c (were the
- * check to reach into flowmgr.c, this would not link). One reply against
+ * view of fm_check.h (a table of calls) is all it may see of the flow
+ * manager, so this test lends one of its own. One reply against
  * one mirror: a pending flow found is installed; a stored flow changed on
  * the switch and settled is put back, one with an ADD in flight is not;
  * missing flows are re-installed unless in error, in flight or sent within
@@ -37,22 +36,23 @@ struct fake_flow {
     bool readd, installed;
 };
 
-struct fm_view {
+struct fake_mirror {
     struct fake_flow flows[8];
     size_t n;
     unsigned deletes;
     uint16_t deleted_prio[8];
 };
 
-bool fm_view_next(struct fm_view *v, struct fm_view_pos *pos, struct fm_view_flow *out)
+static bool fake_next(void *arg, struct fm_view_pos *pos, struct fm_view_flow *out)
 {
+    struct fake_mirror *v = arg;
     if (pos->bucket == v->n)
         return false;
     *out = v->flows[pos->bucket++].f;
     return true;
 }
 
-static struct fake_flow *find(struct fm_view *v, uint64_t match_id)
+static struct fake_flow *find(struct fake_mirror *v, uint64_t match_id)
 {
     for (size_t i = 0; i < v->n; i++)
         if (v->flows[i].f.match_id == match_id)
@@ -60,36 +60,46 @@ static struct fake_flow *find(struct fm_view *v, uint64_t match_id)
     return NULL;
 }
 
-bool fm_view_find(struct fm_view *v, uint64_t match_id, struct fm_view_flow *out)
+static bool fake_find(void *arg, uint64_t match_id, struct fm_view_flow *out)
 {
-    struct fake_flow *f = find(v, match_id);
+    struct fake_flow *f = find(arg, match_id);
     if (f)
         *out = f->f;
     return f != NULL;
 }
 
-int fm_view_readd(struct fm_view *v, uint64_t match_id)
+static int fake_readd(void *arg, uint64_t match_id)
 {
-    struct fake_flow *f = find(v, match_id);
+    struct fake_flow *f = find(arg, match_id);
     if (!f)
         return -ENOENT;
     f->readd = true;
     return 0;
 }
 
-int fm_view_delete_strict(struct fm_view *v, uint8_t table_id, uint16_t priority,
-                          const struct ofp_match *match)
+static int fake_delete_strict(void *arg, uint8_t table_id, uint16_t priority,
+                              const struct ofp_match *match)
 {
+    struct fake_mirror *v = arg;
+
     (void)table_id;
     (void)match;
     v->deleted_prio[v->deletes++] = priority;
     return 0;
 }
 
-void fm_view_installed(struct fm_view *v, uint64_t match_id)
+static void fake_installed(void *arg, uint64_t match_id)
 {
-    find(v, match_id)->installed = true;
+    find(arg, match_id)->installed = true;
 }
+
+static const struct fm_view_ops fake_ops = {
+    .next = fake_next,
+    .find = fake_find,
+    .readd = fake_readd,
+    .delete_strict = fake_delete_strict,
+    .installed = fake_installed,
+};
 
 /* ---- flows and the reply ------------------------------------------------------------ */
 
@@ -115,7 +125,7 @@ static void entry(struct ofp_flow_stats *fs, uint16_t prio, unsigned port, uint3
 }
 
 /* The mirror's record of the flow of priority prio sending to port 1. */
-static struct fake_flow *stored(struct fm_view *v, uint16_t prio, uint8_t state, bool inflight,
+static struct fake_flow *stored(struct fake_mirror *v, uint16_t prio, uint8_t state, bool inflight,
                                 uint64_t sent_us)
 {
     struct ofp_flow_stats fs;
@@ -151,7 +161,7 @@ static void reply(struct fm_snap *s, uint64_t *held, const struct ofp_flow_stats
 
 /* The mirror and the switch of every case below. */
 struct scene {
-    struct fm_view v;
+    struct fake_mirror v;
     struct fake_flow *pending, *changed, *changed_busy, *missing, *in_error, *in_flight,
         *recent, *before_up;
     struct fm_snap snap;
@@ -197,7 +207,8 @@ static void run(struct scene *sc, bool connect, struct fm_check_result *r)
     struct fm_check_log log = FM_CHECK_LOG_INIT;
     struct fm_check_in in = {.dpid = DPID, .cfg = &sc->cfg, .snap = &sc->snap,
                              .connect = connect, .up_us = NOW - 10 * SEC, .now = NOW};
-    assert_int_equal(fm_check_run(&sc->v, &in, &log, r), 0);
+    const struct fm_view view = {&fake_ops, &sc->v};
+    assert_int_equal(fm_check_run(&view, &in, &log, r), 0);
     fm_snap_clear(&sc->snap, &sc->held);
 }
 
