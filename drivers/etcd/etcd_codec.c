@@ -1,0 +1,952 @@
+/*
+ * etcd_codec: the v3 JSON gateway's requests as text and its answers as
+ * structs (etcd_codec.h is the manual). jansson does the JSON; base64 and
+ * the number forms are ours, strict, so a hostile or broken answer fails
+ * here with a reason instead of reaching the store.
+ */
+#include "etcd_codec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static void seterr(char *err, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, ETCD_ERR_MAX, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- base64 ---- */
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t etcd_b64_encode(const uint8_t *in, size_t len, char *out)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        size_t rest = len - i;
+
+        if (rest > 1)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (rest > 2)
+            v |= in[i + 2];
+        out[o++] = B64[(v >> 18) & 63];
+        out[o++] = B64[(v >> 12) & 63];
+        out[o++] = rest > 1 ? B64[(v >> 6) & 63] : '=';
+        out[o++] = rest > 2 ? B64[v & 63] : '=';
+    }
+    out[o] = '\0';
+    return o;
+}
+
+static int b64_val(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int etcd_b64_decode(const char *in, size_t len, uint8_t *out)
+{
+    size_t o = 0;
+
+    if (len % 4)
+        return -EBADMSG;
+    for (size_t i = 0; i < len; i += 4) {
+        int v[4];
+        int pad = 0;
+
+        for (int j = 0; j < 4; j++) {
+            /* '=' only as the last one or two characters of the text. */
+            if (in[i + j] == '=' && i + 4 == len && j >= 2) {
+                v[j] = 0;
+                pad++;
+                continue;
+            }
+            if (pad)
+                return -EBADMSG;
+            v[j] = b64_val(in[i + j]);
+            if (v[j] < 0)
+                return -EBADMSG;
+        }
+        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 |
+                     (uint32_t)v[3];
+        out[o++] = (uint8_t)(w >> 16);
+        if (pad < 2)
+            out[o++] = (uint8_t)(w >> 8);
+        if (pad < 1)
+            out[o++] = (uint8_t)w;
+    }
+    return (int)o;
+}
+
+size_t etcd_prefix_end(const uint8_t *key, size_t key_len, uint8_t *out)
+{
+    for (size_t i = key_len; i > 0; i--) {
+        if (key[i - 1] != 0xff) {
+            memcpy(out, key, i);
+            out[i - 1]++;
+            return i;
+        }
+    }
+    out[0] = 0;
+    return 1;
+}
+
+/* ---- requests ---- */
+
+static int set_bytes(json_t *o, const char *name, const void *p, size_t n)
+{
+    char *s = malloc(ETCD_B64_LEN(n) + 1);
+
+    if (!s)
+        return -ENOMEM;
+    etcd_b64_encode(p, n, s);
+    int rc = json_object_set_new(o, name, json_string(s)) ? -ENOMEM : 0;
+    free(s);
+    return rc;
+}
+
+static int set_num(json_t *o, const char *name, int64_t v)
+{
+    char s[24];
+
+    snprintf(s, sizeof(s), "%" PRId64, v);
+    return json_object_set_new(o, name, json_string(s)) ? -ENOMEM : 0;
+}
+
+static int set_true(json_t *o, const char *name)
+{
+    return json_object_set_new(o, name, json_true()) ? -ENOMEM : 0;
+}
+
+static int check_key(const void *key, size_t len, bool empty_ok)
+{
+    if ((!key && len) || len > ETCD_KEY_MAX || (!len && !empty_ok))
+        return -EINVAL;
+    return 0;
+}
+
+/* key plus range_end for one key, a prefix or an explicit range. */
+static int set_span(json_t *o, const void *key, size_t key_len, bool prefix,
+                    const void *end, size_t end_len)
+{
+    int rc = check_key(key, key_len, prefix);
+
+    if (rc || end_len > ETCD_KEY_MAX)
+        return rc ? rc : -EINVAL;
+    if ((rc = set_bytes(o, "key", key_len ? key : "", key_len ? key_len : 1)) < 0)
+        return rc;
+    if (prefix) {
+        uint8_t e[ETCD_KEY_MAX];
+        size_t n = key_len ? etcd_prefix_end(key, key_len, e) : 1;
+
+        if (!key_len)
+            e[0] = 0;
+        return set_bytes(o, "range_end", e, n);
+    }
+    if (end_len)
+        return set_bytes(o, "range_end", end, end_len);
+    return 0;
+}
+
+static int build_put(json_t *o, const struct etcd_put *p)
+{
+    int rc = check_key(p->key, p->key_len, false);
+
+    if (rc)
+        return rc;
+    if ((!p->value && p->value_len) || p->value_len > ETCD_VALUE_MAX || p->lease < 0)
+        return -EINVAL;
+    if ((rc = set_bytes(o, "key", p->key, p->key_len)) < 0 ||
+        (rc = set_bytes(o, "value", p->value_len ? p->value : "", p->value_len)) < 0)
+        return rc;
+    return p->lease ? set_num(o, "lease", p->lease) : 0;
+}
+
+static int build_range(json_t *o, const struct etcd_range *r)
+{
+    int rc;
+
+    if (r->limit < 0 || r->revision < 0)
+        return -EINVAL;
+    if ((rc = set_span(o, r->key, r->key_len, r->prefix, r->range_end, r->range_end_len)) < 0)
+        return rc;
+    if (r->limit && (rc = set_num(o, "limit", r->limit)) < 0)
+        return rc;
+    if (r->revision && (rc = set_num(o, "revision", r->revision)) < 0)
+        return rc;
+    return r->keys_only ? set_true(o, "keys_only") : 0;
+}
+
+static int build_delete(json_t *o, const struct etcd_delete *d)
+{
+    return set_span(o, d->key, d->key_len, d->prefix, NULL, 0);
+}
+
+static int finish(json_t *o, int rc, char **out)
+{
+    if (rc == 0) {
+        *out = json_dumps(o, JSON_COMPACT);
+        if (!*out)
+            rc = -ENOMEM;
+    }
+    json_decref(o);
+    return rc;
+}
+
+#define BUILD(fn, arg, out)                     \
+    do {                                        \
+        json_t *o_ = json_object();             \
+        if (!o_)                                \
+            return -ENOMEM;                     \
+        return finish(o_, fn(o_, arg), out);    \
+    } while (0)
+
+int etcd_req_put(const struct etcd_put *p, char **out)
+{
+    BUILD(build_put, p, out);
+}
+
+int etcd_req_range(const struct etcd_range *r, char **out)
+{
+    BUILD(build_range, r, out);
+}
+
+int etcd_req_delete(const struct etcd_delete *d, char **out)
+{
+    BUILD(build_delete, d, out);
+}
+
+static const char *const CMP_TARGET[] = {"VERSION", "CREATE", "MOD", "VALUE"};
+static const char *const CMP_RESULT[] = {"EQUAL", "GREATER", "LESS", "NOT_EQUAL"};
+static const char *const CMP_FIELD[] = {"version", "create_revision", "mod_revision"};
+static const char *const OP_NAME[] = {"request_range", "request_put", "request_delete_range"};
+
+static int build_cmp(json_t *o, const struct etcd_cmp *c)
+{
+    int rc;
+
+    if ((unsigned)c->target > ETCD_CMP_VALUE || (unsigned)c->result > ETCD_CMP_NOT_EQUAL ||
+        (rc = check_key(c->key, c->key_len, false)) < 0 || c->number < 0 ||
+        (!c->value && c->value_len) || c->value_len > ETCD_VALUE_MAX)
+        return -EINVAL;
+    if (json_object_set_new(o, "target", json_string(CMP_TARGET[c->target])) ||
+        json_object_set_new(o, "result", json_string(CMP_RESULT[c->result])))
+        return -ENOMEM;
+    if ((rc = set_bytes(o, "key", c->key, c->key_len)) < 0)
+        return rc;
+    if (c->target == ETCD_CMP_VALUE)
+        return set_bytes(o, "value", c->value_len ? c->value : "", c->value_len);
+    return set_num(o, CMP_FIELD[c->target], c->number);
+}
+
+static int build_op(json_t *o, const struct etcd_op *op)
+{
+    json_t *in = json_object();
+    int rc;
+
+    if (!in)
+        return -ENOMEM;
+    switch (op->kind) {
+    case ETCD_OP_RANGE:
+        rc = build_range(in, &op->u.range);
+        break;
+    case ETCD_OP_PUT:
+        rc = build_put(in, &op->u.put);
+        break;
+    case ETCD_OP_DELETE:
+        rc = build_delete(in, &op->u.del);
+        break;
+    default:
+        rc = -EINVAL;
+    }
+    if (rc == 0 && json_object_set_new(o, OP_NAME[op->kind], in))
+        return -ENOMEM;
+    if (rc)
+        json_decref(in);
+    return rc;
+}
+
+static int build_list(json_t *o, const char *name, const void *items, size_t n, size_t size,
+                      int (*one)(json_t *, const void *))
+{
+    json_t *a;
+
+    if (n > ETCD_TXN_OPS_MAX || (n && !items))
+        return -EINVAL;
+    if (!n)
+        return 0;
+    if (!(a = json_array()))
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_object();
+        int rc = e ? one(e, (const char *)items + i * size) : -ENOMEM;
+
+        if (rc == 0 && json_array_append_new(a, e))
+            rc = -ENOMEM;
+        else if (rc && e)
+            json_decref(e);
+        if (rc) {
+            json_decref(a);
+            return rc;
+        }
+    }
+    return json_object_set_new(o, name, a) ? -ENOMEM : 0;
+}
+
+static int one_cmp(json_t *o, const void *c)
+{
+    return build_cmp(o, c);
+}
+
+static int one_op(json_t *o, const void *op)
+{
+    return build_op(o, op);
+}
+
+static int build_txn(json_t *o, const struct etcd_txn *t)
+{
+    int rc;
+
+    if ((rc = build_list(o, "compare", t->cmp, t->n_cmp, sizeof(*t->cmp), one_cmp)) < 0 ||
+        (rc = build_list(o, "success", t->success, t->n_success, sizeof(*t->success),
+                         one_op)) < 0)
+        return rc;
+    return build_list(o, "failure", t->failure, t->n_failure, sizeof(*t->failure), one_op);
+}
+
+int etcd_req_txn(const struct etcd_txn *t, char **out)
+{
+    BUILD(build_txn, t, out);
+}
+
+int etcd_req_compact(int64_t revision, bool physical, char **out)
+{
+    json_t *o = json_object();
+    int rc;
+
+    if (!o)
+        return -ENOMEM;
+    rc = revision <= 0 ? -EINVAL : set_num(o, "revision", revision);
+    if (rc == 0 && physical)
+        rc = set_true(o, "physical");
+    return finish(o, rc, out);
+}
+
+static int req_id_or_ttl(const char *name, int64_t v, char **out)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return -ENOMEM;
+    return finish(o, v <= 0 ? -EINVAL : set_num(o, name, v), out);
+}
+
+int etcd_req_lease_grant(int64_t ttl_s, char **out)
+{
+    return req_id_or_ttl("TTL", ttl_s, out);
+}
+
+int etcd_req_lease_keepalive(int64_t id, char **out)
+{
+    return req_id_or_ttl("ID", id, out);
+}
+
+int etcd_req_lease_revoke(int64_t id, char **out)
+{
+    return req_id_or_ttl("ID", id, out);
+}
+
+static int build_watch(json_t *o, const struct etcd_watch_req *w)
+{
+    json_t *c = json_object();
+    int rc;
+
+    if (!c)
+        return -ENOMEM;
+    rc = w->start_revision < 0 ? -EINVAL
+                               : set_span(c, w->key, w->key_len, w->prefix, NULL, 0);
+    if (rc == 0 && w->start_revision)
+        rc = set_num(c, "start_revision", w->start_revision);
+    if (rc == 0 && w->prev_kv)
+        rc = set_true(c, "prev_kv");
+    if (rc == 0 && json_object_set_new(o, "create_request", c))
+        return -ENOMEM;
+    if (rc)
+        json_decref(c);
+    return rc;
+}
+
+int etcd_req_watch(const struct etcd_watch_req *w, char **out)
+{
+    BUILD(build_watch, w, out);
+}
+
+int etcd_req_auth(const char *name, const char *password, char **out)
+{
+    json_t *o = json_object();
+    int rc = 0;
+
+    if (!o)
+        return -ENOMEM;
+    if (!name || !password || !*name)
+        rc = -EINVAL;
+    else if (json_object_set_new(o, "name", json_string(name)) ||
+             json_object_set_new(o, "password", json_string(password)))
+        rc = -ENOMEM;
+    return finish(o, rc, out);
+}
+
+/* ---- responses ---- */
+
+int etcd_grpc_errno(int64_t code, const char *message)
+{
+    /* etcd answers a read or watch below the compaction with OutOfRange
+     * (11) and this text; no other code means it. */
+    if (message && strstr(message, "required revision has been compacted"))
+        return -ESTALE;
+    switch (code) {
+    case 3:
+        return -EINVAL;
+    case 4:
+        return -ETIMEDOUT;
+    case 5:
+        return -ENOENT;
+    case 7:
+    case 16:
+        return -EPERM;
+    case 14:
+        return -EAGAIN;
+    default:
+        return -EIO;
+    }
+}
+
+static int parse_i64_text(const char *s, int64_t *out)
+{
+    bool neg = *s == '-';
+    uint64_t v = 0;
+
+    s += neg;
+    if (!*s || strlen(s) > 19)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    if (v > (uint64_t)INT64_MAX + neg)
+        return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+static int get_i64(json_t *o, const char *name, int64_t *out, const char *where, char *err)
+{
+    json_t *v = json_object_get(o, name);
+
+    *out = 0;
+    if (!v)
+        return 0;
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return 0;
+    }
+    if (json_is_string(v) && parse_i64_text(json_string_value(v), out) == 0)
+        return 0;
+    seterr(err, "%s.%s: not a 64-bit integer", where, name);
+    return -EBADMSG;
+}
+
+static int get_bool(json_t *o, const char *name, bool *out, const char *where, char *err)
+{
+    json_t *v = json_object_get(o, name);
+
+    *out = false;
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v)) {
+        seterr(err, "%s.%s: not a boolean", where, name);
+        return -EBADMSG;
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* A base64 field into a NUL-terminated copy no longer than bound. */
+static int get_bytes(json_t *o, const char *name, size_t bound, uint8_t **out, size_t *len,
+                     const char *where, char *err)
+{
+    json_t *v = json_object_get(o, name);
+    size_t n = v && json_is_string(v) ? json_string_length(v) : 0;
+
+    *out = NULL;
+    *len = 0;
+    if (v && !json_is_string(v)) {
+        seterr(err, "%s.%s: not a string", where, name);
+        return -EBADMSG;
+    }
+    if (n > ETCD_B64_LEN(bound)) {
+        seterr(err, "%s.%s: longer than %zu bytes", where, name, bound);
+        return -EMSGSIZE;
+    }
+    if (!(*out = malloc(n / 4 * 3 + 1)))
+        return -ENOMEM;
+    int got = n ? etcd_b64_decode(json_string_value(v), n, *out) : 0;
+    if (got < 0) {
+        seterr(err, "%s.%s: not base64", where, name);
+        return -EBADMSG;
+    }
+    if ((size_t)got > bound) {
+        seterr(err, "%s.%s: longer than %zu bytes", where, name, bound);
+        return -EMSGSIZE;
+    }
+    (*out)[got] = 0;
+    *len = (size_t)got;
+    return 0;
+}
+
+static json_t *get_obj(json_t *o, const char *name, const char *where, char *err, int *rc)
+{
+    json_t *v = json_object_get(o, name);
+
+    *rc = 0;
+    if (v && !json_is_object(v)) {
+        seterr(err, "%s.%s: not an object", where, name);
+        *rc = -EBADMSG;
+        return NULL;
+    }
+    return v;
+}
+
+static json_t *get_array(json_t *o, const char *name, size_t bound, const char *where,
+                         char *err, int *rc)
+{
+    json_t *v = json_object_get(o, name);
+
+    *rc = 0;
+    if (v && !json_is_array(v)) {
+        seterr(err, "%s.%s: not an array", where, name);
+        *rc = -EBADMSG;
+        return NULL;
+    }
+    if (v && json_array_size(v) > bound) {
+        seterr(err, "%s.%s: more than %zu entries", where, name, bound);
+        *rc = -EMSGSIZE;
+        return NULL;
+    }
+    return v;
+}
+
+static int read_header(json_t *o, struct etcd_header *h, char *err)
+{
+    int rc;
+    json_t *v = get_obj(o, "header", "answer", err, &rc);
+    int64_t member = 0;
+
+    memset(h, 0, sizeof(*h));
+    if (!v)
+        return rc;
+    if ((rc = get_i64(v, "revision", &h->revision, "header", err)) < 0 ||
+        (rc = get_i64(v, "raft_term", &h->raft_term, "header", err)) < 0)
+        return rc;
+    /* member_id is a uint64 that may pass INT64_MAX; only shown, so an
+     * unsigned text is read as such and anything else left at 0. */
+    json_t *m = json_object_get(v, "member_id");
+    if (m && json_is_string(m))
+        h->member_id = strtoull(json_string_value(m), NULL, 10);
+    else if (get_i64(v, "member_id", &member, "header", NULL) == 0)
+        h->member_id = (uint64_t)member;
+    return 0;
+}
+
+static void kv_free(struct etcd_kv *kv)
+{
+    free(kv->key);
+    free(kv->value);
+    kv->key = kv->value = NULL;
+}
+
+static int read_kv(json_t *o, struct etcd_kv *kv, const char *where, char *err)
+{
+    int rc;
+
+    memset(kv, 0, sizeof(*kv));
+    if (!json_is_object(o)) {
+        seterr(err, "%s: not an object", where);
+        return -EBADMSG;
+    }
+    if ((rc = get_bytes(o, "key", ETCD_KEY_MAX, &kv->key, &kv->key_len, where, err)) < 0 ||
+        (rc = get_bytes(o, "value", ETCD_VALUE_MAX, &kv->value, &kv->value_len, where,
+                        err)) < 0 ||
+        (rc = get_i64(o, "create_revision", &kv->create_revision, where, err)) < 0 ||
+        (rc = get_i64(o, "mod_revision", &kv->mod_revision, where, err)) < 0 ||
+        (rc = get_i64(o, "version", &kv->version, where, err)) < 0 ||
+        (rc = get_i64(o, "lease", &kv->lease, where, err)) < 0)
+        return rc;
+    return 0;
+}
+
+static int read_kvs(json_t *o, struct etcd_kvs *k, const char *where, char *err)
+{
+    int rc;
+    json_t *a = get_array(o, "kvs", ETCD_KVS_MAX, where, err, &rc);
+    char w[64];
+
+    memset(k, 0, sizeof(*k));
+    if (rc)
+        return rc;
+    if ((rc = get_bool(o, "more", &k->more, where, err)) < 0 ||
+        (rc = get_i64(o, "count", &k->count, where, err)) < 0)
+        return rc;
+    if (!a || !json_array_size(a))
+        return 0;
+    if (!(k->kv = calloc(json_array_size(a), sizeof(*k->kv))))
+        return -ENOMEM;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        snprintf(w, sizeof(w), "%s.kvs[%zu]", where, i);
+        rc = read_kv(json_array_get(a, i), &k->kv[i], w, err);
+        k->n = i + 1;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void etcd_kvs_free(struct etcd_kvs *k)
+{
+    for (size_t i = 0; i < k->n; i++)
+        kv_free(&k->kv[i]);
+    free(k->kv);
+    k->kv = NULL;
+    k->n = 0;
+}
+
+/* The gateway's error forms: unary {"error": "...", "code": N, "message":
+ * "..."}; a stream's {"error": {"grpc_code": N, "message": "..."}}. */
+static int gateway_error(json_t *o, char *err)
+{
+    json_t *e = json_object_get(o, "error");
+    json_t *src = json_is_object(e) ? e : o;
+    int64_t code = 0;
+    const char *msg = json_string_value(json_object_get(src, "message"));
+
+    if (!e)
+        return 0;
+    if (get_i64(src, json_is_object(e) ? "grpc_code" : "code", &code, "error", NULL) < 0)
+        code = 2;
+    if (!msg)
+        msg = json_is_string(e) ? json_string_value(e) : "etcd error without a message";
+    seterr(err, "etcd: %s (code %" PRId64 ")", msg, code);
+    return etcd_grpc_errno(code, msg);
+}
+
+/* Parse, then a gateway error or the object to decode. */
+static json_t *load(const char *text, size_t len, char *err, int *rc)
+{
+    json_error_t je;
+    json_t *o;
+
+    *rc = 0;
+    if (len > ETCD_TEXT_MAX) {
+        seterr(err, "answer of %zu bytes, over %u", len, ETCD_TEXT_MAX);
+        *rc = -EMSGSIZE;
+        return NULL;
+    }
+    o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        seterr(err, "answer is not JSON: %s (line %d)", je.text, je.line);
+        *rc = -EBADMSG;
+        return NULL;
+    }
+    if (!json_is_object(o)) {
+        seterr(err, "answer is not a JSON object");
+        *rc = -EBADMSG;
+    } else {
+        *rc = gateway_error(o, err);
+    }
+    if (*rc) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+int etcd_decode_header_only(const char *text, size_t len, struct etcd_header *out, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+
+    memset(out, 0, sizeof(*out));
+    if (!o)
+        return rc;
+    rc = read_header(o, out, err);
+    json_decref(o);
+    return rc;
+}
+
+int etcd_decode_range(const char *text, size_t len, struct etcd_range_resp *out, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+
+    memset(out, 0, sizeof(*out));
+    if (!o)
+        return rc;
+    if ((rc = read_header(o, &out->hdr, err)) == 0)
+        rc = read_kvs(o, &out->kvs, "range", err);
+    json_decref(o);
+    return rc;
+}
+
+void etcd_range_resp_free(struct etcd_range_resp *r)
+{
+    etcd_kvs_free(&r->kvs);
+}
+
+int etcd_decode_delete(const char *text, size_t len, struct etcd_delete_resp *out, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+
+    memset(out, 0, sizeof(*out));
+    if (!o)
+        return rc;
+    if ((rc = read_header(o, &out->hdr, err)) == 0)
+        rc = get_i64(o, "deleted", &out->deleted, "delete", err);
+    json_decref(o);
+    return rc;
+}
+
+static int read_op_resp(json_t *o, struct etcd_op_resp *r, const char *where, char *err)
+{
+    json_t *v;
+
+    memset(r, 0, sizeof(*r));
+    if (!json_is_object(o) || json_object_size(o) != 1) {
+        seterr(err, "%s: not an object with one answer", where);
+        return -EBADMSG;
+    }
+    if ((v = json_object_get(o, "response_range")) && json_is_object(v)) {
+        r->kind = ETCD_OP_RANGE;
+        return read_kvs(v, &r->kvs, where, err);
+    }
+    if ((v = json_object_get(o, "response_put")) && json_is_object(v)) {
+        r->kind = ETCD_OP_PUT;
+        return 0;
+    }
+    if ((v = json_object_get(o, "response_delete_range")) && json_is_object(v)) {
+        r->kind = ETCD_OP_DELETE;
+        return get_i64(v, "deleted", &r->deleted, where, err);
+    }
+    seterr(err, "%s: no response_range, response_put or response_delete_range", where);
+    return -EBADMSG;
+}
+
+int etcd_decode_txn(const char *text, size_t len, struct etcd_txn_resp *out, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+    json_t *a;
+    char w[48];
+
+    memset(out, 0, sizeof(*out));
+    if (!o)
+        return rc;
+    if ((rc = read_header(o, &out->hdr, err)) < 0 ||
+        (rc = get_bool(o, "succeeded", &out->succeeded, "txn", err)) < 0)
+        goto done;
+    a = get_array(o, "responses", ETCD_TXN_OPS_MAX, "txn", err, &rc);
+    if (rc || !a || !json_array_size(a))
+        goto done;
+    if (!(out->resp = calloc(json_array_size(a), sizeof(*out->resp)))) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < json_array_size(a) && rc == 0; i++) {
+        snprintf(w, sizeof(w), "txn.responses[%zu]", i);
+        rc = read_op_resp(json_array_get(a, i), &out->resp[i], w, err);
+        out->n_resp = i + 1;
+    }
+done:
+    json_decref(o);
+    return rc;
+}
+
+void etcd_txn_resp_free(struct etcd_txn_resp *t)
+{
+    for (size_t i = 0; i < t->n_resp; i++)
+        etcd_kvs_free(&t->resp[i].kvs);
+    free(t->resp);
+    t->resp = NULL;
+    t->n_resp = 0;
+}
+
+/* A stream's message: {"result": {...}}, the result object returned. */
+static json_t *stream_result(json_t *o, const char *what, char *err, int *rc)
+{
+    json_t *r = json_object_get(o, "result");
+
+    if (!json_is_object(r)) {
+        seterr(err, "%s: no result object", what);
+        *rc = -EBADMSG;
+        return NULL;
+    }
+    return r;
+}
+
+int etcd_decode_lease(const char *text, size_t len, struct etcd_lease_resp *out, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+    json_t *r;
+
+    memset(out, 0, sizeof(*out));
+    if (!o)
+        return rc;
+    r = json_object_get(o, "result") ? stream_result(o, "lease", err, &rc) : o;
+    if (r && (rc = read_header(r, &out->hdr, err)) == 0 &&
+        (rc = get_i64(r, "ID", &out->id, "lease", err)) == 0)
+        rc = get_i64(r, "TTL", &out->ttl, "lease", err);
+    json_decref(o);
+    return rc;
+}
+
+static int read_event(json_t *o, struct etcd_event *e, const char *where, char *err)
+{
+    json_t *t = json_object_get(o, "type");
+    json_t *kv, *prev;
+    int rc;
+    char w[64];
+
+    memset(e, 0, sizeof(*e));
+    if (!json_is_object(o)) {
+        seterr(err, "%s: not an object", where);
+        return -EBADMSG;
+    }
+    if (t && (!json_is_string(t) || (strcmp(json_string_value(t), "PUT") &&
+                                     strcmp(json_string_value(t), "DELETE")))) {
+        seterr(err, "%s.type: neither PUT nor DELETE", where);
+        return -EBADMSG;
+    }
+    e->type = t && !strcmp(json_string_value(t), "DELETE") ? ETCD_EV_DELETE : ETCD_EV_PUT;
+    if (!(kv = get_obj(o, "kv", where, err, &rc))) {
+        if (!rc)
+            seterr(err, "%s: no kv", where);
+        return rc ? rc : -EBADMSG;
+    }
+    snprintf(w, sizeof(w), "%s.kv", where);
+    if ((rc = read_kv(kv, &e->kv, w, err)) < 0)
+        return rc;
+    if (!e->kv.key_len) {
+        seterr(err, "%s: empty key", w);
+        return -EBADMSG;
+    }
+    if (!(prev = get_obj(o, "prev_kv", where, err, &rc)))
+        return rc;
+    snprintf(w, sizeof(w), "%s.prev_kv", where);
+    e->has_prev = true;
+    return read_kv(prev, &e->prev, w, err);
+}
+
+int etcd_decode_watch(const char *text, size_t len, struct etcd_watch_resp *out, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+    json_t *r, *a, *reason;
+    char w[48];
+
+    memset(out, 0, sizeof(*out));
+    if (!o)
+        return rc;
+    if (!(r = stream_result(o, "watch", err, &rc)))
+        goto done;
+    if ((rc = read_header(r, &out->hdr, err)) < 0 ||
+        (rc = get_i64(r, "watch_id", &out->watch_id, "watch", err)) < 0 ||
+        (rc = get_bool(r, "created", &out->created, "watch", err)) < 0 ||
+        (rc = get_bool(r, "canceled", &out->canceled, "watch", err)) < 0 ||
+        (rc = get_i64(r, "compact_revision", &out->compact_revision, "watch", err)) < 0)
+        goto done;
+    if ((reason = json_object_get(r, "cancel_reason")) && json_is_string(reason))
+        snprintf(out->cancel_reason, sizeof(out->cancel_reason), "%s",
+                 json_string_value(reason));
+    a = get_array(r, "events", ETCD_EVENTS_MAX, "watch", err, &rc);
+    if (rc || !a || !json_array_size(a))
+        goto done;
+    if (!(out->ev = calloc(json_array_size(a), sizeof(*out->ev)))) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < json_array_size(a) && rc == 0; i++) {
+        snprintf(w, sizeof(w), "watch.events[%zu]", i);
+        rc = read_event(json_array_get(a, i), &out->ev[i], w, err);
+        out->n_ev = i + 1;
+    }
+done:
+    json_decref(o);
+    return rc;
+}
+
+void etcd_watch_resp_free(struct etcd_watch_resp *w)
+{
+    for (size_t i = 0; i < w->n_ev; i++) {
+        kv_free(&w->ev[i].kv);
+        kv_free(&w->ev[i].prev);
+    }
+    free(w->ev);
+    w->ev = NULL;
+    w->n_ev = 0;
+}
+
+int etcd_decode_auth(const char *text, size_t len, char *token, char *err)
+{
+    int rc;
+    json_t *o = load(text, len, err, &rc);
+    json_t *t;
+
+    token[0] = 0;
+    if (!o)
+        return rc;
+    t = json_object_get(o, "token");
+    if (!json_is_string(t) || !json_string_length(t) ||
+        json_string_length(t) >= ETCD_TOKEN_MAX ||
+        strlen(json_string_value(t)) != json_string_length(t)) {
+        seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
+        rc = -EBADMSG;
+    } else {
+        /* It goes into a header line: printable ASCII only, or a hostile
+         * etcd could add headers of its own to our requests. */
+        const char *s = json_string_value(t);
+        for (size_t i = 0; s[i]; i++)
+            if (s[i] < 0x21 || s[i] > 0x7e) {
+                seterr(err, "authenticate: token has a byte outside printable ASCII");
+                rc = -EBADMSG;
+                break;
+            }
+        if (rc == 0)
+            memcpy(token, s, json_string_length(t) + 1);
+    }
+    json_decref(o);
+    return rc;
+}
