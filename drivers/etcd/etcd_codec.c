@@ -426,6 +426,11 @@ int etcd_grpc_errno(int64_t code, const char *message)
      * (11) and this text; no other code means it. */
     if (message && strstr(message, "required revision has been compacted"))
         return -ESTALE;
+    /* A wrong password and a call without a token are InvalidArgument (3)
+     * in etcd 3.4, told apart by their text only. */
+    if (message && (strstr(message, "etcdserver: authentication failed") ||
+                    strstr(message, "etcdserver: user name is empty")))
+        return -EPERM;
     switch (code) {
     case 3:
         return -EINVAL;

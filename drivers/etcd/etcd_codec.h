@@ -230,7 +230,8 @@ struct etcd_watch_resp {
 };
 
 /* The negative errno for a gRPC status code and its message: a compacted
- * revision -ESTALE; unauthenticated or permission denied -EPERM; not found
+ * revision -ESTALE; unauthenticated, permission denied, a wrong password
+ * or a missing token (etcd 3.4 says InvalidArgument for those) -EPERM; not found
  * -ENOENT; invalid argument -EINVAL; deadline exceeded -ETIMEDOUT;
  * unavailable -EAGAIN; anything else -EIO. */
 int etcd_grpc_errno(int64_t code, const char *message);

@@ -37,7 +37,7 @@ etcd --name probe --data-dir "$work/data" \
     --listen-peer-urls http://127.0.0.1:23791 \
     --initial-advertise-peer-urls http://127.0.0.1:23791 \
     --initial-cluster probe=http://127.0.0.1:23791 \
-    --logger zap --log-outputs "$work/etcd.log" >/dev/null 2>&1 &
+    --auth-token-ttl 1 --logger zap --log-outputs "$work/etcd.log" >/dev/null 2>&1 &
 etcd_pid=$!
 # Ready when it serves clients: its own line saying so.
 wait_for_line "$work/etcd.log" 'serving client (traffic|requests)' 20 ||
@@ -45,6 +45,14 @@ wait_for_line "$work/etcd.log" 'serving client (traffic|requests)' 20 ||
 pass "etcd $(etcd --version | head -1 | cut -d' ' -f3) on $client"
 
 "$probe" check $dead $client || fail "etcd-probe check"
+
+# Authentication: a root user, auth on; this etcd's tokens live 1 s
+# (--auth-token-ttl), so the probe sees one expire and renews it.
+etcdctl --endpoints=$client user add root:probe-pw >/dev/null || fail "etcdctl user add"
+etcdctl --endpoints=$client role add root >/dev/null &&
+    etcdctl --endpoints=$client user grant-role root root >/dev/null || fail "etcdctl root role"
+etcdctl --endpoints=$client auth enable >/dev/null || fail "etcdctl auth enable"
+"$probe" auth $client root probe-pw || fail "etcd-probe auth"
 
 kill -STOP "$etcd_pid"
 "$probe" down ETIMEDOUT $client || fail "etcd stopped: the call does not time out cleanly"

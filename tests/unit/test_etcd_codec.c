@@ -393,6 +393,15 @@ static void test_decode_errors(void **state)
                          "\"message\":\"etcdserver: no leader\",\"http_status\":\"Service "
                          "Unavailable\"}}", &w), -EAGAIN);
     assert_non_null(strstr(err, "no leader"));
+    /* etcd 3.4 answers a wrong password and a missing token with
+     * InvalidArgument (3): they are authentication failures all the same. */
+    assert_int_equal(DEC(etcd_decode_header_only, "{\"error\":\"etcdserver: authentication "
+                         "failed, invalid user ID or password\",\"message\":\"etcdserver: "
+                         "authentication failed, invalid user ID or password\",\"code\":3}",
+                         &h), -EPERM);
+    assert_int_equal(DEC(etcd_decode_header_only, "{\"error\":\"etcdserver: user name is "
+                         "empty\",\"message\":\"etcdserver: user name is empty\",\"code\":3}",
+                         &h), -EPERM);
     assert_int_equal(etcd_grpc_errno(4, "context deadline exceeded"), -ETIMEDOUT);
     assert_int_equal(etcd_grpc_errno(3, "etcdserver: too many operations in txn request"),
                      -EINVAL);
