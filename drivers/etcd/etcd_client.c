@@ -355,11 +355,18 @@ static int rpc(struct etcd_client *c, const char *path, int build_rc, char *body
     return rc;
 }
 
-/* A decode's result: a success clears the last error. */
+/* A decode's result: a success clears the last error; an answer that is
+ * not the gateway's JSON under an HTTP error (a proxy's page, an etcd
+ * without the gateway) is told by its status and first bytes. */
 static int decoded(struct etcd_client *c, int rc)
 {
     if (rc == 0)
         c->err[0] = 0;
+    else if (rc == -EBADMSG && c->http_code != 200) {
+        fmt(c->err, "etcd %s: HTTP %ld: %.80s", c->url[c->cur], c->http_code,
+            c->resp.len ? c->resp.p : "(no body)");
+        rc = -EIO;
+    }
     return rc;
 }
 
@@ -494,8 +501,7 @@ static int watch_drain(struct etcd_watch *w, bool until_created)
             fmt(w->err, "etcd watch: canceled: %s",
                 r.cancel_reason[0] ? r.cancel_reason : "no reason given");
         }
-        if (r.canceled || r.compact_revision > 0)
-            w->state = r.compact_revision > 0 ? -ESTALE : -ECANCELED;
+        w->state = etcd_watch_end(&r);
         if (!w->created) {
             w->created = r.created;
         } else {
@@ -628,11 +634,21 @@ int etcd_watch_open(struct etcd_client *c, const struct etcd_watch_req *req, etc
         free(body);
         return rc;
     }
-    /* Like a call: the next endpoint only when this one cannot be reached. */
+    /* Like a call: the next endpoint only when this one cannot be reached;
+     * a token etcd no longer takes is renewed once. */
+    bool renewed = false;
     for (size_t tries = 0; tries < c->n_url; tries++) {
         size_t i = (c->cur + tries) % c->n_url;
 
         rc = watch_open_one(c, i, body, cb, arg, out, compact_rev);
+        if (rc == -EPERM && c->user && !renewed) {
+            renewed = true;
+            if ((rc = authenticate(c)) < 0)
+                break;
+            rc = watch_open_one(c, i, body, cb, arg, out, compact_rev);
+        }
+        if (rc == 0)
+            c->cur = i;
         if (rc != -ECONNREFUSED)
             break;
     }

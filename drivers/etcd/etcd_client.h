@@ -86,7 +86,8 @@ int etcd_watch_open(struct etcd_client *c, const struct etcd_watch_req *w, etcd_
 /* Waits up to timeout_ms for messages and delivers each complete one.
  * Returns how many were delivered (0 on a quiet timeout), or once the
  * watch is over: -ESTALE (compacted; the callback saw compact_revision),
- * -ECANCELED (etcd canceled it), -ECONNRESET (the stream ended),
+ * -EPERM (canceled for authentication), -ECANCELED (canceled for another
+ * reason), -ECONNRESET (the stream ended),
  * -EMSGSIZE, -EBADMSG; every later poll returns the same. */
 int etcd_watch_poll(struct etcd_watch *w, unsigned timeout_ms);
 const char *etcd_watch_error(const struct etcd_watch *w);

@@ -913,6 +913,19 @@ done:
     return rc;
 }
 
+int etcd_watch_end(const struct etcd_watch_resp *r)
+{
+    if (r->compact_revision > 0)
+        return -ESTALE;
+    if (!r->canceled)
+        return 0;
+    /* etcd puts the gRPC status of a refused watch in its reason text. */
+    if (strstr(r->cancel_reason, "code = Unauthenticated") ||
+        strstr(r->cancel_reason, "code = PermissionDenied"))
+        return -EPERM;
+    return -ECANCELED;
+}
+
 void etcd_watch_resp_free(struct etcd_watch_resp *w)
 {
     for (size_t i = 0; i < w->n_ev; i++) {

@@ -248,6 +248,11 @@ int etcd_decode_txn(const char *text, size_t len, struct etcd_txn_resp *out, cha
 int etcd_decode_lease(const char *text, size_t len, struct etcd_lease_resp *out, char *err);
 /* One line of the watch stream: {"result": {...}} or {"error": {...}}. */
 int etcd_decode_watch(const char *text, size_t len, struct etcd_watch_resp *out, char *err);
+/* Whether a watch message ends the watch: 0 (it goes on), -ESTALE
+ * (compacted), -EPERM (canceled for authentication: a token etcd no
+ * longer takes, or no permission on the keys), -ECANCELED (any other
+ * cancellation). */
+int etcd_watch_end(const struct etcd_watch_resp *r);
 /* token: ETCD_TOKEN_MAX bytes. */
 int etcd_decode_auth(const char *text, size_t len, char *token, char *err);
 

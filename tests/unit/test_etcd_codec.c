@@ -357,10 +357,27 @@ static void test_decode_watch(void **state)
     assert_true(w.canceled);
     assert_int_equal(w.compact_revision, 3);
     etcd_watch_resp_free(&w);
+    assert_int_equal(etcd_watch_end(&w), -ESTALE);
     assert_int_equal(DEC(etcd_decode_watch,
                          "{\"result\":{\"canceled\":true,\"cancel_reason\":\"gone\"}}", &w), 0);
     assert_string_equal(w.cancel_reason, "gone");
+    assert_int_equal(etcd_watch_end(&w), -ECANCELED);
     etcd_watch_resp_free(&w);
+    /* A watch made with a token etcd no longer takes is created, then
+     * canceled with this reason (etcd 3.4.23): an authentication failure,
+     * so the client authenticates again. */
+    assert_int_equal(DEC(etcd_decode_watch,
+                         "{\"result\":{\"header\":{\"revision\":\"9\"},\"canceled\":true,"
+                         "\"cancel_reason\":\"rpc error: code = Unauthenticated desc = "
+                         "etcdserver: invalid auth token\"}}", &w), 0);
+    assert_int_equal(etcd_watch_end(&w), -EPERM);
+    assert_int_equal(DEC(etcd_decode_watch,
+                         "{\"result\":{\"canceled\":true,\"cancel_reason\":\"rpc error: "
+                         "code = PermissionDenied desc = etcdserver: permission denied\"}}",
+                         &w), 0);
+    assert_int_equal(etcd_watch_end(&w), -EPERM);
+    assert_int_equal(DEC(etcd_decode_watch, "{\"result\":{\"created\":true}}", &w), 0);
+    assert_int_equal(etcd_watch_end(&w), 0);
 }
 
 static void test_decode_errors(void **state)
