@@ -62,4 +62,30 @@ kill "$etcd_pid"
 wait_for_exit "$etcd_pid" 10 || fail "etcd did not stop"
 etcd_pid=
 "$probe" down ECONNREFUSED $dead $client || fail "etcd gone: the call does not fail cleanly"
+
+# TLS: a CA of the test's own, etcd on https demanding client certificates.
+pki() {   # pki NAME SUBJECT [EXT]: a P-256 key and a certificate signed by the CA
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/$1.key" \
+        -subj "/CN=$2" -out "$work/$1.csr" 2>/dev/null
+    openssl x509 -req -in "$work/$1.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" \
+        -CAcreateserial -days 1 -out "$work/$1.crt" ${3:+-extfile <(echo "$3")} 2>/dev/null
+}
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/ca.key" \
+    -out "$work/ca.crt" -days 1 -subj /CN=probe-ca 2>/dev/null || fail "openssl: CA"
+pki server etcd "subjectAltName=IP:127.0.0.1" || fail "openssl: server certificate"
+pki client probe "extendedKeyUsage=clientAuth" || fail "openssl: client certificate"
+chmod 600 "$work"/*.key
+tls=https://127.0.0.1:23793
+etcd --name probe-tls --data-dir "$work/data-tls" \
+    --listen-client-urls $tls --advertise-client-urls $tls \
+    --cert-file "$work/server.crt" --key-file "$work/server.key" \
+    --client-cert-auth --trusted-ca-file "$work/ca.crt" \
+    --listen-peer-urls http://127.0.0.1:23794 \
+    --initial-advertise-peer-urls http://127.0.0.1:23794 \
+    --initial-cluster probe-tls=http://127.0.0.1:23794 \
+    --logger zap --log-outputs "$work/etcd-tls.log" >/dev/null 2>&1 &
+etcd_pid=$!
+wait_for_line "$work/etcd-tls.log" 'serving client (traffic|requests)' 20 ||
+    { tail -20 "$work/etcd-tls.log" >&2; fail "etcd on https did not start"; }
+"$probe" tls $tls "$work/ca.crt" "$work/client.crt" "$work/client.key" || fail "etcd-probe tls"
 pass "etcd client"

@@ -10,6 +10,10 @@
  *                                  of 1 s: no or wrong credentials -EPERM; the
  *                                  right ones put, get and watch, and keep
  *                                  working after the token expired
+ *   etcd-probe tls URL CA CERT KEY etcd on https demanding client certificates:
+ *                                  with the CA and a client certificate put and
+ *                                  get work; without the certificate, or without
+ *                                  the CA, the call fails with a message
  *
  * Prints "ok <check>" per check passed; the first failure prints
  * "FAIL <check>: <why>" and exits 1. Keys are under /probe/<pid>/.
@@ -356,6 +360,47 @@ static struct etcd_client *client(char **urls, size_t n)
     return client_as(urls, n, NULL, NULL);
 }
 
+static struct etcd_client *client_tls(char *url, const char *ca, const char *cert,
+                                      const char *key)
+{
+    char err[ETCD_ERR_MAX];
+    struct etcd_client_cfg cfg = {.endpoints = (const char *const *)&url, .n_endpoints = 1,
+                                  .timeout_ms = TIMEOUT_MS, .ca = ca, .cert = cert,
+                                  .key = key};
+    struct etcd_client *c = etcd_client_new(&cfg, err);
+
+    if (!c)
+        FAIL("client: %s", err);
+    return c;
+}
+
+static void check_tls(char *url, const char *ca, const char *cert, const char *key)
+{
+    struct etcd_client *c = client_tls(url, ca, cert, key);
+    struct etcd_client *no_cert = client_tls(url, ca, NULL, NULL);
+    struct etcd_client *no_ca = client_tls(url, NULL, cert, key);
+    struct etcd_put p = {"/probe/tls", 10, "x", 1, 0};
+    int rc;
+
+    check_name = "tls";
+    snprintf(pfx, sizeof(pfx), "/probe/tls/");
+    put(c, "k", "over-tls", 0);
+    const char *v = get(c, "k");
+    if (!v || strcmp(v, "over-tls"))
+        FAIL("read back %s", v ? v : "(absent)");
+    printf("ok tls: put and get with the CA and a client certificate\n");
+    if ((rc = etcd_put(no_cert, &p, NULL)) == 0 || !etcd_client_error(no_cert)[0])
+        FAIL("a put without a client certificate: %d", rc);
+    printf("ok tls: no client certificate: %s: %s\n", strerror(-rc),
+           etcd_client_error(no_cert));
+    if ((rc = etcd_put(no_ca, &p, NULL)) == 0 || !etcd_client_error(no_ca)[0])
+        FAIL("a put that does not trust etcd's CA: %d", rc);
+    printf("ok tls: etcd's CA not trusted: %s: %s\n", strerror(-rc), etcd_client_error(no_ca));
+    etcd_client_free(c);
+    etcd_client_free(no_cert);
+    etcd_client_free(no_ca);
+}
+
 static void check_auth(char *url, const char *user, const char *password)
 {
     struct etcd_client *anon = client(&url, 1);
@@ -411,6 +456,10 @@ static void check_auth(char *url, const char *user, const char *password)
 
 int main(int argc, char **argv)
 {
+    if (argc == 6 && !strcmp(argv[1], "tls")) {
+        check_tls(argv[2], argv[3], argv[4], argv[5]);
+        return 0;
+    }
     if (argc == 5 && !strcmp(argv[1], "auth")) {
         check_auth(argv[2], argv[3], argv[4]);
         return 0;
@@ -448,6 +497,6 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "usage: etcd-probe check URL... | etcd-probe down ERRNO URL... | "
-            "etcd-probe auth URL USER PASSWORD\n");
+            "etcd-probe auth URL USER PASSWORD | etcd-probe tls URL CA CERT KEY\n");
     return 2;
 }
