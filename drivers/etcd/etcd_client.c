@@ -473,6 +473,9 @@ static int watch_drain(struct etcd_watch *w, bool until_created)
     int delivered = 0;
     size_t off = 0;
 
+    /* Nothing has arrived yet: no buffer (memchr of NULL is undefined). */
+    if (!w->line.p)
+        return 0;
     while (!w->state) {
         char *nl = memchr(w->line.p + off, '\n', w->line.len - off);
         struct etcd_watch_resp r;

@@ -456,6 +456,8 @@ static void check_auth(char *url, const char *user, const char *password)
 
 int main(int argc, char **argv)
 {
+    /* Each line out as it is printed, so a crash still shows how far it got. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc == 6 && !strcmp(argv[1], "tls")) {
         check_tls(argv[2], argv[3], argv[4], argv[5]);
         return 0;
