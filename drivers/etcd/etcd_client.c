@@ -36,6 +36,7 @@ struct etcd_client {
     CURL *h;
     struct buf resp;
     long http_code;
+    struct etcd_client_stats stats;
     char err[ETCD_ERR_MAX];
 };
 
@@ -185,6 +186,11 @@ const char *etcd_client_error(const struct etcd_client *c)
     return c->err;
 }
 
+void etcd_client_stats(const struct etcd_client *c, struct etcd_client_stats *out)
+{
+    *out = c->stats;
+}
+
 const char *etcd_client_endpoint(const struct etcd_client *c)
 {
     return c->url[c->cur];
@@ -275,8 +281,12 @@ static int post_once(struct etcd_client *c, const char *path, const char *body, 
         c->resp.len = 0;
         c->resp.over = false;
         cr = curl_easy_perform(c->h);
+        long conns = 0;
+        if (curl_easy_getinfo(c->h, CURLINFO_NUM_CONNECTS, &conns) == CURLE_OK && conns > 0)
+            c->stats.connects += (uint64_t)conns;
         if (cr == CURLE_OK) {
             c->cur = i;
+            c->stats.calls++;
             curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->http_code);
             rc = 0;
             break;
@@ -284,6 +294,7 @@ static int post_once(struct etcd_client *c, const char *path, const char *body, 
         fmt(c->err, "etcd %s%s: %s", c->url[i], path, curl_easy_strerror(cr));
         if (before_send(cr, c->h)) {
             rc = cr == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
+            c->stats.failovers += tries + 1 < c->n_url;
             continue;
         }
         /* The request may have been applied: not sent again. The next
@@ -313,6 +324,7 @@ static int authenticate(struct etcd_client *c)
     int rc = etcd_req_auth(c->user, c->password, &body);
 
     c->token[0] = 0;
+    c->stats.auths++;
     if (rc == 0 && (rc = post_once(c, ETCD_PATH_AUTH, body, false)) == 0)
         rc = etcd_decode_auth(c->resp.p, c->resp.len, c->token, c->err);
     if (body) {

@@ -59,6 +59,15 @@ const char *etcd_client_error(const struct etcd_client *c);
 /* The endpoint the next call starts with. */
 const char *etcd_client_endpoint(const struct etcd_client *c);
 
+/* What a client has done since it was made (for its owner's counters). */
+struct etcd_client_stats {
+    uint64_t calls;         /* requests answered by etcd (errors included) */
+    uint64_t connects;      /* new connections: keep-alive makes this small */
+    uint64_t failovers;     /* endpoints passed over because unreachable */
+    uint64_t auths;         /* authentications (the first and renewals) */
+};
+void etcd_client_stats(const struct etcd_client *c, struct etcd_client_stats *out);
+
 int etcd_put(struct etcd_client *c, const struct etcd_put *p, struct etcd_header *hdr);
 int etcd_get(struct etcd_client *c, const struct etcd_range *r, struct etcd_range_resp *out);
 int etcd_delete(struct etcd_client *c, const struct etcd_delete *d,

@@ -470,6 +470,14 @@ int main(int argc, char **argv)
         struct etcd_client *c = client(argv + 2, (size_t)argc - 2);
         snprintf(pfx, sizeof(pfx), "/probe/%d/", (int)getpid());
         check_kv(c);
+        /* Keep-alive: the kv check's eleven calls share one connection. */
+        struct etcd_client_stats st;
+        etcd_client_stats(c, &st);
+        if (st.calls < 10 || st.connects != 1 || st.failovers != (argc > 3))
+            FAIL("%" PRIu64 " calls over %" PRIu64 " connections, %" PRIu64 " failovers "
+                 "(want one connection, %d failover)", st.calls, st.connects, st.failovers,
+                 argc > 3);
+        printf("ok keep-alive: %" PRIu64 " calls over 1 connection\n", st.calls);
         if (argc > 3 && strcmp(etcd_client_endpoint(c), argv[argc - 1]))
             FAIL("client on %s after failover, want %s", etcd_client_endpoint(c),
                  argv[argc - 1]);
