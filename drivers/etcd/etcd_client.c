@@ -177,6 +177,7 @@ void etcd_client_free(struct etcd_client *c)
     free(c->user);
     if (c->password)
         memset(c->password, 0, strlen(c->password));
+    memset(c->token, 0, sizeof(c->token));
     free(c->password);
     free(c);
 }

@@ -153,7 +153,7 @@ static int set_span(json_t *o, const void *key, size_t key_len, bool prefix,
 {
     int rc = check_key(key, key_len, prefix);
 
-    if (rc || end_len > ETCD_KEY_MAX)
+    if (rc || end_len > ETCD_KEY_MAX || (!end && end_len))
         return rc ? rc : -EINVAL;
     if ((rc = set_bytes(o, "key", key_len ? key : "", key_len ? key_len : 1)) < 0)
         return rc;
@@ -613,11 +613,38 @@ static int read_kv(json_t *o, struct etcd_kv *kv, const char *where, char *err)
     return 0;
 }
 
+/* Reads each entry of a (possibly absent) array into a calloc'd table of
+ * `size`-byte items; *n counts the entries read so far, the failed one
+ * included, so the caller's free releases whatever was taken. */
+static int read_each(json_t *a, size_t size, void **items, size_t *n, const char *where,
+                     int (*one)(json_t *, void *, const char *, char *), char *err)
+{
+    char w[80];
+    int rc = 0;
+
+    if (!a || !json_array_size(a))
+        return 0;
+    if (!(*items = calloc(json_array_size(a), size)))
+        return -ENOMEM;
+    for (size_t i = 0; i < json_array_size(a) && rc == 0; i++) {
+        snprintf(w, sizeof(w), "%s[%zu]", where, i);
+        rc = one(json_array_get(a, i), (char *)*items + i * size, w, err);
+        *n = i + 1;
+    }
+    return rc;
+}
+
+static int one_kv(json_t *o, void *kv, const char *where, char *err)
+{
+    return read_kv(o, kv, where, err);
+}
+
 static int read_kvs(json_t *o, struct etcd_kvs *k, const char *where, char *err)
 {
     int rc;
     json_t *a = get_array(o, "kvs", ETCD_KVS_MAX, where, err, &rc);
     char w[64];
+    void *items = NULL;
 
     memset(k, 0, sizeof(*k));
     if (rc)
@@ -625,18 +652,10 @@ static int read_kvs(json_t *o, struct etcd_kvs *k, const char *where, char *err)
     if ((rc = get_bool(o, "more", &k->more, where, err)) < 0 ||
         (rc = get_i64(o, "count", &k->count, where, err)) < 0)
         return rc;
-    if (!a || !json_array_size(a))
-        return 0;
-    if (!(k->kv = calloc(json_array_size(a), sizeof(*k->kv))))
-        return -ENOMEM;
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        snprintf(w, sizeof(w), "%s.kvs[%zu]", where, i);
-        rc = read_kv(json_array_get(a, i), &k->kv[i], w, err);
-        k->n = i + 1;
-        if (rc)
-            return rc;
-    }
-    return 0;
+    snprintf(w, sizeof(w), "%s.kvs", where);
+    rc = read_each(a, sizeof(*k->kv), &items, &k->n, w, one_kv, err);
+    k->kv = items;
+    return rc;
 }
 
 void etcd_kvs_free(struct etcd_kvs *k)
@@ -698,31 +717,43 @@ static json_t *load(const char *text, size_t len, char *err, int *rc)
     return o;
 }
 
-int etcd_decode_header_only(const char *text, size_t len, struct etcd_header *out, char *err)
+/* Every decoder: out zeroed first (so its free is safe whatever happens),
+ * the text parsed and checked for a gateway error, then body reads it. */
+static int decode(const char *text, size_t len, void *out, size_t size,
+                  int (*body)(json_t *, void *, char *), char *err)
 {
     int rc;
-    json_t *o = load(text, len, err, &rc);
+    json_t *o;
 
-    memset(out, 0, sizeof(*out));
-    if (!o)
+    memset(out, 0, size);
+    if (!(o = load(text, len, err, &rc)))
         return rc;
-    rc = read_header(o, out, err);
+    rc = body(o, out, err);
     json_decref(o);
     return rc;
 }
 
+static int body_header(json_t *o, void *out, char *err)
+{
+    return read_header(o, out, err);
+}
+
+int etcd_decode_header_only(const char *text, size_t len, struct etcd_header *out, char *err)
+{
+    return decode(text, len, out, sizeof(*out), body_header, err);
+}
+
+static int body_range(json_t *o, void *out, char *err)
+{
+    struct etcd_range_resp *r = out;
+    int rc = read_header(o, &r->hdr, err);
+
+    return rc ? rc : read_kvs(o, &r->kvs, "range", err);
+}
+
 int etcd_decode_range(const char *text, size_t len, struct etcd_range_resp *out, char *err)
 {
-    int rc;
-    json_t *o = load(text, len, err, &rc);
-
-    memset(out, 0, sizeof(*out));
-    if (!o)
-        return rc;
-    if ((rc = read_header(o, &out->hdr, err)) == 0)
-        rc = read_kvs(o, &out->kvs, "range", err);
-    json_decref(o);
-    return rc;
+    return decode(text, len, out, sizeof(*out), body_range, err);
 }
 
 void etcd_range_resp_free(struct etcd_range_resp *r)
@@ -730,18 +761,17 @@ void etcd_range_resp_free(struct etcd_range_resp *r)
     etcd_kvs_free(&r->kvs);
 }
 
+static int body_delete(json_t *o, void *out, char *err)
+{
+    struct etcd_delete_resp *d = out;
+    int rc = read_header(o, &d->hdr, err);
+
+    return rc ? rc : get_i64(o, "deleted", &d->deleted, "delete", err);
+}
+
 int etcd_decode_delete(const char *text, size_t len, struct etcd_delete_resp *out, char *err)
 {
-    int rc;
-    json_t *o = load(text, len, err, &rc);
-
-    memset(out, 0, sizeof(*out));
-    if (!o)
-        return rc;
-    if ((rc = read_header(o, &out->hdr, err)) == 0)
-        rc = get_i64(o, "deleted", &out->deleted, "delete", err);
-    json_decref(o);
-    return rc;
+    return decode(text, len, out, sizeof(*out), body_delete, err);
 }
 
 static int read_op_resp(json_t *o, struct etcd_op_resp *r, const char *where, char *err)
@@ -769,34 +799,32 @@ static int read_op_resp(json_t *o, struct etcd_op_resp *r, const char *where, ch
     return -EBADMSG;
 }
 
+static int one_op_resp(json_t *o, void *r, const char *where, char *err)
+{
+    return read_op_resp(o, r, where, err);
+}
+
+static int body_txn(json_t *o, void *out, char *err)
+{
+    struct etcd_txn_resp *t = out;
+    void *items = NULL;
+    json_t *a;
+    int rc;
+
+    if ((rc = read_header(o, &t->hdr, err)) < 0 ||
+        (rc = get_bool(o, "succeeded", &t->succeeded, "txn", err)) < 0)
+        return rc;
+    a = get_array(o, "responses", ETCD_TXN_OPS_MAX, "txn", err, &rc);
+    if (rc)
+        return rc;
+    rc = read_each(a, sizeof(*t->resp), &items, &t->n_resp, "txn.responses", one_op_resp, err);
+    t->resp = items;
+    return rc;
+}
+
 int etcd_decode_txn(const char *text, size_t len, struct etcd_txn_resp *out, char *err)
 {
-    int rc;
-    json_t *o = load(text, len, err, &rc);
-    json_t *a;
-    char w[48];
-
-    memset(out, 0, sizeof(*out));
-    if (!o)
-        return rc;
-    if ((rc = read_header(o, &out->hdr, err)) < 0 ||
-        (rc = get_bool(o, "succeeded", &out->succeeded, "txn", err)) < 0)
-        goto done;
-    a = get_array(o, "responses", ETCD_TXN_OPS_MAX, "txn", err, &rc);
-    if (rc || !a || !json_array_size(a))
-        goto done;
-    if (!(out->resp = calloc(json_array_size(a), sizeof(*out->resp)))) {
-        rc = -ENOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < json_array_size(a) && rc == 0; i++) {
-        snprintf(w, sizeof(w), "txn.responses[%zu]", i);
-        rc = read_op_resp(json_array_get(a, i), &out->resp[i], w, err);
-        out->n_resp = i + 1;
-    }
-done:
-    json_decref(o);
-    return rc;
+    return decode(text, len, out, sizeof(*out), body_txn, err);
 }
 
 void etcd_txn_resp_free(struct etcd_txn_resp *t)
@@ -821,21 +849,21 @@ static json_t *stream_result(json_t *o, const char *what, char *err, int *rc)
     return r;
 }
 
+static int body_lease(json_t *o, void *out, char *err)
+{
+    struct etcd_lease_resp *l = out;
+    int rc = 0;
+    json_t *r = json_object_get(o, "result") ? stream_result(o, "lease", err, &rc) : o;
+
+    if (!r || (rc = read_header(r, &l->hdr, err)) < 0 ||
+        (rc = get_i64(r, "ID", &l->id, "lease", err)) < 0)
+        return rc;
+    return get_i64(r, "TTL", &l->ttl, "lease", err);
+}
+
 int etcd_decode_lease(const char *text, size_t len, struct etcd_lease_resp *out, char *err)
 {
-    int rc;
-    json_t *o = load(text, len, err, &rc);
-    json_t *r;
-
-    memset(out, 0, sizeof(*out));
-    if (!o)
-        return rc;
-    r = json_object_get(o, "result") ? stream_result(o, "lease", err, &rc) : o;
-    if (r && (rc = read_header(r, &out->hdr, err)) == 0 &&
-        (rc = get_i64(r, "ID", &out->id, "lease", err)) == 0)
-        rc = get_i64(r, "TTL", &out->ttl, "lease", err);
-    json_decref(o);
-    return rc;
+    return decode(text, len, out, sizeof(*out), body_lease, err);
 }
 
 static int read_event(json_t *o, struct etcd_event *e, const char *where, char *err)
@@ -875,42 +903,39 @@ static int read_event(json_t *o, struct etcd_event *e, const char *where, char *
     return read_kv(prev, &e->prev, w, err);
 }
 
+static int one_event(json_t *o, void *e, const char *where, char *err)
+{
+    return read_event(o, e, where, err);
+}
+
+static int body_watch(json_t *o, void *out, char *err)
+{
+    struct etcd_watch_resp *w = out;
+    void *items = NULL;
+    json_t *r, *a, *reason;
+    int rc = 0;
+
+    if (!(r = stream_result(o, "watch", err, &rc)))
+        return rc;
+    if ((rc = read_header(r, &w->hdr, err)) < 0 ||
+        (rc = get_i64(r, "watch_id", &w->watch_id, "watch", err)) < 0 ||
+        (rc = get_bool(r, "created", &w->created, "watch", err)) < 0 ||
+        (rc = get_bool(r, "canceled", &w->canceled, "watch", err)) < 0 ||
+        (rc = get_i64(r, "compact_revision", &w->compact_revision, "watch", err)) < 0)
+        return rc;
+    if ((reason = json_object_get(r, "cancel_reason")) && json_is_string(reason))
+        snprintf(w->cancel_reason, sizeof(w->cancel_reason), "%s", json_string_value(reason));
+    a = get_array(r, "events", ETCD_EVENTS_MAX, "watch", err, &rc);
+    if (rc)
+        return rc;
+    rc = read_each(a, sizeof(*w->ev), &items, &w->n_ev, "watch.events", one_event, err);
+    w->ev = items;
+    return rc;
+}
+
 int etcd_decode_watch(const char *text, size_t len, struct etcd_watch_resp *out, char *err)
 {
-    int rc;
-    json_t *o = load(text, len, err, &rc);
-    json_t *r, *a, *reason;
-    char w[48];
-
-    memset(out, 0, sizeof(*out));
-    if (!o)
-        return rc;
-    if (!(r = stream_result(o, "watch", err, &rc)))
-        goto done;
-    if ((rc = read_header(r, &out->hdr, err)) < 0 ||
-        (rc = get_i64(r, "watch_id", &out->watch_id, "watch", err)) < 0 ||
-        (rc = get_bool(r, "created", &out->created, "watch", err)) < 0 ||
-        (rc = get_bool(r, "canceled", &out->canceled, "watch", err)) < 0 ||
-        (rc = get_i64(r, "compact_revision", &out->compact_revision, "watch", err)) < 0)
-        goto done;
-    if ((reason = json_object_get(r, "cancel_reason")) && json_is_string(reason))
-        snprintf(out->cancel_reason, sizeof(out->cancel_reason), "%s",
-                 json_string_value(reason));
-    a = get_array(r, "events", ETCD_EVENTS_MAX, "watch", err, &rc);
-    if (rc || !a || !json_array_size(a))
-        goto done;
-    if (!(out->ev = calloc(json_array_size(a), sizeof(*out->ev)))) {
-        rc = -ENOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < json_array_size(a) && rc == 0; i++) {
-        snprintf(w, sizeof(w), "watch.events[%zu]", i);
-        rc = read_event(json_array_get(a, i), &out->ev[i], w, err);
-        out->n_ev = i + 1;
-    }
-done:
-    json_decref(o);
-    return rc;
+    return decode(text, len, out, sizeof(*out), body_watch, err);
 }
 
 int etcd_watch_end(const struct etcd_watch_resp *r)
@@ -937,34 +962,28 @@ void etcd_watch_resp_free(struct etcd_watch_resp *w)
     w->n_ev = 0;
 }
 
+static int body_auth(json_t *o, void *token, char *err)
+{
+    json_t *t = json_object_get(o, "token");
+    const char *s = json_string_value(t);
+
+    if (!s || !json_string_length(t) || json_string_length(t) >= ETCD_TOKEN_MAX ||
+        strlen(s) != json_string_length(t)) {
+        seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
+        return -EBADMSG;
+    }
+    /* It goes into a header line: printable ASCII only, or a hostile etcd
+     * could add headers of its own to our requests. */
+    for (size_t i = 0; s[i]; i++)
+        if (s[i] < 0x21 || s[i] > 0x7e) {
+            seterr(err, "authenticate: token has a byte outside printable ASCII");
+            return -EBADMSG;
+        }
+    memcpy(token, s, json_string_length(t) + 1);
+    return 0;
+}
+
 int etcd_decode_auth(const char *text, size_t len, char *token, char *err)
 {
-    int rc;
-    json_t *o = load(text, len, err, &rc);
-    json_t *t;
-
-    token[0] = 0;
-    if (!o)
-        return rc;
-    t = json_object_get(o, "token");
-    if (!json_is_string(t) || !json_string_length(t) ||
-        json_string_length(t) >= ETCD_TOKEN_MAX ||
-        strlen(json_string_value(t)) != json_string_length(t)) {
-        seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
-        rc = -EBADMSG;
-    } else {
-        /* It goes into a header line: printable ASCII only, or a hostile
-         * etcd could add headers of its own to our requests. */
-        const char *s = json_string_value(t);
-        for (size_t i = 0; s[i]; i++)
-            if (s[i] < 0x21 || s[i] > 0x7e) {
-                seterr(err, "authenticate: token has a byte outside printable ASCII");
-                rc = -EBADMSG;
-                break;
-            }
-        if (rc == 0)
-            memcpy(token, s, json_string_length(t) + 1);
-    }
-    json_decref(o);
-    return rc;
+    return decode(text, len, token, ETCD_TOKEN_MAX, body_auth, err);
 }

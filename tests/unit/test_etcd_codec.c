@@ -561,8 +561,9 @@ static void test_decode_auth(void **state)
                                       strlen("{" HDR ",\"token\":\"abc.123\"}"), tok, err), 0);
     assert_string_equal(tok, "abc.123");
     /* A token is sent as a header: a CR/LF (or a NUL) in it is refused. */
-    static const char *const bad[] = {"{\"token\":\"a\\r\\nX-Evil: 1\"}", "{\"token\":\"a\\u0000b\"}",
-                                      "{\"token\":\"\"}", "{\"token\":7}", "{}"};
+    static const char *const bad[] = {"{\"token\":\"a\\r\\nX-Evil: 1\"}",
+                                      "{\"token\":\"a\\u0000b\"}", "{\"token\":\"\"}",
+                                      "{\"token\":7}", "{}"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(etcd_decode_auth(bad[i], strlen(bad[i]), tok, err), -EBADMSG);
         assert_string_equal(tok, "");
