@@ -1,6 +1,6 @@
 /*
  * fuzz_etcd: libFuzzer target for the etcd gateway's answer decoders
- * (drivers/etcd/etcd_codec.c) — what a hostile or broken etcd, or anyone
+ * (drivers/etcd/etcd_resp.c) — what a hostile or broken etcd, or anyone
  * between it and ofcd on a plain-HTTP link, can hand the cluster. The
  * first byte picks the decoder, the rest is the answer (an exact-size heap
  * copy, so ASan sees any read past it). An accepted answer must hold what

@@ -34,7 +34,8 @@ clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest/fm" -I"$root/r
 clang "${cflags[@]}" -I"$root/app/topo" \
     "$root/tests/fuzz/fuzz_lldp.c" "$root/app/topo/topo_lldp.c" -lcrypto -o "$work/fuzz_lldp"
 clang "${cflags[@]}" -I"$root/drivers/etcd" \
-    "$root/tests/fuzz/fuzz_etcd.c" "$root/drivers/etcd/etcd_codec.c" -ljansson \
+    "$root/tests/fuzz/fuzz_etcd.c" "$root/drivers/etcd/etcd_resp.c" \
+    "$root/drivers/etcd/etcd_b64.c" -ljansson \
     -o "$work/fuzz_etcd"
 # The OpenFlow seeds are the codec's own sample messages, written by a tool.
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
