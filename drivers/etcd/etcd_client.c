@@ -1,0 +1,694 @@
+/*
+ * etcd_client: the blocking client and the watch stream over libcurl
+ * (etcd_client.h is the manual). The only file that includes <curl/curl.h>
+ * (scripts/check-layout holds it), so the transport can change without
+ * the codec or the callers noticing.
+ */
+#include "etcd_client.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "ofcd_clock.h"
+
+struct buf {
+    char *p;
+    size_t len;
+    size_t cap;
+    size_t max;
+    bool over;
+};
+
+struct etcd_client {
+    char url[ETCD_ENDPOINTS_MAX][ETCD_URL_MAX];
+    size_t n_url;
+    size_t cur;
+    unsigned timeout_ms;
+    unsigned connect_ms;
+    char *ca, *cert, *key, *user, *password;
+    char token[ETCD_TOKEN_MAX];
+    CURL *h;
+    struct buf resp;
+    long http_code;
+    struct etcd_client_stats stats;
+    char err[ETCD_ERR_MAX];
+};
+
+struct etcd_watch {
+    CURLM *m;
+    CURL *h;
+    struct curl_slist *hdrs;
+    struct buf line;
+    etcd_watch_cb cb;
+    void *arg;
+    bool created;
+    int state;              /* 0 while the watch runs, its end's errno after */
+    int64_t compact_rev;
+    char err[ETCD_ERR_MAX];
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void curl_init(void)
+{
+    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void fmt(char *dst, const char *f, ...)
+{
+    va_list ap;
+
+    va_start(ap, f);
+    vsnprintf(dst, ETCD_ERR_MAX, f, ap);
+    va_end(ap);
+}
+
+static size_t buf_write(char *data, size_t size, size_t n, void *arg)
+{
+    struct buf *b = arg;
+    size_t add = size * n;
+
+    if (add > b->max - b->len) {
+        b->over = true;
+        return 0;   /* curl aborts the transfer: CURLE_WRITE_ERROR */
+    }
+    if (b->len + add + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + add + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return 0;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, data, add);
+    b->len += add;
+    b->p[b->len] = 0;
+    return add;
+}
+
+static char *dup_opt(const char *s, bool *bad)
+{
+    char *d = s ? strdup(s) : NULL;
+
+    if (s && !d)
+        *bad = true;
+    return d;
+}
+
+struct etcd_client *etcd_client_new(const struct etcd_client_cfg *cfg, char *err)
+{
+    struct etcd_client *c;
+    bool bad = false;
+
+    pthread_once(&curl_once, curl_init);
+    if (curl_init_rc != CURLE_OK) {
+        fmt(err, "etcd: libcurl did not initialise: %s", curl_easy_strerror(curl_init_rc));
+        return NULL;
+    }
+    if (!cfg->n_endpoints || cfg->n_endpoints > ETCD_ENDPOINTS_MAX) {
+        fmt(err, "etcd: %zu endpoints, need 1 to %u", cfg->n_endpoints, ETCD_ENDPOINTS_MAX);
+        return NULL;
+    }
+    if (!cfg->cert != !cfg->key) {
+        fmt(err, "etcd: a client certificate needs its key and a key its certificate");
+        return NULL;
+    }
+    if (!cfg->user != !cfg->password) {
+        fmt(err, "etcd: a user needs a password and a password a user");
+        return NULL;
+    }
+    if (!(c = calloc(1, sizeof(*c)))) {
+        fmt(err, "etcd: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < cfg->n_endpoints; i++) {
+        const char *e = cfg->endpoints[i];
+        size_t n = e ? strlen(e) : 0;
+
+        while (n && e[n - 1] == '/')
+            n--;
+        if (!e || n >= ETCD_URL_MAX || (strncmp(e, "http://", 7) && strncmp(e, "https://", 8))) {
+            fmt(err, "etcd: endpoint '%s': want http://host:port or https://host:port, "
+                "shorter than %u", e ? e : "(null)", ETCD_URL_MAX);
+            free(c);
+            return NULL;
+        }
+        memcpy(c->url[i], e, n);
+        c->url[i][n] = 0;
+    }
+    c->n_url = cfg->n_endpoints;
+    c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : 5000;
+    c->connect_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms
+                                            : (c->timeout_ms < 1000 ? c->timeout_ms : 1000);
+    c->ca = dup_opt(cfg->ca, &bad);
+    c->cert = dup_opt(cfg->cert, &bad);
+    c->key = dup_opt(cfg->key, &bad);
+    c->user = dup_opt(cfg->user, &bad);
+    c->password = dup_opt(cfg->password, &bad);
+    c->resp.max = ETCD_TEXT_MAX;
+    c->h = curl_easy_init();
+    if (bad || !c->h) {
+        fmt(err, "etcd: out of memory");
+        etcd_client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void etcd_client_free(struct etcd_client *c)
+{
+    if (!c)
+        return;
+    if (c->h)
+        curl_easy_cleanup(c->h);
+    free(c->resp.p);
+    free(c->ca);
+    free(c->cert);
+    free(c->key);
+    free(c->user);
+    if (c->password)
+        memset(c->password, 0, strlen(c->password));
+    memset(c->token, 0, sizeof(c->token));
+    free(c->password);
+    free(c);
+}
+
+const char *etcd_client_error(const struct etcd_client *c)
+{
+    return c->err;
+}
+
+void etcd_client_stats(const struct etcd_client *c, struct etcd_client_stats *out)
+{
+    *out = c->stats;
+}
+
+const char *etcd_client_endpoint(const struct etcd_client *c)
+{
+    return c->url[c->cur];
+}
+
+/* What every handle of c shares: TLS files, no signals, no proxy. */
+static void common_opts(const struct etcd_client *c, CURL *h)
+{
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_PROXY, "");
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (c->ca)
+        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
+    if (c->cert) {
+        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert);
+        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key);
+    }
+}
+
+static struct curl_slist *headers(const struct etcd_client *c, bool with_token)
+{
+    struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
+    char auth[ETCD_TOKEN_MAX + 32];
+
+    /* curl's own "Expect: 100-continue" on large bodies costs a round trip. */
+    if (l)
+        l = curl_slist_append(l, "Expect:");
+    if (l && with_token && c->token[0]) {
+        snprintf(auth, sizeof(auth), "Authorization: %s", c->token);
+        l = curl_slist_append(l, auth);
+    }
+    return l;
+}
+
+/* A failure before the request left: another endpoint may take it. */
+static bool before_send(CURLcode rc, CURL *h)
+{
+    curl_off_t connected = 0;
+
+    switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_SSL_CONNECT_ERROR:
+        return true;
+    case CURLE_OPERATION_TIMEDOUT:
+        curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connected);
+        return connected == 0;
+    default:
+        return false;
+    }
+}
+
+/* One POST to the endpoints in turn within the call's timeout; the body
+ * answered is in c->resp. */
+static int post_once(struct etcd_client *c, const char *path, const char *body, bool token)
+{
+    uint64_t deadline = ofcd_clock_mono_ms() + c->timeout_ms;
+    struct curl_slist *hdrs = headers(c, token);
+    int rc = -ECONNREFUSED;
+    char url[ETCD_URL_MAX + 64];
+
+    if (!hdrs) {
+        fmt(c->err, "etcd: out of memory");
+        return -ENOMEM;
+    }
+    for (size_t tries = 0; tries < c->n_url; tries++) {
+        size_t i = (c->cur + tries) % c->n_url;
+        uint64_t now = ofcd_clock_mono_ms();
+        long left = now < deadline ? (long)(deadline - now) : 0;
+        CURLcode cr;
+
+        if (!left) {
+            rc = -ETIMEDOUT;
+            break;
+        }
+        snprintf(url, sizeof(url), "%s%s", c->url[i], path);
+        curl_easy_reset(c->h);
+        common_opts(c, c->h);
+        curl_easy_setopt(c->h, CURLOPT_URL, url);
+        curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, hdrs);
+        curl_easy_setopt(c->h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c->h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+        curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, left);
+        curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT_MS,
+                         (long)c->connect_ms < left ? (long)c->connect_ms : left);
+        curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, buf_write);
+        curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &c->resp);
+        c->resp.len = 0;
+        c->resp.over = false;
+        cr = curl_easy_perform(c->h);
+        long conns = 0;
+        if (curl_easy_getinfo(c->h, CURLINFO_NUM_CONNECTS, &conns) == CURLE_OK && conns > 0)
+            c->stats.connects += (uint64_t)conns;
+        if (cr == CURLE_OK) {
+            c->cur = i;
+            c->stats.calls++;
+            curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->http_code);
+            rc = 0;
+            break;
+        }
+        fmt(c->err, "etcd %s%s: %s", c->url[i], path, curl_easy_strerror(cr));
+        if (before_send(cr, c->h)) {
+            rc = cr == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
+            c->stats.failovers += tries + 1 < c->n_url;
+            continue;
+        }
+        /* The request may have been applied: not sent again. The next
+         * call starts with the next endpoint. */
+        c->cur = (i + 1) % c->n_url;
+        if (c->resp.over) {
+            fmt(c->err, "etcd %s%s: answer over %u bytes", c->url[i], path, ETCD_TEXT_MAX);
+            rc = -EMSGSIZE;
+        } else {
+            rc = cr == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
+        }
+        break;
+    }
+    curl_slist_free_all(hdrs);
+    if (rc == 0 && !c->resp.p) {
+        /* An empty answer: a valid (empty) buffer for the decoders. */
+        c->resp.p = calloc(1, 1);
+        if (!c->resp.p)
+            return -ENOMEM;
+    }
+    return rc;
+}
+
+static int authenticate(struct etcd_client *c)
+{
+    char *body = NULL;
+    int rc = etcd_req_auth(c->user, c->password, &body);
+
+    c->token[0] = 0;
+    c->stats.auths++;
+    if (rc == 0 && (rc = post_once(c, ETCD_PATH_AUTH, body, false)) == 0)
+        rc = etcd_decode_auth(c->resp.p, c->resp.len, c->token, c->err);
+    if (body) {
+        memset(body, 0, strlen(body));
+        free(body);
+    }
+    return rc;
+}
+
+/* A POST with authentication when configured: a token etcd no longer
+ * takes (expired, or etcd restarted) is renewed once. */
+static int post(struct etcd_client *c, const char *path, const char *body)
+{
+    int rc;
+
+    if (c->user && !c->token[0] && (rc = authenticate(c)) < 0)
+        return rc;
+    if ((rc = post_once(c, path, body, true)) < 0)
+        return rc;
+    if (c->user && c->http_code != 200) {
+        struct etcd_header h;
+        if (etcd_decode_header_only(c->resp.p, c->resp.len, &h, NULL) == -EPERM &&
+            (rc = authenticate(c)) == 0)
+            rc = post_once(c, path, body, true);
+    }
+    return rc;
+}
+
+/* Sends a built request (build_rc: the builder's result) and frees it;
+ * 0 with the answer in c->resp, or the failure with c->err set. */
+static int rpc(struct etcd_client *c, const char *path, int build_rc, char *body)
+{
+    int rc = build_rc;
+
+    if (rc < 0)
+        fmt(c->err, "etcd %s: request not built: %s", path, strerror(-rc));
+    else
+        rc = post(c, path, body);
+    free(body);
+    return rc;
+}
+
+/* A decode's result: a success clears the last error; an answer that is
+ * not the gateway's JSON under an HTTP error (a proxy's page, an etcd
+ * without the gateway) is told by its status and first bytes. */
+static int decoded(struct etcd_client *c, int rc)
+{
+    if (rc == 0)
+        c->err[0] = 0;
+    else if (rc == -EBADMSG && c->http_code != 200) {
+        fmt(c->err, "etcd %s: HTTP %ld: %.80s", c->url[c->cur], c->http_code,
+            c->resp.len ? c->resp.p : "(no body)");
+        rc = -EIO;
+    }
+    return rc;
+}
+
+int etcd_put(struct etcd_client *c, const struct etcd_put *p, struct etcd_header *hdr)
+{
+    struct etcd_header h;
+    char *body = NULL;
+    int rc = etcd_req_put(p, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_PUT, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, hdr ? hdr : &h, c->err));
+}
+
+int etcd_get(struct etcd_client *c, const struct etcd_range *r, struct etcd_range_resp *out)
+{
+    char *body = NULL;
+    int rc = etcd_req_range(r, &body);
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = rpc(c, ETCD_PATH_RANGE, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_range(c->resp.p, c->resp.len, out, c->err));
+}
+
+int etcd_delete(struct etcd_client *c, const struct etcd_delete *d,
+                struct etcd_delete_resp *out)
+{
+    struct etcd_delete_resp r;
+    char *body = NULL;
+    int rc = etcd_req_delete(d, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_DELETE, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_delete(c->resp.p, c->resp.len, out ? out : &r, c->err));
+}
+
+int etcd_txn(struct etcd_client *c, const struct etcd_txn *t, struct etcd_txn_resp *out)
+{
+    char *body = NULL;
+    int rc = etcd_req_txn(t, &body);
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = rpc(c, ETCD_PATH_TXN, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_txn(c->resp.p, c->resp.len, out, c->err));
+}
+
+int etcd_compact(struct etcd_client *c, int64_t revision, struct etcd_header *hdr)
+{
+    struct etcd_header h;
+    char *body = NULL;
+    int rc = etcd_req_compact(revision, true, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_COMPACT, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, hdr ? hdr : &h, c->err));
+}
+
+int etcd_lease_grant(struct etcd_client *c, int64_t ttl_s, struct etcd_lease_resp *out)
+{
+    char *body = NULL;
+    int rc = etcd_req_lease_grant(ttl_s, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_LEASE_GRANT, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_lease(c->resp.p, c->resp.len, out, c->err));
+}
+
+int etcd_lease_keepalive(struct etcd_client *c, int64_t id, struct etcd_lease_resp *out)
+{
+    char *body = NULL;
+    int rc = etcd_req_lease_keepalive(id, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_LEASE_KEEPALIVE, rc, body)) < 0 ||
+        (rc = etcd_decode_lease(c->resp.p, c->resp.len, out, c->err)) < 0)
+        return rc;
+    /* etcd answers a keepalive of a lease it no longer has with TTL 0 (or
+     * none), not an error. */
+    if (out->ttl <= 0) {
+        fmt(c->err, "etcd: lease %lld is gone (expired or revoked)", (long long)id);
+        return -ENOENT;
+    }
+    return decoded(c, 0);
+}
+
+int etcd_lease_revoke(struct etcd_client *c, int64_t id)
+{
+    struct etcd_header h;
+    char *body = NULL;
+    int rc = etcd_req_lease_revoke(id, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_LEASE_REVOKE, rc, body)) < 0)
+        return rc;
+    return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, &h, c->err));
+}
+
+/* ---- watch ---- */
+
+/* Decodes and delivers the complete lines held; stops after creation when
+ * asked (the rest stays for the next poll). Returns messages delivered. */
+static int watch_drain(struct etcd_watch *w, bool until_created)
+{
+    int delivered = 0;
+    size_t off = 0;
+
+    /* Nothing has arrived yet: no buffer (memchr of NULL is undefined). */
+    if (!w->line.p)
+        return 0;
+    while (!w->state) {
+        char *nl = memchr(w->line.p + off, '\n', w->line.len - off);
+        struct etcd_watch_resp r;
+        size_t n;
+        int rc;
+
+        if (!nl)
+            break;
+        n = (size_t)(nl - (w->line.p + off));
+        if (n == 0 || (n == 1 && w->line.p[off] == '\r')) {
+            off += n + 1;
+            continue;
+        }
+        rc = etcd_decode_watch(w->line.p + off, n, &r, w->err);
+        off += n + 1;
+        if (rc < 0) {
+            w->state = rc;
+            etcd_watch_resp_free(&r);
+            break;
+        }
+        if (r.compact_revision > 0) {
+            w->compact_rev = r.compact_revision;
+            fmt(w->err, "etcd watch: revision compacted (compaction at %lld)",
+                (long long)r.compact_revision);
+        } else if (r.canceled) {
+            fmt(w->err, "etcd watch: canceled: %s",
+                r.cancel_reason[0] ? r.cancel_reason : "no reason given");
+        }
+        w->state = etcd_watch_end(&r);
+        if (!w->created) {
+            w->created = r.created;
+        } else {
+            w->cb(w->arg, &r);
+            delivered++;
+        }
+        etcd_watch_resp_free(&r);
+        if (until_created && w->created)
+            break;
+    }
+    memmove(w->line.p, w->line.p + off, w->line.len - off);
+    w->line.len -= off;
+    return delivered;
+}
+
+/* Runs the transfer for up to timeout_ms, or until something is decoded. */
+static int watch_run(struct etcd_watch *w, unsigned timeout_ms, bool until_created)
+{
+    uint64_t deadline = ofcd_clock_mono_ms() + timeout_ms;
+    int delivered = 0;
+
+    for (;;) {
+        int running = 0;
+        CURLMsg *msg;
+        int left_msgs;
+
+        if (curl_multi_perform(w->m, &running) != CURLM_OK && !w->state) {
+            fmt(w->err, "etcd watch: libcurl multi failed");
+            w->state = -EIO;
+        }
+        delivered += watch_drain(w, until_created);
+        while (!w->state && (msg = curl_multi_info_read(w->m, &left_msgs))) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            if (w->line.over) {
+                fmt(w->err, "etcd watch: message over %u bytes", ETCD_WATCH_LINE_MAX);
+                w->state = -EMSGSIZE;
+            } else {
+                fmt(w->err, "etcd watch: stream ended: %s",
+                    curl_easy_strerror(msg->data.result));
+                w->state = msg->data.result == CURLE_COULDNT_CONNECT ? -ECONNREFUSED
+                                                                     : -ECONNRESET;
+            }
+        }
+        if (w->state || delivered || (until_created && w->created))
+            return delivered;
+        uint64_t now = ofcd_clock_mono_ms();
+        if (now >= deadline)
+            return 0;
+        curl_multi_poll(w->m, NULL, 0, (int)(deadline - now), NULL);
+    }
+}
+
+static void watch_free(struct etcd_watch *w)
+{
+    if (w->m && w->h)
+        curl_multi_remove_handle(w->m, w->h);
+    if (w->h)
+        curl_easy_cleanup(w->h);
+    if (w->m)
+        curl_multi_cleanup(w->m);
+    curl_slist_free_all(w->hdrs);
+    free(w->line.p);
+    free(w);
+}
+
+static int watch_open_one(struct etcd_client *c, size_t i, const char *body, etcd_watch_cb cb,
+                          void *arg, struct etcd_watch **out, int64_t *compact_rev)
+{
+    struct etcd_watch *w = calloc(1, sizeof(*w));
+    char url[ETCD_URL_MAX + 64];
+
+    if (!w || !(w->m = curl_multi_init()) || !(w->h = curl_easy_init()) ||
+        !(w->hdrs = headers(c, true))) {
+        if (w)
+            watch_free(w);
+        fmt(c->err, "etcd watch: out of memory");
+        return -ENOMEM;
+    }
+    w->cb = cb;
+    w->arg = arg;
+    w->line.max = ETCD_WATCH_LINE_MAX;
+    snprintf(url, sizeof(url), "%s%s", c->url[i], ETCD_PATH_WATCH);
+    common_opts(c, w->h);
+    curl_easy_setopt(w->h, CURLOPT_URL, url);
+    curl_easy_setopt(w->h, CURLOPT_HTTPHEADER, w->hdrs);
+    curl_easy_setopt(w->h, CURLOPT_COPYPOSTFIELDS, body);
+    curl_easy_setopt(w->h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_ms);
+    /* A peer that vanishes without a FIN is noticed by TCP keepalive. */
+    curl_easy_setopt(w->h, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(w->h, CURLOPT_TCP_KEEPIDLE, 5L);
+    curl_easy_setopt(w->h, CURLOPT_TCP_KEEPINTVL, 2L);
+    curl_easy_setopt(w->h, CURLOPT_WRITEFUNCTION, buf_write);
+    curl_easy_setopt(w->h, CURLOPT_WRITEDATA, &w->line);
+    if (curl_multi_add_handle(w->m, w->h) != CURLM_OK) {
+        watch_free(w);
+        fmt(c->err, "etcd watch: libcurl refused the handle");
+        return -EIO;
+    }
+    watch_run(w, c->timeout_ms, true);
+    if (w->created && !w->state) {
+        *out = w;
+        c->err[0] = 0;
+        return 0;
+    }
+    int rc = w->state ? w->state : -ETIMEDOUT;
+    if (!w->state)
+        fmt(w->err, "etcd watch %s: not created within %u ms", c->url[i], c->timeout_ms);
+    if (compact_rev)
+        *compact_rev = w->compact_rev;
+    snprintf(c->err, sizeof(c->err), "%s", w->err);
+    watch_free(w);
+    return rc;
+}
+
+int etcd_watch_open(struct etcd_client *c, const struct etcd_watch_req *req, etcd_watch_cb cb,
+                    void *arg, struct etcd_watch **out, int64_t *compact_rev)
+{
+    char *body = NULL;
+    int rc;
+
+    *out = NULL;
+    if (compact_rev)
+        *compact_rev = 0;
+    if ((rc = etcd_req_watch(req, &body)) < 0) {
+        fmt(c->err, "etcd watch: request not built: %s", strerror(-rc));
+        return rc;
+    }
+    if (c->user && !c->token[0] && (rc = authenticate(c)) < 0) {
+        free(body);
+        return rc;
+    }
+    /* Like a call: the next endpoint only when this one cannot be reached;
+     * a token etcd no longer takes is renewed once. */
+    bool renewed = false;
+    for (size_t tries = 0; tries < c->n_url; tries++) {
+        size_t i = (c->cur + tries) % c->n_url;
+
+        rc = watch_open_one(c, i, body, cb, arg, out, compact_rev);
+        if (rc == -EPERM && c->user && !renewed) {
+            renewed = true;
+            if ((rc = authenticate(c)) < 0)
+                break;
+            rc = watch_open_one(c, i, body, cb, arg, out, compact_rev);
+        }
+        if (rc == 0)
+            c->cur = i;
+        if (rc != -ECONNREFUSED)
+            break;
+    }
+    free(body);
+    return rc;
+}
+
+int etcd_watch_poll(struct etcd_watch *w, unsigned timeout_ms)
+{
+    int n;
+
+    if (w->state)
+        return w->state;
+    n = watch_run(w, timeout_ms, false);
+    return n ? n : w->state;
+}
+
+const char *etcd_watch_error(const struct etcd_watch *w)
+{
+    return w->err;
+}
+
+void etcd_watch_close(struct etcd_watch *w)
+{
+    if (w)
+        watch_free(w);
+}
