@@ -8,11 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
-#include "flow_json.h"
 #include "flowmgr.h"
-#include "json_u64.h"
+#include "fm_flow.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "store.h"
@@ -38,31 +35,41 @@ static void flow_failed(struct ofcd_ratelimit *rl, uint64_t dpid, const char *wh
                "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
 }
 
-/* The LLDP flow of dpid (or the delete that selects it) as a typed flow,
- * parsed from the Kytos JSON it is stored as (*text, when wanted): the one
- * spelling is both what the store keeps and what the flow manager gets. */
-static int lldp_flow(uint64_t dpid, bool for_delete, struct fm_flow *flow, char **text)
+int topo_flow_lldp(uint64_t dpid, bool for_delete, struct fm_flow *out, char *text,
+                   size_t len)
 {
-    char err[128];
-    /* The cookie is above INT64_MAX: json_u64's marker, as a REST body's
-     * would be, so the stored text reads back as any other flow's. */
-    json_t *j = json_pack("{s:i, s:i, s:o, s:s, s:{s:i}, s:[{s:s, s:I}]}", "table_id", 0,
-                          "priority", (int)TOPO_FLOW_PRIORITY, "cookie",
-                          json_u64_value(TOPO_COOKIE(dpid)), "owner", TOPO_FLOW_OWNER, "match",
-                          "dl_type", 0x88cc, "actions", "action_type", "output", "port",
-                          (json_int_t)0xfffffffdu);
-    if (!j)
-        return -ENOMEM;
+    struct ofp_flow_mod *m = &out->mod;
+
+    memset(out, 0, sizeof(*out));
+    fm_flow_fixup(out);
+    m->command = for_delete ? OFPFC_DELETE : OFPFC_ADD;
+    m->table_id = 0;
+    m->priority = TOPO_FLOW_PRIORITY;
+    m->cookie = TOPO_COOKIE(dpid);
     /* A delete with a cookie needs its mask (as a REST DELETE does): all of it. */
-    if (for_delete)
-        json_object_set_new(j, "cookie_mask", json_u64_value(UINT64_MAX));
-    int rc = flow_json_parse(j, for_delete, flow, NULL, err, sizeof(err));
-    if (rc < 0)
-        LOG_ERR("topology", "the LLDP flow does not parse: %s (bug)", err);
-    if (rc == 0 && text && !(*text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS)))
-        rc = -ENOMEM;
-    json_decref(j);
-    return rc;
+    m->cookie_mask = for_delete ? UINT64_MAX : 0;
+    m->buffer_id = OFP_NO_BUFFER;
+    m->out_port = OFPP_ANY;
+    m->out_group = OFPG_ANY;
+    ofp_match_init(&m->match);
+    ofp_match_set_uint(&m->match, OFPXMT_OFB_ETH_TYPE, 0x88cc);
+    out->apply[0] = (struct ofp_action){.type = OFPAT_OUTPUT,
+                                        .u.output = {.port = OFPP_CONTROLLER,
+                                                     .max_len = OFPCML_NO_BUFFER}};
+    m->inst.apply_actions.n = 1;
+    m->inst.present |= OFP_INST_APPLY_ACTIONS;
+    snprintf(out->owner, sizeof(out->owner), "%s", TOPO_FLOW_OWNER);
+    if (!text)
+        return 0;
+    /* The cookie is above INT64_MAX: stored as the record decoder's u64
+     * marker (json_u64.h), as a REST body's would be. */
+    int n = snprintf(text, len,
+                     "{\"actions\":[{\"action_type\":\"output\",\"port\":%u}],"
+                     "\"cookie\":\"\\u0001u64:%" PRIu64 "\",\"match\":{\"dl_type\":%u},"
+                     "\"owner\":\"%s\",\"priority\":%u,\"table_id\":0}",
+                     (unsigned)OFPP_CONTROLLER, (uint64_t)TOPO_COOKIE(dpid), 0x88ccu,
+                     TOPO_FLOW_OWNER, (unsigned)TOPO_FLOW_PRIORITY);
+    return n < 0 || (size_t)n >= len ? -ENOBUFS : 0;
 }
 
 static void put_done(void *arg, int rc)
@@ -86,7 +93,11 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
 
     if (!p)
         return -ENOMEM;
-    if ((rc = lldp_flow(dpid, false, &p->flow, &p->text)) < 0)
+    if (!(p->text = malloc(TOPO_FLOW_TEXT_MAX))) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    if ((rc = topo_flow_lldp(dpid, false, &p->flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
         goto fail;
     uint64_t mid = fm_flow_match_id(dpid, &p->flow), fid = fm_flow_id_of(mid, &p->flow);
     if (store_get(s, dpid, mid, &cur) == 0) {
@@ -118,8 +129,8 @@ int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid)
     struct store_flow cur;
     int rc;
 
-    if ((rc = lldp_flow(dpid, false, &add, NULL)) < 0 || (rc = lldp_flow(dpid, true, &del, NULL)) < 0)
-        return rc;
+    topo_flow_lldp(dpid, false, &add, NULL, 0);
+    topo_flow_lldp(dpid, true, &del, NULL, 0);
     struct flowmgr_key k = {.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
     if (store_get(s, dpid, k.match_id, &cur) < 0)
         return 0;

@@ -16,14 +16,30 @@
 #ifndef OFCD_TOPO_FLOW_H
 #define OFCD_TOPO_FLOW_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ofcd_ratelimit.h"
 
 struct flowmgr;
+struct fm_flow;
 struct store;
 
 #define TOPO_FLOW_OWNER "of_lldp"
+#define TOPO_FLOW_TEXT_MAX 256          /* the stored record's text, NUL included */
+
+/*
+ * The LLDP flow of dpid as a typed flow (the ADD, or with for_delete the
+ * DELETE that selects it by its cookie, all of it), and, when text is not
+ * NULL, the record the store keeps of the ADD: Kytos' flow JSON, compact,
+ * keys sorted, as a REST client's POST of it would be stored. No JSON
+ * library here: the text is one fixed shape (test_topo_flow holds both to
+ * what rest/kytos makes of the same JSON). 0, or -ENOBUFS when len is
+ * too small for the text.
+ */
+int topo_flow_lldp(uint64_t dpid, bool for_delete, struct fm_flow *out, char *text,
+                   size_t len);
 
 /* What a caller that switches trigger (one per switch up) limits its
  * failure lines with: `ensure` is used on the calling thread, `stored` on

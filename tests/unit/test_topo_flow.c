@@ -1,0 +1,102 @@
+/*
+ * test_topo_flow: the topology's LLDP flow is built as a typed flow and its
+ * stored text without JSON in app/topo; this test holds both to what
+ * Kytos' flow JSON gave before (the same object packed with jansson and
+ * parsed by rest/kytos): the same FLOW_MOD on the wire for the ADD and for
+ * the DELETE that selects it, the same owner, the same identity, and
+ * byte for byte the record text the store keeps (and which reads back,
+ * through the store's record decoder, as the same flow).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "flow_json.h"
+#include "fm_flow.h"
+#include "json_u64.h"
+#include "ofp_buf.h"
+#include "ofp_flow.h"
+#include "topo_app.h"
+#include "topo_flow.h"
+
+/* The flow as topo_flow.c spelt it in Kytos JSON before. */
+static json_t *kytos_spelling(uint64_t dpid, bool for_delete)
+{
+    json_t *j = json_pack("{s:i, s:i, s:o, s:s, s:{s:i}, s:[{s:s, s:I}]}", "table_id", 0,
+                          "priority", (int)TOPO_FLOW_PRIORITY, "cookie",
+                          json_u64_value(TOPO_COOKIE(dpid)), "owner", TOPO_FLOW_OWNER, "match",
+                          "dl_type", 0x88cc, "actions", "action_type", "output", "port",
+                          (json_int_t)0xfffffffdu);
+    assert_non_null(j);
+    if (for_delete)
+        json_object_set_new(j, "cookie_mask", json_u64_value(UINT64_MAX));
+    return j;
+}
+
+static size_t wire(const struct fm_flow *f, uint8_t *buf, size_t cap)
+{
+    struct ofp_buf b;
+
+    ofp_buf_init(&b, buf, cap);
+    assert_int_equal(ofp_flow_mod_encode(&b, 7, &f->mod), 0);
+    return b.len;
+}
+
+static void same_flow(const struct fm_flow *a, const struct fm_flow *b)
+{
+    uint8_t wa[512], wb[512];
+    size_t la = wire(a, wa, sizeof(wa)), lb = wire(b, wb, sizeof(wb));
+
+    assert_int_equal(la, lb);
+    assert_memory_equal(wa, wb, la);
+    assert_string_equal(a->owner, b->owner);
+    assert_true(a->mod.cookie_mask == b->mod.cookie_mask);
+}
+
+static void test_as_kytos_json_gave(void **state)
+{
+    (void)state;
+    const uint64_t dpids[] = {0x1, 0x0000000000000c71, 0x00ffffffffffffff, 0xffffffffffffffff};
+
+    for (size_t i = 0; i < sizeof(dpids) / sizeof(dpids[0]); i++) {
+        for (int del = 0; del < 2; del++) {
+            struct fm_flow typed, parsed;
+            char text[TOPO_FLOW_TEXT_MAX], err[128];
+            json_t *j = kytos_spelling(dpids[i], del);
+
+            assert_int_equal(flow_json_parse(j, del, &parsed, NULL, err, sizeof(err)), 0);
+            assert_int_equal(topo_flow_lldp(dpids[i], del, &typed, text, sizeof(text)), 0);
+            same_flow(&typed, &parsed);
+            assert_true(fm_flow_match_id(dpids[i], &typed) ==
+                        fm_flow_match_id(dpids[i], &parsed));
+            assert_true(fm_flow_id(dpids[i], &typed) == fm_flow_id(dpids[i], &parsed));
+            if (!del) {
+                char *dumped = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+                struct fm_flow back;
+                assert_string_equal(text, dumped);
+                assert_int_equal(flow_json_record(text, strlen(text), &back), 0);
+                same_flow(&back, &typed);
+                free(dumped);
+            }
+            json_decref(j);
+        }
+    }
+    struct fm_flow f;
+    char small[16];
+    assert_int_equal(topo_flow_lldp(1, false, &f, small, sizeof(small)), -ENOBUFS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_as_kytos_json_gave),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
