@@ -218,13 +218,21 @@ static int read_kv(json_t *o, struct etcd_kv *kv, const char *where, char *err)
     return 0;
 }
 
+/* A field's path in an error message ("kvs[3].key"): where, cut so the
+ * path fits WHERE_MAX with any suffix of up to 23 bytes. */
+#define WHERE_MAX 96
+static void where_at(char w[WHERE_MAX], const char *where, const char *suffix)
+{
+    snprintf(w, WHERE_MAX, "%.*s%s", WHERE_MAX - 24, where, suffix);
+}
+
 /* Reads each entry of a (possibly absent) array into a calloc'd table of
  * `size`-byte items; *n counts the entries read so far, the failed one
  * included, so the caller's free releases whatever was taken. */
 static int read_each(json_t *a, size_t size, void **items, size_t *n, const char *where,
                      int (*one)(json_t *, void *, const char *, char *), char *err)
 {
-    char w[80];
+    char w[WHERE_MAX], idx[24];
     int rc = 0;
 
     if (!a || !json_array_size(a))
@@ -232,7 +240,8 @@ static int read_each(json_t *a, size_t size, void **items, size_t *n, const char
     if (!(*items = calloc(json_array_size(a), size)))
         return -ENOMEM;
     for (size_t i = 0; i < json_array_size(a) && rc == 0; i++) {
-        snprintf(w, sizeof(w), "%s[%zu]", where, i);
+        snprintf(idx, sizeof(idx), "[%zu]", i);
+        where_at(w, where, idx);
         rc = one(json_array_get(a, i), (char *)*items + i * size, w, err);
         *n = i + 1;
     }
@@ -248,7 +257,7 @@ static int read_kvs(json_t *o, struct etcd_kvs *k, const char *where, char *err)
 {
     int rc;
     json_t *a = get_array(o, "kvs", ETCD_KVS_MAX, where, err, &rc);
-    char w[64];
+    char w[WHERE_MAX];
     void *items = NULL;
 
     memset(k, 0, sizeof(*k));
@@ -257,7 +266,7 @@ static int read_kvs(json_t *o, struct etcd_kvs *k, const char *where, char *err)
     if ((rc = get_bool(o, "more", &k->more, where, err)) < 0 ||
         (rc = get_i64(o, "count", &k->count, where, err)) < 0)
         return rc;
-    snprintf(w, sizeof(w), "%s.kvs", where);
+    where_at(w, where, ".kvs");
     rc = read_each(a, sizeof(*k->kv), &items, &k->n, w, one_kv, err);
     k->kv = items;
     return rc;
@@ -476,7 +485,7 @@ static int read_event(json_t *o, struct etcd_event *e, const char *where, char *
     json_t *t = json_object_get(o, "type");
     json_t *kv, *prev;
     int rc;
-    char w[64];
+    char w[WHERE_MAX];
 
     memset(e, 0, sizeof(*e));
     if (!json_is_object(o)) {
@@ -494,7 +503,7 @@ static int read_event(json_t *o, struct etcd_event *e, const char *where, char *
             seterr(err, "%s: no kv", where);
         return rc ? rc : -EBADMSG;
     }
-    snprintf(w, sizeof(w), "%s.kv", where);
+    where_at(w, where, ".kv");
     if ((rc = read_kv(kv, &e->kv, w, err)) < 0)
         return rc;
     if (!e->kv.key_len) {
@@ -503,7 +512,7 @@ static int read_event(json_t *o, struct etcd_event *e, const char *where, char *
     }
     if (!(prev = get_obj(o, "prev_kv", where, err, &rc)))
         return rc;
-    snprintf(w, sizeof(w), "%s.prev_kv", where);
+    where_at(w, where, ".prev_kv");
     e->has_prev = true;
     return read_kv(prev, &e->prev, w, err);
 }

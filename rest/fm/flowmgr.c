@@ -1069,7 +1069,7 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow
         uint8_t small[FM_WIRE_SMALL];
         uint8_t *big = NULL;
         const uint8_t *wire = small;
-        size_t len;
+        size_t len = 0;             /* set by either encoder; -O3 cannot see it */
         if (fm_encode_flow_mod_into(&flows[i].mod, small, sizeof(small), &len) < 0 &&
             !(wire = big = fm_encode_flow_mod(&flows[i].mod, &len))) {
             rc = -ENOMEM;
