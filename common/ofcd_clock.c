@@ -58,16 +58,21 @@ int64_t ofcd_clock_wall_s(void)
     return (int64_t)(ofcd_clock_wall_ns() / 1000000000ull);
 }
 
+struct timespec ofcd_clock_ts_plus_us(struct timespec t, uint64_t us)
+{
+    t.tv_sec += (time_t)(us / 1000000ull);
+    t.tv_nsec += (long)(us % 1000000ull) * 1000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    return t;
+}
+
 struct timespec ofcd_clock_deadline(uint64_t after_us)
 {
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += (time_t)(after_us / 1000000ull);
-    ts.tv_nsec += (long)(after_us % 1000000ull) * 1000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
-    return ts;
+    return ofcd_clock_ts_plus_us(ts, after_us);
 }

@@ -48,6 +48,8 @@ int ofcd_clock_warp_us(uint64_t delta_us);
 /* now + after_us on the kernel's CLOCK_MONOTONIC, for pthread_cond_timedwait
  * with a condition variable whose clock attribute is CLOCK_MONOTONIC. */
 struct timespec ofcd_clock_deadline(uint64_t after_us);
+/* t + us, normalised: a deadline after another one on the same clock. */
+struct timespec ofcd_clock_ts_plus_us(struct timespec t, uint64_t us);
 
 /* ofcdctl's time/warp (ofcd_clock_ctl.c), for test builds to register. 0 or
  * ofcd_ctl_register's error. */

@@ -216,14 +216,6 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
         op->rc = rc;
 }
 
-static struct timespec ts_plus_us(struct timespec t, unsigned us)
-{
-    t.tv_nsec += (long)(us % 1000000u) * 1000;
-    t.tv_sec += us / 1000000u + t.tv_nsec / 1000000000;
-    t.tv_nsec %= 1000000000;
-    return t;
-}
-
 static bool ts_before(struct timespec a, struct timespec b)
 {
     return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
@@ -252,16 +244,16 @@ static void store_linger(struct store_queue *q)
     struct timespec now;
 
     clock_gettime(CLOCK_MONOTONIC, &now);
-    struct timespec end = ts_plus_us(now, q->linger_us);
+    struct timespec end = ofcd_clock_ts_plus_us(now, q->linger_us);
     unsigned gap = q->linger_us / 4 ? q->linger_us / 4 : 1;
     while (q->queued < q->batch_target && !q->stopping) {
-        struct timespec dl = ts_plus_us(q->fg_last, gap);
+        struct timespec dl = ofcd_clock_ts_plus_us(q->fg_last, gap);
         if (ts_before(end, dl))
             dl = end;
         if (pthread_cond_timedwait(&q->work_cv, &q->lock, &dl) != ETIMEDOUT)
             continue;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!ts_before(now, end) || !ts_before(now, ts_plus_us(q->fg_last, gap)))
+        if (!ts_before(now, end) || !ts_before(now, ofcd_clock_ts_plus_us(q->fg_last, gap)))
             break;
     }
 }

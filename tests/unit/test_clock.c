@@ -45,6 +45,18 @@ static void test_warp_moves_both(void **state)
 
 /* A deadline is on the kernel's unwarped clock: the warp above does not
  * make a real 20 ms wait return at once. */
+static void test_ts_plus_carries(void **state)
+{
+    (void)state;
+    struct timespec t = ofcd_clock_ts_plus_us((struct timespec){5, 999999000}, 2500);
+
+    assert_int_equal(t.tv_sec, 6);
+    assert_int_equal(t.tv_nsec, 2499000);
+    t = ofcd_clock_ts_plus_us((struct timespec){5, 0}, 30000000);
+    assert_int_equal(t.tv_sec, 35);
+    assert_int_equal(t.tv_nsec, 0);
+}
+
 static void test_deadline_unwarped(void **state)
 {
     (void)state;
@@ -74,6 +86,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units_agree),
         cmocka_unit_test(test_warp_moves_both),
+        cmocka_unit_test(test_ts_plus_carries),
         cmocka_unit_test(test_deadline_unwarped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
