@@ -1474,7 +1474,7 @@ static int check_store(struct ofcd_config *cfg, char *err, size_t errlen)
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
     check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
     cfg_check_shares, check_tls, check_tcp, check_rest, check_app, check_fault, check_fm_snapshot,
-    check_store,
+    check_store, cfg_check_cluster,
 };
 
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)

@@ -189,6 +189,17 @@ struct ofcd_config {
     /* [store] */
     char store_backend[16];              /* lmdb | memory */
 
+    /* [cluster] */
+    char cluster_etcd_endpoints[CFG_STR_MAX]; /* "" = no cluster */
+    char cluster_node_id[64];            /* "" = the host name (cfg_finish fills it) */
+    uint32_t cluster_lease_ttl_s;
+    char cluster_prefix[128];            /* "/.../" */
+    char cluster_etcd_ca[CFG_STR_MAX];
+    char cluster_etcd_cert[CFG_STR_MAX];
+    char cluster_etcd_key[CFG_STR_MAX];
+    char cluster_etcd_user[64];
+    char cluster_etcd_password_file[CFG_STR_MAX];
+
     /* [app] */
     char data_dir[CFG_STR_MAX];
     int log_level;                       /* enum ofcd_log_level */

@@ -21,7 +21,7 @@
 #define CFG_LINE_MAX 2048
 
 /* Upper bound on rows (cfg.c keeps per-row state on the stack). */
-#define CFG_KEYS_MAX 160
+#define CFG_KEYS_MAX 200
 
 enum cfg_type {
     CFG_T_UINT,       /* off: unsigned integer of `size` bytes (1, 2, 4, 8); min..max */
@@ -55,6 +55,8 @@ extern const size_t cfg_n_keys;
 /* The cross-key rule between the message pools and the shares cut from
  * them (cfg_shares.c). */
 int cfg_check_shares(struct ofcd_config *cfg, char *err, size_t errlen);
+/* cfg_cluster.c: the [cluster] keys together (and the node id filled in). */
+int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen);
 
 /* A key that was removed, and what an operator should do about it. */
 struct cfg_removed {

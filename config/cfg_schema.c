@@ -419,6 +419,31 @@ const struct cfg_key cfg_keys[] = {
                "app.data_dir/flows) or memory (for tests and benches: NOTHING survives a "
                "restart; warned about in the log at start)"),
 
+    CFG_STRING_OPT("cluster", "etcd_endpoints", cluster_etcd_endpoints,
+                   "comma-separated etcd v3 endpoints (http:// or https://, at most 16) of "
+                   "the cluster this node joins; empty = no cluster: this node alone, flows "
+                   "in its own store"),
+    CFG_STRING_OPT("cluster", "node_id", cluster_node_id,
+                   "this node's name in the cluster (letters, digits, '.', '_', '-'; at most "
+                   "63); empty = the host name. Two live nodes with one name are refused"),
+    CFG_UINT("cluster", "lease_ttl_s", cluster_lease_ttl_s, 2, 60, "3",
+             "seconds etcd keeps this node's lease without a keepalive (etcd's minimum is "
+             "2); a node that cannot renew it stops acting as master a tenth of it (200 ms "
+             "at least) before etcd lets it go, and its switches get a new master after it"),
+    CFG_STRING("cluster", "prefix", cluster_prefix, "/ofcd/v1/",
+               "etcd key prefix of this cluster's keys, starting and ending with '/'; "
+               "clusters sharing one etcd use different prefixes"),
+    CFG_STRING_OPT("cluster", "etcd_ca", cluster_etcd_ca,
+                   "PEM CA file that signs the https endpoints' certificates (empty = the "
+                   "system's)"),
+    CFG_STRING_OPT("cluster", "etcd_cert", cluster_etcd_cert,
+                   "PEM client certificate for etcd (with etcd_key; empty = none)"),
+    CFG_STRING_OPT("cluster", "etcd_key", cluster_etcd_key, "PEM private key of etcd_cert"),
+    CFG_STRING_OPT("cluster", "etcd_user", cluster_etcd_user,
+                   "etcd user (with etcd_password_file; empty = no authentication)"),
+    CFG_STRING_OPT("cluster", "etcd_password_file", cluster_etcd_password_file,
+                   "file whose first line is etcd_user's password (mode 600)"),
+
     CFG_STRING("app", "data_dir", data_dir, "./var",
                "directory of the flow store and other state"),
     {.section = "app", .name = "log_level", .type = CFG_T_LOG_LEVEL, .def = "info",

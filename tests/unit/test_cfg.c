@@ -492,6 +492,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("flow_manager.deleted_retention_s", fm_deleted_retention_s, 0, 31536000),
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("flow_manager.store_linger_us", fm_store_linger_us, 0, 100000),
+    UCASE("cluster.lease_ttl_s", cluster_lease_ttl_s, 2, 60),
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
     UCASE("rest.login_lock_s", rest_login_lock_s, 1, 86400),
     UCASE("rest.login_track_max", rest_login_track_max, 16, 1048576),
@@ -1811,6 +1812,62 @@ static void test_finish_store_backend(void **state)
                                         sizeof(err)), -EINVAL);
     assert_has(err, "store.backend");
 }
+/* [cluster]: off by default; on, each endpoint is checked, the node's name
+ * is the host name when left empty, the prefix has its slashes, TLS and
+ * credentials come in pairs and a fixed openflow.role is refused; every
+ * error names its key. */
+static void test_finish_cluster(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_int_equal(finish(&c, err), 0);
+    assert_string_equal(c.cluster_etcd_endpoints, "");
+    assert_string_equal(c.cluster_prefix, "/ofcd/v1/");
+    assert_int_equal(c.cluster_lease_ttl_s, 3);
+    assert_string_equal(c.cluster_node_id, "");     /* no cluster: not filled */
+
+    override_ok(&c, "cluster.etcd_endpoints=http://127.0.0.1:2379, https://[::1]:2379");
+    assert_int_equal(finish(&c, err), 0);
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    assert_string_equal(c.cluster_node_id, host);
+
+    static const struct { const char *set, *says; } bad[] = {
+        {"cluster.etcd_endpoints=http://a:1,,http://b:2", "endpoint 2 is empty"},
+        {"cluster.etcd_endpoints=127.0.0.1:2379", "'127.0.0.1:2379' must start with http://"},
+        {"cluster.node_id=node one", "cluster.node_id = 'node one'"},
+        {"cluster.prefix=/ofcd", "cluster.prefix = '/ofcd'"},
+        {"cluster.etcd_cert=/tmp/c.pem", "cluster.etcd_cert and cluster.etcd_key"},
+        {"cluster.etcd_user=ofcd", "cluster.etcd_user and cluster.etcd_password_file"},
+        {"openflow.role=master", "openflow.role = master with cluster.etcd_endpoints"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct ofcd_config b;
+        cfg_defaults(&b);
+        override_ok(&b, "cluster.etcd_endpoints=http://127.0.0.1:2379");
+        override_ok(&b, "cluster.node_id=n1");
+        override_ok(&b, bad[i].set);
+        assert_int_equal(finish(&b, err), -EINVAL);
+        if (!strstr(err, bad[i].says))
+            fail_msg("%s: error '%s' lacks '%s'", bad[i].set, err, bad[i].says);
+    }
+    /* Seventeen endpoints: one past etcd_client's bound. */
+    char many[CFG_STR_MAX] = "";
+    for (int i = 0; i < 17; i++)
+        snprintf(many + strlen(many), sizeof(many) - strlen(many), "%shttp://h%d:1",
+                 i ? "," : "", i);
+    char set[CFG_STR_MAX + 32];
+    snprintf(set, sizeof(set), "cluster.etcd_endpoints=%s", many);
+    override_ok(&c, set);
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "more than 16 endpoints");
+    assert_int_equal(cfg_apply_override(&c, "cluster.lease_ttl_s=1", err, sizeof(err)),
+                     -EINVAL);
+    assert_has(err, "cluster.lease_ttl_s");
+}
+
 /* The REST listen policy: off loopback, the API needs rest.auth and, with
  * it, HTTPS (passwords and tokens would cross the network in clear), unless
  * rest.allow_insecure; the error names the keys. */
@@ -1892,6 +1949,7 @@ int main(void)
         cmocka_unit_test(test_finish_ranges),
         cmocka_unit_test(test_finish_rest_listen),
         cmocka_unit_test(test_finish_store_backend),
+        cmocka_unit_test(test_finish_cluster),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_print_help),
         cmocka_unit_test(test_parse_value_direct),

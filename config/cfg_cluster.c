@@ -1,0 +1,114 @@
+/*
+ * cfg_cluster: the [cluster] keys checked together by cfg_finish() — the
+ * endpoints one by one, the node's name (the host name when left empty),
+ * the prefix's shape, TLS and credentials in pairs, and what a cluster
+ * rules out elsewhere (a fixed openflow.role).
+ */
+#include "cfg_priv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CLUSTER_ENDPOINTS_MAX 16u   /* etcd_client's ETCD_ENDPOINTS_MAX */
+#define CLUSTER_URL_MAX 255u        /* etcd_client's ETCD_URL_MAX, NUL excluded */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
+static int check_endpoints(const char *list, char *err, size_t errlen)
+{
+    unsigned n = 0;
+
+    for (const char *p = list;; p++) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (!len)
+            return fail(err, errlen, "cluster.etcd_endpoints = '%s': endpoint %u is empty",
+                        list, n + 1);
+        if (++n > CLUSTER_ENDPOINTS_MAX)
+            return fail(err, errlen, "cluster.etcd_endpoints: more than %u endpoints",
+                        CLUSTER_ENDPOINTS_MAX);
+        if (len > CLUSTER_URL_MAX)
+            return fail(err, errlen, "cluster.etcd_endpoints: endpoint %u is %zu bytes, at "
+                        "most %u", n, len, CLUSTER_URL_MAX);
+        if (strncmp(p, "http://", 7) != 0 && strncmp(p, "https://", 8) != 0)
+            return fail(err, errlen, "cluster.etcd_endpoints: '%.*s' must start with http:// "
+                        "or https://", (int)len, p);
+        if (!end)
+            return 0;
+        p = end;
+    }
+}
+
+/* A node's name is a key segment and a log word: nothing that needs
+ * quoting or escaping in either. */
+static bool node_id_ok(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '-'))
+            return false;
+    return true;
+}
+
+static int check_node_id(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->cluster_node_id[0]) {
+        char host[256] = "";
+        if (gethostname(host, sizeof(host) - 1) < 0 || !node_id_ok(host) ||
+            strlen(host) >= sizeof(cfg->cluster_node_id))
+            return fail(err, errlen, "cluster.node_id is empty and the host name '%.64s' "
+                        "cannot stand for it: set cluster.node_id (letters, digits, '.', '_', "
+                        "'-'; at most %zu)", host, sizeof(cfg->cluster_node_id) - 1);
+        memcpy(cfg->cluster_node_id, host, strlen(host) + 1);
+    }
+    if (!node_id_ok(cfg->cluster_node_id))
+        return fail(err, errlen, "cluster.node_id = '%s': only letters, digits, '.', '_' and "
+                    "'-'", cfg->cluster_node_id);
+    return 0;
+}
+
+int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    const char *pfx = cfg->cluster_prefix;
+    size_t plen = strlen(pfx);
+
+    if (plen < 2 || pfx[0] != '/' || pfx[plen - 1] != '/' || strpbrk(pfx, " \t"))
+        return fail(err, errlen, "cluster.prefix = '%s': must start and end with '/' (e.g. "
+                    "/ofcd/v1/), without blanks", pfx);
+    if (!cfg->cluster_etcd_endpoints[0])
+        return 0;
+    int rc = check_endpoints(cfg->cluster_etcd_endpoints, err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = check_node_id(cfg, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (!cfg->cluster_etcd_cert[0] != !cfg->cluster_etcd_key[0])
+        return fail(err, errlen, "cluster.etcd_cert and cluster.etcd_key go together: set "
+                    "both or neither");
+    if (!cfg->cluster_etcd_user[0] != !cfg->cluster_etcd_password_file[0])
+        return fail(err, errlen, "cluster.etcd_user and cluster.etcd_password_file go "
+                    "together: set both or neither");
+    if (strcmp(cfg->of_role, "equal") != 0)
+        return fail(err, errlen, "openflow.role = %s with cluster.etcd_endpoints set: in a "
+                    "cluster the election picks each switch's master; leave openflow.role = "
+                    "equal", cfg->of_role);
+    return 0;
+}
