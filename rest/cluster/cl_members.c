@@ -1,0 +1,49 @@
+/* cl_members: see cl_members.h. */
+#include "cl_members.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int index_of(const struct cl_members *s, const char *node)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (strcmp(s->m[i].node, node) == 0)
+            return (int)i;
+    return -1;
+}
+
+int cl_members_put(struct cl_members *s, const char *node, const void *card, size_t len,
+                   int64_t lease, int64_t create_rev)
+{
+    size_t nl = strlen(node);
+
+    if (!nl || nl >= CL_NODE_NAME_MAX || len >= CL_CARD_MAX)
+        return -EINVAL;
+    int i = index_of(s, node);
+    if (i < 0) {
+        if (s->n >= CL_NODES_MAX)
+            return -ENOSPC;
+        i = (int)s->n++;
+    }
+    struct cl_member *m = &s->m[i];
+    memcpy(m->node, node, nl + 1);
+    memcpy(m->card, card, len);
+    m->card[len] = '\0';
+    m->lease = lease;
+    m->create_rev = create_rev;
+    return 0;
+}
+
+void cl_members_del(struct cl_members *s, const char *node)
+{
+    int i = index_of(s, node);
+
+    if (i >= 0)
+        s->m[i] = s->m[--s->n];
+}
+
+const struct cl_member *cl_members_find(const struct cl_members *s, const char *node)
+{
+    int i = index_of(s, node);
+    return i < 0 ? NULL : &s->m[i];
+}

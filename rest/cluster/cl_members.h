@@ -1,0 +1,36 @@
+/*
+ * cl_members: the live nodes of the cluster as the members/ keys show them
+ * — each node's card (the JSON text it wrote: addresses, version,
+ * readiness) and its lease — pure, bounded to CL_NODES_MAX. A node whose
+ * key is gone (stopped, or its lease expired) is gone from here.
+ */
+#ifndef OFCD_CL_MEMBERS_H
+#define OFCD_CL_MEMBERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cl_elect.h"
+
+#define CL_CARD_MAX 512             /* a card's text, NUL included */
+
+struct cl_member {
+    char node[CL_NODE_NAME_MAX];
+    char card[CL_CARD_MAX];
+    int64_t lease;
+    int64_t create_rev;             /* of its key: when it (last) joined */
+};
+
+struct cl_members {
+    struct cl_member m[CL_NODES_MAX];
+    unsigned n;
+};
+
+/* A card seen: added or replaced. 0; -EINVAL (empty name, a card too long
+ * for CL_CARD_MAX); -ENOSPC past CL_NODES_MAX nodes. */
+int cl_members_put(struct cl_members *s, const char *node, const void *card, size_t len,
+                   int64_t lease, int64_t create_rev);
+void cl_members_del(struct cl_members *s, const char *node);
+const struct cl_member *cl_members_find(const struct cl_members *s, const char *node);
+
+#endif

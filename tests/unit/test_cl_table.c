@@ -1,0 +1,254 @@
+/*
+ * test_cl_table: the cluster's keys, its member list and every switch's
+ * election and role handshake as the two threads drive them, on a fake
+ * clock: keys made and read back (and hostile ones refused); a switch
+ * whose channel comes up is stood for, asked MASTER once this node wins
+ * with the winner's revision, never asked twice while a request is out;
+ * a reply confirms, a refusal waits before asking again, a silent switch
+ * is asked again after the timeout; a lost channel resigns; the table is
+ * bounded and sweeps what holds nothing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cl_keys.h"
+#include "cl_members.h"
+#include "cl_table.h"
+
+#define MS 1000ull
+#define P "/ofcd/v1/"
+
+static int parse(const char *key, struct cl_key *k)
+{
+    return cl_key_parse(P, (const uint8_t *)key, strlen(key), k);
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    char buf[CL_KEY_MAX];
+    struct cl_key k;
+
+    assert_int_equal(cl_key_cand(buf, sizeof(buf), P, 0x1001, "node-2"),
+                     (int)strlen("/ofcd/v1/switches/0000000000001001/cand/node-2"));
+    assert_string_equal(buf, "/ofcd/v1/switches/0000000000001001/cand/node-2");
+    assert_int_equal(parse(buf, &k), 0);
+    assert_int_equal(k.kind, CL_KEY_CAND);
+    assert_true(k.dpid == 0x1001);
+    assert_string_equal(k.node, "node-2");
+    cl_key_cand(buf, sizeof(buf), P, UINT64_MAX, "n");
+    assert_int_equal(parse(buf, &k), 0);
+    assert_true(k.dpid == UINT64_MAX);
+
+    cl_key_member(buf, sizeof(buf), P, "node1");
+    assert_string_equal(buf, "/ofcd/v1/members/node1");
+    assert_int_equal(parse(buf, &k), 0);
+    assert_int_equal(k.kind, CL_KEY_MEMBER);
+    assert_string_equal(k.node, "node1");
+    cl_key_switches(buf, sizeof(buf), P);
+    assert_string_equal(buf, "/ofcd/v1/switches/");
+    cl_key_members(buf, sizeof(buf), P);
+    assert_string_equal(buf, "/ofcd/v1/members/");
+    assert_int_equal(cl_key_member(buf, 10, P, "node1"), -ENAMETOOLONG);
+
+    /* Another layout's keys under the prefix are not ours to read. */
+    assert_int_equal(parse("/ofcd/v1/flows/abc", &k), 0);
+    assert_int_equal(k.kind, CL_KEY_OTHER);
+    assert_int_equal(parse("/ofcd/v1/switches/0000000000001001/admin", &k), 0);
+    assert_int_equal(k.kind, CL_KEY_OTHER);
+    /* Outside the prefix, or ours and malformed: refused. */
+    assert_int_equal(parse("/other/members/x", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/members/", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/members/a/b", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/switches/000000000000100G/cand/n", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/switches/0000000000001001/cand/", &k), -EINVAL);
+    char longkey[CL_KEY_MAX];
+    snprintf(longkey, sizeof(longkey), "/ofcd/v1/members/%0*d", CL_NODE_NAME_MAX, 7);
+    assert_int_equal(parse(longkey, &k), -EINVAL);
+    static const uint8_t nul[] = "/ofcd/v1/members/a\0b";
+    assert_int_equal(cl_key_parse(P, nul, sizeof(nul) - 1, &k), -EINVAL);
+}
+
+static void test_members(void **state)
+{
+    (void)state;
+    struct cl_members s = {0};
+    char big[CL_CARD_MAX];
+
+    assert_int_equal(cl_members_put(&s, "n1", "{\"a\":1}", 7, 11, 5), 0);
+    assert_int_equal(cl_members_put(&s, "n2", "{}", 2, 12, 6), 0);
+    assert_int_equal(cl_members_put(&s, "n1", "{\"a\":2}", 7, 13, 8), 0);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(cl_members_find(&s, "n1")->card, "{\"a\":2}");
+    assert_true(cl_members_find(&s, "n1")->lease == 13);
+    memset(big, 'x', sizeof(big));
+    assert_int_equal(cl_members_put(&s, "n3", big, sizeof(big), 1, 1), -EINVAL);
+    assert_int_equal(cl_members_put(&s, "", "{}", 2, 1, 1), -EINVAL);
+    cl_members_del(&s, "n1");
+    assert_null(cl_members_find(&s, "n1"));
+    assert_non_null(cl_members_find(&s, "n2"));
+    for (int i = 0; i < CL_NODES_MAX - 1; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "m%d", i);
+        assert_int_equal(cl_members_put(&s, name, "{}", 2, 1, 1), 0);
+    }
+    assert_int_equal(cl_members_put(&s, "onemore", "{}", 2, 1, 1), -ENOSPC);
+}
+
+/* One switch, this node "a": up → stand; the watch shows a's key → ask
+ * MASTER with a's revision; nothing more while it is out; confirmed → quiet. */
+static void test_master_handshake(void **state)
+{
+    (void)state;
+    struct cl_table t;
+    struct cl_ask ask;
+    uint64_t now = 1000 * MS;
+
+    assert_int_equal(cl_table_init(&t, 4), 0);
+    struct cl_sw *sw = cl_table_get(&t, 0x1001);
+    assert_non_null(sw);
+    assert_false(cl_sw_step(sw, "a", true, now, &ask));   /* channel down: nothing */
+    assert_false(ask.send);
+    cl_sw_up(sw, 77);
+    assert_true(cl_sw_step(sw, "a", true, now, &ask));    /* stand */
+    assert_true(sw->want_stand);
+    assert_false(ask.send);
+    assert_false(cl_sw_step(sw, "a", true, now, &ask));   /* still waiting for the key */
+    cl_cands_put(&sw->cands, "b", 40);                     /* b stood later */
+    cl_cands_put(&sw->cands, "a", 31);
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_true(ask.send);
+    assert_int_equal(ask.role, CL_ROLE_MASTER);
+    assert_true(ask.generation == 31);
+    cl_sw_asked(sw, &ask, 900, now);
+    cl_sw_step(sw, "a", true, now + 10 * MS, &ask);
+    assert_false(ask.send);                                /* one request at a time */
+    assert_int_equal(cl_sw_reply(sw, 899, CL_ROLE_MASTER, 31), -ESRCH);
+    assert_int_equal(cl_sw_reply(sw, 900, CL_ROLE_MASTER, 31), 1);
+    assert_int_equal(sw->role, CL_ROLE_MASTER);
+    cl_sw_step(sw, "a", true, now + 20 * MS, &ask);
+    assert_false(ask.send);
+    /* The fence closes: step down at once. */
+    cl_sw_step(sw, "a", false, now + 30 * MS, &ask);
+    assert_true(ask.send);
+    assert_int_equal(ask.role, CL_ROLE_SLAVE);
+    cl_table_free(&t);
+}
+
+/* A refused request waits CL_RETRY_AFTER_US; an unanswered one is given
+ * up after CL_ASK_TIMEOUT_US and asked again. */
+static void test_refusal_and_timeout(void **state)
+{
+    (void)state;
+    struct cl_table t;
+    struct cl_ask ask;
+    uint64_t now = 5000 * MS;
+
+    cl_table_init(&t, 4);
+    struct cl_sw *sw = cl_table_get(&t, 7);
+    cl_sw_up(sw, 1);
+    cl_cands_put(&sw->cands, "a", 10);
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_true(ask.send);
+    cl_sw_asked(sw, &ask, 1, now);
+    assert_int_equal(cl_sw_refused(sw, 2, now), -ESRCH);
+    assert_int_equal(cl_sw_refused(sw, 1, now), 0);
+    assert_true(sw->refusals == 1);
+    cl_sw_step(sw, "a", true, now + CL_RETRY_AFTER_US - 1, &ask);
+    assert_false(ask.send);
+    cl_sw_step(sw, "a", true, now + CL_RETRY_AFTER_US, &ask);
+    assert_true(ask.send);
+    now += CL_RETRY_AFTER_US;
+    cl_sw_asked(sw, &ask, 3, now);
+    cl_sw_step(sw, "a", true, now + CL_ASK_TIMEOUT_US - 1, &ask);
+    assert_false(ask.send);
+    cl_sw_step(sw, "a", true, now + CL_ASK_TIMEOUT_US, &ask);
+    assert_true(ask.send);
+    assert_true(sw->ask_timeouts == 1);
+    /* A late reply to the given-up request changes nothing. */
+    assert_int_equal(cl_sw_reply(sw, 3, CL_ROLE_MASTER, 10), -ESRCH);
+    cl_table_free(&t);
+}
+
+/* Another node's older key wins: SLAVE; it resigns: MASTER with our
+ * revision; our channel goes: resign, the confirmed role void. */
+static void test_takeover_and_resign(void **state)
+{
+    (void)state;
+    struct cl_table t;
+    struct cl_ask ask;
+    uint64_t now = 0;
+
+    cl_table_init(&t, 4);
+    struct cl_sw *sw = cl_table_get(&t, 9);
+    cl_sw_up(sw, 5);
+    assert_true(cl_sw_step(sw, "a", true, now, &ask));       /* stand */
+    cl_cands_put(&sw->cands, "b", 20);
+    cl_cands_put(&sw->cands, "a", 21);
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_int_equal(ask.role, CL_ROLE_SLAVE);
+    cl_sw_asked(sw, &ask, 1, now);
+    assert_int_equal(cl_sw_reply(sw, 1, CL_ROLE_SLAVE, 20), 1);
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_false(ask.send);
+    cl_cands_del(&sw->cands, "b");                          /* b died: its lease expired */
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_int_equal(ask.role, CL_ROLE_MASTER);
+    assert_true(ask.generation == 21);
+    cl_sw_asked(sw, &ask, 2, now);
+    assert_int_equal(cl_sw_reply(sw, 2, CL_ROLE_MASTER, 21), 1);
+    assert_true(sw->role_changes == 2);
+    cl_sw_down(sw);
+    assert_true(cl_sw_step(sw, "a", true, now, &ask));       /* resign */
+    assert_false(sw->want_stand);
+    assert_int_equal(sw->role, CL_ROLE_NONE);
+    /* Up again on a new connection: nothing confirmed, stand again. */
+    cl_sw_up(sw, 6);
+    assert_true(cl_sw_step(sw, "a", true, now, &ask));
+    assert_true(sw->want_stand);
+    cl_table_free(&t);
+}
+
+/* The bound holds; the sweep drops only records that hold nothing. */
+static void test_bound_and_sweep(void **state)
+{
+    (void)state;
+    struct cl_table t;
+
+    assert_int_equal(cl_table_init(&t, 0), -EINVAL);
+    cl_table_init(&t, 3);
+    struct cl_sw *a = cl_table_get(&t, 1), *b = cl_table_get(&t, 2), *c = cl_table_get(&t, 3);
+    assert_non_null(a);
+    assert_ptr_equal(cl_table_get(&t, 1), a);
+    assert_null(cl_table_get(&t, 4));
+    cl_sw_up(a, 1);
+    cl_cands_put(&b->cands, "z", 3);
+    c->stood = true;
+    assert_int_equal(cl_table_sweep(&t), 0);
+    c->stood = false;
+    assert_int_equal(cl_table_sweep(&t), 1);
+    assert_null(cl_table_find(&t, 3));
+    assert_non_null(cl_table_get(&t, 4));
+    assert_int_equal(t.n, 3);
+    cl_table_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_members),
+        cmocka_unit_test(test_master_handshake),
+        cmocka_unit_test(test_refusal_and_timeout),
+        cmocka_unit_test(test_takeover_and_resign),
+        cmocka_unit_test(test_bound_and_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
