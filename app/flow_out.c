@@ -23,7 +23,7 @@ static unsigned out_room(void *arg, conn_handle_t conn, uint8_t cls)
     return ring ? msgq_free_count(ring, cls) : 0;
 }
 
-static int out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
+int flow_out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
 {
     struct app_ctx *app = arg;
     struct msgq *ring = ring_of(app, conn);
@@ -62,7 +62,7 @@ void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)
 {
     /* The store keeps what clients sent (Kytos JSON): the REST face reads
      * it back into typed flows for the flow manager. */
-    *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = out_send,
+    *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = flow_out_send,
                                 .now_us = out_now_us, .decode = flow_json_record,
                                 .event = out_event};
 }

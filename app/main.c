@@ -40,7 +40,7 @@
 #include "rest.h"
 #include "wire.h"
 
-#define OFCD_VERSION "0.1.0"
+#include "ofcd_version.h"
 
 struct main_opts {
     const char *config_path;

@@ -1,6 +1,8 @@
 /* wire: see wire.h. */
 #include "wire.h"
 
+#include "flow_out.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +159,8 @@ int wire_apps(struct app_ctx *app)
         return -ENOMEM;
     }
     app->host = (struct app_host){.cfg = c, .stream = app->stream, .view_arg = app,
-                                  .view_lock = app_view_lock, .view_unlock = app_view_unlock};
+                                  .view_lock = app_view_lock, .view_unlock = app_view_unlock,
+                                  .send = flow_out_send, .send_arg = app};
     for (unsigned k = 0; k < app_classes_n; k++) {
         const struct app_class *cls = app_classes[k];
         void *self = NULL;
@@ -168,12 +171,16 @@ int wire_apps(struct app_ctx *app)
             LOG_ERR("main", "app %s: more than %u apps enabled", cls->name, OF_APPS_MAX);
             return -E2BIG;
         }
+        app->apps[app->n_apps] = (struct of_app){0};
         int rc = cls->create(&app->host, app->n_apps, &app->apps[app->n_apps], &self);
         if (rc < 0) {
             LOG_ERR("main", "app %s cannot start: %s", cls->name, strerror(-rc));
             return rc;
         }
-        app->n_apps++;
+        /* An app with no part on the workers (it left the hooks unnamed)
+         * takes no slot there, nor a cookie range of the flow manager's. */
+        if (app->apps[app->n_apps].name)
+            app->n_apps++;
         app->inst[app->n_inst++] = (struct app_inst){.cls = cls, .self = self};
     }
     return 0;

@@ -14,7 +14,9 @@
  *                            (ofp/path/of_app.h; index is its slot there,
  *                            what of_app_event names); before the store
  *                            and the flow manager exist (the manager is
- *                            made knowing every app's cookie range)
+ *                            made knowing every app's cookie range); an
+ *                            app with no part on the workers leaves the
+ *                            hooks unnamed and takes no slot
  *   load(self)               the store is open: read back durable records
  *   ... the lcores run; on the control thread:
  *   on_event_locked(self, ev, now_us)
@@ -40,6 +42,7 @@
 #ifndef OFCD_APP_CLASS_H
 #define OFCD_APP_CLASS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,12 +70,21 @@ struct app_host {
     void *view_arg;
     const struct ctl_switches *(*view_lock)(void *arg);
     void (*view_unlock)(void *arg);
+    /* One OpenFlow message to a switch's connection (the conn of its
+     * events), from the control thread: 0, or -ENOBUFS (try again). */
+    int (*send)(void *arg, uint64_t conn, const uint8_t *msg, size_t len, uint8_t cls);
+    void *send_arg;
+    /* The workers' gate in a cluster: whether this node may act as a
+     * master now (the cluster app stores it; NULL outside a cluster). */
+    atomic_bool *may_act;
 };
 
 struct app_class {
     const char *name;                /* as the config, logs and ofcdctl name it */
     const char *const *config_keys;  /* the keys it reads, NULL-terminated */
     bool (*enabled)(const struct ofcd_config *cfg);
+    /* What turns it on, as "section.key=value"; NULL = "apps.NAME=true". */
+    const char *switched_by;
     int (*create)(const struct app_host *host, unsigned index, struct of_app *hooks,
                   void **self);
     int (*load)(void *self);

@@ -70,9 +70,11 @@ struct cl_action cl_decide(const struct cl_cands *s, const struct cl_self *self)
             return (struct cl_action){CL_DO_NOTHING, 0};
         return (struct cl_action){CL_DO_ASK_MASTER, w->create_rev};
     }
-    if (self->role == CL_ROLE_SLAVE)
+    /* OpenFlow 1.3 checks a SLAVE request's generation as a MASTER's: the
+     * winner's revision is the newest this node knows. */
+    if (self->role == CL_ROLE_SLAVE && self->generation == w->create_rev)
         return (struct cl_action){CL_DO_NOTHING, 0};
-    return (struct cl_action){CL_DO_ASK_SLAVE, 0};
+    return (struct cl_action){CL_DO_ASK_SLAVE, w->create_rev};
 }
 
 bool cl_may_write(const struct cl_cands *s, const struct cl_self *self)

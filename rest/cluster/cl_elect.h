@@ -70,12 +70,13 @@ enum cl_action_kind {
     CL_DO_STAND,                    /* create our candidate key (bound to our lease) */
     CL_DO_RESIGN,                   /* delete our candidate key */
     CL_DO_ASK_MASTER,               /* ROLE_REQUEST MASTER, generation_id = .generation */
-    CL_DO_ASK_SLAVE,                /* ROLE_REQUEST SLAVE (generation unchanged) */
+    CL_DO_ASK_SLAVE,                /* ROLE_REQUEST SLAVE, generation_id = .generation */
 };
 
 struct cl_action {
     enum cl_action_kind kind;
-    int64_t generation;             /* CL_DO_ASK_MASTER */
+    int64_t generation;             /* ASK: the winner's create revision (a switch checks
+                                     * the generation of SLAVE requests too) */
 };
 
 /*
@@ -85,8 +86,9 @@ struct cl_action {
  *  - channel up, no candidate of ours: stand;
  *  - we win and may act: ask MASTER with the winner's revision, unless
  *    the switch confirmed exactly that already or a request is out;
- *  - we do not win, or may not act (the fence): ask SLAVE unless the switch
- *    has us as SLAVE already or a request is out. A master that may not act
+ *  - we do not win, or may not act (the fence): ask SLAVE with the
+ *    winner's revision unless the switch has us as SLAVE of that
+ *    generation already or a request is out. A master that may not act
  *    steps down at once, before another node can win.
  * Never two requests at once: the answer comes first.
  */

@@ -144,12 +144,13 @@ int cl_sw_reply(struct cl_sw *sw, uint32_t xid, enum cl_role role, int64_t gener
     if (!sw->asking || xid != sw->ask_xid)
         return -ESRCH;
     sw->asking = false;
-    /* A SLAVE reply carries the switch's generation, not ours: what we
-     * keep is what we asked for. */
-    int64_t gen = role == CL_ROLE_MASTER ? generation : sw->asked_generation;
+    /* The generation kept is the one asked for: the policy compares it
+     * with the winner's (the reply's is the switch's newest, the same or
+     * one this node has not seen yet). */
+    (void)generation;
     int changed = role != sw->role;
     sw->role = role;
-    sw->generation = gen;
+    sw->generation = sw->asked_generation;
     if (changed)
         sw->role_changes++;
     return changed;

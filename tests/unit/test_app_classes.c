@@ -76,7 +76,10 @@ static void test_every_class_complete(void **state)
             if (!strstr(help, key))
                 fail_msg("app %s: config key %s is not in the schema", c->name, *k);
         }
-        snprintf(key, sizeof(key), "apps.%s=true", c->name);
+        if (c->switched_by)
+            snprintf(key, sizeof(key), "%s", c->switched_by);
+        else
+            snprintf(key, sizeof(key), "apps.%s=true", c->name);
         cfg_defaults(&cfg);
         for (unsigned j = 0; j < app_classes_n; j++)
             assert_false(app_classes[j]->enabled(&cfg));

@@ -73,8 +73,7 @@ static void confirm(struct node *n, enum cl_role role, int64_t gen)
 {
     n->self.asking = false;
     n->self.role = role;
-    if (role == CL_ROLE_MASTER)
-        n->self.generation = gen;
+    n->self.generation = gen;
 }
 
 static void test_three_nodes(void **state)
@@ -111,7 +110,10 @@ static void test_three_nodes(void **state)
     for (unsigned i = 1; i < 3; i++) {
         act = step(&etcd, all[i], now);
         assert_int_equal(act.kind, CL_DO_ASK_SLAVE);
-        confirm(all[i], CL_ROLE_SLAVE, 0);
+        /* A SLAVE request carries the winner's generation: a switch
+         * refuses an older one as stale, SLAVE or MASTER. */
+        assert_int_equal(act.generation, 10);
+        confirm(all[i], CL_ROLE_SLAVE, act.generation);
         assert_int_equal(step(&etcd, all[i], now).kind, CL_DO_NOTHING);
         assert_false(cl_may_write(&etcd, &all[i]->self));
     }
@@ -132,8 +134,10 @@ static void test_three_nodes(void **state)
     a.self.channel_up = true;
     assert_int_equal(step(&etcd, &a, now).kind, CL_DO_STAND);
     assert_int_equal(cl_cands_put(&etcd, "a", 20), 0);
-    assert_int_equal(step(&etcd, &a, now).kind, CL_DO_ASK_SLAVE);
-    confirm(&a, CL_ROLE_SLAVE, 0);
+    act = step(&etcd, &a, now);
+    assert_int_equal(act.kind, CL_DO_ASK_SLAVE);
+    assert_int_equal(act.generation, 11);
+    confirm(&a, CL_ROLE_SLAVE, 11);
 
     /* b's keepalives stop (SIGSTOP, a partition): its fence runs out a margin
      * before the lease, so it asks SLAVE while its key still wins. */

@@ -139,6 +139,7 @@ static void test_master_handshake(void **state)
     cl_sw_step(sw, "a", false, now + 30 * MS, &ask);
     assert_true(ask.send);
     assert_int_equal(ask.role, CL_ROLE_SLAVE);
+    assert_true(ask.generation == 31);
     cl_table_free(&t);
 }
 
@@ -194,6 +195,9 @@ static void test_takeover_and_resign(void **state)
     cl_cands_put(&sw->cands, "a", 21);
     cl_sw_step(sw, "a", true, now, &ask);
     assert_int_equal(ask.role, CL_ROLE_SLAVE);
+    /* OpenFlow 1.3 checks the generation of SLAVE requests too: the
+     * winner's, or the switch refuses it as stale. */
+    assert_true(ask.generation == 20);
     cl_sw_asked(sw, &ask, 1, now);
     assert_int_equal(cl_sw_reply(sw, 1, CL_ROLE_SLAVE, 20), 1);
     cl_sw_step(sw, "a", true, now, &ask);

@@ -1,0 +1,334 @@
+/* cl_class: see cl_class.h. */
+#include "cl_class.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "cl_inst.h"
+#include "of_event.h"
+#include "ofcd_clock.h"
+#include "ofcd_log.h"
+#include "ofp_buf.h"
+#include "ofp_msg.h"
+#include "ofp_switch.h"
+#include "ofp_wire.h"
+#include "qmsg.h"
+
+static const char *const cl_keys_read[] = {
+    "cluster.etcd_endpoints", "cluster.node_id", "cluster.lease_ttl_s", "cluster.prefix",
+    "cluster.etcd_ca", "cluster.etcd_cert", "cluster.etcd_key", "cluster.etcd_user",
+    "cluster.etcd_password_file", "openflow.max_switches_known", NULL};
+
+static bool cl_enabled(const struct ofcd_config *c)
+{
+    return c->cluster_etcd_endpoints[0] != '\0';
+}
+
+/* The endpoints, split in place (cfg_finish checked them). */
+static size_t split_endpoints(char *list, const char **out, size_t max)
+{
+    size_t n = 0;
+
+    for (char *save = NULL, *p = strtok_r(list, ",", &save); p && n < max;
+         p = strtok_r(NULL, ",", &save)) {
+        while (*p == ' ')
+            p++;
+        char *end = p + strlen(p);
+        while (end > p && end[-1] == ' ')
+            *--end = '\0';
+        out[n++] = p;
+    }
+    return n;
+}
+
+static int read_password(const char *path, char *buf, size_t len, char *err)
+{
+    FILE *f = fopen(path, "r");
+
+    if (!f) {
+        snprintf(err, 256, "cluster.etcd_password_file %.160s: %s", path, strerror(errno));
+        return -errno;
+    }
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    buf[ok ? strcspn(buf, "\r\n") : 0] = '\0';
+    if (!ok || !buf[0]) {
+        snprintf(err, 256, "cluster.etcd_password_file %.160s: no password on its first line",
+                 path);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const char *opt(const char *s)
+{
+    return s[0] ? s : NULL;
+}
+
+static int cl_create(const struct app_host *host, unsigned index, struct of_app *hooks,
+                     void **self)
+{
+    const struct ofcd_config *c = host->cfg;
+    struct cl_inst *ci = calloc(1, sizeof(*ci));
+    char list[CFG_STR_MAX], password[256] = "", card[CL_CARD_MAX], err[256] = "";
+    const char *endpoints[16];
+
+    (void)index;
+    (void)hooks;                    /* nothing on the workers: they read the gate */
+    if (!ci)
+        return -ENOMEM;
+    ci->host = host;
+    ci->next_xid = 0;
+    ci->rl_refused = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
+    snprintf(list, sizeof(list), "%s", c->cluster_etcd_endpoints);
+    size_t n = split_endpoints(list, endpoints, 16);
+    int rc = 0;
+    if (c->cluster_etcd_user[0])
+        rc = read_password(c->cluster_etcd_password_file, password, sizeof(password), err);
+    if (rc == 0)
+        rc = cl_card_make(c, card, sizeof(card));
+    if (rc == 0) {
+        struct cl_node_cfg nc = {
+            .endpoints = endpoints, .n_endpoints = n, .node_id = c->cluster_node_id,
+            .prefix = c->cluster_prefix, .ttl_s = c->cluster_lease_ttl_s,
+            .ca = opt(c->cluster_etcd_ca), .cert = opt(c->cluster_etcd_cert),
+            .key = opt(c->cluster_etcd_key), .user = opt(c->cluster_etcd_user),
+            .password = c->cluster_etcd_user[0] ? password : NULL,
+            .max_switches = c->of_max_switches_known ? c->of_max_switches_known : 65536,
+            .card = card};
+        rc = cl_node_start(&ci->node, &nc, err);
+    }
+    memset(password, 0, sizeof(password));
+    if (rc < 0) {
+        LOG_ERR("cluster", "cannot join the cluster: %s", err[0] ? err : strerror(-rc));
+        free(ci);
+        return rc;
+    }
+    ci->ext = (struct rest_ext){"/api/v1/cluster", ci, cl_rest_get};
+    LOG_INFO("cluster", "node %s joins the cluster on %s (prefix %s, lease %u s)",
+             c->cluster_node_id, c->cluster_etcd_endpoints, c->cluster_prefix,
+             c->cluster_lease_ttl_s);
+    *self = ci;
+    return 0;
+}
+
+/* ---- what the workers report -------------------------------------------- */
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void on_reply(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, size_t len)
+{
+    struct ofp_role r;
+    struct ofp_err e;
+    uint32_t xid = rd32(msg + 4);
+
+    if (ofp_role_decode(msg, len, OFPT_ROLE_REPLY, &r, &e) < 0)
+        return;
+    enum cl_role role = r.role == OFPCR_ROLE_MASTER ? CL_ROLE_MASTER : CL_ROLE_SLAVE;
+    int changed = cl_sw_reply(sw, xid, role, (int64_t)r.generation_id);
+    if (changed == 1) {
+        ci->node->stats.role_changes++;
+        LOG_INFO("cluster", "switch %016" PRIx64 ": this node is now its %s (generation "
+                 "%" PRIu64 ")", sw->dpid, role == CL_ROLE_MASTER ? "master" : "slave",
+                 r.generation_id);
+    }
+}
+
+static void on_error(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, size_t len,
+                     uint64_t now)
+{
+    if (len < 12 || (msg[8] << 8 | msg[9]) != OFPET_ROLE_REQUEST_FAILED)
+        return;
+    unsigned code = (unsigned)(msg[10] << 8 | msg[11]);
+    if (cl_sw_refused(sw, rd32(msg + 4), now) < 0)
+        return;
+    ci->node->stats.role_refusals++;
+    LOG_WARN_RL(&ci->rl_refused, now, "cluster",
+                "switch %016" PRIx64 ": refused our ROLE_REQUEST %s generation %" PRId64
+                " (%s): asking again once this node's view of etcd has caught up", sw->dpid,
+                sw->asked == CL_ROLE_MASTER ? "MASTER" : "SLAVE", sw->asked_generation,
+                code == OFPRRFC_STALE ? "stale generation" : "role request failed");
+}
+
+static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
+{
+    struct cl_inst *ci = self;
+    struct of_event_hdr h;
+    uint64_t now = ofcd_clock_mono_us();
+
+    (void)lcore_now;
+    if (q->len < sizeof(h))
+        return;
+    memcpy(&h, q->data, sizeof(h));
+    const uint8_t *msg = q->data + sizeof(h);
+    size_t len = q->len - sizeof(h);
+    struct cl_node *n = ci->node;
+
+    pthread_mutex_lock(&n->lock);
+    struct cl_sw *sw = q->kind == QMSG_EV_SWITCH_UP ? cl_table_get(&n->table, h.dpid)
+                                                    : cl_table_find(&n->table, h.dpid);
+    if (!sw) {
+        pthread_mutex_unlock(&n->lock);
+        if (q->kind == QMSG_EV_SWITCH_UP)
+            LOG_WARN("cluster", "switch %016" PRIx64 ": the cluster table is full "
+                     "(openflow.max_switches_known): this node will not stand for it",
+                     h.dpid);
+        return;
+    }
+    switch (q->kind) {
+    case QMSG_EV_SWITCH_UP:
+        cl_sw_up(sw, q->conn);
+        break;
+    case QMSG_EV_SWITCH_DOWN:
+        if (sw->conn == q->conn)
+            cl_sw_down(sw);
+        break;
+    case QMSG_EV_OF:
+        if (len >= 8 && sw->channel_up && q->conn == sw->conn) {
+            if (msg[1] == OFPT_ROLE_REPLY)
+                on_reply(ci, sw, msg, len);
+            else if (msg[1] == OFPT_ERROR)
+                on_error(ci, sw, msg, len, now);
+        }
+        break;
+    default:
+        break;
+    }
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* ---- every tick: the steps -------------------------------------------- */
+
+struct tick {
+    struct cl_inst *ci;
+    bool may_act;
+    uint64_t now;
+    bool wake;
+};
+
+static void send_role(struct cl_inst *ci, struct cl_sw *sw, const struct cl_ask *ask,
+                      uint64_t now)
+{
+    uint8_t mem[64];
+    struct ofp_buf b;
+    uint32_t xid = CL_XID_BASE | (ci->next_xid++ & 0xffffu);
+    struct ofp_role r = {.role = ask->role == CL_ROLE_MASTER ? OFPCR_ROLE_MASTER
+                                                              : OFPCR_ROLE_SLAVE,
+                         .generation_id = (uint64_t)ask->generation};
+
+    ofp_buf_init(&b, mem, sizeof(mem));
+    if (ofp_role_encode(&b, OFPT_ROLE_REQUEST, xid, &r) < 0)
+        return;
+    if (!ci->host->send ||
+        ci->host->send(ci->host->send_arg, sw->conn, b.data, b.len, OFP_PRIO_P1) < 0) {
+        ci->node->stats.send_failures++;
+        return;                     /* the next tick asks again */
+    }
+    cl_sw_asked(sw, ask, xid, now);
+    ci->node->stats.role_requests++;
+}
+
+static void step_one(void *arg, struct cl_sw *sw)
+{
+    struct tick *t = arg;
+    struct cl_ask ask;
+    uint64_t timeouts = sw->ask_timeouts;
+
+    if (cl_sw_step(sw, t->ci->node->node_id, t->may_act, t->now, &ask))
+        t->wake = true;
+    t->ci->node->stats.role_timeouts += sw->ask_timeouts - timeouts;
+    if (ask.send && sw->channel_up)
+        send_role(t->ci, sw, &ask, t->now);
+}
+
+static void cl_on_tick(void *self, uint64_t lcore_now)
+{
+    struct cl_inst *ci = self;
+    struct cl_node *n = ci->node;
+    struct tick t = {.ci = ci, .now = ofcd_clock_mono_us()};
+
+    (void)lcore_now;
+    pthread_mutex_lock(&n->lock);
+    t.may_act = cl_fence_may_act(&n->fence, t.now);
+    if (ci->may_act && !t.may_act) {
+        n->stats.fence_closed++;
+        LOG_WARN("cluster", "node %s: its lease is no longer proved (%s): it stops acting "
+                 "as master of any switch", n->node_id,
+                 n->etcd_error[0] ? n->etcd_error : "no keepalive answered in time");
+    } else if (!ci->may_act && t.may_act) {
+        LOG_INFO("cluster", "node %s: lease proved, it may master switches", n->node_id);
+    }
+    ci->may_act = t.may_act;
+    if (ci->host->may_act)
+        atomic_store(ci->host->may_act, t.may_act);
+    /* Until the first full read the table's candidates mean nothing. */
+    if (n->synced)
+        cl_table_each(&n->table, step_one, &t);
+    pthread_mutex_unlock(&n->lock);
+    if (t.wake)
+        cl_node_wake(n);
+}
+
+/* ---- the rest of the class ------------------------------------------- */
+
+static void cl_counters(void *self, ofcd_counter_fn fn, void *arg)
+{
+    struct cl_inst *ci = self;
+    struct cl_node_stats s;
+
+    cl_node_get_stats(ci->node, &s);
+    fn(arg, &cl_node_counters, "", OFCD_COUNTER_VALUES(&s));
+}
+
+static unsigned cl_routes(void *self, const struct rest_ext **out, unsigned max)
+{
+    struct cl_inst *ci = self;
+
+    if (!max)
+        return 0;
+    out[0] = &ci->ext;
+    return 1;
+}
+
+static void cl_status(void *self, char *buf, size_t len)
+{
+    struct cl_inst *ci = self;
+    struct cl_node_stats s;
+
+    cl_node_get_stats(ci->node, &s);
+    snprintf(buf, len, "node %s: %" PRIu64 " nodes live, master of %" PRIu64 " of %" PRIu64
+             " switches, %s, revision %" PRIu64, ci->node->node_id, s.nodes, s.masters,
+             s.switches, s.may_act ? "lease proved" : "lease NOT proved", s.revision);
+}
+
+static void cl_destroy(void *self)
+{
+    struct cl_inst *ci = self;
+
+    if (ci->host->may_act)
+        atomic_store(ci->host->may_act, false);
+    cl_node_stop(ci->node);
+    free(ci);
+}
+
+const struct app_class cl_class = {
+    .name = "cluster",
+    .config_keys = cl_keys_read,
+    .enabled = cl_enabled,
+    .switched_by = "cluster.etcd_endpoints=http://127.0.0.1:2379",
+    .create = cl_create,
+    .on_event = cl_on_event,
+    .on_tick = cl_on_tick,
+    .counters = cl_counters,
+    .routes = cl_routes,
+    .status = cl_status,
+    .destroy = cl_destroy,
+};

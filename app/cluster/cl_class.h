@@ -1,0 +1,24 @@
+/*
+ * cl_class: the cluster as an app of the appliance (app_class.h), on when
+ * cluster.etcd_endpoints is set. It owns the cluster node (cl_node.h: the
+ * etcd thread and the table) and on the control thread:
+ *  - hears each switch come up and go down and its answers to our
+ *    ROLE_REQUESTs (ROLE_REPLY, OFPET_ROLE_REQUEST_FAILED);
+ *  - every tick, carries out cl_table's steps: the candidate keys wanted
+ *    (for the etcd thread) and the ROLE_REQUESTs (MASTER with the winner's
+ *    create revision as generation_id, or SLAVE), sent through the io
+ *    lcore's msg_out like the flow manager's messages;
+ *  - publishes whether this node may act as a master (the fence) for the
+ *    workers' gate;
+ *  - serves GET /api/v1/cluster (cl_rest.c) and the "cluster" counters.
+ * Its xids are 0x7fff0000 + n: below the flow manager's (top bit set) and
+ * far above what a worker's per-connection count reaches.
+ */
+#ifndef OFCD_CL_CLASS_H
+#define OFCD_CL_CLASS_H
+
+#include "app_class.h"
+
+extern const struct app_class cl_class;
+
+#endif

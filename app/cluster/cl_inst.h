@@ -1,0 +1,32 @@
+/*
+ * cl_inst: the cluster app's instance, shared by its class (cl_class.c)
+ * and its REST route (cl_rest.c); nothing else sees it.
+ */
+#ifndef OFCD_CL_INST_H
+#define OFCD_CL_INST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app_class.h"
+#include "cl_node.h"
+#include "ofcd_ratelimit.h"
+#include "rest.h"
+
+#define CL_XID_BASE 0x7fff0000u
+
+struct cl_inst {
+    const struct app_host *host;
+    struct cl_node *node;
+    uint32_t next_xid;
+    bool may_act;                   /* as last published */
+    struct rest_ext ext;
+    struct ofcd_ratelimit rl_refused;
+};
+
+/* GET /api/v1/cluster (cl_rest.c). */
+unsigned cl_rest_get(void *arg, const struct rest_ext_req *q, json_t **out);
+/* This node's card: what the other nodes and GET /api/v1/cluster show of it. */
+int cl_card_make(const struct ofcd_config *cfg, char *buf, size_t len);
+
+#endif

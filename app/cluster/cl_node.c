@@ -1,0 +1,458 @@
+/* cl_node: see cl_node.h. The cluster thread's loop and its etcd calls. */
+#include "cl_node.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cl_keys.h"
+#include "etcd_client.h"
+#include "ofcd_clock.h"
+#include "ofcd_log.h"
+
+OFCD_COUNTER_GROUP(cl_node_counters, "cluster", struct cl_node_stats, CL_NODE_COUNTERS,
+                   CL_NODE_GAUGES);
+
+/* The watch is polled this long at most: the longest a want_stand waits
+ * for the thread to notice it. */
+#define CL_POLL_MS 20u
+/* After a failed grant or full read, before the next try. */
+#define CL_RETRY_MS 200u
+#define CL_TXN_OPS 128u             /* etcd's default --max-txn-ops */
+
+static uint64_t now_us(void)
+{
+    return ofcd_clock_mono_us();
+}
+
+static void etcd_failed(struct cl_node *n, const char *what, int rc)
+{
+    pthread_mutex_lock(&n->lock);
+    n->etcd_ok = false;
+    n->stats.etcd_errors++;
+    snprintf(n->etcd_error, sizeof(n->etcd_error), "%s: %s", what,
+             etcd_client_error(n->etcd)[0] ? etcd_client_error(n->etcd) : strerror(-rc));
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* ---- what etcd says, into the table ---------------------------------- */
+
+static void apply_kv(struct cl_node *n, const struct etcd_kv *kv, bool deleted)
+{
+    struct cl_key k;
+
+    if (cl_key_parse(n->prefix, kv->key, kv->key_len, &k) < 0) {
+        n->stats.bad_keys++;
+        LOG_WARN("cluster", "key '%.*s' under %s is not one this node can read: ignored",
+                 (int)(kv->key_len > 200 ? 200 : kv->key_len), (const char *)kv->key,
+                 n->prefix);
+        return;
+    }
+    if (k.kind == CL_KEY_MEMBER) {
+        if (deleted) {
+            if (cl_members_find(&n->members, k.node))
+                LOG_INFO("cluster", "node %s left the cluster", k.node);
+            cl_members_del(&n->members, k.node);
+        } else {
+            bool known = cl_members_find(&n->members, k.node) != NULL;
+            if (cl_members_put(&n->members, k.node, kv->value, kv->value_len, kv->lease,
+                               kv->create_revision) < 0)
+                n->stats.bad_keys++;
+            else if (!known)
+                LOG_INFO("cluster", "node %s joined the cluster", k.node);
+        }
+    } else if (k.kind == CL_KEY_CAND) {
+        struct cl_sw *sw = deleted ? cl_table_find(&n->table, k.dpid)
+                                   : cl_table_get(&n->table, k.dpid);
+        if (!sw) {
+            if (!deleted)
+                n->stats.bad_keys++;  /* the table is full */
+            return;
+        }
+        if (deleted)
+            cl_cands_del(&sw->cands, k.node);
+        else if (cl_cands_put(&sw->cands, k.node, kv->create_revision) < 0)
+            n->stats.bad_keys++;
+        if (strcmp(k.node, n->node_id) == 0)
+            sw->stood = !deleted;
+    }
+}
+
+static void clear_cands(void *arg, struct cl_sw *sw)
+{
+    (void)arg;
+    sw->cands.n = 0;
+    sw->stood = false;
+}
+
+/* Every key of the prefix at one revision: the table's candidates and
+ * the members rebuilt from it, the watch to start after it. */
+static int full_read(struct cl_node *n)
+{
+    struct etcd_range r = {.key = n->prefix, .key_len = strlen(n->prefix), .prefix = true};
+    struct etcd_range_resp resp = {0};
+    int rc = etcd_get(n->etcd, &r, &resp);
+
+    if (rc < 0) {
+        etcd_failed(n, "reading the cluster's keys", rc);
+        return rc;
+    }
+    pthread_mutex_lock(&n->lock);
+    cl_table_each(&n->table, clear_cands, NULL);
+    n->members.n = 0;
+    for (size_t i = 0; i < resp.kvs.n; i++)
+        apply_kv(n, &resp.kvs.kv[i], false);
+    n->revision = resp.hdr.revision;
+    n->stats.full_reads++;
+    n->etcd_ok = true;
+    pthread_mutex_unlock(&n->lock);
+    etcd_range_resp_free(&resp);
+    return 0;
+}
+
+static void on_watch(void *arg, const struct etcd_watch_resp *r)
+{
+    struct cl_node *n = arg;
+
+    pthread_mutex_lock(&n->lock);
+    for (size_t i = 0; i < r->n_ev; i++)
+        apply_kv(n, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
+    n->stats.watch_events += r->n_ev;
+    if (r->hdr.revision > n->revision)
+        n->revision = r->hdr.revision;
+    if (n->await_rev && n->revision >= n->await_rev) {
+        n->stats.watch_lag_us = now_us() - n->await_at_us;
+        n->await_rev = 0;
+    }
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* ---- the lease --------------------------------------------------------- */
+
+static int put_card(struct cl_node *n, int64_t lease)
+{
+    char key[CL_KEY_MAX];
+    int kl = cl_key_member(key, sizeof(key), n->prefix, n->node_id);
+    if (kl < 0)
+        return kl;
+    struct etcd_put p = {.key = key, .key_len = (size_t)kl, .value = n->card,
+                         .value_len = strlen(n->card), .lease = lease};
+    struct etcd_header h;
+    int rc = etcd_put(n->etcd, &p, &h);
+    if (rc < 0)
+        etcd_failed(n, "writing this node's card", rc);
+    return rc;
+}
+
+static void forget_stood(void *arg, struct cl_sw *sw)
+{
+    (void)arg;
+    sw->stood = false;
+}
+
+static int grant(struct cl_node *n)
+{
+    struct etcd_lease_resp l;
+    uint64_t sent = now_us();
+    int rc = etcd_lease_grant(n->etcd, n->ttl_s, &l);
+
+    if (rc < 0) {
+        etcd_failed(n, "granting a lease", rc);
+        return rc;
+    }
+    pthread_mutex_lock(&n->lock);
+    n->lease = l.id;
+    n->stats.lease_grants++;
+    /* Keys bound to an older lease are gone or going: write them again. */
+    cl_table_each(&n->table, forget_stood, NULL);
+    cl_fence_answer(&n->fence, sent, l.ttl);
+    pthread_mutex_unlock(&n->lock);
+    atomic_store(&n->work, true);
+    LOG_INFO("cluster", "node %s holds lease %" PRIx64 " (%" PRId64 " s)", n->node_id,
+             (uint64_t)l.id, l.ttl);
+    rc = put_card(n, l.id);
+    if (rc == -ENOENT) {
+        /* Expired already (a stop right after the grant): start over. */
+        pthread_mutex_lock(&n->lock);
+        n->lease = 0;
+        cl_fence_lost(&n->fence);
+        pthread_mutex_unlock(&n->lock);
+    }
+    return rc;
+}
+
+static void keepalive(struct cl_node *n)
+{
+    struct etcd_lease_resp l;
+    uint64_t sent = now_us();
+    int rc = etcd_lease_keepalive(n->etcd, n->lease, &l);
+
+    pthread_mutex_lock(&n->lock);
+    if (rc == 0) {
+        n->stats.keepalives++;
+        cl_fence_answer(&n->fence, sent, l.ttl);
+        n->etcd_ok = true;
+        n->etcd_error[0] = '\0';
+    } else {
+        n->stats.keepalive_failures++;
+        if (rc == -ENOENT) {
+            n->stats.leases_lost++;
+            cl_fence_lost(&n->fence);
+            LOG_WARN("cluster", "node %s: lease %" PRIx64 " is gone (expired while this "
+                     "node could not renew it): every switch's key is written anew",
+                     n->node_id, (uint64_t)n->lease);
+            n->lease = 0;
+        }
+    }
+    pthread_mutex_unlock(&n->lock);
+    if (rc < 0)
+        etcd_failed(n, "lease keepalive", rc);
+}
+
+/* ---- candidate keys ---------------------------------------------------- */
+
+struct todo {
+    uint64_t dpid[CL_TXN_OPS];
+    bool stand[CL_TXN_OPS];
+    unsigned n;
+};
+
+static void collect(void *arg, struct cl_sw *sw)
+{
+    struct todo *t = arg;
+
+    if (t->n < CL_TXN_OPS && sw->want_stand != sw->stood) {
+        t->dpid[t->n] = sw->dpid;
+        t->stand[t->n++] = sw->want_stand;
+    }
+}
+
+/* Write or delete up to CL_TXN_OPS candidate keys in one transaction.
+ * Returns how many were carried out (the table learns them from the
+ * watch; stood is set here too, so they are not written twice). */
+static int reconcile(struct cl_node *n, int64_t lease)
+{
+    static __thread struct todo t;
+    static __thread char keys[CL_TXN_OPS][CL_KEY_MAX];
+    struct etcd_op ops[CL_TXN_OPS];
+
+    t.n = 0;
+    pthread_mutex_lock(&n->lock);
+    cl_table_each(&n->table, collect, &t);
+    pthread_mutex_unlock(&n->lock);
+    if (!t.n)
+        return 0;
+    for (unsigned i = 0; i < t.n; i++) {
+        int kl = cl_key_cand(keys[i], sizeof(keys[i]), n->prefix, t.dpid[i], n->node_id);
+        if (kl < 0)
+            return kl;
+        if (t.stand[i])
+            ops[i] = (struct etcd_op){.kind = ETCD_OP_PUT,
+                                      .u.put = {.key = keys[i], .key_len = (size_t)kl,
+                                                .value = "", .value_len = 0, .lease = lease}};
+        else
+            ops[i] = (struct etcd_op){.kind = ETCD_OP_DELETE,
+                                      .u.del = {.key = keys[i], .key_len = (size_t)kl}};
+    }
+    struct etcd_txn txn = {.success = ops, .n_success = t.n};
+    struct etcd_txn_resp resp = {0};
+    uint64_t sent = now_us();
+    int rc = etcd_txn(n->etcd, &txn, &resp);
+    if (rc < 0) {
+        etcd_failed(n, "writing candidate keys", rc);
+        return rc;
+    }
+    pthread_mutex_lock(&n->lock);
+    if (!n->await_rev) {
+        n->await_rev = resp.hdr.revision;
+        n->await_at_us = sent;
+    }
+    etcd_txn_resp_free(&resp);
+    for (unsigned i = 0; i < t.n; i++) {
+        struct cl_sw *sw = cl_table_find(&n->table, t.dpid[i]);
+        if (sw)
+            sw->stood = t.stand[i];
+        if (t.stand[i])
+            n->stats.stands++;
+        else
+            n->stats.resigns++;
+    }
+    pthread_mutex_unlock(&n->lock);
+    return (int)t.n;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static void *cl_main(void *arg)
+{
+    struct cl_node *n = arg;
+    struct etcd_watch *w = NULL;
+    uint64_t next_ka = 0, retry_at = 0;
+    const uint64_t ka_every = (uint64_t)n->ttl_s * 1000000u / 3;
+
+    while (!atomic_load(&n->stop)) {
+        uint64_t now = now_us();
+        pthread_mutex_lock(&n->lock);
+        int64_t lease = n->lease;
+        bool synced = n->synced;
+        pthread_mutex_unlock(&n->lock);
+
+        if (now < retry_at) {
+            nanosleep(&(struct timespec){0, CL_POLL_MS * 1000000L}, NULL);
+            continue;
+        }
+        if (!lease) {
+            if (grant(n) < 0) {
+                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                continue;
+            }
+            next_ka = now + ka_every;
+            continue;
+        }
+        if (now >= next_ka) {
+            keepalive(n);
+            next_ka = now + ka_every;
+            continue;
+        }
+        if (!synced) {
+            if (w) {
+                etcd_watch_close(w);
+                w = NULL;
+            }
+            if (full_read(n) < 0) {
+                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                continue;
+            }
+            pthread_mutex_lock(&n->lock);
+            struct etcd_watch_req req = {.key = n->prefix, .key_len = strlen(n->prefix),
+                                         .prefix = true, .start_revision = n->revision + 1};
+            pthread_mutex_unlock(&n->lock);
+            int rc = etcd_watch_open(n->etcd, &req, on_watch, n, &w, NULL);
+            if (rc < 0) {
+                etcd_failed(n, "opening the watch", rc);
+                w = NULL;
+                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                continue;
+            }
+            pthread_mutex_lock(&n->lock);
+            n->synced = true;
+            pthread_mutex_unlock(&n->lock);
+            atomic_store(&n->work, true);
+        }
+        if (atomic_exchange(&n->work, false)) {
+            int done = reconcile(n, lease);
+            if (done == CL_TXN_OPS)
+                atomic_store(&n->work, true);     /* more than one transaction's worth */
+            else if (done < 0)
+                atomic_store(&n->work, true), retry_at = now_us() + CL_RETRY_MS * 1000u;
+        }
+        uint64_t left = next_ka > now_us() ? (next_ka - now_us()) / 1000u : 0;
+        int rc = etcd_watch_poll(w, (unsigned)(left < CL_POLL_MS ? left : CL_POLL_MS));
+        if (rc < 0) {
+            LOG_WARN("cluster", "node %s: the watch ended (%s): reading every key again",
+                     n->node_id, etcd_watch_error(w));
+            pthread_mutex_lock(&n->lock);
+            n->synced = false;
+            n->stats.watch_restarts++;
+            pthread_mutex_unlock(&n->lock);
+        }
+    }
+    if (w)
+        etcd_watch_close(w);
+    return NULL;
+}
+
+int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err)
+{
+    struct cl_node *n = calloc(1, sizeof(*n));
+    char why[ETCD_ERR_MAX] = "";
+
+    if (!n) {
+        snprintf(err, 256, "out of memory");
+        return -ENOMEM;
+    }
+    snprintf(n->node_id, sizeof(n->node_id), "%s", cfg->node_id);
+    snprintf(n->prefix, sizeof(n->prefix), "%s", cfg->prefix);
+    snprintf(n->card, sizeof(n->card), "%s", cfg->card);
+    n->ttl_s = cfg->ttl_s;
+    cl_fence_init(&n->fence, cl_fence_margin_us(cfg->ttl_s));
+    pthread_mutex_init(&n->lock, NULL);
+    int rc = cl_table_init(&n->table, cfg->max_switches);
+    if (rc < 0) {
+        snprintf(err, 256, "cluster table: %s", strerror(-rc));
+        goto fail;
+    }
+    struct etcd_client_cfg ec = {.endpoints = cfg->endpoints, .n_endpoints = cfg->n_endpoints,
+                                 /* A call may take a third of the TTL: a keepalive late
+                                  * by that still leaves the fence two thirds. */
+                                 .timeout_ms = cfg->ttl_s * 1000u / 3,
+                                 .connect_timeout_ms = 250, .ca = cfg->ca, .cert = cfg->cert,
+                                 .key = cfg->key, .user = cfg->user,
+                                 .password = cfg->password};
+    n->etcd = etcd_client_new(&ec, why);
+    if (!n->etcd) {
+        snprintf(err, 256, "etcd client: %s", why);
+        rc = -EINVAL;
+        goto fail;
+    }
+    rc = -pthread_create(&n->thread, NULL, cl_main, n);
+    if (rc < 0) {
+        snprintf(err, 256, "cluster thread: %s", strerror(-rc));
+        goto fail;
+    }
+    pthread_setname_np(n->thread, "ofcd-cluster");
+    n->started = true;
+    *out = n;
+    return 0;
+fail:
+    etcd_client_free(n->etcd);
+    cl_table_free(&n->table);
+    pthread_mutex_destroy(&n->lock);
+    free(n);
+    return rc;
+}
+
+void cl_node_stop(struct cl_node *n)
+{
+    if (!n)
+        return;
+    if (n->started) {
+        atomic_store(&n->stop, true);
+        pthread_join(n->thread, NULL);
+    }
+    if (n->lease && etcd_lease_revoke(n->etcd, n->lease) == 0)
+        LOG_INFO("cluster", "node %s left the cluster: lease revoked, its switches go to "
+                 "the other nodes now", n->node_id);
+    etcd_client_free(n->etcd);
+    cl_table_free(&n->table);
+    pthread_mutex_destroy(&n->lock);
+    free(n);
+}
+
+void cl_node_wake(struct cl_node *n)
+{
+    atomic_store(&n->work, true);
+}
+
+static void count_masters(void *arg, struct cl_sw *sw)
+{
+    if (sw->role == CL_ROLE_MASTER)
+        (*(uint64_t *)arg)++;
+}
+
+void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out)
+{
+    pthread_mutex_lock(&n->lock);
+    *out = n->stats;
+    out->nodes = n->members.n;
+    out->switches = n->table.n;
+    out->masters = 0;
+    cl_table_each(&n->table, count_masters, &out->masters);
+    out->may_act = cl_fence_may_act(&n->fence, now_us());
+    out->revision = n->revision > 0 ? (uint64_t)n->revision : 0;
+
+    pthread_mutex_unlock(&n->lock);
+}

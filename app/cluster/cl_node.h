@@ -1,0 +1,119 @@
+/*
+ * cl_node: this node's membership of the cluster — the etcd thread and
+ * the state it shares with the control thread (issue 27;
+ * docs/architecture.md "Cluster").
+ *
+ * The cluster thread (never a poll-mode lcore: every etcd call blocks) keeps
+ * the node's lease (granted with cluster.lease_ttl_s, kept alive every
+ * third of it, each answer moving the fence, cl_fence.h), writes the node's
+ * card under members/ bound to it, reads every key of the prefix once and
+ * then watches it (candidates into the table, cards into the members), and
+ * writes or deletes this node's candidate key of each switch as the control
+ * thread wants (want_stand), at most 128 in one transaction. A lease found
+ * gone (expired while this node was stopped or cut off) is granted anew and
+ * every key written again; a watch that ends is reopened after a full read.
+ *
+ * Everything in struct cl_node below `lock` is guarded by it; the etcd
+ * thread never holds it across a call to etcd.
+ */
+#ifndef OFCD_CL_NODE_H
+#define OFCD_CL_NODE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cl_fence.h"
+#include "cl_members.h"
+#include "cl_table.h"
+#include "ofcd_counters.h"
+
+struct cl_node_cfg {
+    const char *const *endpoints;
+    size_t n_endpoints;
+    const char *node_id;
+    const char *prefix;             /* "/.../" */
+    unsigned ttl_s;
+    const char *ca, *cert, *key;    /* NULL = none */
+    const char *user, *password;    /* NULL = no authentication */
+    unsigned max_switches;
+    const char *card;               /* this node's card (JSON text, < CL_CARD_MAX) */
+};
+
+#define CL_NODE_COUNTERS(X)                                                               \
+    X(lease_grants, "leases granted to this node (the first, then after each loss)")     \
+    X(leases_lost, "leases found gone (expired while this node could not renew them)")   \
+    X(keepalives, "lease keepalives answered")                                           \
+    X(keepalive_failures, "lease keepalives that failed (etcd unreachable or no quorum)") \
+    X(etcd_errors, "etcd calls that failed, keepalives included")                        \
+    X(full_reads, "full reads of the cluster's keys (start, watch lost, compaction)")    \
+    X(watch_events, "changes delivered by the watch")                                    \
+    X(watch_restarts, "watches that ended and were opened again")                        \
+    X(stands, "candidate keys written (this node stands for a switch)")                  \
+    X(resigns, "candidate keys deleted (this node's channel to the switch went down)")   \
+    X(bad_keys, "keys under the prefix this node could not read (logged)")               \
+    X(role_requests, "ROLE_REQUESTs sent to switches")                                   \
+    X(role_changes, "roles the switches confirmed that differ from the one before")      \
+    X(role_refusals, "ROLE_REQUESTs the switches refused (a stale generation, mostly)")  \
+    X(role_timeouts, "ROLE_REQUESTs left unanswered for 2 s and asked again")            \
+    X(send_failures, "ROLE_REQUESTs that found no room on the way out (asked again)")    \
+    X(fence_closed, "times this node stopped acting as master: its lease unproved")
+#define CL_NODE_GAUGES(X)                                                                 \
+    X(nodes, "live nodes of the cluster (members/ keys)")                                 \
+    X(switches, "switches in the cluster table")                                          \
+    X(masters, "switches this node is the confirmed master of")                           \
+    X(may_act, "1 while this node's lease is proved (it may act as a master)")            \
+    X(revision, "the etcd revision this node has applied")                                \
+    X(watch_lag_us, "from this node's last write of candidate keys to its watch delivering it, µs")
+
+struct cl_node_stats {
+    CL_NODE_COUNTERS(OFCD_COUNTER_FIELD)
+    CL_NODE_GAUGES(OFCD_COUNTER_FIELD)
+};
+
+extern const struct ofcd_counter_group cl_node_counters;    /* "cluster" */
+
+struct etcd_client;
+
+struct cl_node {
+    char node_id[CL_NODE_NAME_MAX];
+    char prefix[128];
+    unsigned ttl_s;
+    char card[CL_CARD_MAX];
+    struct etcd_client *etcd;       /* the cluster thread's alone */
+    pthread_t thread;
+    bool started;
+    atomic_bool stop;
+    atomic_bool work;               /* the control thread changed a want_stand */
+
+    pthread_mutex_t lock;
+    struct cl_table table;
+    struct cl_members members;
+    struct cl_fence fence;
+    int64_t lease;                  /* 0: none held */
+    int64_t revision;               /* applied */
+    int64_t await_rev;              /* a write of ours the watch has not shown yet, 0 = none */
+    uint64_t await_at_us;           /* when it was sent */
+    bool synced;                    /* a full read done and the watch open */
+    bool etcd_ok;                   /* the last call answered */
+    char etcd_error[256];           /* the last failure's text */
+    struct cl_node_stats stats;
+};
+
+/* Make the node and start its thread (the lease comes when etcd answers;
+ * until then the fence is shut). 0, or a negative errno with the reason in
+ * err (256 bytes). */
+int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err);
+/* Stop the thread and revoke the lease, so the other nodes take over the
+ * switches at once rather than after the TTL. */
+void cl_node_stop(struct cl_node *n);
+
+/* The control thread changed a want_stand: the etcd thread looks now. */
+void cl_node_wake(struct cl_node *n);
+
+/* The counters now (takes the lock). */
+void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out);
+
+#endif
