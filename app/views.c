@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "flowmgr.h"
 #include "ofcd_ctl_server.h"
 #include "port.h"
@@ -163,6 +165,34 @@ static void src_counters(void *arg, ofcd_counter_fn fn, void *fn_arg)
     app_visit_counters(arg, fn, fn_arg);
 }
 
+static bool src_writes_refused(void *arg, char *why, size_t len)
+{
+    struct app_ctx *app = arg;
+
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        if (a->cls->refuses_writes && a->cls->refuses_writes(a->self, why, len))
+            return true;
+    }
+    return false;
+}
+
+static void src_health_more(void *arg, json_t *obj, bool *ok)
+{
+    struct app_ctx *app = arg;
+    char text[2048];
+
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        if (!a->cls->health)
+            continue;
+        text[0] = '\0';
+        a->cls->health(a->self, text, sizeof(text), ok);
+        json_t *part = json_loads(text, 0, NULL);
+        json_object_set_new(obj, a->cls->name, part ? part : json_string(text));
+    }
+}
+
 void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
 {
     *out = (struct rest_sources){
@@ -176,6 +206,8 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .counters = src_counters,
         .events = app->stream,
         .auth_stats = &app->rest_auth_st,
+        .writes_refused = src_writes_refused,
+        .health_more = src_health_more,
     };
     for (unsigned i = 0; i < app->n_inst; i++)
         if (app->inst[i].cls->routes)

@@ -34,6 +34,8 @@
  *   routes(self, out, max)   its REST paths (rest_ext, behind the same
  *                            authentication as the built-in ones)
  *   status(self, buf, len)   one line for the operator (ofcdctl app/list)
+ *   refuses_writes, health   from REST threads: whether it refuses
+ *                            changes now, its part of /api/v1/health
  *   destroy(self)            after the lcores and REST stopped
  *
  * Every hook but create and destroy may be NULL. Times are the poll
@@ -95,6 +97,13 @@ struct app_class {
     /* Up to max routes into out; returns how many. */
     unsigned (*routes)(void *self, const struct rest_ext **out, unsigned max);
     void (*status)(void *self, char *buf, size_t len);
+    /* From REST threads, before any request that changes state (all but
+     * GET, HEAD and logins): true refuses it with 503 and why (a cluster
+     * node that cannot prove its lease may not write). */
+    bool (*refuses_writes)(void *self, char *why, size_t len);
+    /* Its part of GET /api/v1/health: a JSON object's text in buf, under
+     * the app's name; *ok false makes the whole answer degraded (503). */
+    void (*health)(void *self, char *buf, size_t len, bool *ok);
     void (*destroy)(void *self);
 };
 

@@ -309,6 +309,41 @@ static void cl_status(void *self, char *buf, size_t len)
              s.switches, s.may_act ? "lease proved" : "lease NOT proved", s.revision);
 }
 
+/* A node that cannot prove its lease may have lost its switches to another
+ * node already: what it accepted now could not be made good. */
+static bool cl_refuses_writes(void *self, char *why, size_t len)
+{
+    struct cl_inst *ci = self;
+    struct cl_node *n = ci->node;
+    bool refuse;
+
+    pthread_mutex_lock(&n->lock);
+    refuse = !cl_fence_may_act(&n->fence, ofcd_clock_mono_us()) || !n->synced;
+    if (refuse)
+        snprintf(why, len, "cluster node %s cannot write now: %s; try another node",
+                 n->node_id, !n->lease ? "it holds no lease (etcd unreachable or no quorum)"
+                             : !n->synced ? "it has not caught up with etcd yet"
+                                          : "its lease is not proved (no quorum in time)");
+    pthread_mutex_unlock(&n->lock);
+    return refuse;
+}
+
+static void cl_health(void *self, char *buf, size_t len, bool *ok)
+{
+    struct cl_inst *ci = self;
+    struct cl_node *n = ci->node;
+
+    pthread_mutex_lock(&n->lock);
+    bool quorum = cl_fence_may_act(&n->fence, ofcd_clock_mono_us());
+    snprintf(buf, len, "{\"node_id\": \"%s\", \"in_quorum\": %s, \"caught_up\": %s, "
+             "\"revision\": %" PRId64 ", \"nodes\": %u}", n->node_id,
+             quorum ? "true" : "false", n->synced ? "true" : "false", n->revision,
+             n->members.n);
+    if (!quorum || !n->synced)
+        *ok = false;
+    pthread_mutex_unlock(&n->lock);
+}
+
 static void cl_destroy(void *self)
 {
     struct cl_inst *ci = self;
@@ -330,5 +365,7 @@ const struct app_class cl_class = {
     .counters = cl_counters,
     .routes = cl_routes,
     .status = cl_status,
+    .refuses_writes = cl_refuses_writes,
+    .health = cl_health,
     .destroy = cl_destroy,
 };

@@ -115,6 +115,12 @@ struct rest_sources {
     void (*rings)(void *arg, rest_ring_fn fn, void *fn_arg);
     /* Every counter set of the appliance (the registry, ofcd_counters.h). */
     void (*counters)(void *arg, ofcd_counter_fn fn, void *fn_arg);
+    /* Before a request that changes state (not GET/HEAD, not a login):
+     * true answers 503 with why. NULL = never refused. */
+    bool (*writes_refused)(void *arg, char *why, size_t len);
+    /* More of GET /api/v1/health: members added to obj; *ok false
+     * degrades the answer. NULL = none. */
+    void (*health_more)(void *arg, json_t *obj, bool *ok);
     const struct rest_ext *ext[REST_EXT_MAX];
     unsigned n_ext;
     struct rest_events *events;         /* GET /api/v1/events; NULL = none */

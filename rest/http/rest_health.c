@@ -63,7 +63,12 @@ void rest_get_health(struct rest_req *q, struct rest_reply *r)
     json_t *lcores = lcores_json(q->rs, &ok);
     json_t *store = store_json(q->rs, &ok);
 
-    r->json = json_pack("{s:s, s:o, s:o}", "status", ok ? "ok" : "degraded", "lcores", lcores,
-                        "store", store);
+    json_t *j = json_pack("{s:o, s:o}", "lcores", lcores, "store", store);
+
+    if (j && q->rs->src.health_more)
+        q->rs->src.health_more(q->rs->src.arg, j, &ok);
+    if (j)
+        json_object_set_new(j, "status", json_string(ok ? "ok" : "degraded"));
+    r->json = j;
     r->status = ok ? 200 : 503;
 }

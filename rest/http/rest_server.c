@@ -203,6 +203,21 @@ static bool normal_path(const char *url, char *path, struct rest_reply *r)
     return true;
 }
 
+/* A change while the appliance refuses them (a cluster node that cannot
+ * prove its lease): 503 with the reason, before any handler runs. Reads
+ * and logins always pass. */
+static bool refused_write(struct rest_req *q, struct rest_reply *r)
+{
+    char why[256] = "";
+
+    if (!q->rs->src.writes_refused || strcmp(q->method, "GET") == 0 ||
+        strcmp(q->method, "HEAD") == 0 || strcmp(q->path, REST_LOGIN_PATH) == 0 ||
+        !q->rs->src.writes_refused(q->rs->src.arg, why, sizeof(why)))
+        return false;
+    rest_error(r, 503, "%s", why);
+    return true;
+}
+
 /* The request's token was checked when its headers came (headers_check). */
 static void dispatch(struct rest_req *q, struct rest_reply *r)
 {
@@ -212,6 +227,8 @@ static void dispatch(struct rest_req *q, struct rest_reply *r)
     if (!normal_path(q->path, path, r))
         return;
     q->path = path;
+    if (refused_write(q, r))
+        return;
 
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct rest_route *rt = &routes[i];
