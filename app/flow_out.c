@@ -58,11 +58,24 @@ static void out_event(void *arg, const struct flowmgr_event *ev)
     events_pub_flow(app->stream, ev);
 }
 
+/* Every app that has a say (the cluster's mastership) must agree. */
+static bool out_may_write(void *arg, uint64_t dpid)
+{
+    struct app_ctx *app = arg;
+
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        if (a->cls->may_write && !a->cls->may_write(a->self, dpid))
+            return false;
+    }
+    return true;
+}
+
 void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)
 {
     /* The store keeps what clients sent (Kytos JSON): the REST face reads
      * it back into typed flows for the flow manager. */
     *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = flow_out_send,
                                 .now_us = out_now_us, .decode = flow_json_record,
-                                .event = out_event};
+                                .event = out_event, .may_write = out_may_write};
 }

@@ -97,6 +97,9 @@ struct app_class {
     /* Up to max routes into out; returns how many. */
     unsigned (*routes)(void *self, const struct rest_ext **out, unsigned max);
     void (*status)(void *self, char *buf, size_t len);
+    /* From the flow manager (any thread, its lock held): may this node
+     * send FLOW_MODs to the switch now? (a cluster: its confirmed master) */
+    bool (*may_write)(void *self, uint64_t dpid);
     /* From REST threads, before any request that changes state (all but
      * GET, HEAD and logins): true refuses it with 503 and why (a cluster
      * node that cannot prove its lease may not write). */

@@ -270,6 +270,19 @@ static void cl_on_tick(void *self, uint64_t lcore_now)
     if (ci->host->may_act)
         atomic_store(ci->host->may_act, t.may_act);
     /* Until the first full read the table's candidates mean nothing. */
+    if (n->synced && t.may_act && t.now >= ci->next_balance_us) {
+        uint64_t dpids[CL_BALANCE_MAX];
+        unsigned k = cl_table_balance(&n->table, n->node_id, n->members.n, dpids,
+                                      CL_BALANCE_MAX);
+        for (unsigned i = 0; i < k; i++)
+            cl_sw_yield(cl_table_find(&n->table, dpids[i]));
+        if (k) {
+            n->stats.yields += k;
+            LOG_INFO("cluster", "node %s masters more than its share of the switches: it "
+                     "hands %u over to the other nodes", n->node_id, k);
+        }
+        ci->next_balance_us = t.now + CL_BALANCE_EVERY_US;
+    }
     if (n->synced)
         cl_table_each(&n->table, step_one, &t);
     pthread_mutex_unlock(&n->lock);
@@ -307,6 +320,25 @@ static void cl_status(void *self, char *buf, size_t len)
     snprintf(buf, len, "node %s: %" PRIu64 " nodes live, master of %" PRIu64 " of %" PRIu64
              " switches, %s, revision %" PRIu64, ci->node->node_id, s.nodes, s.masters,
              s.switches, s.may_act ? "lease proved" : "lease NOT proved", s.revision);
+}
+
+static bool cl_may_write_dpid(void *self, uint64_t dpid)
+{
+    struct cl_inst *ci = self;
+    struct cl_node *n = ci->node;
+    bool ok = false;
+
+    pthread_mutex_lock(&n->lock);
+    const struct cl_sw *sw = cl_table_find(&n->table, dpid);
+    if (sw) {
+        struct cl_self me = {.node = n->node_id, .channel_up = sw->channel_up,
+                             .may_act = cl_fence_may_act(&n->fence, ofcd_clock_mono_us()),
+                             .role = sw->role, .generation = sw->generation,
+                             .asking = sw->asking};
+        ok = cl_may_write(&sw->cands, &me);
+    }
+    pthread_mutex_unlock(&n->lock);
+    return ok;
 }
 
 /* A node that cannot prove its lease may have lost its switches to another
@@ -365,6 +397,7 @@ const struct app_class cl_class = {
     .counters = cl_counters,
     .routes = cl_routes,
     .status = cl_status,
+    .may_write = cl_may_write_dpid,
     .refuses_writes = cl_refuses_writes,
     .health = cl_health,
     .destroy = cl_destroy,

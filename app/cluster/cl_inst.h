@@ -14,12 +14,17 @@
 #include "rest.h"
 
 #define CL_XID_BASE 0x7fff0000u
+/* How often a node looks whether it masters more than its share: seldom
+ * enough that the watch has shown the last round's yields everywhere. */
+#define CL_BALANCE_EVERY_US 2000000u
+#define CL_BALANCE_MAX 64u           /* yields per round */
 
 struct cl_inst {
     const struct app_host *host;
     struct cl_node *node;
     uint32_t next_xid;
     bool may_act;                   /* as last published */
+    uint64_t next_balance_us;
     struct rest_ext ext;
     struct ofcd_ratelimit rl_refused;
 };

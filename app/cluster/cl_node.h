@@ -59,7 +59,8 @@ struct cl_node_cfg {
     X(role_refusals, "ROLE_REQUESTs the switches refused (a stale generation, mostly)")  \
     X(role_timeouts, "ROLE_REQUESTs left unanswered for 2 s and asked again")            \
     X(send_failures, "ROLE_REQUESTs that found no room on the way out (asked again)")    \
-    X(fence_closed, "times this node stopped acting as master: its lease unproved")
+    X(fence_closed, "times this node stopped acting as master: its lease unproved")      \
+    X(yields, "switches this node handed over to balance the masters over the nodes")
 #define CL_NODE_GAUGES(X)                                                                 \
     X(nodes, "live nodes of the cluster (members/ keys)")                                 \
     X(switches, "switches in the cluster table")                                          \

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static unsigned slot(const struct cl_table *t, uint64_t dpid)
@@ -120,6 +121,16 @@ bool cl_sw_step(struct cl_sw *sw, const char *node, bool may_act, uint64_t now_u
      * say so when the key and the channel disagree, and a channel back
      * before the cluster thread deleted the key keeps it (and its place). */
     sw->want_stand = sw->channel_up;
+    if (sw->yielding) {
+        /* Resign until the watch shows our key gone, then stand behind. */
+        bool listed = false;
+        for (unsigned i = 0; i < sw->cands.n; i++)
+            listed |= strcmp(sw->cands.c[i].node, node) == 0;
+        if (listed && sw->channel_up)
+            sw->want_stand = false;
+        else
+            sw->yielding = false;
+    }
     if (a.kind == CL_DO_ASK_MASTER || a.kind == CL_DO_ASK_SLAVE) {
         if (now_us >= sw->retry_at_us) {
             ask->send = true;
@@ -170,4 +181,80 @@ int cl_sw_refused(struct cl_sw *sw, uint32_t xid, uint64_t now_us)
 const struct cl_cand *cl_sw_winner(const struct cl_sw *sw)
 {
     return cl_cands_winner(&sw->cands);
+}
+
+struct tally {
+    char node[2 * CL_NODES_MAX][CL_NODE_NAME_MAX];
+    unsigned wins[2 * CL_NODES_MAX];
+    unsigned n_nodes, switches;
+    bool yielding;
+};
+
+static unsigned *wins_of(struct tally *y, const char *node)
+{
+    for (unsigned i = 0; i < y->n_nodes; i++)
+        if (strcmp(y->node[i], node) == 0)
+            return &y->wins[i];
+    if (y->n_nodes == 2 * CL_NODES_MAX)
+        return NULL;
+    snprintf(y->node[y->n_nodes], CL_NODE_NAME_MAX, "%s", node);
+    y->wins[y->n_nodes] = 0;
+    return &y->wins[y->n_nodes++];
+}
+
+static void tally_one(void *arg, struct cl_sw *sw)
+{
+    struct tally *y = arg;
+    const struct cl_cand *w = cl_cands_winner(&sw->cands);
+
+    y->yielding |= sw->yielding;
+    if (!w)
+        return;
+    y->switches++;
+    unsigned *c = wins_of(y, w->node);
+    if (c)
+        (*c)++;
+}
+
+/* The candidate that wins once the winner is gone. */
+static const struct cl_cand *runner_up(const struct cl_cands *s)
+{
+    const struct cl_cand *w = cl_cands_winner(s), *r = NULL;
+
+    for (unsigned i = 0; i < s->n; i++)
+        if (&s->c[i] != w && (!r || s->c[i].create_rev < r->create_rev))
+            r = &s->c[i];
+    return r;
+}
+
+unsigned cl_table_balance(const struct cl_table *t, const char *node, unsigned live_nodes,
+                          uint64_t *out, unsigned max)
+{
+    static __thread struct tally y;
+    unsigned n = 0;
+
+    memset(&y, 0, sizeof(y));
+    cl_table_each(t, tally_one, &y);
+    unsigned *mine = wins_of(&y, node);
+    if (y.yielding || live_nodes < 2 || !mine)
+        return 0;
+    unsigned share = (y.switches + live_nodes - 1) / live_nodes;
+    for (unsigned b = 0; b < t->n_buckets && *mine > share && n < max; b++)
+        for (struct cl_sw *sw = t->bucket[b]; sw && *mine > share && n < max; sw = sw->hnext) {
+            const struct cl_cand *w = cl_cands_winner(&sw->cands), *r;
+            if (!w || strcmp(w->node, node) != 0 || !(r = runner_up(&sw->cands)))
+                continue;
+            unsigned *theirs = wins_of(&y, r->node);
+            if (!theirs || *theirs >= share)
+                continue;
+            (*theirs)++;
+            (*mine)--;
+            out[n++] = sw->dpid;
+        }
+    return n;
+}
+
+void cl_sw_yield(struct cl_sw *sw)
+{
+    sw->yielding = true;
 }

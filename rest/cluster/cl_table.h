@@ -43,6 +43,7 @@ struct cl_sw {
     /* our candidate key: wanted (cl_decide), written (cluster thread) */
     bool want_stand;
     bool stood;
+    bool yielding;                  /* balancing: resign once, then stand again behind */
     /* counted */
     uint64_t role_changes, refusals, ask_timeouts;
 };
@@ -97,6 +98,20 @@ int cl_sw_reply(struct cl_sw *sw, uint32_t xid, enum cl_role role, int64_t gener
 /* The switch refused the request xid (OFPET_ROLE_REQUEST_FAILED): 0, or
  * -ESRCH as above. */
 int cl_sw_refused(struct cl_sw *sw, uint32_t xid, uint64_t now_us);
+
+/*
+ * Balancing: masters spread evenly over the live nodes. Each node looks at
+ * the same candidates; a node that wins more switches than its share
+ * (ceil(switches with a candidate / live nodes)) yields the excess, each to
+ * a switch whose runner-up wins fewer than the share: it resigns (deletes
+ * its key) and stands again behind the others, so the runner-up wins. At
+ * most max dpids are written to out; returns how many. Nothing is yielded
+ * while a yield is under way or with fewer than two live nodes.
+ */
+unsigned cl_table_balance(const struct cl_table *t, const char *node, unsigned live_nodes,
+                          uint64_t *out, unsigned max);
+/* Start a yield of sw (cl_sw_step carries it out). */
+void cl_sw_yield(struct cl_sw *sw);
 
 /* The winner as etcd has it (NULL: nobody stands). */
 const struct cl_cand *cl_sw_winner(const struct cl_sw *sw);

@@ -377,10 +377,16 @@ static void send_barrier(struct flowmgr *fm, struct fm_switch *sw, struct fm_bat
     sw->btail = batch;
 }
 
+/* In a cluster, only the switch's confirmed master writes to it. */
+static bool fm_may_write(struct flowmgr *fm, const struct fm_switch *sw)
+{
+    return !fm->env.may_write || fm->env.may_write(fm->env.arg, sw->dpid);
+}
+
 /* Send what may go now on sw. */
 static void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
 {
-    if (!sw->up || !sw->queued)
+    if (!sw->up || !sw->queued || !fm_may_write(fm, sw))
         return;
     size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
     if (room < 2) {
@@ -773,6 +779,10 @@ static void on_flow_stats(struct flowmgr *fm, struct fm_switch *sw, const uint8_
     /* Installing what is stored on a switch that (re)connects is part of
      * keeping the store's promise, so it happens even with the check off;
      * deleting aliens and the periodic rounds need flow_manager.consistency. */
+    /* In a cluster only the master checks; the check after a connect
+     * waits for the first reply once this node is the master. */
+    if (!fm_may_write(fm, sw))
+        return;
     if (sw->check_connect) {
         sw->check_connect = false;
         run_check(fm, sw, true, now);

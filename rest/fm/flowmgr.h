@@ -147,6 +147,10 @@ struct flowmgr_env {
      * manager's lock held (on the control thread or a REST thread), so it
      * must not call back. */
     void (*event)(void *arg, const struct flowmgr_event *ev);
+    /* In a cluster: may this node send FLOW_MODs to the switch now (its
+     * confirmed master)? While not, its flows wait queued (pending) and
+     * the consistency check leaves it alone. NULL = always (one node). */
+    bool (*may_write)(void *arg, uint64_t dpid);
 };
 
 #define FLOWMGR_COUNTERS(X)                                                               \

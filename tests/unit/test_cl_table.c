@@ -244,6 +244,70 @@ static void test_bound_and_sweep(void **state)
     cl_table_free(&t);
 }
 
+/* Three nodes connected to six switches, "a" won all (it stood first):
+ * a yields four, two to b and two to c (the runners-up, which win fewer
+ * than their share of 2); after the yields are seen each node wins two
+ * and nobody yields more. Alone, a yields nothing. */
+static void test_balance(void **state)
+{
+    (void)state;
+    struct cl_table t;
+    struct cl_ask ask;
+    uint64_t out[8];
+    int64_t rev = 1;
+
+    cl_table_init(&t, 16);
+    for (uint64_t d = 1; d <= 6; d++) {
+        struct cl_sw *sw = cl_table_get(&t, d);
+        cl_sw_up(sw, d);
+        cl_sw_step(sw, "a", true, 0, &ask);
+        sw->stood = true;
+        cl_cands_put(&sw->cands, "a", rev++);
+        /* b and c stood later, in alternating order */
+        cl_cands_put(&sw->cands, d % 2 ? "b" : "c", rev++);
+        cl_cands_put(&sw->cands, d % 2 ? "c" : "b", rev++);
+    }
+    assert_int_equal(cl_table_balance(&t, "a", 1, out, 8), 0);
+    assert_int_equal(cl_table_balance(&t, "b", 3, out, 8), 0);     /* b wins none */
+    unsigned n = cl_table_balance(&t, "a", 3, out, 8);
+    assert_int_equal(n, 4);
+    unsigned to_b = 0, to_c = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct cl_sw *sw = cl_table_find(&t, out[i]);
+        const char *next = sw->cands.c[1].node;
+        to_b += strcmp(next, "b") == 0;
+        to_c += strcmp(next, "c") == 0;
+        cl_sw_yield(sw);
+    }
+    assert_int_equal(to_b, 2);
+    assert_int_equal(to_c, 2);
+    /* While the yields are under way, no more. */
+    assert_int_equal(cl_table_balance(&t, "a", 3, out, 8), 0);
+    /* The cluster thread carries each out: key deleted, then written anew
+     * behind the others, as the watch shows. */
+    for (unsigned i = 0; i < n; i++) {
+        struct cl_sw *sw = cl_table_find(&t, out[i]);
+        assert_true(cl_sw_step(sw, "a", true, 0, &ask));        /* resign */
+        assert_false(sw->want_stand);
+        sw->stood = false;
+        cl_cands_del(&sw->cands, "a");
+        assert_true(cl_sw_step(sw, "a", true, 0, &ask));        /* stand again */
+        assert_true(sw->want_stand);
+        assert_false(sw->yielding);
+        sw->stood = true;
+        cl_cands_put(&sw->cands, "a", rev++);
+    }
+    unsigned wins[3] = {0};
+    for (uint64_t d = 1; d <= 6; d++)
+        wins[cl_sw_winner(cl_table_find(&t, d))->node[0] - 'a']++;
+    assert_int_equal(wins[0], 2);
+    assert_int_equal(wins[1], 2);
+    assert_int_equal(wins[2], 2);
+    assert_int_equal(cl_table_balance(&t, "a", 3, out, 8), 0);
+    assert_int_equal(cl_table_balance(&t, "b", 3, out, 8), 0);
+    cl_table_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_refusal_and_timeout),
         cmocka_unit_test(test_takeover_and_resign),
         cmocka_unit_test(test_bound_and_sweep),
+        cmocka_unit_test(test_balance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,7 @@ struct t {
     struct sent sent[512];
     unsigned n_sent;
     unsigned room;
+    bool not_master;               /* env.may_write answers false (a cluster's slave) */
     int refuse_type;               /* this message type is refused once (-1: none) */
     uint64_t now;
     char events[1024];             /* what env.event heard: "kind field=value..." lines */
@@ -88,6 +89,12 @@ static int f_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len,
         s->fm.inst.write_actions.wire = NULL;
     }
     return 0;
+}
+
+static bool f_may_write(void *arg, uint64_t dpid)
+{
+    (void)dpid;
+    return !((struct t *)arg)->not_master;
 }
 
 static uint64_t f_now(void *arg)
@@ -141,7 +148,8 @@ static void f_event(void *arg, const struct flowmgr_event *ev)
 static struct flowmgr *open_fm(struct t *t)
 {
     struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
-                              .decode = flow_json_record, .event = f_event};
+                              .decode = flow_json_record, .event = f_event,
+                              .may_write = f_may_write};
     return flowmgr_create(&t->cfg, &env, t->store);
 }
 
@@ -726,6 +734,40 @@ static void test_reconnect_and_consistency(void **state)
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
 }
 
+/* In a cluster, a node that is not the switch's master sends it no
+ * FLOW_MOD: flows stay pending, and the consistency check neither deletes
+ * aliens nor re-installs; once it is master, the queued flows go out. */
+static void test_not_master_sends_nothing(void **state)
+{
+    struct t *t = *state;
+    struct added a[3];
+
+    t->not_master = true;
+    switch_up(t, CONN_A);
+    unsigned from = t->n_sent;
+    add_n(t, 3, a);
+    flowmgr_tick(t->fm);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_PENDING);
+    /* The switch reports an alien and lacks our flows: a slave leaves it. */
+    uint32_t req = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
+    struct added alien;
+    char err[128];
+    json_t *j = json_loads("{\"priority\": 7, \"match\": {\"dl_type\": 2048}}", 0, NULL);
+    assert_int_equal(flow_json_parse(j, false, &alien.flow, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    struct ofp_flow_stats fs[1];
+    entry_of(&alien.flow, 3600, &fs[0]);
+    flow_stats_reply(t, CONN_A, req, fs, 1);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    /* Master now: the queued flows go, with their barrier. */
+    t->not_master = false;
+    flowmgr_tick(t->fm);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 3);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    assert_int_equal(state_of(t, &a[2], NULL, NULL), STORE_FLOW_INSTALLED);
+}
+
 /* A stored flow changed behind ofcd's back (same match, other actions) is
  * put back once settled; the unchanged version is left alone. */
 static void test_changed_flow_reinstalled(void **state)
@@ -1270,6 +1312,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fm_queue_shows_waiting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paced_flows_not_requeued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_master_sends_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
