@@ -133,9 +133,13 @@ static void on_reply(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, s
     if (ofp_role_decode(msg, len, OFPT_ROLE_REPLY, &r, &e) < 0)
         return;
     enum cl_role role = r.role == OFPCR_ROLE_MASTER ? CL_ROLE_MASTER : CL_ROLE_SLAVE;
+    enum cl_role was = sw->role;
     int changed = cl_sw_reply(sw, xid, role, (int64_t)r.generation_id);
     if (changed == 1) {
         ci->node->stats.role_changes++;
+        ci->node->stats.masters_gained += role == CL_ROLE_MASTER;
+        ci->node->stats.masters_lost += was == CL_ROLE_MASTER;
+        cl_publish_role(ci, sw);
         LOG_INFO("cluster", "switch %016" PRIx64 ": this node is now its %s (generation "
                  "%" PRIu64 ")", sw->dpid, role == CL_ROLE_MASTER ? "master" : "slave",
                  r.generation_id);
@@ -188,8 +192,10 @@ static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
         cl_sw_up(sw, q->conn);
         break;
     case QMSG_EV_SWITCH_DOWN:
-        if (sw->conn == q->conn)
+        if (sw->conn == q->conn) {
+            n->stats.masters_lost += sw->role == CL_ROLE_MASTER;
             cl_sw_down(sw);
+        }
         break;
     case QMSG_EV_OF:
         if (len >= 8 && sw->channel_up && q->conn == sw->conn) {

@@ -31,6 +31,8 @@ struct cl_inst {
 
 /* GET /api/v1/cluster (cl_rest.c). */
 unsigned cl_rest_get(void *arg, const struct rest_ext_req *q, json_t **out);
+/* "switch.role" on the event stream: the role sw confirmed to this node. */
+void cl_publish_role(struct cl_inst *ci, const struct cl_sw *sw);
 /* This node's card: what the other nodes and GET /api/v1/cluster show of it. */
 int cl_card_make(const struct ofcd_config *cfg, char *buf, size_t len);
 

@@ -56,6 +56,10 @@ struct cl_node_cfg {
     X(bad_keys, "keys under the prefix this node could not read (logged)")               \
     X(role_requests, "ROLE_REQUESTs sent to switches")                                   \
     X(role_changes, "roles the switches confirmed that differ from the one before")      \
+    X(masters_gained, "switches that confirmed this node as their master (failovers, "    \
+      "hand-overs and first elections)")                                                  \
+    X(masters_lost, "switches this node stopped mastering (demoted, or its channel went " \
+      "down)")                                                                            \
     X(role_refusals, "ROLE_REQUESTs the switches refused (a stale generation, mostly)")  \
     X(role_timeouts, "ROLE_REQUESTs left unanswered for 2 s and asked again")            \
     X(send_failures, "ROLE_REQUESTs that found no room on the way out (asked again)")    \

@@ -17,6 +17,7 @@
 #include "cl_inst.h"
 #include "cl_keys.h"
 #include "dpid.h"
+#include "rest_events.h"
 #include "ofcd_clock.h"
 #include "ofcd_version.h"
 
@@ -52,6 +53,21 @@ int cl_card_make(const struct ofcd_config *c, char *buf, size_t len)
 static const char *role_name(enum cl_role r)
 {
     return r == CL_ROLE_MASTER ? "master" : r == CL_ROLE_SLAVE ? "slave" : "none";
+}
+
+void cl_publish_role(struct cl_inst *ci, const struct cl_sw *sw)
+{
+    char d[24];
+
+    if (!ci->host->stream)
+        return;
+    dpid_format(sw->dpid, d);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:I}", "dpid", d, "node_id", ci->node->node_id,
+                          "role", role_name(sw->role), "generation_id",
+                          (json_int_t)sw->generation);
+    if (j)
+        rest_events_publish(ci->host->stream, "switch.role", j);
+    json_decref(j);
 }
 
 static void add_switch(void *arg, struct cl_sw *sw)

@@ -2,6 +2,7 @@
 #include "cl_table.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -216,17 +217,42 @@ static void tally_one(void *arg, struct cl_sw *sw)
         (*c)++;
 }
 
-/* The candidate that wins once the winner is gone. */
-static const struct cl_cand *runner_up(const struct cl_cands *s)
+static void collect_sw(void *arg, struct cl_sw *sw)
 {
-    const struct cl_cand *w = cl_cands_winner(s), *r = NULL;
+    struct cl_sw ***p = arg;
 
-    for (unsigned i = 0; i < s->n; i++)
-        if (&s->c[i] != w && (!r || s->c[i].create_rev < r->create_rev))
-            r = &s->c[i];
-    return r;
+    if (sw->cands.n)
+        *(*p)++ = sw;
 }
 
+static int by_dpid(const void *a, const void *b)
+{
+    uint64_t x = (*(struct cl_sw *const *)a)->dpid, y = (*(struct cl_sw *const *)b)->dpid;
+    return x < y ? -1 : x > y;
+}
+
+/* sw's candidates in the order they win: lowest create revision first. */
+static unsigned ranked(const struct cl_cands *s, const struct cl_cand **out)
+{
+    unsigned n = s->n;
+
+    for (unsigned i = 0; i < n; i++)
+        out[i] = &s->c[i];
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned k = i; k > 0 && out[k]->create_rev < out[k - 1]->create_rev; k--) {
+            const struct cl_cand *tmp = out[k];
+            out[k] = out[k - 1];
+            out[k - 1] = tmp;
+        }
+    return n;
+}
+
+/*
+ * Every node works out the same plan from the same view: over the switches
+ * in dpid order, one whose winner masters more than the share goes to the
+ * first candidate behind it that masters fewer; the winner and every
+ * candidate ranked before that one yield it (each node does its own part).
+ */
 unsigned cl_table_balance(const struct cl_table *t, const char *node, unsigned live_nodes,
                           uint64_t *out, unsigned max)
 {
@@ -235,22 +261,34 @@ unsigned cl_table_balance(const struct cl_table *t, const char *node, unsigned l
 
     memset(&y, 0, sizeof(y));
     cl_table_each(t, tally_one, &y);
-    unsigned *mine = wins_of(&y, node);
-    if (y.yielding || live_nodes < 2 || !mine)
+    if (y.yielding || live_nodes < 2 || !y.switches)
         return 0;
+    struct cl_sw **all = malloc(y.switches * sizeof(*all)), **end = all;
+    if (!all)
+        return 0;
+    cl_table_each(t, collect_sw, &end);
+    qsort(all, (size_t)(end - all), sizeof(*all), by_dpid);
     unsigned share = (y.switches + live_nodes - 1) / live_nodes;
-    for (unsigned b = 0; b < t->n_buckets && *mine > share && n < max; b++)
-        for (struct cl_sw *sw = t->bucket[b]; sw && *mine > share && n < max; sw = sw->hnext) {
-            const struct cl_cand *w = cl_cands_winner(&sw->cands), *r;
-            if (!w || strcmp(w->node, node) != 0 || !(r = runner_up(&sw->cands)))
-                continue;
-            unsigned *theirs = wins_of(&y, r->node);
-            if (!theirs || *theirs >= share)
-                continue;
-            (*theirs)++;
-            (*mine)--;
-            out[n++] = sw->dpid;
+    for (struct cl_sw **p = all; p < end && n < max; p++) {
+        const struct cl_cand *r[CL_NODES_MAX];
+        unsigned k = ranked(&(*p)->cands, r), to = 0;
+        unsigned *winner = wins_of(&y, r[0]->node), *target = NULL;
+        if (!winner || *winner <= share)
+            continue;
+        for (to = 1; to < k; to++) {
+            target = wins_of(&y, r[to]->node);
+            if (target && *target < share)
+                break;
         }
+        if (to == k)
+            continue;
+        (*winner)--;
+        (*target)++;
+        for (unsigned i = 0; i < to; i++)
+            if (strcmp(r[i]->node, node) == 0)
+                out[n++] = (*p)->dpid;
+    }
+    free(all);
     return n;
 }
 

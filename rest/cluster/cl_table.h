@@ -100,13 +100,16 @@ int cl_sw_reply(struct cl_sw *sw, uint32_t xid, enum cl_role role, int64_t gener
 int cl_sw_refused(struct cl_sw *sw, uint32_t xid, uint64_t now_us);
 
 /*
- * Balancing: masters spread evenly over the live nodes. Each node looks at
- * the same candidates; a node that wins more switches than its share
- * (ceil(switches with a candidate / live nodes)) yields the excess, each to
- * a switch whose runner-up wins fewer than the share: it resigns (deletes
- * its key) and stands again behind the others, so the runner-up wins. At
- * most max dpids are written to out; returns how many. Nothing is yielded
- * while a yield is under way or with fewer than two live nodes.
+ * Balancing: masters spread evenly over the live nodes. Every node works
+ * out the same plan from the same candidates: over the switches in dpid
+ * order, one whose winner masters more than the share (ceil(switches with
+ * a candidate / live nodes)) goes to the first candidate behind it that
+ * masters fewer; the winner and every candidate ranked before that one
+ * yield it (resign, then stand again behind), each node its own part, so
+ * the target wins. A node back from a restart, last everywhere, gets its
+ * share this way. The dpids this node yields go to out (at most max);
+ * returns how many. Nothing while a yield of this node's is under way or
+ * with fewer than two live nodes.
  */
 unsigned cl_table_balance(const struct cl_table *t, const char *node, unsigned live_nodes,
                           uint64_t *out, unsigned max);

@@ -308,6 +308,55 @@ static void test_balance(void **state)
     cl_table_free(&t);
 }
 
+/* A node back from a restart stands last everywhere: b and c master three
+ * each. To give it its share, the winner and every candidate ahead of it
+ * yield the same switch, each node working out the same plan from the
+ * same view: b and c each yield two switches (one where it wins, one
+ * where it stands in the way), and a ends with two. */
+static void test_balance_rejoin(void **state)
+{
+    (void)state;
+    struct cl_table t;
+    struct cl_ask ask;
+    uint64_t out_b[8], out_c[8];
+    int64_t rev = 100;
+
+    cl_table_init(&t, 16);
+    for (uint64_t d = 1; d <= 6; d++) {
+        struct cl_sw *sw = cl_table_get(&t, d);
+        cl_sw_up(sw, d);
+        cl_cands_put(&sw->cands, d <= 3 ? "b" : "c", rev++);
+        cl_cands_put(&sw->cands, d <= 3 ? "c" : "b", rev++);
+    }
+    for (uint64_t d = 1; d <= 6; d++)
+        cl_cands_put(&cl_table_find(&t, d)->cands, "a", rev++);
+    unsigned nb = cl_table_balance(&t, "b", 3, out_b, 8);
+    unsigned nc = cl_table_balance(&t, "c", 3, out_c, 8);
+    assert_int_equal(cl_table_balance(&t, "a", 3, out_b + 4, 4), 0);
+    assert_int_equal(nb, 2);
+    assert_int_equal(nc, 2);
+    /* The same two switches, from both. */
+    assert_true((out_b[0] == out_c[0] && out_b[1] == out_c[1]) ||
+                (out_b[0] == out_c[1] && out_b[1] == out_c[0]));
+    for (unsigned i = 0; i < nb; i++) {
+        struct cl_sw *sw = cl_table_find(&t, out_b[i]);
+        cl_sw_yield(sw);
+        cl_sw_step(sw, "b", true, 0, &ask);
+        assert_false(sw->want_stand);
+        cl_cands_del(&sw->cands, "b");
+        cl_cands_del(&sw->cands, "c");
+        cl_cands_put(&sw->cands, "b", rev++);
+        cl_cands_put(&sw->cands, "c", rev++);
+    }
+    unsigned wins[3] = {0};
+    for (uint64_t d = 1; d <= 6; d++)
+        wins[cl_sw_winner(cl_table_find(&t, d))->node[0] - 'a']++;
+    assert_int_equal(wins[0], 2);
+    assert_int_equal(wins[1], 2);
+    assert_int_equal(wins[2], 2);
+    cl_table_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_takeover_and_resign),
         cmocka_unit_test(test_bound_and_sweep),
         cmocka_unit_test(test_balance),
+        cmocka_unit_test(test_balance_rejoin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
