@@ -244,6 +244,18 @@ static void test_bound_and_sweep(void **state)
     cl_table_free(&t);
 }
 
+/* Six switches, dpids 1..6: nodes a, b and c each win two. */
+static void assert_two_each(const struct cl_table *t)
+{
+    unsigned wins[3] = {0};
+
+    for (uint64_t d = 1; d <= 6; d++)
+        wins[cl_sw_winner(cl_table_find(t, d))->node[0] - 'a']++;
+    assert_int_equal(wins[0], 2);
+    assert_int_equal(wins[1], 2);
+    assert_int_equal(wins[2], 2);
+}
+
 /* Three nodes connected to six switches, "a" won all (it stood first):
  * a yields four, two to b and two to c (the runners-up, which win fewer
  * than their share of 2); after the yields are seen each node wins two
@@ -297,12 +309,7 @@ static void test_balance(void **state)
         sw->stood = true;
         cl_cands_put(&sw->cands, "a", rev++);
     }
-    unsigned wins[3] = {0};
-    for (uint64_t d = 1; d <= 6; d++)
-        wins[cl_sw_winner(cl_table_find(&t, d))->node[0] - 'a']++;
-    assert_int_equal(wins[0], 2);
-    assert_int_equal(wins[1], 2);
-    assert_int_equal(wins[2], 2);
+    assert_two_each(&t);
     assert_int_equal(cl_table_balance(&t, "a", 3, out, 8), 0);
     assert_int_equal(cl_table_balance(&t, "b", 3, out, 8), 0);
     cl_table_free(&t);
@@ -348,12 +355,7 @@ static void test_balance_rejoin(void **state)
         cl_cands_put(&sw->cands, "b", rev++);
         cl_cands_put(&sw->cands, "c", rev++);
     }
-    unsigned wins[3] = {0};
-    for (uint64_t d = 1; d <= 6; d++)
-        wins[cl_sw_winner(cl_table_find(&t, d))->node[0] - 'a']++;
-    assert_int_equal(wins[0], 2);
-    assert_int_equal(wins[1], 2);
-    assert_int_equal(wins[2], 2);
+    assert_two_each(&t);
     cl_table_free(&t);
 }
 
