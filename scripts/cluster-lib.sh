@@ -188,10 +188,9 @@ cl_node_start() {
         return 1
     fi
     mkdir -p "$CL_DIR/node$k" || return 1
-    local cpus
-    cpus=$(($(nproc) - 1))
-    cl_spawn "$CL_DIR/node$k.pid" "$CL_DIR/node$k.log" "$OFCD" \
-        "--eal.args=--no-huge -m 512 --no-pci --vdev=net_tap0,iface=ofc$k --file-prefix=ofcd$k --lcores=0@(0-$cpus)" \
+    local eal="--no-huge -m 512 --no-pci --vdev=net_tap0,iface=ofc$k --file-prefix=ofcd$k"
+    eal+=" --lcores=0@(0-$(($(nproc) - 1)))"
+    cl_spawn "$CL_DIR/node$k.pid" "$CL_DIR/node$k.log" "$OFCD" "--eal.args=$eal" \
         --net.address="10.66.$k.2/24" --net.kernel_address="10.66.$k.1/24" \
         --rest.listen="127.0.0.1:$((8180 + k))" \
         --app.data_dir="$CL_DIR/node$k" --app.ctl_socket="$CL_DIR/node$k.ctl" \
