@@ -32,6 +32,7 @@
 # tree this file is in). CL_DETACH=1 starts the daemons in their own session,
 # so they outlive the shell that started them (cluster-local does).
 
+# shellcheck shell=bash
 CL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${OFCD:=$CL_ROOT/build/app/ofcd}"
 CL_ETCD_N=3
