@@ -5,7 +5,8 @@
 #   ovs_start DIR          start ovsdb-server and ovs-vswitchd, set OVS_* vars
 #   ovs_vsctl ARGS...      ovs-vsctl against that database
 #   ovs_add_bridges N CTRL [PROBE_MS]  bridges br1..brN, dpid 0x1000+i,
-#                          OpenFlow13 only, controller CTRL (e.g. tcp:10.66.0.2:6653)
+#                          OpenFlow13 only, controller CTRL (e.g. tcp:10.66.0.2:6653;
+#                          several targets separated by spaces: a controller each)
 #   ovs_connected_count    bridges whose controller reports is_connected=true
 #   ovs_wait_connected N SECS  until at least N do (OVS updates the column
 #                          every few seconds, so a test waits for it)
@@ -38,15 +39,22 @@ ovs_vsctl() {
 }
 
 ovs_add_bridges() {
-    local n=$1 ctrl=$2 probe=${3:-1000} i args=()
+    local n=$1 probe=${3:-1000} i j t ids args=()
+    local targets=($2)
     # One ovs-vsctl transaction for all bridges: 100 separate calls take
-    # minutes on a small machine.
+    # minutes on a small machine. Controller rows are created by id, as
+    # "set controller BRIDGE" names a bridge's only controller.
     for i in $(seq 1 "$n"); do
+        ids=
+        for j in "${!targets[@]}"; do
+            t=${targets[$j]}
+            ids+="${ids:+,}@c${i}_$j"
+            args+=(-- "--id=@c${i}_$j" create controller "target=\"$t\""
+                   "inactivity_probe=$probe" max_backoff=1000)
+        done
         args+=(-- add-br "br$i" -- set bridge "br$i" datapath_type=netdev
                protocols=OpenFlow13 "other-config:datapath-id=$(printf '%016x' $((0x1000 + i)))"
-               fail-mode=secure
-               -- set-controller "br$i" "$ctrl"
-               -- set controller "br$i" "inactivity_probe=$probe" max_backoff=1000)
+               fail-mode=secure "controller=[$ids]")
     done
     ovs_vsctl "${args[@]}"
 }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# scripts/cluster-lib.sh, as scripts/cluster-local uses it: a three-member
+# etcd on loopback and three ofcd nodes on their own taps, with four Open
+# vSwitch bridges (fail_mode=secure) each connected to all three nodes.
+# Checks what someone trying the cluster on one machine relies on: etcd has
+# three members and a leader and elects another when its leader dies, then
+# takes the member back; each node answers /api/v1/health; every bridge's
+# three controllers connect; a killed node is gone with its tap; stopping
+# everything leaves no etcd or ofcd of this test running.
+#
+# usage: cluster_local.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+. "$here/../../scripts/cluster-lib.sh"
+require_root
+require_tool etcd "etcd (etcd-server)"
+require_tool etcdctl "etcdctl (etcd-client)"
+require_tool jq
+
+it_setup cluster-local
+it_on_exit cl_all_stop
+started=$SECONDS
+
+cl_etcd_start "$work/cl" || fail "the three-member etcd did not start"
+members=$(etcdctl --endpoints="$CL_ETCD_ENDPOINTS" member list -w json | jq '.members | length')
+[ "$members" = 3 ] || fail "etcd lists $members members, expected 3"
+leader=$(cl_etcd_leader) || fail "etcd has no leader"
+pass "etcd: 3 members on $CL_ETCD_ENDPOINTS, member $leader leads"
+
+for k in 1 2 3; do
+    cl_node_start $k "$work/cl" || fail "node $k did not start"
+done
+for k in 1 2 3; do
+    h=$(cl_node_rest $k /api/v1/health)
+    jq -e '.status == "ok"' <<<"$h" >/dev/null ||
+        fail "node $k's /api/v1/health: ${h:-no answer}"
+done
+pass "3 nodes answer /api/v1/health on 127.0.0.1:8181-8183"
+
+ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
+ovs_add_bridges 4 "$(cl_controllers 3)" 1000 || fail "cannot create the bridges"
+[ "$(ovs_vsctl --bare --columns=_uuid list controller | grep -c .)" = 12 ] ||
+    fail "OVS does not list 12 controllers (4 bridges x 3 nodes)"
+ovs_wait_connected 12 30 || fail "not every bridge is connected to all three nodes"
+for br in br1 br2 br3 br4; do
+    c=0
+    for uuid in $(ovs_vsctl get bridge $br controller | tr -d '[],'); do
+        [ "$(ovs_vsctl get controller "$uuid" is_connected)" = true ] && c=$((c + 1))
+    done
+    [ "$c" = 3 ] || fail "$br: $c of its 3 controllers connected"
+done
+pass "4 bridges, each with its 3 controllers is_connected=true"
+
+# The etcd leader dies: the two others elect one of them (a member's
+# /health is true only while it sees a leader), then the member comes back.
+cl_etcd_stop_member "$leader"
+end=$((SECONDS + 20))
+while new=$(cl_etcd_leader); [ -z "$new" ] || [ "$new" = "$leader" ]; do
+    [ $SECONDS -lt $end ] || fail "no new etcd leader 20 s after member $leader stopped"
+    sleep 0.2
+done
+pass "etcd leader $leader stopped: member $new leads now"
+cl_etcd_start_member "$leader" || fail "etcd member $leader did not come back"
+for k in 1 2 3; do
+    cl_etcd_healthy $k 20 || fail "etcd member $k unhealthy after member $leader rejoined"
+done
+[ "$(etcdctl --endpoints="$CL_ETCD_ENDPOINTS" endpoint health 2>&1 | grep -c 'is healthy')" = 3 ] ||
+    fail "etcdctl does not report 3 healthy endpoints"
+pass "etcd member $leader restarted with its data: 3 healthy"
+
+pid2=$(cl_node_pid 2) || fail "node 2 has no pid"
+cl_node_kill 2 || fail "cl_node_kill 2"
+kill -0 "$pid2" 2>/dev/null && fail "node 2 (pid $pid2) still runs"
+cl_node_pid 2 >/dev/null && fail "cl_node_pid still names node 2"
+end=$((SECONDS + 10))
+while ip link show ofc2 >/dev/null 2>&1; do
+    [ $SECONDS -lt $end ] || fail "tap ofc2 still there 10 s after node 2 was killed"
+    sleep 0.1
+done
+ip link show ofc1 >/dev/null 2>&1 && ip link show ofc3 >/dev/null 2>&1 ||
+    fail "the other nodes' taps went with node 2's"
+pass "node 2 killed: its process and tap ofc2 are gone, ofc1 and ofc3 stay"
+
+pids=()
+for k in 1 3; do pids+=("$(cl_node_pid $k)"); done
+for k in 1 2 3; do pids+=("$(cat "$work/cl/etcd$k.pid")"); done
+cl_all_stop
+for p in "${pids[@]}"; do
+    kill -0 "$p" 2>/dev/null && fail "pid $p ($(cat /proc/"$p"/comm)) still runs after cl_all_stop"
+done
+left=$(pgrep -f -- "$work/cl")
+[ -z "$left" ] || fail "processes of this test left after cl_all_stop: $left"
+pass "cl_all_stop: no etcd or ofcd of this test left"
+echo "cluster_local: all checks passed in $((SECONDS - started)) s"
