@@ -56,7 +56,7 @@ ovs_add_bridges() {
                protocols=OpenFlow13 "other-config:datapath-id=$(printf '%016x' $((0x1000 + i)))"
                fail-mode=secure "controller=[$ids]")
     done
-    ovs_vsctl "${args[@]}"
+    ovs_vsctl "${args[@]}" >/dev/null      # not the new rows' uuids
 }
 
 ovs_connected_count() {

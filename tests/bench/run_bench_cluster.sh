@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Failover of the cluster (issue 27's bench): a three-member etcd on
+# loopback, three ofcd nodes, S Open vSwitch bridges each connected to all
+# three, lease TTL 3 s. For each size in SIZES (default "1 50"), KILLS
+# rounds (default 5, so that make bench keeps to its time; the issue's full
+# figure is SIZES="1 50 300" KILLS=20, about 40 minutes) of: kill -9 of the
+# node that masters the most →
+# time until OVS reports a surviving master on every bridge (its database,
+# polled every 0.1 s) and until the last survivor logged the role change
+# (the switch's ROLE_REPLY); the node restarted and its share back. Then
+# the same with SIGTERM (a graceful leave: the lease is revoked). p50/p99
+# of each, as text and bench/out/cluster.json. Prints, never asserts.
+# Needs root; about 20 s a round.
+#
+# usage: run_bench_cluster.sh OFCD_BINARY CONFIG_FILE [OUT_DIR]
+set -uo pipefail
+OFCD=$1
+CONF=$2
+OUT=${3:-$(mktemp -d /tmp/ofcd-bench-cluster.XXXXXX)}
+SIZES=${SIZES:-1 50}
+KILLS=${KILLS:-5}
+TTL=3
+mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"
+. "$here/../integration/ovs_lib.sh"
+. "$here/../integration/cluster_ovs.sh"
+. "$here/../../scripts/cluster-lib.sh"
+command -v etcd >/dev/null || { echo "etcd missing: scripts/install-deps installs it"; exit 1; }
+work=$(mktemp -d /tmp/ofcd-bench-cluster-run.XXXXXX)
+cleanup() {
+    cl_all_stop
+    ovs_stop
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+pct() {   # pct P FILE: the P-th percentile of the numbers in FILE
+    sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END {
+        if (!NR) { print "null"; exit } i = int((NR - 1) * p / 100 + 0.5) + 1; print v[i] }'
+}
+
+json="{"
+for S in $SIZES; do
+    cl_etcd_start "$work" || { echo "etcd did not start"; exit 1; }
+    for k in 1 2 3; do
+        cl_node_start $k "$work" --cluster.lease_ttl_s=$TTL || { echo "node $k failed"; exit 1; }
+    done
+    ovs_start "$work/ovs" >/dev/null 2>&1 || { echo "cannot start Open vSwitch"; exit 1; }
+    ovs_add_bridges "$S" "$(cl_controllers 3)" 1000 || { echo "cannot create the bridges"; exit 1; }
+    wait_until 120 masters_spread "$S" 3 || { echo "no spread at $S: $(master_counts)"; exit 1; }
+    for how in KILL TERM; do
+        : >"$work/ovs_$how.txt"
+        : >"$work/role_$how.txt"
+        for r in $(seq 1 "$KILLS"); do
+            victim=$(most_masters)
+            theirs=$(bridges_of "$victim")
+            t0=$(date +%s%N)
+            if [ $how = KILL ]; then cl_node_kill "$victim" KILL; else cl_node_stop "$victim"; fi
+            if wait_until $((TTL + 10)) one_master_each "$S" "$victim"; then
+                echo $((($(date +%s%N) - t0) / 1000000)) >>"$work/ovs_$how.txt"
+                took_over_ms "$t0" "$victim" "$theirs" >>"$work/role_$how.txt"
+            else
+                echo "  round $r: bridges without a surviving master: $(master_counts)"
+            fi
+            mv "$work/node$victim.log" "$work/node$victim.log.$how$r"
+            cl_node_start "$victim" "$work" --cluster.lease_ttl_s=$TTL ||
+                { echo "node $victim did not restart"; exit 1; }
+            wait_until 60 masters_spread "$S" 3 || echo "  round $r: no spread: $(master_counts)"
+        done
+        o50=$(pct 50 "$work/ovs_$how.txt"); o99=$(pct 99 "$work/ovs_$how.txt")
+        r50=$(pct 50 "$work/role_$how.txt"); r99=$(pct 99 "$work/role_$how.txt")
+        printf '%4s switches, %-4s x%s: OVS shows new masters p50 %s ms p99 %s ms; ' \
+            "$S" "$how" "$(wc -l <"$work/ovs_$how.txt")" "$o50" "$o99"
+        printf 'ROLE_REPLY at the survivors p50 %s ms p99 %s ms\n' "$r50" "$r99"
+        json+="\"s${S}_${how,,}\": {\"ovs_p50_ms\": $o50, \"ovs_p99_ms\": $o99, "
+        json+="\"role_p50_ms\": $r50, \"role_p99_ms\": $r99, "
+        json+="\"rounds\": $(wc -l <"$work/ovs_$how.txt")},"
+    done
+    cl_all_stop
+    ovs_stop
+    rm -rf "$work"/etcd* "$work"/node* "$work/ovs"
+done
+echo "${json%,}}" >"$OUT/cluster.json"
+echo "lease TTL $TTL s; figures in $OUT/cluster.json"
