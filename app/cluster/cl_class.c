@@ -263,7 +263,7 @@ static void cl_on_tick(void *self, uint64_t lcore_now)
 
     (void)lcore_now;
     pthread_mutex_lock(&n->lock);
-    t.may_act = cl_fence_may_act(&n->fence, t.now);
+    t.may_act = cl_node_may_act_locked(n, t.now);
     if (ci->may_act && !t.may_act) {
         n->stats.fence_closed++;
         LOG_WARN("cluster", "node %s: its lease is no longer proved (%s): it stops acting "
@@ -338,7 +338,7 @@ static bool cl_may_write_dpid(void *self, uint64_t dpid)
     const struct cl_sw *sw = cl_table_find(&n->table, dpid);
     if (sw) {
         struct cl_self me = {.node = n->node_id, .channel_up = sw->channel_up,
-                             .may_act = cl_fence_may_act(&n->fence, ofcd_clock_mono_us()),
+                             .may_act = cl_node_may_act_locked(n, ofcd_clock_mono_us()),
                              .role = sw->role, .generation = sw->generation,
                              .asking = sw->asking};
         ok = cl_may_write(&sw->cands, &me);
@@ -356,12 +356,14 @@ static bool cl_refuses_writes(void *self, char *why, size_t len)
     bool refuse;
 
     pthread_mutex_lock(&n->lock);
-    refuse = !cl_fence_may_act(&n->fence, ofcd_clock_mono_us()) || !n->synced;
+    refuse = !cl_node_may_act_locked(n, ofcd_clock_mono_us()) || !n->synced;
     if (refuse)
         snprintf(why, len, "cluster node %s cannot write now: %s; try another node",
-                 n->node_id, !n->lease ? "it holds no lease (etcd unreachable or no quorum)"
-                             : !n->synced ? "it has not caught up with etcd yet"
-                                          : "its lease is not proved (no quorum in time)");
+                 n->node_id,
+                 !n->lease ? "it holds no lease (etcd unreachable or no quorum)"
+                 : n->card_lease != n->lease ? "a live node still holds its name"
+                 : !n->synced ? "it has not caught up with etcd yet"
+                              : "its lease is not proved (no quorum in time)");
     pthread_mutex_unlock(&n->lock);
     return refuse;
 }
@@ -372,7 +374,7 @@ static void cl_health(void *self, char *buf, size_t len, bool *ok)
     struct cl_node *n = ci->node;
 
     pthread_mutex_lock(&n->lock);
-    bool quorum = cl_fence_may_act(&n->fence, ofcd_clock_mono_us());
+    bool quorum = cl_node_may_act_locked(n, ofcd_clock_mono_us());
     snprintf(buf, len, "{\"node_id\": \"%s\", \"in_quorum\": %s, \"caught_up\": %s, "
              "\"revision\": %" PRId64 ", \"nodes\": %u}", n->node_id,
              quorum ? "true" : "false", n->synced ? "true" : "false", n->revision,

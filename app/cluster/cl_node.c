@@ -12,6 +12,7 @@
 #include "etcd_client.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 
 OFCD_COUNTER_GROUP(cl_node_counters, "cluster", struct cl_node_stats, CL_NODE_COUNTERS,
                    CL_NODE_GAUGES);
@@ -132,18 +133,51 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
 
 /* ---- the lease --------------------------------------------------------- */
 
+/* This node's card, written only if no live node holds its name (the key
+ * absent, or bound to our own lease already): two nodes with one name would
+ * write each other's candidate keys. 0; -EEXIST (another lease holds it:
+ * the caller tries again until it expires), or etcd's error. */
 static int put_card(struct cl_node *n, int64_t lease)
 {
     char key[CL_KEY_MAX];
     int kl = cl_key_member(key, sizeof(key), n->prefix, n->node_id);
     if (kl < 0)
         return kl;
-    struct etcd_put p = {.key = key, .key_len = (size_t)kl, .value = n->card,
-                         .value_len = strlen(n->card), .lease = lease};
-    struct etcd_header h;
-    int rc = etcd_put(n->etcd, &p, &h);
-    if (rc < 0)
+    struct etcd_cmp absent = {.target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL,
+                              .key = key, .key_len = (size_t)kl, .number = 0};
+    struct etcd_op put = {.kind = ETCD_OP_PUT,
+                          .u.put = {.key = key, .key_len = (size_t)kl, .value = n->card,
+                                    .value_len = strlen(n->card), .lease = lease}};
+    struct etcd_op get = {.kind = ETCD_OP_RANGE,
+                          .u.range = {.key = key, .key_len = (size_t)kl}};
+    struct etcd_txn txn = {.cmp = &absent, .n_cmp = 1, .success = &put, .n_success = 1,
+                           .failure = &get, .n_failure = 1};
+    struct etcd_txn_resp resp = {0};
+    int rc = etcd_txn(n->etcd, &txn, &resp);
+    if (rc < 0) {
         etcd_failed(n, "writing this node's card", rc);
+        return rc;
+    }
+    if (!resp.succeeded) {
+        int64_t holder = resp.n_resp && resp.resp[0].kvs.n ? resp.resp[0].kvs.kv[0].lease : 0;
+        if (holder == lease) {
+            /* ours already (a retry whose first answer was lost): write it anew */
+            struct etcd_header h;
+            struct etcd_put p = put.u.put;
+            rc = etcd_put(n->etcd, &p, &h);
+        } else {
+            pthread_mutex_lock(&n->lock);
+            n->stats.name_taken++;
+            pthread_mutex_unlock(&n->lock);
+            LOG_WARN_RL(&n->rl_name, now_us(), "cluster",
+                        "node id %s is held by a live node (lease %" PRIx64 "): waiting "
+                        "until it is gone (a node restarted within cluster.lease_ttl_s "
+                        "waits for its old lease; two nodes must not share a name)",
+                        n->node_id, (uint64_t)holder);
+            rc = -EEXIST;
+        }
+    }
+    etcd_txn_resp_free(&resp);
     return rc;
 }
 
@@ -173,14 +207,23 @@ static int grant(struct cl_node *n)
     atomic_store(&n->work, true);
     LOG_INFO("cluster", "node %s holds lease %" PRIx64 " (%" PRId64 " s)", n->node_id,
              (uint64_t)l.id, l.ttl);
-    rc = put_card(n, l.id);
-    if (rc == -ENOENT) {
+    return 0;
+}
+
+/* The card once per lease, before anything else is written under our name. */
+static int claim_name(struct cl_node *n, int64_t lease)
+{
+    int rc = put_card(n, lease);
+
+    pthread_mutex_lock(&n->lock);
+    if (rc == 0)
+        n->card_lease = lease;
+    else if (rc == -ENOENT && n->lease == lease) {
         /* Expired already (a stop right after the grant): start over. */
-        pthread_mutex_lock(&n->lock);
         n->lease = 0;
         cl_fence_lost(&n->fence);
-        pthread_mutex_unlock(&n->lock);
     }
+    pthread_mutex_unlock(&n->lock);
     return rc;
 }
 
@@ -317,6 +360,14 @@ static void *cl_main(void *arg)
             next_ka = now + ka_every;
             continue;
         }
+        pthread_mutex_lock(&n->lock);
+        bool named = n->card_lease == lease;
+        pthread_mutex_unlock(&n->lock);
+        if (!named) {
+            if (claim_name(n, lease) < 0)
+                retry_at = now_us() + CL_RETRY_MS * 1000u;
+            continue;
+        }
         if (!synced) {
             if (w) {
                 etcd_watch_close(w);
@@ -378,6 +429,7 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
     snprintf(n->prefix, sizeof(n->prefix), "%s", cfg->prefix);
     snprintf(n->card, sizeof(n->card), "%s", cfg->card);
     n->ttl_s = cfg->ttl_s;
+    n->rl_name = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(1, 2000);
     cl_fence_init(&n->fence, cl_fence_margin_us(cfg->ttl_s));
     pthread_mutex_init(&n->lock, NULL);
     int rc = cl_table_init(&n->table, cfg->max_switches);
@@ -437,6 +489,11 @@ void cl_node_wake(struct cl_node *n)
     atomic_store(&n->work, true);
 }
 
+bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now)
+{
+    return n->lease && n->card_lease == n->lease && cl_fence_may_act(&n->fence, now);
+}
+
 static void count_masters(void *arg, struct cl_sw *sw)
 {
     if (sw->role == CL_ROLE_MASTER)
@@ -451,7 +508,7 @@ void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out)
     out->switches = n->table.n;
     out->masters = 0;
     cl_table_each(&n->table, count_masters, &out->masters);
-    out->may_act = cl_fence_may_act(&n->fence, now_us());
+    out->may_act = cl_node_may_act_locked(n, now_us());
     out->revision = n->revision > 0 ? (uint64_t)n->revision : 0;
 
     pthread_mutex_unlock(&n->lock);

@@ -6,7 +6,8 @@
  * The cluster thread (never a poll-mode lcore: every etcd call blocks) keeps
  * the node's lease (granted with cluster.lease_ttl_s, kept alive every
  * third of it, each answer moving the fence, cl_fence.h), writes the node's
- * card under members/ bound to it, reads every key of the prefix once and
+ * card under members/ bound to it — only if no live node holds the name:
+ * a node restarted within the TTL waits for its old lease to go —, reads every key of the prefix once and
  * then watches it (candidates into the table, cards into the members), and
  * writes or deletes this node's candidate key of each switch as the control
  * thread wants (want_stand), at most 128 in one transaction. A lease found
@@ -29,6 +30,7 @@
 #include "cl_members.h"
 #include "cl_table.h"
 #include "ofcd_counters.h"
+#include "ofcd_ratelimit.h"
 
 struct cl_node_cfg {
     const char *const *endpoints;
@@ -54,6 +56,7 @@ struct cl_node_cfg {
     X(stands, "candidate keys written (this node stands for a switch)")                  \
     X(resigns, "candidate keys deleted (this node's channel to the switch went down)")   \
     X(bad_keys, "keys under the prefix this node could not read (logged)")               \
+    X(name_taken, "tries to write this node's card while a live node held its name")    \
     X(role_requests, "ROLE_REQUESTs sent to switches")                                   \
     X(role_changes, "roles the switches confirmed that differ from the one before")      \
     X(masters_gained, "switches that confirmed this node as their master (failovers, "    \
@@ -98,6 +101,7 @@ struct cl_node {
     struct cl_members members;
     struct cl_fence fence;
     int64_t lease;                  /* 0: none held */
+    int64_t card_lease;             /* the lease our card is bound to: our name is ours */
     int64_t revision;               /* applied */
     int64_t await_rev;              /* a write of ours the watch has not shown yet, 0 = none */
     uint64_t await_at_us;           /* when it was sent */
@@ -105,6 +109,7 @@ struct cl_node {
     bool etcd_ok;                   /* the last call answered */
     char etcd_error[256];           /* the last failure's text */
     struct cl_node_stats stats;
+    struct ofcd_ratelimit rl_name;
 };
 
 /* Make the node and start its thread (the lease comes when etcd answers;
@@ -117,6 +122,10 @@ void cl_node_stop(struct cl_node *n);
 
 /* The control thread changed a want_stand: the etcd thread looks now. */
 void cl_node_wake(struct cl_node *n);
+
+/* May this node act as a master now: its lease proved (the fence) and its
+ * name claimed under that lease? Called with n->lock held. */
+bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now_us);
 
 /* The counters now (takes the lock). */
 void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out);

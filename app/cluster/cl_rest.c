@@ -116,7 +116,7 @@ unsigned cl_rest_get(void *arg, const struct rest_ext_req *q, json_t **out)
     snprintf(lease, sizeof(lease), "%" PRIx64, (uint64_t)n->lease);
     json_t *j = json_pack("{s:s, s:s, s:s, s:b, s:I, s:b, s:b, s:s, s:I, s:I, s:o, s:o}",
                           "node_id", n->node_id, "prefix", n->prefix, "lease", lease,
-                          "may_act", cl_fence_may_act(&n->fence, now),
+                          "may_act", cl_node_may_act_locked(n, now),
                           "may_act_ms", (json_int_t)(cl_fence_left_us(&n->fence, now) / 1000),
                           "etcd_ok", n->etcd_ok, "caught_up", n->synced, "etcd_error",
                           n->etcd_error, "revision", (json_int_t)n->revision,

@@ -133,10 +133,13 @@ first=$(((leader % 3) + 1))
 second=$(((first % 3) + 1))
 cl_etcd_stop_member $first
 cl_etcd_stop_member $second
+out_of_quorum() {
+    curl -s "http://127.0.0.1:$((8180 + $1))/api/v1/health" | grep -q '"in_quorum": *false'
+}
 for k in 1 2 3; do
     wait_until $((TTL + 2)) refused $k || fail "node $k still accepts writes without quorum"
-    h=$(curl -s "http://127.0.0.1:$((8180 + k))/api/v1/health")
-    grep -q '"in_quorum": *false' <<<"$h" || fail "node $k's health does not say it: $h"
+    wait_until $((TTL + 2)) out_of_quorum $k ||
+        fail "node $k's health does not say it: $(cl_node_rest $k /api/v1/health)"
 done
 pass "no etcd quorum: every node answers writes 503 and says so in health"
 [ "$(ovs_connected_count)" = $((B * 3)) ] || fail "switches lost their controllers"
