@@ -4,6 +4,7 @@
 # (fail_mode=secure) each connected to all three.
 #   - every bridge has exactly one master (OVS's own view), spread: no node
 #     more than one above an even share; the nodes agree (GET /api/v1/cluster);
+#   - a fourth node given a live node's name writes nothing and refuses changes;
 #   - kill -9 of the node that masters the most: every bridge has a master
 #     among the survivors within lease TTL + 1 s of the kill, as OVS reports it;
 #   - SIGSTOP of a master for longer than the TTL: the others take its
@@ -51,6 +52,18 @@ print(sum(1 for s in d["switches"] if s["master"]), len(d["nodes"]))' "$j")
     [ "$agree" = "$B 3" ] || fail "node $k sees masters/nodes '$agree', not '$B 3': $j"
 done
 pass "each node sees $B switches with a master and 3 nodes"
+
+# A fourth node started with node 1's name writes nothing and refuses changes.
+cl_node_start 4 "$work" --cluster.lease_ttl_s=$TTL --cluster.node_id=node1 ||
+    fail "node 4 did not start"
+wait_for_line "$work/node4.log" "node id node1 is held by a live node" 10 ||
+    fail "node 4 did not notice its name is taken"
+body=$(curl -s -X POST -H 'Content-Type: application/json' -d '{"flows": []}' \
+    "http://127.0.0.1:8184/api/kytos/flow_manager/v2/flows")
+grep -q "a live node still holds its name" <<<"$body" || fail "node 4 accepted a change: $body"
+cl_node_stop 4 || fail "node 4 did not stop"
+masters_spread $B 3 || fail "node 4 disturbed the masters: $(master_counts)"
+pass "a node started with a live node's name waits and refuses changes"
 
 # A flow on br1 through its master, to see it survive the quorum loss.
 m1=$(bridge_masters | awk '$1 == "br1" { print $2 }')
