@@ -446,7 +446,7 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
                                  .password = cfg->password};
     n->etcd = etcd_client_new(&ec, why);
     if (!n->etcd) {
-        snprintf(err, 256, "etcd client: %s", why);
+        snprintf(err, 256, "etcd client: %.200s", why);
         rc = -EINVAL;
         goto fail;
     }
