@@ -384,6 +384,11 @@ int wire_openflow(struct app_ctx *app)
         wire_of_worker_cfg(cfg, app->n_workers, &wc);
         wc.pins = app->pins.n ? &app->pins : NULL;
         wc.events_bell = &app->events_bell;
+        /* Cluster mode: the apps change a switch only as its confirmed
+         * master, while the node's fence holds (the cluster class sends
+         * the ROLE_REQUESTs and sets cluster_may_act). */
+        wc.role_gate = cfg->cluster_etcd_endpoints[0] != '\0';
+        wc.may_act = wc.role_gate ? &app->cluster_may_act : NULL;
         for (unsigned i = 0; i < app->n_apps; i++)
             wc.apps[wc.n_apps++] = &app->apps[i];
         al->ofw = of_worker_create(&wc, app->cpool, app->epool);
