@@ -447,7 +447,6 @@ int main(int argc, char **argv)
         goto out_unlock;
     }
     atomic_init(&app.stop, false);
-    atomic_init(&app.cluster_may_act, false);   /* a cluster node acts once its lease is proven */
     pthread_mutex_init(&app.ctl_lock, NULL);
     rc = rx_signal_start(&app.rxsig, &cpus);
     if (rc < 0) {

@@ -158,9 +158,14 @@ int wire_apps(struct app_ctx *app)
         LOG_ERR("main", "out of memory for the event stream");
         return -ENOMEM;
     }
+    /* A cluster node acts as a master once its lease is proven: the
+     * cluster app stores that here, the workers' role gate reads it. */
+    atomic_init(&app->cluster_may_act, false);
     app->host = (struct app_host){.cfg = c, .stream = app->stream, .view_arg = app,
                                   .view_lock = app_view_lock, .view_unlock = app_view_unlock,
-                                  .send = flow_out_send, .send_arg = app};
+                                  .send = flow_out_send, .send_arg = app,
+                                  .may_act = c->cluster_etcd_endpoints[0] ? &app->cluster_may_act
+                                                                         : NULL};
     for (unsigned k = 0; k < app_classes_n; k++) {
         const struct app_class *cls = app_classes[k];
         void *self = NULL;
