@@ -71,6 +71,10 @@ struct app_ctx {
     char kernel_ifname[32];          /* tap: the kernel side, "" otherwise */
     atomic_bool stop;
     atomic_uint dump_conns;          /* bumped on SIGUSR2: lcores log their connections */
+    /* Cluster mode: whether this node may act as a master now (its lease
+     * fence); the cluster class stores it, the workers read it before an
+     * app's FLOW_MOD or PACKET_OUT. False until the cluster says so. */
+    atomic_bool cluster_may_act;
     struct app_lcore lcores[RTE_MAX_LCORE];
     unsigned n_io;
     unsigned n_workers;

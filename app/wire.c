@@ -158,9 +158,14 @@ int wire_apps(struct app_ctx *app)
         LOG_ERR("main", "out of memory for the event stream");
         return -ENOMEM;
     }
+    /* A cluster node acts as a master once its lease is proven: the
+     * cluster app stores that here, the workers' role gate reads it. */
+    atomic_init(&app->cluster_may_act, false);
     app->host = (struct app_host){.cfg = c, .stream = app->stream, .view_arg = app,
                                   .view_lock = app_view_lock, .view_unlock = app_view_unlock,
-                                  .send = flow_out_send, .send_arg = app};
+                                  .send = flow_out_send, .send_arg = app,
+                                  .may_act = c->cluster_etcd_endpoints[0] ? &app->cluster_may_act
+                                                                         : NULL};
     for (unsigned k = 0; k < app_classes_n; k++) {
         const struct app_class *cls = app_classes[k];
         void *self = NULL;
@@ -384,6 +389,11 @@ int wire_openflow(struct app_ctx *app)
         wire_of_worker_cfg(cfg, app->n_workers, &wc);
         wc.pins = app->pins.n ? &app->pins : NULL;
         wc.events_bell = &app->events_bell;
+        /* Cluster mode: the apps change a switch only as its confirmed
+         * master, while the node's fence holds (the cluster class sends
+         * the ROLE_REQUESTs and sets cluster_may_act). */
+        wc.role_gate = cfg->cluster_etcd_endpoints[0] != '\0';
+        wc.may_act = wc.role_gate ? &app->cluster_may_act : NULL;
         for (unsigned i = 0; i < app->n_apps; i++)
             wc.apps[wc.n_apps++] = &app->apps[i];
         al->ofw = of_worker_create(&wc, app->cpool, app->epool);

@@ -149,7 +149,18 @@ static void on_reply(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, s
 static void on_error(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, size_t len,
                      uint64_t now)
 {
-    if (len < 12 || (msg[8] << 8 | msg[9]) != OFPET_ROLE_REQUEST_FAILED)
+    if (len < 12)
+        return;
+    /* OpenFlow 1.3 demotes an old master without a word: the first sign is
+     * a change refused as from a slave. What the switch confirmed is void;
+     * the next step asks again. */
+    if ((msg[8] << 8 | msg[9]) == OFPET_BAD_REQUEST && (msg[10] << 8 | msg[11]) ==
+        OFPBRC_IS_SLAVE && sw->role == CL_ROLE_MASTER && !sw->asking) {
+        sw->role = CL_ROLE_NONE;
+        ci->node->stats.masters_lost++;
+        return;
+    }
+    if ((msg[8] << 8 | msg[9]) != OFPET_ROLE_REQUEST_FAILED)
         return;
     unsigned code = (unsigned)(msg[10] << 8 | msg[11]);
     if (cl_sw_refused(sw, rd32(msg + 4), now) < 0)
@@ -356,7 +367,7 @@ static bool cl_refuses_writes(void *self, char *why, size_t len)
     bool refuse;
 
     pthread_mutex_lock(&n->lock);
-    refuse = !cl_node_may_act_locked(n, ofcd_clock_mono_us()) || !n->synced;
+    refuse = !cl_node_may_act_locked(n, ofcd_clock_mono_us());
     if (refuse)
         snprintf(why, len, "cluster node %s cannot write now: %s; try another node",
                  n->node_id,
@@ -374,7 +385,7 @@ static void cl_health(void *self, char *buf, size_t len, bool *ok)
     struct cl_node *n = ci->node;
 
     pthread_mutex_lock(&n->lock);
-    bool quorum = cl_node_may_act_locked(n, ofcd_clock_mono_us());
+    bool quorum = n->lease && cl_fence_may_act(&n->fence, ofcd_clock_mono_us());
     snprintf(buf, len, "{\"node_id\": \"%s\", \"in_quorum\": %s, \"caught_up\": %s, "
              "\"revision\": %" PRId64 ", \"nodes\": %u}", n->node_id,
              quorum ? "true" : "false", n->synced ? "true" : "false", n->revision,

@@ -244,6 +244,9 @@ static void keepalive(struct cl_node *n)
         if (rc == -ENOENT) {
             n->stats.leases_lost++;
             cl_fence_lost(&n->fence);
+            /* The candidates seen are a dead lease's world (our keys gone,
+             * others' won): nothing is decided on them until a full read. */
+            n->synced = false;
             LOG_WARN("cluster", "node %s: lease %" PRIx64 " is gone (expired while this "
                      "node could not renew it): every switch's key is written anew",
                      n->node_id, (uint64_t)n->lease);
@@ -491,7 +494,8 @@ void cl_node_wake(struct cl_node *n)
 
 bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now)
 {
-    return n->lease && n->card_lease == n->lease && cl_fence_may_act(&n->fence, now);
+    return n->lease && n->card_lease == n->lease && n->synced &&
+           cl_fence_may_act(&n->fence, now);
 }
 
 static void count_masters(void *arg, struct cl_sw *sw)

@@ -123,8 +123,9 @@ void cl_node_stop(struct cl_node *n);
 /* The control thread changed a want_stand: the etcd thread looks now. */
 void cl_node_wake(struct cl_node *n);
 
-/* May this node act as a master now: its lease proved (the fence) and its
- * name claimed under that lease? Called with n->lock held. */
+/* May this node act as a master now: its lease proved (the fence), its
+ * name claimed under that lease and its view read since (a lease found
+ * gone makes the view a dead lease's until a full read)? With n->lock. */
 bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now_us);
 
 /* The counters now (takes the lock). */

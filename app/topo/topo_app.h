@@ -56,7 +56,7 @@
 
 #define TOPO_APP_COUNTERS(X)                                                              \
     X(lldp_sent, "LLDP PACKET_OUTs sent")                                                 \
-    X(lldp_send_failed, "LLDP PACKET_OUTs not sent: no buffer")                           \
+    X(lldp_send_failed, "LLDP PACKET_OUTs not sent: no buffer, or not master (cluster)") \
     X(lldp_prompt_limited, "off-schedule probes skipped: one per 5 ms per switch")         \
     X(lldp_answered, "probes that asked for an answer (their port just came up)")         \
     X(lldp_in, "LLDP frames received in PACKET_INs")                                      \

@@ -65,7 +65,9 @@ struct of_app {
 };
 
 /* Send m to the switch the hook was called for (the xid is the worker's).
- * 0 or a negative errno (-ENOBUFS: no buffer; counted by the worker). */
+ * 0 or a negative errno (-ENOBUFS: no buffer; counted by the worker;
+ * -EPERM: a FLOW_MOD or PACKET_OUT in cluster mode while this node is not
+ * the switch's confirmed master, or may not act: not sent, counted). */
 int of_app_send(struct of_app_out *out, struct ofp_msg *m);
 
 /* Tell the control thread len bytes about the switch (up to

@@ -57,6 +57,10 @@ struct of_rec {
     uint64_t malformed_since_us;
     bool close_sent;
     bool refused;                    /* at max_switches_known: logged there, rate-limited */
+    /* role_gate: the switch's last word on this connection's role was
+     * MASTER (a ROLE_REPLY); false from the start and after SLAVE, EQUAL,
+     * a role request error or OFPBRC_IS_SLAVE. */
+    bool master;
     /* The control thread hears of the switch once both its buffers are in
      * hand: the SWITCH_DOWN one is kept from then on, so the switch's end
      * is never lost; until then (up_owed) its messages wait and nothing
@@ -100,6 +104,8 @@ struct of_worker {
     unsigned n_apps;
     const struct of_pins *pins;      /* tls.pins_file, NULL = none */
     uint64_t generation_id;
+    bool role_gate;                  /* cluster mode: see of_worker_cfg */
+    const atomic_bool *may_act;      /* the node's fence, NULL = always */
     struct qmsg_pool *pool;          /* what it sends switches */
     struct qmsg_pool *event_pool;    /* what it tells the control thread */
     struct tw_wheel wheel;
@@ -531,8 +537,24 @@ struct of_app_out {
     unsigned app;
 };
 
+/* In cluster mode, what changes the switch goes out only from its
+ * confirmed master while the node's fence holds; the rest (barriers,
+ * statistics, echo) is harmless from any node. */
+static bool app_send_allowed(const struct of_rec *r, uint8_t type)
+{
+    const struct of_worker *w = r->w;
+
+    if (!w->role_gate || (type != OFPT_FLOW_MOD && type != OFPT_PACKET_OUT))
+        return true;
+    return r->master && (!w->may_act || atomic_load_explicit(w->may_act, memory_order_acquire));
+}
+
 int of_app_send(struct of_app_out *out, struct ofp_msg *m)
 {
+    if (!app_send_allowed(out->r, m->hdr.type)) {
+        out->r->w->stats.app_sends_not_master++;
+        return -EPERM;
+    }
     m->hdr.xid = ofp_chan_xid(&out->r->chan);
     return send_msg(out->r, m);
 }
@@ -1176,6 +1198,12 @@ static void on_error(struct of_rec *r, const struct ofp_msg *m)
     char what[96];
 
     r->w->stats.errors_from_switches++;
+    /* A refused role request (a stale generation), or the switch telling
+     * us we are a slave (in 1.3 a new master demotes the old one without a
+     * word): not the master, whoever asked. */
+    if (m->u.error.type == OFPET_ROLE_REQUEST_FAILED ||
+        (m->u.error.type == OFPET_BAD_REQUEST && m->u.error.code == OFPBRC_IS_SLAVE))
+        r->master = false;
     /* Errors about the control thread's requests (top xid bit: flow
      * manager) are logged there, with the flow they concern. */
     if (ofp_xid_is_control(m->hdr.xid))
@@ -1334,6 +1362,13 @@ static void on_features(struct of_rec *r, const struct ofp_msg *m)
     features_reply(r, m->hdr.xid, &m->u.features);
 }
 
+/* The switch's word on this connection's role (the control thread gets
+ * the reply too: it asked). */
+static void on_role_reply(struct of_rec *r, const struct ofp_msg *m)
+{
+    r->master = m->u.role.role == OFPCR_ROLE_MASTER;
+}
+
 static void on_packet_in(struct of_rec *r, const struct ofp_msg *m)
 {
     r->w->stats.packet_in++;
@@ -1352,6 +1387,7 @@ static of_handler_fn *const type_handlers[OFPT_METER_MOD + 1] = {
     [OFPT_MULTIPART_REPLY] = mp_reply,
     [OFPT_PORT_STATUS] = port_status,
     [OFPT_PACKET_IN] = on_packet_in,
+    [OFPT_ROLE_REPLY] = on_role_reply,
 };
 
 /* Switch messages the control thread acts on (flow manager, switch view),
@@ -1471,6 +1507,8 @@ struct of_worker *of_worker_create(const struct of_worker_cfg *cfg, struct qmsg_
     w->events_bell = cfg->events_bell;
     w->role = cfg->role;
     w->generation_id = cfg->generation_id;
+    w->role_gate = cfg->role_gate;
+    w->may_act = cfg->may_act;
     w->pins = cfg->pins;
     memcpy(w->apps, cfg->apps, sizeof(w->apps));
     w->n_apps = cfg->n_apps;

@@ -22,6 +22,7 @@
 #ifndef OFCD_OF_WORKER_H
 #define OFCD_OF_WORKER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -67,7 +68,8 @@ struct of_worker;
     X(switches_swept, "down switch models the once-a-second forget sweep looked at")       \
     X(switches_evicted, "down switch models dropped for a new dpid: max_switches_known")    \
     X(switches_refused, "new dpids refused: max_switches_known models, all live switches") \
-    X(pin_refused, "connections refused: certificate not the one tls.pins_file pins")
+    X(pin_refused, "connections refused: certificate not the one tls.pins_file pins")      \
+    X(app_sends_not_master, "apps' FLOW_MOD/PACKET_OUT refused: not the switch's master")
 #define OF_WORKER_GAUGES(X)                                                               \
     X(switches_up, "switches established now")                                            \
     X(switches_known, "switches the worker has a model of")                               \
@@ -94,6 +96,17 @@ struct of_worker_cfg {
     uint32_t stats_interval_s;       /* FLOW/PORT_STATS/TABLE polling, 0 = off */
     uint32_t role;                   /* OFPCR_ROLE_* asked once established */
     uint64_t generation_id;
+    /* Cluster mode (cluster.etcd_endpoints): several nodes share each
+     * switch and only its master may change it. The switch refuses a
+     * slave's FLOW_MOD too, but a node must not even try: its apps'
+     * FLOW_MODs and PACKET_OUTs go out only on a connection whose switch
+     * answered a ROLE_REQUEST with MASTER (last ROLE_REPLY; a role request
+     * error, OFPBRC_IS_SLAVE or a new connection: not master) and only
+     * while *may_act (the node's lease fence; NULL = always). Refused:
+     * of_app_send returns -EPERM, counted in app_sends_not_master. Off
+     * (one node): the apps send as they always did. */
+    bool role_gate;
+    const atomic_bool *may_act;
     struct ofp_chan_cfg chan;
     const struct of_app *apps[OF_APPS_MAX];  /* their hooks, called in this order */
     const struct of_pins *pins;      /* tls.pins_file (shared, read-only), NULL = none */

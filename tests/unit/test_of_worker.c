@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ struct wh {
     struct app_log log;
     struct qmsg_quota quota;         /* the connections' share, as the io side gives it */
     struct ofcd_log_ring *lines;     /* the worker's log lines, when a test reads them */
+    atomic_bool may_act;             /* the node's fence, for the cluster gate's tests */
 };
 
 /* ---- the harness ------------------------------------------------------------------ */
@@ -1146,6 +1148,258 @@ static void test_peer_log_lines_rate_limited(void **state)
     forget(h->ev, &h->n_ev);
 }
 
+/* ---- cluster mode: only the switch's confirmed master sends what changes it -------- */
+
+/* What the gate test app's sends returned; it sends a FLOW_MOD at switch up
+ * and a FLOW_MOD, a PACKET_OUT and a BARRIER_REQUEST for each PACKET_IN. */
+struct gate_log {
+    int up_flow;
+    int flow, out, barrier;
+};
+
+static int gate_send(struct of_app_out *out, uint8_t type)
+{
+    static const uint8_t frame[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1};
+    struct ofp_msg m;
+
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = type;
+    if (type == OFPT_FLOW_MOD) {
+        m.u.flow_mod.command = OFPFC_ADD;
+        m.u.flow_mod.buffer_id = OFP_NO_BUFFER;
+        m.u.flow_mod.out_port = OFPP_ANY;
+        m.u.flow_mod.out_group = OFPG_ANY;
+        ofp_match_init(&m.u.flow_mod.match);
+    } else if (type == OFPT_PACKET_OUT) {
+        m.u.packet_out.buffer_id = OFP_NO_BUFFER;
+        m.u.packet_out.in_port = OFPP_CONTROLLER;
+        m.u.packet_out.data = frame;
+        m.u.packet_out.data_len = sizeof(frame);
+    }
+    return of_app_send(out, &m);
+}
+
+static void gate_up(void *arg, struct of_app_switch *sw, uint64_t now_us, struct of_app_out *out)
+{
+    struct gate_log *l = arg;
+
+    (void)sw;
+    (void)now_us;
+    l->up_flow = gate_send(out, OFPT_FLOW_MOD);
+}
+
+static void gate_packet_in(void *arg, struct of_app_switch *sw, const struct ofp_packet_in *pi,
+                           uint64_t now_us, struct of_app_out *out)
+{
+    struct gate_log *l = arg;
+
+    (void)sw;
+    (void)pi;
+    (void)now_us;
+    l->flow = gate_send(out, OFPT_FLOW_MOD);
+    l->out = gate_send(out, OFPT_PACKET_OUT);
+    l->barrier = gate_send(out, OFPT_BARRIER_REQUEST);
+}
+
+/* A worker with the gate app (role_gate as asked, may_act pointing at
+ * h->may_act, true) and switch DPID established on CONN. */
+static void gate_start(struct wh *h, struct gate_log *l, bool gate)
+{
+    h->app = (struct of_app){.name = "gate", .arg = l, .on_switch_up = gate_up,
+                             .on_packet_in = gate_packet_in};
+    h->cfg.apps[0] = &h->app;
+    h->cfg.n_apps = 1;
+    h->cfg.role_gate = gate;
+    atomic_store(&h->may_act, true);
+    h->cfg.may_act = &h->may_act;
+    wh_start(h);
+    establish(h, CONN, DPID);
+}
+
+static void gate_end(struct wh *h)
+{
+    forget(h->out, &h->n_out);
+    forget(h->ev, &h->n_ev);
+}
+
+/* The switch sends a PACKET_IN on conn: the gate app answers it. */
+static void gate_packet(struct wh *h, conn_handle_t conn)
+{
+    static const uint8_t frame[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 2};
+    struct ofp_msg m;
+
+    msg(&m, OFPT_PACKET_IN, 0);
+    m.u.packet_in.buffer_id = OFP_NO_BUFFER;
+    m.u.packet_in.total_len = sizeof(frame);
+    ofp_match_init(&m.u.packet_in.match);
+    ofp_match_set_uint(&m.u.packet_in.match, OFPXMT_OFB_IN_PORT, 1);
+    m.u.packet_in.data = frame;
+    m.u.packet_in.data_len = sizeof(frame);
+    sw_send(h, conn, &m);
+}
+
+/* The switch answers the cluster's ROLE_REQUEST (control xid) with role. */
+static void role_reply(struct wh *h, conn_handle_t conn, uint32_t role)
+{
+    struct ofp_msg m;
+
+    msg(&m, OFPT_ROLE_REPLY, OFP_XID_CONTROL | 7);
+    m.u.role.role = role;
+    m.u.role.generation_id = 42;
+    sw_send(h, conn, &m);
+}
+
+static void sw_error(struct wh *h, conn_handle_t conn, uint16_t type, uint16_t code)
+{
+    static const uint8_t req[24] = {OFP13_VERSION, OFPT_ROLE_REQUEST, 0, 24, 0x80, 0, 0, 7};
+    struct ofp_msg m;
+
+    msg(&m, OFPT_ERROR, OFP_XID_CONTROL | 7);
+    m.u.error.type = type;
+    m.u.error.code = code;
+    m.u.error.data = req;
+    m.u.error.data_len = sizeof(req);
+    sw_send(h, conn, &m);
+}
+
+/* A PACKET_IN, and whether the app's FLOW_MOD and PACKET_OUT went out (the
+ * BARRIER_REQUEST always does). */
+static bool gate_open(struct wh *h, struct gate_log *l, conn_handle_t conn)
+{
+    uint64_t refused = stats(h).app_sends_not_master;
+
+    gate_packet(h, conn);
+    assert_int_equal(l->barrier, 0);
+    assert_non_null(sent(h, conn, OFPT_BARRIER_REQUEST));
+    struct out *fm = sent(h, conn, OFPT_FLOW_MOD), *po = sent(h, conn, OFPT_PACKET_OUT);
+    if (l->flow == 0) {
+        assert_int_equal(l->out, 0);
+        assert_non_null(fm);
+        assert_non_null(po);
+        assert_int_equal(stats(h).app_sends_not_master, refused);
+        return true;
+    }
+    assert_int_equal(l->flow, -EPERM);
+    assert_int_equal(l->out, -EPERM);
+    assert_null(fm);
+    assert_null(po);
+    assert_int_equal(stats(h).app_sends_not_master, refused + 2);
+    return false;
+}
+
+/* Nothing that changes the switch before it confirmed this node as master,
+ * not even the app's take-over at switch up; the rest goes out. */
+static void test_gate_refuses_before_role_reply(void **state)
+{
+    struct wh *h = *state;
+    struct gate_log l = {0};
+
+    gate_start(h, &l, true);
+    assert_int_equal(l.up_flow, -EPERM);
+    assert_null(sent(h, CONN, OFPT_FLOW_MOD));
+    assert_int_equal(stats(h).app_sends_not_master, 1);
+    assert_false(gate_open(h, &l, CONN));
+    gate_end(h);
+}
+
+/* The role the switch last confirmed decides: MASTER opens, SLAVE or
+ * EQUAL closes, a refused role request (a stale generation) or the switch
+ * saying "you are a slave" closes; the ROLE_REPLY still reaches the control
+ * thread. */
+static void test_gate_follows_switch_confirmed_role(void **state)
+{
+    struct wh *h = *state;
+    struct gate_log l = {0};
+
+    gate_start(h, &l, true);
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    struct out *fwd = event(h, QMSG_EV_OF);
+    assert_non_null(fwd);
+    assert_int_equal(fwd->bytes[sizeof(struct of_event_hdr) + 1], OFPT_ROLE_REPLY);
+    assert_true(gate_open(h, &l, CONN));
+
+    role_reply(h, CONN, OFPCR_ROLE_SLAVE);
+    assert_false(gate_open(h, &l, CONN));
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    assert_true(gate_open(h, &l, CONN));
+    role_reply(h, CONN, OFPCR_ROLE_EQUAL);
+    assert_false(gate_open(h, &l, CONN));
+
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    sw_error(h, CONN, OFPET_ROLE_REQUEST_FAILED, OFPRRFC_STALE);
+    assert_false(gate_open(h, &l, CONN));
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    sw_error(h, CONN, OFPET_BAD_REQUEST, OFPBRC_IS_SLAVE);
+    assert_false(gate_open(h, &l, CONN));
+    /* Another error says nothing about the role. */
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    sw_error(h, CONN, OFPET_FLOW_MOD_FAILED, OFPFMFC_TABLE_FULL);
+    assert_true(gate_open(h, &l, CONN));
+    gate_end(h);
+}
+
+/* The node's fence: a confirmed master sends nothing while the node may
+ * not act (its lease unproven), and again once it may. */
+static void test_gate_node_may_not_act(void **state)
+{
+    struct wh *h = *state;
+    struct gate_log l = {0};
+
+    gate_start(h, &l, true);
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    atomic_store(&h->may_act, false);
+    assert_false(gate_open(h, &l, CONN));
+    atomic_store(&h->may_act, true);
+    assert_true(gate_open(h, &l, CONN));
+    gate_end(h);
+}
+
+/* Mastership belongs to a connection: the switch back on a new one (after
+ * a disconnect, or replacing its stale connection) starts refused. */
+static void test_gate_reconnect_starts_refused(void **state)
+{
+    struct wh *h = *state;
+    struct gate_log l = {0};
+    conn_handle_t c2 = conn_handle_make(0, 9, 1), c3 = conn_handle_make(0, 11, 1);
+
+    gate_start(h, &l, true);
+    role_reply(h, CONN, OFPCR_ROLE_MASTER);
+    assert_true(gate_open(h, &l, CONN));
+    conn_event(h, CONN, QMSG_CONN_DOWN, -ECONNRESET);
+
+    establish(h, c2, DPID);
+    assert_int_equal(l.up_flow, -EPERM);
+    assert_false(gate_open(h, &l, c2));
+    role_reply(h, c2, OFPCR_ROLE_MASTER);
+    assert_true(gate_open(h, &l, c2));
+    /* c2 never answers the claim's echo: c3 replaces it, and starts refused. */
+    to_wait_desc(h, c3, DPID);
+    poll_at(h, h->now + 2 * SEC);
+    finish_handshake(h, c3);
+    assert_int_equal(stats(h).dpid_claims_evicted, 1);
+    assert_false(gate_open(h, &l, c3));
+    gate_end(h);
+}
+
+/* Without the gate (every single node), the apps send as they always did:
+ * no role asked, no role confirmed, the node's flag ignored. */
+static void test_gate_off_sends_everything(void **state)
+{
+    struct wh *h = *state;
+    struct gate_log l = {0};
+
+    gate_start(h, &l, false);
+    assert_int_equal(l.up_flow, 0);
+    assert_non_null(sent(h, CONN, OFPT_FLOW_MOD));
+    atomic_store(&h->may_act, false);
+    assert_true(gate_open(h, &l, CONN));
+    role_reply(h, CONN, OFPCR_ROLE_SLAVE);
+    assert_true(gate_open(h, &l, CONN));
+    assert_int_equal(stats(h).app_sends_not_master, 0);
+    gate_end(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1176,6 +1430,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_largest_message_forwarded_whole, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_peer_log_lines_rate_limited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gate_refuses_before_role_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gate_follows_switch_confirmed_role, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_gate_node_may_not_act, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gate_reconnect_starts_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gate_off_sends_everything, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
