@@ -2,7 +2,8 @@
  * cfg_cluster: the [cluster] keys checked together by cfg_finish() — the
  * endpoints one by one, the node's name (the host name when left empty),
  * the prefix's shape, TLS and credentials in pairs, and what a cluster
- * rules out elsewhere (a fixed openflow.role).
+ * rules out elsewhere (a fixed openflow.role; the learning switch, which
+ * cannot run in a cluster yet).
  */
 #include "cfg_priv.h"
 
@@ -106,6 +107,10 @@ int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen)
     if (!cfg->cluster_etcd_user[0] != !cfg->cluster_etcd_password_file[0])
         return fail(err, errlen, "cluster.etcd_user and cluster.etcd_password_file go "
                     "together: set both or neither");
+    if (cfg->l2_learning)
+        return fail(err, errlen, "apps.l2_learning = true with cluster.etcd_endpoints set: the "
+                    "learning switch does not run in a cluster yet (its take-over at switch up "
+                    "needs the master, which no node is then); turn one of them off");
     if (strcmp(cfg->of_role, "equal") != 0)
         return fail(err, errlen, "openflow.role = %s with cluster.etcd_endpoints set: in a "
                     "cluster the election picks each switch's master; leave openflow.role = "

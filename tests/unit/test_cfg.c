@@ -1842,6 +1842,7 @@ static void test_finish_cluster(void **state)
         {"cluster.etcd_cert=/tmp/c.pem", "cluster.etcd_cert and cluster.etcd_key"},
         {"cluster.etcd_user=ofcd", "cluster.etcd_user and cluster.etcd_password_file"},
         {"openflow.role=master", "openflow.role = master with cluster.etcd_endpoints"},
+        {"apps.l2_learning=true", "apps.l2_learning = true with cluster.etcd_endpoints"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct ofcd_config b;
