@@ -1177,6 +1177,90 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
     return rc;
 }
 
+/* The mirror's state follows the store's without writing it back. */
+static void mirror_state(struct flowmgr *fm, struct fm_entry *f, uint8_t state)
+{
+    count_state(fm, f->state, -1);
+    f->state = state;
+    count_state(fm, state, 1);
+}
+
+/* The flow f gone elsewhere: off the switch, exactly that one. */
+static int queue_delete_strict(struct flowmgr *fm, struct fm_switch *sw, const struct fm_entry *f)
+{
+    struct ofp_flow_mod have;
+    struct ofp_err err;
+
+    if (ofp_flow_mod_decode(f->wire, f->len, &have, &err) < 0)
+        return -EINVAL;
+    struct fm_view_sw v = {fm, sw};
+    return view_delete_strict(&v, have.table_id, have.priority, &have.match);
+}
+
+/* The stored record sf as the mirror's new version, its ADD queued. */
+static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store_flow *sf)
+{
+    struct fm_flow *flow = malloc(sizeof(*flow));
+    int rc = flow && fm->env.decode ? fm->env.decode(sf->json, sf->json_len, flow) : -EINVAL;
+
+    if (rc == 0 && fm_flow_match_id(sf->dpid, flow) != sf->match_id)
+        rc = -EINVAL;
+    size_t len = 0;
+    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&flow->mod, &len) : NULL;
+    if (rc == 0 && !wire)
+        rc = -ENOMEM;
+    if (rc == 0) {
+        unsigned o = owner_index(sw, sf->owner ? sf->owner : "");
+        if (!mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state, o, wire, len))
+            rc = -ENOMEM;
+        else if (sw->up)
+            rc = fm_queue(fm, sw, o, true, sf->match_id, sf->flow_id, wire, len);
+    } else if (rc == -EINVAL) {
+        LOG_ERR("flows", "switch %016" PRIx64 ": flow %016" PRIx64 " written by another "
+                "node cannot be read (its JSON does not parse to the same flow); not "
+                "managed", sf->dpid, sf->match_id);
+    }
+    free(wire);
+    free(flow);
+    return rc;
+}
+
+int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id)
+{
+    struct store_flow sf;
+
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = switch_get(fm, dpid);
+    if (!sw) {
+        pthread_mutex_unlock(&fm->lock);
+        return -ENOMEM;
+    }
+    struct fm_entry *f = fm_entry_find(sw, match_id);
+    int rc = store_get(fm->store, dpid, match_id, &sf);
+    bool got = rc == 0;
+    bool gone = rc == -ENOENT || (got && sf.state == STORE_FLOW_DELETED);
+    if (gone) {
+        if (f) {
+            if (sw->up)
+                queue_delete_strict(fm, sw, f);
+            mirror_del(fm, sw, match_id, f->flow_id);
+            fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_DELETED, .dpid = dpid,
+                                                 .u.deleted = {.count = 1}});
+        }
+        rc = 0;
+    } else if (got && f && f->flow_id == sf.flow_id) {
+        if (f->state != (uint8_t)sf.state)
+            mirror_state(fm, f, (uint8_t)sf.state);
+    } else if (got) {
+        rc = sync_put(fm, sw, &sf);
+    }
+    if (got)
+        store_flow_release(&sf);
+    fm_pump(fm, sw, fm_now_us(fm));
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
 /* Copied under the lock, decoded outside it (fm_snap.c): a switch's 100,000
  * flows must not hold up the control thread or other requests while they
  * are walked and rendered. */

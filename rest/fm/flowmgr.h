@@ -276,6 +276,19 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct fm_flow *sels, size_t n_sels);
 
+/*
+ * Another writer changed the flow (dpid, match_id) in the store — another
+ * node of a cluster, whose change reached this node's store through its
+ * replica —: the mirror follows the stored record. A new or replaced
+ * version is mirrored in its stored state and queued as an ADD (the
+ * switch's master sends it, env.may_write); a deleted or vanished one is
+ * dropped and queued as a DELETE_STRICT; the same version only takes the
+ * stored state (installed or error, as the master wrote it). Nothing is
+ * written to the store. 0, or -ENOMEM, or the store's read error; a record
+ * env.decode refuses is -EINVAL (logged, not managed, as at start).
+ */
+int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id);
+
 /* One flow of a switch's flow-statistics reply: the flow as an ADD would
  * install it, its identity, and what the switch counted. */
 struct flowmgr_snap_entry {

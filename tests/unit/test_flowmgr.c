@@ -768,6 +768,60 @@ static void test_not_master_sends_nothing(void **state)
     assert_int_equal(state_of(t, &a[2], NULL, NULL), STORE_FLOW_INSTALLED);
 }
 
+/* A flow record written to the store by another writer (a cluster's other
+ * node): flowmgr_sync mirrors it and queues its ADD; the same version with
+ * a new state takes the state; replaced by another version, the new ADD;
+ * deleted in the store, a DELETE_STRICT and gone from the mirror. */
+static void test_sync_follows_other_writers(void **state)
+{
+    struct t *t = *state;
+    struct added a[1];
+    char err[128];
+
+    switch_up(t, CONN_A);
+    add_n(t, 1, a);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    /* Another node's flow: in the store only. */
+    const char *text = "{\"priority\": 4444, \"match\": {\"dl_type\": 2054}}";
+    json_t *j = json_loads(text, 0, NULL);
+    struct added b;
+    assert_int_equal(flow_json_parse(j, false, &b.flow, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    uint64_t mid = fm_flow_match_id(DPID, &b.flow), fid = fm_flow_id(DPID, &b.flow);
+    struct store_flow sf = {.dpid = DPID, .match_id = mid, .flow_id = fid,
+                            .state = STORE_FLOW_PENDING, .owner = "", .json = text,
+                            .json_len = strlen(text)};
+    assert_int_equal(store_put(t->store, &sf), 0);
+    unsigned from = t->n_sent;
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.priority, 4444);
+    assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.command, OFPFC_ADD);
+    assert_true(flowmgr_has_flows(t->fm, DPID));
+    /* Its master wrote installed: the same version, no FLOW_MOD. */
+    sf.state = STORE_FLOW_INSTALLED;
+    assert_int_equal(store_put(t->store, &sf), 0);
+    from = t->n_sent;
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    struct flowmgr_stats st;
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
+    /* Deleted by the other node: DELETE_STRICT, and gone here. */
+    assert_int_equal(store_del(t->store, DPID, mid), 0);
+    from = t->n_sent;
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.command, OFPFC_DELETE_STRICT);
+    assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.priority, 4444);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 1);
+    /* Again: nothing left to do. */
+    from = t->n_sent;
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+}
+
 /* A stored flow changed behind ofcd's back (same match, other actions) is
  * put back once settled; the unchanged version is left alone. */
 static void test_changed_flow_reinstalled(void **state)
@@ -1313,6 +1367,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_paced_flows_not_requeued, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ring_room_and_lost_barrier, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_master_sends_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync_follows_other_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_and_consistency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_changed_flow_reinstalled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_selection, setup, teardown),
