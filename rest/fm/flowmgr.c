@@ -1197,18 +1197,32 @@ static int queue_delete_strict(struct flowmgr *fm, struct fm_switch *sw, const s
     return view_delete_strict(&v, have.table_id, have.priority, &have.match);
 }
 
-/* The stored record sf as the mirror's new version, its ADD queued. */
-static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store_flow *sf)
+/* A stored record's FLOW_MOD as the mirror keeps it (malloc'd into *wire):
+ * 0, -EINVAL (its JSON does not parse to the flow of its key), -ENOMEM. */
+static int record_wire(struct flowmgr *fm, const struct store_flow *sf, uint8_t **wire,
+                       size_t *len)
 {
     struct fm_flow *flow = malloc(sizeof(*flow));
-    int rc = flow && fm->env.decode ? fm->env.decode(sf->json, sf->json_len, flow) : -EINVAL;
+    int rc = !flow ? -ENOMEM
+             : fm->env.decode ? fm->env.decode(sf->json, sf->json_len, flow) : -EINVAL;
 
     if (rc == 0 && fm_flow_match_id(sf->dpid, flow) != sf->match_id)
         rc = -EINVAL;
-    size_t len = 0;
-    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&flow->mod, &len) : NULL;
-    if (rc == 0 && !wire)
+    *len = 0;
+    *wire = rc == 0 ? fm_encode_flow_mod(&flow->mod, len) : NULL;
+    if (rc == 0 && !*wire)
         rc = -ENOMEM;
+    free(flow);
+    return rc;
+}
+
+/* The stored record sf as the mirror's new version, its ADD queued. */
+static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store_flow *sf)
+{
+    uint8_t *wire;
+    size_t len;
+    int rc = record_wire(fm, sf, &wire, &len);
+
     if (rc == 0) {
         unsigned o = owner_index(sw, sf->owner ? sf->owner : "");
         if (!mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state, o, wire, len))
@@ -1221,7 +1235,6 @@ static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store
                 "managed", sf->dpid, sf->match_id);
     }
     free(wire);
-    free(flow);
     return rc;
 }
 
@@ -1299,13 +1312,9 @@ static int load_one(const struct store_flow *sf, void *arg)
 
     if (sf->state == STORE_FLOW_DELETED)
         return 0;                    /* only listed, until purged */
-    struct fm_flow *flow = malloc(sizeof(*flow));
-    int rc = flow && fm->env.decode ? fm->env.decode(sf->json, sf->json_len, flow) : -EINVAL;
-
-    if (rc == 0 && fm_flow_match_id(sf->dpid, flow) != sf->match_id)
-        rc = -EINVAL;
-    size_t len = 0;
-    uint8_t *wire = rc == 0 ? fm_encode_flow_mod(&flow->mod, &len) : NULL;
+    uint8_t *wire;
+    size_t len;
+    record_wire(fm, sf, &wire, &len);
     struct fm_switch *sw = wire ? switch_get(fm, sf->dpid) : NULL;
     if (!sw || !mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
                            owner_index(sw, sf->owner ? sf->owner : ""), wire, len)) {
@@ -1317,7 +1326,6 @@ static int load_one(const struct store_flow *sf, void *arg)
         lc->loaded++;
     }
     free(wire);
-    free(flow);
     return 0;
 }
 
