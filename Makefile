@@ -129,7 +129,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/ports.txt
 	ROUNDS=3 ./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/batch.txt
-	./tests/bench/run_bench_cluster.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
+	SIZES=50 KILLS=3 ./tests/bench/run_bench_cluster.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    bench/out | \
 	    tee bench/out/cluster.txt
 	./scripts/bench-report bench/out
 
