@@ -302,6 +302,10 @@ static void cl_on_tick(void *self, uint64_t lcore_now)
     }
     if (n->synced)
         cl_table_each(&n->table, step_one, &t);
+    if (t.now >= ci->next_sweep_us) {
+        n->stats.swept += cl_table_sweep(&n->table);
+        ci->next_sweep_us = t.now + CL_SWEEP_EVERY_US;
+    }
     pthread_mutex_unlock(&n->lock);
     if (t.wake)
         cl_node_wake(n);

@@ -18,6 +18,9 @@
  * enough that the watch has shown the last round's yields everywhere. */
 #define CL_BALANCE_EVERY_US 2000000u
 #define CL_BALANCE_MAX 64u           /* yields per round */
+/* How often the records of switches nobody stands for any more are let go
+ * (the table's bound is openflow.max_switches_known). */
+#define CL_SWEEP_EVERY_US 1000000u
 
 struct cl_inst {
     const struct app_host *host;
@@ -25,6 +28,7 @@ struct cl_inst {
     uint32_t next_xid;
     bool may_act;                   /* as last published */
     uint64_t next_balance_us;
+    uint64_t next_sweep_us;
     struct rest_ext ext;
     struct ofcd_ratelimit rl_refused;
 };

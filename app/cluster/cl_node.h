@@ -67,7 +67,8 @@ struct cl_node_cfg {
     X(role_timeouts, "ROLE_REQUESTs left unanswered for 2 s and asked again")            \
     X(send_failures, "ROLE_REQUESTs that found no room on the way out (asked again)")    \
     X(fence_closed, "times this node stopped acting as master: its lease unproved")      \
-    X(yields, "switches this node handed over to balance the masters over the nodes")
+    X(yields, "switches this node handed over to balance the masters over the nodes")   \
+    X(swept, "switch records let go: down here, and no node stands for them")
 #define CL_NODE_GAUGES(X)                                                                 \
     X(nodes, "live nodes of the cluster (members/ keys)")                                 \
     X(switches, "switches in the cluster table")                                          \
