@@ -240,6 +240,14 @@ int cfg_apply_override(struct ofcd_config *cfg, const char *assignment, char *er
  * kernel address in ofcd's subnet but not equal to it). */
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen);
 
+/* cluster.etcd_endpoints split: list copied into buf (len bytes), cut at
+ * each ',', blanks around each item dropped, the first max items' starts
+ * in out (an empty item is ""). Returns how many items there are, which may
+ * be more than max. cfg_finish checks them with it; the cluster app joins
+ * with it. */
+size_t cfg_cluster_endpoints(const char *list, char *buf, size_t len, const char **out,
+                             size_t max);
+
 /* A pool of n_small buffers of 512 B has this many of 64 KiB beside it: one
  * per CFG_LARGE_SHARE small ones, at least CFG_LARGE_SHARE. */
 #define CFG_LARGE_SHARE 64u

@@ -26,33 +26,51 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -EINVAL;
 }
 
+size_t cfg_cluster_endpoints(const char *list, char *buf, size_t len, const char **out,
+                             size_t max)
+{
+    size_t n = 0;
+
+    snprintf(buf, len, "%s", list);
+    for (char *p = buf;;) {
+        char *end = strchr(p, ',');
+        if (end)
+            *end = '\0';
+        while (*p == ' ')
+            p++;
+        for (char *e = p + strlen(p); e > p && e[-1] == ' ';)
+            *--e = '\0';
+        if (n < max)
+            out[n] = p;
+        n++;
+        if (!end)
+            return n;
+        p = end + 1;
+    }
+}
+
 static int check_endpoints(const char *list, char *err, size_t errlen)
 {
-    unsigned n = 0;
+    char buf[CFG_STR_MAX];
+    const char *ep[CLUSTER_ENDPOINTS_MAX + 1];
+    size_t n = cfg_cluster_endpoints(list, buf, sizeof(buf), ep, CLUSTER_ENDPOINTS_MAX + 1);
 
-    for (const char *p = list;; p++) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len && *p == ' ')
-            p++, len--;
-        while (len && p[len - 1] == ' ')
-            len--;
+    for (size_t i = 0; i < n && i <= CLUSTER_ENDPOINTS_MAX; i++) {
+        size_t len = strlen(ep[i]);
         if (!len)
-            return fail(err, errlen, "cluster.etcd_endpoints = '%s': endpoint %u is empty",
-                        list, n + 1);
-        if (++n > CLUSTER_ENDPOINTS_MAX)
+            return fail(err, errlen, "cluster.etcd_endpoints = '%s': endpoint %zu is empty",
+                        list, i + 1);
+        if (i == CLUSTER_ENDPOINTS_MAX)
             return fail(err, errlen, "cluster.etcd_endpoints: more than %u endpoints",
                         CLUSTER_ENDPOINTS_MAX);
         if (len > CLUSTER_URL_MAX)
-            return fail(err, errlen, "cluster.etcd_endpoints: endpoint %u is %zu bytes, at "
-                        "most %u", n, len, CLUSTER_URL_MAX);
-        if (strncmp(p, "http://", 7) != 0 && strncmp(p, "https://", 8) != 0)
-            return fail(err, errlen, "cluster.etcd_endpoints: '%.*s' must start with http:// "
-                        "or https://", (int)len, p);
-        if (!end)
-            return 0;
-        p = end;
+            return fail(err, errlen, "cluster.etcd_endpoints: endpoint %zu is %zu bytes, at "
+                        "most %u", i + 1, len, CLUSTER_URL_MAX);
+        if (strncmp(ep[i], "http://", 7) != 0 && strncmp(ep[i], "https://", 8) != 0)
+            return fail(err, errlen, "cluster.etcd_endpoints: '%s' must start with http:// "
+                        "or https://", ep[i]);
     }
+    return 0;
 }
 
 /* A node's name is a key segment and a log word: nothing that needs

@@ -1,7 +1,6 @@
 /* cl_class: see cl_class.h. */
 #include "cl_class.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include "of_event.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "ofcd_pem.h"
 #include "ofp_buf.h"
 #include "ofp_msg.h"
 #include "ofp_switch.h"
@@ -29,40 +29,27 @@ static bool cl_enabled(const struct ofcd_config *c)
     return c->cluster_etcd_endpoints[0] != '\0';
 }
 
-/* The endpoints, split in place (cfg_finish checked them). */
-static size_t split_endpoints(char *list, const char **out, size_t max)
+/* The first line of cluster.etcd_password_file, read as every secret file
+ * is (a regular file, mode 600; errors logged with the key and the path). */
+static int read_password(const char *path, char *buf, size_t len)
 {
-    size_t n = 0;
+    char *text;
+    int rc = ofcd_secret_file_read("cluster", "cluster.etcd_password_file", path, &text);
 
-    for (char *save = NULL, *p = strtok_r(list, ",", &save); p && n < max;
-         p = strtok_r(NULL, ",", &save)) {
-        while (*p == ' ')
-            p++;
-        char *end = p + strlen(p);
-        while (end > p && end[-1] == ' ')
-            *--end = '\0';
-        out[n++] = p;
+    if (rc < 0)
+        return rc;
+    size_t n = strcspn(text, "\r\n");
+    if (n == 0 || n >= len) {
+        LOG_ERR("cluster", "cluster.etcd_password_file = %s: %s", path,
+                n ? "its first line is too long" : "no password on its first line");
+        rc = -EINVAL;
+    } else {
+        memcpy(buf, text, n);
+        buf[n] = '\0';
     }
-    return n;
-}
-
-static int read_password(const char *path, char *buf, size_t len, char *err)
-{
-    FILE *f = fopen(path, "r");
-
-    if (!f) {
-        snprintf(err, 256, "cluster.etcd_password_file %.160s: %s", path, strerror(errno));
-        return -errno;
-    }
-    bool ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    buf[ok ? strcspn(buf, "\r\n") : 0] = '\0';
-    if (!ok || !buf[0]) {
-        snprintf(err, 256, "cluster.etcd_password_file %.160s: no password on its first line",
-                 path);
-        return -EINVAL;
-    }
-    return 0;
+    memset(text, 0, strlen(text));
+    free(text);
+    return rc;
 }
 
 static const char *opt(const char *s)
@@ -85,13 +72,13 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
     ci->host = host;
     ci->next_xid = 0;
     ci->rl_refused = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
-    snprintf(list, sizeof(list), "%s", c->cluster_etcd_endpoints);
-    size_t n = split_endpoints(list, endpoints, 16);
+    size_t n = cfg_cluster_endpoints(c->cluster_etcd_endpoints, list, sizeof(list), endpoints,
+                                     sizeof(endpoints) / sizeof(endpoints[0]));
     int rc = 0;
     if (c->cluster_etcd_user[0])
-        rc = read_password(c->cluster_etcd_password_file, password, sizeof(password), err);
-    if (rc == 0)
-        rc = cl_card_make(c, card, sizeof(card));
+        rc = read_password(c->cluster_etcd_password_file, password, sizeof(password));
+    if (rc == 0 && (rc = cl_card_make(c, card, sizeof(card))) < 0)
+        snprintf(err, sizeof(err), "this node's card: %s", strerror(-rc));
     if (rc == 0) {
         struct cl_node_cfg nc = {
             .endpoints = endpoints, .n_endpoints = n, .node_id = c->cluster_node_id,
@@ -105,7 +92,8 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
     }
     memset(password, 0, sizeof(password));
     if (rc < 0) {
-        LOG_ERR("cluster", "cannot join the cluster: %s", err[0] ? err : strerror(-rc));
+        if (err[0])             /* else the password file's reader said why */
+            LOG_ERR("cluster", "cannot join the cluster: %s", err);
         free(ci);
         return rc;
     }
@@ -119,22 +107,12 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
 
 /* ---- what the workers report -------------------------------------------- */
 
-static uint32_t rd32(const uint8_t *p)
+static void on_reply(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
+                     const struct ofp_role *r)
 {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void on_reply(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, size_t len)
-{
-    struct ofp_role r;
-    struct ofp_err e;
-    uint32_t xid = rd32(msg + 4);
-
-    if (ofp_role_decode(msg, len, OFPT_ROLE_REPLY, &r, &e) < 0)
-        return;
-    enum cl_role role = r.role == OFPCR_ROLE_MASTER ? CL_ROLE_MASTER : CL_ROLE_SLAVE;
+    enum cl_role role = r->role == OFPCR_ROLE_MASTER ? CL_ROLE_MASTER : CL_ROLE_SLAVE;
     enum cl_role was = sw->role;
-    int changed = cl_sw_reply(sw, xid, role, (int64_t)r.generation_id);
+    int changed = cl_sw_reply(sw, xid, role, (int64_t)r->generation_id);
     if (changed == 1) {
         ci->node->stats.role_changes++;
         ci->node->stats.masters_gained += role == CL_ROLE_MASTER;
@@ -142,35 +120,30 @@ static void on_reply(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, s
         cl_publish_role(ci, sw);
         LOG_INFO("cluster", "switch %016" PRIx64 ": this node is now its %s (generation "
                  "%" PRIu64 ")", sw->dpid, role == CL_ROLE_MASTER ? "master" : "slave",
-                 r.generation_id);
+                 r->generation_id);
     }
 }
 
-static void on_error(struct cl_inst *ci, struct cl_sw *sw, const uint8_t *msg, size_t len,
-                     uint64_t now)
+static void on_error(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
+                     const struct ofp_error *e, uint64_t now)
 {
-    if (len < 12)
-        return;
     /* OpenFlow 1.3 demotes an old master without a word: the first sign is
      * a change refused as from a slave. What the switch confirmed is void;
      * the next step asks again. */
-    if ((msg[8] << 8 | msg[9]) == OFPET_BAD_REQUEST && (msg[10] << 8 | msg[11]) ==
-        OFPBRC_IS_SLAVE && sw->role == CL_ROLE_MASTER && !sw->asking) {
+    if (e->type == OFPET_BAD_REQUEST && e->code == OFPBRC_IS_SLAVE &&
+        sw->role == CL_ROLE_MASTER && !sw->asking) {
         sw->role = CL_ROLE_NONE;
         ci->node->stats.masters_lost++;
         return;
     }
-    if ((msg[8] << 8 | msg[9]) != OFPET_ROLE_REQUEST_FAILED)
-        return;
-    unsigned code = (unsigned)(msg[10] << 8 | msg[11]);
-    if (cl_sw_refused(sw, rd32(msg + 4), now) < 0)
+    if (e->type != OFPET_ROLE_REQUEST_FAILED || cl_sw_refused(sw, xid, now) < 0)
         return;
     ci->node->stats.role_refusals++;
     LOG_WARN_RL(&ci->rl_refused, now, "cluster",
                 "switch %016" PRIx64 ": refused our ROLE_REQUEST %s generation %" PRId64
                 " (%s): asking again once this node's view of etcd has caught up", sw->dpid,
                 sw->asked == CL_ROLE_MASTER ? "MASTER" : "SLAVE", sw->asked_generation,
-                code == OFPRRFC_STALE ? "stale generation" : "role request failed");
+                e->code == OFPRRFC_STALE ? "stale generation" : "role request failed");
 }
 
 static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
@@ -208,14 +181,18 @@ static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
             cl_sw_down(sw);
         }
         break;
-    case QMSG_EV_OF:
-        if (len >= 8 && sw->channel_up && q->conn == sw->conn) {
+    case QMSG_EV_OF: {
+        struct ofp_msg m;
+        struct ofp_err err;
+        if (len >= 8 && (msg[1] == OFPT_ROLE_REPLY || msg[1] == OFPT_ERROR) &&
+            sw->channel_up && q->conn == sw->conn && ofp_decode(msg, len, &m, &err) == 0) {
             if (msg[1] == OFPT_ROLE_REPLY)
-                on_reply(ci, sw, msg, len);
-            else if (msg[1] == OFPT_ERROR)
-                on_error(ci, sw, msg, len, now);
+                on_reply(ci, sw, m.hdr.xid, &m.u.role);
+            else
+                on_error(ci, sw, m.hdr.xid, &m.u.error, now);
         }
         break;
+    }
     default:
         break;
     }
@@ -351,13 +328,8 @@ static bool cl_may_write_dpid(void *self, uint64_t dpid)
 
     pthread_mutex_lock(&n->lock);
     const struct cl_sw *sw = cl_table_find(&n->table, dpid);
-    if (sw) {
-        struct cl_self me = {.node = n->node_id, .channel_up = sw->channel_up,
-                             .may_act = cl_node_may_act_locked(n, ofcd_clock_mono_us()),
-                             .role = sw->role, .generation = sw->generation,
-                             .asking = sw->asking};
-        ok = cl_may_write(&sw->cands, &me);
-    }
+    if (sw)
+        ok = cl_sw_may_write(sw, n->node_id, cl_node_may_act_locked(n, ofcd_clock_mono_us()));
     pthread_mutex_unlock(&n->lock);
     return ok;
 }

@@ -22,7 +22,6 @@ OFCD_COUNTER_GROUP(cl_node_counters, "cluster", struct cl_node_stats, CL_NODE_CO
 #define CL_POLL_MS 20u
 /* After a failed grant or full read, before the next try. */
 #define CL_RETRY_MS 200u
-#define CL_TXN_OPS 128u             /* etcd's default --max-txn-ops */
 
 static uint64_t now_us(void)
 {
@@ -260,15 +259,9 @@ static void keepalive(struct cl_node *n)
 
 /* ---- candidate keys ---------------------------------------------------- */
 
-struct todo {
-    uint64_t dpid[CL_TXN_OPS];
-    bool stand[CL_TXN_OPS];
-    unsigned n;
-};
-
 static void collect(void *arg, struct cl_sw *sw)
 {
-    struct todo *t = arg;
+    struct cl_todo *t = arg;
 
     if (t->n < CL_TXN_OPS && sw->want_stand != sw->stood) {
         t->dpid[t->n] = sw->dpid;
@@ -281,21 +274,21 @@ static void collect(void *arg, struct cl_sw *sw)
  * watch; stood is set here too, so they are not written twice). */
 static int reconcile(struct cl_node *n, int64_t lease)
 {
-    static __thread struct todo t;
-    static __thread char keys[CL_TXN_OPS][CL_KEY_MAX];
+    struct cl_todo *const t = &n->todo;
+    char (*const keys)[CL_KEY_MAX] = t->key;
     struct etcd_op ops[CL_TXN_OPS];
 
-    t.n = 0;
+    t->n = 0;
     pthread_mutex_lock(&n->lock);
-    cl_table_each(&n->table, collect, &t);
+    cl_table_each(&n->table, collect, t);
     pthread_mutex_unlock(&n->lock);
-    if (!t.n)
+    if (!t->n)
         return 0;
-    for (unsigned i = 0; i < t.n; i++) {
-        int kl = cl_key_cand(keys[i], sizeof(keys[i]), n->prefix, t.dpid[i], n->node_id);
+    for (unsigned i = 0; i < t->n; i++) {
+        int kl = cl_key_cand(keys[i], sizeof(keys[i]), n->prefix, t->dpid[i], n->node_id);
         if (kl < 0)
             return kl;
-        if (t.stand[i])
+        if (t->stand[i])
             ops[i] = (struct etcd_op){.kind = ETCD_OP_PUT,
                                       .u.put = {.key = keys[i], .key_len = (size_t)kl,
                                                 .value = "", .value_len = 0, .lease = lease}};
@@ -303,7 +296,7 @@ static int reconcile(struct cl_node *n, int64_t lease)
             ops[i] = (struct etcd_op){.kind = ETCD_OP_DELETE,
                                       .u.del = {.key = keys[i], .key_len = (size_t)kl}};
     }
-    struct etcd_txn txn = {.success = ops, .n_success = t.n};
+    struct etcd_txn txn = {.success = ops, .n_success = t->n};
     struct etcd_txn_resp resp = {0};
     uint64_t sent = now_us();
     int rc = etcd_txn(n->etcd, &txn, &resp);
@@ -317,17 +310,17 @@ static int reconcile(struct cl_node *n, int64_t lease)
         n->await_at_us = sent;
     }
     etcd_txn_resp_free(&resp);
-    for (unsigned i = 0; i < t.n; i++) {
-        struct cl_sw *sw = cl_table_find(&n->table, t.dpid[i]);
+    for (unsigned i = 0; i < t->n; i++) {
+        struct cl_sw *sw = cl_table_find(&n->table, t->dpid[i]);
         if (sw)
-            sw->stood = t.stand[i];
-        if (t.stand[i])
+            sw->stood = t->stand[i];
+        if (t->stand[i])
             n->stats.stands++;
         else
             n->stats.resigns++;
     }
     pthread_mutex_unlock(&n->lock);
-    return (int)t.n;
+    return (int)t->n;
 }
 
 /* ---- the loop ---------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "cl_fence.h"
+#include "cl_keys.h"
 #include "cl_members.h"
 #include "cl_table.h"
 #include "ofcd_counters.h"
@@ -86,6 +87,17 @@ extern const struct ofcd_counter_group cl_node_counters;    /* "cluster" */
 
 struct etcd_client;
 
+#define CL_TXN_OPS 128u             /* etcd's default --max-txn-ops */
+
+/* One transaction's worth of candidate keys to write or delete: the
+ * cluster thread's alone. */
+struct cl_todo {
+    uint64_t dpid[CL_TXN_OPS];
+    bool stand[CL_TXN_OPS];
+    char key[CL_TXN_OPS][CL_KEY_MAX];
+    unsigned n;
+};
+
 struct cl_node {
     char node_id[CL_NODE_NAME_MAX];
     char prefix[128];
@@ -96,6 +108,7 @@ struct cl_node {
     bool started;
     atomic_bool stop;
     atomic_bool work;               /* the control thread changed a want_stand */
+    struct cl_todo todo;            /* the cluster thread's, outside the lock */
 
     pthread_mutex_t lock;
     struct cl_table table;

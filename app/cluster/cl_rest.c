@@ -3,7 +3,6 @@
  * nodes with their cards, every switch's master and generation_id, the
  * etcd revision applied) and this node's card.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,23 +18,15 @@
 #include "dpid.h"
 #include "rest_events.h"
 #include "ofcd_clock.h"
+#include "ofcd_inet.h"
 #include "ofcd_version.h"
-
-static void ip_port(uint32_t ip, unsigned port, char *buf, size_t len)
-{
-    struct in_addr a = {.s_addr = htonl(ip)};
-    char s[INET_ADDRSTRLEN];
-
-    inet_ntop(AF_INET, &a, s, sizeof(s));
-    snprintf(buf, len, "%s:%u", s, port);
-}
 
 int cl_card_make(const struct ofcd_config *c, char *buf, size_t len)
 {
-    char of[32], rest[32];
+    char of[OFCD_PEER_STRLEN], rest[OFCD_PEER_STRLEN];
 
-    ip_port(c->ip, c->of_port, of, sizeof(of));
-    ip_port(c->rest_ip, c->rest_port, rest, sizeof(rest));
+    ofcd_peer_format(c->ip, c->of_port, of);
+    ofcd_peer_format(c->rest_ip, c->rest_port, rest);
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}", "node_id", c->cluster_node_id,
                           "openflow", of, "rest", rest, "version", OFCD_VERSION, "pid",
                           (json_int_t)getpid(), "since", (json_int_t)ofcd_clock_wall_s());

@@ -105,6 +105,20 @@ void cl_sw_down(struct cl_sw *sw)
     sw->asking = false;
 }
 
+/* What cl_elect's policy knows of this node for sw. */
+static struct cl_self self_of(const struct cl_sw *sw, const char *node, bool may_act)
+{
+    return (struct cl_self){.node = node, .channel_up = sw->channel_up, .may_act = may_act,
+                            .role = sw->role, .generation = sw->generation,
+                            .asking = sw->asking};
+}
+
+bool cl_sw_may_write(const struct cl_sw *sw, const char *node, bool may_act)
+{
+    struct cl_self self = self_of(sw, node, may_act);
+    return cl_may_write(&sw->cands, &self);
+}
+
 bool cl_sw_step(struct cl_sw *sw, const char *node, bool may_act, uint64_t now_us,
                 struct cl_ask *ask)
 {
@@ -113,9 +127,7 @@ bool cl_sw_step(struct cl_sw *sw, const char *node, bool may_act, uint64_t now_u
         sw->asking = false;
         sw->ask_timeouts++;
     }
-    struct cl_self self = {.node = node, .channel_up = sw->channel_up, .may_act = may_act,
-                           .role = sw->role, .generation = sw->generation,
-                           .asking = sw->asking};
+    struct cl_self self = self_of(sw, node, may_act);
     struct cl_action a = cl_decide(&sw->cands, &self);
     bool was = sw->want_stand;
     /* Stand exactly while the channel is up: cl_decide's STAND and RESIGN
@@ -256,10 +268,9 @@ static unsigned ranked(const struct cl_cands *s, const struct cl_cand **out)
 unsigned cl_table_balance(const struct cl_table *t, const char *node, unsigned live_nodes,
                           uint64_t *out, unsigned max)
 {
-    static __thread struct tally y;
+    struct tally y = {0};
     unsigned n = 0;
 
-    memset(&y, 0, sizeof(y));
     cl_table_each(t, tally_one, &y);
     if (y.yielding || live_nodes < 2 || !y.switches)
         return 0;

@@ -92,6 +92,10 @@ bool cl_sw_step(struct cl_sw *sw, const char *node, bool may_act, uint64_t now_u
                 struct cl_ask *ask);
 void cl_sw_asked(struct cl_sw *sw, const struct cl_ask *ask, uint32_t xid, uint64_t now_us);
 
+/* May this node send sw FLOW_MODs and PACKET_OUTs now (cl_may_write on
+ * what the table holds)? */
+bool cl_sw_may_write(const struct cl_sw *sw, const char *node, bool may_act);
+
 /* The switch's ROLE_REPLY to xid: 1 when the confirmed role changed, 0
  * when not, -ESRCH when no request of ours has that xid (ignored). */
 int cl_sw_reply(struct cl_sw *sw, uint32_t xid, enum cl_role role, int64_t generation);
