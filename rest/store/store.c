@@ -16,6 +16,8 @@ struct store *store_open(const struct store_config *cfg)
 {
     if (cfg && cfg->backend == STORE_BACKEND_MEMORY)
         return store_mem_open(cfg);
+    if (cfg && cfg->backend == STORE_BACKEND_ETCD)
+        return store_etcd_open(cfg);
     if (cfg && cfg->backend != STORE_BACKEND_LMDB) {
         LOG_ERR("store", "unknown backend %d", (int)cfg->backend);
         return NULL;

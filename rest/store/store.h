@@ -15,7 +15,12 @@
  *  - memory (store_mem.c): a sorted map in this process; nothing survives
  *           a restart ("durable" there means: committed and readable).
  *           For tests and benches.
- * Both apply changes through the group commit of store_queue.h: every
+ *  - etcd   (store_etcd*.c, a cluster's): the records in etcd under the
+ *           cluster's prefix, an LMDB mirror under dir that every read is
+ *           served from and every node keeps by watching; a change is
+ *           confirmed once committed in etcd AND applied to this node's
+ *           mirror. The watcher (store_watch) sees every node's changes.
+ * All apply changes through the group commit of store_queue.h: every
  * change is queued to one committer thread of the store, which takes
  * everything queued at that moment and applies it as ONE transaction (for
  * LMDB with ONE sync), then confirms the changes of that batch in queue
@@ -34,8 +39,8 @@
  *  - Readers (GET stored_flows, consistency check, start-up load) use
  *    store_get(), store_foreach*() and store_get_each(); they never wait for
  *    a commit to finish being synced, and see the last committed state.
- *  - A replica (the cluster backend of a later issue) follows the commits
- *    through store_watch().
+ *  - The cluster's flow manager follows the commits of every node through
+ *    store_watch() (the etcd backend calls it for its mirror's commits).
  *
  * The interface is struct store_ops, one table per backend; the functions
  * below keep the callers' names as thin inline wrappers of it
@@ -104,6 +109,32 @@ struct store_flow {
 enum store_backend {
     STORE_BACKEND_LMDB = 0,   /* durable, under dir: the product's */
     STORE_BACKEND_MEMORY,     /* in this process only: tests and benches */
+    STORE_BACKEND_ETCD,       /* a cluster's: etcd, an LMDB mirror under dir */
+};
+
+/*
+ * A master-only write's guard (the etcd backend's state updates, which only
+ * a switch's master makes): for dpid, the key whose create revision must
+ * still be *rev when the write commits (this node's candidate key, the
+ * generation it masters the switch with). 0 with key and *rev filled, or
+ * -EPERM when this node does not master the switch: the update is dropped.
+ * Called on the store's committer thread; quick, never calls the store.
+ */
+typedef int (*store_guard_fn)(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev);
+
+/* The etcd backend's settings: read during store_open only (copied). */
+struct store_etcd_cfg {
+    const char *const *endpoints;   /* "http://127.0.0.1:2379", ... */
+    size_t n_endpoints;
+    const char *prefix;             /* the cluster's ("/ofcd/v1/"): records under data/ */
+    const char *ca, *cert, *key;    /* NULL = none */
+    const char *user, *password;    /* NULL = no authentication */
+    unsigned timeout_ms;            /* one etcd call; 0 = 5000 */
+    /* A change is confirmed once the mirror shows it; past this (0 =
+     * 10000 ms) its caller gets -ETIMEDOUT (it is in etcd all the same). */
+    unsigned confirm_ms;
+    store_guard_fn guard;           /* NULL: state updates unguarded */
+    void *guard_arg;
 };
 
 struct store_config {
@@ -137,6 +168,9 @@ struct store_config {
      * behind a sync of its own.
      */
     unsigned bg_linger_us;
+    /* etcd: where the records live (the mirror is an LMDB store under dir
+     * with the settings above). */
+    const struct store_etcd_cfg *etcd;
 };
 
 /* Counters since store_open(); store_get_stats() gives a consistent snapshot. */
@@ -360,6 +394,7 @@ struct store *store_open(const struct store_config *cfg);
 /* The backends' own constructors (cfg->backend is not read). */
 struct store *store_lmdb_open(const struct store_config *cfg);
 struct store *store_mem_open(const struct store_config *cfg);
+struct store *store_etcd_open(const struct store_config *cfg);
 /* "lmdb" / "memory" -> *out: 0, or -EINVAL for another name. */
 int store_backend_by_name(const char *name, enum store_backend *out);
 
@@ -381,6 +416,24 @@ static inline int store_put_many_async(struct store *s, const struct store_flow 
                                        size_t n, store_done_fn done, void *arg)
 {
     return s ? s->ops->put_many_async(s, flows, n, done, arg) : -EINVAL;
+}
+
+static inline int store_del_async(struct store *s, uint64_t dpid, uint64_t match_id,
+                                  store_done_fn done, void *arg)
+{
+    return s ? s->ops->del_async(s, dpid, match_id, done, arg) : -EINVAL;
+}
+
+static inline int store_kv_put_async(struct store *s, const char *key, const void *val,
+                                     size_t len, store_done_fn done, void *arg)
+{
+    return s ? s->ops->kv_put_async(s, key, val, len, done, arg) : -EINVAL;
+}
+
+static inline int store_kv_del_async(struct store *s, const char *key, store_done_fn done,
+                                     void *arg)
+{
+    return s ? s->ops->kv_del_async(s, key, done, arg) : -EINVAL;
 }
 
 /* select_async without the count (the REST DELETE's). */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,8 +38,42 @@ struct backend {
     bool durable;
 };
 
+static struct store *etcd_open_case(const struct store_config *cfg);
+
 static struct backend be_lmdb = {"lmdb", store_lmdb_open, true};
 static struct backend be_mem = {"memory", store_mem_open, false};
+static struct backend be_etcd = {"etcd", etcd_open_case, true};
+
+/*
+ * The etcd backend needs an etcd: OFCD_TEST_ETCD names its endpoint
+ * (tests/integration/store_etcd.sh starts one and runs this program);
+ * without it the etcd group is skipped. Each case's records live under a
+ * prefix of its own (its directory's name), its mirror in its directory.
+ */
+static const char *etcd_endpoint(void)
+{
+    const char *e = getenv("OFCD_TEST_ETCD");
+    return e && *e ? e : NULL;
+}
+
+static struct store *etcd_open_prefix(const struct store_config *cfg, const char *dir)
+{
+    const char *ep[1] = {etcd_endpoint()};
+    char prefix[96];
+    struct store_config c = *cfg;
+
+    snprintf(prefix, sizeof(prefix), "/ofcd-test%s/", dir);
+    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = prefix,
+                               .timeout_ms = 3000, .confirm_ms = 5000};
+    c.backend = STORE_BACKEND_ETCD;
+    c.etcd = &e;
+    return store_open(&c);
+}
+
+static struct store *etcd_open_case(const struct store_config *cfg)
+{
+    return etcd_open_prefix(cfg, cfg->dir);
+}
 
 struct tctx {
     char dir[64];
@@ -1642,6 +1677,186 @@ static void test_mem_open(void **state)
     T(test_kv_records, be), T(test_watch, be), T(test_many_keys, be),                     \
     T(test_failed_batch_undone, be)
 
+/* ---- etcd alone: several nodes on one prefix ---------------------------------- */
+
+struct seen_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    unsigned flows, kvs;
+};
+
+static void seen_cb(void *arg, uint64_t seq, const struct store_change *c, size_t n)
+{
+    struct seen_log *l = arg;
+
+    (void)seq;
+    pthread_mutex_lock(&l->lock);
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].kind == STORE_CHANGE_FLOW)
+            l->flows++;
+        else
+            l->kvs++;
+    }
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Waits (at most 10 s) until get finds (dpid, mid) in state st on s. */
+static int wait_state(struct store *s, uint64_t dpid, uint64_t mid, int st)
+{
+    for (int i = 0; i < 1000; i++) {
+        struct store_flow g;
+        int rc = store_get(s, dpid, mid, &g);
+        int have = rc == 0 ? (int)g.state : -1;
+        if (rc == 0)
+            store_flow_release(&g);
+        if (have == st)
+            return 0;
+        usleep(10000);
+    }
+    return -ETIMEDOUT;
+}
+
+/* Two nodes' stores on one prefix, each with its own mirror: what one
+ * writes, the other reads and its watcher sees; a state update, a delete,
+ * an app record likewise; a node reopened resumes from the revision its
+ * mirror recorded and lets go of what was deleted while it was away. */
+static void test_etcd_two_nodes(void **state)
+{
+    struct tctx *t = *state;
+    char dir_b[80];
+    struct seen_log lb = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    struct tflow tf[3];
+    struct store_flow g;
+
+    snprintf(dir_b, sizeof(dir_b), "%s/b", t->dir);
+    assert_int_equal(mkdir(dir_b, 0700), 0);
+    struct store_config ca = {.dir = t->dir}, cb = {.dir = dir_b};
+    struct store *a = etcd_open_prefix(&ca, t->dir);
+    struct store *b = etcd_open_prefix(&cb, t->dir);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(store_watch(b, seen_cb, &lb), 0);
+
+    for (int i = 0; i < 3; i++)
+        mk_flow(&tf[i], 7, 100 + (uint64_t)i, 1);
+    struct store_flow f[3] = {tf[0].f, tf[1].f, tf[2].f};
+    assert_int_equal(store_put_many(a, f, 3), 0);
+    assert_stored(a, &tf[0]);             /* read-your-writes on a at once */
+    assert_int_equal(wait_state(b, 7, 101, STORE_FLOW_PENDING), 0);
+    assert_stored(b, &tf[1]);
+    pthread_mutex_lock(&lb.lock);
+    while (lb.flows < 3)
+        pthread_cond_wait(&lb.cv, &lb.lock);
+    pthread_mutex_unlock(&lb.lock);
+
+    /* A master's state update, seen on the other node; a stale one is not. */
+    assert_int_equal(store_set_state(a, 7, 100, tf[0].f.flow_id, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_set_state(a, 7, 101, 12345, STORE_FLOW_ERROR, 1, 2), 0);
+    assert_int_equal(store_sync(a), 0);
+    assert_int_equal(wait_state(b, 7, 100, STORE_FLOW_INSTALLED), 0);
+    assert_int_equal(store_get(b, 7, 101, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+
+    /* b deletes, a sees it; an app record from b reaches a. */
+    assert_int_equal(store_del(b, 7, 102), 0);
+    assert_int_equal(store_del(b, 7, 102), -ENOENT);
+    assert_int_equal(store_kv_put(b, "topology/x", "on", 2), 0);
+    assert_int_equal(wait_state(a, 7, 102, -1), 0);
+
+    /* b away; a deletes one, replaces one, adds one; b comes back. */
+    store_close(b);
+    assert_int_equal(store_del(a, 7, 100), 0);
+    mk_flow(&tf[1], 7, 101, 2);
+    assert_int_equal(store_put(a, &tf[1].f), 0);
+    mk_flow(&tf[2], 7, 103, 1);
+    assert_int_equal(store_put(a, &tf[2].f), 0);
+    assert_int_equal(store_kv_del(a, "topology/x"), 0);
+    b = etcd_open_prefix(&cb, t->dir);
+    assert_non_null(b);
+    lb.flows = 0;
+    assert_int_equal(store_watch(b, seen_cb, &lb), 0);
+    assert_int_equal(wait_state(b, 7, 103, STORE_FLOW_PENDING), 0);
+    assert_int_equal(wait_state(b, 7, 100, -1), 0);
+    assert_stored(b, &tf[1]);
+    assert_int_equal(store_kv_del(b, "topology/x"), -ENOENT);
+    store_close(a);
+    store_close(b);
+    snprintf(dir_b, sizeof(dir_b), "%s/b/data.mdb", t->dir);
+    unlink(dir_b);
+    snprintf(dir_b, sizeof(dir_b), "%s/b/lock.mdb", t->dir);
+    unlink(dir_b);
+    snprintf(dir_b, sizeof(dir_b), "%s/b", t->dir);
+    rmdir(dir_b);
+}
+
+/* A state update goes only while the guard says this node masters the
+ * switch, and only while its key still has that create revision. */
+struct guard_ctx {
+    bool master;
+    char key[192];
+    int64_t rev;
+};
+
+static int test_guard(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev)
+{
+    struct guard_ctx *g = arg;
+
+    (void)dpid;
+    if (!g->master)
+        return -EPERM;
+    snprintf(key, cap, "%s", g->key);
+    *rev = g->rev;
+    return 0;
+}
+
+static void test_etcd_guard(void **state)
+{
+    struct tctx *t = *state;
+    const char *ep[1] = {etcd_endpoint()};
+    char prefix[96];
+    struct guard_ctx gc = {.master = false};
+    struct tflow tf;
+    struct store_flow g;
+
+    snprintf(prefix, sizeof(prefix), "/ofcd-test%s/", t->dir);
+    snprintf(gc.key, sizeof(gc.key), "%sswitches/guard", prefix);
+    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = prefix,
+                               .timeout_ms = 3000, .confirm_ms = 5000, .guard = test_guard,
+                               .guard_arg = &gc};
+    struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = t->dir, .etcd = &e};
+    struct store *s = store_open(&c);
+    assert_non_null(s);
+    mk_flow(&tf, 9, 1, 1);
+    assert_int_equal(store_put(s, &tf.f), 0);
+
+    /* Not master: dropped. */
+    assert_int_equal(store_set_state(s, 9, 1, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(store_get(s, 9, 1, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+
+    /* Master by a key that is not there (create revision 0 != 5): refused. */
+    gc.master = true;
+    gc.rev = 5;
+    assert_int_equal(store_set_state(s, 9, 1, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(store_get(s, 9, 1, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+
+    /* The key absent is create revision 0: the guard holds, it is written. */
+    gc.rev = 0;
+    assert_int_equal(store_set_state(s, 9, 1, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(store_get(s, 9, 1, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+    store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest lmdb[] = {
@@ -1655,8 +1870,24 @@ int main(void)
         CONTRACT(be_mem),
         T(test_mem_open, be_mem),
     };
-    int failed = cmocka_run_group_tests_name("store, lmdb", lmdb, NULL, NULL);
+    /* The etcd backend's contract: not the cases that count commits or
+     * watcher calls one by one (its mirror commits what the watch brings,
+     * as it comes), fill the map or fail a batch from inside. */
+    const struct CMUnitTest etcd[] = {
+        T(test_put_get_replace_delete, be_etcd), T(test_invalid_args, be_etcd),
+        T(test_iterate, be_etcd), T(test_del_if, be_etcd), T(test_state_updates, be_etcd),
+        T(test_deleted_kept_then_purged, be_etcd), T(test_async_put_done, be_etcd),
+        T(test_async_select_in_order, be_etcd), T(test_kv_records, be_etcd),
+        T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
+        T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
+    };
+    int failed = 0;
 
-    failed += cmocka_run_group_tests_name("store, memory", memory, NULL, NULL);
+    if (!etcd_endpoint() || !getenv("OFCD_TEST_ETCD_ONLY")) {
+        failed += cmocka_run_group_tests_name("store, lmdb", lmdb, NULL, NULL);
+        failed += cmocka_run_group_tests_name("store, memory", memory, NULL, NULL);
+    }
+    if (etcd_endpoint())
+        failed += cmocka_run_group_tests_name("store, etcd", etcd, NULL, NULL);
     return failed;
 }

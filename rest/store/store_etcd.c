@@ -1,0 +1,623 @@
+/*
+ * store_etcd: the cluster's backend (store_etcd.h): each batch of the
+ * group commit becomes etcd transactions, confirmed once this node's
+ * mirror shows them; reads are the mirror's.
+ *
+ * A batch of more than 128 operations is several transactions, each atomic
+ * on its own (etcd's --max-txn-ops): a failure after the first leaves the
+ * first committed, and the queue's replay writes them again (every write
+ * here is idempotent). Deletes and selective deletes decide from the
+ * mirror (what this node has applied): a delete of a key the mirror does
+ * not hold is -ENOENT without asking etcd.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ofcd_log.h"
+#include "store_etcd.h"
+
+#define STORE_COMP "store"
+
+static struct store_etcd *E(struct store *s)
+{
+    return (struct store_etcd *)s;
+}
+
+static struct store_etcd *EQ(struct store_queue *q)
+{
+    return (struct store_etcd *)q;
+}
+
+/* ---- the transaction being built (committer thread) ------------------------ */
+
+static void tx_free(struct store_etcd *s)
+{
+    for (size_t i = 0; i < s->n_mem; i++)
+        free(s->mem[i]);
+    s->n_mem = 0;
+    s->n_ops = 0;
+}
+
+static int tx_send(struct store_etcd *s, const struct etcd_cmp *cmp, size_t n_cmp,
+                   bool *succeeded)
+{
+    struct etcd_txn t = {.cmp = cmp, .n_cmp = n_cmp, .success = s->ops, .n_success = s->n_ops};
+    struct etcd_txn_resp r = {0};
+    int rc = s->n_ops ? etcd_txn(s->wc, &t, &r) : 0;
+
+    if (rc < 0) {
+        pthread_mutex_lock(&s->lock);
+        snprintf(s->last_error, sizeof(s->last_error), "%s", etcd_client_error(s->wc));
+        pthread_mutex_unlock(&s->lock);
+        LOG_WARN(STORE_COMP, "etcd transaction of %zu operations failed: %s", s->n_ops,
+                 etcd_client_error(s->wc));
+    } else if (s->n_ops) {
+        if (succeeded)
+            *succeeded = r.succeeded;
+        if ((!succeeded || r.succeeded) && r.hdr.revision > s->batch_rev)
+            s->batch_rev = r.hdr.revision;
+    }
+    etcd_txn_resp_free(&r);
+    tx_free(s);
+    return rc;
+}
+
+/* Takes key and val (malloc'd; val may be NULL for a delete). */
+static int tx_add(struct store_etcd *s, enum etcd_op_kind kind, char *key, size_t klen,
+                  char *val, size_t vlen)
+{
+    int rc = 0;
+
+    if (!key) {
+        free(val);
+        return -ENOMEM;
+    }
+    if (s->n_ops == ETCD_TXN_OPS_MAX && (rc = tx_send(s, NULL, 0, NULL)) < 0) {
+        free(key);
+        free(val);
+        return rc;
+    }
+    struct etcd_op *op = &s->ops[s->n_ops++];
+    if (kind == ETCD_OP_PUT)
+        *op = (struct etcd_op){.kind = ETCD_OP_PUT,
+                               .u.put = {.key = key, .key_len = klen, .value = val,
+                                         .value_len = vlen}};
+    else
+        *op = (struct etcd_op){.kind = ETCD_OP_DELETE, .u.del = {.key = key, .key_len = klen}};
+    s->mem[s->n_mem++] = key;
+    if (val)
+        s->mem[s->n_mem++] = val;
+    return 0;
+}
+
+static char *key_dup(const char *k, int len)
+{
+    return len < 0 ? NULL : strndup(k, (size_t)len);
+}
+
+/* A flow record (state as in f) and its state key gone: a new version. */
+static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
+{
+    char k[STORE_ETCD_KEY_MAX];
+    char *v = NULL;
+    int vl = store_etcd_rec_encode(f, &v);
+
+    if (vl < 0)
+        return vl;
+    int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, f->dpid, f->match_id);
+    int rc = tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, (size_t)vl);
+    kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, f->dpid, f->match_id);
+    return rc ? rc : tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+}
+
+static int tx_del_flow(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
+{
+    char k[STORE_ETCD_KEY_MAX];
+    int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, dpid, match_id);
+    int rc = tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+
+    kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, dpid, match_id);
+    return rc ? rc : tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+}
+
+/* ---- applying the queue's operations ---------------------------------------- */
+
+static int wait_applied(struct store_etcd *s, int64_t rev);
+
+/* What this batch wrote so far, sent and shown by the mirror: an operation
+ * that decides from the mirror (a delete, a selection, a state update)
+ * then sees the puts queued before it, as the LMDB backend's would. */
+static int settle(struct store_etcd *s)
+{
+    int rc = tx_send(s, NULL, 0, NULL);
+    return rc < 0 ? rc : wait_applied(s, s->batch_rev);
+}
+
+static int apply_put(struct store_etcd *s, struct store_op *op, struct store_tally *t)
+{
+    for (size_t i = 0; i < op->u.put.n; i++) {
+        int rc = tx_put_flow(s, &op->u.put.flows[i]);
+        if (rc < 0)
+            return rc;
+    }
+    t->put += op->u.put.n;
+    return 0;
+}
+
+static int apply_del(struct store_etcd *s, struct store_op *op, struct store_tally *t)
+{
+    struct store_flow f;
+    int rc = settle(s);
+
+    if (rc == 0)
+        rc = store_get(s->mirror, op->u.del.dpid, op->u.del.match_id, &f);
+
+    if (rc < 0)
+        return rc;                  /* -ENOENT: that delete's answer */
+    store_flow_release(&f);
+    rc = tx_del_flow(s, op->u.del.dpid, op->u.del.match_id);
+    if (rc == 0)
+        t->deleted++;
+    return rc;
+}
+
+struct sel_ctx {
+    struct store_etcd *s;
+    struct store_op *op;
+    uint64_t n;
+    int rc;
+};
+
+/* The mirror's walk: the matching records written now (mark: as DELETED). */
+static int sel_one(const struct store_flow *f, void *arg)
+{
+    struct sel_ctx *c = arg;
+    struct store_op *op = c->op;
+
+    if (!op->u.del_if.all && f->dpid != op->u.del_if.dpid)
+        return 1;
+    if (op->u.del_if.mark && f->state == STORE_FLOW_DELETED)
+        return 0;
+    if (!op->u.del_if.pred(f, op->u.del_if.arg))
+        return 0;
+    if (op->u.del_if.mark) {
+        struct store_flow d = *f;
+        d.state = STORE_FLOW_DELETED;
+        d.err_type = d.err_code = 0;
+        c->rc = tx_put_flow(c->s, &d);
+    } else {
+        c->rc = tx_del_flow(c->s, f->dpid, f->match_id);
+    }
+    c->n++;
+    return c->rc < 0 ? c->rc : 0;
+}
+
+static int apply_del_if(struct store_etcd *s, struct store_op *op, struct store_tally *t)
+{
+    struct sel_ctx c = {s, op, 0, 0};
+    uint64_t dpid = op->u.del_if.dpid;
+    int rc = settle(s);
+
+    if (rc == 0)
+        rc = store_foreach(s->mirror, op->u.del_if.all ? NULL : &dpid, sel_one, &c);
+
+    if (rc < 0)
+        return rc;
+    op->u.del_if.deleted = c.n;
+    if (op->u.del_if.mark)
+        t->marked += c.n;
+    else
+        t->deleted += c.n;
+    return 0;
+}
+
+/* Kept for the guarded transactions at commit; a flow the mirror no
+ * longer holds in that version is dropped here, as LMDB would. */
+static int apply_state(struct store_etcd *s, struct store_op *op, struct store_tally *t)
+{
+    struct store_flow f;
+    int rc = settle(s);
+
+    if (rc == 0)
+        rc = store_get(s->mirror, op->u.st.dpid, op->u.st.match_id, &f);
+    if (rc == -ENOENT) {
+        t->state_stale++;
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    bool stale = f.state == STORE_FLOW_DELETED ||
+                 (op->u.st.flow_id && f.flow_id != op->u.st.flow_id);
+    uint64_t flow_id = f.flow_id;
+    store_flow_release(&f);
+    if (stale) {
+        t->state_stale++;
+        return 0;
+    }
+    if (s->n_st == s->cap_st) {
+        size_t nc = s->cap_st ? s->cap_st * 2 : 64;
+        struct store_etcd_state_op *n = realloc(s->st, nc * sizeof(*n));
+        if (!n)
+            return -ENOMEM;
+        s->st = n;
+        s->cap_st = nc;
+    }
+    s->st[s->n_st++] = (struct store_etcd_state_op){
+        op->u.st.dpid, op->u.st.match_id, flow_id, op->u.st.state, op->u.st.err_type,
+        op->u.st.err_code};
+    t->state_updates++;
+    return 0;
+}
+
+struct kv_find {
+    const char *key;
+    bool found;
+};
+
+static int kv_is(const char *key, const void *val, size_t len, void *arg)
+{
+    struct kv_find *k = arg;
+
+    (void)val;
+    (void)len;
+    if (strcmp(key, k->key) == 0) {
+        k->found = true;
+        return 1;
+    }
+    return 0;
+}
+
+static int apply_kv(struct store_etcd *s, struct store_op *op)
+{
+    char k[STORE_ETCD_KEY_MAX];
+    int kl = store_etcd_key_app(k, sizeof(k), s->data_prefix, op->u.kv.key);
+
+    if (kl < 0)
+        return -EINVAL;
+    if (!op->u.kv.val) {
+        struct kv_find f = {op->u.kv.key, false};
+        int rc = settle(s);
+        if (rc == 0)
+            rc = store_kv_foreach(s->mirror, op->u.kv.key, kv_is, &f);
+        if (rc < 0)
+            return rc;
+        if (!f.found)
+            return -ENOENT;
+        return tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+    }
+    char *v = malloc(op->u.kv.len + 1);
+    if (!v)
+        return -ENOMEM;
+    memcpy(v, op->u.kv.val, op->u.kv.len);
+    return tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, op->u.kv.len);
+}
+
+static int etcd_apply(struct store_queue *q, struct store_op *op, uint64_t now,
+                      struct store_tally *t)
+{
+    struct store_etcd *s = EQ(q);
+
+    (void)now;
+    switch (op->kind) {
+    case STORE_OP_PUT:
+        return apply_put(s, op, t);
+    case STORE_OP_DEL:
+        return apply_del(s, op, t);
+    case STORE_OP_DEL_IF:
+        return apply_del_if(s, op, t);
+    case STORE_OP_STATE:
+        return apply_state(s, op, t);
+    case STORE_OP_SYNC:
+        return 0;
+    case STORE_OP_KV:
+        return apply_kv(s, op);
+    }
+    return -EINVAL;
+}
+
+static int etcd_begin(struct store_queue *q)
+{
+    struct store_etcd *s = EQ(q);
+
+    s->batch_rev = 0;
+    s->n_st = 0;
+    store_etcd_arm(s);              /* a write waits for the mirror */
+    return 0;
+}
+
+static int st_by_dpid(const void *a, const void *b)
+{
+    const struct store_etcd_state_op *x = a, *y = b;
+    return x->dpid < y->dpid ? -1 : x->dpid > y->dpid;
+}
+
+/* One switch's state updates: transactions guarded by this node's
+ * mastership of it (the guard's key and generation). */
+static int send_states(struct store_etcd *s, const struct store_etcd_state_op *st, size_t n)
+{
+    char gkey[STORE_ETCD_KEY_MAX];
+    int64_t gen = 0;
+    struct etcd_cmp cmp;
+    size_t n_cmp = 0;
+
+    if (s->guard) {
+        if (s->guard(s->guard_arg, st[0].dpid, gkey, sizeof(gkey), &gen) < 0) {
+            pthread_mutex_lock(&s->lock);
+            s->guard_refused += n;
+            pthread_mutex_unlock(&s->lock);
+            return 0;
+        }
+        cmp = (struct etcd_cmp){.target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL,
+                                .key = gkey, .key_len = strlen(gkey), .number = gen};
+        n_cmp = 1;
+    }
+    for (size_t i = 0; i < n;) {
+        int rc = 0;
+        for (; i < n && s->n_ops < ETCD_TXN_OPS_MAX && rc == 0; i++) {
+            char k[STORE_ETCD_KEY_MAX], v[128];
+            int kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, st[i].dpid,
+                                          st[i].match_id);
+            int vl = store_etcd_state_encode(v, sizeof(v), st[i].flow_id, st[i].state,
+                                             st[i].err_type, st[i].err_code);
+            rc = vl < 0 ? vl : tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl,
+                                      strndup(v, (size_t)vl), (size_t)vl);
+        }
+        bool ok = true;
+        if (rc == 0)
+            rc = tx_send(s, n_cmp ? &cmp : NULL, n_cmp, &ok);
+        if (rc < 0)
+            return rc;
+        if (!ok) {
+            LOG_WARN(STORE_COMP, "switch %016" PRIx64 ": state updates not written: this "
+                     "node no longer masters it with generation %" PRId64, st[0].dpid, gen);
+            pthread_mutex_lock(&s->lock);
+            s->guard_refused += n;
+            pthread_mutex_unlock(&s->lock);
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Until the mirror shows rev (0: nothing to wait for), at most confirm_ms. */
+static int wait_applied(struct store_etcd *s, int64_t rev)
+{
+    struct timespec until;
+    int rc = 0;
+
+    if (rev == 0)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += s->confirm_ms / 1000;
+    until.tv_nsec += (long)(s->confirm_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (s->applied < rev && rc == 0 && !atomic_load(&s->stop))
+        rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);
+    if (s->applied < rev) {
+        LOG_WARN(STORE_COMP, "etcd revision %" PRId64 " committed but not seen by this "
+                 "node's mirror within %u ms (it holds %" PRId64 "): answering it as "
+                 "timed out", rev, s->confirm_ms, s->applied);
+        rc = -ETIMEDOUT;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* The batch's last transaction, its state updates, then the wait for the
+ * mirror to show the newest revision written. */
+static int etcd_commit(struct store_queue *q)
+{
+    struct store_etcd *s = EQ(q);
+    int rc = tx_send(s, NULL, 0, NULL);
+
+    if (rc == 0 && s->n_st) {
+        qsort(s->st, s->n_st, sizeof(*s->st), st_by_dpid);
+        for (size_t i = 0, j; i < s->n_st && rc == 0; i = j) {
+            for (j = i + 1; j < s->n_st && s->st[j].dpid == s->st[i].dpid; j++)
+                ;
+            rc = send_states(s, s->st + i, j - i);
+        }
+    }
+    s->n_st = 0;
+    return rc < 0 ? rc : wait_applied(s, s->batch_rev);
+}
+
+static void etcd_abort(struct store_queue *q)
+{
+    struct store_etcd *s = EQ(q);
+
+    tx_free(s);
+    s->n_st = 0;
+}
+
+static const struct store_txn_ops etcd_store_txn = {
+    .begin = etcd_begin,
+    .apply = etcd_apply,
+    .commit = etcd_commit,
+    .abort = etcd_abort,
+};
+
+/* ---- reads: the mirror's ------------------------------------------------------ */
+
+static int etcd_get1(struct store *s, uint64_t dpid, uint64_t match_id, struct store_flow *out)
+{
+    return store_get(E(s)->mirror, dpid, match_id, out);
+}
+
+static int etcd_foreach_from(struct store *s, const uint64_t *dpid, uint64_t from_dpid,
+                             uint64_t from_match_id, store_iter_fn cb, void *arg)
+{
+    return store_foreach_from(E(s)->mirror, dpid, from_dpid, from_match_id, cb, arg);
+}
+
+static int etcd_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
+                         store_iter_fn cb, void *arg)
+{
+    return store_get_each(E(s)->mirror, dpid, match_ids, n, cb, arg);
+}
+
+/* The apps see their records, not the mirror's own revision key. */
+struct kv_pass {
+    store_kv_fn cb;
+    void *arg;
+};
+
+static int kv_skip_ours(const char *key, const void *val, size_t len, void *arg)
+{
+    struct kv_pass *p = arg;
+    return strcmp(key, STORE_ETCD_REV_KEY) == 0 ? 0 : p->cb(key, val, len, p->arg);
+}
+
+static int etcd_kv_foreach(struct store *s, const char *prefix, store_kv_fn cb, void *arg)
+{
+    struct kv_pass p = {cb, arg};
+    return store_kv_foreach(E(s)->mirror, prefix, kv_skip_ours, &p);
+}
+
+/* The queue's counters (this node's writes to etcd), the mirror's gauges. */
+static int etcd_get_stats(struct store *s, struct store_stats *st)
+{
+    struct store_stats m;
+    int rc = store_get_stats(E(s)->mirror, &m);
+
+    store_queue_stats(&E(s)->q, st);
+    if (rc == 0) {
+        st->records = m.records;
+        st->map_size = m.map_size;
+        st->map_used = m.map_used;
+    }
+    return rc;
+}
+
+/* The mirror's commits carry every node's changes: its watcher is ours. */
+static int etcd_watch(struct store *s, store_watch_fn fn, void *arg)
+{
+    int rc = store_watch(E(s)->mirror, fn, arg);
+
+    if (fn)
+        store_etcd_arm(E(s));
+    return rc;
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+static void etcd_free(struct store_etcd *s)
+{
+    etcd_client_free(s->wc);
+    etcd_client_free(s->rc);
+    store_close(s->mirror);
+    free(s->st);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+/* Everything queued is committed and confirmed (the watcher still runs),
+ * then the watcher stops, then the mirror closes. */
+static void etcd_close(struct store *st)
+{
+    struct store_etcd *s = E(st);
+
+    store_queue_stop(&s->q);
+    store_etcd_watch_stop(s);
+    etcd_free(s);
+}
+
+static const struct store_ops etcd_ops = {
+    .name = "etcd",
+    .close = etcd_close,
+    .put_many_async = store_queue_put_many_async,
+    .del_async = store_queue_del_async,
+    .select_async = store_queue_select_async,
+    .set_state = store_queue_set_state,
+    .purge_deleted = store_queue_purge_deleted,
+    .sync_async = store_queue_sync_async,
+    .kv_put_async = store_queue_kv_put_async,
+    .kv_del_async = store_queue_kv_del_async,
+    .get = etcd_get1,
+    .foreach_from = etcd_foreach_from,
+    .get_each = etcd_get_each,
+    .kv_foreach = etcd_kv_foreach,
+    .get_stats = etcd_get_stats,
+    .watch = etcd_watch,
+};
+
+static struct etcd_client *client(const struct store_etcd_cfg *e, unsigned timeout_ms)
+{
+    char err[ETCD_ERR_MAX] = "";
+    struct etcd_client_cfg cc = {
+        .endpoints = e->endpoints, .n_endpoints = e->n_endpoints, .timeout_ms = timeout_ms,
+        .ca = e->ca, .cert = e->cert, .key = e->key, .user = e->user, .password = e->password};
+    struct etcd_client *c = etcd_client_new(&cc, err);
+
+    if (!c)
+        LOG_ERR(STORE_COMP, "etcd: %s", err);
+    return c;
+}
+
+struct store *store_etcd_open(const struct store_config *cfg)
+{
+    const struct store_etcd_cfg *e = cfg ? cfg->etcd : NULL;
+    struct store_etcd *s;
+
+    if (!e || !e->prefix || !e->n_endpoints) {
+        LOG_ERR(STORE_COMP, "the etcd backend needs the cluster's endpoints and prefix");
+        return NULL;
+    }
+    if (!(s = calloc(1, sizeof(*s))))
+        return NULL;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&s->stop, false);
+    int n = snprintf(s->data_prefix, sizeof(s->data_prefix), "%sdata/", e->prefix);
+    s->confirm_ms = e->confirm_ms ? e->confirm_ms : 10000;
+    s->guard = e->guard;
+    s->guard_arg = e->guard_arg;
+    if (n < 0 || (size_t)n >= sizeof(s->data_prefix)) {
+        LOG_ERR(STORE_COMP, "cluster prefix '%s' is too long", e->prefix);
+        etcd_free(s);
+        return NULL;
+    }
+    unsigned tmo = e->timeout_ms ? e->timeout_ms : 5000;
+    s->wc = client(e, tmo);
+    s->rc = client(e, tmo);
+    /* The mirror commits what the watch brings at once: its batches form
+     * while it syncs, and nobody's answer waits in a window of its own. */
+    struct store_config mc = {.backend = STORE_BACKEND_LMDB, .dir = cfg->dir,
+                              .map_size = cfg->map_size, .max_async = 1u << 20};
+    s->mirror = s->wc && s->rc ? store_lmdb_open(&mc) : NULL;
+    if (!s->mirror) {
+        etcd_free(s);
+        return NULL;
+    }
+    if (store_queue_init(&s->q, &etcd_ops, &etcd_store_txn, cfg) < 0) {
+        etcd_free(s);
+        return NULL;
+    }
+    if (store_etcd_watch_start(s) < 0) {
+        store_queue_stop(&s->q);
+        etcd_free(s);
+        return NULL;
+    }
+    if (store_queue_start(&s->q) < 0) {
+        store_queue_stop(&s->q);
+        store_etcd_watch_stop(s);
+        etcd_free(s);
+        return NULL;
+    }
+    LOG_INFO(STORE_COMP, "flows in etcd under %s, mirrored in %s (revision %" PRId64 ")",
+             s->data_prefix, cfg->dir, s->applied);
+    return &s->q.base;
+}

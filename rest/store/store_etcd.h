@@ -1,0 +1,133 @@
+/*
+ * store_etcd: the cluster's store backend (store.h, STORE_BACKEND_ETCD):
+ * etcd is the truth, a local LMDB store the mirror every read is served
+ * from. For the backend's files only; callers use store.h.
+ *
+ * Layout under the cluster's prefix P (docs/architecture.md, "Cluster:
+ * flows through etcd"):
+ *   P data/flows/<dpid16>/<match_id16>   a flow record (store_etcd_rec_*)
+ *   P data/state/<dpid16>/<match_id16>   its installed/error state, written
+ *                                        by the switch's master only
+ *   P data/apps/<key>                    an app's record, value as given
+ * A flow put deletes its state key in the same transaction: a new version
+ * starts pending. The mirror keeps the etcd revision it has applied under
+ * the kv key STORE_ETCD_REV_KEY, written after that revision's changes, so
+ * a restart watches from the next one (a compacted one: a full read).
+ *
+ * Three threads: the store queue's committer (store_etcd.c) turns each
+ * batch into etcd transactions of at most 128 operations and confirms it
+ * once the mirror has applied the revision they got (read-your-writes);
+ * the watcher (store_etcd_watch.c) reads the prefix once, then watches it
+ * and queues each change to the mirror; the mirror's own committer applies
+ * them and calls the store's watcher (store_watch is the mirror's).
+ */
+#ifndef OFCD_STORE_ETCD_H
+#define OFCD_STORE_ETCD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "etcd_client.h"
+#include "store.h"
+#include "store_queue.h"
+
+#define STORE_ETCD_REV_KEY "ofcd/etcd_revision"
+#define STORE_ETCD_PREFIX_MAX 160u
+#define STORE_ETCD_KEY_MAX (STORE_ETCD_PREFIX_MAX + 16u + STORE_KV_KEY_MAX)
+
+enum store_etcd_key_kind {
+    STORE_ETCD_KEY_OTHER = 0,       /* under data/, not ours (a newer layout) */
+    STORE_ETCD_KEY_FLOW,
+    STORE_ETCD_KEY_STATE,
+    STORE_ETCD_KEY_APP,
+};
+
+struct store_etcd_key {
+    enum store_etcd_key_kind kind;
+    uint64_t dpid, match_id;        /* FLOW, STATE */
+    const char *app;                /* APP: points into the parsed key */
+    size_t app_len;
+};
+
+/* ---- keys and records (store_etcd_rec.c, pure) --------------------------- */
+
+/* P data/flows/... into buf: its length, or -ENAMETOOLONG. */
+int store_etcd_key_flow(char *buf, size_t cap, const char *data_prefix, uint64_t dpid,
+                        uint64_t match_id);
+int store_etcd_key_state(char *buf, size_t cap, const char *data_prefix, uint64_t dpid,
+                         uint64_t match_id);
+int store_etcd_key_app(char *buf, size_t cap, const char *data_prefix, const char *key);
+/* A key read from etcd (not NUL-terminated): 0 and *out, or -EINVAL when
+ * it is not under data_prefix. */
+int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len,
+                         struct store_etcd_key *out);
+
+/* A flow's value: a text line "ofcd-flow 1 <flow_id> <state> <err_type>
+ * <err_code> <owner_len>" then the owner and the JSON, so etcdctl shows
+ * it readably. malloc'd into *out; its length, or -ENOMEM / -EINVAL. */
+int store_etcd_rec_encode(const struct store_flow *f, char **out);
+/* f's pointers into v (the owner, *owner_len bytes, not NUL-terminated:
+ * the caller copies it); dpid and match_id are the caller's (from the
+ * key). 0, or -EBADMSG. */
+int store_etcd_rec_decode(const uint8_t *v, size_t len, struct store_flow *f,
+                          size_t *owner_len);
+/* A state's value: "ofcd-state 1 <flow_id> <state> <err_type> <err_code>". */
+int store_etcd_state_encode(char *buf, size_t cap, uint64_t flow_id,
+                            enum store_flow_state state, uint16_t err_type, uint16_t err_code);
+int store_etcd_state_decode(const uint8_t *v, size_t len, uint64_t *flow_id,
+                            enum store_flow_state *state, uint16_t *err_type,
+                            uint16_t *err_code);
+
+/* ---- the backend --------------------------------------------------------- */
+
+/* A state update waiting for its guarded transaction (committer only). */
+struct store_etcd_state_op {
+    uint64_t dpid, match_id, flow_id;
+    enum store_flow_state state;
+    uint16_t err_type, err_code;
+};
+
+struct store_etcd {
+    struct store_queue q;           /* first: the group commit, then struct store */
+    struct store *mirror;           /* LMDB: every read */
+    char data_prefix[STORE_ETCD_PREFIX_MAX];
+    unsigned confirm_ms;
+    store_guard_fn guard;
+    void *guard_arg;
+
+    /* committer thread only */
+    struct etcd_client *wc;
+    struct etcd_op ops[ETCD_TXN_OPS_MAX];
+    void *mem[ETCD_TXN_OPS_MAX * 2];
+    size_t n_ops, n_mem;
+    int64_t batch_rev;              /* the newest revision this batch wrote */
+    struct store_etcd_state_op *st;
+    size_t n_st, cap_st;
+
+    /* the watcher thread */
+    struct etcd_client *rc;
+    pthread_t watcher;
+    bool watcher_started;
+    atomic_bool stop;
+    int64_t queued_rev;             /* the newest revision queued to the mirror */
+    bool need_full;
+
+    pthread_mutex_t lock;           /* the fields below */
+    pthread_cond_t cv;              /* applied moved, armed, stop */
+    bool armed;                     /* a watcher is set or a write waits */
+    int64_t applied;                /* the mirror holds every change up to it */
+    uint64_t mirror_errors;         /* changes the mirror failed to apply */
+    uint64_t guard_refused;         /* state updates of switches not mastered here */
+    char last_error[ETCD_ERR_MAX + 64];
+};
+
+/* The watcher (store_etcd_watch.c): start reads the mirror's revision
+ * (not yet etcd: it waits to be armed); stop joins it. */
+int store_etcd_watch_start(struct store_etcd *s);
+void store_etcd_watch_stop(struct store_etcd *s);
+/* Let it read etcd now (a watcher was set, or a write waits). */
+void store_etcd_arm(struct store_etcd *s);
+
+#endif

@@ -1,0 +1,490 @@
+/*
+ * store_etcd_watch: the etcd backend's watcher thread (store_etcd.h) —
+ * every node's changes into this node's mirror, in revision order.
+ *
+ * Armed (a watcher set, or a write waiting), it resumes from the revision
+ * the mirror recorded, or reads every record once when it has none, when
+ * etcd compacted past it, or when its watch failed: a full read puts every
+ * record, drops what the mirror holds that etcd no longer has, and records
+ * the read's revision. Each watch message's changes are queued to the
+ * mirror, then that message's revision; when the mirror confirms the
+ * revision, `applied` moves and the writes waiting for it are confirmed.
+ * The mirror's queue applies them in order, so the revision is never
+ * recorded before the changes it covers.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ofcd_log.h"
+#include "store_etcd.h"
+
+#define STORE_COMP "store"
+#define FULL_READ_PAGE 2000
+#define RETRY_MS 200u
+
+/* ---- what the mirror is given ----------------------------------------------- */
+
+static void mirror_failed(struct store_etcd *s, int rc, const char *what)
+{
+    pthread_mutex_lock(&s->lock);
+    bool first = s->mirror_errors++ == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (first || rc != -ENOENT)
+        LOG_ERR(STORE_COMP, "the mirror could not apply %s: %s (it now differs from etcd "
+                "until the next full read)", what, strerror(-rc));
+}
+
+static void free_done(void *arg, int rc)
+{
+    struct store_flow *f = arg;
+
+    if (rc < 0)
+        LOG_ERR(STORE_COMP, "mirror: flow %016" PRIx64 "/%016" PRIx64 " not applied: %s",
+                f->dpid, f->match_id, strerror(-rc));
+    free(arg);
+}
+
+static void kv_done(void *arg, int rc)
+{
+    if (rc < 0 && rc != -ENOENT)
+        LOG_ERR(STORE_COMP, "mirror: an app record not applied: %s", strerror(-rc));
+    free(arg);
+}
+
+static void del_done(void *arg, int rc)
+{
+    (void)arg;
+    if (rc < 0 && rc != -ENOENT)
+        LOG_ERR(STORE_COMP, "mirror: a delete not applied: %s", strerror(-rc));
+}
+
+struct rev_mark {
+    struct store_etcd *s;
+    int64_t rev;
+    char text[24];
+};
+
+static void rev_done(void *arg, int rc)
+{
+    struct rev_mark *m = arg;
+    struct store_etcd *s = m->s;
+
+    pthread_mutex_lock(&s->lock);
+    if (rc == 0 && m->rev > s->applied)
+        s->applied = m->rev;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->lock);
+    if (rc < 0)
+        LOG_ERR(STORE_COMP, "mirror: revision %" PRId64 " not recorded: %s", m->rev,
+                strerror(-rc));
+    free(m);
+}
+
+static int queue_rev(struct store_etcd *s, int64_t rev)
+{
+    struct rev_mark *m = malloc(sizeof(*m));
+
+    if (!m)
+        return -ENOMEM;
+    m->s = s;
+    m->rev = rev;
+    int n = snprintf(m->text, sizeof(m->text), "%" PRId64, rev);
+    int rc = store_kv_put_async(s->mirror, STORE_ETCD_REV_KEY, m->text, (size_t)n, rev_done, m);
+    if (rc < 0)
+        free(m);
+    else
+        s->queued_rev = rev;
+    return rc;
+}
+
+static int put_flow(struct store_etcd *s, const struct store_etcd_key *k, const struct etcd_kv *kv)
+{
+    struct store_flow f;
+    size_t olen;
+
+    if (store_etcd_rec_decode(kv->value, kv->value_len, &f, &olen) < 0) {
+        LOG_WARN(STORE_COMP, "etcd key %.*s: not a flow record; skipped", (int)kv->key_len,
+                 (const char *)kv->key);
+        return 0;
+    }
+    struct store_flow *c = malloc(sizeof(*c) + olen + 1 + f.json_len + 1);
+    if (!c)
+        return -ENOMEM;
+    char *owner = (char *)(c + 1), *json = owner + olen + 1;
+    memcpy(owner, f.owner, olen);
+    owner[olen] = '\0';
+    memcpy(json, f.json, f.json_len);
+    json[f.json_len] = '\0';
+    *c = f;
+    c->dpid = k->dpid;
+    c->match_id = k->match_id;
+    c->owner = owner;
+    c->json = json;
+    int rc = store_put_many_async(s->mirror, c, 1, free_done, c);
+    if (rc < 0)
+        free(c);
+    return rc;
+}
+
+static int put_state(struct store_etcd *s, const struct store_etcd_key *k,
+                     const struct etcd_kv *kv)
+{
+    uint64_t flow_id;
+    enum store_flow_state st;
+    uint16_t et, ec;
+
+    if (store_etcd_state_decode(kv->value, kv->value_len, &flow_id, &st, &et, &ec) < 0) {
+        LOG_WARN(STORE_COMP, "etcd key %.*s: not a flow state; skipped", (int)kv->key_len,
+                 (const char *)kv->key);
+        return 0;
+    }
+    int rc;
+    /* The mirror's bound on queued state updates: wait for it to drain. */
+    while ((rc = store_set_state(s->mirror, k->dpid, k->match_id, flow_id, st, et, ec)) ==
+           -EAGAIN)
+        store_sync(s->mirror);
+    return rc;
+}
+
+static int put_app(struct store_etcd *s, const struct store_etcd_key *k, const struct etcd_kv *kv,
+                   bool removed)
+{
+    char *key = malloc(k->app_len + 1 + kv->value_len + 1);
+
+    if (!key)
+        return -ENOMEM;
+    memcpy(key, k->app, k->app_len);
+    key[k->app_len] = '\0';
+    char *val = key + k->app_len + 1;
+    if (!removed)
+        memcpy(val, kv->value, kv->value_len);
+    int rc = removed ? store_kv_del_async(s->mirror, key, kv_done, key)
+                     : store_kv_put_async(s->mirror, key, val, kv->value_len, kv_done, key);
+    if (rc < 0)
+        free(key);
+    return rc;
+}
+
+/* One change read from etcd into the mirror's queue. */
+static int apply_one(struct store_etcd *s, const struct etcd_kv *kv, bool removed)
+{
+    struct store_etcd_key k;
+
+    if (store_etcd_key_parse(s->data_prefix, kv->key, kv->key_len, &k) < 0)
+        return 0;
+    switch (k.kind) {
+    case STORE_ETCD_KEY_FLOW:
+        return removed ? store_del_async(s->mirror, k.dpid, k.match_id, del_done, NULL)
+                       : put_flow(s, &k, kv);
+    case STORE_ETCD_KEY_STATE:
+        return removed ? 0 : put_state(s, &k, kv);   /* a put of its flow reset it */
+    case STORE_ETCD_KEY_APP:
+        return put_app(s, &k, kv, removed);
+    case STORE_ETCD_KEY_OTHER:
+        break;
+    }
+    return 0;
+}
+
+static void on_watch(void *arg, const struct etcd_watch_resp *r)
+{
+    struct store_etcd *s = arg;
+    int rc = 0;
+
+    for (size_t i = 0; i < r->n_ev && rc == 0; i++)
+        rc = apply_one(s, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
+    if (rc == 0 && r->n_ev && r->hdr.revision > s->queued_rev)
+        rc = queue_rev(s, r->hdr.revision);
+    if (rc < 0) {
+        mirror_failed(s, rc, "a watched change");
+        s->need_full = true;
+    }
+}
+
+/* ---- the full read ------------------------------------------------------------- */
+
+struct seen {
+    uint64_t (*flows)[2];
+    size_t n_flows, cap_flows;
+    char **apps;
+    size_t n_apps, cap_apps;
+};
+
+static int seen_flow(struct seen *v, uint64_t dpid, uint64_t match_id)
+{
+    if (v->n_flows == v->cap_flows) {
+        size_t nc = v->cap_flows ? v->cap_flows * 2 : 1024;
+        void *n = realloc(v->flows, nc * sizeof(*v->flows));
+        if (!n)
+            return -ENOMEM;
+        v->flows = n;
+        v->cap_flows = nc;
+    }
+    v->flows[v->n_flows][0] = dpid;
+    v->flows[v->n_flows++][1] = match_id;
+    return 0;
+}
+
+static int seen_app(struct seen *v, const char *key, size_t len)
+{
+    if (v->n_apps == v->cap_apps) {
+        size_t nc = v->cap_apps ? v->cap_apps * 2 : 64;
+        char **n = realloc(v->apps, nc * sizeof(*n));
+        if (!n)
+            return -ENOMEM;
+        v->apps = n;
+        v->cap_apps = nc;
+    }
+    if (!(v->apps[v->n_apps] = strndup(key, len)))
+        return -ENOMEM;
+    v->n_apps++;
+    return 0;
+}
+
+static void seen_free(struct seen *v)
+{
+    for (size_t i = 0; i < v->n_apps; i++)
+        free(v->apps[i]);
+    free(v->apps);
+    free(v->flows);
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct prune {
+    struct store_etcd *s;
+    struct seen *v;
+    uint64_t n;
+    int rc;
+};
+
+static int prune_flow(const struct store_flow *f, void *arg)
+{
+    struct prune *p = arg;
+    uint64_t key[2] = {f->dpid, f->match_id};
+
+    if (bsearch(key, p->v->flows, p->v->n_flows, sizeof(*p->v->flows), cmp_flow))
+        return 0;
+    p->n++;
+    p->rc = store_del_async(p->s->mirror, f->dpid, f->match_id, del_done, NULL);
+    return p->rc < 0 ? p->rc : 0;
+}
+
+static int prune_app(const char *key, const void *val, size_t len, void *arg)
+{
+    struct prune *p = arg;
+
+    (void)val;
+    (void)len;
+    if (strcmp(key, STORE_ETCD_REV_KEY) == 0 ||
+        bsearch(&key, p->v->apps, p->v->n_apps, sizeof(char *), cmp_str))
+        return 0;
+    char *k = strdup(key);
+    if (!k)
+        return -ENOMEM;
+    p->n++;
+    p->rc = store_kv_del_async(p->s->mirror, k, kv_done, k);
+    if (p->rc < 0)
+        free(k);
+    return p->rc < 0 ? p->rc : 0;
+}
+
+/* Every record at one revision, page by page; then what the mirror holds
+ * beyond them goes. */
+static int full_read(struct store_etcd *s)
+{
+    size_t pl = strlen(s->data_prefix);
+    uint8_t end[STORE_ETCD_PREFIX_MAX];
+    size_t end_len = etcd_prefix_end((const uint8_t *)s->data_prefix, pl, end);
+    uint8_t *from = (uint8_t *)strdup(s->data_prefix);
+    size_t from_len = pl;
+    int64_t rev = 0;
+    struct seen v = {0};
+    int rc = from ? 0 : -ENOMEM;
+
+    for (bool more = true; more && rc == 0;) {
+        struct etcd_range r = {.key = from, .key_len = from_len, .range_end = end,
+                               .range_end_len = end_len, .limit = FULL_READ_PAGE,
+                               .revision = rev};
+        struct etcd_range_resp resp = {0};
+        if ((rc = etcd_get(s->rc, &r, &resp)) < 0) {
+            LOG_WARN(STORE_COMP, "reading the cluster's flows from etcd: %s",
+                     etcd_client_error(s->rc));
+            etcd_range_resp_free(&resp);
+            break;
+        }
+        rev = resp.hdr.revision;
+        for (size_t i = 0; i < resp.kvs.n && rc == 0; i++) {
+            const struct etcd_kv *kv = &resp.kvs.kv[i];
+            struct store_etcd_key k;
+            if (store_etcd_key_parse(s->data_prefix, kv->key, kv->key_len, &k) < 0)
+                continue;
+            if (k.kind == STORE_ETCD_KEY_FLOW)
+                rc = seen_flow(&v, k.dpid, k.match_id);
+            else if (k.kind == STORE_ETCD_KEY_APP)
+                rc = seen_app(&v, k.app, k.app_len);
+            if (rc == 0)
+                rc = apply_one(s, kv, false);
+        }
+        more = resp.kvs.more && resp.kvs.n > 0;
+        if (more && rc == 0) {
+            /* The next page starts just after this one's last key. */
+            const struct etcd_kv *last = &resp.kvs.kv[resp.kvs.n - 1];
+            uint8_t *n = realloc(from, last->key_len + 1);
+            if (!n)
+                rc = -ENOMEM;
+            else {
+                from = n;
+                memcpy(from, last->key, last->key_len);
+                from[last->key_len] = '\0';
+                from_len = last->key_len + 1;
+            }
+        }
+        etcd_range_resp_free(&resp);
+    }
+    free(from);
+    if (rc == 0) {
+        qsort(v.flows, v.n_flows, sizeof(*v.flows), cmp_flow);
+        qsort(v.apps, v.n_apps, sizeof(char *), cmp_str);
+        struct prune p = {s, &v, 0, 0};
+        rc = store_foreach(s->mirror, NULL, prune_flow, &p);
+        if (rc == 0)
+            rc = store_kv_foreach(s->mirror, NULL, prune_app, &p);
+        if (rc == 0)
+            rc = queue_rev(s, rev);
+        if (rc == 0)
+            LOG_INFO(STORE_COMP, "read the cluster's records at etcd revision %" PRId64
+                     ": %zu flows, %zu app records; %" PRIu64 " held here and no longer "
+                     "in etcd let go", rev, v.n_flows, v.n_apps, p.n);
+    }
+    seen_free(&v);
+    return rc;
+}
+
+/* ---- the thread ------------------------------------------------------------------ */
+
+static void pause_ms(struct store_etcd *s, unsigned ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += (long)ms * 1000000L;
+    while (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    if (!atomic_load(&s->stop))
+        pthread_cond_timedwait(&s->cv, &s->lock, &until);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void watch_once(struct store_etcd *s)
+{
+    if (s->need_full) {
+        if (full_read(s) < 0) {
+            pause_ms(s, RETRY_MS);
+            return;
+        }
+        s->need_full = false;
+    }
+    struct etcd_watch_req req = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
+                                 .prefix = true, .start_revision = s->queued_rev + 1};
+    struct etcd_watch *w = NULL;
+    int rc = etcd_watch_open(s->rc, &req, on_watch, s, &w, NULL);
+    while (rc >= 0 && !s->need_full && !atomic_load(&s->stop))
+        rc = etcd_watch_poll(w, 100);
+    if (rc == -ESTALE) {
+        LOG_WARN(STORE_COMP, "etcd compacted past revision %" PRId64 ": reading every "
+                 "record again", s->queued_rev + 1);
+        s->need_full = true;
+    } else if (rc < 0 && !atomic_load(&s->stop)) {
+        LOG_WARN(STORE_COMP, "the watch of the cluster's flows ended (%s); opened again",
+                 w ? etcd_watch_error(w) : etcd_client_error(s->rc));
+        pause_ms(s, RETRY_MS);
+    }
+    etcd_watch_close(w);
+}
+
+static void *watch_main(void *arg)
+{
+    struct store_etcd *s = arg;
+
+    pthread_mutex_lock(&s->lock);
+    while (!s->armed && !atomic_load(&s->stop))
+        pthread_cond_wait(&s->cv, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    while (!atomic_load(&s->stop))
+        watch_once(s);
+    return NULL;
+}
+
+static int read_rev(const char *key, const void *val, size_t len, void *arg)
+{
+    char text[24];
+
+    if (strcmp(key, STORE_ETCD_REV_KEY) != 0)
+        return 0;
+    if (len == 0 || len >= sizeof(text))
+        return 1;
+    memcpy(text, val, len);
+    text[len] = '\0';
+    *(int64_t *)arg = strtoll(text, NULL, 10);
+    return 1;
+}
+
+int store_etcd_watch_start(struct store_etcd *s)
+{
+    int64_t rev = 0;
+    int rc = store_kv_foreach(s->mirror, STORE_ETCD_REV_KEY, read_rev, &rev);
+
+    if (rc < 0)
+        return rc;
+    s->applied = s->queued_rev = rev > 0 ? rev : 0;
+    s->need_full = s->queued_rev == 0;
+    rc = pthread_create(&s->watcher, NULL, watch_main, s);
+    if (rc) {
+        LOG_ERR(STORE_COMP, "cannot start the etcd watcher thread: %s", strerror(rc));
+        return -rc;
+    }
+    pthread_setname_np(s->watcher, "ofcd-etcdstore");
+    s->watcher_started = true;
+    return 0;
+}
+
+void store_etcd_arm(struct store_etcd *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->armed) {
+        s->armed = true;
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+void store_etcd_watch_stop(struct store_etcd *s)
+{
+    if (!s->watcher_started)
+        return;
+    pthread_mutex_lock(&s->lock);
+    atomic_store(&s->stop, true);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->watcher, NULL);
+    s->watcher_started = false;
+    store_sync(s->mirror);          /* what it queued is applied before the mirror closes */
+}
