@@ -34,6 +34,7 @@
 #include "flow_out.h"
 #include "flowmgr.h"
 #include "port.h"
+#include "cluster_store.h"
 #include "store.h"
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
@@ -271,10 +272,15 @@ static int open_flow_store(struct app_ctx *app)
 {
     char dir[CFG_STR_MAX + 16];
     struct store_config sc;
+    struct cluster_store_buf eb;
+    bool cluster = app->cfg.cluster_etcd_endpoints[0] != '\0';
 
     if (wire_store_cfg(&app->cfg, dir, sizeof(dir), &sc) < 0)
         return -EINVAL;
+    if (cluster && cluster_store_cfg(app, &sc, &eb) < 0)
+        return -EINVAL;
     app->store = store_open(&sc);
+    memset(eb.password, 0, sizeof(eb.password));
     if (!app->store)
         return -EIO;
     struct flowmgr_cfg fc;
@@ -282,7 +288,9 @@ static int open_flow_store(struct app_ctx *app)
     wire_flowmgr(app, &fc);
     flow_out_env(app, &env);
     app->fm = flowmgr_create(&fc, &env, app->store);
-    if (!app->fm) {
+    if (!app->fm || (cluster && cluster_store_follow(app) < 0)) {
+        flowmgr_destroy(app->fm);
+        app->fm = NULL;
         store_close(app->store);
         app->store = NULL;
         return -ENOMEM;

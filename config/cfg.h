@@ -248,6 +248,12 @@ int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen);
 size_t cfg_cluster_endpoints(const char *list, char *buf, size_t len, const char **out,
                              size_t max);
 
+/* The first line of cluster.etcd_password_file into buf, read as every
+ * secret file is (a regular file, mode 600; errors logged with the key and
+ * the path): 0 or a negative errno. The cluster app and the store's etcd
+ * backend both log in with it. */
+int cfg_cluster_password(const struct ofcd_config *cfg, char *buf, size_t len);
+
 /* A pool of n_small buffers of 512 B has this many of 64 KiB beside it: one
  * per CFG_LARGE_SHARE small ones, at least CFG_LARGE_SHARE. */
 #define CFG_LARGE_SHARE 64u

@@ -6,8 +6,11 @@
  * cannot run in a cluster yet).
  */
 #include "cfg_priv.h"
+#include "ofcd_log.h"
+#include "ofcd_pem.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,4 +137,26 @@ int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen)
                     "cluster the election picks each switch's master; leave openflow.role = "
                     "equal", cfg->of_role);
     return 0;
+}
+
+int cfg_cluster_password(const struct ofcd_config *cfg, char *buf, size_t len)
+{
+    const char *path = cfg->cluster_etcd_password_file;
+    char *text;
+    int rc = ofcd_secret_file_read("cluster", "cluster.etcd_password_file", path, &text);
+
+    if (rc < 0)
+        return rc;
+    size_t n = strcspn(text, "\r\n");
+    if (n == 0 || n >= len) {
+        LOG_ERR("cluster", "cluster.etcd_password_file = %s: %s", path,
+                n ? "its first line is too long" : "no password on its first line");
+        rc = -EINVAL;
+    } else {
+        memcpy(buf, text, n);
+        buf[n] = '\0';
+    }
+    memset(text, 0, strlen(text));
+    free(text);
+    return rc;
 }

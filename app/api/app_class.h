@@ -100,6 +100,11 @@ struct app_class {
     /* From the flow manager (any thread, its lock held): may this node
      * send FLOW_MODs to the switch now? (a cluster: its confirmed master) */
     bool (*may_write)(void *self, uint64_t dpid);
+    /* From the store's committer (a cluster's etcd backend): the key and
+     * create revision that must hold for a master-only write of dpid's
+     * (its state updates) to commit; -EPERM when this node does not master
+     * it. store.h's store_guard_fn. */
+    int (*store_guard)(void *self, uint64_t dpid, char *key, size_t cap, int64_t *rev);
     /* From REST threads, before any request that changes state (all but
      * GET, HEAD and logins): true refuses it with 503 and why (a cluster
      * node that cannot prove its lease may not write). */

@@ -12,7 +12,6 @@
 #include "of_event.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
-#include "ofcd_pem.h"
 #include "ofp_buf.h"
 #include "ofp_msg.h"
 #include "ofp_switch.h"
@@ -27,29 +26,6 @@ static const char *const cl_keys_read[] = {
 static bool cl_enabled(const struct ofcd_config *c)
 {
     return c->cluster_etcd_endpoints[0] != '\0';
-}
-
-/* The first line of cluster.etcd_password_file, read as every secret file
- * is (a regular file, mode 600; errors logged with the key and the path). */
-static int read_password(const char *path, char *buf, size_t len)
-{
-    char *text;
-    int rc = ofcd_secret_file_read("cluster", "cluster.etcd_password_file", path, &text);
-
-    if (rc < 0)
-        return rc;
-    size_t n = strcspn(text, "\r\n");
-    if (n == 0 || n >= len) {
-        LOG_ERR("cluster", "cluster.etcd_password_file = %s: %s", path,
-                n ? "its first line is too long" : "no password on its first line");
-        rc = -EINVAL;
-    } else {
-        memcpy(buf, text, n);
-        buf[n] = '\0';
-    }
-    memset(text, 0, strlen(text));
-    free(text);
-    return rc;
 }
 
 static const char *opt(const char *s)
@@ -76,7 +52,7 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
                                      sizeof(endpoints) / sizeof(endpoints[0]));
     int rc = 0;
     if (c->cluster_etcd_user[0])
-        rc = read_password(c->cluster_etcd_password_file, password, sizeof(password));
+        rc = cfg_cluster_password(c, password, sizeof(password));
     if (rc == 0 && (rc = cl_card_make(c, card, sizeof(card))) < 0)
         snprintf(err, sizeof(err), "this node's card: %s", strerror(-rc));
     if (rc == 0) {
@@ -334,6 +310,26 @@ static bool cl_may_write_dpid(void *self, uint64_t dpid)
     return ok;
 }
 
+/* Its state updates are written only while this node's candidate key of
+ * the switch still has the create revision it is master with: a node
+ * deposed meanwhile (its key gone, or a new one) writes nothing. */
+static int cl_store_guard(void *self, uint64_t dpid, char *key, size_t cap, int64_t *rev)
+{
+    struct cl_inst *ci = self;
+    struct cl_node *n = ci->node;
+    int rc = -EPERM;
+
+    pthread_mutex_lock(&n->lock);
+    const struct cl_sw *sw = cl_table_find(&n->table, dpid);
+    if (sw && cl_sw_may_write(sw, n->node_id, cl_node_may_act_locked(n, ofcd_clock_mono_us())) &&
+        cl_key_cand(key, cap, n->prefix, dpid, n->node_id) > 0) {
+        *rev = sw->generation;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
 /* A node that cannot prove its lease may have lost its switches to another
  * node already: what it accepted now could not be made good. */
 static bool cl_refuses_writes(void *self, char *why, size_t len)
@@ -393,6 +389,7 @@ const struct app_class cl_class = {
     .routes = cl_routes,
     .status = cl_status,
     .may_write = cl_may_write_dpid,
+    .store_guard = cl_store_guard,
     .refuses_writes = cl_refuses_writes,
     .health = cl_health,
     .destroy = cl_destroy,

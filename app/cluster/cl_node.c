@@ -92,9 +92,15 @@ static void clear_cands(void *arg, struct cl_sw *sw)
  * the members rebuilt from it, the watch to start after it. */
 static int full_read(struct cl_node *n)
 {
-    struct etcd_range r = {.key = n->prefix, .key_len = strlen(n->prefix), .prefix = true};
+    char from[CL_KEY_MAX], to[CL_KEY_MAX];
+    struct etcd_range r = {.key = from, .range_end = to};
     struct etcd_range_resp resp = {0};
-    int rc = etcd_get(n->etcd, &r, &resp);
+    int rc = cl_key_view(from, to, n->prefix);
+
+    r.key_len = strlen(from);
+    r.range_end_len = strlen(to);
+    if (rc == 0)
+        rc = etcd_get(n->etcd, &r, &resp);
 
     if (rc < 0) {
         etcd_failed(n, "reading the cluster's keys", rc);
@@ -373,9 +379,12 @@ static void *cl_main(void *arg)
                 retry_at = now_us() + CL_RETRY_MS * 1000u;
                 continue;
             }
+            char from[CL_KEY_MAX], to[CL_KEY_MAX];
+            cl_key_view(from, to, n->prefix);      /* checked by full_read */
             pthread_mutex_lock(&n->lock);
-            struct etcd_watch_req req = {.key = n->prefix, .key_len = strlen(n->prefix),
-                                         .prefix = true, .start_revision = n->revision + 1};
+            struct etcd_watch_req req = {.key = from, .key_len = strlen(from), .range_end = to,
+                                         .range_end_len = strlen(to),
+                                         .start_revision = n->revision + 1};
             pthread_mutex_unlock(&n->lock);
             int rc = etcd_watch_open(n->etcd, &req, on_watch, n, &w, NULL);
             if (rc < 0) {

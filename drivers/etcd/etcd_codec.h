@@ -123,6 +123,8 @@ struct etcd_watch_req {
     bool prefix;
     int64_t start_revision;   /* 0 = from now on */
     bool prev_kv;
+    const void *range_end;    /* [key, range_end) when range_end_len > 0 */
+    size_t range_end_len;
 };
 
 /* Each returns 0 and *out (free() it), -EINVAL (a key or value over its

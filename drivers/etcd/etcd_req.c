@@ -284,7 +284,8 @@ static int build_watch(json_t *o, const struct etcd_watch_req *w)
     if (!c)
         return -ENOMEM;
     rc = w->start_revision < 0 ? -EINVAL
-                               : set_span(c, w->key, w->key_len, w->prefix, NULL, 0);
+                               : set_span(c, w->key, w->key_len, w->prefix, w->range_end,
+                                          w->range_end_len);
     if (rc == 0 && w->start_revision)
         rc = set_num(c, "start_revision", w->start_revision);
     if (rc == 0 && w->prev_kv)

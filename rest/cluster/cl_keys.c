@@ -90,3 +90,11 @@ int cl_key_parse(const char *prefix, const uint8_t *key, size_t len, struct cl_k
         return -EINVAL;
     return take_node(key + head, len - head, out->node);
 }
+
+int cl_key_view(char *from, char *to, const char *prefix)
+{
+    int a = snprintf(from, CL_KEY_MAX, "%smembers/", prefix);
+    int b = snprintf(to, CL_KEY_MAX, "%sswitches0", prefix);    /* '0' follows '/' */
+
+    return a < 0 || b < 0 || a >= (int)CL_KEY_MAX || b >= (int)CL_KEY_MAX ? -ENAMETOOLONG : 0;
+}

@@ -27,6 +27,10 @@ int cl_key_member(char *buf, size_t len, const char *prefix, const char *node);
 int cl_key_members(char *buf, size_t len, const char *prefix);     /* every card */
 int cl_key_cand(char *buf, size_t len, const char *prefix, uint64_t dpid, const char *node);
 int cl_key_switches(char *buf, size_t len, const char *prefix);    /* every candidate */
+/* The keys a node reads and watches: [from, to) = members/ up to and with
+ * switches/, not the flows' records under data/ (the store's). Each
+ * buffer CL_KEY_MAX; 0 or -ENAMETOOLONG. */
+int cl_key_view(char *from, char *to, const char *prefix);
 
 enum cl_key_kind {
     CL_KEY_OTHER = 0,               /* under the prefix, not ours to read (a newer layout) */

@@ -1076,6 +1076,11 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!oc.ours[i])
             continue;
+        /* Already mirrored pending in this version (a cluster's watch got
+         * here first, flowmgr_sync): its ADD is queued or on its way. */
+        const struct fm_entry *have = fm_entry_find(sw, match_ids[i]);
+        if (have && have->flow_id == flow_ids[i] && have->state == STORE_FLOW_PENDING)
+            continue;
         uint8_t small[FM_WIRE_SMALL];
         uint8_t *big = NULL;
         const uint8_t *wire = small;
@@ -1261,10 +1266,13 @@ int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id)
                                                  .u.deleted = {.count = 1}});
         }
         rc = 0;
-    } else if (got && f && f->flow_id == sf.flow_id) {
+    } else if (got && f && f->flow_id == sf.flow_id &&
+               !(sf.state == STORE_FLOW_PENDING && f->state != STORE_FLOW_PENDING)) {
         if (f->state != (uint8_t)sf.state)
             mirror_state(fm, f, (uint8_t)sf.state);
     } else if (got) {
+        /* New, replaced, or the same version stored again (pending once
+         * more: a client sent it again): its ADD goes. */
         rc = sync_put(fm, sw, &sf);
     }
     if (got)

@@ -264,7 +264,7 @@ static void check_watch(struct etcd_client *c)
     OK(c, etcd_delete(c, &del, &d));
 
     key(k, "w/");
-    struct etcd_watch_req req = {k, strlen(k), true, from, true};
+    struct etcd_watch_req req = {k, strlen(k), true, from, true, NULL, 0};
     OK(c, etcd_watch_open(c, &req, on_watch, &s, &w, NULL));
     put(c, "outside", "y", 0);
     put(c, "w/c", "3", 0);
@@ -314,7 +314,7 @@ static void check_compacted(struct etcd_client *c)
     OK(c, etcd_compact(c, now, NULL));
 
     key(k, "cmp/");
-    struct etcd_watch_req req = {k, strlen(k), true, old, false};
+    struct etcd_watch_req req = {k, strlen(k), true, old, false, NULL, 0};
     /* etcd creates the watch, then cancels it (its watchers are synced
      * every 100 ms): -ESTALE from the open or from the first polls. */
     int rc = etcd_watch_open(c, &req, on_watch, &s, &w, &compact);
@@ -426,7 +426,7 @@ static void check_auth(char *url, const char *user, const char *password)
         FAIL("read back %s", v ? v : "(absent)");
     char k[128];
     key(k, "");
-    struct etcd_watch_req req = {k, strlen(k), true, from, false};
+    struct etcd_watch_req req = {k, strlen(k), true, from, false, NULL, 0};
     /* Twice: the second time after the token (TTL 1 s on this etcd)
      * expired unused: the watch is refused once, authenticates again and
      * is made; then a put the same way. */

@@ -117,8 +117,9 @@ static void test_req_lease_watch_auth(void **state)
 {
     (void)state;
     char *t = NULL;
-    struct etcd_watch_req w = {"/o/", 3, true, 42, true};
-    struct etcd_watch_req now = {"k", 1, false, 0, false};
+    struct etcd_watch_req w = {"/o/", 3, true, 42, true, NULL, 0};
+    struct etcd_watch_req now = {"k", 1, false, 0, false, NULL, 0};
+    struct etcd_watch_req span = {"a/", 2, false, 0, false, "b0", 2};
 
     expect_req(etcd_req_compact(17, true, &t), &t, "{\"revision\":\"17\",\"physical\":true}");
     expect_req(etcd_req_lease_grant(2, &t), &t, "{\"TTL\":\"2\"}");
@@ -128,6 +129,9 @@ static void test_req_lease_watch_auth(void **state)
                "{\"create_request\":{\"key\":\"L28v\",\"range_end\":\"L28w\","
                "\"start_revision\":\"42\",\"prev_kv\":true}}");
     expect_req(etcd_req_watch(&now, &t), &t, "{\"create_request\":{\"key\":\"aw==\"}}");
+    /* An explicit range: a node's view without the flows beside it. */
+    expect_req(etcd_req_watch(&span, &t), &t,
+               "{\"create_request\":{\"key\":\"YS8=\",\"range_end\":\"YjA=\"}}");
     /* A password with JSON's special characters stays a string. */
     expect_req(etcd_req_auth("root", "p\"w\\", &t), &t,
                "{\"name\":\"root\",\"password\":\"p\\\"w\\\\\"}");
@@ -144,7 +148,7 @@ static void test_req_bounds(void **state)
     struct etcd_put neg_lease = {"k", 1, "v", 1, -1};
     struct etcd_range neg_rev = {.key = "k", .key_len = 1, .revision = -1};
     struct etcd_range no_key_range = {.key = "", .key_len = 0};
-    struct etcd_watch_req neg_start = {"k", 1, false, -5, false};
+    struct etcd_watch_req neg_start = {"k", 1, false, -5, false, NULL, 0};
 
     assert_int_equal(etcd_req_put(&long_key, &t), -EINVAL);
     assert_int_equal(etcd_req_put(&no_key, &t), -EINVAL);

@@ -807,6 +807,21 @@ static void test_sync_follows_other_writers(void **state)
     struct flowmgr_stats st;
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
+    /* The same version stored again (a client POSTed it once more): pending
+     * again, its ADD goes again. */
+    sf.state = STORE_FLOW_PENDING;
+    assert_int_equal(store_put(t->store, &sf), 0);
+    from = t->n_sent;
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    /* The request's own path after the watch (the cluster's order): the
+     * version is mirrored pending already, no second ADD. */
+    from = t->n_sent;
+    assert_int_equal(flowmgr_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
     /* Deleted by the other node: DELETE_STRICT, and gone here. */
     assert_int_equal(store_del(t->store, DPID, mid), 0);
     from = t->n_sent;

@@ -1,0 +1,72 @@
+/* cluster_store: see cluster_store.h. */
+#include "cluster_store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "flowmgr.h"
+#include "ofcd_log.h"
+
+/* The app that has the say on mastership (the cluster's) guards. */
+static int guard(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev)
+{
+    struct app_ctx *app = arg;
+
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        if (a->cls->store_guard)
+            return a->cls->store_guard(a->self, dpid, key, cap, rev);
+    }
+    return -EPERM;
+}
+
+int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct cluster_store_buf *b)
+{
+    const struct ofcd_config *c = &app->cfg;
+    size_t n = cfg_cluster_endpoints(c->cluster_etcd_endpoints, b->list, sizeof(b->list),
+                                     b->endpoints, CLUSTER_STORE_ENDPOINTS);
+
+    b->password[0] = '\0';
+    if (c->cluster_etcd_user[0]) {
+        int rc = cfg_cluster_password(c, b->password, sizeof(b->password));
+        if (rc < 0)
+            return rc;
+    }
+    b->etcd = (struct store_etcd_cfg){
+        .endpoints = b->endpoints,
+        .n_endpoints = n < CLUSTER_STORE_ENDPOINTS ? n : CLUSTER_STORE_ENDPOINTS,
+        .prefix = c->cluster_prefix,
+        .ca = c->cluster_etcd_ca[0] ? c->cluster_etcd_ca : NULL,
+        .cert = c->cluster_etcd_cert[0] ? c->cluster_etcd_cert : NULL,
+        .key = c->cluster_etcd_key[0] ? c->cluster_etcd_key : NULL,
+        .user = c->cluster_etcd_user[0] ? c->cluster_etcd_user : NULL,
+        .password = c->cluster_etcd_user[0] ? b->password : NULL,
+        .guard = guard, .guard_arg = app};
+    sc->backend = STORE_BACKEND_ETCD;
+    sc->etcd = &b->etcd;
+    return 0;
+}
+
+/* On the mirror's committer, after each commit: every node's changes. */
+static void on_change(void *arg, uint64_t seq, const struct store_change *c, size_t n)
+{
+    struct app_ctx *app = arg;
+
+    (void)seq;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].kind != STORE_CHANGE_FLOW)
+            continue;
+        int rc = flowmgr_sync(app->fm, c[i].dpid, c[i].match_id);
+        if (rc < 0)
+            LOG_ERR("flows", "switch %016" PRIx64 ": flow %016" PRIx64 " changed in the "
+                    "cluster but not followed here: %s", c[i].dpid, c[i].match_id,
+                    strerror(-rc));
+    }
+}
+
+int cluster_store_follow(struct app_ctx *app)
+{
+    return store_watch(app->store, on_change, app);
+}
