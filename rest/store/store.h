@@ -171,6 +171,10 @@ struct store_config {
     /* etcd: where the records live (the mirror is an LMDB store under dir
      * with the settings above). */
     const struct store_etcd_cfg *etcd;
+    /* lmdb, as a replica's mirror: a put keeps the flow's added_ns and
+     * changed_ns as given (the writer's commit time; 0: this commit's), so
+     * every node's copy says the same times. */
+    bool keep_times;
 };
 
 /* Counters since store_open(); store_get_stats() gives a consistent snapshot. */

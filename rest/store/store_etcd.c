@@ -76,7 +76,16 @@ static int tx_add(struct store_etcd *s, enum etcd_op_kind kind, char *key, size_
         free(val);
         return -ENOMEM;
     }
-    if (s->n_ops == ETCD_TXN_OPS_MAX && (rc = tx_send(s, NULL, 0, NULL)) < 0) {
+    /* etcd refuses a transaction that names a key twice: a second change
+     * of one key (a flow POSTed twice in one batch) goes in the next. */
+    bool again = false;
+    for (size_t i = 0; i < s->n_ops && !again; i++) {
+        const struct etcd_op *o = &s->ops[i];
+        const void *k = o->kind == ETCD_OP_PUT ? o->u.put.key : o->u.del.key;
+        size_t l = o->kind == ETCD_OP_PUT ? o->u.put.key_len : o->u.del.key_len;
+        again = l == klen && memcmp(k, key, klen) == 0;
+    }
+    if ((again || s->n_ops == ETCD_TXN_OPS_MAX) && (rc = tx_send(s, NULL, 0, NULL)) < 0) {
         free(key);
         free(val);
         return rc;
@@ -137,10 +146,13 @@ static int settle(struct store_etcd *s)
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);
 }
 
-static int apply_put(struct store_etcd *s, struct store_op *op, struct store_tally *t)
+static int apply_put(struct store_etcd *s, struct store_op *op, uint64_t now,
+                     struct store_tally *t)
 {
     for (size_t i = 0; i < op->u.put.n; i++) {
-        int rc = tx_put_flow(s, &op->u.put.flows[i]);
+        struct store_flow f = op->u.put.flows[i];
+        f.added_ns = f.changed_ns = now;
+        int rc = tx_put_flow(s, &f);
         if (rc < 0)
             return rc;
     }
@@ -168,6 +180,7 @@ static int apply_del(struct store_etcd *s, struct store_op *op, struct store_tal
 struct sel_ctx {
     struct store_etcd *s;
     struct store_op *op;
+    uint64_t now;
     uint64_t n;
     int rc;
 };
@@ -188,6 +201,7 @@ static int sel_one(const struct store_flow *f, void *arg)
         struct store_flow d = *f;
         d.state = STORE_FLOW_DELETED;
         d.err_type = d.err_code = 0;
+        d.changed_ns = c->now;
         c->rc = tx_put_flow(c->s, &d);
     } else {
         c->rc = tx_del_flow(c->s, f->dpid, f->match_id);
@@ -196,9 +210,10 @@ static int sel_one(const struct store_flow *f, void *arg)
     return c->rc < 0 ? c->rc : 0;
 }
 
-static int apply_del_if(struct store_etcd *s, struct store_op *op, struct store_tally *t)
+static int apply_del_if(struct store_etcd *s, struct store_op *op, uint64_t now,
+                        struct store_tally *t)
 {
-    struct sel_ctx c = {s, op, 0, 0};
+    struct sel_ctx c = {s, op, now, 0, 0};
     uint64_t dpid = op->u.del_if.dpid;
     int rc = settle(s);
 
@@ -246,9 +261,10 @@ static int apply_state(struct store_etcd *s, struct store_op *op, struct store_t
         s->st = n;
         s->cap_st = nc;
     }
-    s->st[s->n_st++] = (struct store_etcd_state_op){
+    s->st[s->n_st] = (struct store_etcd_state_op){
         op->u.st.dpid, op->u.st.match_id, flow_id, op->u.st.state, op->u.st.err_type,
-        op->u.st.err_code};
+        op->u.st.err_code, s->n_st};
+    s->n_st++;
     t->state_updates++;
     return 0;
 }
@@ -304,11 +320,11 @@ static int etcd_apply(struct store_queue *q, struct store_op *op, uint64_t now,
     (void)now;
     switch (op->kind) {
     case STORE_OP_PUT:
-        return apply_put(s, op, t);
+        return apply_put(s, op, now, t);
     case STORE_OP_DEL:
         return apply_del(s, op, t);
     case STORE_OP_DEL_IF:
-        return apply_del_if(s, op, t);
+        return apply_del_if(s, op, now, t);
     case STORE_OP_STATE:
         return apply_state(s, op, t);
     case STORE_OP_SYNC:
@@ -329,10 +345,31 @@ static int etcd_begin(struct store_queue *q)
     return 0;
 }
 
-static int st_by_dpid(const void *a, const void *b)
+/* By switch, then flow, then queue order: the last update of a flow wins. */
+static int st_order(const void *a, const void *b)
 {
     const struct store_etcd_state_op *x = a, *y = b;
-    return x->dpid < y->dpid ? -1 : x->dpid > y->dpid;
+    if (x->dpid != y->dpid)
+        return x->dpid < y->dpid ? -1 : 1;
+    if (x->match_id != y->match_id)
+        return x->match_id < y->match_id ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorted, each flow's last update only (etcd refuses a key twice in one
+ * transaction). */
+static size_t st_last_only(struct store_etcd *s)
+{
+    size_t n = 0;
+
+    qsort(s->st, s->n_st, sizeof(*s->st), st_order);
+    for (size_t i = 0; i < s->n_st; i++) {
+        if (i + 1 < s->n_st && s->st[i + 1].dpid == s->st[i].dpid &&
+            s->st[i + 1].match_id == s->st[i].match_id)
+            continue;
+        s->st[n++] = s->st[i];
+    }
+    return n;
 }
 
 /* One switch's state updates: transactions guarded by this node's
@@ -419,7 +456,7 @@ static int etcd_commit(struct store_queue *q)
     int rc = tx_send(s, NULL, 0, NULL);
 
     if (rc == 0 && s->n_st) {
-        qsort(s->st, s->n_st, sizeof(*s->st), st_by_dpid);
+        s->n_st = st_last_only(s);
         for (size_t i = 0, j; i < s->n_st && rc == 0; i = j) {
             for (j = i + 1; j < s->n_st && s->st[j].dpid == s->st[i].dpid; j++)
                 ;
@@ -596,7 +633,8 @@ struct store *store_etcd_open(const struct store_config *cfg)
     /* The mirror commits what the watch brings at once: its batches form
      * while it syncs, and nobody's answer waits in a window of its own. */
     struct store_config mc = {.backend = STORE_BACKEND_LMDB, .dir = cfg->dir,
-                              .map_size = cfg->map_size, .max_async = 1u << 20};
+                              .map_size = cfg->map_size, .max_async = 1u << 20,
+                              .keep_times = true};
     s->mirror = s->wc && s->rc ? store_lmdb_open(&mc) : NULL;
     if (!s->mirror) {
         etcd_free(s);

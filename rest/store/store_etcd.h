@@ -65,8 +65,8 @@ int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len
                          struct store_etcd_key *out);
 
 /* A flow's value: a text line "ofcd-flow 1 <flow_id> <state> <err_type>
- * <err_code> <owner_len>" then the owner and the JSON, so etcdctl shows
- * it readably. malloc'd into *out; its length, or -ENOMEM / -EINVAL. */
+ * <err_code> <added_ns> <changed_ns> <owner_len>" (the times the writer's)
+ * then the owner and the JSON, so etcdctl shows it readably. malloc'd into *out; its length, or -ENOMEM / -EINVAL. */
 int store_etcd_rec_encode(const struct store_flow *f, char **out);
 /* f's pointers into v (the owner, *owner_len bytes, not NUL-terminated:
  * the caller copies it); dpid and match_id are the caller's (from the
@@ -87,6 +87,7 @@ struct store_etcd_state_op {
     uint64_t dpid, match_id, flow_id;
     enum store_flow_state state;
     uint16_t err_type, err_code;
+    size_t seq;                     /* queue order within the batch */
 };
 
 struct store_etcd {

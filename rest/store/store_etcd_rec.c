@@ -88,8 +88,10 @@ int store_etcd_rec_encode(const struct store_flow *f, char **out)
 {
     size_t olen = store_owner_len(f);
     char head[128];
-    int h = snprintf(head, sizeof(head), REC_MAGIC "%016" PRIx64 " %u %u %u %zu\n", f->flow_id,
-                     (unsigned)f->state, (unsigned)f->err_type, (unsigned)f->err_code, olen);
+    int h = snprintf(head, sizeof(head),
+                     REC_MAGIC "%016" PRIx64 " %u %u %u %" PRIu64 " %" PRIu64 " %zu\n",
+                     f->flow_id, (unsigned)f->state, (unsigned)f->err_type,
+                     (unsigned)f->err_code, f->added_ns, f->changed_ns, olen);
 
     if (h < 0 || (size_t)h >= sizeof(head) || (unsigned)f->state > STORE_FLOW_DELETED)
         return -EINVAL;
@@ -107,10 +109,17 @@ int store_etcd_rec_encode(const struct store_flow *f, char **out)
     return (int)len;
 }
 
-/* Reads "<hex16> <u> <u> <u>" and, when last is not NULL, " <size>": the
- * numbers of both values' header lines. Returns the bytes read, or -1. */
+/* The times and the owner's length of a flow's header line. */
+struct rec_tail {
+    uint64_t added_ns, changed_ns;
+    size_t owner_len;
+};
+
+/* Reads "<hex16> <u> <u> <u>" and, when tail is not NULL, " <u64> <u64>
+ * <size>": the numbers of both values' header lines. Returns the bytes
+ * read, or -1. */
 static int read_head(const uint8_t *v, size_t len, uint64_t *flow_id, unsigned *state,
-                     unsigned *et, unsigned *ec, size_t *last)
+                     unsigned *et, unsigned *ec, struct rec_tail *tail)
 {
     char line[128];
     size_t n = 0;
@@ -121,19 +130,20 @@ static int read_head(const uint8_t *v, size_t len, uint64_t *flow_id, unsigned *
     line[n] = '\0';
     uint64_t id;
     unsigned s, t, c;
-    size_t o = 0;
+    struct rec_tail r = {0, 0, 0};
     int used = 0;
-    int got = last ? sscanf(line, "%16" SCNx64 " %u %u %u %zu%n", &id, &s, &t, &c, &o, &used)
+    int got = tail ? sscanf(line, "%16" SCNx64 " %u %u %u %" SCNu64 " %" SCNu64 " %zu%n", &id,
+                            &s, &t, &c, &r.added_ns, &r.changed_ns, &r.owner_len, &used)
                    : sscanf(line, "%16" SCNx64 " %u %u %u%n", &id, &s, &t, &c, &used);
-    if (got != (last ? 5 : 4) || (size_t)used != n || s > STORE_FLOW_DELETED || t > 0xffff ||
+    if (got != (tail ? 7 : 4) || (size_t)used != n || s > STORE_FLOW_DELETED || t > 0xffff ||
         c > 0xffff)
         return -1;
     *flow_id = id;
     *state = s;
     *et = t;
     *ec = c;
-    if (last)
-        *last = o;
+    if (tail)
+        *tail = r;
     return (int)n;
 }
 
@@ -141,11 +151,12 @@ int store_etcd_rec_decode(const uint8_t *v, size_t len, struct store_flow *f, si
 {
     size_t ml = sizeof(REC_MAGIC) - 1;
     unsigned s, t, c;
-    size_t olen;
+    struct rec_tail r;
 
     if (len < ml || memcmp(v, REC_MAGIC, ml) != 0)
         return -EBADMSG;
-    int n = read_head(v + ml, len - ml, &f->flow_id, &s, &t, &c, &olen);
+    int n = read_head(v + ml, len - ml, &f->flow_id, &s, &t, &c, &r);
+    size_t olen = r.owner_len;
     if (n < 0)
         return -EBADMSG;
     size_t body = ml + (size_t)n + 1;
@@ -157,7 +168,8 @@ int store_etcd_rec_decode(const uint8_t *v, size_t len, struct store_flow *f, si
     f->owner = (const char *)v + body;   /* not NUL-terminated: the caller copies */
     f->json = v + body + olen;
     f->json_len = len - body - olen;
-    f->added_ns = f->changed_ns = 0;
+    f->added_ns = r.added_ns;
+    f->changed_ns = r.changed_ns;
     f->priv = NULL;
     *owner_len = olen;
     return 0;

@@ -71,6 +71,7 @@
 
 struct store_lmdb {
     struct store_queue q;     /* first: the group commit, then struct store */
+    bool keep_times;          /* store_config.keep_times */
     MDB_env *env;
     MDB_dbi dbi;
     MDB_dbi kv_dbi;           /* the apps' records (store_kv_*) */
@@ -139,7 +140,7 @@ static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof(v)); 
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof(v)); return v; }
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof(v)); return v; }
 
-static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now)
+static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now, bool keep_times)
 {
     size_t olen = store_owner_len(f);
 
@@ -151,8 +152,8 @@ static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now)
     put16(v + REC_OFF_ERR_CODE, f->state == STORE_FLOW_ERROR ? f->err_code : 0);
     put32(v + REC_OFF_JSON_LEN, (uint32_t)f->json_len);
     put64(v + REC_OFF_FLOW_ID, f->flow_id);
-    put64(v + REC_OFF_ADDED, now);
-    put64(v + REC_OFF_CHANGED, now);
+    put64(v + REC_OFF_ADDED, keep_times && f->added_ns ? f->added_ns : now);
+    put64(v + REC_OFF_CHANGED, keep_times && f->changed_ns ? f->changed_ns : now);
     if (olen)
         memcpy(v + REC_HDR_LEN, f->owner, olen);
     if (f->json_len)
@@ -229,7 +230,7 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE);
         if (rc)
             return store_err(rc);
-        rec_encode(v.mv_data, f, now);
+        rec_encode(v.mv_data, f, now, s->keep_times);
         t->put++;
         rc = store_queue_changed_flow(&s->q, f->dpid, f->match_id, false);
         if (rc)
@@ -821,6 +822,7 @@ struct store *store_lmdb_open(const struct store_config *cfg)
         return NULL;
     }
     s->map_size = cfg->map_size ? cfg->map_size : STORE_DEFAULT_MAP_SIZE;
+    s->keep_times = cfg->keep_times;
     rc = store_env_open(s, cfg->dir);
     if (rc) {
         LOG_ERR(STORE_COMP, "cannot open LMDB in %s: %s", cfg->dir, mdb_strerror(rc));

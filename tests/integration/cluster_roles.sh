@@ -5,12 +5,19 @@
 #   - every bridge has exactly one master (OVS's own view), spread: no node
 #     more than one above an even share; the nodes agree (GET /api/v1/cluster);
 #   - a fourth node given a live node's name writes nothing and refuses changes;
+#   - 2,000 flows POSTed round-robin to the three nodes (through etcd): each
+#     installed once, by its bridge's master; every node stores all of them
+#     installed;
 #   - kill -9 of the node that masters the most: every bridge has a master
 #     among the survivors within lease TTL + 1 s of the kill, as OVS reports it;
+#     300 flows POSTed to the survivors meanwhile all installed once, none of
+#     the 2,000 lost or doubled, no consistency check finding an alien flow;
 #   - SIGSTOP of a master for longer than the TTL: the others take its
 #     bridges, never two masters at once; SIGCONT: it has stepped down, joins
 #     again behind the others and gets its share back;
-#   - the killed node restarted: rejoins and takes its share back;
+#   - the killed node restarted: rejoins, resumes from the revision its mirror
+#     recorded (no full read) with the flows POSTed while it was down, and
+#     takes its share back;
 #   - the etcd leader killed: no mastership moves;
 #   - two of three etcd members stopped: writes answer 503, health says out
 #     of quorum, switches stay connected and keep their flows; started
@@ -74,11 +81,46 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: applicat
 ovs_wait_flow br1 priority=4321 || fail "the flow did not reach br1"
 pass "a flow POSTed to br1's master is installed"
 
+# ---- flows through etcd: POSTed to any node, installed by the master ------
+N=2000
+# How many flows of priority $2 bridge $1 holds.
+flows_on() { ovs_dump_flows "$1" | grep -c "priority=$2[ ,]"; }
+# Every bridge holds exactly its share of the $2 flows of priority $1
+# (cluster_post.py puts flow i on bridge i % B + 1).
+all_installed() {
+    local b want
+    for b in $(seq $B); do
+        want=$(($2 / B + ((b - 1) < $2 % B ? 1 : 0)))
+        [ "$(flows_on br$b $1)" = $want ] || return 1
+    done
+}
+# Node $1 stores $3 flows of priority $2, every one installed.
+stored_installed() {
+    cl_node_rest $1 "/api/kytos/flow_manager/v2/stored_flows" |
+        jq -e --argjson p $2 --argjson n $3 \
+            '[.[][] | select(.flow.priority == $p)] | length == $n and all(.state == "installed")' \
+            >/dev/null
+}
+ports=8181,8182,8183
+posted=$(python3 "$here/cluster_post.py" $ports $N $B 2000 | tr '\n' ' ') ||
+    fail "POSTs round-robin to the three nodes: $posted"
+wait_until 60 all_installed 2000 $N ||
+    fail "not every flow installed once: br1 holds $(flows_on br1 2000) of $((N / B))"
+for k in 1 2 3; do
+    wait_until 30 stored_installed $k 2000 $N || fail "node $k does not store all $N installed"
+done
+pass "$N flows POSTed round-robin to the three nodes ($posted): each installed once by" \
+     "its bridge's master, every node stores all of them installed"
+
 # ---- kill -9 of the node that masters the most ---------------------------
 victim=$(most_masters)
 theirs=$(bridges_of $victim)
+survivors=$(for k in 1 2 3; do [ $k = $victim ] || printf '%s,' $((8180 + k)); done)
 t0=$(date +%s%N)
 cl_node_kill $victim KILL
+# While the survivors take over: flows POSTed to them, for every bridge.
+python3 "$here/cluster_post.py" "${survivors%,}" 300 $B 2001 > "$work/failover-posts.txt" &
+poster=$!
 # OVS writes a controller's role into its database a few seconds late (when
 # a connection's state changes); the switch's ROLE_REPLY, which the new
 # master logs, is when the switch made the change.
@@ -90,6 +132,20 @@ echo "failover of node $victim's bridges ($theirs): switches confirmed new maste
      "after kill -9 (OVS's database showed it after $db_ms ms)"
 [ $ms -le $(((TTL + 1) * 1000)) ] || fail "failover took $ms ms, more than TTL + 1 s"
 pass "kill -9 of node $victim: new masters in $ms ms (TTL $TTL s)"
+wait $poster || fail "POSTs to the survivors during the failover: $(cat "$work/failover-posts.txt")"
+wait_until 30 all_installed 2001 300 ||
+    fail "flows POSTed during the failover not all installed once: br1 holds" \
+         "$(flows_on br1 2001) of $((300 / B))"
+all_installed 2000 $N || fail "flows installed before the failover lost or doubled after it"
+for k in 1 2 3; do
+    [ $k = $victim ] && continue
+    wait_until 30 stored_installed $k 2001 300 || fail "node $k does not store the 300 installed"
+    a=$(curl -s "http://127.0.0.1:$((8180 + k))/metrics" |
+        awk '/^ofcd_flow_manager_total\{what="alien_deleted"\}/ { print $2 }')
+    [ "${a:-x}" = 0 ] || fail "node $k's consistency check deleted ${a:-?} flows nobody stored"
+done
+pass "300 flows POSTed to the survivors during the failover ($(tr '\n' ' ' <"$work/failover-posts.txt")):" \
+     "all installed once, none of the $N before lost or doubled, no alien flow"
 wait_until 20 masters_spread $B 2 || fail "survivors not spread: $(master_counts)"
 pass "survivors spread the bridges: $(master_counts)"
 
@@ -97,6 +153,12 @@ pass "survivors spread the bridges: $(master_counts)"
 cl_node_start $victim "$work" --cluster.lease_ttl_s=$TTL || fail "node $victim did not restart"
 wait_until 60 masters_spread $B 3 || fail "node $victim did not get its share back: $(master_counts)"
 pass "node $victim rejoined and took its share back: $(master_counts)"
+grep -Eq "mirrored in .* \(revision [1-9][0-9]*\)" "$work/node$victim.log" &&
+    ! grep -q "read the cluster's records" "$work/node$victim.log" ||
+    fail "node $victim did not resume from the revision its mirror recorded"
+wait_until 30 stored_installed $victim 2001 300 ||
+    fail "node $victim came back without the flows POSTed while it was down"
+pass "node $victim resumed from its mirror's revision and has the 300 flows POSTed meanwhile"
 
 # ---- SIGSTOP longer than the TTL -------------------------------------------
 sleeper=$(most_masters)

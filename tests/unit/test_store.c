@@ -1791,6 +1791,44 @@ static void test_etcd_two_nodes(void **state)
     rmdir(dir_b);
 }
 
+static void rc_done(void *arg, int rc)
+{
+    *(volatile int *)arg = rc;
+}
+
+/* One batch that changes a key twice (a flow POSTed twice, two barrier
+ * replies for one flow): etcd refuses a key twice in one transaction, so
+ * the store must not send it so (it failed the whole batch with -EINVAL). */
+static void test_etcd_same_key_twice(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = {.dir = t->dir, .linger_us = 300000, .batch_target = 64};
+    struct tflow v1, v2;
+    volatile int rc1 = 1, rc2 = 1;
+    struct store_flow g;
+
+    struct store *s = etcd_open_case(&cfg);
+    assert_non_null(s);
+    mk_flow(&v1, 3, 30, 1);
+    assert_int_equal(store_put(s, &v1.f), 0);
+    mk_flow(&v2, 3, 30, 2);
+    /* In the same window: two versions, then two state updates of the last. */
+    assert_int_equal(store_put_many_async(s, &v1.f, 1, rc_done, (void *)&rc1), 0);
+    assert_int_equal(store_put_many_async(s, &v2.f, 1, rc_done, (void *)&rc2), 0);
+    assert_int_equal(store_sync(s), 0);
+    /* A batch of state updates alone (no put before them to flush). */
+    assert_int_equal(store_set_state(s, 3, 30, v2.f.flow_id, STORE_FLOW_ERROR, 4, 5), 0);
+    assert_int_equal(store_set_state(s, 3, 30, v2.f.flow_id, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(rc1, 0);
+    assert_int_equal(rc2, 0);
+    assert_stored(s, &v2);
+    assert_int_equal(store_get(s, 3, 30, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+    store_close(s);
+}
+
 /* A state update goes only while the guard says this node masters the
  * switch, and only while its key still has that create revision. */
 struct guard_ctx {
@@ -1880,6 +1918,7 @@ int main(void)
         T(test_async_select_in_order, be_etcd), T(test_kv_records, be_etcd),
         T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
         T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
+        T(test_etcd_same_key_twice, be_etcd),
     };
     int failed = 0;
 
