@@ -534,13 +534,18 @@ static int etcd_get_stats(struct store *s, struct store_stats *st)
     return rc;
 }
 
-/* The mirror's commits carry every node's changes: its watcher is ours. */
+/* The mirror's commits carry every node's changes: its watcher is ours.
+ * The first one arms the watch and returns once the mirror caught up (or
+ * after confirm_ms), so what is read after it is etcd's, and every change
+ * since the caller's own reads reached fn. */
 static int etcd_watch(struct store *s, store_watch_fn fn, void *arg)
 {
     int rc = store_watch(E(s)->mirror, fn, arg);
 
-    if (fn)
+    if (fn && rc == 0) {
         store_etcd_arm(E(s));
+        store_etcd_wait_ready(E(s));
+    }
     return rc;
 }
 

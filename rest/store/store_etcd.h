@@ -118,6 +118,8 @@ struct store_etcd {
     pthread_mutex_t lock;           /* the fields below */
     pthread_cond_t cv;              /* applied moved, armed, stop */
     bool armed;                     /* a watcher is set or a write waits */
+    bool ready;                     /* caught up with etcd once: ready_rev */
+    int64_t ready_rev;              /* the mirror holds etcd as of then once applied */
     int64_t applied;                /* the mirror holds every change up to it */
     uint64_t mirror_errors;         /* changes the mirror failed to apply */
     uint64_t guard_refused;         /* state updates of switches not mastered here */
@@ -130,5 +132,9 @@ int store_etcd_watch_start(struct store_etcd *s);
 void store_etcd_watch_stop(struct store_etcd *s);
 /* Let it read etcd now (a watcher was set, or a write waits). */
 void store_etcd_arm(struct store_etcd *s);
+/* Wait (at most confirm_ms) until the mirror has caught up with etcd once
+ * since it was armed: 0, or -ETIMEDOUT (logged: reads are stale until it
+ * has). */
+int store_etcd_wait_ready(struct store_etcd *s);
 
 #endif

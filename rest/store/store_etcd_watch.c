@@ -393,21 +393,71 @@ static void pause_ms(struct store_etcd *s, unsigned ms)
     pthread_mutex_unlock(&s->lock);
 }
 
+static void set_ready(struct store_etcd *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->ready) {
+        s->ready = true;
+        s->ready_rev = s->queued_rev;
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* etcd's revision now (a one-key read's header). */
+static int64_t etcd_now(struct store_etcd *s)
+{
+    struct etcd_range r = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
+                           .limit = 1, .keys_only = true};
+    struct etcd_range_resp resp = {0};
+    int64_t rev = etcd_get(s->rc, &r, &resp) == 0 ? resp.hdr.revision : -1;
+
+    etcd_range_resp_free(&resp);
+    return rev;
+}
+
+static bool ready_now(struct store_etcd *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool r = s->ready;
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
 static void watch_once(struct store_etcd *s)
 {
+    int64_t target = 0;
+
     if (s->need_full) {
         if (full_read(s) < 0) {
             pause_ms(s, RETRY_MS);
             return;
         }
         s->need_full = false;
+        set_ready(s);               /* everything at the read's revision is queued */
+    } else if (!ready_now(s) && (target = etcd_now(s)) < 0) {
+        pause_ms(s, RETRY_MS);
+        return;
     }
     struct etcd_watch_req req = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
                                  .prefix = true, .start_revision = s->queued_rev + 1};
     struct etcd_watch *w = NULL;
     int rc = etcd_watch_open(s->rc, &req, on_watch, s, &w, NULL);
-    while (rc >= 0 && !s->need_full && !atomic_load(&s->stop))
+    /* Resuming: etcd sends the changes since the mirror's revision right
+     * after the watch is made (its watchers catch up every 100 ms); once
+     * they reach etcd's revision of before, or none came for a while (none
+     * in this prefix), the mirror has caught up. */
+    unsigned quiet_ms = 0;
+    while (rc >= 0 && !s->need_full && !atomic_load(&s->stop)) {
         rc = etcd_watch_poll(w, 100);
+        if (target && rc >= 0) {
+            quiet_ms = rc > 0 ? 0 : quiet_ms + 100;
+            if (s->queued_rev >= target || quiet_ms >= 300) {
+                set_ready(s);
+                target = 0;
+            }
+        }
+    }
     if (rc == -ESTALE) {
         LOG_WARN(STORE_COMP, "etcd compacted past revision %" PRId64 ": reading every "
                  "record again", s->queued_rev + 1);
@@ -487,4 +537,30 @@ void store_etcd_watch_stop(struct store_etcd *s)
     pthread_join(s->watcher, NULL);
     s->watcher_started = false;
     store_sync(s->mirror);          /* what it queued is applied before the mirror closes */
+}
+
+int store_etcd_wait_ready(struct store_etcd *s)
+{
+    struct timespec until;
+    int rc = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += s->confirm_ms / 1000;
+    until.tv_nsec += (long)(s->confirm_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (!(s->ready && s->applied >= s->ready_rev) && rc == 0 && !atomic_load(&s->stop))
+        rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);
+    bool ok = s->ready && s->applied >= s->ready_rev;
+    pthread_mutex_unlock(&s->lock);
+    if (!ok) {
+        LOG_WARN(STORE_COMP, "not caught up with etcd within %u ms: this node serves what "
+                 "its copy held (revision %" PRId64 ") until it has", s->confirm_ms,
+                 s->applied);
+        return -ETIMEDOUT;
+    }
+    return 0;
 }
