@@ -56,8 +56,14 @@ static void on_change(void *arg, uint64_t seq, const struct store_change *c, siz
 
     (void)seq;
     for (size_t i = 0; i < n; i++) {
-        if (c[i].kind != STORE_CHANGE_FLOW)
+        if (c[i].kind == STORE_CHANGE_KV) {
+            for (unsigned k = 0; k < app->n_inst; k++) {
+                const struct app_inst *a = &app->inst[k];
+                if (a->cls->store_changed)
+                    a->cls->store_changed(a->self, c[i].key, c[i].removed);
+            }
             continue;
+        }
         int rc = flowmgr_sync(app->fm, c[i].dpid, c[i].match_id);
         if (rc < 0)
             LOG_ERR("flows", "switch %016" PRIx64 ": flow %016" PRIx64 " changed in the "

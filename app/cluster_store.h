@@ -8,7 +8,9 @@
  * node's mirror applies it, and this watch hands each changed flow to
  * flowmgr_sync(), which mirrors it and queues its FLOW_MOD — sent by the
  * switch's master only (flowmgr_env.may_write). The node that took the
- * request answers once its own mirror shows it.
+ * request answers once its own mirror shows it. An app record changed
+ * (the topology's metadata, flags, links) goes to the apps'
+ * store_changed hook.
  */
 #ifndef OFCD_CLUSTER_STORE_H
 #define OFCD_CLUSTER_STORE_H

@@ -105,6 +105,12 @@ struct app_class {
      * (its state updates) to commit; -EPERM when this node does not master
      * it. store.h's store_guard_fn. */
     int (*store_guard)(void *self, uint64_t dpid, char *key, size_t cap, int64_t *rev);
+    /* From the store's committer (a cluster's copy of etcd): an app record
+     * (store_kv_*) written or removed, by any node. Quick, and it must not
+     * take a lock that another thread holds across a store write (that
+     * write waits for this very commit): queue the key, act on it later
+     * (on_tick). */
+    void (*store_changed)(void *self, const char *key, bool removed);
     /* From REST threads, before any request that changes state (all but
      * GET, HEAD and logins): true refuses it with 503 and why (a cluster
      * node that cannot prove its lease may not write). */

@@ -2,6 +2,7 @@
 #include "topo_class.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +20,22 @@
 #include "topo_admin.h"
 #include "topo_app.h"
 #include "topo_flow.h"
+#include "topo_keep.h"
 #include "topo_rest.h"
+
+/* Keys of the topology's records another node changed (a cluster), from
+ * the store's committer to the control thread's tick. */
+#define TOPO_FOLLOW_MAX 4096u
+struct topo_follow {
+    pthread_mutex_t lock;
+    char **keys;
+    size_t n;
+    size_t dropped;                 /* past TOPO_FOLLOW_MAX: logged */
+};
 
 struct topo_inst {
     const struct app_host *host;
+    struct topo_follow follow;
     struct topo_app_cfg app;         /* the workers' part (read by every worker) */
     struct topo_admin *admin;        /* REST writes, workers read */
     struct topo_ctl *ctl;            /* under the switch view's lock */
@@ -68,6 +81,10 @@ static void topo_destroy(void *self)
         return;
     if (t->rest_ready)
         topo_rest_fini(&t->rest);
+    for (size_t i = 0; i < t->follow.n; i++)
+        free(t->follow.keys[i]);
+    free(t->follow.keys);
+    pthread_mutex_destroy(&t->follow.lock);
     topo_ctl_destroy(t->ctl);
     topo_admin_destroy(t->admin);
     free(t);
@@ -83,6 +100,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     if (!t)
         return -ENOMEM;
     t->host = host;
+    pthread_mutex_init(&t->follow.lock, NULL);
     if (RAND_bytes(t->app.key, sizeof(t->app.key)) != 1) {
         LOG_ERR("topology", "no random bytes for the LLDP key");
         free(t);
@@ -156,11 +174,52 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
         topo_flow_ensure(t->host->store, t->host->fm, h.dpid, &t->flow_log);
 }
 
-/* Links silent past topology.link_timeout_s go down. */
+/* On the store's committer: only queued (the hook's rules). */
+static void topo_store_changed(void *self, const char *key, bool removed)
+{
+    struct topo_inst *t = self;
+
+    (void)removed;                  /* the record is read again when applied */
+    if (!topo_keep_is_ours(key))
+        return;
+    pthread_mutex_lock(&t->follow.lock);
+    char *k = t->follow.n < TOPO_FOLLOW_MAX ? strdup(key) : NULL;
+    if (k && !(t->follow.n % 64)) {
+        char **nk = realloc(t->follow.keys, (t->follow.n + 64) * sizeof(*nk));
+        if (nk)
+            t->follow.keys = nk;
+        else {
+            free(k);
+            k = NULL;
+        }
+    }
+    if (k)
+        t->follow.keys[t->follow.n++] = k;
+    else
+        t->follow.dropped++;
+    pthread_mutex_unlock(&t->follow.lock);
+}
+
+/* What other nodes changed, then links silent past
+ * topology.link_timeout_s go down. */
 static void topo_on_tick(void *self, uint64_t now_us)
 {
     struct topo_inst *t = self;
 
+    pthread_mutex_lock(&t->follow.lock);
+    char **keys = t->follow.keys;
+    size_t n = t->follow.n, dropped = t->follow.dropped;
+    t->follow.keys = NULL;
+    t->follow.n = t->follow.dropped = 0;
+    pthread_mutex_unlock(&t->follow.lock);
+    for (size_t i = 0; i < n; i++) {
+        topo_rest_follow(&t->rest, keys[i]);
+        free(keys[i]);
+    }
+    free(keys);
+    if (dropped)
+        LOG_ERR("topology", "%zu changes of the topology's records in the cluster came faster "
+                "than this node follows them: not followed until it restarts", dropped);
     t->host->view_lock(t->host->view_arg);
     topo_ctl_tick(t->ctl, now_us);
     t->host->view_unlock(t->host->view_arg);
@@ -219,6 +278,7 @@ const struct app_class topo_class = {
     .on_event_locked = topo_on_event_locked,
     .on_event = topo_on_event,
     .on_tick = topo_on_tick,
+    .store_changed = topo_store_changed,
     .counters = topo_counters,
     .routes = topo_routes,
     .status = topo_status,

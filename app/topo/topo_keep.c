@@ -209,3 +209,104 @@ int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
     *meta = L.meta;
     return 0;
 }
+
+/* ---- following another node's changes (a cluster) --------------------------------- */
+
+bool topo_keep_is_meta(const char *key)
+{
+    return strncmp(key, KEEP_META, strlen(KEEP_META)) == 0;
+}
+
+bool topo_keep_is_ours(const char *key)
+{
+    return strncmp(key, "topology/", 9) == 0;
+}
+
+struct exact {
+    const char *key;
+    char *val;
+    size_t len;
+    bool found;
+};
+
+static int read_exact(const char *key, const void *val, size_t len, void *arg)
+{
+    struct exact *x = arg;
+
+    if (strcmp(key, x->key) != 0)
+        return 0;
+    x->found = true;
+    x->val = malloc(len + 1);
+    if (!x->val)
+        return -ENOMEM;
+    memcpy(x->val, val, len);
+    x->val[len] = '\0';
+    x->len = len;
+    return 1;
+}
+
+/* key's value now: *x filled (found false: no such record). */
+static int read_now(struct store *s, const char *key, struct exact *x)
+{
+    *x = (struct exact){key, NULL, 0, false};
+    int rc = store_kv_foreach(s, key, read_exact, x);
+    if (rc < 0)
+        free(x->val);
+    return rc;
+}
+
+int topo_keep_follow_meta(struct store *s, const char *key, json_t *meta)
+{
+    struct exact x;
+    int rc = read_now(s, key, &x);
+
+    if (rc < 0)
+        return rc;
+    const char *kind = key + strlen(KEEP_META), *slash = strchr(kind, '/');
+    char k[16];
+    if (!slash || slash == kind || (size_t)(slash - kind) >= sizeof(k) || !slash[1]) {
+        free(x.val);
+        return -EINVAL;
+    }
+    memcpy(k, kind, (size_t)(slash - kind));
+    k[slash - kind] = '\0';
+    if (!x.found) {
+        json_object_del(json_object_get(meta, k), slash + 1);
+        return 0;
+    }
+    struct load L = {meta, NULL, NULL, 0, 0};
+    rc = load_meta(&L, key, x.val, x.len);
+    free(x.val);
+    return rc;
+}
+
+int topo_keep_follow_state(struct store *s, const char *key, struct topo_admin *admin,
+                           struct topo_ctl *ctl)
+{
+    struct exact x;
+    int rc = read_now(s, key, &x);
+    struct load L = {NULL, admin, ctl, 0, 0};
+
+    if (rc < 0)
+        return rc;
+    if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0) {
+        struct topo_end e;
+        if (!x.found)
+            return topo_end_parse(key + strlen(KEEP_ADMIN), '/', true, &e) < 0
+                       ? -EINVAL
+                       : (topo_admin_set(admin, e.dpid, e.port, 0), 0);
+        rc = load_admin(&L, key, x.val, x.len);
+    } else if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0) {
+        if (!x.found) {
+            struct topo_link_rec *l = topo_ctl_find(ctl, key + strlen(KEEP_LINK));
+            if (l)
+                l->enabled = true;
+            return 0;
+        }
+        rc = load_link(&L, key, x.val, x.len);
+    } else {
+        rc = -EINVAL;
+    }
+    free(x.val);
+    return rc;
+}

@@ -54,4 +54,20 @@ int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled)
 int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
                    struct topo_ctl *ctl);
 
+/*
+ * Following another node's change (a cluster's store: the records are
+ * shared, each node holds its own copy in memory). key is one of the
+ * records above, changed or removed; its value is read from the store now
+ * and applied as at load, a removed one undone (metadata gone, flags 0, the
+ * link enabled). topo_keep_is_ours: a key of the topology's;
+ * topo_keep_is_meta: one of its metadata (follow_meta, under the meta
+ * lock), else follow_state (admin flags and links, under the view's lock).
+ * 0, -EINVAL for a key that does not parse, or the store's error.
+ */
+bool topo_keep_is_ours(const char *key);
+bool topo_keep_is_meta(const char *key);
+int topo_keep_follow_meta(struct store *s, const char *key, json_t *meta);
+int topo_keep_follow_state(struct store *s, const char *key, struct topo_admin *admin,
+                           struct topo_ctl *ctl);
+
 #endif

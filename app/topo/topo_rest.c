@@ -651,6 +651,26 @@ int topo_rest_load(struct topo_rest *t, struct store *s)
     return 0;
 }
 
+void topo_rest_follow(struct topo_rest *t, const char *key)
+{
+    int rc;
+
+    if (!t->store || !topo_keep_is_ours(key))
+        return;
+    if (topo_keep_is_meta(key)) {
+        pthread_mutex_lock(&t->meta_lock);
+        rc = topo_keep_follow_meta(t->store, key, t->meta);
+        pthread_mutex_unlock(&t->meta_lock);
+    } else {
+        t->lock(t->lock_arg);
+        rc = topo_keep_follow_state(t->store, key, t->admin, t->ctl);
+        t->unlock(t->lock_arg);
+    }
+    if (rc < 0)
+        LOG_WARN("topology", "record %s changed in the cluster, not followed here: %s", key,
+                 strerror(-rc));
+}
+
 void topo_rest_fini(struct topo_rest *t)
 {
     json_decref(t->meta);

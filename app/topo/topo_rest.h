@@ -67,6 +67,10 @@ int topo_rest_init(struct topo_rest *t, const char *data_dir);
  * data_dir/topology_metadata.json into the store. 0, or a negative errno
  * (logged: the file is not JSON, the store cannot be read). */
 int topo_rest_load(struct topo_rest *t, struct store *s);
+/* A record of the topology's changed in the store by another node (a
+ * cluster): this node's copy follows it (topo_keep_follow_*). On the
+ * control thread, without the view's lock. */
+void topo_rest_follow(struct topo_rest *t, const char *key);
 void topo_rest_fini(struct topo_rest *t);
 
 #endif

@@ -31,7 +31,7 @@ leader=$(cl_etcd_leader) || fail "etcd has no leader"
 pass "etcd: 3 members on $CL_ETCD_ENDPOINTS, member $leader leads"
 
 for k in 1 2 3; do
-    cl_node_start $k "$work/cl" || fail "node $k did not start"
+    cl_node_start $k "$work/cl" --apps.topology=true || fail "node $k did not start"
 done
 for k in 1 2 3; do
     h=$(cl_node_rest $k /api/v1/health)
@@ -53,6 +53,42 @@ for br in br1 br2 br3 br4; do
     [ "$c" = 3 ] || fail "$br: $c of its 3 controllers connected"
 done
 pass "4 bridges, each with its 3 controllers is_connected=true"
+
+# The topology's records are shared: what one node changes, the others
+# show while they run.
+topo=/api/kytos/topology/v3
+dp=00:00:00:00:00:00:10:01
+# until node $1 answers $2 with JSON that jq -e $3 accepts, at most 10 s
+shows() {
+    local end=$((SECONDS + 10))
+    until cl_node_rest $1 "$2" | jq -e "$3" >/dev/null 2>&1; do
+        [ $SECONDS -lt $end ] || return 1
+        sleep 0.1
+    done
+}
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d '{"site": "lab-a", "rack": 7}' "http://127.0.0.1:8181$topo/switches/$dp/metadata")
+[ "$code" = 201 ] || fail "POST metadata to node 1 answered $code"
+for k in 2 3; do
+    shows $k "$topo/switches/$dp/metadata" '.metadata == {"site": "lab-a", "rack": 7}' ||
+        fail "node $k does not show node 1's metadata: $(cl_node_rest $k "$topo/switches/$dp/metadata")"
+done
+code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE \
+    "http://127.0.0.1:8182$topo/switches/$dp/metadata/rack")
+[ "$code" = 200 ] || fail "DELETE of a metadata key on node 2 answered $code"
+shows 1 "$topo/switches/$dp/metadata" '.metadata == {"site": "lab-a"}' ||
+    fail "node 1 still shows the key node 2 deleted"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:8183$topo/switches/$dp/disable")
+[ "$code" = 201 ] || fail "disabling $dp on node 3 answered $code"
+for k in 1 2; do
+    shows $k "$topo/switches" ".switches[\"$dp\"].enabled == false" ||
+        fail "node $k does not show $dp disabled by node 3"
+done
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:8181$topo/switches/$dp/enable")
+[ "$code" = 201 ] || fail "enabling $dp on node 1 answered $code"
+shows 3 "$topo/switches" ".switches[\"$dp\"].enabled == true" ||
+    fail "node 3 does not show $dp enabled again by node 1"
+pass "metadata added and deleted, a switch disabled and enabled through one node: the others follow"
 
 # The etcd leader dies: the two others elect one of them (a member's
 # /health is true only while it sees a leader), then the member comes back.
