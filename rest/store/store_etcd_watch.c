@@ -438,6 +438,18 @@ static void watch_once(struct store_etcd *s)
     } else if (!ready_now(s) && (target = etcd_now(s)) < 0) {
         pause_ms(s, RETRY_MS);
         return;
+    } else if (target && target < s->queued_rev) {
+        /* etcd is behind the copy: not the etcd the copy was made from (a
+         * new one, or restored from a backup). Its watch would start in
+         * its future and the copy keep what etcd does not have. */
+        LOG_WARN(STORE_COMP, "etcd is at revision %" PRId64 ", this node's copy at %" PRId64
+                 ": not the same etcd; reading every record again", target, s->queued_rev);
+        pthread_mutex_lock(&s->lock);
+        s->applied = 0;
+        pthread_mutex_unlock(&s->lock);
+        s->queued_rev = 0;
+        s->need_full = true;
+        return;
     }
     struct etcd_watch_req req = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
                                  .prefix = true, .start_revision = s->queued_rev + 1};

@@ -10,8 +10,12 @@
 # new master (the switch's ROLE_REPLY, as the new master logged it); the
 # node restarted and its share back. Then the same with SIGTERM (a
 # graceful leave: the lease is revoked). p50/p99 of each, as text and
-# OUT_DIR/cluster.json. Prints, never asserts. Needs root; about 20 s a
-# round.
+# OUT_DIR/cluster.json. At the first size, before the rounds: one-flow
+# POSTs (3,000, twelve connections spread over the nodes) and batched ones
+# (6,000 flows, 100 a request) through etcd, then the same against node 1
+# alone without a cluster (LMDB) on the same bridges: requests/s, flows/s,
+# p50/p99 of the answers (OUT_DIR/cluster_posts.json). Prints, never
+# asserts. Needs root; about 20 s a round.
 #
 # usage: run_bench_cluster.sh OFCD_BINARY CONFIG_FILE [OUT_DIR]
 set -uo pipefail
@@ -41,6 +45,46 @@ pct() {   # pct P FILE: the P-th percentile of the numbers in FILE
         if (!NR) { print "null"; exit } i = int((NR - 1) * p / 100 + 0.5) + 1; print v[i] }'
 }
 
+# post_line LABEL OUTPUT: "202 3000 / in 2.3 s, ..." as one JSON object.
+post_json() {
+    python3 -c '
+import re, sys
+t = sys.stdin.read()
+m = re.search(r"in ([0-9.]+) s, ([0-9.]+) POSTs/s, ([0-9.]+) flows/s, p50 ([0-9.]+) ms p99 ([0-9.]+) ms", t)
+ok = re.search(r"^202 ([0-9]+)$", t, re.M)
+print("{\"posts_s\": %s, \"flows_s\": %s, \"p50_ms\": %s, \"p99_ms\": %s, \"ok\": %s}" % (
+    m.group(2), m.group(3), m.group(4), m.group(5), ok.group(1) if ok else 0) if m else "null")'
+}
+
+# One-flow and batched POSTs through the cluster, then node 1 alone on the
+# same bridges (LMDB, no etcd), twelve connections each time.
+post_bench() {
+    local S=$1 one batch aone abatch
+    one=$(python3 "$here/../integration/cluster_post.py" 8181,8182,8183 3000 "$S" 3000)
+    batch=$(FLOWS_PER_POST=100 python3 "$here/../integration/cluster_post.py" 8181,8182,8183 \
+        6000 "$S" 3001 10000)
+    printf 'POSTs through etcd (3 nodes): one flow each: %s\n' "$(tr '\n' ' ' <<<"$one")"
+    printf 'POSTs through etcd (3 nodes): 100 flows each: %s\n' "$(tr '\n' ' ' <<<"$batch")"
+    cl_all_stop
+    cl_node_start 1 "$work" --cluster.etcd_endpoints= --app.data_dir="$work/alone" ||
+        { echo "node 1 alone did not start"; exit 1; }
+    ovs_wait_connected "$S" 60 || echo "  not every bridge connected to node 1 alone"
+    aone=$(CONNS_PER_NODE=12 python3 "$here/../integration/cluster_post.py" 8181 3000 "$S" 3002)
+    abatch=$(CONNS_PER_NODE=12 FLOWS_PER_POST=100 python3 "$here/../integration/cluster_post.py" \
+        8181 6000 "$S" 3003 10000)
+    printf 'POSTs to one node alone (LMDB): one flow each: %s\n' "$(tr '\n' ' ' <<<"$aone")"
+    printf 'POSTs to one node alone (LMDB): 100 flows each: %s\n' "$(tr '\n' ' ' <<<"$abatch")"
+    printf '{"switches": %s, "cluster_one": %s, "cluster_batch": %s, "alone_one": %s, "alone_batch": %s}\n' \
+        "$S" "$(post_json <<<"$one")" "$(post_json <<<"$batch")" "$(post_json <<<"$aone")" \
+        "$(post_json <<<"$abatch")" >"$OUT/cluster_posts.json"
+    cl_node_stop 1
+    cl_etcd_start "$work" || { echo "etcd did not start again"; exit 1; }
+    for k in 1 2 3; do
+        cl_node_start $k "$work" --cluster.lease_ttl_s=$TTL || { echo "node $k failed"; exit 1; }
+    done
+    wait_until 120 masters_spread "$S" 3 || { echo "no spread again at $S: $(master_counts)"; exit 1; }
+}
+
 json="{"
 for S in $SIZES; do
     cl_etcd_start "$work" || { echo "etcd did not start"; exit 1; }
@@ -50,6 +94,7 @@ for S in $SIZES; do
     ovs_start "$work/ovs" >/dev/null 2>&1 || { echo "cannot start Open vSwitch"; exit 1; }
     ovs_add_bridges "$S" "$(cl_controllers 3)" 1000 || { echo "cannot create the bridges"; exit 1; }
     wait_until 120 masters_spread "$S" 3 || { echo "no spread at $S: $(master_counts)"; exit 1; }
+    [ "$S" = "${SIZES%% *}" ] && post_bench "$S"
     for how in KILL TERM; do
         : >"$work/ovs_$how.txt"
         : >"$work/role_$how.txt"

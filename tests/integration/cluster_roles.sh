@@ -13,7 +13,8 @@
 #     300 flows POSTed to the survivors meanwhile all installed once, none of
 #     the 2,000 lost or doubled, no consistency check finding an alien flow;
 #   - SIGSTOP of a master for longer than the TTL: the others take its
-#     bridges, never two masters at once; SIGCONT: it has stepped down, joins
+#     bridges, never two masters at once; SIGCONT: a change sent to it while
+#     it was stopped answers 503 (its lease is past), it has stepped down, joins
 #     again behind the others and gets its share back;
 #   - the killed node restarted: rejoins, resumes from the revision its mirror
 #     recorded (no full read) with the flows POSTed while it was down, and
@@ -168,7 +169,25 @@ wait_until $((TTL + 5)) one_master_each $B $sleeper ||
 never_two=$(bridge_masters | awk '{ n[$1]++ } END { for (b in n) if (n[b] > 1) print b }')
 [ -z "$never_two" ] || fail "two masters at once on: $never_two"
 pass "node $sleeper stopped: the others took its bridges"
+# A change sent to it while it is stopped waits in its socket; it is the
+# first thing it answers after SIGCONT, with its lease past: 503.
+curl -s -m 30 -o "$work/stopped-post.txt" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' \
+    -d '{"flows": [{"priority": 4323, "match": {"dl_type": 2048}}]}' \
+    "http://127.0.0.1:$((8180 + sleeper))/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:10:03" \
+    >"$work/stopped-code.txt" &
+stopped_post=$!
+# The kernel holds the request for the stopped process: a connection to
+# its REST port with bytes waiting to be read.
+request_waits() {
+    ss -Htn state established "( sport = :$((8180 + sleeper)) )" | awk '$1 > 0 { f = 1 } END { exit !f }'
+}
+wait_until 5 request_waits || fail "the POST to the stopped node $sleeper did not reach its socket"
 cl_node_kill $sleeper CONT
+wait $stopped_post
+[ "$(cat "$work/stopped-code.txt")" = 503 ] ||
+    fail "a POST to node $sleeper while stopped answered $(cat "$work/stopped-code.txt") after SIGCONT: $(cat "$work/stopped-post.txt")"
+pass "node $sleeper answered the change sent while it was stopped with 503: $(cat "$work/stopped-post.txt")"
 wait_for_line "$work/node$sleeper.log" "its lease is no longer proved" 5 ||
     fail "node $sleeper did not say it stepped down"
 wait_for_line "$work/node$sleeper.log" "every switch's key is written anew" 10 ||

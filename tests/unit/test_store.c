@@ -1831,6 +1831,38 @@ static void test_etcd_same_key_twice(void **state)
     store_close(s);
 }
 
+/* A copy ahead of etcd (etcd replaced, or restored from a backup): read
+ * whole again, not watched from a revision etcd has not reached (it kept
+ * a record etcd does not have, and missed the ones etcd has). */
+static void test_etcd_copy_ahead(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = {.dir = t->dir};
+    struct seen_log l = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    struct tflow a, b;
+    struct store_flow g;
+
+    struct store *s = etcd_open_case(&cfg);
+    assert_non_null(s);
+    mk_flow(&a, 4, 40, 1);
+    assert_int_equal(store_put(s, &a.f), 0);
+    store_close(s);
+    /* The copy alone: a revision far ahead, a record etcd never had. */
+    s = store_lmdb_open(&cfg);
+    assert_non_null(s);
+    assert_int_equal(store_kv_put(s, "ofcd/etcd_revision", "999999999", 9), 0);
+    mk_flow(&b, 4, 41, 1);
+    assert_int_equal(store_put(s, &b.f), 0);
+    store_close(s);
+
+    s = etcd_open_case(&cfg);
+    assert_non_null(s);
+    assert_int_equal(store_watch(s, seen_cb, &l), 0);
+    assert_stored(s, &a);
+    assert_int_equal(store_get(s, 4, 41, &g), -ENOENT);
+    store_close(s);
+}
+
 /* A state update goes only while the guard says this node masters the
  * switch, and only while its key still has that create revision. */
 struct guard_ctx {
@@ -1920,7 +1952,7 @@ int main(void)
         T(test_async_select_in_order, be_etcd), T(test_kv_records, be_etcd),
         T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
         T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
-        T(test_etcd_same_key_twice, be_etcd),
+        T(test_etcd_same_key_twice, be_etcd), T(test_etcd_copy_ahead, be_etcd),
     };
     int failed = 0;
 
