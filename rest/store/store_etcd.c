@@ -263,7 +263,7 @@ static int apply_state(struct store_etcd *s, struct store_op *op, struct store_t
     }
     s->st[s->n_st] = (struct store_etcd_state_op){
         op->u.st.dpid, op->u.st.match_id, flow_id, op->u.st.state, op->u.st.err_type,
-        op->u.st.err_code, s->n_st};
+        op->u.st.err_code, s->n_st, false};
     s->n_st++;
     t->state_updates++;
     return 0;
@@ -448,6 +448,74 @@ static int wait_applied(struct store_etcd *s, int64_t rev)
     return rc;
 }
 
+/* The end of the switch's updates that start at st[i]. */
+static size_t st_group_end(const struct store_etcd *s, size_t i)
+{
+    size_t j = i + 1;
+    while (j < s->n_st && s->st[j].dpid == s->st[i].dpid)
+        j++;
+    return j;
+}
+
+/* From st[*i]: as many switches' updates as fit one transaction, each
+ * switch's guard a compare of it, so a batch of barrier replies from many
+ * switches is one etcd revision, not one per switch. If a compare fails
+ * (a switch lost meanwhile), each switch of it goes alone (send_states),
+ * and only the lost one's are dropped. A switch with more than a
+ * transaction's worth goes alone at once. */
+static int send_states_some(struct store_etcd *s, size_t *i)
+{
+    size_t j = *i, n_cmp = 0, first = *i;
+
+    if (st_group_end(s, j) - j > ETCD_TXN_OPS_MAX / 2 || !s->guard) {
+        size_t k = st_group_end(s, j);
+        *i = k;
+        return send_states(s, s->st + j, k - j);
+    }
+    int rc = 0;
+    while (j < s->n_st && rc == 0) {
+        size_t k = st_group_end(s, j);
+        if (s->n_ops + (k - j) > ETCD_TXN_OPS_MAX || n_cmp == ETCD_TXN_OPS_MAX ||
+            k - j > ETCD_TXN_OPS_MAX / 2)
+            break;
+        if (s->guard(s->guard_arg, s->st[j].dpid, s->gkey[n_cmp], sizeof(s->gkey[n_cmp]),
+                     &s->gcmp[n_cmp].number) < 0) {
+            pthread_mutex_lock(&s->lock);
+            s->guard_refused += k - j;
+            pthread_mutex_unlock(&s->lock);
+            for (size_t x = j; x < k; x++)
+                s->st[x].dpid_skip = true;
+            j = k;
+            continue;
+        }
+        s->gcmp[n_cmp].target = ETCD_CMP_CREATE;
+        s->gcmp[n_cmp].result = ETCD_CMP_EQUAL;
+        s->gcmp[n_cmp].key = s->gkey[n_cmp];
+        s->gcmp[n_cmp].key_len = strlen(s->gkey[n_cmp]);
+        n_cmp++;
+        for (; j < k && rc == 0; j++) {
+            char kb[STORE_ETCD_KEY_MAX], v[128];
+            const struct store_etcd_state_op *o = &s->st[j];
+            int kl = store_etcd_key_state(kb, sizeof(kb), s->data_prefix, o->dpid, o->match_id);
+            int vl = store_etcd_state_encode(v, sizeof(v), o->flow_id, o->state, o->err_type,
+                                             o->err_code);
+            rc = vl < 0 ? vl : tx_add(s, ETCD_OP_PUT, key_dup(kb, kl), (size_t)kl,
+                                      strndup(v, (size_t)vl), (size_t)vl);
+        }
+    }
+    *i = j;
+    bool ok = true;
+    if (rc == 0)
+        rc = tx_send(s, s->gcmp, n_cmp, &ok);
+    for (size_t x = first; rc == 0 && !ok && x < j;) {
+        size_t k = st_group_end(s, x);
+        if (!s->st[x].dpid_skip)
+            rc = send_states(s, s->st + x, k - x);
+        x = k;
+    }
+    return rc;
+}
+
 /* The batch's last transaction, its state updates, then the wait for the
  * mirror to show the newest revision written. */
 static int etcd_commit(struct store_queue *q)
@@ -457,11 +525,8 @@ static int etcd_commit(struct store_queue *q)
 
     if (rc == 0 && s->n_st) {
         s->n_st = st_last_only(s);
-        for (size_t i = 0, j; i < s->n_st && rc == 0; i = j) {
-            for (j = i + 1; j < s->n_st && s->st[j].dpid == s->st[i].dpid; j++)
-                ;
-            rc = send_states(s, s->st + i, j - i);
-        }
+        for (size_t i = 0; i < s->n_st && rc == 0;)
+            rc = send_states_some(s, &i);
     }
     s->n_st = 0;
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);

@@ -88,7 +88,10 @@ struct store_etcd_state_op {
     enum store_flow_state state;
     uint16_t err_type, err_code;
     size_t seq;                     /* queue order within the batch */
+    bool dpid_skip;                 /* its switch not mastered here: dropped */
 };
+
+#define STORE_ETCD_GUARD_KEY_MAX 320u   /* a candidate key (cl_keys.h's CL_KEY_MAX) */
 
 struct store_etcd {
     struct store_queue q;           /* first: the group commit, then struct store */
@@ -106,6 +109,8 @@ struct store_etcd {
     int64_t batch_rev;              /* the newest revision this batch wrote */
     struct store_etcd_state_op *st;
     size_t n_st, cap_st;
+    struct etcd_cmp gcmp[ETCD_TXN_OPS_MAX];                  /* the guards of one txn */
+    char gkey[ETCD_TXN_OPS_MAX][STORE_ETCD_GUARD_KEY_MAX];
 
     /* the watcher thread */
     struct etcd_client *rc;

@@ -68,7 +68,7 @@ post_bench() {
     cl_all_stop
     cl_node_start 1 "$work" --cluster.etcd_endpoints= --app.data_dir="$work/alone" ||
         { echo "node 1 alone did not start"; exit 1; }
-    ovs_wait_connected "$S" 60 || echo "  not every bridge connected to node 1 alone"
+    wait_rest_metric ofcd_switches_up "$S" 60 || echo "  not every bridge connected to node 1 alone"
     aone=$(CONNS_PER_NODE=12 python3 "$here/../integration/cluster_post.py" 8181 3000 "$S" 3002)
     abatch=$(CONNS_PER_NODE=12 FLOWS_PER_POST=100 python3 "$here/../integration/cluster_post.py" \
         8181 6000 "$S" 3003 10000)

@@ -1869,17 +1869,17 @@ struct guard_ctx {
     bool master;
     char key[192];
     int64_t rev;
+    int64_t rev_10;                 /* switch 10's */
 };
 
 static int test_guard(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev)
 {
     struct guard_ctx *g = arg;
 
-    (void)dpid;
     if (!g->master)
         return -EPERM;
     snprintf(key, cap, "%s", g->key);
-    *rev = g->rev;
+    *rev = dpid == 10 ? g->rev_10 : g->rev;
     return 0;
 }
 
@@ -1925,6 +1925,24 @@ static void test_etcd_guard(void **state)
     assert_int_equal(store_sync(s), 0);
     assert_int_equal(store_get(s, 9, 1, &g), 0);
     assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+
+    /* Two switches' updates in one batch, switch 10 lost meanwhile (its
+     * generation no longer the key's): switch 9's are written all the same. */
+    struct tflow f10;
+    mk_flow(&tf, 9, 2, 1);
+    mk_flow(&f10, 10, 2, 1);
+    struct store_flow both[2] = {tf.f, f10.f};
+    assert_int_equal(store_put_many(s, both, 2), 0);
+    gc.rev_10 = 5;
+    assert_int_equal(store_set_state(s, 9, 2, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_set_state(s, 10, 2, 0, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(store_get(s, 9, 2, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+    assert_int_equal(store_get(s, 10, 2, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
     store_flow_release(&g);
     store_close(s);
 }
