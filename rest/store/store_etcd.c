@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "store_etcd.h"
 
@@ -423,18 +424,11 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
 /* Until the mirror shows rev (0: nothing to wait for), at most confirm_ms. */
 static int wait_applied(struct store_etcd *s, int64_t rev)
 {
-    struct timespec until;
     int rc = 0;
 
     if (rev == 0)
         return 0;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += s->confirm_ms / 1000;
-    until.tv_nsec += (long)(s->confirm_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = ofcd_clock_deadline((uint64_t)s->confirm_ms * 1000u);
     pthread_mutex_lock(&s->lock);
     while (s->applied < rev && rc == 0 && !atomic_load(&s->stop))
         rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "store_etcd.h"
 
@@ -278,7 +279,8 @@ static int prune_flow(const struct store_flow *f, void *arg)
     struct prune *p = arg;
     uint64_t key[2] = {f->dpid, f->match_id};
 
-    if (bsearch(key, p->v->flows, p->v->n_flows, sizeof(*p->v->flows), cmp_flow))
+    if (p->v->n_flows &&
+        bsearch(key, p->v->flows, p->v->n_flows, sizeof(*p->v->flows), cmp_flow))
         return 0;
     p->n++;
     p->rc = store_del_async(p->s->mirror, f->dpid, f->match_id, del_done, NULL);
@@ -292,7 +294,7 @@ static int prune_app(const char *key, const void *val, size_t len, void *arg)
     (void)val;
     (void)len;
     if (strcmp(key, STORE_ETCD_REV_KEY) == 0 ||
-        bsearch(&key, p->v->apps, p->v->n_apps, sizeof(char *), cmp_str))
+        (p->v->n_apps && bsearch(&key, p->v->apps, p->v->n_apps, sizeof(char *), cmp_str)))
         return 0;
     char *k = strdup(key);
     if (!k)
@@ -359,8 +361,12 @@ static int full_read(struct store_etcd *s)
     }
     free(from);
     if (rc == 0) {
-        qsort(v.flows, v.n_flows, sizeof(*v.flows), cmp_flow);
-        qsort(v.apps, v.n_apps, sizeof(char *), cmp_str);
+        /* (qsort and bsearch are not given an empty array: NULL is not
+         * theirs to take.) */
+        if (v.n_flows)
+            qsort(v.flows, v.n_flows, sizeof(*v.flows), cmp_flow);
+        if (v.n_apps)
+            qsort(v.apps, v.n_apps, sizeof(char *), cmp_str);
         struct prune p = {s, &v, 0, 0};
         rc = store_foreach(s->mirror, NULL, prune_flow, &p);
         if (rc == 0)
@@ -380,13 +386,8 @@ static int full_read(struct store_etcd *s)
 
 static void pause_ms(struct store_etcd *s, unsigned ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += (long)ms * 1000000L;
-    while (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = ofcd_clock_deadline((uint64_t)ms * 1000u);
+
     pthread_mutex_lock(&s->lock);
     if (!atomic_load(&s->stop))
         pthread_cond_timedwait(&s->cv, &s->lock, &until);
@@ -553,16 +554,9 @@ void store_etcd_watch_stop(struct store_etcd *s)
 
 int store_etcd_wait_ready(struct store_etcd *s)
 {
-    struct timespec until;
+    struct timespec until = ofcd_clock_deadline((uint64_t)s->confirm_ms * 1000u);
     int rc = 0;
 
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += s->confirm_ms / 1000;
-    until.tv_nsec += (long)(s->confirm_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&s->lock);
     while (!(s->ready && s->applied >= s->ready_rev) && rc == 0 && !atomic_load(&s->stop))
         rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);
