@@ -25,16 +25,11 @@ client=http://127.0.0.1:23795
 TTL=3
 log=$work/ofcd.log
 
-etcd --name gate --data-dir "$work/etcd" \
-    --listen-client-urls $client --advertise-client-urls $client \
-    --listen-peer-urls http://127.0.0.1:23796 \
-    --initial-advertise-peer-urls http://127.0.0.1:23796 \
-    --initial-cluster gate=http://127.0.0.1:23796 \
-    --logger zap --log-outputs "$work/etcd.log" >/dev/null 2>&1 &
-etcd_pid=$!
-it_on_exit "kill -CONT $etcd_pid 2>/dev/null; kill $etcd_pid 2>/dev/null"
-wait_for_line "$work/etcd.log" 'serving client (traffic|requests)' 20 ||
-    { tail -20 "$work/etcd.log" >&2; fail "etcd did not start"; }
+started=0
+etcd_single gate 23795 23796 "$work" || started=$?
+it_on_exit "kill -CONT $ETCD_PID 2>/dev/null; kill $ETCD_PID 2>/dev/null"
+[ $started = 0 ] || fail "etcd did not start"
+etcd_pid=$ETCD_PID
 
 start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
     --cluster.etcd_endpoints=$client --cluster.node_id=gate1 --cluster.lease_ttl_s=$TTL \

@@ -32,16 +32,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-etcd --name probe --data-dir "$work/data" \
-    --listen-client-urls $client --advertise-client-urls $client \
-    --listen-peer-urls http://127.0.0.1:23791 \
-    --initial-advertise-peer-urls http://127.0.0.1:23791 \
-    --initial-cluster probe=http://127.0.0.1:23791 \
-    --auth-token-ttl 1 --logger zap --log-outputs "$work/etcd.log" >/dev/null 2>&1 &
-etcd_pid=$!
-# Ready when it serves clients: its own line saying so.
-wait_for_line "$work/etcd.log" 'serving client (traffic|requests)' 20 ||
-    { tail -20 "$work/etcd.log" >&2; fail "etcd did not start"; }
+# Its tokens live 1 s (--auth-token-ttl): the probe sees one expire.
+started=0
+etcd_single probe 23790 23791 "$work" --auth-token-ttl 1 || started=$?
+etcd_pid=$ETCD_PID
+[ $started = 0 ] || fail "etcd did not start"
 pass "etcd $(etcd --version | head -1 | cut -d' ' -f3) on $client"
 
 "$probe" check $dead $client || fail "etcd-probe check"

@@ -174,3 +174,23 @@ it_cleanup() {
     fi
     if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
 }
+
+# etcd_single NAME CLIENT_PORT PEER_PORT DIR [etcd options]: a one-member
+# etcd of the test's own on loopback (never the system's 2379), its data in
+# DIR/etcd-data and its log in DIR/etcd.log; ETCD_PID names it (set even
+# when it fails to start, for the caller's cleanup). Returns once it serves
+# clients, 1 if it did not within 20 s (its log's tail on stderr).
+etcd_single() {
+    local name=$1 cport=$2 pport=$3 dir=$4
+    shift 4
+    etcd --name "$name" --data-dir "$dir/etcd-data" \
+        --listen-client-urls "http://127.0.0.1:$cport" \
+        --advertise-client-urls "http://127.0.0.1:$cport" \
+        --listen-peer-urls "http://127.0.0.1:$pport" \
+        --initial-advertise-peer-urls "http://127.0.0.1:$pport" \
+        --initial-cluster "$name=http://127.0.0.1:$pport" \
+        --logger zap --log-outputs "$dir/etcd.log" "$@" >/dev/null 2>&1 &
+    ETCD_PID=$!
+    wait_for_line "$dir/etcd.log" 'serving client (traffic|requests)' 20 ||
+        { tail -20 "$dir/etcd.log" >&2; return 1; }
+}

@@ -28,15 +28,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-etcd --name store --data-dir "$work/data" \
-    --listen-client-urls $client --advertise-client-urls $client \
-    --listen-peer-urls http://127.0.0.1:23798 \
-    --initial-advertise-peer-urls http://127.0.0.1:23798 \
-    --initial-cluster store=http://127.0.0.1:23798 \
-    --logger zap --log-outputs "$work/etcd.log" >/dev/null 2>&1 &
-etcd_pid=$!
-wait_for_line "$work/etcd.log" 'serving client (traffic|requests)' 20 ||
-    { tail -20 "$work/etcd.log" >&2; fail "etcd did not start"; }
+started=0
+etcd_single store 23797 23798 "$work" || started=$?
+etcd_pid=$ETCD_PID
+[ $started = 0 ] || fail "etcd did not start"
 pass "etcd on $client"
 
 OFCD_TEST_ETCD=$client OFCD_TEST_ETCD_ONLY=1 "$test_store" ||
