@@ -169,6 +169,14 @@ int store_queue_kv_put_async(struct store *s, const char *key, const void *val, 
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg);
 int store_queue_watch(struct store *s, store_watch_fn fn, void *arg);
 
+/* The write half in a backend's ops table, as every backend has it:
+ * `static const struct store_ops x = {.name = ..., STORE_QUEUE_WRITE_OPS, ...}`. */
+#define STORE_QUEUE_WRITE_OPS                                                             \
+    .put_many_async = store_queue_put_many_async, .del_async = store_queue_del_async,     \
+    .select_async = store_queue_select_async, .set_state = store_queue_set_state,         \
+    .purge_deleted = store_queue_purge_deleted, .sync_async = store_queue_sync_async,     \
+    .kv_put_async = store_queue_kv_put_async, .kv_del_async = store_queue_kv_del_async
+
 /* The queue's counters (a backend's get_stats adds its gauges). */
 void store_queue_stats(struct store_queue *q, struct store_stats *st);
 
