@@ -242,6 +242,7 @@ static void keepalive(struct cl_node *n)
     if (rc == 0) {
         n->stats.keepalives++;
         cl_fence_answer(&n->fence, sent, l.ttl);
+        cl_members_ttl(&n->members, n->node_id, n->lease, l.ttl, sent);
         n->etcd_ok = true;
         n->etcd_error[0] = '\0';
     } else {
@@ -261,6 +262,38 @@ static void keepalive(struct cl_node *n)
     pthread_mutex_unlock(&n->lock);
     if (rc < 0)
         etcd_failed(n, "lease keepalive", rc);
+}
+
+/* One other node's lease TTL left, one node a keepalive round (GET
+ * /api/v1/cluster shows it): how long before etcd lets its switches go if
+ * it has stopped. Asked only after an answered keepalive, so a slow etcd
+ * does not hold the next one up. */
+static void peer_ttl(struct cl_node *n)
+{
+    char node[CL_NODE_NAME_MAX] = "";
+    int64_t lease = 0, ttl = 0;
+
+    pthread_mutex_lock(&n->lock);
+    unsigned cnt = n->members.n;
+    bool ok = n->etcd_ok && n->lease;
+    for (unsigned k = 0; ok && k < cnt && !lease; k++) {
+        const struct cl_member *m = &n->members.m[(n->ttl_next + k) % cnt];
+        if (strcmp(m->node, n->node_id) != 0) {
+            snprintf(node, sizeof(node), "%s", m->node);
+            lease = m->lease;
+            n->ttl_next = (n->ttl_next + k + 1) % cnt;
+        }
+    }
+    pthread_mutex_unlock(&n->lock);
+    if (!lease)
+        return;
+    uint64_t at = now_us();
+    int rc = etcd_lease_ttl(n->etcd, lease, &ttl);
+    if (rc < 0 && rc != -ENOENT)
+        return;
+    pthread_mutex_lock(&n->lock);
+    cl_members_ttl(&n->members, node, lease, rc ? 0 : ttl, at);
+    pthread_mutex_unlock(&n->lock);
 }
 
 /* ---- candidate keys ---------------------------------------------------- */
@@ -360,6 +393,7 @@ static void *cl_main(void *arg)
         if (now >= next_ka) {
             keepalive(n);
             next_ka = now + ka_every;
+            peer_ttl(n);
             continue;
         }
         pthread_mutex_lock(&n->lock);

@@ -118,6 +118,7 @@ struct cl_node {
     int64_t card_lease;             /* the lease our card is bound to: our name is ours */
     int64_t revision;               /* applied */
     int64_t await_rev;              /* a write of ours the watch has not shown yet, 0 = none */
+    unsigned ttl_next;              /* the member whose lease TTL is asked next */
     uint64_t await_at_us;           /* when it was sent */
     bool synced;                    /* a full read done and the watch open */
     bool etcd_ok;                   /* the last call answered */

@@ -97,10 +97,14 @@ unsigned cl_rest_get(void *arg, const struct rest_ext_req *q, json_t **out)
     for (unsigned i = 0; i < n->members.n; i++) {
         const struct cl_member *m = &n->members.m[i];
         json_t *card = json_loads(m->card, 0, NULL);
-        json_array_append_new(nodes, json_pack("{s:s, s:o, s:b, s:I}", "node_id", m->node,
+        int64_t left = cl_member_ttl_left(m, now);
+        json_array_append_new(nodes, json_pack("{s:s, s:o, s:b, s:I, s:o}", "node_id", m->node,
                                                "card", card ? card : json_null(), "self",
                                                strcmp(m->node, n->node_id) == 0,
-                                               "joined_revision", (json_int_t)m->create_rev));
+                                               "joined_revision", (json_int_t)m->create_rev,
+                                               "lease_ttl_left_s",
+                                               left < 0 ? json_null()
+                                                        : json_integer((json_int_t)left)));
     }
     cl_table_each(&n->table, add_switch, switches);
     char lease[24];

@@ -477,6 +477,23 @@ int etcd_lease_revoke(struct etcd_client *c, int64_t id)
     return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, &h, c->err));
 }
 
+int etcd_lease_ttl(struct etcd_client *c, int64_t id, int64_t *ttl_s)
+{
+    struct etcd_lease_resp l;
+    char *body = NULL;
+    int rc = etcd_req_lease_ttl(id, &body);
+
+    if ((rc = rpc(c, ETCD_PATH_LEASE_TTL, rc, body)) < 0 ||
+        (rc = etcd_decode_lease(c->resp.p, c->resp.len, &l, c->err)) < 0)
+        return rc;
+    if (l.ttl < 0) {
+        fmt(c->err, "etcd: lease %lld is gone (expired or revoked)", (long long)id);
+        return -ENOENT;
+    }
+    *ttl_s = l.ttl;
+    return decoded(c, 0);
+}
+
 /* ---- watch ---- */
 
 /* Decodes and delivers the complete lines held; stops after creation when

@@ -78,6 +78,9 @@ int etcd_lease_grant(struct etcd_client *c, int64_t ttl_s, struct etcd_lease_res
 /* -ENOENT when the lease has expired or was revoked. */
 int etcd_lease_keepalive(struct etcd_client *c, int64_t id, struct etcd_lease_resp *out);
 int etcd_lease_revoke(struct etcd_client *c, int64_t id);
+/* Seconds the lease id has left (any node's: etcd's LeaseTimeToLive) into
+ * *ttl_s; -ENOENT when it is gone. */
+int etcd_lease_ttl(struct etcd_client *c, int64_t id, int64_t *ttl_s);
 
 struct etcd_watch;
 /* Each message after creation (events, or the cancellation). Runs inside

@@ -35,6 +35,7 @@
 #define ETCD_PATH_LEASE_GRANT "/v3/lease/grant"
 #define ETCD_PATH_LEASE_KEEPALIVE "/v3/lease/keepalive"
 #define ETCD_PATH_LEASE_REVOKE "/v3/lease/revoke"
+#define ETCD_PATH_LEASE_TTL "/v3/lease/timetolive"
 #define ETCD_PATH_WATCH "/v3/watch"
 #define ETCD_PATH_AUTH "/v3/auth/authenticate"
 
@@ -138,6 +139,7 @@ int etcd_req_compact(int64_t revision, bool physical, char **out);
 int etcd_req_lease_grant(int64_t ttl_s, char **out);
 int etcd_req_lease_keepalive(int64_t id, char **out);
 int etcd_req_lease_revoke(int64_t id, char **out);
+int etcd_req_lease_ttl(int64_t id, char **out);
 int etcd_req_watch(const struct etcd_watch_req *w, char **out);
 int etcd_req_auth(const char *name, const char *password, char **out);
 
@@ -208,7 +210,8 @@ struct etcd_txn_resp {
 struct etcd_lease_resp {
     struct etcd_header hdr;
     int64_t id;
-    int64_t ttl;              /* keepalive: 0 or absent = the lease is gone */
+    int64_t ttl;              /* keepalive: 0 or absent = the lease is gone;
+                               * timetolive: -1 = gone */
 };
 
 enum etcd_event_type { ETCD_EV_PUT, ETCD_EV_DELETE };

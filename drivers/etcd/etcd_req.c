@@ -276,6 +276,11 @@ int etcd_req_lease_revoke(int64_t id, char **out)
     return req_id_or_ttl("ID", id, out);
 }
 
+int etcd_req_lease_ttl(int64_t id, char **out)
+{
+    return req_id_or_ttl("ID", id, out);
+}
+
 static int build_watch(json_t *o, const struct etcd_watch_req *w)
 {
     json_t *c = json_object();

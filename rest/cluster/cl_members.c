@@ -26,6 +26,9 @@ int cl_members_put(struct cl_members *s, const char *node, const void *card, siz
         i = (int)s->n++;
     }
     struct cl_member *m = &s->m[i];
+    /* A new node, or one back with another lease: its TTL not known yet. */
+    if (strcmp(m->node, node) != 0 || m->lease != lease)
+        m->ttl_s = -1;
     memcpy(m->node, node, nl + 1);
     memcpy(m->card, card, len);
     m->card[len] = '\0';
@@ -46,4 +49,23 @@ const struct cl_member *cl_members_find(const struct cl_members *s, const char *
 {
     int i = index_of(s, node);
     return i < 0 ? NULL : &s->m[i];
+}
+
+void cl_members_ttl(struct cl_members *s, const char *node, int64_t lease, int64_t ttl_s,
+                    uint64_t at_us)
+{
+    int i = index_of(s, node);
+
+    if (i >= 0 && s->m[i].lease == lease) {
+        s->m[i].ttl_s = ttl_s;
+        s->m[i].ttl_at_us = at_us;
+    }
+}
+
+int64_t cl_member_ttl_left(const struct cl_member *m, uint64_t now_us)
+{
+    if (m->ttl_s < 0)
+        return -1;
+    uint64_t gone_s = now_us > m->ttl_at_us ? (now_us - m->ttl_at_us) / 1000000u : 0;
+    return (uint64_t)m->ttl_s > gone_s ? m->ttl_s - (int64_t)gone_s : 0;
 }

@@ -19,6 +19,8 @@ struct cl_member {
     char card[CL_CARD_MAX];
     int64_t lease;
     int64_t create_rev;             /* of its key: when it (last) joined */
+    int64_t ttl_s;                  /* its lease's TTL left as etcd said it, -1 = not yet */
+    uint64_t ttl_at_us;             /* when etcd said it (monotonic) */
 };
 
 struct cl_members {
@@ -31,6 +33,13 @@ struct cl_members {
 int cl_members_put(struct cl_members *s, const char *node, const void *card, size_t len,
                    int64_t lease, int64_t create_rev);
 void cl_members_del(struct cl_members *s, const char *node);
+/* etcd said at at_us that node's lease has ttl_s seconds left: kept if the
+ * node still holds that lease. */
+void cl_members_ttl(struct cl_members *s, const char *node, int64_t lease, int64_t ttl_s,
+                    uint64_t at_us);
+/* Its TTL left at now_us (what etcd said, less the time since; 0 at the
+ * least), -1 when not known. */
+int64_t cl_member_ttl_left(const struct cl_member *m, uint64_t now_us);
 const struct cl_member *cl_members_find(const struct cl_members *s, const char *node);
 
 #endif

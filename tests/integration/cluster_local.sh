@@ -5,7 +5,10 @@
 # Checks what someone trying the cluster on one machine relies on: etcd has
 # three members and a leader and elects another when its leader dies, then
 # takes the member back; each node answers /api/v1/health; every bridge's
-# three controllers connect; a killed node is gone with its tap; stopping
+# three controllers connect; the topology's records changed through one
+# node (a switch's metadata added and deleted, the switch disabled and
+# enabled) are shown by the others while they run; each node shows every
+# node's lease TTL left; a killed node is gone with its tap; stopping
 # everything leaves no etcd or ofcd of this test running.
 #
 # usage: cluster_local.sh OFCD_BINARY CONFIG_FILE
@@ -89,6 +92,14 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:8181$top
 shows 3 "$topo/switches" ".switches[\"$dp\"].enabled == true" ||
     fail "node 3 does not show $dp enabled again by node 1"
 pass "metadata added and deleted, a switch disabled and enabled through one node: the others follow"
+
+# Each node shows every node's lease TTL left, as etcd says it (0..3 s).
+for k in 1 2 3; do
+    shows $k /api/v1/cluster \
+        '[.nodes[] | .lease_ttl_left_s | numbers | select(. >= 0 and . <= 3)] | length == 3' ||
+        fail "node $k does not show 3 leases' TTL left: $(cl_node_rest $k /api/v1/cluster | jq -c '[.nodes[] | {node_id, lease_ttl_left_s}]')"
+done
+pass "every node shows each node's lease TTL left"
 
 # The etcd leader dies: the two others elect one of them (a member's
 # /health is true only while it sees a leader), then the member comes back.

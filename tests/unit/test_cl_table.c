@@ -102,6 +102,30 @@ static void test_members(void **state)
     assert_int_equal(cl_members_put(&s, "onemore", "{}", 2, 1, 1), -ENOSPC);
 }
 
+/* A node's lease TTL left: not known until etcd said it, then counting
+ * down on the clock from that answer (0 at the least); an answer about a
+ * lease the node no longer holds is not taken, and a node back with a new
+ * lease is not known again. */
+static void test_member_ttl(void **state)
+{
+    (void)state;
+    struct cl_members s = {0};
+    const uint64_t S = 1000000;
+
+    assert_int_equal(cl_members_put(&s, "n1", "{}", 2, 11, 5), 0);
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 10 * S), -1);
+    cl_members_ttl(&s, "n1", 11, 3, 10 * S);
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 10 * S), 3);
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 12 * S), 1);
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 20 * S), 0);
+    cl_members_ttl(&s, "n1", 99, 7, 20 * S);                   /* not its lease */
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 20 * S), 0);
+    assert_int_equal(cl_members_put(&s, "n1", "{}", 2, 11, 5), 0);   /* same lease */
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 10 * S), 3);
+    assert_int_equal(cl_members_put(&s, "n1", "{}", 2, 12, 9), 0);   /* back, new lease */
+    assert_int_equal(cl_member_ttl_left(cl_members_find(&s, "n1"), 20 * S), -1);
+}
+
 /* One switch, this node "a": up → stand; the watch shows a's key → ask
  * MASTER with a's revision; nothing more while it is out; confirmed → quiet. */
 static void test_master_handshake(void **state)
@@ -364,6 +388,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_members),
+        cmocka_unit_test(test_member_ttl),
         cmocka_unit_test(test_master_handshake),
         cmocka_unit_test(test_refusal_and_timeout),
         cmocka_unit_test(test_takeover_and_resign),

@@ -125,6 +125,7 @@ static void test_req_lease_watch_auth(void **state)
     expect_req(etcd_req_lease_grant(2, &t), &t, "{\"TTL\":\"2\"}");
     expect_req(etcd_req_lease_keepalive(7, &t), &t, "{\"ID\":\"7\"}");
     expect_req(etcd_req_lease_revoke(7, &t), &t, "{\"ID\":\"7\"}");
+    expect_req(etcd_req_lease_ttl(7, &t), &t, "{\"ID\":\"7\"}");
     expect_req(etcd_req_watch(&w, &t), &t,
                "{\"create_request\":{\"key\":\"L28v\",\"range_end\":\"L28w\","
                "\"start_revision\":\"42\",\"prev_kv\":true}}");
@@ -320,6 +321,9 @@ static void test_decode_txn_delete_lease(void **state)
     assert_int_equal(l.ttl, 2);
     assert_int_equal(DEC(etcd_decode_lease, "{\"result\":{" HDR ",\"ID\":\"123\"}}", &l), 0);
     assert_int_equal(l.ttl, 0);
+    /* timetolive of a lease etcd no longer has: TTL -1. */
+    assert_int_equal(DEC(etcd_decode_lease, "{" HDR ",\"ID\":\"12345\",\"TTL\":\"-1\"}", &l), 0);
+    assert_int_equal(l.ttl, -1);
 }
 
 static void test_decode_watch(void **state)
