@@ -189,7 +189,10 @@ struct store_config {
     X(state_updates, "store_set_state() applied")                                         \
     X(state_stale, "store_set_state() ignored: key gone or flow_id replaced")             \
     X(async_rejected, "store_set_state() refused: queue full")                            \
-    X(async_lost, "store_set_state() whose commit failed")
+    X(async_lost, "store_set_state() whose commit failed")                                \
+    X(state_not_master, "store_set_state() dropped: this node does not master the switch "  \
+      "(now) (etcd)")                                                                       \
+    X(copy_errors, "changes read from etcd that this node's copy could not apply (etcd)")
 #define STORE_GAUGES(X)                                                                   \
     X(max_batch, "most operations in one commit")                                         \
     X(commit_ns_max, "longest commit, nanoseconds")                                       \

@@ -585,6 +585,10 @@ static int etcd_get_stats(struct store *s, struct store_stats *st)
     int rc = store_get_stats(E(s)->mirror, &m);
 
     store_queue_stats(&E(s)->q, st);
+    pthread_mutex_lock(&E(s)->lock);
+    st->state_not_master = E(s)->guard_refused;
+    st->copy_errors = E(s)->mirror_errors;
+    pthread_mutex_unlock(&E(s)->lock);
     if (rc == 0) {
         st->records = m.records;
         st->map_size = m.map_size;

@@ -1944,6 +1944,11 @@ static void test_etcd_guard(void **state)
     assert_int_equal(store_get(s, 10, 2, &g), 0);
     assert_int_equal(g.state, STORE_FLOW_PENDING);
     store_flow_release(&g);
+    /* Counted, not silent: not master once, a lost generation twice. */
+    struct store_stats st;
+    assert_int_equal(store_get_stats(s, &st), 0);
+    assert_int_equal(st.state_not_master, 3);
+    assert_int_equal(st.copy_errors, 0);
     store_close(s);
 }
 
