@@ -24,25 +24,15 @@ static int guard(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev)
 
 int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct cluster_store_buf *b)
 {
-    const struct ofcd_config *c = &app->cfg;
-    size_t n = cfg_cluster_endpoints(c->cluster_etcd_endpoints, b->list, sizeof(b->list),
-                                     b->endpoints, CLUSTER_STORE_ENDPOINTS);
+    const struct cfg_cluster_etcd *a = &b->access;
+    int rc = cfg_cluster_etcd(&app->cfg, &b->access);
 
-    b->password[0] = '\0';
-    if (c->cluster_etcd_user[0]) {
-        int rc = cfg_cluster_password(c, b->password, sizeof(b->password));
-        if (rc < 0)
-            return rc;
-    }
+    if (rc < 0)
+        return rc;
     b->etcd = (struct store_etcd_cfg){
-        .endpoints = b->endpoints,
-        .n_endpoints = n < CLUSTER_STORE_ENDPOINTS ? n : CLUSTER_STORE_ENDPOINTS,
-        .prefix = c->cluster_prefix,
-        .ca = c->cluster_etcd_ca[0] ? c->cluster_etcd_ca : NULL,
-        .cert = c->cluster_etcd_cert[0] ? c->cluster_etcd_cert : NULL,
-        .key = c->cluster_etcd_key[0] ? c->cluster_etcd_key : NULL,
-        .user = c->cluster_etcd_user[0] ? c->cluster_etcd_user : NULL,
-        .password = c->cluster_etcd_user[0] ? b->password : NULL,
+        .endpoints = a->endpoints, .n_endpoints = a->n_endpoints,
+        .prefix = app->cfg.cluster_prefix, .ca = a->ca, .cert = a->cert, .key = a->key,
+        .user = a->user, .password = a->user ? a->password : NULL,
         .guard = guard, .guard_arg = app};
     sc->backend = STORE_BACKEND_ETCD;
     sc->etcd = &b->etcd;

@@ -21,20 +21,17 @@
 #include "cfg.h"
 #include "store.h"
 
-#define CLUSTER_STORE_ENDPOINTS 16u
-
 /* What the store's etcd settings point to while store_open reads them
  * (the password too: the caller wipes it after). */
 struct cluster_store_buf {
-    char password[256];
-    char list[CFG_STR_MAX];
-    const char *endpoints[CLUSTER_STORE_ENDPOINTS];
+    struct cfg_cluster_etcd access;
     struct store_etcd_cfg etcd;
 };
 
 /* The etcd part of the store's settings (sc->etcd) from app->cfg, in *b.
  * 0, or a negative errno (logged). */
 int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct cluster_store_buf *b);
+
 /* The flow manager follows the store's changes (after flowmgr_create: it
  * loaded what the mirror held; the watch brings the rest). */
 int cluster_store_follow(struct app_ctx *app);

@@ -280,7 +280,7 @@ static int open_flow_store(struct app_ctx *app)
     if (cluster && cluster_store_cfg(app, &sc, &eb) < 0)
         return -EINVAL;
     app->store = store_open(&sc);
-    memset(eb.password, 0, sizeof(eb.password));
+    memset(eb.access.password, 0, sizeof(eb.access.password));
     if (!app->store)
         return -EIO;
     struct flowmgr_cfg fc;

@@ -240,19 +240,24 @@ int cfg_apply_override(struct ofcd_config *cfg, const char *assignment, char *er
  * kernel address in ofcd's subnet but not equal to it). */
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen);
 
-/* cluster.etcd_endpoints split: list copied into buf (len bytes), cut at
- * each ',', blanks around each item dropped, the first max items' starts
- * in out (an empty item is ""). Returns how many items there are, which may
- * be more than max. cfg_finish checks them with it; the cluster app joins
- * with it. */
-size_t cfg_cluster_endpoints(const char *list, char *buf, size_t len, const char **out,
-                             size_t max);
-
-/* The first line of cluster.etcd_password_file into buf, read as every
- * secret file is (a regular file, mode 600; errors logged with the key and
- * the path): 0 or a negative errno. The cluster app and the store's etcd
- * backend both log in with it. */
-int cfg_cluster_password(const struct ofcd_config *cfg, char *buf, size_t len);
+/* What a client of the cluster's etcd needs from [cluster], read once:
+ * cluster.etcd_endpoints split at ',' with the blanks around each dropped
+ * (their starts in endpoints[], pointing into list), the TLS files and the
+ * user (NULL when unset), and the first line of cluster.etcd_password_file
+ * when there is a user ("" otherwise). The cluster app and the store's
+ * etcd backend both connect with it; wipe password after use. */
+#define CFG_CLUSTER_ENDPOINTS_MAX 16u
+struct cfg_cluster_etcd {
+    char list[CFG_STR_MAX];
+    const char *endpoints[CFG_CLUSTER_ENDPOINTS_MAX];
+    size_t n_endpoints;
+    const char *ca, *cert, *key, *user;
+    char password[256];
+};
+/* 0, or the password file's error (logged with the key and the path: a
+ * regular file, mode 600, a password on its first line). cfg_finish has
+ * checked the endpoints. */
+int cfg_cluster_etcd(const struct ofcd_config *cfg, struct cfg_cluster_etcd *out);
 
 /* A pool of n_small buffers of 512 B has this many of 64 KiB beside it: one
  * per CFG_LARGE_SHARE small ones, at least CFG_LARGE_SHARE. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CLUSTER_ENDPOINTS_MAX 16u   /* etcd_client's ETCD_ENDPOINTS_MAX */
+#define CLUSTER_ENDPOINTS_MAX CFG_CLUSTER_ENDPOINTS_MAX   /* etcd_client's ETCD_ENDPOINTS_MAX */
 #define CLUSTER_URL_MAX 255u        /* etcd_client's ETCD_URL_MAX, NUL excluded */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -29,8 +29,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -EINVAL;
 }
 
-size_t cfg_cluster_endpoints(const char *list, char *buf, size_t len, const char **out,
-                             size_t max)
+/* list split into buf (len bytes), cut at each ',', blanks around each
+ * item dropped, the first max items' starts in out (an empty item is "").
+ * Returns how many items there are, which may be more than max. */
+static size_t split_endpoints(const char *list, char *buf, size_t len, const char **out,
+                              size_t max)
 {
     size_t n = 0;
 
@@ -56,7 +59,7 @@ static int check_endpoints(const char *list, char *err, size_t errlen)
 {
     char buf[CFG_STR_MAX];
     const char *ep[CLUSTER_ENDPOINTS_MAX + 1];
-    size_t n = cfg_cluster_endpoints(list, buf, sizeof(buf), ep, CLUSTER_ENDPOINTS_MAX + 1);
+    size_t n = split_endpoints(list, buf, sizeof(buf), ep, CLUSTER_ENDPOINTS_MAX + 1);
 
     for (size_t i = 0; i < n && i <= CLUSTER_ENDPOINTS_MAX; i++) {
         size_t len = strlen(ep[i]);
@@ -139,7 +142,9 @@ int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
-int cfg_cluster_password(const struct ofcd_config *cfg, char *buf, size_t len)
+/* The first line of cluster.etcd_password_file into buf, read as every
+ * secret file is. */
+static int read_password(const struct ofcd_config *cfg, char *buf, size_t len)
 {
     const char *path = cfg->cluster_etcd_password_file;
     char *text;
@@ -159,4 +164,23 @@ int cfg_cluster_password(const struct ofcd_config *cfg, char *buf, size_t len)
     memset(text, 0, strlen(text));
     free(text);
     return rc;
+}
+
+static const char *opt(const char *s)
+{
+    return s[0] ? s : NULL;
+}
+
+int cfg_cluster_etcd(const struct ofcd_config *cfg, struct cfg_cluster_etcd *out)
+{
+    size_t n = split_endpoints(cfg->cluster_etcd_endpoints, out->list, sizeof(out->list),
+                               out->endpoints, CFG_CLUSTER_ENDPOINTS_MAX);
+
+    out->n_endpoints = n < CFG_CLUSTER_ENDPOINTS_MAX ? n : CFG_CLUSTER_ENDPOINTS_MAX;
+    out->ca = opt(cfg->cluster_etcd_ca);
+    out->cert = opt(cfg->cluster_etcd_cert);
+    out->key = opt(cfg->cluster_etcd_key);
+    out->user = opt(cfg->cluster_etcd_user);
+    out->password[0] = '\0';
+    return out->user ? read_password(cfg, out->password, sizeof(out->password)) : 0;
 }

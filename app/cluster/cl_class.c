@@ -28,18 +28,13 @@ static bool cl_enabled(const struct ofcd_config *c)
     return c->cluster_etcd_endpoints[0] != '\0';
 }
 
-static const char *opt(const char *s)
-{
-    return s[0] ? s : NULL;
-}
-
 static int cl_create(const struct app_host *host, unsigned index, struct of_app *hooks,
                      void **self)
 {
     const struct ofcd_config *c = host->cfg;
     struct cl_inst *ci = calloc(1, sizeof(*ci));
-    char list[CFG_STR_MAX], password[256] = "", card[CL_CARD_MAX], err[256] = "";
-    const char *endpoints[16];
+    struct cfg_cluster_etcd ea;
+    char card[CL_CARD_MAX], err[256] = "";
 
     (void)index;
     (void)hooks;                    /* nothing on the workers: they read the gate */
@@ -48,25 +43,20 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
     ci->host = host;
     ci->next_xid = 0;
     ci->rl_refused = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
-    size_t n = cfg_cluster_endpoints(c->cluster_etcd_endpoints, list, sizeof(list), endpoints,
-                                     sizeof(endpoints) / sizeof(endpoints[0]));
-    int rc = 0;
-    if (c->cluster_etcd_user[0])
-        rc = cfg_cluster_password(c, password, sizeof(password));
+    int rc = cfg_cluster_etcd(c, &ea);
     if (rc == 0 && (rc = cl_card_make(c, card, sizeof(card))) < 0)
         snprintf(err, sizeof(err), "this node's card: %s", strerror(-rc));
     if (rc == 0) {
         struct cl_node_cfg nc = {
-            .endpoints = endpoints, .n_endpoints = n, .node_id = c->cluster_node_id,
-            .prefix = c->cluster_prefix, .ttl_s = c->cluster_lease_ttl_s,
-            .ca = opt(c->cluster_etcd_ca), .cert = opt(c->cluster_etcd_cert),
-            .key = opt(c->cluster_etcd_key), .user = opt(c->cluster_etcd_user),
-            .password = c->cluster_etcd_user[0] ? password : NULL,
+            .endpoints = ea.endpoints, .n_endpoints = ea.n_endpoints,
+            .node_id = c->cluster_node_id, .prefix = c->cluster_prefix,
+            .ttl_s = c->cluster_lease_ttl_s, .ca = ea.ca, .cert = ea.cert, .key = ea.key,
+            .user = ea.user, .password = ea.user ? ea.password : NULL,
             .max_switches = c->of_max_switches_known ? c->of_max_switches_known : 65536,
             .card = card};
         rc = cl_node_start(&ci->node, &nc, err);
     }
-    memset(password, 0, sizeof(password));
+    memset(ea.password, 0, sizeof(ea.password));
     if (rc < 0) {
         if (err[0])             /* else the password file's reader said why */
             LOG_ERR("cluster", "cannot join the cluster: %s", err);
