@@ -11,6 +11,7 @@
 #include "ofcd_log.h"
 #include "store.h"
 
+#define KEEP_PREFIX "topology/"
 #define KEEP_META "topology/meta/"
 #define KEEP_ADMIN "topology/admin/"
 #define KEEP_LINK "topology/link/"
@@ -197,7 +198,7 @@ int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
 
     if (!L.meta)
         return -ENOMEM;
-    int rc = store_kv_foreach(s, "topology/", load_one, &L);
+    int rc = store_kv_foreach(s, KEEP_PREFIX, load_one, &L);
     if (rc < 0) {
         json_decref(L.meta);
         return rc;
@@ -219,94 +220,82 @@ bool topo_keep_is_meta(const char *key)
 
 bool topo_keep_is_ours(const char *key)
 {
-    return strncmp(key, "topology/", 9) == 0;
+    return strncmp(key, KEEP_PREFIX, strlen(KEEP_PREFIX)) == 0;
 }
 
-struct exact {
-    const char *key;
-    char *val;
-    size_t len;
-    bool found;
-};
-
-static int read_exact(const char *key, const void *val, size_t len, void *arg)
+/* key's value now: *val (NULL: no such record). */
+static int read_now(struct store *s, const char *key, char **val, size_t *len)
 {
-    struct exact *x = arg;
+    int rc = store_kv_get(s, key, val, len);
 
-    if (strcmp(key, x->key) != 0)
+    if (rc == -ENOENT) {
+        *val = NULL;
         return 0;
-    x->found = true;
-    x->val = malloc(len + 1);
-    if (!x->val)
-        return -ENOMEM;
-    memcpy(x->val, val, len);
-    x->val[len] = '\0';
-    x->len = len;
-    return 1;
-}
-
-/* key's value now: *x filled (found false: no such record). */
-static int read_now(struct store *s, const char *key, struct exact *x)
-{
-    *x = (struct exact){key, NULL, 0, false};
-    int rc = store_kv_foreach(s, key, read_exact, x);
-    if (rc < 0)
-        free(x->val);
+    }
     return rc;
 }
 
 int topo_keep_follow_meta(struct store *s, const char *key, json_t *meta)
 {
-    struct exact x;
-    int rc = read_now(s, key, &x);
-
-    if (rc < 0)
-        return rc;
     const char *kind = key + strlen(KEEP_META), *slash = strchr(kind, '/');
-    char k[16];
-    if (!slash || slash == kind || (size_t)(slash - kind) >= sizeof(k) || !slash[1]) {
-        free(x.val);
+    char k[16], *val;
+    size_t len;
+
+    if (!slash || slash == kind || (size_t)(slash - kind) >= sizeof(k) || !slash[1])
         return -EINVAL;
-    }
     memcpy(k, kind, (size_t)(slash - kind));
     k[slash - kind] = '\0';
-    if (!x.found) {
+    int rc = read_now(s, key, &val, &len);
+    if (rc < 0)
+        return rc;
+    if (!val) {
         json_object_del(json_object_get(meta, k), slash + 1);
         return 0;
     }
     struct load L = {meta, NULL, NULL, 0, 0};
-    rc = load_meta(&L, key, x.val, x.len);
-    free(x.val);
+    rc = load_meta(&L, key, val, len);
+    free(val);
     return rc;
+}
+
+/* A removed record undone: the flags of (dpid, port) back to 0, the link
+ * enabled again. */
+static int follow_removed(const char *key, struct topo_admin *admin, struct topo_ctl *ctl)
+{
+    if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0) {
+        struct topo_end e;
+        if (topo_end_parse(key + strlen(KEEP_ADMIN), '/', true, &e) < 0)
+            return -EINVAL;
+        topo_admin_set(admin, e.dpid, e.port, 0);
+        return 0;
+    }
+    if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0) {
+        struct topo_link_rec *l = topo_ctl_find(ctl, key + strlen(KEEP_LINK));
+        if (l)
+            l->enabled = true;
+        return 0;
+    }
+    return -EINVAL;
 }
 
 int topo_keep_follow_state(struct store *s, const char *key, struct topo_admin *admin,
                            struct topo_ctl *ctl)
 {
-    struct exact x;
-    int rc = read_now(s, key, &x);
     struct load L = {NULL, admin, ctl, 0, 0};
+    char *val;
+    size_t len;
+    int rc = read_now(s, key, &val, &len);
 
     if (rc < 0)
         return rc;
-    if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0) {
-        struct topo_end e;
-        if (!x.found)
-            return topo_end_parse(key + strlen(KEEP_ADMIN), '/', true, &e) < 0
-                       ? -EINVAL
-                       : (topo_admin_set(admin, e.dpid, e.port, 0), 0);
-        rc = load_admin(&L, key, x.val, x.len);
-    } else if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0) {
-        if (!x.found) {
-            struct topo_link_rec *l = topo_ctl_find(ctl, key + strlen(KEEP_LINK));
-            if (l)
-                l->enabled = true;
-            return 0;
-        }
-        rc = load_link(&L, key, x.val, x.len);
-    } else {
+    if (!val)
+        return follow_removed(key, admin, ctl);
+    if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0)
+        rc = load_admin(&L, key, val, len);
+    else if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0)
+        rc = load_link(&L, key, val, len);
+    else
         rc = -EINVAL;
-    }
-    free(x.val);
+    free(val);
     return rc;
 }

@@ -170,6 +170,48 @@ int store_kv_del(struct store *s, const char *key)
     return store_waiter_wait(&w, s->ops->kv_del_async(s, key, store_waiter_done, &w));
 }
 
+/* ---- one app record ----------------------------------------------------------- */
+
+struct kv_one {
+    const char *key;
+    char *val;
+    size_t len;
+    bool found;
+};
+
+/* The walk starts at key (its prefix): the exact key is first or absent. */
+static int kv_one_cb(const char *key, const void *val, size_t len, void *arg)
+{
+    struct kv_one *o = arg;
+
+    if (strcmp(key, o->key) != 0)
+        return 1;
+    o->found = true;
+    if (!(o->val = malloc(len + 1)))
+        return -ENOMEM;
+    memcpy(o->val, val, len);
+    o->val[len] = '\0';
+    o->len = len;
+    return 1;
+}
+
+int store_kv_get(struct store *s, const char *key, char **val, size_t *len)
+{
+    struct kv_one o = {key, NULL, 0, false};
+    int rc = s && key ? s->ops->kv_foreach(s, key, kv_one_cb, &o) : -EINVAL;
+
+    if (rc < 0) {
+        free(o.val);
+        return rc;
+    }
+    if (!o.found)
+        return -ENOENT;
+    *val = o.val;
+    if (len)
+        *len = o.len;
+    return 0;
+}
+
 /* ---- the rest ----------------------------------------------------------------- */
 
 void store_flow_release(struct store_flow *f)

@@ -58,7 +58,7 @@
  *   kv_put_async, kv_del_async           store_kv_put, store_kv_del
  *   get                                  store_flow_release (get's copy is one block)
  *   foreach_from                         store_foreach (from the dpid's first key)
- *   get_each, kv_foreach, get_stats
+ *   get_each, kv_foreach, get_stats      store_kv_get (one key, on kv_foreach)
  *   watch                                store_state_name, store_backend_by_name
  *
  * All functions are thread-safe on one struct store. Return values are 0 or
@@ -531,6 +531,10 @@ int store_sync(struct store *s);
 int store_kv_put(struct store *s, const char *key, const void *val, size_t len);
 /* 0, or -ENOENT when there was no such key. */
 int store_kv_del(struct store *s, const char *key);
+/* The app record key as last committed: 0 with *val a malloc'd copy (the
+ * caller frees it; NUL-terminated, the NUL not counted in *len), -ENOENT
+ * when there is no such key, or kv_foreach's error. */
+int store_kv_get(struct store *s, const char *key, char **val, size_t *len);
 
 /* Free what store_get() copied (NULL and a zeroed flow are accepted). */
 void store_flow_release(struct store_flow *f);

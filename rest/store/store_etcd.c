@@ -51,9 +51,6 @@ static int tx_send(struct store_etcd *s, const struct etcd_cmp *cmp, size_t n_cm
     int rc = s->n_ops ? etcd_txn(s->wc, &t, &r) : 0;
 
     if (rc < 0) {
-        pthread_mutex_lock(&s->lock);
-        snprintf(s->last_error, sizeof(s->last_error), "%s", etcd_client_error(s->wc));
-        pthread_mutex_unlock(&s->lock);
         LOG_WARN(STORE_COMP, "etcd transaction of %zu operations failed: %s", s->n_ops,
                  etcd_client_error(s->wc));
     } else if (s->n_ops) {
@@ -109,6 +106,25 @@ static char *key_dup(const char *k, int len)
     return len < 0 ? NULL : strndup(k, (size_t)len);
 }
 
+static int tx_del_state(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
+{
+    char k[STORE_ETCD_KEY_MAX];
+    int kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, dpid, match_id);
+
+    return tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+}
+
+static int tx_put_state(struct store_etcd *s, const struct store_etcd_state_op *o)
+{
+    char k[STORE_ETCD_KEY_MAX], v[128];
+    int kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, o->dpid, o->match_id);
+    int vl = store_etcd_state_encode(v, sizeof(v), o->flow_id, o->state, o->err_type,
+                                     o->err_code);
+
+    return vl < 0 ? vl : tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl,
+                                strndup(v, (size_t)vl), (size_t)vl);
+}
+
 /* A flow record (state as in f) and its state key gone: a new version. */
 static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
 {
@@ -120,8 +136,7 @@ static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
         return vl;
     int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, f->dpid, f->match_id);
     int rc = tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, (size_t)vl);
-    kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, f->dpid, f->match_id);
-    return rc ? rc : tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+    return rc ? rc : tx_del_state(s, f->dpid, f->match_id);
 }
 
 static int tx_del_flow(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
@@ -130,8 +145,15 @@ static int tx_del_flow(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
     int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, dpid, match_id);
     int rc = tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
 
-    kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, dpid, match_id);
-    return rc ? rc : tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+    return rc ? rc : tx_del_state(s, dpid, match_id);
+}
+
+/* State updates dropped: this node does not master their switch. */
+static void count_not_master(struct store_etcd *s, size_t n)
+{
+    pthread_mutex_lock(&s->lock);
+    s->guard_refused += n;
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- applying the queue's operations ---------------------------------------- */
@@ -270,24 +292,6 @@ static int apply_state(struct store_etcd *s, struct store_op *op, struct store_t
     return 0;
 }
 
-struct kv_find {
-    const char *key;
-    bool found;
-};
-
-static int kv_is(const char *key, const void *val, size_t len, void *arg)
-{
-    struct kv_find *k = arg;
-
-    (void)val;
-    (void)len;
-    if (strcmp(key, k->key) == 0) {
-        k->found = true;
-        return 1;
-    }
-    return 0;
-}
-
 static int apply_kv(struct store_etcd *s, struct store_op *op)
 {
     char k[STORE_ETCD_KEY_MAX];
@@ -296,14 +300,13 @@ static int apply_kv(struct store_etcd *s, struct store_op *op)
     if (kl < 0)
         return -EINVAL;
     if (!op->u.kv.val) {
-        struct kv_find f = {op->u.kv.key, false};
+        char *have = NULL;
         int rc = settle(s);
         if (rc == 0)
-            rc = store_kv_foreach(s->mirror, op->u.kv.key, kv_is, &f);
+            rc = store_kv_get(s->mirror, op->u.kv.key, &have, NULL);
+        free(have);
         if (rc < 0)
-            return rc;
-        if (!f.found)
-            return -ENOENT;
+            return rc;              /* -ENOENT: that delete's answer */
         return tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
     }
     char *v = malloc(op->u.kv.len + 1);
@@ -384,9 +387,7 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
 
     if (s->guard) {
         if (s->guard(s->guard_arg, st[0].dpid, gkey, sizeof(gkey), &gen) < 0) {
-            pthread_mutex_lock(&s->lock);
-            s->guard_refused += n;
-            pthread_mutex_unlock(&s->lock);
+            count_not_master(s, n);
             return 0;
         }
         cmp = (struct etcd_cmp){.target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL,
@@ -395,15 +396,8 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
     }
     for (size_t i = 0; i < n;) {
         int rc = 0;
-        for (; i < n && s->n_ops < ETCD_TXN_OPS_MAX && rc == 0; i++) {
-            char k[STORE_ETCD_KEY_MAX], v[128];
-            int kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, st[i].dpid,
-                                          st[i].match_id);
-            int vl = store_etcd_state_encode(v, sizeof(v), st[i].flow_id, st[i].state,
-                                             st[i].err_type, st[i].err_code);
-            rc = vl < 0 ? vl : tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl,
-                                      strndup(v, (size_t)vl), (size_t)vl);
-        }
+        for (; i < n && s->n_ops < ETCD_TXN_OPS_MAX && rc == 0; i++)
+            rc = tx_put_state(s, &st[i]);
         bool ok = true;
         if (rc == 0)
             rc = tx_send(s, n_cmp ? &cmp : NULL, n_cmp, &ok);
@@ -412,9 +406,7 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
         if (!ok) {
             LOG_WARN(STORE_COMP, "switch %016" PRIx64 ": state updates not written: this "
                      "node no longer masters it with generation %" PRId64, st[0].dpid, gen);
-            pthread_mutex_lock(&s->lock);
-            s->guard_refused += n;
-            pthread_mutex_unlock(&s->lock);
+            count_not_master(s, n);
             return 0;
         }
     }
@@ -474,9 +466,7 @@ static int send_states_some(struct store_etcd *s, size_t *i)
             break;
         if (s->guard(s->guard_arg, s->st[j].dpid, s->gkey[n_cmp], sizeof(s->gkey[n_cmp]),
                      &s->gcmp[n_cmp].number) < 0) {
-            pthread_mutex_lock(&s->lock);
-            s->guard_refused += k - j;
-            pthread_mutex_unlock(&s->lock);
+            count_not_master(s, k - j);
             for (size_t x = j; x < k; x++)
                 s->st[x].dpid_skip = true;
             j = k;
@@ -487,15 +477,8 @@ static int send_states_some(struct store_etcd *s, size_t *i)
         s->gcmp[n_cmp].key = s->gkey[n_cmp];
         s->gcmp[n_cmp].key_len = strlen(s->gkey[n_cmp]);
         n_cmp++;
-        for (; j < k && rc == 0; j++) {
-            char kb[STORE_ETCD_KEY_MAX], v[128];
-            const struct store_etcd_state_op *o = &s->st[j];
-            int kl = store_etcd_key_state(kb, sizeof(kb), s->data_prefix, o->dpid, o->match_id);
-            int vl = store_etcd_state_encode(v, sizeof(v), o->flow_id, o->state, o->err_type,
-                                             o->err_code);
-            rc = vl < 0 ? vl : tx_add(s, ETCD_OP_PUT, key_dup(kb, kl), (size_t)kl,
-                                      strndup(v, (size_t)vl), (size_t)vl);
-        }
+        for (; j < k && rc == 0; j++)
+            rc = tx_put_state(s, &s->st[j]);
     }
     *i = j;
     bool ok = true;

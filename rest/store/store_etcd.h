@@ -128,7 +128,6 @@ struct store_etcd {
     int64_t applied;                /* the mirror holds every change up to it */
     uint64_t mirror_errors;         /* changes the mirror failed to apply */
     uint64_t guard_refused;         /* state updates of switches not mastered here */
-    char last_error[ETCD_ERR_MAX + 64];
 };
 
 /* The watcher (store_etcd_watch.c): start reads the mirror's revision

@@ -208,6 +208,10 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
 
 /* ---- the full read ------------------------------------------------------------- */
 
+/* The keys a full read saw, in the order etcd gives a range: ascending
+ * bytes, which for flows/<dpid16>/<match_id16> is (dpid, match_id)'s order
+ * and for apps/<key> strcmp's: sorted as they come, searched as they are
+ * (never given to bsearch empty: NULL is not its to take). */
 struct seen {
     uint64_t (*flows)[2];
     size_t n_flows, cap_flows;
@@ -361,12 +365,6 @@ static int full_read(struct store_etcd *s)
     }
     free(from);
     if (rc == 0) {
-        /* (qsort and bsearch are not given an empty array: NULL is not
-         * theirs to take.) */
-        if (v.n_flows)
-            qsort(v.flows, v.n_flows, sizeof(*v.flows), cmp_flow);
-        if (v.n_apps)
-            qsort(v.apps, v.n_apps, sizeof(char *), cmp_str);
         struct prune p = {s, &v, 0, 0};
         rc = store_foreach(s->mirror, NULL, prune_flow, &p);
         if (rc == 0)
@@ -496,27 +494,17 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-static int read_rev(const char *key, const void *val, size_t len, void *arg)
-{
-    char text[24];
-
-    if (strcmp(key, STORE_ETCD_REV_KEY) != 0)
-        return 0;
-    if (len == 0 || len >= sizeof(text))
-        return 1;
-    memcpy(text, val, len);
-    text[len] = '\0';
-    *(int64_t *)arg = strtoll(text, NULL, 10);
-    return 1;
-}
-
 int store_etcd_watch_start(struct store_etcd *s)
 {
     int64_t rev = 0;
-    int rc = store_kv_foreach(s->mirror, STORE_ETCD_REV_KEY, read_rev, &rev);
+    char *text = NULL;
+    int rc = store_kv_get(s->mirror, STORE_ETCD_REV_KEY, &text, NULL);
 
-    if (rc < 0)
+    if (rc < 0 && rc != -ENOENT)
         return rc;
+    if (text)
+        rev = strtoll(text, NULL, 10);
+    free(text);
     s->applied = s->queued_rev = rev > 0 ? rev : 0;
     s->need_full = s->queued_rev == 0;
     rc = pthread_create(&s->watcher, NULL, watch_main, s);

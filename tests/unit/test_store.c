@@ -1220,8 +1220,20 @@ static void test_kv_records(void **state)
     assert_int_equal(store_put(s, &tf.f), 0);
     assert_int_equal(store_kv_foreach(s, "topology/meta/link/", kv_collect, got), 0);
     assert_string_equal(got, "topology/meta/link/a={\"v\":3};topology/meta/link/b={\"w\":1};");
+    /* One key: the exact one, not a longer key it is a prefix of. */
+    char *v = NULL;
+    size_t vlen = 0;
+    assert_int_equal(store_kv_get(s, "topology/meta/link/a", &v, &vlen), 0);
+    assert_int_equal(vlen, 7);
+    assert_string_equal(v, "{\"v\":3}");
+    free(v);
+    assert_int_equal(store_kv_get(s, "topology/meta/link/", &v, &vlen), -ENOENT);
+    assert_int_equal(store_kv_get(s, "topology/empty", &v, &vlen), 0);
+    assert_int_equal(vlen, 0);
+    free(v);
     assert_int_equal(store_kv_del(s, "topology/meta/link/b"), 0);
     assert_int_equal(store_kv_del(s, "topology/meta/link/b"), -ENOENT);
+    assert_int_equal(store_kv_get(s, "topology/meta/link/b", &v, &vlen), -ENOENT);
     assert_int_equal(store_kv_foreach(s, "topology/", kv_stop, &calls), -ECANCELED);
     assert_int_equal(calls, 1);
     /* Bad arguments change nothing. */
