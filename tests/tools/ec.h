@@ -60,6 +60,7 @@ struct ec_opts {
     double connect_rate;  /* connections per second, 0 = all at once */
     double timeout_s;
     enum ec_mode mode;
+    char cc[16];          /* TCP_CONGESTION for every socket; "" = the system's */
 };
 
 struct ec_conn {

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -299,6 +301,11 @@ static void ec_start(struct ec_ctx *ctx, struct ec_conn *c)
         return;
     }
     c->fd = fd;
+    if (ctx->o.cc[0] && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, ctx->o.cc,
+                                   (socklen_t)strlen(ctx->o.cc)) != 0) {
+        ec_fail(ctx, c, EC_ERR_CONNECT, errno, 0);
+        return;
+    }
     if (epoll_ctl(ctx->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
         ec_fail(ctx, c, EC_ERR_CONNECT, errno, 0);
         return;

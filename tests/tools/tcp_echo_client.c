@@ -42,6 +42,7 @@ static void ec_usage(FILE *f)
             "  --connect-rate R   new connections per second, 0 = all at once (default 0)\n"
             "  --timeout S        fail whatever is unfinished after S seconds (default 60)\n"
             "  --json FILE        also write the results as JSON\n"
+            "  --cc NAME          congestion control of every socket (default: the system's)\n"
             "Modes: echo sends B bytes while reading, half-closes, expects B bytes then EOF;\n"
             "halfclose-only sends B bytes (may be 0) before reading, then the same (B must\n"
             "fit in the path's buffers); reset aborts with RST after B/2; hold sends B/2,\n"
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
         { "connect-rate", required_argument, NULL, 'r' },
         { "timeout", required_argument, NULL, 't' },
         { "json", required_argument, NULL, 'j' },
+        { "cc", required_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -191,6 +193,11 @@ int main(int argc, char **argv)
                 rc = -EINVAL;
             break;
         case 'j': json = optarg; break;
+        case 'C':
+            rc = strlen(optarg) < sizeof(o.cc) && optarg[0] ? 0 : -EINVAL;
+            if (rc == 0)
+                snprintf(o.cc, sizeof(o.cc), "%s", optarg);
+            break;
         case 'h': ec_usage(stdout); return 0;
         default: ec_usage(stderr); return 2;
         }
