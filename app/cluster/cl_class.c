@@ -112,6 +112,39 @@ static void on_error(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
                 e->code == OFPRRFC_STALE ? "stale generation" : "role request failed");
 }
 
+/* What the switch sends each role (OFPT_SET_ASYNC). OpenFlow 1.3's
+ * defaults send a slave no PACKET_IN, so an LLDP frame sent by the master
+ * of one end of a link reaches only the master of the other end: with the
+ * two mastered by different nodes, neither would see both ways. A slave
+ * also gets the PACKET_INs of flows that send to the controller
+ * (OFPR_ACTION: the LLDP flow is one), not table misses, so each node
+ * finds every link itself and nothing about links has to go through etcd.
+ * The rest as the defaults: port status to both, flow removed to the
+ * master. */
+static void send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
+{
+    uint8_t mem[64];
+    struct ofp_buf b;
+    const uint32_t all_pin = 1u << OFPR_NO_MATCH | 1u << OFPR_ACTION | 1u << OFPR_INVALID_TTL;
+    const uint32_t all_ps = 1u << OFPPR_ADD | 1u << OFPPR_DELETE | 1u << OFPPR_MODIFY;
+    struct ofp_async a = {
+        .packet_in_mask = {all_pin, 1u << OFPR_ACTION},
+        .port_status_mask = {all_ps, all_ps},
+        .flow_removed_mask = {1u << OFPRR_IDLE_TIMEOUT | 1u << OFPRR_HARD_TIMEOUT |
+                                  1u << OFPRR_DELETE | 1u << OFPRR_GROUP_DELETE, 0},
+    };
+
+    ofp_buf_init(&b, mem, sizeof(mem));
+    if (ofp_async_encode(&b, OFPT_SET_ASYNC, CL_XID_BASE | (ci->next_xid++ & 0xffffu), &a) < 0)
+        return;
+    if (!ci->host->send ||
+        ci->host->send(ci->host->send_arg, conn, b.data, b.len, OFP_PRIO_P1) < 0) {
+        ci->node->stats.send_failures++;
+        LOG_WARN("cluster", "switch %016" PRIx64 ": SET_ASYNC not sent: as a slave this node "
+                 "will not see the LLDP frames of its links", dpid);
+    }
+}
+
 static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
 {
     struct cl_inst *ci = self;
@@ -140,6 +173,7 @@ static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
     switch (q->kind) {
     case QMSG_EV_SWITCH_UP:
         cl_sw_up(sw, q->conn);
+        send_async(ci, h.dpid, q->conn);
         break;
     case QMSG_EV_SWITCH_DOWN:
         if (sw->conn == q->conn) {

@@ -3,7 +3,10 @@
  * cluster.etcd_endpoints is set. It owns the cluster node (cl_node.h: the
  * etcd thread and the table) and on the control thread:
  *  - hears each switch come up and go down and its answers to our
- *    ROLE_REQUESTs (ROLE_REPLY, OFPET_ROLE_REQUEST_FAILED);
+ *    ROLE_REQUESTs (ROLE_REPLY, OFPET_ROLE_REQUEST_FAILED); at switch up
+ *    sends SET_ASYNC so that as a slave this node still gets the
+ *    PACKET_INs of flows that output to the controller (LLDP's: every
+ *    node finds every link);
  *  - every tick, carries out cl_table's steps: the candidate keys wanted
  *    (for the etcd thread) and the ROLE_REQUESTs (MASTER with the winner's
  *    create revision as generation_id, or SLAVE), sent through the io

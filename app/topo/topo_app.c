@@ -85,8 +85,14 @@ static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, struct topo_sw *
      * replay, and two probes of one loop share its clock reading. */
     uint64_t sent_us = now_us > st->last_sent_us ? now_us : st->last_sent_us + 1;
 
+    uint8_t key[TOPO_LLDP_KEY_LEN];
+
     st->last_sent_us = sent_us;
-    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, sent_us, ask, cfg->key);
+    topo_app_get_key(cfg, key);
+    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no,
+                                 sent_us + atomic_load_explicit(&cfg->stamp_offset_us,
+                                                                memory_order_relaxed),
+                                 ask, key);
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_PACKET_OUT;
@@ -165,6 +171,32 @@ static void topo_port_status(void *arg, struct of_app_switch *sw,
         prompt_probe(arg, sw, &ps->desc, now_us, true, out);
 }
 
+/* The frame against the key, then the one before it (a frame in flight
+ * across a change); its send time back on this lcore's clock. */
+static enum topo_lldp_verdict read_frame(const struct topo_app_cfg *cfg,
+                                         const struct ofp_packet_in *pi, uint64_t now_us,
+                                         struct topo_lldp_id *id)
+{
+    uint64_t off = atomic_load_explicit(&cfg->stamp_offset_us, memory_order_relaxed);
+    uint64_t max_age = (uint64_t)cfg->max_age_ms * 1000u;
+    uint8_t key[TOPO_LLDP_KEY_LEN];
+
+    topo_app_get_key(cfg, key);
+    enum topo_lldp_verdict v = topo_lldp_parse(pi->data, pi->data_len, key, now_us + off,
+                                               max_age, cfg->skew_us, id);
+    if (v == TOPO_LLDP_FOREIGN) {
+        for (unsigned i = 0; i < TOPO_KEY_WORDS; i++) {
+            uint64_t w = atomic_load_explicit(&cfg->key_prev[i], memory_order_relaxed);
+            memcpy(key + 8 * i, &w, 8);
+        }
+        v = topo_lldp_parse(pi->data, pi->data_len, key, now_us + off, max_age, cfg->skew_us,
+                            id);
+    }
+    if (v == TOPO_LLDP_OURS)
+        id->sent_us -= off;
+    return v;
+}
+
 static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp_packet_in *pi,
                            uint64_t now_us, struct of_app_out *out)
 {
@@ -178,8 +210,7 @@ static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp
         count(cfg, TOPO_C_lldp_no_port);
         return;
     }
-    switch (topo_lldp_parse(pi->data, pi->data_len, cfg->key, now_us,
-                            (uint64_t)cfg->max_age_ms * 1000u, &id)) {
+    switch (read_frame(cfg, pi, now_us, &id)) {
     case TOPO_LLDP_OURS: {
         struct topo_seen s = {
             .from_dpid = id.dpid,
@@ -220,8 +251,30 @@ static void topo_switch_down(void *arg, struct of_app_switch *sw)
     sw->state = NULL;
 }
 
+void topo_app_get_key(const struct topo_app_cfg *cfg, uint8_t out[TOPO_LLDP_KEY_LEN])
+{
+    for (unsigned i = 0; i < TOPO_KEY_WORDS; i++) {
+        uint64_t w = atomic_load_explicit(&cfg->key[i], memory_order_relaxed);
+        memcpy(out + 8 * i, &w, 8);
+    }
+}
+
+void topo_app_set_key(struct topo_app_cfg *cfg, const uint8_t key[TOPO_LLDP_KEY_LEN])
+{
+    for (unsigned i = 0; i < TOPO_KEY_WORDS; i++) {
+        uint64_t w;
+        memcpy(&w, key + 8 * i, 8);
+        atomic_store_explicit(&cfg->key_prev[i],
+                              atomic_load_explicit(&cfg->key[i], memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&cfg->key[i], w, memory_order_relaxed);
+    }
+}
+
 void topo_app_init(struct of_app *app, struct topo_app_cfg *cfg)
 {
+    if (!cfg->skew_us)
+        cfg->skew_us = TOPO_LLDP_SKEW_US;
     *app = (struct of_app){
         .name = "topology",
         .cookies = {TOPO_COOKIE_PREFIX << 56, (TOPO_COOKIE_PREFIX << 56) | 0x00ffffffffffffffull},

@@ -30,10 +30,10 @@
  * business (topo_flow.c); the cookie range is this app's, so the
  * consistency check never calls those flows alien.
  *
- * struct topo_app_cfg is shared by every worker: the key and limits are
- * read-only once the lcores run; interval_ms may be changed by REST
- * (of_lldp's polling_time) and counters are bumped, both with relaxed
- * atomics.
+ * struct topo_app_cfg is shared by every worker: the limits are read-only
+ * once the lcores run; the key and stamp offset may be changed by the
+ * control thread (a cluster), interval_ms by REST (of_lldp's
+ * polling_time), and counters are bumped, all with relaxed atomics.
  */
 #ifndef OFCD_TOPO_APP_H
 #define OFCD_TOPO_APP_H
@@ -73,8 +73,21 @@ struct topo_app_stats {
 
 extern const struct ofcd_counter_group topo_app_counters;  /* "topology_lldp" */
 
+#define TOPO_KEY_WORDS (TOPO_LLDP_KEY_LEN / 8)
+
 struct topo_app_cfg {
-    uint8_t key[TOPO_LLDP_KEY_LEN];     /* HMAC key of this run's frames */
+    /* The HMAC key of the frames: this run's alone; in a cluster the one
+     * every node shares, which may replace this run's while the workers
+     * run (topo_app_set_key), so its words are atomic. A probe built across
+     * a change may mix both and is read as foreign: one probe. */
+    _Atomic uint64_t key[TOPO_KEY_WORDS];
+    _Atomic uint64_t key_prev[TOPO_KEY_WORDS];  /* frames in flight across a change */
+    /* Added to the lcore clock for a frame's send time and taken off again
+     * when one is read: 0 alone; in a cluster wall − lcore clock, kept by
+     * the control thread, so that a frame one node sends is dated on the
+     * clock every node reads. */
+    _Atomic uint64_t stamp_offset_us;
+    uint64_t skew_us;                   /* TOPO_LLDP_SKEW_US, or the cluster's */
     _Atomic uint32_t interval_ms;       /* per port; of_lldp polling_time */
     uint32_t max_age_ms;                /* older frames are stale (lldp_max_age_ms) */
     const struct topo_admin *admin;
@@ -91,6 +104,10 @@ struct topo_seen {
 };
 
 void topo_app_init(struct of_app *app, struct topo_app_cfg *cfg);
+/* The key frames are signed with now; a new one (the old one is still
+ * accepted until the next change). */
+void topo_app_get_key(const struct topo_app_cfg *cfg, uint8_t out[TOPO_LLDP_KEY_LEN]);
+void topo_app_set_key(struct topo_app_cfg *cfg, const uint8_t key[TOPO_LLDP_KEY_LEN]);
 void topo_app_get_stats(const struct topo_app_cfg *cfg, struct topo_app_stats *out);
 
 #endif

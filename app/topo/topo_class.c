@@ -2,8 +2,9 @@
 #include "topo_class.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,12 @@
 
 #include "cfg.h"
 #include "ctl_switches.h"
+#include "ofcd_clock.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "qmsg.h"
 #include "rest_events.h"
+#include "store.h"
 #include "topo_admin.h"
 #include "topo_app.h"
 #include "topo_flow.h"
@@ -33,8 +36,15 @@ struct topo_follow {
     size_t dropped;                 /* past TOPO_FOLLOW_MAX: logged */
 };
 
+/* The app record that holds a cluster's LLDP key (64 hex digits): outside
+ * topology/ (topo_keep's), read at start, followed when another node
+ * writes it. */
+#define TOPO_CLUSTER_KEY_RECORD "lldp/cluster_key"
+
 struct topo_inst {
     const struct app_host *host;
+    bool cluster;                    /* [cluster] on: key shared, stamps on the wall clock */
+    atomic_bool key_changed;         /* another node wrote the key: read it on the tick */
     struct topo_follow follow;
     struct topo_app_cfg app;         /* the workers' part (read by every worker) */
     struct topo_admin *admin;        /* REST writes, workers read */
@@ -90,22 +100,99 @@ static void topo_destroy(void *self)
     free(t);
 }
 
-/* A fresh LLDP key per run: frames of an earlier run are foreign. */
+/* A cluster's frames are dated on the wall clock, which every node reads
+ * alike (NTP), the workers adding this to their lcore clock. Kept each
+ * tick: the two clocks drift apart as NTP slews the wall clock. */
+static void topo_stamp_offset(struct topo_inst *t, uint64_t lcore_now_us)
+{
+    uint64_t wall_us = ofcd_clock_wall_ns() / 1000u;
+
+    atomic_store_explicit(&t->app.stamp_offset_us, wall_us - lcore_now_us,
+                          memory_order_relaxed);
+}
+
+static int key_from_hex(const char *hex, size_t len, uint8_t key[TOPO_LLDP_KEY_LEN])
+{
+    if (len != 2 * TOPO_LLDP_KEY_LEN)
+        return -EINVAL;
+    for (size_t i = 0; i < TOPO_LLDP_KEY_LEN; i++) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+            return -EINVAL;
+        key[i] = (uint8_t)v;
+    }
+    return 0;
+}
+
+/* The cluster's key as stored: adopted when it differs from ours. With
+ * none stored (the first node), ours is written; two nodes that both
+ * found none both write, and both adopt the later write when the watch
+ * shows it. */
+static void topo_cluster_key(struct topo_inst *t, bool write_if_none)
+{
+    struct store *s = t->host->store;
+    uint8_t key[TOPO_LLDP_KEY_LEN], ours[TOPO_LLDP_KEY_LEN];
+    char *val = NULL;
+    size_t len = 0;
+
+    int rc = store_kv_get(s, TOPO_CLUSTER_KEY_RECORD, &val, &len);
+    if (rc == 0 && key_from_hex(val, len, key) == 0) {
+        topo_app_get_key(&t->app, ours);
+        if (memcmp(key, ours, sizeof(key)) != 0) {
+            topo_app_set_key(&t->app, key);
+            LOG_INFO("topology", "LLDP: the cluster's frame key (%s) adopted",
+                     TOPO_CLUSTER_KEY_RECORD);
+        }
+    } else if (rc == 0) {
+        LOG_ERR("topology", "LLDP: the cluster's frame key record %s is not 64 hex digits: "
+                "this node keeps its own, so links whose ends other nodes master are not found",
+                TOPO_CLUSTER_KEY_RECORD);
+    } else if (rc == -ENOENT && write_if_none) {
+        char hex[2 * TOPO_LLDP_KEY_LEN + 1];
+        topo_app_get_key(&t->app, ours);
+        for (size_t i = 0; i < sizeof(ours); i++)
+            snprintf(hex + 2 * i, 3, "%02x", ours[i]);
+        rc = store_kv_put(s, TOPO_CLUSTER_KEY_RECORD, hex, strlen(hex));
+        if (rc < 0)
+            LOG_ERR("topology", "LLDP: cannot store the cluster's frame key: %s; links whose "
+                    "ends other nodes master are found once another node stores one",
+                    strerror(-rc));
+        else
+            LOG_INFO("topology", "LLDP: this node's frame key stored as the cluster's (%s)",
+                     TOPO_CLUSTER_KEY_RECORD);
+    } else if (rc < 0 && rc != -ENOENT) {
+        LOG_ERR("topology", "LLDP: cannot read the cluster's frame key: %s", strerror(-rc));
+    }
+    free(val);
+}
+
+/* A fresh LLDP key per run, so frames of an earlier run are foreign;
+ * in a cluster, the cluster's once loaded (topo_load). */
 static int topo_create(const struct app_host *host, unsigned index, struct of_app *hooks,
                        void **self)
 {
     const struct ofcd_config *c = host->cfg;
     struct topo_inst *t = calloc(1, sizeof(*t));
+    uint8_t key[TOPO_LLDP_KEY_LEN];
 
     if (!t)
         return -ENOMEM;
     t->host = host;
+    t->cluster = c->cluster_etcd_endpoints[0] != '\0';
+    atomic_init(&t->key_changed, false);
     pthread_mutex_init(&t->follow.lock, NULL);
-    if (RAND_bytes(t->app.key, sizeof(t->app.key)) != 1) {
+    if (RAND_bytes(key, sizeof(key)) != 1) {
         LOG_ERR("topology", "no random bytes for the LLDP key");
         free(t);
         return -EIO;
     }
+    /* Twice: the key before it (still accepted) is this one too, never
+     * the all-zero words the struct starts with. */
+    topo_app_set_key(&t->app, key);
+    topo_app_set_key(&t->app, key);
+    /* The stamp offset is set by the first tick, long before a switch
+     * can connect and be probed. */
+    t->app.skew_us = t->cluster ? TOPO_LLDP_CLUSTER_SKEW_US : TOPO_LLDP_SKEW_US;
     atomic_init(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u);
     t->flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
     t->app.max_age_ms = c->topo_lldp_max_age_ms;
@@ -116,6 +203,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
                               /* of_lldp: POLLING_TIME x LIVENESS_DEAD_MULTIPLIER (5) */
                               .liveness_dead_us = (uint64_t)c->topo_lldp_interval_s * 5000000u,
                               .lldp_max_age_us = (uint64_t)c->topo_lldp_max_age_ms * 1000u,
+                              .lldp_skew_us = t->app.skew_us,
                               .on_change = topo_class_publish_link,
                               .on_change_arg = host->stream};
     t->ctl = t->admin ? topo_ctl_create(&tc) : NULL;
@@ -147,7 +235,11 @@ static int topo_load(void *self)
 {
     struct topo_inst *t = self;
 
-    return t->host->store ? topo_rest_load(&t->rest, t->host->store) : 0;
+    if (!t->host->store)
+        return 0;
+    if (t->cluster)
+        topo_cluster_key(t, true);
+    return topo_rest_load(&t->rest, t->host->store);
 }
 
 static void topo_on_event_locked(void *self, const struct qmsg *ev, uint64_t now_us)
@@ -180,6 +272,10 @@ static void topo_store_changed(void *self, const char *key, bool removed)
     struct topo_inst *t = self;
 
     (void)removed;                  /* the record is read again when applied */
+    if (t->cluster && strcmp(key, TOPO_CLUSTER_KEY_RECORD) == 0) {
+        atomic_store(&t->key_changed, true);
+        return;
+    }
     if (!topo_keep_is_ours(key))
         return;
     pthread_mutex_lock(&t->follow.lock);
@@ -220,6 +316,11 @@ static void topo_on_tick(void *self, uint64_t now_us)
     if (dropped)
         LOG_ERR("topology", "%zu changes of the topology's records in the cluster came faster "
                 "than this node follows them: not followed until it restarts", dropped);
+    if (t->cluster) {
+        topo_stamp_offset(t, now_us);
+        if (atomic_exchange(&t->key_changed, false))
+            topo_cluster_key(t, false);
+    }
     t->host->view_lock(t->host->view_arg);
     topo_ctl_tick(t->ctl, now_us);
     t->host->view_unlock(t->host->view_arg);

@@ -268,7 +268,8 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
     if (!t->cfg.lldp_max_age_us)
         t->cfg.lldp_max_age_us = TOPO_LLDP_MAX_AGE_MS_DEFAULT * 1000ull;
     /* Two sender ports per link (one each way): room for every link's. */
-    t->fresh = topo_fresh_create(2 * t->cfg.max_links, t->cfg.lldp_max_age_us);
+    t->fresh = topo_fresh_create(2 * t->cfg.max_links, t->cfg.lldp_max_age_us,
+                                 t->cfg.lldp_skew_us ? t->cfg.lldp_skew_us : TOPO_LLDP_SKEW_US);
     t->live = topo_live_create(t->cfg.max_links, t->cfg.liveness_dead_us
                                                      ? t->cfg.liveness_dead_us
                                                      : t->cfg.link_timeout_us);

@@ -76,6 +76,7 @@ struct topo_ctl_cfg {
     uint32_t max_links;
     uint64_t liveness_dead_us;          /* of_lldp liveness: no hello this long = down */
     uint64_t lldp_max_age_us;           /* older frames are stale (0: the default) */
+    uint64_t lldp_skew_us;              /* how far ahead a frame may be (0: alone's) */
     /* Told every change after the record shows it (may be NULL): the event
      * stream's publisher. Called under the caller's lock. */
     void (*on_change)(void *arg, const struct topo_link_rec *l, enum topo_change c);

@@ -21,9 +21,10 @@ struct topo_fresh {
     uint32_t free_head;
     uint32_t oldest, newest;
     uint64_t max_age_us;
+    uint64_t skew_us;
 };
 
-struct topo_fresh *topo_fresh_create(uint32_t max, uint64_t max_age_us)
+struct topo_fresh *topo_fresh_create(uint32_t max, uint64_t max_age_us, uint64_t skew_us)
 {
     struct topo_fresh *f = max ? calloc(1, sizeof(*f)) : NULL;
     uint32_t size = 16;
@@ -41,6 +42,7 @@ struct topo_fresh *topo_fresh_create(uint32_t max, uint64_t max_age_us)
     f->mask = size - 1;
     f->max = max;
     f->max_age_us = max_age_us;
+    f->skew_us = skew_us;
     for (uint32_t i = max; i-- > 0;) {
         f->v[i].hnext = f->free_head;
         f->free_head = i + 1;
@@ -129,7 +131,7 @@ enum topo_fresh_verdict topo_fresh_check(struct topo_fresh *f, struct topo_end f
                                          uint64_t sent_us, uint64_t now_us)
 {
     expire(f, now_us);
-    if (sent_us > now_us + TOPO_LLDP_SKEW_US ||
+    if (sent_us > now_us + f->skew_us ||
         (sent_us < now_us && now_us - sent_us > f->max_age_us))
         return TOPO_FRESH_STALE;
     uint32_t *head = bucket(f, from), i = *head;

@@ -6,8 +6,7 @@
  * host onto another port to fake a link there. It is dropped: it neither
  * refreshes a link nor makes one.
  *
- * A frame older than max_age (or more than TOPO_LLDP_SKEW_US ahead of the
- * clock) is stale whatever the table holds, so a sender's entry is needed
+ * A frame older than max_age (or more than skew ahead of the clock) is stale whatever the table holds, so a sender's entry is needed
  * only for max_age after the send time it holds: entries are forgotten
  * then (oldest first, O(1) per frame), and the table holds the ports heard
  * within max_age — each probed once per topology.lldp_interval_s. At most
@@ -31,8 +30,9 @@ enum topo_fresh_verdict {
 
 struct topo_fresh;
 
-/* At most max senders; NULL when out of memory (or max is 0). */
-struct topo_fresh *topo_fresh_create(uint32_t max, uint64_t max_age_us);
+/* At most max senders; NULL when out of memory (or max is 0). skew_us:
+ * how far ahead of the reader's clock a send time may be (topo_lldp.h). */
+struct topo_fresh *topo_fresh_create(uint32_t max, uint64_t max_age_us, uint64_t skew_us);
 void topo_fresh_destroy(struct topo_fresh *f);
 
 /* A frame sent by `from` at sent_us, seen at now_us (the same clock). */

@@ -90,7 +90,8 @@ size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, ui
 
 enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
                                        const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t now_us,
-                                       uint64_t max_age_us, struct topo_lldp_id *id)
+                                       uint64_t max_age_us, uint64_t skew_us,
+                                       struct topo_lldp_id *id)
 {
     size_t off = 12;
     bool chassis = false, port = false, ttl = false, tagged = false;
@@ -158,7 +159,7 @@ enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,
     make_tag(key, id->dpid, id->port, id->sent_us, subtype, want);
     if (CRYPTO_memcmp(want, tag, TAG_LEN) != 0)
         return TOPO_LLDP_FOREIGN;
-    if (id->sent_us > now_us + TOPO_LLDP_SKEW_US ||
+    if (id->sent_us > now_us + skew_us ||
         (id->sent_us < now_us && now_us - id->sent_us > max_age_us))
         return TOPO_LLDP_STALE;
     return TOPO_LLDP_OURS;

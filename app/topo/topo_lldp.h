@@ -11,10 +11,11 @@
  *   ofcd's own  organisationally specific TLV (type 127, OUI TOPO_LLDP_OUI,
  *               subtype 1 for a probe on schedule, 2 for one that asks the
  *               receiver to answer at once — the sender's port just came
- *               up): when it was sent (µs of ofcd's monotonic clock,
- *               strictly increasing per switch) and an 8-byte tag, the
- *               first bytes of HMAC-SHA256 under a key made at start over
- *               dpid, port, send time and subtype
+ *               up): when it was sent (µs of ofcd's monotonic clock, of
+ *               the wall clock in a cluster; strictly increasing per
+ *               switch) and an 8-byte tag, the first bytes of HMAC-SHA256
+ *               under a key made at start (the cluster's, in a cluster)
+ *               over dpid, port, send time and subtype
  *   End
  * so ofcd can tell its own frames from another controller's or a forged
  * one (no tag, or a wrong one) and from a stale one (sent longer ago than
@@ -38,6 +39,10 @@
  * worker whose clock reading is older than the sender's. Only ofcd can
  * make a frame with a valid tag, so this costs no replay protection. */
 #define TOPO_LLDP_SKEW_US 10000u
+/* In a cluster a frame one node sent comes back to another (the receiving
+ * switch's master), and both stamp on the wall clock: their clocks must
+ * agree within this (NTP does, by far; one machine trivially). */
+#define TOPO_LLDP_CLUSTER_SKEW_US 500000u
 /* Default of topology.lldp_max_age_ms: the stamp is taken when a probe is
  * built, so the age is the transit alone — worker, TCP, the switch, the
  * wire, the other switch, TCP back, worker, control thread — never the
@@ -67,11 +72,14 @@ enum topo_lldp_verdict {
     TOPO_LLDP_FOREIGN,                  /* well formed, not ofcd's (no tag, or a
                                          * wrong one): *id has what it claims */
     TOPO_LLDP_STALE,                    /* ofcd's tag, but sent more than max_age_us
-                                         * ago or more than TOPO_LLDP_SKEW_US ahead */
+                                         * ago or more than skew_us ahead */
 };
 
+/* now_us on the clock the sender stamped with (TOPO_LLDP_SKEW_US alone,
+ * TOPO_LLDP_CLUSTER_SKEW_US across nodes). */
 enum topo_lldp_verdict topo_lldp_parse(const uint8_t *frame, size_t len,
                                        const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t now_us,
-                                       uint64_t max_age_us, struct topo_lldp_id *id);
+                                       uint64_t max_age_us, uint64_t skew_us,
+                                       struct topo_lldp_id *id);
 
 #endif

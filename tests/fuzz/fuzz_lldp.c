@@ -26,14 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         return 0;
     memcpy(f, data, len);
     for (size_t i = 0; i < sizeof(nows) / sizeof(nows[0]); i++) {
-        enum topo_lldp_verdict v = topo_lldp_parse(f, len, key, nows[i], 3000, &id);
+        enum topo_lldp_verdict v = topo_lldp_parse(f, len, key, nows[i], 3000,
+                                                   TOPO_LLDP_SKEW_US, &id);
         if (v > TOPO_LLDP_STALE)
             abort();
         if (v == TOPO_LLDP_OURS) {
             uint8_t again[TOPO_LLDP_FRAME_LEN];
             struct topo_lldp_id id2;
             topo_lldp_build(again, f + 6, id.dpid, id.port, id.sent_us, id.ask, key);
-            if (topo_lldp_parse(again, sizeof(again), key, nows[i], 3000, &id2) !=
+            if (topo_lldp_parse(again, sizeof(again), key, nows[i], 3000, TOPO_LLDP_SKEW_US,
+                                &id2) !=
                     TOPO_LLDP_OURS || id2.dpid != id.dpid || id2.port != id.port ||
                 id2.sent_us != id.sent_us)
                 abort();

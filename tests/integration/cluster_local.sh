@@ -8,7 +8,10 @@
 # three controllers connect; the topology's records changed through one
 # node (a switch's metadata added and deleted, the switch disabled and
 # enabled) are shown by the others while they run; each node shows every
-# node's lease TTL left; a killed node is gone with its tap; stopping
+# node's lease TTL left; the links of a ring of patch ports, whose two ends
+# are mastered by different nodes, are found and shown up by every node,
+# and by the two left when one is killed; a killed node is gone with its
+# tap; stopping
 # everything leaves no etcd or ofcd of this test running.
 #
 # usage: cluster_local.sh OFCD_BINARY CONFIG_FILE
@@ -34,7 +37,8 @@ leader=$(cl_etcd_leader) || fail "etcd has no leader"
 pass "etcd: 3 members on $CL_ETCD_ENDPOINTS, member $leader leads"
 
 for k in 1 2 3; do
-    cl_node_start $k "$work/cl" --apps.topology=true || fail "node $k did not start"
+    cl_node_start $k "$work/cl" --apps.topology=true --topology.lldp_interval_s=1 \
+        --topology.link_timeout_s=8 || fail "node $k did not start"
 done
 for k in 1 2 3; do
     h=$(cl_node_rest $k /api/v1/health)
@@ -56,6 +60,7 @@ for br in br1 br2 br3 br4; do
     [ "$c" = 3 ] || fail "$br: $c of its 3 controllers connected"
 done
 pass "4 bridges, each with its 3 controllers is_connected=true"
+
 
 # The topology's records are shared: what one node changes, the others
 # show while they run.
@@ -93,6 +98,28 @@ shows 3 "$topo/switches" ".switches[\"$dp\"].enabled == true" ||
     fail "node 3 does not show $dp enabled again by node 1"
 pass "metadata added and deleted, a switch disabled and enabled through one node: the others follow"
 
+# A ring of patch ports: brK port 2 to brN port 1. The masters are spread
+# over three nodes, so some links have their ends mastered by different
+# nodes: the frames one node sends come back to another.
+for k in 1 2 3 4; do
+    n=$((k % 4 + 1))
+    ovs_vsctl -- add-port br$k p$k-$n -- set interface p$k-$n type=patch \
+        options:peer=p$n-$k ofport_request=2 -- add-port br$n p$n-$k -- \
+        set interface p$n-$k type=patch options:peer=p$k-$n ofport_request=1 ||
+        fail "cannot wire br$k to br$n"
+done
+ring='[.links[] | select(.active) | [.endpoint_a.id, .endpoint_b.id] | sort | join(" ")] | sort'
+want='["00:00:00:00:00:00:10:01:1 00:00:00:00:00:00:10:04:2","00:00:00:00:00:00:10:01:2 00:00:00:00:00:00:10:02:1","00:00:00:00:00:00:10:02:2 00:00:00:00:00:00:10:03:1","00:00:00:00:00:00:10:03:2 00:00:00:00:00:00:10:04:1"]'
+shows 1 /api/v1/cluster '[.switches[].master | strings] | length == 4' ||
+    fail "not every bridge has a master: $(cl_node_rest 1 /api/v1/cluster | jq -c '[.switches[].master]')"
+nm=$(cl_node_rest 1 /api/v1/cluster | jq '[.switches[].master] | unique | length')
+[ "${nm:-0}" -ge 2 ] || fail "the 4 bridges have ${nm:-no} distinct masters: no link crosses nodes"
+for k in 1 2 3; do
+    shows $k /api/kytos/topology/v3/links "($ring) == $want" ||
+        fail "node $k does not show the ring's 4 links up: $(cl_node_rest $k /api/kytos/topology/v3/links | jq -c "$ring")"
+done
+pass "a ring of 4 patch-port links, ends mastered by different nodes: every node shows all 4 up"
+
 # Each node shows every node's lease TTL left, as etcd says it (0..3 s).
 for k in 1 2 3; do
     shows $k /api/v1/cluster \
@@ -118,7 +145,13 @@ done
     fail "etcdctl does not report 3 healthy endpoints"
 pass "etcd member $leader restarted with its data: 3 healthy"
 
+downs() {
+    cl_node_rest $1 /api/v1/topology | jq '[.links[].downs] | add'
+}
+downs1=$(downs 1)
+downs3=$(downs 3)
 pid2=$(cl_node_pid 2) || fail "node 2 has no pid"
+killed=$SECONDS
 cl_node_kill 2 || fail "cl_node_kill 2"
 kill -0 "$pid2" 2>/dev/null && fail "node 2 (pid $pid2) still runs"
 cl_node_pid 2 >/dev/null && fail "cl_node_pid still names node 2"
@@ -130,6 +163,19 @@ done
 ip link show ofc1 >/dev/null 2>&1 && ip link show ofc3 >/dev/null 2>&1 ||
     fail "the other nodes' taps went with node 2's"
 pass "node 2 killed: its process and tap ofc2 are gone, ofc1 and ofc3 stay"
+# Node 2's bridges get new masters, which probe their ports: no link goes
+# down, past the link timeout (8 s) after the last frame node 2 sent.
+shows 1 /api/v1/cluster '[.switches[].master | select(. == "node1" or . == "node3")] | length == 4' ||
+    fail "node 2's bridges have no new master: $(cl_node_rest 1 /api/v1/cluster | jq -c '[.switches[].master]')"
+sleep $((killed + 9 - SECONDS > 0 ? killed + 9 - SECONDS : 0))
+for k in 1 3; do
+    got=$(cl_node_rest $k /api/kytos/topology/v3/links | jq -c "$ring")
+    [ "$got" = "$(jq -c . <<<"$want")" ] ||
+        fail "node $k lost the ring's links after node 2 died: $got"
+done
+[ "$(downs 1)" = "$downs1" ] && [ "$(downs 3)" = "$downs3" ] ||
+    fail "links went down after node 2 died: downs $downs1 -> $(downs 1) (node 1), $downs3 -> $(downs 3) (node 3)"
+pass "node 2's bridges remastered: nodes 1 and 3 show the 4 links up 9 s on, none went down"
 
 pids=()
 for k in 1 3; do pids+=("$(cl_node_pid $k)"); done

@@ -21,6 +21,7 @@ static const uint8_t key[TOPO_LLDP_KEY_LEN] = "0123456789abcdef0123456789abcdef"
 static const uint8_t mac[6] = {0x02, 0, 0, 0, 0x10, 0x01};
 
 #define MS 1000ull
+#define SKEW TOPO_LLDP_SKEW_US
 
 static void test_lldp_round_trip(void **state)
 {
@@ -32,7 +33,7 @@ static void test_lldp_round_trip(void **state)
                      TOPO_LLDP_FRAME_LEN);
     assert_int_equal(f[12], 0x88);
     assert_int_equal(f[13], 0xcc);
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5500 * MS, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_OURS);
     assert_true(id.dpid == 0x1001);
     assert_int_equal(id.port, 7);
@@ -42,38 +43,38 @@ static void test_lldp_round_trip(void **state)
      * a scheduled probe into one that asks breaks the tag. */
     uint8_t a[TOPO_LLDP_FRAME_LEN];
     topo_lldp_build(a, mac, 0x1001, 7, 5000 * MS, true, key);
-    assert_int_equal(topo_lldp_parse(a, sizeof(a), key, 5500 * MS, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(a, sizeof(a), key, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_OURS);
     assert_true(id.ask);
     uint8_t forged[TOPO_LLDP_FRAME_LEN];
     memcpy(forged, f, sizeof(forged));
     forged[14 + 11 + 7 + 4 + 2 + 3] = 2;        /* the ofcd TLV's subtype byte */
-    assert_int_equal(topo_lldp_parse(forged, sizeof(forged), key, 5500 * MS, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(forged, sizeof(forged), key, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_FOREIGN);
     /* Old, or from the future: stale. */
     assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS + 9000 * MS + 1, 9000 * MS,
-                                     &id), TOPO_LLDP_STALE);
+                                     SKEW, &id), TOPO_LLDP_STALE);
     assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS - TOPO_LLDP_SKEW_US - 1,
-                                     9000 * MS, &id), TOPO_LLDP_STALE);
+                                     9000 * MS, SKEW, &id), TOPO_LLDP_STALE);
     /* A little ahead of the reader's clock (lcores read it once a loop): ours. */
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS - 1000, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5000 * MS - 1000, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_OURS);
     /* Another key: another ofcd's, or forged. */
     uint8_t other[TOPO_LLDP_KEY_LEN] = {1};
-    assert_int_equal(topo_lldp_parse(f, sizeof(f), other, 5500 * MS, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), other, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_FOREIGN);
     /* The port changed on the way (a forger re-pointing a frame). */
     uint8_t g[TOPO_LLDP_FRAME_LEN];
     memcpy(g, f, sizeof(g));
     g[14 + 2 + 9 + 2 + 4] ^= 1;                  /* the low byte of the port */
-    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500 * MS, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_FOREIGN);
     assert_int_equal(id.port, 6);
     /* Not LLDP at all. */
     memcpy(g, f, sizeof(g));
     g[12] = 0x08;
     g[13] = 0x00;
-    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500 * MS, 9000 * MS, &id),
+    assert_int_equal(topo_lldp_parse(g, sizeof(g), key, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_NOT_LLDP);
 }
 
@@ -87,9 +88,10 @@ static void test_lldp_truncated(void **state)
     topo_lldp_build(f, mac, 0x1001, 7, 5000 * MS, false, key);
     /* Chassis 11, port 7, TTL 4, ofcd 22, End 2: the End TLV ends at 14+46. */
     for (size_t len = 0; len < 14 + 46; len++)
-        assert_int_equal(topo_lldp_parse(f, len, key, 5500 * MS, 9000 * MS, &id),
+        assert_int_equal(topo_lldp_parse(f, len, key, 5500 * MS, 9000 * MS, SKEW, &id),
                          TOPO_LLDP_MALFORMED);
-    assert_int_equal(topo_lldp_parse(f, 14 + 46, key, 5500 * MS, 9000 * MS, &id), TOPO_LLDP_OURS);
+    assert_int_equal(topo_lldp_parse(f, 14 + 46, key, 5500 * MS, 9000 * MS, SKEW, &id),
+                     TOPO_LLDP_OURS);
 }
 
 /* Kytos-ng's of_lldp frame (VLAN-tagged, chassis and port subtype 7, no
@@ -105,19 +107,19 @@ static void test_lldp_foreign_and_broken(void **state)
                    0x06, 0x02, 0, 120,
                    0x00, 0x00};
     (void)state;
-    assert_int_equal(topo_lldp_parse(k, sizeof(k), key, 1, 1000, &id), TOPO_LLDP_FOREIGN);
+    assert_int_equal(topo_lldp_parse(k, sizeof(k), key, 1, 1000, SKEW, &id), TOPO_LLDP_FOREIGN);
     assert_true(id.dpid == 0x1002);
     assert_int_equal(id.port, 3);
     uint8_t swapped[sizeof(k)];
     memcpy(swapped, k, sizeof(k));
     memcpy(swapped + 18, k + 29, 7);             /* port TLV first */
     memcpy(swapped + 25, k + 18, 11);
-    assert_int_equal(topo_lldp_parse(swapped, sizeof(swapped), key, 1, 1000, &id),
+    assert_int_equal(topo_lldp_parse(swapped, sizeof(swapped), key, 1, 1000, SKEW, &id),
                      TOPO_LLDP_MALFORMED);
     uint8_t longlen[sizeof(k)];
     memcpy(longlen, k, sizeof(k));
     longlen[19] = 0xff;                          /* chassis TLV longer than the frame */
-    assert_int_equal(topo_lldp_parse(longlen, sizeof(longlen), key, 1, 1000, &id),
+    assert_int_equal(topo_lldp_parse(longlen, sizeof(longlen), key, 1, 1000, SKEW, &id),
                      TOPO_LLDP_MALFORMED);
 }
 
@@ -132,7 +134,7 @@ static void test_lldp_foreign_and_broken(void **state)
  * which is what makes room in a full table. */
 static void test_fresh_replays(void **state)
 {
-    struct topo_fresh *f = topo_fresh_create(2, 2000 * MS);
+    struct topo_fresh *f = topo_fresh_create(2, 2000 * MS, SKEW);
 
     (void)state;
     assert_non_null(f);
@@ -160,7 +162,7 @@ static void test_fresh_replays(void **state)
 /* Many senders and churn: chains and the age line stay right. */
 static void test_fresh_many(void **state)
 {
-    struct topo_fresh *f = topo_fresh_create(1000, 2000 * MS);
+    struct topo_fresh *f = topo_fresh_create(1000, 2000 * MS, SKEW);
 
     (void)state;
     for (uint64_t t = 0; t < 20; t++) {

@@ -410,14 +410,20 @@ int of_app_send(struct of_app_out *out, struct ofp_msg *m)
 static bool sent_asks(unsigned i, const struct topo_app_cfg *cfg)
 {
     struct topo_lldp_id id;
-    assert_int_equal(topo_lldp_parse(sent_frames[i], TOPO_LLDP_FRAME_LEN, cfg->key, 1000 * S,
-                                     UINT64_MAX, &id), TOPO_LLDP_OURS);
+    uint8_t key[TOPO_LLDP_KEY_LEN];
+    topo_app_get_key(cfg, key);
+    assert_int_equal(topo_lldp_parse(sent_frames[i], TOPO_LLDP_FRAME_LEN, key, 1000 * S,
+                                     UINT64_MAX, TOPO_LLDP_SKEW_US, &id), TOPO_LLDP_OURS);
     return id.ask;
 }
 
+static struct topo_seen last_seen;
+
 int of_app_event(struct of_app_out *out, const void *data, size_t len)
 {
-    (void)out, (void)data, (void)len;
+    (void)out;
+    assert_int_equal(len, sizeof(last_seen));
+    memcpy(&last_seen, data, sizeof(last_seen));
     return 0;
 }
 
@@ -501,7 +507,9 @@ static void test_probe_send_times_increase(void **state)
     struct of_app_switch sw = {.dpid = 0x1001, .ports = &pl};
     struct ofp_port_status ps = {.reason = OFPPR_MODIFY, .desc = {.port_no = 1}};
     struct topo_lldp_id a, b;
+    uint8_t key[TOPO_LLDP_KEY_LEN];
 
+    topo_app_get_key(&cfg, key);
     atomic_init(&cfg.interval_ms, 3000);
     topo_app_init(&app, &cfg);
     app.on_switch_up(app.arg, &sw, 1 * S, NULL);
@@ -509,12 +517,91 @@ static void test_probe_send_times_increase(void **state)
     app.on_tick(app.arg, &sw, 2 * S, NULL);
     app.on_port_status(app.arg, &sw, &ps, 2 * S, NULL);
     assert_int_equal(n_sent, 2);
-    assert_int_equal(topo_lldp_parse(sent_frames[0], TOPO_LLDP_FRAME_LEN, cfg.key, 2 * S,
-                                     2000000, &a), TOPO_LLDP_OURS);
-    assert_int_equal(topo_lldp_parse(sent_frames[1], TOPO_LLDP_FRAME_LEN, cfg.key, 2 * S,
-                                     2000000, &b), TOPO_LLDP_OURS);
+    assert_int_equal(topo_lldp_parse(sent_frames[0], TOPO_LLDP_FRAME_LEN, key, 2 * S,
+                                     2000000, TOPO_LLDP_SKEW_US, &a), TOPO_LLDP_OURS);
+    assert_int_equal(topo_lldp_parse(sent_frames[1], TOPO_LLDP_FRAME_LEN, key, 2 * S,
+                                     2000000, TOPO_LLDP_SKEW_US, &b), TOPO_LLDP_OURS);
     assert_true(b.sent_us > a.sent_us);
     app.on_switch_down(app.arg, &sw);
+    topo_admin_destroy(ad);
+}
+
+/* A cluster: a frame node A's master sends comes back to node B (the
+ * receiving switch's master). Both share the key and stamp on the wall
+ * clock (their lcore clocks differ); B reads it as its own, dated on B's
+ * clock; after one key change B still reads it, after two it is foreign;
+ * a sender's clock ahead by less than the cluster's skew is accepted,
+ * past it the frame is stale. */
+static void test_cluster_nodes_read_each_other(void **state)
+{
+    (void)state;
+    const uint64_t wall = 1800000000ull * S;
+    struct topo_admin *ad = topo_admin_create(8);
+    struct topo_app_cfg na = {.admin = ad, .max_age_ms = 2000,
+                              .skew_us = TOPO_LLDP_CLUSTER_SKEW_US};
+    struct topo_app_cfg nb = na;
+    struct of_app app_a, app_b;
+    struct ofp_port ports[1] = {{.port_no = 1}};
+    struct of_port_list pl = {ports, 1, 1};
+    struct of_app_switch sa = {.dpid = 0x1001, .ports = &pl};
+    struct of_app_switch sb = {.dpid = 0x1002, .ports = &pl};
+    struct ofp_port_status ps = {.reason = OFPPR_MODIFY, .desc = {.port_no = 1}};
+    struct topo_app_stats st;
+    uint8_t k1[TOPO_LLDP_KEY_LEN], k2[TOPO_LLDP_KEY_LEN], k3[TOPO_LLDP_KEY_LEN];
+
+    memset(k1, 0x11, sizeof(k1));
+    memset(k2, 0x22, sizeof(k2));
+    memset(k3, 0x33, sizeof(k3));
+    for (unsigned i = 0; i < 2; i++) {
+        topo_app_set_key(&na, k1);
+        topo_app_set_key(&nb, k1);
+    }
+    atomic_init(&na.interval_ms, 3000);
+    atomic_init(&nb.interval_ms, 3000);
+    /* A's lcore clock reads 5 s when the wall reads `wall`, B's 900 s. */
+    atomic_store(&na.stamp_offset_us, wall - 5 * S);
+    atomic_store(&nb.stamp_offset_us, wall - 900 * S);
+    topo_app_init(&app_a, &na);
+    topo_app_init(&app_b, &nb);
+    app_a.on_switch_up(app_a.arg, &sa, 4 * S, NULL);
+    app_b.on_switch_up(app_b.arg, &sb, 899 * S, NULL);
+    n_sent = 0;
+    app_a.on_port_status(app_a.arg, &sa, &ps, 5 * S, NULL);
+    assert_int_equal(n_sent, 1);              /* B's answers to these asking probes follow */
+    struct ofp_packet_in pi = {.data = sent_frames[0], .data_len = TOPO_LLDP_FRAME_LEN};
+    ofp_match_init(&pi.match);
+    assert_int_equal(ofp_match_set_uint(&pi.match, OFPXMT_OFB_IN_PORT, 1), 0);
+    memset(&last_seen, 0, sizeof(last_seen));
+    app_b.on_packet_in(app_b.arg, &sb, &pi, 900 * S + 1000, NULL);
+    assert_int_equal(last_seen.from_dpid, 0x1001);
+    assert_int_equal(last_seen.from_port, 1);
+    assert_int_equal(last_seen.to_port, 1);
+    assert_int_equal(last_seen.sent_us, 900 * S);      /* on B's clock */
+    /* The key changes once: frames in flight still count; twice: not. */
+    topo_app_set_key(&nb, k2);
+    memset(&last_seen, 0, sizeof(last_seen));
+    app_b.on_packet_in(app_b.arg, &sb, &pi, 900 * S + 2000, NULL);
+    assert_int_equal(last_seen.from_dpid, 0x1001);
+    topo_app_set_key(&nb, k3);
+    app_b.on_packet_in(app_b.arg, &sb, &pi, 900 * S + 3000, NULL);
+    topo_app_get_stats(&nb, &st);
+    assert_int_equal(st.lldp_ours, 2);
+    assert_int_equal(st.lldp_foreign, 1);
+    /* A's wall clock 0.4 s ahead of B's: fresh; 0.6 s: stale. */
+    topo_app_set_key(&nb, k1);
+    atomic_store(&na.stamp_offset_us, wall - 5 * S + 400000);
+    app_a.on_port_status(app_a.arg, &sa, &ps, 6 * S, NULL);
+    pi.data = sent_frames[n_sent - 1];
+    app_b.on_packet_in(app_b.arg, &sb, &pi, 901 * S, NULL);
+    atomic_store(&na.stamp_offset_us, wall - 5 * S + 600000);
+    app_a.on_port_status(app_a.arg, &sa, &ps, 7 * S, NULL);
+    pi.data = sent_frames[n_sent - 1];
+    app_b.on_packet_in(app_b.arg, &sb, &pi, 902 * S, NULL);
+    topo_app_get_stats(&nb, &st);
+    assert_int_equal(st.lldp_ours, 3);
+    assert_int_equal(st.lldp_stale, 1);
+    app_a.on_switch_down(app_a.arg, &sa);
+    app_b.on_switch_down(app_b.arg, &sb);
     topo_admin_destroy(ad);
 }
 
@@ -530,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_keep_over_restart),
         cmocka_unit_test(test_port_up_probed_at_once),
         cmocka_unit_test(test_probe_send_times_increase),
+        cmocka_unit_test(test_cluster_nodes_read_each_other),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
