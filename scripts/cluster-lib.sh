@@ -76,7 +76,10 @@ cl_etcd_cluster() {
 
 # cl_etcd_launch K: member K on its data directory (created the first time;
 # etcd ignores the --initial-* flags once it has data, so a restart is the
-# same command).
+# same command). etcd keeps every revision until compacted, and ofcd writes
+# one per batch of flows and per 100 ms of events: the members compact
+# what is older than 10 minutes themselves (a node away longer reads
+# everything again when it comes back).
 cl_etcd_launch() {
     local k=$1 c p
     c=$(cl_etcd_client "$k")
@@ -90,7 +93,8 @@ cl_etcd_launch() {
         --listen-client-urls "$c" --advertise-client-urls "$c" \
         --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" \
         --initial-cluster "$(cl_etcd_cluster)" --initial-cluster-token ofcd-cluster-local \
-        --initial-cluster-state new
+        --initial-cluster-state new \
+        --auto-compaction-mode periodic --auto-compaction-retention 10m
 }
 
 # cl_etcd_healthy K SECONDS: until member K answers /health with true (which

@@ -17,6 +17,7 @@
 #include "ofp_switch.h"
 #include "ofp_wire.h"
 #include "qmsg.h"
+#include "rest_events.h"
 
 static const char *const cl_keys_read[] = {
     "cluster.etcd_endpoints", "cluster.node_id", "cluster.lease_ttl_s", "cluster.prefix",
@@ -53,7 +54,7 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
             .ttl_s = c->cluster_lease_ttl_s, .ca = ea.ca, .cert = ea.cert, .key = ea.key,
             .user = ea.user, .password = ea.user ? ea.password : NULL,
             .max_switches = c->of_max_switches_known ? c->of_max_switches_known : 65536,
-            .card = card};
+            .card = card, .stream = host->stream};
         rc = cl_node_start(&ci->node, &nc, err);
     }
     memset(ea.password, 0, sizeof(ea.password));
@@ -63,6 +64,10 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
         free(ci);
         return rc;
     }
+    /* Every event of this node's stream to the others' (nothing
+     * publishes yet: the apps are being made). */
+    if (host->stream)
+        rest_events_set_tap(host->stream, cl_node_tap, ci->node);
     ci->ext = (struct rest_ext){"/api/v1/cluster", ci, cl_rest_get};
     LOG_INFO("cluster", "node %s joins the cluster on %s (prefix %s, lease %u s)",
              c->cluster_node_id, c->cluster_etcd_endpoints, c->cluster_prefix,
@@ -397,6 +402,8 @@ static void cl_destroy(void *self)
 
     if (ci->host->may_act)
         atomic_store(ci->host->may_act, false);
+    if (ci->host->stream)
+        rest_events_set_tap(ci->host->stream, NULL, NULL);
     cl_node_stop(ci->node);
     free(ci);
 }

@@ -13,6 +13,7 @@
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
+#include "rest_events.h"
 
 OFCD_COUNTER_GROUP(cl_node_counters, "cluster", struct cl_node_stats, CL_NODE_COUNTERS,
                    CL_NODE_GAUGES);
@@ -64,6 +65,8 @@ static void apply_kv(struct cl_node *n, const struct etcd_kv *kv, bool deleted)
             else if (!known)
                 LOG_INFO("cluster", "node %s joined the cluster", k.node);
         }
+    } else if (k.kind == CL_KEY_EVENTS) {
+        return;                     /* relay_in's (the watch's alone) */
     } else if (k.kind == CL_KEY_CAND) {
         struct cl_sw *sw = deleted ? cl_table_find(&n->table, k.dpid)
                                    : cl_table_get(&n->table, k.dpid);
@@ -119,10 +122,101 @@ static int full_read(struct cl_node *n)
     return 0;
 }
 
+/* ---- events of other nodes --------------------------------------------- */
+
+struct relay_in {
+    struct cl_node *n;
+    const char *node;
+};
+
+static void relay_one(void *arg, const char *kind, const json_t *data)
+{
+    struct relay_in *ri = arg;
+
+    rest_events_publish_relayed(ri->n->stream, kind, data, ri->node);
+}
+
+/* A batch another node put: its events on this node's stream, outside the
+ * node's lock (the hub takes its own). */
+static void relay_in(struct cl_node *n, const struct etcd_watch_resp *r)
+{
+    for (size_t i = 0; i < r->n_ev; i++) {
+        const struct etcd_kv *kv = &r->ev[i].kv;
+        struct cl_key k;
+        if (r->ev[i].type == ETCD_EV_DELETE ||
+            cl_key_parse(n->prefix, kv->key, kv->key_len, &k) < 0 ||
+            k.kind != CL_KEY_EVENTS || strcmp(k.node, n->node_id) == 0)
+            continue;
+        struct relay_in ri = {n, k.node};
+        unsigned bad = 0;
+        int got = n->stream ? cl_relay_each((const char *)kv->value, kv->value_len, relay_one,
+                                            &ri, &bad)
+                            : 0;
+        pthread_mutex_lock(&n->lock);
+        n->stats.events_in += got > 0 ? (uint64_t)got : 0;
+        n->stats.events_bad += got < 0 ? 1 : bad;
+        pthread_mutex_unlock(&n->lock);
+        if (got < 0 || bad)
+            LOG_WARN_RL(&n->rl_relay, now_us(), "cluster",
+                        "node %s's relayed events: %s: not published here", k.node,
+                        got < 0 ? "the batch is not a JSON array" : "entries not [kind, object]");
+    }
+}
+
+void cl_node_tap(void *node, const char *kind, const json_t *data)
+{
+    struct cl_node *n = node;
+
+    pthread_mutex_lock(&n->relay_lock);
+    cl_outbox_add(&n->outbox, kind, data);
+    pthread_mutex_unlock(&n->relay_lock);
+}
+
+/* The events published since the last batch, in one put bound to the
+ * lease: the other nodes' watches see each put. */
+static void relay_out(struct cl_node *n, int64_t lease)
+{
+    size_t len = 0;
+    uint32_t count = 0;
+    char key[CL_KEY_MAX];
+
+    pthread_mutex_lock(&n->relay_lock);
+    char *batch = cl_outbox_take(&n->outbox, &len, &count);
+    uint64_t dropped = n->outbox.dropped - n->relay_dropped;
+    n->relay_dropped = n->outbox.dropped;
+    pthread_mutex_unlock(&n->relay_lock);
+    if (dropped) {
+        pthread_mutex_lock(&n->lock);
+        n->stats.events_dropped += dropped;
+        pthread_mutex_unlock(&n->lock);
+        LOG_WARN_RL(&n->rl_relay, now_us(), "cluster",
+                    "node %s: %" PRIu64 " events published faster than %u KiB per %u ms: "
+                    "not relayed to the other nodes (this node's stream has them)",
+                    n->node_id, dropped, CL_RELAY_MAX_BYTES >> 10, CL_RELAY_MS);
+    }
+    if (!batch)
+        return;
+    int kl = cl_key_events(key, sizeof(key), n->prefix, n->node_id);
+    struct etcd_put p = {.key = key, .key_len = kl > 0 ? (size_t)kl : 0, .value = batch,
+                         .value_len = len, .lease = lease};
+    struct etcd_header h;
+    int rc = kl < 0 ? kl : etcd_put(n->etcd, &p, &h);
+    free(batch);
+    if (rc < 0)
+        etcd_failed(n, "relaying this node's events", rc);
+    pthread_mutex_lock(&n->lock);
+    if (rc < 0)
+        n->stats.events_dropped += count;
+    else
+        n->stats.events_out += count;
+    pthread_mutex_unlock(&n->lock);
+}
+
 static void on_watch(void *arg, const struct etcd_watch_resp *r)
 {
     struct cl_node *n = arg;
 
+    relay_in(n, r);
     pthread_mutex_lock(&n->lock);
     for (size_t i = 0; i < r->n_ev; i++)
         apply_kv(n, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
@@ -368,7 +462,7 @@ static void *cl_main(void *arg)
 {
     struct cl_node *n = arg;
     struct etcd_watch *w = NULL;
-    uint64_t next_ka = 0, retry_at = 0;
+    uint64_t next_ka = 0, retry_at = 0, next_relay = 0;
     const uint64_t ka_every = (uint64_t)n->ttl_s * 1000000u / 3;
 
     while (!atomic_load(&n->stop)) {
@@ -432,6 +526,10 @@ static void *cl_main(void *arg)
             pthread_mutex_unlock(&n->lock);
             atomic_store(&n->work, true);
         }
+        if (now >= next_relay) {
+            relay_out(n, lease);
+            next_relay = now + CL_RELAY_MS * 1000u;
+        }
         if (atomic_exchange(&n->work, false)) {
             int done = reconcile(n, lease);
             if (done == CL_TXN_OPS)
@@ -469,8 +567,12 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
     snprintf(n->card, sizeof(n->card), "%s", cfg->card);
     n->ttl_s = cfg->ttl_s;
     n->rl_name = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(1, 2000);
+    n->rl_relay = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(2, 10000);
+    n->stream = cfg->stream;
+    cl_outbox_init(&n->outbox, 0);
     cl_fence_init(&n->fence, cl_fence_margin_us(cfg->ttl_s));
     pthread_mutex_init(&n->lock, NULL);
+    pthread_mutex_init(&n->relay_lock, NULL);
     int rc = cl_table_init(&n->table, cfg->max_switches);
     if (rc < 0) {
         snprintf(err, 256, "cluster table: %s", strerror(-rc));
@@ -501,6 +603,8 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
 fail:
     etcd_client_free(n->etcd);
     cl_table_free(&n->table);
+    cl_outbox_fini(&n->outbox);
+    pthread_mutex_destroy(&n->relay_lock);
     pthread_mutex_destroy(&n->lock);
     free(n);
     return rc;
@@ -519,6 +623,8 @@ void cl_node_stop(struct cl_node *n)
                  "the other nodes now", n->node_id);
     etcd_client_free(n->etcd);
     cl_table_free(&n->table);
+    cl_outbox_fini(&n->outbox);
+    pthread_mutex_destroy(&n->relay_lock);
     pthread_mutex_destroy(&n->lock);
     free(n);
 }

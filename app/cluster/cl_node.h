@@ -13,6 +13,9 @@
  * thread wants (want_stand), at most 128 in one transaction. A lease found
  * gone (expired while this node was stopped or cut off) is granted anew and
  * every key written again; a watch that ends is reopened after a full read.
+ * Every CL_RELAY_MS it puts the events this node published under
+ * events/<node>, and publishes those of other nodes that the watch shows
+ * (cl_relay.h); the events of a full read are old and not published.
  *
  * Everything in struct cl_node below `lock` is guarded by it; the etcd
  * thread never holds it across a call to etcd.
@@ -29,6 +32,7 @@
 #include "cl_fence.h"
 #include "cl_keys.h"
 #include "cl_members.h"
+#include "cl_relay.h"
 #include "cl_table.h"
 #include "ofcd_counters.h"
 #include "ofcd_ratelimit.h"
@@ -43,6 +47,7 @@ struct cl_node_cfg {
     const char *user, *password;    /* NULL = no authentication */
     unsigned max_switches;
     const char *card;               /* this node's card (JSON text, < CL_CARD_MAX) */
+    struct rest_events *stream;     /* the event stream: relayed both ways (NULL: not) */
 };
 
 #define CL_NODE_COUNTERS(X)                                                               \
@@ -69,7 +74,12 @@ struct cl_node_cfg {
     X(send_failures, "ROLE_REQUESTs that found no room on the way out (asked again)")    \
     X(fence_closed, "times this node stopped acting as master: its lease unproved")      \
     X(yields, "switches this node handed over to balance the masters over the nodes")   \
-    X(swept, "switch records let go: down here, and no node stands for them")
+    X(swept, "switch records let go: down here, and no node stands for them")            \
+    X(events_out, "events of this node's stream sent to the other nodes")                \
+    X(events_in, "events of other nodes published on this node's stream")                \
+    X(events_dropped, "events not sent to the other nodes: the outbox was full or etcd " \
+      "refused the batch")                                                                \
+    X(events_bad, "relayed events this node could not read (logged)")
 #define CL_NODE_GAUGES(X)                                                                 \
     X(nodes, "live nodes of the cluster (members/ keys)")                                 \
     X(switches, "switches in the cluster table")                                          \
@@ -86,6 +96,7 @@ struct cl_node_stats {
 extern const struct ofcd_counter_group cl_node_counters;    /* "cluster" */
 
 struct etcd_client;
+struct rest_events;
 
 #define CL_TXN_OPS 128u             /* etcd's default --max-txn-ops */
 
@@ -109,6 +120,13 @@ struct cl_node {
     atomic_bool stop;
     atomic_bool work;               /* the control thread changed a want_stand */
     struct cl_todo todo;            /* the cluster thread's, outside the lock */
+    struct rest_events *stream;
+    /* The events this node published since the last batch: filled by the
+     * publishers (cl_node_tap), taken by the cluster thread. */
+    pthread_mutex_t relay_lock;
+    struct cl_outbox outbox;
+    uint64_t relay_dropped;         /* outbox.dropped already counted */
+    struct ofcd_ratelimit rl_relay;
 
     pthread_mutex_t lock;
     struct cl_table table;
@@ -134,6 +152,10 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
 /* Stop the thread and revoke the lease, so the other nodes take over the
  * switches at once rather than after the TTL. */
 void cl_node_stop(struct cl_node *n);
+
+/* rest_events' tap (rest_events_set_tap): an event this node publishes,
+ * into the outbox the cluster thread sends every CL_RELAY_MS. */
+void cl_node_tap(void *node, const char *kind, const json_t *data);
 
 /* The control thread changed a want_stand: the etcd thread looks now. */
 void cl_node_wake(struct cl_node *n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define MEMBERS "members/"
+#define EVENTS "events/"
 #define SWITCHES "switches/"
 #define CAND "/cand/"
 #define DPID_DIGITS 16
@@ -35,6 +36,11 @@ int cl_key_cand(char *buf, size_t len, const char *prefix, uint64_t dpid, const 
 int cl_key_switches(char *buf, size_t len, const char *prefix)
 {
     return written(snprintf(buf, len, "%s" SWITCHES, prefix), len);
+}
+
+int cl_key_events(char *buf, size_t len, const char *prefix, const char *node)
+{
+    return written(snprintf(buf, len, "%s" EVENTS "%s", prefix, node), len);
 }
 
 /* The node name that ends a key: not empty, no '/', fits. */
@@ -78,6 +84,10 @@ int cl_key_parse(const char *prefix, const uint8_t *key, size_t len, struct cl_k
         out->kind = CL_KEY_MEMBER;
         return take_node(key + sizeof(MEMBERS) - 1, len - (sizeof(MEMBERS) - 1), out->node);
     }
+    if (len >= sizeof(EVENTS) - 1 && memcmp(key, EVENTS, sizeof(EVENTS) - 1) == 0) {
+        out->kind = CL_KEY_EVENTS;
+        return take_node(key + sizeof(EVENTS) - 1, len - (sizeof(EVENTS) - 1), out->node);
+    }
     if (len < sizeof(SWITCHES) - 1 || memcmp(key, SWITCHES, sizeof(SWITCHES) - 1) != 0)
         return 0;
     key += sizeof(SWITCHES) - 1;
@@ -93,7 +103,7 @@ int cl_key_parse(const char *prefix, const uint8_t *key, size_t len, struct cl_k
 
 int cl_key_view(char *from, char *to, const char *prefix)
 {
-    int a = snprintf(from, CL_KEY_MAX, "%smembers/", prefix);
+    int a = snprintf(from, CL_KEY_MAX, "%s" EVENTS, prefix);
     int b = snprintf(to, CL_KEY_MAX, "%sswitches0", prefix);    /* '0' follows '/' */
 
     return a < 0 || b < 0 || a >= (int)CL_KEY_MAX || b >= (int)CL_KEY_MAX ? -ENAMETOOLONG : 0;

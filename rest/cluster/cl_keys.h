@@ -7,6 +7,9 @@
  *   <prefix>switches/<dpid>/cand/<node>     a node stands for a switch (its
  *                                           channel is up), bound to its lease;
  *                                           the lowest create revision wins
+ *   <prefix>events/<node>                   the events a node published in its
+ *                                           last 100 ms (cl_relay.h), bound to
+ *                                           its lease: each put is a batch
  *
  * dpid is 16 lower-case hex digits, so a switch's keys sort together and a
  * range read of <prefix>switches/ gives every candidate at once.
@@ -27,15 +30,17 @@ int cl_key_member(char *buf, size_t len, const char *prefix, const char *node);
 int cl_key_members(char *buf, size_t len, const char *prefix);     /* every card */
 int cl_key_cand(char *buf, size_t len, const char *prefix, uint64_t dpid, const char *node);
 int cl_key_switches(char *buf, size_t len, const char *prefix);    /* every candidate */
-/* The keys a node reads and watches: [from, to) = members/ up to and with
- * switches/, not the flows' records under data/ (the store's). Each
- * buffer CL_KEY_MAX; 0 or -ENAMETOOLONG. */
+int cl_key_events(char *buf, size_t len, const char *prefix, const char *node);
+/* The keys a node reads and watches: [from, to) = events/ up to and with
+ * switches/ (members/ between them), not the flows' records under data/
+ * (the store's). Each buffer CL_KEY_MAX; 0 or -ENAMETOOLONG. */
 int cl_key_view(char *from, char *to, const char *prefix);
 
 enum cl_key_kind {
     CL_KEY_OTHER = 0,               /* under the prefix, not ours to read (a newer layout) */
     CL_KEY_MEMBER,
     CL_KEY_CAND,
+    CL_KEY_EVENTS,
 };
 
 struct cl_key {

@@ -44,6 +44,8 @@ struct rest_events {
     struct ofcd_ratelimit rl_cut;
     struct rest_events_stats st;        /* under the lock, but for published: */
     uint64_t published;                 /* relaxed atomic (publish counts without the lock) */
+    rest_events_tap_fn tap;             /* set before anyone publishes */
+    void *tap_arg;
 };
 
 struct rest_events *rest_events_create(unsigned max_clients, size_t queue_bytes)
@@ -212,7 +214,34 @@ static void append(struct rest_events *h, struct rest_events_client *c, const ch
     wake(c, w);
 }
 
+void rest_events_set_tap(struct rest_events *h, rest_events_tap_fn fn, void *arg)
+{
+    h->tap = fn;
+    h->tap_arg = arg;
+}
+
+static void publish(struct rest_events *h, const char *kind, const json_t *data);
+
 void rest_events_publish(struct rest_events *h, const char *kind, const json_t *data)
+{
+    if (h->tap)
+        h->tap(h->tap_arg, kind, data);
+    publish(h, kind, data);
+}
+
+void rest_events_publish_relayed(struct rest_events *h, const char *kind, const json_t *data,
+                                 const char *node)
+{
+    json_t *j = json_copy((json_t *)data);
+
+    if (!j)
+        return;
+    if (json_object_set_new(j, "node", json_string(node)) == 0)
+        publish(h, kind, j);
+    json_decref(j);
+}
+
+static void publish(struct rest_events *h, const char *kind, const json_t *data)
 {
     /* No client: no text made (the flow manager publishes per barrier). */
     if (!__atomic_load_n(&h->n, __ATOMIC_RELAXED)) {

@@ -17,6 +17,10 @@
  *
  * Filter: ?kinds=link,switch keeps the events whose kind starts with one
  * of the given words ("link" matches "link.up" and "link.down").
+ *
+ * In a cluster a tap hands every event published here to the cluster,
+ * which relays it to the other nodes; theirs come back through
+ * rest_events_publish_relayed with "node" in their data.
  */
 #ifndef OFCD_REST_EVENTS_H
 #define OFCD_REST_EVENTS_H
@@ -58,6 +62,16 @@ void rest_events_destroy(struct rest_events *h);
 
 /* Publish kind (e.g. "link.up") with data (borrowed, a JSON object). */
 void rest_events_publish(struct rest_events *h, const char *kind, const json_t *data);
+
+/* A cluster: every event published here is also handed to fn (on the
+ * publisher's thread, outside the hub's lock: fn must not wait), which
+ * carries it to the other nodes. Set once, before anything publishes. */
+typedef void (*rest_events_tap_fn)(void *arg, const char *kind, const json_t *data);
+void rest_events_set_tap(struct rest_events *h, rest_events_tap_fn fn, void *arg);
+/* An event another node published: to this node's clients like any
+ * other, its data with "node": node added; never to the tap (no echo). */
+void rest_events_publish_relayed(struct rest_events *h, const char *kind, const json_t *data,
+                                 const char *node);
 /* An SSE comment to every client, so proxies keep idle streams open. */
 void rest_events_keepalive(struct rest_events *h);
 /* Cut every client (the server is stopping). */

@@ -2,8 +2,9 @@
 # Build the libFuzzer targets with clang (ASan+UBSan) — the frame/segment input
 # path (fuzz_net_tcp), the OpenFlow decoder (fuzz_ofp), the REST flow
 # parser (fuzz_flow_json), the LLDP reader (fuzz_lldp), the etcd gateway's
-# answer decoders (fuzz_etcd) and the etcd store's record readers
-# (fuzz_store_etcd) — and run each for a sixth of the given time
+# answer decoders (fuzz_etcd), the etcd store's record readers
+# (fuzz_store_etcd) and the reader of the events other nodes relay
+# (fuzz_relay) — and run each for a seventh of the given time
 # from its seed corpus. A crash, leak or sanitizer report fails the test
 # and leaves the reproducer in the work directory (named in the output).
 #
@@ -15,12 +16,13 @@ work=${3:-$(mktemp -d /tmp/ofcd-fuzz.XXXXXX)}
 command -v clang >/dev/null || { echo "clang missing: scripts/install-deps installs it"; exit 1; }
 
 mkdir -p "$work/corpus" "$work/corpus_ofp" "$work/corpus_flow_json" "$work/corpus_lldp" \
-    "$work/corpus_etcd" "$work/corpus_store_etcd"
+    "$work/corpus_etcd" "$work/corpus_store_etcd" "$work/corpus_relay"
 cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
 cp "$root"/tests/fuzz/corpus_flow_json/* "$work/corpus_flow_json/"
 cp "$root"/tests/fuzz/corpus_lldp/* "$work/corpus_lldp/"
 cp "$root"/tests/fuzz/corpus_etcd/* "$work/corpus_etcd/"
 cp "$root"/tests/fuzz/corpus_store_etcd/* "$work/corpus_store_etcd/"
+cp "$root"/tests/fuzz/corpus_relay/* "$work/corpus_relay/"
 cflags=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 clang "${cflags[@]}" -I"$root/common" -I"$root/drivers/net" \
@@ -42,21 +44,25 @@ clang "${cflags[@]}" -I"$root/drivers/etcd" \
 clang "${cflags[@]}" -I"$root/rest/store" -I"$root/drivers/etcd" -I"$root/common" \
     "$root/tests/fuzz/fuzz_store_etcd.c" "$root/rest/store/store_etcd_rec.c" \
     -o "$work/fuzz_store_etcd"
+clang "${cflags[@]}" -I"$root/app/cluster" \
+    "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cl_relay.c" -ljansson \
+    -o "$work/fuzz_relay"
 # The OpenFlow seeds are the codec's own sample messages, written by a tool.
 cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/ofp_seeds.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root"/common/*.c -o "$work/ofp_seeds"
 "$work/ofp_seeds" "$work/corpus_ofp" >/dev/null
 cd "$work"
-half=$(( (secs + 5) / 6 ))
+half=$(( (secs + 6) / 7 ))
 # -rss_limit_mb: nothing here allocates much; a blow-up is a bug.
-for t in net_tcp ofp flow_json lldp etcd store_etcd; do
+for t in net_tcp ofp flow_json lldp etcd store_etcd relay; do
     corpus=corpus
     [ $t = ofp ] && corpus=corpus_ofp
     [ $t = flow_json ] && corpus=corpus_flow_json
     [ $t = lldp ] && corpus=corpus_lldp
     [ $t = etcd ] && corpus=corpus_etcd
     [ $t = store_etcd ] && corpus=corpus_store_etcd
+    [ $t = relay ] && corpus=corpus_relay
     # libFuzzer's own exit code for a finding is 77, which meson reads as
     # "skipped": a finding must fail the test.
     ./fuzz_$t -max_total_time="$half" -max_len=4096 -rss_limit_mb=1024 -error_exitcode=1 \

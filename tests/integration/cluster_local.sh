@@ -10,7 +10,10 @@
 # enabled) are shown by the others while they run; each node shows every
 # node's lease TTL left; the links of a ring of patch ports, whose two ends
 # are mastered by different nodes, are found and shown up by every node,
-# and by the two left when one is killed; a killed node is gone with its
+# and by the two left when one is killed; node 3's event stream carries
+# the other nodes' events (their link and role changes, the flow.installed
+# of a flow node 3 took for a bridge another node masters), marked with
+# the node they happened on; a killed node is gone with its
 # tap; stopping
 # everything leaves no etcd or ofcd of this test running.
 #
@@ -46,6 +49,20 @@ for k in 1 2 3; do
         fail "node $k's /api/v1/health: ${h:-no answer}"
 done
 pass "3 nodes answer /api/v1/health on 127.0.0.1:8181-8183"
+
+# Node 3's event stream, from before the bridges come.
+curl -sN http://127.0.0.1:8183/api/v1/events >"$work/ev3.txt" 2>/dev/null &
+ev_pid=$!
+it_on_exit "kill $ev_pid"
+# until node 3's stream has an event $1 whose data jq -e $2 accepts, 10 s
+streamed() {
+    local end=$((SECONDS + 10))
+    until grep -A1 "^event: $1\$" "$work/ev3.txt" | sed -n 's/^data: //p' |
+            jq -s -e "map(select($2)) | length > 0" >/dev/null 2>&1; do
+        [ $SECONDS -lt $end ] || return 1
+        sleep 0.1
+    done
+}
 
 ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
 ovs_add_bridges 4 "$(cl_controllers 3)" 1000 || fail "cannot create the bridges"
@@ -119,6 +136,30 @@ for k in 1 2 3; do
         fail "node $k does not show the ring's 4 links up: $(cl_node_rest $k /api/kytos/topology/v3/links | jq -c "$ring")"
 done
 pass "a ring of 4 patch-port links, ends mastered by different nodes: every node shows all 4 up"
+
+# Node 3's stream: the other nodes' events, named.
+for k in 1 2; do
+    streamed link.up ".node == \"node$k\"" ||
+        fail "node 3's stream has no link.up from node $k: $(grep -c . "$work/ev3.txt") lines"
+done
+for m in $(cl_node_rest 3 /api/v1/cluster | jq -r '[.switches[].master] | unique | .[]'); do
+    [ "$m" = node3 ] && continue
+    streamed switch.role ".node == \"$m\" and .role == \"master\"" ||
+        fail "node 3's stream has no switch.role master from $m, which masters a bridge"
+done
+streamed link.up 'has("node") | not' || fail "node 3's stream lacks its own link.up"
+other=$(cl_node_rest 3 /api/v1/cluster |
+    jq -r '[.switches[] | select(.master != "node3")][0] | "\(.dpid) \(.master)"')
+read -r odp omaster <<<"$other"
+[ -n "$odp" ] && [ "$omaster" != null ] || fail "no bridge mastered by another node than node 3"
+odp_c=$odp
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d '{"flows": [{"priority": 777, "match": {"dl_type": 2054}}]}' \
+    "http://127.0.0.1:8183/api/kytos/flow_manager/v2/flows/$odp_c")
+[ "$code" = 202 ] || fail "POST of a flow for $odp_c to node 3 answered $code"
+streamed flow.installed ".node == \"$omaster\" and .dpid == \"$odp_c\"" ||
+    fail "node 3's stream has no flow.installed on $odp_c from its master $omaster"
+pass "node 3's stream: link.up of nodes 1 and 2, switch.role of the other masters, flow.installed by $omaster of a flow node 3 took"
 
 # Each node shows every node's lease TTL left, as etcd says it (0..3 s).
 for k in 1 2 3; do

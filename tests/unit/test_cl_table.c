@@ -57,6 +57,19 @@ static void test_keys(void **state)
     cl_key_members(buf, sizeof(buf), P);
     assert_string_equal(buf, "/ofcd/v1/members/");
     assert_int_equal(cl_key_member(buf, 10, P, "node1"), -ENAMETOOLONG);
+    cl_key_events(buf, sizeof(buf), P, "node3");
+    assert_string_equal(buf, "/ofcd/v1/events/node3");
+    assert_int_equal(parse(buf, &k), 0);
+    assert_int_equal(k.kind, CL_KEY_EVENTS);
+    assert_string_equal(k.node, "node3");
+    assert_int_equal(parse("/ofcd/v1/events/", &k), -EINVAL);
+    /* The view: events/ to switches/, the store's data/ outside it. */
+    char from[CL_KEY_MAX], to[CL_KEY_MAX];
+    assert_int_equal(cl_key_view(from, to, P), 0);
+    assert_true(strcmp("/ofcd/v1/events/node3", from) >= 0);
+    assert_true(strcmp("/ofcd/v1/members/node1", to) < 0);
+    assert_true(strcmp("/ofcd/v1/switches/ffffffffffffffff/cand/n", to) < 0);
+    assert_true(strcmp("/ofcd/v1/data/flows/0000000000001001/1", from) < 0);
 
     /* Another layout's keys under the prefix are not ours to read. */
     assert_int_equal(parse("/ofcd/v1/flows/abc", &k), 0);

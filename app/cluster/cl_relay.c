@@ -1,0 +1,100 @@
+/* cl_relay: see cl_relay.h. */
+#include "cl_relay.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cl_outbox_init(struct cl_outbox *o, size_t max)
+{
+    *o = (struct cl_outbox){.max = max ? max : CL_RELAY_MAX_BYTES};
+}
+
+void cl_outbox_fini(struct cl_outbox *o)
+{
+    free(o->buf);
+    *o = (struct cl_outbox){0};
+}
+
+int cl_outbox_add(struct cl_outbox *o, const char *kind, const json_t *data)
+{
+    if (!kind || !kind[0] || !json_is_object(data))
+        return -EINVAL;
+    json_t *pair = json_pack("[sO]", kind, (json_t *)data);
+    char *text = pair ? json_dumps(pair, JSON_COMPACT) : NULL;
+    json_decref(pair);
+    if (!text)
+        return -ENOMEM;
+    size_t n = strlen(text);
+    /* room for this, its comma and the batch's brackets */
+    if (o->len + n + 3 > o->max) {
+        free(text);
+        o->dropped++;
+        return -ENOBUFS;
+    }
+    if (o->len + n + 1 > o->cap) {
+        size_t nc = o->cap ? o->cap : 4096;
+        while (nc < o->len + n + 1)
+            nc *= 2;
+        char *nb = realloc(o->buf, nc);
+        if (!nb) {
+            free(text);
+            return -ENOMEM;
+        }
+        o->buf = nb;
+        o->cap = nc;
+    }
+    memcpy(o->buf + o->len, text, n);
+    o->buf[o->len + n] = ',';
+    o->len += n + 1;
+    o->n++;
+    free(text);
+    return 0;
+}
+
+char *cl_outbox_take(struct cl_outbox *o, size_t *len, uint32_t *n)
+{
+    if (!o->n)
+        return NULL;
+    char *out = malloc(o->len + 2);
+    if (!out)
+        return NULL;
+    out[0] = '[';
+    memcpy(out + 1, o->buf, o->len - 1);    /* without the last comma */
+    out[o->len] = ']';
+    out[o->len + 1] = '\0';
+    *len = o->len + 1;
+    *n = o->n;
+    o->len = 0;
+    o->n = 0;
+    return out;
+}
+
+int cl_relay_each(const char *text, size_t len, cl_relay_fn fn, void *arg, unsigned *bad)
+{
+    json_error_t err;
+    json_t *arr = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    unsigned nbad = 0;
+    int given = 0;
+
+    if (!json_is_array(arr)) {
+        json_decref(arr);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *e = json_array_get(arr, i);
+        const char *kind = json_string_value(json_array_get(e, 0));
+        json_t *data = json_array_get(e, 1);
+        if (!json_is_array(e) || json_array_size(e) != 2 || !kind || !kind[0] ||
+            !json_is_object(data)) {
+            nbad++;
+            continue;
+        }
+        fn(arg, kind, data);
+        given++;
+    }
+    json_decref(arr);
+    if (bad)
+        *bad = nbad;
+    return given;
+}
