@@ -141,6 +141,18 @@ static void control_keepalive(struct app_ctx *app, uint64_t *next_ms)
 }
 
 /* Each app's control-thread timeouts. */
+/* Every app whose on_stop is done (a cluster node: its switches handed
+ * over)? Asked each pass while the appliance stops. */
+static bool apps_stopped(struct app_ctx *app)
+{
+    bool done = true;
+
+    for (unsigned i = 0; i < app->n_inst; i++)
+        if (app->inst[i].cls->on_stop && app->inst[i].cls->on_stop(app->inst[i].self) > 0)
+            done = false;
+    return done;
+}
+
 static void control_apps_tick(struct app_ctx *app)
 {
     uint64_t now = lcore_clock_us();
@@ -240,7 +252,7 @@ static void *control_main(void *arg)
     uint64_t next_forget_us = 0;
     uint64_t next_purge_ms = 0;
     uint64_t next_keepalive_ms = mono_ms() + CONTROL_KEEPALIVE_MS;
-    uint64_t next_periodic_ms = 0, last_rung_ms = 0;
+    uint64_t next_periodic_ms = 0, last_rung_ms = 0, stop_by_ms = 0;
     sigset_t set;
 
     control_signal_set(&set);
@@ -258,6 +270,8 @@ static void *control_main(void *arg)
         } else if (timeout > CONTROL_BELL_MIN_MS) {
             timeout = CONTROL_BELL_MIN_MS;
         }
+        if (stop_by_ms && timeout > CONTROL_STOP_POLL_MS)
+            timeout = CONTROL_STOP_POLL_MS;   /* handing over: look again soon */
         bool rung;
         struct control_fds cf;
         int sig = control_sleep(app, &set, armed, timeout, &cf, &rung);
@@ -270,10 +284,14 @@ static void *control_main(void *arg)
         if (app->cmd_srv)
             ofcd_ctl_server_run(app->cmd_srv, cf.fds + 1, cf.n_ctl, mono_ms());
 
+        if ((sig == SIGINT || sig == SIGTERM) && stop_by_ms) {
+            LOG_INFO("control", "%s received again: stopping now",
+                     sig == SIGINT ? "SIGINT" : "SIGTERM");
+            break;
+        }
         if (sig == SIGINT || sig == SIGTERM) {
             LOG_INFO("control", "%s received: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
-            atomic_store(&app->stop, true);
-            break;
+            stop_by_ms = mono_ms() + CONTROL_STOP_WAIT_MS;
         }
         if (sig == SIGUSR1)
             control_log_stats(app);
@@ -296,7 +314,10 @@ static void *control_main(void *arg)
             next_periodic_ms = now + CONTROL_WAKE_MS;
             control_periodic(app, &link, &next_forget_us, &next_purge_ms, &next_keepalive_ms);
         }
+        if (stop_by_ms && (apps_stopped(app) || mono_ms() >= stop_by_ms))
+            break;
     }
+    atomic_store(&app->stop, true);
     return NULL;
 }
 

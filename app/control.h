@@ -25,6 +25,12 @@
  * per CONTROL_BELL_MIN_MS, so an event waits at most that long. */
 #define CONTROL_WAKE_MS 10
 #define CONTROL_BELL_MIN_MS 1
+/* SIGINT/SIGTERM: the apps' on_stop get this long to hand over (a
+ * cluster node its switches, each confirmed by the switch) while the
+ * channels stay up, asked again every CONTROL_STOP_POLL_MS; a second
+ * signal stops at once. */
+#define CONTROL_STOP_WAIT_MS 2000
+#define CONTROL_STOP_POLL_MS 5
 
 /* The set of signals the control thread takes; main blocks it first. */
 void control_signal_set(sigset_t *set);

@@ -118,6 +118,13 @@ struct app_class {
     /* Its part of GET /api/v1/health: a JSON object's text in buf, under
      * the app's name; *ok false makes the whole answer degraded (503). */
     void (*health)(void *self, char *buf, size_t len, bool *ok);
+    /* On the control thread when SIGINT/SIGTERM asks the appliance to
+     * stop, before the poll loops stop, and again each pass of the control
+     * loop (events still flow) until it returns 0: the switches' channels
+     * are still up, so what the app hands over (a cluster node its
+     * switches) is taken over while nothing is cut. 1 = not done yet; the
+     * control thread stops anyway after CONTROL_STOP_WAIT_MS. */
+    int (*on_stop)(void *self);
     void (*destroy)(void *self);
 };
 

@@ -219,8 +219,9 @@ static void send_role(struct cl_inst *ci, struct cl_sw *sw, const struct cl_ask 
     uint8_t mem[64];
     struct ofp_buf b;
     uint32_t xid = CL_XID_BASE | (ci->next_xid++ & 0xffffu);
-    struct ofp_role r = {.role = ask->role == CL_ROLE_MASTER ? OFPCR_ROLE_MASTER
-                                                              : OFPCR_ROLE_SLAVE,
+    struct ofp_role r = {.role = ask->nochange                 ? OFPCR_ROLE_NOCHANGE
+                                 : ask->role == CL_ROLE_MASTER ? OFPCR_ROLE_MASTER
+                                                               : OFPCR_ROLE_SLAVE,
                          .generation_id = (uint64_t)ask->generation};
 
     ofp_buf_init(&b, mem, sizeof(mem));
@@ -257,7 +258,7 @@ static void cl_on_tick(void *self, uint64_t lcore_now)
     (void)lcore_now;
     pthread_mutex_lock(&n->lock);
     t.may_act = cl_node_may_act_locked(n, t.now);
-    if (ci->may_act && !t.may_act) {
+    if (ci->may_act && !t.may_act && !ci->stop_at_us) {
         n->stats.fence_closed++;
         LOG_WARN("cluster", "node %s: its lease is no longer proved (%s): it stops acting "
                  "as master of any switch", n->node_id,
@@ -396,6 +397,69 @@ static void cl_health(void *self, char *buf, size_t len, bool *ok)
     pthread_mutex_unlock(&n->lock);
 }
 
+/* SIGTERM: a planned hand-over of every switch this node masters. It stops
+ * acting as a master (no FLOW_MOD, PACKET_OUT or state write) and revokes
+ * its lease with the channels still up; each switch stays with it as its
+ * master until another node's MASTER request demotes it, which it learns
+ * by asking the switch its role (cl_decide's leaving). Done when no switch
+ * has it as master any more, or after CL_LEAVE_WAIT_US (a switch no other
+ * node reaches keeps it until the channel closes). */
+#define CL_LEAVE_WAIT_US 1500000u
+
+static void mark_leaving(void *arg, struct cl_sw *sw)
+{
+    unsigned *masters = arg;
+
+    sw->leaving = true;
+    *masters += sw->channel_up && sw->role == CL_ROLE_MASTER;
+}
+
+static void count_mastered(void *arg, struct cl_sw *sw)
+{
+    unsigned *masters = arg;
+
+    *masters += sw->channel_up && sw->role == CL_ROLE_MASTER;
+}
+
+static int cl_on_stop(void *self)
+{
+    struct cl_inst *ci = self;
+    struct cl_node *n = ci->node;
+    uint64_t now = ofcd_clock_mono_us();
+    unsigned masters = 0;
+
+    if (!ci->stop_at_us) {
+        ci->stop_at_us = now;
+        cl_node_leave(n);           /* the gate shuts: cl_node_may_act_locked */
+        ci->may_act = false;
+        if (ci->host->may_act)
+            atomic_store(ci->host->may_act, false);
+        pthread_mutex_lock(&n->lock);
+        cl_table_each(&n->table, mark_leaving, &ci->handing);
+        pthread_mutex_unlock(&n->lock);
+        LOG_INFO("cluster", "node %s leaves the cluster: handing its %u switches over to "
+                 "the other nodes, its channels still up", n->node_id, ci->handing);
+        return 1;
+    }
+    pthread_mutex_lock(&n->lock);
+    cl_table_each(&n->table, count_mastered, &masters);
+    pthread_mutex_unlock(&n->lock);
+    uint64_t took_ms = (now - ci->stop_at_us) / 1000u;
+    if (masters == 0 && cl_node_has_left(n)) {
+        LOG_INFO("cluster", "node %s handed its %u switches over in %" PRIu64 " ms, each "
+                 "confirmed by the switch (another master took it)", n->node_id, ci->handing,
+                 took_ms);
+        return 0;
+    }
+    if (now - ci->stop_at_us < CL_LEAVE_WAIT_US)
+        return 1;
+    LOG_WARN("cluster", "node %s: %u of its %u switches still have it as master after %" PRIu64
+             " ms (no other node took them%s): stopping anyway, they go to the others when "
+             "its channels close", n->node_id, masters, ci->handing, took_ms,
+             cl_node_has_left(n) ? "" : "; etcd did not take the lease back");
+    return 0;
+}
+
 static void cl_destroy(void *self)
 {
     struct cl_inst *ci = self;
@@ -416,6 +480,7 @@ const struct app_class cl_class = {
     .create = cl_create,
     .on_event = cl_on_event,
     .on_tick = cl_on_tick,
+    .on_stop = cl_on_stop,
     .counters = cl_counters,
     .routes = cl_routes,
     .status = cl_status,

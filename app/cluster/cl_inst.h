@@ -31,6 +31,8 @@ struct cl_inst {
     uint64_t next_sweep_us;
     struct rest_ext ext;
     struct ofcd_ratelimit rl_refused;
+    uint64_t stop_at_us;            /* on_stop's first call (SIGTERM), 0 before */
+    unsigned handing;               /* switches it mastered then */
 };
 
 /* GET /api/v1/cluster (cl_rest.c). */

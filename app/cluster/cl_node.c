@@ -456,6 +456,37 @@ static int reconcile(struct cl_node *n, int64_t lease)
     return (int)t->n;
 }
 
+/* ---- leaving ---------------------------------------------------------- */
+
+static void leave_now(struct cl_node *n, int64_t lease)
+{
+    int rc = lease ? etcd_lease_revoke(n->etcd, lease) : 0;
+
+    if (rc < 0)
+        etcd_failed(n, "revoking the lease to leave", rc);
+    else if (lease)
+        LOG_INFO("cluster", "node %s leaves the cluster: lease revoked, its switches go to "
+                 "the other nodes now, while its channels are still up", n->node_id);
+    pthread_mutex_lock(&n->lock);
+    if (rc == 0)
+        n->lease = 0;
+    n->left = true;
+    pthread_mutex_unlock(&n->lock);
+}
+
+void cl_node_leave(struct cl_node *n)
+{
+    atomic_store(&n->leave, true);
+}
+
+bool cl_node_has_left(struct cl_node *n)
+{
+    pthread_mutex_lock(&n->lock);
+    bool left = n->left;
+    pthread_mutex_unlock(&n->lock);
+    return left;
+}
+
 /* ---- the loop ---------------------------------------------------------- */
 
 static void *cl_main(void *arg)
@@ -472,6 +503,12 @@ static void *cl_main(void *arg)
         bool synced = n->synced;
         pthread_mutex_unlock(&n->lock);
 
+        if (atomic_load(&n->leave)) {
+            if (!n->left)
+                leave_now(n, lease);
+            nanosleep(&(struct timespec){0, CL_POLL_MS * 1000000L}, NULL);
+            continue;
+        }
         if (now < retry_at) {
             nanosleep(&(struct timespec){0, CL_POLL_MS * 1000000L}, NULL);
             continue;
@@ -636,6 +673,8 @@ void cl_node_wake(struct cl_node *n)
 
 bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now)
 {
+    if (atomic_load(&n->leave))
+        return false;
     return n->lease && n->card_lease == n->lease && n->synced &&
            cl_fence_may_act(&n->fence, now);
 }

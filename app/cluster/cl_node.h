@@ -119,6 +119,7 @@ struct cl_node {
     bool started;
     atomic_bool stop;
     atomic_bool work;               /* the control thread changed a want_stand */
+    atomic_bool leave;              /* the appliance stops: revoke, ask no lease again */
     struct cl_todo todo;            /* the cluster thread's, outside the lock */
     struct rest_events *stream;
     /* The events this node published since the last batch: filled by the
@@ -139,6 +140,7 @@ struct cl_node {
     unsigned ttl_next;              /* the member whose lease TTL is asked next */
     uint64_t await_at_us;           /* when it was sent */
     bool synced;                    /* a full read done and the watch open */
+    bool left;                      /* cl_node_leave done: no lease is asked again */
     bool etcd_ok;                   /* the last call answered */
     char etcd_error[256];           /* the last failure's text */
     struct cl_node_stats stats;
@@ -149,8 +151,17 @@ struct cl_node {
  * until then the fence is shut). 0, or a negative errno with the reason in
  * err (256 bytes). */
 int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err);
-/* Stop the thread and revoke the lease, so the other nodes take over the
- * switches at once rather than after the TTL. */
+/* Leave the cluster now, the channels still up: the cluster thread
+ * revokes the lease (every candidate key of this node goes with it, so the
+ * other nodes take the switches over at once and their MASTER requests
+ * demote this node at each switch) and asks no lease again; from this call
+ * on the node may not act as a master (cl_node_may_act_locked). Returns at
+ * once; cl_node_has_left says when etcd took the lease back (or failed to:
+ * the lease then ends with its TTL). */
+void cl_node_leave(struct cl_node *n);
+bool cl_node_has_left(struct cl_node *n);
+/* Stop the thread and revoke the lease if cl_node_leave did not, so the
+ * other nodes take over the switches at once rather than after the TTL. */
 void cl_node_stop(struct cl_node *n);
 
 /* rest_events' tap (rest_events_set_tap): an event this node publishes,

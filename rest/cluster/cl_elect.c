@@ -61,15 +61,21 @@ struct cl_action cl_decide(const struct cl_cands *s, const struct cl_self *self)
 
     if (!self->channel_up)
         return (struct cl_action){standing ? CL_DO_RESIGN : CL_DO_NOTHING, 0};
+    if (self->leaving)
+        return (struct cl_action){self->role == CL_ROLE_MASTER && !self->asking
+                                      ? CL_DO_ASK_ROLE : CL_DO_NOTHING, 0};
     if (!standing)
         return (struct cl_action){CL_DO_STAND, 0};
     if (self->asking)
         return (struct cl_action){CL_DO_NOTHING, 0};
-    if (we_win(s, self, &w) && self->may_act) {
+    bool win = we_win(s, self, &w);
+    if (win && self->may_act) {
         if (self->role == CL_ROLE_MASTER && self->generation == w->create_rev)
             return (struct cl_action){CL_DO_NOTHING, 0};
         return (struct cl_action){CL_DO_ASK_MASTER, w->create_rev};
     }
+    if (!win && self->may_act && self->role == CL_ROLE_MASTER)
+        return (struct cl_action){CL_DO_ASK_ROLE, w->create_rev};
     /* OpenFlow 1.3 checks a SLAVE request's generation as a MASTER's: the
      * winner's revision is the newest this node knows. */
     if (self->role == CL_ROLE_SLAVE && self->generation == w->create_rev)

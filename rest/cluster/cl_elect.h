@@ -63,6 +63,7 @@ struct cl_self {
     enum cl_role role;              /* the role the switch last confirmed (ROLE_REPLY) */
     int64_t generation;             /* with the generation it was confirmed for */
     bool asking;                    /* a ROLE_REQUEST is out, unanswered */
+    bool leaving;                   /* this node leaves the cluster (SIGTERM) */
 };
 
 enum cl_action_kind {
@@ -71,6 +72,8 @@ enum cl_action_kind {
     CL_DO_RESIGN,                   /* delete our candidate key */
     CL_DO_ASK_MASTER,               /* ROLE_REQUEST MASTER, generation_id = .generation */
     CL_DO_ASK_SLAVE,                /* ROLE_REQUEST SLAVE, generation_id = .generation */
+    CL_DO_ASK_ROLE,                 /* ROLE_REQUEST NOCHANGE: which role the switch gives
+                                     * us now (SLAVE once another master took over) */
 };
 
 struct cl_action {
@@ -83,11 +86,18 @@ struct cl_action {
  * The next step for this node and this switch:
  *  - channel down: resign if we still stand (nothing to ask a switch we
  *    cannot reach);
+ *  - leaving (SIGTERM: our keys go with our lease): stand no more; where
+ *    the switch has us as master, ask our role until another node's
+ *    MASTER request has made us SLAVE (a hand-over: the switch is never
+ *    without a master meanwhile);
  *  - channel up, no candidate of ours: stand;
  *  - we win and may act: ask MASTER with the winner's revision, unless
  *    the switch confirmed exactly that already or a request is out;
- *  - we do not win, or may not act (the fence): ask SLAVE with the
- *    winner's revision unless the switch has us as SLAVE of that
+ *  - another node wins while the switch has us as master and we may act
+ *    (a balance hand-over): do not step down, ask our role until the
+ *    winner's MASTER request has made us SLAVE;
+ *  - otherwise (we do not win, or may not act: the fence): ask SLAVE with
+ *    the winner's revision unless the switch has us as SLAVE of that
  *    generation already or a request is out. A master that may not act
  *    steps down at once, before another node can win.
  * Never two requests at once: the answer comes first.

@@ -110,7 +110,7 @@ static struct cl_self self_of(const struct cl_sw *sw, const char *node, bool may
 {
     return (struct cl_self){.node = node, .channel_up = sw->channel_up, .may_act = may_act,
                             .role = sw->role, .generation = sw->generation,
-                            .asking = sw->asking};
+                            .asking = sw->asking, .leaving = sw->leaving};
 }
 
 bool cl_sw_may_write(const struct cl_sw *sw, const char *node, bool may_act)
@@ -144,10 +144,15 @@ bool cl_sw_step(struct cl_sw *sw, const char *node, bool may_act, uint64_t now_u
         else
             sw->yielding = false;
     }
-    if (a.kind == CL_DO_ASK_MASTER || a.kind == CL_DO_ASK_SLAVE) {
+    if (sw->leaving)
+        sw->want_stand = false;     /* our keys went with the lease */
+    if (a.kind == CL_DO_ASK_MASTER || a.kind == CL_DO_ASK_SLAVE || a.kind == CL_DO_ASK_ROLE) {
         if (now_us >= sw->retry_at_us) {
             ask->send = true;
-            ask->role = a.kind == CL_DO_ASK_MASTER ? CL_ROLE_MASTER : CL_ROLE_SLAVE;
+            ask->nochange = a.kind == CL_DO_ASK_ROLE;
+            ask->role = a.kind == CL_DO_ASK_MASTER ? CL_ROLE_MASTER
+                        : a.kind == CL_DO_ASK_SLAVE ? CL_ROLE_SLAVE
+                                                    : sw->role;
             ask->generation = a.generation;
         }
     }
@@ -157,6 +162,7 @@ bool cl_sw_step(struct cl_sw *sw, const char *node, bool may_act, uint64_t now_u
 void cl_sw_asked(struct cl_sw *sw, const struct cl_ask *ask, uint32_t xid, uint64_t now_us)
 {
     sw->asking = true;
+    sw->asked_role = ask->nochange;
     sw->asked = ask->role;
     sw->asked_generation = ask->generation;
     sw->ask_xid = xid;
@@ -168,11 +174,21 @@ int cl_sw_reply(struct cl_sw *sw, uint32_t xid, enum cl_role role, int64_t gener
     if (!sw->asking || xid != sw->ask_xid)
         return -ESRCH;
     sw->asking = false;
+    int changed = role != sw->role;
+    if (sw->asked_role) {
+        /* What the switch gives us now: SLAVE under the generation of the
+         * master that took over, or MASTER still (asked again later). */
+        sw->role = role;
+        sw->generation = generation;
+        if (role == CL_ROLE_MASTER)
+            sw->retry_at_us = sw->ask_at_us + CL_ROLE_QUERY_EVERY_US;
+        if (changed)
+            sw->role_changes++;
+        return changed;
+    }
     /* The generation kept is the one asked for: the policy compares it
      * with the winner's (the reply's is the switch's newest, the same or
      * one this node has not seen yet). */
-    (void)generation;
-    int changed = role != sw->role;
     sw->role = role;
     sw->generation = sw->asked_generation;
     if (changed)

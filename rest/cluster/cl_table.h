@@ -36,6 +36,8 @@ struct cl_sw {
     enum cl_role role;              /* confirmed by the switch */
     int64_t generation;             /* the generation it was confirmed with */
     bool asking;
+    bool asked_role;                /* the request out is a NOCHANGE (CL_DO_ASK_ROLE) */
+    bool leaving;                   /* this node leaves: cl_self.leaving */
     enum cl_role asked;
     int64_t asked_generation;
     uint32_t ask_xid;
@@ -77,9 +79,14 @@ void cl_sw_down(struct cl_sw *sw);
 
 struct cl_ask {
     bool send;                      /* a ROLE_REQUEST to send now */
-    enum cl_role role;
+    bool nochange;                  /* OFPCR_ROLE_NOCHANGE: asks the role, changes none */
+    enum cl_role role;              /* else MASTER or SLAVE */
     int64_t generation;             /* MASTER: the winner's create revision */
 };
+
+/* A hand-over asks the switch our role (NOCHANGE) this often until it
+ * says SLAVE. */
+#define CL_ROLE_QUERY_EVERY_US 50000u
 
 /* One step of this node's part for sw at now: cl_decide, then
  *  - want_stand follows the channel (the cluster thread writes or deletes
@@ -97,7 +104,9 @@ void cl_sw_asked(struct cl_sw *sw, const struct cl_ask *ask, uint32_t xid, uint6
 bool cl_sw_may_write(const struct cl_sw *sw, const char *node, bool may_act);
 
 /* The switch's ROLE_REPLY to xid: 1 when the confirmed role changed, 0
- * when not, -ESRCH when no request of ours has that xid (ignored). */
+ * when not, -ESRCH when no request of ours has that xid (ignored). The
+ * answer to a NOCHANGE sets the role and generation the switch gives; one
+ * that still says MASTER is asked again CL_ROLE_QUERY_EVERY_US later. */
 int cl_sw_reply(struct cl_sw *sw, uint32_t xid, enum cl_role role, int64_t generation);
 /* The switch refused the request xid (OFPET_ROLE_REQUEST_FAILED): 0, or
  * -ESRCH as above. */

@@ -13,9 +13,10 @@
 # and by the two left when one is killed; node 3's event stream carries
 # the other nodes' events (their link and role changes, the flow.installed
 # of a flow node 3 took for a bridge another node masters), marked with
-# the node they happened on; a killed node is gone with its
-# tap; stopping
-# everything leaves no etcd or ofcd of this test running.
+# the node they happened on; a killed node is gone with its tap; a
+# SIGTERMed node hands its bridges over, each confirmed by the switch,
+# before it stops; stopping everything leaves no etcd or ofcd of this test
+# running.
 #
 # usage: cluster_local.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -218,8 +219,24 @@ done
     fail "links went down after node 2 died: downs $downs1 -> $(downs 1) (node 1), $downs3 -> $(downs 3) (node 3)"
 pass "node 2's bridges remastered: nodes 1 and 3 show the 4 links up 9 s on, none went down"
 
+# SIGTERM of the node that masters more of the two: a planned hand-over.
+# It gives its switches to the other while its channels are up, and stops
+# only once each switch has told it that another master took over.
+m1=$(cl_node_rest 1 /api/v1/cluster | jq '[.switches[] | select(.master == "node1")] | length')
+if [ "${m1:-0}" -ge 2 ]; then leaver=1 stayer=3; else leaver=3 stayer=1; fi
+n_lv=$(cl_node_rest $stayer /api/v1/cluster |
+    jq "[.switches[] | select(.master == \"node$leaver\")] | length")
+[ "${n_lv:-0}" -ge 1 ] || fail "node $leaver masters no bridge: nothing to hand over"
+cl_node_stop $leaver || fail "node $leaver did not stop cleanly after SIGTERM"
+grep -q "node node$leaver handed its $n_lv switches over in [0-9]* ms, each confirmed" \
+    "$work/cl/node$leaver.log" ||
+    fail "node $leaver did not hand its $n_lv bridges over: $(grep 'cluster:' "$work/cl/node$leaver.log" | tail -5)"
+shows $stayer /api/v1/cluster '[.switches[] | select(.master == "node'$stayer'" and .role == "master")] | length == 4' ||
+    fail "node $stayer does not master the 4 bridges: $(cl_node_rest $stayer /api/v1/cluster | jq -c '[.switches[] | {dpid, master, role}]')"
+pass "SIGTERM of node $leaver: its $n_lv bridges handed to node $stayer, each confirmed by the switch before it stopped ($(grep -o 'over in [0-9]* ms' "$work/cl/node$leaver.log"))"
+
 pids=()
-for k in 1 3; do pids+=("$(cl_node_pid $k)"); done
+for k in $stayer; do pids+=("$(cl_node_pid $k)"); done
 for k in 1 2 3; do pids+=("$(cat "$work/cl/etcd$k.pid")"); done
 cl_all_stop
 for p in "${pids[@]}"; do

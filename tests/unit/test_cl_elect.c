@@ -130,8 +130,10 @@ static void test_three_nodes(void **state)
     confirm(&b, CL_ROLE_MASTER, 11);
     assert_true(cl_may_write(&etcd, &b.self));
 
-    /* a's channel is back: it stands again behind the others (revision 20). */
+    /* a's channel is back: it stands again behind the others (revision 20);
+     * a new connection starts with no role. */
     a.self.channel_up = true;
+    a.self.role = CL_ROLE_NONE;
     assert_int_equal(step(&etcd, &a, now).kind, CL_DO_STAND);
     assert_int_equal(cl_cands_put(&etcd, "a", 20), 0);
     act = step(&etcd, &a, now);
@@ -168,9 +170,74 @@ static void test_three_nodes(void **state)
     cl_fence_answer(&b.fence, now, 3);       /* a new lease */
     assert_int_equal(step(&etcd, &b, now).kind, CL_DO_STAND);
     assert_int_equal(cl_cands_put(&etcd, "b", 31), 0);
-    assert_int_equal(step(&etcd, &b, now).kind, CL_DO_ASK_SLAVE);
+    /* Its own view still says MASTER (its SLAVE request went unanswered):
+     * it asks the switch which role it has, which says SLAVE of 12. */
+    assert_int_equal(step(&etcd, &b, now).kind, CL_DO_ASK_ROLE);
     assert_false(cl_may_write(&etcd, &b.self));
+    confirm(&b, CL_ROLE_SLAVE, 12);
+    assert_int_equal(step(&etcd, &b, now).kind, CL_DO_NOTHING);
     assert_true(cl_may_write(&etcd, &c.self));
+}
+
+/* A planned hand-over: the master does not step down when another node
+ * wins (the switch would have no master until the winner asks), it asks
+ * the switch its role until the winner's MASTER request made it SLAVE; a
+ * node that leaves (SIGTERM, its keys gone with its lease) does the same
+ * and never stands again; one that may not act steps down at once. */
+static void test_hand_over(void **state)
+{
+    (void)state;
+    struct cl_cands etcd = {0};
+    struct node a = {.self = {.node = "a", .channel_up = true}};
+    struct node b = {.self = {.node = "b", .channel_up = true}};
+    uint64_t now = 100 * SEC;
+    struct cl_action act;
+
+    for (struct node *n = &a; n; n = n == &a ? &b : NULL) {
+        cl_fence_init(&n->fence, cl_fence_margin_us(3));
+        cl_fence_answer(&n->fence, now, 3);
+    }
+    assert_int_equal(cl_cands_put(&etcd, "a", 10), 0);
+    assert_int_equal(cl_cands_put(&etcd, "b", 11), 0);
+    confirm(&a, CL_ROLE_MASTER, 10);
+    confirm(&b, CL_ROLE_SLAVE, 10);
+    /* Balancing: a stands again behind b (revision 12): b wins. */
+    assert_int_equal(cl_cands_put(&etcd, "a", 12), 0);
+    act = step(&etcd, &a, now);
+    assert_int_equal(act.kind, CL_DO_ASK_ROLE);              /* not ASK_SLAVE */
+    assert_false(cl_may_write(&etcd, &a.self));              /* b's to write now */
+    a.self.asking = true;
+    assert_int_equal(step(&etcd, &a, now).kind, CL_DO_NOTHING);
+    confirm(&a, CL_ROLE_MASTER, 10);                          /* b has not asked yet */
+    assert_int_equal(step(&etcd, &a, now).kind, CL_DO_ASK_ROLE);
+    act = step(&etcd, &b, now);
+    assert_int_equal(act.kind, CL_DO_ASK_MASTER);
+    assert_int_equal(act.generation, 11);
+    confirm(&b, CL_ROLE_MASTER, 11);
+    confirm(&a, CL_ROLE_SLAVE, 11);                           /* the switch demoted a */
+    assert_int_equal(step(&etcd, &a, now).kind, CL_DO_NOTHING);
+
+    /* b leaves: its key goes with its lease, it stays the switch's master
+     * and asks its role; it never stands again. a wins (12) and asks. */
+    b.self.leaving = true;
+    cl_cands_del(&etcd, "b");
+    assert_int_equal(step(&etcd, &b, now).kind, CL_DO_ASK_ROLE);
+    act = step(&etcd, &a, now);
+    assert_int_equal(act.kind, CL_DO_ASK_MASTER);
+    assert_int_equal(act.generation, 12);
+    confirm(&a, CL_ROLE_MASTER, 12);
+    confirm(&b, CL_ROLE_SLAVE, 12);
+    assert_int_equal(step(&etcd, &b, now).kind, CL_DO_NOTHING);   /* not STAND */
+    b.self.channel_up = false;
+    assert_int_equal(step(&etcd, &b, now).kind, CL_DO_NOTHING);
+
+    /* a master whose fence closed steps down at once, hand-over or not. */
+    assert_int_equal(cl_cands_put(&etcd, "b", 13), 0);
+    b.self = (struct cl_self){.node = "b", .channel_up = true};
+    assert_int_equal(cl_cands_put(&etcd, "a", 14), 0);        /* b wins (13) */
+    act = step(&etcd, &a, now + 10 * SEC);                    /* a's fence is long shut */
+    assert_int_equal(act.kind, CL_DO_ASK_SLAVE);
+    assert_int_equal(act.generation, 13);
 }
 
 static void test_fence(void **state)
@@ -206,6 +273,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cands),
         cmocka_unit_test(test_three_nodes),
+        cmocka_unit_test(test_hand_over),
         cmocka_unit_test(test_fence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

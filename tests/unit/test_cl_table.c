@@ -257,6 +257,57 @@ static void test_takeover_and_resign(void **state)
     cl_table_free(&t);
 }
 
+/* A hand-over through the table: the master asks NOCHANGE (not SLAVE)
+ * when b wins; an answer still MASTER is asked again
+ * CL_ROLE_QUERY_EVERY_US later; SLAVE takes the switch's generation and
+ * ends it. Leaving: no key wanted, NOCHANGE while master. */
+static void test_hand_over_queries(void **state)
+{
+    (void)state;
+    struct cl_table t;
+    struct cl_ask ask;
+    uint64_t now = 1000 * MS;
+
+    cl_table_init(&t, 4);
+    struct cl_sw *sw = cl_table_get(&t, 0x1002);
+    cl_sw_up(sw, 3);
+    cl_cands_put(&sw->cands, "a", 10);
+    cl_sw_step(sw, "a", true, now, &ask);
+    cl_sw_asked(sw, &ask, 1, now);
+    assert_int_equal(cl_sw_reply(sw, 1, CL_ROLE_MASTER, 10), 1);
+    cl_cands_put(&sw->cands, "b", 11);
+    cl_cands_put(&sw->cands, "a", 12);                      /* a yielded: b wins */
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_true(ask.send);
+    assert_true(ask.nochange);
+    cl_sw_asked(sw, &ask, 2, now);
+    assert_int_equal(cl_sw_reply(sw, 2, CL_ROLE_MASTER, 10), 0);   /* b not yet */
+    cl_sw_step(sw, "a", true, now + CL_ROLE_QUERY_EVERY_US - 1, &ask);
+    assert_false(ask.send);
+    cl_sw_step(sw, "a", true, now + CL_ROLE_QUERY_EVERY_US, &ask);
+    assert_true(ask.send && ask.nochange);
+    cl_sw_asked(sw, &ask, 3, now + CL_ROLE_QUERY_EVERY_US);
+    assert_int_equal(cl_sw_reply(sw, 3, CL_ROLE_SLAVE, 11), 1);
+    assert_int_equal(sw->role, CL_ROLE_SLAVE);
+    assert_true(sw->generation == 11);
+    cl_sw_step(sw, "a", true, now + 2 * CL_ROLE_QUERY_EVERY_US, &ask);
+    assert_false(ask.send);                                 /* SLAVE of the winner's */
+
+    /* Another switch a masters, and a leaves. */
+    struct cl_sw *s2 = cl_table_get(&t, 0x1003);
+    cl_sw_up(s2, 4);
+    cl_cands_put(&s2->cands, "a", 20);
+    cl_sw_step(s2, "a", true, now, &ask);
+    cl_sw_asked(s2, &ask, 4, now);
+    cl_sw_reply(s2, 4, CL_ROLE_MASTER, 20);
+    s2->leaving = true;
+    cl_cands_del(&s2->cands, "a");                          /* the lease is revoked */
+    cl_sw_step(s2, "a", false, now, &ask);
+    assert_false(s2->want_stand);
+    assert_true(ask.send && ask.nochange);
+    cl_table_free(&t);
+}
+
 /* The bound holds; the sweep drops only records that hold nothing. */
 static void test_bound_and_sweep(void **state)
 {
@@ -405,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_master_handshake),
         cmocka_unit_test(test_refusal_and_timeout),
         cmocka_unit_test(test_takeover_and_resign),
+        cmocka_unit_test(test_hand_over_queries),
         cmocka_unit_test(test_bound_and_sweep),
         cmocka_unit_test(test_balance),
         cmocka_unit_test(test_balance_rejoin),
