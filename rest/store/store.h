@@ -175,6 +175,11 @@ struct store_config {
      * changed_ns as given (the writer's commit time; 0: this commit's), so
      * every node's copy says the same times. */
     bool keep_times;
+    /* lmdb, as a replica's mirror: one sync per commit, not two (LMDB's
+     * MDB_NOMETASYNC). A crash of the machine may undo the last commits,
+     * never half of one, and what they held is read again from the
+     * source (the revision applied is written in the same commit). */
+    bool lazy_meta_sync;
 };
 
 /* Counters since store_open(); store_get_stats() gives a consistent snapshot. */

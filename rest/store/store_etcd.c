@@ -675,10 +675,12 @@ struct store *store_etcd_open(const struct store_config *cfg)
     s->wc = client(e, tmo);
     s->rc = client(e, tmo);
     /* The mirror commits what the watch brings at once: its batches form
-     * while it syncs, and nobody's answer waits in a window of its own. */
+     * while it syncs, and nobody's answer waits in a window of its own.
+     * etcd holds the changes durably, so one sync per commit will do: a
+     * commit a crash undoes is read again from its revision. */
     struct store_config mc = {.backend = STORE_BACKEND_LMDB, .dir = cfg->dir,
                               .map_size = cfg->map_size, .max_async = 1u << 20,
-                              .keep_times = true};
+                              .keep_times = true, .lazy_meta_sync = true};
     s->mirror = s->wc && s->rc ? store_lmdb_open(&mc) : NULL;
     if (!s->mirror) {
         etcd_free(s);

@@ -72,6 +72,7 @@
 struct store_lmdb {
     struct store_queue q;     /* first: the group commit, then struct store */
     bool keep_times;          /* store_config.keep_times */
+    bool lazy_meta_sync;      /* store_config.lazy_meta_sync */
     MDB_env *env;
     MDB_dbi dbi;
     MDB_dbi kv_dbi;           /* the apps' records (store_kv_*) */
@@ -751,7 +752,8 @@ static int store_env_open(struct store_lmdb *s, const char *dir)
         rc = mdb_env_set_maxdbs(s->env, 4);
     /* MDB_NOTLS: read transactions are made on any MHD pool thread. */
     if (!rc)
-        rc = mdb_env_open(s->env, dir, MDB_NOTLS, 0640);
+        rc = mdb_env_open(s->env, dir, MDB_NOTLS | (s->lazy_meta_sync ? MDB_NOMETASYNC : 0),
+                          0640);
     if (rc)
         return rc;
     /* A SIGKILLed ofcd leaves its reader slots behind; they would pin old pages. */
@@ -816,6 +818,7 @@ struct store *store_lmdb_open(const struct store_config *cfg)
     }
     s->map_size = cfg->map_size ? cfg->map_size : STORE_DEFAULT_MAP_SIZE;
     s->keep_times = cfg->keep_times;
+    s->lazy_meta_sync = cfg->lazy_meta_sync;
     rc = store_env_open(s, cfg->dir);
     if (rc) {
         LOG_ERR(STORE_COMP, "cannot open LMDB in %s: %s", cfg->dir, mdb_strerror(rc));
