@@ -126,7 +126,7 @@ static void on_error(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
  * finds every link itself and nothing about links has to go through etcd.
  * The rest as the defaults: port status to both, flow removed to the
  * master. */
-static void send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
+static int send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
 {
     uint8_t mem[64];
     struct ofp_buf b;
@@ -141,13 +141,17 @@ static void send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
 
     ofp_buf_init(&b, mem, sizeof(mem));
     if (ofp_async_encode(&b, OFPT_SET_ASYNC, CL_XID_BASE | (ci->next_xid++ & 0xffffu), &a) < 0)
-        return;
+        return -EINVAL;
     if (!ci->host->send ||
         ci->host->send(ci->host->send_arg, conn, b.data, b.len, OFP_PRIO_P1) < 0) {
         ci->node->stats.send_failures++;
-        LOG_WARN("cluster", "switch %016" PRIx64 ": SET_ASYNC not sent: as a slave this node "
-                 "will not see the LLDP frames of its links", dpid);
+        LOG_WARN_RL(&ci->rl_refused, ofcd_clock_mono_us(), "cluster",
+                    "switch %016" PRIx64 ": no room for SET_ASYNC on the way out: sent "
+                    "again next tick (until then, as a slave, this node misses its LLDP "
+                    "frames)", dpid);
+        return -ENOBUFS;
     }
+    return 0;
 }
 
 static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
@@ -177,8 +181,7 @@ static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
     }
     switch (q->kind) {
     case QMSG_EV_SWITCH_UP:
-        cl_sw_up(sw, q->conn);
-        send_async(ci, h.dpid, q->conn);
+        cl_sw_up(sw, q->conn);      /* SET_ASYNC and the role go on the next tick */
         break;
     case QMSG_EV_SWITCH_DOWN:
         if (sw->conn == q->conn) {
@@ -245,6 +248,8 @@ static void step_one(void *arg, struct cl_sw *sw)
     if (cl_sw_step(sw, t->ci->node->node_id, t->may_act, t->now, &ask))
         t->wake = true;
     t->ci->node->stats.role_timeouts += sw->ask_timeouts - timeouts;
+    if (sw->channel_up && !sw->async_sent)
+        sw->async_sent = send_async(t->ci, sw->dpid, sw->conn) == 0;
     if (ask.send && sw->channel_up)
         send_role(t->ci, sw, &ask, t->now);
 }

@@ -458,20 +458,27 @@ static int reconcile(struct cl_node *n, int64_t lease)
 
 /* ---- leaving ---------------------------------------------------------- */
 
-static void leave_now(struct cl_node *n, int64_t lease)
+/* The events published so far go out first (the lease they are bound to
+ * goes next); a revoke that fails is tried again by the loop until the
+ * appliance stops (cl_node_stop tries once more). */
+static int leave_now(struct cl_node *n, int64_t lease)
 {
+    if (lease)
+        relay_out(n, lease);
     int rc = lease ? etcd_lease_revoke(n->etcd, lease) : 0;
 
-    if (rc < 0)
+    if (rc < 0) {
         etcd_failed(n, "revoking the lease to leave", rc);
-    else if (lease)
+        return rc;
+    }
+    if (lease)
         LOG_INFO("cluster", "node %s leaves the cluster: lease revoked, its switches go to "
                  "the other nodes now, while its channels are still up", n->node_id);
     pthread_mutex_lock(&n->lock);
-    if (rc == 0)
-        n->lease = 0;
+    n->lease = 0;
     n->left = true;
     pthread_mutex_unlock(&n->lock);
+    return 0;
 }
 
 void cl_node_leave(struct cl_node *n)
@@ -504,8 +511,8 @@ static void *cl_main(void *arg)
         pthread_mutex_unlock(&n->lock);
 
         if (atomic_load(&n->leave)) {
-            if (!n->left)
-                leave_now(n, lease);
+            if (!n->left && now >= retry_at && leave_now(n, lease) < 0)
+                retry_at = now_us() + CL_RETRY_MS * 1000u;
             nanosleep(&(struct timespec){0, CL_POLL_MS * 1000000L}, NULL);
             continue;
         }

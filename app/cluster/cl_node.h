@@ -140,7 +140,7 @@ struct cl_node {
     unsigned ttl_next;              /* the member whose lease TTL is asked next */
     uint64_t await_at_us;           /* when it was sent */
     bool synced;                    /* a full read done and the watch open */
-    bool left;                      /* cl_node_leave done: no lease is asked again */
+    bool left;                      /* cl_node_leave's revoke done */
     bool etcd_ok;                   /* the last call answered */
     char etcd_error[256];           /* the last failure's text */
     struct cl_node_stats stats;
@@ -156,8 +156,9 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
  * other nodes take the switches over at once and their MASTER requests
  * demote this node at each switch) and asks no lease again; from this call
  * on the node may not act as a master (cl_node_may_act_locked). Returns at
- * once; cl_node_has_left says when etcd took the lease back (or failed to:
- * the lease then ends with its TTL). */
+ * once; cl_node_has_left says when etcd took the lease back (until then
+ * the revoke is tried again; past the appliance's stop the lease ends
+ * with its TTL). */
 void cl_node_leave(struct cl_node *n);
 bool cl_node_has_left(struct cl_node *n);
 /* Stop the thread and revoke the lease if cl_node_leave did not, so the

@@ -2,6 +2,7 @@
 #include "cl_relay.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,19 @@ char *cl_outbox_take(struct cl_outbox *o, size_t *len, uint32_t *n)
     return out;
 }
 
+static bool kind_ok(const char *k)
+{
+    size_t n = strlen(k);
+
+    if (n == 0 || n > CL_RELAY_KIND_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '.' ||
+              k[i] == '_' || k[i] == '-'))
+            return false;
+    return true;
+}
+
 int cl_relay_each(const char *text, size_t len, cl_relay_fn fn, void *arg, unsigned *bad)
 {
     json_error_t err;
@@ -85,8 +99,8 @@ int cl_relay_each(const char *text, size_t len, cl_relay_fn fn, void *arg, unsig
         json_t *e = json_array_get(arr, i);
         const char *kind = json_string_value(json_array_get(e, 0));
         json_t *data = json_array_get(e, 1);
-        if (!json_is_array(e) || json_array_size(e) != 2 || !kind || !kind[0] ||
-            !json_is_object(data)) {
+        if (!json_is_array(e) || json_array_size(e) != 2 || !kind || !kind_ok(kind) ||
+            json_string_length(json_array_get(e, 0)) != strlen(kind) || !json_is_object(data)) {
             nbad++;
             continue;
         }

@@ -24,7 +24,11 @@
 #include <jansson.h>
 
 #define CL_RELAY_MS 100u
-#define CL_RELAY_MAX_BYTES (256u << 10)
+/* 640 KiB/s per node at most: etcd keeps each put until it compacts. */
+#define CL_RELAY_MAX_BYTES (64u << 10)
+/* A kind is what ofcd names events: [a-z0-9._-], at most this long (it
+ * goes into the SSE "event:" line as it is). */
+#define CL_RELAY_KIND_MAX 31u
 
 struct cl_outbox {
     char *buf;                      /* "[k,d],[k,d]," so far */
@@ -49,8 +53,9 @@ char *cl_outbox_take(struct cl_outbox *o, size_t *len, uint32_t *n);
 
 /* Each well-formed event of a batch (len bytes, not NUL-terminated) to fn,
  * in order; *bad (may be NULL) gets how many entries were not [kind,
- * object]. The number given to fn, or -EINVAL when the text is not a JSON
- * array. */
+ * object] with a kind as ofcd names them (a newline in one would forge
+ * lines of the stream). The number given to fn, or -EINVAL when the text
+ * is not a JSON array. */
 typedef void (*cl_relay_fn)(void *arg, const char *kind, const json_t *data);
 int cl_relay_each(const char *text, size_t len, cl_relay_fn fn, void *arg, unsigned *bad);
 

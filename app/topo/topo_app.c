@@ -22,7 +22,7 @@ struct topo_sw {
     uint32_t cursor;                    /* the next port (index) to probe */
     uint32_t first_left;                /* ports of the first round still to probe */
     uint64_t last_prompt_us;            /* the last probe a PORT_STATUS prompted */
-    uint64_t last_sent_us;              /* send time of the last probe */
+    uint64_t last_sent_us;              /* stamp of the last probe (offset included) */
 };
 
 static void count(struct topo_app_cfg *cfg, unsigned which)
@@ -82,17 +82,17 @@ static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, struct topo_sw *
     struct ofp_msg m;
     /* Send times strictly increase per switch (so per port): the control
      * thread takes a frame not newer than the last from its port for a
-     * replay, and two probes of one loop share its clock reading. */
-    uint64_t sent_us = now_us > st->last_sent_us ? now_us : st->last_sent_us + 1;
-
+     * replay, and two probes of one loop share its clock reading. Kept on
+     * the stamp itself, offset included: in a cluster the offset moves a
+     * little at each control tick, and may move back. */
+    uint64_t stamp = now_us + atomic_load_explicit(&cfg->stamp_offset_us, memory_order_relaxed);
     uint8_t key[TOPO_LLDP_KEY_LEN];
 
-    st->last_sent_us = sent_us;
+    if (stamp <= st->last_sent_us)
+        stamp = st->last_sent_us + 1;
+    st->last_sent_us = stamp;
     topo_app_get_key(cfg, key);
-    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no,
-                                 sent_us + atomic_load_explicit(&cfg->stamp_offset_us,
-                                                                memory_order_relaxed),
-                                 ask, key);
+    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, stamp, ask, key);
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_PACKET_OUT;

@@ -1,6 +1,7 @@
 /* topo_class: see topo_class.h. */
 #include "topo_class.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -115,6 +116,9 @@ static int key_from_hex(const char *hex, size_t len, uint8_t key[TOPO_LLDP_KEY_L
 {
     if (len != 2 * TOPO_LLDP_KEY_LEN)
         return -EINVAL;
+    for (size_t i = 0; i < len; i++)
+        if (!isxdigit((unsigned char)hex[i]))
+            return -EINVAL;             /* sscanf would take spaces, signs, 0x */
     for (size_t i = 0; i < TOPO_LLDP_KEY_LEN; i++) {
         unsigned v;
         if (sscanf(hex + 2 * i, "%2x", &v) != 1)

@@ -95,6 +95,7 @@ void cl_sw_up(struct cl_sw *sw, uint64_t conn)
     sw->generation = 0;
     sw->asking = false;
     sw->retry_at_us = 0;
+    sw->async_sent = false;
 }
 
 void cl_sw_down(struct cl_sw *sw)

@@ -17,7 +17,9 @@ static void again(void *arg, const char *kind, const json_t *d)
 {
     struct cl_outbox *o = arg;
 
-    if (!kind || !kind[0] || !json_is_object(d))
+    /* A kind goes into the stream's "event:" line as it is. */
+    if (!kind || !kind[0] || strlen(kind) > CL_RELAY_KIND_MAX || strpbrk(kind, "\r\n: ") ||
+        !json_is_object(d))
         abort();
     cl_outbox_add(o, kind, d);
 }

@@ -110,10 +110,13 @@ static void test_bad_batches(void **state)
         assert_int_equal(cl_relay_each(not_batches[i], strlen(not_batches[i]), collect, &g,
                                        &bad), -EINVAL);
     assert_int_equal(g.n, 0);
+    /* Kinds as ofcd names them only: a newline would forge SSE lines. */
     const char *mixed = "[[\"ok\",{}],[\"no-data\"],[1,{}],[\"arr\",[]],\"x\",[\"\",{}],"
-                        "[\"ok2\",{\"a\":1}],[\"three\",{},1]]";
+                        "[\"ok2\",{\"a\":1}],[\"three\",{},1],"
+                        "[\"x\\nevent: fake\",{}],[\"Up\",{}],"
+                        "[\"0123456789012345678901234567890123\",{}]]";
     assert_int_equal(cl_relay_each(mixed, strlen(mixed), collect, &g, &bad), 2);
-    assert_int_equal(bad, 6);
+    assert_int_equal(bad, 9);
     assert_string_equal(g.kinds[0], "ok");
     assert_string_equal(g.kinds[1], "ok2");
     got_free(&g);

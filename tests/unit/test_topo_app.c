@@ -600,6 +600,20 @@ static void test_cluster_nodes_read_each_other(void **state)
     topo_app_get_stats(&nb, &st);
     assert_int_equal(st.lldp_ours, 3);
     assert_int_equal(st.lldp_stale, 1);
+    /* The offset moves back 10 ms (a control tick read the clocks late):
+     * A's next probe still carries a later stamp than its last. */
+    struct topo_lldp_id p1, p2;
+    uint8_t k[TOPO_LLDP_KEY_LEN];
+    topo_app_get_key(&na, k);
+    assert_int_equal(topo_lldp_parse(sent_frames[n_sent - 1], TOPO_LLDP_FRAME_LEN, k,
+                                     wall + 3 * S, 10 * S, TOPO_LLDP_CLUSTER_SKEW_US, &p1),
+                     TOPO_LLDP_OURS);
+    atomic_store(&na.stamp_offset_us, wall - 5 * S + 600000 - 10000);
+    app_a.on_port_status(app_a.arg, &sa, &ps, 7 * S + 6000, NULL);
+    assert_int_equal(topo_lldp_parse(sent_frames[n_sent - 1], TOPO_LLDP_FRAME_LEN, k,
+                                     wall + 3 * S, 10 * S, TOPO_LLDP_CLUSTER_SKEW_US, &p2),
+                     TOPO_LLDP_OURS);
+    assert_true(p2.sent_us > p1.sent_us);
     app_a.on_switch_down(app_a.arg, &sa);
     app_b.on_switch_down(app_b.arg, &sb);
     topo_admin_destroy(ad);
