@@ -257,6 +257,24 @@ static void test_takeover_and_resign(void **state)
     cl_table_free(&t);
 }
 
+/* Switch dpid up on conn, "a" its only candidate (revision rev) and its
+ * confirmed master at now. */
+static struct cl_sw *mastered(struct cl_table *t, uint64_t dpid, uint64_t conn, int64_t rev,
+                              uint64_t now)
+{
+    struct cl_ask ask;
+    struct cl_sw *sw = cl_table_get(t, dpid);
+
+    assert_non_null(sw);
+    cl_sw_up(sw, conn);
+    cl_cands_put(&sw->cands, "a", rev);
+    cl_sw_step(sw, "a", true, now, &ask);
+    assert_true(ask.send && ask.role == CL_ROLE_MASTER);
+    cl_sw_asked(sw, &ask, (uint32_t)conn, now);
+    assert_int_equal(cl_sw_reply(sw, (uint32_t)conn, CL_ROLE_MASTER, rev), 1);
+    return sw;
+}
+
 /* A hand-over through the table: the master asks NOCHANGE (not SLAVE)
  * when b wins; an answer still MASTER is asked again
  * CL_ROLE_QUERY_EVERY_US later; SLAVE takes the switch's generation and
@@ -269,12 +287,7 @@ static void test_hand_over_queries(void **state)
     uint64_t now = 1000 * MS;
 
     cl_table_init(&t, 4);
-    struct cl_sw *sw = cl_table_get(&t, 0x1002);
-    cl_sw_up(sw, 3);
-    cl_cands_put(&sw->cands, "a", 10);
-    cl_sw_step(sw, "a", true, now, &ask);
-    cl_sw_asked(sw, &ask, 1, now);
-    assert_int_equal(cl_sw_reply(sw, 1, CL_ROLE_MASTER, 10), 1);
+    struct cl_sw *sw = mastered(&t, 0x1002, 1, 10, now);
     cl_cands_put(&sw->cands, "b", 11);
     cl_cands_put(&sw->cands, "a", 12);                      /* a yielded: b wins */
     cl_sw_step(sw, "a", true, now, &ask);
@@ -294,12 +307,7 @@ static void test_hand_over_queries(void **state)
     assert_false(ask.send);                                 /* SLAVE of the winner's */
 
     /* Another switch a masters, and a leaves. */
-    struct cl_sw *s2 = cl_table_get(&t, 0x1003);
-    cl_sw_up(s2, 4);
-    cl_cands_put(&s2->cands, "a", 20);
-    cl_sw_step(s2, "a", true, now, &ask);
-    cl_sw_asked(s2, &ask, 4, now);
-    cl_sw_reply(s2, 4, CL_ROLE_MASTER, 20);
+    struct cl_sw *s2 = mastered(&t, 0x1003, 4, 20, now);
     s2->leaving = true;
     cl_cands_del(&s2->cands, "a");                          /* the lease is revoked */
     cl_sw_step(s2, "a", false, now, &ask);
