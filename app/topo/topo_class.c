@@ -1,7 +1,6 @@
 /* topo_class: see topo_class.h. */
 #include "topo_class.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -16,6 +15,7 @@
 #include "cfg.h"
 #include "ctl_switches.h"
 #include "ofcd_clock.h"
+#include "ofcd_hex.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "qmsg.h"
@@ -112,22 +112,6 @@ static void topo_stamp_offset(struct topo_inst *t, uint64_t lcore_now_us)
                           memory_order_relaxed);
 }
 
-static int key_from_hex(const char *hex, size_t len, uint8_t key[TOPO_LLDP_KEY_LEN])
-{
-    if (len != 2 * TOPO_LLDP_KEY_LEN)
-        return -EINVAL;
-    for (size_t i = 0; i < len; i++)
-        if (!isxdigit((unsigned char)hex[i]))
-            return -EINVAL;             /* sscanf would take spaces, signs, 0x */
-    for (size_t i = 0; i < TOPO_LLDP_KEY_LEN; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-            return -EINVAL;
-        key[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
 /* The cluster's key as stored: adopted when it differs from ours. With
  * none stored (the first node), ours is written; two nodes that both
  * found none both write, and both adopt the later write when the watch
@@ -140,7 +124,7 @@ static void topo_cluster_key(struct topo_inst *t, bool write_if_none)
     size_t len = 0;
 
     int rc = store_kv_get(s, TOPO_CLUSTER_KEY_RECORD, &val, &len);
-    if (rc == 0 && key_from_hex(val, len, key) == 0) {
+    if (rc == 0 && ofcd_hex_decode(val, len, key, sizeof(key)) == 0) {
         topo_app_get_key(&t->app, ours);
         if (memcmp(key, ours, sizeof(key)) != 0) {
             topo_app_set_key(&t->app, key);
@@ -154,8 +138,7 @@ static void topo_cluster_key(struct topo_inst *t, bool write_if_none)
     } else if (rc == -ENOENT && write_if_none) {
         char hex[2 * TOPO_LLDP_KEY_LEN + 1];
         topo_app_get_key(&t->app, ours);
-        for (size_t i = 0; i < sizeof(ours); i++)
-            snprintf(hex + 2 * i, 3, "%02x", ours[i]);
+        ofcd_hex_encode(hex, ours, sizeof(ours));
         rc = store_kv_put(s, TOPO_CLUSTER_KEY_RECORD, hex, strlen(hex));
         if (rc < 0)
             LOG_ERR("topology", "LLDP: cannot store the cluster's frame key: %s; links whose "

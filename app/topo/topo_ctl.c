@@ -11,6 +11,7 @@
 #include <openssl/sha.h>
 
 #include "dpid.h"
+#include "ofcd_hex.h"
 #include "of_event.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
@@ -79,8 +80,7 @@ void topo_link_id(struct topo_end a, struct topo_end b, char out[TOPO_LINK_ID_LE
     topo_end_id(b, ib);
     int n = snprintf(raw, sizeof(raw), "%s:%s", ia, ib);
     SHA256((const unsigned char *)raw, (size_t)n, md);
-    for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    ofcd_hex_encode(out, md, SHA256_DIGEST_LENGTH);
 }
 
 

@@ -18,6 +18,7 @@
 #include <openssl/rand.h>
 
 #include "ofcd_clock.h"
+#include "ofcd_hex.h"
 #include "ofcd_log.h"
 
 #define KDF_LOG2_N 15u
@@ -56,23 +57,9 @@ static int derive(const char *password, const uint8_t salt[16], uint32_t log2_n,
     return 0;
 }
 
-static void hex_put(char *out, const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
-}
-
 static bool hex_get(const char *s, uint8_t *b, size_t n)
 {
-    if (!s || strlen(s) != 2 * n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1)
-            return false;
-        b[i] = (uint8_t)v;
-    }
-    return true;
+    return s && ofcd_hex_decode(s, strlen(s), b, n) == 0;
 }
 
 void rest_users_free(struct rest_users *us)
@@ -307,8 +294,8 @@ int rest_users_save(const char *path, const struct rest_users *us)
 
     for (size_t i = 0; arr && i < us->n; i++) {
         const struct rest_user *u = &us->u[i];
-        hex_put(salt, u->salt, 16);
-        hex_put(hash, u->hash, 32);
+        ofcd_hex_encode(salt, u->salt, 16);
+        ofcd_hex_encode(hash, u->hash, 32);
         char epoch[17];
         rest_user_epoch_text(u, epoch);
         json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s}", "username",
