@@ -140,7 +140,6 @@ static void control_keepalive(struct app_ctx *app, uint64_t *next_ms)
     rest_events_keepalive(app->stream);
 }
 
-/* Each app's control-thread timeouts. */
 /* Every app whose on_stop is done (a cluster node: its switches handed
  * over)? Asked each pass while the appliance stops. */
 static bool apps_stopped(struct app_ctx *app)
@@ -153,6 +152,7 @@ static bool apps_stopped(struct app_ctx *app)
     return done;
 }
 
+/* Each app's control-thread timeouts. */
 static void control_apps_tick(struct app_ctx *app)
 {
     uint64_t now = lcore_clock_us();

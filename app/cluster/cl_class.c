@@ -413,17 +413,17 @@ static void cl_health(void *self, char *buf, size_t len, bool *ok)
 
 static void mark_leaving(void *arg, struct cl_sw *sw)
 {
-    unsigned *masters = arg;
-
+    (void)arg;
     sw->leaving = true;
-    *masters += sw->channel_up && sw->role == CL_ROLE_MASTER;
 }
 
-static void count_mastered(void *arg, struct cl_sw *sw)
+/* Switches that have this node as master now (the "masters" gauge). */
+static unsigned mastered(struct cl_node *n)
 {
-    unsigned *masters = arg;
+    struct cl_node_stats st;
 
-    *masters += sw->channel_up && sw->role == CL_ROLE_MASTER;
+    cl_node_get_stats(n, &st);
+    return (unsigned)st.masters;
 }
 
 static int cl_on_stop(void *self)
@@ -431,7 +431,6 @@ static int cl_on_stop(void *self)
     struct cl_inst *ci = self;
     struct cl_node *n = ci->node;
     uint64_t now = ofcd_clock_mono_us();
-    unsigned masters = 0;
 
     if (!ci->stop_at_us) {
         ci->stop_at_us = now;
@@ -440,15 +439,14 @@ static int cl_on_stop(void *self)
         if (ci->host->may_act)
             atomic_store(ci->host->may_act, false);
         pthread_mutex_lock(&n->lock);
-        cl_table_each(&n->table, mark_leaving, &ci->handing);
+        cl_table_each(&n->table, mark_leaving, NULL);
         pthread_mutex_unlock(&n->lock);
+        ci->handing = mastered(n);
         LOG_INFO("cluster", "node %s leaves the cluster: handing its %u switches over to "
                  "the other nodes, its channels still up", n->node_id, ci->handing);
         return 1;
     }
-    pthread_mutex_lock(&n->lock);
-    cl_table_each(&n->table, count_mastered, &masters);
-    pthread_mutex_unlock(&n->lock);
+    unsigned masters = mastered(n);
     uint64_t took_ms = (now - ci->stop_at_us) / 1000u;
     if (masters == 0 && cl_node_has_left(n)) {
         LOG_INFO("cluster", "node %s handed its %u switches over in %" PRIu64 " ms, each "

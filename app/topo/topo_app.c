@@ -171,6 +171,15 @@ static void topo_port_status(void *arg, struct of_app_switch *sw,
         prompt_probe(arg, sw, &ps->desc, now_us, true, out);
 }
 
+/* One of the key's sets of atomic words as bytes. */
+static void key_words(const _Atomic uint64_t *words, uint8_t out[TOPO_LLDP_KEY_LEN])
+{
+    for (unsigned i = 0; i < TOPO_KEY_WORDS; i++) {
+        uint64_t w = atomic_load_explicit(&words[i], memory_order_relaxed);
+        memcpy(out + 8 * i, &w, 8);
+    }
+}
+
 /* The frame against the key, then the one before it (a frame in flight
  * across a change); its send time back on this lcore's clock. */
 static enum topo_lldp_verdict read_frame(const struct topo_app_cfg *cfg,
@@ -185,10 +194,7 @@ static enum topo_lldp_verdict read_frame(const struct topo_app_cfg *cfg,
     enum topo_lldp_verdict v = topo_lldp_parse(pi->data, pi->data_len, key, now_us + off,
                                                max_age, cfg->skew_us, id);
     if (v == TOPO_LLDP_FOREIGN) {
-        for (unsigned i = 0; i < TOPO_KEY_WORDS; i++) {
-            uint64_t w = atomic_load_explicit(&cfg->key_prev[i], memory_order_relaxed);
-            memcpy(key + 8 * i, &w, 8);
-        }
+        key_words(cfg->key_prev, key);
         v = topo_lldp_parse(pi->data, pi->data_len, key, now_us + off, max_age, cfg->skew_us,
                             id);
     }
@@ -253,10 +259,7 @@ static void topo_switch_down(void *arg, struct of_app_switch *sw)
 
 void topo_app_get_key(const struct topo_app_cfg *cfg, uint8_t out[TOPO_LLDP_KEY_LEN])
 {
-    for (unsigned i = 0; i < TOPO_KEY_WORDS; i++) {
-        uint64_t w = atomic_load_explicit(&cfg->key[i], memory_order_relaxed);
-        memcpy(out + 8 * i, &w, 8);
-    }
+    key_words(cfg->key, out);
 }
 
 void topo_app_set_key(struct topo_app_cfg *cfg, const uint8_t key[TOPO_LLDP_KEY_LEN])
