@@ -29,12 +29,23 @@ require_tool jq
 # 10,000 sockets in one emulator (it raises its own soft limit up to this).
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 10100 ] ||
     fail "the open-file limit ($(ulimit -Hn)) is below the 10,000 switches' sockets"
-hostile_setup hostile_admission
+# The burst's 10,000 SYNs, HELLOs and FEATURES_REPLYs reach ofcd through the
+# tap's Linux queue, which drops frames when the kernel fills it faster than
+# the io lcore drains it on this shared 2-core machine (tens of thousands of
+# TX drops seen in `ip -s link show ofc0`); each drop costs the switch a TCP
+# retransmission, and two or three back-offs can pass the shipped 2 s HELLO
+# timeout. What the burst tests is admission (every switch admitted, none
+# refused, reset or evicted), not the rig's queue: so HELLO may take 10 s.
+hostile_setup hostile_admission --openflow.hello_timeout_ms=10000
 PEER="python3 $here/hostile_peer.py"
 SQUATTER=10.66.0.11
-# The lab's address: a fresh one, so all its ephemeral ports are free (the
-# kernel keeps a closed connection's port in TIME_WAIT for a minute).
-LAB=10.66.0.30
+# The lab's address: a fresh one, so all its ephemeral ports are free. The
+# kernel keeps each closed connection in TIME_WAIT for a minute, and a
+# connect() from a port whose connection to 10.66.0.2:6653 is still there
+# fails (EADDRNOTAVAIL): a run started within a minute of the last one, on
+# the same address, saw a thousand such "retries". So a different address
+# each run.
+LAB=10.66.0.$((100 + RANDOM % 150))
 for a in $SQUATTER $LAB; do ip addr add "$a/24" dev ofc0 || fail "cannot add $a"; done
 
 counter() { rest_metric "ofcd_openflow_io_total{lcore=\"0\",what=\"$1\"}"; }
@@ -67,8 +78,11 @@ downs=$(jq .disconnects.total "$j")
 evicted=$(( $(counter pending_evicted) - evicted0 ))
 refused=$(( $(counter refused_table_full) + $(counter refused_no_event_buffer) +
             $(counter refused_addr_table) - refused0 ))
-[ "$hs" = 10000 ] || fail "burst: $hs of 10000 switches reached ESTABLISHED"
-[ "$attempts" = 10000 ] || fail "burst: $attempts connection attempts for 10000 switches (retries)"
+tap_drops() { ip -s link show ofc0 | awk '/TX:/ { getline; print $4 }'; }
+[ "$hs" = 10000 ] || fail "burst: $hs of 10000 switches reached ESTABLISHED (tap TX drops: $(tap_drops))"
+[ "$attempts" = 10000 ] ||
+    fail "burst: $attempts connection attempts for 10000 switches (retries; tap TX drops:" \
+         "$(tap_drops); the switches' disconnects: $(jq -c .disconnects "$j"))"
 [ "$downs" = 0 ] || fail "burst: $downs disconnects seen by the switches"
 [ "$evicted" = 0 ] && [ "$refused" = 0 ] ||
     fail "burst: ofcd evicted $evicted and refused $refused of the connections"
