@@ -88,6 +88,7 @@ struct app_ctx {
     struct ctl_switches *ctl;        /* the control thread's switch view */
     pthread_mutex_t ctl_lock;        /* ctl: control thread writes, REST threads read */
     struct rest_server *rest;
+    char ui_dir[4096];               /* the dashboard's folder the server was given */
     struct rest_events *stream;      /* GET /api/v1/events: the control thread publishes */
     struct rest_auth_stats rest_auth_st;  /* REST threads count logins and tokens here */
     struct store *store;             /* the durable flow store (LMDB) */

@@ -478,7 +478,7 @@ int main(int argc, char **argv)
     pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
     struct rest_cfg rc_cfg;
     struct rest_sources rc_src;
-    wire_rest_cfg(&app.cfg, &rc_cfg);
+    wire_rest_cfg(&app.cfg, app.ui_dir, sizeof(app.ui_dir), &rc_cfg);
     app_rest_sources(&app, &rc_src);
     app.rest = rest_start(&rc_cfg, &rc_src);
     pthread_setaffinity_np(pthread_self(), sizeof(lcore_cpus), &lcore_cpus);

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 
@@ -213,8 +215,38 @@ void unwire_apps(struct app_ctx *app)
     app->stream = NULL;
 }
 
-void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
+static void wire_ui_dir(const char *configured, char *out, size_t len)
 {
+    static const char *const near[] = {"../ui", "../share/ofcd/ui"};
+    char exe[PATH_MAX], probe[PATH_MAX + 64];
+    ssize_t n;
+
+    out[0] = '\0';
+    if (configured[0]) {
+        snprintf(out, len, "%s", configured);
+        return;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';
+    for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+        snprintf(probe, sizeof(probe), "%s/%s/index.html", exe, near[i]);
+        if (access(probe, R_OK) == 0) {
+            snprintf(out, len, "%s/%s", exe, near[i]);
+            return;
+        }
+    }
+}
+
+void wire_rest_cfg(const struct ofcd_config *c, char *ui_dir, size_t ui_len,
+                   struct rest_cfg *out)
+{
+    wire_ui_dir(c->rest_ui_dir, ui_dir, ui_len);
     *out = (struct rest_cfg){
         .ip = c->rest_ip,
         .port = c->rest_port,
@@ -236,6 +268,7 @@ void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out)
         .users_file = c->rest_users_file,
         .reader_tokens_file = c->rest_reader_tokens_file,
         .data_dir = c->data_dir,
+        .ui_dir = ui_dir,
     };
 }
 

@@ -13,8 +13,12 @@
 #include "flowmgr.h"
 #include "store.h"
 
-/* The REST face's config. */
-void wire_rest_cfg(const struct ofcd_config *c, struct rest_cfg *out);
+/* The REST face's config. ui_dir[ui_len] holds the dashboard's folder:
+ * rest.ui_dir, or when that is empty the first of ../ui (a build tree)
+ * and ../share/ofcd/ui (an installed one) from the program's folder that
+ * has an index.html; "" when none does. */
+void wire_rest_cfg(const struct ofcd_config *c, char *ui_dir, size_t ui_len,
+                   struct rest_cfg *out);
 
 /* The event stream and an instance of every app class [apps] enables
  * (app/apps.c; in the order the workers call their hooks). 0 or a negative

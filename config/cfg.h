@@ -169,6 +169,7 @@ struct ofcd_config {
     uint32_t rest_login_concurrency;     /* password checks at once (+1 trusted) */
     char rest_users_file[CFG_STR_MAX];   /* "" = data_dir/users.json */
     char rest_reader_tokens_file[CFG_STR_MAX]; /* static reader tokens, "" = none */
+    char rest_ui_dir[CFG_STR_MAX];       /* the dashboard's files, "" = next to the program */
 
     /* [flow_manager] */
     uint32_t fm_pacing_per_s;            /* flow_mods/s per owner per switch, 0 = off */

@@ -364,6 +364,10 @@ const struct cfg_key cfg_keys[] = {
     CFG_STRING_OPT("rest", "reader_tokens_file", rest_reader_tokens_file,
                "lines \"NAME TOKEN\", mode 600: static bearer tokens that may GET (scrapers "
                "such as Prometheus; empty = none)"),
+    CFG_STRING_OPT("rest", "ui_dir", rest_ui_dir,
+               "the dashboard's built files, served at /ui/ (empty = ../ui or "
+               "../share/ofcd/ui from the program's own folder, as make and meson install "
+               "put them; none found: the API runs without a dashboard)"),
     CFG_UINT("rest", "login_lock_s", rest_login_lock_s, 1, 86400, "60",
              "after 5 failed logins from one address, each within this many seconds of "
              "the one before, its logins are refused (429) until this long after the last; "

@@ -8,6 +8,9 @@
  *   GET /api/v1/switches/{dpid}/flows   its stored flows and their states
  *   GET /api/v1/health            lcores alive, rings not stuck, store writable
  *   GET /metrics                  Prometheus text format
+ *   GET /api/v1/history           the last 15 minutes of headline figures
+ *                                 (rest_history.h), for the dashboard
+ *   GET /ui/                      the dashboard (rest_ui.h); / redirects there
  *   /api/kytos/flow_manager/v2/…  the Kytos-ng flow paths (rest_flows.c)
  * Every error is JSON {"code": N, "description": "..."}.
  *
@@ -58,6 +61,8 @@ struct rest_cfg {
     const char *users_file;             /* the users (rest_users.h) */
     const char *reader_tokens_file;     /* static reader tokens, "" = none */
     const char *data_dir;               /* where the token key lives */
+    const char *ui_dir;                 /* the dashboard's files (rest_ui.h); "" or NULL:
+                                         * none, /ui/ answers 404 saying so */
 };
 
 /* One lcore as health shows it. */

@@ -12,10 +12,13 @@
 
 #include <jansson.h>
 
+#include "ctl_switches.h"
 #include "dpid.h"
 #include "ofcd_tbucket.h"
 #include "rest.h"
 #include "rest_auth.h"
+#include "rest_history.h"
+#include "rest_ui.h"
 
 /* Statuses counted one by one for /metrics (anything else: its class). */
 #define REST_STATUS_LIST {200, 202, 400, 404, 405, 413, 415, 424, 429, 500, 503}
@@ -31,6 +34,21 @@
 struct rest_rl_slot {
     uint32_t addr;                      /* IPv4, host order; 0 = free */
     struct ofcd_tbucket bucket;         /* rest.rate_limit_per_s, rest.rate_burst */
+};
+
+/* The history's sampler (rest_history_http.c). */
+struct rest_history_sampler {
+    pthread_mutex_t lock;               /* guards ring */
+    struct rest_history_ring ring;
+    pthread_mutex_t stop_lock;          /* guards stop; stop_cv wakes the thread */
+    pthread_cond_t stop_cv;
+    bool stop, running, inited;
+    pthread_t thread;
+    /* the sampler thread's own: the readings the next rates start from */
+    bool have_prev;
+    uint64_t prev_ms;
+    uint64_t prev_lat[REST_LAT_BUCKETS];
+    uint64_t prev_rtt[CTL_RTT_BUCKETS];
 };
 
 struct rest_server {
@@ -55,6 +73,9 @@ struct rest_server {
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
     struct rest_log_limit mhd_log;      /* MHD's messages, rate-limited */
     struct rest_auth auth;              /* read-only once started */
+    struct rest_ui ui;                  /* the dashboard's files, read-only once started */
+    char ui_missing[256];               /* why there is none ("" when there is) */
+    struct rest_history_sampler hist;
 };
 
 /* A response under construction: either JSON or plain text. */
@@ -74,6 +95,9 @@ struct rest_reply {
     void *stream_ctx;
     /* Or the event stream (rest_events_http.c): its client, owned. */
     void *events;
+    /* Or a dashboard file (rest_ui.h), not owned; or a redirect to location. */
+    const struct rest_ui_file *file;
+    const char *location;
 };
 
 struct MHD_Connection;
@@ -127,6 +151,10 @@ void rest_get_switches(struct rest_req *q, struct rest_reply *r);
 void rest_get_switch(struct rest_req *q, struct rest_reply *r);
 void rest_get_health(struct rest_req *q, struct rest_reply *r);
 void rest_get_metrics(struct rest_req *q, struct rest_reply *r);
+/* GET /api/v1/history and its sampler (rest_history_http.c). */
+void rest_get_history(struct rest_req *q, struct rest_reply *r);
+int rest_history_start(struct rest_server *rs);
+void rest_history_stop(struct rest_server *rs);
 /* GET /api/v1/events (rest_events_http.c) and the response it makes. */
 void rest_get_events(struct rest_req *q, struct rest_reply *r);
 struct MHD_Response;

@@ -37,6 +37,7 @@ static const struct rest_route routes[] = {
     {"/api/v1/health", "GET", rest_get_health},
     {"/api/v1/events", "GET", rest_get_events},
     {"/metrics", "GET", rest_get_metrics},
+    {"/api/v1/history", "GET", rest_get_history},
     {KYTOS_FM "/flows", "GET", rest_flows_get},
     {KYTOS_FM "/flows", "POST", rest_flows_post},
     {KYTOS_FM "/flows", "DELETE", rest_flows_delete},
@@ -410,13 +411,82 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     }
 }
 
+/* The dashboard's answers carry no data and need no token (rest_ui.h);
+ * these keep them from being framed, sniffed, cached stale, or reaching
+ * anything but their own origin. */
+static void rest_ui_headers(struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    /* Inline styles: the graph and chart libraries set style attributes. */
+    MHD_add_response_header(resp, "Content-Security-Policy",
+                            "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                            "img-src 'self' data: blob:; frame-ancestors 'none'");
+}
+
+/* What the pages must know before their first API call, without a token
+ * (so that they ask for a login instead of provoking a 401). */
+static void ui_config(struct rest_server *rs, struct rest_reply *r)
+{
+    bool cluster = false;
+
+    for (unsigned i = 0; i < rs->src.n_ext; i++)
+        cluster |= strcmp(rs->src.ext[i]->prefix, "/api/v1/cluster") == 0;
+    r->json = json_pack("{s:b, s:b}", "auth", rs->auth.on, "cluster", cluster);
+    r->status = r->json ? 200 : 500;
+}
+
+/* A dashboard path (rest_ui.h): true with the answer in r. */
+static bool ui_answer(struct rest_server *rs, const char *method, const char *url,
+                      struct rest_reply *r)
+{
+    const char *name = NULL;
+
+    switch (rest_ui_route(url, &name)) {
+    case REST_UI_NONE:
+        return false;
+    case REST_UI_REDIRECT:
+        r->status = 302;
+        r->location = "/ui/";
+        return true;
+    case REST_UI_FILE:
+        break;
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        rest_error(r, 405, "method %s not allowed on %s (the dashboard's files)", method, url);
+    else if (strcmp(name, REST_UI_CONFIG) == 0)
+        ui_config(rs, r);
+    else if (rs->ui.n == 0)
+        rest_error(r, 404, "the dashboard is not served: %s", rs->ui_missing);
+    else if (!(r->file = rest_ui_find(&rs->ui, name)))
+        rest_error(r, 404, "no such file of the dashboard: %s", name);
+    else
+        r->status = 200;
+    return true;
+}
+
 /* Queue r as the answer to conn (r's JSON is consumed). */
 static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection *conn,
                                   const struct rest_conn_state *st, struct rest_reply *r)
 {
     struct MHD_Response *resp;
 
-    if (r->events) {
+    if (r->file) {
+        /* PERSISTENT: the file lives as long as the server. */
+        resp = MHD_create_response_from_buffer(r->file->len, r->file->data,
+                                               MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+            return MHD_NO;
+        MHD_add_response_header(resp, "Content-Type", r->file->type);
+        rest_ui_headers(resp);
+    } else if (r->location) {
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+            return MHD_NO;
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
+    } else if (r->events) {
         resp = rest_events_response(r);
         if (!resp)
             return MHD_NO;
@@ -439,7 +509,12 @@ static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection 
         resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
         MHD_add_response_header(resp, "Content-Type", "application/json");
     }
-    if (r->www_authenticate)
+    /* A page's script (the dashboard) marks its requests: for it a refused
+     * login's Basic challenge would make the browser open its own password
+     * dialog over the page's form, so it gets the 401 without one. */
+    if (r->www_authenticate &&
+        !(strncmp(r->www_authenticate, "Basic", 5) == 0 &&
+          MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Requested-With")))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
     if (r->retry_after) {
         char ra[16];
@@ -513,6 +588,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_NO;
         st->start_us = now_us();
         *con_cls = st;
+        if (ui_answer(rs, method, url, &r)) {
+            st->refused = true;         /* answered: no body is read */
+            return send_reply(rs, conn, st, &r);
+        }
         if (!headers_check(rs, &q, &r)) {
             st->refused = true;
             return send_reply(rs, conn, st, &r);
@@ -613,7 +692,22 @@ static void server_free(struct rest_server *rs)
     pthread_mutex_destroy(&rs->lock);
     pthread_mutex_destroy(&rs->rl_lock);
     rest_log_limit_destroy(&rs->mhd_log);
+    rest_ui_free(&rs->ui);
+    rest_history_stop(rs);
     free(rs);
+}
+
+/* The dashboard's files, if rest.ui_dir names a built one: without them
+ * the API runs as before and /ui/ says why. */
+static void ui_open(struct rest_server *rs, const char *dir)
+{
+    if (!dir || !*dir) {
+        snprintf(rs->ui_missing, sizeof(rs->ui_missing),
+                 "no rest.ui_dir and no built dashboard next to the program (ui/README.md)");
+        return;
+    }
+    if (rest_ui_load(&rs->ui, dir, rs->ui_missing, sizeof(rs->ui_missing)) < 0)
+        LOG_WARN("rest", "the dashboard is not served: %s", rs->ui_missing);
 }
 
 struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sources *src)
@@ -652,6 +746,9 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
         goto fail;
     if (rest_auth_open(&rs->auth, cfg, src->auth_stats) < 0)
         goto fail;
+    ui_open(rs, cfg->ui_dir);
+    if (rest_history_start(rs) < 0)
+        goto fail;
     if (rs->tls_cert) {
         flags |= MHD_USE_TLS;
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, rs->tls_cert};
@@ -674,6 +771,9 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     }
     LOG_INFO("rest", "REST API on %s://%s/api/v1/ (%s)", rs->tls_cert ? "https" : "http", peer,
              rs->auth.on ? "bearer tokens required" : "no authentication");
+    if (rs->ui.n)
+        LOG_INFO("rest", "dashboard on %s://%s/ui/ (%u files from %s)",
+                 rs->tls_cert ? "https" : "http", peer, rs->ui.n, cfg->ui_dir);
     return rs;
 fail:
     server_free(rs);
