@@ -349,11 +349,13 @@ static void graph_node(struct topo_rest *t, const struct topo_snap_switch *s, un
                        void *arg)
 {
     char d[24];
-    (void)t;
     (void)idx;
     dpid_format(s->dpid, d);
-    json_array_append_new(arg, json_pack("{s:s, s:b, s:I}", "dpid", d, "connected", s->up,
-                                         "ports", (json_int_t)s->n_ports));
+    /* Its metadata too: where the dashboard was told to draw it, say,
+     * without reading every switch's interfaces. */
+    json_array_append_new(arg, json_pack("{s:s, s:b, s:I, s:o}", "dpid", d, "connected", s->up,
+                                         "ports", (json_int_t)s->n_ports, "metadata",
+                                         topo_rest_meta_copy(t, "switch", d)));
 }
 
 struct graph_links {

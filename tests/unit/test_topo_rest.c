@@ -497,6 +497,20 @@ static void test_metadata_routes(void **state)
     assert_string_equal(json_string_value(json_object_get(json_object_get(sw, "metadata"),
                                                           "site")), "lab");
     json_decref(sw);
+    /* And on ofcd's compact graph, where the dashboard reads positions. */
+    assert_int_equal(call(e, &e->t.ext_ofcd, "GET", "", NULL, &out), 200);
+    json_t *node, *nodes = json_object_get(out, "nodes");
+    size_t k;
+    bool seen = false;
+    json_array_foreach(nodes, k, node) {
+        if (strcmp(json_string_value(json_object_get(node, "dpid")), SW1) != 0)
+            continue;
+        seen = true;
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(node, "metadata"),
+                                                            "rack")), 5);
+    }
+    assert_true(seen);
+    json_decref(out);
     restart(e);
     assert_int_equal(meta_keys(e, "switches/" SW1 "/metadata"), 2);
     expect(e, v3, "DELETE", "switches/" SW1 "/metadata/site", NULL, 200, "Operation successful");
