@@ -1,0 +1,104 @@
+// One switch: its ports with state (enable/disable each), its flows with
+// their state and error reason, and its events since the page opened.
+import { h, clear, dpidText, ago, num, confirmDialog } from '../dom.js';
+import { api, big, stringifyJson } from '../api.js';
+import { onEvent } from '../stream.js';
+import { table } from '../table.js';
+
+const TOPO = '/api/kytos/topology/v3';
+const MAX_EVENTS = 200;
+
+export default function switchPage(el, arg) {
+  const dpid = dpidText(arg || '0');
+  const err = h('p', { class: 'error', role: 'alert', 'data-test': 'switch-error' });
+  const head = h('dl', { class: 'facts', 'data-test': 'switch-facts' });
+  const evList = h('ol', { class: 'events', 'data-test': 'switch-events' });
+  let alive = true;
+  let timer = null;
+
+  const ports = table({
+    rowTest: 'port-row', filterTest: 'port-filter', rowKey: (p) => String(p.port_no),
+    columns: [
+      { key: 'port_no', label: 'Port', value: (p) => p.port_no },
+      { key: 'name', label: 'Name', value: (p) => p.name },
+      { key: 'link', label: 'Link', value: (p) => p.link,
+        render: (p) => h('span', { class: `state ${p.link}`, 'data-test': 'port-link' }, p.link) },
+      { key: 'admin', label: 'Admin', value: (p) => (p.admin_down ? 'down' : 'up') },
+      { key: 'hw', label: 'MAC', value: (p) => p.hw_addr },
+      { key: 'speed', label: 'Speed Mb/s', value: (p) => Math.round(p.curr_speed_kbps / 1000) },
+      { key: 'enabled', label: 'Enabled', value: (p) => (p.enabled ? 'yes' : 'no'),
+        render: (p) => (p.port_no > 0xffffff00 ? '' : h('button', {
+          'data-test': p.enabled ? 'port-disable' : 'port-enable', onclick: () => togglePort(p) },
+        p.enabled ? 'Disable' : 'Enable')) },
+    ],
+  });
+  const flows = table({
+    rowTest: 'flow-row', filterTest: 'switch-flow-filter', rowKey: (f) => f.id,
+    empty: 'no stored flow on this switch',
+    columns: [
+      { key: 'state', label: 'State', value: (f) => f.state,
+        render: (f) => h('span', { class: `state ${f.state}`, 'data-test': 'flow-state' }, f.state) },
+      { key: 'priority', label: 'Priority', value: (f) => f.flow?.priority ?? null },
+      { key: 'table', label: 'Table', value: (f) => f.flow?.table_id ?? 0 },
+      { key: 'cookie', label: 'Cookie', value: (f) => `0x${big(f.flow?.cookie).toString(16)}` },
+      { key: 'match', label: 'Match', value: (f) => stringifyJson(f.flow?.match || {}) },
+      { key: 'actions', label: 'Actions', value: (f) => stringifyJson(f.flow?.actions || f.flow?.instructions || []) },
+      { key: 'error', label: 'Error', value: (f) => (f.error ? f.error.description : '') },
+      { key: 'updated', label: 'Updated', value: (f) => f.updated_at },
+    ],
+  });
+  el.append(h('h1', {}, 'Switch ', h('span', { class: 'mono', 'data-test': 'switch-dpid' }, dpid)), err, head,
+    h('h2', {}, 'Ports'), ports.el, h('h2', {}, 'Flows'), flows.el,
+    h('h2', {}, 'Events since this page opened'), evList);
+
+  async function togglePort(p) {
+    const id = `${dpid}:${p.port_no}`;
+    const what = p.enabled ? 'disable' : 'enable';
+    if (!(await confirmDialog(`${what[0].toUpperCase()}${what.slice(1)} interface ${id} (${p.name})?` +
+      (p.enabled ? ' Its link stops.' : '')))) return;
+    try {
+      await api(`${TOPO}/interfaces/${id}/${what}`, { method: 'POST' });
+      load();
+    } catch (e) {
+      err.textContent = `Cannot ${what} ${id}: ${e.description}`;
+    }
+  }
+
+  async function load() {
+    timer = null;
+    try {
+      const [s, f, topo] = await Promise.all([api(`/api/v1/switches/${dpid}`),
+        api(`/api/v1/switches/${dpid}/flows`), api(`${TOPO}/switches`).catch(() => ({ switches: {} }))]);
+      if (!alive) return;
+      const ifaces = (topo.switches?.[dpid]?.interfaces) || {};
+      ports.set((s.ports || []).map((p) => ({ ...p, enabled: ifaces[`${dpid}:${p.port_no}`]?.enabled !== false })));
+      flows.set(f.flows || []);
+      clear(head).append(
+        h('dt', {}, 'state'), h('dd', { 'data-test': 'switch-state' }, s.connected ? 'connected' : 'disconnected'),
+        h('dt', {}, s.connected ? 'connected for' : 'down for'),
+        h('dd', {}, ago(s.connected ? s.connected_since : s.disconnected_since)),
+        h('dt', {}, 'address'), h('dd', {}, topo.switches?.[dpid]?.connection || ''),
+        h('dt', {}, 'description'), h('dd', {}, Object.values(s.description || {}).filter(Boolean).join(' · ')),
+        h('dt', {}, 'echo RTT ms'), h('dd', {}, s.echo_rtt_ms ? `${num(s.echo_rtt_ms.average, 2)} (last ${num(s.echo_rtt_ms.last, 2)})` : '–'),
+        h('dt', {}, 'flows in its table'), h('dd', {}, s.stats ? s.stats.flows : '–'));
+      err.textContent = '';
+    } catch (e) {
+      if (alive) err.textContent = e.status === 404 ? `No switch ${dpid} is known.` : `Cannot read ${dpid}: ${e.description}`;
+    }
+  }
+
+  function mine(ev) {
+    const text = stringifyJson(ev);
+    return text.includes(dpid) || (ev.dpid && dpidText(ev.dpid) === dpid);
+  }
+
+  const off = onEvent((kind, ev) => {
+    if (kind === 'stream.open' || !mine(ev)) return;
+    evList.prepend(h('li', { 'data-test': 'switch-event' }, h('time', {}, new Date().toLocaleTimeString()), ' ',
+      h('b', {}, kind), ' ', stringifyJson(ev)));
+    while (evList.children.length > MAX_EVENTS) evList.lastChild.remove();
+    if (!timer) timer = setTimeout(load, 300);
+  });
+  load();
+  return () => { alive = false; off(); clearTimeout(timer); };
+}

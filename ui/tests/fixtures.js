@@ -1,0 +1,53 @@
+// What every dashboard test shares: a page that records console errors and
+// uncaught exceptions (a test fails on any), a screenshot helper that
+// writes into UI_ARTEFACTS, and the commands that change the Open vSwitch
+// bridges behind ofcd.
+const base = require('@playwright/test');
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+
+const test = base.test.extend({
+  page: async ({ page }, use) => {
+    const errors = [];
+    // page.allowConsole: patterns a test expects (a 401 it provokes).
+    page.allowConsole = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !page.allowConsole.some((re) => re.test(m.text()))) errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.consoleErrors = errors;
+    await use(page);
+    base.expect(errors, 'console errors on the page').toEqual([]);
+  },
+});
+
+async function shot(page, name) {
+  const dir = process.env.UI_ARTEFACTS || 'test-results';
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+}
+
+// ovs-vsctl on the test's own Open vSwitch (OVS_SOCK from the script).
+function vsctl(...args) {
+  return execFileSync('ovs-vsctl', [`--db=unix:${process.env.OVS_SOCK}`, '--timeout=30', ...args],
+    { encoding: 'utf8' });
+}
+
+function dumpFlows(bridge) {
+  return execFileSync('ovs-ofctl', ['-O', 'OpenFlow13', '--no-stats', '--no-names', 'dump-flows',
+    `unix:${process.env.OVS_DIR}/${bridge}.mgmt`], { encoding: 'utf8' });
+}
+
+// The dpid of bridge i in the test's ring (ovs_lib.sh: 0x1000 + i).
+function dpid(i) {
+  return (0x1000 + i).toString(16).padStart(16, '0').match(/../g).join(':');
+}
+
+// The page's graph, for what a canvas does not show the DOM: each
+// element's class and drawn colour (cytoscape keeps its instance on the
+// container).
+async function graph(page, fn, arg) {
+  return page.locator('[data-test=topology-graph]').evaluate(
+    (el, [src, a]) => new Function('cy', 'arg', src)(el._cyreg.cy, a), [fn, arg]);
+}
+
+module.exports = { test, expect: base.expect, shot, vsctl, dumpFlows, dpid, graph };

@@ -1,0 +1,211 @@
+// The dashboard against ofcd and a ring of 6 Open vSwitch bridges
+// (tests/integration/ui_browser.sh): one story, in order, as an operator
+// would go through it.
+const { test, expect, shot, vsctl, dumpFlows, dpid, graph } = require('./fixtures');
+
+const N = 6;
+test.describe.configure({ mode: 'serial' });
+
+// The link between bridge i's port 1 and bridge i+1's port 2 (the ring).
+const ringLink = (i) => [`${dpid(i)}:1`, `${dpid(i % N + 1)}:2`];
+const linkRow = (page, i) => page.locator('[data-test=link-row]').filter({ hasText: ringLink(i)[0] })
+  .filter({ hasText: ringLink(i)[1] });
+
+test('overview: the right counts', async ({ page }) => {
+  await page.goto('/ui/');
+  await expect(page.locator('[data-test=stream-state]')).toHaveText('live');
+  await expect(page.locator('[data-test=count-switches-up]')).toHaveText(String(N));
+  await expect(page.locator('[data-test=count-switches-down]')).toHaveText('0');
+  await expect(page.locator('[data-test=count-links-up]')).toHaveText(String(N));
+  await expect(page.locator('[data-test=count-links-down]')).toHaveText('0');
+  // One LLDP flow per bridge, stored and installed by the topology app.
+  await expect(page.locator('[data-test=count-flows-installed]')).toHaveText(String(N));
+  await expect(page.locator('[data-test=count-flows-error]')).toHaveText('0');
+  await shot(page, 'overview');
+});
+
+test('topology: every link, drawn up', async ({ page }) => {
+  await page.goto('/ui/#/topology');
+  await expect(page.locator('[data-test=topology-graph]')).toHaveAttribute('data-ready', 'true');
+  await expect(page.locator('[data-test=link-row]')).toHaveCount(N);
+  for (let i = 1; i <= N; i++) await expect(linkRow(page, i).locator('[data-test=link-state]')).toHaveText('up');
+  const drawn = await graph(page, 'return [cy.nodes().length, cy.edges().length]');
+  expect(drawn).toEqual([N, N]);
+  await shot(page, 'topology');
+});
+
+test('topology: a stopped bridge and a deleted patch port go red without reload', async ({ page }) => {
+  await page.goto('/ui/#/topology');
+  await expect(page.locator('[data-test=topology-graph]')).toHaveAttribute('data-ready', 'true');
+  const red = 'rgb(229,62,62)';
+  // Bridge 3 loses its controller: it is down at once, its two links within link_timeout_s.
+  vsctl('del-controller', 'br3');
+  const d3 = dpid(3);
+  await expect.poll(() => graph(page, `return cy.getElementById('${d3}').hasClass('down')`)).toBe(true);
+  await expect(linkRow(page, 2).locator('[data-test=link-state]')).toHaveText('down');
+  await expect(linkRow(page, 3).locator('[data-test=link-state]')).toHaveText('down');
+  // The patch port between bridges 5 and 6 goes: that link goes down too.
+  vsctl('del-port', 'br5', 'p5-6');
+  await expect(linkRow(page, 5).locator('[data-test=link-state]')).toHaveText('down');
+  const [ab, cd] = await graph(page, `return [cy.getElementById(arg[0]).style('line-color'),
+    cy.getElementById(arg[1]).style('line-color')]`, [
+    await linkRow(page, 2).getAttribute('data-key'), await linkRow(page, 5).getAttribute('data-key')]);
+  expect(ab.replace(/ /g, '')).toBe(red);
+  expect(cd.replace(/ /g, '')).toBe(red);
+  await expect(linkRow(page, 1).locator('[data-test=link-state]')).toHaveText('up');
+  await shot(page, 'topology-down');
+  // Back as they were for the tests after.
+  vsctl('set-controller', 'br3', 'tcp:10.66.0.2:6653');
+  vsctl('add-port', 'br5', 'p5-6', '--', 'set', 'interface', 'p5-6', 'type=patch', 'options:peer=p6-5',
+    'ofport_request=1');
+  for (let i = 1; i <= N; i++)
+    await expect(linkRow(page, i).locator('[data-test=link-state]')).toHaveText('up', { timeout: 30000 });
+});
+
+test('flows: added from the form, installed, shown on its switch and on the bridge', async ({ page }) => {
+  await page.goto('/ui/#/flows');
+  await page.fill('[data-test=add-switch]', dpid(2));
+  await page.fill('[data-test=add-priority]', '1234');
+  await page.fill('[data-test=add-match]', '{"in_port": 1}');
+  await page.fill('[data-test=add-actions]', '[{"action_type": "output", "port": 2}]');
+  await page.click('[data-test=add-submit]');
+  await expect(page.locator('[data-test=add-result]')).toContainText('Stored');
+  await expect.poll(() => dumpFlows('br2'), { timeout: 15000 }).toContain('priority=1234,in_port=1 actions=output:2');
+  await page.goto(`/ui/#/switch/${dpid(2)}`);
+  const row = page.locator('[data-test=flow-row]').filter({ hasText: '1234' });
+  await expect(row.locator('[data-test=flow-state]')).toHaveText('installed');
+  await shot(page, 'switch');
+});
+
+test('flows: a malformed flow shows the API message next to its field', async ({ page }) => {
+  page.allowConsole.push(/status of 400/);   // the browser's own line for the refused POSTs
+  await page.goto('/ui/#/flows');
+  await page.fill('[data-test=add-switch]', dpid(2));
+  await page.fill('[data-test=add-priority]', '70000');
+  await page.click('[data-test=add-submit]');
+  await expect(page.locator('[data-test=error-priority]')).toContainText("'priority'");
+  await page.fill('[data-test=add-priority]', '10');
+  await page.fill('[data-test=add-match]', '{"in_port": "one"}');
+  await page.click('[data-test=add-submit]');
+  await expect(page.locator('[data-test=error-match]')).toContainText('in_port');
+  await expect(page.locator('[data-test=error-priority]')).toBeEmpty();
+  await shot(page, 'flows-error');
+});
+
+test('flows: deleted after a confirmation', async ({ page }) => {
+  await page.goto('/ui/#/flows');
+  await page.fill('[data-test=search-dpid]', dpid(2));
+  await page.click('[data-test=search-submit]');
+  const row = page.locator('[data-test=flow-row]').filter({ hasText: '1234' });
+  await expect(row).toHaveCount(1);
+  await shot(page, 'flows');
+  await row.locator('[data-test=flow-delete]').click();
+  // Cancel first: nothing changes.
+  await page.click('[data-test=confirm-no]');
+  await expect(row.locator('[data-test=flow-state]')).toHaveText('installed');
+  await row.locator('[data-test=flow-delete]').click();
+  await page.click('[data-test=confirm-yes]');
+  await expect.poll(() => dumpFlows('br2'), { timeout: 15000 }).not.toContain('priority=1234');
+  await expect(page.locator('[data-test=flow-row]').filter({ hasText: '1234' })
+    .locator('[data-test=flow-state]')).toHaveText('deleted');
+});
+
+test('switch page: disabling an interface stops its link', async ({ page }) => {
+  await page.goto(`/ui/#/switch/${dpid(4)}`);
+  const port = page.locator('[data-test=port-row]').filter({ has: page.locator('[data-test=cell-port_no]', { hasText: /^1$/ }) });
+  await port.locator('[data-test=port-disable]').click();
+  await page.click('[data-test=confirm-yes]');
+  await expect(port.locator('[data-test=port-enable]')).toBeVisible();
+  await page.goto('/ui/#/topology');
+  await expect(linkRow(page, 4).locator('[data-test=link-state]')).toHaveText('down', { timeout: 15000 });
+  await page.goto(`/ui/#/switch/${dpid(4)}`);
+  await port.locator('[data-test=port-enable]').click();
+  await page.click('[data-test=confirm-yes]');
+  await page.goto('/ui/#/topology');
+  await expect(linkRow(page, 4).locator('[data-test=link-state]')).toHaveText('up', { timeout: 30000 });
+});
+
+test('switches: sorted, filtered, disabled and enabled after a confirmation', async ({ page }) => {
+  await page.goto('/ui/#/switches');
+  await expect(page.locator('[data-test=switch-row]')).toHaveCount(N);
+  await page.fill('[data-test=switch-filter]', '10:0' + '5'.toUpperCase());
+  await expect(page.locator('[data-test=switch-row]')).toHaveCount(1);
+  await page.fill('[data-test=switch-filter]', 'OPEN VSWITCH');     // case-insensitive
+  await expect(page.locator('[data-test=switch-row]')).toHaveCount(N);
+  await page.fill('[data-test=switch-filter]', '');
+  await page.click('[data-test=sort-dpid]');                          // descending
+  await expect(page.locator('[data-test=switch-row]').first()).toHaveAttribute('data-key', dpid(N));
+  const row = page.locator(`[data-test=switch-row][data-key="${dpid(6)}"]`);
+  await row.locator('[data-test=switch-disable]').click();
+  await page.click('[data-test=confirm-yes]');
+  await expect(row.locator('[data-test=switch-enable]')).toBeVisible();
+  const s = await (await page.request.get(`/api/kytos/topology/v3/switches`)).json();
+  expect(s.switches[dpid(6)].enabled).toBe(false);
+  await shot(page, 'switches');
+  await row.locator('[data-test=switch-enable]').click();
+  await page.click('[data-test=confirm-yes]');
+  await expect(row.locator('[data-test=switch-disable]')).toBeVisible();
+});
+
+test('topology: a dragged switch stays where it was put over a reload', async ({ page }) => {
+  await page.goto('/ui/#/topology');
+  const canvas = page.locator('[data-test=topology-graph]');
+  await expect(canvas).toHaveAttribute('data-ready', 'true');
+  const d1 = dpid(1);
+  const box = await canvas.boundingBox();
+  const at = await graph(page, `const p = cy.getElementById('${d1}').renderedPosition(); return [p.x, p.y]`);
+  await page.mouse.move(box.x + at[0], box.y + at[1]);
+  await page.mouse.down();
+  await page.mouse.move(box.x + at[0] + 60, box.y + at[1] + 40, { steps: 8 });
+  await page.mouse.up();
+  await expect(canvas).toHaveAttribute('data-saved', '1');
+  const moved = await graph(page, `const p = cy.getElementById('${d1}').position(); return [Math.round(p.x), Math.round(p.y)]`);
+  await page.reload();
+  await expect(page.locator('[data-test=topology-graph]')).toHaveAttribute('data-ready', 'true');
+  const after = await graph(page, `const p = cy.getElementById('${d1}').position(); return [Math.round(p.x), Math.round(p.y)]`);
+  expect(after).toEqual(moved);
+  // For auth.spec.js: the same place after ofcd restarts.
+  require('node:fs').writeFileSync(`${process.env.UI_WORK}/position.json`, JSON.stringify({ dpid: d1, at: moved }));
+});
+
+test('events: live, filtered by kind; every page without console errors', async ({ page }) => {
+  await page.goto('/ui/#/events');
+  await expect(page.locator('[data-test=stream-state]')).toHaveText('live');
+  vsctl('del-controller', 'br6');
+  await expect(page.locator('[data-test=event-row][data-kind="switch.down"]')).not.toHaveCount(0);
+  vsctl('set-controller', 'br6', 'tcp:10.66.0.2:6653');
+  await expect(page.locator('[data-test=event-row][data-kind="switch.up"]')).not.toHaveCount(0);
+  await page.selectOption('[data-test=event-kind]', 'switch');
+  for (const li of await page.locator('[data-test=event-row]:visible').all())
+    expect(await li.getAttribute('data-kind')).toMatch(/^switch\./);
+  await shot(page, 'events');
+  await page.goto('/ui/#/cluster');
+  await expect(page.locator('[data-test=cluster-alone]')).toBeVisible();
+  await shot(page, 'cluster');
+  // A phone's screen: the pages still fit.
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const p of ['overview', 'topology', 'switches', 'flows']) {
+    await page.goto(`/ui/#/${p}`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width, `${p} is wider than the phone`).toBeLessThanOrEqual(390 + 1);
+  }
+  await shot(page, 'phone-overview');
+});
+
+test('keyboard: the pages are reached and tables sorted without a mouse', async ({ page }) => {
+  await page.goto('/ui/#/overview');
+  await expect(page.locator('[data-test=count-switches-up]')).toHaveText(String(N));
+  // Tab from the start of the page to the Switches link (the header comes first).
+  await page.locator('body').focus();
+  let reached = false;
+  for (let i = 0; i < 12 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement?.dataset.test === 'nav-switches');
+  }
+  expect(reached, 'Tab reaches the Switches link').toBe(true);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/#\/switches$/);
+  await page.locator('[data-test=sort-ports]').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('[data-test=sort-ports]')).toHaveAttribute('aria-sort', 'ascending');
+});
