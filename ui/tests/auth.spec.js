@@ -56,6 +56,6 @@ test('a dragged position is kept over a restart of ofcd', async ({ page }) => {
   await expect(page.locator('[data-test=stream-state]')).toHaveText('live');
   await page.goto('/ui/#/topology');
   await expect(page.locator('[data-test=topology-graph]')).toHaveAttribute('data-ready', 'true');
-  const at = await graph(page, `const p = cy.getElementById('${saved.dpid}').position(); return [Math.round(p.x), Math.round(p.y)]`);
+  const at = await graph(page, `const p = g.position('${saved.dpid}'); return [Math.round(p.x), Math.round(p.y)]`);
   expect(at).toEqual(saved.at);
 });

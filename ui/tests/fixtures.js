@@ -43,11 +43,12 @@ function dpid(i) {
 }
 
 // The page's graph, for what a canvas does not show the DOM: each
-// element's class and drawn colour (cytoscape keeps its instance on the
-// container).
+// element's state, position and the pixels drawn (ui/src/canvasgraph.js
+// keeps its interface on the container as ofcdGraph). fn is the body of a
+// function of (g, arg).
 async function graph(page, fn, arg) {
   return page.locator('[data-test=topology-graph]').evaluate(
-    (el, [src, a]) => new Function('cy', 'arg', src)(el._cyreg.cy, a), [fn, arg]);
+    (el, [src, a]) => new Function('g', 'arg', src)(el.ofcdGraph, a), [fn, arg]);
 }
 
 module.exports = { test, expect: base.expect, shot, vsctl, dumpFlows, dpid, graph };

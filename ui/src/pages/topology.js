@@ -1,6 +1,6 @@
 // Topology: every switch and link (GET /api/v1/topology) on a canvas
-// (cytoscape), links coloured by state and kept current by the event
-// stream; a click shows details; a dragged switch keeps its place (saved in
+// (canvasgraph.js; cytoscape's fcose places small graphs), links coloured
+// by state and kept current by the event stream; a click shows details; a dragged switch keeps its place (saved in
 // the switch's topology metadata as ui_x/ui_y, so it survives a reload and
 // a restart). Beside the graph, the links as a table.
 import cytoscape from 'cytoscape';
@@ -10,6 +10,7 @@ import { api } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
 import { layered } from '../layout.js';
+import { canvasGraph } from '../canvasgraph.js';
 
 cytoscape.use(fcose);
 
@@ -24,7 +25,7 @@ export default function topology(el) {
   const status = h('p', { class: 'note', 'data-test': 'topology-status' }, 'loading…');
   const timing = h('p', { class: 'note', 'data-test': 'topology-timing' });
   const canvas = h('div', { class: 'graph', 'data-test': 'topology-graph', tabindex: 0,
-    'aria-label': 'topology graph: drag a switch to move it' });
+    'aria-label': 'topology graph: drag a switch to move it; arrows pan, + and - zoom, 0 fits' });
   const details = h('aside', { class: 'details', 'data-test': 'details', 'aria-live': 'polite' },
     h('p', { class: 'note' }, 'Click a switch or a link for its details.'));
   const links = table({
@@ -43,7 +44,7 @@ export default function topology(el) {
   el.append(h('h1', {}, 'Topology'), err, status, timing,
     h('div', { class: 'topo' }, canvas, details), h('h2', {}, 'Links'), links.el);
 
-  let cy = null;
+  let g = null;
   let alive = true;
   let data = { nodes: [], links: [] };
   let reloadTimer = null;
@@ -53,59 +54,56 @@ export default function topology(el) {
     return `${l.state}${l.enabled ? '' : ' disabled'}`;
   }
 
+  // Switches nobody placed: a force-directed layout for small graphs
+  // (cytoscape without a screen, fcose), layers at scale (linear time),
+  // around the ones the operator placed, which stay.
+  function place(positions) {
+    const ids = data.nodes.map((n) => n.dpid);
+    const pairs = data.links.map((l) => [ifaceSwitch(l.a), ifaceSwitch(l.b)]);
+    if (positions.size === ids.length) return positions;
+    if (ids.length > 300) {
+      for (const [id, p] of layered(ids, pairs)) if (!positions.has(id)) positions.set(id, p);
+      return positions;
+    }
+    const known = new Set(ids);
+    const cy = cytoscape({ headless: true, styleEnabled: true, elements: [
+      ...ids.map((id) => ({ group: 'nodes', data: { id }, position: { ...(positions.get(id) || { x: 0, y: 0 }) } })),
+      ...data.links.filter((l) => known.has(ifaceSwitch(l.a)) && known.has(ifaceSwitch(l.b)))
+        .map((l) => ({ group: 'edges', data: { id: l.id, source: ifaceSwitch(l.a), target: ifaceSwitch(l.b) } })),
+    ], style: [{ selector: 'node', style: { width: 16, height: 16 } }] });
+    const fixed = [...positions].map(([nodeId, position]) => ({ nodeId, position }));
+    cy.layout({ name: 'fcose', randomize: true, animate: false, fixedNodeConstraint: fixed.length ? fixed : undefined,
+      nodeRepulsion: 8000, idealEdgeLength: 60 }).run();
+    // fcose may move the whole drawing, fixed switches with it: the new ones
+    // are placed where they are relative to the fixed ones.
+    let dx = 0, dy = 0;
+    if (fixed.length) {
+      const p = cy.getElementById(fixed[0].nodeId).position();
+      dx = fixed[0].position.x - p.x;
+      dy = fixed[0].position.y - p.y;
+    }
+    for (const n of cy.nodes()) {
+      if (!positions.has(n.id())) positions.set(n.id(), { x: n.position().x + dx, y: n.position().y + dy });
+    }
+    cy.destroy();
+    return positions;
+  }
+
   function build(positions, fetched) {
-    const elements = [];
-    const big = data.nodes.length > 300;
     const placed = positions.size;
-    // At scale every switch not placed by the operator is placed here, in
-    // linear time, before the graph is made: no layout runs on the canvas.
-    if (big && placed < data.nodes.length) {
-      const auto = layered(data.nodes.map((n) => n.dpid), data.links.map((l) => [ifaceSwitch(l.a), ifaceSwitch(l.b)]));
-      for (const [id, p] of auto) if (!positions.has(id)) positions.set(id, p);
-    }
-    for (const n of data.nodes) {
-      const p = positions.get(n.dpid);
-      elements.push({ group: 'nodes', data: { id: n.dpid, label: n.dpid.slice(-5) },
-        position: p ? { ...p } : undefined, classes: n.connected ? 'up' : 'down' });
-    }
-    const known = new Set(data.nodes.map((n) => n.dpid));
-    for (const l of data.links) {
-      const a = ifaceSwitch(l.a), b = ifaceSwitch(l.b);
-      if (!known.has(a) || !known.has(b)) continue;
-      elements.push({ group: 'edges', data: { id: l.id, source: a, target: b }, classes: edgeClass(l) });
-    }
-    cy = cytoscape({
-      container: canvas, elements, minZoom: 0.05, maxZoom: 4,
-      textureOnViewport: big, hideEdgesOnViewport: big, pixelRatio: big ? 1 : 'auto',
-      style: [
-        { selector: 'node', style: { 'background-color': '#2f855a', label: big ? '' : 'data(label)',
-          'font-size': 9, color: '#1a202c', width: 16, height: 16 } },
-        { selector: 'node.down', style: { 'background-color': '#c53030' } },
-        { selector: 'node:selected', style: { 'border-width': 3, 'border-color': '#2b6cb0' } },
-        { selector: 'edge', style: { width: 2, 'line-color': '#38a169', 'curve-style': big ? 'haystack' : 'bezier' } },
-        { selector: 'edge.down', style: { 'line-color': '#e53e3e' } },
-        { selector: 'edge.loop', style: { 'line-color': '#dd6b20' } },
-        { selector: 'edge.disabled', style: { 'line-style': 'dashed', 'line-color': '#a0aec0' } },
-        { selector: 'edge:selected', style: { width: 4, 'line-color': '#2b6cb0' } },
-      ],
-      layout: { name: 'preset' },
-    });
-    const loose = cy.nodes().filter((n) => !positions.has(n.id()));
-    if (loose.length) {
-      const fixed = cy.nodes().filter((n) => positions.has(n.id()))
-        .map((n) => ({ nodeId: n.id(), position: n.position() }));
-      cy.layout({ name: 'fcose', randomize: true, animate: false,
-        fixedNodeConstraint: fixed.length ? fixed : undefined, nodeRepulsion: 8000,
-        idealEdgeLength: 60 }).run();
-    }
-    status.textContent = `${data.nodes.length} switches, ${data.links.length} links`;
+    place(positions);
     const laidOut = performance.now();
-    cy.fit(undefined, 20);
-    cy.on('tap', 'node', (e) => showSwitch(e.target.id()));
-    cy.on('tap', 'edge', (e) => showLink(e.target.id()));
-    cy.on('dragfree', 'node', (e) => savePosition(e.target));
-    // Ready once the first frame with the graph is on the screen.
-    requestAnimationFrame(() => requestAnimationFrame(() => {
+    g = canvasGraph(canvas, {
+      onTapNode: showSwitch,
+      onTapEdge: showLink,
+      onMoved: savePosition,
+    });
+    g.set(data.nodes.map((n) => ({ id: n.dpid, ...positions.get(n.dpid), cls: n.connected ? 'up' : 'down',
+      label: n.dpid.slice(-5) })),
+    data.links.map((l) => ({ id: l.id, source: ifaceSwitch(l.a), target: ifaceSwitch(l.b), cls: edgeClass(l) })));
+    status.textContent = `${data.nodes.length} switches, ${data.links.length} links`;
+    // Ready once the graph is on the screen.
+    g.drawn().then(() => {
       const now = performance.now();
       const ms = Math.round(now - t0);
       canvas.dataset.renderMs = String(ms);
@@ -113,26 +111,23 @@ export default function topology(el) {
       timing.textContent = `On the screen in ${ms} ms (read ${Math.round(fetched - t0)}, placed ` +
         `${Math.round(laidOut - fetched)}, drawn ${Math.round(now - laidOut)})` +
         (placed ? `; ${placed} switches where they were left` : '');
-    }));
+    });
   }
 
-  async function savePosition(node) {
-    const p = node.position();
+  async function savePosition(id, p) {
     try {
-      await api(`${TOPO}/switches/${node.id()}/metadata`, { method: 'POST',
+      await api(`${TOPO}/switches/${id}/metadata`, { method: 'POST',
         body: { ui_x: Math.round(p.x), ui_y: Math.round(p.y) } });
       err.textContent = '';
       canvas.dataset.saved = String(Number(canvas.dataset.saved || 0) + 1);
     } catch (e) {
-      err.textContent = `The position of ${node.id()} was not saved: ${e.description}`;
+      err.textContent = `The position of ${id} was not saved: ${e.description}`;
     }
   }
 
   function select(id) {
-    if (!cy) return;
-    cy.$(':selected').unselect();
-    const e = cy.getElementById(id);
-    if (e.nonempty()) e.select();
+    if (!g) return;
+    g.select(id);
     showLink(id);
   }
 
@@ -191,27 +186,23 @@ export default function topology(el) {
   // A reload of the data keeps the graph (and where the user put things):
   // only new or gone elements change, and every class follows its state.
   function sync() {
-    if (!cy) return;
+    if (!g) return;
     const ids = new Set();
     for (const n of data.nodes) {
       ids.add(n.dpid);
-      let node = cy.getElementById(n.dpid);
-      if (node.empty()) {
-        const ext = cy.extent();
-        node = cy.add({ group: 'nodes', data: { id: n.dpid, label: n.dpid.slice(-5) },
-          position: { x: ext.x1 + Math.random() * ext.w, y: ext.y1 + Math.random() * ext.h } });
+      if (!g.hasNode(n.dpid)) {
+        const ext = g.extent();
+        g.addNode({ id: n.dpid, x: ext.x1 + Math.random() * ext.w, y: ext.y1 + Math.random() * ext.h,
+          label: n.dpid.slice(-5) });
       }
-      node.classes(n.connected ? 'up' : 'down');
+      g.nodeClass(n.dpid, n.connected ? 'up' : 'down');
     }
     for (const l of data.links) {
       ids.add(l.id);
-      const a = ifaceSwitch(l.a), b = ifaceSwitch(l.b);
-      let e = cy.getElementById(l.id);
-      if (e.empty() && cy.getElementById(a).nonempty() && cy.getElementById(b).nonempty())
-        e = cy.add({ group: 'edges', data: { id: l.id, source: a, target: b } });
-      if (e.nonempty()) e.classes(edgeClass(l));
+      if (!g.hasEdge(l.id)) g.addEdge({ id: l.id, source: ifaceSwitch(l.a), target: ifaceSwitch(l.b) });
+      g.edgeClass(l.id, edgeClass(l));
     }
-    cy.elements().filter((x) => !ids.has(x.id())).remove();
+    g.remove(ids);
     status.textContent = `${data.nodes.length} switches, ${data.links.length} links`;
   }
 
@@ -219,20 +210,30 @@ export default function topology(el) {
     if (!reloadTimer) reloadTimer = setTimeout(() => load(false), 250);
   }
 
-  // Events change one element at once; anything the event does not say
-  // fully (a new link, a port change) reads the graph again, once per burst.
+  // Events change one element at once; only what an event does not say
+  // fully (a link not seen yet, a port change) reads the graph again, once
+  // per burst: at 10,000 links a read is megabytes.
   const off = onEvent((kind, ev) => {
-    if ((kind === 'link.up' || kind === 'link.down' || kind === 'link.loop') && cy) {
+    if (!g) return;
+    if (kind === 'link.up' || kind === 'link.down' || kind === 'link.loop') {
       const l = data.links.find((x) => x.id === ev.id);
-      if (l) {
-        l.state = kind.slice(5);
-        if (ev.why) l.why = ev.why;
-        const e = cy.getElementById(l.id);
-        if (e.nonempty()) e.classes(edgeClass(l));
-        links.set(data.links);
+      if (!l) {
+        soon();
+        return;
       }
-      soon();
-    } else if (/^(switch\.|port\.|link\.|stream\.open)/.test(kind)) {
+      l.state = kind.slice(5);
+      if (ev.why) l.why = ev.why;
+      g.edgeClass(l.id, edgeClass(l));
+      links.set(data.links);
+    } else if (kind === 'switch.up' || kind === 'switch.down') {
+      const n = data.nodes.find((x) => x.dpid === ev.dpid);
+      if (!n) {
+        soon();
+        return;
+      }
+      n.connected = kind === 'switch.up';
+      g.nodeClass(n.dpid, n.connected ? 'up' : 'down');
+    } else if (/^(port\.|stream\.open)/.test(kind)) {
       soon();
     }
   });
@@ -241,6 +242,6 @@ export default function topology(el) {
     alive = false;
     off();
     clearTimeout(reloadTimer);
-    if (cy) cy.destroy();
+    if (g) g.destroy();
   };
 }
