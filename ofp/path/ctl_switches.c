@@ -47,9 +47,17 @@ struct ctl_switches *ctl_switches_create(const struct ctl_switches_cfg *cfg)
     return cs;
 }
 
+static void counters_free(struct ctl_port_counters *c)
+{
+    free(c->v);
+    *c = (struct ctl_port_counters){0};
+}
+
 static void switch_free(struct ctl_switch *s)
 {
     of_ports_free(&s->ports);
+    counters_free(&s->counters);
+    counters_free(&s->counting);
     free(s);
 }
 
@@ -78,6 +86,8 @@ static void ports_drop(struct ctl_switches *cs, struct ctl_switch *s)
 {
     cs->stats.ports -= s->ports.n;
     of_ports_free(&s->ports);
+    counters_free(&s->counters);
+    counters_free(&s->counting);
 }
 
 /* Let a down switch's record go, and tell the hook. */
@@ -228,6 +238,47 @@ static void port_status(struct ctl_switches *cs, struct ctl_switch *s,
     cs->stats.ports += s->ports.n;
 }
 
+static bool has_port(const struct ctl_switch *s, uint32_t port_no)
+{
+    for (uint32_t i = 0; i < s->ports.n; i++)
+        if (s->ports.v[i].port_no == port_no)
+            return true;
+    return false;
+}
+
+/* One part of a port-statistics reply into s->counting; the last part
+ * makes it s->counters. A port the switch never told of is skipped, so
+ * the list never holds more entries than the switch has ports. */
+static void port_counters_part(struct ctl_switch *s, const struct ofp_mp_reply *mp, bool first)
+{
+    struct ctl_port_counters *c = &s->counting;
+    struct ofp_mp_iter it;
+    struct ofp_port_stats ps;
+
+    if (first)
+        c->n = 0;
+    ofp_mp_iter_init(&it, mp);
+    while (ofp_mp_next_port_stats(&it, &ps)) {
+        if (!has_port(s, ps.port_no) || c->n >= s->ports.n)
+            continue;
+        if (c->n == c->cap) {
+            uint32_t cap = c->cap ? 2 * c->cap : 8;
+            struct ofp_port_stats *v = realloc(c->v, cap * sizeof(*v));
+            if (!v)
+                return;                 /* these counters wait for the next poll */
+            c->v = v;
+            c->cap = cap;
+        }
+        c->v[c->n++] = ps;
+    }
+    if (!(mp->flags & OFPMPF_REPLY_MORE)) {
+        struct ctl_port_counters done = *c;
+        done.at_ms = (int64_t)(ofcd_clock_wall_ns() / 1000000);
+        *c = s->counters;
+        s->counters = done;
+    }
+}
+
 static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const struct ofp_msg *m,
                        uint64_t t)
 {
@@ -237,10 +288,13 @@ static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const stru
         if (mp->type != mp_kinds[k])
             continue;
         /* Parts of one reply share the xid: a new xid starts over. */
-        if (s->acc_xid[k] != m->hdr.xid) {
+        bool first = s->acc_xid[k] != m->hdr.xid;
+        if (first) {
             s->acc_xid[k] = m->hdr.xid;
             s->acc_entries[k] = 0;
         }
+        if (mp->type == OFPMP_PORT_STATS)
+            port_counters_part(s, mp, first);
         s->acc_entries[k] += ofp_mp_reply_count(mp);
         if (!(mp->flags & OFPMPF_REPLY_MORE)) {
             s->stats_entries[k] = s->acc_entries[k];
@@ -388,9 +442,37 @@ int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_po
     out->s.down_node = (struct ofcd_dlist_node){0};
     out->n_ports = s->ports.n;
     memset(&out->s.ports, 0, sizeof(out->s.ports));
-    if (with_ports && of_ports_set(&out->s.ports, s->ports.v, s->ports.n) < 0)
+    out->s.counters = (struct ctl_port_counters){.at_ms = s->counters.at_ms};
+    out->s.counting = (struct ctl_port_counters){0};
+    if (!with_ports)
+        return 0;
+    if (of_ports_set(&out->s.ports, s->ports.v, s->ports.n) < 0)
         return -ENOMEM;
+    if (s->counters.n) {
+        out->s.counters.v = malloc(s->counters.n * sizeof(*s->counters.v));
+        if (!out->s.counters.v) {
+            of_ports_free(&out->s.ports);
+            return -ENOMEM;
+        }
+        memcpy(out->s.counters.v, s->counters.v, s->counters.n * sizeof(*s->counters.v));
+        out->s.counters.n = out->s.counters.cap = s->counters.n;
+    }
     return 0;
+}
+
+void ctl_switch_copy_free(struct ctl_switch_copy *c)
+{
+    of_ports_free(&c->s.ports);
+    counters_free(&c->s.counters);
+}
+
+const struct ofp_port_stats *ctl_switch_port_counters(const struct ctl_switch *s,
+                                                      uint32_t port_no)
+{
+    for (uint32_t i = 0; i < s->counters.n; i++)
+        if (s->counters.v[i].port_no == port_no)
+            return &s->counters.v[i];
+    return NULL;
 }
 
 void ctl_switches_foreach(const struct ctl_switches *cs,

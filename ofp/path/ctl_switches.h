@@ -31,6 +31,16 @@
 
 #define CTL_MP_KINDS 3            /* FLOW, PORT_STATS, TABLE */
 
+/* Each port's counters from the last complete port-statistics reply: only
+ * for ports the switch has told of (so at most its ports, whatever a reply
+ * claims), with when its last part reached the view (unix ms, for
+ * operators and for rates between two polls). */
+struct ctl_port_counters {
+    struct ofp_port_stats *v;
+    uint32_t n, cap;
+    int64_t at_ms;
+};
+
 struct ctl_switch {
     uint64_t dpid;
     struct ctl_switch *hnext;
@@ -50,6 +60,8 @@ struct ctl_switch {
     uint64_t port_status, flow_removed, errors, barrier_replies, role_replies;
     uint32_t echo_rtt_us, echo_ewma_us;  /* last measured round trip; 0 = none yet */
     uint64_t echo_samples;
+    struct ctl_port_counters counters;  /* the last complete reply's */
+    struct ctl_port_counters counting;  /* a reply arriving in parts */
 };
 
 /* The channels' echo RTT scale: bucket b holds [2^b, 2^(b+1)) µs. */
@@ -119,9 +131,15 @@ int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out);
  * with_ports (of_ports_free it), else left out (n_ports says how many).
  * 0, -ENOENT, -ENOMEM. */
 struct ctl_switch_copy {
-    struct ctl_switch s;                /* s.ports: the copy, or empty; no links */
+    struct ctl_switch s;                /* s.ports and s.counters: copies, or empty;
+                                         * no links */
     uint32_t n_ports;
 };
+/* Free what a copy holds. */
+void ctl_switch_copy_free(struct ctl_switch_copy *c);
+/* A port's counters in s (a switch or a copy), NULL when none came. */
+const struct ofp_port_stats *ctl_switch_port_counters(const struct ctl_switch *s,
+                                                      uint32_t port_no);
 int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
                       struct ctl_switch_copy *out);
 

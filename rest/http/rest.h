@@ -3,8 +3,10 @@
  * with jansson, on rest.listen (127.0.0.1:8181 by default).
  *
  *   GET /api/v1/switches          every switch the control thread knows
- *   GET /api/v1/switches/{dpid}   one switch with its ports (dpid as 16 hex
- *                                 digits, with or without colons, or decimal)
+ *   GET /api/v1/switches/{dpid}   one switch with its ports and each port's
+ *                                 counters from the last statistics poll (dpid
+ *                                 as 16 hex digits, with or without colons, or
+ *                                 decimal)
  *   GET /api/v1/switches/{dpid}/flows   its stored flows and their states
  *   GET /api/v1/health            lcores alive, rings not stuck, store writable
  *   GET /metrics                  Prometheus text format

@@ -5,6 +5,7 @@
  * after it is let go. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,38 @@
 #include "dpid.h"
 #include "rest_priv.h"
 
-static json_t *port_json(const struct ofp_port *p)
+/* A port, with its counters from the last port-statistics poll (null
+ * until one came; at_unix_ms says when it came). */
+static json_t *port_json(const struct ofp_port *p, const struct ofp_port_stats *c, int64_t at_ms)
 {
     char mac[18];
     mac_format(p->hw_addr, mac);
-    return json_pack("{s:I, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I}", "port_no",
-                     (json_int_t)p->port_no, "name", p->name, "hw_addr", mac, "link",
-                     (p->state & OFPPS_LINK_DOWN) ? "down" : "up", "admin_down",
-                     (p->config & OFPPC_PORT_DOWN) != 0, "config", (json_int_t)p->config,
-                     "state", (json_int_t)p->state, "curr_speed_kbps",
-                     (json_int_t)p->curr_speed, "max_speed_kbps", (json_int_t)p->max_speed);
+    json_t *j = json_pack("{s:I, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:I}", "port_no",
+                          (json_int_t)p->port_no, "name", p->name, "hw_addr", mac, "link",
+                          (p->state & OFPPS_LINK_DOWN) ? "down" : "up", "admin_down",
+                          (p->config & OFPPC_PORT_DOWN) != 0, "config", (json_int_t)p->config,
+                          "state", (json_int_t)p->state, "curr_speed_kbps",
+                          (json_int_t)p->curr_speed, "max_speed_kbps", (json_int_t)p->max_speed);
+    if (!j)
+        return NULL;
+    if (!c) {
+        json_object_set_new(j, "counters", json_null());
+        return j;
+    }
+    const struct { const char *name; uint64_t v; } f[] = {
+        {"rx_packets", c->rx_packets}, {"tx_packets", c->tx_packets},
+        {"rx_bytes", c->rx_bytes},     {"tx_bytes", c->tx_bytes},
+        {"rx_dropped", c->rx_dropped}, {"tx_dropped", c->tx_dropped},
+        {"rx_errors", c->rx_errors},   {"tx_errors", c->tx_errors},
+    };
+    json_t *o = json_pack("{s:I}", "at_unix_ms", (json_int_t)at_ms);
+    /* OpenFlow 1.3 sets a counter the switch does not keep to all ones:
+     * null, not a number (it would read as -1 or 2^64 - 1). */
+    for (size_t i = 0; o && i < sizeof(f) / sizeof(f[0]); i++)
+        json_object_set_new(o, f[i].name,
+                            f[i].v == UINT64_MAX ? json_null() : json_integer((json_int_t)f[i].v));
+    json_object_set_new(j, "counters", o ? o : json_null());
+    return j;
 }
 
 static json_t *switch_json(const struct ctl_switch_copy *c, bool with_ports)
@@ -67,7 +90,9 @@ static json_t *switch_json(const struct ctl_switch_copy *c, bool with_ports)
     if (with_ports) {
         json_t *ports = json_array();
         for (uint32_t i = 0; i < s->ports.n; i++)
-            json_array_append_new(ports, port_json(&s->ports.v[i]));
+            json_array_append_new(ports, port_json(&s->ports.v[i],
+                                                   ctl_switch_port_counters(s, s->ports.v[i].port_no),
+                                                   s->counters.at_ms));
         json_object_set_new(j, "ports", ports);
     }
     return j;
@@ -136,5 +161,5 @@ void rest_get_switch(struct rest_req *q, struct rest_reply *r)
         return;
     }
     r->json = switch_json(&c, true);
-    of_ports_free(&c.s.ports);
+    ctl_switch_copy_free(&c);
 }

@@ -3,7 +3,8 @@
  * switch gone for openflow.forget_after_s is forgotten on the workers' clock
  * (a fake one here) — not earlier, and not once it has come back; bounded
  * by max_known, a down switch without stored flows let go first; a down
- * switch's ports freed; the forget sweep looking only at what is due;
+ * switch's ports freed; port counters kept from whole port-statistics
+ * replies only, for known ports; the forget sweep looking only at what is due;
  * ofcdctl's switch/show over the view. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -270,6 +271,74 @@ static void test_late_port_status_after_down(void **state)
     ctl_switches_destroy(cs);
 }
 
+/* One part of a port-statistics reply (xid, more to come or not) from dpid. */
+static void port_stats_part(struct ctl_switches *cs, uint64_t dpid, uint32_t xid, bool more,
+                            const struct ofp_port_stats *v, uint32_t n)
+{
+    struct ofp_msg m;
+    uint8_t wire[2048];
+    struct ofp_buf b;
+    struct of_event_hdr h = {.dpid = dpid, .time_us = 5 * SEC_US};
+
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_MULTIPART_REPLY;
+    m.hdr.xid = xid;
+    m.u.mp_reply = (struct ofp_mp_reply){.type = OFPMP_PORT_STATS,
+                                         .flags = more ? OFPMPF_REPLY_MORE : 0, .arr = v, .n = n};
+    ofp_buf_init(&b, wire, sizeof(wire));
+    assert_int_equal(ofp_encode(&b, &m), 0);
+    struct qmsg *q = calloc(1, sizeof(*q) + sizeof(h) + b.len);
+    assert_non_null(q);
+    q->kind = QMSG_EV_OF;
+    q->conn = dpid;
+    q->len = (uint32_t)(sizeof(h) + b.len);
+    memcpy(q->data, &h, sizeof(h));
+    memcpy(q->data + sizeof(h), wire, b.len);
+    ctl_switches_handle(cs, q);
+    free(q);
+}
+
+/* Port counters: kept from the last complete reply only (a reply in parts
+ * counts once whole), only for ports the switch told of, copied with the
+ * switch for REST; the next reply replaces them. */
+static void test_port_counters(void **state)
+{
+    struct ctl_switches *cs = ctl_switches_create(NULL);
+    const struct ofp_port_stats p1 = {.port_no = 1, .rx_packets = 10, .tx_bytes = 700};
+    const struct ofp_port_stats bogus = {.port_no = 99, .rx_packets = 1};
+    const struct ofp_port_stats p2 = {.port_no = 2, .tx_packets = 5};
+    const struct ofp_port_stats first[2] = {p1, bogus};
+
+    (void)state;
+    up(cs, 0xb3, 1 * SEC_US);                   /* ports 1 and 2 */
+    const struct ctl_switch *s = ctl_switches_find(cs, 0xb3);
+    assert_null(ctl_switch_port_counters(s, 1));
+    port_stats_part(cs, 0xb3, 7, true, first, 2);
+    assert_null(ctl_switch_port_counters(s, 1));          /* not whole yet */
+    port_stats_part(cs, 0xb3, 7, false, &p2, 1);
+    assert_int_equal(s->counters.n, 2);
+    assert_int_equal(ctl_switch_port_counters(s, 1)->rx_packets, 10);
+    assert_int_equal(ctl_switch_port_counters(s, 1)->tx_bytes, 700);
+    assert_int_equal(ctl_switch_port_counters(s, 2)->tx_packets, 5);
+    assert_null(ctl_switch_port_counters(s, 99));         /* never told of */
+    assert_true(s->counters.at_ms > 0);
+
+    struct ctl_switch_copy c;
+    assert_int_equal(ctl_switches_copy(cs, 0xb3, true, &c), 0);
+    assert_int_equal(ctl_switch_port_counters(&c.s, 2)->tx_packets, 5);
+    ctl_switch_copy_free(&c);
+
+    const struct ofp_port_stats later = {.port_no = 1, .rx_packets = 25};
+    port_stats_part(cs, 0xb3, 8, false, &later, 1);
+    assert_int_equal(s->counters.n, 1);
+    assert_int_equal(ctl_switch_port_counters(s, 1)->rx_packets, 25);
+    assert_null(ctl_switch_port_counters(s, 2));
+    down(cs, 0xb3, 9 * SEC_US);                 /* a down switch keeps no counters */
+    assert_int_equal(ctl_switches_find(cs, 0xb3)->counters.n, 0);
+    ctl_switches_destroy(cs);
+}
+
 /* The forget sweep looks at the records that are due (and one more), not
  * at every one the view knows. */
 static void test_forget_visits_only_expired(void **state)
@@ -363,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_bound_evicts_down_without_flows_first),
         cmocka_unit_test(test_ports_freed_at_down),
         cmocka_unit_test(test_late_port_status_after_down),
+        cmocka_unit_test(test_port_counters),
         cmocka_unit_test(test_forget_visits_only_expired),
         cmocka_unit_test(test_switch_show),
     };

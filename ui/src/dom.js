@@ -64,6 +64,13 @@ export function num(v, digits = 0) {
   return Number(v).toFixed(digits);
 }
 
+// The sum of a port's counters that the switch keeps (it reports the others
+// as null), or null when it keeps none of them.
+export function counterSum(c, keys) {
+  const kept = c ? keys.map((k) => c[k]).filter((v) => v !== null && v !== undefined) : [];
+  return kept.length ? kept.reduce((a, b) => a + b, 0) : null;
+}
+
 // A dialog that asks before a change; resolves true when confirmed.
 export function confirmDialog(text) {
   return new Promise((resolve) => {

@@ -56,6 +56,10 @@ test('topology: every link, drawn up', async ({ page }) => {
   for (let i = 1; i <= N; i++) await expect(linkRow(page, i).locator('[data-test=link-state]')).toHaveText('up');
   const drawn = await graph(page, 'return g.counts()');
   expect(drawn).toEqual([N, N]);
+  // A link's details: both ends' ports with their traffic (the LLDP frames).
+  await linkRow(page, 1).click();
+  await expect(page.locator('[data-test=detail-port]')).toHaveCount(2);
+  await expect(page.locator('[data-test=detail-port]').first()).toContainText(/tx [1-9]\d* pkts/);
   await shot(page, 'topology');
 });
 
@@ -102,6 +106,14 @@ test('flows: added from the form, installed, shown on its switch and on the brid
   await page.goto(`/ui/#/switch/${dpid(2)}`);
   const row = page.locator('[data-test=flow-row]').filter({ hasText: '1234' });
   await expect(row.locator('[data-test=flow-state]')).toHaveText('installed');
+  // Its ports' counters, from the statistics polls: LLDP goes out of port 1.
+  const port1 = page.locator('[data-test=port-row]').filter({ has: page.locator('[data-test=cell-port_no]', { hasText: /^1$/ }) });
+  await expect.poll(async () => Number(await port1.locator('[data-test=cell-tx_packets]').textContent())).toBeGreaterThan(0);
+  // A counter the bridge does not keep (OVS sends all ones) is null, never a number.
+  const sw = await (await page.request.get(`/api/v1/switches/${dpid(2)}`)).json();
+  for (const p of sw.ports)
+    for (const [k, v] of Object.entries(p.counters || {})) expect(v === null || v >= 0, `${p.name} ${k} = ${v}`).toBe(true);
+  await expect(port1.locator('[data-test=cell-drops]')).not.toContainText('-');
   await shot(page, 'switch');
 });
 

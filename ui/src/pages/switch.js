@@ -1,6 +1,7 @@
-// One switch: its ports with state (enable/disable each), its flows with
-// their state and error reason, and its events since the page opened.
-import { h, clear, dpidText, ago, num, confirmDialog } from '../dom.js';
+// One switch: its ports with state and counters (enable/disable each), its
+// flows with their state and error reason, and its events since the page
+// opened.
+import { h, clear, dpidText, ago, num, confirmDialog, counterSum } from '../dom.js';
 import { api, big, stringifyJson } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
@@ -26,6 +27,12 @@ export default function switchPage(el, arg) {
       { key: 'admin', label: 'Admin', value: (p) => (p.admin_down ? 'down' : 'up') },
       { key: 'hw', label: 'MAC', value: (p) => p.hw_addr },
       { key: 'speed', label: 'Speed Mb/s', value: (p) => Math.round(p.curr_speed_kbps / 1000) },
+      { key: 'rx_packets', label: 'RX packets', value: (p) => p.counters?.rx_packets ?? null },
+      { key: 'tx_packets', label: 'TX packets', value: (p) => p.counters?.tx_packets ?? null },
+      { key: 'rx_bytes', label: 'RX bytes', value: (p) => p.counters?.rx_bytes ?? null },
+      { key: 'tx_bytes', label: 'TX bytes', value: (p) => p.counters?.tx_bytes ?? null },
+      { key: 'rate', label: 'RX / TX kb/s', value: (p) => p.rate ?? null },
+      { key: 'drops', label: 'Drops / errors', value: (p) => counterSum(p.counters, ['rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors']) },
       { key: 'enabled', label: 'Enabled', value: (p) => (p.enabled ? 'yes' : 'no'),
         render: (p) => (p.port_no > 0xffffff00 ? '' : h('button', {
           'data-test': p.enabled ? 'port-disable' : 'port-enable', onclick: () => togglePort(p) },
@@ -71,7 +78,8 @@ export default function switchPage(el, arg) {
         api(`/api/v1/switches/${dpid}/flows`), api(`${TOPO}/switches`).catch(() => ({ switches: {} }))]);
       if (!alive) return;
       const ifaces = (topo.switches?.[dpid]?.interfaces) || {};
-      ports.set((s.ports || []).map((p) => ({ ...p, enabled: ifaces[`${dpid}:${p.port_no}`]?.enabled !== false })));
+      ports.set((s.ports || []).map((p) => ({ ...p, enabled: ifaces[`${dpid}:${p.port_no}`]?.enabled !== false,
+        rate: rateOf(p) })));
       flows.set(f.flows || []);
       clear(head).append(
         h('dt', {}, 'state'), h('dd', { 'data-test': 'switch-state' }, s.connected ? 'connected' : 'disconnected'),
@@ -87,6 +95,21 @@ export default function switchPage(el, arg) {
     }
   }
 
+  // kb/s in and out since the poll before (the counters come with each
+  // statistics poll, openflow.stats_interval_s).
+  const seen = new Map();
+  function rateOf(p) {
+    const c = p.counters;
+    if (!c) return null;
+    const was = seen.get(p.port_no);
+    if (!was || was.at_unix_ms !== c.at_unix_ms) seen.set(p.port_no, { ...c, prev: was });
+    const cur = seen.get(p.port_no), prev = cur.prev;
+    if (!prev || cur.at_unix_ms <= prev.at_unix_ms) return null;
+    const s = (cur.at_unix_ms - prev.at_unix_ms) / 1000;
+    const kb = (a, b) => Math.max(0, (a - b) * 8 / 1000 / s).toFixed(1);
+    return `${kb(cur.rx_bytes, prev.rx_bytes)} / ${kb(cur.tx_bytes, prev.tx_bytes)}`;
+  }
+
   function mine(ev) {
     const text = stringifyJson(ev);
     return text.includes(dpid) || (ev.dpid && dpidText(ev.dpid) === dpid);
@@ -99,6 +122,7 @@ export default function switchPage(el, arg) {
     while (evList.children.length > MAX_EVENTS) evList.lastChild.remove();
     if (!timer) timer = setTimeout(load, 300);
   });
+  const tick = setInterval(load, 5000);    // counters move without events
   load();
-  return () => { alive = false; off(); clearTimeout(timer); };
+  return () => { alive = false; off(); clearTimeout(timer); clearInterval(tick); };
 }

@@ -5,7 +5,7 @@
 // a restart). Beside the graph, the links as a table.
 import cytoscape from 'cytoscape';
 import fcose from 'cytoscape-fcose';
-import { h, clear, seconds } from '../dom.js';
+import { h, clear, seconds, counterSum } from '../dom.js';
 import { api } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
@@ -143,14 +143,36 @@ export default function topology(el) {
       h('a', { href: `#/switch/${dpid}`, 'data-test': 'detail-open-switch' }, 'Open its page'));
   }
 
+  // A link end's port: its name, state and counters from its switch.
+  async function endPort(iface, dd) {
+    const sw = ifaceSwitch(iface), no = Number(iface.split(':')[8]);
+    try {
+      const s = await api(`/api/v1/switches/${sw}`);
+      const p = (s.ports || []).find((x) => x.port_no === no);
+      if (!p) return;
+      const c = p.counters;
+      dd.append(h('div', { class: 'note', 'data-test': 'detail-port' }, `${p.name}, link ${p.link}` +
+        (c ? `; rx ${c.rx_packets} pkts / ${c.rx_bytes} B, tx ${c.tx_packets} pkts / ${c.tx_bytes} B` +
+          `, dropped ${counterSum(c, ['rx_dropped', 'tx_dropped']) ?? '–'}, errors ${counterSum(c, ['rx_errors', 'tx_errors']) ?? '–'}`
+          : '; no counters yet')));
+    } catch {
+      /* the switch went meanwhile: its end says nothing more */
+    }
+  }
+
   function showLink(id) {
     const l = data.links.find((x) => x.id === id);
     if (!l) return;
-    const end = (i) => h('a', { href: `#/switch/${ifaceSwitch(i)}` }, i);
+    const end = (i) => {
+      const dd = h('dd', { 'data-test': i === l.a ? 'detail-a' : 'detail-b' },
+        h('a', { href: `#/switch/${ifaceSwitch(i)}` }, i));
+      endPort(i, dd);
+      return dd;
+    };
     clear(details).append(h('h2', {}, 'Link'),
       h('dl', {},
-        h('dt', {}, 'end A'), h('dd', { 'data-test': 'detail-a' }, end(l.a)),
-        h('dt', {}, 'end B'), h('dd', { 'data-test': 'detail-b' }, end(l.b)),
+        h('dt', {}, 'end A'), end(l.a),
+        h('dt', {}, 'end B'), end(l.b),
         h('dt', {}, 'state'), h('dd', { 'data-test': 'detail-state' }, l.state + (l.why ? ` (${l.why})` : '')),
         h('dt', {}, 'enabled'), h('dd', {}, l.enabled ? 'yes' : 'no'),
         h('dt', {}, 'for'), h('dd', {}, seconds(l.age_s)),
@@ -168,18 +190,31 @@ export default function topology(el) {
     return pos;
   }
 
+  // An event that comes while a read is on its way may be older than the
+  // answer or newer: the read's answer replaces what the event changed, so
+  // the graph is read once more after it (stale).
+  let reading = false;
+  let stale = false;
+
   async function load(first) {
     reloadTimer = null;
+    reading = true;
     try {
-      const g = await api('/api/v1/topology');
+      const topo = await api('/api/v1/topology');
       if (!alive) return;
-      data = { nodes: g.nodes, links: g.links };
+      data = { nodes: topo.nodes, links: topo.links };
       links.set(data.links);
       err.textContent = '';
-      if (first) build(positions(g.nodes), performance.now());
+      if (first) build(positions(topo.nodes), performance.now());
       else sync();
     } catch (e) {
       if (alive) err.textContent = `Cannot read the topology: ${e.description}`;
+    } finally {
+      reading = false;
+      if (stale && alive) {
+        stale = false;
+        soon();
+      }
     }
   }
 
@@ -215,6 +250,7 @@ export default function topology(el) {
   // per burst: at 10,000 links a read is megabytes.
   const off = onEvent((kind, ev) => {
     if (!g) return;
+    if (reading) stale = true;
     if (kind === 'link.up' || kind === 'link.down' || kind === 'link.loop') {
       const l = data.links.find((x) => x.id === ev.id);
       if (!l) {
