@@ -98,11 +98,14 @@ test('flows: added from the form, installed, shown on its switch and on the brid
   await page.goto('/ui/#/flows');
   await page.fill('[data-test=add-switch]', dpid(2));
   await page.fill('[data-test=add-priority]', '1234');
+  // A cookie above 2^53: a browser's numbers would round it.
+  await page.fill('[data-test=add-cookie]', '0xfe0000000000a2b3');
   await page.fill('[data-test=add-match]', '{"in_port": 1}');
   await page.fill('[data-test=add-actions]', '[{"action_type": "output", "port": 2}]');
   await page.click('[data-test=add-submit]');
   await expect(page.locator('[data-test=add-result]')).toContainText('Stored');
   await expect.poll(() => dumpFlows('br2'), { timeout: 15000 }).toContain('priority=1234,in_port=1 actions=output:2');
+  expect(dumpFlows('br2')).toContain('cookie=0xfe0000000000a2b3');
   await page.goto(`/ui/#/switch/${dpid(2)}`);
   const row = page.locator('[data-test=flow-row]').filter({ hasText: '1234' });
   await expect(row.locator('[data-test=flow-state]')).toHaveText('installed');

@@ -2,7 +2,7 @@
 // (stored_flows); a form that adds a flow and shows the API's 400 next to
 // the field it names; delete after a confirmation.
 import { h, clear, dpidText, confirmDialog } from '../dom.js';
-import { api, Big, big, stringifyJson } from '../api.js';
+import { api, Big, big, parseJson, stringifyJson } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
 
@@ -93,7 +93,7 @@ export default function flows(el) {
     flow.cookie = /^(0x[0-9a-f]+|\d+)$/i.test(c) ? new Big(BigInt(c).toString()) : c;
     for (const name of ['match', 'actions']) {
       try {
-        flow[name] = JSON.parse(fields[name].value || (name === 'match' ? '{}' : '[]'));
+        flow[name] = parseJson(fields[name].value || (name === 'match' ? '{}' : '[]'));
       } catch (x) {
         fieldErr[name].textContent = `not JSON: ${x.message}`;
         return;
