@@ -238,17 +238,24 @@ static void port_status(struct ctl_switches *cs, struct ctl_switch *s,
     cs->stats.ports += s->ports.n;
 }
 
-static bool has_port(const struct ctl_switch *s, uint32_t port_no)
+static int port_no_cmp(const void *a, const void *b)
 {
-    for (uint32_t i = 0; i < s->ports.n; i++)
-        if (s->ports.v[i].port_no == port_no)
-            return true;
-    return false;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int counters_cmp(const void *a, const void *b)
+{
+    return port_no_cmp(&((const struct ofp_port_stats *)a)->port_no,
+                       &((const struct ofp_port_stats *)b)->port_no);
 }
 
 /* One part of a port-statistics reply into s->counting; the last part
- * makes it s->counters. A port the switch never told of is skipped, so
- * the list never holds more entries than the switch has ports. */
+ * makes it s->counters, sorted by port. A port the switch never told of is
+ * skipped, so the list never holds more entries than the switch has
+ * ports. The switch's port numbers are sorted once per part and searched:
+ * a reply of thousands of entries from a switch of thousands of ports
+ * costs the control thread n log n, not n x m. */
 static void port_counters_part(struct ctl_switch *s, const struct ofp_mp_reply *mp, bool first)
 {
     struct ctl_port_counters *c = &s->counting;
@@ -257,23 +264,32 @@ static void port_counters_part(struct ctl_switch *s, const struct ofp_mp_reply *
 
     if (first)
         c->n = 0;
+    uint32_t *known = s->ports.n ? malloc(s->ports.n * sizeof(*known)) : NULL;
+    if (!known)
+        return;                         /* no ports, or these counters wait for the next poll */
+    for (uint32_t i = 0; i < s->ports.n; i++)
+        known[i] = s->ports.v[i].port_no;
+    qsort(known, s->ports.n, sizeof(*known), port_no_cmp);
     ofp_mp_iter_init(&it, mp);
-    while (ofp_mp_next_port_stats(&it, &ps)) {
-        if (!has_port(s, ps.port_no) || c->n >= s->ports.n)
+    while (c->n < s->ports.n && ofp_mp_next_port_stats(&it, &ps)) {
+        if (!bsearch(&ps.port_no, known, s->ports.n, sizeof(*known), port_no_cmp))
             continue;
         if (c->n == c->cap) {
             uint32_t cap = c->cap ? 2 * c->cap : 8;
             struct ofp_port_stats *v = realloc(c->v, cap * sizeof(*v));
             if (!v)
-                return;                 /* these counters wait for the next poll */
+                break;                  /* these counters wait for the next poll */
             c->v = v;
             c->cap = cap;
         }
         c->v[c->n++] = ps;
     }
+    free(known);
     if (!(mp->flags & OFPMPF_REPLY_MORE)) {
         struct ctl_port_counters done = *c;
         done.at_ms = (int64_t)(ofcd_clock_wall_ns() / 1000000);
+        if (done.n)
+            qsort(done.v, done.n, sizeof(*done.v), counters_cmp);
         *c = s->counters;
         s->counters = done;
     }
@@ -469,10 +485,11 @@ void ctl_switch_copy_free(struct ctl_switch_copy *c)
 const struct ofp_port_stats *ctl_switch_port_counters(const struct ctl_switch *s,
                                                       uint32_t port_no)
 {
-    for (uint32_t i = 0; i < s->counters.n; i++)
-        if (s->counters.v[i].port_no == port_no)
-            return &s->counters.v[i];
-    return NULL;
+    const struct ofp_port_stats key = {.port_no = port_no};
+
+    if (!s->counters.n)
+        return NULL;
+    return bsearch(&key, s->counters.v, s->counters.n, sizeof(key), counters_cmp);
 }
 
 void ctl_switches_foreach(const struct ctl_switches *cs,

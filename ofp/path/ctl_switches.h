@@ -31,9 +31,10 @@
 
 #define CTL_MP_KINDS 3            /* FLOW, PORT_STATS, TABLE */
 
-/* Each port's counters from the last complete port-statistics reply: only
- * for ports the switch has told of (so at most its ports, whatever a reply
- * claims), with when its last part reached the view (unix ms, for
+/* Each port's counters from the last complete port-statistics reply,
+ * sorted by port number: only for ports the switch has told of (so at
+ * most its ports, whatever a reply claims), with when its last part
+ * reached the view (unix ms, for
  * operators and for rates between two polls). */
 struct ctl_port_counters {
     struct ofp_port_stats *v;

@@ -684,6 +684,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 /* What rest_start made, whether it got to start MHD or not. */
 static void server_free(struct rest_server *rs)
 {
+    rest_history_stop(rs);              /* first: its thread reads the server */
     rest_auth_close(&rs->auth);
     free(rs->tls_cert);
     free(rs->tls_key);
@@ -693,7 +694,6 @@ static void server_free(struct rest_server *rs)
     pthread_mutex_destroy(&rs->rl_lock);
     rest_log_limit_destroy(&rs->mhd_log);
     rest_ui_free(&rs->ui);
-    rest_history_stop(rs);
     free(rs);
 }
 

@@ -334,6 +334,10 @@ static void test_port_counters(void **state)
     assert_int_equal(s->counters.n, 1);
     assert_int_equal(ctl_switch_port_counters(s, 1)->rx_packets, 25);
     assert_null(ctl_switch_port_counters(s, 2));
+    const struct ofp_port_stats reversed[2] = {p2, p1};   /* any order in the reply */
+    port_stats_part(cs, 0xb3, 9, false, reversed, 2);
+    assert_int_equal(ctl_switch_port_counters(s, 1)->rx_packets, 10);
+    assert_int_equal(ctl_switch_port_counters(s, 2)->tx_packets, 5);
     down(cs, 0xb3, 9 * SEC_US);                 /* a down switch keeps no counters */
     assert_int_equal(ctl_switches_find(cs, 0xb3)->counters.n, 0);
     ctl_switches_destroy(cs);
