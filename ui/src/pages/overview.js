@@ -46,20 +46,24 @@ export default function overview(el) {
     return c.of ? c.of(s) : s[c.key];
   }
 
+  // The history's sample i as one object (its arrays are per field).
+  function sampleAt(i) {
+    return Object.fromEntries(Object.keys(history).filter((k) => Array.isArray(history[k]))
+      .map((k) => [k, history[k][i]]));
+  }
+
   function draw(nowSample) {
-    const last = history && history.samples ? history.t.length - 1 : -1;
+    const has = history && history.samples;
+    const last = has ? sampleAt(history.t.length - 1) : null;
+    const all = has && parts.some(({ c }) => c.of) ? history.t.map((_, i) => sampleAt(i)) : null;
     for (const { c, value: v, spark } of parts) {
       // Gauges from the moment of the request; rates from the last sample.
-      const src = c.rate ? (last >= 0 ? Object.fromEntries(cards.map((k) => [k.key, history[k.key]?.[last]])) : null) : nowSample;
+      const src = c.rate ? last : nowSample;
       const x = value(c, src || {});
       v.textContent = x === null || x === undefined ? '–' : c.fmt ? c.fmt(x, src) : String(x);
       v.classList.toggle('bad', !!(c.bad && x > 0));
       v.classList.toggle('warn', !!(c.warn && x > 0));
-      if (history && history.samples) {
-        const ys = c.of ? history.t.map((_, i) => c.of(Object.fromEntries(
-          ['switches_known', 'switches_up'].map((k) => [k, history[k][i]])))) : history[c.key];
-        spark.set(history.t, ys);
-      }
+      if (has) spark.set(history.t, c.of ? all.map(c.of) : history[c.key]);
     }
   }
 

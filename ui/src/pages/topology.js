@@ -132,7 +132,7 @@ export default function topology(el) {
   }
 
   function showSwitch(dpid) {
-    const n = data.nodes.find((x) => x.dpid === dpid);
+    const n = nodeById.get(dpid);
     const mine = data.links.filter((l) => ifaceSwitch(l.a) === dpid || ifaceSwitch(l.b) === dpid);
     clear(details).append(h('h2', {}, 'Switch'),
       h('dl', {},
@@ -161,7 +161,7 @@ export default function topology(el) {
   }
 
   function showLink(id) {
-    const l = data.links.find((x) => x.id === id);
+    const l = linkById.get(id);
     if (!l) return;
     const end = (i) => {
       const dd = h('dd', { 'data-test': i === l.a ? 'detail-a' : 'detail-b' },
@@ -190,6 +190,19 @@ export default function topology(el) {
     return pos;
   }
 
+  // Elements by id: an event finds its element without a walk over 10,000
+  // links, and a burst of events redraws the links table once.
+  let linkById = new Map();
+  let nodeById = new Map();
+  let tableFrame = 0;
+  function index() {
+    linkById = new Map(data.links.map((l) => [l.id, l]));
+    nodeById = new Map(data.nodes.map((n) => [n.dpid, n]));
+  }
+  function tableSoon() {
+    if (!tableFrame) tableFrame = requestAnimationFrame(() => { tableFrame = 0; links.set(data.links); });
+  }
+
   // An event that comes while a read is on its way may be older than the
   // answer or newer: the read's answer replaces what the event changed, so
   // the graph is read once more after it (stale).
@@ -203,6 +216,7 @@ export default function topology(el) {
       const topo = await api('/api/v1/topology');
       if (!alive) return;
       data = { nodes: topo.nodes, links: topo.links };
+      index();
       links.set(data.links);
       err.textContent = '';
       if (first) build(positions(topo.nodes), performance.now());
@@ -252,7 +266,7 @@ export default function topology(el) {
     if (!g) return;
     if (reading) stale = true;
     if (kind === 'link.up' || kind === 'link.down' || kind === 'link.loop') {
-      const l = data.links.find((x) => x.id === ev.id);
+      const l = linkById.get(ev.id);
       if (!l) {
         soon();
         return;
@@ -260,9 +274,9 @@ export default function topology(el) {
       l.state = kind.slice(5);
       if (ev.why) l.why = ev.why;
       g.edgeClass(l.id, edgeClass(l));
-      links.set(data.links);
+      tableSoon();
     } else if (kind === 'switch.up' || kind === 'switch.down') {
-      const n = data.nodes.find((x) => x.dpid === ev.dpid);
+      const n = nodeById.get(ev.dpid);
       if (!n) {
         soon();
         return;
@@ -278,6 +292,7 @@ export default function topology(el) {
     alive = false;
     off();
     clearTimeout(reloadTimer);
+    cancelAnimationFrame(tableFrame);
     if (g) g.destroy();
   };
 }
