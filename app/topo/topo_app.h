@@ -90,6 +90,9 @@ struct topo_app_cfg {
     uint64_t skew_us;                   /* TOPO_LLDP_SKEW_US, or the cluster's */
     _Atomic uint32_t interval_ms;       /* per port; of_lldp polling_time */
     uint32_t max_age_ms;                /* older frames are stale (lldp_max_age_ms) */
+    /* The VLAN LLDP frames carry and the LLDP flow matches, as of_lldp's
+     * FLOW_VLAN_VID (topology.lldp_vlan, default 3799); 0: untagged. */
+    uint16_t lldp_vlan;
     const struct topo_admin *admin;
     _Atomic uint64_t stats[sizeof(struct topo_app_stats) / sizeof(uint64_t)];
 };

@@ -4,6 +4,8 @@
  * flows), one per entity, each written before the REST change is answered:
  *
  *   topology/meta/<switch|interface|link>/<id>   its metadata, a JSON object
+ *   topology/meta/tags/<interface id>            its VLAN pool where it is not
+ *                                                Kytos' default (topo_rest_tags.c)
  *   topology/admin/<dpid>/<port>                 topo_admin flags (port 0:
  *                                                the switch), when not 0
  *   topology/link/<id>                           {"a", "b"}: a link an

@@ -379,14 +379,49 @@ static const char *v3_whole(const char *a)
     return NULL;
 }
 
+/* interfaces/tag_ranges, interfaces/{id}/tag_ranges|special_tags (a
+ * trailing slash allowed): the VLAN pools' routes (topo_rest_tags.c), each
+ * taking the locks it needs. Nonzero when a is one of them. */
+static unsigned v3_tags(struct topo_rest *t, const struct rest_ext_req *q, const char *a,
+                        json_t **out)
+{
+    char id[96];
+    size_t n = strlen(a);
+
+    if (strncmp(a, "interfaces/", 11) != 0)
+        return 0;
+    a += 11;
+    n -= 11;
+    if (n && a[n - 1] == '/')
+        n--;
+    if (n == 10 && strncmp(a, "tag_ranges", 10) == 0)
+        return topo_rest_tags(t, q, NULL, "tag_ranges", out);
+    const char *slash = memchr(a, '/', n);
+    if (!slash || (size_t)(slash - a) >= sizeof(id))
+        return 0;
+    size_t tail = n - (size_t)(slash + 1 - a);
+    const char *what = (tail == 10 && strncmp(slash + 1, "tag_ranges", 10) == 0) ? "tag_ranges"
+                       : (tail == 12 && strncmp(slash + 1, "special_tags", 12) == 0)
+                           ? "special_tags"
+                           : NULL;
+    if (!what)
+        return 0;
+    memcpy(id, a, (size_t)(slash - a));
+    id[slash - a] = '\0';
+    return topo_rest_tags(t, q, id, what, out);
+}
+
 static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct topo_rest *t = arg;
     struct keep_job job = {0};
     const char *a = q->arg, *whole = v3_whole(a);
+    unsigned tags;
 
     if (whole && strcmp(q->method, "GET") == 0)
         return topo_read_v3(t, whole, out);        /* copies under the lock, renders after */
+    if ((tags = v3_tags(t, q, a, out)) != 0)
+        return tags;
     const struct ctl_switches *cs = t->lock(t->lock_arg);
     unsigned status;
     if (!*a) {

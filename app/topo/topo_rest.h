@@ -8,7 +8,10 @@
  *                              links/{id}/enable|disable; DELETE links/{id}
  *                              (a disabled one: 409 otherwise); GET|POST
  *                              .../metadata and DELETE .../metadata/{key}
- *                              for switches, interfaces and links
+ *                              for switches, interfaces and links; GET
+ *                              interfaces/tag_ranges, GET|POST|DELETE
+ *                              interfaces/{id}/tag_ranges, POST
+ *                              interfaces/{id}/special_tags (VLAN pools)
  *   /api/kytos/of_lldp/v1      GET interfaces; POST interfaces/enable|disable
  *                              {"interfaces": [ids]}; GET|POST polling_time;
  *                              POST liveness/enable|disable, GET liveness/

@@ -24,6 +24,21 @@ void topo_rest_status_fields(json_t *j, bool active, bool enabled);
 /* A copy of kind/id's metadata (an empty object when none); takes meta_lock. */
 json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id);
 
+/* Each switch the view knows, copied on its own (with its ports when
+ * with_ports), handed to fn after the lock is let go. A switch gone
+ * meanwhile is not shown. 0 or -ENOMEM. */
+struct topo_snap_switch;
+int topo_read_each_switch(struct topo_rest *t, bool with_ports,
+                          void (*fn)(struct topo_rest *t, const struct topo_snap_switch *s,
+                                     unsigned idx, void *arg),
+                          void *arg);
+
+/* The VLAN pools (topo_rest_tags.c): GET interfaces/tag_ranges (id NULL),
+ * and GET|POST|DELETE interfaces/{id}/tag_ranges, POST .../special_tags
+ * (what: "tag_ranges" or "special_tags"). Each takes the locks it needs. */
+unsigned topo_rest_tags(struct topo_rest *t, const struct rest_ext_req *q, const char *id,
+                        const char *what, json_t **out);
+
 /* The reads (each takes the switch view's lock only to copy, piece by
  * piece, and answers 200, or 500 when out of memory):
  * topology v3 "" (the whole topology), "switches", "interfaces", "links". */

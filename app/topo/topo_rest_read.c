@@ -93,10 +93,7 @@ static json_t *switch_json(struct topo_rest *t, const struct topo_snap_switch *s
     return j;
 }
 
-/* Each switch the view knows, copied on its own (with its ports when
- * with_ports), handed to fn after the lock is let go. A switch gone
- * meanwhile is not shown. 0 or -ENOMEM. */
-static int each_switch(struct topo_rest *t, bool with_ports,
+int topo_read_each_switch(struct topo_rest *t, bool with_ports,
                        void (*fn)(struct topo_rest *t, const struct topo_snap_switch *s,
                                   unsigned idx, void *arg),
                        void *arg)
@@ -202,10 +199,10 @@ unsigned topo_read_v3(struct topo_rest *t, const char *what, json_t **out)
 
     if (all || strcmp(what, "switches") == 0) {
         sw = json_object();
-        rc = sw ? each_switch(t, true, add_switch, sw) : -ENOMEM;
+        rc = sw ? topo_read_each_switch(t, true, add_switch, sw) : -ENOMEM;
     } else if (strcmp(what, "interfaces") == 0) {
         sw = json_object();
-        rc = sw ? each_switch(t, true, add_interfaces, sw) : -ENOMEM;
+        rc = sw ? topo_read_each_switch(t, true, add_interfaces, sw) : -ENOMEM;
     }
     if (rc == 0 && (all || strcmp(what, "links") == 0)) {
         links = json_object();
@@ -244,7 +241,7 @@ unsigned topo_read_lldp_interfaces(struct topo_rest *t, json_t **out)
 {
     json_t *ids = json_array();
 
-    if (!ids || each_switch(t, true, add_lldp_ids, ids) < 0) {
+    if (!ids || topo_read_each_switch(t, true, add_lldp_ids, ids) < 0) {
         json_decref(ids);
         return oom(out);
     }
@@ -383,7 +380,7 @@ unsigned topo_read_graph(struct topo_rest *t, json_t **out)
     json_t *nodes = json_array();
     struct graph_links g = {json_array(), ofcd_clock_wall_s()};
 
-    if (!nodes || !g.arr || each_switch(t, false, graph_node, nodes) < 0 ||
+    if (!nodes || !g.arr || topo_read_each_switch(t, false, graph_node, nodes) < 0 ||
         each_link(t, graph_link, &g) < 0) {
         json_decref(nodes);
         json_decref(g.arr);

@@ -1,0 +1,50 @@
+/*
+ * topo_tags: an interface's VLAN pool as Kytos-ng's topology keeps it —
+ * tag_ranges (which VLANs services may take on the interface, inclusive
+ * ranges, default [[1, 4094]]) and special_tags (which of "untagged" and
+ * "any" they may take, default both) — checked with Kytos' rules and
+ * words, and what is available of them once the tags in use are taken out.
+ *
+ * ofcd runs no service that takes tags; the one tag in use is the LLDP
+ * VLAN (topology.lldp_vlan) on the interfaces of a switch whose LLDP flow
+ * is in place, as of_lldp takes it. Pure: no JSON, no locks.
+ */
+#ifndef OFCD_TOPO_TAGS_H
+#define OFCD_TOPO_TAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOPO_VLAN_MIN 1u
+#define TOPO_VLAN_MAX 4095u             /* Kytos' bound for a range (its default stops at 4094) */
+#define TOPO_VLAN_DEFAULT_HI 4094u
+/* Ranges of one interface: more cannot be disjoint and apart within 1..4095. */
+#define TOPO_TAGS_MAX_RANGES 2048u
+
+struct topo_tag_range {
+    uint32_t lo, hi;                    /* inclusive */
+};
+
+/* Is r[0..n) a valid tag_ranges value? Kytos' rules: at least one range,
+ * each lo <= hi, in ascending order, neither repeating nor touching the one
+ * before (write [[10, 30]], not [[10, 20], [21, 30]]), within 1..4095.
+ * 0, or -EINVAL with Kytos' sentence in why. */
+int topo_tags_check(const struct topo_tag_range *r, size_t n, char *why, size_t len);
+
+/* Does r[0..n) hold tag? */
+bool topo_tags_has(const struct topo_tag_range *r, size_t n, uint32_t tag);
+
+/* r[0..n) without tag, into out (room for n + 1): the count. */
+size_t topo_tags_minus(const struct topo_tag_range *r, size_t n, uint32_t tag,
+                       struct topo_tag_range *out);
+
+/* The special tags Kytos knows, in its default order. */
+enum { TOPO_SPECIAL_UNTAGGED = 1u << 0, TOPO_SPECIAL_ANY = 1u << 1 };
+#define TOPO_SPECIAL_DEFAULT (TOPO_SPECIAL_UNTAGGED | TOPO_SPECIAL_ANY)
+
+/* One special tag's bit, or 0 when Kytos does not know it. */
+unsigned topo_special_bit(const char *name);
+const char *topo_special_name(unsigned bit);
+
+#endif

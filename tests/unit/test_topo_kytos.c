@@ -1,0 +1,129 @@
+/* Unit tests of the rest of Kytos-ng's topology contract on topo_rest
+ * (topo_rest_tags.c and the DELETE routes), over the shared fixture
+ * (topo_rest_env.h): the interfaces' VLAN pools — shown, set, refused
+ * with Kytos' words, the LLDP VLAN taken out of what is available while
+ * the switch's LLDP flow is in place, kept over a restart. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_rest_env.h"
+
+/* GET interfaces/{id}/tag_ranges: one field's "vlan" list, as compact JSON. */
+static char *pool_field(struct tenv *e, const char *id, const char *field)
+{
+    char path[96];
+    json_t *out;
+    snprintf(path, sizeof(path), "interfaces/%s/tag_ranges", id);
+    assert_int_equal(tenv_call(e, &e->t.ext_topology, "GET", path, NULL, &out), 200);
+    json_t *v = json_object_get(json_object_get(json_object_get(out, id), field), "vlan");
+    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(out);
+    assert_non_null(text);
+    return text;
+}
+
+static void field_is(struct tenv *e, const char *id, const char *field, const char *want)
+{
+    char *got = pool_field(e, id, field);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s %s: %s, expected %s", id, field, got, want);
+    free(got);
+}
+
+static void test_tag_ranges(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    const char *ifc = SW1 ":1", *path = "interfaces/" SW1 ":1/tag_ranges";
+    json_t *out;
+
+    /* Kytos' defaults, on every interface of every switch. */
+    assert_int_equal(tenv_call(e, v3, "GET", "interfaces/tag_ranges", NULL, &out), 200);
+    assert_int_equal(json_object_size(out), 6);
+    json_decref(out);
+    field_is(e, ifc, "tag_ranges", "[[1,4094]]");
+    field_is(e, ifc, "available_tags", "[[1,4094]]");
+    field_is(e, ifc, "special_tags", "[\"untagged\",\"any\"]");
+    field_is(e, ifc, "special_available_tags", "[\"untagged\",\"any\"]");
+
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": [[1, 500], 2096, [3001]]}",
+                200, "Operation Successful");
+    field_is(e, ifc, "tag_ranges", "[[1,500],[2096,2096],[3001,3001]]");
+    field_is(e, SW1 ":2", "tag_ranges", "[[1,4094]]");
+    /* Refused with Kytos' words, nothing changed. */
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": [[10, 20], [21, 30]]}",
+                400, "unnecessary partition");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"mpls\", \"tag_ranges\": [[1, 2]]}", 400,
+                "tag_type");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": []}", 400,
+                "tag_ranges");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": [[1, 2, 3]]}", 400,
+                "tag_ranges[0]");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\"}", 400, "tag_ranges");
+    tenv_expect(e, v3, "POST", path, "[1", 400, NULL);
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":9/tag_ranges",
+                "{\"tag_type\": \"vlan\", \"tag_ranges\": [7]}", 404, "Interface not found");
+    field_is(e, ifc, "tag_ranges", "[[1,500],[2096,2096],[3001,3001]]");
+
+    /* Special tags: a repeated or unknown one refused. */
+    const char *sp = "interfaces/" SW1 ":1/special_tags";
+    tenv_expect(e, v3, "POST", sp, "{\"tag_type\": \"vlan\", \"special_tags\": [\"any\", \"any\"]}",
+                400, "There are duplicated values in the range.");
+    tenv_expect(e, v3, "POST", sp, "{\"tag_type\": \"vlan\", \"special_tags\": [\"every\"]}", 400,
+                "The tag every is not supported");
+    tenv_expect(e, v3, "POST", sp, "{\"tag_type\": \"vlan\", \"special_tags\": [\"any\"]}", 200,
+                NULL);
+    field_is(e, ifc, "special_available_tags", "[\"any\"]");
+    tenv_expect(e, v3, "GET", sp, NULL, 405, NULL);
+
+    /* Kept over a restart; DELETE goes back to the default ranges. */
+    tenv_restart(e);
+    field_is(e, ifc, "tag_ranges", "[[1,500],[2096,2096],[3001,3001]]");
+    field_is(e, ifc, "special_tags", "[\"any\"]");
+    const struct query_arg mpls = {"tag_type", "mpls"};
+    assert_int_equal(tenv_call_q(e, v3, "DELETE", path, NULL, &mpls, &out), 400);
+    json_decref(out);
+    tenv_expect(e, v3, "DELETE", path, NULL, 200, NULL);
+    field_is(e, ifc, "tag_ranges", "[[1,4094]]");
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW1 ":9/tag_ranges", NULL, 404,
+                "Interface not found");
+    tenv_expect(e, v3, "PUT", "interfaces/tag_ranges", NULL, 405, NULL);
+}
+
+/* of_lldp's VLAN is in use on an enabled switch's interfaces: not
+ * available, and ranges without it refused; a disabled switch frees it. */
+static void test_lldp_vlan_in_use(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    const char *path = "interfaces/" SW1 ":1/tag_ranges";
+
+    e->app.lldp_vlan = 3799;
+    field_is(e, SW1 ":1", "available_tags", "[[1,3798],[3800,4094]]");
+    field_is(e, SW1 ":1", "tag_ranges", "[[1,4094]]");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": [[1, 100]]}", 400,
+                "Missing tags in tag_range: [[3799, 3799]]");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": [[1, 100], 3799]}",
+                200, NULL);
+    field_is(e, SW1 ":1", "available_tags", "[[1,100]]");
+    tenv_expect(e, v3, "POST", "switches/" SW1 "/disable", NULL, 201, NULL);
+    field_is(e, SW1 ":1", "available_tags", "[[1,100],[3799,3799]]");
+    tenv_expect(e, v3, "POST", path, "{\"tag_type\": \"vlan\", \"tag_ranges\": [[1, 100]]}", 200,
+                NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_tag_ranges, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_lldp_vlan_in_use, tenv_setup, tenv_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
