@@ -83,6 +83,102 @@ int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled)
     return rc;
 }
 
+/* ---- forgetting ------------------------------------------------------------------ */
+
+struct doomed {
+    char (*keys)[STORE_KV_KEY_MAX + 1];
+    size_t n, cap;
+    bool nomem;
+};
+
+static int collect(const char *key, const void *val, size_t len, void *arg)
+{
+    struct doomed *d = arg;
+    (void)val;
+    (void)len;
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? d->cap * 2 : 16;
+        void *nk = realloc(d->keys, nc * sizeof(*d->keys));
+        if (!nk) {
+            d->nomem = true;
+            return -ENOMEM;
+        }
+        d->keys = nk;
+        d->cap = nc;
+    }
+    snprintf(d->keys[d->n++], sizeof(*d->keys), "%s", key);
+    return 0;
+}
+
+/* The JSON objects' keys that start with prefix (or equal it, exact). */
+static void meta_drop(json_t *all, const char *prefix, bool exact)
+{
+    const char *id;
+    json_t *v;
+    void *tmp;
+    size_t n = strlen(prefix);
+
+    json_object_foreach_safe(all, tmp, id, v) {
+        (void)v;
+        if (exact ? strcmp(id, prefix) == 0 : strncmp(id, prefix, n) == 0)
+            json_object_del(all, id);
+    }
+}
+
+int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta,
+                     struct topo_admin *admin)
+{
+    char d[24], id[TOPO_END_ID_LEN], pre[3][STORE_KV_KEY_MAX + 1];
+    struct doomed doom = {0};
+    bool sw = port == TOPO_ADMIN_SWITCH;
+    int rc = 0;
+
+    dpid_format(dpid, d);
+    if (sw)
+        snprintf(id, sizeof(id), "%s:", d);               /* every interface of it */
+    else
+        topo_end_id((struct topo_end){dpid, port}, id);
+    snprintf(pre[0], sizeof(pre[0]), KEEP_META "interface/%s", id);
+    snprintf(pre[1], sizeof(pre[1]), KEEP_META "tags/%s", id);
+    if (sw)
+        snprintf(pre[2], sizeof(pre[2]), KEEP_ADMIN "%s/", d);
+    else
+        snprintf(pre[2], sizeof(pre[2]), KEEP_ADMIN "%s/%" PRIu32, d, port);
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = store_kv_foreach(s, pre[i], collect, &doom);
+    if (rc == 0 && sw) {
+        char key[STORE_KV_KEY_MAX + 1];
+        snprintf(key, sizeof(key), KEEP_META "switch/%s", d);
+        rc = collect(key, NULL, 0, &doom);
+    }
+    for (size_t i = 0; i < doom.n && rc == 0; i++) {
+        const char *k = doom.keys[i];
+        /* A prefix match of interface ...:1 is also ...:10: keep to the one asked. */
+        if (!sw && strncmp(k, KEEP_ADMIN, strlen(KEEP_ADMIN)) != 0 &&
+            strcmp(strrchr(k, '/') + 1, id) != 0)
+            continue;
+        if (!sw && strncmp(k, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0 && strcmp(k, pre[2]) != 0)
+            continue;
+        rc = del(s, k);
+        struct topo_end e;
+        if (rc == 0 && strncmp(k, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0 &&
+            topo_end_parse(k + strlen(KEEP_ADMIN), '/', true, &e) == 0)
+            topo_admin_set(admin, e.dpid, e.port, 0);
+    }
+    free(doom.keys);
+    if (rc < 0)
+        return doom.nomem ? -ENOMEM : rc;
+    meta_drop(json_object_get(meta, "interface"), id, !sw);
+    meta_drop(json_object_get(meta, "tags"), id, !sw);
+    if (sw) {
+        meta_drop(json_object_get(meta, "switch"), d, true);
+        topo_admin_set(admin, dpid, TOPO_ADMIN_SWITCH, 0);
+    } else {
+        topo_admin_set(admin, dpid, port, 0);
+    }
+    return 0;
+}
+
 /* ---- loading -------------------------------------------------------------------- */
 
 struct load {

@@ -50,6 +50,14 @@ int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flag
 /* Link l's enabled state (enabled deletes the record). */
 int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled);
 
+/* Forget what is kept of an entity an operator deleted: of interface
+ * (dpid, port) its metadata, VLAN pool and flags; of switch dpid (port
+ * TOPO_ADMIN_SWITCH) its own and all its interfaces'. Out of the store
+ * first, then out of meta and admin (the caller holds the meta lock). 0 or
+ * the store's negative errno (what was not deleted is still kept). */
+int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta,
+                     struct topo_admin *admin);
+
 /* Everything back. *meta: a new object. Records that do not parse are
  * logged and skipped; a flag that finds no room in admin, or a link none
  * in ctl, is logged. 0, or the store's negative errno. */

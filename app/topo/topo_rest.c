@@ -411,6 +411,27 @@ static unsigned v3_tags(struct topo_rest *t, const struct rest_ext_req *q, const
     return topo_rest_tags(t, q, id, what, out);
 }
 
+/* DELETE switches/{dpid} or interfaces/{id} (a trailing slash allowed):
+ * nonzero when a is one of them. */
+static unsigned v3_delete(struct topo_rest *t, const char *a, json_t **out)
+{
+    char id[96];
+    bool sw = strncmp(a, "switches/", 9) == 0, ifc = strncmp(a, "interfaces/", 11) == 0;
+    const char *start = sw ? a + 9 : a + 11;
+    size_t n;
+
+    if (!sw && !ifc)
+        return 0;
+    n = strlen(start);
+    if (n && start[n - 1] == '/')
+        n--;
+    if (!n || n >= sizeof(id) || memchr(start, '/', n))
+        return 0;
+    memcpy(id, start, n);
+    id[n] = '\0';
+    return sw ? topo_rest_delete_switch(t, id, out) : topo_rest_delete_interface(t, id, out);
+}
+
 static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct topo_rest *t = arg;
@@ -421,6 +442,8 @@ static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **ou
     if (whole && strcmp(q->method, "GET") == 0)
         return topo_read_v3(t, whole, out);        /* copies under the lock, renders after */
     if ((tags = v3_tags(t, q, a, out)) != 0)
+        return tags;
+    if (strcmp(q->method, "DELETE") == 0 && (tags = v3_delete(t, a, out)) != 0)
         return tags;
     const struct ctl_switches *cs = t->lock(t->lock_arg);
     unsigned status;

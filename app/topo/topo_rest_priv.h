@@ -39,6 +39,11 @@ int topo_read_each_switch(struct topo_rest *t, bool with_ports,
 unsigned topo_rest_tags(struct topo_rest *t, const struct rest_ext_req *q, const char *id,
                         const char *what, json_t **out);
 
+/* DELETE switches/{id} and interfaces/{id} (topo_rest_delete.c): only
+ * what nothing uses, as Kytos allows it; each takes the locks it needs. */
+unsigned topo_rest_delete_switch(struct topo_rest *t, const char *id, json_t **out);
+unsigned topo_rest_delete_interface(struct topo_rest *t, const char *id, json_t **out);
+
 /* The reads (each takes the switch view's lock only to copy, piece by
  * piece, and answers 200, or 500 when out of memory):
  * topology v3 "" (the whole topology), "switches", "interfaces", "links". */

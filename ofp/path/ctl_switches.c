@@ -174,6 +174,31 @@ const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64
     return NULL;
 }
 
+int ctl_switches_drop(struct ctl_switches *cs, uint64_t dpid)
+{
+    struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
+
+    if (!s)
+        return -ENOENT;
+    if (s->up)
+        return -EBUSY;
+    drop(cs, s);
+    cs->stats.forgotten++;
+    return 0;
+}
+
+int ctl_switches_drop_port(struct ctl_switches *cs, uint64_t dpid, uint32_t port)
+{
+    struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
+    struct ofp_port p = {.port_no = port};
+
+    if (!s || !of_ports_find(&s->ports, port))
+        return -ENOENT;
+    if (of_ports_status(&s->ports, OFPPR_DELETE, &p) == 0)
+        cs->stats.ports--;
+    return 0;
+}
+
 /* A SWITCH_UP's record: found, or made (room made first at the bound). */
 static struct ctl_switch *get(struct ctl_switches *cs, uint64_t dpid)
 {

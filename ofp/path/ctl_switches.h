@@ -120,6 +120,15 @@ unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t 
 
 const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
 
+/* An operator's delete (topology v3 DELETE switches/{dpid}): the record of
+ * a switch that is down goes now, as if forgotten. 0, -ENOENT, or -EBUSY
+ * (it is up: its next event would make it again). */
+int ctl_switches_drop(struct ctl_switches *cs, uint64_t dpid);
+/* ... and of one port of a switch (DELETE interfaces/{id}): gone from its
+ * list until the switch tells of it again (a PORT_STATUS, a reconnect).
+ * 0 or -ENOENT. */
+int ctl_switches_drop_port(struct ctl_switches *cs, uint64_t dpid, uint32_t port);
+
 /* For readers that render outside the lock (REST): take the lock, copy,
  * let it go, then render — so the lock is held for a copy of bounded size,
  * never for JSON or a slow client.

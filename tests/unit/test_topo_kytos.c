@@ -2,7 +2,9 @@
  * (topo_rest_tags.c and the DELETE routes), over the shared fixture
  * (topo_rest_env.h): the interfaces' VLAN pools — shown, set, refused
  * with Kytos' words, the LLDP VLAN taken out of what is available while
- * the switch's LLDP flow is in place, kept over a restart. */
+ * the switch's LLDP flow is in place, kept over a restart; DELETE of a
+ * switch or an interface refused (409, Kytos' words) while anything uses
+ * it, then what is kept of it forgotten. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofp_wire.h"
+#include "store.h"
 #include "topo_rest_env.h"
 
 /* GET interfaces/{id}/tag_ranges: one field's "vlan" list, as compact JSON. */
@@ -119,11 +123,103 @@ static void test_lldp_vlan_in_use(void **state)
                 NULL);
 }
 
+static void test_delete_switch(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    char id[128], path[192];
+
+    tenv_expect(e, v3, "POST", "switches/" SW1 "/metadata", "{\"site\": \"lab\"}", 201, NULL);
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":3/metadata", "{\"k\": 1}", 201, NULL);
+    tenv_expect(e, v3, "DELETE", "switches/00:00:00:00:00:00:99:99", NULL, 404,
+                "Switch not found.");
+    tenv_expect(e, v3, "DELETE", "switches/nonsense", NULL, 404, "Switch not found.");
+    tenv_expect(e, v3, "DELETE", "switches/" SW1, NULL, 409, "Switch should be disabled.");
+    tenv_expect(e, v3, "POST", "switches/" SW1 "/disable", NULL, 201, NULL);
+    tenv_link_id(e, id, sizeof(id));
+    char words[192];
+    snprintf(words, sizeof(words), "Switch should not have links. Link found %s.", id);
+    tenv_expect(e, v3, "DELETE", "switches/" SW1, NULL, 409, words);
+    /* Its link disabled and deleted (Kytos' order): still connected. */
+    snprintf(path, sizeof(path), "links/%s/disable", id);
+    tenv_expect(e, v3, "POST", path, NULL, 201, NULL);
+    snprintf(path, sizeof(path), "links/%s", id);
+    tenv_expect(e, v3, "DELETE", path, NULL, 200, NULL);
+    tenv_expect(e, v3, "DELETE", "switches/" SW1 "/", NULL, 409, "Switch is connected");
+    tenv_switch_down(e, 0x1001);
+    tenv_expect(e, v3, "DELETE", "switches/" SW1, NULL, 200, "Operation successful");
+    json_t *out;
+    assert_int_equal(tenv_call(e, v3, "GET", "switches", NULL, &out), 200);
+    assert_null(json_object_get(json_object_get(out, "switches"), SW1));
+    assert_non_null(json_object_get(json_object_get(out, "switches"), SW2));
+    json_decref(out);
+    tenv_expect(e, v3, "DELETE", "switches/" SW1, NULL, 404, "Switch not found.");
+    /* Nothing of it comes back after a restart, and when it connects again
+     * it is new: enabled, no metadata. */
+    tenv_restart(e);
+    tenv_switch_up(e, 0x1001);
+    assert_true(tenv_v3_enabled(e, "switches", SW1));
+    json_t *sw = tenv_v3_entity(e, "switches", SW1);
+    assert_null(json_object_get(json_object_get(sw, "metadata"), "site"));
+    json_t *ifc = json_object_get(json_object_get(sw, "interfaces"), SW1 ":3");
+    assert_int_equal(json_object_size(json_object_get(ifc, "metadata")), 0);
+    json_decref(sw);
+    /* Liveness was on at its port 1: gone with it. */
+    assert_int_equal(tenv_listed(e, &e->t.ext_lldp, "liveness/", NULL, "interfaces"), 1);
+}
+
+static void put_flow(struct tenv *e, uint64_t dpid, const char *json)
+{
+    struct store_flow f = {.dpid = dpid, .match_id = 7, .flow_id = 0xabc,
+                           .state = STORE_FLOW_INSTALLED, .owner = "test", .json = json,
+                           .json_len = strlen(json)};
+    assert_int_equal(store_put(e->store, &f), 0);
+}
+
+static void test_delete_interface(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    const char *p3 = "interfaces/" SW2 ":3";
+
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":x", NULL, 400, "Invalid interface id.");
+    tenv_expect(e, v3, "DELETE", "interfaces/00:00:00:00:00:00:99:99:1", NULL, 404,
+                "Switch not found.");
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":9", NULL, 404, "Interface not found.");
+    tenv_expect(e, v3, "DELETE", p3, NULL, 409, "It is enabled or active.");
+    tenv_expect(e, v3, "POST", "interfaces/" SW2 ":3/disable", NULL, 200, NULL);
+    tenv_expect(e, v3, "DELETE", p3, NULL, 409, "It is enabled or active.");   /* port up */
+    tenv_port_status(e, 0x1002, OFPPR_MODIFY, 3, OFPPS_LINK_DOWN);
+    put_flow(e, 0x1002, "{\"priority\": 10, \"match\": {\"in_port\": 1}, \"instructions\": "
+                       "[{\"instruction_type\": \"apply_actions\", \"actions\": "
+                       "[{\"action_type\": \"output\", \"port\": 3}]}]}");
+    tenv_expect(e, v3, "DELETE", p3, NULL, 409, "There is a flow installed, 0000000000000abc.");
+    put_flow(e, 0x1002, "{\"priority\": 10, \"match\": {\"in_port\": 1}, \"actions\": "
+                       "[{\"action_type\": \"output\", \"port\": 2}]}");
+    tenv_expect(e, v3, "POST", "interfaces/" SW2 ":3/tag_ranges",
+                "{\"tag_type\": \"vlan\", \"tag_ranges\": [[5, 6]]}", 200, NULL);
+    tenv_expect(e, v3, "DELETE", p3, NULL, 200, "Operation Successful");
+    tenv_expect(e, v3, "DELETE", p3, NULL, 404, "Interface not found.");
+    /* Port 2 ends the link: refused even when disabled and down. */
+    tenv_expect(e, v3, "POST", "interfaces/" SW2 ":2/disable", NULL, 200, NULL);
+    tenv_port_status(e, 0x1002, OFPPR_MODIFY, 2, OFPPS_LINK_DOWN);
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":2", NULL, 409, "It has a link");
+    /* The switch tells of port 3 again: back, with nothing of before. */
+    tenv_port_status(e, 0x1002, OFPPR_MODIFY, 3, 0);
+    assert_true(tenv_v3_enabled(e, "interfaces", SW2 ":3"));
+    field_is(e, SW2 ":3", "tag_ranges", "[[1,4094]]");
+    tenv_restart(e);
+    assert_true(tenv_v3_enabled(e, "interfaces", SW2 ":3"));
+    assert_false(tenv_v3_enabled(e, "interfaces", SW2 ":2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_tag_ranges, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_lldp_vlan_in_use, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_delete_switch, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_delete_interface, tenv_setup, tenv_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "of_event.h"
+#include "ofp_msg.h"
 #include "topo_keep.h"
 #include "topo_rest_env.h"
 
@@ -40,6 +41,35 @@ void tenv_switch_up(struct tenv *e, uint64_t dpid)
     struct qmsg *q = tenv_event(QMSG_EV_SWITCH_UP, dpid, 1 * S, &ev, sizeof(ev));
     ctl_switches_handle(e->cs, q);
     topo_ctl_handle(e->ctl, q, 1 * S);
+    free(q);
+}
+
+void tenv_switch_down(struct tenv *e, uint64_t dpid)
+{
+    struct qmsg *q = tenv_event(QMSG_EV_SWITCH_DOWN, dpid, 3 * S, NULL, 0);
+    ctl_switches_handle(e->cs, q);
+    topo_ctl_handle(e->ctl, q, 3 * S);
+    free(q);
+}
+
+void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t port,
+                      uint32_t state)
+{
+    struct ofp_msg m;
+    uint8_t wire[256];
+    struct ofp_buf b;
+
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = OFP13_VERSION;
+    m.hdr.type = OFPT_PORT_STATUS;
+    m.u.port_status.reason = reason;
+    m.u.port_status.desc = (struct ofp_port){.port_no = port, .state = state};
+    snprintf(m.u.port_status.desc.name, sizeof(m.u.port_status.desc.name), "p%u", port);
+    ofp_buf_init(&b, wire, sizeof(wire));
+    assert_int_equal(ofp_encode(&b, &m), 0);
+    struct qmsg *q = tenv_event(QMSG_EV_OF, dpid, 3 * S, wire, b.len);
+    ctl_switches_handle(e->cs, q);
+    topo_ctl_handle(e->ctl, q, 3 * S);
     free(q);
 }
 

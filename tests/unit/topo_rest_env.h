@@ -43,6 +43,10 @@ struct query_arg {
 };
 
 void tenv_switch_up(struct tenv *e, uint64_t dpid);
+/* dpid disconnected; a PORT_STATUS (OFPPR_*) of port with state (OFPPS_*). */
+void tenv_switch_down(struct tenv *e, uint64_t dpid);
+void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t port,
+                      uint32_t state);
 void tenv_seen(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, uint32_t tport);
 int tenv_setup(void **state);
 int tenv_teardown(void **state);
