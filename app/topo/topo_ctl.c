@@ -245,6 +245,8 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
         t->cfg.on_change(t->cfg.on_change_arg, r, c);
 }
 
+static bool live_hold(void *arg, const struct topo_link *l);
+
 struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
 {
     struct topo_ctl *t = calloc(1, sizeof(*t));
@@ -265,6 +267,8 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
     t->ends = calloc(size, sizeof(*t->ends));
     t->recs = calloc(t->cfg.max_links, sizeof(*t->recs));
     t->links = topo_links_create(t->cfg.max_links, t->cfg.link_timeout_us, on_change, t);
+    if (t->links)
+        topo_links_set_hold(t->links, live_hold, t);
     if (!t->cfg.lldp_max_age_us)
         t->cfg.lldp_max_age_us = TOPO_LLDP_MAX_AGE_MS_DEFAULT * 1000ull;
     /* Two sender ports per link (one each way): room for every link's. */
@@ -377,6 +381,19 @@ void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us)
     t->now_us = now_us;
     topo_links_expire(t->links, now_us);
     topo_live_reap(t->live, now_us);
+}
+
+static bool live_hold(void *arg, const struct topo_link *l)
+{
+    const struct topo_ctl *t = arg;
+    return topo_live_find(t->live, l->a) && topo_live_find(t->live, l->b);
+}
+
+int topo_ctl_link_liveness(const struct topo_ctl *t, const struct topo_link_rec *l)
+{
+    const struct topo_live_if *a = topo_live_find(t->live, l->a);
+    const struct topo_live_if *b = topo_live_find(t->live, l->b);
+    return a && b ? (int)topo_live_pair(a, b) : -1;
 }
 
 struct topo_live *topo_ctl_live(struct topo_ctl *t)

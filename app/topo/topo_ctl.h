@@ -123,6 +123,13 @@ int topo_ctl_forget(struct topo_ctl *t, const char *id);
 /* The link record one end belongs to (the active one first), or NULL. */
 const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e);
 void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out);
+/* of_lldp's verdict on link l: -1 unless liveness is on at both its ends,
+ * else the pair's enum topo_live_state. A link with liveness on at both
+ * ends is not taken down by topology.link_timeout_s of silence: liveness
+ * judges it (down after its dead interval, shown as Kytos shows it:
+ * active, status DOWN, reason "liveness"); ports and switches going down
+ * still take it down. */
+int topo_ctl_link_liveness(const struct topo_ctl *t, const struct topo_link_rec *l);
 /* The interfaces' liveness (topo_live.h), fed by the same frames; REST
  * turns it on and off and reads it, under the same lock. */
 struct topo_live *topo_ctl_live(struct topo_ctl *t);

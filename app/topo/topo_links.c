@@ -19,6 +19,8 @@ struct topo_links {
     uint64_t timeout_us;
     topo_change_fn fn;
     void *arg;
+    bool (*hold)(void *arg, const struct topo_link *l);
+    void *hold_arg;
 };
 
 static bool end_eq(struct topo_end x, struct topo_end y)
@@ -193,9 +195,16 @@ void topo_links_expire(struct topo_links *t, uint64_t now_us)
         /* A link seen one way only waits for the other as long. */
         if (!last)
             last = l->seen_ab_us > l->seen_ba_us ? l->seen_ab_us : l->seen_ba_us;
-        if (now_us - last >= t->timeout_us)
+        if (now_us - last >= t->timeout_us && !(l->up && t->hold && t->hold(t->hold_arg, l)))
             drop(t, i, "no LLDP within topology.link_timeout_s");
     }
+}
+
+void topo_links_set_hold(struct topo_links *t, bool (*hold)(void *arg, const struct topo_link *l),
+                         void *arg)
+{
+    t->hold = hold;
+    t->hold_arg = arg;
 }
 
 void topo_links_port_down(struct topo_links *t, struct topo_end e)

@@ -68,8 +68,12 @@ void topo_links_destroy(struct topo_links *t);
 int topo_links_seen(struct topo_links *t, struct topo_end from, struct topo_end to,
                     uint64_t now_us);
 
-/* Links past their timeout go down (and are forgotten). */
+/* Links past their timeout go down (and are forgotten), but for up ones
+ * the hold function (set_hold; may be NULL) keeps: another judge (of_lldp's
+ * liveness) decides when they are down. */
 void topo_links_expire(struct topo_links *t, uint64_t now_us);
+void topo_links_set_hold(struct topo_links *t, bool (*hold)(void *arg, const struct topo_link *l),
+                         void *arg);
 /* A port went down, or a switch went away: its links go down. */
 void topo_links_port_down(struct topo_links *t, struct topo_end e);
 void topo_links_switch_down(struct topo_links *t, uint64_t dpid);

@@ -160,8 +160,18 @@ static json_t *link_json(struct topo_rest *t, const struct topo_snap_link *l)
                           "endpoint_b", end_json(t, &l->end[1]));
     if (!j)
         return NULL;
-    json_object_set_new(j, "metadata", topo_rest_meta_copy(t, "link", l->id));
+    json_t *m = topo_rest_meta_copy(t, "link", l->id);
+    /* of_lldp's verdict, as Kytos' topology shows it: in the metadata once
+     * the pair is up or down, and a link it finds down is DOWN for
+     * "liveness" while it is still active. */
+    if (l->live == TOPO_LIVE_UP || l->live == TOPO_LIVE_DOWN)
+        json_object_set_new(m, "liveness_status", json_string(topo_live_name(l->live)));
+    json_object_set_new(j, "metadata", m);
     topo_rest_status_fields(j, l->active, l->enabled);
+    if (l->live == TOPO_LIVE_DOWN && l->active && l->enabled) {
+        json_object_set_new(j, "status", json_string("DOWN"));
+        json_array_append_new(json_object_get(j, "status_reason"), json_string("liveness"));
+    }
     return j;
 }
 
@@ -369,7 +379,9 @@ static void graph_link(struct topo_rest *t, const struct topo_snap_link *l, void
     topo_rest_iface_id(l->end[1].e.dpid, l->end[1].e.port, b);
     json_array_append_new(
         g->arr, json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:I, s:s}", "id", l->id, "a", a,
-                          "b", b, "state", l->loop ? "loop" : l->active ? "up" : "down",
+                          "b", b, "state", l->loop                        ? "loop"
+                                           : l->active && l->live != TOPO_LIVE_DOWN ? "up"
+                                                                                    : "down",
                           "enabled", l->enabled, "age_s", (json_int_t)(g->now - l->since_wall),
                           "ups", (json_int_t)l->ups, "downs", (json_int_t)l->downs, "why",
                           l->why));

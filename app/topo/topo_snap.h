@@ -58,6 +58,7 @@ struct topo_snap_link {
     int64_t since_wall;
     uint64_t ups, downs;
     char why[64];
+    int live;                           /* topo_ctl_link_liveness */
     struct topo_snap_end end[2];        /* endpoint a, endpoint b */
 };
 

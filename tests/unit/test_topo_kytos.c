@@ -4,7 +4,9 @@
  * with Kytos' words, the LLDP VLAN taken out of what is available while
  * the switch's LLDP flow is in place, kept over a restart; DELETE of a
  * switch or an interface refused (409, Kytos' words) while anything uses
- * it, then what is kept of it forgotten. */
+ * it, then what is kept of it forgotten; of_lldp's liveness judging a
+ * link whose two ends it is on for (liveness_status in its metadata, DOWN
+ * for "liveness" while still active). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -213,6 +215,66 @@ static void test_delete_interface(void **state)
     assert_false(tenv_v3_enabled(e, "interfaces", SW2 ":2"));
 }
 
+/* The one link as topology v3 shows it. */
+static json_t *the_link(struct tenv *e)
+{
+    char id[128];
+    tenv_link_id(e, id, sizeof(id));
+    return tenv_v3_entity(e, "links", id);
+}
+
+static void link_shows(struct tenv *e, bool active, const char *status, const char *reasons,
+                       const char *liveness)
+{
+    json_t *l = the_link(e);
+    char *why = json_dumps(json_object_get(l, "status_reason"), JSON_COMPACT);
+    const char *ls = json_string_value(json_object_get(json_object_get(l, "metadata"),
+                                                       "liveness_status"));
+    if (json_is_true(json_object_get(l, "active")) != active ||
+        strcmp(json_string_value(json_object_get(l, "status")), status) != 0 ||
+        strcmp(why, reasons) != 0 || (liveness ? !ls || strcmp(ls, liveness) : ls != NULL))
+        fail_msg("link: active %d status %s reasons %s liveness_status %s; expected %d %s %s %s",
+                 json_is_true(json_object_get(l, "active")),
+                 json_string_value(json_object_get(l, "status")), why, ls ? ls : "(none)",
+                 active, status, reasons, liveness ? liveness : "(none)");
+    free(why);
+    json_decref(l);
+}
+
+static void test_liveness_judges_the_link(void **state)
+{
+    struct tenv *e = *state;
+
+    /* One hello each way so far (the fixture): init, nothing said. */
+    link_shows(e, true, "UP", "[]", NULL);
+    for (uint64_t t = 3; t <= 4; t++) {
+        tenv_seen_at(e, 0x1001, 1, 0x1002, 2, t * S);
+        tenv_seen_at(e, 0x1002, 2, 0x1001, 1, t * S);
+    }
+    link_shows(e, true, "UP", "[]", "up");
+    /* Silent past both the link timeout and liveness' dead interval (10 s
+     * here): liveness, not the timeout, takes it down — Kytos' shape. */
+    topo_ctl_tick(e->ctl, 15 * S);
+    link_shows(e, true, "DOWN", "[\"liveness\"]", "down");
+    json_t *out;
+    assert_int_equal(tenv_call(e, &e->t.ext_ofcd, "GET", "", NULL, &out), 200);
+    json_t *gl = json_array_get(json_object_get(out, "links"), 0);
+    assert_string_equal(json_string_value(json_object_get(gl, "state")), "down");
+    json_decref(out);
+    /* Hellos again: up. */
+    for (uint64_t t = 16; t <= 17; t++) {
+        tenv_seen_at(e, 0x1001, 1, 0x1002, 2, t * S);
+        tenv_seen_at(e, 0x1002, 2, 0x1001, 1, t * S);
+    }
+    link_shows(e, true, "UP", "[]", "up");
+    /* Liveness off at one end: the link timeout judges again. */
+    tenv_expect(e, &e->t.ext_lldp, "POST", "liveness/disable",
+                "{\"interfaces\": [\"" SW1 ":1\"]}", 200, NULL);
+    link_shows(e, true, "UP", "[]", NULL);
+    topo_ctl_tick(e->ctl, 28 * S);
+    link_shows(e, false, "DOWN", "[\"deactivated\"]", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +282,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lldp_vlan_in_use, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_delete_switch, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_delete_interface, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_liveness_judges_the_link, tenv_setup,
+                                        tenv_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

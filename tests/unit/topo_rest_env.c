@@ -85,6 +85,18 @@ void tenv_seen(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, uint3
     free(q);
 }
 
+void tenv_seen_at(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, uint32_t tport,
+                  uint64_t now_us)
+{
+    struct {
+        struct of_event_app a;
+        struct topo_seen s;
+    } p = {{1, sizeof(struct topo_seen)}, {from, fport, tport, now_us}};
+    struct qmsg *q = tenv_event(QMSG_EV_APP, to, now_us, &p, sizeof(p));
+    topo_ctl_handle(e->ctl, q, now_us);
+    free(q);
+}
+
 int tenv_setup(void **state)
 {
     struct tenv *e = calloc(1, sizeof(*e));

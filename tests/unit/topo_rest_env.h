@@ -48,6 +48,9 @@ void tenv_switch_down(struct tenv *e, uint64_t dpid);
 void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t port,
                       uint32_t state);
 void tenv_seen(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, uint32_t tport);
+/* The same, sent and seen at now_us (later frames are not replays). */
+void tenv_seen_at(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, uint32_t tport,
+                  uint64_t now_us);
 int tenv_setup(void **state);
 int tenv_teardown(void **state);
 unsigned tenv_call_q(struct tenv *e, const struct rest_ext *ext, const char *method,
