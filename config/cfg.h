@@ -145,6 +145,7 @@ struct ofcd_config {
     uint32_t topo_lldp_interval_s;
     uint32_t topo_link_timeout_s;
     uint32_t topo_lldp_max_age_ms;       /* older LLDP frames are stale */
+    uint32_t topo_lldp_vlan;             /* the VLAN of LLDP frames and flow; 0 untagged */
     uint32_t topo_max_links;
     uint32_t topo_max_interfaces;
 

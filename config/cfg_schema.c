@@ -319,6 +319,10 @@ const struct cfg_key cfg_keys[] = {
              "replay); it bounds the transit from ofcd through both switches and back, not "
              "the probes' spacing; at most link_timeout_s. Frames not newer than the last "
              "from their port are dropped whatever their age"),
+    CFG_UINT("topology", "lldp_vlan", topo_lldp_vlan, 0, 4094, "3799",
+             "the VLAN ofcd's LLDP frames carry and each switch's LLDP flow matches "
+             "(of_lldp's FLOW_VLAN_VID, 3799 as Kytos-ng); 0 sends them untagged, the flow then "
+             "matching LLDP with or without a tag"),
     CFG_UINT("topology", "max_links", topo_max_links, 16, 4194304, "65536",
              "links remembered (up or down); when full, the oldest one down makes room"),
     CFG_UINT("topology", "max_interfaces", topo_max_interfaces, 16, 16777216, "262144",

@@ -92,7 +92,8 @@ static void send_probe(struct topo_app_cfg *cfg, uint64_t dpid, struct topo_sw *
         stamp = st->last_sent_us + 1;
     st->last_sent_us = stamp;
     topo_app_get_key(cfg, key);
-    size_t len = topo_lldp_build(frame, p->hw_addr, dpid, p->port_no, stamp, ask, key);
+    size_t len = topo_lldp_build(frame, p->hw_addr, cfg->lldp_vlan, dpid, p->port_no, stamp,
+                                 ask, key);
     memset(&m, 0, sizeof(m));
     m.hdr.version = OFP13_VERSION;
     m.hdr.type = OFPT_PACKET_OUT;
@@ -209,7 +210,7 @@ static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp
     struct topo_app_cfg *cfg = arg;
     struct topo_lldp_id id;
 
-    if (pi->data_len < 14 || ((uint16_t)pi->data[12] << 8 | pi->data[13]) != TOPO_LLDP_ETHERTYPE)
+    if (!topo_lldp_is_lldp(pi->data, pi->data_len))
         return;
     count(cfg, TOPO_C_lldp_in);
     if (!ofp_match_has(&pi->match, OFPXMT_OFB_IN_PORT)) {

@@ -57,7 +57,8 @@ struct topo_inst {
 
 static const char *const topo_keys[] = {
     "apps.topology", "topology.lldp_interval_s", "topology.link_timeout_s",
-    "topology.lldp_max_age_ms", "topology.max_links", "topology.max_interfaces", NULL};
+    "topology.lldp_max_age_ms", "topology.lldp_vlan", "topology.max_links",
+    "topology.max_interfaces", NULL};
 
 void topo_class_publish_link(void *arg, const struct topo_link_rec *l, enum topo_change c)
 {
@@ -183,6 +184,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     atomic_init(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u);
     t->flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
     t->app.max_age_ms = c->topo_lldp_max_age_ms;
+    t->app.lldp_vlan = (uint16_t)c->topo_lldp_vlan;
     t->admin = topo_admin_create(c->topo_max_interfaces);
     struct topo_ctl_cfg tc = {.app_index = index,
                               .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
@@ -250,7 +252,7 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
         return;
     memcpy(&h, ev->data, sizeof(h));
     if (!(topo_admin_get(t->admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
-        topo_flow_ensure(t->host->store, t->host->fm, h.dpid, &t->flow_log);
+        topo_flow_ensure(t->host->store, t->host->fm, h.dpid, t->app.lldp_vlan, &t->flow_log);
 }
 
 /* On the store's committer: only queued (the hook's rules). */

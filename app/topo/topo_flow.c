@@ -35,8 +35,8 @@ static void flow_failed(struct ofcd_ratelimit *rl, uint64_t dpid, const char *wh
                "switch %016" PRIx64 ": %s: %s", dpid, what, strerror(-rc));
 }
 
-int topo_flow_lldp(uint64_t dpid, bool for_delete, struct fm_flow *out, char *text,
-                   size_t len)
+int topo_flow_lldp(uint64_t dpid, uint16_t vlan, bool for_delete, struct fm_flow *out,
+                   char *text, size_t len)
 {
     struct ofp_flow_mod *m = &out->mod;
 
@@ -53,6 +53,8 @@ int topo_flow_lldp(uint64_t dpid, bool for_delete, struct fm_flow *out, char *te
     m->out_group = OFPG_ANY;
     ofp_match_init(&m->match);
     ofp_match_set_uint(&m->match, OFPXMT_OFB_ETH_TYPE, 0x88cc);
+    if (vlan)
+        ofp_match_set_uint(&m->match, OFPXMT_OFB_VLAN_VID, OFPVID_PRESENT | (vlan & 0x0fffu));
     out->apply[0] = (struct ofp_action){.type = OFPAT_OUTPUT,
                                         .u.output = {.port = OFPP_CONTROLLER,
                                                      .max_len = OFPCML_NO_BUFFER}};
@@ -63,11 +65,14 @@ int topo_flow_lldp(uint64_t dpid, bool for_delete, struct fm_flow *out, char *te
         return 0;
     /* The cookie is above INT64_MAX: stored as the record decoder's u64
      * marker (json_u64.h), as a REST body's would be. */
+    char vid[24] = "";
+    if (vlan)
+        snprintf(vid, sizeof(vid), ",\"dl_vlan\":%u", (unsigned)(vlan & 0x0fffu));
     int n = snprintf(text, len,
                      "{\"actions\":[{\"action_type\":\"output\",\"port\":%u}],"
-                     "\"cookie\":\"\\u0001u64:%" PRIu64 "\",\"match\":{\"dl_type\":%u},"
+                     "\"cookie\":\"\\u0001u64:%" PRIu64 "\",\"match\":{\"dl_type\":%u%s},"
                      "\"owner\":\"%s\",\"priority\":%u,\"table_id\":0}",
-                     (unsigned)OFPP_CONTROLLER, (uint64_t)TOPO_COOKIE(dpid), 0x88ccu,
+                     (unsigned)OFPP_CONTROLLER, (uint64_t)TOPO_COOKIE(dpid), 0x88ccu, vid,
                      TOPO_FLOW_OWNER, (unsigned)TOPO_FLOW_PRIORITY);
     return n < 0 || (size_t)n >= len ? -ENOBUFS : 0;
 }
@@ -84,7 +89,75 @@ static void put_done(void *arg, int rc)
     free(p);
 }
 
-int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
+/* One LLDP flow's delete on its way through the store. */
+struct topo_flow_del {
+    struct flowmgr *fm;
+    struct flowmgr_key k;
+    struct fm_flow del;
+    struct ofcd_ratelimit *rl;
+};
+
+static void del_done(void *arg, int rc)
+{
+    struct topo_flow_del *d = arg;
+
+    if (rc == 0)
+        flowmgr_deleted(d->fm, &d->k, 1, d->k.dpid, &d->del, 1);
+    else if (rc != -ENOENT)
+        flow_failed(d->rl, d->k.dpid, "its LLDP flow of another form was not deleted", rc);
+    free(d);
+}
+
+/* The LLDP flow of the form vlan goes, from the store first, then from
+ * the switch (strict: only that flow). 0 when it was not stored. rl NULL:
+ * waits for the store (a REST thread); else queued, failures through rl
+ * (the control thread, which never waits). */
+static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
+                       struct ofcd_ratelimit *rl)
+{
+    struct fm_flow add;
+    struct store_flow cur;
+    struct topo_flow_del *d = calloc(1, sizeof(*d));
+    int rc;
+
+    if (!d)
+        return -ENOMEM;
+    topo_flow_lldp(dpid, vlan, false, &add, NULL, 0);
+    topo_flow_lldp(dpid, vlan, true, &d->del, NULL, 0);
+    d->fm = fm;
+    d->rl = rl;
+    d->k = (struct flowmgr_key){.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
+    d->del.mod.command = OFPFC_DELETE_STRICT;
+    d->del.mod.cookie = TOPO_COOKIE(dpid);
+    d->del.mod.cookie_mask = UINT64_MAX;
+    if (store_get(s, dpid, d->k.match_id, &cur) < 0) {
+        free(d);
+        return 0;
+    }
+    bool gone = cur.state == STORE_FLOW_DELETED;
+    d->k.flow_id = cur.flow_id;
+    store_flow_release(&cur);
+    if (gone) {
+        free(d);
+        return 0;
+    }
+    if (rl)
+        return (rc = store_del_async(s, dpid, d->k.match_id, del_done, d)) == 0 ? 0
+                                                                                : (free(d), rc);
+    rc = store_del(s, dpid, d->k.match_id);
+    if (rc == 0)
+        rc = flowmgr_deleted(fm, &d->k, 1, dpid, &d->del, 1);
+    free(d);
+    return rc == -ENOENT ? 0 : rc;
+}
+
+/* The form an ofcd with another topology.lldp_vlan may have stored. */
+static uint16_t other_form(uint16_t vlan)
+{
+    return vlan ? 0 : TOPO_LLDP_KYTOS_VLAN;
+}
+
+int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log)
 {
     struct topo_flow_put *p = calloc(1, sizeof(*p));
@@ -97,8 +170,12 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
         rc = -ENOMEM;
         goto fail;
     }
-    if ((rc = topo_flow_lldp(dpid, false, &p->flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
+    if ((rc = topo_flow_lldp(dpid, vlan, false, &p->flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
         goto fail;
+    /* The control thread (log set) queues it; a REST thread waits. */
+    if ((rc = remove_form(s, fm, dpid, other_form(vlan), log ? &log->stored : NULL)) < 0)
+        flow_failed(log ? &log->ensure : NULL, dpid, "cannot delete its LLDP flow of another "
+                    "topology.lldp_vlan", rc);
     uint64_t mid = fm_flow_match_id(dpid, &p->flow), fid = fm_flow_id_of(mid, &p->flow);
     if (store_get(s, dpid, mid, &cur) == 0) {
         bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED;
@@ -123,27 +200,9 @@ fail:
     return rc;
 }
 
-int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid)
+int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan)
 {
-    struct fm_flow add, del;
-    struct store_flow cur;
-    int rc;
-
-    topo_flow_lldp(dpid, false, &add, NULL, 0);
-    topo_flow_lldp(dpid, true, &del, NULL, 0);
-    struct flowmgr_key k = {.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
-    if (store_get(s, dpid, k.match_id, &cur) < 0)
-        return 0;
-    k.flow_id = cur.flow_id;
-    store_flow_release(&cur);
-    rc = store_del(s, dpid, k.match_id);
-    if (rc == -ENOENT)
-        return 0;
-    if (rc < 0)
-        return rc;
-    /* Strict: only the LLDP flow itself, whatever else matches 0x88cc. */
-    del.mod.command = OFPFC_DELETE_STRICT;
-    del.mod.cookie = TOPO_COOKIE(dpid);
-    del.mod.cookie_mask = UINT64_MAX;
-    return flowmgr_deleted(fm, &k, 1, dpid, &del, 1);
+    int rc = remove_form(s, fm, dpid, vlan, NULL);
+    int rc2 = remove_form(s, fm, dpid, other_form(vlan), NULL);
+    return rc < 0 ? rc : rc2;
 }

@@ -1,6 +1,7 @@
 /*
  * topo_flow: the LLDP flow of one switch — priority 50000, dl_type 0x88cc
- * → CONTROLLER, cookie TOPO_COOKIE(dpid), owner "of_lldp", as Kytos-ng's
+ * and dl_vlan topology.lldp_vlan (none when 0) → CONTROLLER, cookie
+ * TOPO_COOKIE(dpid), owner "of_lldp", as Kytos-ng's
  * of_lldp asks flow_manager for it — stored and installed through the
  * store and the flow manager like any REST flow, so it survives
  * reconnections and restarts, shows in stored_flows, and the consistency
@@ -38,8 +39,8 @@ struct store;
  * what rest/kytos makes of the same JSON). 0, or -ENOBUFS when len is
  * too small for the text.
  */
-int topo_flow_lldp(uint64_t dpid, bool for_delete, struct fm_flow *out, char *text,
-                   size_t len);
+int topo_flow_lldp(uint64_t dpid, uint16_t vlan, bool for_delete, struct fm_flow *out,
+                   char *text, size_t len);
 
 /* What a caller that switches trigger (one per switch up) limits its
  * failure lines with: `ensure` is used on the calling thread, `stored` on
@@ -51,10 +52,12 @@ struct topo_flow_log {
     {.ensure = OFCD_RATELIMIT_INIT(5, 1000), .stored = OFCD_RATELIMIT_INIT(5, 1000)}
 
 /* 0 (stored already, or queued to be), or a negative errno (logged, through
- * log's limiters when log is not NULL). */
-int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid,
+ * log's limiters when log is not NULL). The flow of the other form (the
+ * untagged one when vlan is set, else Kytos' 3799), stored by an ofcd of
+ * another topology.lldp_vlan, is deleted: one LLDP flow per switch. */
+int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log);
-/* 0 (deleted, or was not stored), or a negative errno. */
-int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid);
+/* 0 (deleted, or was not stored), or a negative errno; the other form's too. */
+int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan);
 
 #endif

@@ -55,16 +55,23 @@ static void make_tag(const uint8_t key[TOPO_LLDP_KEY_LEN], uint64_t dpid, uint32
     memcpy(tag, mac, TAG_LEN);
 }
 
-size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, uint32_t port,
-                       uint64_t sent_us, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN])
+size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint16_t vlan, uint64_t dpid,
+                       uint32_t port, uint64_t sent_us, bool ask,
+                       const uint8_t key[TOPO_LLDP_KEY_LEN])
 {
     uint8_t *p = buf;
     uint8_t subtype = ask ? OFCD_SUBTYPE_ASK : OFCD_SUBTYPE;
 
     memcpy(p, lldp_dst, 6);
     memcpy(p + 6, src_mac, 6);
-    put_be(p + 12, TOPO_LLDP_ETHERTYPE, 2);
-    p += 14;
+    p += 12;
+    if (vlan) {
+        put_be(p, 0x8100, 2);
+        put_be(p + 2, vlan & 0x0fffu, 2);       /* priority 0, as Kytos' */
+        p += 4;
+    }
+    put_be(p, TOPO_LLDP_ETHERTYPE, 2);
+    p += 2;
     p = tlv(p, TLV_CHASSIS, 9);
     *p++ = SUBTYPE_LOCAL;
     put_be(p, dpid, 8);
@@ -86,6 +93,13 @@ size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, ui
     size_t len = (size_t)(p - buf);
     memset(p, 0, TOPO_LLDP_FRAME_LEN - len);    /* padded to Ethernet's minimum */
     return TOPO_LLDP_FRAME_LEN;
+}
+
+bool topo_lldp_is_lldp(const uint8_t *f, size_t len)
+{
+    if (len >= 18 && get_be(f + 12, 2) == 0x8100)
+        return get_be(f + 16, 2) == TOPO_LLDP_ETHERTYPE;
+    return len >= 14 && get_be(f + 12, 2) == TOPO_LLDP_ETHERTYPE;
 }
 
 enum topo_lldp_verdict topo_lldp_parse(const uint8_t *f, size_t len,

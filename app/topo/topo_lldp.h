@@ -3,7 +3,8 @@
  * enabled port and reads back from PACKET_INs (IEEE 802.1AB), built and
  * checked over byte buffers with time passed in.
  *
- * A frame, 01:80:c2:00:00:0e ← the port's MAC, ethertype 0x88cc:
+ * A frame, 01:80:c2:00:00:0e ← the port's MAC, [an 802.1Q tag with the
+ * LLDP VLAN, as Kytos-ng's of_lldp tags its own,] ethertype 0x88cc:
  *   Chassis ID  subtype 7 (locally assigned), the 8-byte dpid
  *   Port ID     subtype 7, the 4-byte port number     (both as Kytos-ng's
  *               of_lldp sends them, so either reads the other's)
@@ -30,8 +31,9 @@
 #include <stdint.h>
 
 #define TOPO_LLDP_ETHERTYPE 0x88cc
-#define TOPO_LLDP_FRAME_LEN 64          /* what topo_lldp_build writes */
+#define TOPO_LLDP_FRAME_LEN 64          /* what topo_lldp_build writes, tagged or not */
 #define TOPO_LLDP_KEY_LEN 32
+#define TOPO_LLDP_KYTOS_VLAN 3799       /* of_lldp's FLOW_VLAN_VID: topology.lldp_vlan's default */
 /* A locally administered OUI (the U/L bit set): ofcd owns no IEEE one. */
 #define TOPO_LLDP_OUI 0x02c0fdu
 /* How far ahead of a reader's clock a send time may be: lcores read the
@@ -59,10 +61,14 @@ struct topo_lldp_id {
 };
 
 /* Write the frame for (dpid, port) sent at sent_us from src_mac into buf
- * (TOPO_LLDP_FRAME_LEN bytes); ask: the receiver should answer at once.
- * Returns its length. */
-size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint64_t dpid, uint32_t port,
-                       uint64_t sent_us, bool ask, const uint8_t key[TOPO_LLDP_KEY_LEN]);
+ * (TOPO_LLDP_FRAME_LEN bytes), tagged with vlan (1..4094; 0: untagged);
+ * ask: the receiver should answer at once. Returns its length. */
+size_t topo_lldp_build(uint8_t *buf, const uint8_t src_mac[6], uint16_t vlan, uint64_t dpid,
+                       uint32_t port, uint64_t sent_us, bool ask,
+                       const uint8_t key[TOPO_LLDP_KEY_LEN]);
+
+/* Is frame (len bytes) LLDP, tagged with one VLAN or not? */
+bool topo_lldp_is_lldp(const uint8_t *frame, size_t len);
 
 /* What a received frame is. */
 enum topo_lldp_verdict {

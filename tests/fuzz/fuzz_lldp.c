@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         if (v == TOPO_LLDP_OURS) {
             uint8_t again[TOPO_LLDP_FRAME_LEN];
             struct topo_lldp_id id2;
-            topo_lldp_build(again, f + 6, id.dpid, id.port, id.sent_us, id.ask, key);
+            topo_lldp_build(again, f + 6, (uint16_t)(len % 2 ? 3799 : 0), id.dpid, id.port,
+                            id.sent_us, id.ask, key);
             if (topo_lldp_parse(again, sizeof(again), key, nows[i], 3000, TOPO_LLDP_SKEW_US,
                                 &id2) !=
                     TOPO_LLDP_OURS || id2.dpid != id.dpid || id2.port != id.port ||

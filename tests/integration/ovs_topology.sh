@@ -87,9 +87,9 @@ ovs_vsctl "${args[@]}" || fail "cannot wire the bridges"
 want=${#pairs[@]}
 wait_stat "$log" "switches_up" $N 60 || fail "the bridges did not establish"
 
-# The LLDP flow, as of_lldp installs it, on every bridge.
+# The LLDP flow, as of_lldp installs it (VLAN 3799, topology.lldp_vlan), on every bridge.
 for i in 1 $N; do
-    ovs_wait_flow "br$i" "priority=50000,dl_type=0x88cc actions=CONTROLLER" ||
+    ovs_wait_flow "br$i" "priority=50000,dl_vlan=3799,dl_type=0x88cc actions=CONTROLLER" ||
         fail "br$i has no LLDP flow"
 done
 cookie=$(ovs_dump_flows br1 | grep -o 'cookie=0x[0-9a-f]*' | head -1)
@@ -191,19 +191,34 @@ live_state | head -1 | grep -q "$(links | awk -v a="$a" '$1 == a { print $5 }')"
 curl -s "$LLDP_API/liveness/?interface_id=$a" | grep -q '"last_hello_at": *"20' ||
     fail "liveness of $a has no last_hello_at: $(curl -s "$LLDP_API/liveness/?interface_id=$a")"
 pass "liveness: pair $a - $b up (and named by its link id)"
+live_link() {    # live_link: "active status reasons liveness_status" of the pair's link
+    local id
+    id=$(live_state | head -1 | awk '{ print $4 }')
+    curl -s "$API/links" | python3 -c '
+import json, sys
+l = json.load(sys.stdin)["links"][sys.argv[1]]
+print(l["active"], l["status"], ",".join(l["status_reason"]) or "-",
+      l["metadata"].get("liveness_status", "-"))' "$id"
+}
+[ "$(live_link)" = "True UP - up" ] || fail "the pair's link: $(live_link), expected True UP - up"
 ovs-ofctl -O OpenFlow13 add-flow "unix:$OVS_DIR/br14.mgmt" \
     "cookie=0xfeed0001,priority=60000,in_port=2,dl_type=0x88cc,actions=drop" || fail "add-flow drop"
 wait_live "up down down" 10 || fail "a one-way failure was not seen"
-pass "one-way failure: $b hears nothing and is down, $a still up, the pair down"
+# Kytos' shape: the link is still active, DOWN for "liveness" (the link
+# timeout, shorter than liveness' dead interval, does not judge it).
+[ "$(live_link)" = "True DOWN liveness down" ] ||
+    fail "the pair's link: $(live_link), expected True DOWN liveness down"
+pass "one-way failure: $b hears nothing and is down, $a still up, the pair down; its link DOWN for liveness"
 ovs-ofctl -O OpenFlow13 del-flows --strict "unix:$OVS_DIR/br14.mgmt" \
     "priority=60000,in_port=2,dl_type=0x88cc" || fail "del-flows"
 wait_live "up up up" 8 || fail "liveness did not recover"
+[ "$(live_link)" = "True UP - up" ] || fail "the pair's link: $(live_link) after recovery"
 pass "liveness recovered"
 
 # The consistency check has run many times by now (1 s): no LLDP flow was alien.
 alien=$(rest_metric 'ofcd_flow_manager_total{what="alien_deleted"}')
 [ "$alien" = 0 ] || fail "the consistency check deleted $alien flows"
-ovs_wait_flow br1 "priority=50000,dl_type=0x88cc" || fail "br1 lost its LLDP flow"
+ovs_wait_flow br1 "priority=50000,dl_vlan=3799,dl_type=0x88cc" || fail "br1 lost its LLDP flow"
 pass "consistency check: LLDP flows kept, 0 aliens"
 
 # Flow events: br5 expires a flow of its own (hard_timeout, send_flow_rem; in
@@ -292,7 +307,9 @@ ovs_wait_flow_gone() {   # the flow leaves br$1 within 10 s
 }
 ovs_wait_flow_gone 19 "dl_type=0x88cc" || fail "br19 disabled kept its LLDP flow"
 stop_ofcd
-start_ofcd "$log.2" "${ofcd_args[@]}"
+# Restarted untagged (topology.lldp_vlan = 0): each switch's LLDP flow of
+# VLAN 3799 is replaced by the untagged one, not kept beside it.
+start_ofcd "$log.2" "${ofcd_args[@]}" --topology.lldp_vlan=0
 log=$log.2
 wait_stat "$log" "switches_up" $N 60 || fail "the bridges did not come back"
 end=$((SECONDS + 30))
@@ -312,9 +329,14 @@ s = json.load(sys.stdin)["switches"][sys.argv[1]]
 assert s["enabled"] is False, s["enabled"]' "$(dp 19)" || fail "br19 enabled again after the restart"
 r=$(curl -s "$LLDP_API/liveness/?interface_id=$(iface 13 1)")
 echo "$r" | grep -q '"status"' || fail "liveness of $(iface 13 1) lost over a restart: $r"
-ovs_wait_flow br18 "dl_type=0x88cc" || fail "br18 has no LLDP flow after the restart"
+ovs_wait_flow br18 "priority=50000,dl_type=0x88cc actions=CONTROLLER" ||
+    fail "br18 has no untagged LLDP flow after the restart"
+ovs_wait_flow_gone 18 "dl_vlan=3799" || fail "br18 kept its LLDP flow of VLAN 3799"
+n=$(curl -s "http://127.0.0.1:8181/api/kytos/flow_manager/v2/stored_flows?dpid=$(dp 18)&state=installed" |
+    python3 -c 'import json, sys; print(sum(len(v) for v in json.load(sys.stdin).values()))')
+[ "$n" = 1 ] || fail "br18 has $n installed stored flows, expected its one LLDP flow"
 ovs_dump_flows br19 | grep -q "dl_type=0x88cc" && fail "br19 (disabled) got its LLDP flow back"
-pass "kept over a restart: a disabled link, LLDP off on an interface, a disabled switch, liveness"
+pass "kept over a restart: a disabled link, LLDP off on an interface, a disabled switch, liveness; the LLDP flow untagged once topology.lldp_vlan = 0"
 # DELETE links/{id}: refused for an enabled link (409), done for the disabled
 # one, which LLDP then finds again, enabled, as a new link.
 r=$(curl -s -w ' %{http_code}' -X DELETE "$API/links/$lid")

@@ -500,6 +500,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
     UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
     UCASE("topology.lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000),
+    UCASE("topology.lldp_vlan", topo_lldp_vlan, 0, 4094),
     UCASE("topology.max_links", topo_max_links, 16, 4194304),
     UCASE("topology.max_interfaces", topo_max_interfaces, 16, 16777216),
     UCASE("fault.seed", fault_seed, 0, UINT64_MAX),

@@ -23,13 +23,43 @@ static const uint8_t mac[6] = {0x02, 0, 0, 0, 0x10, 0x01};
 #define MS 1000ull
 #define SKEW TOPO_LLDP_SKEW_US
 
+/* Tagged with the LLDP VLAN as Kytos' of_lldp tags its own: 802.1Q with
+ * priority 0 and the VLAN, then LLDP, in the same 64 bytes; read back as
+ * ours, and told apart from other ethertypes under a tag. */
+static void test_lldp_tagged(void **state)
+{
+    uint8_t f[TOPO_LLDP_FRAME_LEN];
+    struct topo_lldp_id id;
+
+    (void)state;
+    assert_int_equal(topo_lldp_build(f, mac, 3799, 0x1001, 7, 5000 * MS, false, key),
+                     TOPO_LLDP_FRAME_LEN);
+    assert_int_equal(f[12], 0x81);
+    assert_int_equal(f[13], 0x00);
+    assert_int_equal((f[14] << 8 | f[15]), 3799);
+    assert_int_equal(f[16], 0x88);
+    assert_int_equal(f[17], 0xcc);
+    assert_true(topo_lldp_is_lldp(f, sizeof(f)));
+    assert_int_equal(topo_lldp_parse(f, sizeof(f), key, 5500 * MS, 9000 * MS, SKEW, &id),
+                     TOPO_LLDP_OURS);
+    assert_true(id.dpid == 0x1001);
+    assert_int_equal(id.port, 7);
+    f[16] = 0x08;
+    f[17] = 0x00;
+    assert_false(topo_lldp_is_lldp(f, sizeof(f)));
+    assert_false(topo_lldp_is_lldp(f, 17));
+    topo_lldp_build(f, mac, 0, 0x1001, 7, 5000 * MS, false, key);
+    assert_true(topo_lldp_is_lldp(f, 14));
+    assert_false(topo_lldp_is_lldp(f, 13));
+}
+
 static void test_lldp_round_trip(void **state)
 {
     uint8_t f[TOPO_LLDP_FRAME_LEN];
     struct topo_lldp_id id;
 
     (void)state;
-    assert_int_equal(topo_lldp_build(f, mac, 0x1001, 7, 5000 * MS, false, key),
+    assert_int_equal(topo_lldp_build(f, mac, 0, 0x1001, 7, 5000 * MS, false, key),
                      TOPO_LLDP_FRAME_LEN);
     assert_int_equal(f[12], 0x88);
     assert_int_equal(f[13], 0xcc);
@@ -42,7 +72,7 @@ static void test_lldp_round_trip(void **state)
     /* A probe that asks for an answer says so, under the same tag; turning
      * a scheduled probe into one that asks breaks the tag. */
     uint8_t a[TOPO_LLDP_FRAME_LEN];
-    topo_lldp_build(a, mac, 0x1001, 7, 5000 * MS, true, key);
+    topo_lldp_build(a, mac, 0, 0x1001, 7, 5000 * MS, true, key);
     assert_int_equal(topo_lldp_parse(a, sizeof(a), key, 5500 * MS, 9000 * MS, SKEW, &id),
                      TOPO_LLDP_OURS);
     assert_true(id.ask);
@@ -85,7 +115,7 @@ static void test_lldp_truncated(void **state)
     struct topo_lldp_id id;
 
     (void)state;
-    topo_lldp_build(f, mac, 0x1001, 7, 5000 * MS, false, key);
+    topo_lldp_build(f, mac, 0, 0x1001, 7, 5000 * MS, false, key);
     /* Chassis 11, port 7, TTL 4, ofcd 22, End 2: the End TLV ends at 14+46. */
     for (size_t len = 0; len < 14 + 46; len++)
         assert_int_equal(topo_lldp_parse(f, len, key, 5500 * MS, 9000 * MS, SKEW, &id),
@@ -316,6 +346,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lldp_round_trip),
+        cmocka_unit_test(test_lldp_tagged),
         cmocka_unit_test(test_fresh_replays),
         cmocka_unit_test(test_fresh_many),
         cmocka_unit_test(test_lldp_truncated),

@@ -26,8 +26,8 @@
 #include "topo_app.h"
 #include "topo_flow.h"
 
-/* The flow as topo_flow.c spelt it in Kytos JSON before. */
-static json_t *kytos_spelling(uint64_t dpid, bool for_delete)
+/* The flow as Kytos' of_lldp spells it in its JSON (dl_vlan when vlan). */
+static json_t *kytos_spelling(uint64_t dpid, uint16_t vlan, bool for_delete)
 {
     json_t *j = json_pack("{s:i, s:i, s:o, s:s, s:{s:i}, s:[{s:s, s:I}]}", "table_id", 0,
                           "priority", (int)TOPO_FLOW_PRIORITY, "cookie",
@@ -35,6 +35,8 @@ static json_t *kytos_spelling(uint64_t dpid, bool for_delete)
                           "dl_type", 0x88cc, "actions", "action_type", "output", "port",
                           (json_int_t)0xfffffffdu);
     assert_non_null(j);
+    if (vlan)
+        json_object_set_new(json_object_get(j, "match"), "dl_vlan", json_integer(vlan));
     if (for_delete)
         json_object_set_new(j, "cookie_mask", json_u64_value(UINT64_MAX));
     return j;
@@ -65,14 +67,17 @@ static void test_as_kytos_json_gave(void **state)
     (void)state;
     const uint64_t dpids[] = {0x1, 0x0000000000000c71, 0x00ffffffffffffff, 0xffffffffffffffff};
 
+    const uint16_t vlans[] = {0, 3799, 1, 4094};
+
     for (size_t i = 0; i < sizeof(dpids) / sizeof(dpids[0]); i++) {
         for (int del = 0; del < 2; del++) {
+            uint16_t vlan = vlans[i];
             struct fm_flow typed, parsed;
             char text[TOPO_FLOW_TEXT_MAX], err[128];
-            json_t *j = kytos_spelling(dpids[i], del);
+            json_t *j = kytos_spelling(dpids[i], vlan, del);
 
             assert_int_equal(flow_json_parse(j, del, &parsed, NULL, err, sizeof(err)), 0);
-            assert_int_equal(topo_flow_lldp(dpids[i], del, &typed, text, sizeof(text)), 0);
+            assert_int_equal(topo_flow_lldp(dpids[i], vlan, del, &typed, text, sizeof(text)), 0);
             same_flow(&typed, &parsed);
             assert_true(fm_flow_match_id(dpids[i], &typed) ==
                         fm_flow_match_id(dpids[i], &parsed));
@@ -90,7 +95,7 @@ static void test_as_kytos_json_gave(void **state)
     }
     struct fm_flow f;
     char small[16];
-    assert_int_equal(topo_flow_lldp(1, false, &f, small, sizeof(small)), -ENOBUFS);
+    assert_int_equal(topo_flow_lldp(1, 3799, false, &f, small, sizeof(small)), -ENOBUFS);
 }
 
 int main(void)
