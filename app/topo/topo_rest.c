@@ -51,6 +51,8 @@ struct keep_job {
     struct topo_end *admin;             /* (dpid, port)s whose flags changed */
     size_t n_admin, cap_admin;
     struct topo_link_rec link;          /* a link whose enabled changed (id[0] set) */
+    struct topo_link_rec *off;          /* links disabled with their switch or interface */
+    size_t n_off, cap_off;
     bool forget_link_meta;              /* ... deleted: its metadata goes too */
     int lldp_flow;                      /* a switch's LLDP flow: +1 store, -1 delete */
     uint64_t lldp_flow_dpid;
@@ -72,6 +74,41 @@ static void keep_admin_later(struct keep_job *j, uint64_t dpid, uint32_t port)
         j->cap_admin = nc;
     }
     j->admin[j->n_admin++] = (struct topo_end){dpid, port};
+}
+
+/* As Kytos does: a switch or interface disabled disables the links on it
+ * (enabling it again does not enable them). */
+static void disable_links_on(struct topo_rest *t, struct keep_job *j, uint64_t dpid,
+                             uint32_t port)
+{
+    /* An interface's link by its end; a switch's by a walk of the links. */
+    const struct topo_link_rec *one =
+        port == TOPO_ADMIN_SWITCH ? NULL : topo_ctl_link_of(t->ctl, (struct topo_end){dpid, port});
+    for (size_t i = 0;; i++) {
+        const struct topo_link_rec *c = port == TOPO_ADMIN_SWITCH ? topo_ctl_link_at(t->ctl, i)
+                                        : i == 0                  ? one
+                                                                  : NULL;
+        if (!c)
+            break;
+        bool on = port != TOPO_ADMIN_SWITCH || c->a.dpid == dpid || c->b.dpid == dpid;
+        if (!on || !c->enabled)
+            continue;
+        if (j->n_off == j->cap_off) {
+            size_t nc = j->cap_off ? j->cap_off * 2 : 8;
+            struct topo_link_rec *no = realloc(j->off, nc * sizeof(*no));
+            if (!no) {
+                j->nomem = true;
+                return;
+            }
+            j->off = no;
+            j->cap_off = nc;
+        }
+        struct topo_link_rec *l = topo_ctl_find(t->ctl, c->id);
+        l->enabled = false;
+        j->off[j->n_off++] = *l;
+        LOG_INFO("topology", "link %s disabled with its %s", l->id,
+                 port == TOPO_ADMIN_SWITCH ? "switch" : "interface");
+    }
 }
 
 static void keep_link_later(struct keep_job *j, const struct topo_link_rec *l, bool enabled)
@@ -174,13 +211,15 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
 
     if (j->meta_kind)
         status = meta_route(t, q, j->meta_kind, j->meta_id, j->meta_tail, out, j->meta_ok);
-    if (t->store && (j->n_admin || j->link.id[0])) {
+    if (t->store && (j->n_admin || j->link.id[0] || j->n_off)) {
         pthread_mutex_lock(&t->meta_lock);
         for (size_t i = 0; i < j->n_admin && rc == 0; i++)
             rc = topo_keep_admin(t->store, j->admin[i].dpid, j->admin[i].port,
                                  topo_admin_get(t->admin, j->admin[i].dpid, j->admin[i].port));
         if (rc == 0 && j->link.id[0])
             rc = topo_keep_link(t->store, &j->link, j->link.enabled);
+        for (size_t i = 0; i < j->n_off && rc == 0; i++)
+            rc = topo_keep_link(t->store, &j->off[i], false);
         if (rc == 0 && j->forget_link_meta) {
             json_t *none = json_object();
             rc = none ? topo_keep_meta(t->store, "link", j->link.id, none) : -ENOMEM;
@@ -192,6 +231,8 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
     }
     free(j->admin);
     j->admin = NULL;
+    free(j->off);
+    j->off = NULL;
     if (j->lldp_flow && t->store && t->fm) {
         uint16_t vlan = t->app ? t->app->lldp_vlan : 0;
         int frc = j->lldp_flow > 0
@@ -225,6 +266,8 @@ static unsigned switch_admin(struct topo_rest *t, struct keep_job *job, uint64_t
     if (topo_admin_set(t->admin, dpid, TOPO_ADMIN_SWITCH, f) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
     keep_admin_later(job, dpid, TOPO_ADMIN_SWITCH);
+    if (!enable)
+        disable_links_on(t, job, dpid, TOPO_ADMIN_SWITCH);
     /* As of_lldp does on topology's switch events: the LLDP flow follows
      * (through the store: after the lock, in keep_flush). */
     job->lldp_flow_dpid = dpid;
@@ -242,6 +285,8 @@ static unsigned iface_admin(struct topo_rest *t, struct keep_job *job, const str
     if (topo_admin_set(t->admin, s->dpid, port, f) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
     keep_admin_later(job, s->dpid, port);
+    if (!enable && bit == TOPO_ADMIN_DISABLED)
+        disable_links_on(t, job, s->dpid, port);
     return 0;
 }
 
@@ -356,6 +401,16 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
     if (strcmp(tail, "enable") == 0 || strcmp(tail, "disable") == 0) {
         if (strcmp(q->method, "POST") != 0)
             return not_allowed(q, out);
+        /* Kytos: an end that is disabled (or on a disabled switch) first. */
+        for (int k = 0; k < 2 && tail[0] == 'e'; k++) {
+            struct topo_end e = k ? l->b : l->a;
+            if (!topo_rest_switch_enabled(t, e.dpid) ||
+                (topo_admin_get(t->admin, e.dpid, e.port) & TOPO_ADMIN_DISABLED)) {
+                char eid[TOPO_END_ID_LEN];
+                topo_rest_iface_id(e.dpid, e.port, eid);
+                return rest_ext_error(out, 409, "%s needs enabling.", eid);
+            }
+        }
         l->enabled = tail[0] == 'e';
         keep_link_later(job, l, l->enabled);
         LOG_INFO("topology", "link %s %s by REST", id, l->enabled ? "enabled" : "disabled");

@@ -190,8 +190,11 @@ unsigned topo_rest_delete_interface(struct topo_rest *t, const char *id, json_t 
 
     if (!colon || !colon[1])
         return rest_ext_error(out, 400, "Invalid interface id.");
+    /* Kytos refuses only a port that is not a number; LOCAL (4294967294)
+     * is an interface like any other, and port 0 none (404 below). */
+    errno = 0;
     unsigned long port = strtoul(colon + 1, &end, 10);
-    if (*end || port == 0 || port > OFPP_MAX)
+    if (*end || colon[1] == '-' || errno || port > UINT32_MAX)
         return rest_ext_error(out, 400, "Invalid interface id.");
     if ((size_t)(colon - id) >= sizeof(d))
         return rest_ext_error(out, 404, "Switch not found.");

@@ -185,6 +185,11 @@ static void test_delete_interface(void **state)
     const char *p3 = "interfaces/" SW2 ":3";
 
     tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":x", NULL, 400, "Invalid interface id.");
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":-1", NULL, 400, "Invalid interface id.");
+    /* Any port number is an id (LOCAL too): this switch has no such port. */
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":4294967294", NULL, 404,
+                "Interface not found.");
+    tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":0", NULL, 404, "Interface not found.");
     tenv_expect(e, v3, "DELETE", "interfaces/00:00:00:00:00:00:99:99:1", NULL, 404,
                 "Switch not found.");
     tenv_expect(e, v3, "DELETE", "interfaces/" SW2 ":9", NULL, 404, "Interface not found.");
@@ -275,6 +280,36 @@ static void test_liveness_judges_the_link(void **state)
     link_shows(e, false, "DOWN", "[\"deactivated\"]", NULL);
 }
 
+/* Kytos: a switch or interface disabled takes its links with it; a link
+ * is enabled only once both its ends are; enabling the switch again does
+ * not enable its links. */
+static void test_disable_takes_links(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    char id[128], path[192];
+
+    tenv_link_id(e, id, sizeof(id));
+    snprintf(path, sizeof(path), "links/%s/enable", id);
+    tenv_expect(e, v3, "POST", "switches/" SW2 "/disable", NULL, 201, NULL);
+    assert_false(tenv_v3_enabled(e, "links", id));
+    tenv_expect(e, v3, "POST", path, NULL, 409, SW2 ":2 needs enabling.");
+    tenv_expect(e, v3, "POST", "switches/" SW2 "/enable", NULL, 201, NULL);
+    assert_false(tenv_v3_enabled(e, "links", id));
+    tenv_restart(e);
+    assert_false(tenv_v3_enabled(e, "links", id));
+    tenv_expect(e, v3, "POST", path, NULL, 201, NULL);
+    assert_true(tenv_v3_enabled(e, "links", id));
+    /* The same through one of its interfaces. */
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":1/disable", NULL, 200, NULL);
+    assert_false(tenv_v3_enabled(e, "links", id));
+    tenv_expect(e, v3, "POST", path, NULL, 409, SW1 ":1 needs enabling.");
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":2/disable", NULL, 200, NULL);
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":1/enable", NULL, 200, NULL);
+    tenv_expect(e, v3, "POST", path, NULL, 201, NULL);
+    assert_true(tenv_v3_enabled(e, "links", id));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +319,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_delete_interface, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_liveness_judges_the_link, tenv_setup,
                                         tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_disable_takes_links, tenv_setup, tenv_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
