@@ -51,6 +51,7 @@ struct topo_inst {
     struct topo_admin *admin;        /* REST writes, workers read */
     struct topo_ctl *ctl;            /* under the switch view's lock */
     struct topo_flow_log flow_log;   /* the LLDP flow's failure lines */
+    struct ofcd_ratelimit keep_rl;   /* links not kept: the store's committer thread */
     struct topo_rest rest;
     bool rest_ready;
 };
@@ -154,6 +155,17 @@ static void topo_cluster_key(struct topo_inst *t, bool write_if_none)
     free(val);
 }
 
+/* topo_ctl's on_record: every link LLDP finds is kept over a restart (as
+ * Kytos keeps them), queued: the control thread never waits (its failure
+ * lines share the LLDP flow's limiter of that thread). */
+static void topo_keep_record(void *arg, const struct topo_link_rec *l, bool made)
+{
+    struct topo_inst *t = arg;
+
+    if (t->host->store)
+        topo_keep_link_async(t->host->store, l, !made, &t->flow_log.ensure, &t->keep_rl);
+}
+
 /* A fresh LLDP key per run, so frames of an earlier run are foreign;
  * in a cluster, the cluster's once loaded (topo_load). */
 static int topo_create(const struct app_host *host, unsigned index, struct of_app *hooks,
@@ -183,6 +195,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     t->app.skew_us = t->cluster ? TOPO_LLDP_CLUSTER_SKEW_US : TOPO_LLDP_SKEW_US;
     atomic_init(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u);
     t->flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
+    t->keep_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     t->app.max_age_ms = c->topo_lldp_max_age_ms;
     t->app.lldp_vlan = (uint16_t)c->topo_lldp_vlan;
     t->admin = topo_admin_create(c->topo_max_interfaces);
@@ -194,7 +207,9 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
                               .lldp_max_age_us = (uint64_t)c->topo_lldp_max_age_ms * 1000u,
                               .lldp_skew_us = t->app.skew_us,
                               .on_change = topo_class_publish_link,
-                              .on_change_arg = host->stream};
+                              .on_change_arg = host->stream,
+                              .on_record = topo_keep_record,
+                              .on_record_arg = t};
     t->ctl = t->admin ? topo_ctl_create(&tc) : NULL;
     if (!t->ctl) {
         LOG_ERR("topology", "out of memory for %u links and %u interfaces", c->topo_max_links,

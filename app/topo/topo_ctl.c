@@ -158,6 +158,8 @@ static bool make_room(struct topo_ctl *t)
     for (size_t i = 0; i < t->n_recs; i++) {
         if (t->recs[i]->active)
             continue;
+        if (t->cfg.on_record)
+            t->cfg.on_record(t->cfg.on_record_arg, t->recs[i], false);
         rec_drop(t, i);
         return true;
     }
@@ -212,6 +214,7 @@ int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, b
 static void on_change(void *arg, const struct topo_link *l, enum topo_change c, const char *why)
 {
     struct topo_ctl *t = arg;
+    bool known = rec_lookup(t, l->a, l->b) != NULL;
     struct topo_link_rec *r = rec_get(t, l->a, l->b);
     char da[24], db[24];
 
@@ -241,6 +244,8 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
         r->ups++;
     else if (c == TOPO_LINK_DOWN)
         r->downs++;
+    if (!known && t->cfg.on_record)
+        t->cfg.on_record(t->cfg.on_record_arg, r, true);
     if (t->cfg.on_change)
         t->cfg.on_change(t->cfg.on_change_arg, r, c);
 }
@@ -381,6 +386,12 @@ void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us)
     t->now_us = now_us;
     topo_links_expire(t->links, now_us);
     topo_live_reap(t->live, now_us);
+}
+
+bool topo_ctl_mismatched(const struct topo_ctl *t, const struct topo_link_rec *l)
+{
+    const struct topo_link_rec *a = topo_ctl_link_of(t, l->a), *b = topo_ctl_link_of(t, l->b);
+    return (a && a != l && a->active) || (b && b != l && b->active);
 }
 
 static bool live_hold(void *arg, const struct topo_link *l)

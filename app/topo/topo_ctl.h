@@ -81,6 +81,12 @@ struct topo_ctl_cfg {
      * stream's publisher. Called under the caller's lock. */
     void (*on_change)(void *arg, const struct topo_link_rec *l, enum topo_change c);
     void *on_change_arg;
+    /* Told when LLDP makes a record (made true) and when the oldest
+     * inactive one goes to make room (made false), to keep the records over
+     * a restart (topo_keep); not for restore or forget, whose callers keep
+     * them themselves. May be NULL. Under the caller's lock. */
+    void (*on_record)(void *arg, const struct topo_link_rec *l, bool made);
+    void *on_record_arg;
 };
 
 struct topo_ctl;
@@ -122,6 +128,9 @@ int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, b
 int topo_ctl_forget(struct topo_ctl *t, const char *id);
 /* The link record one end belongs to (the active one first), or NULL. */
 const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e);
+/* Kytos' mismatched_link: an end of l is now in another link that is up
+ * (the cable moved while ofcd was away, or since): l is DOWN for it. */
+bool topo_ctl_mismatched(const struct topo_ctl *t, const struct topo_link_rec *l);
 void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out);
 /* of_lldp's verdict on link l: -1 unless liveness is on at both its ends,
  * else the pair's enum topo_live_state. A link with liveness on at both

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "dpid.h"
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "store.h"
 
 #define KEEP_PREFIX "topology/"
@@ -68,18 +70,80 @@ int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flag
     return flags ? store_kv_put(s, key, v, strlen(v)) : del(s, key);
 }
 
-int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled)
+/* A link's record as text (malloc'd), or NULL. */
+static char *link_text(const struct topo_link_rec *l, bool enabled)
 {
-    char key[96], a[TOPO_END_ID_LEN], b[TOPO_END_ID_LEN];
+    char a[TOPO_END_ID_LEN], b[TOPO_END_ID_LEN];
 
-    snprintf(key, sizeof(key), KEEP_LINK "%s", l->id);
-    if (enabled)
-        return del(s, key);
     topo_end_id(l->a, a);
     topo_end_id(l->b, b);
-    json_t *j = json_pack("{s:s, s:s}", "a", a, "b", b);
-    int rc = j ? put_json(s, key, j) : -ENOMEM;
+    json_t *j = json_pack("{s:s, s:s, s:b}", "a", a, "b", b, "enabled", enabled);
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(j);
+    return text;
+}
+
+int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled)
+{
+    char key[96];
+    char *text = link_text(l, enabled);
+
+    if (!text)
+        return -ENOMEM;
+    snprintf(key, sizeof(key), KEEP_LINK "%s", l->id);
+    int rc = store_kv_put(s, key, text, strlen(text));
+    free(text);
+    return rc;
+}
+
+int topo_keep_link_del(struct store *s, const char *id)
+{
+    char key[96];
+
+    snprintf(key, sizeof(key), KEEP_LINK "%s", id);
+    return del(s, key);
+}
+
+struct link_job {
+    char key[96];
+    char *text;
+    struct ofcd_ratelimit *rl;
+};
+
+static void link_done(void *arg, int rc)
+{
+    struct link_job *j = arg;
+
+    if (rc < 0 && rc != -ENOENT)
+        LOG_WARN_RL(j->rl, ofcd_clock_mono_us(), "topology", "%s: not kept over a restart: %s",
+                    j->key, strerror(-rc));
+    free(j->text);
+    free(j);
+}
+
+int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool gone,
+                         struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer)
+{
+    struct link_job *j = calloc(1, sizeof(*j));
+    int rc;
+
+    if (!j)
+        return -ENOMEM;
+    j->rl = rl_committer;
+    snprintf(j->key, sizeof(j->key), KEEP_LINK "%s", l->id);
+    if (gone) {
+        rc = store_kv_del_async(s, j->key, link_done, j);
+    } else if (!(j->text = link_text(l, l->enabled))) {
+        rc = -ENOMEM;
+    } else {
+        rc = store_kv_put_async(s, j->key, j->text, strlen(j->text), link_done, j);
+    }
+    if (rc < 0) {
+        LOG_WARN_RL(rl_caller, ofcd_clock_mono_us(), "topology",
+                    "%s: not kept over a restart: %s", j->key, strerror(-rc));
+        free(j->text);
+        free(j);
+    }
     return rc;
 }
 
@@ -264,7 +328,8 @@ static int load_link(struct load *L, const char *key, const void *val, size_t le
     if (j && topo_end_parse(json_string_value(json_object_get(j, "a")), ':', false, &a) == 0 &&
         topo_end_parse(json_string_value(json_object_get(j, "b")), ':', false, &b) == 0) {
         rc = 0;
-        if (topo_ctl_restore(L->ctl, a, b, false) < 0)
+        /* No "enabled": an earlier ofcd's record, kept for disabled links only. */
+        if (topo_ctl_restore(L->ctl, a, b, json_is_true(json_object_get(j, "enabled"))) < 0)
             LOG_WARN("topology", "%s: no room (topology.max_links): not restored", key);
     }
     json_decref(j);
@@ -355,7 +420,7 @@ int topo_keep_follow_meta(struct store *s, const char *key, json_t *meta)
 }
 
 /* A removed record undone: the flags of (dpid, port) back to 0, the link
- * enabled again. */
+ * deleted (unless it is up here: this node sees it). */
 static int follow_removed(const char *key, struct topo_admin *admin, struct topo_ctl *ctl)
 {
     if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0) {
@@ -367,8 +432,8 @@ static int follow_removed(const char *key, struct topo_admin *admin, struct topo
     }
     if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0) {
         struct topo_link_rec *l = topo_ctl_find(ctl, key + strlen(KEEP_LINK));
-        if (l)
-            l->enabled = true;
+        if (l && !l->active)
+            topo_ctl_forget(ctl, l->id);
         return 0;
     }
     return -EINVAL;

@@ -8,8 +8,13 @@
  *                                                Kytos' default (topo_rest_tags.c)
  *   topology/admin/<dpid>/<port>                 topo_admin flags (port 0:
  *                                                the switch), when not 0
- *   topology/link/<id>                           {"a", "b"}: a link an
- *                                                operator disabled
+ *   topology/link/<id>                           {"a", "b", "enabled"}: every
+ *                                                link seen (Kytos keeps them
+ *                                                all), written when LLDP
+ *                                                first finds it; a record
+ *                                                without "enabled" (an
+ *                                                earlier ofcd kept disabled
+ *                                                links only) is disabled
  *
  * ids are Kytos-ng's (switch dpid "00:..", interface "dpid:port", link
  * hex SHA-256). Kytos keeps the same things in MongoDB.
@@ -17,7 +22,8 @@
  * topo_keep_load() reads them all back at start: metadata into a JSON
  * object {"switch"|"interface"|"link": {id: {...}}} (a record over the
  * bounds below is logged and left in the store, not loaded), flags into
- * topo_admin, disabled links into topo_ctl (inactive until seen again).
+ * topo_admin, links into topo_ctl (inactive until seen again; one whose
+ * ends LLDP finds linked elsewhere shows mismatched_link).
  */
 #ifndef OFCD_TOPO_KEEP_H
 #define OFCD_TOPO_KEEP_H
@@ -47,8 +53,15 @@ int topo_meta_check(const json_t *meta, char *why, size_t len);
 int topo_keep_meta(struct store *s, const char *kind, const char *id, const json_t *meta);
 /* The flags of (dpid, port) (0 deletes the record). */
 int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags);
-/* Link l's enabled state (enabled deletes the record). */
+/* Link l's record with its enabled state; _del: a link deleted (DELETE
+ * links/{id}). _async: the same queued, for the control thread, which
+ * never waits; a failure is logged through the calling thread's limiter
+ * when the store refuses it, the committer thread's when it fails later. */
 int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled);
+int topo_keep_link_del(struct store *s, const char *id);
+struct ofcd_ratelimit;
+int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool gone,
+                         struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer);
 
 /* Forget what is kept of an entity an operator deleted: of interface
  * (dpid, port) its metadata, VLAN pool and flags; of switch dpid (port

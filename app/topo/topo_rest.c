@@ -217,7 +217,8 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
             rc = topo_keep_admin(t->store, j->admin[i].dpid, j->admin[i].port,
                                  topo_admin_get(t->admin, j->admin[i].dpid, j->admin[i].port));
         if (rc == 0 && j->link.id[0])
-            rc = topo_keep_link(t->store, &j->link, j->link.enabled);
+            rc = j->forget_link_meta ? topo_keep_link_del(t->store, j->link.id)
+                                     : topo_keep_link(t->store, &j->link, j->link.enabled);
         for (size_t i = 0; i < j->n_off && rc == 0; i++)
             rc = topo_keep_link(t->store, &j->off[i], false);
         if (rc == 0 && j->forget_link_meta) {
@@ -391,7 +392,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
         /* Kytos: only a disabled link; its kept records go with it. */
         if (l->enabled)
             return rest_ext_error(out, 409, "Link is not disabled.");
-        keep_link_later(job, l, true);          /* no record kept: as never disabled */
+        keep_link_later(job, l, true);          /* its record goes (forget_link_meta) */
         job->forget_link_meta = true;
         topo_ctl_forget(t->ctl, id);
         LOG_INFO("topology", "link %s deleted by REST", id);

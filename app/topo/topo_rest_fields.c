@@ -25,10 +25,11 @@ bool topo_rest_switch_enabled(const struct topo_rest *t, uint64_t dpid)
 void topo_rest_status_fields(json_t *j, bool active, bool enabled)
 {
     json_t *why = json_array();
-    if (!enabled)
-        json_array_append_new(why, json_string("disabled"));
+    /* Sorted, as Kytos' as_dict gives them. */
     if (!active)
         json_array_append_new(why, json_string("deactivated"));
+    if (!enabled)
+        json_array_append_new(why, json_string("disabled"));
     json_object_set_new(j, "active", json_boolean(active));
     json_object_set_new(j, "enabled", json_boolean(enabled));
     json_object_set_new(j, "status",

@@ -168,10 +168,16 @@ static json_t *link_json(struct topo_rest *t, const struct topo_snap_link *l)
         json_object_set_new(m, "liveness_status", json_string(topo_live_name(l->live)));
     json_object_set_new(j, "metadata", m);
     topo_rest_status_fields(j, l->active, l->enabled);
-    if (l->live == TOPO_LIVE_DOWN && l->active && l->enabled) {
+    /* Kytos' topology hooks, in its sorted order: liveness, and an end now
+     * in another link that is up (the cable moved: mismatched_link). */
+    json_t *why = json_object_get(j, "status_reason");
+    bool liveness = l->live == TOPO_LIVE_DOWN && l->active && l->enabled;
+    if (liveness)
+        json_array_append_new(why, json_string("liveness"));
+    if (l->mismatched)
+        json_array_append_new(why, json_string("mismatched_link"));
+    if ((liveness || l->mismatched) && l->enabled)
         json_object_set_new(j, "status", json_string("DOWN"));
-        json_array_append_new(json_object_get(j, "status_reason"), json_string("liveness"));
-    }
     return j;
 }
 

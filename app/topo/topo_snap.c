@@ -78,6 +78,7 @@ size_t topo_snap_links(const struct ctl_switches *cs, const struct topo_ctl *tc,
         o->downs = l->downs;
         snprintf(o->why, sizeof(o->why), "%s", l->why ? l->why : "");
         o->live = topo_ctl_link_liveness(tc, l);
+        o->mismatched = topo_ctl_mismatched(tc, l);
         snap_end(cs, tc, l->a, &o->end[0]);
         snap_end(cs, tc, l->b, &o->end[1]);
     }

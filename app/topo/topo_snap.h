@@ -59,6 +59,7 @@ struct topo_snap_link {
     uint64_t ups, downs;
     char why[64];
     int live;                           /* topo_ctl_link_liveness */
+    bool mismatched;                    /* topo_ctl_mismatched */
     struct topo_snap_end end[2];        /* endpoint a, endpoint b */
 };
 

@@ -307,10 +307,30 @@ ovs_wait_flow_gone() {   # the flow leaves br$1 within 10 s
 }
 ovs_wait_flow_gone 19 "dl_type=0x88cc" || fail "br19 disabled kept its LLDP flow"
 stop_ofcd
+# While ofcd is away the chords are re-cabled: 1:3 - 16:3 and 6:3 - 11:3.
+ovs_vsctl -- set interface p1-11 options:peer=p16-6 -- set interface p16-6 options:peer=p1-11 \
+    -- set interface p6-16 options:peer=p11-1 -- set interface p11-1 options:peer=p6-16 ||
+    fail "cannot re-cable the chords"
 # Restarted untagged (topology.lldp_vlan = 0): each switch's LLDP flow of
 # VLAN 3799 is replaced by the untagged one, not kept beside it.
 start_ofcd "$log.2" "${ofcd_args[@]}" --topology.lldp_vlan=0
 log=$log.2
+# Every link was kept (as Kytos keeps them): the chords' old links are
+# shown DOWN for mismatched_link once LLDP finds their ends elsewhere.
+link_is() {   # link_is A B: "active status reasons" of the link A - B
+    curl -s "$API/links" | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["links"].values():
+    if {l["endpoint_a"]["id"], l["endpoint_b"]["id"]} == set(sys.argv[1:3]):
+        print(l["active"], l["status"], ",".join(l["status_reason"]) or "-")' "$1" "$2"
+}
+wait_link_state "$(iface 1 3)" "$(iface 16 3)" True 30 >/dev/null || fail "the re-cabled chord 1 - 16 is not up"
+wait_link_state "$(iface 6 3)" "$(iface 11 3)" True 30 >/dev/null || fail "the re-cabled chord 6 - 11 is not up"
+[ "$(link_is "$(iface 1 3)" "$(iface 11 3)")" = "False DOWN deactivated,mismatched_link" ] ||
+    fail "old chord 1 - 11: $(link_is "$(iface 1 3)" "$(iface 11 3)"), expected mismatched"
+[ "$(link_is "$(iface 6 3)" "$(iface 16 3)")" = "False DOWN deactivated,mismatched_link" ] ||
+    fail "old chord 6 - 16: $(link_is "$(iface 6 3)" "$(iface 16 3)"), expected mismatched"
+pass "links kept over a restart; the re-cabled chords' old links DOWN for mismatched_link"
 wait_stat "$log" "switches_up" $N 60 || fail "the bridges did not come back"
 end=$((SECONDS + 30))
 until curl -s "$API/links/$lid/metadata" | grep -q '"weight": *7'; do

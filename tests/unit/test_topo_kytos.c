@@ -310,6 +310,53 @@ static void test_disable_takes_links(void **state)
     assert_true(tenv_v3_enabled(e, "links", id));
 }
 
+/* Every link is kept over a restart, as Kytos keeps them: back inactive
+ * until LLDP sees it; one whose end LLDP finds linked elsewhere is DOWN
+ * for mismatched_link; a deleted one is not back. */
+static void test_links_kept_over_restart(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    char old[128], path[192];
+
+    tenv_link_id(e, old, sizeof(old));
+    tenv_restart_all(e);
+    json_t *l = tenv_v3_entity(e, "links", old);
+    assert_false(json_is_true(json_object_get(l, "active")));
+    assert_true(json_is_true(json_object_get(l, "enabled")));
+    json_decref(l);
+    link_shows(e, false, "DOWN", "[\"deactivated\"]", NULL);
+    /* 10:01:1 now hears 10:02:3: the cable moved while ofcd was away. */
+    tenv_seen_at(e, 0x1001, 1, 0x1002, 3, 20 * S);
+    tenv_seen_at(e, 0x1002, 3, 0x1001, 1, 20 * S);
+    l = tenv_v3_entity(e, "links", old);
+    char *why = json_dumps(json_object_get(l, "status_reason"), JSON_COMPACT);
+    assert_string_equal(why, "[\"deactivated\",\"mismatched_link\"]");
+    assert_string_equal(json_string_value(json_object_get(l, "status")), "DOWN");
+    free(why);
+    json_decref(l);
+    json_t *out;
+    assert_int_equal(tenv_call(e, v3, "GET", "links", NULL, &out), 200);
+    assert_int_equal(json_object_size(json_object_get(out, "links")), 2);
+    json_decref(out);
+    /* Both kept; the old one deleted (disabled first) is gone for good. */
+    tenv_restart_all(e);
+    assert_int_equal(tenv_call(e, v3, "GET", "links", NULL, &out), 200);
+    assert_int_equal(json_object_size(json_object_get(out, "links")), 2);
+    json_decref(out);
+    snprintf(path, sizeof(path), "links/%s/disable", old);
+    tenv_expect(e, v3, "POST", path, NULL, 201, NULL);
+    tenv_restart_all(e);
+    assert_false(tenv_v3_enabled(e, "links", old));
+    snprintf(path, sizeof(path), "links/%s", old);
+    tenv_expect(e, v3, "DELETE", path, NULL, 200, NULL);
+    tenv_restart_all(e);
+    assert_int_equal(tenv_call(e, v3, "GET", "links", NULL, &out), 200);
+    assert_int_equal(json_object_size(json_object_get(out, "links")), 1);
+    assert_null(json_object_get(json_object_get(out, "links"), old));
+    json_decref(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +367,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_liveness_judges_the_link, tenv_setup,
                                         tenv_teardown),
         cmocka_unit_test_setup_teardown(test_disable_takes_links, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_links_kept_over_restart, tenv_setup,
+                                        tenv_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

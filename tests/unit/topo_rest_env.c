@@ -97,6 +97,21 @@ void tenv_seen_at(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, ui
     free(q);
 }
 
+/* topo_ctl's on_record, as ofcd wires it but written at once. */
+static void keep_record(void *arg, const struct topo_link_rec *l, bool made)
+{
+    struct tenv *e = arg;
+    assert_int_equal(made ? topo_keep_link(e->store, l, l->enabled)
+                          : topo_keep_link_del(e->store, l->id), 0);
+}
+
+static struct topo_ctl *make_ctl(struct tenv *e)
+{
+    struct topo_ctl_cfg cc = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 8,
+                              .on_record = keep_record, .on_record_arg = e};
+    return topo_ctl_create(&cc);
+}
+
 int tenv_setup(void **state)
 {
     struct tenv *e = calloc(1, sizeof(*e));
@@ -107,8 +122,7 @@ int tenv_setup(void **state)
     assert_non_null(e->store = store_open(&sc));
     assert_non_null(e->cs = ctl_switches_create(NULL));
     e->watch.cs = e->cs;
-    struct topo_ctl_cfg cc = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 8};
-    assert_non_null(e->ctl = topo_ctl_create(&cc));
+    assert_non_null(e->ctl = make_ctl(e));
     assert_non_null(e->admin = topo_admin_create(64));
     atomic_init(&e->app.interval_ms, 3000);
     tenv_switch_up(e, 0x1001);
@@ -238,6 +252,14 @@ void tenv_restart(struct tenv *e)
     assert_non_null(e->admin = topo_admin_create(64));
     e->t.admin = e->admin;
     assert_int_equal(topo_rest_load(&e->t, e->store), 0);
+}
+
+void tenv_restart_all(struct tenv *e)
+{
+    topo_ctl_destroy(e->ctl);
+    assert_non_null(e->ctl = make_ctl(e));
+    e->t.ctl = e->ctl;
+    tenv_restart(e);
 }
 
 /* The one link's id. */

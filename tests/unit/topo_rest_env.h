@@ -65,6 +65,9 @@ bool tenv_v3_enabled(struct tenv *e, const char *what, const char *id);
 size_t tenv_listed(struct tenv *e, const struct rest_ext *ext, const char *arg,
                    const struct query_arg *qa, const char *key);
 void tenv_restart(struct tenv *e);
+/* ... with the link table new too (links only as the store kept them);
+ * the switch view stays, as the switches would come back. */
+void tenv_restart_all(struct tenv *e);
 void tenv_link_id(struct tenv *e, char *out, size_t n);
 
 #endif
