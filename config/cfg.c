@@ -1225,8 +1225,46 @@ static int check_fm_ranges(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+int cfg_loop_actions(const char *text, unsigned *out)
+{
+    char buf[64];
+    unsigned f = 0;
+
+    if (strlen(text) >= sizeof(buf))
+        return -EINVAL;
+    if (strcmp(text, "none") == 0) {
+        *out = 0;
+        return 0;
+    }
+    snprintf(buf, sizeof(buf), "%s", text);
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        while (*w == ' ')
+            w++;
+        size_t n = strlen(w);
+        while (n && w[n - 1] == ' ')
+            w[--n] = '\0';
+        if (strcmp(w, "log") == 0)
+            f |= CFG_LOOP_LOG;
+        else if (strcmp(w, "disable") == 0)
+            f |= CFG_LOOP_DISABLE;
+        else
+            return -EINVAL;
+    }
+    if (!f)
+        return -EINVAL;
+    *out = f;
+    return 0;
+}
+
 static int check_topology(struct ofcd_config *cfg, char *err, size_t errlen)
 {
+    unsigned loop;
+
+    if (cfg_loop_actions(cfg->topo_loop_actions, &loop) < 0) {
+        cfg_err(err, errlen, "topology.lldp_loop_actions = '%s': must be log, disable, "
+                "log,disable or none", cfg->topo_loop_actions);
+        return -EINVAL;
+    }
     /* A link must survive one probe lost, not go down between two probes. */
     if (cfg->topo_link_timeout_s <= cfg->topo_lldp_interval_s) {
         cfg_err(err, errlen, "topology.link_timeout_s = %u must be more than "

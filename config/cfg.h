@@ -146,6 +146,7 @@ struct ofcd_config {
     uint32_t topo_link_timeout_s;
     uint32_t topo_lldp_max_age_ms;       /* older LLDP frames are stale */
     uint32_t topo_lldp_vlan;             /* the VLAN of LLDP frames and flow; 0 untagged */
+    char topo_loop_actions[64];          /* log, disable, both (comma) or none */
     uint32_t topo_max_links;
     uint32_t topo_max_interfaces;
 
@@ -260,6 +261,11 @@ struct cfg_cluster_etcd {
  * regular file, mode 600, a password on its first line). cfg_finish has
  * checked the endpoints. */
 int cfg_cluster_etcd(const struct ofcd_config *cfg, struct cfg_cluster_etcd *out);
+
+/* topology.lldp_loop_actions as flags: of_lldp's LLDP_LOOP_ACTIONS, a
+ * comma-separated list of "log" and "disable", or "none". 0 or -EINVAL. */
+enum { CFG_LOOP_LOG = 1u << 0, CFG_LOOP_DISABLE = 1u << 1 };
+int cfg_loop_actions(const char *text, unsigned *out);
 
 /* A pool of n_small buffers of 512 B has this many of 64 KiB beside it: one
  * per CFG_LARGE_SHARE small ones, at least CFG_LARGE_SHARE. */

@@ -323,6 +323,11 @@ const struct cfg_key cfg_keys[] = {
              "the VLAN ofcd's LLDP frames carry and each switch's LLDP flow matches "
              "(of_lldp's FLOW_VLAN_VID, 3799 as Kytos-ng); 0 sends them untagged, the flow then "
              "matching LLDP with or without a tag"),
+    CFG_STRING("topology", "lldp_loop_actions", topo_loop_actions, "log",
+               "what a loop LLDP finds (a switch hearing its own frame) sets off, as "
+               "of_lldp's LLDP_LOOP_ACTIONS: log (a warning), disable (the lower port, "
+               "enabled again when the loop stops), log,disable, or none; a switch's "
+               "metadata ignored_loops [[p, q], ...] exempts those pairs"),
     CFG_UINT("topology", "max_links", topo_max_links, 16, 4194304, "65536",
              "links remembered (up or down); when full, the oldest one down makes room"),
     CFG_UINT("topology", "max_interfaces", topo_max_interfaces, 16, 16777216, "262144",

@@ -23,6 +23,8 @@ enum {
     TOPO_ADMIN_DISABLED = 1u << 0,      /* topology v3 .../disable */
     TOPO_ADMIN_NO_LLDP = 1u << 1,       /* of_lldp v1 interfaces/disable */
     TOPO_ADMIN_LIVENESS = 1u << 2,      /* of_lldp v1 liveness/enable */
+    TOPO_ADMIN_LOOP_OFF = 1u << 3,      /* disabled by loop detection (enabled again
+                                         * when the loop stops) */
 };
 
 struct topo_admin;

@@ -22,6 +22,7 @@
 #include "rest_events.h"
 #include "store.h"
 #include "topo_admin.h"
+#include "topo_loop.h"
 #include "topo_app.h"
 #include "topo_flow.h"
 #include "topo_keep.h"
@@ -52,6 +53,7 @@ struct topo_inst {
     struct topo_ctl *ctl;            /* under the switch view's lock */
     struct topo_flow_log flow_log;   /* the LLDP flow's failure lines */
     struct ofcd_ratelimit keep_rl;   /* links not kept: the store's committer thread */
+    struct topo_loop loop;           /* loops' actions: the control thread */
     struct topo_rest rest;
     bool rest_ready;
 };
@@ -79,6 +81,16 @@ void topo_class_publish_link(void *arg, const struct topo_link_rec *l, enum topo
                                                   : "link.loop",
                             j);
     json_decref(j);
+}
+
+/* topo_ctl's on_change (under the view's lock): the event stream, and a
+ * loop's change queued for its actions (applied once the lock is gone). */
+static void topo_link_changed(void *arg, const struct topo_link_rec *l, enum topo_change c)
+{
+    struct topo_inst *t = arg;
+
+    topo_class_publish_link(t->host->stream, l, c);
+    topo_loop_note(&t->loop, l, c);
 }
 
 static bool topo_enabled(const struct ofcd_config *c)
@@ -196,6 +208,9 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     atomic_init(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u);
     t->flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
     t->keep_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
+    unsigned loop_actions = CFG_LOOP_LOG;
+    cfg_loop_actions(c->topo_loop_actions, &loop_actions);      /* checked by cfg_finish */
+    topo_loop_init(&t->loop, loop_actions);
     t->app.max_age_ms = c->topo_lldp_max_age_ms;
     t->app.lldp_vlan = (uint16_t)c->topo_lldp_vlan;
     t->admin = topo_admin_create(c->topo_max_interfaces);
@@ -206,8 +221,8 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
                               .liveness_dead_us = (uint64_t)c->topo_lldp_interval_s * 5000000u,
                               .lldp_max_age_us = (uint64_t)c->topo_lldp_max_age_ms * 1000u,
                               .lldp_skew_us = t->app.skew_us,
-                              .on_change = topo_class_publish_link,
-                              .on_change_arg = host->stream,
+                              .on_change = topo_link_changed,
+                              .on_change_arg = t,
                               .on_record = topo_keep_record,
                               .on_record_arg = t};
     t->ctl = t->admin ? topo_ctl_create(&tc) : NULL;
@@ -261,7 +276,8 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
     struct topo_inst *t = self;
     struct of_event_hdr h;
 
-    (void)now_us;
+    if (t->loop.n)
+        topo_loop_apply(&t->loop, &t->rest, t->admin, t->host->store, now_us);
     if (ev->kind != QMSG_EV_SWITCH_UP || !t->host->store || !t->host->fm ||
         ev->len < sizeof(h))
         return;
@@ -328,6 +344,8 @@ static void topo_on_tick(void *self, uint64_t now_us)
     t->host->view_lock(t->host->view_arg);
     topo_ctl_tick(t->ctl, now_us);
     t->host->view_unlock(t->host->view_arg);
+    if (t->loop.n)
+        topo_loop_apply(&t->loop, &t->rest, t->admin, t->host->store, now_us);
 }
 
 static void topo_counters(void *self, ofcd_counter_fn fn, void *arg)

@@ -236,6 +236,7 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
     if (!r)
         return;
     r->loop = c == TOPO_LINK_LOOP || l->loop;
+    r->looping = c == TOPO_LINK_LOOP;
     r->active = c == TOPO_LINK_UP;
     r->since_us = t->now_us;
     r->since_wall = ofcd_clock_wall_s();

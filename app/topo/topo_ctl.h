@@ -58,6 +58,7 @@ struct topo_link_rec {
     struct topo_end a, b;               /* a before b: Kytos' endpoint order */
     char id[TOPO_LINK_ID_LEN + 1];
     bool active, loop, enabled;
+    bool looping;                       /* a loop LLDP shows now (since since_wall) */
     uint64_t since_us;                  /* the current state since (lcore clock) */
     int64_t since_wall;                 /* the same, unix seconds */
     uint64_t ups, downs;

@@ -104,15 +104,15 @@ int topo_keep_link_del(struct store *s, const char *id)
     return del(s, key);
 }
 
-struct link_job {
+struct kv_job {
     char key[96];
     char *text;
     struct ofcd_ratelimit *rl;
 };
 
-static void link_done(void *arg, int rc)
+static void kv_done(void *arg, int rc)
 {
-    struct link_job *j = arg;
+    struct kv_job *j = arg;
 
     if (rc < 0 && rc != -ENOENT)
         LOG_WARN_RL(j->rl, ofcd_clock_mono_us(), "topology", "%s: not kept over a restart: %s",
@@ -121,23 +121,24 @@ static void link_done(void *arg, int rc)
     free(j);
 }
 
-int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool gone,
-                         struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer)
+/* key's record made text (taken; NULL: deleted), queued. */
+static int kv_async(struct store *s, const char *key, char *text, bool del,
+                    struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer)
 {
-    struct link_job *j = calloc(1, sizeof(*j));
+    struct kv_job *j = calloc(1, sizeof(*j));
     int rc;
 
-    if (!j)
+    if (!j) {
+        free(text);
         return -ENOMEM;
-    j->rl = rl_committer;
-    snprintf(j->key, sizeof(j->key), KEEP_LINK "%s", l->id);
-    if (gone) {
-        rc = store_kv_del_async(s, j->key, link_done, j);
-    } else if (!(j->text = link_text(l, l->enabled))) {
-        rc = -ENOMEM;
-    } else {
-        rc = store_kv_put_async(s, j->key, j->text, strlen(j->text), link_done, j);
     }
+    j->rl = rl_committer;
+    j->text = text;
+    snprintf(j->key, sizeof(j->key), "%s", key);
+    if (del)
+        rc = store_kv_del_async(s, j->key, kv_done, j);
+    else
+        rc = text ? store_kv_put_async(s, j->key, text, strlen(text), kv_done, j) : -ENOMEM;
     if (rc < 0) {
         LOG_WARN_RL(rl_caller, ofcd_clock_mono_us(), "topology",
                     "%s: not kept over a restart: %s", j->key, strerror(-rc));
@@ -145,6 +146,27 @@ int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool go
         free(j);
     }
     return rc;
+}
+
+int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool gone,
+                         struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer)
+{
+    char key[96];
+
+    snprintf(key, sizeof(key), KEEP_LINK "%s", l->id);
+    return kv_async(s, key, gone ? NULL : link_text(l, l->enabled), gone, rl_caller,
+                    rl_committer);
+}
+
+int topo_keep_admin_async(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags,
+                          struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer)
+{
+    char key[64], d[24], v[16];
+
+    dpid_format(dpid, d);
+    snprintf(key, sizeof(key), KEEP_ADMIN "%s/%" PRIu32, d, port);
+    snprintf(v, sizeof(v), "%" PRIu32, flags);
+    return kv_async(s, key, flags ? strdup(v) : NULL, !flags, rl_caller, rl_committer);
 }
 
 /* ---- forgetting ------------------------------------------------------------------ */

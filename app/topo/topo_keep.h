@@ -62,6 +62,9 @@ int topo_keep_link_del(struct store *s, const char *id);
 struct ofcd_ratelimit;
 int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool gone,
                          struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer);
+/* topo_keep_admin, queued as topo_keep_link_async is. */
+int topo_keep_admin_async(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags,
+                          struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer);
 
 /* Forget what is kept of an entity an operator deleted: of interface
  * (dpid, port) its metadata, VLAN pool and flags; of switch dpid (port

@@ -282,7 +282,9 @@ static unsigned iface_admin(struct topo_rest *t, struct keep_job *job, const str
                             uint32_t port, bool enable, uint32_t bit, json_t **out)
 {
     uint32_t f = topo_admin_get(t->admin, s->dpid, port);
-    f = enable ? f & ~bit : f | bit;
+    /* An operator's enable also ends a loop detection's disable. */
+    uint32_t clear = bit == TOPO_ADMIN_DISABLED ? bit | TOPO_ADMIN_LOOP_OFF : bit;
+    f = enable ? f & ~clear : f | bit;
     if (topo_admin_set(t->admin, s->dpid, port, f) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
     keep_admin_later(job, s->dpid, port);

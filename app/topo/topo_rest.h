@@ -76,4 +76,9 @@ int topo_rest_load(struct topo_rest *t, struct store *s);
 void topo_rest_follow(struct topo_rest *t, const char *key);
 void topo_rest_fini(struct topo_rest *t);
 
+/* Is the loop between ports a and b of switch dpid one an operator told
+ * of_lldp to ignore: [a, b] or [b, a] in the switch's metadata
+ * "ignored_loops" (a list of port pairs)? Takes the meta lock. */
+bool topo_rest_loop_ignored(struct topo_rest *t, uint64_t dpid, uint32_t a, uint32_t b);
+
 #endif

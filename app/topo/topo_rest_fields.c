@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 
+#include "dpid.h"
 #include "topo_admin.h"
 #include "topo_ctl.h"
 
@@ -35,6 +36,29 @@ void topo_rest_status_fields(json_t *j, bool active, bool enabled)
     json_object_set_new(j, "status",
                         json_string(enabled && active ? "UP" : !enabled ? "DISABLED" : "DOWN"));
     json_object_set_new(j, "status_reason", why);
+}
+
+static bool is_pair(const json_t *p, uint32_t a, uint32_t b)
+{
+    json_t *x = json_array_get(p, 0), *y = json_array_get(p, 1);
+    return json_array_size(p) == 2 && json_is_integer(x) && json_is_integer(y) &&
+           json_integer_value(x) == (json_int_t)a && json_integer_value(y) == (json_int_t)b;
+}
+
+bool topo_rest_loop_ignored(struct topo_rest *t, uint64_t dpid, uint32_t a, uint32_t b)
+{
+    char d[24];
+    size_t i;
+    json_t *p;
+    bool ignored = false;
+
+    dpid_format(dpid, d);
+    pthread_mutex_lock(&t->meta_lock);
+    json_t *pairs =
+        json_object_get(json_object_get(json_object_get(t->meta, "switch"), d), "ignored_loops");
+    json_array_foreach(pairs, i, p) ignored = ignored || is_pair(p, a, b) || is_pair(p, b, a);
+    pthread_mutex_unlock(&t->meta_lock);
+    return ignored;
 }
 
 json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id)

@@ -52,7 +52,19 @@ static json_t *iface_json(struct topo_rest *t, uint64_t dpid, bool sw_up,
         return NULL;
     json_object_set_new(j, "speed", p->curr_speed ? json_integer((json_int_t)p->curr_speed * 125)
                                                   : json_null());
-    json_object_set_new(j, "metadata", topo_rest_meta_copy(t, "interface", id));
+    json_t *m = topo_rest_meta_copy(t, "interface", id);
+    /* of_lldp marks the lower port of a loop it finds (unless ignored). */
+    if (sp->loop_peer && !topo_rest_loop_ignored(t, dpid, p->port_no, sp->loop_peer)) {
+        char at[32];
+        time_t s = (time_t)sp->loop_since_wall;
+        struct tm tm;
+        if (!gmtime_r(&s, &tm) || !strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%S", &tm))
+            at[0] = '\0';
+        json_object_set_new(m, "looped",
+                            json_pack("{s:[I, I], s:s}", "port_numbers", (json_int_t)p->port_no,
+                                      (json_int_t)sp->loop_peer, "detected_at", at));
+    }
+    json_object_set_new(j, "metadata", m);
     json_object_set_new(j, "lldp", json_boolean(!(f & TOPO_ADMIN_NO_LLDP)));
     topo_rest_status_fields(j, active, enabled);
     json_object_set_new(j, "link", json_string(sp->link_id));

@@ -14,6 +14,11 @@ static void snap_port(const struct topo_ctl *tc, uint64_t dpid, const struct ofp
     out->p = *p;
     out->nni = l && l->active && !l->loop;
     snprintf(out->link_id, sizeof(out->link_id), "%s", l ? l->id : "");
+    out->loop_peer = 0;
+    if (l && l->loop && l->looping && l->a.port == p->port_no) {
+        out->loop_peer = l->b.port;
+        out->loop_since_wall = l->since_wall;
+    }
 }
 
 int topo_snap_switch(const struct ctl_switches *cs, const struct topo_ctl *tc, uint64_t dpid,

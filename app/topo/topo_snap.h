@@ -27,6 +27,11 @@ struct topo_snap_port {
     struct ofp_port p;
     bool nni;                           /* an active link, not a loop */
     char link_id[TOPO_LINK_ID_LEN + 1]; /* "" when none */
+    /* A loop LLDP shows now from this port (the lower of the two, as
+     * of_lldp marks it) to loop_peer on the same switch, since when; 0:
+     * none. */
+    uint32_t loop_peer;
+    int64_t loop_since_wall;
 };
 
 struct topo_snap_switch {

@@ -313,7 +313,8 @@ ovs_vsctl -- set interface p1-11 options:peer=p16-6 -- set interface p16-6 optio
     fail "cannot re-cable the chords"
 # Restarted untagged (topology.lldp_vlan = 0): each switch's LLDP flow of
 # VLAN 3799 is replaced by the untagged one, not kept beside it.
-start_ofcd "$log.2" "${ofcd_args[@]}" --topology.lldp_vlan=0
+start_ofcd "$log.2" "${ofcd_args[@]}" --topology.lldp_vlan=0 \
+    --topology.lldp_loop_actions=log,disable
 log=$log.2
 # Every link was kept (as Kytos keeps them): the chords' old links are
 # shown DOWN for mismatched_link once LLDP finds their ends elsewhere.
@@ -374,5 +375,33 @@ done
 pass "DELETE links/{id}: 409 for an enabled link; the disabled one deleted, then rediscovered enabled"
 lldp=$(rest_metric 'ofcd_topology_lldp_total{what="lldp_sent"}')
 [ "$lldp" -gt 0 ] || fail "no LLDP sent after the restart"
+
+# A loop (br20's ports 7 and 8 patched to each other), with
+# topology.lldp_loop_actions = log,disable since the restart: port 7 (the
+# lower) marked looped and disabled; the loop gone, enabled again.
+iface_field() {   # iface_field ID: "enabled looped-port-numbers"
+    curl -s "$API/interfaces" | python3 -c '
+import json, sys
+i = json.load(sys.stdin)["interfaces"].get(sys.argv[1])
+print("absent" if i is None else "%s %s" % (i["enabled"],
+      i["metadata"].get("looped", {}).get("port_numbers", "-")))' "$1"
+}
+wait_iface() {    # wait_iface ID WANT SECS
+    local end=$((SECONDS + $3))
+    until [ "$(iface_field "$1")" = "$2" ]; do
+        [ $SECONDS -lt $end ] || { echo "$1: $(iface_field "$1"), expected $2" >&2; return 1; }
+        sleep 0.2
+    done
+}
+ovs_vsctl -- add-port br20 p20-7 -- set interface p20-7 type=patch options:peer=p20-8 \
+    ofport_request=7 -- add-port br20 p20-8 -- set interface p20-8 type=patch \
+    options:peer=p20-7 ofport_request=8 || fail "cannot make br20's loop"
+wait_iface "$(iface 20 7)" "False [7, 8]" 15 || fail "br20's loop not marked on port 7 and disabled"
+[ "$(iface_field "$(iface 20 8)")" = "True -" ] || fail "port 8: $(iface_field "$(iface 20 8)")"
+grep -q "LLDP loop detected on switch $(dp 20): port_numbers \[7, 8\]" "$log" ||
+    fail "the loop was not logged"
+ovs_vsctl -- del-port br20 p20-8 || fail "cannot undo br20's loop"
+wait_iface "$(iface 20 7)" "True -" 15 || fail "port 7 not enabled again once the loop stopped"
+pass "loop on br20 7 - 8: marked looped, logged, port 7 disabled; enabled again when it stopped"
 stop_ofcd
 echo "ovs_topology: all checks passed"

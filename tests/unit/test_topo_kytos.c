@@ -6,18 +6,23 @@
  * switch or an interface refused (409, Kytos' words) while anything uses
  * it, then what is kept of it forgotten; of_lldp's liveness judging a
  * link whose two ends it is on for (liveness_status in its metadata, DOWN
- * for "liveness" while still active). */
+ * for "liveness" while still active); a loop marked on its lower port,
+ * its actions (log, disable) unless the switch's metadata ignores it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "ofp_wire.h"
+#include "topo_admin.h"
+#include "topo_loop.h"
 #include "store.h"
 #include "topo_rest_env.h"
 
@@ -357,6 +362,92 @@ static void test_links_kept_over_restart(void **state)
     json_decref(out);
 }
 
+static json_t *looped_of(struct tenv *e, const char *ifc)
+{
+    json_t *i = tenv_v3_entity(e, "interfaces", ifc);
+    json_t *lp = json_incref(json_object_get(json_object_get(i, "metadata"), "looped"));
+    json_decref(i);
+    return lp;
+}
+
+static void test_loops(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    struct topo_loop lp;
+
+    /* SW1's port 2 hears SW1's port 3: a loop, marked on port 2. */
+    tenv_seen_at(e, 0x1001, 3, 0x1001, 2, 5 * S);
+    json_t *lo = looped_of(e, SW1 ":2");
+    assert_non_null(lo);
+    char *ports = json_dumps(json_object_get(lo, "port_numbers"), JSON_COMPACT);
+    assert_string_equal(ports, "[2,3]");
+    free(ports);
+    assert_int_equal(strlen(json_string_value(json_object_get(lo, "detected_at"))), 19);
+    json_decref(lo);
+    assert_null(looped_of(e, SW1 ":3"));
+    const struct topo_link_rec *l = topo_ctl_link_of(e->ctl, (struct topo_end){0x1001, 2});
+    assert_non_null(l);
+    assert_true(l->loop && l->looping);
+
+    /* disable: the lower port goes, kept over a restart; back when it stops. */
+    topo_loop_init(&lp, CFG_LOOP_LOG | CFG_LOOP_DISABLE);
+    topo_loop_note(&lp, l, TOPO_LINK_LOOP);
+    topo_loop_apply(&lp, &e->t, e->admin, e->store, 5 * S);
+    assert_false(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+    assert_true(tenv_v3_enabled(e, "interfaces", SW1 ":3"));
+    tenv_store_sync(e);
+    tenv_restart(e);
+    assert_false(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+    topo_loop_note(&lp, l, TOPO_LINK_DOWN);
+    topo_loop_apply(&lp, &e->t, e->admin, e->store, 6 * S);
+    assert_true(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+    tenv_store_sync(e);
+    tenv_restart(e);
+    assert_true(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+
+    /* A port the operator disabled stays so when the loop stops. */
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":2/disable", NULL, 200, NULL);
+    topo_loop_note(&lp, l, TOPO_LINK_LOOP);
+    topo_loop_note(&lp, l, TOPO_LINK_DOWN);
+    topo_loop_apply(&lp, &e->t, e->admin, e->store, 7 * S);
+    assert_false(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":2/enable", NULL, 200, NULL);
+
+    /* Ignored by the switch's metadata (either order): no mark, no action. */
+    tenv_expect(e, v3, "POST", "switches/" SW1 "/metadata", "{\"ignored_loops\": [[3, 2]]}", 201,
+                NULL);
+    assert_null(looped_of(e, SW1 ":2"));
+    topo_loop_note(&lp, l, TOPO_LINK_LOOP);
+    topo_loop_apply(&lp, &e->t, e->admin, e->store, 8 * S);
+    assert_true(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+
+    /* "log" alone disables nothing; nor does a link that is not a loop. */
+    tenv_expect(e, v3, "DELETE", "switches/" SW1 "/metadata/ignored_loops", NULL, 200, NULL);
+    topo_loop_init(&lp, CFG_LOOP_LOG);
+    topo_loop_note(&lp, l, TOPO_LINK_LOOP);
+    topo_loop_apply(&lp, &e->t, e->admin, e->store, 9 * S);
+    assert_true(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
+    topo_loop_init(&lp, CFG_LOOP_DISABLE);
+    topo_loop_note(&lp, topo_ctl_link_of(e->ctl, (struct topo_end){0x1001, 1}), TOPO_LINK_DOWN);
+    assert_int_equal(lp.n, 0);
+}
+
+static void test_loop_actions_config(void **state)
+{
+    unsigned f;
+    (void)state;
+    assert_int_equal(cfg_loop_actions("log", &f), 0);
+    assert_int_equal(f, CFG_LOOP_LOG);
+    assert_int_equal(cfg_loop_actions("log, disable", &f), 0);
+    assert_int_equal(f, CFG_LOOP_LOG | CFG_LOOP_DISABLE);
+    assert_int_equal(cfg_loop_actions("none", &f), 0);
+    assert_int_equal(f, 0);
+    assert_int_equal(cfg_loop_actions("", &f), -EINVAL);
+    assert_int_equal(cfg_loop_actions("shutdown", &f), -EINVAL);
+    assert_int_equal(cfg_loop_actions("log,", &f), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +460,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_disable_takes_links, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_links_kept_over_restart, tenv_setup,
                                         tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_loops, tenv_setup, tenv_teardown),
+        cmocka_unit_test(test_loop_actions_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

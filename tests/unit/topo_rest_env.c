@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,32 @@ void tenv_restart(struct tenv *e)
     assert_non_null(e->admin = topo_admin_create(64));
     e->t.admin = e->admin;
     assert_int_equal(topo_rest_load(&e->t, e->store), 0);
+}
+
+struct synced {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+};
+
+static void sync_done(void *arg, int rc)
+{
+    struct synced *s = arg;
+    assert_int_equal(rc, 0);
+    pthread_mutex_lock(&s->lock);
+    s->done = true;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void tenv_store_sync(struct tenv *e)
+{
+    struct synced s = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+    assert_int_equal(store_sync_async(e->store, sync_done, &s), 0);
+    pthread_mutex_lock(&s.lock);
+    while (!s.done)
+        pthread_cond_wait(&s.cond, &s.lock);
+    pthread_mutex_unlock(&s.lock);
 }
 
 void tenv_restart_all(struct tenv *e)

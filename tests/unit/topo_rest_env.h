@@ -68,6 +68,8 @@ void tenv_restart(struct tenv *e);
 /* ... with the link table new too (links only as the store kept them);
  * the switch view stays, as the switches would come back. */
 void tenv_restart_all(struct tenv *e);
+/* Until everything queued to the store (the _async writes) is durable. */
+void tenv_store_sync(struct tenv *e);
 void tenv_link_id(struct tenv *e, char *out, size_t n);
 
 #endif
