@@ -147,6 +147,7 @@ struct ofcd_config {
     uint32_t topo_lldp_max_age_ms;       /* older LLDP frames are stale */
     uint32_t topo_lldp_vlan;             /* the VLAN of LLDP frames and flow; 0 untagged */
     char topo_loop_actions[64];          /* log, disable, both (comma) or none */
+    bool topo_enable_on_start;           /* new switches/interfaces enabled */
     uint32_t topo_max_links;
     uint32_t topo_max_interfaces;
 

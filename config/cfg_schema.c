@@ -328,6 +328,10 @@ const struct cfg_key cfg_keys[] = {
                "of_lldp's LLDP_LOOP_ACTIONS: log (a warning), disable (the lower port, "
                "enabled again when the loop stops), log,disable, or none; a switch's "
                "metadata ignored_loops [[p, q], ...] exempts those pairs"),
+    CFG_BOOL("topology", "enable_on_start", topo_enable_on_start, "true",
+             "a switch or interface met for the first time starts enabled (as Kytos-ng run "
+             "with kytosd -E); false starts it disabled (Kytos-ng's default): no LLDP, no "
+             "LLDP flow until an operator enables it"),
     CFG_UINT("topology", "max_links", topo_max_links, 16, 4194304, "65536",
              "links remembered (up or down); when full, the oldest one down makes room"),
     CFG_UINT("topology", "max_interfaces", topo_max_interfaces, 16, 16777216, "262144",

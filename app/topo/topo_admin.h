@@ -25,6 +25,8 @@ enum {
     TOPO_ADMIN_LIVENESS = 1u << 2,      /* of_lldp v1 liveness/enable */
     TOPO_ADMIN_LOOP_OFF = 1u << 3,      /* disabled by loop detection (enabled again
                                          * when the loop stops) */
+    TOPO_ADMIN_KNOWN = 1u << 4,         /* met before: topology.enable_on_start decided
+                                         * (topo_start.h) */
 };
 
 struct topo_admin;

@@ -23,6 +23,7 @@
 #include "store.h"
 #include "topo_admin.h"
 #include "topo_loop.h"
+#include "topo_start.h"
 #include "topo_app.h"
 #include "topo_flow.h"
 #include "topo_keep.h"
@@ -54,14 +55,15 @@ struct topo_inst {
     struct topo_flow_log flow_log;   /* the LLDP flow's failure lines */
     struct ofcd_ratelimit keep_rl;   /* links not kept: the store's committer thread */
     struct topo_loop loop;           /* loops' actions: the control thread */
+    struct topo_start start;         /* topology.enable_on_start: the control thread */
     struct topo_rest rest;
     bool rest_ready;
 };
 
 static const char *const topo_keys[] = {
     "apps.topology", "topology.lldp_interval_s", "topology.link_timeout_s",
-    "topology.lldp_max_age_ms", "topology.lldp_vlan", "topology.max_links",
-    "topology.max_interfaces", NULL};
+    "topology.lldp_max_age_ms", "topology.lldp_vlan", "topology.lldp_loop_actions",
+    "topology.enable_on_start", "topology.max_links", "topology.max_interfaces", NULL};
 
 void topo_class_publish_link(void *arg, const struct topo_link_rec *l, enum topo_change c)
 {
@@ -211,6 +213,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     unsigned loop_actions = CFG_LOOP_LOG;
     cfg_loop_actions(c->topo_loop_actions, &loop_actions);      /* checked by cfg_finish */
     topo_loop_init(&t->loop, loop_actions);
+    topo_start_init(&t->start, c->topo_enable_on_start);
     t->app.max_age_ms = c->topo_lldp_max_age_ms;
     t->app.lldp_vlan = (uint16_t)c->topo_lldp_vlan;
     t->admin = topo_admin_create(c->topo_max_interfaces);
@@ -268,9 +271,11 @@ static void topo_on_event_locked(void *self, const struct qmsg *ev, uint64_t now
     topo_ctl_handle(t->ctl, ev, now_us);
 }
 
-/* An enabled switch that came up gets its LLDP flow, unless it is stored
- * already (then the flow manager's check at connect puts it back if the
- * switch lost it). Never waits: the store commits it. */
+/* Loops' actions queued under the lock; a switch or port met for the
+ * first time starts as topology.enable_on_start says; an enabled switch
+ * that came up gets its LLDP flow, unless it is stored already (then the
+ * flow manager's check at connect puts it back if the switch lost it).
+ * Never waits: the store commits it. */
 static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
 {
     struct topo_inst *t = self;
@@ -278,6 +283,7 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
 
     if (t->loop.n)
         topo_loop_apply(&t->loop, &t->rest, t->admin, t->host->store, now_us);
+    topo_start_event(&t->start, ev, t->admin, t->host->store);
     if (ev->kind != QMSG_EV_SWITCH_UP || !t->host->store || !t->host->fm ||
         ev->len < sizeof(h))
         return;

@@ -98,3 +98,32 @@ pass "br3 and br4 disabled (LLDP flows gone), then disconnected"
     fail "ofcd departs from Kytos-ng's topology/of_lldp contracts"
 stop_ofcd
 pass "kytos_topology_contract: every documented path, method and status as Kytos-ng answers it"
+
+# Kytos-ng without kytosd -E: topology.enable_on_start = false on a new
+# data directory. br1 and br2, met for the first time, start disabled: no
+# LLDP flow, no link; enabled through the API, their flows and link come.
+# (The bridges' flows of the first run are cleared: a new data directory
+# knows nothing of them.)
+for i in 1 2; do
+    ovs-ofctl -O OpenFlow13 del-flows "unix:$OVS_DIR/br$i.mgmt" || fail "del-flows br$i"
+done
+start_ofcd "$work/ofcd.2.log" --config "$CONF" --app.data_dir="$work/var2" \
+    --app.stats_log_interval_s=0 --apps.topology=true --topology.lldp_interval_s=1 \
+    --topology.link_timeout_s=3 --topology.enable_on_start=false
+wait_rest_metric ofcd_switches_up 2 30 || fail "br1 and br2 did not come back"
+until_json 10 "$API/switches" "all(not d['switches'][s]['enabled'] for s in ('$(dp 1)', '$(dp 2)'))" ||
+    fail "br1 and br2 not disabled at start: $(curl -s "$API/switches")"
+until_json 10 "$API/interfaces" "not d['interfaces']['$(dp 1):1']['enabled']" ||
+    fail "br1:1 not disabled at start"
+ovs_dump_flows br1 | grep -q "dl_type=0x88cc" && fail "br1, disabled, got an LLDP flow"
+for i in 1 2; do
+    r=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$API/switches/$(dp $i)/enable")
+    [ "$r" = 201 ] || fail "enable br$i: $r"
+    r=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$API/interfaces/switch/$(dp $i)/enable")
+    [ "$r" = 200 ] || fail "enable br$i's interfaces: $r"
+done
+ovs_wait_flow br1 "dl_vlan=3799,dl_type=0x88cc" || fail "br1, enabled, has no LLDP flow"
+until_json 20 "$API/links" "any(l['active'] for l in d['links'].values())" ||
+    fail "no link once br1 and br2 were enabled: $(curl -s "$API/links")"
+stop_ofcd
+pass "topology.enable_on_start = false: new switches and interfaces start disabled, LLDP once enabled"

@@ -23,6 +23,7 @@
 #include "ofp_wire.h"
 #include "topo_admin.h"
 #include "topo_loop.h"
+#include "topo_start.h"
 #include "store.h"
 #include "topo_rest_env.h"
 
@@ -433,6 +434,48 @@ static void test_loops(void **state)
     assert_int_equal(lp.n, 0);
 }
 
+/* topology.enable_on_start = false: a switch and its interfaces met for
+ * the first time start disabled (kept over a restart), a new port too; an
+ * operator's enable sticks when the switch comes back. */
+static void test_start_disabled(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    struct topo_start st;
+    const char *sw3 = "00:00:00:00:00:00:10:03";
+
+    topo_start_init(&st, false);
+    struct qmsg *up = tenv_up_event(0x1003);
+    topo_start_event(&st, up, e->admin, e->store);
+    tenv_switch_up(e, 0x1003);
+    assert_false(tenv_v3_enabled(e, "switches", sw3));
+    assert_false(tenv_v3_enabled(e, "interfaces", "00:00:00:00:00:00:10:03:2"));
+    tenv_store_sync(e);
+    tenv_restart(e);
+    assert_false(tenv_v3_enabled(e, "switches", sw3));
+    tenv_expect(e, v3, "POST", "switches/00:00:00:00:00:00:10:03/enable", NULL, 201, NULL);
+    tenv_expect(e, v3, "POST", "interfaces/00:00:00:00:00:00:10:03:2/enable", NULL, 200, NULL);
+    /* Back again (the same event): what the operator enabled stays. */
+    topo_start_event(&st, up, e->admin, e->store);
+    assert_true(tenv_v3_enabled(e, "switches", sw3));
+    assert_true(tenv_v3_enabled(e, "interfaces", "00:00:00:00:00:00:10:03:2"));
+    assert_false(tenv_v3_enabled(e, "interfaces", "00:00:00:00:00:00:10:03:1"));
+    free(up);
+    /* A port added later starts disabled too; with true nothing changes. */
+    struct qmsg *add = tenv_port_event(0x1003, OFPPR_ADD, 4, 0);
+    topo_start_event(&st, add, e->admin, e->store);
+    tenv_port_status(e, 0x1003, OFPPR_ADD, 4, 0);
+    assert_false(tenv_v3_enabled(e, "interfaces", "00:00:00:00:00:00:10:03:4"));
+    free(add);
+    topo_start_init(&st, true);
+    struct qmsg *up4 = tenv_up_event(0x1004);
+    topo_start_event(&st, up4, e->admin, e->store);
+    tenv_switch_up(e, 0x1004);
+    free(up4);
+    assert_true(tenv_v3_enabled(e, "switches", "00:00:00:00:00:00:10:04"));
+    assert_true(tenv_v3_enabled(e, "switches", SW1));
+}
+
 static void test_loop_actions_config(void **state)
 {
     unsigned f;
@@ -462,6 +505,7 @@ int main(void)
                                         tenv_teardown),
         cmocka_unit_test_setup_teardown(test_loops, tenv_setup, tenv_teardown),
         cmocka_unit_test(test_loop_actions_config),
+        cmocka_unit_test_setup_teardown(test_start_disabled, tenv_setup, tenv_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

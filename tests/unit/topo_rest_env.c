@@ -31,7 +31,7 @@ static struct qmsg *tenv_event(uint16_t kind, uint64_t dpid, uint64_t t_us, cons
     return q;
 }
 
-void tenv_switch_up(struct tenv *e, uint64_t dpid)
+struct qmsg *tenv_up_event(uint64_t dpid)
 {
     struct {
         struct of_event_up up;
@@ -39,7 +39,12 @@ void tenv_switch_up(struct tenv *e, uint64_t dpid)
     } ev = {.up = {.version = 4, .n_ports = 3},
             .p = {{.port_no = 1, .name = "p1"}, {.port_no = 2, .name = "p2"},
                   {.port_no = 3, .name = "p3"}}};
-    struct qmsg *q = tenv_event(QMSG_EV_SWITCH_UP, dpid, 1 * S, &ev, sizeof(ev));
+    return tenv_event(QMSG_EV_SWITCH_UP, dpid, 1 * S, &ev, sizeof(ev));
+}
+
+void tenv_switch_up(struct tenv *e, uint64_t dpid)
+{
+    struct qmsg *q = tenv_up_event(dpid);
     ctl_switches_handle(e->cs, q);
     topo_ctl_handle(e->ctl, q, 1 * S);
     free(q);
@@ -53,8 +58,7 @@ void tenv_switch_down(struct tenv *e, uint64_t dpid)
     free(q);
 }
 
-void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t port,
-                      uint32_t state)
+struct qmsg *tenv_port_event(uint64_t dpid, uint8_t reason, uint32_t port, uint32_t state)
 {
     struct ofp_msg m;
     uint8_t wire[256];
@@ -68,7 +72,13 @@ void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t po
     snprintf(m.u.port_status.desc.name, sizeof(m.u.port_status.desc.name), "p%u", port);
     ofp_buf_init(&b, wire, sizeof(wire));
     assert_int_equal(ofp_encode(&b, &m), 0);
-    struct qmsg *q = tenv_event(QMSG_EV_OF, dpid, 3 * S, wire, b.len);
+    return tenv_event(QMSG_EV_OF, dpid, 3 * S, wire, b.len);
+}
+
+void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t port,
+                      uint32_t state)
+{
+    struct qmsg *q = tenv_port_event(dpid, reason, port, state);
     ctl_switches_handle(e->cs, q);
     topo_ctl_handle(e->ctl, q, 3 * S);
     free(q);

@@ -43,7 +43,11 @@ struct query_arg {
 };
 
 void tenv_switch_up(struct tenv *e, uint64_t dpid);
-/* dpid disconnected; a PORT_STATUS (OFPPR_*) of port with state (OFPPS_*). */
+/* The events themselves (malloc'd): dpid up with ports 1-3; a PORT_STATUS
+ * (OFPPR_*) of port with state (OFPPS_*). */
+struct qmsg *tenv_up_event(uint64_t dpid);
+struct qmsg *tenv_port_event(uint64_t dpid, uint8_t reason, uint32_t port, uint32_t state);
+/* dpid disconnected; a PORT_STATUS applied. */
 void tenv_switch_down(struct tenv *e, uint64_t dpid);
 void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t port,
                       uint32_t state);
