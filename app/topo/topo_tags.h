@@ -19,8 +19,9 @@
 #define TOPO_VLAN_MIN 1u
 #define TOPO_VLAN_MAX 4095u             /* Kytos' bound for a range (its default stops at 4094) */
 #define TOPO_VLAN_DEFAULT_HI 4094u
-/* Ranges of one interface: more cannot be disjoint and apart within 1..4095. */
-#define TOPO_TAGS_MAX_RANGES 2048u
+/* Ranges of one interface: 1,024 ranges of 4-digit tags are ~13 KB of JSON,
+ * within what one kept record may hold (TOPO_META_MAX_BYTES, topo_keep.h). */
+#define TOPO_TAGS_MAX_RANGES 1024u
 
 struct topo_tag_range {
     uint32_t lo, hi;                    /* inclusive */

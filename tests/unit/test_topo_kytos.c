@@ -107,6 +107,26 @@ static void test_tag_ranges(void **state)
     tenv_expect(e, v3, "DELETE", "interfaces/" SW1 ":9/tag_ranges", NULL, 404,
                 "Interface not found");
     tenv_expect(e, v3, "PUT", "interfaces/tag_ranges", NULL, 405, NULL);
+
+    /* The most ranges an interface holds (1,024, every other tag) are kept
+     * over a restart; one more is refused. */
+    char *body = malloc(32 * 1100);
+    assert_non_null(body);
+    for (unsigned n = 1024; n <= 1025; n++) {
+        size_t len = (size_t)sprintf(body, "{\"tag_type\": \"vlan\", \"tag_ranges\": [");
+        for (unsigned k = 0; k < n; k++)
+            len += (size_t)sprintf(body + len, "%s[%u, %u]", k ? ", " : "", 2 * k + 1, 2 * k + 1);
+        strcpy(body + len, "]}");
+        tenv_expect(e, v3, "POST", path, body, n == 1024 ? 200 : 400,
+                    n == 1024 ? NULL : "at most 1024");
+    }
+    free(body);
+    tenv_restart(e);
+    char *got = pool_field(e, ifc, "tag_ranges");
+    json_t *arr = json_loads(got, 0, NULL);
+    assert_int_equal(json_array_size(arr), 1024);
+    json_decref(arr);
+    free(got);
 }
 
 /* of_lldp's VLAN is in use on an enabled switch's interfaces: not
