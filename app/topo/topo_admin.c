@@ -64,11 +64,10 @@ static struct topo_admin_slot *find(const struct topo_admin *a, uint64_t dpid, u
     return NULL;
 }
 
-int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags)
+/* Under wlock. */
+static int set_locked(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags)
 {
     int rc = 0;
-
-    pthread_mutex_lock(&a->wlock);
     struct topo_admin_slot *s = find(a, dpid, port);
     if (s) {
         atomic_store_explicit(&s->flags, flags, memory_order_release);
@@ -87,7 +86,26 @@ int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t 
         atomic_store_explicit(&s->used, true, memory_order_release);
         a->n++;
     }
+    return rc;
+}
+
+int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags)
+{
+    pthread_mutex_lock(&a->wlock);
+    int rc = set_locked(a, dpid, port, flags);
     pthread_mutex_unlock(&a->wlock);
+    return rc;
+}
+
+int topo_admin_update(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t set,
+                      uint32_t clear, uint32_t *now)
+{
+    pthread_mutex_lock(&a->wlock);
+    uint32_t f = (topo_admin_get(a, dpid, port) & ~clear) | set;
+    int rc = set_locked(a, dpid, port, f);
+    pthread_mutex_unlock(&a->wlock);
+    if (now)
+        *now = rc == 0 ? f : topo_admin_get(a, dpid, port);
     return rc;
 }
 

@@ -40,6 +40,13 @@ void topo_admin_destroy(struct topo_admin *a);
  * change is refused, the caller says so). */
 int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags);
 
+/* The flags of (dpid, port) made (old & ~clear) | set in one step, so two
+ * writers (REST, the control thread's loop and start-up policies) never
+ * lose each other's bits; *now (may be NULL): the flags after. 0 or
+ * -ENOSPC (nothing changed). */
+int topo_admin_update(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t set,
+                      uint32_t clear, uint32_t *now);
+
 /* The flags of (dpid, port); 0 when never set. Any thread, lock-free. */
 uint32_t topo_admin_get(const struct topo_admin *a, uint64_t dpid, uint32_t port);
 

@@ -269,6 +269,7 @@ static void topo_on_event_locked(void *self, const struct qmsg *ev, uint64_t now
     struct topo_inst *t = self;
 
     topo_ctl_handle(t->ctl, ev, now_us);
+    topo_loop_take(&t->loop);
 }
 
 /* Loops' actions queued under the lock; a switch or port met for the
@@ -281,7 +282,7 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
     struct topo_inst *t = self;
     struct of_event_hdr h;
 
-    if (t->loop.n)
+    if (t->loop.n_ready)
         topo_loop_apply(&t->loop, &t->rest, t->admin, t->host->store, now_us);
     topo_start_event(&t->start, ev, t->admin, t->host->store);
     if (ev->kind != QMSG_EV_SWITCH_UP || !t->host->store || !t->host->fm ||
@@ -349,8 +350,9 @@ static void topo_on_tick(void *self, uint64_t now_us)
     }
     t->host->view_lock(t->host->view_arg);
     topo_ctl_tick(t->ctl, now_us);
+    topo_loop_take(&t->loop);
     t->host->view_unlock(t->host->view_arg);
-    if (t->loop.n)
+    if (t->loop.n_ready)
         topo_loop_apply(&t->loop, &t->rest, t->admin, t->host->store, now_us);
 }
 

@@ -150,13 +150,15 @@ static void rec_drop(struct topo_ctl *t, size_t i)
     t->n_recs--;
 }
 
-/* Room for one more record: the oldest inactive one goes. */
-static bool make_room(struct topo_ctl *t)
+/* Room for one more record: the oldest inactive one goes (told to
+ * on_record), never a disabled one (an operator's choice, kept). evict
+ * false (a record read back from the store): only room left counts. */
+static bool make_room(struct topo_ctl *t, bool evict)
 {
     if (t->n_recs < t->cfg.max_links)
         return true;
-    for (size_t i = 0; i < t->n_recs; i++) {
-        if (t->recs[i]->active)
+    for (size_t i = 0; evict && i < t->n_recs; i++) {
+        if (t->recs[i]->active || !t->recs[i]->enabled)
             continue;
         if (t->cfg.on_record)
             t->cfg.on_record(t->cfg.on_record_arg, t->recs[i], false);
@@ -172,18 +174,20 @@ int topo_ctl_forget(struct topo_ctl *t, const char *id)
         if (strcmp(t->recs[i]->id, id) == 0) {
             /* The link table forgets it too (telling its down, if it was
              * up), so the next frames find it anew and make a new record. */
-            topo_links_forget(t->links, t->recs[i]->a, "deleted through the API");
+            topo_links_forget_pair(t->links, t->recs[i]->a, t->recs[i]->b,
+                                   "deleted through the API");
             rec_drop(t, i);
             return 0;
         }
     return -ENOENT;
 }
 
-static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, struct topo_end b)
+static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, struct topo_end b,
+                                     bool evict)
 {
     struct topo_link_rec *r = rec_lookup(t, a, b);
 
-    if (r || !make_room(t) || !(r = calloc(1, sizeof(*r))))
+    if (r || !make_room(t, evict) || !(r = calloc(1, sizeof(*r))))
         return r;
     r->a = a;
     r->b = b;
@@ -199,7 +203,7 @@ static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, stru
 
 int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, bool enabled)
 {
-    struct topo_link_rec *r = rec_get(t, a, b);
+    struct topo_link_rec *r = rec_get(t, a, b, false);
 
     if (!r)
         return -ENOSPC;
@@ -215,7 +219,7 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
 {
     struct topo_ctl *t = arg;
     bool known = rec_lookup(t, l->a, l->b) != NULL;
-    struct topo_link_rec *r = rec_get(t, l->a, l->b);
+    struct topo_link_rec *r = rec_get(t, l->a, l->b, true);
     char da[24], db[24];
 
     dpid_format(l->a.dpid, da);

@@ -120,9 +120,11 @@ struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id);
  * table in pieces, letting the lock go between them (a record dropped
  * meanwhile shifts the rest: one may be missed or seen twice). */
 const struct topo_link_rec *topo_ctl_link_at(const struct topo_ctl *t, size_t i);
-/* A link's record before it is seen (what topo_keep kept: a disabled
- * link), inactive; an existing record only takes enabled. 0, or -ENOSPC
- * (topology.max_links). a before b. */
+/* A link's record before it is seen (what topo_keep kept), inactive; an
+ * existing record only takes enabled. 0, or -ENOSPC (topology.max_links
+ * reached: no record is evicted for it). a before b. When LLDP finds a new
+ * link with every record taken, the oldest inactive enabled one makes
+ * room; disabled ones (an operator's) are never evicted. */
 int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, bool enabled);
 /* Drop link id's record (topology v3 DELETE links/{id}); LLDP that finds
  * the link again makes a new one. 0 or -ENOENT. */

@@ -151,10 +151,34 @@ static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint1
     return rc == -ENOENT ? 0 : rc;
 }
 
-/* The form an ofcd with another topology.lldp_vlan may have stored. */
-static uint16_t other_form(uint16_t vlan)
+/* The LLDP flows of other forms a switch has stored (an ofcd run with
+ * another topology.lldp_vlan stored them): their VLANs, read off the
+ * records topo_flow_lldp wrote (owner of_lldp, this switch's cookie). */
+struct other_forms {
+    uint64_t match_id;                  /* the current form's: not another */
+    uint16_t vlan[8];
+    size_t n;
+};
+
+static int find_other(const struct store_flow *f, void *arg)
 {
-    return vlan ? 0 : TOPO_LLDP_KYTOS_VLAN;
+    struct other_forms *o = arg;
+    char cookie[40];
+
+    if (f->state == STORE_FLOW_DELETED || f->match_id == o->match_id || !f->owner ||
+        strcmp(f->owner, TOPO_FLOW_OWNER) != 0 || o->n == sizeof(o->vlan) / sizeof(o->vlan[0]))
+        return 0;
+    snprintf(cookie, sizeof(cookie), "u64:%" PRIu64 "\"", (uint64_t)TOPO_COOKIE(f->dpid));
+    const char *text = f->json, *end = text + f->json_len;
+    if (!memmem(text, f->json_len, cookie, strlen(cookie)))
+        return 0;
+    const char *v = memmem(text, f->json_len, "\"dl_vlan\":", 10);
+    unsigned vid = 0;
+    for (v = v ? v + 10 : end; v < end && *v >= '0' && *v <= '9'; v++)
+        vid = vid * 10 + (unsigned)(*v - '0');
+    if (vid <= 4095)
+        o->vlan[o->n++] = (uint16_t)vid;
+    return 0;
 }
 
 int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
@@ -172,10 +196,6 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_
     }
     if ((rc = topo_flow_lldp(dpid, vlan, false, &p->flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
         goto fail;
-    /* The control thread (log set) queues it; a REST thread waits. */
-    if ((rc = remove_form(s, fm, dpid, other_form(vlan), log ? &log->stored : NULL)) < 0)
-        flow_failed(log ? &log->ensure : NULL, dpid, "cannot delete its LLDP flow of another "
-                    "topology.lldp_vlan", rc);
     uint64_t mid = fm_flow_match_id(dpid, &p->flow), fid = fm_flow_id_of(mid, &p->flow);
     if (store_get(s, dpid, mid, &cur) == 0) {
         bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED;
@@ -185,6 +205,15 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_
             goto fail;                  /* nothing to do: not a failure */
         }
     }
+    /* This form is new to the switch: one of another form goes (a walk of
+     * the switch's stored flows, once per form change). The control
+     * thread (log set) queues the deletes; a REST thread waits. */
+    struct other_forms other = {.match_id = mid};
+    store_foreach(s, &dpid, find_other, &other);
+    for (size_t i = 0; i < other.n; i++)
+        if ((rc = remove_form(s, fm, dpid, other.vlan[i], log ? &log->stored : NULL)) < 0)
+            flow_failed(log ? &log->ensure : NULL, dpid, "cannot delete its LLDP flow of "
+                        "another topology.lldp_vlan", rc);
     p->fm = fm;
     p->rl = log ? &log->stored : NULL;
     p->rec = (struct store_flow){.dpid = dpid, .match_id = mid, .flow_id = fid,
@@ -202,7 +231,13 @@ fail:
 
 int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan)
 {
+    struct fm_flow f;
+
+    topo_flow_lldp(dpid, vlan, false, &f, NULL, 0);
+    struct other_forms other = {.match_id = fm_flow_match_id(dpid, &f)};
     int rc = remove_form(s, fm, dpid, vlan, NULL);
-    int rc2 = remove_form(s, fm, dpid, other_form(vlan), NULL);
-    return rc < 0 ? rc : rc2;
+    store_foreach(s, &dpid, find_other, &other);
+    for (size_t i = 0; i < other.n && rc >= 0; i++)
+        rc = remove_form(s, fm, dpid, other.vlan[i], NULL);
+    return rc;
 }

@@ -52,9 +52,9 @@ struct topo_flow_log {
     {.ensure = OFCD_RATELIMIT_INIT(5, 1000), .stored = OFCD_RATELIMIT_INIT(5, 1000)}
 
 /* 0 (stored already, or queued to be), or a negative errno (logged, through
- * log's limiters when log is not NULL). The flow of the other form (the
- * untagged one when vlan is set, else Kytos' 3799), stored by an ofcd of
- * another topology.lldp_vlan, is deleted: one LLDP flow per switch. */
+ * log's limiters when log is not NULL). When this form is not stored yet,
+ * the switch's LLDP flows of another form (stored by an ofcd of another
+ * topology.lldp_vlan) are deleted: one LLDP flow per switch. */
 int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log);
 /* 0 (deleted, or was not stored), or a negative errno; the other form's too. */

@@ -212,7 +212,7 @@ static void meta_drop(json_t *all, const char *prefix, bool exact)
 }
 
 int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta,
-                     struct topo_admin *admin)
+                     pthread_mutex_t *meta_lock, struct topo_admin *admin)
 {
     char d[24], id[TOPO_END_ID_LEN], pre[3][STORE_KV_KEY_MAX + 1];
     struct doomed doom = {0};
@@ -230,9 +230,9 @@ int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta
         snprintf(pre[2], sizeof(pre[2]), KEEP_ADMIN "%s/", d);
     else
         snprintf(pre[2], sizeof(pre[2]), KEEP_ADMIN "%s/%" PRIu32, d, port);
-    for (int i = 0; i < 3 && rc == 0; i++)
+    for (int i = 0; i < 3 && rc == 0 && s; i++)
         rc = store_kv_foreach(s, pre[i], collect, &doom);
-    if (rc == 0 && sw) {
+    if (rc == 0 && sw && s) {
         char key[STORE_KV_KEY_MAX + 1];
         snprintf(key, sizeof(key), KEEP_META "switch/%s", d);
         rc = collect(key, NULL, 0, &doom);
@@ -254,14 +254,16 @@ int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta
     free(doom.keys);
     if (rc < 0)
         return doom.nomem ? -ENOMEM : rc;
+    pthread_mutex_lock(meta_lock);
     meta_drop(json_object_get(meta, "interface"), id, !sw);
     meta_drop(json_object_get(meta, "tags"), id, !sw);
-    if (sw) {
+    if (sw)
         meta_drop(json_object_get(meta, "switch"), d, true);
-        topo_admin_set(admin, dpid, TOPO_ADMIN_SWITCH, 0);
-    } else {
-        topo_admin_set(admin, dpid, port, 0);
-    }
+    pthread_mutex_unlock(meta_lock);
+    /* Flags not read back from the store (none kept, or an interface's of
+     * a switch deleted): those of the ports the admin table holds go by
+     * the store's records above; the switch's and this port's here. */
+    topo_admin_set(admin, dpid, port, 0);
     return 0;
 }
 

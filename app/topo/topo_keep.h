@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <pthread.h>
 
 #include "topo_admin.h"
 #include "topo_ctl.h"
@@ -69,10 +70,11 @@ int topo_keep_admin_async(struct store *s, uint64_t dpid, uint32_t port, uint32_
 /* Forget what is kept of an entity an operator deleted: of interface
  * (dpid, port) its metadata, VLAN pool and flags; of switch dpid (port
  * TOPO_ADMIN_SWITCH) its own and all its interfaces'. Out of the store
- * first, then out of meta and admin (the caller holds the meta lock). 0 or
- * the store's negative errno (what was not deleted is still kept). */
+ * first (s may be NULL: nothing stored), then out of meta (taking
+ * meta_lock: readers never wait for the store) and admin. 0 or the
+ * store's negative errno (what was not deleted is still kept). */
 int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta,
-                     struct topo_admin *admin);
+                     pthread_mutex_t *meta_lock, struct topo_admin *admin);
 
 /* Everything back. *meta: a new object. Records that do not parse are
  * logged and skipped; a flag that finds no room in admin, or a link none

@@ -214,10 +214,14 @@ void topo_links_port_down(struct topo_links *t, struct topo_end e)
         drop(t, s->link - 1, "a port went down");
 }
 
-void topo_links_forget(struct topo_links *t, struct topo_end e, const char *why)
+void topo_links_forget_pair(struct topo_links *t, struct topo_end a, struct topo_end b,
+                            const char *why)
 {
-    struct slot *s = find(t, e);
-    if (s->link)
+    struct slot *s = find(t, a);
+    if (!s->link)
+        return;
+    const struct topo_link *l = &t->v[s->link - 1];
+    if (end_eq(l->a, a) && end_eq(l->b, b))
         drop(t, s->link - 1, why);
 }
 

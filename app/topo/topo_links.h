@@ -77,9 +77,11 @@ void topo_links_set_hold(struct topo_links *t, bool (*hold)(void *arg, const str
 /* A port went down, or a switch went away: its links go down. */
 void topo_links_port_down(struct topo_links *t, struct topo_end e);
 void topo_links_switch_down(struct topo_links *t, uint64_t dpid);
-/* Forget e's link (down first if up, told with why): frames that come
- * later make it anew, as a link never seen. */
-void topo_links_forget(struct topo_links *t, struct topo_end e, const char *why);
+/* Forget link a – b (a before b; down first if up, told with why): frames
+ * that come later make it anew, as a link never seen. An end now in
+ * another link (the cable moved) keeps that one. */
+void topo_links_forget_pair(struct topo_links *t, struct topo_end a, struct topo_end b,
+                            const char *why);
 
 size_t topo_links_count(const struct topo_links *t);
 /* Visit every link (fn must not change the table). */

@@ -33,7 +33,6 @@
 #define TOPO_LLDP_ETHERTYPE 0x88cc
 #define TOPO_LLDP_FRAME_LEN 64          /* what topo_lldp_build writes, tagged or not */
 #define TOPO_LLDP_KEY_LEN 32
-#define TOPO_LLDP_KYTOS_VLAN 3799       /* of_lldp's FLOW_VLAN_VID: topology.lldp_vlan's default */
 /* A locally administered OUI (the U/L bit set): ofcd owns no IEEE one. */
 #define TOPO_LLDP_OUI 0x02c0fdu
 /* How far ahead of a reader's clock a send time may be: lcores read the

@@ -32,12 +32,27 @@ void topo_loop_note(struct topo_loop *lp, const struct topo_link_rec *l, enum to
                                                  c == TOPO_LINK_LOOP};
 }
 
-static void set_flags(struct topo_loop *lp, struct topo_admin *admin, struct store *s,
-                      uint64_t dpid, uint32_t port, uint32_t flags)
+void topo_loop_take(struct topo_loop *lp)
 {
-    topo_admin_set(admin, dpid, port, flags);
-    if (s)
-        topo_keep_admin_async(s, dpid, port, flags, &lp->rl_keep_now, &lp->rl_keep_later);
+    for (size_t i = 0; i < lp->n; i++) {
+        if (lp->n_ready == TOPO_LOOP_PENDING)
+            lp->lost_ready++;
+        else
+            lp->ready[lp->n_ready++] = lp->pending[i];
+    }
+    lp->lost_ready += lp->lost;
+    lp->n = 0;
+    lp->lost = 0;
+}
+
+/* (old & ~clear) | set in one step (REST may change the same flags), the
+ * result kept. */
+static void update_flags(struct topo_loop *lp, struct topo_admin *admin, struct store *s,
+                         uint64_t dpid, uint32_t port, uint32_t set, uint32_t clear)
+{
+    uint32_t now;
+    if (topo_admin_update(admin, dpid, port, set, clear, &now) == 0 && s)
+        topo_keep_admin_async(s, dpid, port, now, &lp->rl_keep_now, &lp->rl_keep_later);
 }
 
 static void apply_one(struct topo_loop *lp, const struct topo_loop_ev *ev, struct topo_rest *r,
@@ -54,12 +69,11 @@ static void apply_one(struct topo_loop *lp, const struct topo_loop_ev *ev, struc
                     "[%" PRIu32 ", %" PRIu32 "]", ev->detected ? "detected" : "stopped", d,
                     ev->a, ev->b);
     if (ev->detected && (lp->actions & CFG_LOOP_DISABLE) && !(f & TOPO_ADMIN_DISABLED)) {
-        set_flags(lp, admin, s, ev->dpid, ev->a, f | TOPO_ADMIN_DISABLED | TOPO_ADMIN_LOOP_OFF);
+        update_flags(lp, admin, s, ev->dpid, ev->a, TOPO_ADMIN_DISABLED | TOPO_ADMIN_LOOP_OFF, 0);
         LOG_WARN("topology", "interface %s:%" PRIu32 " disabled: it loops to port %" PRIu32
                  " (topology.lldp_loop_actions)", d, ev->a, ev->b);
     } else if (!ev->detected && (f & TOPO_ADMIN_LOOP_OFF)) {
-        set_flags(lp, admin, s, ev->dpid, ev->a,
-                  f & ~(uint32_t)(TOPO_ADMIN_DISABLED | TOPO_ADMIN_LOOP_OFF));
+        update_flags(lp, admin, s, ev->dpid, ev->a, 0, TOPO_ADMIN_DISABLED | TOPO_ADMIN_LOOP_OFF);
         LOG_INFO("topology", "interface %s:%" PRIu32 " enabled again: its loop stopped", d,
                  ev->a);
     }
@@ -68,12 +82,12 @@ static void apply_one(struct topo_loop *lp, const struct topo_loop_ev *ev, struc
 void topo_loop_apply(struct topo_loop *lp, struct topo_rest *r, struct topo_admin *admin,
                      struct store *s, uint64_t now_us)
 {
-    for (size_t i = 0; i < lp->n; i++)
-        apply_one(lp, &lp->pending[i], r, admin, s, now_us);
-    lp->n = 0;
-    if (lp->lost) {
+    for (size_t i = 0; i < lp->n_ready; i++)
+        apply_one(lp, &lp->ready[i], r, admin, s, now_us);
+    lp->n_ready = 0;
+    if (lp->lost_ready) {
         LOG_WARN("topology", "%" PRIu64 " loop changes came faster than they were acted on: "
-                 "not acted on", lp->lost);
-        lp->lost = 0;
+                 "not acted on", lp->lost_ready);
+        lp->lost_ready = 0;
     }
 }

@@ -144,10 +144,7 @@ static unsigned meta_commit(struct topo_rest *t, const char *kind, const char *i
         return rest_ext_error(out, rc == -ENOSPC ? 507 : 500, "metadata not stored: %s",
                               strerror(-rc));
     }
-    json_t *all = json_object_get(t->meta, kind);
-    if (!all)
-        json_object_set_new(t->meta, kind, all = json_object());
-    json_object_set_new(all, id, next);
+    topo_rest_meta_swap(t, kind, id, next);
     *out = json_string(OK_TEXT);
     return ok;
 }
@@ -162,18 +159,21 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
 
     if (!key && strcmp(rest, "metadata") != 0)
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
-    pthread_mutex_lock(&t->meta_lock);
-    json_t *all = json_object_get(t->meta, kind);
-    json_t *m = json_object_get(all, id);
     if (strcmp(q->method, "GET") == 0 && !key) {
-        *out = json_pack("{s:o}", "metadata", m ? json_deep_copy(m) : json_object());
-    } else if (strcmp(q->method, "POST") == 0 && !key) {
+        *out = json_pack("{s:o}", "metadata", topo_rest_meta_copy(t, kind, id));
+        return 200;
+    }
+    /* Writers in turn (keep_lock, held across the store's write); the
+     * copy that readers see (meta_lock) is swapped once it is stored. */
+    pthread_mutex_lock(&t->keep_lock);
+    json_t *m = topo_rest_meta_copy(t, kind, id);
+    if (strcmp(q->method, "POST") == 0 && !key) {
         json_error_t e;
         json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
         if (!json_is_object(body)) {
             status = rest_ext_error(out, 400, "the body must be a JSON object of metadata");
         } else {
-            json_t *next = m ? json_deep_copy(m) : json_object();
+            json_t *next = json_incref(m);
             char why[128];
             json_object_update(next, body);
             if (topo_meta_check(next, why, sizeof(why)) < 0) {
@@ -186,17 +186,18 @@ static unsigned meta_route(struct topo_rest *t, const struct rest_ext_req *q, co
         }
         json_decref(body);
     } else if (strcmp(q->method, "DELETE") == 0 && key) {
-        if (!m || !json_object_get(m, key)) {
+        if (!json_object_get(m, key)) {
             status = rest_ext_error(out, 404, "Metadata not found");
         } else {
-            json_t *next = json_deep_copy(m);
+            json_t *next = json_incref(m);
             json_object_del(next, key);
             status = meta_commit(t, kind, id, next, out, 200);
         }
     } else {
         status = not_allowed(q, out);
     }
-    pthread_mutex_unlock(&t->meta_lock);
+    json_decref(m);
+    pthread_mutex_unlock(&t->keep_lock);
     return status;
 }
 
@@ -212,7 +213,7 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
     if (j->meta_kind)
         status = meta_route(t, q, j->meta_kind, j->meta_id, j->meta_tail, out, j->meta_ok);
     if (t->store && (j->n_admin || j->link.id[0] || j->n_off)) {
-        pthread_mutex_lock(&t->meta_lock);
+        pthread_mutex_lock(&t->keep_lock);
         for (size_t i = 0; i < j->n_admin && rc == 0; i++)
             rc = topo_keep_admin(t->store, j->admin[i].dpid, j->admin[i].port,
                                  topo_admin_get(t->admin, j->admin[i].dpid, j->admin[i].port));
@@ -226,9 +227,9 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
             rc = none ? topo_keep_meta(t->store, "link", j->link.id, none) : -ENOMEM;
             json_decref(none);
             if (rc == 0)
-                json_object_del(json_object_get(t->meta, "link"), j->link.id);
+                topo_rest_meta_swap(t, "link", j->link.id, NULL);
         }
-        pthread_mutex_unlock(&t->meta_lock);
+        pthread_mutex_unlock(&t->keep_lock);
     }
     free(j->admin);
     j->admin = NULL;
@@ -262,9 +263,8 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
 static unsigned switch_admin(struct topo_rest *t, struct keep_job *job, uint64_t dpid,
                              bool enable, json_t **out)
 {
-    uint32_t f = topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH);
-    f = enable ? f & ~TOPO_ADMIN_DISABLED : f | TOPO_ADMIN_DISABLED;
-    if (topo_admin_set(t->admin, dpid, TOPO_ADMIN_SWITCH, f) < 0)
+    if (topo_admin_update(t->admin, dpid, TOPO_ADMIN_SWITCH, enable ? 0 : TOPO_ADMIN_DISABLED,
+                          enable ? TOPO_ADMIN_DISABLED : 0, NULL) < 0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
     keep_admin_later(job, dpid, TOPO_ADMIN_SWITCH);
     if (!enable)
@@ -281,11 +281,10 @@ static unsigned switch_admin(struct topo_rest *t, struct keep_job *job, uint64_t
 static unsigned iface_admin(struct topo_rest *t, struct keep_job *job, const struct ctl_switch *s,
                             uint32_t port, bool enable, uint32_t bit, json_t **out)
 {
-    uint32_t f = topo_admin_get(t->admin, s->dpid, port);
     /* An operator's enable also ends a loop detection's disable. */
     uint32_t clear = bit == TOPO_ADMIN_DISABLED ? bit | TOPO_ADMIN_LOOP_OFF : bit;
-    f = enable ? f & ~clear : f | bit;
-    if (topo_admin_set(t->admin, s->dpid, port, f) < 0)
+    if (topo_admin_update(t->admin, s->dpid, port, enable ? 0 : bit, enable ? clear : 0, NULL) <
+        0)
         return rest_ext_error(out, 507, "topology.max_interfaces reached: nothing changed");
     keep_admin_later(job, s->dpid, port);
     if (!enable && bit == TOPO_ADMIN_DISABLED)
@@ -630,10 +629,9 @@ static unsigned live_set(struct topo_rest *t, struct keep_job *job, const json_t
         topo_end_parse(json_string_value(v), ':', false, &end);   /* checked above */
         uint64_t dpid = end.dpid;
         uint32_t port = end.port;
-        uint32_t f = topo_admin_get(t->admin, dpid, port);
         if (enable) {
             if (topo_live_enable(live, end) < 0 ||
-                topo_admin_set(t->admin, dpid, port, f | TOPO_ADMIN_LIVENESS) < 0) {
+                topo_admin_update(t->admin, dpid, port, TOPO_ADMIN_LIVENESS, 0, NULL) < 0) {
                 status = rest_ext_error(out, 507, "topology.max_links / max_interfaces "
                                         "reached: liveness not enabled on %s",
                                         json_string_value(v));
@@ -641,7 +639,7 @@ static unsigned live_set(struct topo_rest *t, struct keep_job *job, const json_t
             }
         } else {
             topo_live_disable(live, end);
-            topo_admin_set(t->admin, dpid, port, f & ~(uint32_t)TOPO_ADMIN_LIVENESS);
+            topo_admin_update(t->admin, dpid, port, 0, TOPO_ADMIN_LIVENESS, NULL);
         }
         keep_admin_later(job, dpid, port);
     }
@@ -704,6 +702,7 @@ int topo_rest_init(struct topo_rest *t, const char *data_dir)
     size_t n = strlen(data_dir) + 40;
 
     pthread_mutex_init(&t->meta_lock, NULL);
+    pthread_mutex_init(&t->keep_lock, NULL);
     if (!(t->meta_path = malloc(n)) || !(t->meta = json_object()))
         return -ENOMEM;
     snprintf(t->meta_path, n, "%s/topology_metadata.json", data_dir);
@@ -796,4 +795,5 @@ void topo_rest_fini(struct topo_rest *t)
     free(t->meta_path);
     t->meta_path = NULL;
     pthread_mutex_destroy(&t->meta_lock);
+    pthread_mutex_destroy(&t->keep_lock);
 }

@@ -56,7 +56,11 @@ struct topo_rest {
     struct topo_app_cfg *app;
     struct store *store;                /* the LLDP flow's (NULL: not touched) */
     struct flowmgr *fm;
+    /* meta_lock: the in-memory copy, held only to read or swap it (the
+     * control thread reads it: never across a store call). keep_lock: the
+     * REST writers in turn, held across their store writes. */
     pthread_mutex_t meta_lock;
+    pthread_mutex_t keep_lock;
     json_t *meta;                       /* {"switch"|"interface"|"link": {id: {...}}} */
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd;

@@ -119,11 +119,9 @@ static unsigned forget_kept(struct topo_rest *t, uint64_t dpid, uint32_t port, c
 {
     int rc = 0;
 
-    if (t->store) {
-        pthread_mutex_lock(&t->meta_lock);
-        rc = topo_keep_forget(t->store, dpid, port, t->meta, t->admin);
-        pthread_mutex_unlock(&t->meta_lock);
-    }
+    pthread_mutex_lock(&t->keep_lock);
+    rc = topo_keep_forget(t->store, dpid, port, t->meta, &t->meta_lock, t->admin);
+    pthread_mutex_unlock(&t->keep_lock);
     if (rc < 0) {
         LOG_ERR("topology", "%s deleted, but its kept records are not: %s", what, strerror(-rc));
         return rest_ext_error(out, 500, "%s is gone, but what was kept of it is not: %s", what,

@@ -61,6 +61,21 @@ bool topo_rest_loop_ignored(struct topo_rest *t, uint64_t dpid, uint32_t a, uint
     return ignored;
 }
 
+void topo_rest_meta_swap(struct topo_rest *t, const char *kind, const char *id, json_t *next)
+{
+    pthread_mutex_lock(&t->meta_lock);
+    json_t *all = json_object_get(t->meta, kind);
+    if (next && json_object_size(next)) {
+        if (!all)
+            json_object_set_new(t->meta, kind, all = json_object());
+        json_object_set_new(all, id, next);
+    } else {
+        json_object_del(all, id);
+        json_decref(next);
+    }
+    pthread_mutex_unlock(&t->meta_lock);
+}
+
 json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id)
 {
     pthread_mutex_lock(&t->meta_lock);

@@ -23,6 +23,9 @@ bool topo_rest_switch_enabled(const struct topo_rest *t, uint64_t dpid);
 void topo_rest_status_fields(json_t *j, bool active, bool enabled);
 /* A copy of kind/id's metadata (an empty object when none); takes meta_lock. */
 json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id);
+/* kind/id's in-memory copy made next (taken; NULL or empty: none), under
+ * meta_lock: once what it replaces is stored. */
+void topo_rest_meta_swap(struct topo_rest *t, const char *kind, const char *id, json_t *next);
 
 /* Each switch the view knows, copied on its own (with its ports when
  * with_ports), handed to fn after the lock is let go. A switch gone

@@ -144,7 +144,7 @@ static int iface_known(struct topo_rest *t, const char *id, struct topo_end *e)
 /* ---- changes ---------------------------------------------------------------------- */
 
 /* Make pool (taken; NULL: the default) id's: stored first, then in effect.
- * Under meta_lock. */
+ * Under keep_lock (the writers' turn); meta_lock only for the swap. */
 static unsigned pool_commit(struct topo_rest *t, const char *id, json_t *pool, json_t **out)
 {
     json_t *none = pool ? NULL : json_object();
@@ -156,13 +156,7 @@ static unsigned pool_commit(struct topo_rest *t, const char *id, json_t *pool, j
         return rest_ext_error(out, rc == -ENOSPC ? 507 : 500, "tag ranges not stored: %s",
                               strerror(-rc));
     }
-    json_t *all = json_object_get(t->meta, TAGS_KIND);
-    if (!all)
-        json_object_set_new(t->meta, TAGS_KIND, all = json_object());
-    if (pool)
-        json_object_set_new(all, id, pool);
-    else
-        json_object_del(all, id);
+    topo_rest_meta_swap(t, TAGS_KIND, id, pool);
     *out = json_string("Operation Successful");
     return 200;
 }
@@ -196,10 +190,11 @@ static unsigned set_ranges(struct topo_rest *t, const char *id, const struct top
     if (used && !topo_tags_has(r, n, used))
         return rest_ext_error(out, 400, "Missing tags in tag_range: [[%" PRIu32 ", %" PRIu32
                               "]] (in use by LLDP: topology.lldp_vlan)", used, used);
-    pthread_mutex_lock(&t->meta_lock);
-    json_t *old = json_object_get(json_object_get(t->meta, TAGS_KIND), id);
+    pthread_mutex_lock(&t->keep_lock);
+    json_t *old = topo_rest_meta_copy(t, TAGS_KIND, id);
     unsigned status = pool_commit(t, id, pool_with(old, "tag_ranges", ranges_json(r, n)), out);
-    pthread_mutex_unlock(&t->meta_lock);
+    json_decref(old);
+    pthread_mutex_unlock(&t->keep_lock);
     if (status == 200)
         LOG_INFO("topology", "interface %s: %zu VLAN ranges set by REST", id, n);
     return status;
@@ -280,11 +275,12 @@ static unsigned post_special(struct topo_rest *t, const json_t *body, const char
         if (!topo_special_bit(json_string_value(v)))
             return rest_ext_error(out, 400, "The tag %s is not supported",
                                   json_string_value(v));
-    pthread_mutex_lock(&t->meta_lock);
-    json_t *old = json_object_get(json_object_get(t->meta, TAGS_KIND), id);
+    pthread_mutex_lock(&t->keep_lock);
+    json_t *old = topo_rest_meta_copy(t, TAGS_KIND, id);
     unsigned status = pool_commit(t, id, pool_with(old, "special_tags", json_deep_copy(tags)),
                                   out);
-    pthread_mutex_unlock(&t->meta_lock);
+    json_decref(old);
+    pthread_mutex_unlock(&t->keep_lock);
     return status;
 }
 

@@ -1,7 +1,11 @@
 /* topo_start: see topo_start.h. */
 #include "topo_start.h"
 
+#include <inttypes.h>
 #include <string.h>
+
+#include "ofcd_clock.h"
+#include "ofcd_log.h"
 
 #include "of_event.h"
 #include "ofp_msg.h"
@@ -20,13 +24,23 @@ void topo_start_init(struct topo_start *st, bool enable)
 static void first(struct topo_start *st, struct topo_admin *admin, struct store *s,
                   uint64_t dpid, uint32_t port)
 {
-    uint32_t f = topo_admin_get(admin, dpid, port);
+    uint32_t now;
 
-    if (f & TOPO_ADMIN_KNOWN)
+    if (topo_admin_get(admin, dpid, port) & TOPO_ADMIN_KNOWN)
         return;
-    f |= TOPO_ADMIN_KNOWN | TOPO_ADMIN_DISABLED;
-    if (topo_admin_set(admin, dpid, port, f) == 0 && s)
-        topo_keep_admin_async(s, dpid, port, f, &st->rl_now, &st->rl_later);
+    /* One step: REST may change the same flags meanwhile. */
+    if (topo_admin_update(admin, dpid, port, TOPO_ADMIN_KNOWN | TOPO_ADMIN_DISABLED, 0, &now) <
+        0) {
+        /* Fails open: the port stays enabled. Said, never silent. */
+        st->full++;
+        LOG_ERR_RL(&st->rl_now, ofcd_clock_mono_us(), "topology",
+                   "%016" PRIx64 ":%" PRIu32 " starts enabled against "
+                   "topology.enable_on_start = false: topology.max_interfaces is full",
+                   dpid, port);
+        return;
+    }
+    if (s)
+        topo_keep_admin_async(s, dpid, port, now, &st->rl_now, &st->rl_later);
 }
 
 void topo_start_event(struct topo_start *st, const struct qmsg *ev, struct topo_admin *admin,
@@ -54,7 +68,7 @@ void topo_start_event(struct topo_start *st, const struct qmsg *ev, struct topo_
         struct ofp_msg m;
         struct ofp_err err;
         if (ofp_decode(ev->data + hl, ev->len - hl, &m, &err) == 0 &&
-            m.u.port_status.reason == OFPPR_ADD && m.u.port_status.desc.port_no >= 1 &&
+            m.u.port_status.reason != OFPPR_DELETE && m.u.port_status.desc.port_no >= 1 &&
             m.u.port_status.desc.port_no <= OFPP_MAX)
             first(st, admin, s, h.dpid, m.u.port_status.desc.port_no);
     }

@@ -8,8 +8,10 @@
  * switch and port this policy has decided (and kept over a restart), so a
  * switch an operator enabled stays enabled when it comes back. On the
  * control thread, for SWITCH_UP (the switch and its ports) and
- * PORT_STATUS with reason ADD (a new port), before the LLDP flow is
- * decided (topo_class).
+ * PORT_STATUS with reason ADD or MODIFY (a new port, or one deleted through
+ * the API that comes back), before the LLDP flow is decided (topo_class).
+ * The marks take topo_admin slots for good (topology.max_interfaces): when
+ * it is full a new port starts enabled, and an error line says so.
  */
 #ifndef OFCD_TOPO_START_H
 #define OFCD_TOPO_START_H
@@ -24,6 +26,7 @@ struct topo_admin;
 
 struct topo_start {
     bool enable;                        /* topology.enable_on_start */
+    uint64_t full;                      /* ports that found topology.max_interfaces full */
     struct ofcd_ratelimit rl_now, rl_later;
 };
 
