@@ -14,10 +14,10 @@ a status nobody checks.
 """
 import json
 import sys
-import urllib.error
-import urllib.request
 
 import jsonschema
+
+from contract_http import send
 
 FM = "/api/kytos/flow_manager/v2"
 UNKNOWN = "00:00:00:00:00:00:99:99"
@@ -96,19 +96,6 @@ def template_of(path, spec_paths):
         if len(tp) == len(pp) and all(a == b or a.startswith("{") for a, b in zip(tp, pp)):
             return t
     return None
-
-
-def send(base, path, method, body, ctype, query):
-    url = base + path + ("?" + query if query else "")
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method.upper())
-    if ctype:
-        req.add_header("Content-Type", ctype)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return str(r.status), r.read()
-    except urllib.error.HTTPError as e:
-        return str(e.code), e.read()
 
 
 def response_schema(spec, template, method, status):

@@ -39,10 +39,10 @@ no link; the script deletes them.
 import copy
 import json
 import sys
-import urllib.error
-import urllib.request
 
 import jsonschema
+
+from contract_http import send
 
 T = "/api/kytos/topology"
 L = "/api/kytos/of_lldp"
@@ -390,19 +390,6 @@ def template_of(rel, method, spec_paths):
 
 def toggle(path):
     return path[:-1] if path.endswith("/") else path + "/"
-
-
-def send(base, path, method, body, ctype, query):
-    url = base + path + ("?" + query if query else "")
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method.upper())
-    if ctype:
-        req.add_header("Content-Type", ctype)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return str(r.status), r.read()
-    except urllib.error.HTTPError as e:
-        return str(e.code), e.read()
 
 
 def validator(spec):
