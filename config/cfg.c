@@ -1334,6 +1334,16 @@ static int check_kernel_side(struct ofcd_config *cfg, char *err, size_t errlen)
 
 /* A switch's snapshot and its next reply, both as large as one reply may be,
  * must fit the budget of all snapshots, or that switch is never checked. */
+static int check_fm_durability(struct ofcd_config *cfg, char *err, size_t errlen)
+{
+    if (strcmp(cfg->fm_durability, "sync") != 0 && strcmp(cfg->fm_durability, "async") != 0) {
+        cfg_err(err, errlen, "flow_manager.durability = '%s': must be sync or async",
+                cfg->fm_durability);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int check_fm_snapshot(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     uint64_t need_kb = 2ull * cfg->of_mp_max_kb;
@@ -1512,7 +1522,7 @@ static int check_store(struct ofcd_config *cfg, char *err, size_t errlen)
 static int (*const cross_checks[])(struct ofcd_config *cfg, char *err, size_t errlen) = {
     check_fm_ranges, check_topology, check_port_pool, check_kernel_side, check_openflow,
     cfg_check_shares, check_tls, check_tcp, check_rest, check_app, check_fault, check_fm_snapshot,
-    check_store, cfg_check_cluster,
+    check_fm_durability, check_store, cfg_check_cluster,
 };
 
 int cfg_finish(struct ofcd_config *cfg, char *err, size_t errlen)

@@ -189,6 +189,7 @@ struct ofcd_config {
     unsigned n_fm_ignore_table;
     uint32_t fm_store_map_mb;            /* the store's size limit (LMDB map size) */
     uint32_t fm_store_linger_us;         /* group commit: wait for company, µs */
+    char fm_durability[16];              /* sync | async: when a change is answered */
 
     /* [store] */
     char store_backend[16];              /* lmdb | memory */

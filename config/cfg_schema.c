@@ -427,6 +427,11 @@ const struct cfg_key cfg_keys[] = {
                "(empty = none)"),
     CFG_UINT("flow_manager", "store_map_mb", fm_store_map_mb, 16, 1048576, "1024",
              "size limit of the flow store (LMDB map) under app.data_dir, MiB"),
+    CFG_STRING("flow_manager", "durability", fm_durability, "sync",
+               "when a flow change is answered 202: sync, once it is durable on disk (the "
+               "default: an answered change survives a crash); async, once it is queued "
+               "to the store (as Kytos-ng answers before its database write): faster, and "
+               "a crash may lose the last changes answered"),
     CFG_UINT("flow_manager", "store_linger_us", fm_store_linger_us, 0, 100000, "500",
              "after a change arrives, how long at most the store waits for more to share "
              "its commit, and a quarter of it after the last, µs (0 = commit at once)"),

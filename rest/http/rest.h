@@ -53,6 +53,8 @@ struct rest_cfg {
     uint32_t max_flows_per_request;     /* flows x switches one request may expand to */
     bool keep_deleted;                  /* deletes keep flows in state deleted (the
                                          * control thread purges them) */
+    bool answer_queued;                 /* flow_manager.durability = async: a change is
+                                         * answered once queued, not once durable */
     const char *tls_cert;               /* PEM file paths, both or neither: HTTPS */
     const char *tls_key;
     bool auth;                          /* bearer tokens required (rest_auth.h) */

@@ -32,6 +32,9 @@
 #include "flow_json.h"
 #include "flowmgr.h"
 #include "json_u64.h"
+#include "ofcd_clock.h"
+#include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "rest_priv.h"
 #include "store.h"
 
@@ -294,6 +297,16 @@ static void change_answer(struct rest_reply *r, int rc)
         accepted(r);
 }
 
+/* A change answered before its commit (flow_manager.durability = async)
+ * whose commit failed: the client heard 202, so it is said here (the store
+ * counts the failed commit too, in /api/v1/health). On the committer. */
+static void async_lost(struct rest_server *rs, const char *what, int rc)
+{
+    LOG_ERR_RL(&rs->async_rl, ofcd_clock_mono_us(), "rest",
+               "%s answered 202 before it was stored (flow_manager.durability = async), "
+               "then not stored: %s", what, strerror(-rc));
+}
+
 /* On the store's committer, in commit order: durable, so from here on the
  * flows are the flow manager's to install, whether or not the client is
  * still there to hear it. */
@@ -301,6 +314,8 @@ static void add_committed(void *arg, int rc)
 {
     struct fl_add *a = arg;
     void *token = a->token;
+    struct rest_server *rs = a->rs;
+    size_t n = a->total;
 
     if (rc == 0) {
         size_t k = 0;
@@ -313,7 +328,13 @@ static void add_committed(void *arg, int rc)
         }
     }
     fl_add_free(a);
-    rest_wake(token, rc);
+    if (token) {
+        rest_wake(token, rc);
+        return;
+    }
+    if (rc < 0)
+        async_lost(rs, "a flow add", rc);
+    rest_release(rs, n);
 }
 
 /*
@@ -408,19 +429,31 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
         }
         g->flows = NULL;            /* the parsed body is not kept past this request */
     }
-    /* Answered from the commit's completion: no thread sleeps while it syncs. */
-    a->token = rest_defer(q, change_answer);
-    if (!a->token) {
+    /* Answered from the commit's completion: no thread sleeps while it
+     * syncs; or (durability async) once queued, the server held until the
+     * commit is done. */
+    bool now = q->rs->cfg.answer_queued && rest_hold(q->rs, a->total);
+    if (!now && !(a->token = rest_defer(q, change_answer))) {
         rest_error(r, 503, "ofcd is shutting down; nothing of this request was stored");
         r->retry_after = 5;
         goto fail;
     }
-    int rc = store_put_many_async(q->rs->src.store, a->recs, a->total, add_committed, a);
+    struct rest_server *rs = q->rs;
+    size_t a_total = a->total;
+    int rc = store_put_many_async(rs->src.store, a->recs, a->total, add_committed, a);
     if (rc < 0) {
         void *token = a->token;
         fl_add_free(a);
-        rest_wake(token, rc);
+        if (!now) {
+            rest_wake(token, rc);
+            return;
+        }
+        rest_release(rs, a_total);
+        store_failed(r, rc);
+        return;
     }
+    if (now)
+        accepted(r);
     return;
 fail:
     fl_add_free(a);
@@ -484,11 +517,19 @@ static void del_committed(void *arg, int rc)
 {
     struct fl_del *d = arg;
     void *token = d->token;
+    struct rest_server *rs = d->rs;
+    size_t n = d->v.n;
 
     if (rc == 0)
         tell_deleted(d->rs, &d->fr, d->keys, d->v.n);
     fl_del_free(d);
-    rest_wake(token, rc);
+    if (token) {
+        rest_wake(token, rc);
+        return;
+    }
+    if (rc < 0)
+        async_lost(rs, "a flow delete", rc);
+    rest_release(rs, n);
 }
 
 static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
@@ -535,20 +576,29 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
     /* Answered from the commit's completion, as adds are: no thread sleeps
      * while it syncs. Kept in state deleted (Kytos-ng lists them so) unless
      * retention is off. */
-    d->token = rest_defer(q, change_answer);
-    if (!d->token) {
+    bool now = q->rs->cfg.answer_queued && rest_hold(q->rs, u);
+    if (!now && !(d->token = rest_defer(q, change_answer))) {
         rest_error(r, 503, "ofcd is shutting down; nothing of this request was changed");
         r->retry_after = 5;
         fl_del_free(d);
         return;
     }
-    int rc = store_select_async(q->rs->src.store, NULL, is_victim, &d->v,
-                                q->rs->cfg.keep_deleted, del_committed, d);
+    struct rest_server *rs = q->rs;
+    int rc = store_select_async(rs->src.store, NULL, is_victim, &d->v, rs->cfg.keep_deleted,
+                                del_committed, d);
     if (rc < 0) {
         void *token = d->token;
         fl_del_free(d);
-        rest_wake(token, rc);
+        if (!now) {
+            rest_wake(token, rc);
+            return;
+        }
+        rest_release(rs, u);
+        store_failed(r, rc);
+        return;
     }
+    if (now)
+        accepted(r);
 }
 
 /* POST|DELETE .../flows[/{dpid}] */

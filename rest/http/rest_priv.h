@@ -14,6 +14,7 @@
 
 #include "ctl_switches.h"
 #include "dpid.h"
+#include "ofcd_ratelimit.h"
 #include "ofcd_tbucket.h"
 #include "rest.h"
 #include "rest_auth.h"
@@ -69,7 +70,10 @@ struct rest_server {
     pthread_mutex_t defer_lock;         /* deferred answers not yet woken: */
     pthread_cond_t defer_cv;            /* rest_stop waits for them */
     unsigned deferred;
+    size_t async_flows;                 /* held by rest_hold, under defer_lock */
     bool stopping;                      /* under defer_lock: rest_stop began, defer nothing */
+    struct ofcd_ratelimit async_rl;     /* the store's committer thread: changes answered
+                                         * 202 before their commit, which failed */
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
     struct rest_log_limit mhd_log;      /* MHD's messages, rate-limited */
     struct rest_auth auth;              /* read-only once started */
@@ -127,6 +131,16 @@ struct rest_req {
  * by rest.threads.
  */
 typedef void (*rest_resume_fn)(struct rest_reply *r, int rc);
+/* Work a handler answered without waiting for (flow_manager.durability =
+ * async) that still touches the server when it ends: rest_stop waits for
+ * each rest_hold to be released, as for a deferred answer. n: the flows
+ * it carries; at most REST_ASYNC_MAX_FLOWS are held at once, so clients
+ * faster than the disk cannot grow the store's queue without bound: past
+ * it, or while the server stops, hold is false and the handler answers
+ * from the commit (rest_defer) as with durability sync. */
+#define REST_ASYNC_MAX_FLOWS 65536u
+bool rest_hold(struct rest_server *rs, size_t n);
+void rest_release(struct rest_server *rs, size_t n);
 /* NULL when the server is stopping: nothing was suspended, answer now. */
 void *rest_defer(struct rest_req *q, rest_resume_fn fn);
 void rest_wake(void *token, int rc);

@@ -153,6 +153,27 @@ void *rest_defer_ctx(struct rest_req *q, rest_resume_ctx_fn fn, void *ctx,
     return token;
 }
 
+bool rest_hold(struct rest_server *rs, size_t n)
+{
+    pthread_mutex_lock(&rs->defer_lock);
+    bool ok = !rs->stopping && rs->async_flows + n <= REST_ASYNC_MAX_FLOWS;
+    if (ok) {
+        rs->deferred++;
+        rs->async_flows += n;
+    }
+    pthread_mutex_unlock(&rs->defer_lock);
+    return ok;
+}
+
+void rest_release(struct rest_server *rs, size_t n)
+{
+    pthread_mutex_lock(&rs->defer_lock);
+    rs->async_flows -= n;
+    if (--rs->deferred == 0)
+        pthread_cond_broadcast(&rs->defer_cv);
+    pthread_mutex_unlock(&rs->defer_lock);
+}
+
 void rest_wake(void *token, int rc)
 {
     struct rest_conn_state *st = token;
@@ -726,6 +747,7 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
                              .sin_addr.s_addr = htonl(cfg->ip)};
     pthread_mutex_init(&rs->defer_lock, NULL);
     pthread_cond_init(&rs->defer_cv, NULL);
+    rs->async_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     rest_log_limit_init(&rs->mhd_log);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;

@@ -91,7 +91,8 @@ void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *c
         .max_conns_per_ip = 128, .fm_queue_max = queue_max,
         .max_flows_per_request = cfg->max_flows_per_request ? cfg->max_flows_per_request
                                                             : 100000,
-        .keep_deleted = true, .users_file = users, .reader_tokens_file = "",
+        .keep_deleted = true, .answer_queued = cfg->answer_queued, .users_file = users,
+        .reader_tokens_file = "",
         .data_dir = f->dir, .token_minutes = 60, .login_lock_s = 60, .login_track_max = 64,
         .login_concurrency = 1,
     };

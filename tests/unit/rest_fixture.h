@@ -28,6 +28,7 @@ struct rest_fixture_cfg {
     size_t store_map;                   /* the store's map size (0: its default) */
     uint32_t max_flows_per_request;     /* 0: 100000 */
     bool no_fm;                         /* serve without a flow manager (503 paths) */
+    bool answer_queued;                 /* flow_manager.durability = async */
 };
 
 struct rest_fixture {

@@ -1306,6 +1306,33 @@ static void test_finish_lldp_max_age(void **state)
     assert_has(err, "10000 ms");
 }
 
+/* flow_manager.durability: sync (the default) or async; anything else is
+ * refused naming the key and the two words; topology.lldp_loop_actions
+ * the same with its words. */
+static void test_finish_durability_and_loop_actions(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+    assert_string_equal(c.fm_durability, "sync");
+    assert_string_equal(c.topo_loop_actions, "log");
+    assert_true(c.topo_enable_on_start);
+    assert_int_equal(c.topo_lldp_vlan, 3799);
+    override_ok(&c, "flow_manager.durability=async");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "flow_manager.durability=group");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "flow_manager.durability = 'group'");
+    assert_has(err, "sync or async");
+    cfg_defaults(&c);
+    override_ok(&c, "topology.lldp_loop_actions=log,disable");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "topology.lldp_loop_actions=shutdown");
+    assert_int_equal(finish(&c, err), -EINVAL);
+    assert_has(err, "topology.lldp_loop_actions = 'shutdown'");
+}
+
 /* The framer needs a whole OpenFlow message (up to 65,535 bytes) in the
  * receive buffer: a smaller tcp.rcv_buf would stall a switch's connection
  * on its first large message, so the key refuses it and its help says why. */
@@ -1942,6 +1969,7 @@ int main(void)
         cmocka_unit_test(test_rcv_buf_holds_a_message),
         cmocka_unit_test(test_finish_topology_timeout),
         cmocka_unit_test(test_finish_lldp_max_age),
+        cmocka_unit_test(test_finish_durability_and_loop_actions),
         cmocka_unit_test(test_finish_kernel_address),
         cmocka_unit_test(test_finish_openflow_ports),
         cmocka_unit_test(test_finish_snapshot_budget),

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rest_fixture.h"
+#include "store.h"
 
 #define FM "/api/kytos/flow_manager/v2"
 #define SW1 "00:00:00:00:00:00:10:01"
@@ -117,6 +118,57 @@ static void test_post_is_stored_then_sent(void **state)
                                "{\"flows\": [{\"priority\": 100, \"match\": {\"in_port\": 1}, "
                                "\"actions\": []}]}"), 202);
     assert_int_equal(stored(f, "?dpid=" SW1), 5);
+}
+
+/* flow_manager.durability = async: a change is answered once queued (as
+ * Kytos answers before its database write), stored and sent once its
+ * commit is done; a change the store then refuses was answered 202 all
+ * the same and is not there (the risk the option takes, said in the log
+ * and the store's failed commits); a malformed one is still a 400, and
+ * the server stops only once every queued change's commit is done. */
+static void test_async_answers_once_queued(void **state)
+{
+    struct rest_fixture f;
+    struct rest_fixture_cfg cfg = {.answer_queued = true, .store_map = 256 * 1024,
+                                   .queue_max = 100000};
+    struct rest_answer a;
+
+    (void)state;
+    rest_fixture_start(&f, &cfg);
+    rest_fixture_switch_up(&f, 0x1001);
+    rest_fixture_http(&f, "POST", FM "/flows/" SW1,
+                      "{\"flows\": [" FLOW(100, 1) ", " FLOW(200, 2) "]}", &a);
+    assert_int_equal(a.status, 202);
+    rest_answer_free(&a);
+    assert_int_equal(store_sync(f.store), 0);
+    assert_int_equal(stored(&f, "?dpid=" SW1 "&state=pending"), 2);
+    assert_int_equal(rest_fixture_tick(&f), 2);
+    assert_int_equal(status_of(&f, "POST", FM "/flows/" SW1, "{\"flows\": [{\"priority\": -1}]}"),
+                     400);
+    assert_int_equal(status_of(&f, "DELETE", FM "/flows/" SW1,
+                               "{\"flows\": [{\"priority\": 100, \"match\": {\"in_port\": 1}}]}"),
+                     202);
+    assert_int_equal(store_sync(f.store), 0);
+    assert_int_equal(stored(&f, "?dpid=" SW1 "&state=deleted"), 1);
+
+    /* Past the store's size: still 202, then not stored. */
+    char *body = malloc(400 * 64 + 64);
+    assert_non_null(body);
+    unsigned refused = 0;
+    for (unsigned round = 0; round < 64; round++) {
+        size_t n = (size_t)sprintf(body, "{\"flows\": [");
+        for (unsigned i = 0; i < 400; i++)
+            n += (size_t)sprintf(body + n, "%s{\"priority\": %u, \"match\": {\"in_port\": %u}}",
+                                 i ? ", " : "", round + 10, i + 1);
+        sprintf(body + n, "]}");
+        assert_int_equal(status_of(&f, "POST", FM "/flows/" SW1, body), 202);
+    }
+    free(body);
+    assert_int_equal(store_sync(f.store), 0);
+    size_t kept = stored(&f, "?dpid=" SW1);
+    refused = 64 * 400 + 2 - (unsigned)kept;
+    assert_true(refused > 0);
+    rest_fixture_stop(&f);
 }
 
 /* Every malformed part of a request: 400 naming it, nothing stored. */
@@ -354,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_store_full_is_503),
         cmocka_unit_test(test_no_flow_manager_is_503),
         CASE(test_delete_marks_deleted_and_sends),
+        cmocka_unit_test(test_async_answers_once_queued),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
