@@ -3,8 +3,9 @@
 # path (fuzz_net_tcp), the OpenFlow decoder (fuzz_ofp), the REST flow
 # parser (fuzz_flow_json), the LLDP reader (fuzz_lldp), the etcd gateway's
 # answer decoders (fuzz_etcd), the etcd store's record readers
-# (fuzz_store_etcd) and the reader of the events other nodes relay
-# (fuzz_relay) — and run each for a seventh of the given time
+# (fuzz_store_etcd), the reader of the events other nodes relay
+# (fuzz_relay) and the flow store journal's reader (fuzz_journal) — and run
+# each for an eighth of the given time
 # from its seed corpus. A crash, leak or sanitizer report fails the test
 # and leaves the reproducer in the work directory (named in the output).
 #
@@ -16,13 +17,14 @@ work=${3:-$(mktemp -d /tmp/ofcd-fuzz.XXXXXX)}
 command -v clang >/dev/null || { echo "clang missing: scripts/install-deps installs it"; exit 1; }
 
 mkdir -p "$work/corpus" "$work/corpus_ofp" "$work/corpus_flow_json" "$work/corpus_lldp" \
-    "$work/corpus_etcd" "$work/corpus_store_etcd" "$work/corpus_relay"
+    "$work/corpus_etcd" "$work/corpus_store_etcd" "$work/corpus_relay" "$work/corpus_journal"
 cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
 cp "$root"/tests/fuzz/corpus_flow_json/* "$work/corpus_flow_json/"
 cp "$root"/tests/fuzz/corpus_lldp/* "$work/corpus_lldp/"
 cp "$root"/tests/fuzz/corpus_etcd/* "$work/corpus_etcd/"
 cp "$root"/tests/fuzz/corpus_store_etcd/* "$work/corpus_store_etcd/"
 cp "$root"/tests/fuzz/corpus_relay/* "$work/corpus_relay/"
+cp "$root"/tests/fuzz/corpus_journal/* "$work/corpus_journal/"
 cflags=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 # Each target is one clang call over its sources; two run at once (make
@@ -58,6 +60,9 @@ bg clang "${cflags[@]}" -I"$root/rest/store" -I"$root/drivers/etcd" -I"$root/com
 bg clang "${cflags[@]}" -I"$root/app/cluster" \
     "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cl_relay.c" -ljansson \
     -o "$work/fuzz_relay"
+bg clang "${cflags[@]}" -I"$root/rest/store" \
+    "$root/tests/fuzz/fuzz_journal.c" "$root/rest/store/store_journal.c" \
+    -o "$work/fuzz_journal"
 for p in "${pids[@]}"; do
     wait "$p"
 done
@@ -67,9 +72,9 @@ cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit
     "$root"/common/*.c -o "$work/ofp_seeds"
 "$work/ofp_seeds" "$work/corpus_ofp" >/dev/null
 cd "$work"
-half=$(( (secs + 6) / 7 ))
+half=$(( (secs + 7) / 8 ))
 # -rss_limit_mb: nothing here allocates much; a blow-up is a bug.
-for t in net_tcp ofp flow_json lldp etcd store_etcd relay; do
+for t in net_tcp ofp flow_json lldp etcd store_etcd relay journal; do
     corpus=corpus
     [ $t = ofp ] && corpus=corpus_ofp
     [ $t = flow_json ] && corpus=corpus_flow_json
@@ -77,6 +82,7 @@ for t in net_tcp ofp flow_json lldp etcd store_etcd relay; do
     [ $t = etcd ] && corpus=corpus_etcd
     [ $t = store_etcd ] && corpus=corpus_store_etcd
     [ $t = relay ] && corpus=corpus_relay
+    [ $t = journal ] && corpus=corpus_journal
     # libFuzzer's own exit code for a finding is 77, which meson reads as
     # "skipped": a finding must fail the test.
     ./fuzz_$t -max_total_time="$half" -max_len=4096 -rss_limit_mb=1024 -error_exitcode=1 \

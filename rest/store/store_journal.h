@@ -1,0 +1,67 @@
+/*
+ * store_journal: an append-only journal, the durability source issue 30
+ * asks of the flow store (one sequential append and one fdatasync per
+ * group commit, instead of LMDB's random page writes and two syncs). This
+ * module is the file alone: records in, records back after a crash; the
+ * store does not use it yet (see docs/performance.md, "Durability").
+ *
+ * File: a 16-byte header ("OFCDJNL1", then the sequence number of the
+ * first record it holds, little-endian), then records:
+ *
+ *   u32 len        payload bytes (1..STORE_JOURNAL_REC_MAX); 0 = the end
+ *   u32 crc        CRC-32C over seq and the payload
+ *   u64 seq        consecutive from the header's
+ *   payload
+ *
+ * all little-endian, each record padded to 8 bytes. The file is kept
+ * written ahead with zeros (STORE_JOURNAL_AHEAD at a time), so a sync never
+ * grows it (a growing file costs the disk a metadata write per sync) and
+ * the end is the first zero length.
+ *
+ * A crash may leave the last batch torn: replay stops at the first record
+ * whose length runs past the file, whose CRC does not match, or whose
+ * sequence number is not the next, and says how far the good records go;
+ * opening for appends cuts the file there (zeros from there on), so a torn
+ * tail is never mistaken for records later. Nothing before the last
+ * completed sync is lost.
+ *
+ * Threads: one writer (the store's committer); replay before opening.
+ * Functions return 0 or a negative errno.
+ */
+#ifndef OFCD_STORE_JOURNAL_H
+#define OFCD_STORE_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_JOURNAL_REC_MAX (16u << 20)          /* one record's payload */
+#define STORE_JOURNAL_AHEAD (4u << 20)             /* written ahead with zeros */
+
+struct store_journal;
+
+/* Every good record of the journal at path, in order: fn(arg, seq,
+ * payload, len) (a nonzero return stops the replay and is returned). *end:
+ * the offset just past the last good record; *next_seq: the sequence the
+ * next record will carry. A missing file is an empty journal (0, *end 0,
+ * *next_seq 1). -EINVAL: the file is not a journal. */
+int store_journal_replay(const char *path,
+                         int (*fn)(void *arg, uint64_t seq, const void *rec, size_t len),
+                         void *arg, uint64_t *end, uint64_t *next_seq);
+
+/* Open path for appends, made if missing, after its good records (the
+ * rest, a torn tail, zeroed). */
+int store_journal_open(const char *path, struct store_journal **out);
+/* Queue one record (copied); nothing is on disk before store_journal_sync.
+ * -E2BIG past STORE_JOURNAL_REC_MAX, -ENOMEM. */
+int store_journal_append(struct store_journal *j, const void *rec, size_t len);
+/* Write what is queued and fdatasync: once 0, it survives a crash. */
+int store_journal_sync(struct store_journal *j);
+/* Everything so far is durable elsewhere (a checkpoint): the journal
+ * starts again empty, its sequence numbers going on. */
+int store_journal_reset(struct store_journal *j);
+/* The sequence the next record will carry; the file's bytes in use. */
+uint64_t store_journal_next_seq(const struct store_journal *j);
+uint64_t store_journal_bytes(const struct store_journal *j);
+void store_journal_close(struct store_journal *j);
+
+#endif
