@@ -4,7 +4,10 @@
 # flow pacing off. Prints, per round: flows/s accepted (every POST answered
 # 202, i.e. durable), flows/s confirmed (every flow barrier-confirmed,
 # `installed`), ofcd's RSS growth per stored flow and the store's bytes on
-# disk per flow. The bodies are made before the clock starts, so the
+# disk per flow; then ofcd is killed (SIGKILL) and started again on its data:
+# the seconds until it is ready and until its flow manager holds every flow
+# again, and how many acknowledged flows did not come back (0 is the
+# promise of a 202). The bodies are made before the clock starts, so the
 # client's JSON encoding is not measured. Prints, never asserts. Needs root.
 #
 #   FLOWS      flows per round (default 1,000,000)
@@ -42,7 +45,8 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
 anon_kb() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 
 # One round: prints "accepted_flows_s confirmed_flows_s rss_b_per_flow
-# disk_b_per_flow anon_b_per_flow cpu_us_per_flow" (anon: RssAnon, the heap; the rest of
+# disk_b_per_flow anon_b_per_flow cpu_us_per_flow recover_ready_s recover_all_s
+# lost" (anon: RssAnon, the heap; the rest of
 # the RSS growth is the store's file pages mapped by LMDB, page cache that
 # the kernel may reclaim).
 round() {
@@ -126,11 +130,29 @@ PY
           perf report -i "$work/perf.data" --children -g none --sort comm,symbol --stdio \
               2>/dev/null | grep '%' | head -80; } >"$OUT/batch_perf.txt"
     fi
-    kill -TERM $epid $opid 2>/dev/null
+    # Recovery: killed as a crash would, started again on the same data.
+    kill -KILL $opid 2>/dev/null
     timeout 10 tail -s 0.05 --pid=$opid -f /dev/null
+    local k0 k1 k2 held=0
+    k0=$(date +%s%N)
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+        --openflow.stats_interval_s=0 --flow_manager.pacing_per_s=0 \
+        --flow_manager.consistency=false ${OFCD_EXTRA:-} >"$work/ofcd2.log" 2>&1 &
+    opid=$!
+    pids+=($opid)
+    wait_for_line "$work/ofcd2.log" 'ofcd ready|ERROR' 300 >/dev/null
+    k1=$(date +%s%N)
+    for _ in $(seq 3000); do
+        held=$(curl -s "$API/metrics" | awk '/^ofcd_flows\{state="(pending|installed)"\}/ { n += $2 } END { print n + 0 }')
+        [ "$held" -ge "$FLOWS" ] 2>/dev/null && break
+        sleep 0.1
+    done
+    k2=$(date +%s%N)
+    kill -TERM $epid $opid 2>/dev/null
+    timeout 30 tail -s 0.05 --pid=$opid -f /dev/null
     python3 -c "
 n, t0, t1, t2 = $FLOWS, $t0, $t1, $t2
-print(f'{n / ((t1 - t0) / 1e9):.0f} {n / ((t2 - t0) / 1e9):.0f} {($r1 - $r0) * 1024 / n:.0f} {$db / n:.0f} {($a1 - $a0) * 1024 / n:.0f} {($c1 - $c0) * 1e6 / $(getconf CLK_TCK) / n:.2f}')"
+print(f'{n / ((t1 - t0) / 1e9):.0f} {n / ((t2 - t0) / 1e9):.0f} {($r1 - $r0) * 1024 / n:.0f} {$db / n:.0f} {($a1 - $a0) * 1024 / n:.0f} {($c1 - $c0) * 1e6 / $(getconf CLK_TCK) / n:.2f} {($k1 - $k0) / 1e9:.2f} {($k2 - $k0) / 1e9:.2f} {max(0, n - $held)}')"
 }
 
 echo "== batched installs: $FLOWS flows, POSTs of 1,000 flows, 100 emulated switches, $ROUNDS round(s) =="
@@ -139,17 +161,20 @@ for r in $(seq "$ROUNDS"); do
     line=$(round "$r") || { echo "round $r failed"; exit 1; }
     echo "round $r: accepted $(echo $line | cut -d' ' -f1) flows/s, confirmed $(echo $line | cut -d' ' -f2) flows/s," \
          "RSS $(echo $line | cut -d' ' -f3) B/flow (heap $(echo $line | cut -d' ' -f5)), store $(echo $line | cut -d' ' -f4) B/flow on disk," \
-         "ofcd CPU $(echo $line | cut -d' ' -f6) us/flow"
+         "ofcd CPU $(echo $line | cut -d' ' -f6) us/flow;" \
+         "after kill -9: ready in $(echo $line | cut -d' ' -f7) s, every flow back in $(echo $line | cut -d' ' -f8) s," \
+         "$(echo $line | cut -d' ' -f9) acknowledged flows lost"
     echo "$line" >>"$work/rounds"
 done
 python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" <<'PY'
 import json, statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = [statistics.median(c) for c in zip(*rows)]
-keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow"]
+keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow", "recover_ready_s", "recover_all_s", "lost_flows"]
 fig = dict(zip(keys, med), flows=int(sys.argv[3]), rounds=len(rows))
 json.dump(fig, open(sys.argv[2], "w"), indent=1)
 print(f"median: accepted {med[0]:,.0f} flows/s, confirmed {med[1]:,.0f} flows/s, "
       f"RSS {med[2]:.0f} B/flow (heap {med[4]:.0f}), store {med[3]:.0f} B/flow on disk, "
-      f"ofcd CPU {med[5]:.2f} us/flow")
+      f"ofcd CPU {med[5]:.2f} us/flow; after kill -9 ready in {med[6]:.2f} s, every flow "
+      f"back in {med[7]:.2f} s, {med[8]:.0f} lost")
 PY
