@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "OFCDJNL1"
-#define HDR_LEN 16u
+#define MAGIC "OFCDJNL2"
+#define SLOT_LEN 8192u
+#define SLOT_FIELDS 32u                 /* magic, gen, first_seq, meta_len, crc */
+#define HDR_LEN (2 * SLOT_LEN)
 #define REC_HDR 16u
 
 struct store_journal {
@@ -18,6 +20,7 @@ struct store_journal {
     uint64_t off;                       /* end of the good records */
     uint64_t size;                      /* the file's size (written ahead) */
     uint64_t next_seq;
+    uint64_t gen;                       /* the header slot in force */
     uint8_t *buf;                       /* records queued, not written yet */
     size_t len, cap;
     uint64_t queued;                    /* how many */
@@ -137,21 +140,58 @@ static int full_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 
 /* ---- replay ------------------------------------------------------------------------ */
 
-static int replay_fd(int fd, int (*fn)(void *, uint64_t, const void *, size_t), void *arg,
-                     uint64_t *end, uint64_t *next_seq)
+/* The header slot in force: the valid one (magic, bounds, CRC) of the
+ * higher generation. 0, or -EINVAL when neither is valid. */
+static int read_slot(int fd, uint64_t size, uint64_t *gen, uint64_t *first_seq, void *meta,
+                     size_t *meta_len)
 {
-    uint8_t hdr[HDR_LEN], rh[REC_HDR];
+    uint8_t *slot = malloc(SLOT_LEN);
+    int found = -EINVAL;
+
+    if (!slot)
+        return -ENOMEM;
+    for (unsigned i = 0; i < 2; i++) {
+        if ((uint64_t)(i + 1) * SLOT_LEN > size || full_pread(fd, slot, SLOT_LEN, i * SLOT_LEN) < 0 ||
+            memcmp(slot, MAGIC, 8) != 0)
+            continue;
+        uint64_t g = get_le(slot + 8, 8);
+        size_t ml = (size_t)get_le(slot + 24, 4);
+        if (ml > STORE_JOURNAL_META_MAX ||
+            ~crc32c(crc32c(0xffffffffu, slot + 8, 20), slot + SLOT_FIELDS, ml) !=
+                (uint32_t)get_le(slot + 28, 4) ||
+            (found == 0 && g <= *gen))
+            continue;
+        found = 0;
+        *gen = g;
+        *first_seq = get_le(slot + 16, 8);
+        if (meta)
+            memcpy(meta, slot + SLOT_FIELDS, ml);
+        if (meta_len)
+            *meta_len = ml;
+    }
+    free(slot);
+    return found;
+}
+
+static int replay_fd(int fd, int (*fn)(void *, uint64_t, const void *, size_t), void *arg,
+                     uint64_t *end, uint64_t *next_seq, uint64_t *gen, void *meta,
+                     size_t *meta_len)
+{
+    uint8_t rh[REC_HDR];
     struct stat st;
     uint8_t *buf = NULL;
     size_t cap = 0;
     int rc = 0;
+    uint64_t seq = 0;
 
     if (fstat(fd, &st) < 0)
         return -errno;
-    if ((uint64_t)st.st_size < HDR_LEN || full_pread(fd, hdr, HDR_LEN, 0) < 0 ||
-        memcmp(hdr, MAGIC, 8) != 0)
+    /* Both slots are written when a journal is made: shorter is not one. */
+    if ((uint64_t)st.st_size < HDR_LEN)
         return -EINVAL;
-    uint64_t seq = get_le(hdr + 8, 8), off = HDR_LEN, size = (uint64_t)st.st_size;
+    if ((rc = read_slot(fd, (uint64_t)st.st_size, gen, &seq, meta, meta_len)) < 0)
+        return rc;
+    uint64_t off = HDR_LEN, size = (uint64_t)st.st_size;
     for (;;) {
         if (off + REC_HDR > size || full_pread(fd, rh, REC_HDR, off) < 0)
             break;
@@ -184,10 +224,14 @@ static int replay_fd(int fd, int (*fn)(void *, uint64_t, const void *, size_t), 
 
 int store_journal_replay(const char *path,
                          int (*fn)(void *arg, uint64_t seq, const void *rec, size_t len),
-                         void *arg, uint64_t *end, uint64_t *next_seq)
+                         void *arg, uint64_t *end, uint64_t *next_seq, void *meta,
+                         size_t *meta_len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
+    uint64_t gen;
 
+    if (meta_len)
+        *meta_len = 0;
     if (fd < 0) {
         if (errno != ENOENT)
             return -errno;
@@ -195,7 +239,7 @@ int store_journal_replay(const char *path,
         *next_seq = 1;
         return 0;
     }
-    int rc = replay_fd(fd, fn, arg, end, next_seq);
+    int rc = replay_fd(fd, fn, arg, end, next_seq, &gen, meta, meta_len);
     close(fd);
     return rc;
 }
@@ -216,13 +260,29 @@ static int zero_range(int fd, uint64_t from, uint64_t to)
     return rc;
 }
 
-static int write_header(int fd, uint64_t first_seq)
+/* The next generation's slot (the other one than in force): the one in
+ * force stays whole whatever a crash does to this write. */
+static int write_slot(struct store_journal *j, uint64_t first_seq, const void *meta,
+                      size_t meta_len)
 {
-    uint8_t hdr[HDR_LEN];
+    uint8_t *slot = calloc(1, SLOT_LEN);
+    uint64_t gen = j->gen + 1;
 
-    memcpy(hdr, MAGIC, 8);
-    put_le(hdr + 8, first_seq, 8);
-    return full_pwrite(fd, hdr, HDR_LEN, 0);
+    if (!slot)
+        return -ENOMEM;
+    memcpy(slot, MAGIC, 8);
+    put_le(slot + 8, gen, 8);
+    put_le(slot + 16, first_seq, 8);
+    put_le(slot + 24, meta_len, 4);
+    if (meta_len)
+        memcpy(slot + SLOT_FIELDS, meta, meta_len);
+    put_le(slot + 28, ~crc32c(crc32c(0xffffffffu, slot + 8, 20), slot + SLOT_FIELDS, meta_len),
+           4);
+    int rc = full_pwrite(j->fd, slot, SLOT_LEN, (gen % 2) * SLOT_LEN);
+    free(slot);
+    if (rc == 0)
+        j->gen = gen;
+    return rc;
 }
 
 int store_journal_open(const char *path, struct store_journal **out)
@@ -246,9 +306,12 @@ int store_journal_open(const char *path, struct store_journal **out)
     if (st.st_size == 0) {
         j->next_seq = 1;
         j->off = HDR_LEN;
-        rc = write_header(j->fd, 1);
+        /* Slot 0 (generation 0's) zeros, slot 1 generation 1's. */
+        rc = zero_range(j->fd, 0, SLOT_LEN);
+        if (rc == 0)
+            rc = write_slot(j, 1, NULL, 0);
     } else {
-        rc = replay_fd(j->fd, NULL, NULL, &j->off, &j->next_seq);
+        rc = replay_fd(j->fd, NULL, NULL, &j->off, &j->next_seq, &j->gen, NULL, NULL);
     }
     j->size = st.st_size > (off_t)j->off ? (uint64_t)st.st_size : j->off;
     /* A torn tail is zeroed, so no leftover is ever read as a record. */
@@ -317,14 +380,16 @@ int store_journal_sync(struct store_journal *j)
     return 0;
 }
 
-int store_journal_reset(struct store_journal *j)
+int store_journal_reset(struct store_journal *j, const void *meta, size_t meta_len)
 {
+    if (meta_len > STORE_JOURNAL_META_MAX)
+        return -E2BIG;
     int rc = store_journal_sync(j);
 
-    /* The header names the next sequence as the first: the old records
+    /* The new slot names the next sequence as the first: the old records
      * after it carry smaller ones, so a replay stops at once. */
     if (rc == 0)
-        rc = write_header(j->fd, j->next_seq);
+        rc = write_slot(j, j->next_seq, meta, meta_len);
     if (rc == 0 && fdatasync(j->fd) < 0)
         rc = -errno;
     if (rc == 0)

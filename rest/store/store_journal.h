@@ -5,8 +5,13 @@
  * module is the file alone: records in, records back after a crash; the
  * store does not use it yet (see docs/performance.md, "Durability").
  *
- * File: a 16-byte header ("OFCDJNL1", then the sequence number of the
- * first record it holds, little-endian), then records:
+ * File: two header slots of 8 KiB, then records. A slot: "OFCDJNL2", its
+ * generation, the sequence number of the first record, and up to
+ * STORE_JOURNAL_META_MAX bytes of the caller's (the checkpoint a recovery
+ * starts from: the store keeps LMDB's meta page there), with a CRC-32C;
+ * the valid slot of the higher generation is in force, and a reset
+ * writes the other one, so a crash while it is written leaves the one
+ * before whole. A record:
  *
  *   u32 len        payload bytes (1..STORE_JOURNAL_REC_MAX); 0 = the end
  *   u32 crc        CRC-32C over seq and the payload
@@ -26,6 +31,7 @@
  * completed sync is lost.
  *
  * Threads: one writer (the store's committer); replay before opening.
+ * The file's bytes in use start at 16 KiB (the two slots).
  * Functions return 0 or a negative errno.
  */
 #ifndef OFCD_STORE_JOURNAL_H
@@ -36,17 +42,21 @@
 
 #define STORE_JOURNAL_REC_MAX (16u << 20)          /* one record's payload */
 #define STORE_JOURNAL_AHEAD (4u << 20)             /* written ahead with zeros */
+#define STORE_JOURNAL_META_MAX (8192u - 32u)      /* the checkpoint's bytes in a slot */
 
 struct store_journal;
 
 /* Every good record of the journal at path, in order: fn(arg, seq,
  * payload, len) (a nonzero return stops the replay and is returned). *end:
  * the offset just past the last good record; *next_seq: the sequence the
- * next record will carry. A missing file is an empty journal (0, *end 0,
- * *next_seq 1). -EINVAL: the file is not a journal. */
+ * next record will carry; meta (STORE_JOURNAL_META_MAX bytes, or NULL)
+ * and *meta_len: what the last reset kept (nothing for a new journal). A
+ * missing file is an empty journal (0, *end 0, *next_seq 1). -EINVAL: the
+ * file is not a journal (no valid header slot). */
 int store_journal_replay(const char *path,
                          int (*fn)(void *arg, uint64_t seq, const void *rec, size_t len),
-                         void *arg, uint64_t *end, uint64_t *next_seq);
+                         void *arg, uint64_t *end, uint64_t *next_seq, void *meta,
+                         size_t *meta_len);
 
 /* Open path for appends, made if missing, after its good records (the
  * rest, a torn tail, zeroed). */
@@ -56,9 +66,11 @@ int store_journal_open(const char *path, struct store_journal **out);
 int store_journal_append(struct store_journal *j, const void *rec, size_t len);
 /* Write what is queued and fdatasync: once 0, it survives a crash. */
 int store_journal_sync(struct store_journal *j);
-/* Everything so far is durable elsewhere (a checkpoint): the journal
- * starts again empty, its sequence numbers going on. */
-int store_journal_reset(struct store_journal *j);
+/* Everything so far is durable elsewhere (a checkpoint, described by
+ * meta, kept for the recovery): the journal starts again empty, its
+ * sequence numbers going on. Durable once it returns 0. -E2BIG: meta
+ * past STORE_JOURNAL_META_MAX. */
+int store_journal_reset(struct store_journal *j, const void *meta, size_t meta_len);
 /* The sequence the next record will carry; the file's bytes in use. */
 uint64_t store_journal_next_seq(const struct store_journal *j);
 uint64_t store_journal_bytes(const struct store_journal *j);

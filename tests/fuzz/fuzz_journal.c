@@ -4,11 +4,13 @@
  * with the data directory leaves in the file, read back at start. Every
  * record it hands over must lie within the file, carry consecutive
  * sequence numbers and at most STORE_JOURNAL_REC_MAX bytes, and end where
- * the reader says the good records end; reading twice gives the same.
+ * the reader says the good records end; the checkpoint it gives back fits
+ * its bound; reading twice gives the same.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,14 +47,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         return 0;
     }
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    static uint8_t meta[STORE_JOURNAL_META_MAX], meta2[STORE_JOURNAL_META_MAX];
     struct walk a = {0}, b = {0};
     uint64_t end, next, end2, next2;
-    int rc = store_journal_replay(path, check, &a, &end, &next);
-    if (rc == 0) {
-        if (end > len || (a.n && (end != 16 + a.bytes || next != a.next)))
+    size_t ml, ml2;
+    int rc = store_journal_replay(path, check, &a, &end, &next, meta, &ml);
+    if (rc == 0 && len) {
+        if (end > len || ml > STORE_JOURNAL_META_MAX ||
+            (a.n && (end != 2 * 8192 + a.bytes || next != a.next)))
             abort();
-        if (store_journal_replay(path, check, &b, &end2, &next2) != 0 || end2 != end ||
-            next2 != next || b.n != a.n)
+        if (store_journal_replay(path, check, &b, &end2, &next2, meta2, &ml2) != 0 ||
+            end2 != end || next2 != next || b.n != a.n || ml2 != ml || memcmp(meta, meta2, ml))
             abort();
     }
     close(fd);

@@ -4,7 +4,9 @@
  * reach the disk whole, and the journal
  * goes on from the good records without ever reading the torn bytes as
  * records; a flipped byte stops the replay at its record; a reset empties
- * it while its sequence numbers go on; what is only queued is not on disk. */
+ * it while its sequence numbers go on and keeps the checkpoint it is given,
+ * and a reset torn by a crash leaves the one before in force; what is only
+ * queued is not on disk. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +44,7 @@ static int collect(void *arg, uint64_t seq, const void *rec, size_t len)
 static struct seen replay(const char *path, uint64_t *end, uint64_t *next)
 {
     struct seen s = {0};
-    assert_int_equal(store_journal_replay(path, collect, &s, end, next), 0);
+    assert_int_equal(store_journal_replay(path, collect, &s, end, next, NULL, NULL), 0);
     return s;
 }
 
@@ -110,7 +112,8 @@ static void test_round_trip(void **state)
     FILE *f = fopen(path, "w");
     fputs("something else entirely", f);
     fclose(f);
-    assert_int_equal(store_journal_replay(path, collect, &(struct seen){0}, &end, &next),
+    assert_int_equal(store_journal_replay(path, collect, &(struct seen){0}, &end, &next, NULL,
+                                          NULL),
                      -EINVAL);
     unlink(path);
 }
@@ -209,8 +212,9 @@ static void test_flipped_byte_stops_there(void **state)
  * read again (even those the new ones do not overwrite). */
 static void test_reset(void **state)
 {
-    char path[64];
+    char path[64], meta[STORE_JOURNAL_META_MAX];
     uint64_t end, next;
+    size_t ml;
     struct store_journal *j;
 
     (void)state;
@@ -219,17 +223,41 @@ static void test_reset(void **state)
     for (int i = 0; i < 10; i++)
         put(j, "a record from before the checkpoint");
     assert_int_equal(store_journal_sync(j), 0);
-    assert_int_equal(store_journal_reset(j), 0);
-    assert_int_equal(store_journal_bytes(j), 16);
-    struct seen s = replay(path, &end, &next);
+    uint64_t head = store_journal_bytes(j) - 10 * (16 + 40);
+    assert_int_equal(store_journal_reset(j, "checkpoint one", 14), 0);
+    assert_int_equal(store_journal_bytes(j), head);
+    struct seen s = {0};
+    assert_int_equal(store_journal_replay(path, collect, &s, &end, &next, meta, &ml), 0);
     assert_int_equal(s.n, 0);
     assert_int_equal(next, 11);
+    assert_int_equal(ml, 14);
+    assert_memory_equal(meta, "checkpoint one", 14);
     put(j, "new");
     assert_int_equal(store_journal_sync(j), 0);
+    assert_int_equal(store_journal_reset(j, NULL, STORE_JOURNAL_META_MAX + 1), -E2BIG);
     store_journal_close(j);
-    s = replay(path, &end, &next);
+    s = (struct seen){0};
+    assert_int_equal(store_journal_replay(path, collect, &s, &end, &next, meta, &ml), 0);
     assert_int_equal(s.n, 1);
     assert_int_equal(s.first, 11);
+    assert_string_equal(s.text[0], "new");
+
+    /* A second reset torn by a crash (its slot half written): the first
+     * stays in force, with the records after it. */
+    assert_int_equal(store_journal_open(path, &j), 0);
+    assert_int_equal(store_journal_reset(j, "checkpoint two", 14), 0);
+    store_journal_close(j);
+    int fd = open(path, O_RDWR);
+    uint8_t junk[100];
+    memset(junk, 0x5a, sizeof(junk));
+    /* generation 3 is in slot 1 (8 KiB in): its checkpoint bytes torn. */
+    assert_int_equal(pwrite(fd, junk, sizeof(junk), 8192 + 32), (ssize_t)sizeof(junk));
+    close(fd);
+    s = (struct seen){0};
+    assert_int_equal(store_journal_replay(path, collect, &s, &end, &next, meta, &ml), 0);
+    assert_int_equal(ml, 14);
+    assert_memory_equal(meta, "checkpoint one", 14);
+    assert_int_equal(s.n, 1);
     assert_string_equal(s.text[0], "new");
     unlink(path);
 }
