@@ -17,7 +17,7 @@ import sys
 
 import jsonschema
 
-from contract_http import send
+from contract_http import send, uncovered
 
 FM = "/api/kytos/flow_manager/v2"
 UNKNOWN = "00:00:00:00:00:00:99:99"
@@ -159,12 +159,7 @@ def main():
                 continue
             print("ok: %s -> %s%s" % (what, got, "" if n is None else
                                        " (%d switches, schema valid)" % n))
-    for key in sorted(documented - covered):
-        if key in UNREACHABLE:
-            print("skip: %s %s %s: %s" % (key[1].upper(), key[0], key[2], UNREACHABLE[key]))
-        else:
-            failures.append("no case for documented %s %s %s" % (key[1].upper(), key[0],
-                                                                 key[2]))
+    uncovered(documented, covered, UNREACHABLE, failures)
     for f in failures:
         print("FAIL:", f)
     print("%d documented (path, method, status), %d checked, %d failures" % (

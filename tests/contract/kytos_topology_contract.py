@@ -42,7 +42,7 @@ import sys
 
 import jsonschema
 
-from contract_http import send
+from contract_http import send, uncovered
 
 T = "/api/kytos/topology"
 L = "/api/kytos/of_lldp"
@@ -489,12 +489,7 @@ def main():
         print("note: %s %s taken as %s: %s" % (contract, "/".join(where), fixed, why))
     for t in sorted(ONE_FORM):
         print("note: %s sent without toggling its trailing slash: %s" % (t, ONE_FORM[t]))
-    for key in sorted(documented - covered):
-        if key in UNREACHABLE:
-            print("skip: %s %s %s: %s" % (key[1].upper(), key[0], key[2], UNREACHABLE[key]))
-        else:
-            failures.append("no case for documented %s %s %s" % (key[1].upper(), key[0],
-                                                                 key[2]))
+    uncovered(documented, covered, UNREACHABLE, failures)
     for f in failures:
         print("FAIL:", f)
     print("%d documented (path, method, status), %d checked, %d unreachable, "
