@@ -60,12 +60,26 @@ int topo_keep_meta(struct store *s, const char *kind, const char *id, const json
     return json_object_size(meta) ? put_json(s, key, meta) : del(s, key);
 }
 
-int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags)
+/* The keys of (dpid, port)'s flags and of link id's record: one spelling
+ * for the writes, synchronous or queued, and for the forget. */
+static void admin_key(uint64_t dpid, uint32_t port, char key[64])
 {
-    char key[64], d[24], v[16];
+    char d[24];
 
     dpid_format(dpid, d);
-    snprintf(key, sizeof(key), KEEP_ADMIN "%s/%" PRIu32, d, port);
+    snprintf(key, 64, KEEP_ADMIN "%s/%" PRIu32, d, port);
+}
+
+static void link_key(const char *id, char key[96])
+{
+    snprintf(key, 96, KEEP_LINK "%s", id);
+}
+
+int topo_keep_admin(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags)
+{
+    char key[64], v[16];
+
+    admin_key(dpid, port, key);
     snprintf(v, sizeof(v), "%" PRIu32, flags);
     return flags ? store_kv_put(s, key, v, strlen(v)) : del(s, key);
 }
@@ -90,7 +104,7 @@ int topo_keep_link(struct store *s, const struct topo_link_rec *l, bool enabled)
 
     if (!text)
         return -ENOMEM;
-    snprintf(key, sizeof(key), KEEP_LINK "%s", l->id);
+    link_key(l->id, key);
     int rc = store_kv_put(s, key, text, strlen(text));
     free(text);
     return rc;
@@ -100,7 +114,7 @@ int topo_keep_link_del(struct store *s, const char *id)
 {
     char key[96];
 
-    snprintf(key, sizeof(key), KEEP_LINK "%s", id);
+    link_key(id, key);
     return del(s, key);
 }
 
@@ -153,7 +167,7 @@ int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool go
 {
     char key[96];
 
-    snprintf(key, sizeof(key), KEEP_LINK "%s", l->id);
+    link_key(l->id, key);
     return kv_async(s, key, gone ? NULL : link_text(l, l->enabled), gone, rl_caller,
                     rl_committer);
 }
@@ -161,10 +175,9 @@ int topo_keep_link_async(struct store *s, const struct topo_link_rec *l, bool go
 int topo_keep_admin_async(struct store *s, uint64_t dpid, uint32_t port, uint32_t flags,
                           struct ofcd_ratelimit *rl_caller, struct ofcd_ratelimit *rl_committer)
 {
-    char key[64], d[24], v[16];
+    char key[64], v[16];
 
-    dpid_format(dpid, d);
-    snprintf(key, sizeof(key), KEEP_ADMIN "%s/%" PRIu32, d, port);
+    admin_key(dpid, port, key);
     snprintf(v, sizeof(v), "%" PRIu32, flags);
     return kv_async(s, key, flags ? strdup(v) : NULL, !flags, rl_caller, rl_committer);
 }
@@ -229,7 +242,7 @@ int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta
     if (sw)
         snprintf(pre[2], sizeof(pre[2]), KEEP_ADMIN "%s/", d);
     else
-        snprintf(pre[2], sizeof(pre[2]), KEEP_ADMIN "%s/%" PRIu32, d, port);
+        admin_key(dpid, port, pre[2]);
     for (int i = 0; i < 3 && rc == 0 && s; i++)
         rc = store_kv_foreach(s, pre[i], collect, &doom);
     if (rc == 0 && sw && s) {

@@ -165,13 +165,20 @@ bool rest_hold(struct rest_server *rs, size_t n)
     return ok;
 }
 
-void rest_release(struct rest_server *rs, size_t n)
+/* One deferred answer or held change ended (n: the flows it held): the
+ * last one lets rest_stop go on. */
+static void defer_end(struct rest_server *rs, size_t n)
 {
     pthread_mutex_lock(&rs->defer_lock);
     rs->async_flows -= n;
     if (--rs->deferred == 0)
         pthread_cond_broadcast(&rs->defer_cv);
     pthread_mutex_unlock(&rs->defer_lock);
+}
+
+void rest_release(struct rest_server *rs, size_t n)
+{
+    defer_end(rs, n);
 }
 
 void rest_wake(void *token, int rc)
@@ -183,10 +190,7 @@ void rest_wake(void *token, int rc)
     /* MHD's own lock orders these writes before the resumed call reads
      * them; after this call st may be gone. */
     MHD_resume_connection(st->conn);
-    pthread_mutex_lock(&rs->defer_lock);
-    if (--rs->deferred == 0)
-        pthread_cond_broadcast(&rs->defer_cv);
-    pthread_mutex_unlock(&rs->defer_lock);
+    defer_end(rs, 0);
 }
 
 static const char *ext_query(const struct rest_ext_req *req, const char *key)
