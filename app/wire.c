@@ -137,6 +137,9 @@ int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct st
         .linger_us = c->fm_store_linger_us,
         .batch_target = 64,
         .max_async = 1u << 20,
+        .journal = c->store_journal,
+        .checkpoint_ms = c->store_checkpoint_ms,
+        .checkpoint_bytes = (uint64_t)c->store_checkpoint_mb << 20,
     };
     snprintf(dir, len, "%s/flows", c->data_dir);
     if (store_backend_by_name(c->store_backend, &out->backend) < 0) {

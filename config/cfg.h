@@ -193,6 +193,9 @@ struct ofcd_config {
 
     /* [store] */
     char store_backend[16];              /* lmdb | memory */
+    bool store_journal;                  /* lmdb: a journal is the durability source */
+    uint32_t store_checkpoint_ms;        /* journal: LMDB synced at least this often */
+    uint32_t store_checkpoint_mb;        /* journal: ... or after this much journal */
 
     /* [cluster] */
     char cluster_etcd_endpoints[CFG_STR_MAX]; /* "" = no cluster */

@@ -77,6 +77,8 @@
 #define STORE_DEFAULT_MAP_SIZE ((size_t)1 << 30)   /* 1 GiB of address space */
 #define STORE_DEFAULT_MAX_ASYNC 65536u
 #define STORE_DEFAULT_BG_LINGER_US 5000u
+#define STORE_DEFAULT_CHECKPOINT_MS 1000u
+#define STORE_DEFAULT_CHECKPOINT_BYTES ((uint64_t)64 << 20)
 #define STORE_OWNER_MAX 255                       /* bytes, without the NUL */
 
 enum store_flow_state {
@@ -180,6 +182,18 @@ struct store_config {
      * never half of one, and what they held is read again from the
      * source (the revision applied is written in the same commit). */
     bool lazy_meta_sync;
+    /*
+     * lmdb: the durability source is a journal (store_lmdb_jnl.h): a
+     * commit is one append and one fdatasync of its changes, LMDB is made
+     * durable at checkpoints, every checkpoint_ms (0:
+     * STORE_DEFAULT_CHECKPOINT_MS) or checkpoint_bytes of journal (0:
+     * STORE_DEFAULT_CHECKPOINT_BYTES), whichever comes first. false: each
+     * commit is LMDB's own (two syncs). Either way a confirmed change
+     * survives a crash of the process or of the machine.
+     */
+    bool journal;
+    unsigned checkpoint_ms;
+    uint64_t checkpoint_bytes;
 };
 
 /* Counters since store_open(); store_get_stats() gives a consistent snapshot. */

@@ -329,8 +329,13 @@ fail:
     return rc;
 }
 
-int store_journal_append(struct store_journal *j, const void *rec, size_t len)
+int store_journal_appendv(struct store_journal *j, const struct store_journal_part *parts,
+                          unsigned n)
 {
+    size_t len = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        len += parts[i].len;
     if (len == 0 || len > STORE_JOURNAL_REC_MAX)
         return len ? -E2BIG : -EINVAL;
     size_t need = REC_HDR + padded(len);
@@ -344,16 +349,38 @@ int store_journal_append(struct store_journal *j, const void *rec, size_t len)
         j->buf = nb;
         j->cap = nc;
     }
-    uint8_t *p = j->buf + j->len;
+    uint8_t *p = j->buf + j->len, *q = p + REC_HDR;
     uint64_t seq = j->next_seq + j->queued;
+    for (unsigned i = 0; i < n; i++) {
+        if (parts[i].len)
+            memcpy(q, parts[i].p, parts[i].len);
+        q += parts[i].len;
+    }
+    memset(q, 0, padded(len) - len);
     put_le(p, len, 4);
-    put_le(p + 4, rec_crc(seq, rec, len), 4);
+    put_le(p + 4, rec_crc(seq, p + REC_HDR, len), 4);
     put_le(p + 8, seq, 8);
-    memcpy(p + REC_HDR, rec, len);
-    memset(p + REC_HDR + len, 0, padded(len) - len);
     j->len += need;
     j->queued++;
     return 0;
+}
+
+int store_journal_append(struct store_journal *j, const void *rec, size_t len)
+{
+    struct store_journal_part part = {rec, len};
+
+    return store_journal_appendv(j, &part, 1);
+}
+
+void store_journal_drop(struct store_journal *j)
+{
+    j->len = 0;
+    j->queued = 0;
+}
+
+uint64_t store_journal_queued_bytes(const struct store_journal *j)
+{
+    return j->len;
 }
 
 int store_journal_sync(struct store_journal *j)

@@ -1,9 +1,8 @@
 /*
- * store_journal: an append-only journal, the durability source issue 30
- * asks of the flow store (one sequential append and one fdatasync per
- * group commit, instead of LMDB's random page writes and two syncs). This
- * module is the file alone: records in, records back after a crash; the
- * store does not use it yet (see docs/performance.md, "Durability").
+ * store_journal: an append-only journal, the durability source of the
+ * LMDB backend (store_lmdb_jnl.h: one sequential append and one fdatasync
+ * per group commit, instead of LMDB's random page writes and two syncs).
+ * This module is the file alone: records in, records back after a crash.
  *
  * File: two header slots of 8 KiB, then records. A slot: "OFCDJNL2", its
  * generation, the sequence number of the first record, and up to
@@ -64,6 +63,17 @@ int store_journal_open(const char *path, struct store_journal **out);
 /* Queue one record (copied); nothing is on disk before store_journal_sync.
  * -E2BIG past STORE_JOURNAL_REC_MAX, -ENOMEM. */
 int store_journal_append(struct store_journal *j, const void *rec, size_t len);
+/* One record made of n parts, in order (no copy of them beforehand). */
+struct store_journal_part {
+    const void *p;
+    size_t len;
+};
+int store_journal_appendv(struct store_journal *j, const struct store_journal_part *parts,
+                          unsigned n);
+/* Forget what is queued and not written yet (its transaction aborted). */
+void store_journal_drop(struct store_journal *j);
+/* Bytes queued, not written yet. */
+uint64_t store_journal_queued_bytes(const struct store_journal *j);
 /* Write what is queued and fdatasync: once 0, it survives a crash. */
 int store_journal_sync(struct store_journal *j);
 /* Everything so far is durable elsewhere (a checkpoint, described by

@@ -8,9 +8,12 @@
  * LMDB's own lock; readers use read transactions of their own (MVCC) and
  * never wait for it.
  *
- * Durability: LMDB runs with its default (synchronous) commit, so a change
+ * Durability: with store_config.journal (the product's setting) each
+ * commit is one append and one fdatasync of a journal and LMDB runs
+ * without syncs, made durable at checkpoints (store_lmdb_jnl.h); without
+ * it LMDB's default synchronous commit (two syncs). Either way a change
  * confirmed with 0 survives SIGKILL of the process and, on storage that
- * honours fsync, a power cut. Reopening after a crash sees exactly the
+ * honours fsync, a power cut; reopening after a crash sees exactly the
  * committed batches.
  *
  * Record layout (native byte order: the file never leaves this machine):
@@ -21,20 +24,28 @@
 #include "store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <lmdb.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "store_lmdb_jnl.h"
 #include "store_queue.h"
 
 #define STORE_COMP "store"
 #define STORE_DB_NAME "flows"
 #define STORE_KV_DB_NAME "apps"
 #define STORE_KEY_LEN 16
+
+/* The databases as the journal's records name them. */
+#define DB_FLOWS 0u
+#define DB_APPS 1u
 
 /* Value header; offsets are fixed so the layout has no padding surprises. */
 #define REC_MAGIC 0x4f465331u /* "OFS1": bump when the layout changes */
@@ -73,6 +84,7 @@ struct store_lmdb {
     struct store_queue q;     /* first: the group commit, then struct store */
     bool keep_times;          /* store_config.keep_times */
     bool lazy_meta_sync;      /* store_config.lazy_meta_sync */
+    struct lmdb_jnl *jnl;     /* store_config.journal; NULL: LMDB's own syncs */
     MDB_env *env;
     MDB_dbi dbi;
     MDB_dbi kv_dbi;           /* the apps' records (store_kv_*) */
@@ -197,6 +209,23 @@ static int rec_decode(const MDB_val *k, const MDB_val *v, struct store_flow *f, 
 
 /* ---- committer side: store_queue's transaction --------------------------- */
 
+/* mdb_put / mdb_del of the committer's transaction, kept in the journal
+ * when there is one. A put with MDB_RESERVE is journaled by the caller
+ * once the value is written (lmdb_jnl_put). */
+static int txn_put(struct store_lmdb *s, unsigned db, MDB_val *k, MDB_val *v)
+{
+    int rc = store_err(mdb_put(s->txn, db == DB_APPS ? s->kv_dbi : s->dbi, k, v, 0));
+
+    return !rc && s->jnl ? lmdb_jnl_put(s->jnl, db, k, v) : rc;
+}
+
+static int txn_del(struct store_lmdb *s, unsigned db, MDB_val *k)
+{
+    int rc = store_err(mdb_del(s->txn, db == DB_APPS ? s->kv_dbi : s->dbi, k, NULL));
+
+    return !rc && s->jnl ? lmdb_jnl_del(s->jnl, db, k) : rc;
+}
+
 /* -ENOSPC when a record of vlen bytes would push the flows into the reserve. */
 static int store_room_check(struct store_lmdb *s, size_t vlen)
 {
@@ -232,6 +261,8 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         if (rc)
             return store_err(rc);
         rec_encode(v.mv_data, f, now, s->keep_times);
+        if (s->jnl && (rc = lmdb_jnl_put(s->jnl, DB_FLOWS, &k, &v)) != 0)
+            return rc;
         t->put++;
         rc = store_queue_changed_flow(&s->q, f->dpid, f->match_id, false);
         if (rc)
@@ -247,9 +278,9 @@ static int store_apply_del(struct store_lmdb *s, struct store_op *op, struct sto
     int rc;
 
     store_key(kb, op->u.del.dpid, op->u.del.match_id);
-    rc = mdb_del(s->txn, s->dbi, &k, NULL);
+    rc = txn_del(s, DB_FLOWS, &k);
     if (rc)
-        return store_err(rc);
+        return rc;
     t->deleted++;
     return store_queue_changed_flow(&s->q, op->u.del.dpid, op->u.del.match_id, true);
 }
@@ -286,7 +317,7 @@ static int store_mark_deleted(struct store_lmdb *s, MDB_val *k, uint64_t now)
     put16(p + REC_OFF_ERR_CODE, 0);
     put64(p + REC_OFF_CHANGED, now);
     v.mv_data = p;
-    return store_err(mdb_put(s->txn, s->dbi, k, &v, 0));
+    return txn_put(s, DB_FLOWS, k, &v);
 }
 
 /*
@@ -353,7 +384,7 @@ static int store_apply_del_if(struct store_lmdb *s, struct store_op *op, uint64_
         k.mv_size = STORE_KEY_LEN;
         k.mv_data = (void *)kp;
         rc = op->u.del_if.mark ? store_mark_deleted(s, &k, now)
-                               : store_err(mdb_del(s->txn, s->dbi, &k, NULL));
+                               : txn_del(s, DB_FLOWS, &k);
         if (!rc)
             rc = store_queue_changed_flow(&s->q, store_key_u64(kp), store_key_u64(kp + 8),
                                           !op->u.del_if.mark);
@@ -402,9 +433,9 @@ static int store_apply_state(struct store_lmdb *s, struct store_op *op, uint64_t
     put16(p + REC_OFF_ERR_CODE, op->u.st.state == STORE_FLOW_ERROR ? op->u.st.err_code : 0);
     put64(p + REC_OFF_CHANGED, now);
     v.mv_data = p;
-    rc = mdb_put(s->txn, s->dbi, &k, &v, 0);
+    rc = txn_put(s, DB_FLOWS, &k, &v);
     if (rc)
-        return store_err(rc);
+        return rc;
     t->state_updates++;
     return store_queue_changed_flow(&s->q, op->u.st.dpid, op->u.st.match_id, false);
 }
@@ -415,14 +446,14 @@ static int store_apply_kv(struct store_lmdb *s, struct store_op *op)
     int rc;
 
     if (!op->u.kv.val) {
-        rc = store_err(mdb_del(s->txn, s->kv_dbi, &k, NULL));
+        rc = txn_del(s, DB_APPS, &k);
     } else {
         /* The flows' reserve applies: an app's records never eat the room
          * deletes need. */
         rc = store_room_check(s, op->u.kv.len);
         MDB_val v = { op->u.kv.len, (void *)op->u.kv.val };
         if (!rc)
-            rc = store_err(mdb_put(s->txn, s->kv_dbi, &k, &v, 0));
+            rc = txn_put(s, DB_APPS, &k, &v);
     }
     return rc ? rc : store_queue_changed_kv(&s->q, op->u.kv.key, !op->u.kv.val);
 }
@@ -451,25 +482,35 @@ static int lmdb_apply(struct store_queue *q, struct store_op *op, uint64_t now,
 
 static int lmdb_begin(struct store_queue *q)
 {
-    return store_err(mdb_txn_begin(LQ(q)->env, NULL, 0, &LQ(q)->txn));
+    struct store_lmdb *s = LQ(q);
+    int rc = s->jnl ? lmdb_jnl_failed(s->jnl) : 0;
+
+    return rc ? rc : store_err(mdb_txn_begin(s->env, NULL, 0, &s->txn));
 }
 
-/* The sync of the whole batch happens here (LMDB's default durable commit). */
+/* The sync of the whole batch happens here: the journal's, or LMDB's
+ * default durable commit. */
 static int lmdb_commit(struct store_queue *q)
 {
-    int rc = store_err(mdb_txn_commit(LQ(q)->txn));
+    struct store_lmdb *s = LQ(q);
+    int rc = s->jnl ? lmdb_jnl_commit(s->jnl, s->txn) : store_err(mdb_txn_commit(s->txn));
 
-    LQ(q)->txn = NULL;
+    s->txn = NULL;
     return rc;
 }
 
 static void lmdb_abort(struct store_queue *q)
 {
-    mdb_txn_abort(LQ(q)->txn);
-    LQ(q)->txn = NULL;
+    struct store_lmdb *s = LQ(q);
+
+    mdb_txn_abort(s->txn);
+    s->txn = NULL;
+    if (s->jnl)
+        lmdb_jnl_abort(s->jnl);
 }
 
-/* Between batches: keep the data file written ahead (STORE_AHEAD_BYTES). */
+/* Between batches: a checkpoint if one is due; keep the data file written
+ * ahead (STORE_AHEAD_BYTES). */
 static void lmdb_write_ahead(struct store_queue *q)
 {
     static const uint8_t zeros[65536];
@@ -478,6 +519,8 @@ static void lmdb_write_ahead(struct store_queue *q)
     struct stat stt;
     int fd;
 
+    if (s->jnl)
+        lmdb_jnl_idle(s->jnl, ofcd_clock_mono_ns());
     if (s->prealloc_failed || mdb_env_info(s->env, &info) != 0 ||
         mdb_env_get_fd(s->env, &fd) != 0)
         return;
@@ -737,10 +780,18 @@ static int store_limits(struct store_lmdb *s)
     return 0;
 }
 
-static int store_env_open(struct store_lmdb *s, const char *dir)
+static int store_env_open(struct store_lmdb *s, const char *dir, bool journal)
 {
+    unsigned flags = MDB_NOTLS;
     MDB_txn *txn;
     int dead = 0, rc;
+
+    /* MDB_NOTLS: read transactions are made on any MHD pool thread. With
+     * the journal LMDB never syncs by itself: the checkpoints do. */
+    if (journal)
+        flags |= MDB_NOSYNC;
+    else if (s->lazy_meta_sync)
+        flags |= MDB_NOMETASYNC;
 
     rc = mdb_env_create(&s->env);
     if (rc) {
@@ -750,10 +801,8 @@ static int store_env_open(struct store_lmdb *s, const char *dir)
     rc = mdb_env_set_mapsize(s->env, s->map_size);
     if (!rc)
         rc = mdb_env_set_maxdbs(s->env, 4);
-    /* MDB_NOTLS: read transactions are made on any MHD pool thread. */
     if (!rc)
-        rc = mdb_env_open(s->env, dir, MDB_NOTLS | (s->lazy_meta_sync ? MDB_NOMETASYNC : 0),
-                          0640);
+        rc = mdb_env_open(s->env, dir, flags, 0640);
     if (rc)
         return rc;
     /* A SIGKILLed ofcd leaves its reader slots behind; they would pin old pages. */
@@ -781,6 +830,7 @@ static void lmdb_close(struct store *st)
     struct store_lmdb *s = L(st);
 
     store_queue_stop(&s->q);
+    lmdb_jnl_close(s->jnl);
     mdb_env_close(s->env);
     free(s->scratch);
     free(s);
@@ -798,8 +848,41 @@ static const struct store_ops lmdb_ops = {
     .watch = store_queue_watch,
 };
 
+/*
+ * The journal (cfg->journal), after LMDB opened in the mode open_journal
+ * chose. A journal left by a run with it on is recovered even when it is
+ * now off, then removed and LMDB's own syncs switched back on: a stale
+ * journal must never set a later LMDB back to its checkpoint.
+ */
+static bool journal_exists(const char *dir)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, LMDB_JNL_FILE);
+    return access(path, F_OK) == 0;
+}
+
+static int store_jnl_start(struct store_lmdb *s, const struct store_config *cfg)
+{
+    const MDB_dbi dbi[LMDB_JNL_DBS] = {[DB_FLOWS] = s->dbi, [DB_APPS] = s->kv_dbi};
+    struct lmdb_jnl_cfg jc = {cfg->checkpoint_ms, cfg->checkpoint_bytes};
+    char path[PATH_MAX];
+    int rc = lmdb_jnl_open(s->env, dbi, cfg->dir, &jc, &s->jnl);
+
+    if (rc || cfg->journal)
+        return rc;
+    lmdb_jnl_close(s->jnl);
+    s->jnl = NULL;
+    snprintf(path, sizeof(path), "%s/%s", cfg->dir, LMDB_JNL_FILE);
+    if (unlink(path) != 0)
+        return -errno;
+    LOG_INFO(STORE_COMP, "%s recovered and removed: store.journal is off", path);
+    return store_err(mdb_env_set_flags(s->env, MDB_NOSYNC, 0));
+}
+
 struct store *store_lmdb_open(const struct store_config *cfg)
 {
+    bool open_journal;
     struct store_lmdb *s;
     int rc;
 
@@ -819,7 +902,12 @@ struct store *store_lmdb_open(const struct store_config *cfg)
     s->map_size = cfg->map_size ? cfg->map_size : STORE_DEFAULT_MAP_SIZE;
     s->keep_times = cfg->keep_times;
     s->lazy_meta_sync = cfg->lazy_meta_sync;
-    rc = store_env_open(s, cfg->dir);
+    open_journal = cfg->journal || journal_exists(cfg->dir);
+    if (open_journal && lmdb_jnl_restore(cfg->dir) != 0) {
+        free(s);
+        return NULL;
+    }
+    rc = store_env_open(s, cfg->dir, open_journal);
     if (rc) {
         LOG_ERR(STORE_COMP, "cannot open LMDB in %s: %s", cfg->dir, mdb_strerror(rc));
         if (s->env)
@@ -827,8 +915,14 @@ struct store *store_lmdb_open(const struct store_config *cfg)
         free(s);
         return NULL;
     }
+    if (open_journal && store_jnl_start(s, cfg) != 0) {
+        mdb_env_close(s->env);
+        free(s);
+        return NULL;
+    }
     if (store_queue_init(&s->q, &lmdb_ops, &lmdb_txn, cfg) < 0) {
         LOG_ERR(STORE_COMP, "cannot initialise locks");
+        lmdb_jnl_close(s->jnl);
         mdb_env_close(s->env);
         free(s);
         return NULL;

@@ -228,6 +228,9 @@ static void test_defaults(void **state)
     assert_int_equal(c.fm_consistency_min_interval_s, 60);
     assert_string_equal(c.fm_ignore_cookies, "");
     assert_int_equal(c.fm_store_map_mb, 1024);
+    assert_true(c.store_journal);
+    assert_int_equal(c.store_checkpoint_ms, 1000);
+    assert_int_equal(c.store_checkpoint_mb, 64);
     assert_int_equal(c.log_level, OFCD_LOG_INFO);
     assert_int_equal(c.stats_log_interval_s, 60);
     /* The [tcp] defaults are the stack's own documented defaults. */
@@ -492,6 +495,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("flow_manager.deleted_retention_s", fm_deleted_retention_s, 0, 31536000),
     UCASE("flow_manager.store_map_mb", fm_store_map_mb, 16, 1048576),
     UCASE("flow_manager.store_linger_us", fm_store_linger_us, 0, 100000),
+    UCASE("store.checkpoint_ms", store_checkpoint_ms, 10, 600000),
+    UCASE("store.checkpoint_mb", store_checkpoint_mb, 1, 4096),
     UCASE("cluster.lease_ttl_s", cluster_lease_ttl_s, 2, 60),
     UCASE("rest.token_minutes", rest_token_minutes, 1, 525600),
     UCASE("rest.login_lock_s", rest_login_lock_s, 1, 86400),

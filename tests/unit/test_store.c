@@ -40,7 +40,17 @@ struct backend {
 
 static struct store *etcd_open_case(const struct store_config *cfg);
 
+/* LMDB with its journal (store_config.journal), the product's setting. */
+static struct store *lmdb_journal_open(const struct store_config *cfg)
+{
+    struct store_config c = *cfg;
+
+    c.journal = true;
+    return store_lmdb_open(&c);
+}
+
 static struct backend be_lmdb = {"lmdb", store_lmdb_open, true};
+static struct backend be_lmdbj = {"lmdb, journal", lmdb_journal_open, true};
 static struct backend be_mem = {"memory", store_mem_open, false};
 static struct backend be_etcd = {"etcd", etcd_open_case, true};
 
@@ -101,6 +111,8 @@ static int teardown_dir(void **state)
     snprintf(path, sizeof(path), "%s/data.mdb", t->dir);
     unlink(path);
     snprintf(path, sizeof(path), "%s/lock.mdb", t->dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/journal", t->dir);
     unlink(path);
     rmdir(t->dir);
     free(t);
@@ -1973,6 +1985,12 @@ int main(void)
         T(test_group_commit_default, be_lmdb),
         T(test_open_errors, be_lmdb),
     };
+    const struct CMUnitTest journal[] = {
+        CONTRACT(be_lmdbj),
+        T(test_reopen, be_lmdbj),
+        T(test_crash_sigkill, be_lmdbj),
+        T(test_open_errors, be_lmdbj),
+    };
     const struct CMUnitTest memory[] = {
         CONTRACT(be_mem),
         T(test_mem_open, be_mem),
@@ -1993,6 +2011,8 @@ int main(void)
 
     if (!etcd_endpoint() || !getenv("OFCD_TEST_ETCD_ONLY")) {
         failed += cmocka_run_group_tests_name("store, lmdb", lmdb, NULL, NULL);
+        failed += cmocka_run_group_tests_name("store, lmdb with its journal", journal, NULL,
+                                              NULL);
         failed += cmocka_run_group_tests_name("store, memory", memory, NULL, NULL);
     }
     if (etcd_endpoint())
