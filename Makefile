@@ -117,7 +117,7 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/rest.txt
 	./tests/bench/run_bench_isolation.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
-	./tests/bench/run_bench_hostile.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	CHURN_S=30 ./tests/bench/run_bench_hostile.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
 	./tests/bench/run_bench_tls.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/tls.txt

@@ -440,12 +440,13 @@ const struct cfg_key cfg_keys[] = {
                "where flows and the apps' records are kept: lmdb (durable, under "
                "app.data_dir/flows) or memory (for tests and benches: NOTHING survives a "
                "restart; warned about in the log at start)"),
-    CFG_BOOL("store", "journal", store_journal, "true",
-             "lmdb: each commit is one append and one fdatasync of a sequential journal "
-             "(flows/journal) and LMDB is synced at checkpoints (the default: the fastest "
-             "durable answer); false, each commit is LMDB's own two syncs. Either way an "
-             "answered change survives a crash. A journal left by an earlier run is "
-             "recovered at start whatever this says"),
+    CFG_BOOL("store", "journal", store_journal, "false",
+             "lmdb: true, each commit is one append and one fdatasync of a sequential "
+             "journal (flows/journal) and LMDB is synced at checkpoints (for disks whose "
+             "sync is dear: one sync per commit instead of two); false (the default), each "
+             "commit is LMDB's own two syncs. Either way an answered change survives a "
+             "crash. A journal left by an earlier run is recovered at start whatever this "
+             "says"),
     CFG_UINT("store", "checkpoint_ms", store_checkpoint_ms, 10, 600000, "1000",
              "with the journal: LMDB is synced and the journal started again at most this "
              "long after a change, ms (a crash replays at most this much journal)"),

@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,9 @@
  * transaction stays far below its own limit on dirty pages. */
 #define REPLAY_TXN_BYTES (32u << 20)
 
+/* How often the flusher syncs LMDB's file between checkpoints. */
+#define FLUSH_EVERY_US 50000u
+
 struct lmdb_jnl {
     MDB_env *env;
     MDB_dbi dbi[LMDB_JNL_DBS];
@@ -51,6 +56,16 @@ struct lmdb_jnl {
     uint64_t checkpoint_bytes;
     uint64_t since_bytes;           /* journal bytes since the last checkpoint */
     uint64_t last_ns;               /* when that was */
+    /* The flusher: a thread of its own syncs LMDB's file every
+     * FLUSH_EVERY_US, so the committer's checkpoint finds little left to
+     * write and no commit waits behind a long sync. */
+    pthread_t flusher;
+    bool flusher_started;
+    pthread_mutex_t lock;           /* flush_stop */
+    pthread_cond_t cv;
+    bool flush_stop;
+    atomic_int flush_failed;        /* its sync's error, for the committer */
+    atomic_uint_fast64_t commits;   /* LMDB commits so far: nothing new, no sync */
     size_t psize;
     int failed;
 };
@@ -188,13 +203,93 @@ out:
     return rc;
 }
 
+/* The flusher's failure is the committer's to act on. */
+static int flusher_check(struct lmdb_jnl *j)
+{
+    int rc = atomic_load(&j->flush_failed);
+
+    if (rc)
+        jnl_fail(j, rc, "sync of the data file");
+    return j->failed;
+}
+
 void lmdb_jnl_idle(struct lmdb_jnl *j, uint64_t now_ns)
 {
-    if (j->failed || !j->since_bytes)
+    if (flusher_check(j) || !j->since_bytes)
         return;
     if (j->since_bytes >= j->checkpoint_bytes ||
         now_ns - j->last_ns >= (uint64_t)j->checkpoint_ms * 1000000u)
         (void)lmdb_jnl_checkpoint(j, now_ns);
+}
+
+static void *jnl_flusher(void *arg)
+{
+    struct lmdb_jnl *j = arg;
+    uint64_t flushed = 0;
+    int fd;
+
+    pthread_setname_np(pthread_self(), "ofcd-flush");
+    if (mdb_env_get_fd(j->env, &fd) != 0)
+        return NULL;
+    pthread_mutex_lock(&j->lock);
+    while (!j->flush_stop) {
+        struct timespec dl = ofcd_clock_deadline(FLUSH_EVERY_US);
+
+        if (pthread_cond_timedwait(&j->cv, &j->lock, &dl) != ETIMEDOUT || j->flush_stop)
+            continue;
+        uint64_t now = atomic_load(&j->commits);
+        if (now == flushed)
+            continue;
+        flushed = now;
+        pthread_mutex_unlock(&j->lock);
+        if (fdatasync(fd) != 0) {
+            atomic_store(&j->flush_failed, -errno);
+            pthread_mutex_lock(&j->lock);
+            break;
+        }
+        pthread_mutex_lock(&j->lock);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+static int flusher_start(struct lmdb_jnl *j)
+{
+    pthread_condattr_t ca;
+    int rc;
+
+    if (pthread_condattr_init(&ca))
+        return -ENOMEM;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    rc = pthread_cond_init(&j->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc)
+        return -rc;
+    if ((rc = pthread_mutex_init(&j->lock, NULL)) != 0) {
+        pthread_cond_destroy(&j->cv);
+        return -rc;
+    }
+    if ((rc = pthread_create(&j->flusher, NULL, jnl_flusher, j)) != 0) {
+        pthread_mutex_destroy(&j->lock);
+        pthread_cond_destroy(&j->cv);
+        return -rc;
+    }
+    j->flusher_started = true;
+    return 0;
+}
+
+static void flusher_stop(struct lmdb_jnl *j)
+{
+    if (!j->flusher_started)
+        return;
+    pthread_mutex_lock(&j->lock);
+    j->flush_stop = true;
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(j->flusher, NULL);
+    pthread_mutex_destroy(&j->lock);
+    pthread_cond_destroy(&j->cv);
+    j->flusher_started = false;
 }
 
 /* ---- commit ------------------------------------------------------------- */
@@ -202,7 +297,7 @@ void lmdb_jnl_idle(struct lmdb_jnl *j, uint64_t now_ns)
 int lmdb_jnl_commit(struct lmdb_jnl *j, MDB_txn *txn)
 {
     uint64_t bytes = store_journal_queued_bytes(j->jnl);
-    int rc = j->failed;
+    int rc = flusher_check(j);
 
     if (rc) {
         mdb_txn_abort(txn);
@@ -217,6 +312,7 @@ int lmdb_jnl_commit(struct lmdb_jnl *j, MDB_txn *txn)
         lmdb_jnl_abort(j);
         return rc;
     }
+    atomic_fetch_add(&j->commits, 1);
     /* Durable once the records are: LMDB has the change already, so if
      * they cannot be, nothing more may be committed before a recovery. */
     rc = store_journal_sync(j->jnl);
@@ -394,6 +490,8 @@ int lmdb_jnl_open(MDB_env *env, const MDB_dbi dbi[LMDB_JNL_DBS], const char *dir
         rc = store_journal_open(path, &j->jnl);
     if (!rc)
         rc = lmdb_jnl_checkpoint(j, ofcd_clock_mono_ns());
+    if (!rc)
+        rc = flusher_start(j);
     if (rc)
         goto fail;
     *out = j;
@@ -412,7 +510,8 @@ void lmdb_jnl_close(struct lmdb_jnl *j)
 {
     if (!j)
         return;
-    if (!j->failed)
+    flusher_stop(j);
+    if (!flusher_check(j))
         (void)lmdb_jnl_checkpoint(j, ofcd_clock_mono_ns());
     if (j->pin)
         mdb_txn_abort(j->pin);

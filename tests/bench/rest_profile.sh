@@ -29,7 +29,7 @@ cleanup() {
     for p in "${pids[@]}"; do
         kill -TERM "$p" 2>/dev/null && timeout 5 tail -s 0.05 --pid="$p" -f /dev/null
     done
-    rm -rf "$work"
+    [ -n "${KEEP_LOG:-}" ] && cp "$work/ofcd.log" "$KEEP_LOG"; rm -rf "$work"
 }
 trap cleanup EXIT
 

@@ -9,8 +9,8 @@
 #     each attack (one run of 12 s each; the attack starts 2 s in): the pool
 #     squatters, dpid churn, forged flow-stats replies, the REST pre-auth
 #     uploads with a login spray.
-#   - ofcd's RSS every second during a minute of dpid churn (plot in the
-#     report: hostile_churn_rss.csv).
+#   - ofcd's RSS every second during CHURN_S (default 60) seconds of dpid
+#     churn (plot in the report: hostile_churn_rss.csv).
 # Prints, never asserts; about four minutes. Needs root (the tap).
 #
 # usage: run_bench_hostile.sh OFCD_BINARY CONFIG_FILE EMULATOR [OUT_DIR]
@@ -118,12 +118,12 @@ echo_case pool-squat bash -c "
 echo_case xid-top-stats $PEER stats-forge --dpid f00d --bind $ATTACKER --duration 10
 echo_case burst-10000 "$EMU" --controller 10.66.0.2:6653 --bind $LAB2 --switches 10000 \
     --connect-rate 0 --echo-interval 5000 --dpid-base 0x600000 --duration 10 --quiet
-# dpid churn: ofcd's RSS each second meanwhile (a minute), and the good
+# dpid churn: ofcd's RSS each second meanwhile (CHURN_S), and the good
 # switches' echo over its first 10 s.
 churn_rss() {
     local t0=$SECONDS cpid
     "$EMU" --controller 10.66.0.2:6653 --bind $ATTACKER --attack churn --switches 16 \
-        --ports 4096 --connect-rate 0 --echo-interval 0 --duration 60 --quiet \
+        --ports 4096 --connect-rate 0 --echo-interval 0 --duration "${CHURN_S:-60}" --quiet \
         --json "$OUT/hostile_churn.json" >/dev/null 2>&1 &
     cpid=$!
     echo "t_s rss_kib switches_known" >"$OUT/hostile_churn_rss.csv"
@@ -163,7 +163,7 @@ done
 echo "(attackers from $ATTACKER, the good switches from 10.66.0.1, the bursts from $LAB1," \
      "$LAB2, the REST clients from 127.0.0.x)"
 echo
-echo "== ofcd's RSS during a minute of dpid churn (16 churners, 4,096 ports each) =="
+echo "== ofcd's RSS during ${CHURN_S:-60} s of dpid churn (16 churners, 4,096 ports each) =="
 python3 - "$OUT/hostile_churn_rss.csv" "$OUT/hostile_churn.json" "$OUT/hostile.json" \
     "$OUT"/hostile_echo_*.json <<'PY'
 import json, os, sys

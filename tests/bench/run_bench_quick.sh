@@ -6,7 +6,7 @@
 #     ofcd's learning switch and by ovs-testcontroller;
 #   - one-flow REST POSTs/s (wrk, 64 connections, a new flow per request on
 #     100 emulated switches): ofcd (durable before 202, and again with
-#     flow_manager.durability = async) and os-ken
+#     flow_manager.durability = async, and with store.journal = true) and os-ken
 #     (osken/osken_rest_peer.py: sends the FLOW_MOD, stores nothing);
 #   - the echo RTT p99 of 100 idle switches next to a packet_in flood;
 #   - packet_in responses/s again with ofcd on net_af_packet over a veth
@@ -141,18 +141,31 @@ fi
 # The REST and packet_in loads' ofcd makes way for the two that start their own.
 kill -TERM "${pids[0]}" 2>/dev/null && timeout 10 tail -s 0.05 --pid="${pids[0]}" -f /dev/null
 
-# The same POSTs with flow_manager.durability = async: a 202 once the
-# change is queued, as Kytos-ng and os-ken answer (nothing waits for a sync).
-"$OFCD" --config "$CONF" --app.data_dir="$work/var_async" --app.stats_log_interval_s=0 \
-    --flow_manager.durability=async >"$work/ofcd_async.log" 2>&1 &
-apid=$!
-pids+=($apid)
-wait_for_line "$work/ofcd_async.log" 'ofcd ready|ERROR' 60 >/dev/null
-rest_async= rest_async_p99=
-if grep -q "ofcd ready" "$work/ofcd_async.log"; then
-    read -r rest_async rest_async_p99 _ < <(rest_runs http://127.0.0.1:8181 10.66.0.2:6653 ofcd_async)
-fi
-kill -TERM "$apid" 2>/dev/null && timeout 10 tail -s 0.05 --pid="$apid" -f /dev/null
+# The same POSTs with another setting: rest_variant NAME OFCD_ARGS...
+# prints "req/s p99" (empty when ofcd did not start). Not in a subshell:
+# cleanup must know its ofcd.
+rest_variant() {
+    local name=$1 vpid
+    shift
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var_$name" --app.stats_log_interval_s=0 \
+        "$@" >"$work/ofcd_$name.log" 2>&1 &
+    vpid=$!
+    pids+=($vpid)
+    wait_for_line "$work/ofcd_$name.log" 'ofcd ready|ERROR' 60 >/dev/null
+    if grep -q "ofcd ready" "$work/ofcd_$name.log"; then
+        rest_runs http://127.0.0.1:8181 10.66.0.2:6653 "ofcd_$name" | cut -d' ' -f1,2
+    else
+        echo
+    fi
+    kill -TERM "$vpid" 2>/dev/null && timeout 10 tail -s 0.05 --pid="$vpid" -f /dev/null
+}
+# flow_manager.durability = async: a 202 once the change is queued, as
+# Kytos-ng and os-ken answer (nothing waits for a sync). store.journal: a
+# 202 once durable, one journal sync per commit instead of LMDB's two.
+rest_variant async --flow_manager.durability=async >"$work/v_async"
+rest_variant journal --store.journal=true >"$work/v_journal"
+read -r rest_async rest_async_p99 <"$work/v_async"
+read -r rest_jnl rest_jnl_p99 <"$work/v_journal"
 
 # packet_in responses/s on net_af_packet over a veth into a namespace.
 NS=ofcd-quick-ns
@@ -205,6 +218,9 @@ fig = {
     "rest_post_req_s_async": {"ofcd": num("${rest_async:-x}"), "os-ken": num("${rest_peer:-x}")},
     "rest_post_p99_ms_async": {"ofcd": num("${rest_async_p99:-x}"),
                                "os-ken": num("${rest_peer_p99:-x}")},
+    "rest_post_req_s_journal": {"ofcd": num("${rest_jnl:-x}"), "os-ken": num("${rest_peer:-x}")},
+    "rest_post_p99_ms_journal": {"ofcd": num("${rest_jnl_p99:-x}"),
+                                 "os-ken": num("${rest_peer_p99:-x}")},
     "echo_p99_ms_next_to_flood": {"ofcd": num("$echo_flood")},
     "echo_disconnects_next_to_flood": {"ofcd": num("$echo_disc")},
     "af_packet_packet_in_responses_s": {"ofcd": num("${pin_af:-x}"),
@@ -232,5 +248,6 @@ if sys.argv[2]:
 PY
 echo "(peers: ovs-testcontroller for packet_ins (on the namespace's loopback for af_packet),"
 echo " os-ken for REST POSTs; ofcd's REST answers 202 only once the flow is"
-echo " durable, but in the _async rows (flow_manager.durability = async); os-ken's"
+echo " durable (the _journal rows: store.journal = true), but in the _async rows"
+echo " (flow_manager.durability = async); os-ken's"
 echo " store nothing)"

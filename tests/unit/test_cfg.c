@@ -228,7 +228,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.fm_consistency_min_interval_s, 60);
     assert_string_equal(c.fm_ignore_cookies, "");
     assert_int_equal(c.fm_store_map_mb, 1024);
-    assert_true(c.store_journal);
+    assert_false(c.store_journal);
     assert_int_equal(c.store_checkpoint_ms, 1000);
     assert_int_equal(c.store_checkpoint_mb, 64);
     assert_int_equal(c.log_level, OFCD_LOG_INFO);
