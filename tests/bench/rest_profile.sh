@@ -11,6 +11,7 @@
 #   DATA_BASE directory for ofcd's data dir (default /tmp; /dev/shm takes
 #             the disk out)
 #   OFCD_EXTRA more ofcd arguments (e.g. --rest.threads=2)
+#   KEEP_LOG=FILE  keep ofcd's log there
 #   PERF=1    perf record -a -g for 4 s of the load: CPU by thread; and with
 #             PERF_DATA=FILE the recording is kept there (perf report -i)
 #
