@@ -20,6 +20,7 @@ struct store_journal {
     uint64_t off;                       /* end of the good records */
     uint64_t size;                      /* the file's size (written ahead) */
     uint64_t next_seq;
+    uint64_t first_seq;                 /* the slot's: the first record's */
     uint64_t gen;                       /* the header slot in force */
     uint8_t *buf;                       /* records queued, not written yet */
     size_t len, cap;
@@ -174,8 +175,8 @@ static int read_slot(int fd, uint64_t size, uint64_t *gen, uint64_t *first_seq, 
 }
 
 static int replay_fd(int fd, int (*fn)(void *, uint64_t, const void *, size_t), void *arg,
-                     uint64_t *end, uint64_t *next_seq, uint64_t *gen, void *meta,
-                     size_t *meta_len)
+                     uint64_t *end, uint64_t *next_seq, uint64_t *gen, uint64_t *first_seq,
+                     void *meta, size_t *meta_len)
 {
     uint8_t rh[REC_HDR];
     struct stat st;
@@ -191,6 +192,8 @@ static int replay_fd(int fd, int (*fn)(void *, uint64_t, const void *, size_t), 
         return -EINVAL;
     if ((rc = read_slot(fd, (uint64_t)st.st_size, gen, &seq, meta, meta_len)) < 0)
         return rc;
+    if (first_seq)
+        *first_seq = seq;
     uint64_t off = HDR_LEN, size = (uint64_t)st.st_size;
     for (;;) {
         if (off + REC_HDR > size || full_pread(fd, rh, REC_HDR, off) < 0)
@@ -227,6 +230,14 @@ int store_journal_replay(const char *path,
                          void *arg, uint64_t *end, uint64_t *next_seq, void *meta,
                          size_t *meta_len)
 {
+    return store_journal_replay_from(path, fn, arg, end, NULL, next_seq, meta, meta_len);
+}
+
+int store_journal_replay_from(const char *path,
+                              int (*fn)(void *arg, uint64_t seq, const void *rec, size_t len),
+                              void *arg, uint64_t *end, uint64_t *first_seq,
+                              uint64_t *next_seq, void *meta, size_t *meta_len)
+{
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     uint64_t gen;
 
@@ -237,9 +248,11 @@ int store_journal_replay(const char *path,
             return -errno;
         *end = 0;
         *next_seq = 1;
+        if (first_seq)
+            *first_seq = 1;
         return 0;
     }
-    int rc = replay_fd(fd, fn, arg, end, next_seq, &gen, meta, meta_len);
+    int rc = replay_fd(fd, fn, arg, end, next_seq, &gen, first_seq, meta, meta_len);
     close(fd);
     return rc;
 }
@@ -304,14 +317,15 @@ int store_journal_open(const char *path, struct store_journal **out)
         goto fail;
     }
     if (st.st_size == 0) {
-        j->next_seq = 1;
+        j->next_seq = j->first_seq = 1;
         j->off = HDR_LEN;
         /* Slot 0 (generation 0's) zeros, slot 1 generation 1's. */
         rc = zero_range(j->fd, 0, SLOT_LEN);
         if (rc == 0)
             rc = write_slot(j, 1, NULL, 0);
     } else {
-        rc = replay_fd(j->fd, NULL, NULL, &j->off, &j->next_seq, &j->gen, NULL, NULL);
+        rc = replay_fd(j->fd, NULL, NULL, &j->off, &j->next_seq, &j->gen, &j->first_seq,
+                       NULL, NULL);
     }
     j->size = st.st_size > (off_t)j->off ? (uint64_t)st.st_size : j->off;
     /* A torn tail is zeroed, so no leftover is ever read as a record. */
@@ -407,20 +421,45 @@ int store_journal_sync(struct store_journal *j)
     return 0;
 }
 
-int store_journal_reset(struct store_journal *j, const void *meta, size_t meta_len)
+int store_journal_reset_at(struct store_journal *j, uint64_t first_seq, const void *meta,
+                           size_t meta_len)
 {
     if (meta_len > STORE_JOURNAL_META_MAX)
         return -E2BIG;
     int rc = store_journal_sync(j);
 
+    if (rc == 0 && first_seq < j->next_seq)
+        return -EINVAL;
+
     /* The new slot names the next sequence as the first: the old records
      * after it carry smaller ones, so a replay stops at once. */
     if (rc == 0)
-        rc = write_slot(j, j->next_seq, meta, meta_len);
+        rc = write_slot(j, first_seq, meta, meta_len);
     if (rc == 0 && fdatasync(j->fd) < 0)
         rc = -errno;
-    if (rc == 0)
+    if (rc == 0) {
         j->off = HDR_LEN;
+        j->next_seq = j->first_seq = first_seq;
+    }
+    return rc;
+}
+
+int store_journal_reset(struct store_journal *j, const void *meta, size_t meta_len)
+{
+    int rc = store_journal_sync(j);
+
+    return rc ? rc : store_journal_reset_at(j, j->next_seq, meta, meta_len);
+}
+
+int store_journal_set_meta(struct store_journal *j, const void *meta, size_t meta_len)
+{
+    if (meta_len > STORE_JOURNAL_META_MAX)
+        return -E2BIG;
+    /* The other slot: a crash while it is written leaves this one whole. */
+    int rc = write_slot(j, j->first_seq, meta, meta_len);
+
+    if (rc == 0 && fdatasync(j->fd) < 0)
+        rc = -errno;
     return rc;
 }
 

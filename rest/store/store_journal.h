@@ -57,6 +57,12 @@ int store_journal_replay(const char *path,
                          void *arg, uint64_t *end, uint64_t *next_seq, void *meta,
                          size_t *meta_len);
 
+/* The same, and *first_seq: the sequence of the header's first record. */
+int store_journal_replay_from(const char *path,
+                              int (*fn)(void *arg, uint64_t seq, const void *rec, size_t len),
+                              void *arg, uint64_t *end, uint64_t *first_seq,
+                              uint64_t *next_seq, void *meta, size_t *meta_len);
+
 /* Open path for appends, made if missing, after its good records (the
  * rest, a torn tail, zeroed). */
 int store_journal_open(const char *path, struct store_journal **out);
@@ -81,6 +87,13 @@ int store_journal_sync(struct store_journal *j);
  * sequence numbers going on. Durable once it returns 0. -E2BIG: meta
  * past STORE_JOURNAL_META_MAX. */
 int store_journal_reset(struct store_journal *j, const void *meta, size_t meta_len);
+/* The same, the journal's records starting at first_seq (>= the next
+ * sequence): another journal carried the ones between. -EINVAL below. */
+int store_journal_reset_at(struct store_journal *j, uint64_t first_seq, const void *meta,
+                           size_t meta_len);
+/* Keep meta in the header (the other slot), the records kept: durable
+ * once it returns 0. */
+int store_journal_set_meta(struct store_journal *j, const void *meta, size_t meta_len);
 /* The sequence the next record will carry; the file's bytes in use. */
 uint64_t store_journal_next_seq(const struct store_journal *j);
 uint64_t store_journal_bytes(const struct store_journal *j);

@@ -858,30 +858,39 @@ static bool journal_exists(const char *dir)
 {
     char path[PATH_MAX];
 
-    snprintf(path, sizeof(path), "%s/%s", dir, LMDB_JNL_FILE);
-    return access(path, F_OK) == 0;
+    for (unsigned i = 0; i < LMDB_JNL_FILES; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, lmdb_jnl_files[i]);
+        if (access(path, F_OK) == 0)
+            return true;
+    }
+    return false;
 }
 
-static int store_jnl_start(struct store_lmdb *s, const struct store_config *cfg)
+static int store_jnl_start(struct store_lmdb *s, const struct store_config *cfg,
+                           const struct lmdb_jnl_plan *plan)
 {
     const MDB_dbi dbi[LMDB_JNL_DBS] = {[DB_FLOWS] = s->dbi, [DB_APPS] = s->kv_dbi};
     struct lmdb_jnl_cfg jc = {cfg->checkpoint_ms, cfg->checkpoint_bytes};
     char path[PATH_MAX];
-    int rc = lmdb_jnl_open(s->env, dbi, cfg->dir, &jc, &s->jnl);
+    int rc = lmdb_jnl_open(s->env, dbi, cfg->dir, &jc, plan, &s->jnl);
 
     if (rc || cfg->journal)
         return rc;
     lmdb_jnl_close(s->jnl);
     s->jnl = NULL;
-    snprintf(path, sizeof(path), "%s/%s", cfg->dir, LMDB_JNL_FILE);
-    if (unlink(path) != 0)
-        return -errno;
-    LOG_INFO(STORE_COMP, "%s recovered and removed: store.journal is off", path);
+    for (unsigned i = 0; i < LMDB_JNL_FILES; i++) {
+        snprintf(path, sizeof(path), "%s/%s", cfg->dir, lmdb_jnl_files[i]);
+        if (unlink(path) != 0 && errno != ENOENT)
+            return -errno;
+    }
+    LOG_INFO(STORE_COMP, "the journal in %s recovered and removed: store.journal is off",
+             cfg->dir);
     return store_err(mdb_env_set_flags(s->env, MDB_NOSYNC, 0));
 }
 
 struct store *store_lmdb_open(const struct store_config *cfg)
 {
+    struct lmdb_jnl_plan plan;
     bool open_journal;
     struct store_lmdb *s;
     int rc;
@@ -903,7 +912,7 @@ struct store *store_lmdb_open(const struct store_config *cfg)
     s->keep_times = cfg->keep_times;
     s->lazy_meta_sync = cfg->lazy_meta_sync;
     open_journal = cfg->journal || journal_exists(cfg->dir);
-    if (open_journal && lmdb_jnl_restore(cfg->dir) != 0) {
+    if (open_journal && lmdb_jnl_restore(cfg->dir, &plan) != 0) {
         free(s);
         return NULL;
     }
@@ -915,7 +924,7 @@ struct store *store_lmdb_open(const struct store_config *cfg)
         free(s);
         return NULL;
     }
-    if (open_journal && store_jnl_start(s, cfg) != 0) {
+    if (open_journal && store_jnl_start(s, cfg, &plan) != 0) {
         mdb_env_close(s->env);
         free(s);
         return NULL;

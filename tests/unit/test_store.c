@@ -114,6 +114,8 @@ static int teardown_dir(void **state)
     unlink(path);
     snprintf(path, sizeof(path), "%s/journal", t->dir);
     unlink(path);
+    snprintf(path, sizeof(path), "%s/journal.1", t->dir);
+    unlink(path);
     rmdir(t->dir);
     free(t);
     return 0;

@@ -49,8 +49,8 @@ struct model {
 
 struct files {
     char dir[64];
-    uint8_t *ckpt, *cache, *jnl;        /* data.mdb at the checkpoint, at the crash; journal */
-    size_t ckpt_len, cache_len, jnl_len;
+    uint8_t *ckpt, *cache, *jnl[2];     /* data.mdb at the checkpoint, at the crash; journal */
+    size_t ckpt_len, cache_len, jnl_len[2];
     size_t psize;
     struct model m;
 };
@@ -128,10 +128,10 @@ static void spill(const char *dir, const char *name, const uint8_t *buf, size_t 
 
 static void rm_dir(const char *dir)
 {
-    const char *names[] = {"data.mdb", "lock.mdb", "journal"};
+    const char *names[] = {"data.mdb", "lock.mdb", "journal", "journal.1"};
     char path[128];
 
-    for (unsigned i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < 4; i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
         unlink(path);
     }
@@ -203,7 +203,8 @@ static void run_until_crash(struct files *f)
 
     /* The crash: what the page cache and the journal hold now. */
     f->cache = slurp(f->dir, "data.mdb", &f->cache_len);
-    f->jnl = slurp(f->dir, "journal", &f->jnl_len);
+    f->jnl[0] = slurp(f->dir, "journal", &f->jnl_len[0]);
+    f->jnl[1] = slurp(f->dir, "journal.1", &f->jnl_len[1]);
     store_close(s);
     rm_dir(f->dir);
     assert_true(f->cache_len >= f->ckpt_len);
@@ -309,7 +310,8 @@ static void recover_and_check(const struct files *f, uint8_t *img)
 
     assert_non_null(mkdtemp(dir));
     spill(dir, "data.mdb", img, f->cache_len);
-    spill(dir, "journal", f->jnl, f->jnl_len);
+    spill(dir, "journal", f->jnl[0], f->jnl_len[0]);
+    spill(dir, "journal.1", f->jnl[1], f->jnl_len[1]);
     s = store_lmdb_open(&cfg);
     assert_non_null(s);
     assert_model(s, &f->m);
@@ -343,7 +345,8 @@ static int teardown(void **state)
 
     free(f->ckpt);
     free(f->cache);
-    free(f->jnl);
+    free(f->jnl[0]);
+    free(f->jnl[1]);
     free(f);
     return 0;
 }
@@ -401,12 +404,15 @@ static void test_recovered_with_journal_off(void **state)
     assert_non_null(mkdtemp(dir));
     uint8_t *img = power_cut_image(f, 2, keep_none, NULL);
     spill(dir, "data.mdb", img, f->cache_len);
-    spill(dir, "journal", f->jnl, f->jnl_len);
+    spill(dir, "journal", f->jnl[0], f->jnl_len[0]);
+    spill(dir, "journal.1", f->jnl[1], f->jnl_len[1]);
     free(img);
     s = store_lmdb_open(&off);
     assert_non_null(s);
     assert_model(s, &f->m);
     snprintf(path, sizeof(path), "%s/journal", dir);
+    assert_int_equal(access(path, F_OK), -1);
+    snprintf(path, sizeof(path), "%s/journal.1", dir);
     assert_int_equal(access(path, F_OK), -1);
     /* Changes with LMDB's own syncs, then the journal on again: kept. */
     assert_int_equal(put_flow(s, 3, 9), 0);
