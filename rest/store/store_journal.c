@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ofcd_le.h"
+
 #define MAGIC "OFCDJNL2"
 #define SLOT_LEN 8192u
 #define SLOT_FIELDS 32u                 /* magic, gen, first_seq, meta_len, crc */
@@ -26,20 +28,6 @@ struct store_journal {
     size_t len, cap;
     uint64_t queued;                    /* how many */
 };
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* CRC-32C (Castagnoli, reflected 0x82f63b78), a byte at a time from its
  * table (written out here: no state to initialise). */
@@ -100,7 +88,7 @@ static uint32_t crc32c(uint32_t c, const uint8_t *p, size_t len)
 static uint32_t rec_crc(uint64_t seq, const uint8_t *p, size_t len)
 {
     uint8_t s[8];
-    put_le(s, seq, 8);
+    ofcd_put_le(s, seq, 8);
     return ~crc32c(crc32c(0xffffffffu, s, 8), p, len);
 }
 
@@ -155,16 +143,16 @@ static int read_slot(int fd, uint64_t size, uint64_t *gen, uint64_t *first_seq, 
         if ((uint64_t)(i + 1) * SLOT_LEN > size || full_pread(fd, slot, SLOT_LEN, i * SLOT_LEN) < 0 ||
             memcmp(slot, MAGIC, 8) != 0)
             continue;
-        uint64_t g = get_le(slot + 8, 8);
-        size_t ml = (size_t)get_le(slot + 24, 4);
+        uint64_t g = ofcd_get_le(slot + 8, 8);
+        size_t ml = (size_t)ofcd_get_le(slot + 24, 4);
         if (ml > STORE_JOURNAL_META_MAX ||
             ~crc32c(crc32c(0xffffffffu, slot + 8, 20), slot + SLOT_FIELDS, ml) !=
-                (uint32_t)get_le(slot + 28, 4) ||
+                (uint32_t)ofcd_get_le(slot + 28, 4) ||
             (found == 0 && g <= *gen))
             continue;
         found = 0;
         *gen = g;
-        *first_seq = get_le(slot + 16, 8);
+        *first_seq = ofcd_get_le(slot + 16, 8);
         if (meta)
             memcpy(meta, slot + SLOT_FIELDS, ml);
         if (meta_len)
@@ -198,9 +186,9 @@ static int replay_fd(int fd, int (*fn)(void *, uint64_t, const void *, size_t), 
     for (;;) {
         if (off + REC_HDR > size || full_pread(fd, rh, REC_HDR, off) < 0)
             break;
-        size_t len = (size_t)get_le(rh, 4);
-        uint32_t crc = (uint32_t)get_le(rh + 4, 4);
-        if (len == 0 || len > STORE_JOURNAL_REC_MAX || get_le(rh + 8, 8) != seq ||
+        size_t len = (size_t)ofcd_get_le(rh, 4);
+        uint32_t crc = (uint32_t)ofcd_get_le(rh + 4, 4);
+        if (len == 0 || len > STORE_JOURNAL_REC_MAX || ofcd_get_le(rh + 8, 8) != seq ||
             off + REC_HDR + padded(len) > size)
             break;
         if (len > cap) {
@@ -284,12 +272,12 @@ static int write_slot(struct store_journal *j, uint64_t first_seq, const void *m
     if (!slot)
         return -ENOMEM;
     memcpy(slot, MAGIC, 8);
-    put_le(slot + 8, gen, 8);
-    put_le(slot + 16, first_seq, 8);
-    put_le(slot + 24, meta_len, 4);
+    ofcd_put_le(slot + 8, gen, 8);
+    ofcd_put_le(slot + 16, first_seq, 8);
+    ofcd_put_le(slot + 24, meta_len, 4);
     if (meta_len)
         memcpy(slot + SLOT_FIELDS, meta, meta_len);
-    put_le(slot + 28, ~crc32c(crc32c(0xffffffffu, slot + 8, 20), slot + SLOT_FIELDS, meta_len),
+    ofcd_put_le(slot + 28, ~crc32c(crc32c(0xffffffffu, slot + 8, 20), slot + SLOT_FIELDS, meta_len),
            4);
     int rc = full_pwrite(j->fd, slot, SLOT_LEN, (gen % 2) * SLOT_LEN);
     free(slot);
@@ -371,9 +359,9 @@ int store_journal_appendv(struct store_journal *j, const struct store_journal_pa
         q += parts[i].len;
     }
     memset(q, 0, padded(len) - len);
-    put_le(p, len, 4);
-    put_le(p + 4, rec_crc(seq, p + REC_HDR, len), 4);
-    put_le(p + 8, seq, 8);
+    ofcd_put_le(p, len, 4);
+    ofcd_put_le(p + 4, rec_crc(seq, p + REC_HDR, len), 4);
+    ofcd_put_le(p + 8, seq, 8);
     j->len += need;
     j->queued++;
     return 0;

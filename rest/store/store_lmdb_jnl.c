@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ofcd_clock.h"
+#include "ofcd_le.h"
 #include "ofcd_log.h"
 #include "store.h"
 #include "store_journal.h"
@@ -88,20 +89,6 @@ struct lmdb_jnl {
     atomic_uint_fast64_t commits;   /* LMDB commits so far: nothing new, no sync */
 };
 
-static void put_le(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = n; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
-}
-
 static int lmdb_errno(int rc)
 {
     if (rc == 0)
@@ -129,8 +116,8 @@ static int rec_append(struct lmdb_jnl *j, unsigned kind, unsigned db, const MDB_
         return -EINVAL;
     hdr[0] = (uint8_t)kind;
     hdr[1] = (uint8_t)db;
-    put_le(hdr + 2, k->mv_size, 2);
-    put_le(hdr + 4, v ? v->mv_size : 0, 4);
+    ofcd_put_le(hdr + 2, k->mv_size, 2);
+    ofcd_put_le(hdr + 4, v ? v->mv_size : 0, 4);
     struct store_journal_part parts[3] = {
         {hdr, REC_HDR}, {k->mv_data, k->mv_size}, {v ? v->mv_data : NULL, v ? v->mv_size : 0},
     };
@@ -282,8 +269,8 @@ static int read_meta(struct lmdb_jnl *j, size_t txnid, uint8_t *page)
 
         if (n != (ssize_t)j->psize)
             return n < 0 ? -errno : -EIO;
-        if (get_le(page + META_OFF_MAGIC, 4) == META_MAGIC &&
-            get_le(page + META_OFF_TXNID, 8) == txnid)
+        if (ofcd_get_le(page + META_OFF_MAGIC, 4) == META_MAGIC &&
+            ofcd_get_le(page + META_OFF_TXNID, 8) == txnid)
             return 0;
     }
     return -EPROTO;
@@ -292,9 +279,9 @@ static int read_meta(struct lmdb_jnl *j, size_t txnid, uint8_t *page)
 static void ck_header(uint8_t *blob, uint64_t epoch, size_t page_len)
 {
     memcpy(blob, CK_MAGIC, 8);
-    put_le(blob + 8, epoch, 8);
-    put_le(blob + 16, page_len, 4);
-    put_le(blob + 20, 0, 4);
+    ofcd_put_le(blob + 8, epoch, 8);
+    ofcd_put_le(blob + 16, page_len, 4);
+    ofcd_put_le(blob + 20, 0, 4);
 }
 
 /*
@@ -490,11 +477,11 @@ static int read_jfile(const char *dir, unsigned i, struct jfile *f)
     }
     if (blen < CK_HDR || memcmp(f->blob, CK_MAGIC, 8) != 0)
         return 0;                   /* started, no checkpoint yet */
-    f->epoch = get_le(f->blob + 8, 8);
-    f->page_len = (size_t)get_le(f->blob + 16, 4);
+    f->epoch = ofcd_get_le(f->blob + 8, 8);
+    f->page_len = (size_t)ofcd_get_le(f->blob + 16, 4);
     f->valid = f->page_len == 0 ||
                (blen == CK_HDR + f->page_len && f->page_len >= META_OFF_TXNID + 8 &&
-                get_le(f->blob + CK_HDR + META_OFF_MAGIC, 4) == META_MAGIC);
+                ofcd_get_le(f->blob + CK_HDR + META_OFF_MAGIC, 4) == META_MAGIC);
     if (!f->valid)
         LOG_ERR(COMP, "%s: its checkpoint is not an LMDB meta page", path);
     return f->valid ? 0 : -EINVAL;
@@ -517,7 +504,7 @@ static int write_base(const char *dir, uint8_t *page, size_t len)
     /* Both: LMDB takes the newer of two, and either may be a later
      * transaction's whose pages never reached the disk. */
     for (unsigned i = 0; i < META_PAGES && rc == 0; i++) {
-        put_le(page, i, 8);         /* the page header's own number */
+        ofcd_put_le(page, i, 8);         /* the page header's own number */
         if (pwrite(fd, page, len, (off_t)(i * len)) != (ssize_t)len)
             rc = -EIO;
     }
@@ -528,7 +515,7 @@ static int write_base(const char *dir, uint8_t *page, size_t len)
         LOG_ERR(COMP, "cannot write the checkpoint back into %s: %s", dpath, strerror(-rc));
     else
         LOG_INFO(COMP, "recovery: %s set back to its checkpoint (transaction %llu)", dpath,
-                 (unsigned long long)get_le(page + META_OFF_TXNID, 8));
+                 (unsigned long long)ofcd_get_le(page + META_OFF_TXNID, 8));
     return rc;
 }
 
@@ -595,7 +582,7 @@ static int replay_rec(void *arg, uint64_t seq, const void *rec, size_t len)
     if (len < REC_HDR)
         goto bad;
     unsigned kind = p[0], db = p[1];
-    size_t klen = get_le(p + 2, 2), vlen = get_le(p + 4, 4);
+    size_t klen = ofcd_get_le(p + 2, 2), vlen = ofcd_get_le(p + 4, 4);
     if (db >= LMDB_JNL_DBS || (kind != REC_PUT && kind != REC_DEL) ||
         len != REC_HDR + klen + (kind == REC_PUT ? vlen : 0) || (kind == REC_DEL && vlen))
         goto bad;
