@@ -186,6 +186,17 @@ static void crash_free(struct crash *c)
     free(c->jnl[1].p);
 }
 
+/* The crash: what the page cache and the journals hold now (the run's own
+ * directory then goes). */
+static void crash_now(struct env *e, char *dir, struct crash *c)
+{
+    c->cache = slurp(dir, "data.mdb");
+    c->jnl[0] = slurp(dir, "journal");
+    c->jnl[1] = slurp(dir, "journal.1");
+    env_close(e);
+    rm_dir(dir);
+}
+
 /* A power cut's data file: base, and each later page written when the
  * xorshift says so (meta pages too); the journals as synced. */
 static void power_cut_dir(const struct crash *c, uint64_t seed, char *dir)
@@ -255,11 +266,7 @@ static void test_begun_not_ended(void **state)
     assert_int_equal(lmdb_jnl_checkpoint_begin(e.j, 0), 0);
     assert_int_equal(lmdb_jnl_checkpoint_begin(e.j, 0), -EALREADY);
     changes(&e, 2);
-    c.cache = slurp(dir, "data.mdb");
-    c.jnl[0] = slurp(dir, "journal");
-    c.jnl[1] = slurp(dir, "journal.1");
-    env_close(&e);
-    rm_dir(dir);
+    crash_now(&e, dir, &c);
     recover_each(&c);
 
     /* A file a recovery needs, lost: refused, nothing half recovered.
@@ -302,11 +309,7 @@ static void test_ended(void **state)
     c.base = slurp(dir, "data.mdb");
     changes(&e, 1);
     changes(&e, 2);
-    c.cache = slurp(dir, "data.mdb");
-    c.jnl[0] = slurp(dir, "journal");
-    c.jnl[1] = slurp(dir, "journal.1");
-    env_close(&e);
-    rm_dir(dir);
+    crash_now(&e, dir, &c);
     recover_each(&c);
     crash_free(&c);
 }
