@@ -119,16 +119,18 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/isolation.txt
 	CHURN_S=30 ./tests/bench/run_bench_hostile.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/hostile.txt
-	./tests/bench/run_bench_tls.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	ROUNDS=2 ./tests/bench/run_bench_tls.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/tls.txt
 	./tests/bench/run_bench_seed_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/seed_ovs.txt
-	./tests/bench/run_bench_topology.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	ROUNDS=2 ./tests/bench/run_bench_topology.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/topology.txt
 	./tests/bench/run_bench_linkdown_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/linkdown.txt
 	./tests/bench/run_bench_ports.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/ports.txt
+	./tests/bench/run_bench_durable.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/durable.txt
 	ROUNDS=3 ./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/batch.txt
 	SIZES=50 KILLS=3 ./tests/bench/run_bench_cluster.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \

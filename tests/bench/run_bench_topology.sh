@@ -9,7 +9,8 @@
 # LLDP_SEND_GUARD: 27,440 ports take it 23 minutes a round, so it could not
 # keep a tree that size alive; ofcd probes every port each interval.) Both controllers probe each port about once a second (ofcd
 # topology.lldp_interval_s=1, os-ken LLDP_SEND_PERIOD_PER_PORT 0.9 s).
-# Medians of ROUNDS runs (os-ken's K=28: the first round alone, see below).
+# Medians of ROUNDS runs (os-ken's K=28: the first round alone, see below;
+# OSKEN=0: ofcd alone).
 # Prints, never asserts.
 #
 # usage: run_bench_topology.sh OFCD CONFIG EMULATOR [OUT_DIR]
@@ -117,7 +118,7 @@ echo "== topology discovery: fat-trees on ofswitch-emu --wiring (ROUNDS=$ROUNDS)
 rm -f "$OUT/topology_rounds.txt"
 stop_all() { stop_pid "$epid" INT; stop_pid "$opid"; stop_pid "$kpid"; epid= opid= kpid=; }
 have_osken=false
-command -v osken-manager >/dev/null && have_osken=true
+[ "${OSKEN:-1}" = 1 ] && command -v osken-manager >/dev/null && have_osken=true
 for r in $(seq "$ROUNDS"); do
     ofcd_round 8; a=$RESULT; stop_all
     b=-; d=-
