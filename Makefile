@@ -104,6 +104,7 @@ $(BUILD_BENCH)/build.ninja:
 	$(MESON) setup $(BUILD_BENCH) --buildtype=release $(TEST_OPTS)
 
 bench: deps $(BUILD_BENCH)/build.ninja
+	@mkdir -p bench/out && date +%s >bench/out/started
 	@$(call test_services_on,$(BUILD_BENCH))
 	$(MESON) compile -C $(BUILD_BENCH)
 	@mkdir -p bench/out

@@ -80,6 +80,27 @@ PY
     rm -rf "$data"
 }
 
+# The disk's own answer first: one 4 KiB pwrite + fdatasync of a file
+# written ahead, 2,000 times (what one commit's sync costs at the least).
+python3 - "$work" >"$work/sync" <<'PY'
+import os, sys, time
+fn = os.path.join(sys.argv[1], "syncprobe")
+fd = os.open(fn, os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"\0" * (16 << 20))
+os.fdatasync(fd)
+lat = []
+for i in range(2000):
+    t = time.perf_counter()
+    os.pwrite(fd, b"x" * 4096, i * 4096)
+    os.fdatasync(fd)
+    lat.append((time.perf_counter() - t) * 1e3)
+os.close(fd)
+os.unlink(fn)
+lat.sort()
+print(f"{lat[1000]:.3f} {lat[1979]:.3f}")
+PY
+read -r sync_p50 sync_p99 <"$work/sync"
+echo "== this disk: a 4 KiB write and fdatasync, 2,000 times: p50 $sync_p50 ms, p99 $sync_p99 ms =="
 echo "== durable one-flow POSTs: wrk -c 32 / -c 64, ${RUN_S} s each, 100 switches =="
 : >"$work/rows"
 for base in /tmp /dev/shm; do
@@ -87,10 +108,10 @@ for base in /tmp /dev/shm; do
     cell "$base" journal --store.journal=true
     cell "$base" async --flow_manager.durability=async
 done
-python3 - "$work/rows" "$OUT/durable.json" <<'PY'
+python3 - "$work/rows" "$OUT/durable.json" "$sync_p50" "$sync_p99" <<'PY'
 import json, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-res = {}
+res = {"sync_4k_ms": {"p50": float(sys.argv[3]), "p99": float(sys.argv[4])}}
 for name, medium, conns, rps, p99, bad in rows:
     res.setdefault(name, {}).setdefault(medium, {})[conns] = {
         "req_s": float(rps), "p99_ms": float(p99), "non_2xx": int(bad)}
