@@ -290,7 +290,7 @@ int store_journal_open(const char *path, struct store_journal **out)
 {
     struct store_journal *j = calloc(1, sizeof(*j));
     struct stat st;
-    int rc;
+    int rc = 0;
 
     if (!j)
         return -ENOMEM;
@@ -304,16 +304,30 @@ int store_journal_open(const char *path, struct store_journal **out)
         rc = -errno;
         goto fail;
     }
+    if (st.st_size > 0) {
+        rc = replay_fd(j->fd, NULL, NULL, &j->off, &j->next_seq, &j->gen, &j->first_seq,
+                       NULL, NULL);
+        /* No valid slot (a crash while the file was made, or an invalidated
+         * one): it holds no record anyone can place. Made anew, emptied
+         * first: its old records must never follow a new header. */
+        if (rc == -EINVAL) {
+            if (ftruncate(j->fd, 0) < 0) {
+                rc = -errno;
+                goto fail;
+            }
+            st.st_size = 0;
+        } else if (rc < 0) {
+            goto fail;
+        }
+    }
     if (st.st_size == 0) {
         j->next_seq = j->first_seq = 1;
+        j->gen = 0;
         j->off = HDR_LEN;
         /* Slot 0 (generation 0's) zeros, slot 1 generation 1's. */
         rc = zero_range(j->fd, 0, SLOT_LEN);
         if (rc == 0)
             rc = write_slot(j, 1, NULL, 0);
-    } else {
-        rc = replay_fd(j->fd, NULL, NULL, &j->off, &j->next_seq, &j->gen, &j->first_seq,
-                       NULL, NULL);
     }
     j->size = st.st_size > (off_t)j->off ? (uint64_t)st.st_size : j->off;
     /* A torn tail is zeroed, so no leftover is ever read as a record. */
@@ -468,4 +482,18 @@ void store_journal_close(struct store_journal *j)
     close(j->fd);
     free(j->buf);
     free(j);
+}
+
+int store_journal_invalidate(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int rc;
+
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -errno;
+    rc = zero_range(fd, 0, HDR_LEN);
+    if (rc == 0 && fdatasync(fd) < 0)
+        rc = -errno;
+    close(fd);
+    return rc;
 }

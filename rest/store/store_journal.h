@@ -27,7 +27,8 @@
  * sequence number is not the next, and says how far the good records go;
  * opening for appends cuts the file there (zeros from there on), so a torn
  * tail is never mistaken for records later. Nothing before the last
- * completed sync is lost.
+ * completed sync is lost. A file with no valid slot is no journal: replay
+ * says -EINVAL, an open makes it anew.
  *
  * Threads: one writer (the store's committer); replay before opening.
  * The file's bytes in use start at 16 KiB (the two slots).
@@ -98,5 +99,9 @@ int store_journal_set_meta(struct store_journal *j, const void *meta, size_t met
 uint64_t store_journal_next_seq(const struct store_journal *j);
 uint64_t store_journal_bytes(const struct store_journal *j);
 void store_journal_close(struct store_journal *j);
+/* Both header slots of the journal at path zeroed and synced: it is no
+ * journal any more (a replay says -EINVAL, an open makes it anew), even
+ * if an unlink of it is undone by a crash. A missing file: 0. */
+int store_journal_invalidate(const char *path);
 
 #endif

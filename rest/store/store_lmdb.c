@@ -98,6 +98,7 @@ struct store_lmdb {
     size_t scratch_cap;
     uint64_t written_ahead;   /* the data file is initialised up to here (bytes) */
     bool prealloc_failed;     /* logged once; commits still work, only slower */
+    int apply_rc;             /* the failing apply of the transaction being aborted */
 };
 
 static struct store_lmdb *L(struct store *s)
@@ -458,7 +459,7 @@ static int store_apply_kv(struct store_lmdb *s, struct store_op *op)
     return rc ? rc : store_queue_changed_kv(&s->q, op->u.kv.key, !op->u.kv.val);
 }
 
-static int lmdb_apply(struct store_queue *q, struct store_op *op, uint64_t now,
+static int lmdb_apply_op(struct store_queue *q, struct store_op *op, uint64_t now,
                       struct store_tally *t)
 {
     struct store_lmdb *s = LQ(q);
@@ -478,6 +479,15 @@ static int lmdb_apply(struct store_queue *q, struct store_op *op, uint64_t now,
         return store_apply_kv(s, op);
     }
     return -EINVAL;
+}
+
+static int lmdb_apply(struct store_queue *q, struct store_op *op, uint64_t now,
+                      struct store_tally *t)
+{
+    int rc = lmdb_apply_op(q, op, now, t);
+
+    LQ(q)->apply_rc = rc;
+    return rc;
 }
 
 static int lmdb_begin(struct store_queue *q)
@@ -506,7 +516,7 @@ static void lmdb_abort(struct store_queue *q)
     mdb_txn_abort(s->txn);
     s->txn = NULL;
     if (s->jnl)
-        lmdb_jnl_abort(s->jnl);
+        lmdb_jnl_abort(s->jnl, s->apply_rc == -ENOSPC);
 }
 
 /* Between batches: a checkpoint if one is due; keep the data file written
@@ -537,7 +547,9 @@ static void lmdb_write_ahead(struct store_queue *q)
         if (pwrite(fd, zeros, n, (off_t)at) != (ssize_t)n)
             goto failed;
     }
-    if (fdatasync(fd) != 0)
+    /* With the journal the flusher syncs this file, and alone: a second
+     * syncer could take the one report of a failed write-back from it. */
+    if (!s->jnl && fdatasync(fd) != 0)
         goto failed;
     s->written_ahead = end > (uint64_t)stt.st_size ? end : (uint64_t)stt.st_size;
     return;
@@ -871,21 +883,21 @@ static int store_jnl_start(struct store_lmdb *s, const struct store_config *cfg,
 {
     const MDB_dbi dbi[LMDB_JNL_DBS] = {[DB_FLOWS] = s->dbi, [DB_APPS] = s->kv_dbi};
     struct lmdb_jnl_cfg jc = {cfg->checkpoint_ms, cfg->checkpoint_bytes};
-    char path[PATH_MAX];
     int rc = lmdb_jnl_open(s->env, dbi, cfg->dir, &jc, plan, &s->jnl);
 
     if (rc || cfg->journal)
         return rc;
     lmdb_jnl_close(s->jnl);
     s->jnl = NULL;
-    for (unsigned i = 0; i < LMDB_JNL_FILES; i++) {
-        snprintf(path, sizeof(path), "%s/%s", cfg->dir, lmdb_jnl_files[i]);
-        if (unlink(path) != 0 && errno != ENOENT)
-            return -errno;
-    }
+    rc = lmdb_jnl_remove(cfg->dir);
+    if (rc)
+        return rc;
     LOG_INFO(STORE_COMP, "the journal in %s recovered and removed: store.journal is off",
              cfg->dir);
-    return store_err(mdb_env_set_flags(s->env, MDB_NOSYNC, 0));
+    int rc2 = mdb_env_set_flags(s->env, MDB_NOSYNC, 0);
+    if (!rc2 && s->lazy_meta_sync)
+        rc2 = mdb_env_set_flags(s->env, MDB_NOMETASYNC, 1);
+    return store_err(rc2);
 }
 
 struct store *store_lmdb_open(const struct store_config *cfg)

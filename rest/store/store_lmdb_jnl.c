@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ofcd_clock.h"
@@ -41,6 +42,7 @@
 
 #define META_MAGIC 0xBEEFC0DEu
 #define META_OFF_MAGIC 16u
+#define META_OFF_LAST_PG 136u
 #define META_OFF_TXNID 144u
 #define META_PAGES 2u
 
@@ -169,11 +171,13 @@ static void *jnl_flusher(void *arg)
     int fd;
 
     pthread_setname_np(pthread_self(), "ofcd-flush");
+    pthread_mutex_lock(&j->lock);
     if (mdb_env_get_fd(j->env, &fd) != 0) {
         atomic_store(&j->flush_failed, -EBADF);
+        pthread_cond_broadcast(&j->done_cv);
+        pthread_mutex_unlock(&j->lock);
         return NULL;
     }
-    pthread_mutex_lock(&j->lock);
     while (!j->flush_stop) {
         if (j->req == served) {
             struct timespec dl = ofcd_clock_deadline(FLUSH_EVERY_US);
@@ -415,10 +419,11 @@ int lmdb_jnl_commit(struct lmdb_jnl *j, MDB_txn *txn)
      * journal yet, so the failure is this batch's alone. */
     rc = lmdb_errno(mdb_txn_commit(txn));
     if (rc) {
-        lmdb_jnl_abort(j);
+        lmdb_jnl_abort(j, rc == -ENOSPC);
         return rc;
     }
-    atomic_fetch_add(&j->commits, 1);
+    if (bytes)
+        atomic_fetch_add(&j->commits, 1);
     /* Durable once the records are: LMDB has the change already, so if
      * they cannot be, nothing more may be committed before a recovery. */
     rc = store_journal_sync(f);
@@ -430,16 +435,46 @@ int lmdb_jnl_commit(struct lmdb_jnl *j, MDB_txn *txn)
     return 0;
 }
 
-/* An aborted transaction: its records dropped. It may have failed for room
- * the checkpoints' snapshots hold: a whole checkpoint lets LMDB reuse it. */
-void lmdb_jnl_abort(struct lmdb_jnl *j)
+/* An aborted transaction: its records dropped. When it failed for room,
+ * the checkpoints' snapshots may hold it: a whole checkpoint lets LMDB
+ * reuse their pages (when there is anything since the last one to gain). */
+void lmdb_jnl_abort(struct lmdb_jnl *j, bool for_room)
 {
     store_journal_drop(j->file[j->active]);
-    if (!j->failed && (j->since_bytes || j->ck_busy))
+    if (for_room && !j->failed && (j->since_bytes || j->ck_busy))
         (void)lmdb_jnl_checkpoint(j, ofcd_clock_mono_ns());
 }
 
 /* ---- recovery ----------------------------------------------------------- */
+
+static int sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = 0;
+
+    if (fd < 0)
+        return -errno;
+    if (fsync(fd) != 0)
+        rc = -errno;
+    close(fd);
+    return rc;
+}
+
+int lmdb_jnl_remove(const char *dir)
+{
+    char path[PATH_MAX];
+    int rc = 0;
+
+    /* Invalidated first: if the unlink is undone by a crash, what comes
+     * back is no journal, never a stale checkpoint. */
+    for (unsigned i = 0; i < LMDB_JNL_FILES && !rc; i++) {
+        jnl_path(dir, lmdb_jnl_files[i], path, sizeof(path));
+        rc = store_journal_invalidate(path);
+        if (!rc && unlink(path) != 0 && errno != ENOENT)
+            rc = -errno;
+    }
+    return rc ? rc : sync_dir(dir);
+}
 
 /* One journal file as found: its checkpoint and where its records run. */
 struct jfile {
@@ -471,8 +506,14 @@ static int read_jfile(const char *dir, unsigned i, struct jfile *f)
         return 0;
     rc = store_journal_replay_from(path, count_rec, NULL, &end, &f->first, &f->next, f->blob,
                                    &blen);
+    if (rc == -EINVAL) {
+        /* No header slot whole: made and never finished, or invalidated.
+         * Nothing in it was ever needed (records follow a whole slot). */
+        LOG_WARN(COMP, "%s has no valid header: not part of the recovery", path);
+        return 0;
+    }
     if (rc) {
-        LOG_ERR(COMP, "%s is not a journal ofcd can read (%s)", path, strerror(-rc));
+        LOG_ERR(COMP, "%s cannot be read (%s)", path, strerror(-rc));
         return rc;
     }
     if (blen < CK_HDR || memcmp(f->blob, CK_MAGIC, 8) != 0)
@@ -500,6 +541,17 @@ static int write_base(const char *dir, uint8_t *page, size_t len)
         LOG_ERR(COMP, "the journal in %s has a checkpoint but %s cannot be opened (%s): "
                 "refusing to start an empty store over it", dir, dpath, strerror(-rc));
         return rc;
+    }
+    /* The base's tree must fit in the file: a journal of another data file
+     * would set this one to pages it never had. */
+    struct stat st;
+    uint64_t last_pg = ofcd_get_le(page + META_OFF_LAST_PG, 8);
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < (last_pg + 1) * len) {
+        LOG_ERR(COMP, "the journal in %s does not match %s (its checkpoint reaches page %llu, "
+                "the file is %lld bytes): refusing to open", dir, dpath,
+                (unsigned long long)last_pg, (long long)st.st_size);
+        close(fd);
+        return -EINVAL;
     }
     /* Both: LMDB takes the newer of two, and either may be a later
      * transaction's whose pages never reached the disk. */
@@ -644,8 +696,9 @@ static int jnl_sync_init(struct lmdb_jnl *j)
 
     if (pthread_condattr_init(&ca))
         return -ENOMEM;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    rc = pthread_cond_init(&j->cv, &ca);
+    rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (!rc)
+        rc = pthread_cond_init(&j->cv, &ca);
     if (!rc && (rc = pthread_cond_init(&j->done_cv, &ca)) != 0)
         pthread_cond_destroy(&j->cv);
     pthread_condattr_destroy(&ca);
@@ -713,6 +766,9 @@ int lmdb_jnl_open(MDB_env *env, const MDB_dbi dbi[LMDB_JNL_DBS], const char *dir
         jnl_path(dir, lmdb_jnl_files[i], path, sizeof(path));
         rc = store_journal_open(path, &j->file[i]);
     }
+    /* The files' names durable before any record in them is promised. */
+    if (!rc)
+        rc = sync_dir(dir);
     if (rc)
         goto fail;
     /* LMDB is synced: a whole checkpoint into the file the plan did not end

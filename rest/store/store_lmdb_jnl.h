@@ -92,10 +92,11 @@ int lmdb_jnl_del(struct lmdb_jnl *j, unsigned db, const MDB_val *k);
 
 /* The transaction's end: commit = mdb_txn_commit (no sync), then the
  * records' append and sync (txn is gone either way); abort (after
- * mdb_txn_abort) = its records dropped, and a checkpoint waited for if the
- * journal holds anything (the abort may be for room a checkpoint holds). */
+ * mdb_txn_abort) = its records dropped; for_room (it failed for want of
+ * room): a checkpoint waited for, if there is anything since the last one
+ * (their snapshots may hold the room). */
 int lmdb_jnl_commit(struct lmdb_jnl *j, MDB_txn *txn);
-void lmdb_jnl_abort(struct lmdb_jnl *j);
+void lmdb_jnl_abort(struct lmdb_jnl *j, bool for_room);
 
 /* Between transactions (now: ofcd_clock_mono_ns): step 3 of a checkpoint
  * whose sync is done, step 1 of one that is due. */
@@ -112,5 +113,8 @@ int lmdb_jnl_failed(const struct lmdb_jnl *j);
 /* A last checkpoint, the flusher stopped, the journal closed. Before
  * mdb_env_close. */
 void lmdb_jnl_close(struct lmdb_jnl *j);
+/* After a closed journal was recovered and LMDB synced, with the journal
+ * off from now on: both files invalidated, removed, the directory synced. */
+int lmdb_jnl_remove(const char *dir);
 
 #endif

@@ -189,6 +189,16 @@ static int store_txn_counted(struct store_queue *q, struct store_op *first, bool
  * everyone in it because nothing of that transaction is durable.
  * Called without q->lock; takes it only to update the counters.
  */
+/* One operation alone; once more if it failed for room: the backend's
+ * abort may have made some (LMDB's journal lets its checkpoints' pages go,
+ * store_lmdb_jnl.h). */
+static int store_txn_single(struct store_queue *q, struct store_op *op, bool *at_apply)
+{
+    int rc = store_txn_counted(q, op, true, 1, at_apply);
+
+    return rc == -ENOSPC ? store_txn_counted(q, op, true, 1, at_apply) : rc;
+}
+
 static void store_run_batch(struct store_queue *q, struct store_op *batch, uint64_t nops)
 {
     bool at_apply;
@@ -200,13 +210,16 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
         LOG_WARN(STORE_COMP, "batch of %llu failed (%s), replaying one by one",
                  (unsigned long long)nops, strerror(-rc));
         for (struct store_op *op = batch; op; op = op->next) {
-            int orc = store_txn_counted(q, op, true, 1, &at_apply);
+            int orc = store_txn_single(q, op, &at_apply);
 
             if (orc)
                 op->rc = orc;
         }
         return;
     }
+    /* A lone change that failed for room: once more (store_txn_single). */
+    if (rc == -ENOSPC && nops == 1 && (rc = store_txn_counted(q, batch, true, 1, &at_apply)) == 0)
+        return;
     if (rc == -ENOSPC)
         LOG_WARN(STORE_COMP, "store full: change refused (map_size too small?)");
     else

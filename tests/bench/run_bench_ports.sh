@@ -7,7 +7,7 @@
 # loopback; then net_af_xdp on the same veth where it comes up (an XDP
 # socket in the veth's generic mode; its far side and peer are af_packet's).
 # Per port and controller:
-#   - packet_in responses/s: 16 switches, window 64, 3 s, median of 3 runs;
+#   - packet_in responses/s: 16 switches, window 64, 3 s, median of RUNS runs (default 3);
 #   - the controller's CPU per packet_in response over those runs, and the
 #     kernel's share of it (what the port itself costs);
 #   - echo RTT p50/p99 of 100 idle switches echoing every 100 ms, alone and
@@ -34,7 +34,7 @@ mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # wait_for_line
 . "$here/bench_lib.sh"              # bench_veth_ns, emu_fig, median
-RUNS=3
+RUNS=${RUNS:-3}
 NS=ofcd-bench-ns
 VETH=ofcd-bv0
 work=$(mktemp -d /tmp/ofcd-bench-ports.XXXXXX)

@@ -49,8 +49,21 @@ static struct store *lmdb_journal_open(const struct store_config *cfg)
     return store_lmdb_open(&c);
 }
 
+/* The same, checkpointing every 10 ms: checkpoints run while the case
+ * writes (and the kill -9 comes during them). */
+static struct store *lmdb_journal_busy_open(const struct store_config *cfg)
+{
+    struct store_config c = *cfg;
+
+    c.journal = true;
+    c.checkpoint_ms = 10;
+    return store_lmdb_open(&c);
+}
+
 static struct backend be_lmdb = {"lmdb", store_lmdb_open, true};
 static struct backend be_lmdbj = {"lmdb, journal", lmdb_journal_open, true};
+static struct backend be_lmdbj_busy = {"lmdb, journal, checkpoints every 10 ms",
+                                       lmdb_journal_busy_open, true};
 static struct backend be_mem = {"memory", store_mem_open, false};
 static struct backend be_etcd = {"etcd", etcd_open_case, true};
 
@@ -1992,6 +2005,10 @@ int main(void)
         T(test_reopen, be_lmdbj),
         T(test_crash_sigkill, be_lmdbj),
         T(test_open_errors, be_lmdbj),
+        T(test_reopen, be_lmdbj_busy),
+        T(test_crash_sigkill, be_lmdbj_busy),
+        T(test_map_full, be_lmdbj_busy),
+        T(test_many_keys, be_lmdbj_busy),
     };
     const struct CMUnitTest memory[] = {
         CONTRACT(be_mem),

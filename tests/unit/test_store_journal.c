@@ -262,6 +262,66 @@ static void test_reset(void **state)
     unlink(path);
 }
 
+/* Invalidated (both slots zeroed): no journal to a replay; an open makes
+ * it anew, and its old records never follow the new header. */
+static void test_invalidated_is_made_anew(void **state)
+{
+    char path[64];
+    uint64_t end, next;
+    struct store_journal *j;
+
+    (void)state;
+    tmp_path(path, sizeof(path));
+    assert_int_equal(store_journal_open(path, &j), 0);
+    put(j, "one");
+    put(j, "two");
+    assert_int_equal(store_journal_sync(j), 0);
+    store_journal_close(j);
+    assert_int_equal(store_journal_invalidate(path), 0);
+    assert_int_equal(store_journal_replay(path, collect, NULL, &end, &next, NULL, NULL),
+                     -EINVAL);
+    assert_int_equal(store_journal_open(path, &j), 0);
+    assert_int_equal(store_journal_next_seq(j), 1);
+    store_journal_close(j);
+    struct seen s = replay(path, &end, &next);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(next, 1);
+    assert_int_equal(store_journal_invalidate("/tmp/no-such-journal-file"), 0);
+    unlink(path);
+}
+
+/* reset_at starts the records at a later sequence (another file carried
+ * the ones between); set_meta keeps the records and their first sequence. */
+static void test_reset_at_and_set_meta(void **state)
+{
+    char path[64], meta[16];
+    uint64_t end, next, first;
+    size_t ml;
+    struct store_journal *j;
+
+    (void)state;
+    tmp_path(path, sizeof(path));
+    assert_int_equal(store_journal_open(path, &j), 0);
+    put(j, "old");
+    assert_int_equal(store_journal_sync(j), 0);
+    assert_int_equal(store_journal_reset_at(j, 1, "p", 1), -EINVAL);   /* behind */
+    assert_int_equal(store_journal_reset_at(j, 40, "pending", 7), 0);
+    put(j, "a");
+    put(j, "b");
+    assert_int_equal(store_journal_sync(j), 0);
+    assert_int_equal(store_journal_set_meta(j, "complete", 8), 0);
+    store_journal_close(j);
+    struct seen s = {0};
+    assert_int_equal(store_journal_replay_from(path, collect, &s, &end, &first, &next, meta,
+                                               &ml), 0);
+    assert_int_equal(first, 40);
+    assert_int_equal(next, 42);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(ml, 8);
+    assert_memory_equal(meta, "complete", 8);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +329,8 @@ int main(void)
         cmocka_unit_test(test_torn_tail),
         cmocka_unit_test(test_flipped_byte_stops_there),
         cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_invalidated_is_made_anew),
+        cmocka_unit_test(test_reset_at_and_set_meta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store_journal.h"
 #include "store_lmdb_jnl.h"
 
 #define NKEYS 400u
@@ -287,6 +288,26 @@ static void test_begun_not_ended(void **state)
         rm_dir(d2);
     }
     assert_int_equal(refused, 1);
+
+    /* Both files invalidated (what ofcd leaves when it turns the journal
+     * off and the unlinks are undone by a crash): no checkpoint, no
+     * error, and LMDB opens as it is. */
+    struct lmdb_jnl_plan plan;
+    char d3[64], path[128];
+    power_cut_dir(&c, 0, d3);
+    for (unsigned i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", d3, files[2 + i]);
+        assert_int_equal(store_journal_invalidate(path), 0);
+    }
+    assert_int_equal(lmdb_jnl_restore(d3, &plan), 0);
+    assert_int_equal(plan.n, 0);
+    struct env e3;
+    assert_int_equal(env_open(&e3, d3), 0);     /* the files made anew */
+    change(&e3, 1, 99);
+    env_close(&e3);
+    assert_int_equal(env_open(&e3, d3), 0);
+    env_close(&e3);
+    rm_dir(d3);
     crash_free(&c);
 }
 
