@@ -60,7 +60,7 @@ bg clang "${cflags[@]}" -I"$root/rest/store" -I"$root/drivers/etcd" -I"$root/com
 bg clang "${cflags[@]}" -I"$root/app/cluster" \
     "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cl_relay.c" -ljansson \
     -o "$work/fuzz_relay"
-bg clang "${cflags[@]}" -I"$root/rest/store" \
+bg clang "${cflags[@]}" -I"$root/rest/store" -I"$root/common" \
     "$root/tests/fuzz/fuzz_journal.c" "$root/rest/store/store_journal.c" \
     -o "$work/fuzz_journal"
 for p in "${pids[@]}"; do
