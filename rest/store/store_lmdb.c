@@ -8,7 +8,7 @@
  * LMDB's own lock; readers use read transactions of their own (MVCC) and
  * never wait for it.
  *
- * Durability: with store_config.journal (the product's setting) each
+ * Durability: with store_config.journal (opt-in, store.journal) each
  * commit is one append and one fdatasync of a journal and LMDB runs
  * without syncs, made durable at checkpoints (store_lmdb_jnl.h); without
  * it LMDB's default synchronous commit (two syncs). Either way a change

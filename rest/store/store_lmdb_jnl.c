@@ -484,15 +484,6 @@ struct jfile {
     uint8_t *blob;
 };
 
-static int count_rec(void *arg, uint64_t seq, const void *rec, size_t len)
-{
-    (void)arg;
-    (void)seq;
-    (void)rec;
-    (void)len;
-    return 0;
-}
-
 static int read_jfile(const char *dir, unsigned i, struct jfile *f)
 {
     char path[PATH_MAX];
@@ -504,7 +495,7 @@ static int read_jfile(const char *dir, unsigned i, struct jfile *f)
     f->exists = access(path, F_OK) == 0;
     if (!f->exists)
         return 0;
-    rc = store_journal_replay_from(path, count_rec, NULL, &end, &f->first, &f->next, f->blob,
+    rc = store_journal_replay_from(path, NULL, NULL, &end, &f->first, &f->next, f->blob,
                                    &blen);
     if (rc == -EINVAL) {
         /* No header slot whole: made and never finished, or invalidated.
