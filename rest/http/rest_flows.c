@@ -41,9 +41,8 @@
 /* One switch's part of a request: which flows go to which dpid. */
 struct fl_group {
     uint64_t dpid;
-    const json_t *flows;            /* JSON array */
+    const struct jt_node *flows;    /* JSON array, on the request's tape */
     char where[64];                 /* its JSON path, for error messages */
-    char key[32];                   /* body member holding {"flows": ...}; "" = the body */
     struct fm_flow *parsed;         /* one per element */
     size_t n;
     size_t held;                    /* FLOW_MODs admitted for it, not yet queued */
@@ -68,10 +67,8 @@ static void fl_req_free(struct fl_req *fr)
     free(fr->g);
 }
 
-/* key: the body's member whose object holds "flows" (by_switch), NULL when
- * the body holds it itself. */
-static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const json_t *flows,
-                               const char *where, const char *key)
+static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const struct jt_node *flows,
+                               const char *where)
 {
     if (fr->n == fr->cap) {
         size_t nc = fr->cap ? fr->cap * 2 : 8;
@@ -86,8 +83,6 @@ static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const json_t *f
     g->dpid = dpid;
     g->flows = flows;
     snprintf(g->where, sizeof(g->where), "%s", where);
-    if (key && snprintf(g->key, sizeof(g->key), "%s", key) >= (int)sizeof(g->key))
-        g->key[0] = '\1';          /* too long to be a dpid: never matches the text */
     return g;
 }
 
@@ -99,8 +94,15 @@ bool rest_need_fm(struct rest_req *q, struct rest_reply *r)
     return false;
 }
 
-/* The body as a JSON object, or a 400 naming what is wrong. */
-static json_t *body_object(struct rest_req *q, struct rest_reply *r)
+/*
+ * The body read onto t (json_tape.h: one pass, no tree; numbers up to
+ * 2^64 - 1, which cookies need), as a JSON object: its node, or NULL after
+ * a 400 naming what is wrong. Bad JSON is told in jansson's words, as
+ * before the tape: json_u64_loadb accepts what the tape accepts, and runs
+ * only for a body that is refused.
+ */
+static const struct jt_node *body_object(struct rest_req *q, struct rest_reply *r,
+                                         struct jt_tape *t)
 {
     json_error_t je;
 
@@ -108,50 +110,58 @@ static json_t *body_object(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "a JSON body is required");
         return NULL;
     }
-    /* Numbers up to 2^64 - 1 (cookies): jansson alone stops at 2^63 - 1. */
-    json_t *j = json_u64_loadb(q->body, q->body_len, &je);
-    if (!j) {
-        rest_error(r, 400, "body is not valid JSON: %s (line %d, column %d)", je.text, je.line,
-                   je.column);
+    int rc = jt_parse(t, q->body, q->body_len, 0);
+    if (rc == -ENOMEM) {
+        rest_error(r, 500, "out of memory for a body of %zu bytes", q->body_len);
         return NULL;
     }
-    if (!json_is_object(j)) {
+    if (rc < 0) {
+        json_t *j = json_u64_loadb(q->body, q->body_len, &je);
+        if (j) {
+            json_decref(j);
+            rest_error(r, 400, "body is not valid JSON: %s", t->err);
+        } else {
+            rest_error(r, 400, "body is not valid JSON: %s (line %d, column %d)", je.text,
+                       je.line, je.column);
+        }
+        return NULL;
+    }
+    if (!jt_is_object(jt_root(t))) {
         rest_error(r, 400, "body must be a JSON object");
-        json_decref(j);
         return NULL;
     }
-    return j;
+    return jt_root(t);
 }
 
-static int parse_force(const json_t *v, bool *force, struct rest_reply *r)
+static int parse_force(const struct jt_node *v, bool *force, struct rest_reply *r)
 {
-    if (!json_is_boolean(v)) {
+    if (!jt_is_bool(v)) {
         rest_error(r, 400, "force: must be true or false");
         return -EINVAL;
     }
-    *force = json_is_true(v);
+    *force = v->type == JT_TRUE;
     return 0;
 }
 
-static int check_flows_array(const json_t *v, const char *where, struct rest_reply *r)
+static int check_flows_array(const struct jt_node *v, const char *where, struct rest_reply *r)
 {
     if (!v) {
         rest_error(r, 400, "%s: required", where);
         return -EINVAL;
     }
-    if (!json_is_array(v)) {
+    if (!jt_is_array(v)) {
         rest_error(r, 400, "%s: must be an array of flows", where);
         return -EINVAL;
     }
     /* Kytos takes a list of nothing but empty flows for no flows at all
      * (Python's any() over the list), and clients match on its words. */
     size_t i;
-    for (i = 0; i < json_array_size(v); i++) {
-        const json_t *f = json_array_get(v, i);
-        if (!json_is_object(f) || json_object_size(f))
+    const struct jt_node *f;
+    jt_array_foreach(v, i, f) {
+        if (!jt_is_object(f) || f->size)
             break;
     }
-    if (i == json_array_size(v)) {
+    if (i == v->size) {
         rest_error(r, 400, "%s: is empty: the request body doesn't have any flows", where);
         return -EINVAL;
     }
@@ -169,7 +179,7 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
     /* One body sent to every switch expands to flows x switches changes,
      * each parsed and held while the request lives: bounded first. */
     for (size_t i = 0; i < fr->n; i++)
-        total += json_array_size(fr->g[i].flows);
+        total += fr->g[i].flows->size;
     if (total > q->rs->cfg.max_flows_per_request) {
         rest_error(r, 413, "the request expands to %zu flow changes (flows x switches), more "
                    "than rest.max_flows_per_request = %u; send it in parts", total,
@@ -190,15 +200,16 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
                        "change and apply it when it connects)", dp);
             return -ENOTCONN;
         }
-        g->n = json_array_size(g->flows);
-        g->parsed = malloc(g->n * sizeof(*g->parsed));
+        g->n = g->flows->size;
+        g->parsed = malloc((g->n ? g->n : 1) * sizeof(*g->parsed));
         if (!g->parsed) {
             rest_error(r, 500, "out of memory for %zu flows", g->n);
             return -ENOMEM;
         }
-        for (size_t k = 0; k < g->n; k++) {
-            const json_t *f = json_array_get(g->flows, k);
-            if (!json_is_object(f)) {
+        size_t k;
+        const struct jt_node *f;
+        jt_array_foreach(g->flows, k, f) {
+            if (!jt_is_object(f)) {
                 rest_error(r, 400, "%s[%zu]: must be a flow object", g->where, k);
                 return -EINVAL;
             }
@@ -269,7 +280,6 @@ struct fl_add {
     struct fl_req fr;               /* the groups and their parsed flows */
     size_t total;
     char *body;                     /* a copy of the request's body: the flows' texts */
-    char **texts;                   /* dumped where the body's text could not be used */
     struct store_flow *recs;
     uint64_t *mids, *fids;
     void *token;                    /* the suspended request */
@@ -277,9 +287,6 @@ struct fl_add {
 
 static void fl_add_free(struct fl_add *a)
 {
-    for (size_t i = 0; a->texts && i < a->total; i++)
-        free(a->texts[i]);
-    free(a->texts);
     free(a->body);
     free(a->recs);
     free(a->mids);
@@ -339,51 +346,25 @@ static void add_committed(void *arg, int rc)
 
 /*
  * Each flow's text as the store keeps it: the client's own text of that
- * array element, from a copy of the body (found by json_u64_array_spans:
- * dumping every flow again was a sixth of a batched POST's CPU); a group
- * whose text cannot be walked that way is dumped from its parsed values.
- * Groups that share one array (a body sent to several switches) share its
- * spans. 0 or -ENOMEM.
+ * array element (its span on the tape) in a copy of the body, which lives
+ * until the commit. 0 or -ENOMEM.
  */
 static int flow_texts(const struct rest_req *q, struct fl_add *a)
 {
-    struct json_u64_span *spans = NULL;
-    const json_t *spans_of = NULL;
-    int n_spans = -1;
     size_t k = 0;
 
     if (!(a->body = malloc(q->body_len ? q->body_len : 1)))
         return -ENOMEM;
     memcpy(a->body, q->body, q->body_len);
     for (size_t i = 0; i < a->fr.n; i++) {
-        struct fl_group *g = &a->fr.g[i];
-        if (g->flows != spans_of) {
-            const char *path[2] = {g->key, "flows"};
-            size_t depth = g->key[0] ? 2 : 1;
-            free(spans);
-            if (!(spans = malloc((g->n ? g->n : 1) * sizeof(*spans))))
-                return -ENOMEM;
-            n_spans = json_u64_array_spans(a->body, q->body_len, depth == 2 ? path : path + 1,
-                                           depth, spans, g->n);
-            spans_of = g->flows;
-        }
-        for (size_t j = 0; j < g->n; j++, k++) {
-            if (n_spans == (int)g->n) {
-                a->recs[k].json = a->body + spans[j].off;
-                a->recs[k].json_len = spans[j].len;
-                continue;
-            }
-            a->texts[k] = json_dumps(json_array_get(g->flows, j), JSON_COMPACT | JSON_SORT_KEYS);
-            if (!a->texts[k]) {
-                free(spans);
-                return -ENOMEM;
-            }
-            json_u64_fixup(a->texts[k]);
-            a->recs[k].json = a->texts[k];
-            a->recs[k].json_len = strlen(a->texts[k]);
+        const struct fl_group *g = &a->fr.g[i];
+        size_t j;
+        const struct jt_node *f;
+        jt_array_foreach(g->flows, j, f) {
+            a->recs[k].json = a->body + f->off;
+            a->recs[k++].json_len = f->len;
         }
     }
-    free(spans);
     return 0;
 }
 
@@ -403,11 +384,10 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     *fr = (struct fl_req){0};
     for (size_t i = 0; i < a->fr.n; i++)
         a->total += a->fr.g[i].n;
-    a->texts = calloc(a->total, sizeof(*a->texts));
     a->recs = calloc(a->total, sizeof(*a->recs));
     a->mids = calloc(a->total, sizeof(*a->mids));
     a->fids = calloc(a->total, sizeof(*a->fids));
-    if (!a->texts || !a->recs || !a->mids || !a->fids) {
+    if (!a->recs || !a->mids || !a->fids) {
         rest_error(r, 500, "out of memory for %zu flows", a->total);
         goto fail;
     }
@@ -605,16 +585,16 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
 static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
 {
     struct fl_req fr = {0};
-    json_t *body;
-    const char *key;
-    json_t *v;
-    const json_t *flows = NULL, *switches = NULL;
+    struct jt_tape tape = {0};
+    const struct jt_node *body, *k, *v;
+    const struct jt_node *flows = NULL, *switches = NULL;
     uint64_t dpid;
     uint64_t *ups = NULL;
 
-    if (!rest_need_fm(q, r) || !(body = body_object(q, r)))
-        return;
-    json_object_foreach(body, key, v) {
+    if (!rest_need_fm(q, r) || !(body = body_object(q, r, &tape)))
+        goto out;
+    jt_object_foreach(body, k, v) {
+        const char *key = jt_string(k);
         if (strcmp(key, "flows") == 0)
             flows = v;
         else if (strcmp(key, "switches") == 0)
@@ -636,21 +616,21 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
             rest_error(r, 400, "switches: not allowed with a dpid in the path");
             goto out;
         }
-        if (!fl_add(&fr, dpid, flows, "flows", NULL))
+        if (!fl_add(&fr, dpid, flows, "flows"))
             goto oom;
     } else if (switches) {
         size_t i;
-        json_t *s;
-        if (!json_is_array(switches)) {
+        const struct jt_node *s;
+        if (!jt_is_array(switches)) {
             rest_error(r, 400, "switches: must be an array of dpids");
             goto out;
         }
-        json_array_foreach(switches, i, s) {
-            if (!json_is_string(s) || dpid_parse(json_string_value(s), &dpid) < 0) {
+        jt_array_foreach(switches, i, s) {
+            if (!jt_is_string(s) || dpid_parse(jt_string(s), &dpid) < 0) {
                 rest_error(r, 400, "switches[%zu]: not a dpid", i);
                 goto out;
             }
-            if (!fl_add(&fr, dpid, flows, "flows", NULL))
+            if (!fl_add(&fr, dpid, flows, "flows"))
                 goto oom;
         }
     } else {
@@ -667,7 +647,7 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
             goto out;
         }
         for (int i = 0; i < n; i++)
-            if (!fl_add(&fr, ups[i], flows, "flows", NULL))
+            if (!fl_add(&fr, ups[i], flows, "flows"))
                 goto oom;
     }
     if (del)
@@ -680,7 +660,7 @@ oom:
 out:
     free(ups);
     fl_req_free(&fr);
-    json_decref(body);
+    jt_free(&tape);
 }
 
 void rest_flows_post(struct rest_req *q, struct rest_reply *r)
@@ -713,15 +693,15 @@ static int query_force(struct rest_req *q, struct rest_reply *r, bool *force)
 static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
 {
     struct fl_req fr = {0};
-    json_t *body;
-    const char *key;
-    json_t *v;
+    struct jt_tape tape = {0};
+    const struct jt_node *body, *k, *v;
 
-    if (!rest_need_fm(q, r) || !(body = body_object(q, r)))
-        return;
+    if (!rest_need_fm(q, r) || !(body = body_object(q, r, &tape)))
+        goto out;
     if (query_force(q, r, &fr.force) < 0)
         goto out;
-    json_object_foreach(body, key, v) {
+    jt_object_foreach(body, k, v) {
+        const char *key = jt_string(k);
         uint64_t dpid;
         if (strcmp(key, "force") == 0) {
             if (parse_force(v, &fr.force, r) < 0)
@@ -735,21 +715,19 @@ static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
         }
         char where[64];
         snprintf(where, sizeof(where), "%.24s.flows", key);
-        if (!json_is_object(v)) {
+        if (!jt_is_object(v)) {
             rest_error(r, 400, "%.24s: must be an object {\"flows\": [...]}", key);
             goto out;
         }
-        const char *k2;
-        json_t *v2;
-        json_object_foreach(v, k2, v2)
-            if (strcmp(k2, "flows") != 0) {
-                rest_error(r, 400, "unknown field '%.24s.%.64s'", key, k2);
+        for (const struct jt_node *k2 = jt_object_first(v); k2; k2 = jt_object_next(v, k2))
+            if (strcmp(jt_string(k2), "flows") != 0) {
+                rest_error(r, 400, "unknown field '%.24s.%.64s'", key, jt_string(k2));
                 goto out;
             }
-        const json_t *flows = json_object_get(v, "flows");
+        const struct jt_node *flows = jt_object_get(v, "flows");
         if (check_flows_array(flows, where, r) < 0)
             goto out;
-        if (!fl_add(&fr, dpid, flows, where, key)) {
+        if (!fl_add(&fr, dpid, flows, where)) {
             rest_error(r, 500, "out of memory");
             goto out;
         }
@@ -764,7 +742,7 @@ static void by_switch_change(struct rest_req *q, struct rest_reply *r, bool del)
         run_add(q, r, &fr);
 out:
     fl_req_free(&fr);
-    json_decref(body);
+    jt_free(&tape);
 }
 
 void rest_flows_by_switch_post(struct rest_req *q, struct rest_reply *r)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "json_tape.h"
 #include "json_u64.h"
 #include "ofp_msg.h"
 
@@ -156,18 +157,30 @@ static int bad_value(struct pctx *c, const char *path, const char *want)
     return fail(c->err, c->errlen, "invalid value for '%s': expected %s", path, want);
 }
 
-static int get_uint(struct pctx *c, const json_t *v, const char *path, uint64_t max,
+/* An integer's value: 1 with *x for one in 0..2^64 - 1, -1 for a negative
+ * or bigger one, 0 for a value that is no integer. */
+static int int_of(const struct jt_node *v, uint64_t *x)
+{
+    if (!jt_is_int(v))
+        return 0;
+    if (v->flags & (JT_NEG | JT_BIG))
+        return -1;
+    *x = v->v.u;
+    return 1;
+}
+
+static int get_uint(struct pctx *c, const struct jt_node *v, const char *path, uint64_t max,
                     uint64_t *out)
 {
     char want[64];
-    bool is_int = json_is_integer(v);
-    json_int_t i = is_int ? json_integer_value(v) : 0;
+    uint64_t x = 0;
+    int r = int_of(v, &x);
 
-    if (!is_int || i < 0 || (uint64_t)i > max) {
+    if (r <= 0 || x > max) {
         snprintf(want, sizeof(want), "integer 0..%" PRIu64, max);    /* only for the message */
-        return is_int ? bad_value(c, path, want) : bad_type(c, path, want);
+        return r ? bad_value(c, path, want) : bad_type(c, path, want);
     }
-    *out = (uint64_t)i;
+    *out = x;
     return 0;
 }
 
@@ -207,25 +220,28 @@ bool flow_json_u64(const json_t *v, uint64_t *out)
 /* A 64-bit value: a non-negative JSON integer (above INT64_MAX read through
  * json_u64's marker), or a decimal/0x string. One above 2^64 - 1 is named
  * as Kytos' serializer names it (FlowMod.cookie, FlowMod.cookie_mask). */
-static int get_u64(struct pctx *c, const json_t *v, const char *path, uint64_t *out)
+static int get_u64(struct pctx *c, const struct jt_node *v, const char *path, uint64_t *out)
 {
     static const char want[] = "unsigned 64-bit integer (number, or decimal/0x string)";
+    /* A string is a marker only in a record written by an older ofcd
+     * (request bodies cannot hold U+0001). */
+    int m = jt_is_int(v) ? (v->flags & JT_BIG ? -1 : 0)
+            : jt_is_string(v) ? json_u64_marker_value(jt_string(v), out) : 0;
 
-    if (json_is_integer(v)) {
-        if (json_integer_value(v) < 0)
+    if (jt_is_int(v) && !(v->flags & JT_BIG)) {
+        if (v->flags & JT_NEG)
             return bad_value(c, path, want);
-        *out = (uint64_t)json_integer_value(v);
+        *out = v->v.u;
         return 0;
     }
-    if (!json_is_string(v))
+    if (!jt_is_string(v) && m == 0)
         return bad_type(c, path, want);
-    int m = json_u64_marker_value(json_string_value(v), out);
     if (m < 0) {
         bool fm = !strcmp(path, "cookie") || !strcmp(path, "cookie_mask");
         return fail(c->err, c->errlen, "%s: %s%s is out of range: more than 2^64 - 1 = "
                     "18446744073709551615", path, fm ? "FlowMod." : "", path);
     }
-    if (m == 0 && !str_to_u64(json_string_value(v), UINT64_MAX, out))
+    if (m == 0 && !str_to_u64(jt_string(v), UINT64_MAX, out))
         return bad_value(c, path, want);
     return 0;
 }
@@ -332,16 +348,16 @@ static bool parse_ip(const char *s, unsigned alen, bool allow_mask, uint8_t *val
     return true;
 }
 
-static bool has_slash(const json_t *v)
+static bool has_slash(const struct jt_node *v)
 {
-    return json_is_string(v) && strchr(json_string_value(v), '/');
+    return jt_is_string(v) && strchr(jt_string(v), '/');
 }
 
 /* One match value being parsed: what parse_mf's per-kind parsers share. */
 struct mf_in {
     struct pctx *c;
     const struct mf_def *d;
-    const json_t *v;
+    const struct jt_node *v;
     const char *path;
     bool set_field;                 /* a set_field value: no mask, no tp alias */
     bool maskable;
@@ -382,12 +398,11 @@ static int mf_uint_mask(struct mf_in *in)
 
     snprintf(in->want, sizeof(in->want), "integer 0..%" PRIu64 "%s", w,
              in->maskable ? " or \"value/mask\"" : "");
-    if (json_is_integer(in->v)) {
-        if (json_integer_value(in->v) < 0 || (uint64_t)json_integer_value(in->v) > w)
+    if (jt_is_int(in->v)) {
+        if (int_of(in->v, &x) < 0 || x > w)
             return bad_value(in->c, in->path, in->want);
-        x = (uint64_t)json_integer_value(in->v);
-    } else if (json_is_string(in->v)) {
-        if (!split_slash(json_string_value(in->v), buf, sizeof(buf), &slash))
+    } else if (jt_is_string(in->v)) {
+        if (!split_slash(jt_string(in->v), buf, sizeof(buf), &slash))
             return bad_value(in->c, in->path, in->want);
         if (slash && (!in->maskable || !str_to_u64(slash, w, &mk)))
             return bad_value(in->c, in->path, in->want);
@@ -432,16 +447,15 @@ static int mf_vlan(struct mf_in *in)
                                    : "integer 0..4095, \"vid/mask\", \"untagged\" or \"any\"";
     uint64_t x = 0, mk = 0;
 
-    if (json_is_integer(in->v)) {
-        if (json_integer_value(in->v) < 0 || json_integer_value(in->v) > 4095)
+    if (jt_is_int(in->v)) {
+        if (int_of(in->v, &x) < 0 || x > 4095)
             return bad_value(in->c, in->path, vw);
         /* Kytos: a match on VLAN 0 means untagged (OVS: vlan_tci=0x0000/0x1fff). */
-        x = (uint64_t)json_integer_value(in->v);
         x = x == 0 && !in->set_field ? OFPVID_NONE : x | OFPVID_PRESENT;
-    } else if (!json_is_string(in->v) || in->set_field) {
+    } else if (!jt_is_string(in->v) || in->set_field) {
         return bad_type(in->c, in->path, vw);
     } else {
-        int rc = mf_vlan_string(in, json_string_value(in->v), vw, &x, &mk);
+        int rc = mf_vlan_string(in, jt_string(in->v), vw, &x, &mk);
         if (rc)
             return rc;
     }
@@ -459,16 +473,18 @@ static int mf_mac(struct mf_in *in)
 
     path_join(in->want, sizeof(in->want), "MAC address \"aa:bb:cc:dd:ee:ff\"",
               in->maskable ? " with optional \"/mask\"" : "", int_ok ? " or integer" : "");
-    if (int_ok && json_is_integer(in->v)) {
-        if (json_integer_value(in->v) < 0 || json_integer_value(in->v) > 0xffffffffffffLL)
+    uint64_t x = 0;
+
+    if (int_ok && jt_is_int(in->v)) {
+        if (int_of(in->v, &x) < 0 || x > 0xffffffffffffULL)
             return bad_value(in->c, in->path, in->want);
-        put_be(in->val, 6, (uint64_t)json_integer_value(in->v));
+        put_be(in->val, 6, x);
         *in->int_form |= 1ull << f;
         return 0;
     }
-    if (!json_is_string(in->v))
+    if (!jt_is_string(in->v))
         return bad_type(in->c, in->path, in->want);
-    if (!split_slash(json_string_value(in->v), buf, sizeof(buf), &slash))
+    if (!split_slash(jt_string(in->v), buf, sizeof(buf), &slash))
         return bad_value(in->c, in->path, in->want);
     if (slash && (!in->maskable || !parse_mac(slash, in->mask)))
         return bad_value(in->c, in->path, in->want);
@@ -487,17 +503,19 @@ static int mf_ip(struct mf_in *in)
     path_join(in->want, sizeof(in->want), alen == 4 ? "IPv4 address" : "IPv6 address",
               in->maskable ? " with optional \"/prefix\" or \"/mask\"" : "",
               int_ok ? " or integer" : "");
-    if (int_ok && json_is_integer(in->v)) {
-        if (json_integer_value(in->v) < 0)
+    uint64_t x = 0;
+
+    if (int_ok && jt_is_int(in->v)) {
+        if (int_of(in->v, &x) < 0)
             return bad_value(in->c, in->path, in->want);
         memset(in->val, 0, 16);
-        put_be(in->val + 8, 8, (uint64_t)json_integer_value(in->v));
+        put_be(in->val + 8, 8, x);
         *in->int_form |= 1ull << f;
         return 0;
     }
-    if (!json_is_string(in->v))
+    if (!jt_is_string(in->v))
         return bad_type(in->c, in->path, in->want);
-    if (!parse_ip(json_string_value(in->v), alen, in->maskable, in->val, in->mask, &in->masked))
+    if (!parse_ip(jt_string(in->v), alen, in->maskable, in->val, in->mask, &in->masked))
         return bad_value(in->c, in->path, in->want);
     return 0;
 }
@@ -512,8 +530,8 @@ static int (*const mf_parsers[])(struct mf_in *in) = {
 /* Parse the JSON value of match field d into m (or a set_field value when
  * set_field is true: no mask, no tp alias). int_form gets the field's bit
  * when the value was written as an integer where a string is usual. */
-static int parse_mf(struct pctx *c, const struct mf_def *d, const json_t *v, const char *path,
-                    bool set_field, struct ofp_match *m, uint64_t *int_form)
+static int parse_mf(struct pctx *c, const struct mf_def *d, const struct jt_node *v,
+                    const char *path, bool set_field, struct ofp_match *m, uint64_t *int_form)
 {
     struct mf_in in = {.c = c, .d = d, .v = v, .path = path, .set_field = set_field,
                        .maskable = !set_field && ofp_oxm_field_maskable(d->field),
@@ -572,17 +590,17 @@ static unsigned tp_field(const struct ofp_match *m, bool dst)
     }
 }
 
-static int parse_match(struct pctx *c, const json_t *jm, struct ofp_match *m,
+static int parse_match(struct pctx *c, const struct jt_node *jm, struct ofp_match *m,
                        struct flow_json_form *form)
 {
-    const char *key;
-    const json_t *v;
+    const struct jt_node *k, *v;
     char path[PATH_MAX_LEN];
-    const json_t *tp[2] = {NULL, NULL};
+    const struct jt_node *tp[2] = {NULL, NULL};
 
-    if (!json_is_object(jm))
+    if (!jt_is_object(jm))
         return bad_type(c, "match", "object");
-    json_object_foreach((json_t *)jm, key, v) {
+    jt_object_foreach(jm, k, v) {
+        const char *key = jt_string(k);
         const struct mf_def *d = mf_by_name(key);
         path_join(path, sizeof(path), "match", ".", key);
         if (!d)
@@ -636,11 +654,11 @@ static int parse_match(struct pctx *c, const json_t *jm, struct ofp_match *m,
 /* ---- actions ----------------------------------------------------------- */
 
 /* Reject keys of obj not in the NULL-terminated allowed list. */
-static int only_keys(struct pctx *c, const json_t *obj, const char *path, const char *const *ok)
+static int only_keys(struct pctx *c, const struct jt_node *obj, const char *path,
+                     const char *const *ok)
 {
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
+    for (const struct jt_node *m = jt_object_first(obj); m; m = jt_object_next(obj, m)) {
+        const char *key = jt_string(m);
         bool found = false;
         for (const char *const *k = ok; *k; k++)
             found = found || !strcmp(*k, key);
@@ -650,23 +668,23 @@ static int only_keys(struct pctx *c, const json_t *obj, const char *path, const 
     return 0;
 }
 
-static const json_t *need(struct pctx *c, const json_t *obj, const char *path, const char *key,
-                          int *rc)
+static const struct jt_node *need(struct pctx *c, const struct jt_node *obj, const char *path,
+                                  const char *key, int *rc)
 {
-    const json_t *v = json_object_get(obj, key);
+    const struct jt_node *v = jt_object_get(obj, key);
     if (!v)
         *rc = fail(c->err, c->errlen, "%s: missing field '%s'", path, key);
     return v;
 }
 
-static int parse_port(struct pctx *c, const json_t *v, const char *path, uint32_t *port,
+static int parse_port(struct pctx *c, const struct jt_node *v, const char *path, uint32_t *port,
                       uint8_t *flags)
 {
     static const char want[] = "port number 1..4294967040, or \"in_port\", \"normal\", "
                                "\"flood\", \"all\", \"controller\", \"local\"";
-    if (json_is_string(v)) {
+    if (jt_is_string(v)) {
         for (size_t i = 0; i < sizeof(port_names) / sizeof(port_names[0]); i++) {
-            if (!strcasecmp(port_names[i].name, json_string_value(v))) {
+            if (!strcasecmp(port_names[i].name, jt_string(v))) {
                 *port = port_names[i].port;
                 *flags |= FLOW_ACT_PORT_NAMED;
                 return 0;
@@ -674,12 +692,13 @@ static int parse_port(struct pctx *c, const json_t *v, const char *path, uint32_
         }
         return bad_value(c, path, want);
     }
-    if (!json_is_integer(v))
+    uint64_t p = 0;
+    int r = int_of(v, &p);
+    if (r == 0)
         return bad_type(c, path, want);
-    json_int_t p = json_integer_value(v);
     /* OFPP_TABLE is for PACKET_OUT only; OFPP_ANY is no port at all. */
-    if (p < 1 || p > (json_int_t)OFPP_LOCAL || (p > (json_int_t)OFPP_MAX && p < OFPP_IN_PORT) ||
-        p == (json_int_t)OFPP_TABLE)
+    if (r < 0 || p < 1 || p > OFPP_LOCAL || (p > OFPP_MAX && p < OFPP_IN_PORT) ||
+        p == OFPP_TABLE)
         return bad_value(c, path, want);
     *port = (uint32_t)p;
     return 0;
@@ -688,7 +707,7 @@ static int parse_port(struct pctx *c, const json_t *v, const char *path, uint32_
 /* One action object being parsed. */
 struct act_in {
     struct pctx *c;
-    const json_t *ja;
+    const struct jt_node *ja;
     const char *path;
     struct ofp_action *a;
     uint8_t *flags;
@@ -696,16 +715,16 @@ struct act_in {
 };
 
 /* Member key of the action: NULL with *rc set when required and missing. */
-static const json_t *act_arg(struct act_in *in, const char *key, bool required, int *rc)
+static const struct jt_node *act_arg(struct act_in *in, const char *key, bool required, int *rc)
 {
     path_join(in->sub, sizeof(in->sub), in->path, ".", key);
-    return required ? need(in->c, in->ja, in->path, key, rc) : json_object_get(in->ja, key);
+    return required ? need(in->c, in->ja, in->path, key, rc) : jt_object_get(in->ja, key);
 }
 
 static int act_output(struct act_in *in)
 {
     int rc = 0;
-    const json_t *v = act_arg(in, "port", true, &rc);
+    const struct jt_node *v = act_arg(in, "port", true, &rc);
     if (!v)
         return rc;
     in->a->type = OFPAT_OUTPUT;
@@ -717,7 +736,7 @@ static int act_set_vlan(struct act_in *in)
 {
     int rc = 0;
     uint64_t vid = 0;
-    const json_t *v = act_arg(in, "vlan_id", true, &rc);
+    const struct jt_node *v = act_arg(in, "vlan_id", true, &rc);
     if (!v || (rc = get_uint(in->c, v, in->sub, 4095, &vid)))
         return rc;
     in->a->type = OFPAT_SET_FIELD;
@@ -732,17 +751,17 @@ static int act_set_vlan(struct act_in *in)
 static int act_push_vlan(struct act_in *in)
 {
     int rc = 0;
-    const json_t *v = act_arg(in, "tag_type", false, &rc);
+    const struct jt_node *v = act_arg(in, "tag_type", false, &rc);
 
     in->a->type = OFPAT_PUSH_VLAN;
     in->a->u.ethertype = 0x8100;
     if (!v)
         return 0;    /* Kytos: anything but "s" is a C-tag */
-    if (!json_is_string(v))
+    if (!jt_is_string(v))
         return bad_type(in->c, in->sub, "\"c\" or \"s\"");
-    if (!strcmp(json_string_value(v), "s"))
+    if (!strcmp(jt_string(v), "s"))
         in->a->u.ethertype = 0x88a8;
-    else if (strcmp(json_string_value(v), "c"))
+    else if (strcmp(jt_string(v), "c"))
         return bad_value(in->c, in->sub, "\"c\" or \"s\"");
     return 0;
 }
@@ -757,7 +776,7 @@ static int act_set_queue(struct act_in *in)
 {
     int rc = 0;
     uint64_t id = 0;
-    const json_t *v = act_arg(in, "queue_id", true, &rc);
+    const struct jt_node *v = act_arg(in, "queue_id", true, &rc);
     if (!v || (rc = get_uint(in->c, v, in->sub, OFPQ_ALL - 1, &id)))
         return rc;
     in->a->type = OFPAT_SET_QUEUE;
@@ -769,7 +788,7 @@ static int act_group(struct act_in *in)
 {
     int rc = 0;
     uint64_t id = 0;
-    const json_t *v = act_arg(in, "group_id", true, &rc);
+    const struct jt_node *v = act_arg(in, "group_id", true, &rc);
     if (!v || (rc = get_uint(in->c, v, in->sub, OFPG_MAX, &id)))
         return rc;
     in->a->type = OFPAT_GROUP;
@@ -780,13 +799,13 @@ static int act_group(struct act_in *in)
 static int act_set_field(struct act_in *in)
 {
     int rc = 0;
-    const json_t *jf, *jv;
+    const struct jt_node *jf, *jv;
     if (!(jf = act_arg(in, "field", true, &rc)) || !(jv = act_arg(in, "value", true, &rc)))
         return rc;
     path_join(in->sub, sizeof(in->sub), in->path, ".", "field");
-    if (!json_is_string(jf))
+    if (!jt_is_string(jf))
         return bad_type(in->c, in->sub, "match field name");
-    const struct mf_def *d = mf_by_name(json_string_value(jf));
+    const struct mf_def *d = mf_by_name(jt_string(jf));
     if (!d || d->kind == MK_TP)
         return bad_value(in->c, in->sub, "a match field name other than tp_src/tp_dst");
     path_join(in->sub, sizeof(in->sub), in->path, ".", "value");
@@ -822,24 +841,24 @@ static const struct action_def {
     {"set_field", {"action_type", "field", "value", NULL}, act_set_field},
 };
 
-static int parse_action(struct pctx *c, const json_t *ja, const char *path, struct ofp_action *a,
-                        uint8_t *flags)
+static int parse_action(struct pctx *c, const struct jt_node *ja, const char *path,
+                        struct ofp_action *a, uint8_t *flags)
 {
     struct act_in in = {.c = c, .ja = ja, .path = path, .a = a, .flags = flags};
     int rc = 0;
 
-    if (!json_is_object(ja))
+    if (!jt_is_object(ja))
         return bad_type(c, path, "object");
-    const json_t *jt = act_arg(&in, "action_type", true, &rc);
+    const struct jt_node *jt = act_arg(&in, "action_type", true, &rc);
     if (!jt)
         return rc;
-    if (!json_is_string(jt))
+    if (!jt_is_string(jt))
         return bad_type(c, in.sub, "string");
     memset(a, 0, sizeof(*a));
     *flags = 0;
     for (size_t i = 0; i < sizeof(action_defs) / sizeof(action_defs[0]); i++) {
         const struct action_def *d = &action_defs[i];
-        if (strcmp(json_string_value(jt), d->name))
+        if (strcmp(jt_string(jt), d->name))
             continue;
         if ((rc = only_keys(c, ja, path, d->keys)))
             return rc;
@@ -849,22 +868,24 @@ static int parse_action(struct pctx *c, const json_t *ja, const char *path, stru
                                 "group, set_field");
 }
 
-static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
+static int parse_actions(struct pctx *c, const struct jt_node *jl, const char *path,
                          struct ofp_action *arr, uint8_t *flags, uint16_t *n)
 {
     char sub[PATH_MAX_LEN];
 
-    if (!json_is_array(jl))
+    if (!jt_is_array(jl))
         return bad_type(c, path, "array of action objects");
-    if (json_array_size(jl) > FM_FLOW_ACTIONS_MAX)
+    if (jl->size > FM_FLOW_ACTIONS_MAX)
         return fail(c->err, c->errlen, "%s: at most %d actions", path, FM_FLOW_ACTIONS_MAX);
-    for (size_t i = 0; i < json_array_size(jl); i++) {
+    size_t i;
+    const struct jt_node *e;
+    jt_array_foreach(jl, i, e) {
         path_index(sub, sizeof(sub), path, i);
-        int rc = parse_action(c, json_array_get(jl, i), sub, &arr[i], &flags[i]);
+        int rc = parse_action(c, e, sub, &arr[i], &flags[i]);
         if (rc)
             return rc;
     }
-    *n = (uint16_t)json_array_size(jl);
+    *n = (uint16_t)jl->size;
     return 0;
 }
 
@@ -873,7 +894,7 @@ static int parse_actions(struct pctx *c, const json_t *jl, const char *path,
 /* One instruction object being parsed. */
 struct inst_in {
     struct pctx *c;
-    const json_t *ji;
+    const struct jt_node *ji;
     const char *path;
     const char *type;
     struct fm_flow *out;
@@ -881,10 +902,10 @@ struct inst_in {
     char sub[PATH_MAX_LEN + 32];
 };
 
-static const json_t *inst_arg(struct inst_in *in, const char *key, bool required, int *rc)
+static const struct jt_node *inst_arg(struct inst_in *in, const char *key, bool required, int *rc)
 {
     path_join(in->sub, sizeof(in->sub), in->path, ".", key);
-    return required ? need(in->c, in->ji, in->path, key, rc) : json_object_get(in->ji, key);
+    return required ? need(in->c, in->ji, in->path, key, rc) : jt_object_get(in->ji, key);
 }
 
 static int inst_actions(struct inst_in *in)
@@ -892,7 +913,7 @@ static int inst_actions(struct inst_in *in)
     bool apply = in->type[0] == 'a';
     struct ofp_instructions *ins = &in->out->mod.inst;
     int rc = 0;
-    const json_t *v = inst_arg(in, "actions", true, &rc);
+    const struct jt_node *v = inst_arg(in, "actions", true, &rc);
     if (!v)
         return rc;
     struct ofp_actions *l = apply ? &ins->apply_actions : &ins->write_actions;
@@ -903,10 +924,10 @@ static int inst_actions(struct inst_in *in)
 static int inst_clear_actions(struct inst_in *in)
 {
     int rc = 0;
-    const json_t *v = inst_arg(in, "actions", false, &rc);
-    if (v && !json_is_array(v))
+    const struct jt_node *v = inst_arg(in, "actions", false, &rc);
+    if (v && !jt_is_array(v))
         return bad_type(in->c, in->sub, "empty array");
-    if (v && json_array_size(v))
+    if (v && v->size)
         return bad_value(in->c, in->sub, "empty array (clear_actions takes no actions)");
     return 0;
 }
@@ -915,7 +936,7 @@ static int inst_goto_table(struct inst_in *in)
 {
     int rc = 0;
     uint64_t x = 0;
-    const json_t *v = inst_arg(in, "table_id", true, &rc);
+    const struct jt_node *v = inst_arg(in, "table_id", true, &rc);
     if (!v || (rc = get_uint(in->c, v, in->sub, OFPTT_MAX, &x)))
         return rc;
     in->out->mod.inst.goto_table = (uint8_t)x;
@@ -926,7 +947,7 @@ static int inst_meter(struct inst_in *in)
 {
     int rc = 0;
     uint64_t x = 0;
-    const json_t *v = inst_arg(in, "meter_id", true, &rc);
+    const struct jt_node *v = inst_arg(in, "meter_id", true, &rc);
     if (!v || (rc = get_uint(in->c, v, in->sub, OFPM_MAX, &x)))
         return rc;
     if (x == 0)
@@ -939,7 +960,7 @@ static int inst_write_metadata(struct inst_in *in)
 {
     struct ofp_instructions *ins = &in->out->mod.inst;
     int rc = 0;
-    const json_t *v = inst_arg(in, "metadata", true, &rc);
+    const struct jt_node *v = inst_arg(in, "metadata", true, &rc);
     if (!v || (rc = get_u64(in->c, v, in->sub, &ins->metadata)))
         return rc;
     ins->metadata_mask = UINT64_MAX;
@@ -967,20 +988,20 @@ static const struct inst_def {
      OFP_INST_WRITE_METADATA, inst_write_metadata},
 };
 
-static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
+static int parse_instruction(struct pctx *c, const struct jt_node *ji, const char *path,
                              struct fm_flow *out, struct flow_json_form *form)
 {
     struct inst_in in = {.c = c, .ji = ji, .path = path, .out = out, .form = form};
     int rc = 0;
 
-    if (!json_is_object(ji))
+    if (!jt_is_object(ji))
         return bad_type(c, path, "object");
-    const json_t *jt = inst_arg(&in, "instruction_type", true, &rc);
+    const struct jt_node *jt = inst_arg(&in, "instruction_type", true, &rc);
     if (!jt)
         return rc;
-    if (!json_is_string(jt))
+    if (!jt_is_string(jt))
         return bad_type(c, in.sub, "string");
-    in.type = json_string_value(jt);
+    in.type = jt_string(jt);
     for (size_t i = 0; i < sizeof(inst_defs) / sizeof(inst_defs[0]); i++) {
         const struct inst_def *d = &inst_defs[i];
         if (strcmp(in.type, d->name))
@@ -998,7 +1019,7 @@ static int parse_instruction(struct pctx *c, const json_t *ji, const char *path,
 
 /* ---- the flow -------------------------------------------------------------- */
 
-static int parse_u16_field(struct pctx *c, const json_t *v, const char *name, uint16_t *out)
+static int parse_u16_field(struct pctx *c, const struct jt_node *v, const char *name, uint16_t *out)
 {
     uint64_t x = 0;
     int rc = get_uint(c, v, name, 65535, &x);
@@ -1015,10 +1036,10 @@ struct flow_in {
     bool has_cookie;
     struct fm_flow *out;
     struct flow_json_form *form;
-    const json_t *jmatch, *jactions, *jinst;
+    const struct jt_node *jmatch, *jactions, *jinst;
 };
 
-static int top_table_id(struct flow_in *in, const char *key, const json_t *v)
+static int top_table_id(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     uint64_t x = 0;
     int rc = get_uint(&in->c, v, key, in->for_delete ? OFPTT_ALL : OFPTT_MAX, &x);
@@ -1026,28 +1047,28 @@ static int top_table_id(struct flow_in *in, const char *key, const json_t *v)
     return rc;
 }
 
-static int top_priority(struct flow_in *in, const char *key, const json_t *v)
+static int top_priority(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     return parse_u16_field(&in->c, v, key, &in->out->mod.priority);
 }
 
-static int top_idle_timeout(struct flow_in *in, const char *key, const json_t *v)
+static int top_idle_timeout(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     return parse_u16_field(&in->c, v, key, &in->out->mod.idle_timeout);
 }
 
-static int top_hard_timeout(struct flow_in *in, const char *key, const json_t *v)
+static int top_hard_timeout(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     return parse_u16_field(&in->c, v, key, &in->out->mod.hard_timeout);
 }
 
-static int top_cookie(struct flow_in *in, const char *key, const json_t *v)
+static int top_cookie(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     in->has_cookie = true;
     return get_u64(&in->c, v, key, &in->out->mod.cookie);
 }
 
-static int top_cookie_mask(struct flow_in *in, const char *key, const json_t *v)
+static int top_cookie_mask(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     if (!in->for_delete)
         return fail(in->c.err, in->c.errlen, "cookie_mask: only allowed when deleting flows");
@@ -1055,33 +1076,32 @@ static int top_cookie_mask(struct flow_in *in, const char *key, const json_t *v)
     return get_u64(&in->c, v, key, &in->out->mod.cookie_mask);
 }
 
-static int top_owner(struct flow_in *in, const char *key, const json_t *v)
+static int top_owner(struct flow_in *in, const char *key, const struct jt_node *v)
 {
-    if (!json_is_string(v))
+    if (!jt_is_string(v))
         return bad_type(&in->c, key, "string");
-    if (json_string_length(v) >= FM_FLOW_OWNER_MAX ||
-        strlen(json_string_value(v)) != json_string_length(v))
+    if (v->size >= FM_FLOW_OWNER_MAX || strlen(jt_string(v)) != v->size)
         return bad_value(&in->c, key, "string of at most 63 bytes without NUL");
-    strcpy(in->out->owner, json_string_value(v));
+    strcpy(in->out->owner, jt_string(v));
     in->form->has_owner = true;
     return 0;
 }
 
-static int top_match(struct flow_in *in, const char *key, const json_t *v)
+static int top_match(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     (void)key;
     in->jmatch = v;
     return 0;
 }
 
-static int top_actions(struct flow_in *in, const char *key, const json_t *v)
+static int top_actions(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     (void)key;
     in->jactions = v;
     return 0;
 }
 
-static int top_instructions(struct flow_in *in, const char *key, const json_t *v)
+static int top_instructions(struct flow_in *in, const char *key, const struct jt_node *v)
 {
     (void)key;
     in->jinst = v;
@@ -1091,7 +1111,7 @@ static int top_instructions(struct flow_in *in, const char *key, const json_t *v
 /* The members of a Kytos flow. */
 static const struct {
     const char *key;
-    int (*parse)(struct flow_in *in, const char *key, const json_t *v);
+    int (*parse)(struct flow_in *in, const char *key, const struct jt_node *v);
 } flow_keys[] = {
     {"table_id", top_table_id},         {"priority", top_priority},
     {"idle_timeout", top_idle_timeout}, {"hard_timeout", top_hard_timeout},
@@ -1136,11 +1156,13 @@ static int parse_treatment(struct flow_in *in)
         return 0;
     char path[PATH_MAX_LEN];
     in->form->treatment = FLOW_FORM_INSTRUCTIONS;
-    if (!json_is_array(in->jinst))
+    if (!jt_is_array(in->jinst))
         return bad_type(&in->c, "instructions", "array of instruction objects");
-    for (size_t i = 0; i < json_array_size(in->jinst); i++) {
+    size_t i;
+    const struct jt_node *e;
+    jt_array_foreach(in->jinst, i, e) {
         path_index(path, sizeof(path), "instructions", i);
-        if ((rc = parse_instruction(&in->c, json_array_get(in->jinst, i), path, out, in->form)))
+        if ((rc = parse_instruction(&in->c, e, path, out, in->form)))
             return rc;
     }
     if ((fm->inst.present & OFP_INST_GOTO_TABLE) && fm->inst.goto_table <= fm->table_id)
@@ -1175,22 +1197,22 @@ static int check_encodable(struct flow_in *in)
     return 0;
 }
 
-int flow_json_parse(const json_t *flow, bool for_delete, struct fm_flow *out,
+int flow_json_parse(const struct jt_node *flow, bool for_delete, struct fm_flow *out,
                     struct flow_json_form *form, char *err, size_t errlen)
 {
     struct flow_json_form scratch;
     struct flow_in in = {.c = {err, errlen}, .for_delete = for_delete, .out = out,
                          .form = form ? form : &scratch};
-    const char *key;
-    const json_t *v;
+    const struct jt_node *k, *v;
     int rc = 0;
 
     if (err && errlen)
         err[0] = '\0';
     flow_defaults(out, in.form, for_delete);
-    if (!json_is_object(flow))
+    if (!jt_is_object(flow))
         return bad_type(&in.c, "flows[]", "object");
-    json_object_foreach((json_t *)flow, key, v) {
+    jt_object_foreach(flow, k, v) {
+        const char *key = jt_string(k);
         size_t k = 0;
         while (k < sizeof(flow_keys) / sizeof(flow_keys[0]) && strcmp(flow_keys[k].key, key))
             k++;
@@ -1507,12 +1529,38 @@ void flow_json_form_of(const struct fm_flow *f, struct flow_json_form *out)
                                                                   : FLOW_FORM_ACTIONS;
 }
 
+int flow_json_parse_text(const char *text, size_t len, bool for_delete, struct fm_flow *out,
+                         struct flow_json_form *form, char *err, size_t errlen)
+{
+    struct jt_tape t = {0};
+    int rc = jt_parse(&t, text, len, JT_MARKERS);
+
+    if (rc == 0)
+        rc = flow_json_parse(jt_root(&t), for_delete, out, form, err, errlen);
+    else
+        rc = fail(err, errlen, "not JSON: %s", rc == -EINVAL ? t.err : strerror(-rc));
+    jt_free(&t);
+    return rc;
+}
+
+int flow_json_parse_json(const json_t *flow, bool for_delete, struct fm_flow *out,
+                         struct flow_json_form *form, char *err, size_t errlen)
+{
+    if (!json_is_object(flow)) {
+        struct pctx c = {err, errlen};
+        flow_defaults(out, form ? form : &(struct flow_json_form){0}, for_delete);
+        return bad_type(&c, "flows[]", "object");
+    }
+    char *text = json_dumps(flow, JSON_COMPACT);
+    if (!text)
+        return fail(err, errlen, "out of memory");
+    int rc = flow_json_parse_text(text, json_u64_fixup(text), for_delete, out, form, err, errlen);
+    free(text);
+    return rc;
+}
+
 int flow_json_record(const char *text, size_t len, struct fm_flow *out)
 {
     char err[256];
-    json_t *j = json_u64_load_record(text, len);
-    int rc = j ? flow_json_parse(j, false, out, NULL, err, sizeof(err)) : -EINVAL;
-
-    json_decref(j);
-    return rc < 0 ? -EINVAL : 0;
+    return flow_json_parse_text(text, len, false, out, NULL, err, sizeof(err)) < 0 ? -EINVAL : 0;
 }

@@ -3,8 +3,9 @@
  * typed flow the control plane holds (struct fm_flow, rest/fm/fm_flow.h),
  * with how the client wrote it beside it (struct flow_json_form), so that
  * rendering gives back what was sent. Pure C (jansson + the ofp codec), no
- * I/O, no global state. The REST handlers call flow_json_parse() on each
- * element of "flows"; GET v2/flows renders a switch's flows with
+ * I/O, no global state. The REST handlers read a request's body onto a
+ * json_tape (json_tape.h: no tree, no allocation per value) and call
+ * flow_json_parse() on each element of "flows"; GET v2/flows renders a switch's flows with
  * flow_json_render(); the app hands flow_json_record() to the flow manager,
  * which turns the store's records into typed flows with it at start.
  *
@@ -68,6 +69,7 @@
 #include <jansson.h>
 
 #include "fm_flow.h"
+#include "json_tape.h"
 
 /* Which of the two spellings of a flow's treatment the client used. */
 enum flow_json_treatment {
@@ -101,8 +103,18 @@ struct flow_json_form {
  * OFPFC_DELETE, cookie_mask allowed, table_id 255 allowed); otherwise
  * OFPFC_ADD. form gets how it was written (NULL: not wanted). Returns 0, or
  * -EINVAL with a message in err (errlen > 0). */
-int flow_json_parse(const json_t *flow, bool for_delete, struct fm_flow *out,
+int flow_json_parse(const struct jt_node *flow, bool for_delete, struct fm_flow *out,
                     struct flow_json_form *form, char *err, size_t errlen);
+
+/* The same for one flow object's text (integers above INT64_MAX bare or as
+ * json_u64 markers); a text that is not JSON is -EINVAL "not JSON: ...". */
+int flow_json_parse_text(const char *text, size_t len, bool for_delete, struct fm_flow *out,
+                         struct flow_json_form *form, char *err, size_t errlen);
+
+/* The same for a flow held as a jansson value (one flow_json_render gave,
+ * or one built by hand): its text is dumped and parsed. */
+int flow_json_parse_json(const json_t *flow, bool for_delete, struct fm_flow *out,
+                         struct flow_json_form *form, char *err, size_t errlen);
 
 /*
  * A stored flow's text (the client's own, rest_flows.c) as the typed flow it

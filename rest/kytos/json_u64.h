@@ -53,22 +53,4 @@ size_t json_u64_fixup(char *text);
  */
 int json_u64_top_field(const char *t, size_t len, const char *key, uint64_t *out);
 
-/* Where one value's text is in a larger text. */
-struct json_u64_span {
-    size_t off, len;
-};
-
-/*
- * The text of every element of the array found by following the object
- * members path[0..depth) from the top of the JSON text t (the last member
- * where a key repeats, as jansson keeps it), so a request's flows can be
- * stored as the client wrote them without dumping each one again. The
- * count with spans[0..count) filled; -EINVAL when t cannot be walked that
- * way (the caller then dumps the parsed values instead); -E2BIG when there
- * are more than max. t must be JSON that json_u64_loadb() accepted: the walk
- * checks structure, not every token.
- */
-int json_u64_array_spans(const char *t, size_t len, const char *const *path, size_t depth,
-                         struct json_u64_span *spans, size_t max);
-
 #endif

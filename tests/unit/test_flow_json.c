@@ -45,7 +45,7 @@ static json_t *load(const char *text)
 static int parse_text(const char *text, bool del, struct kflow *f, char *err, size_t n)
 {
     json_t *j = load(text);
-    int rc = flow_json_parse(j, del, &f->fl, &f->form, err, n);
+    int rc = flow_json_parse_json(j, del, &f->fl, &f->form, err, n);
     json_decref(j);
     return rc;
 }
@@ -224,7 +224,7 @@ static void test_match_fields(void **state)
         char err[256];
         parse_ok("{\"match\": {\"dl_vlan\": \"4096/8191\"}}", false, &f);
         json_t *r = render(&f);
-        assert_int_equal(flow_json_parse(r, false, &g.fl, &g.form, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(r, false, &g.fl, &g.form, err, sizeof(err)), 0);
         assert_true(ofp_match_equal(&f.fl.mod.match, &g.fl.mod.match));
         json_decref(r);
     }
@@ -572,7 +572,7 @@ static void test_render_roundtrip(void **state)
         json_t *in = load(canonical[i]);
         bool del = json_object_get(in, "cookie_mask") != NULL;
         char err[256] = "";
-        if (flow_json_parse(in, del, &f.fl, &f.form, err, sizeof(err)))
+        if (flow_json_parse_json(in, del, &f.fl, &f.form, err, sizeof(err)))
             fail_msg("canonical[%zu] rejected: %s", i, err);
         check_wire(&f);
         json_t *out = render(&f);
@@ -583,7 +583,7 @@ static void test_render_roundtrip(void **state)
         }
         /* Parsing the rendered form gives the same flow. */
         struct kflow g;
-        assert_int_equal(flow_json_parse(out, del, &g.fl, &g.form, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(out, del, &g.fl, &g.form, err, sizeof(err)), 0);
         assert_true(ofp_match_equal(&f.fl.mod.match, &g.fl.mod.match));
         assert_true(ofp_instructions_equal(&f.fl.mod.inst, &g.fl.mod.inst));
         json_decref(out);
@@ -832,48 +832,6 @@ static void test_top_field_scan(void **state)
     assert_int_equal(TOP("{\"a\": \"b", "priority", &v), -EINVAL);
 }
 
-/* The flows' own text, as the store keeps it: each element of the array a
- * member path leads to, the last of repeated keys (as jansson keeps), in
- * spite of whitespace, nesting and brackets inside strings; anything that
- * cannot be walked so is refused (the caller dumps instead). */
-static void test_array_spans(void **state)
-{
-    static const char body[] =
-        "{ \"flows\": [9], \"force\": true,\n \"flows\" : [ {\"priority\": 5,"
-        " \"match\": {\"in_port\": 1}} ,{\"owner\": \"a]},\\\"\"},\n{} ] }";
-    const char *top[] = {"flows"};
-    struct json_u64_span sp[4];
-    (void)state;
-
-    assert_int_equal(json_u64_array_spans(body, strlen(body), top, 1, sp, 4), 3);
-    assert_int_equal(sp[0].len, strlen("{\"priority\": 5, \"match\": {\"in_port\": 1}}"));
-    assert_memory_equal(body + sp[0].off, "{\"priority\": 5, \"match\"", 23);
-    assert_memory_equal(body + sp[1].off, "{\"owner\": \"a]},\\\"\"}", sp[1].len);
-    assert_memory_equal(body + sp[2].off, "{}", 2);
-    /* Each span is that element's JSON: it loads to what jansson made of it. */
-    json_t *all = load(body), *e = json_u64_load_record(body + sp[1].off, sp[1].len);
-    assert_true(json_equal(e, json_array_get(json_object_get(all, "flows"), 1)));
-    json_decref(e);
-    json_decref(all);
-    assert_int_equal(json_u64_array_spans(body, strlen(body), top, 1, sp, 2), -E2BIG);
-
-    static const char nested[] = "{\"00:00:00:00:00:00:00:01\": {\"flows\": [{\"a\": 1}]}}";
-    const char *path[] = {"00:00:00:00:00:00:00:01", "flows"};
-    assert_int_equal(json_u64_array_spans(nested, strlen(nested), path, 2, sp, 4), 1);
-    assert_memory_equal(nested + sp[0].off, "{\"a\": 1}", sp[0].len);
-    const char *other[] = {"00:00:00:00:00:00:00:02", "flows"};
-    assert_int_equal(json_u64_array_spans(nested, strlen(nested), other, 2, sp, 4), -EINVAL);
-
-#define SPANS(lit) json_u64_array_spans(lit, strlen(lit), top, 1, sp, 4)
-    assert_int_equal(SPANS("{\"flows\": []}"), 0);
-    assert_int_equal(SPANS("{\"flows\": {}}"), -EINVAL);
-    assert_int_equal(SPANS("{\"fl\\u006fws\": [1]}"), -EINVAL);   /* key spelt with escapes */
-    assert_int_equal(SPANS("[{\"flows\": [1]}]"), -EINVAL);
-    assert_int_equal(SPANS("{\"flows\": [1, 2"), -EINVAL);       /* truncated */
-    assert_int_equal(SPANS("{\"flows\": [{\"a\": 1}"), -EINVAL);
-#undef SPANS
-}
-
 /* A stored text holds large integers bare (a client's own text) or, when
  * stored by an older ofcd, as markers already: both load to markers. */
 static void test_load_record(void **state)
@@ -940,7 +898,6 @@ int main(void)
         cmocka_unit_test(test_from_entry),
         cmocka_unit_test(test_u64_edges),
         cmocka_unit_test(test_top_field_scan),
-        cmocka_unit_test(test_array_spans),
         cmocka_unit_test(test_load_record),
         cmocka_unit_test(test_record_decoder),
     };

@@ -295,7 +295,7 @@ static void add_flow(struct t *t, const char *json, struct added *out)
     json_error_t je;
     json_t *j = json_loads(json, 0, &je);
     assert_non_null(j);
-    if (flow_json_parse(j, false, &out->flow, NULL, err, sizeof(err)) != 0)
+    if (flow_json_parse_json(j, false, &out->flow, NULL, err, sizeof(err)) != 0)
         fail_msg("%s: %s", json, err);
     out->match_id = fm_flow_match_id(DPID, &out->flow);
     out->flow_id = fm_flow_id(DPID, &out->flow);
@@ -329,7 +329,7 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, 
         snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
                  100 + first + i, first + i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &a[i].flow, NULL, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(j, false, &a[i].flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
         specs[i] = a[i].flow;
         fm_flow_fixup(&specs[i]);
@@ -680,7 +680,7 @@ static void test_reconnect_and_consistency(void **state)
     struct added *al[3] = {&alien_old, &alien_young, &alien_ignored};
     for (int i = 0; i < 3; i++) {
         json_t *j = json_loads(aj[i], 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &al[i]->flow, NULL, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(j, false, &al[i]->flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
     }
     struct ofp_flow_stats fs[5];
@@ -754,7 +754,7 @@ static void test_not_master_sends_nothing(void **state)
     struct added alien;
     char err[128];
     json_t *j = json_loads("{\"priority\": 7, \"match\": {\"dl_type\": 2048}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &alien.flow, NULL, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse_json(j, false, &alien.flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
     struct ofp_flow_stats fs[1];
     entry_of(&alien.flow, 3600, &fs[0]);
@@ -785,7 +785,7 @@ static void test_sync_follows_other_writers(void **state)
     const char *text = "{\"priority\": 4444, \"match\": {\"dl_type\": 2054}}";
     json_t *j = json_loads(text, 0, NULL);
     struct added b;
-    assert_int_equal(flow_json_parse(j, false, &b.flow, NULL, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse_json(j, false, &b.flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
     uint64_t mid = fm_flow_match_id(DPID, &b.flow), fid = fm_flow_id(DPID, &b.flow);
     struct store_flow sf = {.dpid = DPID, .match_id = mid, .flow_id = fid,
@@ -850,7 +850,7 @@ static void test_changed_flow_reinstalled(void **state)
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     json_t *j = json_loads("{\"priority\": 100, \"match\": {\"in_port\": 1}, \"actions\":"
                            " [{\"action_type\": \"output\", \"port\": 3}]}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &other.flow, NULL, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse_json(j, false, &other.flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
     assert_true(fm_flow_match_id(DPID, &other.flow) == a[0].match_id);
     struct ofp_flow_stats same, changed;
@@ -901,7 +901,7 @@ static void test_delete_selection(void **state)
         struct fm_flow del;
         char err[128];
         json_t *j = json_loads(cases[c].del, 0, NULL);
-        assert_int_equal(flow_json_parse(j, true, &del, NULL, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(j, true, &del, NULL, err, sizeof(err)), 0);
         json_decref(j);
         struct flowmgr_key *keys = NULL;
         size_t n = 0, cap = 0;
@@ -921,7 +921,7 @@ static void test_delete_selection(void **state)
     struct fm_flow del;
     char err[128];
     json_t *j = json_loads("{\"match\": {\"dl_type\": 2054}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, true, &del, NULL, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse_json(j, true, &del, NULL, err, sizeof(err)), 0);
     json_decref(j);
     struct flowmgr_key key = {DPID, a[2].match_id, a[2].flow_id};
     assert_int_equal(store_del(t->store, DPID, a[2].match_id), 0);
@@ -963,7 +963,7 @@ static void test_flow_removed_published(void **state)
     /* A flow ofcd never stored (another match) is published as not stored. */
     char err[128];
     json_t *j = json_loads("{\"priority\": 9, \"match\": {\"in_port\": 6}}", 0, NULL);
-    assert_int_equal(flow_json_parse(j, false, &other[0].flow, NULL, err, sizeof(err)), 0);
+    assert_int_equal(flow_json_parse_json(j, false, &other[0].flow, NULL, err, sizeof(err)), 0);
     json_decref(j);
     flow_removed(t, CONN_A, &a[0].flow, OFPRR_HARD_TIMEOUT);
     flow_removed(t, CONN_A, &other[0].flow, OFPRR_DELETE);
@@ -1077,7 +1077,7 @@ static void make_aliens(struct fm_flow *specs, struct ofp_flow_stats *fs, unsign
         snprintf(json, sizeof(json), "{\"priority\": %u, \"match\": {\"in_port\": %u}}",
                  500 + i, i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, false, &specs[i], NULL, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(j, false, &specs[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
         entry_of(&specs[i], age_s, &fs[i]);
     }
@@ -1287,7 +1287,7 @@ static void test_delete_admission_reserved(void **state)
     for (unsigned i = 0; i < 10; i++) {
         snprintf(json, sizeof(json), "{\"match\": {\"in_port\": %u}}", i + 1);
         json_t *j = json_loads(json, 0, NULL);
-        assert_int_equal(flow_json_parse(j, true, &del[i], NULL, err, sizeof(err)), 0);
+        assert_int_equal(flow_json_parse_json(j, true, &del[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
     }
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */

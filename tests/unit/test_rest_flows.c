@@ -179,7 +179,12 @@ static void test_malformed_field_is_named(void **state)
         const char *path, *body, *words;
     } bad[] = {
         {FM "/flows/" SW1, "{\"flows\": [", "not valid JSON"},
+        {FM "/flows/" SW1, "{\"flows\": [" FLOW(1, 1) "], \"force\": tru}",
+         "not valid JSON: invalid token"},
+        {FM "/flows/" SW1, "{\"flows\": [" FLOW(1, 1) "]} {}", "not valid JSON: end of file"},
         {FM "/flows/" SW1, "[1, 2]", "body must be a JSON object"},
+        {FM "/flows/" SW1, "{\"flows\": [{\"priority\": 1, \"cookie\": 18446744073709551616}]}",
+         "flows[0]: cookie: FlowMod.cookie is out of range"},
         {FM "/flows/" SW1, "{}", "flows: required"},
         {FM "/flows/" SW1, "{\"flows\": {}}", "flows: must be an array"},
         {FM "/flows/" SW1, "{\"flows\": [{}]}", "flows: is empty"},

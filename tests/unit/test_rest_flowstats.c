@@ -131,7 +131,7 @@ static void entry_from(const char *text, struct fm_flow *f, uint32_t dur_s, uint
     json_t *j = json_u64_loadb(text, strlen(text), &je);
 
     assert_non_null(j);
-    if (flow_json_parse(j, false, f, NULL, err, sizeof(err)) != 0)
+    if (flow_json_parse_json(j, false, f, NULL, err, sizeof(err)) != 0)
         fail_msg("%s: %s", text, err);
     json_decref(j);
     memset(fs, 0, sizeof(*fs));

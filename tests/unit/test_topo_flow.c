@@ -76,7 +76,7 @@ static void test_as_kytos_json_gave(void **state)
             char text[TOPO_FLOW_TEXT_MAX], err[128];
             json_t *j = kytos_spelling(dpids[i], vlan, del);
 
-            assert_int_equal(flow_json_parse(j, del, &parsed, NULL, err, sizeof(err)), 0);
+            assert_int_equal(flow_json_parse_json(j, del, &parsed, NULL, err, sizeof(err)), 0);
             assert_int_equal(topo_flow_lldp(dpids[i], vlan, del, &typed, text, sizeof(text)), 0);
             same_flow(&typed, &parsed);
             assert_true(fm_flow_match_id(dpids[i], &typed) ==
