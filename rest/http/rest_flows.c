@@ -323,6 +323,9 @@ static void add_committed(void *arg, int rc)
     void *token = a->token;
     struct rest_server *rs = a->rs;
     size_t n = a->total;
+    struct store_batch_times bt;
+
+    store_batch_times(rs->src.store, &bt);
 
     if (rc == 0) {
         size_t k = 0;
@@ -336,7 +339,7 @@ static void add_committed(void *arg, int rc)
     }
     fl_add_free(a);
     if (token) {
-        rest_wake(token, rc);
+        rest_wake_timed(token, rc, bt.taken_us, bt.durable_us);
         return;
     }
     if (rc < 0)
@@ -499,12 +502,15 @@ static void del_committed(void *arg, int rc)
     void *token = d->token;
     struct rest_server *rs = d->rs;
     size_t n = d->v.n;
+    struct store_batch_times bt;
+
+    store_batch_times(rs->src.store, &bt);
 
     if (rc == 0)
         tell_deleted(d->rs, &d->fr, d->keys, d->v.n);
     fl_del_free(d);
     if (token) {
-        rest_wake(token, rc);
+        rest_wake_timed(token, rc, bt.taken_us, bt.durable_us);
         return;
     }
     if (rc < 0)

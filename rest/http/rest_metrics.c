@@ -3,8 +3,10 @@
  * counters as ofcd_<group>_total{...,what="<counter>"}, each gauge as
  * ofcd_<group>_<gauge> — plus what has a shape of its own: per-switch lines,
  * the echo RTT and REST latency histograms, the priority rings per class,
- * REST requests by status and flows by state. Every figure comes from a
- * published snapshot or an atomic counter through the sources. */
+ * REST requests by status, a durable flow change's time by stage and flows
+ * by state. Every figure comes from a published snapshot or an atomic
+ * counter through the sources; a source not given (a server for the flow
+ * paths alone, as the REST tests run it) leaves its families out. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,6 +137,8 @@ static void registry_families(struct rest_server *rs, struct mbuf *b)
 {
     struct sets ss = {0};
 
+    if (!rs->src.counters)
+        return;
     rs->src.counters(rs->src.arg, collect, &ss);
     if (ss.oom)
         b->oom = true;
@@ -216,9 +220,12 @@ static const struct switch_family switch_fams[] = {
 
 static void switch_families(struct rest_server *rs, struct mbuf *b)
 {
-    const struct ctl_switches *cs = rs->src.switches_lock(rs->src.arg);
     struct ctl_switches_stats st;
     struct switch_rows rr = {0};
+
+    if (!rs->src.switches_lock)
+        return;
+    const struct ctl_switches *cs = rs->src.switches_lock(rs->src.arg);
 
     ctl_switches_get_stats(cs, &st);
     ctl_switches_foreach(cs, copy_row, &rr);
@@ -290,6 +297,8 @@ static void ring_families(struct rest_server *rs, struct mbuf *b)
         {"ofcd_ring_enqueue_failed_total", "counter", "Enqueues refused: class full.",
          ring_fail},
     };
+    if (!rs->src.rings)
+        return;
     struct rings *rr = calloc(1, sizeof(*rr));
 
     if (!rr) {
@@ -306,6 +315,35 @@ static void ring_families(struct rest_server *rs, struct mbuf *b)
                     fam[f].name, rr->v[i].lcore, rr->v[i].name, c, fam[f].get(&rr->v[i].q, c));
     }
     free(rr);
+}
+
+/* A durable flow change's answer, stage by stage (rest_priv.h). */
+static void stage_family(struct rest_server *rs, struct mbuf *b)
+{
+    static const char *const names[REST_STAGES] = REST_STAGE_NAMES;
+    static const unsigned le_us[REST_STAGE_BUCKETS - 1] = REST_STAGE_LE_US_LIST;
+
+    put(b, "# HELP ofcd_rest_change_stage_seconds A flow change answered once durable, stage "
+           "by stage: receive (headers to body), check (parse, checks, admission), wait "
+           "(queued until its commit began: the group-commit window, a commit before it), "
+           "commit (sync included), apply (to the flow manager), resume (woken until "
+           "answered).\n# TYPE ofcd_rest_change_stage_seconds histogram\n");
+    for (unsigned s = 0; s < REST_STAGES; s++) {
+        uint64_t cum = 0;
+        for (unsigned i = 0; i < REST_STAGE_BUCKETS; i++) {
+            cum += __atomic_load_n(&rs->stage_hist[s][i], __ATOMIC_RELAXED);
+            if (i < REST_STAGE_BUCKETS - 1)
+                put(b, "ofcd_rest_change_stage_seconds_bucket{stage=\"%s\",le=\"%g\"} %" PRIu64
+                    "\n", names[s], le_us[i] / 1e6, cum);
+            else
+                put(b, "ofcd_rest_change_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"} %"
+                    PRIu64 "\n", names[s], cum);
+        }
+        put(b, "ofcd_rest_change_stage_seconds_sum{stage=\"%s\"} %.6f\n", names[s],
+            (double)__atomic_load_n(&rs->stage_sum_us[s], __ATOMIC_RELAXED) / 1e6);
+        put(b, "ofcd_rest_change_stage_seconds_count{stage=\"%s\"} %" PRIu64 "\n", names[s],
+            cum);
+    }
 }
 
 static void rest_families(struct rest_server *rs, struct mbuf *b)
@@ -336,6 +374,7 @@ static void rest_families(struct rest_server *rs, struct mbuf *b)
         (double)__atomic_load_n(&rs->lat_sum_us, __ATOMIC_RELAXED) / 1e6);
     put(b, "ofcd_rest_request_seconds_count %" PRIu64 "\n",
         __atomic_load_n(&rs->lat_count, __ATOMIC_RELAXED));
+    stage_family(rs, b);
 }
 
 static void flow_families(struct rest_server *rs, struct mbuf *b)

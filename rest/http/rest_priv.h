@@ -28,6 +28,24 @@
  * "le" of /metrics), then +Inf. */
 #define REST_LAT_LE_US_LIST {1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000}
 #define REST_LAT_BUCKETS 10
+/*
+ * A deferred flow change's time, stage by stage (/metrics
+ * ofcd_rest_change_stage_seconds): where a durable answer's time goes.
+ * Bounds in µs, then +Inf.
+ */
+enum rest_stage {
+    REST_STAGE_RECEIVE,                 /* headers in until the body is read */
+    REST_STAGE_CHECK,                   /* parse, checks, admission */
+    REST_STAGE_WAIT,                    /* queued until its commit began */
+    REST_STAGE_COMMIT,                  /* its commit, sync included */
+    REST_STAGE_APPLY,                   /* durable until woken: the flow manager */
+    REST_STAGE_RESUME,                  /* woken until answered on an MHD thread */
+    REST_STAGES
+};
+#define REST_STAGE_NAMES {"receive", "check", "wait", "commit", "apply", "resume"}
+#define REST_STAGE_LE_US_LIST {100, 250, 500, 1000, 1500, 2000, 3000, 5000, 7500, 10000, 25000, \
+                               100000}
+#define REST_STAGE_BUCKETS 13
 #define REST_RL_SLOTS 1024              /* clients the rate limiter remembers */
 #define REST_CONN_LIMIT 4096            /* connections at once, all clients */
 #define REST_MAX_LCORES 128             /* lcores health looks at */
@@ -65,6 +83,8 @@ struct rest_server {
     uint64_t other_status[6];           /* by hundreds: 0xx..5xx */
     uint64_t lat_hist[REST_LAT_BUCKETS];
     uint64_t lat_sum_us, lat_count;
+    uint64_t stage_hist[REST_STAGES][REST_STAGE_BUCKETS];
+    uint64_t stage_sum_us[REST_STAGES];
     pthread_mutex_t rl_lock;            /* the rate limiter's table */
     struct rest_rl_slot rl[REST_RL_SLOTS];
     pthread_mutex_t defer_lock;         /* deferred answers not yet woken: */
@@ -144,6 +164,10 @@ void rest_release(struct rest_server *rs, size_t n);
 /* NULL when the server is stopping: nothing was suspended, answer now. */
 void *rest_defer(struct rest_req *q, rest_resume_fn fn);
 void rest_wake(void *token, int rc);
+/* rest_wake from a store completion, with the times of the commit that
+ * completed the work (store_batch_times, CLOCK_MONOTONIC µs; 0: unknown):
+ * the answer's stages are then counted in /metrics. */
+void rest_wake_timed(void *token, int rc, uint64_t taken_us, uint64_t durable_us);
 /* The same with a context for the answer: fn(r, rc, ctx), then
  * ctx_free(ctx); ctx_free(ctx) alone if the answer is never made (the
  * client or the server went meanwhile). NULL as rest_defer's (ctx is the

@@ -239,6 +239,13 @@ extern const struct ofcd_counter_group store_counters;       /* "store" */
  */
 typedef void (*store_done_fn)(void *arg, int rc);
 
+/* When the commit that completed a change ran (CLOCK_MONOTONIC, µs): its
+ * batch taken off the queue (after the group-commit window and any commit
+ * before it) and the batch durable. */
+struct store_batch_times {
+    uint64_t taken_us, durable_us;
+};
+
 /*
  * Predicate of a selective delete: nonzero to delete f. It runs on the
  * committer thread inside the write transaction, so it must be quick and
@@ -398,6 +405,12 @@ struct store_ops {
      * will not be called again. 0.
      */
     int (*watch)(struct store *s, store_watch_fn fn, void *arg);
+    /*
+     * From a completion (store_done_fn, on the committer): the times of the
+     * commit it belongs to. Zeroes from any other thread. What /metrics
+     * splits a durable answer's time with.
+     */
+    void (*batch_times)(struct store *s, struct store_batch_times *out);
 };
 
 /* Every backend's struct store starts with this. */
@@ -517,6 +530,15 @@ static inline int store_kv_foreach(struct store *s, const char *prefix, store_kv
                                    void *arg)
 {
     return s ? s->ops->kv_foreach(s, prefix, cb, arg) : -EINVAL;
+}
+
+/* Zeroes for NULL or a backend without it. */
+static inline void store_batch_times(struct store *s, struct store_batch_times *out)
+{
+    if (s && s->ops->batch_times)
+        s->ops->batch_times(s, out);
+    else
+        *out = (struct store_batch_times){0, 0};
 }
 
 static inline int store_get_stats(struct store *s, struct store_stats *st)

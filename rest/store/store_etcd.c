@@ -629,6 +629,7 @@ static const struct store_ops etcd_ops = {
     .kv_foreach = etcd_kv_foreach,
     .get_stats = etcd_get_stats,
     .watch = etcd_watch,
+    .batch_times = store_queue_batch_times,
 };
 
 static struct etcd_client *client(const struct store_etcd_cfg *e, unsigned timeout_ms)

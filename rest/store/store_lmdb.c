@@ -858,6 +858,7 @@ static const struct store_ops lmdb_ops = {
     .kv_foreach = lmdb_kv_foreach,
     .get_stats = lmdb_get_stats,
     .watch = store_queue_watch,
+    .batch_times = store_queue_batch_times,
 };
 
 /*

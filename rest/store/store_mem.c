@@ -587,6 +587,7 @@ static const struct store_ops mem_ops = {
     .kv_foreach = mem_kv_foreach,
     .get_stats = mem_get_stats,
     .watch = store_queue_watch,
+    .batch_times = store_queue_batch_times,
 };
 
 struct store *store_mem_open(const struct store_config *cfg)

@@ -127,6 +127,7 @@ struct store_queue {
     void *watch_arg;
 
     /* committer thread only: the changes of the transaction being applied */
+    struct store_batch_times times;     /* of the batch being committed or completed */
     bool collect;
     struct store_change *chg;
     size_t n_chg, cap_chg;
@@ -168,6 +169,7 @@ int store_queue_kv_put_async(struct store *s, const char *key, const void *val, 
                              store_done_fn done, void *arg);
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg);
 int store_queue_watch(struct store *s, store_watch_fn fn, void *arg);
+void store_queue_batch_times(struct store *s, struct store_batch_times *out);
 
 /* The write half in a backend's ops table, as every backend has it:
  * `static const struct store_ops x = {.name = ..., STORE_QUEUE_WRITE_OPS, ...}`. */

@@ -168,6 +168,10 @@ static void test_async_answers_once_queued(void **state)
     size_t kept = stored(&f, "?dpid=" SW1);
     refused = 64 * 400 + 2 - (unsigned)kept;
     assert_true(refused > 0);
+    /* Answered before their commits: no stage of theirs is timed. */
+    rest_fixture_http(&f, "GET", "/metrics", NULL, &a);
+    assert_non_null(strstr(a.body, "ofcd_rest_change_stage_seconds_count{stage=\"commit\"} 0\n"));
+    rest_answer_free(&a);
     rest_fixture_stop(&f);
 }
 
@@ -397,6 +401,61 @@ static void test_delete_marks_deleted_and_sends(void **state)
     assert_int_equal(stored(f, "?state=pending"), 0);
 }
 
+/* The value of the /metrics line that starts with series + " ", -1 when
+ * there is none. */
+static double metric(const char *text, const char *series)
+{
+    size_t n = strlen(series);
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, series, n) == 0 && l[n] == ' ')
+            return strtod(l + n + 1, NULL);
+    return -1;
+}
+
+/* A durable answer's time, stage by stage in /metrics: each stage of
+ * each change answered from its commit counted once (a refused request
+ * in none), the stages together within the requests' own time, and the
+ * commit a real one (its sync takes time). */
+static void test_change_stages_in_metrics(void **state)
+{
+    static const char *const stages[] = {"receive", "check", "wait", "commit", "apply",
+                                         "resume"};
+    struct rest_fixture *f = *state;
+    struct rest_answer a;
+
+    for (int i = 1; i <= 3; i++) {
+        char body[128];
+        snprintf(body, sizeof(body), "{\"flows\": [" FLOW(100, %d) "]}", i);
+        assert_int_equal(status_of(f, "POST", FM "/flows/" SW1, body), 202);
+    }
+    assert_int_equal(status_of(f, "DELETE", FM "/flows/" SW1,
+                               "{\"flows\": [{\"priority\": 100, \"match\": {\"in_port\": 1}}]}"),
+                     202);
+    assert_int_equal(status_of(f, "POST", FM "/flows/" SW1, "{\"flows\": [{\"priority\": -1}]}"),
+                     400);
+    rest_fixture_http(f, "GET", "/metrics", NULL, &a);
+    assert_int_equal(a.status, 200);
+    double all = 0;
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+        char series[128];
+        snprintf(series, sizeof(series), "ofcd_rest_change_stage_seconds_count{stage=\"%s\"}",
+                 stages[i]);
+        assert_int_equal((int)metric(a.body, series), 4);
+        snprintf(series, sizeof(series),
+                 "ofcd_rest_change_stage_seconds_bucket{stage=\"%s\",le=\"+Inf\"}", stages[i]);
+        assert_int_equal((int)metric(a.body, series), 4);
+        snprintf(series, sizeof(series), "ofcd_rest_change_stage_seconds_sum{stage=\"%s\"}",
+                 stages[i]);
+        double sum = metric(a.body, series);
+        assert_true(sum >= 0);
+        if (strcmp(stages[i], "commit") == 0)
+            assert_true(sum > 0);
+        all += sum;
+    }
+    assert_true(all <= metric(a.body, "ofcd_rest_request_seconds_sum"));
+    rest_answer_free(&a);
+}
+
 /* A case on a fixture of its own (setup above). */
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, rest_fixture_teardown)
 
@@ -411,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_store_full_is_503),
         cmocka_unit_test(test_no_flow_manager_is_503),
         CASE(test_delete_marks_deleted_and_sends),
+        CASE(test_change_stages_in_metrics),
         cmocka_unit_test(test_async_answers_once_queued),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
