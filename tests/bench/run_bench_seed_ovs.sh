@@ -9,7 +9,9 @@
 # (controller reconnects seen in ovs-vswitchd's log); and the floor of the
 # same load on this machine: hey at the same rate against ofcd's
 # GET /api/v1/health (no store, no switch) with the bridges on ofcd, what
-# any answer costs here before a flow is handled. Prints, never asserts.
+# any answer costs here before a flow is handled; and ofcd's own time split
+# into its stages (/metrics ofcd_rest_change_stage_seconds: receive, check,
+# wait, commit, apply, resume). Prints, never asserts.
 # About two minutes. Needs root. For experiments: KINDS (default
 # "ofcd osken"), OFCD_ARGS (extra ofcd options), DATA_BASE (where ofcd's
 # store lives, e.g. /dev/shm).
@@ -144,6 +146,41 @@ for r in range(1, rounds + 1):
         inside[le] = inside.get(le, 0) + b[le] - a.get(le, 0)
 if inside.get("+Inf"):
     res["ofcd_inside"] = {le: inside[le] / inside["+Inf"] for le in inside}
+# Where ofcd's time went, stage by stage (ofcd_rest_change_stage_seconds),
+# all rounds: p50 and p99 of each, read off the buckets (linear inside one).
+def stages(path):
+    h = {}
+    for line in open(path):
+        m = re.match(r'ofcd_rest_change_stage_seconds_bucket\{stage="(\w+)",le="([^"]+)"\} (\d+)',
+                     line)
+        if m:
+            h.setdefault(m.group(1), {})[m.group(2)] = int(m.group(3))
+    return h
+st = {}
+for r in range(1, rounds + 1):
+    try:
+        a, b = stages(f"{out}/seed_ovs_ofcd_{r}_m0.txt"), stages(f"{out}/seed_ovs_ofcd_{r}_m1.txt")
+    except OSError:
+        continue
+    for name, buckets in b.items():
+        for le, n in buckets.items():
+            st.setdefault(name, {})[le] = st.get(name, {}).get(le, 0) + n - a.get(name, {}).get(le, 0)
+def quantile(buckets, q):
+    total = buckets.get("+Inf", 0)
+    if not total:
+        return float("nan")
+    prev_le, prev_n = 0.0, 0
+    for le, n in sorted(((float(k) if k != "+Inf" else float("inf"), v) for k, v in buckets.items())):
+        if n >= q * total:
+            if le == float("inf"):
+                return prev_le * 1000
+            frac = (q * total - prev_n) / (n - prev_n) if n > prev_n else 1.0
+            return (prev_le + (le - prev_le) * frac) * 1000
+        prev_le, prev_n = le, n
+    return float("nan")
+if st:
+    res["ofcd_stages"] = {name: {"p50": quantile(b, 0.5), "p99": quantile(b, 0.99),
+                                 "n": b.get("+Inf", 0)} for name, b in st.items()}
 json.dump(res, open(f"{out}/seed_ovs.json", "w"), indent=1)
 o, k = res["ofcd"], res["osken"]
 print(f"== the seed with 50 OVS bridges: one-flow POSTs at 250/s (hey -c 5 -q 50), medians of {rounds} ==")
@@ -158,4 +195,7 @@ if "ofcd_inside" in res:
     print("ofcd's own time (headers in to answer out), share of its answers within: " +
           ", ".join(f"{float(le) * 1000:g} ms {v * 100:.1f}%" for le, v in res["ofcd_inside"].items()
                     if le != "+Inf" and float(le) <= 0.025))
+if "ofcd_stages" in res:
+    print("ofcd's time by stage, ms (p50/p99 from its histogram): " +
+          ", ".join(f"{name} {v['p50']:.2f}/{v['p99']:.2f}" for name, v in res["ofcd_stages"].items()))
 PY
