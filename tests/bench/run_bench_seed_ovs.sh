@@ -9,7 +9,9 @@
 # (controller reconnects seen in ovs-vswitchd's log); and the floor of the
 # same load on this machine: hey at the same rate against ofcd's
 # GET /api/v1/health (no store, no switch) with the bridges on ofcd, what
-# any answer costs here before a flow is handled; and ofcd's own time split
+# any answer costs here before a flow is handled; the disk's sync under the
+# same load (a 4 KiB write + fdatasync at 250/s in ofcd's data directory,
+# the bridges on ofcd); and ofcd's own time split
 # into its stages (/metrics ofcd_rest_change_stage_seconds: receive, check,
 # wait, commit, apply, resume). Prints, never asserts.
 # About two minutes. Needs root. For experiments: KINDS (default
@@ -56,6 +58,31 @@ reconnects() {
 
 # one KIND ROUND URL: hey against URL, the result in OUT/seed_ovs_KIND_ROUND.txt
 one() {
+    if [ "$1" = sync ]; then
+        # The disk's own answer under the same load: a 4 KiB pwrite +
+        # fdatasync at the POSTs' rate in ofcd's data directory, the bridges
+        # on ofcd; p50 and p99 in ms.
+        python3 - "$data" "$SECS" >"$OUT/seed_ovs_$1_$2.txt" <<'PY'
+import os, sys, time
+fn = os.path.join(sys.argv[1], "syncprobe")
+fd = os.open(fn, os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"\0" * (4 << 20))
+os.fdatasync(fd)
+lat, end, i = [], time.monotonic() + float(sys.argv[2]), 0
+while time.monotonic() < end:
+    t = time.perf_counter()
+    os.pwrite(fd, b"x" * 4096, (i % 1024) * 4096)
+    os.fdatasync(fd)
+    lat.append((time.perf_counter() - t) * 1e3)
+    i += 1
+    time.sleep(max(0.0, 0.004 - (time.perf_counter() - t)))
+os.close(fd)
+os.unlink(fn)
+lat.sort()
+print(f"{lat[len(lat) // 2]:.3f} {lat[int(len(lat) * 0.99)]:.3f} {len(lat)}")
+PY
+        return
+    fi
     if [ "$1" = floor ]; then
         hey -z "${SECS}s" -c 5 -q 50 "$3/api/v1/health" >"$OUT/seed_ovs_$1_$2.txt" 2>&1
         return
@@ -65,7 +92,7 @@ one() {
         >"$OUT/seed_ovs_$1_$2.txt" 2>&1
 }
 
-KINDS=${KINDS:-ofcd osken floor}
+KINDS=${KINDS:-ofcd osken floor sync}
 data=$(mktemp -d "${DATA_BASE:-$work}/ofcd-seed-var.XXXXXX")
 # shellcheck disable=SC2086
 "$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 ${OFCD_ARGS:-} \
@@ -89,7 +116,7 @@ for r in $(seq 1 "$ROUNDS"); do
         connected $N 30 || echo "($kind round $r: not all $N bridges connected)"
         # Until the controller knows br1 (os-ken answers 404 before).
         for _ in $(seq 100); do
-            [ "$kind" = floor ] && break
+            [ "$kind" = floor ] || [ "$kind" = sync ] && break
             [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
                 -d "$body" "$url/api/kytos/flow_manager/v2/flows/00:00:00:00:00:00:10:01")" = 202 ] &&
                 break
@@ -117,6 +144,12 @@ def hey(path, ok):
             "not202": sum(n for c, n in codes.items() if c != ok)}
 res = {}
 import os
+sync = [open(f"{out}/seed_ovs_sync_{r}.txt").read().split() for r in range(1, rounds + 1)
+        if os.path.exists(f"{out}/seed_ovs_sync_{r}.txt")]
+if sync:
+    res["sync"] = {"p50": statistics.median(float(x[0]) for x in sync),
+                   "p99": statistics.median(float(x[1]) for x in sync),
+                   "n": sum(int(x[2]) for x in sync)}
 for kind in ("ofcd", "osken", "floor"):
     if not os.path.exists(f"{out}/seed_ovs_{kind}_1.txt"):
         res[kind] = {"p50": float("nan"), "p99": float("nan"), "rps": 0, "not202": 0, "reconnects": 0}
@@ -195,6 +228,9 @@ if "ofcd_inside" in res:
     print("ofcd's own time (headers in to answer out), share of its answers within: " +
           ", ".join(f"{float(le) * 1000:g} ms {v * 100:.1f}%" for le, v in res["ofcd_inside"].items()
                     if le != "+Inf" and float(le) <= 0.025))
+if "sync" in res:
+    print(f"this disk under the same load (bridges on ofcd): a 4 KiB write + fdatasync at 250/s, "
+          f"p50 {res['sync']['p50']:.2f} ms, p99 {res['sync']['p99']:.2f} ms")
 if "ofcd_stages" in res:
     print("ofcd's time by stage, ms (p50/p99 from its histogram): " +
           ", ".join(f"{name} {v['p50']:.2f}/{v['p99']:.2f}" for name, v in res["ofcd_stages"].items()))
