@@ -33,18 +33,29 @@ void jt_free(struct jt_tape *t)
     *t = (struct jt_tape){0};
 }
 
+/* mem, an array of *cap elements of size elem, doubled (first: its size
+ * when empty): the new array with *cap updated, or NULL when out of memory
+ * (mem and *cap as they were). */
+static void *jt_double(void *mem, size_t *cap, size_t elem, size_t first)
+{
+    size_t nc = *cap ? *cap * 2 : first;
+    void *nm = realloc(mem, nc * elem);
+
+    if (nm)
+        *cap = nc;
+    return nm;
+}
+
 /* A new node at the end of the tape (its index; -1 when out of memory). */
 static long jt_push(struct jt_in *in, enum jt_type type)
 {
     struct jt_tape *t = in->t;
 
     if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 64;
-        struct jt_node *nn = realloc(t->nodes, nc * sizeof(*nn));
+        struct jt_node *nn = jt_double(t->nodes, &t->cap, sizeof(*nn), 64);
         if (!nn)
             return -1;
         t->nodes = nn;
-        t->cap = nc;
     }
     struct jt_node *v = &t->nodes[t->n];
     memset(v, 0, sizeof(*v));
@@ -402,12 +413,10 @@ value:
         if ((idx = jt_push(in, obj ? JT_OBJECT : JT_ARRAY)) < 0)
             return -ENOMEM;
         if (depth == t->stack_cap) {
-            size_t nc = t->stack_cap ? t->stack_cap * 2 : 16;
-            uint32_t *ns = realloc(t->stack, nc * sizeof(*ns));
+            uint32_t *ns = jt_double(t->stack, &t->stack_cap, sizeof(*ns), 16);
             if (!ns)
                 return -ENOMEM;
             t->stack = ns;
-            t->stack_cap = nc;
         }
         t->stack[depth++] = (uint32_t)idx;
         in->p++;

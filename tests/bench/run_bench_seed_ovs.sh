@@ -160,44 +160,35 @@ for kind in ("ofcd", "osken", "floor"):
     res[kind] = {k: statistics.median(x[k] for x in runs) for k in ("p50", "p99", "rps")}
     res[kind]["not202"] = sum(x["not202"] for x in runs)
     res[kind]["reconnects"] = sum(rec)
-# ofcd's own view (ofcd_rest_request_seconds: headers in to answer out), all
-# rounds: what share of the POSTs it answered within each bound.
-def hist(path):
+# One histogram family's bucket counts gained over each ofcd round, all
+# rounds summed: {stage label or "": {le: count}}.
+def buckets(path, family):
     h = {}
     for line in open(path):
-        m = re.match(r'ofcd_rest_request_seconds_bucket\{le="([^"]+)"\} (\d+)', line)
+        m = re.match(rf'{family}_bucket\{{(?:stage="(\w+)",)?le="([^"]+)"\}} (\d+)', line)
         if m:
-            h[m.group(1)] = int(m.group(2))
+            h.setdefault(m.group(1) or "", {})[m.group(2)] = int(m.group(3))
     return h
-inside = {}
-for r in range(1, rounds + 1):
-    try:
-        a, b = hist(f"{out}/seed_ovs_ofcd_{r}_m0.txt"), hist(f"{out}/seed_ovs_ofcd_{r}_m1.txt")
-    except OSError:
-        continue
-    for le in b:
-        inside[le] = inside.get(le, 0) + b[le] - a.get(le, 0)
+def gained(family):
+    acc = {}
+    for r in range(1, rounds + 1):
+        try:
+            a = buckets(f"{out}/seed_ovs_ofcd_{r}_m0.txt", family)
+            b = buckets(f"{out}/seed_ovs_ofcd_{r}_m1.txt", family)
+        except OSError:
+            continue
+        for k, bk in b.items():
+            for le, n in bk.items():
+                acc.setdefault(k, {})[le] = acc.get(k, {}).get(le, 0) + n - a.get(k, {}).get(le, 0)
+    return acc
+# ofcd's own view (ofcd_rest_request_seconds: headers in to answer out):
+# what share of the POSTs it answered within each bound.
+inside = gained("ofcd_rest_request_seconds").get("", {})
 if inside.get("+Inf"):
     res["ofcd_inside"] = {le: inside[le] / inside["+Inf"] for le in inside}
-# Where ofcd's time went, stage by stage (ofcd_rest_change_stage_seconds),
-# all rounds: p50 and p99 of each, read off the buckets (linear inside one).
-def stages(path):
-    h = {}
-    for line in open(path):
-        m = re.match(r'ofcd_rest_change_stage_seconds_bucket\{stage="(\w+)",le="([^"]+)"\} (\d+)',
-                     line)
-        if m:
-            h.setdefault(m.group(1), {})[m.group(2)] = int(m.group(3))
-    return h
-st = {}
-for r in range(1, rounds + 1):
-    try:
-        a, b = stages(f"{out}/seed_ovs_ofcd_{r}_m0.txt"), stages(f"{out}/seed_ovs_ofcd_{r}_m1.txt")
-    except OSError:
-        continue
-    for name, buckets in b.items():
-        for le, n in buckets.items():
-            st.setdefault(name, {})[le] = st.get(name, {}).get(le, 0) + n - a.get(name, {}).get(le, 0)
+# Where ofcd's time went, stage by stage (ofcd_rest_change_stage_seconds):
+# p50 and p99 of each, read off the buckets (linear inside one).
+st = gained("ofcd_rest_change_stage_seconds")
 def quantile(buckets, q):
     total = buckets.get("+Inf", 0)
     if not total:
