@@ -165,7 +165,7 @@ void rest_release(struct rest_server *rs, size_t n);
 void *rest_defer(struct rest_req *q, rest_resume_fn fn);
 void rest_wake(void *token, int rc);
 /* rest_wake from a store completion, with the times of the commit that
- * completed the work (store_batch_times, CLOCK_MONOTONIC µs; 0: unknown):
+ * completed the work (store_batch_times, ofcd_clock_mono_us; 0: unknown):
  * the answer's stages are then counted in /metrics. */
 void rest_wake_timed(void *token, int rc, uint64_t taken_us, uint64_t durable_us);
 /* The same with a context for the answer: fn(r, rc, ctx), then

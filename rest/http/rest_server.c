@@ -77,10 +77,9 @@ struct rest_conn_state {
     void (*resume_ctx_free)(void *ctx);
     int resume_rc;
     bool deferred;                  /* suspended, waiting for rest_wake */
-    /* CLOCK_MONOTONIC µs of a deferred change's stages (rest_wake_timed);
-     * timed: the store's times came with the wake */
-    uint64_t t_first, t_dispatch, t_defer, t_taken, t_durable, t_wake;
-    bool timed;
+    /* ofcd_clock_mono_us of a deferred change's stages after start_us
+     * (rest_wake_timed); t_taken and t_durable stay 0 for an untimed wake */
+    uint64_t t_dispatch, t_defer, t_taken, t_durable, t_wake;
 };
 
 #define REST_STREAM_BLOCK 65536     /* bytes MHD asks a streamed answer for at once */
@@ -99,16 +98,6 @@ static uint64_t now_us(void)
     return ofcd_clock_mono_us();
 }
 
-/* The stages' clock: the kernel's CLOCK_MONOTONIC, as the store's
- * (store_batch_times), never the test clock's warp. */
-static uint64_t stage_now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static void count_stage(struct rest_server *rs, enum rest_stage s, uint64_t from, uint64_t to)
 {
     uint64_t us = to > from ? to - from : 0;
@@ -123,8 +112,8 @@ static void count_stage(struct rest_server *rs, enum rest_stage s, uint64_t from
 /* A timed deferred change, answered now: each stage counted. */
 static void count_stages(struct rest_server *rs, const struct rest_conn_state *st)
 {
-    const uint64_t t[REST_STAGES + 1] = {st->t_first, st->t_dispatch, st->t_defer, st->t_taken,
-                                         st->t_durable, st->t_wake, stage_now_us()};
+    const uint64_t t[REST_STAGES + 1] = {st->start_us, st->t_dispatch, st->t_defer, st->t_taken,
+                                         st->t_durable, st->t_wake, now_us()};
 
     for (int s = 0; s < REST_STAGES; s++)
         count_stage(rs, (enum rest_stage)s, t[s], t[s + 1]);
@@ -169,8 +158,7 @@ void *rest_defer(struct rest_req *q, rest_resume_fn fn)
     st->conn = q->conn;
     st->resume_fn = fn;
     st->deferred = true;
-    st->timed = false;
-    st->t_defer = stage_now_us();
+    st->t_defer = now_us();
     MHD_suspend_connection(q->conn);
     return st;
 }
@@ -225,8 +213,7 @@ void rest_wake_timed(void *token, int rc, uint64_t taken_us, uint64_t durable_us
 
     st->t_taken = taken_us;
     st->t_durable = durable_us;
-    st->t_wake = stage_now_us();
-    st->timed = taken_us && durable_us;
+    st->t_wake = now_us();
     rest_wake(token, rc);
 }
 
@@ -661,7 +648,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!st)
             return MHD_NO;
         st->start_us = now_us();
-        st->t_first = stage_now_us();
         *con_cls = st;
         if (ui_answer(rs, method, url, &r)) {
             st->refused = true;         /* answered: no body is read */
@@ -710,7 +696,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (st->deferred) {
         /* Woken (rest_wake): the answer the work's outcome makes. */
         st->deferred = false;
-        if (st->timed)
+        if (st->t_taken && st->t_durable)
             count_stages(rs, st);
         if (st->resume_ctx_fn) {
             st->resume_ctx_fn(&r, st->resume_rc, st->resume_ctx);
@@ -732,7 +718,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         q.body = st->body;
         q.body_len = st->len;
         q.st = st;
-        st->t_dispatch = stage_now_us();
+        st->t_dispatch = now_us();
         dispatch(&q, &r);
         if (st->deferred) {
             json_decref(r.json);

@@ -239,7 +239,7 @@ extern const struct ofcd_counter_group store_counters;       /* "store" */
  */
 typedef void (*store_done_fn)(void *arg, int rc);
 
-/* When the commit that completed a change ran (CLOCK_MONOTONIC, µs): its
+/* When the commit that completed a change ran (ofcd_clock_mono_us): its
  * batch taken off the queue (after the group-commit window and any commit
  * before it) and the batch durable. */
 struct store_batch_times {

@@ -229,15 +229,6 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
         op->rc = rc;
 }
 
-/* CLOCK_MONOTONIC itself, as the linger's deadlines (never warped). */
-static uint64_t store_mono_us(void)
-{
-    struct timespec now;
-
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
-}
-
 static bool ts_before(struct timespec a, struct timespec b)
 {
     return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
@@ -319,7 +310,7 @@ static void *store_committer(void *arg)
             store_linger(q);
         batch = q->head;
         nops = q->queued;
-        q->times.taken_us = store_mono_us();
+        q->times.taken_us = ofcd_clock_mono_us();
         q->head = q->tail = NULL;
         q->queued = 0;
         q->async_queued = 0;
@@ -328,7 +319,7 @@ static void *store_committer(void *arg)
         pthread_mutex_unlock(&q->lock);
 
         store_run_batch(q, batch, nops);
-        q->times.durable_us = store_mono_us();
+        q->times.durable_us = ofcd_clock_mono_us();
         store_changes_trim(q);
 
         pthread_mutex_lock(&q->lock);
