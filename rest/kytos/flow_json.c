@@ -223,26 +223,30 @@ bool flow_json_u64(const json_t *v, uint64_t *out)
 static int get_u64(struct pctx *c, const struct jt_node *v, const char *path, uint64_t *out)
 {
     static const char want[] = "unsigned 64-bit integer (number, or decimal/0x string)";
-    /* A string is a marker only in a record written by an older ofcd
-     * (request bodies cannot hold U+0001). */
-    int m = jt_is_int(v) ? (v->flags & JT_BIG ? -1 : 0)
-            : jt_is_string(v) ? json_u64_marker_value(jt_string(v), out) : 0;
+    int m = 0;                      /* -1: above 2^64 - 1 */
 
-    if (jt_is_int(v) && !(v->flags & JT_BIG)) {
+    if (jt_is_int(v)) {
         if (v->flags & JT_NEG)
             return bad_value(c, path, want);
-        *out = v->v.u;
-        return 0;
-    }
-    if (!jt_is_string(v) && m == 0)
+        if (!(v->flags & JT_BIG)) {
+            *out = v->v.u;
+            return 0;
+        }
+        m = -1;
+    } else if (jt_is_string(v)) {
+        /* A marker only in a record written by an older ofcd (request
+         * bodies cannot hold U+0001). */
+        m = json_u64_marker_value(jt_string(v), out);
+        if (m == 0 && !str_to_u64(jt_string(v), UINT64_MAX, out))
+            return bad_value(c, path, want);
+    } else {
         return bad_type(c, path, want);
+    }
     if (m < 0) {
         bool fm = !strcmp(path, "cookie") || !strcmp(path, "cookie_mask");
         return fail(c->err, c->errlen, "%s: %s%s is out of range: more than 2^64 - 1 = "
                     "18446744073709551615", path, fm ? "FlowMod." : "", path);
     }
-    if (m == 0 && !str_to_u64(jt_string(v), UINT64_MAX, out))
-        return bad_value(c, path, want);
     return 0;
 }
 
