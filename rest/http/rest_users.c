@@ -20,6 +20,7 @@
 #include "ofcd_clock.h"
 #include "ofcd_hex.h"
 #include "ofcd_log.h"
+#include "ofcd_sync_dir.h"
 
 #define KDF_LOG2_N 15u
 #define KDF_R 8u
@@ -222,11 +223,7 @@ static int write_file(const char *path, const char *text)
     }
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s", path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
+    (void)ofcd_sync_dir(dirname(dir));
     return 0;
 }
 

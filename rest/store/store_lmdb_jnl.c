@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "ofcd_clock.h"
+#include "ofcd_sync_dir.h"
 #include "ofcd_le.h"
 #include "ofcd_log.h"
 #include "store.h"
@@ -447,19 +448,6 @@ void lmdb_jnl_abort(struct lmdb_jnl *j, bool for_room)
 
 /* ---- recovery ----------------------------------------------------------- */
 
-static int sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int rc = 0;
-
-    if (fd < 0)
-        return -errno;
-    if (fsync(fd) != 0)
-        rc = -errno;
-    close(fd);
-    return rc;
-}
-
 int lmdb_jnl_remove(const char *dir)
 {
     char path[PATH_MAX];
@@ -473,7 +461,7 @@ int lmdb_jnl_remove(const char *dir)
         if (!rc && unlink(path) != 0 && errno != ENOENT)
             rc = -errno;
     }
-    return rc ? rc : sync_dir(dir);
+    return rc ? rc : ofcd_sync_dir(dir);
 }
 
 /* One journal file as found: its checkpoint and where its records run. */
@@ -759,7 +747,7 @@ int lmdb_jnl_open(MDB_env *env, const MDB_dbi dbi[LMDB_JNL_DBS], const char *dir
     }
     /* The files' names durable before any record in them is promised. */
     if (!rc)
-        rc = sync_dir(dir);
+        rc = ofcd_sync_dir(dir);
     if (rc)
         goto fail;
     /* LMDB is synced: a whole checkpoint into the file the plan did not end
