@@ -23,7 +23,11 @@ struct topo_sw {
     uint32_t first_left;                /* ports of the first round still to probe */
     uint64_t last_prompt_us;            /* the last probe a PORT_STATUS prompted */
     uint64_t last_sent_us;              /* stamp of the last probe (offset included) */
+    uint64_t pace_changed_us;           /* when pace_x8 last moved */
+    uint32_t pace_x8;                   /* the probe interval's stretch, in eighths (8: none) */
 };
+
+#define TOPO_PACE_ONE 8u
 
 static void count(struct topo_app_cfg *cfg, unsigned which)
 {
@@ -46,6 +50,48 @@ static uint64_t interval_us(const struct topo_app_cfg *cfg)
     return (ms ? ms : 1) * 1000u;
 }
 
+/* The switch's probe interval, stretched by its pace. */
+static uint64_t paced_interval_us(const struct topo_app_cfg *cfg, const struct topo_sw *st)
+{
+    return interval_us(cfg) * st->pace_x8 / TOPO_PACE_ONE;
+}
+
+/* The largest stretch: the interval at half the link timeout at most. */
+static uint32_t pace_max_x8(const struct topo_app_cfg *cfg)
+{
+    uint64_t m = (uint64_t)cfg->link_timeout_ms * 1000u * TOPO_PACE_ONE / 2 / interval_us(cfg);
+
+    return m < TOPO_PACE_ONE ? TOPO_PACE_ONE : m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+}
+
+/* One of our frames came back on this switch after age_us: late ones slow
+ * its probing (multiplicatively), timely ones speed it up again (by an
+ * eighth); one step per paced interval either way, so a burst of late
+ * frames counts once. */
+static void pace_feedback(struct topo_app_cfg *cfg, struct topo_sw *st, uint64_t age_us,
+                          uint64_t now_us)
+{
+    uint64_t late_us = (uint64_t)cfg->max_age_ms * 1000u / 4;
+
+    if (now_us - st->pace_changed_us < paced_interval_us(cfg, st))
+        return;
+    if (age_us > late_us) {
+        uint32_t max = pace_max_x8(cfg), next = st->pace_x8 * 2;
+        if (next > max)
+            next = max;
+        if (next <= st->pace_x8)          /* at the cap (which REST's interval moves) */
+            return;
+        st->pace_x8 = next;
+        count(cfg, TOPO_C_lldp_slowed);
+    } else if (age_us <= late_us / 2 && st->pace_x8 > TOPO_PACE_ONE) {
+        st->pace_x8--;
+        count(cfg, TOPO_C_lldp_sped_up);
+    } else {
+        return;
+    }
+    st->pace_changed_us = now_us;
+}
+
 static void topo_switch_up(void *arg, struct of_app_switch *sw, uint64_t now_us,
                            struct of_app_out *out)
 {
@@ -59,6 +105,7 @@ static void topo_switch_up(void *arg, struct of_app_switch *sw, uint64_t now_us,
         return;
     }
     st->first_left = sw->ports->n;
+    st->pace_x8 = TOPO_PACE_ONE;
     sw->state = st;
     /* Spread by dpid, so a thousand switches that connect at once do not
      * probe at once either. */
@@ -110,11 +157,11 @@ static void topo_tick(void *arg, struct of_app_switch *sw, uint64_t now_us,
 {
     struct topo_app_cfg *cfg = arg;
     struct topo_sw *st = sw->state;
-    uint64_t iv = interval_us(cfg);
     uint32_t n = sw->ports->n;
 
     if (!st)
         return;
+    uint64_t iv = paced_interval_us(cfg, st);
     if (n == 0) {
         sw->next_tick_us = now_us + iv;
         return;
@@ -226,6 +273,8 @@ static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp
             .sent_us = id.sent_us,
         };
         count(cfg, TOPO_C_lldp_ours);
+        if (sw->state)
+            pace_feedback(cfg, sw->state, now_us > id.sent_us ? now_us - id.sent_us : 0, now_us);
         if (of_app_event(out, &s, sizeof(s)) < 0)
             count(cfg, TOPO_C_events_lost);
         /* The other end's port just came up: the way back now too (never
@@ -248,7 +297,6 @@ static void topo_packet_in(void *arg, struct of_app_switch *sw, const struct ofp
         count(cfg, TOPO_C_lldp_malformed);
         break;
     }
-    (void)sw;
 }
 
 static void topo_switch_down(void *arg, struct of_app_switch *sw)

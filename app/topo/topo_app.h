@@ -23,6 +23,16 @@
  *                   foreign, malformed and stale ones are counted and
  *                   dropped here
  *
+ * Probing keeps to what the path can carry. A fresh frame of ours that
+ * took longer than max_age_ms / 4 to come back (queued in ofcd, in the
+ * switch, or in the TCP between them) doubles the probe interval of the
+ * switch it came back on, at most once per (stretched) interval and up to
+ * half of link_timeout_ms, so one lost probe still does not take a link
+ * down; frames back within max_age_ms / 8 take an eighth off again, as
+ * slowly. Without it an overloaded lcore (1,000 switches × 28 ports at 1 s
+ * on a slow machine) queued its own probes past max_age_ms, took them all
+ * for stale, and every link flapped: more probes never help a link.
+ *
  * A port is eligible when it is a physical port (1..OFPP_MAX), neither
  * configured down nor link down, and not switched off in topo_admin.
  * The LLDP flow that sends the frames back (priority 50000, dl_type
@@ -65,7 +75,9 @@
     X(lldp_malformed, "LLDP frames with truncated or broken TLVs: ignored")               \
     X(lldp_stale, "ofcd's LLDP frames sent too long ago (replays): ignored")              \
     X(lldp_no_port, "LLDP PACKET_INs without an in_port: ignored")                        \
-    X(events_lost, "links seen that found no event buffer")
+    X(events_lost, "links seen that found no event buffer")                               \
+    X(lldp_slowed, "a switch's probing slowed (x2): ofcd's frames came back late")          \
+    X(lldp_sped_up, "a switch's probing sped up again (-1/8): frames back on time")
 
 struct topo_app_stats {
     TOPO_APP_COUNTERS(OFCD_COUNTER_FIELD)
@@ -90,6 +102,9 @@ struct topo_app_cfg {
     uint64_t skew_us;                   /* TOPO_LLDP_SKEW_US, or the cluster's */
     _Atomic uint32_t interval_ms;       /* per port; of_lldp polling_time */
     uint32_t max_age_ms;                /* older frames are stale (lldp_max_age_ms) */
+    /* The control thread's link timeout: probing is never slowed past half
+     * of it (0: never slowed). */
+    uint32_t link_timeout_ms;
     /* The VLAN LLDP frames carry and the LLDP flow matches, as of_lldp's
      * FLOW_VLAN_VID (topology.lldp_vlan, default 3799); 0: untagged. */
     uint16_t lldp_vlan;

@@ -215,6 +215,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     topo_loop_init(&t->loop, loop_actions);
     topo_start_init(&t->start, c->topo_enable_on_start);
     t->app.max_age_ms = c->topo_lldp_max_age_ms;
+    t->app.link_timeout_ms = c->topo_link_timeout_s * 1000u;
     t->app.lldp_vlan = (uint16_t)c->topo_lldp_vlan;
     t->admin = topo_admin_create(c->topo_max_interfaces);
     struct topo_ctl_cfg tc = {.app_index = index,

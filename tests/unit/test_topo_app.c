@@ -526,6 +526,102 @@ static void test_probe_send_times_increase(void **state)
     topo_admin_destroy(ad);
 }
 
+/* A probe from a's port 1 sent at sent_us (a tick of a's), received on
+ * b's port 1 at now_us. */
+static void probe_back(struct of_app *app, struct of_app_switch *a, struct of_app_switch *b,
+                       uint64_t sent_us, uint64_t now_us)
+{
+    struct ofp_packet_in pi = {.data = sent_frames[0], .data_len = TOPO_LLDP_FRAME_LEN};
+
+    n_sent = 0;
+    a->ports->v[0].port_no = 1;
+    app->on_tick(app->arg, a, sent_us, NULL);
+    assert_true(n_sent >= 1);
+    ofp_match_init(&pi.match);
+    assert_int_equal(ofp_match_set_uint(&pi.match, OFPXMT_OFB_IN_PORT, 1), 0);
+    app->on_packet_in(app->arg, b, &pi, now_us, NULL);
+}
+
+/* The spacing b's next tick takes at now_us (its ports spread over its
+ * stretched interval). */
+static uint64_t tick_spacing(struct of_app *app, struct of_app_switch *b, uint64_t now_us)
+{
+    app->on_tick(app->arg, b, now_us, NULL);
+    return b->next_tick_us - now_us;
+}
+
+/* Frames of ours that come back late (past max_age / 4) slow the probing of
+ * the switch they come back on, x2 per interval up to half the link
+ * timeout; frames back on time speed it up by an eighth per interval.
+ * Neither a stale frame (a replay) nor one in between moves it. Without
+ * this an overloaded lcore queued its own probes until all were stale and
+ * every link of a 1,000-switch fat-tree flapped. */
+static void test_probing_slows_when_frames_come_back_late(void **state)
+{
+    (void)state;
+    struct topo_admin *ad = topo_admin_create(8);
+    struct topo_app_cfg cfg = {.admin = ad, .max_age_ms = 2000, .link_timeout_ms = 5000};
+    struct of_app app;
+    struct ofp_port pa[1] = {{.port_no = 1}}, pb[4] = {{.port_no = 1}, {.port_no = 2},
+                                                        {.port_no = 3}, {.port_no = 4}};
+    struct of_port_list la = {pa, 1, 1}, lb = {pb, 4, 4};
+    struct of_app_switch a = {.dpid = 0xa, .ports = &la}, b = {.dpid = 0xb, .ports = &lb};
+    struct topo_app_stats st;
+    uint64_t t = 10 * S;
+
+    atomic_init(&cfg.interval_ms, 1000);
+    topo_app_init(&app, &cfg);
+    app.on_switch_up(app.arg, &a, 1 * S, NULL);
+    app.on_switch_up(app.arg, &b, 1 * S, NULL);
+    for (int i = 0; i < 4; i++)                 /* b's first (fast) round */
+        app.on_tick(app.arg, &b, 2 * S + (uint64_t)i * 10000, NULL);
+    assert_int_equal(tick_spacing(&app, &b, 3 * S), 250000);   /* 4 ports over 1 s */
+
+    /* Back in 100 ms: on time, nothing to undo. */
+    probe_back(&app, &a, &b, t, t + 100000);
+    assert_int_equal(tick_spacing(&app, &b, t + 100000), 250000);
+    /* 600 ms: late. b's interval doubles; a second late frame within it
+     * changes nothing. */
+    t += S;
+    probe_back(&app, &a, &b, t, t + 600000);
+    assert_int_equal(tick_spacing(&app, &b, t + 600000), 500000);
+    probe_back(&app, &a, &b, t + 700000, t + 1400000);
+    assert_int_equal(tick_spacing(&app, &b, t + 1400000), 500000);
+    /* Two seconds on, late again: x2 would be 4 s, past half the link
+     * timeout (2.5 s): 2.5 s. */
+    t += 3 * S;
+    probe_back(&app, &a, &b, t, t + 900000);
+    assert_int_equal(tick_spacing(&app, &b, t + 900000), 625000);
+    t += 3 * S;
+    probe_back(&app, &a, &b, t, t + 900000);
+    assert_int_equal(tick_spacing(&app, &b, t + 900000), 625000);
+    /* Stale (2.5 s: a replay, or a queue past saving) and in between
+     * (400 ms) move nothing; on time (200 ms) takes an eighth off, once per
+     * interval. */
+    t += 3 * S;
+    probe_back(&app, &a, &b, t, t + 2500000);
+    probe_back(&app, &a, &b, t + 2600000, t + 3000000);
+    assert_int_equal(tick_spacing(&app, &b, t + 3000000), 625000);
+    probe_back(&app, &a, &b, t + 3000001, t + 3200000);
+    probe_back(&app, &a, &b, t + 3300000, t + 3500000);
+    assert_int_equal(tick_spacing(&app, &b, t + 3500000), 593750);   /* 19/8 s / 4 */
+    topo_app_get_stats(&cfg, &st);
+    assert_int_equal(st.lldp_slowed, 2);
+    assert_int_equal(st.lldp_sped_up, 1);
+    assert_int_equal(st.lldp_stale, 1);
+
+    /* No link timeout known: never slowed. */
+    cfg.link_timeout_ms = 0;
+    t += 10 * S;
+    probe_back(&app, &a, &b, t, t + 900000);
+    probe_back(&app, &a, &b, t + 5 * S, t + 5 * S + 900000);
+    topo_app_get_stats(&cfg, &st);
+    assert_int_equal(st.lldp_slowed, 2);
+    app.on_switch_down(app.arg, &a);
+    app.on_switch_down(app.arg, &b);
+    topo_admin_destroy(ad);
+}
+
 /* A cluster: a frame node A's master sends comes back to node B (the
  * receiving switch's master). Both share the key and stamp on the wall
  * clock (their lcore clocks differ); B reads it as its own, dated on B's
@@ -631,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_keep_over_restart),
         cmocka_unit_test(test_port_up_probed_at_once),
         cmocka_unit_test(test_probe_send_times_increase),
+        cmocka_unit_test(test_probing_slows_when_frames_come_back_late),
         cmocka_unit_test(test_cluster_nodes_read_each_other),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
