@@ -53,7 +53,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LMDB_JNL_DBS 2u                 /* the databases a record may name */
+#define LMDB_JNL_DBS 3u                 /* the databases a record may name */
 #define LMDB_JNL_FILES 2u
 extern const char *const lmdb_jnl_files[LMDB_JNL_FILES];
 

@@ -886,6 +886,66 @@ static void test_map_full(void **state)
     store_close(s);
 }
 
+/* A store filled with small flows, every one of them then installed (and
+ * one in error): no state update is lost for room, the states read back,
+ * and deletes still make room for a put. The state records a full store's
+ * flows will get must not eat the reserve deletes need. */
+static void test_map_full_then_all_installed(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = { .dir = t->dir, .map_size = 256 * 1024 };
+    struct store_flow f = { .dpid = 4, .owner = "o", .json = "{\"p\": 1}", .json_len = 8 };
+    struct store_stats st;
+    struct store_flow g;
+    struct store *s;
+    unsigned stored = 0;
+    int rc = 0;
+
+    s = topen(t, &cfg);
+    assert_non_null(s);
+    for (unsigned i = 0; i < 20000; i++) {
+        f.match_id = i * 0x9e3779b97f4a7c15ull;       /* hashes, as the REST layer's */
+        f.flow_id = i + 1;
+        rc = store_put(s, &f);
+        if (rc)
+            break;
+        stored++;
+    }
+    assert_int_equal(rc, -ENOSPC);
+    assert_true(stored > 500);
+    for (unsigned i = 0; i < stored; i++) {
+        uint64_t mid = i * 0x9e3779b97f4a7c15ull;
+        if (i == 7)
+            rc = store_set_state(s, 4, mid, i + 1, STORE_FLOW_ERROR, 4, 9);
+        else
+            rc = store_set_state(s, 4, mid, i + 1, STORE_FLOW_INSTALLED, 0, 0);
+        if (rc == -EAGAIN) {                    /* the queue's bound: let it drain */
+            assert_int_equal(store_sync(s), 0);
+            i--;
+            continue;
+        }
+        assert_int_equal(rc, 0);
+    }
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(store_get_stats(s, &st), 0);
+    assert_int_equal(st.async_lost, 0);
+    assert_int_equal(st.state_updates, stored);
+    for (unsigned i = 0; i < stored; i++) {
+        assert_int_equal(store_get(s, 4, i * 0x9e3779b97f4a7c15ull, &g), 0);
+        assert_int_equal(g.state, i == 7 ? STORE_FLOW_ERROR : STORE_FLOW_INSTALLED);
+        assert_int_equal(g.err_code, i == 7 ? 9 : 0);
+        store_flow_release(&g);
+    }
+    for (unsigned i = 0; i < stored / 2; i++)
+        assert_int_equal(store_del(s, 4, i * 0x9e3779b97f4a7c15ull), 0);
+    f.match_id = 1;
+    assert_int_equal(store_put(s, &f), 0);
+    assert_int_equal(store_get(s, 4, 1, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+    store_close(s);
+}
+
 struct iso_arg {
     struct store *s;
     pthread_barrier_t *start;
@@ -1710,7 +1770,8 @@ static void test_mem_open(void **state)
     T(test_put_get_replace_delete, be), T(test_invalid_args, be), T(test_iterate, be),    \
     T(test_del_if, be), T(test_state_updates, be), T(test_deleted_kept_then_purged, be),  \
     T(test_group_commit_window, be), T(test_group_commit_window_quiet, be),               \
-    T(test_map_full, be), T(test_full_isolated_in_batch, be),                             \
+    T(test_map_full, be), T(test_map_full_then_all_installed, be),                        \
+    T(test_full_isolated_in_batch, be),                                                   \
     T(test_async_backpressure, be), T(test_async_put_done, be),                           \
     T(test_async_select_in_order, be), T(test_background_rides_along, be),                \
     T(test_kv_records, be), T(test_watch, be), T(test_many_keys, be),                     \
