@@ -835,6 +835,24 @@ static void test_crash_sigkill(void **state)
 
 /* ---- map full ---------------------------------------------------------- */
 
+/* Puts f as flow i (match_id i * mult, flow_id i + flow_base) for i = 0, 1,
+ * ... until the store is full, which it must be before max; how many fit. */
+static unsigned fill_until_full(struct store *s, struct store_flow *f, unsigned max,
+                                uint64_t mult, uint64_t flow_base)
+{
+    int rc = 0;
+    unsigned i;
+
+    for (i = 0; i < max; i++) {
+        f->match_id = i * mult;
+        f->flow_id = i + flow_base;
+        if ((rc = store_put(s, f)) != 0)
+            break;
+    }
+    assert_int_equal(rc, -ENOSPC);
+    return i;
+}
+
 static void test_map_full(void **state)
 {
     struct tctx *t = *state;
@@ -844,21 +862,12 @@ static void test_map_full(void **state)
     struct store_flow f = { .dpid = 3, .owner = "o", .json = big, .json_len = sizeof(big) };
     struct store_flow g;
     struct store *s;
-    unsigned stored = 0;
-    int rc = 0;
+    unsigned stored;
 
     memset(big, 'j', sizeof(big));
     s = topen(t, &cfg);
     assert_non_null(s);
-    for (unsigned i = 0; i < 1000; i++) {
-        f.match_id = i;
-        f.flow_id = i;
-        rc = store_put(s, &f);
-        if (rc)
-            break;
-        stored++;
-    }
-    assert_int_equal(rc, -ENOSPC);
+    stored = fill_until_full(s, &f, 1000, 1, 0);
     assert_true(stored > 0);
     assert_int_equal(store_get(s, 3, stored, &g), -ENOENT);
     for (unsigned i = 0; i < stored; i++) {
@@ -898,20 +907,13 @@ static void test_map_full_then_all_installed(void **state)
     struct store_stats st;
     struct store_flow g;
     struct store *s;
-    unsigned stored = 0;
+    unsigned stored;
     int rc = 0;
 
     s = topen(t, &cfg);
     assert_non_null(s);
-    for (unsigned i = 0; i < 20000; i++) {
-        f.match_id = i * 0x9e3779b97f4a7c15ull;       /* hashes, as the REST layer's */
-        f.flow_id = i + 1;
-        rc = store_put(s, &f);
-        if (rc)
-            break;
-        stored++;
-    }
-    assert_int_equal(rc, -ENOSPC);
+    /* match_ids spread as the REST layer's hashes spread them */
+    stored = fill_until_full(s, &f, 20000, 0x9e3779b97f4a7c15ull, 1);
     assert_true(stored > 500);
     for (unsigned i = 0; i < stored; i++) {
         uint64_t mid = i * 0x9e3779b97f4a7c15ull;
