@@ -258,14 +258,15 @@ static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const M
 
 /* ---- committer side: store_queue's transaction --------------------------- */
 
-/* mdb_put / mdb_del of the committer's transaction, kept in the journal
- * when there is one. A put with MDB_RESERVE is journaled by the caller
- * once the value is written (lmdb_jnl_put). */
+/* The database a journal record names. */
 static MDB_dbi db_dbi(const struct store_lmdb *s, unsigned db)
 {
     return db == DB_APPS ? s->kv_dbi : db == DB_STATE ? s->state_dbi : s->dbi;
 }
 
+/* mdb_put / mdb_del of the committer's transaction, kept in the journal
+ * when there is one. A put with MDB_RESERVE is journaled by the caller
+ * once the value is written (lmdb_jnl_put). */
 static int txn_put(struct store_lmdb *s, unsigned db, MDB_val *k, MDB_val *v)
 {
     int rc = store_err(mdb_put(s->txn, db_dbi(s, db), k, v, 0));
@@ -284,13 +285,9 @@ static int txn_del(struct store_lmdb *s, unsigned db, MDB_val *k)
  * with it. */
 static int state_drop(struct store_lmdb *s, MDB_val *k)
 {
-    int rc = mdb_del(s->txn, s->state_dbi, k, NULL);
+    int rc = txn_del(s, DB_STATE, k);
 
-    if (rc == MDB_NOTFOUND)
-        return 0;
-    if (rc)
-        return store_err(rc);
-    return s->jnl ? lmdb_jnl_del(s->jnl, DB_STATE, k) : 0;
+    return rc == -ENOENT ? 0 : rc;
 }
 
 /* Remove the flow record at k and its state record. */
@@ -402,8 +399,8 @@ static int store_mark_deleted(struct store_lmdb *s, MDB_val *k, uint64_t now)
     put16(p + REC_OFF_ERR_CODE, 0);
     put64(p + REC_OFF_CHANGED, now);
     v.mv_data = p;
-    int rc2 = txn_put(s, DB_FLOWS, k, &v);
-    return rc2 ? rc2 : state_drop(s, k);
+    rc = txn_put(s, DB_FLOWS, k, &v);
+    return rc ? rc : state_drop(s, k);
 }
 
 /*

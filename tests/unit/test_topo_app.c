@@ -534,7 +534,6 @@ static void probe_back(struct of_app *app, struct of_app_switch *a, struct of_ap
     struct ofp_packet_in pi = {.data = sent_frames[0], .data_len = TOPO_LLDP_FRAME_LEN};
 
     n_sent = 0;
-    a->ports->v[0].port_no = 1;
     app->on_tick(app->arg, a, sent_us, NULL);
     assert_true(n_sent >= 1);
     ofp_match_init(&pi.match);
