@@ -95,6 +95,16 @@
  */
 #define STORE_RESERVE_MIN_PAGES 16u
 #define STORE_RESERVE_MAX_PAGES 16384u
+/*
+ * No commit reuses a page the commit before it freed (LMDB keeps the last
+ * snapshot whole), so right after a transaction that rewrote many pages the
+ * reserve holds their old copies too. Near the map's end a transaction
+ * touches at most this share of the reserve in records (about a leaf page
+ * each, plus the branches above them): what is left still takes the next
+ * delete. Found by a full test map whose state updates came in batches of
+ * hundreds. Far from it, the pages never used yet bound it (lmdb_budget).
+ */
+#define STORE_TXN_RESERVE_SHARE 4u
 
 /*
  * The data file is kept written (with zeros) ahead of LMDB's last page, so
@@ -119,6 +129,7 @@ struct store_lmdb {
     size_t map_size;
     size_t psize;
     size_t put_limit_pages;   /* flow pages beyond which puts get -ENOSPC */
+    unsigned txn_records;     /* records per commit near the map's end (lmdb_budget) */
 
     /* committer thread only */
     MDB_txn *txn;             /* the write transaction being applied */
@@ -639,12 +650,31 @@ failed:
              "each sync is slower", strerror(errno));
 }
 
+/* The queue's budget (store_queue.h): a quarter of the pages the file has
+ * never used, so this commit and the next fit there whatever the free list
+ * holds; once that is below it, a share of the reserve. Only the committer
+ * writes, so the meta read here is the latest commit's. */
+static unsigned lmdb_budget(struct store_queue *q)
+{
+    struct store_lmdb *s = LQ(q);
+    MDB_envinfo info;
+    size_t unused;
+
+    if (mdb_env_info(s->env, &info) != 0)
+        return s->txn_records;
+    unused = info.me_mapsize / s->psize - (info.me_last_pgno + 1);
+    if (unused / 4 > s->txn_records)
+        return unused / 4 < UINT_MAX ? (unsigned)(unused / 4) : UINT_MAX;
+    return s->txn_records ? s->txn_records : 1;
+}
+
 static const struct store_txn_ops lmdb_txn = {
     .begin = lmdb_begin,
     .apply = lmdb_apply,
     .commit = lmdb_commit,
     .abort = lmdb_abort,
     .idle = lmdb_write_ahead,
+    .budget = lmdb_budget,
 };
 
 /* ---- readers ----------------------------------------------------------- */
@@ -869,6 +899,7 @@ static int store_limits(struct store_lmdb *s)
         return EINVAL;
     }
     s->put_limit_pages = map_pages - reserve;
+    s->txn_records = (unsigned)(reserve / STORE_TXN_RESERVE_SHARE);
     return 0;
 }
 

@@ -271,6 +271,52 @@ static void store_linger(struct store_queue *q)
     }
 }
 
+/* How many records op may touch: the unit of the backend's budget. */
+static unsigned store_op_records(const struct store_op *op)
+{
+    return op->kind == STORE_OP_PUT && op->u.put.n > 1 ? (unsigned)op->u.put.n : 1;
+}
+
+/*
+ * Take the next batch off the queue, in queue order: all of it, or as many
+ * changes as fit in the backend's budget (a single one always goes,
+ * however large). *nops: how many were taken. Called with q->lock held.
+ */
+static struct store_op *store_take_locked(struct store_queue *q, uint64_t *nops)
+{
+    struct store_op *batch = q->head, *last = NULL, *op;
+    unsigned records = 0, n = 0, fg = 0, bg = 0;
+    unsigned budget = q->txn->budget ? q->txn->budget(q) : 0;
+
+    if (!budget) {
+        *nops = q->queued;
+        q->head = q->tail = NULL;
+        q->queued = q->async_queued = q->fg_queued = 0;
+        return batch;
+    }
+    for (op = batch; op; last = op, op = op->next) {
+        unsigned r = store_op_records(op);
+
+        if (n && records + r > budget)
+            break;
+        records += r;
+        n++;
+        if (op->done_cb)
+            fg++;
+        else
+            bg++;
+    }
+    last->next = NULL;
+    q->head = op;
+    if (!op)
+        q->tail = NULL;
+    q->queued -= n;
+    q->fg_queued -= fg;
+    q->async_queued -= bg;
+    *nops = n;
+    return batch;
+}
+
 /* A background change that failed: counted and logged, then freed. */
 static void store_bg_failed(struct store_queue *q, const struct store_op *op)
 {
@@ -295,7 +341,7 @@ static void *store_committer(void *arg)
     /* Idle: the queue was empty when the last commit ended. Under load
      * changes gather during each commit and the next one goes at once;
      * only the first change after a quiet spell waits for company. */
-    bool idle = true;
+    bool idle = true, left = false;
     for (;;) {
         struct store_op *batch, *next;
         uint64_t nops;
@@ -304,17 +350,14 @@ static void *store_committer(void *arg)
             pthread_cond_wait(&q->work_cv, &q->lock);
         if (!q->head)
             break; /* stopping and drained */
-        if (!q->fg_queued && !q->stopping)
+        /* What the last batch's bound left has waited its turn already. */
+        if (!left && !q->fg_queued && !q->stopping)
             store_wait_company(q);
         if (idle && q->linger_us && !q->stopping && q->queued < q->batch_target)
             store_linger(q);
-        batch = q->head;
-        nops = q->queued;
+        batch = store_take_locked(q, &nops);
+        left = q->head != NULL;
         q->times.taken_us = ofcd_clock_mono_us();
-        q->head = q->tail = NULL;
-        q->queued = 0;
-        q->async_queued = 0;
-        q->fg_queued = 0;
         q->collect = q->watching;
         pthread_mutex_unlock(&q->lock);
 

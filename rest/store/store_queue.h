@@ -4,7 +4,8 @@
  *
  * Owns the queue of changes, the committer thread, the batching windows
  * (linger_us, bg_linger_us), the bound on queued background changes
- * (max_async), the order of completions, the replay of a failed batch one
+ * (max_async), a batch cut to the backend's budget, the order of
+ * completions, the replay of a failed batch one
  * change at a time, the commit counters and the watcher. A backend gives
  * it a transaction (struct store_txn_ops) and gets the write half of
  * struct store_ops (store_queue_*_async, set_state, purge_deleted, watch)
@@ -93,6 +94,12 @@ struct store_queue;
  *  abort   undo it
  *  idle    (may be NULL) after a batch's completions: housekeeping that
  *          must not delay an answer (LMDB's write-ahead of its file)
+ *  budget  (may be NULL: no bound) how many records (a put's flows each,
+ *          one per other change) the next transaction may touch, 0 for
+ *          no bound; the batch is cut there, in queue order (a single
+ *          change always goes). Called with the queue's lock held: it
+ *          must not block. LMDB's bound on what a commit leaves unusable
+ *          behind it when its map is nearly full (store_lmdb.c).
  */
 struct store_txn_ops {
     int (*begin)(struct store_queue *q);
@@ -101,6 +108,7 @@ struct store_txn_ops {
     int (*commit)(struct store_queue *q);
     void (*abort)(struct store_queue *q);
     void (*idle)(struct store_queue *q);
+    unsigned (*budget)(struct store_queue *q);
 };
 
 struct store_queue {
