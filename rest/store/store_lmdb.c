@@ -19,7 +19,10 @@
  * Record layout (native byte order: the file never leaves this machine):
  *   key   = dpid (8, big-endian) | match_id (8, big-endian), so keys sort by
  *           dpid and one cursor range walks one switch
- *   value = 40-byte header (see REC_*) | owner bytes | JSON bytes
+ *   value = 40-byte header (see REC_*) | owner bytes | JSON bytes, coded
+ *           (store_jcode.h: REC_FLAG_JCODED) when that makes them shorter;
+ *           the header's JSON length is the text's, the coded length is
+ *           what the value leaves for it
  *
  * A flow is written once. Its state changes (store_set_state: installed,
  * error) go to a small record of their own in the "state" database, same
@@ -48,6 +51,7 @@
 
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "store_jcode.h"
 #include "store_lmdb_jnl.h"
 #include "store_queue.h"
 
@@ -66,6 +70,7 @@
 #define REC_MAGIC 0x4f465331u /* "OFS1": bump when the layout changes */
 #define REC_OFF_MAGIC 0
 #define REC_OFF_STATE 4
+#define REC_OFF_FLAGS 5         /* 0 in records written before the coding */
 #define REC_OFF_OWNER_LEN 6
 #define REC_OFF_ERR_TYPE 8
 #define REC_OFF_ERR_CODE 10
@@ -74,6 +79,7 @@
 #define REC_OFF_ADDED 24
 #define REC_OFF_CHANGED 32
 #define REC_HDR_LEN 40
+#define REC_FLAG_JCODED 0x01u   /* the JSON bytes are store_jcode's */
 
 /* A state record's value. */
 #define STATE_OFF_STATE 0
@@ -193,13 +199,16 @@ static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof(v)); 
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof(v)); return v; }
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof(v)); return v; }
 
-static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now, bool keep_times)
+/* coded: the JSON as store_jcode_encode gave it (coded_len bytes), or NULL
+ * to keep it as is. */
+static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now, bool keep_times,
+                       const uint8_t *coded, size_t coded_len)
 {
     size_t olen = store_owner_len(f);
 
     put32(v + REC_OFF_MAGIC, REC_MAGIC);
     v[REC_OFF_STATE] = (uint8_t)f->state;
-    v[REC_OFF_STATE + 1] = 0;
+    v[REC_OFF_FLAGS] = coded ? REC_FLAG_JCODED : 0;
     put16(v + REC_OFF_OWNER_LEN, (uint16_t)olen);
     put16(v + REC_OFF_ERR_TYPE, f->state == STORE_FLOW_ERROR ? f->err_type : 0);
     put16(v + REC_OFF_ERR_CODE, f->state == STORE_FLOW_ERROR ? f->err_code : 0);
@@ -209,7 +218,9 @@ static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now, boo
     put64(v + REC_OFF_CHANGED, keep_times && f->changed_ns ? f->changed_ns : now);
     if (olen)
         memcpy(v + REC_HDR_LEN, f->owner, olen);
-    if (f->json_len)
+    if (coded)
+        memcpy(v + REC_HDR_LEN + olen, coded, coded_len);
+    else if (f->json_len)
         memcpy(v + REC_HDR_LEN + olen, f->json, f->json_len);
 }
 
@@ -230,25 +241,72 @@ static void state_merge(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, struc
     f->changed_ns = get64(p + STATE_OFF_CHANGED);
 }
 
+/* Where a reader decodes coded JSON: grown as needed, freed by rec_text_free. */
+struct rec_text {
+    char *p;
+    size_t cap;
+};
+
+static void rec_text_free(struct rec_text *t)
+{
+    free(t->p);
+    t->p = NULL;
+    t->cap = 0;
+}
+
+/* The record's JSON: in place, or decoded into text. 0, -EIO, -ENOMEM. */
+static int rec_json(const uint8_t *p, size_t coded_len, size_t jlen, bool coded,
+                    struct rec_text *text, const char **out)
+{
+    if (!coded) {
+        *out = (const char *)p;
+        return 0;
+    }
+    if (jlen + 1 > text->cap) {
+        char *np = realloc(text->p, jlen + 1);
+
+        if (!np)
+            return -ENOMEM;
+        text->p = np;
+        text->cap = jlen + 1;
+    }
+    if (store_jcode_decode(p, coded_len, text->p, jlen) != 0)
+        return -EIO;
+    text->p[jlen] = '\0';
+    *out = text->p;
+    return 0;
+}
+
 /*
  * Decode a record as of txn (its state record merged); owner is copied
  * into owner_buf (STORE_OWNER_MAX + 1) so it can be NUL-terminated, json
- * points into v. -EIO for a damaged record.
+ * points into v, or into text when it was coded (valid until text's next
+ * use). -EIO for a damaged record, -ENOMEM.
  */
 static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const MDB_val *v,
-                      struct store_flow *f, char *owner_buf)
+                      struct store_flow *f, char *owner_buf, struct rec_text *text)
 {
     const uint8_t *p = v->mv_data;
-    size_t olen, jlen;
+    size_t olen, jlen, vlen;
+    const char *json;
+    bool coded;
+    int rc;
 
     if (k->mv_size != STORE_KEY_LEN || v->mv_size < REC_HDR_LEN ||
         get32(p + REC_OFF_MAGIC) != REC_MAGIC)
         return -EIO;
     olen = get16(p + REC_OFF_OWNER_LEN);
     jlen = get32(p + REC_OFF_JSON_LEN);
+    coded = p[REC_OFF_FLAGS] & REC_FLAG_JCODED;
     if (olen > STORE_OWNER_MAX || p[REC_OFF_STATE] > STORE_FLOW_DELETED ||
-        v->mv_size != REC_HDR_LEN + olen + jlen)
+        p[REC_OFF_FLAGS] & ~REC_FLAG_JCODED || v->mv_size < REC_HDR_LEN + olen)
         return -EIO;
+    vlen = v->mv_size - REC_HDR_LEN - olen;
+    if (coded ? vlen == 0 || vlen >= jlen : vlen != jlen)
+        return -EIO;
+    rc = rec_json(p + REC_HDR_LEN + olen, vlen, jlen, coded, text, &json);
+    if (rc)
+        return rc;
     memset(f, 0, sizeof(*f));
     f->dpid = store_key_u64(k->mv_data);
     f->match_id = store_key_u64((const uint8_t *)k->mv_data + 8);
@@ -261,7 +319,7 @@ static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const M
     memcpy(owner_buf, p + REC_HDR_LEN, olen);
     owner_buf[olen] = '\0';
     f->owner = owner_buf;
-    f->json = p + REC_HDR_LEN + olen;
+    f->json = json;
     f->json_len = jlen;
     state_merge(txn, state_dbi, k, f);
     return 0;
@@ -333,14 +391,32 @@ static int store_room_check(struct store_lmdb *s, size_t vlen)
     return pages > s->put_limit_pages ? -ENOSPC : 0;
 }
 
+/* The committer's staging copy of n bytes: a value read from the map must
+ * be copied before mdb_put, which may reuse its page; a put's coded JSON
+ * waits there for its page. */
+static uint8_t *store_scratch(struct store_lmdb *s, size_t n)
+{
+    if (n > s->scratch_cap) {
+        uint8_t *ns = realloc(s->scratch, n);
+
+        if (!ns)
+            return NULL;
+        s->scratch = ns;
+        s->scratch_cap = n;
+    }
+    return s->scratch;
+}
+
 static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t now,
                            struct store_tally *t)
 {
     for (size_t i = 0; i < op->u.put.n; i++) {
         const struct store_flow *f = &op->u.put.flows[i];
-        uint8_t kb[STORE_KEY_LEN];
+        uint8_t kb[STORE_KEY_LEN], *coded = store_scratch(s, f->json_len);
+        long clen = coded && f->json_len ? store_jcode_encode(f->json, f->json_len, coded) : -1;
         MDB_val k = { STORE_KEY_LEN, kb };
-        MDB_val v = { REC_HDR_LEN + store_owner_len(f) + f->json_len, NULL };
+        MDB_val v = { REC_HDR_LEN + store_owner_len(f) + (clen > 0 ? (size_t)clen : f->json_len),
+                      NULL };
         int rc;
 
         rc = store_room_check(s, v.mv_size);
@@ -351,7 +427,8 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE);
         if (rc)
             return store_err(rc);
-        rec_encode(v.mv_data, f, now, s->keep_times);
+        rec_encode(v.mv_data, f, now, s->keep_times, clen > 0 ? coded : NULL,
+                   clen > 0 ? (size_t)clen : 0);
         if (s->jnl && (rc = lmdb_jnl_put(s->jnl, DB_FLOWS, &k, &v)) != 0)
             return rc;
         if ((rc = state_drop(s, &k)) != 0)
@@ -376,21 +453,6 @@ static int store_apply_del(struct store_lmdb *s, struct store_op *op, struct sto
         return rc;
     t->deleted++;
     return store_queue_changed_flow(&s->q, op->u.del.dpid, op->u.del.match_id, true);
-}
-
-/* The committer's staging copy of n bytes: a value read from the map must
- * be copied before mdb_put, which may reuse its page. */
-static uint8_t *store_scratch(struct store_lmdb *s, size_t n)
-{
-    if (n > s->scratch_cap) {
-        uint8_t *ns = realloc(s->scratch, n);
-
-        if (!ns)
-            return NULL;
-        s->scratch = ns;
-        s->scratch_cap = n;
-    }
-    return s->scratch;
 }
 
 /* Rewrite the record at k in state DELETED, changed now (its deleted_at). */
@@ -424,6 +486,7 @@ static int store_apply_del_if(struct store_lmdb *s, struct store_op *op, uint64_
     uint8_t kb[STORE_KEY_LEN], *keys = NULL;
     size_t nkeys = 0, cap = 0;
     char owner[STORE_OWNER_MAX + 1];
+    struct rec_text text = {0};
     MDB_cursor *cur;
     MDB_val k, v;
     int rc;
@@ -443,9 +506,15 @@ static int store_apply_del_if(struct store_lmdb *s, struct store_op *op, uint64_
     for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         struct store_flow f;
 
-        if (rec_decode(s->txn, s->state_dbi, &k, &v, &f, owner) < 0) {
+        int drc = rec_decode(s->txn, s->state_dbi, &k, &v, &f, owner, &text);
+
+        if (drc == -EIO) {
             LOG_WARN(STORE_COMP, "skipping a damaged record in a bulk delete");
             continue;
+        }
+        if (drc) {
+            rc = -drc;
+            break;
         }
         if (!op->u.del_if.all && f.dpid != op->u.del_if.dpid)
             break;
@@ -468,6 +537,7 @@ static int store_apply_del_if(struct store_lmdb *s, struct store_op *op, uint64_
         nkeys++;
     }
     mdb_cursor_close(cur);
+    rec_text_free(&text);
     if (rc != MDB_NOTFOUND && rc != 0) {
         free(keys);
         return store_err(rc);
@@ -685,6 +755,7 @@ static int lmdb_get(struct store *st, uint64_t dpid, uint64_t match_id, struct s
     uint8_t kb[STORE_KEY_LEN];
     char owner[STORE_OWNER_MAX + 1];
     MDB_val k = { STORE_KEY_LEN, kb }, v;
+    struct rec_text text = {0};
     MDB_txn *txn;
     struct store_flow f;
     size_t olen;
@@ -703,9 +774,10 @@ static int lmdb_get(struct store *st, uint64_t dpid, uint64_t match_id, struct s
         mdb_txn_abort(txn);
         return store_err(rc);
     }
-    rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner);
+    rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner, &text);
     if (rc) {
         mdb_txn_abort(txn);
+        rec_text_free(&text);
         return rc;
     }
     olen = strlen(owner);
@@ -713,12 +785,14 @@ static int lmdb_get(struct store *st, uint64_t dpid, uint64_t match_id, struct s
     copy = malloc(olen + 1 + f.json_len + 1);
     if (!copy) {
         mdb_txn_abort(txn);
+        rec_text_free(&text);
         return -ENOMEM;
     }
     memcpy(copy, owner, olen + 1);
     memcpy(copy + olen + 1, f.json, f.json_len);
     copy[olen + 1 + f.json_len] = '\0';
     mdb_txn_abort(txn);
+    rec_text_free(&text);
     *out = f;
     out->owner = copy;
     out->json = copy + olen + 1;
@@ -732,6 +806,7 @@ static int lmdb_foreach_from(struct store *st, const uint64_t *dpid, uint64_t fr
     struct store_lmdb *s = L(st);
     uint8_t kb[STORE_KEY_LEN];
     char owner[STORE_OWNER_MAX + 1];
+    struct rec_text text = {0};
     MDB_cursor *cur;
     MDB_txn *txn;
     MDB_val k, v;
@@ -753,10 +828,15 @@ static int lmdb_foreach_from(struct store *st, const uint64_t *dpid, uint64_t fr
     rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
     for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         struct store_flow f;
+        int drc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner, &text);
 
-        if (rec_decode(txn, s->state_dbi, &k, &v, &f, owner) < 0) {
+        if (drc == -EIO) {
             LOG_WARN(STORE_COMP, "skipping a damaged record");
             continue;
+        }
+        if (drc) {
+            ret = drc;
+            break;
         }
         if (dpid && f.dpid != *dpid)
             break;
@@ -768,6 +848,7 @@ static int lmdb_foreach_from(struct store *st, const uint64_t *dpid, uint64_t fr
         ret = store_err(rc);
     mdb_cursor_close(cur);
     mdb_txn_abort(txn);
+    rec_text_free(&text);
     return ret > 0 ? 0 : ret;
 }
 
@@ -777,6 +858,7 @@ static int lmdb_get_each(struct store *st, uint64_t dpid, const uint64_t *match_
     struct store_lmdb *s = L(st);
     uint8_t kb[STORE_KEY_LEN];
     char owner[STORE_OWNER_MAX + 1];
+    struct rec_text text = {0};
     MDB_txn *txn;
     int rc, ret = 0;
 
@@ -797,13 +879,15 @@ static int lmdb_get_each(struct store *st, uint64_t dpid, const uint64_t *match_
             ret = store_err(rc);
             break;
         }
-        if (rec_decode(txn, s->state_dbi, &k, &v, &f, owner) < 0) {
+        rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner, &text);
+        if (rc == -EIO) {
             LOG_WARN(STORE_COMP, "skipping a damaged record");
             continue;
         }
-        ret = cb(&f, arg);
+        ret = rc ? rc : cb(&f, arg);
     }
     mdb_txn_abort(txn);
+    rec_text_free(&text);
     return ret > 0 ? 0 : ret;
 }
 

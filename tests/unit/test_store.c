@@ -895,6 +895,74 @@ static void test_map_full(void **state)
     store_close(s);
 }
 
+/* Texts as the callers gave them, byte for byte, through every read (get,
+ * foreach, get_each, a delete's predicate) and after a mark as deleted:
+ * Kytos flows (which LMDB keeps coded, store_jcode.h), pretty-printed
+ * text, a byte below 0x20 that is not whitespace (kept as is), text that
+ * coding would not shorten, high bytes. */
+static const char *const exact_texts[] = {
+    "{\"priority\": 100, \"match\": {\"dl_type\": 2048, \"nw_dst\": \"10.1.2.3\"}, "
+    "\"actions\": [{\"action_type\": \"output\", \"port\": 1}]}",
+    "{\n\t\"priority\" : 7,\r\n\t\"match\":{ \"in_port\" :1 }\n}",
+    "{\"priority\": 1, \"note\": \"\x01 not json\"}",
+    "jjjjjjjjjjjjjjjj",
+    "{\"owner\": \"caf\xc3\xa9\", \"ports\": [\"port\", \"\\\"port\\\"\"]}",
+};
+#define N_EXACT (sizeof(exact_texts) / sizeof(exact_texts[0]))
+
+static int exact_check(const struct store_flow *f, void *arg)
+{
+    unsigned *seen = arg;
+
+    assert_true(f->match_id < N_EXACT);
+    assert_int_equal(f->json_len, strlen(exact_texts[f->match_id]));
+    assert_memory_equal(f->json, exact_texts[f->match_id], f->json_len);
+    (*seen)++;
+    return 0;
+}
+
+static int exact_pred(const struct store_flow *f, void *arg)
+{
+    exact_check(f, arg);
+    return f->match_id % 2 == 0;
+}
+
+static void test_json_text_exact(void **state)
+{
+    struct tctx *t = *state;
+    struct store *s = open_dir(t);
+    uint64_t dpid = 9, mids[N_EXACT], n = 0;
+    unsigned seen = 0;
+
+    assert_non_null(s);
+    for (size_t i = 0; i < N_EXACT; i++) {
+        struct store_flow f = {.dpid = dpid, .match_id = i, .flow_id = i + 1, .owner = "o",
+                               .json = exact_texts[i], .json_len = strlen(exact_texts[i])};
+        struct store_flow g;
+
+        assert_int_equal(store_put(s, &f), 0);
+        assert_int_equal(store_get(s, dpid, i, &g), 0);
+        seen = 0;
+        exact_check(&g, &seen);
+        store_flow_release(&g);
+        mids[i] = i;
+    }
+    seen = 0;
+    assert_int_equal(store_foreach(s, &dpid, exact_check, &seen), 0);
+    assert_int_equal(seen, N_EXACT);
+    seen = 0;
+    assert_int_equal(store_get_each(s, dpid, mids, N_EXACT, exact_check, &seen), 0);
+    assert_int_equal(seen, N_EXACT);
+    seen = 0;
+    assert_int_equal(store_mark_deleted_if(s, &dpid, exact_pred, &seen, &n), 0);
+    assert_int_equal(seen, N_EXACT);
+    assert_int_equal(n, (N_EXACT + 1) / 2);
+    seen = 0;
+    assert_int_equal(store_foreach(s, &dpid, exact_check, &seen), 0);
+    assert_int_equal(seen, N_EXACT);
+    store_close(s);
+}
+
 /* A store filled with small flows, every one of them then installed (and
  * one in error): no state update is lost for room, the states read back,
  * and deletes still make room for a put. The state records a full store's
@@ -1779,6 +1847,7 @@ static void test_mem_open(void **state)
     T(test_del_if, be), T(test_state_updates, be), T(test_deleted_kept_then_purged, be),  \
     T(test_group_commit_window, be), T(test_group_commit_window_quiet, be),               \
     T(test_map_full, be), T(test_map_full_then_all_installed, be),                        \
+    T(test_json_text_exact, be),                                                          \
     T(test_full_isolated_in_batch, be),                                                   \
     T(test_async_backpressure, be), T(test_async_put_done, be),                           \
     T(test_async_select_in_order, be), T(test_background_rides_along, be),                \
@@ -2094,6 +2163,7 @@ int main(void)
         T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
         T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
         T(test_etcd_same_key_twice, be_etcd), T(test_etcd_copy_ahead, be_etcd),
+        T(test_json_text_exact, be_etcd),
     };
     int failed = 0;
 
