@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fm_pack.h"
 #include "of_event.h"
 #include "ofcd_log.h"
 #include "ofp_msg.h"
@@ -113,12 +114,33 @@ static void count_state(struct flowmgr *fm, uint8_t state, int delta)
         fm->stats.flows_by_state[state] += (uint64_t)(int64_t)delta;
 }
 
+/* What an entry takes in the slab (its wire bytes packed or whole). */
+static size_t entry_size(const struct fm_entry *f)
+{
+    return sizeof(*f) + (f->packed ? f->len - FM_PACK_SAVED : f->len);
+}
+
+/* f's ADD FLOW_MOD: its wire bytes in place, or unpacked into buf (which
+ * holds FM_WIRE_SMALL bytes), or into *big (malloc'd, the caller frees
+ * it); NULL when out of memory. */
+static const uint8_t *entry_wire(const struct fm_entry *f, uint8_t *buf, uint8_t **big)
+{
+    *big = NULL;
+    if (!f->packed)
+        return f->wire;
+    if (f->len > FM_WIRE_SMALL && !(buf = *big = malloc(f->len)))
+        return NULL;
+    fm_unpack(f->wire, f->len, buf);
+    return buf;
+}
+
 /* Insert or replace; the old entry (if any) is freed. */
 static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
                                   uint64_t flow_id, uint8_t state, unsigned owner,
                                   const uint8_t *wire, size_t len)
 {
-    struct fm_entry *f = fm_slab_alloc(&fm->slab, sizeof(*f) + len);
+    size_t packed = fm_pack_size(wire, len);
+    struct fm_entry *f = fm_slab_alloc(&fm->slab, sizeof(*f) + (packed ? packed : len));
     if (!f)
         return NULL;
     f->match_id = match_id;
@@ -128,7 +150,11 @@ static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uin
     f->state = state;
     f->owner = (uint8_t)owner;
     f->len = (uint16_t)len;
-    memcpy(f->wire, wire, len);
+    f->packed = packed != 0;
+    if (packed)
+        fm_pack(wire, len, f->wire);
+    else
+        memcpy(f->wire, wire, len);
     struct fm_entry **pp = &sw->buckets[flow_bucket(sw, match_id)];
     for (; *pp; pp = &(*pp)->hnext)
         if ((*pp)->match_id == match_id) {
@@ -141,7 +167,7 @@ static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uin
             f->hnext = old->hnext;
             count_state(fm, old->state, -1);
             *pp = f;
-            fm_slab_free(&fm->slab, old, sizeof(*old) + old->len);
+            fm_slab_free(&fm->slab, old, entry_size(old));
             count_state(fm, state, 1);
             return f;
         }
@@ -168,7 +194,7 @@ static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_
         *pp = f->hnext;
         count_state(fm, f->state, -1);
         sw->n_flows--;
-        fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
+        fm_slab_free(&fm->slab, f, entry_size(f));
         return true;
     }
     return false;
@@ -647,7 +673,12 @@ static int view_readd(void *arg, uint64_t match_id)
 
     if (!f)
         return -ENOENT;
-    return fm_queue(v->fm, v->sw, f->owner, true, f->match_id, f->flow_id, f->wire, f->len);
+    uint8_t small[FM_WIRE_SMALL], *big;
+    const uint8_t *wire = entry_wire(f, small, &big);
+    int rc = wire ? fm_queue(v->fm, v->sw, f->owner, true, f->match_id, f->flow_id, wire, f->len)
+                  : -ENOMEM;
+    free(big);
+    return rc;
 }
 
 static int view_delete_strict(void *arg, uint8_t table_id, uint16_t priority,
@@ -861,7 +892,7 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
         while (sw->buckets[i]) {
             struct fm_entry *f = sw->buckets[i];
             sw->buckets[i] = f->hnext;
-            fm_slab_free(&fm->slab, f, sizeof(*f) + f->len);
+            fm_slab_free(&fm->slab, f, entry_size(f));
         }
     free(sw->buckets);
     fm_snap_clear(&sw->snap, &fm->stats.snapshot_bytes);
@@ -1117,13 +1148,18 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_fl
         for (struct fm_entry *f = sw->buckets[b]; f && rc == 0; f = f->hnext) {
             struct ofp_flow_mod have;
             struct ofp_err err;
-            if (ofp_flow_mod_decode(f->wire, f->len, &have, &err) < 0)
-                continue;
-            if (sel->table_id != OFPTT_ALL && sel->table_id != have.table_id)
-                continue;
-            if ((have.cookie & sel->cookie_mask) != (sel->cookie & sel->cookie_mask))
-                continue;
-            if (!ofp_match_within(&have.match, &sel->match))
+            uint8_t small[FM_WIRE_SMALL], *big;
+            const uint8_t *wire = entry_wire(f, small, &big);
+            if (!wire) {
+                rc = -ENOMEM;
+                break;
+            }
+            bool hit = ofp_flow_mod_decode(wire, f->len, &have, &err) >= 0 &&
+                       (sel->table_id == OFPTT_ALL || sel->table_id == have.table_id) &&
+                       (have.cookie & sel->cookie_mask) == (sel->cookie & sel->cookie_mask) &&
+                       ofp_match_within(&have.match, &sel->match);
+            free(big);                  /* after the last use of have: it may point into wire */
+            if (!hit)
                 continue;
             if (*n == *cap) {
                 size_t nc = *cap ? *cap * 2 : 64;
@@ -1195,11 +1231,17 @@ static int queue_delete_strict(struct flowmgr *fm, struct fm_switch *sw, const s
 {
     struct ofp_flow_mod have;
     struct ofp_err err;
+    uint8_t small[FM_WIRE_SMALL], *big;
+    const uint8_t *wire = entry_wire(f, small, &big);
 
-    if (ofp_flow_mod_decode(f->wire, f->len, &have, &err) < 0)
-        return -EINVAL;
+    if (!wire)
+        return -ENOMEM;
+    int rc = ofp_flow_mod_decode(wire, f->len, &have, &err) < 0 ? -EINVAL : 0;
     struct fm_view_sw v = {fm, sw};
-    return view_delete_strict(&v, have.table_id, have.priority, &have.match);
+    if (!rc)
+        rc = view_delete_strict(&v, have.table_id, have.priority, &have.match);
+    free(big);                          /* have may point into wire */
+    return rc;
 }
 
 /* A stored record's FLOW_MOD as the mirror keeps it (malloc'd into *wire):

@@ -28,6 +28,7 @@ struct fm_entry {
     uint8_t state;                  /* enum store_flow_state */
     uint8_t owner;                  /* index into the switch's owner queues */
     uint16_t len;                   /* wire bytes of its ADD FLOW_MOD (xid 0) */
+    uint8_t packed;                 /* wire holds them packed (fm_pack.h), len - 31 bytes */
     uint8_t wire[];
 };
 

@@ -415,6 +415,13 @@ static void test_batch_then_barrier_installs(void **state)
     assert_int_equal(t->sent[from].fm.priority, 100);
     for (unsigned i = 0; i < 3; i++)
         assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_PENDING);
+    /* The mirror keeps each ADD packed (fm_pack.h): 31 bytes less a flow. */
+    const struct fm_switch *msw = fm_switch_find(t->fm, DPID);
+    unsigned mirrored = 0;
+    for (size_t b = 0; b < msw->n_buckets; b++)
+        for (const struct fm_entry *f = msw->buckets[b]; f; f = f->hnext, mirrored++)
+            assert_true(f->packed);
+    assert_int_equal(mirrored, 3);
     /* The last barrier's reply answers for every batch before it. */
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     for (unsigned i = 0; i < 3; i++)
