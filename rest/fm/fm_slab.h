@@ -1,6 +1,7 @@
 /*
  * fm_slab: where the flow manager's mirror keeps its entries (one per stored
- * flow, 150-odd bytes each, a million of them and more).
+ * flow, 110-odd bytes each with the ADD packed (fm_pack.h), a million of
+ * them and more).
  *
  * Why not malloc: the mirror's entries are long-lived and allocated on the
  * store's committer thread amid each batch's short-lived garbage (parsed
