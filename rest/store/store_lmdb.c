@@ -200,7 +200,7 @@ static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof(v)); 
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof(v)); return v; }
 
 /* coded: the JSON as store_jcode_encode gave it (coded_len bytes), or NULL
- * to keep it as is. */
+ * to keep f's as is (coded_len is then unused). */
 static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now, bool keep_times,
                        const uint8_t *coded, size_t coded_len)
 {
@@ -414,9 +414,9 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         const struct store_flow *f = &op->u.put.flows[i];
         uint8_t kb[STORE_KEY_LEN], *coded = store_scratch(s, f->json_len);
         long clen = coded && f->json_len ? store_jcode_encode(f->json, f->json_len, coded) : -1;
+        size_t body = clen > 0 ? (size_t)clen : f->json_len;
         MDB_val k = { STORE_KEY_LEN, kb };
-        MDB_val v = { REC_HDR_LEN + store_owner_len(f) + (clen > 0 ? (size_t)clen : f->json_len),
-                      NULL };
+        MDB_val v = { REC_HDR_LEN + store_owner_len(f) + body, NULL };
         int rc;
 
         rc = store_room_check(s, v.mv_size);
@@ -427,8 +427,7 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE);
         if (rc)
             return store_err(rc);
-        rec_encode(v.mv_data, f, now, s->keep_times, clen > 0 ? coded : NULL,
-                   clen > 0 ? (size_t)clen : 0);
+        rec_encode(v.mv_data, f, now, s->keep_times, clen > 0 ? coded : NULL, body);
         if (s->jnl && (rc = lmdb_jnl_put(s->jnl, DB_FLOWS, &k, &v)) != 0)
             return rc;
         if ((rc = state_drop(s, &k)) != 0)
@@ -735,7 +734,7 @@ static unsigned lmdb_budget(struct store_queue *q)
     unused = info.me_mapsize / s->psize - (info.me_last_pgno + 1);
     if (unused / 4 > s->txn_records)
         return unused / 4 < UINT_MAX ? (unsigned)(unused / 4) : UINT_MAX;
-    return s->txn_records ? s->txn_records : 1;
+    return s->txn_records;
 }
 
 static const struct store_txn_ops lmdb_txn = {
@@ -983,7 +982,7 @@ static int store_limits(struct store_lmdb *s)
         return EINVAL;
     }
     s->put_limit_pages = map_pages - reserve;
-    s->txn_records = (unsigned)(reserve / STORE_TXN_RESERVE_SHARE);
+    s->txn_records = (unsigned)(reserve / STORE_TXN_RESERVE_SHARE);   /* >= 4: never 0, no bound */
     return 0;
 }
 
