@@ -19,7 +19,7 @@ OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, 
 
 #define FM_FORGET_SWEEP_US 1000000u      /* look for switches to forget this often */
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
-#define FM_WIRE_SMALL 2048          /* a FLOW_MOD's bytes on the stack: nearly all fit */
+#define FM_WIRE_SMALL FM_FLOW_WIRE_SMALL /* a FLOW_MOD's bytes on the stack: nearly all fit */
 
 static uint64_t fm_now_us(const struct flowmgr *fm)
 {
@@ -218,23 +218,6 @@ static void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_ent
 
 /* ---- encoding ---------------------------------------------------------------- */
 
-/* fmod as a FLOW_MOD (xid 0) into buf: 0, or -ENOSPC when cap is too small
- * (nearly every flow fits FM_WIRE_SMALL). */
-static int fm_encode_flow_mod_into(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap,
-                                   size_t *len)
-{
-    struct ofp_msg m;
-    struct ofp_buf b;
-
-    m.hdr = (struct ofp_hdr){.version = OFP13_VERSION, .type = OFPT_FLOW_MOD};
-    m.u.flow_mod = *fmod;
-    ofp_buf_init(&b, buf, cap);
-    int rc = ofp_encode(&b, &m);
-    if (rc == 0)
-        *len = b.len;
-    return rc;
-}
-
 /* The same in a malloc'd buffer of *len bytes; NULL when out of memory or it
  * cannot be encoded. */
 static uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
@@ -245,11 +228,11 @@ static uint8_t *fm_encode_flow_mod(const struct ofp_flow_mod *fmod, size_t *len)
 
     /* Nearly every flow fits the stack buffer; only long action lists
      * need the 64 KiB an OpenFlow message may take. */
-    int rc = fm_encode_flow_mod_into(fmod, small, sizeof(small), len);
+    int rc = fm_flow_mod_encode(fmod, small, sizeof(small), len);
     if (rc == -ENOSPC) {
         if (!(big = malloc(QMSG_LARGE_DATA)))
             return NULL;
-        rc = fm_encode_flow_mod_into(fmod, big, QMSG_LARGE_DATA, len);
+        rc = fm_flow_mod_encode(fmod, big, QMSG_LARGE_DATA, len);
         from = big;
     }
     out = rc == 0 ? malloc(*len) : NULL;
@@ -1053,9 +1036,9 @@ void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held)
 }
 
 /* Which of a batch's flows the store holds in the version given: called in
- * the order of match_ids, for the keys stored. */
+ * the order of the batch's match_ids, for the keys stored. */
 struct ours_ctx {
-    const uint64_t *match_ids, *flow_ids;
+    const struct flowmgr_add_one *adds;
     size_t n, next;
     bool *ours;
 };
@@ -1064,11 +1047,12 @@ static int mark_ours(const struct store_flow *f, void *arg)
 {
     struct ours_ctx *oc = arg;
 
-    while (oc->next < oc->n && oc->match_ids[oc->next] != f->match_id)
+    while (oc->next < oc->n && oc->adds[oc->next].match_id != f->match_id)
         oc->next++;
     if (oc->next == oc->n)
         return 1;
-    oc->ours[oc->next] = f->flow_id == oc->flow_ids[oc->next] && f->state != STORE_FLOW_DELETED;
+    oc->ours[oc->next] = f->flow_id == oc->adds[oc->next].flow_id &&
+                         f->state != STORE_FLOW_DELETED;
     oc->next++;
     return 0;
 }
@@ -1076,12 +1060,24 @@ static int mark_ours(const struct store_flow *f, void *arg)
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
-    return flowmgr_add_admitted(fm, dpid, flows, match_ids, flow_ids, n, 0);
+    struct flowmgr_add_one *adds = calloc(n ? n : 1, sizeof(*adds));
+    int rc = adds ? 0 : -ENOMEM;
+
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        adds[i] = (struct flowmgr_add_one){match_ids[i], flow_ids[i], flows[i].owner, NULL, 0};
+        if (!(adds[i].wire = fm_encode_flow_mod(&flows[i].mod, &adds[i].len)))
+            rc = -EINVAL;
+    }
+    if (rc == 0)
+        rc = flowmgr_add_admitted(fm, dpid, adds, n, 0);
+    for (size_t i = 0; adds && i < n; i++)
+        free((void *)adds[i].wire);
+    free(adds);
+    return rc;
 }
 
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
-                         const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
-                         size_t held)
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr_add_one *adds,
+                         size_t n, size_t held)
 {
     int rc = 0;
 
@@ -1095,40 +1091,36 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow
         pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
     }
+    uint64_t *mids = malloc((n ? n : 1) * sizeof(*mids));
+    struct ours_ctx oc = {adds, n, 0, calloc(n ? n : 1, sizeof(bool))};
+    for (size_t i = 0; mids && i < n; i++)
+        mids[i] = adds[i].match_id;
     /* Under the lock, the store's committed version decides: a request that
      * replaced a flow after ours mirrors its own version. One snapshot for
      * all of them (a read transaction per flow was 6% of a batch's CPU). */
-    struct ours_ctx oc = {match_ids, flow_ids, n, 0, calloc(n ? n : 1, sizeof(bool))};
-    if (!oc.ours || store_get_each(fm->store, dpid, match_ids, n, mark_ours, &oc) < 0) {
+    if (!mids || !oc.ours || store_get_each(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
+        free(mids);
         free(oc.ours);
         pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
     }
+    free(mids);
     for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct flowmgr_add_one *a = &adds[i];
         if (!oc.ours[i])
             continue;
         /* Already mirrored pending in this version (a cluster's watch got
          * here first, flowmgr_sync): its ADD is queued or on its way. */
-        const struct fm_entry *have = fm_entry_find(sw, match_ids[i]);
-        if (have && have->flow_id == flow_ids[i] && have->state == STORE_FLOW_PENDING)
+        const struct fm_entry *have = fm_entry_find(sw, a->match_id);
+        if (have && have->flow_id == a->flow_id && have->state == STORE_FLOW_PENDING)
             continue;
-        uint8_t small[FM_WIRE_SMALL];
-        uint8_t *big = NULL;
-        const uint8_t *wire = small;
-        size_t len = 0;             /* set by either encoder; -O3 cannot see it */
-        if (fm_encode_flow_mod_into(&flows[i].mod, small, sizeof(small), &len) < 0 &&
-            !(wire = big = fm_encode_flow_mod(&flows[i].mod, &len))) {
-            rc = -ENOMEM;
-            break;
-        }
-        unsigned o = owner_index(sw, flows[i].owner);
-        struct fm_entry *f = mirror_put(fm, sw, match_ids[i], flow_ids[i], STORE_FLOW_PENDING,
-                                       o, wire, len);
+        unsigned o = owner_index(sw, a->owner);
+        struct fm_entry *f = mirror_put(fm, sw, a->match_id, a->flow_id, STORE_FLOW_PENDING, o,
+                                       a->wire, a->len);
         if (!f)
             rc = -ENOMEM;
         else if (sw->up)
-            rc = fm_queue(fm, sw, o, true, match_ids[i], flow_ids[i], wire, len);
-        free(big);
+            rc = fm_queue(fm, sw, o, true, a->match_id, a->flow_id, a->wire, a->len);
     }
     free(oc.ours);
     fm_pump(fm, sw, now);

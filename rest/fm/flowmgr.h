@@ -238,16 +238,30 @@ int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s
 void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
 
 /*
- * n flows were just made durable for dpid (match_ids/flow_ids as stored):
- * update the mirror and queue their ADD FLOW_MODs when the switch is up.
- * A flow whose stored version has meanwhile been replaced by a concurrent
- * request is left to that request. held: what flowmgr_admit reserved for
- * them, released as they are queued (0: not admitted, e.g. an app's own
- * flow). 0 or -ENOMEM.
+ * One ADD as a request holds it from its parse to its commit: its identity
+ * (fm_flow.h), its owner ("" = none) and its FLOW_MOD's bytes
+ * (fm_flow_mod_encode, xid 0). Encoded where it was parsed, so the commit
+ * holds no parsed flow (3 KiB each, most of it room for actions it does not
+ * have) and the committer does not encode.
  */
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
-                         const uint64_t *match_ids, const uint64_t *flow_ids, size_t n,
-                         size_t held);
+struct flowmgr_add_one {
+    uint64_t match_id, flow_id;
+    const char *owner;
+    const uint8_t *wire;
+    size_t len;
+};
+
+/*
+ * n flows were just made durable for dpid (as stored): update the mirror and
+ * queue their ADD FLOW_MODs when the switch is up. A flow whose stored
+ * version has meanwhile been replaced by a concurrent request is left to
+ * that request. held: what flowmgr_admit reserved for them, released as
+ * they are queued (0: not admitted). 0 or -ENOMEM.
+ */
+int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr_add_one *adds,
+                         size_t n, size_t held);
+/* The same for an app's own typed flows (not admitted): encodes them first;
+ * -EINVAL when one cannot be encoded. */
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 

@@ -22,6 +22,20 @@ void fm_flow_fixup(struct fm_flow *f)
     f->mod.inst.write_actions.arr = f->write;
 }
 
+int fm_flow_mod_encode(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap, size_t *len)
+{
+    struct ofp_msg m;
+    struct ofp_buf b;
+
+    m.hdr = (struct ofp_hdr){.version = OFP13_VERSION, .type = OFPT_FLOW_MOD};
+    m.u.flow_mod = *fmod;
+    ofp_buf_init(&b, buf, cap);
+    int rc = ofp_encode(&b, &m);
+    if (rc == 0)
+        *len = b.len;
+    return rc;
+}
+
 bool fm_flow_is_delete(const struct fm_flow *f)
 {
     return f->mod.command == OFPFC_DELETE || f->mod.command == OFPFC_DELETE_STRICT;

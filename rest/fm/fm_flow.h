@@ -11,6 +11,7 @@
 #define OFCD_FM_FLOW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ofp_flow.h"
@@ -32,6 +33,14 @@ struct fm_flow {
 
 /* Re-point mod's action lists at f's own arrays (after a by-value copy). */
 void fm_flow_fixup(struct fm_flow *f);
+
+/*
+ * fmod as a FLOW_MOD (xid 0) into buf: 0, -ENOSPC when cap is too small
+ * (FM_FLOW_WIRE_SMALL bytes hold nearly every flow; OpenFlow's 64 KiB all of
+ * them), or the codec's error when fmod cannot be encoded.
+ */
+#define FM_FLOW_WIRE_SMALL 2048
+int fm_flow_mod_encode(const struct ofp_flow_mod *fmod, uint8_t *buf, size_t cap, size_t *len);
 
 /* true when the flow selects flows to delete (OFPFC_DELETE[_STRICT]). */
 bool fm_flow_is_delete(const struct fm_flow *f);

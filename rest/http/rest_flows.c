@@ -43,9 +43,12 @@ struct fl_group {
     uint64_t dpid;
     const struct jt_node *flows;    /* JSON array, on the request's tape */
     char where[64];                 /* its JSON path, for error messages */
-    struct fm_flow *parsed;         /* one per element */
     size_t n;
     size_t held;                    /* FLOW_MODs admitted for it, not yet queued */
+    struct fm_flow *parsed;         /* a delete's selectors, one per element */
+    struct flowmgr_add_one *adds;   /* an add's flows, one per element, and */
+    uint8_t *bytes;                 /* their owners and FLOW_MODs (adds_link) */
+    size_t bytes_len, bytes_cap;
 };
 
 struct fl_req {
@@ -63,8 +66,69 @@ static void fl_req_free(struct fl_req *fr)
         if (fr->g[i].held)
             flowmgr_admit_cancel(fr->fm, fr->g[i].dpid, fr->g[i].held);
         free(fr->g[i].parsed);
+        free(fr->g[i].adds);
+        free(fr->g[i].bytes);
     }
     free(fr->g);
+}
+
+/* Room for n more bytes at the end of g->bytes. */
+static int bytes_room(struct fl_group *g, size_t n)
+{
+    if (g->bytes_cap - g->bytes_len >= n)
+        return 0;
+    size_t nc = g->bytes_cap ? g->bytes_cap : 4096;
+    while (nc - g->bytes_len < n)
+        nc *= 2;
+    uint8_t *nb = realloc(g->bytes, nc);
+    if (!nb)
+        return -ENOMEM;
+    g->bytes = nb;
+    g->bytes_cap = nc;
+    return 0;
+}
+
+/*
+ * Flow k of an add, parsed into f: its identity, then its owner (with its
+ * NUL) and its FLOW_MOD appended to g->bytes, which may still move;
+ * adds_link points at them once every flow is in. 0, -ENOMEM, or the
+ * codec's error for a flow that is no FLOW_MOD.
+ */
+static int add_keep(struct fl_group *g, size_t k, const struct fm_flow *f)
+{
+    struct flowmgr_add_one *a = &g->adds[k];
+    size_t olen = strlen(f->owner) + 1;
+    int rc;
+
+    a->match_id = fm_flow_match_id(g->dpid, f);
+    a->flow_id = fm_flow_id_of(a->match_id, f);
+    if (bytes_room(g, olen + FM_FLOW_WIRE_SMALL) < 0)
+        return -ENOMEM;
+    memcpy(g->bytes + g->bytes_len, f->owner, olen);
+    uint8_t *at = g->bytes + g->bytes_len + olen;
+    rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &a->len);
+    if (rc == -ENOSPC) {            /* long action lists: up to OpenFlow's 64 KiB */
+        if (bytes_room(g, olen + UINT16_MAX) < 0)
+            return -ENOMEM;
+        at = g->bytes + g->bytes_len + olen;
+        rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &a->len);
+    }
+    if (rc == 0)
+        g->bytes_len += olen + a->len;
+    return rc;
+}
+
+/* The adds' owners and wires, where g->bytes has come to rest. */
+static void adds_link(struct fl_group *g)
+{
+    const uint8_t *p = g->bytes;
+
+    for (size_t k = 0; k < g->n; k++) {
+        g->adds[k].owner = (const char *)p;
+        p += strlen((const char *)p) + 1;
+        g->adds[k].wire = p;
+        p += g->adds[k].len;
+    }
 }
 
 static struct fl_group *fl_add(struct fl_req *fr, uint64_t dpid, const struct jt_node *flows,
@@ -172,6 +236,7 @@ static int check_flows_array(const struct jt_node *v, const char *where, struct 
 static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, bool del)
 {
     struct flowmgr *fm = q->rs->src.fm;
+    struct fm_flow scratch;         /* an add's flow, until add_keep encodes it */
     char err[256];
     char dp[24];
     size_t total = 0;
@@ -201,23 +266,39 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
             return -ENOTCONN;
         }
         g->n = g->flows->size;
-        g->parsed = malloc((g->n ? g->n : 1) * sizeof(*g->parsed));
-        if (!g->parsed) {
+        if (del)
+            g->parsed = malloc((g->n ? g->n : 1) * sizeof(*g->parsed));
+        else
+            g->adds = malloc((g->n ? g->n : 1) * sizeof(*g->adds));
+        if (!g->parsed && !g->adds) {
             rest_error(r, 500, "out of memory for %zu flows", g->n);
             return -ENOMEM;
         }
         size_t k;
         const struct jt_node *f;
         jt_array_foreach(g->flows, k, f) {
+            struct fm_flow *fl = del ? &g->parsed[k] : &scratch;
             if (!jt_is_object(f)) {
                 rest_error(r, 400, "%s[%zu]: must be a flow object", g->where, k);
                 return -EINVAL;
             }
-            if (flow_json_parse(f, del, &g->parsed[k], NULL, err, sizeof(err)) < 0) {
+            if (flow_json_parse(f, del, fl, NULL, err, sizeof(err)) < 0) {
                 rest_error(r, 400, "%s[%zu]: %s", g->where, k, err);
                 return -EINVAL;
             }
+            int rc = del ? 0 : add_keep(g, k, fl);
+            if (rc == -ENOMEM) {
+                rest_error(r, 500, "out of memory for %zu flows", g->n);
+                return rc;
+            }
+            if (rc < 0) {
+                rest_error(r, 400, "%s[%zu]: no valid FLOW_MOD can be made of it: %s", g->where,
+                           k, strerror(-rc));
+                return -EINVAL;
+            }
         }
+        if (!del)
+            adds_link(g);
     }
     /* Valid: room for its FLOW_MODs on every switch (one per flow for an
      * add, one per selector for a delete; a switch that is down gets them
@@ -281,7 +362,6 @@ struct fl_add {
     size_t total;
     char *body;                     /* a copy of the request's body: the flows' texts */
     struct store_flow *recs;
-    uint64_t *mids, *fids;
     void *token;                    /* the suspended request */
 };
 
@@ -289,8 +369,6 @@ static void fl_add_free(struct fl_add *a)
 {
     free(a->body);
     free(a->recs);
-    free(a->mids);
-    free(a->fids);
     fl_req_free(&a->fr);
     free(a);
 }
@@ -328,13 +406,10 @@ static void add_committed(void *arg, int rc)
     store_batch_times(rs->src.store, &bt);
 
     if (rc == 0) {
-        size_t k = 0;
         for (size_t i = 0; i < a->fr.n; i++) {
             struct fl_group *g = &a->fr.g[i];
-            flowmgr_add_admitted(a->rs->src.fm, g->dpid, g->parsed, a->mids + k, a->fids + k,
-                                 g->n, g->held);
+            flowmgr_add_admitted(a->rs->src.fm, g->dpid, g->adds, g->n, g->held);
             g->held = 0;
-            k += g->n;
         }
     }
     fl_add_free(a);
@@ -388,9 +463,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     for (size_t i = 0; i < a->fr.n; i++)
         a->total += a->fr.g[i].n;
     a->recs = calloc(a->total, sizeof(*a->recs));
-    a->mids = calloc(a->total, sizeof(*a->mids));
-    a->fids = calloc(a->total, sizeof(*a->fids));
-    if (!a->recs || !a->mids || !a->fids) {
+    if (!a->recs) {
         rest_error(r, 500, "out of memory for %zu flows", a->total);
         goto fail;
     }
@@ -401,14 +474,12 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     for (size_t i = 0; i < a->fr.n; i++) {
         struct fl_group *g = &a->fr.g[i];
         for (size_t j = 0; j < g->n; j++, k++) {
-            const struct fm_flow *sp = &g->parsed[j];
-            a->mids[k] = fm_flow_match_id(g->dpid, sp);
-            a->fids[k] = fm_flow_id_of(a->mids[k], sp);
+            const struct flowmgr_add_one *ad = &g->adds[j];
             a->recs[k].dpid = g->dpid;
-            a->recs[k].match_id = a->mids[k];
-            a->recs[k].flow_id = a->fids[k];
+            a->recs[k].match_id = ad->match_id;
+            a->recs[k].flow_id = ad->flow_id;
             a->recs[k].state = STORE_FLOW_PENDING;
-            a->recs[k].owner = sp->owner;       /* "" is stored as no owner */
+            a->recs[k].owner = ad->owner;       /* "" is stored as no owner */
         }
         g->flows = NULL;            /* the parsed body is not kept past this request */
     }

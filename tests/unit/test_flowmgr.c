@@ -320,8 +320,8 @@ static void add_n(struct t *t, unsigned n, struct added *a)
  * with held FLOW_MODs admitted for them. */
 static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
 {
-    struct fm_flow specs[16];
-    uint64_t mids[16], fids[16];
+    struct flowmgr_add_one adds[16];
+    uint8_t wires[16][FM_FLOW_WIRE_SMALL];
     char json[160], err[128];
 
     assert_true(n <= 16);
@@ -331,15 +331,17 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, 
         json_t *j = json_loads(json, 0, NULL);
         assert_int_equal(flow_json_parse_json(j, false, &a[i].flow, NULL, err, sizeof(err)), 0);
         json_decref(j);
-        specs[i] = a[i].flow;
-        fm_flow_fixup(&specs[i]);
-        mids[i] = a[i].match_id = fm_flow_match_id(DPID, &specs[i]);
-        fids[i] = a[i].flow_id = fm_flow_id(DPID, &specs[i]);
-        struct store_flow sf = {.dpid = DPID, .match_id = mids[i], .flow_id = fids[i],
-                                .json = json, .json_len = strlen(json)};
+        a[i].match_id = fm_flow_match_id(DPID, &a[i].flow);
+        a[i].flow_id = fm_flow_id(DPID, &a[i].flow);
+        adds[i] = (struct flowmgr_add_one){a[i].match_id, a[i].flow_id, a[i].flow.owner,
+                                           wires[i], 0};
+        assert_int_equal(fm_flow_mod_encode(&a[i].flow.mod, wires[i], sizeof(wires[i]),
+                                            &adds[i].len), 0);
+        struct store_flow sf = {.dpid = DPID, .match_id = a[i].match_id,
+                                .flow_id = a[i].flow_id, .json = json, .json_len = strlen(json)};
         assert_int_equal(store_put(t->store, &sf), 0);
     }
-    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, specs, mids, fids, n, held), 0);
+    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, adds, n, held), 0);
 }
 
 static int state_of(struct t *t, const struct added *a, uint16_t *etype, uint16_t *ecode)
