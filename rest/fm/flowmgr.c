@@ -1098,7 +1098,7 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     /* Under the lock, the store's committed version decides: a request that
      * replaced a flow after ours mirrors its own version. One snapshot for
      * all of them (a read transaction per flow was 6% of a batch's CPU). */
-    if (!mids || !oc.ours || store_get_each(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
+    if (!mids || !oc.ours || store_get_each_meta(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
         free(mids);
         free(oc.ours);
         pthread_mutex_unlock(&fm->lock);

@@ -81,6 +81,10 @@
 #define STORE_DEFAULT_CHECKPOINT_BYTES ((uint64_t)64 << 20)
 #define STORE_OWNER_MAX 255                       /* bytes, without the NUL */
 
+/* What a reader of store_get_each() reads (struct store_ops.get_each). */
+#define STORE_READ_ALL 0u
+#define STORE_READ_META 1u
+
 enum store_flow_state {
     STORE_FLOW_PENDING = 0,   /* accepted, flow_mod sent or to be sent */
     STORE_FLOW_INSTALLED = 1, /* the barrier after its flow_mod was answered */
@@ -387,10 +391,12 @@ struct store_ops {
     /*
      * Call cb for each of the flows (dpid, match_ids[i]) in the order given,
      * on one snapshot; a key not stored is skipped. For a reader that has
-     * ordered keys by something else than the key itself.
+     * ordered keys by something else than the key itself. what:
+     * STORE_READ_ALL, or STORE_READ_META for a reader of versions and states
+     * only, whose flows may come with json NULL (json_len still the text's).
      */
     int (*get_each)(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
-                    store_iter_fn cb, void *arg);
+                    unsigned what, store_iter_fn cb, void *arg);
     /*
      * Call cb for each app record whose key starts with prefix ("" or NULL:
      * all) in byte order, on one snapshot.
@@ -523,7 +529,15 @@ static inline int store_foreach(struct store *s, const uint64_t *dpid, store_ite
 static inline int store_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids,
                                  size_t n, store_iter_fn cb, void *arg)
 {
-    return s ? s->ops->get_each(s, dpid, match_ids, n, cb, arg) : -EINVAL;
+    return s ? s->ops->get_each(s, dpid, match_ids, n, STORE_READ_ALL, cb, arg) : -EINVAL;
+}
+
+/* store_get_each() for a reader of flow_id, state and owner only: the
+ * flows' json may be NULL (LMDB then decodes no text). */
+static inline int store_get_each_meta(struct store *s, uint64_t dpid, const uint64_t *match_ids,
+                                      size_t n, store_iter_fn cb, void *arg)
+{
+    return s ? s->ops->get_each(s, dpid, match_ids, n, STORE_READ_META, cb, arg) : -EINVAL;
 }
 
 static inline int store_kv_foreach(struct store *s, const char *prefix, store_kv_fn cb,

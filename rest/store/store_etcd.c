@@ -538,9 +538,9 @@ static int etcd_foreach_from(struct store *s, const uint64_t *dpid, uint64_t fro
 }
 
 static int etcd_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
-                         store_iter_fn cb, void *arg)
+                         unsigned what, store_iter_fn cb, void *arg)
 {
-    return store_get_each(E(s)->mirror, dpid, match_ids, n, cb, arg);
+    return E(s)->mirror->ops->get_each(E(s)->mirror, dpid, match_ids, n, what, cb, arg);
 }
 
 /* The apps see their records, not the mirror's own revision key. */

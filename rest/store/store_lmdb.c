@@ -281,7 +281,9 @@ static int rec_json(const uint8_t *p, size_t coded_len, size_t jlen, bool coded,
  * Decode a record as of txn (its state record merged); owner is copied
  * into owner_buf (STORE_OWNER_MAX + 1) so it can be NUL-terminated, json
  * points into v, or into text when it was coded (valid until text's next
- * use). -EIO for a damaged record, -ENOMEM.
+ * use); with text NULL json is left NULL (json_len still the text's): a
+ * coded text is not decoded for a caller that reads none. -EIO for a
+ * damaged record, -ENOMEM.
  */
 static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const MDB_val *v,
                       struct store_flow *f, char *owner_buf, struct rec_text *text)
@@ -304,7 +306,8 @@ static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const M
     vlen = v->mv_size - REC_HDR_LEN - olen;
     if (coded ? vlen == 0 || vlen >= jlen : vlen != jlen)
         return -EIO;
-    rc = rec_json(p + REC_HDR_LEN + olen, vlen, jlen, coded, text, &json);
+    json = NULL;
+    rc = text ? rec_json(p + REC_HDR_LEN + olen, vlen, jlen, coded, text, &json) : 0;
     if (rc)
         return rc;
     memset(f, 0, sizeof(*f));
@@ -852,7 +855,7 @@ static int lmdb_foreach_from(struct store *st, const uint64_t *dpid, uint64_t fr
 }
 
 static int lmdb_get_each(struct store *st, uint64_t dpid, const uint64_t *match_ids, size_t n,
-                         store_iter_fn cb, void *arg)
+                         unsigned what, store_iter_fn cb, void *arg)
 {
     struct store_lmdb *s = L(st);
     uint8_t kb[STORE_KEY_LEN];
@@ -878,7 +881,8 @@ static int lmdb_get_each(struct store *st, uint64_t dpid, const uint64_t *match_
             ret = store_err(rc);
             break;
         }
-        rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner, &text);
+        rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner,
+                        what == STORE_READ_META ? NULL : &text);
         if (rc == -EIO) {
             LOG_WARN(STORE_COMP, "skipping a damaged record");
             continue;

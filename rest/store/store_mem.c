@@ -497,11 +497,12 @@ static int mem_foreach_from(struct store *s, const uint64_t *dpid, uint64_t from
 }
 
 static int mem_get_each(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
-                        store_iter_fn cb, void *arg)
+                        unsigned what, store_iter_fn cb, void *arg)
 {
     struct store_mem *m = M(s);
     int ret = 0;
 
+    (void)what;                         /* the text is there either way: no cost */
     if (!cb || (n && !match_ids))
         return -EINVAL;
     pthread_rwlock_rdlock(&m->rw);

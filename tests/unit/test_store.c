@@ -921,6 +921,24 @@ static int exact_check(const struct store_flow *f, void *arg)
     return 0;
 }
 
+/* A versions-only read: identity, state and owner as stored; the text is
+ * either left out or exact. */
+static int exact_meta_check(const struct store_flow *f, void *arg)
+{
+    unsigned *seen = arg;
+
+    assert_true(f->match_id < N_EXACT);
+    assert_int_equal(f->flow_id, f->match_id + 1);
+    assert_int_equal(f->state, f->match_id == 1 ? STORE_FLOW_ERROR : STORE_FLOW_PENDING);
+    assert_string_equal(f->owner, "o");
+    if (f->json) {
+        assert_int_equal(f->json_len, strlen(exact_texts[f->match_id]));
+        assert_memory_equal(f->json, exact_texts[f->match_id], f->json_len);
+    }
+    (*seen)++;
+    return 0;
+}
+
 static int exact_pred(const struct store_flow *f, void *arg)
 {
     exact_check(f, arg);
@@ -952,6 +970,11 @@ static void test_json_text_exact(void **state)
     assert_int_equal(seen, N_EXACT);
     seen = 0;
     assert_int_equal(store_get_each(s, dpid, mids, N_EXACT, exact_check, &seen), 0);
+    assert_int_equal(seen, N_EXACT);
+    assert_int_equal(store_set_state(s, dpid, 1, 2, STORE_FLOW_ERROR, 5, 6), 0);
+    assert_int_equal(store_sync(s), 0);
+    seen = 0;
+    assert_int_equal(store_get_each_meta(s, dpid, mids, N_EXACT, exact_meta_check, &seen), 0);
     assert_int_equal(seen, N_EXACT);
     seen = 0;
     assert_int_equal(store_mark_deleted_if(s, &dpid, exact_pred, &seen, &n), 0);
