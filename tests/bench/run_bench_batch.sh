@@ -16,6 +16,11 @@
 #   PERF=1     perf record -g of ofcd while the POSTs are sent (round 1):
 #              report in OUT_DIR/batch_perf.txt
 #   OFCD_EXTRA more ofcd arguments
+#   PORT       tap (default: the emulator on the host, through ofcd's tap) or
+#              af_packet: ofcd's port is net_af_packet on a veth whose peer
+#              is in a namespace of this bench's own (bench_veth_ns), the
+#              emulator in there. The tap costs ofcd a system call per
+#              frame each way; a NIC's port, as af_packet's rings, does not.
 #
 # usage: run_bench_batch.sh OFCD_BINARY CONFIG_FILE EMULATOR [OUT_DIR]
 set -uo pipefail
@@ -28,6 +33,24 @@ FLOWS=${FLOWS:-1000000}
 ROUNDS=${ROUNDS:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"     # wait_for_line, rest_metric
+. "$here/bench_lib.sh"              # bench_veth_ns
+PORT=${PORT:-tap}
+NS=ofcdbatch
+VETH=ofcdbatch0
+case "$PORT" in
+tap)
+    port_args=()
+    emu_at=()
+    CONTROLLER=10.66.0.2:6653 ;;
+af_packet)
+    bench_veth_ns "$NS" "$VETH" || { echo "cannot set up namespace $NS and veth $VETH" >&2; exit 1; }
+    port_args=(--eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH,framecnt=8192 --file-prefix=ofcd-bench-batch"
+               --net.address=10.67.0.2/24 --net.configure_kernel=false)
+    emu_at=(ip netns exec "$NS")
+    CONTROLLER=10.67.0.2:6653 ;;
+*)
+    echo "PORT must be tap or af_packet, not $PORT" >&2; exit 2 ;;
+esac
 work=$(mktemp -d "${DATA_BASE:-/tmp}/ofcd-bench-batch.XXXXXX")
 API=http://127.0.0.1:8181
 pids=()
@@ -38,6 +61,10 @@ cleanup() {
         kill -KILL "$p" 2>/dev/null
     done
     rm -rf "$work"
+    if [ "$PORT" = af_packet ]; then
+        ip netns del "$NS" 2>/dev/null
+        ip link del "$VETH" 2>/dev/null
+    fi
 }
 trap cleanup EXIT
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
@@ -54,12 +81,12 @@ round() {
     rm -rf "$work/var"
     "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
         --openflow.stats_interval_s=0 --flow_manager.pacing_per_s=0 \
-        --flow_manager.consistency=false ${OFCD_EXTRA:-} >"$work/ofcd.log" 2>&1 &
+        --flow_manager.consistency=false "${port_args[@]}" ${OFCD_EXTRA:-} >"$work/ofcd.log" 2>&1 &
     opid=$!
     pids+=($opid)
     wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60 >/dev/null
     grep -q "ofcd ready" "$work/ofcd.log" || { tail "$work/ofcd.log" >&2; echo "ofcd did not start" >&2; return 1; }
-    "$EMU" --controller 10.66.0.2:6653 --switches 100 --connect-rate 0 --echo-interval 1000 \
+    "${emu_at[@]}" "$EMU" --controller "$CONTROLLER" --switches 100 --connect-rate 0 --echo-interval 1000 \
         --dpid-base 40000000 --duration 600 --quiet >"$work/emu.out" 2>&1 &
     epid=$!
     pids+=($epid)
@@ -137,7 +164,7 @@ PY
     k0=$(date +%s%N)
     "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
         --openflow.stats_interval_s=0 --flow_manager.pacing_per_s=0 \
-        --flow_manager.consistency=false ${OFCD_EXTRA:-} >"$work/ofcd2.log" 2>&1 &
+        --flow_manager.consistency=false "${port_args[@]}" ${OFCD_EXTRA:-} >"$work/ofcd2.log" 2>&1 &
     opid=$!
     pids+=($opid)
     wait_for_line "$work/ofcd2.log" 'ofcd ready|ERROR' 300 >/dev/null
@@ -155,7 +182,7 @@ n, t0, t1, t2 = $FLOWS, $t0, $t1, $t2
 print(f'{n / ((t1 - t0) / 1e9):.0f} {n / ((t2 - t0) / 1e9):.0f} {($r1 - $r0) * 1024 / n:.0f} {$db / n:.0f} {($a1 - $a0) * 1024 / n:.0f} {($c1 - $c0) * 1e6 / $(getconf CLK_TCK) / n:.2f} {($k1 - $k0) / 1e9:.2f} {($k2 - $k0) / 1e9:.2f} {max(0, n - $held)}')"
 }
 
-echo "== batched installs: $FLOWS flows, POSTs of 1,000 flows, 100 emulated switches, $ROUNDS round(s) =="
+echo "== batched installs: $FLOWS flows, POSTs of 1,000 flows, 100 emulated switches, port $PORT, $ROUNDS round(s) =="
 : >"$work/rounds"
 for r in $(seq "$ROUNDS"); do
     line=$(round "$r") || { echo "round $r failed"; exit 1; }
@@ -166,12 +193,12 @@ for r in $(seq "$ROUNDS"); do
          "$(echo $line | cut -d' ' -f9) acknowledged flows lost"
     echo "$line" >>"$work/rounds"
 done
-python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" <<'PY'
+python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" "$PORT" <<'PY'
 import json, statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = [statistics.median(c) for c in zip(*rows)]
 keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow", "recover_ready_s", "recover_all_s", "lost_flows"]
-fig = dict(zip(keys, med), flows=int(sys.argv[3]), rounds=len(rows))
+fig = dict(zip(keys, med), flows=int(sys.argv[3]), rounds=len(rows), port=sys.argv[4])
 json.dump(fig, open(sys.argv[2], "w"), indent=1)
 print(f"median: accepted {med[0]:,.0f} flows/s, confirmed {med[1]:,.0f} flows/s, "
       f"RSS {med[2]:.0f} B/flow (heap {med[4]:.0f}), store {med[3]:.0f} B/flow on disk, "
