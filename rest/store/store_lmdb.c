@@ -19,14 +19,14 @@
  * Record layout (native byte order: the file never leaves this machine):
  *   key   = dpid (8, big-endian) | match_id (8, big-endian), so keys sort by
  *           dpid and one cursor range walks one switch
- *   value = 40-byte header (see REC_*) | owner bytes | JSON bytes, coded
- *           (store_jcode.h: REC_FLAG_JCODED) when that makes them shorter;
- *           the header's JSON length is the text's, the coded length is
- *           what the value leaves for it
+ *   value = header | owner bytes | JSON bytes, coded (store_jcode.h) when
+ *           that makes them shorter (store_lmdb_rec.h: 22 bytes of header
+ *           for most flows; version 1's 40-byte records are still read)
  *
  * A flow is written once. Its state changes (store_set_state: installed,
  * error) go to a small record of their own in the "state" database, same
- * key, 24 bytes (STATE_*: state, error, the flow_id it is about, when),
+ * key, 18 bytes (22 with an error: store_lmdb_rec.h; the flow_id it is
+ * about, when),
  * not into a new copy of the flow's record: match_ids are hashes, so a
  * batch's flows lie on as many leaf pages as there are flows, and
  * rewriting each record copied every one of those 4 KiB pages a second
@@ -53,6 +53,7 @@
 #include "ofcd_log.h"
 #include "store_jcode.h"
 #include "store_lmdb_jnl.h"
+#include "store_lmdb_rec.h"
 #include "store_queue.h"
 
 #define STORE_COMP "store"
@@ -66,32 +67,10 @@
 #define DB_APPS 1u
 #define DB_STATE 2u
 
-/* Value header; offsets are fixed so the layout has no padding surprises. */
-#define REC_MAGIC 0x4f465331u /* "OFS1": bump when the layout changes */
-#define REC_OFF_MAGIC 0
-#define REC_OFF_STATE 4
-#define REC_OFF_FLAGS 5         /* 0 in records written before the coding */
-#define REC_OFF_OWNER_LEN 6
-#define REC_OFF_ERR_TYPE 8
-#define REC_OFF_ERR_CODE 10
-#define REC_OFF_JSON_LEN 12
-#define REC_OFF_FLOW_ID 16
-#define REC_OFF_ADDED 24
-#define REC_OFF_CHANGED 32
-#define REC_HDR_LEN 40
-#define REC_FLAG_JCODED 0x01u   /* the JSON bytes are store_jcode's */
-
-/* A state record's value. */
-#define STATE_OFF_STATE 0
-#define STATE_OFF_ERR_TYPE 2
-#define STATE_OFF_ERR_CODE 4
-#define STATE_OFF_FLOW_ID 8
-#define STATE_OFF_CHANGED 16
-#define STATE_LEN 24
 /* What one may take in its tree (key, value, node header and pointer, on
  * leaf pages half full after random inserts split them), for the room a
  * put keeps for its flow's state record to come. */
-#define STATE_ENTRY_COST (2 * (STORE_KEY_LEN + STATE_LEN + 8 + 2))
+#define STATE_ENTRY_COST (2 * (STORE_KEY_LEN + REC_STATE_MAX + 8 + 2))
 
 /*
  * LMDB copies on write: a delete needs free pages too, so a map filled to
@@ -192,53 +171,54 @@ static uint64_t store_key_u64(const uint8_t *p)
     return v;
 }
 
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, sizeof(v)); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof(v)); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, sizeof(v)); }
-static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof(v)); return v; }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof(v)); return v; }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof(v)); return v; }
+/* The header f's record gets, put now. */
+static struct rec_hdr rec_hdr_of(const struct store_flow *f, uint64_t now, bool keep_times,
+                                 bool coded)
+{
+    bool err = f->state == STORE_FLOW_ERROR;
 
-/* coded: the JSON as store_jcode_encode gave it (coded_len bytes), or NULL
- * to keep f's as is (coded_len is then unused). */
-static void rec_encode(uint8_t *v, const struct store_flow *f, uint64_t now, bool keep_times,
+    return (struct rec_hdr){
+        .state = (uint8_t)f->state,
+        .coded = coded,
+        .err_type = err ? f->err_type : 0,
+        .err_code = err ? f->err_code : 0,
+        .owner_len = (uint8_t)store_owner_len(f),
+        .json_len = (uint32_t)f->json_len,
+        .flow_id = f->flow_id,
+        .added_ns = keep_times && f->added_ns ? f->added_ns : now,
+        .changed_ns = keep_times && f->changed_ns ? f->changed_ns : now,
+    };
+}
+
+/* h, then f's owner, then its JSON: coded (coded_len bytes) or, when NULL,
+ * f's as is. */
+static void rec_encode(uint8_t *v, const struct rec_hdr *h, const struct store_flow *f,
                        const uint8_t *coded, size_t coded_len)
 {
-    size_t olen = store_owner_len(f);
+    size_t at = rec_hdr_write(v, h);
 
-    put32(v + REC_OFF_MAGIC, REC_MAGIC);
-    v[REC_OFF_STATE] = (uint8_t)f->state;
-    v[REC_OFF_FLAGS] = coded ? REC_FLAG_JCODED : 0;
-    put16(v + REC_OFF_OWNER_LEN, (uint16_t)olen);
-    put16(v + REC_OFF_ERR_TYPE, f->state == STORE_FLOW_ERROR ? f->err_type : 0);
-    put16(v + REC_OFF_ERR_CODE, f->state == STORE_FLOW_ERROR ? f->err_code : 0);
-    put32(v + REC_OFF_JSON_LEN, (uint32_t)f->json_len);
-    put64(v + REC_OFF_FLOW_ID, f->flow_id);
-    put64(v + REC_OFF_ADDED, keep_times && f->added_ns ? f->added_ns : now);
-    put64(v + REC_OFF_CHANGED, keep_times && f->changed_ns ? f->changed_ns : now);
-    if (olen)
-        memcpy(v + REC_HDR_LEN, f->owner, olen);
+    if (h->owner_len)
+        memcpy(v + at, f->owner, h->owner_len);
+    at += h->owner_len;
     if (coded)
-        memcpy(v + REC_HDR_LEN + olen, coded, coded_len);
+        memcpy(v + at, coded, coded_len);
     else if (f->json_len)
-        memcpy(v + REC_HDR_LEN + olen, f->json, f->json_len);
+        memcpy(v + at, f->json, f->json_len);
 }
 
 /* The flow's state record, when there is one about this version of it. */
 static void state_merge(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, struct store_flow *f)
 {
     MDB_val sk = *k, sv;
+    struct rec_state st;
 
     if (f->state == STORE_FLOW_DELETED || mdb_get(txn, state_dbi, &sk, &sv) != 0 ||
-        sv.mv_size != STATE_LEN)
+        rec_state_read(sv.mv_data, sv.mv_size, &st) != 0 || st.flow_id != f->flow_id)
         return;
-    const uint8_t *p = sv.mv_data;
-    if (get64(p + STATE_OFF_FLOW_ID) != f->flow_id || p[STATE_OFF_STATE] > STORE_FLOW_ERROR)
-        return;
-    f->state = (enum store_flow_state)p[STATE_OFF_STATE];
-    f->err_type = get16(p + STATE_OFF_ERR_TYPE);
-    f->err_code = get16(p + STATE_OFF_ERR_CODE);
-    f->changed_ns = get64(p + STATE_OFF_CHANGED);
+    f->state = (enum store_flow_state)st.state;
+    f->err_type = st.err_type;
+    f->err_code = st.err_code;
+    f->changed_ns = st.changed_ns;
 }
 
 /* Where a reader decodes coded JSON: grown as needed, freed by rec_text_free. */
@@ -289,41 +269,31 @@ static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const M
                       struct store_flow *f, char *owner_buf, struct rec_text *text)
 {
     const uint8_t *p = v->mv_data;
-    size_t olen, jlen, vlen;
-    const char *json;
-    bool coded;
-    int rc;
+    struct rec_hdr h;
+    const char *json = NULL;
+    int len, rc;
 
-    if (k->mv_size != STORE_KEY_LEN || v->mv_size < REC_HDR_LEN ||
-        get32(p + REC_OFF_MAGIC) != REC_MAGIC)
+    if (k->mv_size != STORE_KEY_LEN || (len = rec_hdr_read(p, v->mv_size, &h)) < 0)
         return -EIO;
-    olen = get16(p + REC_OFF_OWNER_LEN);
-    jlen = get32(p + REC_OFF_JSON_LEN);
-    coded = p[REC_OFF_FLAGS] & REC_FLAG_JCODED;
-    if (olen > STORE_OWNER_MAX || p[REC_OFF_STATE] > STORE_FLOW_DELETED ||
-        p[REC_OFF_FLAGS] & ~REC_FLAG_JCODED || v->mv_size < REC_HDR_LEN + olen)
-        return -EIO;
-    vlen = v->mv_size - REC_HDR_LEN - olen;
-    if (coded ? vlen == 0 || vlen >= jlen : vlen != jlen)
-        return -EIO;
-    json = NULL;
-    rc = text ? rec_json(p + REC_HDR_LEN + olen, vlen, jlen, coded, text, &json) : 0;
+    p += len;
+    rc = text ? rec_json(p + h.owner_len, v->mv_size - (size_t)len - h.owner_len, h.json_len,
+                         h.coded, text, &json) : 0;
     if (rc)
         return rc;
     memset(f, 0, sizeof(*f));
     f->dpid = store_key_u64(k->mv_data);
     f->match_id = store_key_u64((const uint8_t *)k->mv_data + 8);
-    f->flow_id = get64(p + REC_OFF_FLOW_ID);
-    f->state = (enum store_flow_state)p[REC_OFF_STATE];
-    f->err_type = get16(p + REC_OFF_ERR_TYPE);
-    f->err_code = get16(p + REC_OFF_ERR_CODE);
-    f->added_ns = get64(p + REC_OFF_ADDED);
-    f->changed_ns = get64(p + REC_OFF_CHANGED);
-    memcpy(owner_buf, p + REC_HDR_LEN, olen);
-    owner_buf[olen] = '\0';
+    f->flow_id = h.flow_id;
+    f->state = (enum store_flow_state)h.state;
+    f->err_type = h.err_type;
+    f->err_code = h.err_code;
+    f->added_ns = h.added_ns;
+    f->changed_ns = h.changed_ns;
+    memcpy(owner_buf, p, h.owner_len);
+    owner_buf[h.owner_len] = '\0';
     f->owner = owner_buf;
     f->json = json;
-    f->json_len = jlen;
+    f->json_len = h.json_len;
     state_merge(txn, state_dbi, k, f);
     return 0;
 }
@@ -419,7 +389,8 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         long clen = coded && f->json_len ? store_jcode_encode(f->json, f->json_len, coded) : -1;
         size_t body = clen > 0 ? (size_t)clen : f->json_len;
         MDB_val k = { STORE_KEY_LEN, kb };
-        MDB_val v = { REC_HDR_LEN + store_owner_len(f) + body, NULL };
+        struct rec_hdr h = rec_hdr_of(f, now, s->keep_times, clen > 0);
+        MDB_val v = { rec_hdr_len(&h) + h.owner_len + body, NULL };
         int rc;
 
         rc = store_room_check(s, v.mv_size);
@@ -430,7 +401,7 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE);
         if (rc)
             return store_err(rc);
-        rec_encode(v.mv_data, f, now, s->keep_times, clen > 0 ? coded : NULL, body);
+        rec_encode(v.mv_data, &h, f, clen > 0 ? coded : NULL, body);
         if (s->jnl && (rc = lmdb_jnl_put(s->jnl, DB_FLOWS, &k, &v)) != 0)
             return rc;
         if ((rc = state_drop(s, &k)) != 0)
@@ -461,19 +432,23 @@ static int store_apply_del(struct store_lmdb *s, struct store_op *op, struct sto
 static int store_mark_deleted(struct store_lmdb *s, MDB_val *k, uint64_t now)
 {
     MDB_val v;
-    int rc = mdb_get(s->txn, s->dbi, k, &v);
+    struct rec_hdr h;
+    int len, rc = mdb_get(s->txn, s->dbi, k, &v);
 
     if (rc)
         return store_err(rc);
-    uint8_t *p = store_scratch(s, v.mv_size);
+    if ((len = rec_hdr_read(v.mv_data, v.mv_size, &h)) < 0)
+        return len;
+    size_t rest = v.mv_size - (size_t)len;  /* owner and JSON, as they are */
+    h.state = STORE_FLOW_DELETED;
+    h.err_type = h.err_code = 0;
+    h.changed_ns = now;
+    uint8_t *p = store_scratch(s, rec_hdr_len(&h) + rest);
     if (!p)
         return -ENOMEM;
-    memcpy(p, v.mv_data, v.mv_size);
-    p[REC_OFF_STATE] = STORE_FLOW_DELETED;
-    put16(p + REC_OFF_ERR_TYPE, 0);
-    put16(p + REC_OFF_ERR_CODE, 0);
-    put64(p + REC_OFF_CHANGED, now);
-    v.mv_data = p;
+    size_t at = rec_hdr_write(p, &h);
+    memcpy(p + at, (const uint8_t *)v.mv_data + len, rest);
+    v = (MDB_val){at + rest, p};
     rc = txn_put(s, DB_FLOWS, k, &v);
     return rc ? rc : state_drop(s, k);
 }
@@ -583,20 +558,22 @@ static int store_apply_state(struct store_lmdb *s, struct store_op *op, uint64_t
     if (rc)
         return store_err(rc);
     /* A deleted flow's late barrier reply or error does not bring it back. */
-    if (v.mv_size < REC_HDR_LEN || get32((const uint8_t *)v.mv_data) != REC_MAGIC ||
-        ((const uint8_t *)v.mv_data)[REC_OFF_STATE] == STORE_FLOW_DELETED ||
-        (op->u.st.flow_id &&
-         get64((const uint8_t *)v.mv_data + REC_OFF_FLOW_ID) != op->u.st.flow_id)) {
+    struct rec_hdr h;
+    if (rec_hdr_read(v.mv_data, v.mv_size, &h) < 0 || h.state == STORE_FLOW_DELETED ||
+        (op->u.st.flow_id && h.flow_id != op->u.st.flow_id)) {
         t->state_stale++;
         return 0;
     }
-    uint8_t sb[STATE_LEN] = {0};
-    sb[STATE_OFF_STATE] = (uint8_t)op->u.st.state;
-    put16(sb + STATE_OFF_ERR_TYPE, op->u.st.state == STORE_FLOW_ERROR ? op->u.st.err_type : 0);
-    put16(sb + STATE_OFF_ERR_CODE, op->u.st.state == STORE_FLOW_ERROR ? op->u.st.err_code : 0);
-    put64(sb + STATE_OFF_FLOW_ID, get64((const uint8_t *)v.mv_data + REC_OFF_FLOW_ID));
-    put64(sb + STATE_OFF_CHANGED, now);
-    v = (MDB_val){STATE_LEN, sb};
+    bool err = op->u.st.state == STORE_FLOW_ERROR;
+    struct rec_state st = {
+        .state = (uint8_t)op->u.st.state,
+        .err_type = err ? op->u.st.err_type : 0,
+        .err_code = err ? op->u.st.err_code : 0,
+        .flow_id = h.flow_id,
+        .changed_ns = now,
+    };
+    uint8_t sb[REC_STATE_MAX];
+    v = (MDB_val){rec_state_write(sb, &st), sb};
     rc = txn_put(s, DB_STATE, &k, &v);
     if (rc)
         return rc;
