@@ -27,7 +27,11 @@ static void *rx_signal_main(void *arg)
         sigdelset(&during, s);
     while (!atomic_load(&rs->stop)) {
         struct timespec t = {.tv_sec = 0, .tv_nsec = 100 * 1000000L};
-        (void)ppoll(NULL, 0, &t, &during);   /* EINTR: a handler ran */
+        if (ppoll(NULL, 0, &t, &during) < 0 && errno == EINTR) {   /* a handler ran */
+            unsigned n = atomic_load_explicit(&rs->n_bells, memory_order_acquire);
+            for (unsigned i = 0; i < n; i++)
+                ofcd_doorbell_ring(rs->bells[i]);
+        }
     }
     return NULL;
 }
@@ -40,6 +44,7 @@ int rx_signal_start(struct rx_signal *rs, const cpu_set_t *cpus)
     if (rc)
         return -rc;
     atomic_init(&rs->stop, false);
+    atomic_init(&rs->n_bells, 0);
     rc = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
     if (rc == 0)
         rc = pthread_create(&rs->thread, &attr, rx_signal_main, rs);
@@ -48,6 +53,17 @@ int rx_signal_start(struct rx_signal *rs, const cpu_set_t *cpus)
         return -rc;
     pthread_setname_np(rs->thread, "ofcd-rxsig");
     rs->started = true;
+    return 0;
+}
+
+int rx_signal_add_bell(struct rx_signal *rs, struct ofcd_doorbell *bell)
+{
+    unsigned n = atomic_load_explicit(&rs->n_bells, memory_order_relaxed);
+
+    if (n >= RX_SIGNAL_MAX_BELLS)
+        return -ENOSPC;
+    rs->bells[n] = bell;
+    atomic_store_explicit(&rs->n_bells, n + 1, memory_order_release);
     return 0;
 }
 

@@ -9,9 +9,9 @@
  * signals from before EAL starts (its threads inherit the mask), and one
  * thread of its own, "ofcd-rxsig", takes them: it waits with them unblocked
  * (ppoll, 100 ms at a time, so it sees the stop) and does nothing else. The
- * handler only bumps the counter, which every thread sees; an idle lcore
- * now notices a frame at its next wake-up (lcores.idle_sleep_us) instead of
- * being interrupted.
+ * handler only bumps the counter, which every thread sees; then this thread
+ * rings the io lcores' doorbells (rx_signal_add_bell), so an idle lcore
+ * asleep on its bell wakes for the frame instead of being interrupted.
  */
 #ifndef OFCD_RX_SIGNAL_H
 #define OFCD_RX_SIGNAL_H
@@ -22,10 +22,16 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "ofcd_doorbell.h"
+
+#define RX_SIGNAL_MAX_BELLS 128
+
 struct rx_signal {
     pthread_t thread;
     bool started;
     atomic_bool stop;
+    struct ofcd_doorbell *bells[RX_SIGNAL_MAX_BELLS];
+    atomic_uint n_bells;            /* published after its bell */
 };
 
 /* Add the real-time signals (SIGRTMIN..SIGRTMAX) to set: the caller blocks
@@ -37,5 +43,9 @@ void rx_signal_block_set(sigset_t *set);
  * taken before that would end the process. 0 or a negative errno. */
 int rx_signal_start(struct rx_signal *rs, const cpu_set_t *cpus);
 void rx_signal_stop(struct rx_signal *rs);
+
+/* Ring bell after every receive signal from now on (an io lcore's, on a
+ * tap). 0, or -ENOSPC past RX_SIGNAL_MAX_BELLS. */
+int rx_signal_add_bell(struct rx_signal *rs, struct ofcd_doorbell *bell);
 
 #endif

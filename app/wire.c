@@ -23,6 +23,18 @@
 
 /* ---- module configs ------------------------------------------------------------ */
 
+/*
+ * Whether everything an lcore serves rings its doorbell, so that it may
+ * sleep until rung (struct lcore_cfg.idle_wait_us): a worker's ring does
+ * (msgq_set_bell in wire_openflow); an io lcore's port only as a tap, whose
+ * receive signal rings it (rx_signal_add_bell), and not under the fault
+ * injector, which holds delayed frames for the lcore's next look.
+ */
+static bool lcore_rung(const struct app_ctx *app, bool io)
+{
+    return !io || (strcmp(app->port->driver, "net_tap") == 0 && !app->cfg.fault_enabled);
+}
+
 static void wire_lcore_cfg(const struct app_ctx *app, unsigned id, bool io, uint16_t queue,
                            struct lcore_cfg *out)
 {
@@ -35,6 +47,8 @@ static void wire_lcore_cfg(const struct app_ctx *app, unsigned id, bool io, uint
         .burst = c->burst,
         .idle_sleep_us = c->idle_sleep_us,
         .idle_polls = c->idle_polls,
+        .idle_wait_us = lcore_rung(app, io) && c->idle_sleep_us < LCORE_IDLE_WAIT_US
+                            ? LCORE_IDLE_WAIT_US : 0,
         .ip = c->ip,
         .prefix_len = c->prefix_len,
         .arp_cache_size = c->arp_cache_size,
@@ -310,6 +324,11 @@ int wire_lcores(struct app_ctx *app)
         al->lc = lcore_create(&lcfg, &env);
         if (!al->lc)
             return -ENOMEM;
+        if (al->io && lcore_rung(app, true) &&
+            rx_signal_add_bell(&app->rxsig, lcore_bell(al->lc)) < 0) {
+            LOG_ERR("main", "more than %u io lcores on a tap", RX_SIGNAL_MAX_BELLS);
+            return -ENOSPC;
+        }
     }
     return 0;
 }
@@ -437,6 +456,7 @@ int wire_openflow(struct app_ctx *app)
         if (!al->ofw)
             return -ENOMEM;
         app->worker_in[app->n_workers++] = of_worker_msg_in(al->ofw);
+        msgq_set_bell(of_worker_msg_in(al->ofw), lcore_bell(al->lc));
         struct lcore_task t = {.name = "openflow-worker", .poll = task_worker_poll,
                                .dump = task_worker_dump, .counters = task_worker_counters,
                                .arg = al->ofw};
@@ -458,6 +478,7 @@ int wire_openflow(struct app_ctx *app)
         if (!al->ofio)
             return -EINVAL;
         app->io_out[al->queue] = of_io_msg_out(al->ofio);
+        msgq_set_bell(of_io_msg_out(al->ofio), lcore_bell(al->lc));
         struct lcore_task t = {.name = "openflow-io", .poll = task_io_poll,
                                .counters = task_io_counters, .arg = al->ofio};
         if (lcore_add_task(al->lc, &t) < 0 || test_services_start(app, al) < 0)

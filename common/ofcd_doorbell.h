@@ -50,6 +50,15 @@ static inline void ofcd_doorbell_arm(struct ofcd_doorbell *d)
     atomic_thread_fence(memory_order_seq_cst);
 }
 
+/* Sleeper, awake and not rung (its wait timed out, or it found work before
+ * sleeping): disarmed, the eventfd left alone. A ringer that saw the bell
+ * armed just before may still write: the next sleep then ends at once and
+ * drains it, one spurious wake-up. */
+static inline void ofcd_doorbell_disarm(struct ofcd_doorbell *d)
+{
+    atomic_store_explicit(&d->armed, false, memory_order_relaxed);
+}
+
 /* Sleeper, awake (rung or not): disarmed, the eventfd drained. */
 static inline void ofcd_doorbell_clear(struct ofcd_doorbell *d)
 {

@@ -17,7 +17,10 @@
  *           counted.
  *   idle    after cfg.idle_polls empty iterations, sleep cfg.idle_sleep_us
  *           per further empty one (0 = never sleep), so a small machine
- *           keeps its other cores' work.
+ *           keeps its other cores' work; idle for LCORE_IDLE_SHORT_US with
+ *           an idle_wait_us, arm the doorbell, look once more, then sleep
+ *           until it rings or idle_wait_us pass, so an idle lcore does not
+ *           wake for nothing.
  *
  * The lcore knows nothing of OpenFlow: tasks are function pointers, their
  * counters registry groups (ofcd_counters.h). Everything is set up before the
@@ -42,6 +45,13 @@
 #define LCORE_TXQ_MAX 512            /* frames batched before a tx burst */
 #define LCORE_MAX_TASKS 8
 #define LCORE_CONNS_TEXT_MAX ((size_t)4 << 20)  /* conn/show's text per lcore */
+/* How long an idle lcore whose every input rings its doorbell sleeps at
+ * most (struct lcore_cfg.idle_wait_us): its timers' grain (TCP's are tens of
+ * milliseconds and more). */
+#define LCORE_IDLE_WAIT_US 1000u
+/* Idle this long (in timed sleeps of idle_sleep_us), an lcore with an
+ * idle_wait_us goes to sleep on its doorbell. */
+#define LCORE_IDLE_SHORT_US 1000u
 
 /* What one lcore's loop did. */
 #define LCORE_COUNTERS(X)                                                                 \
@@ -51,7 +61,8 @@
     X(tx_packets, "frames the port took")                                                 \
     X(tx_dropped, "frames the port refused: freed")                                       \
     X(tx_alloc_failed, "no mbuf for a frame ofcd wanted to send")                         \
-    X(idle_sleeps, "idle back-off sleeps")
+    X(idle_sleeps, "idle back-off sleeps")                                                \
+    X(idle_rung, "idle sleeps its doorbell ended (a message posted, a frame arrived)")
 #define LCORE_GAUGES(X) X(tcp_chunks_free, "TCP payload chunks free in this lcore's pool")
 
 struct lcore_stats {
@@ -73,6 +84,11 @@ struct lcore_cfg {
     uint16_t burst;
     uint32_t idle_sleep_us;          /* 0 = pure busy-poll */
     uint32_t idle_polls;
+    /* Idle for LCORE_IDLE_SHORT_US, each sleep lasts until the lcore's
+     * doorbell rings (lcore_bell) or this many µs pass; 0 = never: timed
+     * sleeps of idle_sleep_us only. Only for an lcore everything it serves
+     * rings: its rings (msgq_set_bell) and, for io, its port's receive. */
+    uint32_t idle_wait_us;
     /* io role */
     uint8_t mac[6];
     uint32_t ip;                     /* host order */
@@ -113,6 +129,10 @@ void lcore_destroy(struct lcore_ctx *lc);
 
 /* Before launch. 0, -ENOSPC (LCORE_MAX_TASKS), -ENOMEM. */
 int lcore_add_task(struct lcore_ctx *lc, const struct lcore_task *task);
+
+/* Its doorbell: rung by whoever posts it work (msgq_set_bell, the tap's
+ * receive signal), it ends an idle sleep at once. */
+struct ofcd_doorbell *lcore_bell(struct lcore_ctx *lc);
 
 unsigned lcore_id(const struct lcore_ctx *lc);
 bool lcore_is_io(const struct lcore_ctx *lc);

@@ -6,12 +6,15 @@
 #ifndef OFCD_LCORE_PRIV_H
 #define OFCD_LCORE_PRIV_H
 
+#include <signal.h>
+
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
 #include "arp_cache.h"
 #include "lcore.h"
 #include "net.h"
+#include "ofcd_doorbell.h"
 #include "ofcd_seqlock.h"
 #include "ofcd_textreq.h"
 #include "tcp.h"
@@ -35,6 +38,10 @@ struct lcore_ctx {
     unsigned dump_seen;
     struct ofcd_textreq conns;       /* conn/show: asked by the control thread */
     uint32_t empty_polls;
+    struct ofcd_doorbell bell;       /* ends an idle sleep (lcore_bell) */
+    bool bell_armed;                 /* armed by an empty iteration: the next may sleep */
+    uint32_t sleeps_in_row;          /* timed idle sleeps since the last work */
+    sigset_t sleep_sigs;             /* the mask while asleep on the bell */
     struct lcore_stats stats;
     /* io role */
     struct net_ctx net;

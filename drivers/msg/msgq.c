@@ -17,6 +17,7 @@ struct msgq {
     unsigned credit;
     /* consumer side (single consumer, or serialised by the caller) */
     unsigned skipped[MSGQ_CLASSES];
+    struct ofcd_doorbell *bell;     /* the consumer's, or NULL */
     /* producer side: relaxed atomics, several producers may count */
     uint64_t enqueued[MSGQ_CLASSES];
     uint64_t enqueue_failed[MSGQ_CLASSES];
@@ -73,6 +74,11 @@ void msgq_destroy(struct msgq *q)
     free(q);
 }
 
+void msgq_set_bell(struct msgq *q, struct ofcd_doorbell *bell)
+{
+    q->bell = bell;
+}
+
 int msgq_enqueue(struct msgq *q, struct qmsg *m, uint64_t now_tsc)
 {
     unsigned c = m->cls;
@@ -92,6 +98,7 @@ int msgq_enqueue(struct msgq *q, struct qmsg *m, uint64_t now_tsc)
            !__atomic_compare_exchange_n(&q->depth_max[c], &seen, depth, true,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
+    ofcd_doorbell_ring(q->bell);
     return 0;
 }
 

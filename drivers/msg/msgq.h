@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ofcd_doorbell.h"
 #include "qmsg.h"
 
 #define MSGQ_CLASSES 4
@@ -54,6 +55,11 @@ struct msgq_stats {
 /* NULL (logged) on bad config or no memory. Works without EAL (tests). */
 struct msgq *msgq_create(const struct msgq_cfg *cfg);
 void msgq_destroy(struct msgq *q);
+
+/* The consumer's doorbell, rung after each enqueue so that a consumer
+ * asleep on it wakes for the message (ofcd_doorbell.h: a fence and a load
+ * while it is awake). NULL, the default: none. Set before producers run. */
+void msgq_set_bell(struct msgq *q, struct ofcd_doorbell *bell);
 
 /* Enqueue m in class m->cls, stamping m->enq_tsc = now_tsc. 0 or -ENOBUFS
  * (full: m is still the caller's), -EINVAL for a bad class. */

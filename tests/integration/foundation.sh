@@ -90,6 +90,17 @@ out=$(ping -c 1 -W 1 10.66.0.3 2>&1)
 echo "$out" | grep -q '0 received' || { echo "$out"; fail "ofcd answered for 10.66.0.3"; }
 pass "no answer for an address that is not ofcd's"
 
+# --- an idle lcore sleeps until a frame rings it -------------------------------
+# On the tap an idle lcore sleeps on its doorbell, rung by the tap's receive
+# signal (or after 1 ms): pings 100 ms apart each find it asleep and each end
+# a sleep early. Were the lcore not rung, every sleep would run out
+# (idle_rung would not move) and each reply would wait for it.
+r0=$(ctl_counter idle_rung) || fail "no lcore idle_rung counter"
+out=$(ping -c 20 -i 0.1 -W 1 "$OFCD_IP" 2>&1)
+echo "$out" | grep -q '20 received' || { echo "$out"; fail "ping: not 20 replies"; }
+wait_stat "$log" idle_rung $((r0 + 15)) 5 ge || fail "the pings did not ring the idle lcore"
+pass "idle lcore woken by frames: idle_rung $r0 -> $(ctl_counter idle_rung)"
+
 # --- counters: SIGUSR1 logs them, and they match what we sent ------------------
 kill -USR1 "$pid"
 wait_for_line "$log" 'net:.*tx_icmp_echo_reply=' 5 || { tail -20 "$log"; fail "no net stats"; }

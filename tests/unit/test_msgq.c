@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -202,6 +203,37 @@ static void test_two_producers_keep_their_order(void **state)
     msgq_destroy(q);
 }
 
+/* A consumer asleep on its doorbell is woken by an enqueue; one awake (the
+ * bell not armed) costs the producer no write. */
+static void test_enqueue_rings_the_consumer(void **state)
+{
+    (void)state;
+    struct msgq *q = make(8, 8, 4, true);
+    struct ofcd_doorbell bell;
+    struct pollfd p;
+    struct qmsg *out[2];
+
+    assert_int_equal(ofcd_doorbell_init(&bell), 0);
+    p = (struct pollfd){.fd = bell.fd, .events = POLLIN};
+    msgq_set_bell(q, &bell);
+    assert_int_equal(msgq_enqueue(q, mk(0, 3, 1), 0), 0);
+    assert_int_equal(poll(&p, 1, 0), 0);          /* awake: nothing written */
+    assert_int_equal(msgq_dequeue_burst(q, out, 2, 0), 1);
+    ofcd_doorbell_arm(&bell);
+    assert_int_equal(msgq_enqueue(q, mk(1, 0, 2), 0), 0);
+    assert_int_equal(poll(&p, 1, 0), 1);          /* asleep: rung */
+    ofcd_doorbell_clear(&bell);
+    /* A refused message rings nobody. */
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(msgq_enqueue(q, mk(2 + i, 1, 3), 0), 0);
+    ofcd_doorbell_arm(&bell);
+    assert_int_equal(poll(&p, 1, 0), 0);
+    assert_int_equal(msgq_enqueue(q, mk(10, 1, 3), 0), -ENOBUFS);
+    assert_int_equal(poll(&p, 1, 0), 0);
+    ofcd_doorbell_fini(&bell);
+    msgq_destroy(q);
+}
+
 static void test_bad_config(void **state)
 {
     (void)state;
@@ -268,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_anti_starvation_bound),
         cmocka_unit_test(test_latency_histogram),
         cmocka_unit_test(test_two_producers_keep_their_order),
+        cmocka_unit_test(test_enqueue_rings_the_consumer),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_error_before_barrier_under_starvation),
     };
