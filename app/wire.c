@@ -49,6 +49,7 @@ static void wire_lcore_cfg(const struct app_ctx *app, unsigned id, bool io, uint
         .idle_polls = c->idle_polls,
         .idle_wait_us = lcore_rung(app, io) && c->idle_sleep_us < LCORE_IDLE_WAIT_US
                             ? LCORE_IDLE_WAIT_US : 0,
+        .sleep_takes_rx_signal = io && c->n_io_lcores == 1,
         .ip = c->ip,
         .prefix_len = c->prefix_len,
         .arp_cache_size = c->arp_cache_size,

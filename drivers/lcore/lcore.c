@@ -458,7 +458,7 @@ int lcore_main(void *arg)
      * not block it, this one or ofcd-rxsig, rx_signal.h): a frame then wakes
      * it with no other thread to schedule first. Awake it blocks them. */
     pthread_sigmask(SIG_BLOCK, NULL, &lc->sleep_sigs);
-    if (cfg->io)
+    if (cfg->io && cfg->sleep_takes_rx_signal)
         for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
             sigdelset(&lc->sleep_sigs, s);
     /* The idle back-off sleeps tens of microseconds; the default 50 µs timer

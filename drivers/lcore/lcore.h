@@ -89,6 +89,11 @@ struct lcore_cfg {
      * sleeps of idle_sleep_us only. Only for an lcore everything it serves
      * rings: its rings (msgq_set_bell) and, for io, its port's receive. */
     uint32_t idle_wait_us;
+    /* io: asleep on its doorbell, take the real-time signals (the tap's
+     * receive signal) itself rather than through ofcd-rxsig. Only for a
+     * sole io lcore: the kernel gives the signal to any thread that takes
+     * it, and one lcore cannot tell another that the frame was for it. */
+    bool sleep_takes_rx_signal;
     /* io role */
     uint8_t mac[6];
     uint32_t ip;                     /* host order */
