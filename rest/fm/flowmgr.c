@@ -1080,6 +1080,11 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
                          size_t n, size_t held)
 {
     int rc = 0;
+    /* The keys the store is asked for, made before the lock is taken. */
+    uint64_t *mids = malloc((n ? n : 1) * sizeof(*mids));
+    struct ours_ctx oc = {adds, n, 0, calloc(n ? n : 1, sizeof(bool))};
+    for (size_t i = 0; mids && i < n; i++)
+        mids[i] = adds[i].match_id;
 
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
@@ -1087,21 +1092,14 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     /* Queued (or failed) under the same lock as the reservation goes: the
      * two never count twice, nor leave a gap another request could take. */
     admit_release(fm, sw, held);
-    if (!sw) {
-        pthread_mutex_unlock(&fm->lock);
-        return -ENOMEM;
-    }
-    uint64_t *mids = malloc((n ? n : 1) * sizeof(*mids));
-    struct ours_ctx oc = {adds, n, 0, calloc(n ? n : 1, sizeof(bool))};
-    for (size_t i = 0; mids && i < n; i++)
-        mids[i] = adds[i].match_id;
     /* Under the lock, the store's committed version decides: a request that
      * replaced a flow after ours mirrors its own version. One snapshot for
      * all of them (a read transaction per flow was 6% of a batch's CPU). */
-    if (!mids || !oc.ours || store_get_each_meta(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
+    if (!sw || !mids || !oc.ours ||
+        store_get_each_meta(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
+        pthread_mutex_unlock(&fm->lock);
         free(mids);
         free(oc.ours);
-        pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
     }
     free(mids);
