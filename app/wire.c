@@ -325,7 +325,8 @@ int wire_lcores(struct app_ctx *app)
         al->lc = lcore_create(&lcfg, &env);
         if (!al->lc)
             return -ENOMEM;
-        if (al->io && lcore_rung(app, true) &&
+        /* An io lcore that sleeps until rung is rung by every receive signal. */
+        if (al->io && lcfg.idle_wait_us &&
             rx_signal_add_bell(&app->rxsig, lcore_bell(al->lc)) < 0) {
             LOG_ERR("main", "more than %u io lcores on a tap", RX_SIGNAL_MAX_BELLS);
             return -ENOSPC;
