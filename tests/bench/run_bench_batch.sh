@@ -19,8 +19,9 @@
 #   PORT       tap (default: the emulator on the host, through ofcd's tap) or
 #              af_packet: ofcd's port is net_af_packet on a veth whose peer
 #              is in a namespace of this bench's own (bench_veth_ns), the
-#              emulator in there. The tap costs ofcd a system call per
-#              frame each way; a NIC's port, as af_packet's rings, does not.
+#              emulator in there: what the tap's system call per frame
+#              costs a batch (on 2026-12-05 nothing measurable,
+#              docs/performance.md).
 #
 # usage: run_bench_batch.sh OFCD_BINARY CONFIG_FILE EMULATOR [OUT_DIR]
 set -uo pipefail
