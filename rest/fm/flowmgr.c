@@ -1126,10 +1126,9 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     return rc;
 }
 
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flow,
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct ofp_flow_mod *sel,
                            struct flowmgr_key **keys, size_t *n, size_t *cap)
 {
-    const struct ofp_flow_mod *sel = &flow->mod;
     int rc = 0;
 
     pthread_mutex_lock(&fm->lock);
@@ -1170,11 +1169,24 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_fl
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct fm_flow *sels, size_t n_sels)
 {
-    return flowmgr_deleted_admitted(fm, keys, n_keys, dpid, sels, n_sels, 0);
+    struct flowmgr_sel *ss = calloc(n_sels ? n_sels : 1, sizeof(*ss));
+    int rc = ss ? 0 : -ENOMEM;
+
+    for (size_t i = 0; i < n_sels && rc == 0; i++) {
+        ss[i].owner = sels[i].owner;
+        if (!(ss[i].wire = fm_encode_flow_mod(&sels[i].mod, &ss[i].len)))
+            rc = -EINVAL;
+    }
+    if (rc == 0)
+        rc = flowmgr_deleted_admitted(fm, keys, n_keys, dpid, ss, n_sels, 0);
+    for (size_t i = 0; ss && i < n_sels; i++)
+        free((void *)ss[i].wire);
+    free(ss);
+    return rc;
 }
 
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct fm_flow *sels, size_t n_sels,
+                             uint64_t dpid, const struct flowmgr_sel *sels, size_t n_sels,
                              size_t held)
 {
     int rc = 0;
@@ -1193,16 +1205,9 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
     if (gone)
         fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_DELETED, .dpid = dpid,
                                              .u.deleted = {.count = gone}});
-    for (size_t i = 0; i < n_sels && sw->up && rc == 0; i++) {
-        size_t len;
-        uint8_t *wire = fm_encode_flow_mod(&sels[i].mod, &len);
-        if (!wire) {
-            rc = -ENOMEM;
-            break;
-        }
-        rc = fm_queue(fm, sw, owner_index(sw, sels[i].owner), false, 0, 0, wire, len);
-        free(wire);
-    }
+    for (size_t i = 0; i < n_sels && sw->up && rc == 0; i++)
+        rc = fm_queue(fm, sw, owner_index(sw, sels[i].owner), false, 0, 0, sels[i].wire,
+                      sels[i].len);
     fm_pump(fm, sw, fm_now_us(fm));
     pthread_mutex_unlock(&fm->lock);
     return rc;

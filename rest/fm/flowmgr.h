@@ -275,18 +275,31 @@ struct flowmgr_key {
  * all tables, cookie under cookie_mask, match within), appended to *keys
  * (realloc'd; *n and *cap updated). 0 or -ENOMEM.
  */
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *sel,
+int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct ofp_flow_mod *sel,
                            struct flowmgr_key **keys, size_t *n, size_t *cap);
+
+/*
+ * One DELETE selector as a request holds it from its parse to its commit:
+ * its owner ("" = none) and its FLOW_MOD's bytes (fm_flow_mod_encode, xid
+ * 0), ~100 bytes where a parsed struct fm_flow is 3 KiB.
+ */
+struct flowmgr_sel {
+    const char *owner;
+    const uint8_t *wire;
+    size_t len;
+};
 
 /*
  * The store has deleted keys: drop them from the mirror (where the flow_id
  * still matches) and queue each of sels as a DELETE FLOW_MOD to dpid when
  * up. held: what flowmgr_admit reserved for them, released as they are
- * queued.
+ * queued. 0 or -ENOMEM.
  */
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct fm_flow *sels, size_t n_sels,
+                             uint64_t dpid, const struct flowmgr_sel *sels, size_t n_sels,
                              size_t held);
+/* The same for an app's own typed selectors (not admitted): encodes them
+ * first; -EINVAL when one cannot be encoded. */
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct fm_flow *sels, size_t n_sels);
 

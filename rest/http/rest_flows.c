@@ -45,9 +45,9 @@ struct fl_group {
     char where[64];                 /* its JSON path, for error messages */
     size_t n;
     size_t held;                    /* FLOW_MODs admitted for it, not yet queued */
-    struct fm_flow *parsed;         /* a delete's selectors, one per element */
-    struct flowmgr_add_one *adds;   /* an add's flows, one per element, and */
-    uint8_t *bytes;                 /* their owners and FLOW_MODs (adds_link) */
+    struct flowmgr_add_one *adds;   /* an add's flows, one per element, or */
+    struct flowmgr_sel *dels;       /* a delete's selectors, and */
+    uint8_t *bytes;                 /* their owners and FLOW_MODs (mods_link) */
     size_t bytes_len, bytes_cap;
 };
 
@@ -65,8 +65,8 @@ static void fl_req_free(struct fl_req *fr)
     for (size_t i = 0; i < fr->n; i++) {
         if (fr->g[i].held)
             flowmgr_admit_cancel(fr->fm, fr->g[i].dpid, fr->g[i].held);
-        free(fr->g[i].parsed);
         free(fr->g[i].adds);
+        free(fr->g[i].dels);
         free(fr->g[i].bytes);
     }
     free(fr->g);
@@ -89,45 +89,59 @@ static int bytes_room(struct fl_group *g, size_t n)
 }
 
 /*
- * Flow k of an add, parsed into f: its identity, then its owner (with its
- * NUL) and its FLOW_MOD appended to g->bytes, which may still move;
- * adds_link points at them once every flow is in. 0, -ENOMEM, or the
- * codec's error for a flow that is no FLOW_MOD.
+ * Flow or selector k, parsed into f, kept as bytes: its owner (with its
+ * NUL) and its FLOW_MOD appended to g->bytes, which may still move
+ * (mods_link points at them once every flow is in); an add's identity
+ * beside them. 0, -ENOMEM, or the codec's error for a flow that is no
+ * FLOW_MOD.
  */
-static int add_keep(struct fl_group *g, size_t k, const struct fm_flow *f)
+static int mod_keep(struct fl_group *g, size_t k, const struct fm_flow *f)
 {
-    struct flowmgr_add_one *a = &g->adds[k];
     size_t olen = strlen(f->owner) + 1;
+    size_t len;
     int rc;
 
-    a->match_id = fm_flow_match_id(g->dpid, f);
-    a->flow_id = fm_flow_id_of(a->match_id, f);
+    if (g->adds) {
+        g->adds[k].match_id = fm_flow_match_id(g->dpid, f);
+        g->adds[k].flow_id = fm_flow_id_of(g->adds[k].match_id, f);
+    }
     if (bytes_room(g, olen + FM_FLOW_WIRE_SMALL) < 0)
         return -ENOMEM;
     memcpy(g->bytes + g->bytes_len, f->owner, olen);
     uint8_t *at = g->bytes + g->bytes_len + olen;
-    rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &a->len);
+    rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &len);
     if (rc == -ENOSPC) {            /* long action lists: up to OpenFlow's 64 KiB */
         if (bytes_room(g, olen + UINT16_MAX) < 0)
             return -ENOMEM;
         at = g->bytes + g->bytes_len + olen;
-        rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &a->len);
+        rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &len);
     }
-    if (rc == 0)
-        g->bytes_len += olen + a->len;
-    return rc;
+    if (rc < 0)
+        return rc;
+    g->bytes_len += olen + len;
+    if (g->adds)
+        g->adds[k].len = len;
+    else
+        g->dels[k].len = len;
+    return 0;
 }
 
-/* The adds' owners and wires, where g->bytes has come to rest. */
-static void adds_link(struct fl_group *g)
+/* The owners and wires, where g->bytes has come to rest. */
+static void mods_link(struct fl_group *g)
 {
     const uint8_t *p = g->bytes;
 
     for (size_t k = 0; k < g->n; k++) {
-        g->adds[k].owner = (const char *)p;
-        p += strlen((const char *)p) + 1;
-        g->adds[k].wire = p;
-        p += g->adds[k].len;
+        const char *owner = (const char *)p;
+        p += strlen(owner) + 1;
+        if (g->adds) {
+            g->adds[k] = (struct flowmgr_add_one){g->adds[k].match_id, g->adds[k].flow_id,
+                                                  owner, p, g->adds[k].len};
+            p += g->adds[k].len;
+        } else {
+            g->dels[k] = (struct flowmgr_sel){owner, p, g->dels[k].len};
+            p += g->dels[k].len;
+        }
     }
 }
 
@@ -236,7 +250,7 @@ static int check_flows_array(const struct jt_node *v, const char *where, struct 
 static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, bool del)
 {
     struct flowmgr *fm = q->rs->src.fm;
-    struct fm_flow scratch;         /* an add's flow, until add_keep encodes it */
+    struct fm_flow scratch;         /* a flow or selector, until mod_keep encodes it */
     char err[256];
     char dp[24];
     size_t total = 0;
@@ -267,26 +281,25 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
         }
         g->n = g->flows->size;
         if (del)
-            g->parsed = malloc((g->n ? g->n : 1) * sizeof(*g->parsed));
+            g->dels = malloc((g->n ? g->n : 1) * sizeof(*g->dels));
         else
             g->adds = malloc((g->n ? g->n : 1) * sizeof(*g->adds));
-        if (!g->parsed && !g->adds) {
+        if (!g->dels && !g->adds) {
             rest_error(r, 500, "out of memory for %zu flows", g->n);
             return -ENOMEM;
         }
         size_t k;
         const struct jt_node *f;
         jt_array_foreach(g->flows, k, f) {
-            struct fm_flow *fl = del ? &g->parsed[k] : &scratch;
             if (!jt_is_object(f)) {
                 rest_error(r, 400, "%s[%zu]: must be a flow object", g->where, k);
                 return -EINVAL;
             }
-            if (flow_json_parse(f, del, fl, NULL, err, sizeof(err)) < 0) {
+            if (flow_json_parse(f, del, &scratch, NULL, err, sizeof(err)) < 0) {
                 rest_error(r, 400, "%s[%zu]: %s", g->where, k, err);
                 return -EINVAL;
             }
-            int rc = del ? 0 : add_keep(g, k, fl);
+            int rc = mod_keep(g, k, &scratch);
             if (rc == -ENOMEM) {
                 rest_error(r, 500, "out of memory for %zu flows", g->n);
                 return rc;
@@ -297,8 +310,7 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
                 return -EINVAL;
             }
         }
-        if (!del)
-            adds_link(g);
+        mods_link(g);
     }
     /* Valid: room for its FLOW_MODs on every switch (one per flow for an
      * add, one per selector for a delete; a switch that is down gets them
@@ -559,7 +571,7 @@ static void tell_deleted(struct rest_server *rs, struct fl_req *fr,
 {
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
-        flowmgr_deleted_admitted(rs->src.fm, keys, n, g->dpid, g->parsed, g->n, g->held);
+        flowmgr_deleted_admitted(rs->src.fm, keys, n, g->dpid, g->dels, g->n, g->held);
         g->held = 0;
     }
 }
@@ -597,13 +609,24 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
     if (prepare(q, r, fr, true) < 0)
         return;
     for (size_t i = 0; i < fr->n; i++)
-        for (size_t j = 0; j < fr->g[i].n; j++)
-            if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &fr->g[i].parsed[j], &keys,
-                                       &n, &cap) < 0) {
+        for (size_t j = 0; j < fr->g[i].n; j++) {
+            /* The selector back from its bytes: its match is a view into them. */
+            const struct flowmgr_sel *sel = &fr->g[i].dels[j];
+            struct ofp_flow_mod mod;
+            struct ofp_err oerr;
+            if (ofp_flow_mod_decode(sel->wire, sel->len, &mod, &oerr) < 0) {
+                rest_error(r, 500, "selector %zu of switch %016" PRIx64 " did not decode from "
+                           "its own encoding", j, fr->g[i].dpid);
+                free(keys);
+                return;
+            }
+            if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &mod, &keys, &n,
+                                       &cap) < 0) {
                 rest_error(r, 500, "out of memory");
                 free(keys);
                 return;
             }
+        }
     if (!n) {
         /* Nothing stored matches: the switches are still told (a flow ofcd
          * does not know may be on them), and there is nothing to wait for. */

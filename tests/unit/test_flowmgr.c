@@ -914,7 +914,7 @@ static void test_delete_selection(void **state)
         json_decref(j);
         struct flowmgr_key *keys = NULL;
         size_t n = 0, cap = 0;
-        assert_int_equal(flowmgr_delete_victims(t->fm, DPID, &del, &keys, &n, &cap), 0);
+        assert_int_equal(flowmgr_delete_victims(t->fm, DPID, &del.mod, &keys, &n, &cap), 0);
         unsigned got = 0;
         for (size_t k = 0; k < n; k++)
             for (int i = 0; i < 4; i++)
@@ -1285,6 +1285,8 @@ static void test_delete_admission_reserved(void **state)
 {
     struct t *t = *state;
     struct fm_flow del[10];
+    struct flowmgr_sel sels[10];
+    uint8_t wires[10][256];
     struct flowmgr_stats st;
     unsigned retry = 0;
     char json[64], err[128];
@@ -1298,13 +1300,17 @@ static void test_delete_admission_reserved(void **state)
         json_t *j = json_loads(json, 0, NULL);
         assert_int_equal(flow_json_parse_json(j, true, &del[i], NULL, err, sizeof(err)), 0);
         json_decref(j);
+        sels[i].owner = del[i].owner;
+        sels[i].wire = wires[i];
+        assert_int_equal(fm_flow_mod_encode(&del[i].mod, wires[i], sizeof(wires[i]),
+                                            &sels[i].len), 0);
     }
     assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */
     int rc = flowmgr_admit(t->fm, DPID, 10, &retry);                   /* an add meanwhile */
     if (rc != -EBUSY)
         fail_msg("an add of 10 while a delete of 10 waits for its commit, queue_max 16: %d",
                  rc);
-    assert_int_equal(flowmgr_deleted_admitted(t->fm, NULL, 0, DPID, del, 10, 10), 0);
+    assert_int_equal(flowmgr_deleted_admitted(t->fm, NULL, 0, DPID, sels, 10, 10), 0);
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.queued, 10);
     assert_int_equal(st.reserved, 0);
