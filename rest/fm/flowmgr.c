@@ -1096,7 +1096,7 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
      * replaced a flow after ours mirrors its own version. One snapshot for
      * all of them (a read transaction per flow was 6% of a batch's CPU). */
     if (!sw || !mids || !oc.ours ||
-        store_get_each_meta(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
+        store_get_each_version(fm->store, dpid, mids, n, mark_ours, &oc) < 0) {
         pthread_mutex_unlock(&fm->lock);
         free(mids);
         free(oc.ours);

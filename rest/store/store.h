@@ -84,6 +84,7 @@
 /* What a reader of store_get_each() reads (struct store_ops.get_each). */
 #define STORE_READ_ALL 0u
 #define STORE_READ_META 1u
+#define STORE_READ_VERSION 2u
 
 enum store_flow_state {
     STORE_FLOW_PENDING = 0,   /* accepted, flow_mod sent or to be sent */
@@ -393,7 +394,11 @@ struct store_ops {
      * on one snapshot; a key not stored is skipped. For a reader that has
      * ordered keys by something else than the key itself. what:
      * STORE_READ_ALL, or STORE_READ_META for a reader of versions and states
-     * only, whose flows may come with json NULL (json_len still the text's).
+     * only, whose flows may come with json NULL (json_len still the text's),
+     * or STORE_READ_VERSION for a reader of flow_id and whether the flow is
+     * deleted only: as META, and state is STORE_FLOW_DELETED exactly when
+     * the flow is, else one of its live states, not necessarily the last
+     * (LMDB then reads no state record).
      */
     int (*get_each)(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
                     unsigned what, store_iter_fn cb, void *arg);
@@ -538,6 +543,15 @@ static inline int store_get_each_meta(struct store *s, uint64_t dpid, const uint
                                       size_t n, store_iter_fn cb, void *arg)
 {
     return s ? s->ops->get_each(s, dpid, match_ids, n, STORE_READ_META, cb, arg) : -EINVAL;
+}
+
+/* store_get_each() for a reader of flow_id and deleted-or-not only
+ * (STORE_READ_VERSION): what the flow manager asks after each commit. */
+static inline int store_get_each_version(struct store *s, uint64_t dpid,
+                                         const uint64_t *match_ids, size_t n, store_iter_fn cb,
+                                         void *arg)
+{
+    return s ? s->ops->get_each(s, dpid, match_ids, n, STORE_READ_VERSION, cb, arg) : -EINVAL;
 }
 
 static inline int store_kv_foreach(struct store *s, const char *prefix, store_kv_fn cb,

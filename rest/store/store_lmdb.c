@@ -258,15 +258,15 @@ static int rec_json(const uint8_t *p, size_t coded_len, size_t jlen, bool coded,
 }
 
 /*
- * Decode a record as of txn (its state record merged); owner is copied
+ * Decode a record as written, without its state record; owner is copied
  * into owner_buf (STORE_OWNER_MAX + 1) so it can be NUL-terminated, json
  * points into v, or into text when it was coded (valid until text's next
  * use); with text NULL json is left NULL (json_len still the text's): a
  * coded text is not decoded for a caller that reads none. -EIO for a
  * damaged record, -ENOMEM.
  */
-static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const MDB_val *v,
-                      struct store_flow *f, char *owner_buf, struct rec_text *text)
+static int rec_decode_own(const MDB_val *k, const MDB_val *v, struct store_flow *f,
+                          char *owner_buf, struct rec_text *text)
 {
     const uint8_t *p = v->mv_data;
     struct rec_hdr h;
@@ -294,8 +294,18 @@ static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const M
     f->owner = owner_buf;
     f->json = json;
     f->json_len = h.json_len;
-    state_merge(txn, state_dbi, k, f);
     return 0;
+}
+
+/* rec_decode_own, then the flow's state record merged as of txn. */
+static int rec_decode(MDB_txn *txn, MDB_dbi state_dbi, const MDB_val *k, const MDB_val *v,
+                      struct store_flow *f, char *owner_buf, struct rec_text *text)
+{
+    int rc = rec_decode_own(k, v, f, owner_buf, text);
+
+    if (rc == 0)
+        state_merge(txn, state_dbi, k, f);
+    return rc;
 }
 
 /* ---- committer side: store_queue's transaction --------------------------- */
@@ -397,14 +407,24 @@ static int store_apply_put(struct store_lmdb *s, struct store_op *op, uint64_t n
         if (rc)
             return rc;
         store_key(kb, f->dpid, f->match_id);
-        /* MDB_RESERVE: encode straight into the page, no staging copy. */
-        rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE);
+        /* MDB_RESERVE: encode straight into the page, no staging copy.
+         * A new key cannot have a state record (one is only written next
+         * to its flow's record and goes with it): only a replaced flow
+         * pays the search of the state tree, a second B-tree descent per
+         * put otherwise (a batch's largest CPU cost is LMDB's key search). */
+        size_t vlen = v.mv_size;
+        rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE | MDB_NOOVERWRITE);
+        bool replaced = rc == MDB_KEYEXIST;
+        if (replaced) {
+            v = (MDB_val){ vlen, NULL };
+            rc = mdb_put(s->txn, s->dbi, &k, &v, MDB_RESERVE);
+        }
         if (rc)
             return store_err(rc);
         rec_encode(v.mv_data, &h, f, clen > 0 ? coded : NULL, body);
         if (s->jnl && (rc = lmdb_jnl_put(s->jnl, DB_FLOWS, &k, &v)) != 0)
             return rc;
-        if ((rc = state_drop(s, &k)) != 0)
+        if (replaced && (rc = state_drop(s, &k)) != 0)
             return rc;
         t->put++;
         rc = store_queue_changed_flow(&s->q, f->dpid, f->match_id, false);
@@ -858,8 +878,13 @@ static int lmdb_get_each(struct store *st, uint64_t dpid, const uint64_t *match_
             ret = store_err(rc);
             break;
         }
-        rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner,
-                        what == STORE_READ_META ? NULL : &text);
+        /* A version's reader needs no state record: deleted is the
+         * record's own state (a mark as deleted drops the state record). */
+        if (what == STORE_READ_VERSION)
+            rc = rec_decode_own(&k, &v, &f, owner, NULL);
+        else
+            rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner,
+                            what == STORE_READ_META ? NULL : &text);
         if (rc == -EIO) {
             LOG_WARN(STORE_COMP, "skipping a damaged record");
             continue;

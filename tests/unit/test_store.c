@@ -939,6 +939,19 @@ static int exact_meta_check(const struct store_flow *f, void *arg)
     return 0;
 }
 
+/* A version-only read after the even flows were marked deleted: the
+ * version and deleted-or-not exact. */
+static int exact_version_check(const struct store_flow *f, void *arg)
+{
+    unsigned *seen = arg;
+
+    assert_true(f->match_id < N_EXACT);
+    assert_int_equal(f->flow_id, f->match_id + 1);
+    assert_int_equal(f->state == STORE_FLOW_DELETED, f->match_id % 2 == 0);
+    (*seen)++;
+    return 0;
+}
+
 static int exact_pred(const struct store_flow *f, void *arg)
 {
     exact_check(f, arg);
@@ -980,6 +993,10 @@ static void test_json_text_exact(void **state)
     assert_int_equal(store_mark_deleted_if(s, &dpid, exact_pred, &seen, &n), 0);
     assert_int_equal(seen, N_EXACT);
     assert_int_equal(n, (N_EXACT + 1) / 2);
+    seen = 0;
+    assert_int_equal(store_get_each_version(s, dpid, mids, N_EXACT, exact_version_check, &seen),
+                     0);
+    assert_int_equal(seen, N_EXACT);
     seen = 0;
     assert_int_equal(store_foreach(s, &dpid, exact_check, &seen), 0);
     assert_int_equal(seen, N_EXACT);
