@@ -171,6 +171,29 @@ static uint64_t store_key_u64(const uint8_t *p)
     return v;
 }
 
+/*
+ * The flows' and states' key order: LMDB's own (memcmp, then the shorter
+ * first), computed as two big-endian integers for the 16-byte keys they
+ * all are. Finding a key is most of a batch's CPU in LMDB, and its
+ * default compare is two calls per step for 16 bytes. The order is the
+ * same, so files written with either read with either.
+ */
+static int store_key_cmp(const MDB_val *a, const MDB_val *b)
+{
+    if (a->mv_size != STORE_KEY_LEN || b->mv_size != STORE_KEY_LEN) {
+        size_t n = a->mv_size < b->mv_size ? a->mv_size : b->mv_size;
+        int c = memcmp(a->mv_data, b->mv_data, n);
+        return c ? c : a->mv_size < b->mv_size ? -1 : a->mv_size > b->mv_size;
+    }
+    const uint8_t *p = a->mv_data, *q = b->mv_data;
+    for (int i = 0; i < STORE_KEY_LEN; i += 8) {
+        uint64_t x = store_key_u64(p + i), y = store_key_u64(q + i);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
 /* The header f's record gets, put now. */
 static struct rec_hdr rec_hdr_of(const struct store_flow *f, uint64_t now, bool keep_times,
                                  bool coded)
@@ -1032,6 +1055,10 @@ static int store_env_open(struct store_lmdb *s, const char *dir, bool journal)
         rc = mdb_dbi_open(txn, STORE_KV_DB_NAME, MDB_CREATE, &s->kv_dbi);
     if (!rc)
         rc = mdb_dbi_open(txn, STORE_STATE_DB_NAME, MDB_CREATE, &s->state_dbi);
+    if (!rc)
+        rc = mdb_set_compare(txn, s->dbi, store_key_cmp);
+    if (!rc)
+        rc = mdb_set_compare(txn, s->state_dbi, store_key_cmp);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;

@@ -6,7 +6,8 @@
  * records, written before 2026-12-05) still read, by themselves and
  * through a store opened on a file that holds them, which then rewrites
  * them in version 2 as they change; a damaged or truncated record is an
- * error, never a read past its bytes (ASan).
+ * error, never a read past its bytes (ASan); the store's keys sort as
+ * LMDB's own compare sorts them, so a file either wrote reads with either.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -341,6 +342,112 @@ static void test_store_on_version_1_file(void **state)
     rmdir(dir);
 }
 
+/* Big-endian dpid | match_id, as the store writes its keys. */
+static void raw_key(uint8_t k[16], uint64_t dpid, uint64_t mid)
+{
+    for (int i = 0; i < 8; i++) {
+        k[i] = (uint8_t)(dpid >> (56 - 8 * i));
+        k[8 + i] = (uint8_t)(mid >> (56 - 8 * i));
+    }
+}
+
+static uint64_t rnd64(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+#define ORDER_N 1000
+static const uint64_t order_dpids[] = {1, 0x80, 0x8000000000000001ull, UINT64_MAX};
+
+/* Keys written with LMDB's default compare (memcmp) read through the
+ * store, which compares them its own way, and the store's own keys read
+ * back, in memcmp order, with the default compare: the two orders are one
+ * (dpids and match_ids with their top bits set included). */
+static void test_key_order_is_lmdbs_own(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_lmdb_rec.XXXXXX";
+    uint64_t x = 0x9e3779b97f4a7c15ull, mids[2 * ORDER_N], dps[2 * ORDER_N];
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi flows;
+    uint8_t k[16], v[256];
+
+    assert_non_null(mkdtemp(dir));
+    for (size_t i = 0; i < 2 * ORDER_N; i++) {
+        dps[i] = order_dpids[rnd64(&x) % 4];
+        mids[i] = rnd64(&x);
+    }
+    assert_int_equal(mdb_env_create(&env), 0);
+    assert_int_equal(mdb_env_set_maxdbs(env, 4), 0);
+    assert_int_equal(mdb_env_set_mapsize(env, 1 << 26), 0);
+    assert_int_equal(mdb_env_open(env, dir, MDB_NOTLS, 0640), 0);
+    assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+    assert_int_equal(mdb_dbi_open(txn, "flows", MDB_CREATE, &flows), 0);
+    for (size_t i = 0; i < ORDER_N; i++) {
+        raw_key(k, dps[i], mids[i]);
+        MDB_val kv = {16, k};
+        MDB_val vv = {v1_value(v, STORE_FLOW_PENDING, 0, "", 0, 0, "{}", mids[i] | 1, 1, 1), v};
+        assert_int_equal(mdb_put(txn, flows, &kv, &vv, 0), 0);
+    }
+    assert_int_equal(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+
+    struct store_config cfg = {.dir = dir};
+    struct store *s = store_lmdb_open(&cfg);
+    struct store_flow f;
+    assert_non_null(s);
+    for (size_t i = 0; i < ORDER_N; i++) {
+        assert_int_equal(store_get(s, dps[i], mids[i], &f), 0);
+        assert_int_equal(f.flow_id, mids[i] | 1);
+        store_flow_release(&f);
+    }
+    for (size_t i = ORDER_N; i < 2 * ORDER_N; i++) {
+        struct store_flow nf = {.dpid = dps[i], .match_id = mids[i], .flow_id = mids[i] | 1,
+                                .json = "{}", .json_len = 2};
+        assert_int_equal(store_put(s, &nf), 0);
+    }
+    store_close(s);
+
+    MDB_cursor *cur;
+    MDB_val kv, vv;
+    uint8_t prev[16];
+    size_t seen = 0;
+    assert_int_equal(mdb_env_create(&env), 0);
+    assert_int_equal(mdb_env_set_maxdbs(env, 4), 0);
+    assert_int_equal(mdb_env_set_mapsize(env, 1 << 26), 0);
+    assert_int_equal(mdb_env_open(env, dir, MDB_NOTLS | MDB_RDONLY, 0640), 0);
+    assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
+    assert_int_equal(mdb_dbi_open(txn, "flows", 0, &flows), 0);
+    assert_int_equal(mdb_cursor_open(txn, flows, &cur), 0);
+    for (int rc = mdb_cursor_get(cur, &kv, &vv, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cur, &kv, &vv, MDB_NEXT)) {
+        assert_int_equal(kv.mv_size, 16);
+        if (seen)
+            assert_true(memcmp(prev, kv.mv_data, 16) < 0);
+        memcpy(prev, kv.mv_data, 16);
+        seen++;
+    }
+    assert_int_equal(seen, 2 * ORDER_N);
+    for (size_t i = 0; i < 2 * ORDER_N; i++) {
+        raw_key(k, dps[i], mids[i]);
+        kv = (MDB_val){16, k};
+        assert_int_equal(mdb_get(txn, flows, &kv, &vv), 0);
+    }
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    mdb_env_close(env);
+    char path[96];
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_state_records),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_store_on_version_1_file),
+        cmocka_unit_test(test_key_order_is_lmdbs_own),
     };
     return cmocka_run_group_tests_name("store, LMDB's records", tests, NULL, NULL);
 }
