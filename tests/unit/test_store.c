@@ -1652,6 +1652,37 @@ static int kv_count(const char *key, const void *val, size_t len, void *arg)
     return 0;
 }
 
+/* One put that names a key more than once (a body listing a flow twice):
+ * the last of them is what is stored, and a flow it replaces loses its
+ * installed state. */
+static void test_put_same_key_in_one_put(void **state)
+{
+    struct tctx *t = *state;
+    struct store *s = open_dir(t);
+    struct store_flow g;
+    const uint64_t mids[] = {50, 10, 50, 5, 50, 900, 10};
+    struct store_flow f[7];
+
+    assert_non_null(s);
+    struct store_flow old = {.dpid = 1, .match_id = 50, .flow_id = 100, .json = "{}",
+                             .json_len = 2};
+    assert_int_equal(store_put(s, &old), 0);
+    assert_int_equal(store_set_state(s, 1, 50, 100, STORE_FLOW_INSTALLED, 0, 0), 0);
+    assert_int_equal(store_sync(s), 0);
+    for (size_t i = 0; i < 7; i++)
+        f[i] = (struct store_flow){.dpid = 1, .match_id = mids[i], .flow_id = i + 1,
+                                   .json = "{}", .json_len = 2};
+    assert_int_equal(store_put_many(s, f, 7), 0);
+    const uint64_t want[][2] = {{50, 5}, {10, 7}, {5, 4}, {900, 6}};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(store_get(s, 1, want[i][0], &g), 0);
+        assert_int_equal(g.flow_id, want[i][1]);
+        assert_int_equal(g.state, STORE_FLOW_PENDING);
+        store_flow_release(&g);
+    }
+    store_close(s);
+}
+
 /*
  * Thousands of keys in random order, in batches: walks come back in key
  * order from any starting key, a selective delete removes exactly what it
@@ -1891,7 +1922,8 @@ static void test_mem_open(void **state)
     T(test_full_isolated_in_batch, be),                                                   \
     T(test_async_backpressure, be), T(test_async_put_done, be),                           \
     T(test_async_select_in_order, be), T(test_background_rides_along, be),                \
-    T(test_kv_records, be), T(test_watch, be), T(test_many_keys, be),                     \
+    T(test_kv_records, be), T(test_watch, be),                                            \
+    T(test_put_same_key_in_one_put, be), T(test_many_keys, be),                           \
     T(test_failed_batch_undone, be)
 
 /* ---- etcd alone: several nodes on one prefix ---------------------------------- */
