@@ -16,6 +16,12 @@
 #   PERF=1     perf record -g of ofcd while the POSTs are sent (round 1):
 #              report in OUT_DIR/batch_perf.txt
 #   OFCD_EXTRA more ofcd arguments
+#   PEER       osken (default, when osken-manager is installed) or none: after
+#              ofcd's rounds, the same bodies to os-ken's REST peer
+#              (osken/osken_rest_peer.py: sends each FLOW_MOD, stores
+#              nothing, no barrier) on 100 emulated switches over loopback,
+#              PEER_FLOWS flows (default 100,000): its flows/s answered and
+#              its CPU per flow, in batch.json as osken_*
 #   PORT       tap (default: the emulator on the host, through ofcd's tap) or
 #              af_packet: ofcd's port is net_af_packet on a veth whose peer
 #              is in a namespace of this bench's own (bench_veth_ns), the
@@ -72,6 +78,44 @@ rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
 anon_kb() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 
+# POSTs FLOWS flows in bodies of 1,000 to API's flows/{dpid} for the 100
+# switches from dpid 40000000 (8 keep-alive connections); the start and end
+# (ns) and the number of POSTs not answered 202 into TIMES. Bodies are
+# made before the clock starts.
+# usage: send_bodies API FLOWS TIMES
+send_bodies() {
+    python3 - "$1" 40000000 "$2" "$3" <<'PY'
+import concurrent.futures, http.client, json, sys, time
+api, base, n, times = sys.argv[1].split("//")[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def dpid(i):
+    return ":".join(f"{(base + i) >> s & 0xff:02x}" for s in range(56, -8, -8))
+posts = n // 1000
+bodies = [json.dumps({"flows": [{"priority": 100, "match": {"dl_type": 2048, "nw_dst": "10.%d.%d.%d" % (
+    k >> 8 & 0xff, k & 0xff, j % 250), "in_port": j // 250 + 1},
+    "actions": [{"action_type": "output", "port": 1}]} for j in range(1000)]}).encode()
+    for k in range(posts)]
+conns = 8
+def sender(w):
+    c = http.client.HTTPConnection(api, timeout=300)
+    bad = []
+    for k in range(w, posts, conns):
+        c.request("POST", "/api/kytos/flow_manager/v2/flows/" + dpid(k % 100), bodies[k],
+                  {"Content-Type": "application/json"})
+        r = c.getresponse()
+        r.read()
+        if r.status != 202:
+            bad.append(r.status)
+    return bad
+t0 = time.time_ns()
+with concurrent.futures.ThreadPoolExecutor(conns) as ex:
+    bad = sum(ex.map(sender, range(conns)), [])
+t1 = time.time_ns()
+open(times, "w").write(f"{t0} {t1} {len(bad)}\n")
+if bad:
+    print(f"({len(bad)} of {posts} POSTs not 202: {sorted(set(bad))})", file=sys.stderr)
+PY
+}
+
 # One round: prints "accepted_flows_s confirmed_flows_s rss_b_per_flow
 # disk_b_per_flow anon_b_per_flow cpu_us_per_flow recover_ready_s recover_all_s
 # lost" (anon: RssAnon, the heap; the rest of
@@ -103,43 +147,14 @@ round() {
         perf record ${PERF_ARGS:--g} -p $opid -o "$work/perf.data" >/dev/null 2>&1 &
         perfpid=$!
     fi
-    python3 - "$API" 40000000 "$FLOWS" "$work/times" <<'PY' || return 1
-import concurrent.futures, http.client, json, sys, time
-api, base, n, times = sys.argv[1].split("//")[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-def dpid(i):
-    return ":".join(f"{(base + i) >> s & 0xff:02x}" for s in range(56, -8, -8))
-posts = n // 1000
-bodies = [json.dumps({"flows": [{"priority": 100, "match": {"dl_type": 2048, "nw_dst": "10.%d.%d.%d" % (
-    k >> 8 & 0xff, k & 0xff, j % 250), "in_port": j // 250 + 1},
-    "actions": [{"action_type": "output", "port": 1}]} for j in range(1000)]}).encode()
-    for k in range(posts)]
-conns = 8
-def sender(w):
-    c = http.client.HTTPConnection(api, timeout=300)
-    bad = []
-    for k in range(w, posts, conns):
-        c.request("POST", "/api/kytos/flow_manager/v2/flows/" + dpid(k % 100), bodies[k],
-                  {"Content-Type": "application/json"})
-        r = c.getresponse()
-        r.read()
-        if r.status != 202:
-            bad.append(r.status)
-    return bad
-t0 = time.time_ns()
-with concurrent.futures.ThreadPoolExecutor(conns) as ex:
-    bad = sum(ex.map(sender, range(conns)), [])
-t1 = time.time_ns()
-open(times, "w").write(f"{t0} {t1}\n")
-if bad:
-    print(f"({len(bad)} of {posts} POSTs not 202: {sorted(set(bad))})", file=sys.stderr)
-PY
+    send_bodies "$API" "$FLOWS" "$work/times" || return 1
     [ -n "$perfpid" ] && { kill -INT $perfpid; wait $perfpid 2>/dev/null; }
     for _ in $(seq 1200); do
         [ "$(rest_metric 'ofcd_flows{state="installed"}')" -ge "$FLOWS" ] 2>/dev/null && break
         sleep 0.05
     done
     t2=$(date +%s%N)
-    read -r t0 t1 <"$work/times"
+    read -r t0 t1 _ <"$work/times"
     r1=$(rss_kb $opid)
     a1=$(anon_kb $opid)
     c1=$(cpu_ticks $opid)
@@ -183,6 +198,34 @@ n, t0, t1, t2 = $FLOWS, $t0, $t1, $t2
 print(f'{n / ((t1 - t0) / 1e9):.0f} {n / ((t2 - t0) / 1e9):.0f} {($r1 - $r0) * 1024 / n:.0f} {$db / n:.0f} {($a1 - $a0) * 1024 / n:.0f} {($c1 - $c0) * 1e6 / $(getconf CLK_TCK) / n:.2f} {($k1 - $k0) / 1e9:.2f} {($k2 - $k0) / 1e9:.2f} {max(0, n - $held)}')"
 }
 
+# The same bodies to os-ken's REST peer: prints "flows_s cpu_us_per_flow".
+peer_round() {
+    local n=$1 kpid epid c0 c1 t0 t1 up=0
+    OSKEN_REST_PORT=18181 osken-manager --ofp-listen-host 127.0.0.1 --ofp-tcp-listen-port 16633 \
+        "$here/osken/osken_rest_peer.py" >"$work/osken.log" 2>&1 &
+    kpid=$!
+    pids+=($kpid)
+    "$EMU" --controller 127.0.0.1:16633 --switches 100 --connect-rate 0 --echo-interval 1000 \
+        --dpid-base 40000000 --duration 600 --quiet >"$work/emu-osken.out" 2>&1 &
+    epid=$!
+    pids+=($epid)
+    for _ in $(seq 600); do
+        up=$(curl -s http://127.0.0.1:18181/peer/datapaths 2>/dev/null |
+             python3 -c 'import json, sys; print(json.load(sys.stdin)["up"])' 2>/dev/null)
+        [ "${up:-0}" = 100 ] && break
+        sleep 0.1
+    done
+    [ "${up:-0}" = 100 ] || { echo "os-ken knew ${up:-0} of 100 switches" >&2; return 1; }
+    c0=$(cpu_ticks $kpid)
+    send_bodies http://127.0.0.1:18181 "$n" "$work/times-osken" || return 1
+    c1=$(cpu_ticks $kpid)
+    read -r t0 t1 bad <"$work/times-osken"
+    [ "$bad" = 0 ] || { echo "os-ken did not answer $bad POSTs 202" >&2; return 1; }
+    kill -TERM $epid $kpid 2>/dev/null
+    timeout 10 tail -s 0.05 --pid=$kpid -f /dev/null
+    python3 -c "print(f'{$n / (($t1 - $t0) / 1e9):.0f} {($c1 - $c0) * 1e6 / $(getconf CLK_TCK) / $n:.2f}')"
+}
+
 echo "== batched installs: $FLOWS flows, POSTs of 1,000 flows, 100 emulated switches, port $PORT, $ROUNDS round(s) =="
 : >"$work/rounds"
 for r in $(seq "$ROUNDS"); do
@@ -194,12 +237,24 @@ for r in $(seq "$ROUNDS"); do
          "$(echo $line | cut -d' ' -f9) acknowledged flows lost"
     echo "$line" >>"$work/rounds"
 done
-python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" "$PORT" <<'PY'
+PEER=${PEER:-osken}
+PEER_FLOWS=${PEER_FLOWS:-100000}
+peer=""
+if [ "$PEER" = osken ] && command -v osken-manager >/dev/null; then
+    peer=$(peer_round "$PEER_FLOWS") && echo "os-ken (sends each FLOW_MOD, stores nothing, no barrier), $PEER_FLOWS flows:" \
+        "answered $(echo $peer | cut -d' ' -f1) flows/s, its CPU $(echo $peer | cut -d' ' -f2) us/flow" ||
+        { echo "os-ken's round failed (see above)"; peer=""; }
+fi
+python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" "$PORT" "$PEER_FLOWS $peer" <<'PY'
 import json, statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = [statistics.median(c) for c in zip(*rows)]
 keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow", "recover_ready_s", "recover_all_s", "lost_flows"]
 fig = dict(zip(keys, med), flows=int(sys.argv[3]), rounds=len(rows), port=sys.argv[4])
+peer = sys.argv[5].split()
+if len(peer) == 3:
+    fig.update(osken_flows=int(peer[0]), osken_flows_s=float(peer[1]),
+               osken_cpu_us_per_flow=float(peer[2]))
 json.dump(fig, open(sys.argv[2], "w"), indent=1)
 print(f"median: accepted {med[0]:,.0f} flows/s, confirmed {med[1]:,.0f} flows/s, "
       f"RSS {med[2]:.0f} B/flow (heap {med[4]:.0f}), store {med[3]:.0f} B/flow on disk, "

@@ -196,7 +196,7 @@ ip netns del "$NS" 2>/dev/null
 ip link del "$VETH" 2>/dev/null
 
 # Batched installs: 200,000 flows.
-FLOWS=200000 "$here/run_bench_batch.sh" "$OFCD" "$CONF" "$EMU" "$work/batch" >"$work/batch.txt" 2>&1
+PEER=none FLOWS=200000 "$here/run_bench_batch.sh" "$OFCD" "$CONF" "$EMU" "$work/batch" >"$work/batch.txt" 2>&1
 batch_s=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["accepted_flows_s"])' \
     "$work/batch/batch.json" 2>/dev/null)
 batch_heap=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["heap_bytes_per_flow"])' \

@@ -3,12 +3,14 @@ controller answers when a flow POST costs nothing but sending the FLOW_MOD.
 
 It takes the same request ofcd's bench sends, POST
 /api/kytos/flow_manager/v2/flows/{dpid} with {"flows": [{"priority",
-"match": {"in_port", "dl_type", "nw_src", "dl_vlan"}, "actions": [{"action_type":
-"output", "port"}]}]}, turns each flow into an OFPFlowMod for that
-connected datapath and answers 202 at once: no store, no durability, no
-barrier. Unknown dpid: 404. Anything it cannot read: 400. Its HTTP server
-is os-ken's own (eventlet WSGI, lib.hub.WSGIServer), on OSKEN_REST_PORT
-(default 18181), loopback only.
+"match": {"in_port", "dl_type", "nw_src", "nw_dst", "dl_vlan"}, "actions":
+[{"action_type": "output", "port"}]}]}, turns each flow into an OFPFlowMod
+for that connected datapath and answers 202 at once: no store, no
+durability, no barrier. Unknown dpid: 404. Anything it cannot read: 400.
+GET /peer/datapaths answers {"up": N}, the datapaths it knows (a bench
+waits for its switches so). Its HTTP server is os-ken's own (eventlet
+WSGI, lib.hub.WSGIServer), on OSKEN_REST_PORT (default 18181), loopback
+only.
 
 run: OSKEN_REST_PORT=18181 osken-manager --ofp-listen-host 127.0.0.1 \
          --ofp-tcp-listen-port PORT osken_rest_peer.py
@@ -57,6 +59,8 @@ class RestPeer(app_manager.OSKenApp):
             fields["eth_type"] = int(m["dl_type"])
         if "nw_src" in m:
             fields["ipv4_src"] = m["nw_src"]
+        if "nw_dst" in m:
+            fields["ipv4_dst"] = m["nw_dst"]
         if "dl_vlan" in m:       # the Kytos stress command's match
             fields["vlan_vid"] = ofp.OFPVID_PRESENT | int(m["dl_vlan"])
         actions = [parser.OFPActionOutput(int(a["port"])) for a in flow.get("actions", [])
@@ -73,6 +77,8 @@ class RestPeer(app_manager.OSKenApp):
             return [data]
 
         path = env.get("PATH_INFO", "")
+        if env.get("REQUEST_METHOD") == "GET" and path == "/peer/datapaths":
+            return answer("200 OK", {"up": len(self.datapaths)})
         if env.get("REQUEST_METHOD") != "POST" or not path.startswith(PREFIX):
             return answer("404 Not Found", {"description": "no such resource"})
         try:
