@@ -89,59 +89,42 @@ static int bytes_room(struct fl_group *g, size_t n)
 }
 
 /*
- * Flow or selector k, parsed into f, kept as bytes: its owner (with its
- * NUL) and its FLOW_MOD appended to g->bytes, which may still move
- * (mods_link points at them once every flow is in); an add's identity
- * beside them. 0, -ENOMEM, or the codec's error for a flow that is no
- * FLOW_MOD.
+ * Flow or selector k, parsed into f with its FLOW_MOD's len bytes already
+ * at the end of g->bytes (flow_json_parse_wire wrote them there): its
+ * owner (with its NUL) after them, and an add's identity beside them.
+ * g->bytes may still move: mods_link points at them once every flow is
+ * in. The caller made room for the owner.
  */
-static int mod_keep(struct fl_group *g, size_t k, const struct fm_flow *f)
+static void mod_keep(struct fl_group *g, size_t k, const struct fm_flow *f, size_t len)
 {
     size_t olen = strlen(f->owner) + 1;
-    size_t len;
-    int rc;
 
+    memcpy(g->bytes + g->bytes_len + len, f->owner, olen);
+    g->bytes_len += len + olen;
     if (g->adds) {
         g->adds[k].match_id = fm_flow_match_id(g->dpid, f);
         g->adds[k].flow_id = fm_flow_id_of(g->adds[k].match_id, f);
-    }
-    if (bytes_room(g, olen + FM_FLOW_WIRE_SMALL) < 0)
-        return -ENOMEM;
-    memcpy(g->bytes + g->bytes_len, f->owner, olen);
-    uint8_t *at = g->bytes + g->bytes_len + olen;
-    rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &len);
-    if (rc == -ENOSPC) {            /* long action lists: up to OpenFlow's 64 KiB */
-        if (bytes_room(g, olen + UINT16_MAX) < 0)
-            return -ENOMEM;
-        at = g->bytes + g->bytes_len + olen;
-        rc = fm_flow_mod_encode(&f->mod, at, g->bytes_cap - g->bytes_len - olen, &len);
-    }
-    if (rc < 0)
-        return rc;
-    g->bytes_len += olen + len;
-    if (g->adds)
         g->adds[k].len = len;
-    else
+    } else {
         g->dels[k].len = len;
-    return 0;
+    }
 }
 
-/* The owners and wires, where g->bytes has come to rest. */
+/* The wires and owners, where g->bytes has come to rest. */
 static void mods_link(struct fl_group *g)
 {
     const uint8_t *p = g->bytes;
 
     for (size_t k = 0; k < g->n; k++) {
-        const char *owner = (const char *)p;
-        p += strlen(owner) + 1;
-        if (g->adds) {
+        const uint8_t *wire = p;
+        size_t len = g->adds ? g->adds[k].len : g->dels[k].len;
+        const char *owner = (const char *)(p + len);
+        p += len + strlen(owner) + 1;
+        if (g->adds)
             g->adds[k] = (struct flowmgr_add_one){g->adds[k].match_id, g->adds[k].flow_id,
-                                                  owner, p, g->adds[k].len};
-            p += g->adds[k].len;
-        } else {
-            g->dels[k] = (struct flowmgr_sel){owner, p, g->dels[k].len};
-            p += g->dels[k].len;
-        }
+                                                  owner, wire, len};
+        else
+            g->dels[k] = (struct flowmgr_sel){owner, wire, len};
     }
 }
 
@@ -250,7 +233,7 @@ static int check_flows_array(const struct jt_node *v, const char *where, struct 
 static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, bool del)
 {
     struct flowmgr *fm = q->rs->src.fm;
-    struct fm_flow scratch;         /* a flow or selector, until mod_keep encodes it */
+    struct fm_flow scratch;         /* a flow or selector, until mod_keep has its identity */
     char err[256];
     char dp[24];
     size_t total = 0;
@@ -295,20 +278,18 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
                 rest_error(r, 400, "%s[%zu]: must be a flow object", g->where, k);
                 return -EINVAL;
             }
-            if (flow_json_parse(f, del, &scratch, NULL, err, sizeof(err)) < 0) {
+            /* Parsed, checked and encoded once, straight into the bytes kept. */
+            size_t len;
+            if (bytes_room(g, FLOW_JSON_WIRE_MAX + FM_FLOW_OWNER_MAX) < 0) {
+                rest_error(r, 500, "out of memory for %zu flows", g->n);
+                return -ENOMEM;
+            }
+            if (flow_json_parse_wire(f, del, &scratch, NULL, g->bytes + g->bytes_len, &len, err,
+                                     sizeof(err)) < 0) {
                 rest_error(r, 400, "%s[%zu]: %s", g->where, k, err);
                 return -EINVAL;
             }
-            int rc = mod_keep(g, k, &scratch);
-            if (rc == -ENOMEM) {
-                rest_error(r, 500, "out of memory for %zu flows", g->n);
-                return rc;
-            }
-            if (rc < 0) {
-                rest_error(r, 400, "%s[%zu]: no valid FLOW_MOD can be made of it: %s", g->where,
-                           k, strerror(-rc));
-                return -EINVAL;
-            }
+            mod_keep(g, k, &scratch, len);
         }
         mods_link(g);
     }

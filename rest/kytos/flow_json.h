@@ -106,6 +106,17 @@ struct flow_json_form {
 int flow_json_parse(const struct jt_node *flow, bool for_delete, struct fm_flow *out,
                     struct flow_json_form *form, char *err, size_t errlen);
 
+/*
+ * The same, and the checked flow's FLOW_MOD (xid 0, the bytes
+ * fm_flow_mod_encode writes) in wire, FLOW_JSON_WIRE_MAX bytes of room
+ * (every flow this parser accepts fits), its length in *wire_len: a
+ * request keeps those bytes, encoded once.
+ */
+#define FLOW_JSON_WIRE_MAX 8192
+int flow_json_parse_wire(const struct jt_node *flow, bool for_delete, struct fm_flow *out,
+                         struct flow_json_form *form, uint8_t *wire, size_t *wire_len,
+                         char *err, size_t errlen);
+
 /* The same for one flow object's text (integers above INT64_MAX bare or as
  * json_u64 markers); a text that is not JSON is -EINVAL "not JSON: ...". */
 int flow_json_parse_text(const char *text, size_t len, bool for_delete, struct fm_flow *out,

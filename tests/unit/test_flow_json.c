@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "flow_json.h"
+#include "json_tape.h"
 #include "json_u64.h"
 #include "ofp_msg.h"
 
@@ -75,6 +76,26 @@ static void check_wire(const struct kflow *f)
     assert_true(d.u.flow_mod.cookie == f->fl.mod.cookie);
 }
 
+/* What a request keeps (flow_json_parse_wire from the tape) is the same
+ * flow and exactly the FLOW_MOD fm_flow_mod_encode makes of it. */
+static void check_kept_wire(const char *text, bool del, const struct kflow *f)
+{
+    static uint8_t wire[FLOW_JSON_WIRE_MAX], want[FLOW_JSON_WIRE_MAX];
+    struct jt_tape t = {0};
+    struct fm_flow g;
+    size_t len = 0, want_len = 0;
+    char err[256] = "";
+
+    assert_int_equal(jt_parse(&t, text, strlen(text), JT_MARKERS), 0);
+    if (flow_json_parse_wire(jt_root(&t), del, &g, NULL, wire, &len, err, sizeof(err)))
+        fail_msg("'%s' rejected from the tape: %s", text, err);
+    jt_free(&t);
+    assert_int_equal(fm_flow_mod_encode(&f->fl.mod, want, sizeof(want), &want_len), 0);
+    assert_int_equal(len, want_len);
+    assert_memory_equal(wire, want, len);
+    assert_int_equal(fm_flow_id(1, &g), fm_flow_id(1, &f->fl));
+}
+
 static void parse_ok(const char *text, bool del, struct kflow *f)
 {
     char err[256] = "";
@@ -82,6 +103,7 @@ static void parse_ok(const char *text, bool del, struct kflow *f)
     if (rc)
         fail_msg("'%s' rejected: %s", text, err);
     check_wire(f);
+    check_kept_wire(text, del, f);
 }
 
 static void parse_bad(const char *text, bool del, const char *want)
