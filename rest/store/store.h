@@ -422,6 +422,16 @@ struct store_ops {
      * splits a durable answer's time with.
      */
     void (*batch_times)(struct store *s, struct store_batch_times *out);
+    /*
+     * From a completion (on the committer): true when the store now holds
+     * exactly what the completed change wrote: nothing but this process's
+     * committer writes it, and no key of the change's batch was changed
+     * twice in it. A reader of what it just wrote may then trust it
+     * instead of reading it back. false from any other thread, and
+     * whenever unsure (NULL: always false, as for etcd, whose other nodes
+     * write too).
+     */
+    bool (*batch_final)(struct store *s);
 };
 
 /* Every backend's struct store starts with this. */
@@ -558,6 +568,12 @@ static inline int store_kv_foreach(struct store *s, const char *prefix, store_kv
                                    void *arg)
 {
     return s ? s->ops->kv_foreach(s, prefix, cb, arg) : -EINVAL;
+}
+
+/* false for NULL or a backend without it. */
+static inline bool store_batch_final(struct store *s)
+{
+    return s && s->ops->batch_final && s->ops->batch_final(s);
 }
 
 /* Zeroes for NULL or a backend without it. */

@@ -1088,6 +1088,7 @@ static const struct store_ops lmdb_ops = {
     .get_stats = lmdb_get_stats,
     .watch = store_queue_watch,
     .batch_times = store_queue_batch_times,
+    .batch_final = store_queue_batch_final,
 };
 
 /*
@@ -1179,6 +1180,9 @@ struct store *store_lmdb_open(const struct store_config *cfg)
         free(s);
         return NULL;
     }
+    /* Every flow change is reported (store_apply_*); as an etcd copy it is
+     * read through the etcd store, which never calls it final. */
+    s->q.exclusive = true;
     if (store_queue_start(&s->q) < 0) {
         lmdb_close(&s->q.base);
         return NULL;

@@ -589,6 +589,7 @@ static const struct store_ops mem_ops = {
     .get_stats = mem_get_stats,
     .watch = store_queue_watch,
     .batch_times = store_queue_batch_times,
+    .batch_final = store_queue_batch_final,
 };
 
 struct store *store_mem_open(const struct store_config *cfg)
@@ -620,6 +621,7 @@ struct store *store_mem_open(const struct store_config *cfg)
         LOG_ERR(STORE_COMP, "cannot initialise locks");
         return NULL;
     }
+    m->q.exclusive = true;              /* every flow change is reported (mem_apply_*) */
     if (store_queue_start(&m->q) < 0) {
         mem_close(&m->q.base);
         return NULL;

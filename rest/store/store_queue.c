@@ -36,8 +36,64 @@ static int store_flow_check(const struct store_flow *f)
 
 /* ---- what a commit changed ------------------------------------------------ */
 
+/* The batch's flow keys so far, as hashes; a key seen again (or a
+ * collision, or no room to remember) marks the batch changed twice. */
+static void store_note_key(struct store_queue *q, uint64_t dpid, uint64_t match_id)
+{
+    uint64_t h = (dpid * 0x9e3779b97f4a7c15ull) ^ match_id;
+
+    h = h ? h : 1;                      /* 0 marks an empty slot */
+    if (q->batch_twice)
+        return;
+    if (2 * (q->seen_n + 1) > q->seen_cap) {
+        size_t nc = q->seen_cap ? q->seen_cap * 2 : 1024;
+        uint64_t *ns = calloc(nc, sizeof(*ns));
+        if (!ns) {
+            q->batch_twice = true;
+            return;
+        }
+        for (size_t i = 0; i < q->seen_cap; i++) {
+            if (!q->seen[i])
+                continue;
+            size_t j = q->seen[i] & (nc - 1);
+            while (ns[j])
+                j = (j + 1) & (nc - 1);
+            ns[j] = q->seen[i];
+        }
+        free(q->seen);
+        q->seen = ns;
+        q->seen_cap = nc;
+    }
+    size_t j = h & (q->seen_cap - 1);
+    while (q->seen[j]) {
+        if (q->seen[j] == h) {
+            q->batch_twice = true;
+            return;
+        }
+        j = (j + 1) & (q->seen_cap - 1);
+    }
+    q->seen[j] = h;
+    q->seen_n++;
+}
+
+/* A new batch: nothing seen. A big batch's table is not kept past it. */
+static void store_seen_reset(struct store_queue *q)
+{
+    q->batch_twice = false;
+    if (q->seen_cap > 65536) {
+        free(q->seen);
+        q->seen = NULL;
+        q->seen_cap = 0;
+    } else if (q->seen_n) {
+        memset(q->seen, 0, q->seen_cap * sizeof(*q->seen));
+    }
+    q->seen_n = 0;
+}
+
 static int store_queue_changed(struct store_queue *q, const struct store_change *c)
 {
+    if (q->exclusive && c->kind == STORE_CHANGE_FLOW)
+        store_note_key(q, c->dpid, c->match_id);
     if (!q->collect)
         return 0;
     if (q->n_chg == q->cap_chg) {
@@ -361,6 +417,7 @@ static void *store_committer(void *arg)
         q->collect = q->watching;
         pthread_mutex_unlock(&q->lock);
 
+        store_seen_reset(q);
         store_run_batch(q, batch, nops);
         q->times.durable_us = ofcd_clock_mono_us();
         store_changes_trim(q);
@@ -383,6 +440,7 @@ static void *store_committer(void *arg)
         /* Outside the lock: a callback may queue more. The backend's
          * housekeeping comes after the answers. */
         pthread_mutex_unlock(&q->lock);
+        q->completing = true;
         for (struct store_op *op = cbs; op; op = next) {
             next = op->next;
             if (op->kind == STORE_OP_DEL_IF && op->u.del_if.count)
@@ -390,12 +448,21 @@ static void *store_committer(void *arg)
             op->done_cb(op->done_arg, op->rc);
             free(op);
         }
+        q->completing = false;
         if (q->txn->idle)
             q->txn->idle(q);
         pthread_mutex_lock(&q->lock);
     }
     pthread_mutex_unlock(&q->lock);
     return NULL;
+}
+
+bool store_queue_batch_final(struct store *s)
+{
+    struct store_queue *q = store_queue_of(s);
+
+    return q->exclusive && q->committer_started && pthread_equal(pthread_self(), q->committer) &&
+           q->completing && !q->batch_twice;
 }
 
 void store_queue_batch_times(struct store *s, struct store_batch_times *out)
@@ -672,4 +739,6 @@ void store_queue_stop(struct store_queue *q)
     pthread_mutex_destroy(&q->lock);
     free(q->chg);
     q->chg = NULL;
+    free(q->seen);
+    q->seen = NULL;
 }

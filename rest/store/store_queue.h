@@ -139,6 +139,20 @@ struct store_queue {
     bool collect;
     struct store_change *chg;
     size_t n_chg, cap_chg;
+
+    /*
+     * The backend reports every flow it changes (store_queue_changed_flow)
+     * and nothing but this committer writes it (not an etcd copy, whose
+     * other nodes write too): set by the backend after store_queue_init.
+     * Then each batch's flow keys are remembered (hashes, in an open
+     * table: a collision only says "twice") to tell its completions
+     * whether any key was changed twice (store_queue_batch_final).
+     */
+    bool exclusive;
+    bool completing;          /* running the batch's completions */
+    bool batch_twice;         /* a key of this batch changed twice, or unsure */
+    uint64_t *seen;
+    size_t seen_n, seen_cap;
 };
 
 /* The queue of s (s from a backend built on store_queue). */
@@ -178,6 +192,8 @@ int store_queue_kv_put_async(struct store *s, const char *key, const void *val, 
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg);
 int store_queue_watch(struct store *s, store_watch_fn fn, void *arg);
 void store_queue_batch_times(struct store *s, struct store_batch_times *out);
+/* struct store_ops.batch_final of an exclusive backend (store.h). */
+bool store_queue_batch_final(struct store *s);
 
 /* The write half in a backend's ops table, as every backend has it:
  * `static const struct store_ops x = {.name = ..., STORE_QUEUE_WRITE_OPS, ...}`. */

@@ -1279,6 +1279,121 @@ static void test_admission_reserves(void **state)
     assert_int_equal(st.reserved, 0);
 }
 
+/* One request's add as rest_flows hands it over: from its commit's
+ * completion, on the store's committer. */
+struct committed_add {
+    struct t *t;
+    struct flowmgr_add_one add;
+    uint8_t wire[FM_FLOW_WIRE_SMALL];
+    struct store_flow rec;
+    char json[160];
+    volatile int rc;
+    uint64_t taken_us;
+};
+
+static void add_committed(void *arg, int rc)
+{
+    struct committed_add *c = arg;
+    struct store_batch_times bt;
+
+    store_batch_times(c->t->store, &bt);
+    c->taken_us = bt.taken_us;
+    c->rc = rc == 0 ? flowmgr_add_admitted(c->t->fm, DPID, &c->add, 1, 0) : rc;
+}
+
+static void committed_add_make(struct t *t, struct committed_add *c, unsigned in_port,
+                               unsigned out_port)
+{
+    struct fm_flow f;
+    char err[128];
+
+    memset(c, 0, sizeof(*c));
+    c->t = t;
+    c->rc = 1;
+    snprintf(c->json, sizeof(c->json), "{\"priority\": 7, \"match\": {\"in_port\": %u}, "
+             "\"actions\": [{\"action_type\": \"output\", \"port\": %u}]}", in_port, out_port);
+    json_t *j = json_loads(c->json, 0, NULL);
+    assert_int_equal(flow_json_parse_json(j, false, &f, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    c->add.match_id = fm_flow_match_id(DPID, &f);
+    c->add.flow_id = fm_flow_id(DPID, &f);
+    c->add.owner = "";
+    c->add.wire = c->wire;
+    assert_int_equal(fm_flow_mod_encode(&f.mod, c->wire, sizeof(c->wire), &c->add.len), 0);
+    c->rec = (struct store_flow){.dpid = DPID, .match_id = c->add.match_id,
+                                 .flow_id = c->add.flow_id, .json = c->json,
+                                 .json_len = strlen(c->json)};
+}
+
+/* Two requests' adds stored by one commit, each handed to the flow manager
+ * from its completion (tried until they share a batch). */
+static void two_adds_one_batch(struct t *t, struct committed_add *a, struct committed_add *b)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        a->rc = b->rc = 1;
+        assert_int_equal(store_put_many_async(t->store, &a->rec, 1, add_committed, a), 0);
+        assert_int_equal(store_put_many_async(t->store, &b->rec, 1, add_committed, b), 0);
+        assert_int_equal(store_sync(t->store), 0);
+        assert_int_equal(a->rc, 0);
+        assert_int_equal(b->rc, 0);
+        if (a->taken_us == b->taken_us)
+            return;
+    }
+    fail_msg("two adds never shared a batch in 50 tries");
+}
+
+/* From a commit's completion the flow manager mirrors and sends what that
+ * commit stored: two new flows both; two versions of one flow in one
+ * commit only the last (the first was replaced before it was told), as
+ * when it reads the versions back (store_batch_final). */
+static void test_committed_batch_mirrors_what_is_stored(void **state)
+{
+    struct t *t = *state;
+    struct committed_add a, b;
+    struct flowmgr_stats st;
+
+    flowmgr_destroy(t->fm);
+    store_close(t->store);
+    struct store_config sc = {.backend = STORE_BACKEND_MEMORY, .linger_us = 200000,
+                              .batch_target = 64};
+    t->store = store_open(&sc);
+    assert_non_null(t->store);
+    t->fm = open_fm(t);
+    assert_non_null(t->fm);
+    switch_up(t, CONN_A);
+
+    committed_add_make(t, &a, 1, 5);
+    committed_add_make(t, &b, 2, 5);
+    unsigned from = t->n_sent;
+    two_adds_one_batch(t, &a, &b);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 2);
+
+    committed_add_make(t, &a, 3, 5);
+    committed_add_make(t, &b, 3, 6);                /* the same flow, other actions */
+    from = t->n_sent;
+    two_adds_one_batch(t, &a, &b);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    const struct sent *m = last_of(t, OFPT_FLOW_MOD);
+    assert_non_null(m);
+    assert_int_equal(m->fm.command, OFPFC_ADD);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
+    /* The mirror holds the last version (a delete chooses its victims there). */
+    struct fm_flow sel;
+    char err[128];
+    json_t *j = json_loads("{\"match\": {\"in_port\": 3}}", 0, NULL);
+    assert_int_equal(flow_json_parse_json(j, true, &sel, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    struct flowmgr_key *keys = NULL;
+    size_t n = 0, cap = 0;
+    assert_int_equal(flowmgr_delete_victims(t->fm, DPID, &sel.mod, &keys, &n, &cap), 0);
+    assert_int_equal(n, 1);
+    assert_true(keys[0].match_id == b.add.match_id && keys[0].flow_id == b.add.flow_id);
+    free(keys);
+}
+
 /* A delete's FLOW_MODs are admitted like an add's: reserved before the
  * store commits, released as they are queued. */
 static void test_delete_admission_reserved(void **state)
@@ -1390,6 +1505,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_batch_then_barrier_installs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_committed_batch_mirrors_what_is_stored, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_error_marks_that_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_switch_errors_rate_limited, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pacing_delays_never_drops, setup, teardown),

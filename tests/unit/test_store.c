@@ -1652,6 +1652,80 @@ static int kv_count(const char *key, const void *val, size_t len, void *arg)
     return 0;
 }
 
+/* What one completion saw of store_batch_final and of its batch. */
+struct final_seen {
+    struct store *s;
+    volatile int rc;
+    volatile int final;
+    uint64_t taken_us;
+};
+
+static void final_done(void *arg, int rc)
+{
+    struct final_seen *f = arg;
+    struct store_batch_times bt;
+
+    f->final = store_batch_final(f->s);
+    store_batch_times(f->s, &bt);
+    f->taken_us = bt.taken_us;
+    f->rc = rc;
+}
+
+/* a and b put by two requests that share one commit: tried until the
+ * committer takes them together (the group-commit window nearly always
+ * does; a slow machine may split them). */
+static void two_puts_one_batch(struct store *s, const struct store_flow *a,
+                               const struct store_flow *b, struct final_seen out[2])
+{
+    for (int tries = 0; tries < 50; tries++) {
+        out[0] = out[1] = (struct final_seen){.s = s, .rc = 1, .final = -1};
+        assert_int_equal(store_put_many_async(s, a, 1, final_done, &out[0]), 0);
+        assert_int_equal(store_put_many_async(s, b, 1, final_done, &out[1]), 0);
+        assert_int_equal(store_sync(s), 0);
+        assert_int_equal(out[0].rc, 0);
+        assert_int_equal(out[1].rc, 0);
+        if (out[0].taken_us == out[1].taken_us)
+            return;
+    }
+    fail_msg("two puts never shared a batch in 50 tries");
+}
+
+/* A completion may trust what its change wrote (the flow manager then
+ * reads nothing back) only when nothing else writes the store and no key
+ * of its batch was changed twice; etcd, which other nodes write, never. */
+static void test_batch_final(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = {.dir = t->dir, .linger_us = 200000, .batch_target = 64};
+    struct store *s = topen(t, &cfg);
+    bool exclusive = t->be != &be_etcd;
+    struct final_seen seen[2];
+    struct tflow a, b, c, d;
+
+    assert_non_null(s);
+    assert_false(store_batch_final(s));             /* not from a completion */
+    mk_flow(&a, 7, 1, 1);
+    mk_flow(&b, 7, 2, 1);
+    two_puts_one_batch(s, &a.f, &b.f, seen);
+    assert_int_equal(seen[0].final, exclusive);
+    assert_int_equal(seen[1].final, exclusive);
+    /* One key put twice in the batch: the first put's version is gone. */
+    mk_flow(&c, 7, 3, 1);
+    mk_flow(&d, 7, 3, 2);
+    two_puts_one_batch(s, &c.f, &d.f, seen);
+    assert_int_equal(seen[0].final, 0);
+    assert_int_equal(seen[1].final, 0);
+    assert_stored(s, &d);
+    /* The next batch starts afresh, even with keys of the last one. */
+    mk_flow(&c, 7, 3, 3);
+    mk_flow(&d, 8, 3, 1);
+    two_puts_one_batch(s, &c.f, &d.f, seen);
+    assert_int_equal(seen[0].final, exclusive);
+    assert_int_equal(seen[1].final, exclusive);
+    assert_false(store_batch_final(s));
+    store_close(s);
+}
+
 /* One put that names a key more than once (a body listing a flow twice):
  * the last of them is what is stored, and a flow it replaces loses its
  * installed state. */
@@ -1923,7 +1997,8 @@ static void test_mem_open(void **state)
     T(test_async_backpressure, be), T(test_async_put_done, be),                           \
     T(test_async_select_in_order, be), T(test_background_rides_along, be),                \
     T(test_kv_records, be), T(test_watch, be),                                            \
-    T(test_put_same_key_in_one_put, be), T(test_many_keys, be),                           \
+    T(test_put_same_key_in_one_put, be), T(test_batch_final, be),                         \
+    T(test_many_keys, be),                                                                \
     T(test_failed_batch_undone, be)
 
 /* ---- etcd alone: several nodes on one prefix ---------------------------------- */
@@ -2235,7 +2310,8 @@ int main(void)
         T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
         T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
         T(test_etcd_same_key_twice, be_etcd), T(test_etcd_copy_ahead, be_etcd),
-        T(test_json_text_exact, be_etcd),
+        T(test_json_text_exact, be_etcd), T(test_batch_final, be_etcd),
+        T(test_put_same_key_in_one_put, be_etcd),
     };
     int failed = 0;
 
