@@ -77,6 +77,14 @@ trap cleanup EXIT
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
 anon_kb() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
+# The CPU time (ns, schedstat) of each of PID's threads, summed by thread
+# name: "name ns" lines.
+thread_ticks() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        printf '%s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
+    done | awk 'NF == 2 { n[$1] += $2 } END { for (k in n) printf "%s %.0f\n", k, n[k] }'
+}
 
 # POSTs FLOWS flows in bodies of 1,000 to API's flows/{dpid} for the 100
 # switches from dpid 40000000 (8 keep-alive connections); the start and end
@@ -143,6 +151,7 @@ round() {
     r0=$(rss_kb $opid)
     a0=$(anon_kb $opid)
     c0=$(cpu_ticks $opid)
+    thread_ticks $opid >"$work/threads0"
     if [ "${PERF:-}" = 1 ] && [ "$r" = 1 ]; then
         perf record ${PERF_ARGS:--g} -p $opid -o "$work/perf.data" >/dev/null 2>&1 &
         perfpid=$!
@@ -158,6 +167,11 @@ round() {
     r1=$(rss_kb $opid)
     a1=$(anon_kb $opid)
     c1=$(cpu_ticks $opid)
+    thread_ticks $opid >"$work/threads1"
+    # Each thread's CPU per flow, the round's own line after the figures'.
+    awk -v n="$FLOWS" 'NR == FNR { a[$1] = $2; next }
+        { d = ($2 - a[$1]) / 1e3 / n; if (d > 0.005) printf "%s=%.2f ", $1, d }
+        END { print "" }' "$work/threads0" "$work/threads1" >"$work/threads-r$r"
     db=$(du -sb "$work/var" | awk '{ print $1 }')
     if [ -n "$perfpid" ]; then
         { echo "== by thread"
@@ -235,6 +249,7 @@ for r in $(seq "$ROUNDS"); do
          "ofcd CPU $(echo $line | cut -d' ' -f6) us/flow;" \
          "after kill -9: ready in $(echo $line | cut -d' ' -f7) s, every flow back in $(echo $line | cut -d' ' -f8) s," \
          "$(echo $line | cut -d' ' -f9) acknowledged flows lost"
+    echo "  its CPU by thread, us/flow: $(cat "$work/threads-r$r")"
     echo "$line" >>"$work/rounds"
 done
 PEER=${PEER:-osken}
@@ -245,8 +260,8 @@ if [ "$PEER" = osken ] && command -v osken-manager >/dev/null; then
         "answered $(echo $peer | cut -d' ' -f1) flows/s, its CPU $(echo $peer | cut -d' ' -f2) us/flow" ||
         { echo "os-ken's round failed (see above)"; peer=""; }
 fi
-python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" "$PORT" "$PEER_FLOWS $peer" <<'PY'
-import json, statistics, sys
+python3 - "$work/rounds" "$OUT/batch.json" "$FLOWS" "$PORT" "$PEER_FLOWS $peer" "$work" <<'PY'
+import glob, json, statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = [statistics.median(c) for c in zip(*rows)]
 keys = ["accepted_flows_s", "confirmed_flows_s", "rss_bytes_per_flow", "disk_bytes_per_flow", "heap_bytes_per_flow", "ofcd_cpu_us_per_flow", "recover_ready_s", "recover_all_s", "lost_flows"]
@@ -255,6 +270,13 @@ peer = sys.argv[5].split()
 if len(peer) == 3:
     fig.update(osken_flows=int(peer[0]), osken_flows_s=float(peer[1]),
                osken_cpu_us_per_flow=float(peer[2]))
+by = {}
+for f in glob.glob(sys.argv[6] + "/threads-r*"):
+    for kv in open(f).read().split():
+        k, v = kv.split("=")
+        by.setdefault(k, []).append(float(v))
+if by:
+    fig["thread_cpu_us_per_flow"] = {k: statistics.median(v) for k, v in sorted(by.items())}
 json.dump(fig, open(sys.argv[2], "w"), indent=1)
 print(f"median: accepted {med[0]:,.0f} flows/s, confirmed {med[1]:,.0f} flows/s, "
       f"RSS {med[2]:.0f} B/flow (heap {med[4]:.0f}), store {med[3]:.0f} B/flow on disk, "
