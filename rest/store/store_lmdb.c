@@ -621,7 +621,7 @@ static int store_apply_state(struct store_lmdb *s, struct store_op *op, uint64_t
     if (rc)
         return rc;
     t->state_updates++;
-    return store_queue_changed_flow(&s->q, op->u.st.dpid, op->u.st.match_id, false);
+    return store_queue_changed_state(&s->q, op->u.st.dpid, op->u.st.match_id);
 }
 
 static int store_apply_kv(struct store_lmdb *s, struct store_op *op)

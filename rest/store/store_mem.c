@@ -329,7 +329,7 @@ static int mem_apply_state(struct store_mem *m, struct store_op *op, uint64_t no
     if (rc)
         return rc;
     t->state_updates++;
-    return store_queue_changed_flow(&m->q, probe.dpid, probe.match_id, false);
+    return store_queue_changed_state(&m->q, probe.dpid, probe.match_id);
 }
 
 static int mem_apply_kv(struct store_mem *m, struct store_op *op)

@@ -40,7 +40,7 @@ static int store_flow_check(const struct store_flow *f)
  * collision, or no room to remember) marks the batch changed twice. */
 static void store_note_key(struct store_queue *q, uint64_t dpid, uint64_t match_id)
 {
-    uint64_t h = (dpid * 0x9e3779b97f4a7c15ull) ^ match_id;
+    uint64_t h = dpid ^ match_id;       /* match_ids are hashes already */
 
     h = h ? h : 1;                      /* 0 marks an empty slot */
     if (q->batch_twice)
@@ -92,8 +92,6 @@ static void store_seen_reset(struct store_queue *q)
 
 static int store_queue_changed(struct store_queue *q, const struct store_change *c)
 {
-    if (q->exclusive && c->kind == STORE_CHANGE_FLOW)
-        store_note_key(q, c->dpid, c->match_id);
     if (!q->collect)
         return 0;
     if (q->n_chg == q->cap_chg) {
@@ -114,6 +112,14 @@ int store_queue_changed_flow(struct store_queue *q, uint64_t dpid, uint64_t matc
 {
     struct store_change c = {.kind = STORE_CHANGE_FLOW, .removed = removed, .dpid = dpid,
                              .match_id = match_id};
+    if (q->exclusive)
+        store_note_key(q, dpid, match_id);
+    return store_queue_changed(q, &c);
+}
+
+int store_queue_changed_state(struct store_queue *q, uint64_t dpid, uint64_t match_id)
+{
+    struct store_change c = {.kind = STORE_CHANGE_FLOW, .dpid = dpid, .match_id = match_id};
     return store_queue_changed(q, &c);
 }
 

@@ -141,8 +141,8 @@ struct store_queue {
     size_t n_chg, cap_chg;
 
     /*
-     * The backend reports every flow it changes (store_queue_changed_flow)
-     * and nothing but this committer writes it (not an etcd copy, whose
+     * The backend reports every flow it changes (store_queue_changed_flow,
+     * _state) and nothing but this committer writes it (not an etcd copy, whose
      * other nodes write too): set by the backend after store_queue_init.
      * Then each batch's flow keys are remembered (hashes, in an open
      * table: a collision only says "twice") to tell its completions
@@ -208,10 +208,13 @@ void store_queue_stats(struct store_queue *q, struct store_stats *st);
 
 /*
  * From apply: a key it changed. 0, or -ENOMEM (apply then fails: a watcher
- * must not miss a change). Free when nobody watches.
+ * must not miss a change). Free when nobody watches. A change of only a
+ * flow's state (installed, error) is reported with _state: it leaves the
+ * flow's version, so it does not count as the key changed twice.
  */
 int store_queue_changed_flow(struct store_queue *q, uint64_t dpid, uint64_t match_id,
                              bool removed);
+int store_queue_changed_state(struct store_queue *q, uint64_t dpid, uint64_t match_id);
 int store_queue_changed_kv(struct store_queue *q, const char *key, bool removed);
 
 /* The owner's length as stored (0 for NULL). */
