@@ -591,7 +591,7 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
         return;
     for (size_t i = 0; i < fr->n; i++)
         for (size_t j = 0; j < fr->g[i].n; j++) {
-            /* The selector back from its bytes: its match is a view into them. */
+            /* The selector back from its bytes (the match is copied out). */
             const struct flowmgr_sel *sel = &fr->g[i].dels[j];
             struct ofp_flow_mod mod;
             struct ofp_err oerr;
