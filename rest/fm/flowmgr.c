@@ -1178,18 +1178,22 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
 {
     struct flowmgr_sel *ss = calloc(n_sels ? n_sels : 1, sizeof(*ss));
     int rc = ss ? 0 : -ENOMEM;
+    size_t ok = 0;
 
-    for (size_t i = 0; i < n_sels && rc == 0; i++) {
-        ss[i].owner = sels[i].owner;
-        if (!(ss[i].wire = fm_encode_flow_mod(&sels[i].mod, &ss[i].len)))
+    for (; ss && ok < n_sels; ok++) {
+        ss[ok].owner = sels[ok].owner;
+        if (!(ss[ok].wire = fm_encode_flow_mod(&sels[ok].mod, &ss[ok].len))) {
             rc = -EINVAL;
+            break;
+        }
     }
-    if (rc == 0)
-        rc = flowmgr_deleted_admitted(fm, keys, n_keys, dpid, ss, n_sels, 0);
-    for (size_t i = 0; ss && i < n_sels; i++)
+    /* The store has deleted them whatever: the mirror follows even when a
+     * selector could not be sent. */
+    int drc = flowmgr_deleted_admitted(fm, keys, n_keys, dpid, ss, ok, 0);
+    for (size_t i = 0; i < ok; i++)
         free((void *)ss[i].wire);
     free(ss);
-    return rc;
+    return rc ? rc : drc;
 }
 
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,

@@ -1394,6 +1394,30 @@ static void test_committed_batch_mirrors_what_is_stored(void **state)
     free(keys);
 }
 
+/* An app's selector that cannot be encoded is an error, but the store has
+ * deleted the flow all the same: the mirror must not keep it. */
+static void test_deleted_bad_selector_still_forgets(void **state)
+{
+    struct t *t = *state;
+    struct added a;
+    struct flowmgr_stats st;
+
+    switch_up(t, CONN_A);
+    add_flow(t, "{\"priority\": 9, \"match\": {\"in_port\": 4}}", &a);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 1);
+    struct fm_flow bad = a.flow;
+    fm_flow_fixup(&bad);
+    bad.mod.command = 99;                           /* no such FLOW_MOD command */
+    struct flowmgr_key key = {DPID, a.match_id, a.flow_id};
+    assert_int_equal(store_del(t->store, DPID, a.match_id), 0);
+    unsigned from = t->n_sent;
+    assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, &bad, 1), -EINVAL);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 0);
+}
+
 /* A delete's FLOW_MODs are admitted like an add's: reserved before the
  * store commits, released as they are queued. */
 static void test_delete_admission_reserved(void **state)
@@ -1506,6 +1530,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_batch_then_barrier_installs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_committed_batch_mirrors_what_is_stored, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_deleted_bad_selector_still_forgets, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_error_marks_that_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_switch_errors_rate_limited, setup, teardown),
