@@ -153,6 +153,9 @@ int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct st
         .batch_target = 64,
         .max_async = 1u << 20,
         .journal = c->store_journal,
+        /* durability = group: one sync per commit, the meta page's late. */
+        .lazy_meta_sync = strcmp(c->fm_durability, "group") == 0,
+        .meta_sync_ms = strcmp(c->fm_durability, "group") == 0 ? STORE_GROUP_META_SYNC_MS : 0,
         .checkpoint_ms = c->store_checkpoint_ms,
         .checkpoint_bytes = (uint64_t)c->store_checkpoint_mb << 20,
     };

@@ -1336,8 +1336,9 @@ static int check_kernel_side(struct ofcd_config *cfg, char *err, size_t errlen)
  * must fit the budget of all snapshots, or that switch is never checked. */
 static int check_fm_durability(struct ofcd_config *cfg, char *err, size_t errlen)
 {
-    if (strcmp(cfg->fm_durability, "sync") != 0 && strcmp(cfg->fm_durability, "async") != 0) {
-        cfg_err(err, errlen, "flow_manager.durability = '%s': must be sync or async",
+    if (strcmp(cfg->fm_durability, "sync") != 0 && strcmp(cfg->fm_durability, "group") != 0 &&
+        strcmp(cfg->fm_durability, "async") != 0) {
+        cfg_err(err, errlen, "flow_manager.durability = '%s': must be sync, group or async",
                 cfg->fm_durability);
         return -EINVAL;
     }

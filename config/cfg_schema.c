@@ -429,9 +429,13 @@ const struct cfg_key cfg_keys[] = {
              "size limit of the flow store (LMDB map) under app.data_dir, MiB"),
     CFG_STRING("flow_manager", "durability", fm_durability, "sync",
                "when a flow change is answered 202: sync, once it is durable on disk (the "
-               "default: an answered change survives a crash); async, once it is queued "
-               "to the store (as Kytos-ng answers before its database write): faster, and "
-               "a crash may lose the last changes answered"),
+               "default: an answered change survives any crash; LMDB syncs twice per "
+               "commit); group, once its commit's pages are synced, the commit record "
+               "20 ms later or with the next commit (one sync per commit: a crash of "
+               "ofcd loses nothing answered, a crash of the machine may undo the last "
+               "commit); async, once it is queued to the store (as Kytos-ng answers "
+               "before its database write): faster, and a crash may lose the last "
+               "changes answered"),
     CFG_UINT("flow_manager", "store_linger_us", fm_store_linger_us, 0, 100000, "500",
              "after a change arrives, how long at most the store waits for more to share "
              "its commit, and a quarter of it after the last, µs (0 = commit at once)"),

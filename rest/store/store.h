@@ -187,6 +187,12 @@ struct store_config {
      * never half of one, and what they held is read again from the
      * source (the revision applied is written in the same commit). */
     bool lazy_meta_sync;
+    /* lmdb with lazy_meta_sync, no journal: the last commit's meta page is
+     * synced this long after it by a thread of its own (store_lmdb_meta.h:
+     * flow_manager.durability = group, one disk sync per commit); 0: only
+     * by the next commit, as a replica's copy, which etcd refills. */
+    unsigned meta_sync_ms;
+#define STORE_GROUP_META_SYNC_MS 20
     /*
      * lmdb: the durability source is a journal (store_lmdb_jnl.h): a
      * commit is one append and one fdatasync of its changes, LMDB is made
@@ -216,7 +222,8 @@ struct store_config {
     X(async_lost, "store_set_state() whose commit failed")                                \
     X(state_not_master, "store_set_state() dropped: this node does not master the switch "  \
       "(now) (etcd)")                                                                       \
-    X(copy_errors, "changes read from etcd that this node's copy could not apply (etcd)")
+    X(copy_errors, "changes read from etcd that this node's copy could not apply (etcd)")    \
+    X(meta_syncs, "late syncs of LMDB's last commit (flow_manager.durability = group)")
 #define STORE_GAUGES(X)                                                                   \
     X(max_batch, "most operations in one commit")                                         \
     X(commit_ns_max, "longest commit, nanoseconds")                                       \

@@ -14,7 +14,11 @@
  * it LMDB's default synchronous commit (two syncs). Either way a change
  * confirmed with 0 survives SIGKILL of the process and, on storage that
  * honours fsync, a power cut; reopening after a crash sees exactly the
- * committed batches.
+ * committed batches. With store_config.lazy_meta_sync (a replica's copy;
+ * flow_manager.durability = group with meta_sync_ms) a commit syncs its
+ * pages only and its meta page goes down with the next commit or late
+ * (store_lmdb_meta.h): SIGKILL still loses nothing confirmed, a power cut
+ * may undo the last commit, never half of one.
  *
  * Record layout (native byte order: the file never leaves this machine):
  *   key   = dpid (8, big-endian) | match_id (8, big-endian), so keys sort by
@@ -53,6 +57,7 @@
 #include "ofcd_log.h"
 #include "store_jcode.h"
 #include "store_lmdb_jnl.h"
+#include "store_lmdb_meta.h"
 #include "store_lmdb_rec.h"
 #include "store_queue.h"
 
@@ -107,6 +112,7 @@ struct store_lmdb {
     bool keep_times;          /* store_config.keep_times */
     bool lazy_meta_sync;      /* store_config.lazy_meta_sync */
     struct lmdb_jnl *jnl;     /* store_config.journal; NULL: LMDB's own syncs */
+    struct lmdb_meta_sync *meta;  /* store_config.meta_sync_ms: the last commit's late sync */
     MDB_env *env;
     MDB_dbi dbi;
     MDB_dbi kv_dbi;           /* the apps' records (store_kv_*) */
@@ -689,6 +695,8 @@ static int lmdb_commit(struct store_queue *q)
     int rc = s->jnl ? lmdb_jnl_commit(s->jnl, s->txn) : store_err(mdb_txn_commit(s->txn));
 
     s->txn = NULL;
+    if (rc == 0 && s->meta)
+        lmdb_meta_sync_committed(s->meta);
     return rc;
 }
 
@@ -977,6 +985,8 @@ static int lmdb_get_stats(struct store *st_, struct store_stats *st)
     if (rc)
         return store_err(rc);
     st->records = ms.ms_entries;
+    if (s->meta)
+        st->meta_syncs = lmdb_meta_sync_count(s->meta);
     if (mdb_env_info(s->env, &info) == 0) {
         st->map_size = info.me_mapsize;
         st->map_used = (uint64_t)(info.me_last_pgno + 1) * ms.ms_psize;
@@ -1071,6 +1081,7 @@ static void lmdb_close(struct store *st)
     struct store_lmdb *s = L(st);
 
     store_queue_stop(&s->q);
+    lmdb_meta_sync_stop(s->meta);       /* after the last commit: syncs it */
     lmdb_jnl_close(s->jnl);
     mdb_env_close(s->env);
     free(s->scratch);
@@ -1173,8 +1184,17 @@ struct store *store_lmdb_open(const struct store_config *cfg)
         free(s);
         return NULL;
     }
+    /* One sync per commit: the meta page's comes late (and only without a
+     * journal, whose own sync already is the only one). */
+    if (!s->jnl && s->lazy_meta_sync && cfg->meta_sync_ms &&
+        !(s->meta = lmdb_meta_sync_start(s->env, cfg->meta_sync_ms))) {
+        mdb_env_close(s->env);
+        free(s);
+        return NULL;
+    }
     if (store_queue_init(&s->q, &lmdb_ops, &lmdb_txn, cfg) < 0) {
         LOG_ERR(STORE_COMP, "cannot initialise locks");
+        lmdb_meta_sync_stop(s->meta);
         lmdb_jnl_close(s->jnl);
         mdb_env_close(s->env);
         free(s);

@@ -11,7 +11,10 @@
 #     read back from OVS looks changed);
 #  4. DELETE removes every flow from store and bridges;
 #  5. ofcd SIGKILLed right after its 202s, restarted on fresh bridges (same
-#     dpids, empty tables): every accepted flow is still stored and installed.
+#     dpids, empty tables): every accepted flow is still stored and installed;
+#  6. the same with flow_manager.durability = group (one disk sync per
+#     commit, the commit record synced late): a SIGKILL loses nothing
+#     answered either.
 #
 # usage: ovs_flows.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -190,5 +193,28 @@ for i in 1 2 3; do
     [ "$(count_flows "br$i")" = "$want" ] || fail "fresh br$i holds $(count_flows "br$i") flows, expected $want"
 done
 pass "SIGKILL after 300 202s: all 300 survived and were installed on fresh bridges"
+stop_ofcd
+
+# ---- 6. durability = group: SIGKILL right after the 202s --------------------------------
+start_ofcd "$work/ofcd3.log" "${ofcd_args[@]}" --flow_manager.durability=group
+wait_rest_metric ofcd_switches_up $NB 30 || fail "the $NB bridges did not come back"
+: >"$work/accepted2"
+seq 1 200 | xargs -P 8 -I{} sh -c '
+    i={}; sw=$(( (i % 3) + 1 ))
+    body=$(printf "{\"flows\": [{\"priority\": 600, \"match\": {\"dl_type\": 2048, \"nw_src\": \"172.17.%d.%d\"}, \"actions\": [{\"action_type\": \"output\", \"port\": 4}]}]}" $((i / 256)) $((i % 256)))
+    c=$(curl -s -o /dev/null -w "%{http_code}" -H "Content-Type: application/json" --data-binary "$body" "$0/flows/00:00:00:00:00:00:10:0$sw")
+    [ "$c" = 202 ] && echo "$sw $i" >>"$1"' "$FM" "$work/accepted2"
+n_acc=$(wc -l <"$work/accepted2")
+[ "$n_acc" -eq 200 ] || fail "only $n_acc of 200 one-flow POSTs got 202 (durability group)"
+late=$(rest_metric 'ofcd_store_total{what="meta_syncs"}')
+[ "${late:-0}" -ge 1 ] || fail "durability group made no late meta sync (ofcd_store_total{what=\"meta_syncs\"} = ${late:-none})"
+kill -KILL "$OFCD_PID"
+wait "$OFCD_PID" 2>/dev/null
+OFCD_PID=
+start_ofcd "$work/ofcd4.log" "${ofcd_args[@]}" --flow_manager.durability=group
+grep -q "flow manager: 500 stored flows loaded" "$work/ofcd4.log" ||
+    fail "restart did not load 300 + 200 accepted flows: $(grep 'flow manager' "$work/ofcd4.log")"
+wait_rest_metric 'ofcd_flows{state="installed"}' 500 60 || fail "not every flow installed after the restart"
+pass "durability group: SIGKILL after 200 202s lost none ($late late meta syncs before it)"
 stop_ofcd
 pass "ovs_flows: all checks passed"

@@ -1311,9 +1311,9 @@ static void test_finish_lldp_max_age(void **state)
     assert_has(err, "10000 ms");
 }
 
-/* flow_manager.durability: sync (the default) or async; anything else is
- * refused naming the key and the two words; topology.lldp_loop_actions
- * the same with its words. */
+/* flow_manager.durability: sync (the default), group or async; anything
+ * else is refused naming the key and the three words;
+ * topology.lldp_loop_actions the same with its words. */
 static void test_finish_durability_and_loop_actions(void **state)
 {
     (void)state;
@@ -1327,9 +1327,11 @@ static void test_finish_durability_and_loop_actions(void **state)
     override_ok(&c, "flow_manager.durability=async");
     assert_int_equal(finish(&c, err), 0);
     override_ok(&c, "flow_manager.durability=group");
+    assert_int_equal(finish(&c, err), 0);
+    override_ok(&c, "flow_manager.durability=batch");
     assert_int_equal(finish(&c, err), -EINVAL);
-    assert_has(err, "flow_manager.durability = 'group'");
-    assert_has(err, "sync or async");
+    assert_has(err, "flow_manager.durability = 'batch'");
+    assert_has(err, "sync, group or async");
     cfg_defaults(&c);
     override_ok(&c, "topology.lldp_loop_actions=log,disable");
     assert_int_equal(finish(&c, err), 0);

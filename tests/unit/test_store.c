@@ -28,6 +28,7 @@
 
 #include "log_capture.h"
 #include "ofcd_log.h"
+#include "ofcd_clock.h"
 #include "store.h"
 
 /* A backend under test: how to open it, and whether it keeps its data
@@ -60,7 +61,20 @@ static struct store *lmdb_journal_busy_open(const struct store_config *cfg)
     return store_lmdb_open(&c);
 }
 
+/* flow_manager.durability = group: one sync per commit, the meta page's
+ * late (store_lmdb_meta.h). */
+static struct store *lmdb_group_open(const struct store_config *cfg)
+{
+    struct store_config c = *cfg;
+
+    c.lazy_meta_sync = true;
+    c.meta_sync_ms = STORE_GROUP_META_SYNC_MS;
+    return store_lmdb_open(&c);
+}
+
 static struct backend be_lmdb = {"lmdb", store_lmdb_open, true};
+static struct backend be_lmdbg = {"lmdb, one sync per commit (durability group)",
+                                  lmdb_group_open, true};
 static struct backend be_lmdbj = {"lmdb, journal", lmdb_journal_open, true};
 static struct backend be_lmdbj_busy = {"lmdb, journal, checkpoints every 10 ms",
                                        lmdb_journal_busy_open, true};
@@ -2276,6 +2290,34 @@ static void test_etcd_guard(void **state)
     store_close(s);
 }
 
+/* durability = group: a commit's meta page is synced late, by a thread of
+ * its own, once per quiet spell: none before any commit, one soon after. */
+static void test_meta_synced_late(void **state)
+{
+    struct tctx *t = *state;
+    struct store *s = open_dir(t);
+    struct store_stats st;
+    struct tflow a;
+
+    assert_non_null(s);
+    assert_int_equal(store_get_stats(s, &st), 0);
+    assert_int_equal(st.meta_syncs, 0);
+    mk_flow(&a, 3, 1, 1);
+    assert_int_equal(store_put(s, &a.f), 0);
+    /* The late sync is the thread's own event; its counter is all there is
+     * to wait on (STORE_GROUP_META_SYNC_MS after the commit). */
+    uint64_t deadline = ofcd_clock_mono_us() + 5000000u;
+    do {
+        assert_int_equal(store_get_stats(s, &st), 0);
+        if (st.meta_syncs)
+            break;
+        usleep(2000);
+    } while (ofcd_clock_mono_us() < deadline);
+    assert_int_equal(st.meta_syncs, 1);
+    assert_stored(s, &a);
+    store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest lmdb[] = {
@@ -2284,6 +2326,12 @@ int main(void)
         T(test_crash_sigkill, be_lmdb),
         T(test_group_commit_default, be_lmdb),
         T(test_open_errors, be_lmdb),
+    };
+    const struct CMUnitTest group[] = {
+        CONTRACT(be_lmdbg),
+        T(test_reopen, be_lmdbg),
+        T(test_crash_sigkill, be_lmdbg),
+        T(test_meta_synced_late, be_lmdbg),
     };
     const struct CMUnitTest journal[] = {
         CONTRACT(be_lmdbj),
@@ -2317,6 +2365,8 @@ int main(void)
 
     if (!etcd_endpoint() || !getenv("OFCD_TEST_ETCD_ONLY")) {
         failed += cmocka_run_group_tests_name("store, lmdb", lmdb, NULL, NULL);
+        failed += cmocka_run_group_tests_name("store, lmdb, one sync per commit", group, NULL,
+                                              NULL);
         failed += cmocka_run_group_tests_name("store, lmdb with its journal", journal, NULL,
                                               NULL);
         failed += cmocka_run_group_tests_name("store, memory", memory, NULL, NULL);
