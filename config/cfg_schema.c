@@ -431,9 +431,9 @@ const struct cfg_key cfg_keys[] = {
                "when a flow change is answered 202: sync, once it is durable on disk (the "
                "default: an answered change survives any crash; LMDB syncs twice per "
                "commit); group, once its commit's pages are synced, the commit record "
-               "20 ms later or with the next commit (one sync per commit: a crash of "
-               "ofcd loses nothing answered, a crash of the machine may undo the last "
-               "commit); async, once it is queued to the store (as Kytos-ng answers "
+               "with the next commit or once 20 ms pass without one (one sync per "
+               "commit: a crash of ofcd loses nothing answered, a crash of the machine "
+               "may undo the last commit); async, once it is queued to the store (as Kytos-ng answers "
                "before its database write): faster, and a crash may lose the last "
                "changes answered"),
     CFG_UINT("flow_manager", "store_linger_us", fm_store_linger_us, 0, 100000, "500",

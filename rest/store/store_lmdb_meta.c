@@ -21,6 +21,7 @@ struct lmdb_meta_sync {
     pthread_mutex_t lock;
     pthread_cond_t cv;          /* CLOCK_MONOTONIC */
     bool owed;                  /* a commit not yet synced */
+    uint64_t last_us;           /* when the last commit was made (ofcd_clock_mono_us) */
     bool waiting;               /* the thread waits for a commit */
     bool stopping;
     uint64_t syncs;
@@ -40,10 +41,15 @@ static void *meta_sync_main(void *arg)
         }
         if (!m->owed)
             break;                      /* stopping, nothing owed */
-        /* Commits during the delay ride on the same sync. */
-        struct timespec dl = ofcd_clock_deadline((uint64_t)m->delay_ms * 1000u);
-        while (!m->stopping && pthread_cond_timedwait(&m->cv, &m->lock, &dl) != ETIMEDOUT)
-            ;
+        /* Only after a quiet spell: while commits follow each other, each
+         * one's sync carries the meta page of the one before it down. */
+        for (;;) {
+            uint64_t now = ofcd_clock_mono_us(), due = m->last_us + m->delay_ms * 1000ull;
+            if (m->stopping || now >= due)
+                break;
+            struct timespec dl = ofcd_clock_deadline(due - now);
+            pthread_cond_timedwait(&m->cv, &m->lock, &dl);
+        }
         m->owed = false;                /* before the sync: a later commit is owed again */
         pthread_mutex_unlock(&m->lock);
         int rc = mdb_env_sync(m->env, 1);
@@ -91,8 +97,11 @@ no_lock:
 
 void lmdb_meta_sync_committed(struct lmdb_meta_sync *m)
 {
+    uint64_t now = ofcd_clock_mono_us();
+
     pthread_mutex_lock(&m->lock);
     m->owed = true;
+    m->last_us = now;
     if (m->waiting)
         pthread_cond_signal(&m->cv);
     pthread_mutex_unlock(&m->lock);

@@ -8,13 +8,15 @@
  * commit's sync carries it down, so under load every commit but the last
  * is whole on disk, and a machine crash (not one of ofcd: the page cache
  * keeps what was written) can undo the last commit, never half of one.
- * This thread bounds how long that last one waits: delay_ms after a
- * commit it syncs the file, which carries the meta page down.
+ * This thread bounds how long that last one waits: once delay_ms have
+ * passed without a commit it syncs the file, which carries the meta page
+ * down; while commits keep coming it syncs nothing (each carries the one
+ * before it).
  *
- * The committer tells it of each commit (lmdb_meta_sync_committed: a flag,
- * and a signal only when the thread is waiting for work); the thread
- * waits for that, then delay_ms more (commits in between are carried by
- * the same sync), then calls mdb_env_sync. mdb_env_sync is an fdatasync of
+ * The committer tells it of each commit (lmdb_meta_sync_committed: a flag
+ * and the time, and a signal only when the thread is waiting for work);
+ * the thread waits for that, then for delay_ms without a commit, then
+ * calls mdb_env_sync. mdb_env_sync is an fdatasync of
  * the data file, which LMDB allows from any thread next to a write
  * transaction. Functions return 0 or a negative errno.
  */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Durable one-flow POSTs (issue 30): wrk -c 32 and -c 64, a new flow per
 # request on 100 emulated switches, for each way ofcd answers a change —
-# LMDB's own syncs (the default), store.journal = true, and
-# flow_manager.durability = async (not durable: the ceiling of the REST
-# path) — with ofcd's data on this disk and on tmpfs (the disk taken out).
+# LMDB's own syncs (the default), store.journal = true, on the disk
+# flow_manager.durability = group (one sync per commit: a crash of the
+# machine may undo the last commit), and flow_manager.durability = async
+# (not durable: the ceiling of the REST path) — with ofcd's data on this
+# disk and on tmpfs (the disk taken out).
 # One ofcd per (setting, medium); RUN_S seconds of each load (default 5).
 # Prints req/s and p99 per cell, writes OUT_DIR/durable.json. Prints, never
 # asserts. About two minutes. Needs root (the tap).
@@ -106,6 +108,7 @@ echo "== durable one-flow POSTs: wrk -c 32 / -c 64, ${RUN_S} s each, 100 switche
 for base in /tmp /dev/shm; do
     cell "$base" lmdb
     cell "$base" journal --store.journal=true
+    [ "$base" = /tmp ] && cell "$base" group --flow_manager.durability=group
     cell "$base" async --flow_manager.durability=async
 done
 python3 - "$work/rows" "$OUT/durable.json" "$sync_p50" "$sync_p99" <<'PY'
@@ -117,11 +120,13 @@ for name, medium, conns, rps, p99, bad in rows:
         "req_s": float(rps), "p99_ms": float(p99), "non_2xx": int(bad)}
 json.dump(res, open(sys.argv[2], "w"), indent=1)
 label = {"lmdb": "LMDB's two syncs (default)", "journal": "store.journal = true",
-         "async": "durability = async (not durable)"}
+         "group": "durability = group (one sync)", "async": "durability = async (not durable)"}
 print(f"{'answer':<34} {'medium':<6} {'-c 32 req/s':>12} {'p99 ms':>7} {'-c 64 req/s':>12} {'p99 ms':>7}")
-for name in ("lmdb", "journal", "async"):
+for name in ("lmdb", "journal", "group", "async"):
     for medium in ("disk", "tmpfs"):
         c = res.get(name, {}).get(medium, {})
+        if not c and name == "group":
+            continue
         f = lambda k, f2: f"{c[k][f2]:,.0f}" if k in c and f2 == "req_s" else (
             f"{c[k][f2]:.1f}" if k in c else "-")
         print(f"{label[name]:<34} {medium:<6} {f('32', 'req_s'):>12} {f('32', 'p99_ms'):>7} "
