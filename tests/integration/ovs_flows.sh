@@ -167,12 +167,17 @@ done
 pass "DELETE removed every flow from store and bridges"
 
 # ---- 5. SIGKILL right after the 202s ----------------------------------------------------
-: >"$work/accepted"
-seq 1 300 | xargs -P 8 -I{} sh -c '
-    i={}; sw=$(( (i % 3) + 1 ))
-    body=$(printf "{\"flows\": [{\"priority\": 500, \"match\": {\"dl_type\": 2048, \"nw_src\": \"172.16.%d.%d\"}, \"actions\": [{\"action_type\": \"output\", \"port\": 4}]}]}" $((i / 256)) $((i % 256)))
-    c=$(curl -s -o /dev/null -w "%{http_code}" -H "Content-Type: application/json" --data-binary "$body" "$0/flows/00:00:00:00:00:00:10:0$sw")
-    [ "$c" = 202 ] && echo "$sw $i" >>"$1"' "$FM" "$work/accepted"
+# post_one_each N PRIORITY NET OUT: N one-flow POSTs (8 at a time) spread
+# over br1-br3, nw_src NET.x.y each; "switch i" of every 202 into OUT.
+post_one_each() {
+    : >"$4"
+    seq 1 "$1" | xargs -P 8 -I{} sh -c '
+        i={}; sw=$(( (i % 3) + 1 ))
+        body=$(printf "{\"flows\": [{\"priority\": %d, \"match\": {\"dl_type\": 2048, \"nw_src\": \"%s.%d.%d\"}, \"actions\": [{\"action_type\": \"output\", \"port\": 4}]}]}" "$2" "$3" $((i / 256)) $((i % 256)))
+        c=$(curl -s -o /dev/null -w "%{http_code}" -H "Content-Type: application/json" --data-binary "$body" "$0/flows/00:00:00:00:00:00:10:0$sw")
+        [ "$c" = 202 ] && echo "$sw $i" >>"$1"' "$FM" "$4" "$2" "$3"
+}
+post_one_each 300 500 172.16 "$work/accepted"
 kill -KILL "$OFCD_PID"
 wait "$OFCD_PID" 2>/dev/null
 OFCD_PID=
@@ -198,12 +203,7 @@ stop_ofcd
 # ---- 6. durability = group: SIGKILL right after the 202s --------------------------------
 start_ofcd "$work/ofcd3.log" "${ofcd_args[@]}" --flow_manager.durability=group
 wait_rest_metric ofcd_switches_up $NB 30 || fail "the $NB bridges did not come back"
-: >"$work/accepted2"
-seq 1 200 | xargs -P 8 -I{} sh -c '
-    i={}; sw=$(( (i % 3) + 1 ))
-    body=$(printf "{\"flows\": [{\"priority\": 600, \"match\": {\"dl_type\": 2048, \"nw_src\": \"172.17.%d.%d\"}, \"actions\": [{\"action_type\": \"output\", \"port\": 4}]}]}" $((i / 256)) $((i % 256)))
-    c=$(curl -s -o /dev/null -w "%{http_code}" -H "Content-Type: application/json" --data-binary "$body" "$0/flows/00:00:00:00:00:00:10:0$sw")
-    [ "$c" = 202 ] && echo "$sw $i" >>"$1"' "$FM" "$work/accepted2"
+post_one_each 200 600 172.17 "$work/accepted2"
 n_acc=$(wc -l <"$work/accepted2")
 [ "$n_acc" -eq 200 ] || fail "only $n_acc of 200 one-flow POSTs got 202 (durability group)"
 late=$(rest_metric 'ofcd_store_total{what="meta_syncs"}')

@@ -250,6 +250,31 @@ static int every_flow(const struct store_flow *f, void *arg)
     return 1;
 }
 
+/* LMDB opened on dir the way the store opens it (its databases by name),
+ * for a test that writes or reads the file behind the store's back. */
+static MDB_env *raw_env(const char *dir, unsigned flags)
+{
+    MDB_env *env;
+
+    assert_int_equal(mdb_env_create(&env), 0);
+    assert_int_equal(mdb_env_set_maxdbs(env, 4), 0);
+    assert_int_equal(mdb_env_set_mapsize(env, 1 << 26), 0);
+    assert_int_equal(mdb_env_open(env, dir, MDB_NOTLS | flags, 0640), 0);
+    return env;
+}
+
+/* A test's store directory, gone. */
+static void store_dir_remove(const char *dir)
+{
+    char path[96];
+
+    snprintf(path, sizeof(path), "%s/data.mdb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A store file written by version 1 (records made here the way it made
  * them): a store opens it, reads every flow with its state, and what
  * changes is written anew and still reads. */
@@ -263,10 +288,7 @@ static void test_store_on_version_1_file(void **state)
     uint8_t k[16] = {0}, v[256];
 
     assert_non_null(mkdtemp(dir));
-    assert_int_equal(mdb_env_create(&env), 0);
-    assert_int_equal(mdb_env_set_maxdbs(env, 4), 0);
-    assert_int_equal(mdb_env_set_mapsize(env, 1 << 24), 0);
-    assert_int_equal(mdb_env_open(env, dir, MDB_NOTLS, 0640), 0);
+    env = raw_env(dir, 0);
     assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
     assert_int_equal(mdb_dbi_open(txn, "flows", MDB_CREATE, &flows), 0);
     assert_int_equal(mdb_dbi_open(txn, "state", MDB_CREATE, &states), 0);
@@ -334,12 +356,7 @@ static void test_store_on_version_1_file(void **state)
         store_flow_release(&f);
     }
     store_close(s);
-    char path[96];
-    snprintf(path, sizeof(path), "%s/data.mdb", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/lock.mdb", dir);
-    unlink(path);
-    rmdir(dir);
+    store_dir_remove(dir);
 }
 
 /* Big-endian dpid | match_id, as the store writes its keys. */
@@ -381,10 +398,7 @@ static void test_key_order_is_lmdbs_own(void **state)
         dps[i] = order_dpids[rnd64(&x) % 4];
         mids[i] = rnd64(&x);
     }
-    assert_int_equal(mdb_env_create(&env), 0);
-    assert_int_equal(mdb_env_set_maxdbs(env, 4), 0);
-    assert_int_equal(mdb_env_set_mapsize(env, 1 << 26), 0);
-    assert_int_equal(mdb_env_open(env, dir, MDB_NOTLS, 0640), 0);
+    env = raw_env(dir, 0);
     assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
     assert_int_equal(mdb_dbi_open(txn, "flows", MDB_CREATE, &flows), 0);
     for (size_t i = 0; i < ORDER_N; i++) {
@@ -416,10 +430,7 @@ static void test_key_order_is_lmdbs_own(void **state)
     MDB_val kv, vv;
     uint8_t prev[16];
     size_t seen = 0;
-    assert_int_equal(mdb_env_create(&env), 0);
-    assert_int_equal(mdb_env_set_maxdbs(env, 4), 0);
-    assert_int_equal(mdb_env_set_mapsize(env, 1 << 26), 0);
-    assert_int_equal(mdb_env_open(env, dir, MDB_NOTLS | MDB_RDONLY, 0640), 0);
+    env = raw_env(dir, MDB_RDONLY);
     assert_int_equal(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn), 0);
     assert_int_equal(mdb_dbi_open(txn, "flows", 0, &flows), 0);
     assert_int_equal(mdb_cursor_open(txn, flows, &cur), 0);
@@ -440,12 +451,7 @@ static void test_key_order_is_lmdbs_own(void **state)
     mdb_cursor_close(cur);
     mdb_txn_abort(txn);
     mdb_env_close(env);
-    char path[96];
-    snprintf(path, sizeof(path), "%s/data.mdb", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/lock.mdb", dir);
-    unlink(path);
-    rmdir(dir);
+    store_dir_remove(dir);
 }
 
 int main(void)
