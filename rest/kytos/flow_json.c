@@ -20,9 +20,6 @@
 
 #define PATH_MAX_LEN 96
 
-/* Room for the largest FLOW_MOD we can build: header 56, a full match,
- * two full action lists of set_fields (24 bytes each) and the rest. */
-
 enum mf_kind {
     MK_UINT,          /* plain integer up to the field's width */
     MK_UINT_MASK,     /* integer or "value/mask" */
@@ -554,18 +551,12 @@ static int parse_mf(struct pctx *c, const struct mf_def *d, const struct jt_node
     return 0;
 }
 
-/* Name lookups in the tables below are linear; a batch looks up several
- * names per flow, so the first byte is compared before strcmp is called
- * (strcmp on every entry was 2.5 % of a batched install's CPU). */
-static bool same_name(const char *a, const char *b)
-{
-    return a[0] == b[0] && !strcmp(a, b);
-}
-
+/* Name lookups in the tables below are linear, several per flow of a
+ * batch: jt_same_key's first-byte check spares most strcmp calls. */
 static const struct mf_def *mf_by_name(const char *name)
 {
     for (size_t i = 0; i < MF_COUNT; i++) {
-        if (same_name(mf_table[i].name, name))
+        if (jt_same_key(mf_table[i].name, name))
             return &mf_table[i];
     }
     return NULL;
@@ -672,7 +663,7 @@ static int only_keys(struct pctx *c, const struct jt_node *obj, const char *path
         const char *key = jt_string(m);
         bool found = false;
         for (const char *const *k = ok; *k; k++)
-            found = found || same_name(*k, key);
+            found = found || jt_same_key(*k, key);
         if (!found)
             return fail(c->err, c->errlen, "unknown field '%s.%s'", path, key);
     }
@@ -869,7 +860,7 @@ static int parse_action(struct pctx *c, const struct jt_node *ja, const char *pa
     *flags = 0;
     for (size_t i = 0; i < sizeof(action_defs) / sizeof(action_defs[0]); i++) {
         const struct action_def *d = &action_defs[i];
-        if (!same_name(jt_string(jt), d->name))
+        if (!jt_same_key(jt_string(jt), d->name))
             continue;
         if ((rc = only_keys(c, ja, path, d->keys)))
             return rc;
@@ -1015,7 +1006,7 @@ static int parse_instruction(struct pctx *c, const struct jt_node *ji, const cha
     in.type = jt_string(jt);
     for (size_t i = 0; i < sizeof(inst_defs) / sizeof(inst_defs[0]); i++) {
         const struct inst_def *d = &inst_defs[i];
-        if (!same_name(in.type, d->name))
+        if (!jt_same_key(in.type, d->name))
             continue;
         if (out->mod.inst.present & d->bit)
             return fail(c->err, c->errlen, "%s: instruction '%s' given twice", path, in.type);
@@ -1237,7 +1228,7 @@ int flow_json_parse_wire(const struct jt_node *flow, bool for_delete, struct fm_
     jt_object_foreach(flow, k, v) {
         const char *key = jt_string(k);
         size_t k = 0;
-        while (k < sizeof(flow_keys) / sizeof(flow_keys[0]) && !same_name(flow_keys[k].key, key))
+        while (k < sizeof(flow_keys) / sizeof(flow_keys[0]) && !jt_same_key(flow_keys[k].key, key))
             k++;
         if (k == sizeof(flow_keys) / sizeof(flow_keys[0]))
             return fail(err, errlen, "unknown field '%s'", key);

@@ -109,8 +109,10 @@ int flow_json_parse(const struct jt_node *flow, bool for_delete, struct fm_flow 
 /*
  * The same, and the checked flow's FLOW_MOD (xid 0, the bytes
  * fm_flow_mod_encode writes) in wire, FLOW_JSON_WIRE_MAX bytes of room
- * (every flow this parser accepts fits), its length in *wire_len: a
- * request keeps those bytes, encoded once.
+ * (every flow this parser accepts fits: header 56, a full match, two full
+ * action lists of set_fields, 24 bytes each, and the rest; the parser's
+ * own check encodes into that much), its length in *wire_len: a request
+ * keeps those bytes, encoded once.
  */
 #define FLOW_JSON_WIRE_MAX 8192
 int flow_json_parse_wire(const struct jt_node *flow, bool for_delete, struct fm_flow *out,

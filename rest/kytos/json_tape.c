@@ -330,14 +330,6 @@ struct jt_keyref {
     uint32_t idx;
 };
 
-/* Key equality, the first byte compared before strcmp is called: most keys
- * of one object differ there, and these compares run several times per
- * flow of a batch (strcmp's calls were ~1 % of a batched install's CPU). */
-static bool jt_same_key(const char *a, const char *b)
-{
-    return a[0] == b[0] && !strcmp(a, b);
-}
-
 static int jt_keyref_cmp(const void *a, const void *b)
 {
     const struct jt_keyref *x = a, *y = b;

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum jt_type {
     JT_OBJECT = 1,
@@ -112,6 +113,14 @@ static inline const char *jt_string(const struct jt_node *v)
 
 /* The value of obj's member key, or NULL when there is none. */
 const struct jt_node *jt_object_get(const struct jt_node *obj, const char *key);
+
+/* Key (or name) equality with the first byte compared before strcmp is
+ * called: most keys of one object differ there, and a batch compares
+ * several per flow (strcmp's calls were 2.5 % of a batched install's CPU). */
+static inline bool jt_same_key(const char *a, const char *b)
+{
+    return a[0] == b[0] && !strcmp(a, b);
+}
 
 /* Walking an object's members in order (keys given twice: first place,
  * last value): k is the key node, jt_member(k) its value. */
