@@ -1085,13 +1085,16 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
      * read back (a sixth of the committer's time in a batched install).
      * Else the store's versions decide, below. */
     bool final = store_batch_final(fm->store);
-    /* The keys the store is asked for, made before the lock is taken. */
-    uint64_t *mids = final ? NULL : malloc((n ? n : 1) * sizeof(*mids));
-    struct ours_ctx oc = {adds, n, 0, calloc(n ? n : 1, sizeof(bool))};
-    for (size_t i = 0; mids && i < n; i++)
-        mids[i] = adds[i].match_id;
-    for (size_t i = 0; final && oc.ours && i < n; i++)
-        oc.ours[i] = true;
+    /* The keys the store is asked for, made before the lock is taken;
+     * oc.ours stays NULL when every one is ours. */
+    uint64_t *mids = NULL;
+    struct ours_ctx oc = {adds, n, 0, NULL};
+    if (!final) {
+        mids = malloc((n ? n : 1) * sizeof(*mids));
+        oc.ours = calloc(n ? n : 1, sizeof(bool));
+        for (size_t i = 0; mids && i < n; i++)
+            mids[i] = adds[i].match_id;
+    }
 
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
@@ -1102,8 +1105,8 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     /* Under the lock, the store's committed version decides: a request that
      * replaced a flow after ours mirrors its own version. One snapshot for
      * all of them (a read transaction per flow was 6% of a batch's CPU). */
-    if (!sw || (!final && !mids) || !oc.ours ||
-        (!final && store_get_each_version(fm->store, dpid, mids, n, mark_ours, &oc) < 0)) {
+    if (!sw || (!final && (!mids || !oc.ours ||
+                           store_get_each_version(fm->store, dpid, mids, n, mark_ours, &oc) < 0))) {
         pthread_mutex_unlock(&fm->lock);
         free(mids);
         free(oc.ours);
@@ -1112,7 +1115,7 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     free(mids);
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct flowmgr_add_one *a = &adds[i];
-        if (!oc.ours[i])
+        if (oc.ours && !oc.ours[i])
             continue;
         /* Already mirrored pending in this version (a cluster's watch got
          * here first, flowmgr_sync): its ADD is queued or on its way. */
