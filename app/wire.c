@@ -146,6 +146,8 @@ void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
  * state updates are ofcd's own choices, not keys. */
 int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct store_config *out)
 {
+    bool group = strcmp(c->fm_durability, "group") == 0;
+
     *out = (struct store_config){
         .dir = dir,
         .map_size = (size_t)c->fm_store_map_mb << 20,
@@ -154,8 +156,8 @@ int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct st
         .max_async = 1u << 20,
         .journal = c->store_journal,
         /* durability = group: one sync per commit, the meta page's late. */
-        .lazy_meta_sync = strcmp(c->fm_durability, "group") == 0,
-        .meta_sync_ms = strcmp(c->fm_durability, "group") == 0 ? STORE_GROUP_META_SYNC_MS : 0,
+        .lazy_meta_sync = group,
+        .meta_sync_ms = group ? STORE_GROUP_META_SYNC_MS : 0,
         .checkpoint_ms = c->store_checkpoint_ms,
         .checkpoint_bytes = (uint64_t)c->store_checkpoint_mb << 20,
     };
