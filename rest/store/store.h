@@ -83,8 +83,7 @@
 
 /* What a reader of store_get_each() reads (struct store_ops.get_each). */
 #define STORE_READ_ALL 0u
-#define STORE_READ_META 1u
-#define STORE_READ_VERSION 2u
+#define STORE_READ_VERSION 1u
 
 enum store_flow_state {
     STORE_FLOW_PENDING = 0,   /* accepted, flow_mod sent or to be sent */
@@ -400,12 +399,11 @@ struct store_ops {
      * Call cb for each of the flows (dpid, match_ids[i]) in the order given,
      * on one snapshot; a key not stored is skipped. For a reader that has
      * ordered keys by something else than the key itself. what:
-     * STORE_READ_ALL, or STORE_READ_META for a reader of versions and states
-     * only, whose flows may come with json NULL (json_len still the text's),
-     * or STORE_READ_VERSION for a reader of flow_id and whether the flow is
-     * deleted only: as META, and state is STORE_FLOW_DELETED exactly when
-     * the flow is, else one of its live states, not necessarily the last
-     * (LMDB then reads no state record).
+     * STORE_READ_ALL, or STORE_READ_VERSION for a reader of flow_id and
+     * whether the flow is deleted only: its flows may come with json NULL
+     * (json_len still the text's), and state is STORE_FLOW_DELETED exactly
+     * when the flow is, else one of its live states, not necessarily the
+     * last (LMDB then decodes no text and reads no state record).
      */
     int (*get_each)(struct store *s, uint64_t dpid, const uint64_t *match_ids, size_t n,
                     unsigned what, store_iter_fn cb, void *arg);
@@ -552,14 +550,6 @@ static inline int store_get_each(struct store *s, uint64_t dpid, const uint64_t 
                                  size_t n, store_iter_fn cb, void *arg)
 {
     return s ? s->ops->get_each(s, dpid, match_ids, n, STORE_READ_ALL, cb, arg) : -EINVAL;
-}
-
-/* store_get_each() for a reader of flow_id, state and owner only: the
- * flows' json may be NULL (LMDB then decodes no text). */
-static inline int store_get_each_meta(struct store *s, uint64_t dpid, const uint64_t *match_ids,
-                                      size_t n, store_iter_fn cb, void *arg)
-{
-    return s ? s->ops->get_each(s, dpid, match_ids, n, STORE_READ_META, cb, arg) : -EINVAL;
 }
 
 /* store_get_each() for a reader of flow_id and deleted-or-not only

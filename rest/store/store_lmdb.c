@@ -914,8 +914,7 @@ static int lmdb_get_each(struct store *st, uint64_t dpid, const uint64_t *match_
         if (what == STORE_READ_VERSION)
             rc = rec_decode_own(&k, &v, &f, owner, NULL);
         else
-            rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner,
-                            what == STORE_READ_META ? NULL : &text);
+            rc = rec_decode(txn, s->state_dbi, &k, &v, &f, owner, &text);
         if (rc == -EIO) {
             LOG_WARN(STORE_COMP, "skipping a damaged record");
             continue;

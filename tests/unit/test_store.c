@@ -935,8 +935,8 @@ static int exact_check(const struct store_flow *f, void *arg)
     return 0;
 }
 
-/* A versions-only read: identity, state and owner as stored; the text is
- * either left out or exact. */
+/* Identity, state (merged from its state record) and owner as stored; the
+ * text, when read, exact. */
 static int exact_meta_check(const struct store_flow *f, void *arg)
 {
     unsigned *seen = arg;
@@ -1001,7 +1001,7 @@ static void test_json_text_exact(void **state)
     assert_int_equal(store_set_state(s, dpid, 1, 2, STORE_FLOW_ERROR, 5, 6), 0);
     assert_int_equal(store_sync(s), 0);
     seen = 0;
-    assert_int_equal(store_get_each_meta(s, dpid, mids, N_EXACT, exact_meta_check, &seen), 0);
+    assert_int_equal(store_get_each(s, dpid, mids, N_EXACT, exact_meta_check, &seen), 0);
     assert_int_equal(seen, N_EXACT);
     seen = 0;
     assert_int_equal(store_mark_deleted_if(s, &dpid, exact_pred, &seen, &n), 0);
