@@ -69,6 +69,20 @@ struct timespec ofcd_clock_ts_plus_us(struct timespec t, uint64_t us)
     return t;
 }
 
+int ofcd_clock_cond_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    int rc = pthread_condattr_init(&ca);
+
+    if (rc)
+        return -rc;
+    rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (!rc)
+        rc = pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return -rc;
+}
+
 struct timespec ofcd_clock_deadline(uint64_t after_us)
 {
     struct timespec ts;

@@ -28,6 +28,7 @@
 #ifndef OFCD_CLOCK_H
 #define OFCD_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -48,6 +49,9 @@ int ofcd_clock_warp_us(uint64_t delta_us);
 /* now + after_us on the kernel's CLOCK_MONOTONIC, for pthread_cond_timedwait
  * with a condition variable whose clock attribute is CLOCK_MONOTONIC. */
 struct timespec ofcd_clock_deadline(uint64_t after_us);
+/* A condition variable with that clock attribute, so its timed waits take
+ * ofcd_clock_deadline()'s timespecs. 0 or a negative errno. */
+int ofcd_clock_cond_init(pthread_cond_t *cv);
 /* t + us, normalised: a deadline after another one on the same clock. */
 struct timespec ofcd_clock_ts_plus_us(struct timespec t, uint64_t us);
 

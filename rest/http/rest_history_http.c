@@ -151,15 +151,11 @@ static void *sampler_main(void *arg)
 int rest_history_start(struct rest_server *rs)
 {
     struct rest_history_sampler *h = &rs->hist;
-    pthread_condattr_t ca;
     int rc;
 
     pthread_mutex_init(&h->lock, NULL);
     pthread_mutex_init(&h->stop_lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->stop_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    ofcd_clock_cond_init(&h->stop_cv);
     h->inited = true;
     if (!rs->src.switches_lock)
         return 0;                       /* nothing to sample (a unit test's server) */

@@ -657,11 +657,7 @@ struct store *store_etcd_open(const struct store_config *cfg)
     if (!(s = calloc(1, sizeof(*s))))
         return NULL;
     pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    ofcd_clock_cond_init(&s->cv);
     atomic_init(&s->stop, false);
     int n = snprintf(s->data_prefix, sizeof(s->data_prefix), "%sdata/", e->prefix);
     s->confirm_ms = e->confirm_ms ? e->confirm_ms : 10000;

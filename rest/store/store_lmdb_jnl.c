@@ -670,19 +670,12 @@ static int jnl_replay(struct lmdb_jnl *j, const char *dir, const struct lmdb_jnl
 
 static int jnl_sync_init(struct lmdb_jnl *j)
 {
-    pthread_condattr_t ca;
-    int rc;
+    int rc = ofcd_clock_cond_init(&j->cv);
 
-    if (pthread_condattr_init(&ca))
-        return -ENOMEM;
-    rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (!rc)
-        rc = pthread_cond_init(&j->cv, &ca);
-    if (!rc && (rc = pthread_cond_init(&j->done_cv, &ca)) != 0)
+    if (!rc && (rc = ofcd_clock_cond_init(&j->done_cv)) != 0)
         pthread_cond_destroy(&j->cv);
-    pthread_condattr_destroy(&ca);
     if (rc)
-        return -rc;
+        return rc;
     if ((rc = pthread_mutex_init(&j->lock, NULL)) != 0) {
         pthread_cond_destroy(&j->cv);
         pthread_cond_destroy(&j->done_cv);

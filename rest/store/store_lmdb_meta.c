@@ -65,7 +65,7 @@ static void *meta_sync_main(void *arg)
 struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms)
 {
     struct lmdb_meta_sync *m = calloc(1, sizeof(*m));
-    pthread_condattr_t ca;
+    int rc;
 
     if (!m) {
         LOG_ERR(COMP, "out of memory for the meta page's sync");
@@ -75,12 +75,7 @@ struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms)
     m->delay_ms = delay_ms;
     if (pthread_mutex_init(&m->lock, NULL) != 0)
         goto no_lock;
-    if (pthread_condattr_init(&ca) != 0)
-        goto no_cv;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int rc = pthread_cond_init(&m->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    if (rc != 0)
+    if (ofcd_clock_cond_init(&m->cv) != 0)
         goto no_cv;
     if ((rc = pthread_create(&m->thread, NULL, meta_sync_main, m)) != 0) {
         LOG_ERR(COMP, "cannot start the meta page's sync: %s", strerror(rc));

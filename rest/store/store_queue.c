@@ -691,8 +691,6 @@ void store_queue_stats(struct store_queue *q, struct store_stats *st)
 int store_queue_init(struct store_queue *q, const struct store_ops *ops,
                      const struct store_txn_ops *txn, const struct store_config *cfg)
 {
-    pthread_condattr_t ca;
-
     q->base.ops = ops;
     q->txn = txn;
     q->linger_us = cfg->linger_us;
@@ -703,15 +701,9 @@ int store_queue_init(struct store_queue *q, const struct store_ops *ops,
         return -ENOMEM;
     if (pthread_mutex_init(&q->watch_lock, NULL))
         goto no_watch_lock;
-    if (pthread_condattr_init(&ca))
-        goto no_attr;
     /* The linger deadline must not move with wall-clock adjustments. */
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (pthread_cond_init(&q->work_cv, &ca)) {
-        pthread_condattr_destroy(&ca);
+    if (ofcd_clock_cond_init(&q->work_cv))
         goto no_attr;
-    }
-    pthread_condattr_destroy(&ca);
     return 0;
 no_attr:
     pthread_mutex_destroy(&q->watch_lock);
