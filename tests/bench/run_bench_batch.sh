@@ -79,7 +79,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime
 anon_kb() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 # The CPU time (ns, schedstat) of each of PID's threads, summed by thread
 # name: "name ns" lines.
-thread_ticks() {
+thread_cpu_ns() {
     local t
     for t in /proc/"$1"/task/*; do
         printf '%s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null)"
@@ -151,7 +151,7 @@ round() {
     r0=$(rss_kb $opid)
     a0=$(anon_kb $opid)
     c0=$(cpu_ticks $opid)
-    thread_ticks $opid >"$work/threads0"
+    thread_cpu_ns $opid >"$work/threads0"
     if [ "${PERF:-}" = 1 ] && [ "$r" = 1 ]; then
         perf record ${PERF_ARGS:--g} -p $opid -o "$work/perf.data" >/dev/null 2>&1 &
         perfpid=$!
@@ -167,7 +167,7 @@ round() {
     r1=$(rss_kb $opid)
     a1=$(anon_kb $opid)
     c1=$(cpu_ticks $opid)
-    thread_ticks $opid >"$work/threads1"
+    thread_cpu_ns $opid >"$work/threads1"
     # Each thread's CPU per flow, the round's own line after the figures'.
     awk -v n="$FLOWS" 'NR == FNR { a[$1] = $2; next }
         { d = ($2 - a[$1]) / 1e3 / n; if (d > 0.005) printf "%s=%.2f ", $1, d }
