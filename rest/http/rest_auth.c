@@ -183,7 +183,9 @@ int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_
     if (rc == 0)
         rc = rest_static_tokens_load(cfg->reader_tokens_file, &a->readers);
     /* As many threads as checks may run: a check never waits for one. */
-    if (rc == 0 && (rc = rest_kdf_start(&a->kdf, a->guard.cfg.concurrency + 1)) < 0) {
+    if (rc == 0 && (rc = rest_kdf_start(&a->kdf, a->guard.cfg.concurrency + 1,
+                                                a->on || a->users.n ? REST_USERS_KDF_BYTES
+                                                                    : 0)) < 0) {
         LOG_ERR("rest", "cannot start the password check threads: %s", strerror(-rc));
         rest_static_tokens_free(&a->readers);
     }
@@ -420,12 +422,12 @@ static void login_job_free(void *ctx)
     free(j);
 }
 
-static void login_check(struct rest_kdf_job *kj)
+static void login_check(struct rest_kdf_job *kj, struct rest_scrypt_mem *mem)
 {
     struct login_job *j = (struct login_job *)kj;
     struct rest_auth *a = j->a;
 
-    j->ok = rest_user_check(j->found ? &j->u : NULL, j->password) == 0;
+    j->ok = rest_user_check(j->found ? &j->u : NULL, j->password, mem) == 0;
     __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
     rest_login_guard_done(&a->guard, &j->slot, j->ok, (uint64_t)ofcd_clock_wall_s());
     if (!j->ok) {

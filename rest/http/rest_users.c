@@ -14,7 +14,6 @@
 
 #include <jansson.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "ofcd_clock.h"
@@ -22,10 +21,6 @@
 #include "ofcd_log.h"
 #include "ofcd_sync_dir.h"
 
-#define KDF_LOG2_N 15u
-#define KDF_R 8u
-#define KDF_P 1u
-#define KDF_MAXMEM (64u << 20)
 
 bool rest_user_name_ok(const char *name)
 {
@@ -48,14 +43,12 @@ bool rest_user_role_ok(const char *role)
 }
 
 static int derive(const char *password, const uint8_t salt[16], uint32_t log2_n, uint32_t r,
-                  uint32_t p, uint8_t out[32])
+                  uint32_t p, uint8_t out[32], struct rest_scrypt_mem *mem)
 {
     if (log2_n < 10 || log2_n > 20 || r < 1 || r > 32 || p < 1 || p > 16)
         return -EINVAL;
-    if (!EVP_PBE_scrypt(password, strlen(password), salt, 16, (uint64_t)1 << log2_n, r, p,
-                        KDF_MAXMEM, out, 32))
-        return -ENOMEM;
-    return 0;
+    return rest_scrypt(mem, password, strlen(password), salt, 16, (uint64_t)1 << log2_n, r, p,
+                       out, 32);
 }
 
 static bool hex_get(const char *s, uint8_t *b, size_t n)
@@ -143,14 +136,15 @@ int rest_users_load(const char *path, struct rest_users *us)
     return 0;
 }
 
-int rest_user_check(const struct rest_user *u, const char *password)
+int rest_user_check(const struct rest_user *u, const char *password, struct rest_scrypt_mem *mem)
 {
     static const uint8_t dummy_salt[16];
     uint8_t h[32];
 
     /* Spend the same time for a name that does not exist. */
     int rc = derive(password ? password : "", u ? u->salt : dummy_salt,
-                    u ? u->log2_n : KDF_LOG2_N, u ? u->r : KDF_R, u ? u->p : KDF_P, h);
+                    u ? u->log2_n : REST_USERS_KDF_LOG2_N, u ? u->r : REST_USERS_KDF_R,
+                    u ? u->p : REST_USERS_KDF_P, h, mem);
     bool ok = rc == 0 && u && CRYPTO_memcmp(h, u->hash, sizeof(h)) == 0;
     OPENSSL_cleanse(h, sizeof(h));
     return ok ? 0 : -EACCES;
@@ -161,7 +155,7 @@ int rest_users_check(const struct rest_users *us, const char *name, const char *
 {
     const struct rest_user *hit = rest_users_find(us, name);
 
-    if (rest_user_check(hit, password) < 0)
+    if (rest_user_check(hit, password, NULL) < 0)
         return -EACCES;
     *role = hit->role;
     return 0;
@@ -268,12 +262,12 @@ int rest_user_set_password(struct rest_user *u, const char *password)
 {
     if (!rest_password_ok(password))
         return -EINVAL;
-    u->log2_n = KDF_LOG2_N;
-    u->r = KDF_R;
-    u->p = KDF_P;
+    u->log2_n = REST_USERS_KDF_LOG2_N;
+    u->r = REST_USERS_KDF_R;
+    u->p = REST_USERS_KDF_P;
     if (RAND_bytes(u->salt, sizeof(u->salt)) != 1 || rest_user_new_epoch(u) < 0)
         return -EIO;
-    return derive(password, u->salt, u->log2_n, u->r, u->p, u->hash) < 0 ? -EIO : 0;
+    return derive(password, u->salt, u->log2_n, u->r, u->p, u->hash, NULL) < 0 ? -EIO : 0;
 }
 
 struct rest_user *rest_users_find(const struct rest_users *us, const char *name)

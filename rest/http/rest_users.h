@@ -1,8 +1,8 @@
 /*
  * rest_users: who may use the REST API when rest.auth is on. A small JSON
  * file (rest.users_file, default APP_DATA_DIR/users.json, mode 600) holds
- * each user's name, role and scrypt hash of the password (OpenSSL's
- * EVP_PBE_scrypt: memory-hard, N = 2^15, r = 8, p = 1, 16-byte random salt,
+ * each user's name, role and scrypt hash of the password (RFC 7914,
+ * rest_scrypt.h: memory-hard, N = 2^15, r = 8, p = 1, 16-byte random salt,
  * the same KDF Kytos-ng uses). Read once at start (and again when it
  * changes under a running ofcd). Every writer (`ofcd user add`, the REST
  * users routes) holds an flock on PATH.lock from its read to its write, so
@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "rest_jwt.h"
+#include "rest_scrypt.h"
 
 #define REST_USERS_MAX 1024
 #define REST_PASSWORD_MIN 8             /* as Kytos-ng asks */
@@ -62,9 +63,19 @@ bool rest_password_ok(const char *password);
 int rest_users_load(const char *path, struct rest_users *us);
 void rest_users_free(struct rest_users *us);
 
+/* The scrypt parameters of a password set now (a user's own are kept with
+ * its hash), and the memory a check of them works in. */
+#define REST_USERS_KDF_LOG2_N 15u
+#define REST_USERS_KDF_R 8u
+#define REST_USERS_KDF_P 1u
+#define REST_USERS_KDF_BYTES                                                                    \
+    REST_SCRYPT_BYTES(1u << REST_USERS_KDF_LOG2_N, REST_USERS_KDF_R, REST_USERS_KDF_P)
+
 /* 0 when password is u's; -EACCES otherwise, or when u is NULL (the same
- * time spent either way: a name that does not exist is not told apart). */
-int rest_user_check(const struct rest_user *u, const char *password);
+ * time spent either way: a name that does not exist is not told apart).
+ * mem: the caller's scrypt memory, kept between checks (rest_scrypt.h), or
+ * NULL. */
+int rest_user_check(const struct rest_user *u, const char *password, struct rest_scrypt_mem *mem);
 
 /* The user's role when name and password match: 0; -EACCES otherwise (the
  * same time spent whether or not name exists). */
