@@ -390,9 +390,10 @@ const struct cfg_key cfg_keys[] = {
              "all of them have failures younger than login_lock_s, logins from other "
              "addresses are refused (429), except from those that logged in within 24 h"),
     CFG_UINT("rest", "login_concurrency", rest_login_concurrency, 1, 64, "1",
-             "password checks at once (scrypt: ~32 MiB and ~0.1 s of a CPU each, on threads "
-             "of their own), plus one for addresses that logged in within 24 h; more are "
-             "refused (503, Retry-After: 1) rather than wait"),
+             "password checks at once (scrypt: ~32 MiB and ~70 ms of a CPU each, on threads "
+             "of their own), plus one for addresses that logged in within 24 h; the others "
+             "wait their turn, addresses served in turn, one check of an address at a time "
+             "(more than 8 of one address waiting: 503, Retry-After: 1)"),
     CFG_BOOL("rest", "allow_insecure", rest_allow_insecure, "false",
              "let rest.listen be a non-loopback address without rest.auth (refused "
              "otherwise; logged loudly when allowed)"),

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,12 +355,14 @@ static void log_login(struct rest_auth *a, const char *what, const char *user, u
                  addr >> 16 & 255, addr >> 8 & 255, addr & 255, more);
 }
 
-/* The guard's refusal as an answer; true when there was one. */
-static bool refused(struct rest_auth *a, enum rest_login_verdict v, unsigned retry,
+/* The guard's refusal as an answer (login: of a login, else of a password
+ * being set); true when there was one. */
+static bool refused(struct rest_auth *a, enum rest_login_verdict v, bool login, unsigned retry,
                     struct rest_reply *r)
 {
     switch (v) {
     case REST_LOGIN_GO:
+    case REST_LOGIN_WAIT:
         return false;
     case REST_LOGIN_LOCKED:
         COUNT(a, logins_locked);
@@ -372,8 +375,12 @@ static bool refused(struct rest_auth *a, enum rest_login_verdict v, unsigned ret
         break;
     case REST_LOGIN_BUSY:
         COUNT(a, checks_busy);
-        rest_error(r, 503, "rest.login_concurrency = %u password checks are running: retry "
-                   "in %u s", a->guard.cfg.concurrency, retry);
+        if (login)
+            rest_error(r, 503, "%u logins from this address are waiting for their password "
+                       "check: retry in %u s", REST_LOGIN_LINE_MAX, retry);
+        else
+            rest_error(r, 503, "rest.login_concurrency = %u password checks are running: "
+                       "retry in %u s", a->guard.cfg.concurrency, retry);
         break;
     }
     r->retry_after = retry;
@@ -386,19 +393,22 @@ bool rest_auth_hash_begin(struct rest_auth *a, struct rest_req *q, struct rest_r
     unsigned retry = 1;
     enum rest_login_verdict v = rest_login_guard_begin(&a->guard, rest_client_ipv4(q->conn),
                                                        false, (uint64_t)ofcd_clock_wall_s(), p, &retry);
-    if (refused(a, v, retry, r))
+    if (refused(a, v, false, retry, r))
         return false;
     __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
     return true;
 }
 
+static void hand_over(struct rest_auth *a, struct rest_login_pass *list);
+
 void rest_auth_hash_end(struct rest_auth *a, const struct rest_login_pass *p)
 {
     __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    rest_login_guard_done(&a->guard, p, true, (uint64_t)ofcd_clock_wall_s());
+    hand_over(a, rest_login_guard_done(&a->guard, p, true, (uint64_t)ofcd_clock_wall_s()));
 }
 
-/* One login's password check, on a rest_kdf thread. */
+/* One login: its password check on a rest_kdf thread, or its wait for
+ * one in the guard, then its answer on an MHD thread. */
 struct login_job {
     struct rest_kdf_job kj;
     struct rest_auth *a;
@@ -407,7 +417,7 @@ struct login_job {
     char *password;
     char name[REST_JWT_NAME_MAX + 1];   /* as given, for the log */
     uint32_t addr;
-    struct rest_login_pass slot;
+    struct rest_login_pass slot;        /* the guard's, while it waits */
     void *token;                        /* rest_defer_ctx's */
     bool ok;
 };
@@ -429,21 +439,42 @@ static void login_check(struct rest_kdf_job *kj, struct rest_scrypt_mem *mem)
 
     j->ok = rest_user_check(j->found ? &j->u : NULL, j->password, mem) == 0;
     __atomic_fetch_sub(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    rest_login_guard_done(&a->guard, &j->slot, j->ok, (uint64_t)ofcd_clock_wall_s());
+    struct rest_login_pass *next = rest_login_guard_done(&a->guard, &j->slot, j->ok,
+                                                         (uint64_t)ofcd_clock_wall_s());
     if (!j->ok) {
         COUNT(a, logins_failed);
         log_login(a, "failed login as", j->name, j->addr);
     }
     rest_wake(j->token, 0);             /* j now belongs to the answer */
+    hand_over(a, next);
 }
 
-/* Back on an MHD thread: the token, made from the user as it is now. */
+/* Logins the guard let out of their wait: to a check, or answered. */
+static void hand_over(struct rest_auth *a, struct rest_login_pass *list)
+{
+    while (list) {
+        struct rest_login_pass *p = list;
+        struct login_job *j = (struct login_job *)((char *)p - offsetof(struct login_job, slot));
+        list = p->next;
+        if (p->verdict == REST_LOGIN_GO) {
+            __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+            rest_kdf_submit(&a->kdf, &j->kj);
+        } else {
+            rest_wake(j->token, 0);     /* login_answer says why */
+        }
+    }
+}
+
+/* Back on an MHD thread: the guard's refusal, or the token, made from the
+ * user as it is now. */
 static void login_answer(struct rest_reply *r, int rc, void *ctx)
 {
     struct login_job *j = ctx;
     char token[REST_JWT_MAX];
 
     (void)rc;
+    if (refused(j->a, j->slot.verdict, true, j->slot.retry_s, r))
+        return;
     /* Made only if the user is still as checked: a password or role
      * changed meanwhile makes the check moot. */
     if (j->ok)
@@ -481,6 +512,14 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
         rest_error(r, 400, "Authorization header missing");
         return;
     }
+    /* A locked address (a guesser hammering on) is answered here, without
+     * the suspension a login that may wait needs. */
+    unsigned retry;
+    if (rest_login_guard_locked(&a->guard, rest_client_ipv4(q->conn),
+                                (uint64_t)ofcd_clock_wall_s(), &retry)) {
+        refused(a, REST_LOGIN_LOCKED, true, retry, r);
+        return;
+    }
     char *user = MHD_basic_auth_get_username_password(q->conn, &pass);
     struct login_job *j = user ? calloc(1, sizeof(*j)) : NULL;
     if (!user || !j || !(j->password = strdup(pass ? pass : ""))) {
@@ -492,30 +531,36 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     j->a = a;
     j->addr = rest_client_ipv4(q->conn);
     snprintf(j->name, sizeof(j->name), "%s", user);
-    unsigned retry = 0;
-    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, j->addr, true,
-                                                       (uint64_t)ofcd_clock_wall_s(), &j->slot, &retry);
-    if (refused(a, v, retry, r)) {
-        if (v == REST_LOGIN_FULL)
-            log_login(a, "login refused, every tracked address is failing: user", user,
-                      j->addr);
-        goto out;
-    }
     pthread_rwlock_rdlock(&a->lock);
     const struct rest_user *u = rest_users_find(&a->users, user);
     if (u)
         j->u = *u;
     j->found = u != NULL;
     pthread_rwlock_unlock(&a->lock);
+    /* Suspended before the guard sees it: once in the guard, a check that
+     * ends on another thread may hand it on and wake it at any time. */
     j->token = rest_defer_ctx(q, login_answer, j, login_job_free);
     if (!j->token) {
-        rest_login_guard_done(&a->guard, &j->slot, false, (uint64_t)ofcd_clock_wall_s());
         rest_error(r, 503, "the REST API is stopping");
         goto out;
     }
-    __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
-    rest_kdf_submit(&a->kdf, &j->kj);
+    struct login_job *mine = j;
     j = NULL;                           /* the answer's now */
+    enum rest_login_verdict v = rest_login_guard_begin(&a->guard, mine->addr, true,
+                                                       (uint64_t)ofcd_clock_wall_s(),
+                                                       &mine->slot, &mine->slot.retry_s);
+    if (v == REST_LOGIN_GO) {
+        __atomic_fetch_add(&a->st->checks_running, 1, __ATOMIC_RELAXED);
+        rest_kdf_submit(&a->kdf, &mine->kj);
+    } else if (v == REST_LOGIN_WAIT) {
+        COUNT(a, logins_waited);
+    } else {
+        if (v == REST_LOGIN_FULL)
+            log_login(a, "login refused, every tracked address is failing: user", user,
+                      mine->addr);
+        mine->slot.verdict = v;
+        rest_wake(mine->token, 0);      /* answered at once, from the verdict */
+    }
 out:
     if (j) {
         if (j->password)

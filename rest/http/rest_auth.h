@@ -43,7 +43,9 @@ struct rest_reply;
     X(logins_locked, "logins refused (429): 5 failures from the address within "          \
       "rest.login_lock_s")                                                                \
     X(logins_untracked, "logins refused (429): rest.login_track_max addresses are failing") \
-    X(checks_busy, "password checks refused (503): rest.login_concurrency running")       \
+    X(logins_waited, "logins that waited their turn for a password check")               \
+    X(checks_busy, "password checks refused (503): rest.login_concurrency running, or "   \
+      "8 logins of the address waiting")                                                  \
     X(tokens_stale, "tokens refused: issued before their user's password or role "        \
       "changed, or before the user was re-created")                                       \
     X(refused_at_headers, "requests refused (401/403/413) as their headers came, body "   \

@@ -236,7 +236,7 @@ static enum rest_login_verdict try_login(struct rest_login_guard *g, uint32_t ad
     enum rest_login_verdict v = rest_login_guard_begin(g, addr, true, now, &p, &r);
 
     if (v == REST_LOGIN_GO)
-        rest_login_guard_done(g, &p, ok, now);
+        assert_null(rest_login_guard_done(g, &p, ok, now));    /* nobody waited */
     else
         assert_true(r > 0);
     if (retry)
@@ -317,13 +317,14 @@ static void test_login_guard_no_eviction(void **state)
 }
 
 /* Checks at once: the configured number for anyone, one more for an
- * address that logged in lately; a trusted address is never refused for a
+ * address that logged in lately; a login over them waits its turn, a
+ * password being set is refused; a trusted address is never refused for a
  * full table, and its failures still lock it. */
 static void test_login_guard_slots(void **state)
 {
     const struct rest_login_guard_cfg cfg = {.lock_s = 60, .track_max = 4, .concurrency = 2};
     struct rest_login_guard g;
-    struct rest_login_pass p[4];
+    struct rest_login_pass p[6];
     const uint32_t admin = 0x7f000001;
     unsigned retry;
 
@@ -335,20 +336,25 @@ static void test_login_guard_slots(void **state)
     assert_int_equal(rest_login_guard_begin(&g, 0x0a000002, true, 20, &p[1], &retry),
                      REST_LOGIN_GO);
     assert_int_equal(rest_login_guard_begin(&g, 0x0a000003, true, 20, &p[2], &retry),
+                     REST_LOGIN_WAIT);
+    /* Setting a password takes a slot too, and does not wait for one. */
+    assert_int_equal(rest_login_guard_begin(&g, 0x0a000004, false, 20, &p[3], &retry),
                      REST_LOGIN_BUSY);
     assert_int_equal(retry, 1);
-    /* Setting a password takes a slot too. */
-    assert_int_equal(rest_login_guard_begin(&g, 0x0a000004, false, 20, &p[2], &retry),
+    assert_int_equal(rest_login_guard_begin(&g, admin, true, 20, &p[4], &retry), REST_LOGIN_GO);
+    assert_true(p[4].trusted_slot);
+    assert_int_equal(rest_login_guard_begin(&g, admin, false, 20, &p[5], &retry),
                      REST_LOGIN_BUSY);
-    assert_int_equal(rest_login_guard_begin(&g, admin, true, 20, &p[2], &retry), REST_LOGIN_GO);
-    assert_true(p[2].trusted_slot);
-    assert_int_equal(rest_login_guard_begin(&g, admin, false, 20, &p[3], &retry),
-                     REST_LOGIN_BUSY);
-    rest_login_guard_done(&g, &p[2], true, 20);
-    rest_login_guard_done(&g, &p[0], false, 21);
-    rest_login_guard_done(&g, &p[1], false, 21);
+    /* The trusted slot is not 0x0a000003's: it waits for a general one. */
+    assert_null(rest_login_guard_done(&g, &p[4], true, 20));
+    struct rest_login_pass *next = rest_login_guard_done(&g, &p[0], false, 21);
+    assert_ptr_equal(next, &p[2]);
+    assert_int_equal(next->verdict, REST_LOGIN_GO);
+    assert_false(next->trusted_slot);
+    assert_null(next->next);
+    assert_null(rest_login_guard_done(&g, &p[1], false, 21));
+    assert_null(rest_login_guard_done(&g, &p[2], false, 21));
     /* The table (4) full of failing addresses: newcomers wait, admin not. */
-    assert_int_equal(try_login(&g, 0x0a000003, false, 22, NULL), REST_LOGIN_GO);
     assert_int_equal(try_login(&g, 0x0a000004, false, 22, NULL), REST_LOGIN_GO);
     assert_int_equal(try_login(&g, 0x0a000005, false, 22, &retry), REST_LOGIN_FULL);
     assert_int_equal(retry, 59);
@@ -363,6 +369,99 @@ static void test_login_guard_slots(void **state)
         try_login(&g, 0x0b000000 + i, false, 200 + REST_LOGIN_TRUST_S, NULL);
     assert_int_equal(try_login(&g, admin, true, 200 + REST_LOGIN_TRUST_S, NULL),
                      REST_LOGIN_FULL);
+    rest_login_guard_destroy(&g);
+}
+
+/* The first pass of a hand-back list, which must hold exactly one: GO. */
+static struct rest_login_pass *one_go(struct rest_login_pass *list)
+{
+    assert_non_null(list);
+    assert_null(list->next);
+    assert_int_equal(list->verdict, REST_LOGIN_GO);
+    return list;
+}
+
+/*
+ * The fair share, on a fake clock, with one check at a time: a guesser
+ * (many connections, wrong passwords) and a second busy address are ahead
+ * of an operator whose address ofcd has never seen. The operator is not
+ * refused (the guard used to answer BUSY while anyone's check ran) and is
+ * checked after one check of each address ahead of it, not after all that
+ * the guesser queued; the guesser's checks run one at a time, so it is
+ * locked at its fifth failure, and what it still had waiting is handed
+ * back LOCKED, unchecked.
+ */
+static void test_login_guard_fair_turns(void **state)
+{
+    const struct rest_login_guard_cfg cfg = {.lock_s = 60, .track_max = 16, .concurrency = 1};
+    const uint32_t guesser = 0x7f000003, busy = 0x7f000002, operator = 0x7f000001;
+    struct rest_login_pass gp[12], bp[2], op;
+    struct rest_login_guard g;
+    unsigned retry, waiting = 0, busy503 = 0;
+    uint64_t now = 1000;
+
+    (void)state;
+    assert_int_equal(rest_login_guard_init(&g, &cfg), 0);
+    assert_int_equal(rest_login_guard_begin(&g, guesser, true, now, &gp[0], &retry),
+                     REST_LOGIN_GO);
+    for (unsigned i = 1; i < 12; i++) {
+        enum rest_login_verdict v = rest_login_guard_begin(&g, guesser, true, now, &gp[i],
+                                                           &retry);
+        if (v == REST_LOGIN_WAIT)
+            waiting++;
+        else if (v == REST_LOGIN_BUSY && retry == 1)
+            busy503++;
+        else
+            fail_msg("the guesser's login %u: verdict %d", i, v);
+    }
+    assert_int_equal(waiting, REST_LOGIN_LINE_MAX);
+    assert_int_equal(busy503, 11 - REST_LOGIN_LINE_MAX);
+    assert_int_equal(rest_login_guard_begin(&g, busy, true, now, &bp[0], &retry), REST_LOGIN_WAIT);
+    assert_int_equal(rest_login_guard_begin(&g, busy, true, now, &bp[1], &retry), REST_LOGIN_WAIT);
+    enum rest_login_verdict v = rest_login_guard_begin(&g, operator, true, now, &op, &retry);
+    if (v != REST_LOGIN_WAIT)
+        fail_msg("an operator new to ofcd was answered %d while another address's check ran",
+                 v);
+
+    /* In turn: the busy address, then the operator; the guesser's next
+     * check only after both. */
+    assert_ptr_equal(one_go(rest_login_guard_done(&g, &gp[0], false, ++now)), &bp[0]);
+    assert_ptr_equal(one_go(rest_login_guard_done(&g, &bp[0], false, ++now)), &op);
+    struct rest_login_pass *p = one_go(rest_login_guard_done(&g, &op, true, ++now));
+    assert_ptr_equal(p, &gp[1]);
+    waiting--;
+
+    /* The guesser's failures 2..5, one check at a time (the busy address's
+     * second login takes its turn between them). */
+    unsigned guesser_checks = 1;
+    while (p) {
+        bool guess = p >= gp && p < gp + 12;
+        guesser_checks += guess;
+        struct rest_login_pass *next = rest_login_guard_done(&g, p, false, ++now);
+        p = NULL;
+        for (; next; next = next->next) {
+            if (next->verdict == REST_LOGIN_GO) {
+                assert_null(p);                 /* one check at a time */
+                p = next;
+            } else {
+                assert_int_equal(next->verdict, REST_LOGIN_LOCKED);
+                assert_true(next >= gp && next < gp + 12);
+                assert_true(next->retry_s > 55);
+                waiting--;
+            }
+        }
+        if (p && p >= gp && p < gp + 12)
+            waiting--;
+    }
+    assert_int_equal(guesser_checks, REST_LOGIN_FAILS_MAX);
+    assert_int_equal(waiting, 0);             /* every waiting login came back */
+    assert_int_equal(rest_login_guard_begin(&g, guesser, true, now, &gp[0], &retry),
+                     REST_LOGIN_LOCKED);
+    /* The operator, now trusted, runs at once; nothing is left waiting. */
+    assert_int_equal(rest_login_guard_begin(&g, operator, true, now, &op, &retry), REST_LOGIN_GO);
+    assert_null(rest_login_guard_done(&g, &op, true, now));
+    assert_null(g.ready_head);
+    assert_int_equal(g.running, 0);
     rest_login_guard_destroy(&g);
 }
 
@@ -526,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_login_guard),
         cmocka_unit_test(test_login_guard_no_eviction),
         cmocka_unit_test(test_login_guard_slots),
+        cmocka_unit_test(test_login_guard_fair_turns),
         cmocka_unit_test(test_static_tokens),
         cmocka_unit_test(test_token_follows_user),
     };

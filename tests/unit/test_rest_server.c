@@ -4,7 +4,8 @@
  * good token is answered when its headers arrive, before a byte of its
  * body is sent (so nothing of it is held); a login is refused a body the
  * same way; one address holds at most rest.max_conns_per_ip connections;
- * password checks beyond rest.login_concurrency are 503 with Retry-After.
+ * logins beyond rest.login_concurrency wait their turn, one address's one
+ * at a time, so its fifth failure locks it whatever it sends at once.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -230,7 +231,8 @@ static void *login_once(void *arg)
     snprintf(req, sizeof(req), "GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: t\r\n"
              "Authorization: Basic %s\r\n\r\n", t->basic ? t->basic : "YWxpY2U6d3JvbmdwYXNzMQ==");
     send_all(s, req);
-    if (answer(s, buf, sizeof(buf), 10000) > 12) {
+    /* Logins wait their turn: under ThreadSanitizer a check takes ~2.5 s. */
+    if (answer(s, buf, sizeof(buf), 90000) > 12) {
         memcpy(t->status, buf + 9, 3);
         t->retry_after = strstr(buf, "Retry-After: 1\r\n") != NULL;
     }
@@ -270,38 +272,72 @@ static void test_check_holds_no_thread(void **state)
     server_stop(&sv);
 }
 
-/* Eight logins at once from eight addresses with login_concurrency 1: one
- * (or two, if one ends before another starts) checks the password, the
- * others are 503 with Retry-After at once; none waits. */
-static void test_login_concurrency(void **state)
+/* Four logins at once from four addresses with login_concurrency 1:
+ * none is refused; they wait their turn and every one is checked. */
+static void test_login_turns(void **state)
 {
     struct server sv;
-    struct login_try t[8];
-    pthread_t th[8];
-    unsigned n401 = 0, n503 = 0;
+    struct login_try t[4];
+    pthread_t th[4];
 
     (void)state;
     server_start(&sv, 64, 1);
-    for (unsigned i = 0; i < 8; i++) {
+    for (unsigned i = 0; i < 4; i++) {
         t[i] = (struct login_try){.sv = &sv, .from = 20 + i};
         assert_int_equal(pthread_create(&th[i], NULL, login_once, &t[i]), 0);
     }
-    for (unsigned i = 0; i < 8; i++) {
+    for (unsigned i = 0; i < 4; i++)
         pthread_join(th[i], NULL);
+    for (unsigned i = 0; i < 4; i++) {
+        if (strncmp(t[i].status, "401", 3) != 0)
+            fail_msg("login %u from its own address: status '%.3s', not 401 after its check",
+                     i, t[i].status);
+    }
+    struct rest_auth_stats st;
+    rest_auth_stats_read(&sv.st, &st);
+    assert_int_equal(st.logins_failed, 4);
+    assert_int_equal(st.checks_busy, 0);
+    assert_true(st.logins_waited >= 1);
+    assert_int_equal(st.checks_running, 0);
+    server_stop(&sv);
+}
+
+/* Twelve wrong logins at once from one address: its checks run one after
+ * another, so exactly five are checked before it is locked; those that
+ * waited are 429 unchecked, those over its line 503, none a sixth 401. */
+static void test_login_one_address_locked_at_five(void **state)
+{
+    struct server sv;
+    struct login_try t[12];
+    pthread_t th[12];
+    unsigned n401 = 0, n429 = 0, n503 = 0;
+
+    (void)state;
+    server_start(&sv, 64, 4);
+    for (unsigned i = 0; i < 12; i++) {
+        t[i] = (struct login_try){.sv = &sv, .from = 50};
+        assert_int_equal(pthread_create(&th[i], NULL, login_once, &t[i]), 0);
+    }
+    for (unsigned i = 0; i < 12; i++)
+        pthread_join(th[i], NULL);
+    for (unsigned i = 0; i < 12; i++) {
         if (strncmp(t[i].status, "401", 3) == 0)
             n401++;
+        else if (strncmp(t[i].status, "429", 3) == 0)
+            n429++;
         else if (strncmp(t[i].status, "503", 3) == 0 && t[i].retry_after)
             n503++;
         else
             fail_msg("login %u: status '%.3s'", i, t[i].status);
     }
-    if (n503 == 0)
-        fail_msg("8 logins at once with rest.login_concurrency = 1: all %u checked", n401);
-    assert_true(n401 >= 1);
+    if (n401 != REST_LOGIN_FAILS_MAX)
+        fail_msg("one address with 12 logins at once and 4 check slots: %u checked, not %u",
+                 n401, REST_LOGIN_FAILS_MAX);
+    assert_int_equal(n429 + n503, 12 - REST_LOGIN_FAILS_MAX);
     struct rest_auth_stats st;
     rest_auth_stats_read(&sv.st, &st);
-    assert_int_equal(st.logins_failed, n401);
-    assert_int_equal(st.checks_busy, n503);
+    assert_int_equal(st.logins_failed, REST_LOGIN_FAILS_MAX);
+    assert_int_equal(st.logins_locked, n429);
     assert_int_equal(st.checks_running, 0);
     server_stop(&sv);
 }
@@ -311,7 +347,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_401_before_body),
         cmocka_unit_test(test_conns_per_ip),
-        cmocka_unit_test(test_login_concurrency),
+        cmocka_unit_test(test_login_turns),
+        cmocka_unit_test(test_login_one_address_locked_at_five),
         cmocka_unit_test(test_check_holds_no_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
