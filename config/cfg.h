@@ -170,6 +170,8 @@ struct ofcd_config {
     uint32_t rest_login_lock_s;          /* failed logins: lock time and memory */
     uint32_t rest_login_track_max;       /* addresses with failed logins remembered */
     uint32_t rest_login_concurrency;     /* password checks at once (+1 trusted) */
+    uint32_t rest_refused_per_s;         /* refusals per address before it is shunned */
+    uint32_t rest_refused_burst;
     char rest_users_file[CFG_STR_MAX];   /* "" = data_dir/users.json */
     char rest_reader_tokens_file[CFG_STR_MAX]; /* static reader tokens, "" = none */
     char rest_ui_dir[CFG_STR_MAX];       /* the dashboard's files, "" = next to the program */

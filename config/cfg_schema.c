@@ -394,6 +394,12 @@ const struct cfg_key cfg_keys[] = {
              "of their own), plus one for addresses that logged in within 24 h; the others "
              "wait their turn, addresses served in turn, one check of an address at a time "
              "(more than 8 of one address waiting: 503, Retry-After: 1)"),
+    CFG_UINT("rest", "refused_per_s", rest_refused_per_s, 0, 1000000, "20",
+             "refused requests per second an address may cause before authenticating (401, "
+             "failed logins, 429/503 of the login guard); beyond refused_burst of them its "
+             "connections are closed as accepted until it is back under the rate (0 = off)"),
+    CFG_UINT("rest", "refused_burst", rest_refused_burst, 1, 1000000, "200",
+             "refused requests an address may cause at once above refused_per_s"),
     CFG_BOOL("rest", "allow_insecure", rest_allow_insecure, "false",
              "let rest.listen be a non-loopback address without rest.auth (refused "
              "otherwise; logged loudly when allowed)"),

@@ -62,6 +62,8 @@ struct rest_cfg {
     unsigned login_lock_s;              /* rest_login_guard.h */
     unsigned login_track_max;
     unsigned login_concurrency;
+    unsigned refused_per_s;             /* rest_shun.h; 0 = off */
+    unsigned refused_burst;
     const char *users_file;             /* the users (rest_users.h) */
     const char *reader_tokens_file;     /* static reader tokens, "" = none */
     const char *data_dir;               /* where the token key lives */

@@ -51,7 +51,10 @@ struct rest_reply;
     X(refused_at_headers, "requests refused (401/403/413) as their headers came, body "   \
       "unread")                                                                           \
     X(conns_refused, "connections closed as accepted: rest.max_conns_per_ip from their "  \
-      "address (or 4,096 in all) open")
+      "address (or 4,096 in all) open")                                                   \
+    X(addrs_shunned, "times an address spent its rest.refused_burst of refusals")         \
+    X(conns_shunned, "connections closed as accepted: their address over "                \
+      "rest.refused_per_s")
 #define REST_AUTH_GAUGES(X) X(checks_running, "password checks (scrypt) running now")
 
 /* Relaxed atomics: REST threads write, anyone reads (rest_auth_stats_read). */

@@ -19,6 +19,7 @@
 #include "rest.h"
 #include "rest_auth.h"
 #include "rest_history.h"
+#include "rest_shun.h"
 #include "rest_ui.h"
 
 /* Statuses counted one by one for /metrics (anything else: its class). */
@@ -96,6 +97,8 @@ struct rest_server {
                                          * 202 before their commit, which failed */
     char *tls_cert, *tls_key;           /* PEM text handed to MHD; NULL: plain HTTP */
     struct rest_log_limit mhd_log;      /* MHD's messages, rate-limited */
+    struct rest_log_limit shun_log;     /* "address shunned" lines */
+    struct rest_shun shun;              /* refusals per address (its own lock) */
     struct rest_auth auth;              /* read-only once started */
     struct rest_ui ui;                  /* the dashboard's files, read-only once started */
     char ui_missing[256];               /* why there is none ("" when there is) */

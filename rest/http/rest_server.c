@@ -63,6 +63,8 @@ static const struct rest_route routes[] = {
 /* One request while MHD delivers it. */
 struct rest_conn_state {
     bool refused;                   /* answered from its headers (headers_check) */
+    bool unauthenticated;           /* refused at its headers, or a login: a refusal
+                                     * of it spends its address's budget (rest_shun.h) */
     char *body;
     size_t len, cap;
     bool too_big;
@@ -528,6 +530,38 @@ static bool ui_answer(struct rest_server *rs, const char *method, const char *ur
     return true;
 }
 
+/* A request refused before its client authenticated: its address's budget
+ * (rest_shun.h) spent, and said when this leaves the address shunned. */
+static void spend_budget(struct rest_server *rs, struct MHD_Connection *conn)
+{
+    uint32_t addr = rest_client_ipv4(conn);
+    char more[64];
+
+    if (!rest_shun_refused(&rs->shun, addr, now_us()))
+        return;
+    __atomic_fetch_add(&rs->auth.st->addrs_shunned, 1, __ATOMIC_RELAXED);
+    if (rest_log_limit_pass(&rs->shun_log, more, sizeof(more)))
+        LOG_WARN("rest", "%u.%u.%u.%u was refused %u times at once (no good token, failed "
+                 "logins): its connections are closed as accepted while it stays over "
+                 "rest.refused_per_s = %u%s", addr >> 24, addr >> 16 & 255, addr >> 8 & 255,
+                 addr & 255, rs->cfg.refused_burst, rs->cfg.refused_per_s, more);
+}
+
+/* MHD's accept: a shunned address's connection is closed before a byte of
+ * it is read. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    struct rest_server *rs = cls;
+
+    if (!addr || addr->sa_family != AF_INET || len < (socklen_t)sizeof(struct sockaddr_in))
+        return MHD_YES;
+    uint32_t a = ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr);
+    if (rest_shun_accept(&rs->shun, a, now_us()))
+        return MHD_YES;
+    __atomic_fetch_add(&rs->auth.st->conns_shunned, 1, __ATOMIC_RELAXED);
+    return MHD_NO;
+}
+
 /* Queue r as the answer to conn (r's JSON is consumed). */
 static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection *conn,
                                   const struct rest_conn_state *st, struct rest_reply *r)
@@ -584,6 +618,8 @@ static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection 
     }
     json_decref(r->json);
     r->json = NULL;
+    if (st->unauthenticated && r->status >= 400)
+        spend_budget(rs, conn);
     /* Counted before the answer can reach the client: a client reading
      * /metrics right after must see its own request. */
     count_status(rs, r->status, now_us() - st->start_us);
@@ -610,13 +646,15 @@ static bool has_body(struct MHD_Connection *conn)
  * unauthenticated client can make ofcd hold no body at all. false with
  * the answer in r.
  */
-static bool headers_check(struct rest_server *rs, struct rest_req *q, struct rest_reply *r)
+static bool headers_check(struct rest_server *rs, struct rest_req *q, struct rest_reply *r,
+                          bool *login)
 {
     char path[REST_PATH_MAX];
 
     if (!normal_path(q->path, path, r))
         return false;
-    if (strcmp(path, REST_LOGIN_PATH) == 0) {
+    *login = strcmp(path, REST_LOGIN_PATH) == 0;
+    if (*login) {
         if (!has_body(q->conn))
             return true;
         rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
@@ -653,10 +691,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             st->refused = true;         /* answered: no body is read */
             return send_reply(rs, conn, st, &r);
         }
-        if (!headers_check(rs, &q, &r)) {
+        bool login = false;
+        if (!headers_check(rs, &q, &r, &login)) {
             st->refused = true;
+            st->unauthenticated = r.status != 403;  /* 403: a token, not allowed this */
             return send_reply(rs, conn, st, &r);
         }
+        st->unauthenticated = login;
         st->limited = rate_limited(rs, conn, st->start_us);
         return MHD_YES;
     }
@@ -757,6 +798,8 @@ static void server_free(struct rest_server *rs)
     pthread_mutex_destroy(&rs->lock);
     pthread_mutex_destroy(&rs->rl_lock);
     rest_log_limit_destroy(&rs->mhd_log);
+    rest_log_limit_destroy(&rs->shun_log);
+    rest_shun_destroy(&rs->shun);
     rest_ui_free(&rs->ui);
     free(rs);
 }
@@ -792,6 +835,8 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
     pthread_cond_init(&rs->defer_cv, NULL);
     rs->async_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     rest_log_limit_init(&rs->mhd_log);
+    rest_log_limit_init(&rs->shun_log);
+    rest_shun_init(&rs->shun, cfg->refused_per_s, cfg->refused_burst);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;
     struct MHD_OptionItem opts[14];
@@ -820,7 +865,7 @@ struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sou
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, rs->tls_key};
     }
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-    rs->mhd = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, rs,
+    rs->mhd = MHD_start_daemon(flags, cfg->port, accept_policy, rs, on_request, rs,
                                MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     char peer[OFCD_PEER_STRLEN];
     ofcd_peer_format(cfg->ip, cfg->port, peer);

@@ -4,11 +4,22 @@
 # with a 1 s inactivity probe stay connected, a REST POST is installed during
 # each attack, ofcd's RSS stays bounded). rest.auth is on. The attacks
 # (tests/integration/hostile_rest_peer.py), from loopback addresses:
+#   fair     for 20 s, 200 connections from 127.0.0.2 sending 16 MiB bodies
+#            without a token and 30 from 127.0.0.3 sending wrong-password
+#            logins in a loop; 8 s in, an operator on 127.0.0.1 that ofcd
+#            has never seen logs in and POSTs a flow 20 times (0.5 s apart),
+#            and a script on 127.0.0.4 POSTs with its token at 250/s: the
+#            operator's login and POST each answered within 250 ms at p99
+#            (the same operator figures without the attack, from 127.0.0.6,
+#            are printed beside them), the script's every POST 202, the
+#            guesser checked exactly 5 times, and both attackers shunned
+#            (rest.refused_per_s) rather than served.
 #   uploads  rounds of 200 connections from one address (127.0.0.5), each
 #            the headers of a 16 MiB POST without a token, some sent a byte
 #            at a time: the 401 comes before a byte of body is sent (none is
 #            read or kept: RSS flat), and the connections beyond
-#            rest.max_conns_per_ip (128) are closed as they are accepted
+#            rest.max_conns_per_ip (128), and all of them once the address
+#            has spent its rest.refused_burst, are closed as accepted
 #   spray    one address (127.0.0.9) locks itself out with 5 wrong
 #            passwords, then 300 addresses (127.0.1.x, 127.0.2.x) try one
 #            wrong password each: the locked address stays locked its whole
@@ -45,10 +56,67 @@ PEER="python3 $here/hostile_rest_peer.py"
 LOGIN=$API/api/kytos/core/auth/login/
 auth_total() { rest_metric "ofcd_rest_auth_total{what=\"$1\"}"; }
 
-[ "$(curl -s -o "$work/login.json" -w '%{http_code}' -u admin:password1 "$LOGIN")" = 200 ] ||
+# A script's token, from an address of its own: 127.0.0.1 stays new to ofcd.
+[ "$(curl -s --interface 127.0.0.4 -o "$work/login.json" -w '%{http_code}' \
+    -u admin:password1 "$LOGIN")" = 200 ] ||
     fail "the admin cannot log in: $(cat "$work/login.json")"
-HOSTILE_CURL_ARGS="--oauth2-bearer $(jq -r .token "$work/login.json")"
-pass "rest.auth on; the admin logged in from 127.0.0.1"
+TOKEN=$(jq -r .token "$work/login.json")
+HOSTILE_CURL_ARGS="--oauth2-bearer $TOKEN"
+pass "rest.auth on; a script logged in from 127.0.0.4"
+
+# ---- an operator new to ofcd while two addresses attack ----------------------------------
+OP_DPID=00:00:00:00:00:00:10:01
+$PEER operator --bind 127.0.0.6 --password password1 --tries 20 --gap 0.25 --dpid $OP_DPID \
+    >"$work/operator-alone.json"
+fair_attack() {
+    $PEER uploads --bind 127.0.0.2 --conns 200 --limit 128 --slow 20 --duration 20 \
+        >"$work/fair-uploads.json" &
+    local up=$!
+    $PEER hammer --bind 127.0.0.3 --workers 30 --duration 20 >"$work/fair-hammer.json" &
+    local ham=$!
+    # 8 s in: the attack at its height (its own counters say it is on).
+    until [ "$(auth_total conns_shunned)" -gt 0 ] && [ $SECONDS -ge $((t_fair + 8)) ]; do
+        [ $SECONDS -lt $((t_fair + 20)) ] || break
+        sleep 0.1
+    done
+    $PEER burst --bind 127.0.0.4 --token "$TOKEN" --rate 250 --duration 4 --dpid $OP_DPID \
+        >"$work/fair-burst.json" &
+    local bu=$!
+    $PEER operator --bind 127.0.0.1 --password password1 --tries 20 --gap 0.5 \
+        --dpid $OP_DPID >"$work/operator-attacked.json"
+    wait "$bu" "$up" "$ham"
+}
+failed0=$(auth_total logins_failed)
+shunned0=$(auth_total addrs_shunned)
+t_fair=$SECONDS
+hostile_attack fair 64 fair_attack
+op=$(cat "$work/operator-attacked.json")
+alone=$(cat "$work/operator-alone.json")
+jq -e '.login_status == {"200": 20} and .post_status == {"202": 20}' <<<"$op" >/dev/null ||
+    fail "fair: the operator was not let in every time under the attack: $op"
+jq -e '.login.p99_ms < 250 and .post.p99_ms < 250' <<<"$op" >/dev/null ||
+    fail "fair: the operator waited (p99 login $(jq .login.p99_ms <<<"$op") ms, POST" \
+        "$(jq .post.p99_ms <<<"$op") ms; alone $(jq .login.p99_ms <<<"$alone") /" \
+        "$(jq .post.p99_ms <<<"$alone") ms): $op"
+bu=$(cat "$work/fair-burst.json")
+jq -e '.status == {"202": 1000}' <<<"$bu" >/dev/null ||
+    fail "fair: the script's 1,000 POSTs with a token at 250/s were not all accepted: $bu"
+ham=$(cat "$work/fair-hammer.json")
+[ "$(jq '.status["401"] // 0' <<<"$ham")" = 5 ] &&
+    [ $(( $(auth_total logins_failed) - failed0 )) = 5 ] ||
+    fail "fair: the guesser was checked $(jq '.status["401"] // 0' <<<"$ham") times" \
+        "($(( $(auth_total logins_failed) - failed0 )) failures counted), not 5: $ham"
+[ "$(auth_total logins_locked)" -gt 0 ] || fail "fair: no locked login counted"
+[ $(( $(auth_total addrs_shunned) - shunned0 )) -ge 2 ] && [ "$(auth_total conns_shunned)" -gt 0 ] ||
+    fail "fair: the two attackers were not shunned ($(auth_total addrs_shunned) shunned," \
+        "$(auth_total conns_shunned) connections closed)"
+grep -q 'was refused 200 times at once' "$work/ofcd.log" || fail "fair: no line says who was shunned"
+pass "fair: operator new to ofcd, login p50/p99 $(jq .login.p50_ms <<<"$op")/$(jq .login.p99_ms <<<"$op") ms," \
+    "POST $(jq .post.p50_ms <<<"$op")/$(jq .post.p99_ms <<<"$op") ms under the attack" \
+    "(alone: login $(jq .login.p50_ms <<<"$alone")/$(jq .login.p99_ms <<<"$alone") ms," \
+    "POST $(jq .post.p50_ms <<<"$alone")/$(jq .post.p99_ms <<<"$alone") ms); 1,000 POSTs" \
+    "at 250/s all 202; the guesser checked 5 times then locked; uploads:" \
+    "$(jq -c .kinds "$work/fair-uploads.json"), guesser $(jq -c .status <<<"$ham")"
 
 # ---- 200 unauthenticated 16 MiB uploads from one address ------------------------------
 refused0=$(auth_total conns_refused)
@@ -61,8 +129,9 @@ jq -e '.kinds.late == 0 and .kinds.continue == 0 and .kinds.other == 0' <<<"$up"
 rounds=$(jq .rounds <<<"$up")
 early=$(jq .kinds.early401 <<<"$up")
 refused=$(jq .kinds.refused <<<"$up")
-[ "$rounds" -ge 1 ] && [ $((early + refused)) = $((rounds * 200)) ] &&
-    [ "$early" -ge $((rounds * 100)) ] ||
+# The first rounds are answered; once the address has spent
+# rest.refused_burst (200) its connections are closed as accepted.
+[ "$rounds" -ge 1 ] && [ $((early + refused)) = $((rounds * 200)) ] && [ "$early" -ge 128 ] ||
     fail "uploads: $early of $((rounds * 200)) got 401 before their body: $up"
 [ "$refused" -gt 0 ] && [ "$(auth_total conns_refused)" -gt "$refused0" ] ||
     fail "uploads: no connection over rest.max_conns_per_ip was refused: $up"
@@ -71,7 +140,8 @@ lines=$((lines - mhd_lines0))
 [ "$lines" -le 15 ] ||
     fail "uploads: $lines log lines for $refused refused connections (not rate-limited)"
 pass "uploads: $early of $((rounds * 200)) answered 401 from their headers" \
-    "(worst $(jq .worst_401_ms <<<"$up") ms), $refused closed over the per-address limit" \
+    "(worst $(jq .worst_401_ms <<<"$up") ms), $refused closed as accepted (per-address limit," \
+    "then its refusals over rest.refused_per_s)" \
     "($lines log lines)"
 
 # ---- wrong passwords from 300 addresses, one address locked ---------------------------

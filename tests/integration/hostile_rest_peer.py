@@ -5,6 +5,12 @@ usage: hostile_rest_peer.py uploads --port P --bind IP [--conns N] [--limit N]
                             [--slow N] [--size BYTES] [--duration S]
        hostile_rest_peer.py spray --port P --victim IP --count N [--workers N]
                             [--lock-s S] [--user NAME]
+       hostile_rest_peer.py hammer --port P --bind IP [--workers N] [--duration S]
+                            [--user NAME]
+       hostile_rest_peer.py operator --port P --bind IP --password PW [--tries N]
+                            [--gap S] [--dpid D] [--user NAME]
+       hostile_rest_peer.py burst --port P --bind IP --token T --rate N
+                            [--duration S] [--dpid D]
 
 uploads  rounds of N connections from one address: all opened first and
          held, so the server sees N at once (the N - LIMIT over its
@@ -22,6 +28,18 @@ spray    the victim address fails 5 logins (locked), then COUNT addresses
          password (a 503 is retried after 0.1-0.3 s), while the victim polls
          every 0.5 s: it must get 429 until LOCK_S after its 5th failure and
          be let in (401) soon after.
+
+hammer   WORKERS connections at once from one address, each sending
+         wrong-password logins in a loop (a new connection each) for
+         DURATION s; counts the answers by status.
+operator a legitimate client: TRIES rounds, GAP s apart, each a login
+         (Basic, with PW) and a one-flow POST with the token it got, each
+         timed from connect to the last byte of the answer; a refusal is
+         not retried (it is what the operator would see). The first login
+         is the address's first. Prints the statuses and each p50/p99/max.
+burst    a script with a token: one-flow POSTs at RATE a second (each on a
+         connection of its own, as Kytos' stress script sends them) for
+         DURATION s; counts the answers by status.
 
 Prints one JSON object at the end; the test reads it and ofcd.
 """
@@ -235,9 +253,126 @@ def spray(a):
     print(json.dumps(res))
 
 
+def request(port, src, raw, timeout=10.0):
+    """(status, body, seconds) of one request on its own connection."""
+    t0 = time.monotonic()
+    try:
+        s = connect(port, src)
+        s.sendall(raw)
+        s.settimeout(timeout)
+        data = b""
+        while True:
+            piece = s.recv(65536)
+            if not piece:
+                break
+            data += piece
+        s.close()
+    except OSError:
+        return 0, b"", time.monotonic() - t0
+    head, _, body = data.partition(b"\r\n\r\n")
+    first = head.split(b"\r\n", 1)[0].split()
+    status = int(first[1]) if len(first) > 1 and first[1].isdigit() else 0
+    return status, body, time.monotonic() - t0
+
+
+def hammer(a):
+    counts = {}
+    lock = threading.Lock()
+    end = time.monotonic() + a.duration
+    cred = base64.b64encode(("%s:wrong-password" % a.user).encode()).decode()
+    req = ("GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: ofcd\r\n"
+           "Authorization: Basic %s\r\nConnection: close\r\n\r\n" % cred).encode()
+
+    def worker():
+        while time.monotonic() < end:
+            st, _, _ = request(a.port, a.bind, req)
+            with lock:
+                counts[str(st)] = counts.get(str(st), 0) + 1
+
+    threads = [threading.Thread(target=worker) for _ in range(a.workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(json.dumps({"mode": "hammer", "bind": a.bind, "workers": a.workers,
+                      "status": counts}))
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(q * len(xs)))] * 1000, 1) if xs else None
+
+
+def operator(a):
+    cred = base64.b64encode(("%s:%s" % (a.user, a.password)).encode()).decode()
+    login_req = ("GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: ofcd\r\n"
+                 "Authorization: Basic %s\r\nConnection: close\r\n\r\n" % cred).encode()
+    res = {"mode": "operator", "bind": a.bind, "login": [], "post": [],
+           "login_status": {}, "post_status": {}}
+    for i in range(a.tries):
+        t_next = time.monotonic() + a.gap
+        st, body, secs = request(a.port, a.bind, login_req)
+        res["login"].append(secs)
+        res["login_status"][str(st)] = res["login_status"].get(str(st), 0) + 1
+        token = None
+        if st == 200:
+            try:
+                token = json.loads(body)["token"]
+            except ValueError:
+                pass
+        if token:
+            flow = json.dumps({"force": True, "flows": [{
+                "priority": 900, "match": {"in_port": 1 + i},
+                "actions": [{"action_type": "output", "port": 2}]}]}).encode()
+            post = ("POST /api/kytos/flow_manager/v2/flows/%s HTTP/1.1\r\n"
+                    "Host: ofcd\r\nAuthorization: Bearer %s\r\n"
+                    "Content-Type: application/json\r\nContent-Length: %d\r\n"
+                    "Connection: close\r\n\r\n" % (a.dpid, token, len(flow))).encode()
+            st, _, secs = request(a.port, a.bind, post + flow)
+            res["post"].append(secs)
+            res["post_status"][str(st)] = res["post_status"].get(str(st), 0) + 1
+        time.sleep(max(0.0, t_next - time.monotonic()))
+    for k in ("login", "post"):
+        xs = res.pop(k)
+        res[k] = {"n": len(xs), "p50_ms": pct(xs, 0.5), "p99_ms": pct(xs, 0.99),
+                  "max_ms": round(max(xs) * 1000, 1) if xs else None,
+                  "all_ms": [round(x * 1000, 1) for x in xs]}
+    print(json.dumps(res))
+
+
+def burst(a):
+    counts = {}
+    lock = threading.Lock()
+
+    def post(i):
+        flow = json.dumps({"flows": [{
+            "priority": 901, "match": {"in_port": 1 + i % 60000},
+            "actions": [{"action_type": "output", "port": 2}]}]}).encode()
+        req = ("POST /api/kytos/flow_manager/v2/flows/%s HTTP/1.1\r\n"
+               "Host: ofcd\r\nAuthorization: Bearer %s\r\n"
+               "Content-Type: application/json\r\nContent-Length: %d\r\n"
+               "Connection: close\r\n\r\n" % (a.dpid, a.token, len(flow))).encode()
+        st, _, _ = request(a.port, a.bind, req + flow)
+        with lock:
+            counts[str(st)] = counts.get(str(st), 0) + 1
+
+    n = int(a.rate * a.duration)
+    t0 = time.monotonic()
+    threads = []
+    for i in range(n):
+        time.sleep(max(0.0, t0 + i / a.rate - time.monotonic()))
+        t = threading.Thread(target=post, args=(i,))
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+    print(json.dumps({"mode": "burst", "bind": a.bind, "sent": n,
+                      "seconds": round(time.monotonic() - t0, 2), "status": counts}))
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["uploads", "spray"])
+    p.add_argument("mode", choices=["uploads", "spray", "hammer", "operator", "burst"])
     p.add_argument("--port", type=int, default=8181)
     p.add_argument("--bind", default="127.0.0.5")
     p.add_argument("--conns", type=int, default=200)
@@ -250,8 +385,15 @@ def main():
     p.add_argument("--workers", type=int, default=32)
     p.add_argument("--lock-s", type=float, default=60)
     p.add_argument("--user", default="admin")
+    p.add_argument("--password", default="")
+    p.add_argument("--tries", type=int, default=20)
+    p.add_argument("--gap", type=float, default=0.5)
+    p.add_argument("--dpid", default="00:00:00:00:00:00:10:01")
+    p.add_argument("--token", default="")
+    p.add_argument("--rate", type=float, default=250)
     a = p.parse_args()
-    uploads(a) if a.mode == "uploads" else spray(a)
+    {"uploads": uploads, "spray": spray, "hammer": hammer, "operator": operator,
+     "burst": burst}[a.mode](a)
     sys.stdout.flush()
 
 

@@ -502,6 +502,8 @@ static const struct uint_case uint_cases[] = {
     UCASE("rest.login_lock_s", rest_login_lock_s, 1, 86400),
     UCASE("rest.login_track_max", rest_login_track_max, 16, 1048576),
     UCASE("rest.login_concurrency", rest_login_concurrency, 1, 64),
+    UCASE("rest.refused_per_s", rest_refused_per_s, 0, 1000000),
+    UCASE("rest.refused_burst", rest_refused_burst, 1, 1000000),
     UCASE("topology.lldp_interval_s", topo_lldp_interval_s, 1, 3600),
     UCASE("topology.link_timeout_s", topo_link_timeout_s, 1, 3600),
     UCASE("topology.lldp_max_age_ms", topo_lldp_max_age_ms, 100, 3600000),
