@@ -17,11 +17,11 @@
  *    0 after it), so the REST threads serving a flood and whatever else
  *    loads the machine do not stretch the one check an operator waits
  *    for: under the hostile_rest.sh fairness attack an operator's login
- *    took p99 270-320 ms at nice 0 and 190 ms at -5 (docs/performance.md,
- *    "Password checks"). At most one check fewer than the machine has
- *    cores (and one on two cores) is raised at a time, so checks never
- *    outrank the lcores on every core. Raising needs CAP_SYS_NICE; without
- *    it checks run at 0, said once in the log.
+ *    took p99 270-320 ms at nice 0, 190-205 at -5 and 130-215 at -10
+ *    (docs/performance.md, "Password checks"). At most one check fewer
+ *    than the machine has cores (and one on two cores) is raised at a
+ *    time, so checks never outrank the lcores on every core. Raising needs
+ *    CAP_SYS_NICE; without it checks run at 0, said once in the log.
  */
 #ifndef OFCD_REST_KDF_H
 #define OFCD_REST_KDF_H
@@ -31,7 +31,7 @@
 
 #include "rest_scrypt.h"
 
-#define REST_KDF_NICE (-5)
+#define REST_KDF_NICE (-10)
 
 struct rest_kdf_job {
     /* On a pool thread, with that thread's scrypt memory; may free j. */
