@@ -42,6 +42,7 @@ enum store_etcd_key_kind {
     STORE_ETCD_KEY_FLOW,
     STORE_ETCD_KEY_STATE,
     STORE_ETCD_KEY_APP,
+    STORE_ETCD_KEY_SYNC,            /* P data/sync: a node marking its catch-up */
 };
 
 struct store_etcd_key {
@@ -52,6 +53,16 @@ struct store_etcd_key {
 };
 
 /* ---- keys and records (store_etcd_rec.c, pure) --------------------------- */
+
+/* P data/sync, the key a node writes when it starts to catch up: once its
+ * watch has delivered that write, it has delivered everything before. */
+#define STORE_ETCD_SYNC_KEY "sync"
+
+/* The revision a watch message brings the copy to: its last event's
+ * mod_revision (etcd heads each part of a catch-up with its current
+ * revision, ahead of the events still to come); the header's for a
+ * progress notice (no events, not the creation); 0 when neither. */
+int64_t store_etcd_watch_rev(const struct etcd_watch_resp *r);
 
 /* P data/flows/... into buf: its length, or -ENAMETOOLONG. */
 int store_etcd_key_flow(char *buf, size_t cap, const char *data_prefix, uint64_t dpid,
@@ -119,6 +130,9 @@ struct store_etcd {
     atomic_bool stop;
     int64_t queued_rev;             /* the newest revision queued to the mirror */
     bool need_full;
+    int64_t sync_rev;               /* catching up: the revision of this node's sync
+                                     * write, not yet seen in its watch (0: none) */
+    bool sync_seen;
 
     pthread_mutex_t lock;           /* the fields below */
     pthread_cond_t cv;              /* applied moved, armed, stop */

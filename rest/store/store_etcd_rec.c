@@ -76,6 +76,8 @@ int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len
     else if (n > 6 && memcmp(p, "state/", 6) == 0 && two_ids(p + 6, n - 6, &out->dpid,
                                                             &out->match_id))
         out->kind = STORE_ETCD_KEY_STATE;
+    else if (n == strlen(STORE_ETCD_SYNC_KEY) && memcmp(p, STORE_ETCD_SYNC_KEY, n) == 0)
+        out->kind = STORE_ETCD_KEY_SYNC;
     else if (n > 5 && memcmp(p, "apps/", 5) == 0 && n - 5 <= STORE_KV_KEY_MAX &&
              !memchr(p + 5, '\0', n - 5)) {
         out->kind = STORE_ETCD_KEY_APP;
@@ -83,6 +85,15 @@ int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len
         out->app_len = n - 5;
     }
     return 0;
+}
+
+int64_t store_etcd_watch_rev(const struct etcd_watch_resp *r)
+{
+    if (r->n_ev)
+        return r->ev[r->n_ev - 1].kv.mod_revision;
+    /* A creation's header is etcd's revision when the watch was made,
+     * before the catch-up; a cancellation's says nothing delivered. */
+    return r->created || r->canceled ? 0 : r->hdr.revision;
 }
 
 int store_etcd_rec_encode(const struct store_flow *f, char **out)

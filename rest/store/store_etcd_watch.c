@@ -4,13 +4,21 @@
  *
  * Armed (a watcher set, or a write waiting), it resumes from the revision
  * the mirror recorded, or reads every record once when it has none, when
- * etcd compacted past it, or when its watch failed: a full read puts every
- * record, drops what the mirror holds that etcd no longer has, and records
- * the read's revision. Each watch message's changes are queued to the
- * mirror, then that message's revision; when the mirror confirms the
- * revision, `applied` moves and the writes waiting for it are confirmed.
- * The mirror's queue applies them in order, so the revision is never
- * recorded before the changes it covers.
+ * etcd compacted past it, or when a catch-up message is past the watch's
+ * bounds (ETCD_EVENTS_MAX events, ETCD_WATCH_LINE_MAX bytes): a full read,
+ * page by page, puts every record, drops what the mirror holds that etcd
+ * no longer has, and records the read's revision. Each watch message's
+ * changes are queued to the mirror, then the revision of its last event
+ * (not its header's: etcd heads each part of a catch-up with its current
+ * revision); when the mirror confirms the revision, `applied` moves and
+ * the writes waiting for it are confirmed. The mirror's queue applies them
+ * in order, so the revision is never recorded before the changes it
+ * covers.
+ *
+ * Caught up: before it resumes, the node writes P data/sync and notes the
+ * revision etcd gave the write; the watch delivers changes in revision
+ * order, so once it has delivered that write it has delivered every change
+ * before it, however many messages that took.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -185,6 +193,7 @@ static int apply_one(struct store_etcd *s, const struct etcd_kv *kv, bool remove
         return removed ? 0 : put_state(s, &k, kv);   /* a put of its flow reset it */
     case STORE_ETCD_KEY_APP:
         return put_app(s, &k, kv, removed);
+    case STORE_ETCD_KEY_SYNC:
     case STORE_ETCD_KEY_OTHER:
         break;
     }
@@ -196,10 +205,14 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
     struct store_etcd *s = arg;
     int rc = 0;
 
-    for (size_t i = 0; i < r->n_ev && rc == 0; i++)
+    for (size_t i = 0; i < r->n_ev && rc == 0; i++) {
+        if (s->sync_rev && r->ev[i].kv.mod_revision >= s->sync_rev)
+            s->sync_seen = true;
         rc = apply_one(s, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
-    if (rc == 0 && r->n_ev && r->hdr.revision > s->queued_rev)
-        rc = queue_rev(s, r->hdr.revision);
+    }
+    int64_t rev = store_etcd_watch_rev(r);
+    if (rc == 0 && rev > s->queued_rev)
+        rc = queue_rev(s, rev);
     if (rc < 0) {
         mirror_failed(s, rc, "a watched change");
         s->need_full = true;
@@ -403,16 +416,21 @@ static void set_ready(struct store_etcd *s)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* etcd's revision now (a one-key read's header). */
-static int64_t etcd_now(struct store_etcd *s)
+/* This node's sync write (P data/sync): the revision etcd gave it, or -1
+ * (logged). */
+static int64_t put_sync(struct store_etcd *s)
 {
-    struct etcd_range r = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
-                           .limit = 1, .keys_only = true};
-    struct etcd_range_resp resp = {0};
-    int64_t rev = etcd_get(s->rc, &r, &resp) == 0 ? resp.hdr.revision : -1;
+    char key[STORE_ETCD_PREFIX_MAX + sizeof(STORE_ETCD_SYNC_KEY)];
+    int n = snprintf(key, sizeof(key), "%s%s", s->data_prefix, STORE_ETCD_SYNC_KEY);
+    struct etcd_put p = {.key = key, .key_len = (size_t)n, .value = "catching up", .value_len = 11};
+    struct etcd_header h = {0};
 
-    etcd_range_resp_free(&resp);
-    return rev;
+    if (etcd_put(s->rc, &p, &h) < 0) {
+        LOG_WARN(STORE_COMP, "cannot mark this node's catch-up in etcd (%s); retried",
+                 etcd_client_error(s->rc));
+        return -1;
+    }
+    return h.revision;
 }
 
 static bool ready_now(struct store_etcd *s)
@@ -427,6 +445,8 @@ static void watch_once(struct store_etcd *s)
 {
     int64_t target = 0;
 
+    s->sync_rev = 0;
+    s->sync_seen = false;
     if (s->need_full) {
         if (full_read(s) < 0) {
             pause_ms(s, RETRY_MS);
@@ -434,10 +454,10 @@ static void watch_once(struct store_etcd *s)
         }
         s->need_full = false;
         set_ready(s);               /* everything at the read's revision is queued */
-    } else if (!ready_now(s) && (target = etcd_now(s)) < 0) {
+    } else if (!ready_now(s) && (target = put_sync(s)) < 0) {
         pause_ms(s, RETRY_MS);
         return;
-    } else if (target && target < s->queued_rev) {
+    } else if (target && target <= s->queued_rev) {
         /* etcd is behind the copy: not the etcd the copy was made from (a
          * new one, or restored from a backup). Its watch would start in
          * its future and the copy keep what etcd does not have. */
@@ -453,25 +473,28 @@ static void watch_once(struct store_etcd *s)
     struct etcd_watch_req req = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
                                  .prefix = true, .start_revision = s->queued_rev + 1};
     struct etcd_watch *w = NULL;
+    /* Resuming: etcd sends the changes since the mirror's revision, in
+     * parts, right after the watch is made; the node's sync write is among
+     * them, after every change before it. */
+    s->sync_rev = target;
     int rc = etcd_watch_open(s->rc, &req, on_watch, s, &w, NULL);
-    /* Resuming: etcd sends the changes since the mirror's revision right
-     * after the watch is made (its watchers catch up every 100 ms); once
-     * they reach etcd's revision of before, or none came for a while (none
-     * in this prefix), the mirror has caught up. */
-    unsigned quiet_ms = 0;
     while (rc >= 0 && !s->need_full && !atomic_load(&s->stop)) {
         rc = etcd_watch_poll(w, 100);
-        if (target && rc >= 0) {
-            quiet_ms = rc > 0 ? 0 : quiet_ms + 100;
-            if (s->queued_rev >= target || quiet_ms >= 300) {
-                set_ready(s);
-                target = 0;
-            }
+        if (s->sync_rev && s->sync_seen && rc >= 0) {
+            set_ready(s);
+            s->sync_rev = 0;
         }
     }
     if (rc == -ESTALE) {
         LOG_WARN(STORE_COMP, "etcd compacted past revision %" PRId64 ": reading every "
                  "record again", s->queued_rev + 1);
+        s->need_full = true;
+    } else if (rc == -EMSGSIZE) {
+        /* The same message would come again at the same revision: read
+         * every record instead, page by page, and watch from there. */
+        LOG_WARN(STORE_COMP, "a watch message from revision %" PRId64 " is past this "
+                 "node's bounds (%s): reading every record again", s->queued_rev + 1,
+                 etcd_watch_error(w));
         s->need_full = true;
     } else if (rc < 0 && !atomic_load(&s->stop)) {
         LOG_WARN(STORE_COMP, "the watch of the cluster's flows ended (%s); opened again",

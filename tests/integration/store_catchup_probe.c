@@ -1,0 +1,237 @@
+/*
+ * store-catchup-probe: a node's store (etcd backend) catching up from a
+ * fake etcd (etcd_fake.py) that shapes the catch-up as a test needs; for
+ * store_etcd_catchup.sh. Each case: the fake is given changes while the
+ * node is closed, the node is opened again, and once setting its watcher
+ * returns (it waits until the node says it caught up) its copy must hold
+ * exactly the flows the fake holds, and the revision it recorded must be
+ * the fake's last one.
+ *
+ *   parts     3,000 adds and 505 deletes sent in parts of 500 revisions,
+ *             each headed with the fake's current revision, 300 ms apart,
+ *             the stream ended after the second part
+ *   oversize  70,000 adds sent in one message (past the watch's bounds):
+ *             the node reads every record instead
+ *
+ * usage: store-catchup-probe FAKE_URL DIR
+ * Exit 0 when every case holds; a line on stderr for each that does not.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "store.h"
+#include "store_etcd.h"
+
+#define PREFIX "/catchup/"
+#define DPID 7
+
+static const char *fake;
+static char dir[512];
+
+struct text {
+    char *p;
+    size_t n;
+};
+
+static size_t take(char *d, size_t s, size_t n, void *arg)
+{
+    struct text *t = arg;
+    char *p = realloc(t->p, t->n + s * n + 1);
+
+    if (!p)
+        return 0;
+    memcpy(p + t->n, d, s * n);
+    t->p = p;
+    t->n += s * n;
+    t->p[t->n] = '\0';
+    return s * n;
+}
+
+/* The fake's control: POST body (or GET when NULL) to path; its JSON. */
+static json_t *control(const char *path, const char *body)
+{
+    char url[1024];
+    struct text t = {0};
+    CURL *h = curl_easy_init();
+    struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/json");
+
+    snprintf(url, sizeof(url), "%s%s", fake, path);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
+    curl_easy_setopt(h, CURLOPT_PROXY, "");
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
+    if (body)
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, take);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(hd);
+    curl_easy_cleanup(h);
+    json_t *j = rc == CURLE_OK && t.p ? json_loads(t.p, 0, NULL) : NULL;
+    free(t.p);
+    if (!j) {
+        fprintf(stderr, "FAIL: the fake etcd's %s did not answer\n", path);
+        exit(1);
+    }
+    return j;
+}
+
+static struct store *node_open(void)
+{
+    const char *ep[1] = {fake};
+    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = PREFIX,
+                               .timeout_ms = 20000, .confirm_ms = 60000};
+    struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = dir, .etcd = &e};
+    struct store *s = store_open(&c);
+
+    if (!s) {
+        fprintf(stderr, "FAIL: the node's store did not open\n");
+        exit(1);
+    }
+    return s;
+}
+
+static void on_change(void *arg, uint64_t seq, const struct store_change *c, size_t n)
+{
+    (void)arg;
+    (void)seq;
+    (void)c;
+    (void)n;
+}
+
+struct held {
+    uint64_t *mid;
+    size_t n, cap;
+};
+
+static int hold(const struct store_flow *f, void *arg)
+{
+    struct held *h = arg;
+
+    if (h->n == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 4096;
+        h->mid = realloc(h->mid, h->cap * sizeof(*h->mid));
+        if (!h->mid)
+            return -ENOMEM;
+    }
+    h->mid[h->n++] = f->dpid == DPID ? f->match_id : UINT64_MAX;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The node opened again and caught up: its flows and revision the fake's. */
+static int check_caught_up(const char *name)
+{
+    struct store *s = node_open();
+    int bad = 0;
+
+    int rc = store_watch(s, on_change, NULL);     /* returns once caught up */
+    json_t *st = control("/fake/state?prefix=" PREFIX, NULL);
+    json_t *want = json_object_get(st, "flows");
+    struct held h = {0};
+    if (rc != 0) {
+        fprintf(stderr, "FAIL: %s: the node did not say it caught up: %s\n", name,
+                strerror(-rc));
+        bad = 1;
+    }
+    if (store_foreach(s, NULL, hold, &h) < 0) {
+        fprintf(stderr, "FAIL: %s: cannot read the node's copy\n", name);
+        bad = 1;
+    }
+    if (h.n) /* never given to qsort empty */
+        qsort(h.mid, h.n, sizeof(*h.mid), cmp_u64);
+    size_t missing = 0, extra = 0, i = 0, j = 0, nw = json_array_size(want);
+    while (i < h.n || j < nw) {
+        uint64_t w = j < nw ? (uint64_t)json_integer_value(
+                                  json_array_get(json_array_get(want, j), 1))
+                            : UINT64_MAX;
+        if (i < h.n && h.mid[i] == w) {
+            i++;
+            j++;
+        } else if (i < h.n && (j == nw || h.mid[i] < w)) {
+            extra++;
+            i++;
+        } else {
+            missing++;
+            j++;
+        }
+    }
+    if (missing || extra) {
+        fprintf(stderr, "FAIL: %s: the node caught up holding %zu flows, the fake %zu: "
+                "%zu missing, %zu it should no longer have\n", name, h.n, nw, missing, extra);
+        bad = 1;
+    }
+    char *text = NULL;
+    int64_t fake_rev = json_integer_value(json_object_get(st, "revision"));
+    if (store_kv_get(s, STORE_ETCD_REV_KEY, &text, NULL) == 0 && text &&
+        strtoll(text, NULL, 10) != fake_rev) {
+        fprintf(stderr, "FAIL: %s: the node recorded revision %s, the fake is at %" PRId64
+                "\n", name, text, fake_rev);
+        bad = 1;
+    }
+    if (!bad)
+        printf("ok: %s: caught up with %zu flows, revision %" PRId64 "\n", name, h.n, fake_rev);
+    free(text);
+    free(h.mid);
+    json_decref(st);
+    store_close(s);
+    return bad;
+}
+
+static void seed(uint64_t from, uint64_t count, const char *deletes)
+{
+    char body[1 << 16];
+
+    snprintf(body, sizeof(body), "{\"prefix\": \"%s\", \"dpid\": %d, \"from\": %" PRIu64
+             ", \"count\": %" PRIu64 ", \"delete\": [%s]}", PREFIX, DPID, from, count, deletes);
+    json_decref(control("/fake/seed", body));
+}
+
+int main(int argc, char **argv)
+{
+    char dels[1 << 15];
+    size_t n = 0;
+    int bad = 0;
+
+    if (argc != 3) {
+        fprintf(stderr, "usage: store-catchup-probe FAKE_URL DIR\n");
+        return 2;
+    }
+    fake = argv[1];
+    snprintf(dir, sizeof(dir), "%s", argv[2]);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+
+    /* The node's first read: 10 flows. */
+    seed(0, 10, "");
+    bad |= check_caught_up("first read");
+
+    /* parts: 3,000 adds, 500 of them and 5 of the first deleted. */
+    dels[0] = '\0';
+    for (int i = 0; i < 505; i++)
+        n += (size_t)snprintf(dels + n, sizeof(dels) - n, "%s[%d, %d]", i ? ", " : "", DPID,
+                              i < 5 ? i : 10 + 5 * i);
+    seed(10, 3000, dels);
+    json_decref(control("/fake/watch", "{\"part_revs\": 500, \"pause_ms\": 300, "
+                        "\"close_after\": 2, \"one_message\": false}"));
+    bad |= check_caught_up("parts");
+
+    /* oversize: 70,000 adds in one message. */
+    seed(100000, 70000, "");
+    json_decref(control("/fake/watch", "{\"part_revs\": 1000, \"pause_ms\": 0, "
+                        "\"close_after\": 0, \"one_message\": true}"));
+    bad |= check_caught_up("oversize");
+    curl_global_cleanup();
+    return bad;
+}
