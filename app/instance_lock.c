@@ -15,20 +15,10 @@ static void lock_path(char *out, size_t len, const char *dir, const char *prefix
     snprintf(out, len, "%s/%s.lock", dir, prefix);
 }
 
-int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t errlen)
+/* An flock on path with our pid in it: the fd, or -EBUSY with the holder's
+ * pid in *holder, or another negative errno (err says what failed). */
+static int lock_file(const char *path, char *holder, size_t hlen, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
-
-    if (strchr(prefix, '/')) {
-        snprintf(err, errlen, "EAL file-prefix '%s' must not contain '/'", prefix);
-        return -EINVAL;
-    }
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        int e = errno;
-        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(e));
-        return -e;
-    }
-    lock_path(path, sizeof(path), dir, prefix);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
@@ -37,19 +27,14 @@ int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         int e = errno;
-        char pid[32] = "";
-        ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
-        if (n > 0)
-            pid[strcspn(pid, "\n")] = '\0';
+        ssize_t n = pread(fd, holder, hlen - 1, 0);
+        holder[n > 0 ? n : 0] = '\0';
+        holder[strcspn(holder, "\n")] = '\0';
+        if (!holder[0])
+            snprintf(holder, hlen, "unknown");
         close(fd);
-        if (e == EWOULDBLOCK) {
-            snprintf(err, errlen,
-                     "another ofcd (pid %s) is already running with EAL file-prefix '%s' "
-                     "(lock %s); stop it, or give this one its own --eal.args with "
-                     "another --file-prefix",
-                     n > 0 ? pid : "unknown", prefix, path);
+        if (e == EWOULDBLOCK)
             return -EBUSY;
-        }
         snprintf(err, errlen, "cannot lock %s: %s", path, strerror(e));
         return -e;
     }
@@ -61,6 +46,45 @@ int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t
         close(fd);
         return -e;
     }
+    return fd;
+}
+
+int instance_lock_acquire(const char *dir, const char *prefix, char *err, size_t errlen)
+{
+    char path[PATH_MAX], holder[32];
+
+    if (strchr(prefix, '/')) {
+        snprintf(err, errlen, "EAL file-prefix '%s' must not contain '/'", prefix);
+        return -EINVAL;
+    }
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        int e = errno;
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(e));
+        return -e;
+    }
+    lock_path(path, sizeof(path), dir, prefix);
+    int fd = lock_file(path, holder, sizeof(holder), err, errlen);
+    if (fd == -EBUSY)
+        snprintf(err, errlen,
+                 "another ofcd (pid %s) is already running with EAL file-prefix '%s' "
+                 "(lock %s); stop it, or give this one its own --eal.args with "
+                 "another --file-prefix", holder, prefix, path);
+    return fd;
+}
+
+int instance_data_lock_acquire(const char *data_dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX], holder[32];
+
+    if (snprintf(path, sizeof(path), "%s/ofcd.lock", data_dir) >= (int)sizeof(path)) {
+        snprintf(err, errlen, "app.data_dir '%s' is too long", data_dir);
+        return -ENAMETOOLONG;
+    }
+    int fd = lock_file(path, holder, sizeof(holder), err, errlen);
+    if (fd == -EBUSY)
+        snprintf(err, errlen,
+                 "another ofcd (pid %s) is already running on app.data_dir '%s' (lock %s); "
+                 "stop it, or give this one its own app.data_dir", holder, data_dir, path);
     return fd;
 }
 

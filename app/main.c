@@ -394,7 +394,7 @@ int main(int argc, char **argv)
     char err[CFG_ERR_MAX];
     sigset_t sigs;
     cpu_set_t cpus;
-    int rc, exit_code = 1;
+    int rc, exit_code = 1, data_lock_fd = -1;
 
     cfg_defaults(&app.cfg);
     /* A product build has no test services: their keys take only "off". */
@@ -442,6 +442,12 @@ int main(int argc, char **argv)
     if (rc < 0) {
         LOG_ERR("main", "app.data_dir '%s' is not a writable directory: %s", app.cfg.data_dir,
                 strerror(-rc));
+        goto out_unlock;
+    }
+    /* Before any store file is opened (journal recovery included). */
+    data_lock_fd = instance_data_lock_acquire(app.cfg.data_dir, err, sizeof(err));
+    if (data_lock_fd < 0) {
+        LOG_ERR("main", "%s", err);
         goto out_unlock;
     }
 
@@ -515,6 +521,8 @@ out_unlock:
     tls_ctx_destroy(app.tls);        /* NULL after a teardown: it freed it */
     app.tls = NULL;
     of_pins_free(&app.pins);         /* after the workers, who read it */
+    if (data_lock_fd >= 0)
+        close(data_lock_fd);         /* after the store closed (app_teardown) */
     instance_lock_release(lock_fd, INSTANCE_LOCK_DIR, prefix);
     if (exit_code == 0)
         LOG_INFO("main", "ofcd stopped cleanly");

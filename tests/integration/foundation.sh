@@ -65,6 +65,19 @@ grep -q 'already running' "$work/second" || { cat "$work/second"; fail "no clear
 kill -0 "$pid" 2>/dev/null || fail "first instance died when the second tried to start"
 pass "second instance refused: $(grep -o 'another ofcd.*' "$work/second" | head -c 100)..."
 
+# --- another file-prefix, the same data directory: refused before its store ----
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" \
+    --eal.args="--no-huge -m 512 --no-pci --vdev=net_tap1,iface=ofc9 --file-prefix=ofcd-second" \
+    >"$work/third" 2>&1
+rc=$?
+[ $rc -ne 0 ] || fail "a second ofcd on the same app.data_dir started"
+grep -q "already running on app.data_dir '$work/var'" "$work/third" ||
+    { cat "$work/third"; fail "no clear message for a data directory in use"; }
+grep -qiE 'store|journal|lmdb' "$work/third" &&
+    { cat "$work/third"; fail "the second ofcd touched the store before it was refused"; }
+kill -0 "$pid" 2>/dev/null || fail "first instance died when the second tried its data directory"
+pass "second instance on the same data directory refused: $(grep -o 'another ofcd.*' "$work/third" | head -c 90)..."
+
 # --- ARP --------------------------------------------------------------------
 ip neigh flush dev "$IFACE" 2>/dev/null
 out=$(arping -c 3 -w 10 -I "$IFACE" "$OFCD_IP" 2>&1)
