@@ -31,11 +31,16 @@ static uint64_t now_us(void)
 
 static void etcd_failed(struct cl_node *n, const char *what, int rc)
 {
+    char text[sizeof(n->etcd_error)];
+
+    /* etcd's words go into GET /api/v1/cluster's JSON: printable ASCII
+     * only (a byte that is not valid UTF-8 would make its answer a 500). */
+    snprintf(text, sizeof(text), "%s: %s", what,
+             etcd_client_error(n->etcd)[0] ? etcd_client_error(n->etcd) : strerror(-rc));
     pthread_mutex_lock(&n->lock);
     n->etcd_ok = false;
     n->stats.etcd_errors++;
-    snprintf(n->etcd_error, sizeof(n->etcd_error), "%s: %s", what,
-             etcd_client_error(n->etcd)[0] ? etcd_client_error(n->etcd) : strerror(-rc));
+    ofcd_log_clean(n->etcd_error, sizeof(n->etcd_error), text);
     pthread_mutex_unlock(&n->lock);
 }
 
@@ -46,10 +51,13 @@ static void apply_kv(struct cl_node *n, const struct etcd_kv *kv, bool deleted)
     struct cl_key k;
 
     if (cl_key_parse(n->prefix, kv->key, kv->key_len, &k) < 0) {
+        char raw[201], shown[201];
+        size_t len = kv->key_len < sizeof(raw) - 1 ? kv->key_len : sizeof(raw) - 1;
+        memcpy(raw, kv->key, len);
+        raw[len] = '\0';
         n->stats.bad_keys++;
-        LOG_WARN("cluster", "key '%.*s' under %s is not one this node can read: ignored",
-                 (int)(kv->key_len > 200 ? 200 : kv->key_len), (const char *)kv->key,
-                 n->prefix);
+        LOG_WARN("cluster", "key '%s' under %s is not one this node can read: ignored",
+                 ofcd_log_clean(shown, sizeof(shown), raw), n->prefix);
         return;
     }
     if (k.kind == CL_KEY_MEMBER) {

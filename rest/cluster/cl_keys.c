@@ -44,10 +44,17 @@ int cl_key_events(char *buf, size_t len, const char *prefix, const char *node)
 }
 
 /* The node name that ends a key: not empty, no '/', fits. */
+/* A node's name as cluster.node_id allows it (letters, digits, '.', '_',
+ * '-'): anything else was not written by an ofcd, and would reach logs
+ * and JSON (where a byte that is not UTF-8 makes the answer a 500). */
 static int take_node(const uint8_t *p, size_t n, char *out)
 {
-    if (n == 0 || n >= CL_NODE_NAME_MAX || memchr(p, '/', n) || memchr(p, '\0', n))
+    if (n == 0 || n >= CL_NODE_NAME_MAX)
         return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+              (p[i] >= '0' && p[i] <= '9') || p[i] == '.' || p[i] == '_' || p[i] == '-'))
+            return -EINVAL;
     memcpy(out, p, n);
     out[n] = '\0';
     return 0;

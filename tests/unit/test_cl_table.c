@@ -87,6 +87,14 @@ static void test_keys(void **state)
     assert_int_equal(parse(longkey, &k), -EINVAL);
     static const uint8_t nul[] = "/ofcd/v1/members/a\0b";
     assert_int_equal(cl_key_parse(P, nul, sizeof(nul) - 1, &k), -EINVAL);
+    /* A name no ofcd could have: not UTF-8, a blank, a quote, an escape. */
+    static const uint8_t latin1[] = "/ofcd/v1/members/caf\xe9";
+    assert_int_equal(cl_key_parse(P, latin1, sizeof(latin1) - 1, &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/members/a b", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/switches/0000000000001001/cand/\"x\"", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/events/\x1b[2J", &k), -EINVAL);
+    assert_int_equal(parse("/ofcd/v1/members/node-1.lab_2", &k), 0);
+    assert_string_equal(k.node, "node-1.lab_2");
 }
 
 static void test_members(void **state)
