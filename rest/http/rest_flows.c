@@ -334,6 +334,13 @@ static void store_failed(struct rest_reply *r, int rc)
     } else if (rc == -ECANCELED) {
         rest_error(r, 503, "ofcd is shutting down");
         r->retry_after = 5;
+    } else if (rc == -ETIME) {
+        rest_error(r, 504, "the outcome is not known: etcd did not answer in time, or only "
+                   "part of this request was stored before it failed; read the flows "
+                   "(GET .../stored_flows) to see what was stored");
+    } else if (rc == -EINPROGRESS) {
+        rest_error(r, 504, "stored in etcd, but this node's copy has not shown it yet; it is "
+                   "installed once it does (read the flows to see)");
     } else {
         rest_error(r, 500, "the flow store failed: %s; nothing of this request was stored",
                    strerror(-rc));

@@ -318,6 +318,12 @@ typedef void (*store_watch_fn)(void *arg, uint64_t seq, const struct store_chang
  *               callers' changes in the same batch are unaffected)
  *   -EIO (or another negative errno) the commit of the batch failed: none of
  *               its changes is stored and every caller in it gets this code
+ *   -ETIME      (etcd) the outcome is not known: a transaction was sent and
+ *               no answer came (a leader election, a timeout), or the batch
+ *               took several transactions and failed after some were
+ *               stored; some, all or none of the batch may be stored
+ *   -EINPROGRESS (etcd) stored in etcd, but this node's copy did not show
+ *               it within confirm_ms: it is installed when it does
  *   -ECANCELED  the store is closing
  */
 struct store;

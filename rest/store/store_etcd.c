@@ -43,6 +43,15 @@ static void tx_free(struct store_etcd *s)
     s->n_ops = 0;
 }
 
+/* A transaction's failure is known (nothing of it was applied) when it
+ * never left (no endpoint, over the codec's bounds) or etcd refused it
+ * (authentication); anything else, a timeout above all, may have been
+ * applied. */
+static bool outcome_known(int rc)
+{
+    return rc == -ECONNREFUSED || rc == -EINVAL || rc == -EPERM || rc == -ENOMEM;
+}
+
 static int tx_send(struct store_etcd *s, const struct etcd_cmp *cmp, size_t n_cmp,
                    bool *succeeded)
 {
@@ -51,8 +60,16 @@ static int tx_send(struct store_etcd *s, const struct etcd_cmp *cmp, size_t n_cm
     int rc = s->n_ops ? etcd_txn(s->wc, &t, &r) : 0;
 
     if (rc < 0) {
-        LOG_WARN(STORE_COMP, "etcd transaction of %zu operations failed: %s", s->n_ops,
-                 etcd_client_error(s->wc));
+        /* Unknown too once an earlier transaction of the batch went in:
+         * never "nothing stored" for a batch that is partly in etcd. */
+        bool unknown = !outcome_known(rc) || s->batch_rev;
+        LOG_WARN(STORE_COMP, "etcd transaction of %zu operations failed: %s%s", s->n_ops,
+                 etcd_client_error(s->wc),
+                 !unknown ? ""
+                 : s->batch_rev ? " (earlier ones of its batch are stored: outcome not known)"
+                                : " (it may have been applied: outcome not known)");
+        if (unknown)
+            rc = -ETIME;
     } else if (s->n_ops) {
         if (succeeded)
             *succeeded = r.succeeded;
@@ -426,9 +443,9 @@ static int wait_applied(struct store_etcd *s, int64_t rev)
         rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);
     if (s->applied < rev) {
         LOG_WARN(STORE_COMP, "etcd revision %" PRId64 " committed but not seen by this "
-                 "node's mirror within %u ms (it holds %" PRId64 "): answering it as "
-                 "timed out", rev, s->confirm_ms, s->applied);
-        rc = -ETIMEDOUT;
+                 "node's mirror within %u ms (it holds %" PRId64 "): answered as stored "
+                 "but not yet here", rev, s->confirm_ms, s->applied);
+        rc = -EINPROGRESS;
     }
     pthread_mutex_unlock(&s->lock);
     return rc;

@@ -268,7 +268,11 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
 
     if (rc == 0)
         return;
-    if (nops > 1 && (at_apply || rc == -ENOSPC)) {
+    /* One change at a time finds the one that cannot be applied; not when
+     * the outcome is not known (some may be stored: sent again one by one,
+     * each would wait its own timeout) or known stored (-EINPROGRESS). */
+    bool isolate = rc == -ENOSPC || (at_apply && rc != -ETIME && rc != -EINPROGRESS);
+    if (nops > 1 && isolate) {
         LOG_WARN(STORE_COMP, "batch of %llu failed (%s), replaying one by one",
                  (unsigned long long)nops, strerror(-rc));
         for (struct store_op *op = batch; op; op = op->next) {

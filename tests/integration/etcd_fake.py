@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A fake etcd: the few calls of etcd's JSON gateway a node's store makes
-(range, put, watch), over a history kept in memory, with the shapes of a
+(range, put, txn without compares, watch), over a history kept in memory, with the shapes of a
 catch-up that a test needs to choose: etcd sends a lagging watcher its
 missed changes in parts, each headed with its *current* revision; this one
 sends them in parts of --part-revs revisions (or all in one message), with
@@ -17,6 +17,11 @@ Control, for the test (JSON bodies, JSON answers):
                      "one_message": B}
                     how the next watches send their catch-up (close_after:
                     the next watch only)
+  POST /fake/txn    {"hang_after": N, "hang_s": S}
+                    the next N transactions are applied and answered; the one
+                    after them is applied but answered only after S seconds
+                    (a leader election seen from the client: it times out
+                    while its change is in)
   GET  /fake/state?prefix=P  -> {"revision": R, "flows": [[dpid, mid], ...]}
 
 Nothing here is etcd's code: the wire shapes follow etcd's published API
@@ -36,6 +41,7 @@ HISTORY = []          # (revision, "PUT"|"DELETE", key bytes, value bytes)
 CUR = {}              # key -> (value, create_rev, mod_rev, version)
 REV = [1]
 WATCH_CFG = {"part_revs": 1000, "pause_ms": 0, "close_after": 0, "one_message": False}
+TXN_CFG = {"hang_after": -1, "hang_s": 0}
 
 
 def b64(b):
@@ -55,18 +61,20 @@ def kv_json(key, val, create, mod, version):
             "mod_revision": str(mod), "version": str(version)}
 
 
-def put_locked(key, val):
-    REV[0] += 1
+def put_locked(key, val, bump=True):
+    if bump:
+        REV[0] += 1
     old = CUR.get(key)
     CUR[key] = (val, old[1] if old else REV[0], REV[0], (old[3] + 1) if old else 1)
     HISTORY.append((REV[0], "PUT", key, val))
     LOCK.notify_all()
 
 
-def delete_locked(key):
+def delete_locked(key, bump=True):
     if key not in CUR:
         return
-    REV[0] += 1
+    if bump:
+        REV[0] += 1
     del CUR[key]
     HISTORY.append((REV[0], "DELETE", key, b""))
     LOCK.notify_all()
@@ -136,9 +144,15 @@ class Handler(BaseHTTPRequestHandler):
             self.watch(req.get("create_request", {}))
         elif path == "/fake/seed":
             self.seed(req)
+        elif path == "/v3/kv/txn":
+            self.txn(req)
         elif path == "/fake/watch":
             with LOCK:
                 WATCH_CFG.update(req)
+            self.answer({"ok": True})
+        elif path == "/fake/txn":
+            with LOCK:
+                TXN_CFG.update(req)
             self.answer({"ok": True})
         else:
             self.answer({"error": "not faked: " + path, "code": 12}, 501)
@@ -152,6 +166,35 @@ class Handler(BaseHTTPRequestHandler):
             for d, m in req.get("delete", []):
                 delete_locked(prefix + b"%016x/%016x" % (d, m))
             self.answer({"revision": REV[0]})
+
+    def txn(self, req):
+        """Every success operation at one revision; compares are not faked."""
+        if req.get("compare"):
+            self.answer({"error": "compares are not faked", "code": 12}, 501)
+            return
+        with LOCK:
+            REV[0] += 1
+            resp = []
+            for op in req.get("success", []):
+                if "request_put" in op:
+                    p = op["request_put"]
+                    put_locked(unb64(p.get("key")), unb64(p.get("value")), bump=False)
+                    resp.append({"response_put": {"header": header()}})
+                else:
+                    d = op["request_delete_range"]
+                    k = unb64(d.get("key"))
+                    n = 1 if k in CUR else 0
+                    delete_locked(k, bump=False)
+                    resp.append({"response_delete_range": {"header": header(),
+                                                           "deleted": str(n)}})
+            out = {"header": header(), "succeeded": True, "responses": resp}
+            hang = TXN_CFG["hang_after"] == 0
+            if TXN_CFG["hang_after"] >= 0:
+                TXN_CFG["hang_after"] -= 1
+            hang_s = TXN_CFG["hang_s"]
+        if hang:
+            time.sleep(hang_s)
+        self.answer(out)
 
     def range(self, req):
         key, end = unb64(req.get("key")), unb64(req.get("range_end"))

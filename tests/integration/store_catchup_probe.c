@@ -12,6 +12,11 @@
  *             the stream ended after the second part
  *   oversize  70,000 adds sent in one message (past the watch's bounds):
  *             the node reads every record instead
+ *   unknown   the node stores 300 flows in one batch (several transactions);
+ *             the fake applies the third but answers after the node's
+ *             timeout: the batch is answered -ETIME (outcome not known),
+ *             never an error that says nothing was stored, while the first
+ *             transactions' flows are in the fake
  *
  * usage: store-catchup-probe FAKE_URL DIR
  * Exit 0 when every case holds; a line on stderr for each that does not.
@@ -83,11 +88,11 @@ static json_t *control(const char *path, const char *body)
     return j;
 }
 
-static struct store *node_open(void)
+static struct store *node_open_timeout(unsigned timeout_ms)
 {
     const char *ep[1] = {fake};
     struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = PREFIX,
-                               .timeout_ms = 20000, .confirm_ms = 60000};
+                               .timeout_ms = timeout_ms, .confirm_ms = 60000};
     struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = dir, .etcd = &e};
     struct store *s = store_open(&c);
 
@@ -96,6 +101,11 @@ static struct store *node_open(void)
         exit(1);
     }
     return s;
+}
+
+static struct store *node_open(void)
+{
+    return node_open_timeout(20000);
 }
 
 static void on_change(void *arg, uint64_t seq, const struct store_change *c, size_t n)
@@ -190,6 +200,52 @@ static int check_caught_up(const char *name)
     return bad;
 }
 
+/* 300 flows in one put: the third transaction applied, answered late. */
+static int check_unknown(void)
+{
+    enum { N = 300 };
+    static struct store_flow f[N];
+    static char json[N][64];
+    struct store *s = node_open_timeout(1000);
+    int bad = 0;
+
+    if (store_watch(s, on_change, NULL) != 0) {
+        fprintf(stderr, "FAIL: unknown: the node did not catch up\n");
+        store_close(s);
+        return 1;
+    }
+    json_t *before = control("/fake/state?prefix=" PREFIX, NULL);
+    size_t n0 = json_array_size(json_object_get(before, "flows"));
+    json_decref(before);
+    for (unsigned i = 0; i < N; i++) {
+        snprintf(json[i], sizeof(json[i]), "{\"priority\": %u}", i);
+        f[i] = (struct store_flow){.dpid = DPID, .match_id = 500000 + i, .flow_id = i + 1,
+                                   .state = STORE_FLOW_PENDING, .owner = "probe",
+                                   .json = json[i], .json_len = strlen(json[i])};
+    }
+    json_decref(control("/fake/txn", "{\"hang_after\": 2, \"hang_s\": 3}"));
+    int rc = store_put_many(s, f, N);
+    json_decref(control("/fake/txn", "{\"hang_after\": -1, \"hang_s\": 0}"));
+    json_t *after = control("/fake/state?prefix=" PREFIX, NULL);
+    size_t stored = json_array_size(json_object_get(after, "flows")) - n0;
+    json_decref(after);
+    if (rc != -ETIME) {
+        fprintf(stderr, "FAIL: unknown: 300 flows, the third transaction answered late: "
+                "the put said %d (%s), not -ETIME, with %zu of them in etcd\n", rc,
+                strerror(-rc), stored);
+        bad = 1;
+    } else if (stored == 0) {
+        fprintf(stderr, "FAIL: unknown: the fake holds none of the 300: not the case "
+                "this checks\n");
+        bad = 1;
+    } else {
+        printf("ok: unknown: the put answered -ETIME (outcome not known) with %zu of 300 "
+               "in etcd\n", stored);
+    }
+    store_close(s);
+    return bad;
+}
+
 static void seed(uint64_t from, uint64_t count, const char *deletes)
 {
     char body[1 << 16];
@@ -232,6 +288,7 @@ int main(int argc, char **argv)
     json_decref(control("/fake/watch", "{\"part_revs\": 1000, \"pause_ms\": 0, "
                         "\"close_after\": 0, \"one_message\": true}"));
     bad |= check_caught_up("oversize");
+    bad |= check_unknown();
     curl_global_cleanup();
     return bad;
 }

@@ -5,8 +5,9 @@
 # in parts headed with etcd's current revision, the stream ended in the
 # middle, parts 300 ms apart (the node must not call itself caught up in a
 # lull), and one message past the watch's bounds (the node reads every
-# record instead of asking for the same message again). Needs no etcd,
-# tap or ofcd.
+# record instead of asking for the same message again); and a write whose
+# transaction etcd applies but answers too late (its outcome is unknown,
+# never "nothing stored"). Needs no etcd, tap or ofcd.
 #
 # usage: store_etcd_catchup.sh STORE_CATCHUP_PROBE
 set -euo pipefail
@@ -35,4 +36,4 @@ mkdir -p "$work/node"
     tail -5 "$work/fake.log"
     fail "the node's copy did not catch up as the fake's"
 }
-pass "a node caught up from parts headed ahead of their events, a stream ended in the middle, and a message past its bounds"
+pass "a node caught up from parts headed ahead of their events, a stream ended in the middle, and a message past its bounds; a batch whose third transaction timed out answered as unknown"
