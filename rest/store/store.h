@@ -192,6 +192,9 @@ struct store_config {
      * by the next commit, as a replica's copy, which etcd refills. */
     unsigned meta_sync_ms;
 #define STORE_GROUP_META_SYNC_MS 20
+    /* Tests only (NULL): asked before each late meta sync; a negative
+     * errno is taken as the sync's error (an EIO the disk would give). */
+    int (*meta_sync_fault)(void);
     /*
      * lmdb: the durability source is a journal (store_lmdb_jnl.h): a
      * commit is one append and one fdatasync of its changes, LMDB is made

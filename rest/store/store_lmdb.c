@@ -682,7 +682,7 @@ static int lmdb_apply(struct store_queue *q, struct store_op *op, uint64_t now,
 static int lmdb_begin(struct store_queue *q)
 {
     struct store_lmdb *s = LQ(q);
-    int rc = s->jnl ? lmdb_jnl_failed(s->jnl) : 0;
+    int rc = s->jnl ? lmdb_jnl_failed(s->jnl) : s->meta ? lmdb_meta_sync_failed(s->meta) : 0;
 
     return rc ? rc : store_err(mdb_txn_begin(s->env, NULL, 0, &s->txn));
 }
@@ -1186,7 +1186,7 @@ struct store *store_lmdb_open(const struct store_config *cfg)
     /* One sync per commit: the meta page's comes late (and only without a
      * journal, whose own sync already is the only one). */
     if (!s->jnl && s->lazy_meta_sync && cfg->meta_sync_ms &&
-        !(s->meta = lmdb_meta_sync_start(s->env, cfg->meta_sync_ms))) {
+        !(s->meta = lmdb_meta_sync_start(s->env, cfg->meta_sync_ms, cfg->meta_sync_fault))) {
         mdb_env_close(s->env);
         free(s);
         return NULL;

@@ -16,6 +16,7 @@
 
 struct lmdb_meta_sync {
     MDB_env *env;
+    int (*fault)(void);
     unsigned delay_ms;
     pthread_t thread;
     pthread_mutex_t lock;
@@ -25,7 +26,18 @@ struct lmdb_meta_sync {
     bool waiting;               /* the thread waits for a commit */
     bool stopping;
     uint64_t syncs;
+    int failed;                 /* the first failed sync's error */
 };
+
+static int env_sync(struct lmdb_meta_sync *m)
+{
+    int rc = m->fault ? m->fault() : 0;
+
+    if (rc < 0)
+        return rc;
+    rc = mdb_env_sync(m->env, 1);
+    return rc > 0 ? -rc : rc ? -EIO : 0;
+}
 
 static void *meta_sync_main(void *arg)
 {
@@ -52,17 +64,21 @@ static void *meta_sync_main(void *arg)
         }
         m->owed = false;                /* before the sync: a later commit is owed again */
         pthread_mutex_unlock(&m->lock);
-        int rc = mdb_env_sync(m->env, 1);
+        int rc = env_sync(m);
         if (rc)
-            LOG_ERR(COMP, "sync of the store's last commit failed: %s", mdb_strerror(rc));
+            LOG_ERR(COMP, "sync of the store's last commit failed (%s): the store refuses "
+                    "changes from now on; restart ofcd once the disk is sound", strerror(-rc));
         pthread_mutex_lock(&m->lock);
         m->syncs++;
+        if (rc && !m->failed)
+            m->failed = rc;
     }
     pthread_mutex_unlock(&m->lock);
     return NULL;
 }
 
-struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms)
+struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms,
+                                            int (*fault)(void))
 {
     struct lmdb_meta_sync *m = calloc(1, sizeof(*m));
     int rc;
@@ -72,6 +88,7 @@ struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms)
         return NULL;
     }
     m->env = env;
+    m->fault = fault;
     m->delay_ms = delay_ms;
     if (pthread_mutex_init(&m->lock, NULL) != 0)
         goto no_lock;
@@ -100,6 +117,14 @@ void lmdb_meta_sync_committed(struct lmdb_meta_sync *m)
     if (m->waiting)
         pthread_cond_signal(&m->cv);
     pthread_mutex_unlock(&m->lock);
+}
+
+int lmdb_meta_sync_failed(struct lmdb_meta_sync *m)
+{
+    pthread_mutex_lock(&m->lock);
+    int rc = m->failed;
+    pthread_mutex_unlock(&m->lock);
+    return rc;
 }
 
 uint64_t lmdb_meta_sync_count(struct lmdb_meta_sync *m)

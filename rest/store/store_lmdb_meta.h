@@ -19,6 +19,12 @@
  * calls mdb_env_sync. mdb_env_sync is an fdatasync of
  * the data file, which LMDB allows from any thread next to a write
  * transaction. Functions return 0 or a negative errno.
+ *
+ * A late sync that fails is the store's to act on, as a failed journal
+ * flush is: the pages of a commit already answered may not be on disk,
+ * and the kernel reports a write-back error to one fsync only, so the
+ * next commit's own sync would not see it. The error is kept
+ * (lmdb_meta_sync_failed) and the store refuses every commit from then on.
  */
 #ifndef OFCD_STORE_LMDB_META_H
 #define OFCD_STORE_LMDB_META_H
@@ -28,9 +34,15 @@
 
 struct lmdb_meta_sync;
 
-/* The thread for env (opened with MDB_NOMETASYNC): NULL when it cannot
- * start (logged). */
-struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms);
+/* The thread for env (opened with MDB_NOMETASYNC). fault (tests; NULL
+ * in the product): asked before each sync, a negative errno is taken as
+ * the sync's error and the sync not made (store_config.meta_sync_fault).
+ * NULL when it cannot start (logged). */
+struct lmdb_meta_sync *lmdb_meta_sync_start(MDB_env *env, unsigned delay_ms,
+                                            int (*fault)(void));
+
+/* 0, or the error of the first late sync that failed. */
+int lmdb_meta_sync_failed(struct lmdb_meta_sync *m);
 
 /* A commit was made: its meta page is to be synced within delay_ms. */
 void lmdb_meta_sync_committed(struct lmdb_meta_sync *m);

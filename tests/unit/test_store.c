@@ -9,6 +9,7 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -2318,6 +2319,51 @@ static void test_meta_synced_late(void **state)
     store_close(s);
 }
 
+/* The late sync's EIO (injected: the disk's would do the same). */
+static atomic_int meta_fault_rc;
+
+static int meta_fault(void)
+{
+    return atomic_load(&meta_fault_rc);
+}
+
+/* durability = group: a late sync that fails stops the store as a failed
+ * journal flush does: the commit it covered may not be on disk, and the
+ * kernel tells one fsync only, so the next commit's own sync would pass.
+ * Every change after it is refused, health sees failed commits. */
+static void test_meta_sync_eio_stops_store(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config c = {.dir = t->dir, .lazy_meta_sync = true,
+                             .meta_sync_ms = STORE_GROUP_META_SYNC_MS,
+                             .meta_sync_fault = meta_fault};
+    struct store *s = store_lmdb_open(&c);
+    struct store_stats st;
+    struct tflow a, b;
+
+    assert_non_null(s);
+    atomic_store(&meta_fault_rc, -EIO);
+    mk_flow(&a, 3, 1, 1);
+    assert_int_equal(store_put(s, &a.f), 0);      /* answered: its pages synced */
+    uint64_t deadline = ofcd_clock_mono_us() + 5000000u;
+    do {
+        assert_int_equal(store_get_stats(s, &st), 0);
+        if (st.meta_syncs)
+            break;
+        usleep(2000);
+    } while (ofcd_clock_mono_us() < deadline);
+    assert_int_equal(st.meta_syncs, 1);
+    atomic_store(&meta_fault_rc, 0);              /* the disk is quiet again */
+    mk_flow(&b, 3, 2, 1);
+    int rc = store_put(s, &b.f);
+    if (rc != -EIO)
+        fail_msg("a put after the late sync's EIO got %d, not -EIO: the store went on", rc);
+    assert_int_equal(store_del(s, 3, 1), -EIO);
+    assert_int_equal(store_get_stats(s, &st), 0);
+    assert_true(st.failed_commits >= 2);
+    store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest lmdb[] = {
@@ -2332,6 +2378,7 @@ int main(void)
         T(test_reopen, be_lmdbg),
         T(test_crash_sigkill, be_lmdbg),
         T(test_meta_synced_late, be_lmdbg),
+        T(test_meta_sync_eio_stops_store, be_lmdbg),
     };
     const struct CMUnitTest journal[] = {
         CONTRACT(be_lmdbj),
