@@ -275,6 +275,20 @@ def request(port, src, raw, timeout=10.0):
     return status, body, time.monotonic() - t0
 
 
+def post_flow(a, token, priority, in_port, force=False):
+    """One one-flow POST to a.dpid with token, on its own connection."""
+    body = {"flows": [{"priority": priority, "match": {"in_port": in_port},
+                       "actions": [{"action_type": "output", "port": 2}]}]}
+    if force:
+        body["force"] = True
+    flow = json.dumps(body).encode()
+    head = ("POST /api/kytos/flow_manager/v2/flows/%s HTTP/1.1\r\n"
+            "Host: ofcd\r\nAuthorization: Bearer %s\r\n"
+            "Content-Type: application/json\r\nContent-Length: %d\r\n"
+            "Connection: close\r\n\r\n" % (a.dpid, token, len(flow))).encode()
+    return request(a.port, a.bind, head + flow)
+
+
 def hammer(a):
     counts = {}
     lock = threading.Lock()
@@ -321,14 +335,7 @@ def operator(a):
             except ValueError:
                 pass
         if token:
-            flow = json.dumps({"force": True, "flows": [{
-                "priority": 900, "match": {"in_port": 1 + i},
-                "actions": [{"action_type": "output", "port": 2}]}]}).encode()
-            post = ("POST /api/kytos/flow_manager/v2/flows/%s HTTP/1.1\r\n"
-                    "Host: ofcd\r\nAuthorization: Bearer %s\r\n"
-                    "Content-Type: application/json\r\nContent-Length: %d\r\n"
-                    "Connection: close\r\n\r\n" % (a.dpid, token, len(flow))).encode()
-            st, _, secs = request(a.port, a.bind, post + flow)
+            st, _, secs = post_flow(a, token, 900, 1 + i, force=True)
             res["post"].append(secs)
             res["post_status"][str(st)] = res["post_status"].get(str(st), 0) + 1
         time.sleep(max(0.0, t_next - time.monotonic()))
@@ -345,14 +352,7 @@ def burst(a):
     lock = threading.Lock()
 
     def post(i):
-        flow = json.dumps({"flows": [{
-            "priority": 901, "match": {"in_port": 1 + i % 60000},
-            "actions": [{"action_type": "output", "port": 2}]}]}).encode()
-        req = ("POST /api/kytos/flow_manager/v2/flows/%s HTTP/1.1\r\n"
-               "Host: ofcd\r\nAuthorization: Bearer %s\r\n"
-               "Content-Type: application/json\r\nContent-Length: %d\r\n"
-               "Connection: close\r\n\r\n" % (a.dpid, a.token, len(flow))).encode()
-        st, _, _ = request(a.port, a.bind, req + flow)
+        st, _, _ = post_flow(a, a.token, 901, 1 + i % 60000)
         with lock:
             counts[str(st)] = counts.get(str(st), 0) + 1
 

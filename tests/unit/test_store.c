@@ -2291,6 +2291,23 @@ static void test_etcd_guard(void **state)
     store_close(s);
 }
 
+/* The late syncs made once one is (at most 5 s). The late sync is the
+ * thread's own event; its counter is all there is to wait on
+ * (STORE_GROUP_META_SYNC_MS after the commit). */
+static uint64_t wait_meta_sync(struct store *s)
+{
+    struct store_stats st;
+    uint64_t deadline = ofcd_clock_mono_us() + 5000000u;
+
+    do {
+        assert_int_equal(store_get_stats(s, &st), 0);
+        if (st.meta_syncs)
+            break;
+        usleep(2000);
+    } while (ofcd_clock_mono_us() < deadline);
+    return st.meta_syncs;
+}
+
 /* durability = group: a commit's meta page is synced late, by a thread of
  * its own, once per quiet spell: none before any commit, one soon after. */
 static void test_meta_synced_late(void **state)
@@ -2305,16 +2322,7 @@ static void test_meta_synced_late(void **state)
     assert_int_equal(st.meta_syncs, 0);
     mk_flow(&a, 3, 1, 1);
     assert_int_equal(store_put(s, &a.f), 0);
-    /* The late sync is the thread's own event; its counter is all there is
-     * to wait on (STORE_GROUP_META_SYNC_MS after the commit). */
-    uint64_t deadline = ofcd_clock_mono_us() + 5000000u;
-    do {
-        assert_int_equal(store_get_stats(s, &st), 0);
-        if (st.meta_syncs)
-            break;
-        usleep(2000);
-    } while (ofcd_clock_mono_us() < deadline);
-    assert_int_equal(st.meta_syncs, 1);
+    assert_int_equal(wait_meta_sync(s), 1);
     assert_stored(s, &a);
     store_close(s);
 }
@@ -2345,14 +2353,7 @@ static void test_meta_sync_eio_stops_store(void **state)
     atomic_store(&meta_fault_rc, -EIO);
     mk_flow(&a, 3, 1, 1);
     assert_int_equal(store_put(s, &a.f), 0);      /* answered: its pages synced */
-    uint64_t deadline = ofcd_clock_mono_us() + 5000000u;
-    do {
-        assert_int_equal(store_get_stats(s, &st), 0);
-        if (st.meta_syncs)
-            break;
-        usleep(2000);
-    } while (ofcd_clock_mono_us() < deadline);
-    assert_int_equal(st.meta_syncs, 1);
+    assert_int_equal(wait_meta_sync(s), 1);
     atomic_store(&meta_fault_rc, 0);              /* the disk is quiet again */
     mk_flow(&b, 3, 2, 1);
     int rc = store_put(s, &b.f);
