@@ -7,6 +7,7 @@
  * come back the same through its writer.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,9 @@ static void key(const uint8_t *k, size_t len)
         memcpy(app, out.app, out.app_len);
         app[out.app_len] = '\0';
         n = store_etcd_key_app(buf, sizeof(buf), PREFIX, app);
+        break;
+    case STORE_ETCD_KEY_SYNC:
+        n = snprintf(buf, sizeof(buf), "%s%s", PREFIX, STORE_ETCD_SYNC_KEY);
         break;
     case STORE_ETCD_KEY_OTHER:
         return;
