@@ -26,18 +26,9 @@
 #include "topo_start.h"
 #include "topo_app.h"
 #include "topo_flow.h"
+#include "topo_follow.h"
 #include "topo_keep.h"
 #include "topo_rest.h"
-
-/* Keys of the topology's records another node changed (a cluster), from
- * the store's committer to the control thread's tick. */
-#define TOPO_FOLLOW_MAX 4096u
-struct topo_follow {
-    pthread_mutex_t lock;
-    char **keys;
-    size_t n;
-    size_t dropped;                 /* past TOPO_FOLLOW_MAX: logged */
-};
 
 /* The app record that holds a cluster's LLDP key (64 hex digits): outside
  * topology/ (topo_keep's), read at start, followed when another node
@@ -108,10 +99,7 @@ static void topo_destroy(void *self)
         return;
     if (t->rest_ready)
         topo_rest_fini(&t->rest);
-    for (size_t i = 0; i < t->follow.n; i++)
-        free(t->follow.keys[i]);
-    free(t->follow.keys);
-    pthread_mutex_destroy(&t->follow.lock);
+    topo_follow_fini(&t->follow);
     topo_ctl_destroy(t->ctl);
     topo_admin_destroy(t->admin);
     free(t);
@@ -194,7 +182,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     t->host = host;
     t->cluster = c->cluster_etcd_endpoints[0] != '\0';
     atomic_init(&t->key_changed, false);
-    pthread_mutex_init(&t->follow.lock, NULL);
+    topo_follow_init(&t->follow);
     if (RAND_bytes(key, sizeof(key)) != 1) {
         LOG_ERR("topology", "no random bytes for the LLDP key");
         free(t);
@@ -304,24 +292,8 @@ static void topo_store_changed(void *self, const char *key, bool removed)
         atomic_store(&t->key_changed, true);
         return;
     }
-    if (!topo_keep_is_ours(key))
-        return;
-    pthread_mutex_lock(&t->follow.lock);
-    char *k = t->follow.n < TOPO_FOLLOW_MAX ? strdup(key) : NULL;
-    if (k && !(t->follow.n % 64)) {
-        char **nk = realloc(t->follow.keys, (t->follow.n + 64) * sizeof(*nk));
-        if (nk)
-            t->follow.keys = nk;
-        else {
-            free(k);
-            k = NULL;
-        }
-    }
-    if (k)
-        t->follow.keys[t->follow.n++] = k;
-    else
-        t->follow.dropped++;
-    pthread_mutex_unlock(&t->follow.lock);
+    if (topo_keep_is_ours(key))
+        (void)topo_follow_add(&t->follow, key);     /* out of memory: counted */
 }
 
 /* What other nodes changed, then links silent past
@@ -330,20 +302,17 @@ static void topo_on_tick(void *self, uint64_t now_us)
 {
     struct topo_inst *t = self;
 
-    pthread_mutex_lock(&t->follow.lock);
-    char **keys = t->follow.keys;
-    size_t n = t->follow.n, dropped = t->follow.dropped;
-    t->follow.keys = NULL;
-    t->follow.n = t->follow.dropped = 0;
-    pthread_mutex_unlock(&t->follow.lock);
+    char **keys;
+    size_t n, lost;
+    topo_follow_take(&t->follow, &keys, &n, &lost);
     for (size_t i = 0; i < n; i++) {
         topo_rest_follow(&t->rest, keys[i]);
         free(keys[i]);
     }
     free(keys);
-    if (dropped)
-        LOG_ERR("topology", "%zu changes of the topology's records in the cluster came faster "
-                "than this node follows them: not followed until it restarts", dropped);
+    if (lost)
+        LOG_ERR("topology", "out of memory: %zu changes of the topology's records in the "
+                "cluster not followed until this node restarts", lost);
     if (t->cluster) {
         topo_stamp_offset(t, now_us);
         if (atomic_exchange(&t->key_changed, false))
