@@ -314,8 +314,9 @@ static int apply_kv(struct store_etcd *s, struct store_op *op)
     char k[STORE_ETCD_KEY_MAX];
     int kl = store_etcd_key_app(k, sizeof(k), s->data_prefix, op->u.kv.key);
 
-    if (kl < 0)
-        return -EINVAL;
+    if (kl < 0 || strncmp(op->u.kv.key, STORE_ETCD_OWN_PREFIX,
+                          strlen(STORE_ETCD_OWN_PREFIX)) == 0)
+        return -EINVAL;             /* the mirror's own: no one else writes them */
     if (!op->u.kv.val) {
         char *have = NULL;
         int rc = settle(s);

@@ -33,7 +33,12 @@
 #include "store.h"
 #include "store_queue.h"
 
-#define STORE_ETCD_REV_KEY "ofcd/etcd_revision"
+/* The mirror's own records live under STORE_ETCD_OWN_PREFIX in its kv
+ * space, next to the apps' records: no app record may be named there (the
+ * backend refuses to write one, -EINVAL, and one found in etcd, written by
+ * anyone, is not applied), so nothing but the watcher moves the revision. */
+#define STORE_ETCD_OWN_PREFIX "ofcd/"
+#define STORE_ETCD_REV_KEY STORE_ETCD_OWN_PREFIX "etcd_revision"
 #define STORE_ETCD_PREFIX_MAX 160u
 #define STORE_ETCD_KEY_MAX (STORE_ETCD_PREFIX_MAX + 16u + STORE_KV_KEY_MAX)
 

@@ -79,7 +79,9 @@ int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len
     else if (n == strlen(STORE_ETCD_SYNC_KEY) && memcmp(p, STORE_ETCD_SYNC_KEY, n) == 0)
         out->kind = STORE_ETCD_KEY_SYNC;
     else if (n > 5 && memcmp(p, "apps/", 5) == 0 && n - 5 <= STORE_KV_KEY_MAX &&
-             !memchr(p + 5, '\0', n - 5)) {
+             !memchr(p + 5, '\0', n - 5) &&
+             !(n - 5 >= strlen(STORE_ETCD_OWN_PREFIX) &&
+               memcmp(p + 5, STORE_ETCD_OWN_PREFIX, strlen(STORE_ETCD_OWN_PREFIX)) == 0)) {
         out->kind = STORE_ETCD_KEY_APP;
         out->app = (const char *)p + 5;
         out->app_len = n - 5;

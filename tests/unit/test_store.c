@@ -2103,6 +2103,8 @@ static void test_etcd_two_nodes(void **state)
     assert_int_equal(store_del(b, 7, 102), 0);
     assert_int_equal(store_del(b, 7, 102), -ENOENT);
     assert_int_equal(store_kv_put(b, "topology/x", "on", 2), 0);
+    /* The mirror's own records are no one else's to write. */
+    assert_int_equal(store_kv_put(b, "ofcd/etcd_revision", "1", 1), -EINVAL);
     assert_int_equal(wait_state(a, 7, 102, -1), 0);
 
     /* b away; a deletes one, replaces one, adds one; b comes back. */

@@ -43,11 +43,30 @@ static void test_sync_key(void **state)
     assert_int_equal(k.kind, STORE_ETCD_KEY_OTHER);
 }
 
+/* An app record named like the mirror's own (its applied revision) is not
+ * an app record: written to etcd by anyone, it would have moved the
+ * revision this node resumes from. */
+static void test_own_keys_are_not_apps(void **state)
+{
+    static const char *p = "/ofcd/v1/data/";
+    static const char own[] = "/ofcd/v1/data/apps/" STORE_ETCD_REV_KEY;
+    static const char app[] = "/ofcd/v1/data/apps/topology/link/ab";
+    struct store_etcd_key k;
+
+    (void)state;
+    assert_int_equal(store_etcd_key_parse(p, (const uint8_t *)own, sizeof(own) - 1, &k), 0);
+    assert_int_equal(k.kind, STORE_ETCD_KEY_OTHER);
+    assert_int_equal(store_etcd_key_parse(p, (const uint8_t *)app, sizeof(app) - 1, &k), 0);
+    assert_int_equal(k.kind, STORE_ETCD_KEY_APP);
+    assert_int_equal(k.app_len, strlen("topology/link/ab"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_watch_rev_is_last_event),
         cmocka_unit_test(test_sync_key),
+        cmocka_unit_test(test_own_keys_are_not_apps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
