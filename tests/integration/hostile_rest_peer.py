@@ -165,28 +165,42 @@ def uploads(a):
                       "kinds": totals, "worst_401_ms": round(worst_ms, 1)}))
 
 
-def login(port, src, user, password):
-    """(status, retry_after or 0) of one login from src."""
+def login_request(user, password):
+    """The bytes of one login (Basic credentials) on its own connection."""
     cred = base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-    req = ("GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: ofcd\r\n"
-           "Authorization: Basic %s\r\nConnection: close\r\n\r\n" % cred).encode()
+    return ("GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: ofcd\r\n"
+            "Authorization: Basic %s\r\nConnection: close\r\n\r\n" % cred).encode()
+
+
+def exchange(port, src, raw, timeout=10.0):
+    """(status, header lines, body, seconds) of one request on its own
+    connection, read until the server closes it; status 0 when it failed."""
+    t0 = time.monotonic()
     try:
         s = connect(port, src)
-        s.sendall(req)
-        s.settimeout(10)
+        s.sendall(raw)
+        s.settimeout(timeout)
         data = b""
-        while b"\r\n\r\n" not in data:
-            piece = s.recv(4096)
+        while True:
+            piece = s.recv(65536)
             if not piece:
                 break
             data += piece
         s.close()
     except OSError:
-        return 0, 0
-    head = data.split(b"\r\n\r\n")[0].decode(errors="replace").split("\r\n")
-    status = int(head[0].split()[1]) if head and len(head[0].split()) > 1 else 0
+        return 0, [], b"", time.monotonic() - t0
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode(errors="replace").split("\r\n")
+    first = lines[0].split()
+    status = int(first[1]) if len(first) > 1 and first[1].isdigit() else 0
+    return status, lines[1:], body, time.monotonic() - t0
+
+
+def login(port, src, user, password):
+    """(status, retry_after or 0) of one login from src."""
+    status, headers, _, _ = exchange(port, src, login_request(user, password))
     retry = 0
-    for h in head[1:]:
+    for h in headers:
         if h.lower().startswith("retry-after:"):
             retry = int(h.split(":", 1)[1])
     return status, retry
@@ -255,24 +269,8 @@ def spray(a):
 
 def request(port, src, raw, timeout=10.0):
     """(status, body, seconds) of one request on its own connection."""
-    t0 = time.monotonic()
-    try:
-        s = connect(port, src)
-        s.sendall(raw)
-        s.settimeout(timeout)
-        data = b""
-        while True:
-            piece = s.recv(65536)
-            if not piece:
-                break
-            data += piece
-        s.close()
-    except OSError:
-        return 0, b"", time.monotonic() - t0
-    head, _, body = data.partition(b"\r\n\r\n")
-    first = head.split(b"\r\n", 1)[0].split()
-    status = int(first[1]) if len(first) > 1 and first[1].isdigit() else 0
-    return status, body, time.monotonic() - t0
+    status, _, body, secs = exchange(port, src, raw, timeout)
+    return status, body, secs
 
 
 def post_flow(a, token, priority, in_port, force=False):
@@ -293,9 +291,7 @@ def hammer(a):
     counts = {}
     lock = threading.Lock()
     end = time.monotonic() + a.duration
-    cred = base64.b64encode(("%s:wrong-password" % a.user).encode()).decode()
-    req = ("GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: ofcd\r\n"
-           "Authorization: Basic %s\r\nConnection: close\r\n\r\n" % cred).encode()
+    req = login_request(a.user, "wrong-password")
 
     def worker():
         while time.monotonic() < end:
@@ -318,9 +314,7 @@ def pct(xs, q):
 
 
 def operator(a):
-    cred = base64.b64encode(("%s:%s" % (a.user, a.password)).encode()).decode()
-    login_req = ("GET /api/kytos/core/auth/login/ HTTP/1.1\r\nHost: ofcd\r\n"
-                 "Authorization: Basic %s\r\nConnection: close\r\n\r\n" % cred).encode()
+    login_req = login_request(a.user, a.password)
     res = {"mode": "operator", "bind": a.bind, "login": [], "post": [],
            "login_status": {}, "post_status": {}}
     for i in range(a.tries):
