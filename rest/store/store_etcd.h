@@ -135,9 +135,6 @@ struct store_etcd {
     atomic_bool stop;
     int64_t queued_rev;             /* the newest revision queued to the mirror */
     bool need_full;
-    int64_t sync_rev;               /* catching up: the revision of this node's sync
-                                     * write, not yet seen in its watch (0: none) */
-    bool sync_seen;
 
     pthread_mutex_t lock;           /* the fields below */
     pthread_cond_t cv;              /* applied moved, armed, stop */

@@ -205,11 +205,8 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
     struct store_etcd *s = arg;
     int rc = 0;
 
-    for (size_t i = 0; i < r->n_ev && rc == 0; i++) {
-        if (s->sync_rev && r->ev[i].kv.mod_revision >= s->sync_rev)
-            s->sync_seen = true;
+    for (size_t i = 0; i < r->n_ev && rc == 0; i++)
         rc = apply_one(s, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
-    }
     int64_t rev = store_etcd_watch_rev(r);
     if (rc == 0 && rev > s->queued_rev)
         rc = queue_rev(s, rev);
@@ -443,10 +440,8 @@ static bool ready_now(struct store_etcd *s)
 
 static void watch_once(struct store_etcd *s)
 {
-    int64_t target = 0;
+    int64_t target = 0;             /* catching up: this node's sync write's revision */
 
-    s->sync_rev = 0;
-    s->sync_seen = false;
     if (s->need_full) {
         if (full_read(s) < 0) {
             pause_ms(s, RETRY_MS);
@@ -475,14 +470,14 @@ static void watch_once(struct store_etcd *s)
     struct etcd_watch *w = NULL;
     /* Resuming: etcd sends the changes since the mirror's revision, in
      * parts, right after the watch is made; the node's sync write is among
-     * them, after every change before it. */
-    s->sync_rev = target;
+     * them, after every change before it, so once the revision queued (a
+     * message's last event's) reaches it, the copy has caught up. */
     int rc = etcd_watch_open(s->rc, &req, on_watch, s, &w, NULL);
     while (rc >= 0 && !s->need_full && !atomic_load(&s->stop)) {
         rc = etcd_watch_poll(w, 100);
-        if (s->sync_rev && s->sync_seen && rc >= 0) {
+        if (target && s->queued_rev >= target && rc >= 0) {
             set_ready(s);
-            s->sync_rev = 0;
+            target = 0;
         }
     }
     if (rc == -ESTALE) {
