@@ -72,10 +72,11 @@ NOT_RACY static void ro_mix(uint8_t *b, uint64_t n, uint32_t r, uint32_t *v, uin
     for (size_t k = 0; k < words; k++)
         x[k] = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 | (uint32_t)b[4 * k + 2] << 16 |
                (uint32_t)b[4 * k + 3] << 24;
+    /* V[i] = X, X = BlockMix(X): mixed from the copy just made, so X is
+     * written once per step, not mixed aside and copied back. */
     for (uint64_t i = 0; i < n; i++) {
         memcpy(v + i * words, x, words * 4);
-        block_mix(x, y, r);
-        memcpy(x, y, words * 4);
+        block_mix(v + i * words, x, r);
     }
     for (uint64_t i = 0; i < n; i++) {
         /* Integerify: the last block's first word, enough for n <= 2^32. */
@@ -83,7 +84,9 @@ NOT_RACY static void ro_mix(uint8_t *b, uint64_t n, uint32_t r, uint32_t *v, uin
         for (size_t k = 0; k < words; k++)
             x[k] ^= vj[k];
         block_mix(x, y, r);
-        memcpy(x, y, words * 4);
+        uint32_t *t = x;                /* the result is the next step's input */
+        x = y;
+        y = t;
     }
     for (size_t k = 0; k < words; k++) {
         b[4 * k] = (uint8_t)x[k];
