@@ -43,10 +43,10 @@ int cl_key_events(char *buf, size_t len, const char *prefix, const char *node)
     return written(snprintf(buf, len, "%s" EVENTS "%s", prefix, node), len);
 }
 
-/* The node name that ends a key: not empty, no '/', fits. */
-/* A node's name as cluster.node_id allows it (letters, digits, '.', '_',
- * '-'): anything else was not written by an ofcd, and would reach logs
- * and JSON (where a byte that is not UTF-8 makes the answer a 500). */
+/* The node name that ends a key: not empty, fits, and as cluster.node_id
+ * allows it (letters, digits, '.', '_', '-'): anything else was not
+ * written by an ofcd, and would reach logs and JSON (where a byte that is
+ * not UTF-8 makes the answer a 500). */
 static int take_node(const uint8_t *p, size_t n, char *out)
 {
     if (n == 0 || n >= CL_NODE_NAME_MAX)

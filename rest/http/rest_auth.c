@@ -514,9 +514,9 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     }
     /* A locked address (a guesser hammering on) is answered here, without
      * the suspension a login that may wait needs. */
+    uint32_t addr = rest_client_ipv4(q->conn);
     unsigned retry;
-    if (rest_login_guard_locked(&a->guard, rest_client_ipv4(q->conn),
-                                (uint64_t)ofcd_clock_wall_s(), &retry)) {
+    if (rest_login_guard_locked(&a->guard, addr, (uint64_t)ofcd_clock_wall_s(), &retry)) {
         refused(a, REST_LOGIN_LOCKED, true, retry, r);
         return;
     }
@@ -529,7 +529,7 @@ void rest_auth_login(struct rest_req *q, struct rest_reply *r)
     }
     j->kj.run = login_check;
     j->a = a;
-    j->addr = rest_client_ipv4(q->conn);
+    j->addr = addr;
     snprintf(j->name, sizeof(j->name), "%s", user);
     pthread_rwlock_rdlock(&a->lock);
     const struct rest_user *u = rest_users_find(&a->users, user);

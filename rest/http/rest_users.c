@@ -21,7 +21,6 @@
 #include "ofcd_log.h"
 #include "ofcd_sync_dir.h"
 
-
 bool rest_user_name_ok(const char *name)
 {
     size_t n = name ? strlen(name) : 0;
