@@ -349,14 +349,20 @@ static void count_status(struct rest_server *rs, unsigned status, uint64_t us)
     __atomic_fetch_add(&rs->lat_count, 1, __ATOMIC_RELAXED);
 }
 
+/* An IPv4 address in host order, or 0 (none, or not IPv4). */
+static uint32_t sockaddr_ipv4(const struct sockaddr *sa)
+{
+    return sa && sa->sa_family == AF_INET
+               ? ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr)
+               : 0;
+}
+
 uint32_t rest_client_ipv4(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET)
-        return ntohl(((const struct sockaddr_in *)ci->client_addr)->sin_addr.s_addr);
-    return 0;
+    return ci ? sockaddr_ipv4(ci->client_addr) : 0;
 }
 
 void rest_client_name(struct MHD_Connection *conn, char *out, size_t size)
@@ -553,10 +559,9 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 {
     struct rest_server *rs = cls;
 
-    if (!addr || addr->sa_family != AF_INET || len < (socklen_t)sizeof(struct sockaddr_in))
+    if (len < (socklen_t)sizeof(struct sockaddr_in))
         return MHD_YES;
-    uint32_t a = ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr);
-    if (rest_shun_accept(&rs->shun, a, now_us()))
+    if (rest_shun_accept(&rs->shun, sockaddr_ipv4(addr), now_us()))
         return MHD_YES;
     __atomic_fetch_add(&rs->auth.st->conns_shunned, 1, __ATOMIC_RELAXED);
     return MHD_NO;
