@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 
 #define STORE_COMP "store"
 
@@ -185,6 +186,9 @@ static int store_txn_run(struct store_queue *q, struct store_op *first, bool sin
     uint64_t now = ofcd_clock_wall_ns();
     int rc;
 
+    /* An aborted try forgets the restarts it met: its replay meets them again. */
+    bool lost0 = q->lost;
+
     memset(t, 0, sizeof(*t));
     *at_apply = false;
     q->n_chg = 0;
@@ -192,16 +196,34 @@ static int store_txn_run(struct store_queue *q, struct store_op *first, bool sin
     if (rc)
         return rc;
     for (struct store_op *op = first; op; op = single ? NULL : op->next) {
+        if (op->mark == STORE_MARK_RESTART)
+            q->lost = false;
+        if (op->mark == STORE_MARK_IF_WHOLE && q->lost) {
+            op->rc = -ECANCELED;
+            continue;
+        }
         op->rc = q->txn->apply(q, op, now, t);
         if (op->rc && !store_op_soft_err(op, op->rc)) {
             rc = op->rc;
             q->txn->abort(q);
+            q->lost = lost0;
             *at_apply = true;
             return rc;
         }
     }
     /* The sync of the whole batch happens here (LMDB's durable commit). */
-    return q->txn->commit(q);
+    rc = q->txn->commit(q);
+    if (rc)
+        q->lost = lost0;
+    return rc;
+}
+
+/* A change whose caller is told it failed: later marks must not pass it. */
+static void store_op_failed(struct store_queue *q, struct store_op *op, int rc)
+{
+    op->rc = rc;
+    if (op->mark == STORE_MARK_NONE && rc != -ENOENT)
+        q->lost = true;
 }
 
 /* Counts a successful commit; its sequence number (the commits counter). */
@@ -273,13 +295,13 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
      * each would wait its own timeout) or known stored (-EINPROGRESS). */
     bool isolate = rc == -ENOSPC || (at_apply && rc != -ETIME && rc != -EINPROGRESS);
     if (nops > 1 && isolate) {
-        LOG_WARN(STORE_COMP, "batch of %llu failed (%s), replaying one by one",
-                 (unsigned long long)nops, strerror(-rc));
+        LOG_WARN_RL(&q->rl_replay, ofcd_clock_mono_us(), STORE_COMP, "batch of %llu failed "
+                    "(%s), replaying one by one", (unsigned long long)nops, strerror(-rc));
         for (struct store_op *op = batch; op; op = op->next) {
             int orc = store_txn_single(q, op, &at_apply);
 
             if (orc)
-                op->rc = orc;
+                store_op_failed(q, op, orc);
         }
         return;
     }
@@ -287,12 +309,13 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
     if (rc == -ENOSPC && nops == 1 && (rc = store_txn_counted(q, batch, true, 1, &at_apply)) == 0)
         return;
     if (rc == -ENOSPC)
-        LOG_WARN(STORE_COMP, "store full: change refused (map_size too small?)");
+        LOG_WARN_RL(&q->rl_full, ofcd_clock_mono_us(), STORE_COMP, "store full: change "
+                    "refused (map_size too small?)");
     else
         LOG_ERR(STORE_COMP, "commit of %llu changes failed: %s", (unsigned long long)nops,
                 strerror(-rc));
     for (struct store_op *op = batch; op; op = op->next)
-        op->rc = rc;
+        store_op_failed(q, op, rc);
 }
 
 static bool ts_before(struct timespec a, struct timespec b)
@@ -683,6 +706,34 @@ int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn don
     return store_submit_done(store_queue_of(s), op, done, arg);
 }
 
+int store_queue_kv_mark_async(struct store *s, const char *key, const void *val, size_t len,
+                              store_done_fn done, void *arg)
+{
+    struct store_op *op;
+
+    if (!done || !val || store_kv_check(key, len) < 0)
+        return -EINVAL;
+    if (!(op = store_op_new(STORE_OP_KV)))
+        return -ENOMEM;
+    op->mark = STORE_MARK_IF_WHOLE;
+    op->u.kv.key = key;
+    op->u.kv.val = val;
+    op->u.kv.len = len;
+    return store_submit_done(store_queue_of(s), op, done, arg);
+}
+
+int store_queue_mark_restart_async(struct store *s, store_done_fn done, void *arg)
+{
+    struct store_op *op;
+
+    if (!done)
+        return -EINVAL;
+    if (!(op = store_op_new(STORE_OP_SYNC)))
+        return -ENOMEM;
+    op->mark = STORE_MARK_RESTART;
+    return store_submit_done(store_queue_of(s), op, done, arg);
+}
+
 void store_queue_stats(struct store_queue *q, struct store_stats *st)
 {
     pthread_mutex_lock(&q->lock);
@@ -697,6 +748,8 @@ int store_queue_init(struct store_queue *q, const struct store_ops *ops,
 {
     q->base.ops = ops;
     q->txn = txn;
+    q->rl_replay = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
+    q->rl_full = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 10000);
     q->linger_us = cfg->linger_us;
     q->batch_target = cfg->batch_target;
     q->max_async = cfg->max_async ? cfg->max_async : STORE_DEFAULT_MAX_ASYNC;

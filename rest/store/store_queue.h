@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ofcd_ratelimit.h"
 #include "store.h"
 
 enum store_op_kind {
@@ -37,10 +38,18 @@ enum store_op_kind {
     STORE_OP_KV,
 };
 
+/* What a progress mark is (store_queue_kv_mark_async, _mark_restart_async). */
+enum store_op_mark {
+    STORE_MARK_NONE = 0,
+    STORE_MARK_IF_WHOLE,        /* a STORE_OP_KV put only if nothing was lost */
+    STORE_MARK_RESTART,         /* a STORE_OP_SYNC that forgets what was lost */
+};
+
 /* One queued change: the committer frees it after its completion. */
 struct store_op {
     struct store_op *next;
     enum store_op_kind kind;
+    enum store_op_mark mark;
     store_done_fn done_cb;  /* NULL: a background change (set_state, purge) */
     void *done_arg;
     int rc;
@@ -149,6 +158,8 @@ struct store_queue {
      * whether any key was changed twice (store_queue_batch_final).
      */
     bool exclusive;
+    bool lost;                /* a change failed since the last mark restart */
+    struct ofcd_ratelimit rl_replay, rl_full;   /* its failures' log lines */
     bool completing;          /* running the batch's completions */
     bool batch_twice;         /* a key of this batch changed twice, or unsure */
     uint64_t *seen;
@@ -190,6 +201,22 @@ int store_queue_sync_async(struct store *s, store_done_fn done, void *arg);
 int store_queue_kv_put_async(struct store *s, const char *key, const void *val, size_t len,
                              store_done_fn done, void *arg);
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg);
+
+/*
+ * Progress marks, for a store that copies another (the etcd backend's
+ * mirror records the revision it has applied): a kv put of key = val that
+ * is applied only if no change queued since the last restart failed (its
+ * completion got an error other than a single delete's -ENOENT); if one
+ * did, nothing is written and done gets -ECANCELED, as every mark after it
+ * does until a restart. The committer decides it in queue order, so a mark
+ * never records progress past a change that is not there. A restart (a
+ * full copy begins anew) forgets what was lost before it; done once it is
+ * committed. Both: 0, -EINVAL, -ENOMEM, -ECANCELED while closing.
+ */
+int store_queue_kv_mark_async(struct store *s, const char *key, const void *val, size_t len,
+                              store_done_fn done, void *arg);
+int store_queue_mark_restart_async(struct store *s, store_done_fn done, void *arg);
+
 int store_queue_watch(struct store *s, store_watch_fn fn, void *arg);
 void store_queue_batch_times(struct store *s, struct store_batch_times *out);
 /* struct store_ops.batch_final of an exclusive backend (store.h). */

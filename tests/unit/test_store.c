@@ -31,6 +31,7 @@
 #include "ofcd_log.h"
 #include "ofcd_clock.h"
 #include "store.h"
+#include "store_queue.h"
 
 /* A backend under test: how to open it, and whether it keeps its data
  * over a close (the parts of a case that reopen run only then). */
@@ -1253,6 +1254,128 @@ static void done_cb(void *arg, int rc)
 
 /* Each queued change is confirmed once, after it is durable (readable in
  * the callback), in queue order; closing completes what is still queued. */
+/* ---- progress marks ------------------------------------------------------ */
+
+struct rc_box {
+    int rc;
+    bool done;
+};
+
+static void rc_box_done(void *arg, int rc)
+{
+    struct rc_box *b = arg;
+
+    b->rc = rc;
+    b->done = true;
+}
+
+/* The committer held in a completion until gate_open: what is queued
+ * meanwhile goes as one batch. */
+static void gate_hold(struct store *s, struct bp_gate *gate)
+{
+    assert_int_equal(store_sync_async(s, bp_gate_hold, gate), 0);
+    pthread_mutex_lock(&gate->lock);
+    while (!gate->held)
+        pthread_cond_wait(&gate->cv, &gate->lock);
+    pthread_mutex_unlock(&gate->lock);
+}
+
+static void gate_open(struct store *s, struct bp_gate *gate)
+{
+    pthread_mutex_lock(&gate->lock);
+    gate->open = true;
+    pthread_cond_broadcast(&gate->cv);
+    pthread_mutex_unlock(&gate->lock);
+    assert_int_equal(store_sync(s), 0);
+    gate->held = gate->open = false;
+}
+
+/* The recorded mark, or "" when none. */
+static void mark_is(struct store *s, const char *want)
+{
+    char *text = NULL;
+    int rc = store_kv_get(s, "rev", &text, NULL);
+
+    if (!*want)
+        assert_int_equal(rc, -ENOENT);
+    else {
+        assert_int_equal(rc, 0);
+        assert_string_equal(text, want);
+    }
+    free(text);
+}
+
+/* A mark is recorded only if no change queued since the last restart
+ * failed, decided in queue order within a batch and across the replay of a
+ * failed one; a delete of nothing is not a failure; a restart forgets. */
+static void test_progress_marks(void **state)
+{
+    struct tctx *t = *state;
+    struct store_config cfg = { .dir = t->dir, .map_size = 256 * 1024 };
+    static char huge[300 * 1024];
+    struct store_flow big = { .dpid = 8, .match_id = 1, .json = huge, .json_len = sizeof(huge) };
+    struct store_flow small = { .dpid = 8, .match_id = 2, .json = "{}", .json_len = 2 };
+    struct bp_gate gate = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+    struct rc_box b[6];
+    struct store *s = topen(t, &cfg);
+
+    assert_non_null(s);
+    /* Nothing lost yet; a delete of nothing is that delete's answer. */
+    memset(b, 0, sizeof(b));
+    gate_hold(s, &gate);
+    assert_int_equal(store_del_async(s, 8, 99, rc_box_done, &b[0]), 0);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "1", 1, rc_box_done, &b[1]), 0);
+    gate_open(s, &gate);
+    assert_int_equal(b[0].rc, -ENOENT);
+    assert_int_equal(b[1].rc, 0);
+    mark_is(s, "1");
+
+    /* A change that fails: no mark after it passes, in its batch or later. */
+    memset(b, 0, sizeof(b));
+    gate_hold(s, &gate);
+    assert_int_equal(store_put_many_async(s, &small, 1, rc_box_done, &b[0]), 0);
+    assert_int_equal(store_put_many_async(s, &big, 1, rc_box_done, &b[1]), 0);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "2", 1, rc_box_done, &b[2]), 0);
+    gate_open(s, &gate);
+    assert_int_equal(b[0].rc, 0);
+    assert_int_equal(b[1].rc, -ENOSPC);
+    assert_int_equal(b[2].rc, -ECANCELED);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "3", 1, rc_box_done, &b[3]), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(b[3].rc, -ECANCELED);
+    mark_is(s, "1");
+
+    /* A mark before a restart, in a batch a later change fails and so
+     * replays one by one: still refused (the aborted try's restart does
+     * not count); the restart forgets; the failure after it counts. */
+    memset(b, 0, sizeof(b));
+    gate_hold(s, &gate);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "4", 1, rc_box_done, &b[0]), 0);
+    assert_int_equal(store_queue_mark_restart_async(s, rc_box_done, &b[1]), 0);
+    assert_int_equal(store_put_many_async(s, &small, 1, rc_box_done, &b[2]), 0);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "5", 1, rc_box_done, &b[3]), 0);
+    assert_int_equal(store_put_many_async(s, &big, 1, rc_box_done, &b[4]), 0);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "6", 1, rc_box_done, &b[5]), 0);
+    gate_open(s, &gate);
+    assert_int_equal(b[0].rc, -ECANCELED);
+    assert_int_equal(b[1].rc, 0);
+    assert_int_equal(b[2].rc, 0);
+    assert_int_equal(b[3].rc, 0);
+    assert_int_equal(b[4].rc, -ENOSPC);
+    assert_int_equal(b[5].rc, -ECANCELED);
+    mark_is(s, "5");
+
+    /* A restart alone, then a mark: recorded. */
+    memset(b, 0, sizeof(b));
+    assert_int_equal(store_queue_mark_restart_async(s, rc_box_done, &b[0]), 0);
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "7", 1, rc_box_done, &b[1]), 0);
+    assert_int_equal(store_sync(s), 0);
+    assert_int_equal(b[1].rc, 0);
+    mark_is(s, "7");
+    assert_int_equal(store_queue_kv_mark_async(s, "rev", "8", 1, NULL, NULL), -EINVAL);
+    store_close(s);
+}
+
 static void test_async_put_done(void **state)
 {
     struct tctx *t = *state;
@@ -2008,7 +2131,7 @@ static void test_mem_open(void **state)
     T(test_group_commit_window, be), T(test_group_commit_window_quiet, be),               \
     T(test_map_full, be), T(test_map_full_then_all_installed, be),                        \
     T(test_json_text_exact, be),                                                          \
-    T(test_full_isolated_in_batch, be),                                                   \
+    T(test_full_isolated_in_batch, be), T(test_progress_marks, be),                       \
     T(test_async_backpressure, be), T(test_async_put_done, be),                           \
     T(test_async_select_in_order, be), T(test_background_rides_along, be),                \
     T(test_kv_records, be), T(test_watch, be),                                            \
