@@ -15,6 +15,7 @@
 #include "ofcd_log.h"
 #include "topo_flow.h"
 #include "topo_keep.h"
+#include "store.h"
 #include "topo_rest_priv.h"
 
 #define OK_TEXT "Operation successful"
@@ -140,9 +141,9 @@ static unsigned meta_commit(struct topo_rest *t, const char *kind, const char *i
     int rc = t->store ? topo_keep_meta(t->store, kind, id, next) : -ENODEV;
     if (rc < 0) {
         json_decref(next);
-        LOG_ERR("topology", "%s %s: metadata not stored: %s", kind, id, strerror(-rc));
-        return rest_ext_error(out, rc == -ENOSPC ? 507 : 500, "metadata not stored: %s",
-                              strerror(-rc));
+        LOG_ERR("topology", "%s %s: metadata not stored: %s", kind, id, store_strerror(rc));
+        return rest_ext_error(out, rc == -ENOSPC ? 507 : rc == -ESTALE ? 503 : 500,
+                              "metadata not stored: %s", store_strerror(rc));
     }
     topo_rest_meta_swap(t, kind, id, next);
     *out = json_string(OK_TEXT);

@@ -123,9 +123,10 @@ static unsigned forget_kept(struct topo_rest *t, uint64_t dpid, uint32_t port, c
     rc = topo_keep_forget(t->store, dpid, port, t->meta, &t->meta_lock, t->admin);
     pthread_mutex_unlock(&t->keep_lock);
     if (rc < 0) {
-        LOG_ERR("topology", "%s deleted, but its kept records are not: %s", what, strerror(-rc));
+        LOG_ERR("topology", "%s deleted, but its kept records are not: %s", what,
+                store_strerror(rc));
         return rest_ext_error(out, 500, "%s is gone, but what was kept of it is not: %s", what,
-                              strerror(-rc));
+                              store_strerror(rc));
     }
     LOG_INFO("topology", "%s deleted by REST", what);
     *out = json_string(ok);

@@ -15,6 +15,7 @@
 #include "ctl_switches.h"
 #include "ofcd_log.h"
 #include "topo_keep.h"
+#include "store.h"
 #include "topo_rest_priv.h"
 #include "topo_snap.h"
 #include "topo_tags.h"
@@ -152,9 +153,9 @@ static unsigned pool_commit(struct topo_rest *t, const char *id, json_t *pool, j
     json_decref(none);
     if (rc < 0) {
         json_decref(pool);
-        LOG_ERR("topology", "interface %s: tag ranges not stored: %s", id, strerror(-rc));
-        return rest_ext_error(out, rc == -ENOSPC ? 507 : 500, "tag ranges not stored: %s",
-                              strerror(-rc));
+        LOG_ERR("topology", "interface %s: tag ranges not stored: %s", id, store_strerror(rc));
+        return rest_ext_error(out, rc == -ENOSPC ? 507 : rc == -ESTALE ? 503 : 500,
+                              "tag ranges not stored: %s", store_strerror(rc));
     }
     topo_rest_meta_swap(t, TAGS_KIND, id, pool);
     *out = json_string("Operation Successful");

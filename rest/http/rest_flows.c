@@ -338,6 +338,12 @@ static void store_failed(struct rest_reply *r, int rc)
         rest_error(r, 504, "the outcome is not known: etcd did not answer in time, or only "
                    "part of this request was stored before it failed; read the flows "
                    "(GET .../stored_flows) to see what was stored");
+    } else if (rc == -ESTALE) {
+        rest_error(r, 503, "this node's copy of the cluster's flows is behind etcd: it could "
+                   "not apply a change (see its log and GET /api/v1/health); nothing of this "
+                   "request was stored; send it to another node, or retry once this one has "
+                   "read etcd again");
+        r->retry_after = 5;
     } else if (rc == -EINPROGRESS) {
         rest_error(r, 504, "stored in etcd, but this node's copy has not shown it yet; it is "
                    "installed once it does (read the flows to see)");

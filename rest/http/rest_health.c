@@ -39,8 +39,9 @@ static json_t *lcores_json(struct rest_server *rs, bool *ok)
     return list;
 }
 
-/* The store is writable while its commits succeed and the map has room for
- * puts (they stop 1/8 before the end). */
+/* The store is writable while its commits succeed, the map has room for
+ * puts (they stop 1/8 before the end) and, in a cluster, this node's copy
+ * of etcd lacks no change (copy_behind: its writes are refused). */
 static json_t *store_json(struct rest_server *rs, bool *ok)
 {
     struct store_stats st;
@@ -49,12 +50,14 @@ static json_t *store_json(struct rest_server *rs, bool *ok)
         return json_null();
     bool writable = store_get_stats(rs->src.store, &st) == 0;
     uint64_t last = __atomic_load_n(&rs->health_failed_commits, __ATOMIC_RELAXED);
-    writable = writable && st.failed_commits == last && st.map_used < st.map_size / 8 * 7;
+    writable = writable && st.failed_commits == last && st.map_used < st.map_size / 8 * 7 &&
+               !st.copy_behind;
     __atomic_store_n(&rs->health_failed_commits, st.failed_commits, __ATOMIC_RELAXED);
     *ok = *ok && writable;
-    return json_pack("{s:b, s:I, s:I, s:I}", "writable", writable, "flows",
+    return json_pack("{s:b, s:I, s:I, s:I, s:b}", "writable", writable, "flows",
                      (json_int_t)st.records, "map_used_bytes", (json_int_t)st.map_used,
-                     "map_size_bytes", (json_int_t)st.map_size);
+                     "map_size_bytes", (json_int_t)st.map_size, "copy_behind",
+                     st.copy_behind != 0);
 }
 
 void rest_get_health(struct rest_req *q, struct rest_reply *r)

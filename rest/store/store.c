@@ -4,6 +4,7 @@
  */
 #include "store.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,4 +239,20 @@ const char *store_state_name(enum store_flow_state state)
         return "deleted";
     }
     return "unknown";
+}
+
+const char *store_strerror(int rc)
+{
+    switch (rc) {
+    case -ENOSPC:
+        return "the store is full (flow_manager.store_map_mb)";
+    case -ETIME:
+        return "the outcome is not known (etcd did not answer in time)";
+    case -EINPROGRESS:
+        return "stored in etcd, not yet in this node's copy";
+    case -ESTALE:
+        return "this node's copy of etcd is behind: it could not apply a change (see the "
+               "log); nothing was stored";
+    }
+    return strerror(-rc);
 }

@@ -231,7 +231,10 @@ struct store_config {
     X(commit_ns_max, "longest commit, nanoseconds")                                       \
     X(records, "flows stored now")                                                        \
     X(map_size, "size limit, bytes (LMDB: the map size)")                                 \
-    X(map_used, "bytes in use (LMDB: the map's high-water mark)")
+    X(map_used, "bytes in use (LMDB: the map's high-water mark)")                       \
+    X(copy_revision, "the etcd revision this node's copy holds every change up to (etcd)") \
+    X(copy_behind, "1 while this node's copy of etcd lacks a change it could not apply: "   \
+      "writes refused here until a full read repairs it (etcd)")
 
 struct store_stats {
     STORE_COUNTERS(OFCD_COUNTER_FIELD)
@@ -631,5 +634,9 @@ int store_kv_get(struct store *s, const char *key, char **val, size_t *len);
 void store_flow_release(struct store_flow *f);
 
 const char *store_state_name(enum store_flow_state state);
+/* A change's error in the words a caller shows: the store's own meaning of
+ * -ENOSPC, -ETIME, -EINPROGRESS, -ESTALE (a cluster node's copy behind
+ * etcd), strerror's for the rest. */
+const char *store_strerror(int rc);
 
 #endif

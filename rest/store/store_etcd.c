@@ -339,7 +339,10 @@ static int etcd_apply(struct store_queue *q, struct store_op *op, uint64_t now,
 {
     struct store_etcd *s = EQ(q);
 
-    (void)now;
+    /* A copy that lacks a change decides nothing from it: only the switch
+     * states this node's masters report go while it is behind. */
+    if (s->refuse && op->kind != STORE_OP_STATE && op->kind != STORE_OP_SYNC)
+        return -ESTALE;
     switch (op->kind) {
     case STORE_OP_PUT:
         return apply_put(s, op, now, t);
@@ -364,6 +367,9 @@ static int etcd_begin(struct store_queue *q)
     s->batch_rev = 0;
     s->n_st = 0;
     store_etcd_arm(s);              /* a write waits for the mirror */
+    pthread_mutex_lock(&s->lock);
+    s->refuse = s->behind;
+    pthread_mutex_unlock(&s->lock);
     return 0;
 }
 
@@ -440,12 +446,13 @@ static int wait_applied(struct store_etcd *s, int64_t rev)
         return 0;
     struct timespec until = ofcd_clock_deadline((uint64_t)s->confirm_ms * 1000u);
     pthread_mutex_lock(&s->lock);
-    while (s->applied < rev && rc == 0 && !atomic_load(&s->stop))
+    while (s->applied < rev && !s->behind && rc == 0 && !atomic_load(&s->stop))
         rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);
     if (s->applied < rev) {
         LOG_WARN(STORE_COMP, "etcd revision %" PRId64 " committed but not seen by this "
-                 "node's mirror within %u ms (it holds %" PRId64 "): answered as stored "
-                 "but not yet here", rev, s->confirm_ms, s->applied);
+                 "node's mirror %s (it holds %" PRId64 "): answered as stored but not yet "
+                 "here", rev, s->behind ? "(the copy is behind etcd)" : "in time",
+                 s->applied);
         rc = -EINPROGRESS;
     }
     pthread_mutex_unlock(&s->lock);
@@ -589,6 +596,8 @@ static int etcd_get_stats(struct store *s, struct store_stats *st)
     pthread_mutex_lock(&E(s)->lock);
     st->state_not_master = E(s)->guard_refused;
     st->copy_errors = E(s)->mirror_errors;
+    st->copy_behind = E(s)->behind;
+    st->copy_revision = (uint64_t)E(s)->applied;
     pthread_mutex_unlock(&E(s)->lock);
     if (rc == 0) {
         st->records = m.records;

@@ -11,8 +11,9 @@
  *   P data/apps/<key>                    an app's record, value as given
  * A flow put deletes its state key in the same transaction: a new version
  * starts pending. The mirror keeps the etcd revision it has applied under
- * the kv key STORE_ETCD_REV_KEY, written after that revision's changes, so
- * a restart watches from the next one (a compacted one: a full read).
+ * the kv key STORE_ETCD_REV_KEY, written after that revision's changes and
+ * only if every one of them was applied, so a restart watches from the
+ * next one (a compacted one: a full read) and never skips a change.
  *
  * Three threads: the store queue's committer (store_etcd.c) turns each
  * batch into etcd transactions of at most 128 operations and confirms it
@@ -119,6 +120,7 @@ struct store_etcd {
 
     /* committer thread only */
     struct etcd_client *wc;
+    bool refuse;                    /* this batch: the copy is behind */
     struct etcd_op ops[ETCD_TXN_OPS_MAX];
     void *mem[ETCD_TXN_OPS_MAX * 2];
     size_t n_ops, n_mem;
@@ -135,6 +137,9 @@ struct store_etcd {
     atomic_bool stop;
     int64_t queued_rev;             /* the newest revision queued to the mirror */
     bool need_full;
+    unsigned repair_ms;             /* the pause before the next full read's try */
+    bool map_warned;                /* the copy's map past 80 %, said once */
+    uint64_t map_checked_ms;
 
     pthread_mutex_t lock;           /* the fields below */
     pthread_cond_t cv;              /* applied moved, armed, stop */
@@ -143,6 +148,9 @@ struct store_etcd {
     int64_t ready_rev;              /* the mirror holds etcd as of then once applied */
     int64_t applied;                /* the mirror holds every change up to it */
     uint64_t mirror_errors;         /* changes the mirror failed to apply */
+    uint64_t lost_run;              /* of them since the copy was last whole */
+    bool behind;                    /* a change not applied: writes refused, a full
+                                     * read to come (store_queue_kv_mark_async) */
     uint64_t guard_refused;         /* state updates of switches not mastered here */
 };
 
@@ -153,8 +161,8 @@ void store_etcd_watch_stop(struct store_etcd *s);
 /* Let it read etcd now (a watcher was set, or a write waits). */
 void store_etcd_arm(struct store_etcd *s);
 /* Wait (at most confirm_ms) until the mirror has caught up with etcd once
- * since it was armed: 0, or -ETIMEDOUT (logged: reads are stale until it
- * has). */
+ * since it was armed: 0, or -ETIMEDOUT, or -ESTALE when it could not apply
+ * a change (logged: reads are stale until it has). */
 int store_etcd_wait_ready(struct store_etcd *s);
 
 #endif

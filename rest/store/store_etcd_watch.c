@@ -11,9 +11,12 @@
  * changes are queued to the mirror, then the revision of its last event
  * (not its header's: etcd heads each part of a catch-up with its current
  * revision); when the mirror confirms the revision, `applied` moves and
- * the writes waiting for it are confirmed. The mirror's queue applies them
- * in order, so the revision is never recorded before the changes it
- * covers.
+ * the writes waiting for it are confirmed. The revision is a progress mark
+ * (store_queue_kv_mark_async): the mirror records it only if every change
+ * queued before it was applied, so the record never passes a change the
+ * copy lacks (its store full). If one was not, the copy is behind: writes
+ * on this node are refused (-ESTALE), waits for the copy end, and full
+ * reads are tried, further apart each time, until one is applied whole.
  *
  * Caught up: before it resumes, the node writes P data/sync and notes the
  * revision etcd gave the write; the watch delivers changes in revision
@@ -34,41 +37,59 @@
 #define STORE_COMP "store"
 #define FULL_READ_PAGE 2000
 #define RETRY_MS 200u
+#define REPAIR_MAX_MS 30000u
 
 /* ---- what the mirror is given ----------------------------------------------- */
 
+/* A change the mirror could not apply (told on its committer thread): the
+ * copy is behind etcd from here until a full read; the first of a run is
+ * logged, the rest counted. */
 static void mirror_failed(struct store_etcd *s, int rc, const char *what)
 {
     pthread_mutex_lock(&s->lock);
-    bool first = s->mirror_errors++ == 0;
+    s->mirror_errors++;
+    bool first = s->lost_run++ == 0;
     pthread_mutex_unlock(&s->lock);
-    if (first || rc != -ENOENT)
-        LOG_ERR(STORE_COMP, "the mirror could not apply %s: %s (it now differs from etcd "
-                "until the next full read)", what, strerror(-rc));
+    if (first)
+        LOG_ERR(STORE_COMP, "this node's copy of etcd could not apply %s: %s%s; the copy is "
+                "behind etcd from here, and this node refuses writes until it has read "
+                "every record again (further failures are counted in copy_errors)", what,
+                strerror(-rc), rc == -ENOSPC ? " (its store is full: flow_manager."
+                "store_map_mb)" : "");
 }
 
-static void free_done(void *arg, int rc)
+struct mirror_flow {
+    struct store_etcd *s;
+    struct store_flow f;            /* its owner and JSON follow */
+};
+
+static void flow_done(void *arg, int rc)
 {
-    struct store_flow *f = arg;
+    struct mirror_flow *m = arg;
 
     if (rc < 0)
-        LOG_ERR(STORE_COMP, "mirror: flow %016" PRIx64 "/%016" PRIx64 " not applied: %s",
-                f->dpid, f->match_id, strerror(-rc));
-    free(arg);
+        mirror_failed(m->s, rc, "a flow");
+    free(m);
 }
+
+struct mirror_kv {
+    struct store_etcd *s;
+    char key[];                     /* then its value */
+};
 
 static void kv_done(void *arg, int rc)
 {
+    struct mirror_kv *m = arg;
+
     if (rc < 0 && rc != -ENOENT)
-        LOG_ERR(STORE_COMP, "mirror: an app record not applied: %s", strerror(-rc));
-    free(arg);
+        mirror_failed(m->s, rc, "an app record");
+    free(m);
 }
 
 static void del_done(void *arg, int rc)
 {
-    (void)arg;
     if (rc < 0 && rc != -ENOENT)
-        LOG_ERR(STORE_COMP, "mirror: a delete not applied: %s", strerror(-rc));
+        mirror_failed(arg, rc, "a delete");
 }
 
 struct rev_mark {
@@ -77,19 +98,35 @@ struct rev_mark {
     char text[24];
 };
 
+/* The mirror's mark of a revision: recorded only if every change queued
+ * before it was applied (store_queue_kv_mark_async); otherwise the copy is
+ * behind, and the watcher repairs it. */
 static void rev_done(void *arg, int rc)
 {
     struct rev_mark *m = arg;
     struct store_etcd *s = m->s;
 
     pthread_mutex_lock(&s->lock);
-    if (rc == 0 && m->rev > s->applied)
-        s->applied = m->rev;
+    bool was = s->behind;
+    if (rc == 0) {
+        if (m->rev > s->applied)
+            s->applied = m->rev;
+        s->behind = false;
+        s->lost_run = 0;
+    } else {
+        s->behind = true;
+    }
+    int64_t applied = s->applied;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->lock);
-    if (rc < 0)
-        LOG_ERR(STORE_COMP, "mirror: revision %" PRId64 " not recorded: %s", m->rev,
-                strerror(-rc));
+    if (rc < 0 && !was)
+        LOG_ERR(STORE_COMP, "this node's copy stays at etcd revision %" PRId64 ": %s; "
+                "writes here are refused until a full read repairs it", applied,
+                rc == -ECANCELED ? "a change before the next one could not be applied"
+                                 : "its revision record could not be written");
+    else if (rc == 0 && was)
+        LOG_INFO(STORE_COMP, "this node's copy is whole again at etcd revision %" PRId64
+                 ": writes accepted", m->rev);
     free(m);
 }
 
@@ -102,7 +139,8 @@ static int queue_rev(struct store_etcd *s, int64_t rev)
     m->s = s;
     m->rev = rev;
     int n = snprintf(m->text, sizeof(m->text), "%" PRId64, rev);
-    int rc = store_kv_put_async(s->mirror, STORE_ETCD_REV_KEY, m->text, (size_t)n, rev_done, m);
+    int rc = store_queue_kv_mark_async(s->mirror, STORE_ETCD_REV_KEY, m->text, (size_t)n,
+                                       rev_done, m);
     if (rc < 0)
         free(m);
     else
@@ -120,22 +158,23 @@ static int put_flow(struct store_etcd *s, const struct store_etcd_key *k, const 
                  (const char *)kv->key);
         return 0;
     }
-    struct store_flow *c = malloc(sizeof(*c) + olen + 1 + f.json_len + 1);
-    if (!c)
+    struct mirror_flow *m = malloc(sizeof(*m) + olen + 1 + f.json_len + 1);
+    if (!m)
         return -ENOMEM;
-    char *owner = (char *)(c + 1), *json = owner + olen + 1;
+    char *owner = (char *)(m + 1), *json = owner + olen + 1;
     memcpy(owner, f.owner, olen);
     owner[olen] = '\0';
     memcpy(json, f.json, f.json_len);
     json[f.json_len] = '\0';
-    *c = f;
-    c->dpid = k->dpid;
-    c->match_id = k->match_id;
-    c->owner = owner;
-    c->json = json;
-    int rc = store_put_many_async(s->mirror, c, 1, free_done, c);
+    m->s = s;
+    m->f = f;
+    m->f.dpid = k->dpid;
+    m->f.match_id = k->match_id;
+    m->f.owner = owner;
+    m->f.json = json;
+    int rc = store_put_many_async(s->mirror, &m->f, 1, flow_done, m);
     if (rc < 0)
-        free(c);
+        free(m);
     return rc;
 }
 
@@ -162,19 +201,20 @@ static int put_state(struct store_etcd *s, const struct store_etcd_key *k,
 static int put_app(struct store_etcd *s, const struct store_etcd_key *k, const struct etcd_kv *kv,
                    bool removed)
 {
-    char *key = malloc(k->app_len + 1 + kv->value_len + 1);
+    struct mirror_kv *m = malloc(sizeof(*m) + k->app_len + 1 + kv->value_len + 1);
 
-    if (!key)
+    if (!m)
         return -ENOMEM;
-    memcpy(key, k->app, k->app_len);
-    key[k->app_len] = '\0';
-    char *val = key + k->app_len + 1;
+    m->s = s;
+    memcpy(m->key, k->app, k->app_len);
+    m->key[k->app_len] = '\0';
+    char *val = m->key + k->app_len + 1;
     if (!removed)
         memcpy(val, kv->value, kv->value_len);
-    int rc = removed ? store_kv_del_async(s->mirror, key, kv_done, key)
-                     : store_kv_put_async(s->mirror, key, val, kv->value_len, kv_done, key);
+    int rc = removed ? store_kv_del_async(s->mirror, m->key, kv_done, m)
+                     : store_kv_put_async(s->mirror, m->key, val, kv->value_len, kv_done, m);
     if (rc < 0)
-        free(key);
+        free(m);
     return rc;
 }
 
@@ -187,7 +227,7 @@ static int apply_one(struct store_etcd *s, const struct etcd_kv *kv, bool remove
         return 0;
     switch (k.kind) {
     case STORE_ETCD_KEY_FLOW:
-        return removed ? store_del_async(s->mirror, k.dpid, k.match_id, del_done, NULL)
+        return removed ? store_del_async(s->mirror, k.dpid, k.match_id, del_done, s)
                        : put_flow(s, &k, kv);
     case STORE_ETCD_KEY_STATE:
         return removed ? 0 : put_state(s, &k, kv);   /* a put of its flow reset it */
@@ -200,11 +240,37 @@ static int apply_one(struct store_etcd *s, const struct etcd_kv *kv, bool remove
     return 0;
 }
 
+/* The copy's map: a warning once its use passes 80 %, again after it fell
+ * below 70 %; looked at once a second at most. */
+static void map_check(struct store_etcd *s)
+{
+    uint64_t now = ofcd_clock_mono_ms();
+    struct store_stats st;
+
+    if (now - s->map_checked_ms < 1000 || store_get_stats(s->mirror, &st) < 0 ||
+        !st.map_size)
+        return;
+    s->map_checked_ms = now;
+    unsigned pct = (unsigned)(st.map_used * 100 / st.map_size);
+    if (pct >= 80 && !s->map_warned)
+        LOG_WARN(STORE_COMP, "this node's copy of etcd uses %u %% of its store (%" PRIu64
+                 " of %" PRIu64 " MiB): past 87 %% it applies no more changes and refuses "
+                 "writes; raise flow_manager.store_map_mb", pct, st.map_used >> 20,
+                 st.map_size >> 20);
+    if (pct >= 80)
+        s->map_warned = true;
+    else if (pct < 70)
+        s->map_warned = false;
+}
+
 static void on_watch(void *arg, const struct etcd_watch_resp *r)
 {
     struct store_etcd *s = arg;
     int rc = 0;
 
+    /* A message after one that failed: the full read to come covers it. */
+    if (s->need_full)
+        return;
     for (size_t i = 0; i < r->n_ev && rc == 0; i++)
         rc = apply_one(s, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
     int64_t rev = store_etcd_watch_rev(r);
@@ -214,6 +280,7 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
         mirror_failed(s, rc, "a watched change");
         s->need_full = true;
     }
+    map_check(s);
 }
 
 /* ---- the full read ------------------------------------------------------------- */
@@ -297,7 +364,7 @@ static int prune_flow(const struct store_flow *f, void *arg)
         bsearch(key, p->v->flows, p->v->n_flows, sizeof(*p->v->flows), cmp_flow))
         return 0;
     p->n++;
-    p->rc = store_del_async(p->s->mirror, f->dpid, f->match_id, del_done, NULL);
+    p->rc = store_del_async(p->s->mirror, f->dpid, f->match_id, del_done, p->s);
     return p->rc < 0 ? p->rc : 0;
 }
 
@@ -310,14 +377,23 @@ static int prune_app(const char *key, const void *val, size_t len, void *arg)
     if (strcmp(key, STORE_ETCD_REV_KEY) == 0 ||
         (p->v->n_apps && bsearch(&key, p->v->apps, p->v->n_apps, sizeof(char *), cmp_str)))
         return 0;
-    char *k = strdup(key);
-    if (!k)
+    size_t n = strlen(key);
+    struct mirror_kv *m = malloc(sizeof(*m) + n + 1);
+    if (!m)
         return -ENOMEM;
+    m->s = p->s;
+    memcpy(m->key, key, n + 1);
     p->n++;
-    p->rc = store_kv_del_async(p->s->mirror, k, kv_done, k);
+    p->rc = store_kv_del_async(p->s->mirror, m->key, kv_done, m);
     if (p->rc < 0)
-        free(k);
+        free(m);
     return p->rc < 0 ? p->rc : 0;
+}
+
+static void restart_done(void *arg, int rc)
+{
+    (void)arg;
+    (void)rc;                       /* a failed commit: the read's own mark says so */
 }
 
 /* Every record at one revision, page by page; then what the mirror holds
@@ -333,6 +409,9 @@ static int full_read(struct store_etcd *s)
     struct seen v = {0};
     int rc = from ? 0 : -ENOMEM;
 
+    /* What the copy lost before is replaced by what this read puts. */
+    if (rc == 0)
+        rc = store_queue_mark_restart_async(s->mirror, restart_done, NULL);
     for (bool more = true; more && rc == 0;) {
         struct etcd_range r = {.key = from, .key_len = from_len, .range_end = end,
                                .range_end_len = end_len, .limit = FULL_READ_PAGE,
@@ -438,17 +517,40 @@ static bool ready_now(struct store_etcd *s)
     return r;
 }
 
+static bool behind_now(struct store_etcd *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool b = s->behind;
+    pthread_mutex_unlock(&s->lock);
+    return b;
+}
+
+/* A full read, and once the mirror has applied it, whether it made the
+ * copy whole: 0, or a negative errno (the copy still behind: -ESTALE). */
+static int full_read_applied(struct store_etcd *s)
+{
+    int rc = full_read(s);
+
+    if (rc == 0)
+        rc = store_sync(s->mirror);
+    return rc < 0 ? rc : behind_now(s) ? -ESTALE : 0;
+}
+
 static void watch_once(struct store_etcd *s)
 {
     int64_t target = 0;             /* catching up: this node's sync write's revision */
 
     if (s->need_full) {
-        if (full_read(s) < 0) {
-            pause_ms(s, RETRY_MS);
+        if (full_read_applied(s) < 0) {
+            /* etcd unreachable, or the copy's store still too small: tried
+             * again later, each time later, up to REPAIR_MAX_MS apart. */
+            pause_ms(s, s->repair_ms);
+            s->repair_ms = s->repair_ms * 2 > REPAIR_MAX_MS ? REPAIR_MAX_MS : s->repair_ms * 2;
             return;
         }
+        s->repair_ms = RETRY_MS;
         s->need_full = false;
-        set_ready(s);               /* everything at the read's revision is queued */
+        set_ready(s);               /* everything at the read's revision is applied */
     } else if (!ready_now(s) && (target = put_sync(s)) < 0) {
         pause_ms(s, RETRY_MS);
         return;
@@ -479,6 +581,9 @@ static void watch_once(struct store_etcd *s)
             set_ready(s);
             target = 0;
         }
+        /* The mirror could not apply a change: only a full read repairs it. */
+        if (behind_now(s))
+            s->need_full = true;
     }
     if (rc == -ESTALE) {
         LOG_WARN(STORE_COMP, "etcd compacted past revision %" PRId64 ": reading every "
@@ -525,6 +630,7 @@ int store_etcd_watch_start(struct store_etcd *s)
     free(text);
     s->applied = s->queued_rev = rev > 0 ? rev : 0;
     s->need_full = s->queued_rev == 0;
+    s->repair_ms = RETRY_MS;
     rc = pthread_create(&s->watcher, NULL, watch_main, s);
     if (rc) {
         LOG_ERR(STORE_COMP, "cannot start the etcd watcher thread: %s", strerror(rc));
@@ -564,10 +670,16 @@ int store_etcd_wait_ready(struct store_etcd *s)
     int rc = 0;
 
     pthread_mutex_lock(&s->lock);
-    while (!(s->ready && s->applied >= s->ready_rev) && rc == 0 && !atomic_load(&s->stop))
+    while (!(s->ready && s->applied >= s->ready_rev) && !s->behind && rc == 0 &&
+           !atomic_load(&s->stop))
         rc = -pthread_cond_timedwait(&s->cv, &s->lock, &until);
-    bool ok = s->ready && s->applied >= s->ready_rev;
+    bool ok = s->ready && s->applied >= s->ready_rev, behind = s->behind;
     pthread_mutex_unlock(&s->lock);
+    if (behind) {
+        LOG_WARN(STORE_COMP, "this node's copy is behind etcd (revision %" PRId64 "): it "
+                 "serves what it holds until a full read repairs it", s->applied);
+        return -ESTALE;
+    }
     if (!ok) {
         LOG_WARN(STORE_COMP, "not caught up with etcd within %u ms: this node serves what "
                  "its copy held (revision %" PRId64 ") until it has", s->confirm_ms,

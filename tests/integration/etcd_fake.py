@@ -10,9 +10,10 @@ usage: etcd_fake.py --port P
 
 Control, for the test (JSON bodies, JSON answers):
   POST /fake/seed   {"prefix": P, "dpid": D, "from": I, "count": N,
-                     "delete": [[dpid, match_id], ...]}
-                    puts N flow records (match ids I..I+N-1), one revision
-                    each, then deletes the given ones; -> {"revision": R}
+                     "delete": [[dpid, match_id], ...], "pad": B}
+                    puts N flow records (match ids I..I+N-1; their JSON B
+                    bytes longer), one revision each, then deletes the
+                    given ones; -> {"revision": R}
   POST /fake/watch  {"part_revs": K, "pause_ms": M, "close_after": C,
                      "one_message": B}
                     how the next watches send their catch-up (close_after:
@@ -94,9 +95,9 @@ def state_at(rev):
     return st
 
 
-def flow_record(flow_id):
+def flow_record(flow_id, pad=0):
     owner = b"test"
-    body = b'{"priority": 1}'
+    body = b'{"priority": 1%s}' % (b', "cookie_note": "' + b"x" * pad + b'"' if pad else b"")
     head = "ofcd-flow 1 %016x 0 0 0 1 1 %d\n" % (flow_id, len(owner))
     return head.encode() + owner + body
 
@@ -162,7 +163,7 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             for i in range(req.get("from", 0), req.get("from", 0) + req.get("count", 0)):
                 key = prefix + b"%016x/%016x" % (req["dpid"], i)
-                put_locked(key, flow_record(i + 1))
+                put_locked(key, flow_record(i + 1, req.get("pad", 0)))
             for d, m in req.get("delete", []):
                 delete_locked(prefix + b"%016x/%016x" % (d, m))
             self.answer({"revision": REV[0]})

@@ -4,7 +4,7 @@
  * store_etcd_catchup.sh. Each case: the fake is given changes while the
  * node is closed, the node is opened again, and once setting its watcher
  * returns (it waits until the node says it caught up) its copy must hold
- * exactly the flows the fake holds, and the revision it recorded must be
+ * exactly the flows the fake holds, and the revision its copy holds must be
  * the fake's last one.
  *
  *   parts     3,000 adds and 505 deletes sent in parts of 500 revisions,
@@ -17,6 +17,10 @@
  *             timeout: the batch is answered -ETIME (outcome not known),
  *             never an error that says nothing was stored, while the first
  *             transactions' flows are in the fake
+ *   full      3,000 changes missed by a node whose copy's store is too
+ *             small for them: it says it is behind (copy_behind), records
+ *             no revision past a change it lacks, refuses writes
+ *             (-ESTALE); opened again with room, it catches up
  *
  * usage: store-catchup-probe FAKE_URL DIR
  * Exit 0 when every case holds; a line on stderr for each that does not.
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -34,11 +39,12 @@
 #include "store.h"
 #include "store_etcd.h"
 
-#define PREFIX "/catchup/"
 #define DPID 7
 
 static const char *fake;
 static char dir[512];
+static const char *prefix = "/catchup/";     /* the cluster's, in the fake */
+static size_t map_size;                     /* the node's copy's store; 0: the default */
 
 struct text {
     char *p;
@@ -88,12 +94,22 @@ static json_t *control(const char *path, const char *body)
     return j;
 }
 
+/* The fake's revision and flows under prefix. */
+static json_t *fake_state(void)
+{
+    char path[256];
+
+    snprintf(path, sizeof(path), "/fake/state?prefix=%s", prefix);
+    return control(path, NULL);
+}
+
 static struct store *node_open_timeout(unsigned timeout_ms)
 {
     const char *ep[1] = {fake};
-    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = PREFIX,
+    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = prefix,
                                .timeout_ms = timeout_ms, .confirm_ms = 60000};
-    struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = dir, .etcd = &e};
+    struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = dir, .etcd = &e,
+                             .map_size = map_size};
     struct store *s = store_open(&c);
 
     if (!s) {
@@ -148,7 +164,7 @@ static int check_caught_up(const char *name)
     int bad = 0;
 
     int rc = store_watch(s, on_change, NULL);     /* returns once caught up */
-    json_t *st = control("/fake/state?prefix=" PREFIX, NULL);
+    json_t *st = fake_state();
     json_t *want = json_object_get(st, "flows");
     struct held h = {0};
     if (rc != 0) {
@@ -183,17 +199,17 @@ static int check_caught_up(const char *name)
                 "%zu missing, %zu it should no longer have\n", name, h.n, nw, missing, extra);
         bad = 1;
     }
-    char *text = NULL;
+    struct store_stats ss;
     int64_t fake_rev = json_integer_value(json_object_get(st, "revision"));
-    if (store_kv_get(s, STORE_ETCD_REV_KEY, &text, NULL) == 0 && text &&
-        strtoll(text, NULL, 10) != fake_rev) {
-        fprintf(stderr, "FAIL: %s: the node recorded revision %s, the fake is at %" PRId64
-                "\n", name, text, fake_rev);
+    if (store_get_stats(s, &ss) < 0 || (int64_t)ss.copy_revision != fake_rev ||
+        ss.copy_behind) {
+        fprintf(stderr, "FAIL: %s: the node's copy is at revision %" PRIu64 "%s, the fake at "
+                "%" PRId64 "\n", name, ss.copy_revision, ss.copy_behind ? " (behind)" : "",
+                fake_rev);
         bad = 1;
     }
     if (!bad)
         printf("ok: %s: caught up with %zu flows, revision %" PRId64 "\n", name, h.n, fake_rev);
-    free(text);
     free(h.mid);
     json_decref(st);
     store_close(s);
@@ -214,7 +230,7 @@ static int check_unknown(void)
         store_close(s);
         return 1;
     }
-    json_t *before = control("/fake/state?prefix=" PREFIX, NULL);
+    json_t *before = fake_state();
     size_t n0 = json_array_size(json_object_get(before, "flows"));
     json_decref(before);
     for (unsigned i = 0; i < N; i++) {
@@ -226,7 +242,7 @@ static int check_unknown(void)
     json_decref(control("/fake/txn", "{\"hang_after\": 2, \"hang_s\": 3}"));
     int rc = store_put_many(s, f, N);
     json_decref(control("/fake/txn", "{\"hang_after\": -1, \"hang_s\": 0}"));
-    json_t *after = control("/fake/state?prefix=" PREFIX, NULL);
+    json_t *after = fake_state();
     size_t stored = json_array_size(json_object_get(after, "flows")) - n0;
     json_decref(after);
     if (rc != -ETIME) {
@@ -246,13 +262,99 @@ static int check_unknown(void)
     return bad;
 }
 
-static void seed(uint64_t from, uint64_t count, const char *deletes)
+/* Flows from..from+count-1 put, one revision each, then deletes: the
+ * fake's revision after them. */
+static int64_t seed_pad(uint64_t from, uint64_t count, const char *deletes, unsigned pad)
 {
     char body[1 << 16];
 
     snprintf(body, sizeof(body), "{\"prefix\": \"%s\", \"dpid\": %d, \"from\": %" PRIu64
-             ", \"count\": %" PRIu64 ", \"delete\": [%s]}", PREFIX, DPID, from, count, deletes);
-    json_decref(control("/fake/seed", body));
+             ", \"count\": %" PRIu64 ", \"delete\": [%s], \"pad\": %u}", prefix, DPID, from,
+             count, deletes, pad);
+    json_t *j = control("/fake/seed", body);
+    int64_t rev = json_integer_value(json_object_get(j, "revision"));
+    json_decref(j);
+    return rev;
+}
+
+static int64_t seed(uint64_t from, uint64_t count, const char *deletes)
+{
+    return seed_pad(from, count, deletes, 0);
+}
+
+
+/* full: 3,000 changes (9 KB each) missed by a node whose copy's store
+ * holds about 80 of them: the copy says it is behind, refuses writes, records no revision
+ * past a change it lacks, and once opened with room it catches up. */
+static int check_full(const char *base)
+{
+    enum { FROM = 10, N = 3000 };
+    struct store_stats st;
+    struct held h = {0};
+    int bad = 0;
+
+    prefix = "/full/";
+    snprintf(dir, sizeof(dir), "%s/full", base);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        fprintf(stderr, "FAIL: full: cannot make %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    map_size = 1u << 20;
+    seed(0, FROM, "");
+    bad |= check_caught_up("full, first read");
+    /* Records far larger than the copy's own revision record: the record
+     * would still fit where they no longer do. */
+    int64_t last = seed_pad(FROM, N, "", 9000);
+    /* flow FROM + i was put at revision first + i */
+    int64_t first = last - N + 1;
+    json_decref(control("/fake/watch", "{\"part_revs\": 500, \"pause_ms\": 0, "
+                        "\"close_after\": 0, \"one_message\": false}"));
+
+    struct store *s = node_open();
+    store_watch(s, on_change, NULL);    /* returns once the copy is behind */
+    if (store_get_stats(s, &st) < 0 || !st.copy_behind || !st.copy_errors) {
+        fprintf(stderr, "FAIL: full: the copy does not say it is behind (copy_behind %" PRIu64
+                ", copy_errors %" PRIu64 ")\n", st.copy_behind, st.copy_errors);
+        bad = 1;
+    }
+    int64_t rec = (int64_t)st.copy_revision;
+    if (store_foreach(s, NULL, hold, &h) < 0) {
+        fprintf(stderr, "FAIL: full: cannot read the node's copy\n");
+        bad = 1;
+    }
+    if (h.n)
+        qsort(h.mid, h.n, sizeof(*h.mid), cmp_u64);
+    size_t lacking = 0;
+    for (int64_t r = first; r <= rec; r++) {
+        uint64_t mid = (uint64_t)(FROM + r - first);
+        if (!h.n || !bsearch(&mid, h.mid, h.n, sizeof(*h.mid), cmp_u64))
+            lacking++;
+    }
+    if (rec >= last || lacking) {
+        fprintf(stderr, "FAIL: full: the copy recorded revision %" PRId64 " (etcd at %"
+                PRId64 ") and lacks %zu changes up to it\n", rec, last, lacking);
+        bad = 1;
+    }
+    struct store_flow f = {.dpid = DPID, .match_id = 900000, .flow_id = 1,
+                           .state = STORE_FLOW_PENDING, .owner = "probe", .json = "{}",
+                           .json_len = 2};
+    int rc = store_put(s, &f);
+    if (rc != -ESTALE) {
+        fprintf(stderr, "FAIL: full: a write on the node behind answered %d (%s), not "
+                "-ESTALE\n", rc, strerror(-rc));
+        bad = 1;
+    }
+    if (!bad)
+        printf("ok: full: the copy is behind, holds %zu flows and every change up to its "
+               "revision %" PRId64 " of %" PRId64 ", refuses writes\n", h.n, rec, last);
+    free(h.mid);
+    store_close(s);
+
+    map_size = 0;
+    bad |= check_caught_up("full, opened again with room");
+    prefix = "/catchup/";
+    snprintf(dir, sizeof(dir), "%s", base);
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -289,6 +391,7 @@ int main(int argc, char **argv)
                         "\"close_after\": 0, \"one_message\": true}"));
     bad |= check_caught_up("oversize");
     bad |= check_unknown();
+    bad |= check_full(argv[2]);
     curl_global_cleanup();
     return bad;
 }
