@@ -23,6 +23,8 @@ OFCD_COUNTER_GROUP(cl_node_counters, "cluster", struct cl_node_stats, CL_NODE_CO
 #define CL_POLL_MS 20u
 /* After a failed grant or full read, before the next try. */
 #define CL_RETRY_MS 200u
+/* Keys a full read asks etcd for at once. */
+#define CL_READ_PAGE 1000
 
 static uint64_t now_us(void)
 {
@@ -99,34 +101,95 @@ static void clear_cands(void *arg, struct cl_sw *sw)
     sw->stood = false;
 }
 
-/* Every key of the prefix at one revision: the table's candidates and
- * the members rebuilt from it, the watch to start after it. */
+static void free_pages(struct etcd_range_resp *pages, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        etcd_range_resp_free(&pages[i]);
+    free(pages);
+}
+
+/* The pages of the view from `from`, all at one revision: each a range of
+ * at most CL_READ_PAGE keys from just after the last key of the one before
+ * (one range of everything fails past the decoder's bounds, or takes
+ * longer than a lease's third). 0 and *out (*n of them), or a negative
+ * errno (logged). */
+static int read_pages(struct cl_node *n, const char *from0, const char *to,
+                      struct etcd_range_resp **out, size_t *n_out)
+{
+    struct etcd_range_resp *pages = NULL;
+    size_t n_pages = 0, from_len = strlen(from0);
+    uint8_t *from = malloc(from_len + 1);
+    int64_t rev = 0;
+    int rc = from ? 0 : -ENOMEM;
+
+    if (from)
+        memcpy(from, from0, from_len + 1);
+    for (bool more = true; more && rc == 0;) {
+        struct etcd_range_resp *p = realloc(pages, (n_pages + 1) * sizeof(*pages));
+        if (!p) {
+            rc = -ENOMEM;
+            break;
+        }
+        pages = p;
+        struct etcd_range_resp *resp = memset(&pages[n_pages++], 0, sizeof(*pages));
+        struct etcd_range r = {.key = from, .key_len = from_len, .range_end = to,
+                               .range_end_len = strlen(to), .limit = CL_READ_PAGE,
+                               .revision = rev};
+        if ((rc = etcd_get(n->etcd, &r, resp)) < 0) {
+            etcd_failed(n, "reading the cluster's keys", rc);
+            break;
+        }
+        rev = resp->hdr.revision;
+        more = resp->kvs.more && resp->kvs.n > 0;
+        if (more) {
+            /* The next page starts just after this one's last key. */
+            const struct etcd_kv *last = &resp->kvs.kv[resp->kvs.n - 1];
+            uint8_t *nf = realloc(from, last->key_len + 1);
+            if (!nf) {
+                rc = -ENOMEM;
+                break;
+            }
+            from = nf;
+            memcpy(from, last->key, last->key_len);
+            from[last->key_len] = '\0';
+            from_len = last->key_len + 1;
+        }
+    }
+    free(from);
+    if (rc < 0) {
+        free_pages(pages, n_pages);
+        return rc;
+    }
+    *out = pages;
+    *n_out = n_pages;
+    return 0;
+}
+
+/* Every key of the prefix at one revision, page by page: the table's
+ * candidates and the members rebuilt from all of them at once, the watch
+ * to start after it. */
 static int full_read(struct cl_node *n)
 {
     char from[CL_KEY_MAX], to[CL_KEY_MAX];
-    struct etcd_range r = {.key = from, .range_end = to};
-    struct etcd_range_resp resp = {0};
+    struct etcd_range_resp *pages = NULL;
+    size_t n_pages = 0;
     int rc = cl_key_view(from, to, n->prefix);
 
-    r.key_len = strlen(from);
-    r.range_end_len = strlen(to);
     if (rc == 0)
-        rc = etcd_get(n->etcd, &r, &resp);
-
-    if (rc < 0) {
-        etcd_failed(n, "reading the cluster's keys", rc);
+        rc = read_pages(n, from, to, &pages, &n_pages);
+    if (rc < 0)
         return rc;
-    }
     pthread_mutex_lock(&n->lock);
     cl_table_each(&n->table, clear_cands, NULL);
     n->members.n = 0;
-    for (size_t i = 0; i < resp.kvs.n; i++)
-        apply_kv(n, &resp.kvs.kv[i], false);
-    n->revision = resp.hdr.revision;
+    for (size_t p = 0; p < n_pages; p++)
+        for (size_t i = 0; i < pages[p].kvs.n; i++)
+            apply_kv(n, &pages[p].kvs.kv[i], false);
+    n->revision = pages[n_pages - 1].hdr.revision;
     n->stats.full_reads++;
     n->etcd_ok = true;
     pthread_mutex_unlock(&n->lock);
-    etcd_range_resp_free(&resp);
+    free_pages(pages, n_pages);
     return 0;
 }
 

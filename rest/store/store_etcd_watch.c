@@ -567,6 +567,9 @@ static void watch_once(struct store_etcd *s)
         s->need_full = true;
         return;
     }
+    if (target)
+        LOG_INFO(STORE_COMP, "catching up with etcd from revision %" PRId64 " to %" PRId64,
+                 s->queued_rev + 1, target);
     struct etcd_watch_req req = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
                                  .prefix = true, .start_revision = s->queued_rev + 1};
     struct etcd_watch *w = NULL;
