@@ -100,12 +100,14 @@ struct ofcd_ctl_server *ofcd_ctl_server_open(const char *path, struct ofcd_ctl *
         unlink(path);                   /* a dead server's */
     }
     s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&s->addr, sizeof(s->addr)) < 0) {
+    /* Owner only from its creation, whatever the umask: Linux makes the
+     * socket's file with the mode of its unbound inode (less the umask),
+     * so nobody else ever finds it open, not even before it listens. */
+    if (s->lfd < 0 || fchmod(s->lfd, 0600) < 0 ||
+        bind(s->lfd, (struct sockaddr *)&s->addr, sizeof(s->addr)) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         goto fail;
     }
-    /* Owner only before anyone can connect: connect(2) to a socket that
-     * does not listen yet is refused. */
     if (chmod(path, 0600) < 0 || listen(s->lfd, OFCD_CTL_CLIENTS_MAX) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         unlink(path);

@@ -450,6 +450,42 @@ static void test_server_path(void **state)
     unlink(path);
 }
 
+/* The mode of what bind(2) made, seen before anything else runs (the
+ * test is linked with --wrap=bind). */
+int __real_bind(int fd, const struct sockaddr *a, socklen_t len);
+static mode_t bound_mode;
+
+int __wrap_bind(int fd, const struct sockaddr *a, socklen_t len)
+{
+    int rc = __real_bind(fd, a, len);
+    struct stat st;
+
+    if (rc == 0 && a->sa_family == AF_UNIX &&
+        stat(((const struct sockaddr_un *)a)->sun_path, &st) == 0)
+        bound_mode = st.st_mode & 07777;
+    return rc;
+}
+
+/* The control socket is the owner's from the moment it exists, under any
+ * umask (it used to be made with the umask's mode and narrowed after). */
+static void test_server_mode(void **state)
+{
+    struct fixture *f = *state;
+    char path[100], err[256];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/mode.ctl", f->dir);
+    mode_t old = umask(0);
+    bound_mode = 07777;
+    struct ofcd_ctl_server *s = ofcd_ctl_server_open(path, f->cmds, err, sizeof(err));
+    umask(old);
+    assert_non_null(s);
+    assert_int_equal(bound_mode, 0600);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    ofcd_ctl_server_close(s);
+}
+
 /* 16 clients at once; the 17th is told it is busy and closed, and the
  * others are served. */
 static void test_server_clients_bound(void **state)
@@ -760,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_wire),
         cmocka_unit_test_setup_teardown(test_server_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_clients_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_request_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_answer_bounds, setup, teardown),
