@@ -139,7 +139,6 @@ struct store_etcd {
     bool need_full;
     unsigned repair_ms;             /* the pause before the next full read's try */
     bool map_warned;                /* the copy's map past 80 %, said once */
-    uint64_t map_checked_ms;
 
     pthread_mutex_t lock;           /* the fields below */
     pthread_cond_t cv;              /* applied moved, armed, stop */

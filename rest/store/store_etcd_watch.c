@@ -241,16 +241,13 @@ static int apply_one(struct store_etcd *s, const struct etcd_kv *kv, bool remove
 }
 
 /* The copy's map: a warning once its use passes 80 %, again after it fell
- * below 70 %; looked at once a second at most. */
+ * below 70 %; looked at after each watch message (LMDB's counts: cheap). */
 static void map_check(struct store_etcd *s)
 {
-    uint64_t now = ofcd_clock_mono_ms();
     struct store_stats st;
 
-    if (now - s->map_checked_ms < 1000 || store_get_stats(s->mirror, &st) < 0 ||
-        !st.map_size)
+    if (store_get_stats(s->mirror, &st) < 0 || !st.map_size)
         return;
-    s->map_checked_ms = now;
     unsigned pct = (unsigned)(st.map_used * 100 / st.map_size);
     if (pct >= 80 && !s->map_warned)
         LOG_WARN(STORE_COMP, "this node's copy of etcd uses %u %% of its store (%" PRIu64
