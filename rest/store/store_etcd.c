@@ -41,6 +41,67 @@ static void tx_free(struct store_etcd *s)
         free(s->mem[i]);
     s->n_mem = 0;
     s->n_ops = 0;
+    s->n_plain = 0;
+}
+
+/* ---- the flows this batch wrote (committer thread) ------------------------ */
+
+static uint64_t wrote_hash(uint64_t dpid, uint64_t match_id)
+{
+    uint64_t h = (dpid * 0x9e3779b97f4a7c15ull) ^ match_id;   /* match_ids are hashes */
+    return h ? h : 1;                                          /* 0 marks an empty slot */
+}
+
+/* A flow this batch puts or deletes: 0, or -ENOMEM. */
+static int wrote_note(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
+{
+    uint64_t h = wrote_hash(dpid, match_id);
+
+    if (2 * (s->wrote_n + 1) > s->wrote_cap) {
+        size_t nc = s->wrote_cap ? s->wrote_cap * 2 : 256;
+        uint64_t *nw = calloc(nc, sizeof(*nw));
+        if (!nw)
+            return -ENOMEM;
+        for (size_t i = 0; i < s->wrote_cap; i++) {
+            if (!s->wrote[i])
+                continue;
+            size_t j = s->wrote[i] & (nc - 1);
+            while (nw[j])
+                j = (j + 1) & (nc - 1);
+            nw[j] = s->wrote[i];
+        }
+        free(s->wrote);
+        s->wrote = nw;
+        s->wrote_cap = nc;
+    }
+    size_t j = h & (s->wrote_cap - 1);
+    while (s->wrote[j] && s->wrote[j] != h)
+        j = (j + 1) & (s->wrote_cap - 1);
+    if (!s->wrote[j]) {
+        s->wrote[j] = h;
+        s->wrote_n++;
+    }
+    return 0;
+}
+
+/* Whether this batch may have written the flow (a hash collision says yes). */
+static bool wrote_has(const struct store_etcd *s, uint64_t dpid, uint64_t match_id)
+{
+    uint64_t h = wrote_hash(dpid, match_id);
+
+    if (!s->wrote_n)
+        return false;
+    for (size_t j = h & (s->wrote_cap - 1); s->wrote[j]; j = (j + 1) & (s->wrote_cap - 1))
+        if (s->wrote[j] == h)
+            return true;
+    return false;
+}
+
+static void wrote_reset(struct store_etcd *s)
+{
+    if (s->wrote_n)
+        memset(s->wrote, 0, s->wrote_cap * sizeof(*s->wrote));
+    s->wrote_n = 0;
 }
 
 /* A transaction's failure is known (nothing of it was applied) when it
@@ -55,7 +116,10 @@ static bool outcome_known(int rc)
 static int tx_send(struct store_etcd *s, const struct etcd_cmp *cmp, size_t n_cmp,
                    bool *succeeded)
 {
-    struct etcd_txn t = {.cmp = cmp, .n_cmp = n_cmp, .success = s->ops, .n_success = s->n_ops};
+    /* Guarded (switch states): the plain changes at the front go whatever
+     * the guards say. */
+    struct etcd_txn t = {.cmp = cmp, .n_cmp = n_cmp, .success = s->ops, .n_success = s->n_ops,
+                         .failure = s->ops, .n_failure = n_cmp ? s->n_plain : 0};
     struct etcd_txn_resp r = {0};
     int rc = s->n_ops ? etcd_txn(s->wc, &t, &r) : 0;
 
@@ -73,7 +137,7 @@ static int tx_send(struct store_etcd *s, const struct etcd_cmp *cmp, size_t n_cm
     } else if (s->n_ops) {
         if (succeeded)
             *succeeded = r.succeeded;
-        if ((!succeeded || r.succeeded) && r.hdr.revision > s->batch_rev)
+        if ((!succeeded || r.succeeded || t.n_failure) && r.hdr.revision > s->batch_rev)
             s->batch_rev = r.hdr.revision;
     }
     etcd_txn_resp_free(&r);
@@ -152,7 +216,12 @@ static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
     if (vl < 0)
         return vl;
     int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, f->dpid, f->match_id);
-    int rc = tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, (size_t)vl);
+    int rc = wrote_note(s, f->dpid, f->match_id);
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    rc = tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, (size_t)vl);
     return rc ? rc : tx_del_state(s, f->dpid, f->match_id);
 }
 
@@ -160,8 +229,10 @@ static int tx_del_flow(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
 {
     char k[STORE_ETCD_KEY_MAX];
     int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, dpid, match_id);
-    int rc = tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
+    int rc = wrote_note(s, dpid, match_id);
 
+    if (rc == 0)
+        rc = tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
     return rc ? rc : tx_del_state(s, dpid, match_id);
 }
 
@@ -203,7 +274,7 @@ static int apply_put(struct store_etcd *s, struct store_op *op, uint64_t now,
 static int apply_del(struct store_etcd *s, struct store_op *op, struct store_tally *t)
 {
     struct store_flow f;
-    int rc = settle(s);
+    int rc = wrote_has(s, op->u.del.dpid, op->u.del.match_id) ? settle(s) : 0;
 
     if (rc == 0)
         rc = store_get(s->mirror, op->u.del.dpid, op->u.del.match_id, &f);
@@ -271,11 +342,13 @@ static int apply_del_if(struct store_etcd *s, struct store_op *op, uint64_t now,
 }
 
 /* Kept for the guarded transactions at commit; a flow the mirror no
- * longer holds in that version is dropped here, as LMDB would. */
+ * longer holds in that version is dropped here, as LMDB would. The mirror
+ * shows every batch before this one: only a flow this batch wrote needs
+ * its writes sent and shown first. */
 static int apply_state(struct store_etcd *s, struct store_op *op, struct store_tally *t)
 {
     struct store_flow f;
-    int rc = settle(s);
+    int rc = wrote_has(s, op->u.st.dpid, op->u.st.match_id) ? settle(s) : 0;
 
     if (rc == 0)
         rc = store_get(s->mirror, op->u.st.dpid, op->u.st.match_id, &f);
@@ -366,6 +439,7 @@ static int etcd_begin(struct store_queue *q)
 
     s->batch_rev = 0;
     s->n_st = 0;
+    wrote_reset(s);
     store_etcd_arm(s);              /* a write waits for the mirror */
     pthread_mutex_lock(&s->lock);
     s->refuse = s->behind;
@@ -409,6 +483,7 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
     struct etcd_cmp cmp;
     size_t n_cmp = 0;
 
+    s->n_plain = s->n_ops;
     if (s->guard) {
         if (s->guard(s->guard_arg, st[0].dpid, gkey, sizeof(gkey), &gen) < 0) {
             count_not_master(s, n);
@@ -478,6 +553,7 @@ static int send_states_some(struct store_etcd *s, size_t *i)
 {
     size_t j = *i, n_cmp = 0, first = *i;
 
+    s->n_plain = s->n_ops;
     if (st_group_end(s, j) - j > ETCD_TXN_OPS_MAX / 2 || !s->guard) {
         size_t k = st_group_end(s, j);
         *i = k;
@@ -518,18 +594,35 @@ static int send_states_some(struct store_etcd *s, size_t *i)
     return rc;
 }
 
-/* The batch's last transaction, its state updates, then the wait for the
- * mirror to show the newest revision written. */
+/* Whether a state update names a flow this batch wrote (conservative). */
+static bool st_touch_batch(const struct store_etcd *s)
+{
+    for (size_t i = 0; i < s->n_st; i++)
+        if (wrote_has(s, s->st[i].dpid, s->st[i].match_id))
+            return true;
+    return false;
+}
+
+/* The batch's last changes ride in its state updates' first transaction,
+ * in both of its branches (a guard that fails still lets them go): one
+ * etcd round trip where there were two. Not when an update names a flow
+ * of this batch (etcd refuses a key twice in one transaction): they go
+ * first, alone. Then the wait for the mirror to show the newest revision
+ * written. */
 static int etcd_commit(struct store_queue *q)
 {
     struct store_etcd *s = EQ(q);
-    int rc = tx_send(s, NULL, 0, NULL);
+    int rc = 0;
 
-    if (rc == 0 && s->n_st) {
+    if (s->n_st) {
         s->n_st = st_last_only(s);
+        if (st_touch_batch(s))
+            rc = tx_send(s, NULL, 0, NULL);
         for (size_t i = 0; i < s->n_st && rc == 0;)
             rc = send_states_some(s, &i);
     }
+    if (rc == 0)
+        rc = tx_send(s, NULL, 0, NULL);      /* no states, or none of them sent */
     s->n_st = 0;
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);
 }
@@ -626,6 +719,7 @@ static int etcd_watch(struct store *s, store_watch_fn fn, void *arg)
 
 static void etcd_free(struct store_etcd *s)
 {
+    free(s->wrote);
     etcd_client_free(s->wc);
     etcd_client_free(s->rc);
     store_close(s->mirror);

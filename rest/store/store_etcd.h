@@ -124,7 +124,12 @@ struct store_etcd {
     struct etcd_op ops[ETCD_TXN_OPS_MAX];
     void *mem[ETCD_TXN_OPS_MAX * 2];
     size_t n_ops, n_mem;
+    size_t n_plain;                 /* ops[0..n_plain): changes that go whatever the
+                                     * guards of the states after them say */
     int64_t batch_rev;              /* the newest revision this batch wrote */
+    uint64_t *wrote;                /* the flows this batch wrote: hashes, open
+                                     * addressing, 0 empty (a read of them settles) */
+    size_t wrote_n, wrote_cap;
     struct store_etcd_state_op *st;
     size_t n_st, cap_st;
     struct etcd_cmp gcmp[ETCD_TXN_OPS_MAX];                  /* the guards of one txn */
