@@ -206,8 +206,11 @@ static int tx_put_state(struct store_etcd *s, const struct store_etcd_state_op *
                                 strndup(v, (size_t)vl), (size_t)vl);
 }
 
-/* A flow record (state as in f) and its state key gone: a new version. */
-static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
+/* A flow record (state as in f) and its state key gone: a new version.
+ * fresh: the flow is in neither the mirror nor this batch, so no state key
+ * of it is there to go (one of an older version written meanwhile names
+ * that version's flow_id and is ignored). */
+static int tx_put_flow_as(struct store_etcd *s, const struct store_flow *f, bool fresh)
 {
     char k[STORE_ETCD_KEY_MAX];
     char *v = NULL;
@@ -222,7 +225,12 @@ static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
         return rc;
     }
     rc = tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, (size_t)vl);
-    return rc ? rc : tx_del_state(s, f->dpid, f->match_id);
+    return rc || fresh ? rc : tx_del_state(s, f->dpid, f->match_id);
+}
+
+static int tx_put_flow(struct store_etcd *s, const struct store_flow *f)
+{
+    return tx_put_flow_as(s, f, false);
 }
 
 static int tx_del_flow(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
@@ -261,9 +269,16 @@ static int apply_put(struct store_etcd *s, struct store_op *op, uint64_t now,
                      struct store_tally *t)
 {
     for (size_t i = 0; i < op->u.put.n; i++) {
-        struct store_flow f = op->u.put.flows[i];
+        struct store_flow f = op->u.put.flows[i], have = {0};
         f.added_ns = f.changed_ns = now;
-        int rc = tx_put_flow(s, &f);
+        /* A new flow costs etcd one operation, not two. */
+        int got = wrote_has(s, f.dpid, f.match_id) ? 0
+                                                   : store_get(s->mirror, f.dpid, f.match_id,
+                                                               &have);
+        bool fresh = got == -ENOENT;
+        if (got == 0)
+            store_flow_release(&have);
+        int rc = tx_put_flow_as(s, &f, fresh);
         if (rc < 0)
             return rc;
     }
