@@ -145,6 +145,7 @@ static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uin
         return NULL;
     f->match_id = match_id;
     f->flow_id = flow_id;
+    f->added_ns = 0;
     f->sent_us = 0;
     f->inflight = 0;
     f->state = state;
@@ -1041,6 +1042,7 @@ struct ours_ctx {
     const struct flowmgr_add_one *adds;
     size_t n, next;
     bool *ours;
+    uint64_t *added;                /* each one's stored version (its added_ns) */
 };
 
 static int mark_ours(const struct store_flow *f, void *arg)
@@ -1053,6 +1055,7 @@ static int mark_ours(const struct store_flow *f, void *arg)
         return 1;
     oc->ours[oc->next] = f->flow_id == oc->adds[oc->next].flow_id &&
                          f->state != STORE_FLOW_DELETED;
+    oc->added[oc->next] = f->added_ns;
     oc->next++;
     return 0;
 }
@@ -1088,10 +1091,11 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     /* The keys the store is asked for, made before the lock is taken;
      * oc.ours stays NULL when every one is ours. */
     uint64_t *mids = NULL;
-    struct ours_ctx oc = {adds, n, 0, NULL};
+    struct ours_ctx oc = {adds, n, 0, NULL, NULL};
     if (!final) {
         mids = malloc((n ? n : 1) * sizeof(*mids));
         oc.ours = calloc(n ? n : 1, sizeof(bool));
+        oc.added = calloc(n ? n : 1, sizeof(*oc.added));
         for (size_t i = 0; mids && i < n; i++)
             mids[i] = adds[i].match_id;
     }
@@ -1105,11 +1109,12 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     /* Under the lock, the store's committed version decides: a request that
      * replaced a flow after ours mirrors its own version. One snapshot for
      * all of them (a read transaction per flow was 6% of a batch's CPU). */
-    if (!sw || (!final && (!mids || !oc.ours ||
+    if (!sw || (!final && (!mids || !oc.ours || !oc.added ||
                            store_get_each_version(fm->store, dpid, mids, n, mark_ours, &oc) < 0))) {
         pthread_mutex_unlock(&fm->lock);
         free(mids);
         free(oc.ours);
+        free(oc.added);
         return -ENOMEM;
     }
     free(mids);
@@ -1117,20 +1122,27 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
         const struct flowmgr_add_one *a = &adds[i];
         if (oc.ours && !oc.ours[i])
             continue;
-        /* Already mirrored pending in this version (a cluster's watch got
-         * here first, flowmgr_sync): its ADD is queued or on its way. */
+        /* Already mirrored in this version (a cluster's watch got here
+         * first, flowmgr_sync): its ADD is queued, on its way, or answered
+         * (installed before this completion ran). */
         const struct fm_entry *have = fm_entry_find(sw, a->match_id);
-        if (have && have->flow_id == a->flow_id && have->state == STORE_FLOW_PENDING)
+        uint64_t added = oc.added ? oc.added[i] : 0;
+        if (have && have->flow_id == a->flow_id &&
+            (have->state == STORE_FLOW_PENDING || (added && have->added_ns == added)))
             continue;
         unsigned o = owner_index(sw, a->owner);
         struct fm_entry *f = mirror_put(fm, sw, a->match_id, a->flow_id, STORE_FLOW_PENDING, o,
                                        a->wire, a->len);
-        if (!f)
+        if (!f) {
             rc = -ENOMEM;
-        else if (sw->up)
+            break;
+        }
+        f->added_ns = added;
+        if (sw->up)
             rc = fm_queue(fm, sw, o, true, a->match_id, a->flow_id, a->wire, a->len);
     }
     free(oc.ours);
+    free(oc.added);
     fm_pump(fm, sw, now);
     pthread_mutex_unlock(&fm->lock);
     return rc;
@@ -1281,10 +1293,15 @@ static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store
 
     if (rc == 0) {
         unsigned o = owner_index(sw, sf->owner ? sf->owner : "");
-        if (!mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state, o, wire, len))
+        struct fm_entry *f = mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
+                                        o, wire, len);
+        if (!f) {
             rc = -ENOMEM;
-        else if (sw->up)
-            rc = fm_queue(fm, sw, o, true, sf->match_id, sf->flow_id, wire, len);
+        } else {
+            f->added_ns = sf->added_ns;
+            if (sw->up)
+                rc = fm_queue(fm, sw, o, true, sf->match_id, sf->flow_id, wire, len);
+        }
     } else if (rc == -EINVAL) {
         LOG_ERR("flows", "switch %016" PRIx64 ": flow %016" PRIx64 " written by another "
                 "node cannot be read (its JSON does not parse to the same flow); not "
@@ -1317,6 +1334,10 @@ int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id)
                                                  .u.deleted = {.count = 1}});
         }
         rc = 0;
+    } else if (got && f && f->flow_id == sf.flow_id && f->added_ns &&
+               f->added_ns == sf.added_ns && sf.state == STORE_FLOW_PENDING) {
+        /* This very version's ADD is queued already (the request's own
+         * path got here first): it may be installed since. */
     } else if (got && f && f->flow_id == sf.flow_id &&
                !(sf.state == STORE_FLOW_PENDING && f->state != STORE_FLOW_PENDING)) {
         if (f->state != (uint8_t)sf.state)

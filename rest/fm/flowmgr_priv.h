@@ -23,6 +23,9 @@
 struct fm_entry {
     struct fm_entry *hnext;
     uint64_t match_id, flow_id;
+    uint64_t added_ns;              /* the stored version its ADD was queued for (its
+                                     * added_ns; 0: not known): a cluster's watch and
+                                     * the request's own path queue one ADD, not two */
     uint64_t sent_us;               /* last ADD of it sent (0: never this run) */
     uint16_t inflight;              /* its ADDs queued or sent, not yet answered */
     uint8_t state;                  /* enum store_flow_state */

@@ -831,6 +831,27 @@ static void test_sync_follows_other_writers(void **state)
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     flowmgr_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
+    /* Stored again, and the switch answers the watch's ADD before the
+     * request's own path runs: still that version, no second ADD (every
+     * flow POSTed to a cluster went twice, its state written twice). */
+    assert_int_equal(store_put(t->store, &sf), 0);
+    from = t->n_sent;
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    from = t->n_sent;
+    assert_int_equal(flowmgr_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    /* The other order: the request's path first, then the watch. */
+    assert_int_equal(store_put(t->store, &sf), 0);
+    from = t->n_sent;
+    assert_int_equal(flowmgr_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
     /* Deleted by the other node: DELETE_STRICT, and gone here. */
     assert_int_equal(store_del(t->store, DPID, mid), 0);
     from = t->n_sent;
