@@ -155,28 +155,51 @@ static int tx_add(struct store_etcd *s, enum etcd_op_kind kind, char *key, size_
         free(val);
         return -ENOMEM;
     }
-    /* etcd refuses a transaction that names a key twice: a second change
-     * of one key (a flow POSTed twice in one batch) goes in the next. */
-    bool again = false;
-    for (size_t i = 0; i < s->n_ops && !again; i++) {
-        const struct etcd_op *o = &s->ops[i];
+    /* etcd refuses a transaction that names a key twice. A second change
+     * of one key (a flow POSTed twice in one batch) takes the first one's
+     * place: the last one wins, as it would a transaction later, and
+     * nothing reads between them (a read of a flow the batch wrote sends
+     * what came before it first). Not among switch states, whose guarded
+     * transactions hold no key twice (st_last_only, st_touch_batch): there
+     * a second change would go in the next transaction. */
+    struct etcd_op *op = NULL;
+    for (size_t i = 0; i < s->n_ops && !op; i++) {
+        struct etcd_op *o = &s->ops[i];
         const void *k = o->kind == ETCD_OP_PUT ? o->u.put.key : o->u.del.key;
         size_t l = o->kind == ETCD_OP_PUT ? o->u.put.key_len : o->u.del.key_len;
-        again = l == klen && memcmp(k, key, klen) == 0;
+        if (l == klen && memcmp(k, key, klen) == 0)
+            op = o;
     }
-    if ((again || s->n_ops == ETCD_TXN_OPS_MAX) && (rc = tx_send(s, NULL, 0, NULL)) < 0) {
+    if ((op && s->in_states) || (!op && s->n_ops == ETCD_TXN_OPS_MAX)) {
+        if ((rc = tx_send(s, NULL, 0, NULL)) < 0) {
+            free(key);
+            free(val);
+            return rc;
+        }
+        op = NULL;
+    }
+    if (op) {
+        /* In the first one's place: its key stays (the same bytes), its
+         * value goes (mem[] holds at most a key and a value per op). */
         free(key);
-        free(val);
-        return rc;
+        key = (char *)(op->kind == ETCD_OP_PUT ? op->u.put.key : op->u.del.key);
+        const void *old = op->kind == ETCD_OP_PUT ? op->u.put.value : NULL;
+        for (size_t j = 0; old && j < s->n_mem; j++)
+            if (s->mem[j] == old) {
+                free(s->mem[j]);
+                s->mem[j] = s->mem[--s->n_mem];
+                break;
+            }
+    } else {
+        op = &s->ops[s->n_ops++];
+        s->mem[s->n_mem++] = key;
     }
-    struct etcd_op *op = &s->ops[s->n_ops++];
     if (kind == ETCD_OP_PUT)
         *op = (struct etcd_op){.kind = ETCD_OP_PUT,
                                .u.put = {.key = key, .key_len = klen, .value = val,
                                          .value_len = vlen}};
     else
         *op = (struct etcd_op){.kind = ETCD_OP_DELETE, .u.del = {.key = key, .key_len = klen}};
-    s->mem[s->n_mem++] = key;
     if (val)
         s->mem[s->n_mem++] = val;
     return 0;
@@ -499,6 +522,7 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
     size_t n_cmp = 0;
 
     s->n_plain = s->n_ops;
+    s->in_states = true;
     if (s->guard) {
         if (s->guard(s->guard_arg, st[0].dpid, gkey, sizeof(gkey), &gen) < 0) {
             count_not_master(s, n);
@@ -569,6 +593,7 @@ static int send_states_some(struct store_etcd *s, size_t *i)
     size_t j = *i, n_cmp = 0, first = *i;
 
     s->n_plain = s->n_ops;
+    s->in_states = true;
     if (st_group_end(s, j) - j > ETCD_TXN_OPS_MAX / 2 || !s->guard) {
         size_t k = st_group_end(s, j);
         *i = k;
@@ -639,6 +664,7 @@ static int etcd_commit(struct store_queue *q)
     if (rc == 0)
         rc = tx_send(s, NULL, 0, NULL);      /* no states, or none of them sent */
     s->n_st = 0;
+    s->in_states = false;
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);
 }
 
@@ -648,6 +674,7 @@ static void etcd_abort(struct store_queue *q)
 
     tx_free(s);
     s->n_st = 0;
+    s->in_states = false;
 }
 
 static const struct store_txn_ops etcd_store_txn = {

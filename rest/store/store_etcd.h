@@ -124,6 +124,7 @@ struct store_etcd {
     struct etcd_op ops[ETCD_TXN_OPS_MAX];
     void *mem[ETCD_TXN_OPS_MAX * 2];
     size_t n_ops, n_mem;
+    bool in_states;                 /* the commit's guarded state transactions */
     size_t n_plain;                 /* ops[0..n_plain): changes that go whatever the
                                      * guards of the states after them say */
     int64_t batch_rev;              /* the newest revision this batch wrote */

@@ -2292,6 +2292,31 @@ static void test_etcd_same_key_twice(void **state)
     assert_int_equal(store_get(s, 3, 30, &g), 0);
     assert_int_equal(g.state, STORE_FLOW_INSTALLED);
     store_flow_release(&g);
+
+    /* 300 versions of one flow and a delete of another in one batch (a
+     * client re-POSTing in a loop): each takes its key's place in the
+     * transaction, the last one wins, every caller hears 0. */
+    enum { K = 300 };
+    static struct tflow many[K];
+    static volatile int rcs[K];
+    struct tflow other;
+    mk_flow(&other, 3, 31, 1);
+    assert_int_equal(store_put(s, &other.f), 0);
+    struct bp_gate gate = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+    struct rc_box del_rc = {0};
+    gate_hold(s, &gate);
+    for (int i = 0; i < K; i++) {
+        mk_flow(&many[i], 3, 30, 10 + (unsigned)i);
+        rcs[i] = 1;
+        assert_int_equal(store_put_many_async(s, &many[i].f, 1, rc_done, (void *)&rcs[i]), 0);
+    }
+    assert_int_equal(store_del_async(s, 3, 31, rc_box_done, &del_rc), 0);
+    gate_open(s, &gate);
+    for (int i = 0; i < K; i++)
+        assert_int_equal(rcs[i], 0);
+    assert_int_equal(del_rc.rc, 0);
+    assert_stored(s, &many[K - 1]);
+    assert_int_equal(store_get(s, 3, 31, &g), -ENOENT);
     store_close(s);
 }
 
