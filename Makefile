@@ -137,6 +137,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/durable.txt
 	ROUNDS=2 ./tests/bench/run_bench_batch.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/batch.txt
+	./tests/bench/run_bench_etcd.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/etcd.txt
 	SIZES=50 KILLS=2 ./tests/bench/run_bench_cluster.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    bench/out | \
 	    tee bench/out/cluster.txt

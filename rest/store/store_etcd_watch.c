@@ -405,6 +405,7 @@ static int full_read(struct store_etcd *s)
     int64_t rev = 0;
     struct seen v = {0};
     int rc = from ? 0 : -ENOMEM;
+    uint64_t t0 = ofcd_clock_mono_ms();
 
     /* What the copy lost before is replaced by what this read puts. */
     if (rc == 0)
@@ -460,7 +461,8 @@ static int full_read(struct store_etcd *s)
         if (rc == 0)
             LOG_INFO(STORE_COMP, "read the cluster's records at etcd revision %" PRId64
                      ": %zu flows, %zu app records; %" PRIu64 " held here and no longer "
-                     "in etcd let go", rev, v.n_flows, v.n_apps, p.n);
+                     "in etcd let go; queued in %" PRIu64 " ms", rev, v.n_flows, v.n_apps,
+                     p.n, ofcd_clock_mono_ms() - t0);
     }
     seen_free(&v);
     return rc;
@@ -526,10 +528,14 @@ static bool behind_now(struct store_etcd *s)
  * copy whole: 0, or a negative errno (the copy still behind: -ESTALE). */
 static int full_read_applied(struct store_etcd *s)
 {
+    uint64_t t0 = ofcd_clock_mono_ms();
     int rc = full_read(s);
 
     if (rc == 0)
         rc = store_sync(s->mirror);
+    if (rc == 0 && !behind_now(s))
+        LOG_INFO(STORE_COMP, "caught up with etcd at revision %" PRId64 ": a full read in %"
+                 PRIu64 " ms", s->queued_rev, ofcd_clock_mono_ms() - t0);
     return rc < 0 ? rc : behind_now(s) ? -ESTALE : 0;
 }
 
@@ -574,10 +580,16 @@ static void watch_once(struct store_etcd *s)
      * parts, right after the watch is made; the node's sync write is among
      * them, after every change before it, so once the revision queued (a
      * message's last event's) reaches it, the copy has caught up. */
+    uint64_t t0 = ofcd_clock_mono_ms();
+    int64_t from = s->queued_rev + 1;
     int rc = etcd_watch_open(s->rc, &req, on_watch, s, &w, NULL);
     while (rc >= 0 && !s->need_full && !atomic_load(&s->stop)) {
         rc = etcd_watch_poll(w, 100);
         if (target && s->queued_rev >= target && rc >= 0) {
+            store_sync(s->mirror);      /* applied, not only queued: the time is the copy's */
+            LOG_INFO(STORE_COMP, "caught up with etcd at revision %" PRId64 ": revisions %"
+                     PRId64 " to %" PRId64 " in %" PRIu64 " ms", s->queued_rev, from, target,
+                     ofcd_clock_mono_ms() - t0);
             set_ready(s);
             target = 0;
         }
