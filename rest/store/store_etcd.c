@@ -48,60 +48,24 @@ static void tx_free(struct store_etcd *s)
 
 static uint64_t wrote_hash(uint64_t dpid, uint64_t match_id)
 {
-    uint64_t h = (dpid * 0x9e3779b97f4a7c15ull) ^ match_id;   /* match_ids are hashes */
-    return h ? h : 1;                                          /* 0 marks an empty slot */
+    return (dpid * 0x9e3779b97f4a7c15ull) ^ match_id;        /* match_ids are hashes */
 }
 
 /* A flow this batch puts or deletes: 0, or -ENOMEM. */
 static int wrote_note(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
 {
-    uint64_t h = wrote_hash(dpid, match_id);
-
-    if (2 * (s->wrote_n + 1) > s->wrote_cap) {
-        size_t nc = s->wrote_cap ? s->wrote_cap * 2 : 256;
-        uint64_t *nw = calloc(nc, sizeof(*nw));
-        if (!nw)
-            return -ENOMEM;
-        for (size_t i = 0; i < s->wrote_cap; i++) {
-            if (!s->wrote[i])
-                continue;
-            size_t j = s->wrote[i] & (nc - 1);
-            while (nw[j])
-                j = (j + 1) & (nc - 1);
-            nw[j] = s->wrote[i];
-        }
-        free(s->wrote);
-        s->wrote = nw;
-        s->wrote_cap = nc;
-    }
-    size_t j = h & (s->wrote_cap - 1);
-    while (s->wrote[j] && s->wrote[j] != h)
-        j = (j + 1) & (s->wrote_cap - 1);
-    if (!s->wrote[j]) {
-        s->wrote[j] = h;
-        s->wrote_n++;
-    }
-    return 0;
+    return ofcd_hset_add(&s->wrote, wrote_hash(dpid, match_id)) < 0 ? -ENOMEM : 0;
 }
 
 /* Whether this batch may have written the flow (a hash collision says yes). */
 static bool wrote_has(const struct store_etcd *s, uint64_t dpid, uint64_t match_id)
 {
-    uint64_t h = wrote_hash(dpid, match_id);
-
-    if (!s->wrote_n)
-        return false;
-    for (size_t j = h & (s->wrote_cap - 1); s->wrote[j]; j = (j + 1) & (s->wrote_cap - 1))
-        if (s->wrote[j] == h)
-            return true;
-    return false;
+    return ofcd_hset_has(&s->wrote, wrote_hash(dpid, match_id));
 }
 
 static void wrote_reset(struct store_etcd *s)
 {
-    if (s->wrote_n)
-        memset(s->wrote, 0, s->wrote_cap * sizeof(*s->wrote));
-    s->wrote_n = 0;
+    ofcd_hset_clear(&s->wrote, 65536);
 }
 
 /* A transaction's failure is known (nothing of it was applied) when it
@@ -761,7 +725,7 @@ static int etcd_watch(struct store *s, store_watch_fn fn, void *arg)
 
 static void etcd_free(struct store_etcd *s)
 {
-    free(s->wrote);
+    ofcd_hset_free(&s->wrote);
     etcd_client_free(s->wc);
     etcd_client_free(s->rc);
     store_close(s->mirror);

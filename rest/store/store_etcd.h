@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "etcd_client.h"
+#include "ofcd_hset.h"
 #include "store.h"
 #include "store_queue.h"
 
@@ -128,9 +129,8 @@ struct store_etcd {
     size_t n_plain;                 /* ops[0..n_plain): changes that go whatever the
                                      * guards of the states after them say */
     int64_t batch_rev;              /* the newest revision this batch wrote */
-    uint64_t *wrote;                /* the flows this batch wrote: hashes, open
-                                     * addressing, 0 empty (a read of them settles) */
-    size_t wrote_n, wrote_cap;
+    struct ofcd_hset wrote;         /* the flows this batch wrote (a read of them
+                                     * settles first) */
     struct store_etcd_state_op *st;
     size_t n_st, cap_st;
     struct etcd_cmp gcmp[ETCD_TXN_OPS_MAX];                  /* the guards of one txn */

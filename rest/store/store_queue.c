@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofcd_hset.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
 
@@ -41,54 +42,16 @@ static int store_flow_check(const struct store_flow *f)
  * collision, or no room to remember) marks the batch changed twice. */
 static void store_note_key(struct store_queue *q, uint64_t dpid, uint64_t match_id)
 {
-    uint64_t h = dpid ^ match_id;       /* match_ids are hashes already */
-
-    h = h ? h : 1;                      /* 0 marks an empty slot */
-    if (q->batch_twice)
-        return;
-    if (2 * (q->seen_n + 1) > q->seen_cap) {
-        size_t nc = q->seen_cap ? q->seen_cap * 2 : 1024;
-        uint64_t *ns = calloc(nc, sizeof(*ns));
-        if (!ns) {
-            q->batch_twice = true;
-            return;
-        }
-        for (size_t i = 0; i < q->seen_cap; i++) {
-            if (!q->seen[i])
-                continue;
-            size_t j = q->seen[i] & (nc - 1);
-            while (ns[j])
-                j = (j + 1) & (nc - 1);
-            ns[j] = q->seen[i];
-        }
-        free(q->seen);
-        q->seen = ns;
-        q->seen_cap = nc;
-    }
-    size_t j = h & (q->seen_cap - 1);
-    while (q->seen[j]) {
-        if (q->seen[j] == h) {
-            q->batch_twice = true;
-            return;
-        }
-        j = (j + 1) & (q->seen_cap - 1);
-    }
-    q->seen[j] = h;
-    q->seen_n++;
+    /* match_ids are hashes already */
+    if (!q->batch_twice && ofcd_hset_add(&q->seen, dpid ^ match_id) != 1)
+        q->batch_twice = true;
 }
 
 /* A new batch: nothing seen. A big batch's table is not kept past it. */
 static void store_seen_reset(struct store_queue *q)
 {
     q->batch_twice = false;
-    if (q->seen_cap > 65536) {
-        free(q->seen);
-        q->seen = NULL;
-        q->seen_cap = 0;
-    } else if (q->seen_n) {
-        memset(q->seen, 0, q->seen_cap * sizeof(*q->seen));
-    }
-    q->seen_n = 0;
+    ofcd_hset_clear(&q->seen, 65536);
 }
 
 static int store_queue_changed(struct store_queue *q, const struct store_change *c)
@@ -662,7 +625,8 @@ int store_queue_set_state(struct store *s, uint64_t dpid, uint64_t match_id, uin
     return store_enqueue_async(store_queue_of(s), op);
 }
 
-int store_queue_sync_async(struct store *s, store_done_fn done, void *arg)
+/* A sync: nothing to apply, done once what came before it is. */
+static int store_sync_op(struct store *s, enum store_op_mark mark, store_done_fn done, void *arg)
 {
     struct store_op *op;
 
@@ -670,7 +634,13 @@ int store_queue_sync_async(struct store *s, store_done_fn done, void *arg)
         return -EINVAL;
     if (!(op = store_op_new(STORE_OP_SYNC)))
         return -ENOMEM;
+    op->mark = mark;
     return store_submit_done(store_queue_of(s), op, done, arg);
+}
+
+int store_queue_sync_async(struct store *s, store_done_fn done, void *arg)
+{
+    return store_sync_op(s, STORE_MARK_NONE, done, arg);
 }
 
 static int store_kv_check(const char *key, size_t len)
@@ -679,8 +649,9 @@ static int store_kv_check(const char *key, size_t len)
     return n == 0 || n > STORE_KV_KEY_MAX || len > STORE_KV_VAL_MAX ? -EINVAL : 0;
 }
 
-int store_queue_kv_put_async(struct store *s, const char *key, const void *val, size_t len,
-                             store_done_fn done, void *arg)
+/* A kv put, or a progress mark (store_queue_kv_mark_async). */
+static int store_kv_put_op(struct store *s, const char *key, const void *val, size_t len,
+                           enum store_op_mark mark, store_done_fn done, void *arg)
 {
     struct store_op *op;
 
@@ -688,10 +659,17 @@ int store_queue_kv_put_async(struct store *s, const char *key, const void *val, 
         return -EINVAL;
     if (!(op = store_op_new(STORE_OP_KV)))
         return -ENOMEM;
+    op->mark = mark;
     op->u.kv.key = key;
     op->u.kv.val = val ? val : "";
     op->u.kv.len = len;
     return store_submit_done(store_queue_of(s), op, done, arg);
+}
+
+int store_queue_kv_put_async(struct store *s, const char *key, const void *val, size_t len,
+                             store_done_fn done, void *arg)
+{
+    return store_kv_put_op(s, key, val, len, STORE_MARK_NONE, done, arg);
 }
 
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg)
@@ -709,29 +687,12 @@ int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn don
 int store_queue_kv_mark_async(struct store *s, const char *key, const void *val, size_t len,
                               store_done_fn done, void *arg)
 {
-    struct store_op *op;
-
-    if (!done || !val || store_kv_check(key, len) < 0)
-        return -EINVAL;
-    if (!(op = store_op_new(STORE_OP_KV)))
-        return -ENOMEM;
-    op->mark = STORE_MARK_IF_WHOLE;
-    op->u.kv.key = key;
-    op->u.kv.val = val;
-    op->u.kv.len = len;
-    return store_submit_done(store_queue_of(s), op, done, arg);
+    return val ? store_kv_put_op(s, key, val, len, STORE_MARK_IF_WHOLE, done, arg) : -EINVAL;
 }
 
 int store_queue_mark_restart_async(struct store *s, store_done_fn done, void *arg)
 {
-    struct store_op *op;
-
-    if (!done)
-        return -EINVAL;
-    if (!(op = store_op_new(STORE_OP_SYNC)))
-        return -ENOMEM;
-    op->mark = STORE_MARK_RESTART;
-    return store_submit_done(store_queue_of(s), op, done, arg);
+    return store_sync_op(s, STORE_MARK_RESTART, done, arg);
 }
 
 void store_queue_stats(struct store_queue *q, struct store_stats *st)
@@ -794,6 +755,5 @@ void store_queue_stop(struct store_queue *q)
     pthread_mutex_destroy(&q->lock);
     free(q->chg);
     q->chg = NULL;
-    free(q->seen);
-    q->seen = NULL;
+    ofcd_hset_free(&q->seen);
 }

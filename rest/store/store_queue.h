@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ofcd_hset.h"
 #include "ofcd_ratelimit.h"
 #include "store.h"
 
@@ -162,8 +163,7 @@ struct store_queue {
     struct ofcd_ratelimit rl_replay, rl_full;   /* its failures' log lines */
     bool completing;          /* running the batch's completions */
     bool batch_twice;         /* a key of this batch changed twice, or unsure */
-    uint64_t *seen;
-    size_t seen_n, seen_cap;
+    struct ofcd_hset seen;
 };
 
 /* The queue of s (s from a backend built on store_queue). */
