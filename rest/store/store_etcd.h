@@ -10,7 +10,7 @@
  *                                        by the switch's master only
  *   P data/apps/<key>                    an app's record, value as given
  * A flow put deletes its state key in the same transaction: a new version
- * starts pending. The mirror keeps the etcd revision it has applied under
+ * starts pending (a flow neither the mirror nor the batch holds has none). The mirror keeps the etcd revision it has applied under
  * the kv key STORE_ETCD_REV_KEY, written after that revision's changes and
  * only if every one of them was applied, so a restart watches from the
  * next one (a compacted one: a full read) and never skips a change.
