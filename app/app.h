@@ -32,6 +32,7 @@
 #include "qmsg_pool.h"
 #include "rest.h"
 #include "ofcd_doorbell.h"
+#include "ofcd_sd_notify.h"
 #include "rest_auth.h"
 #include "rest_events.h"
 
@@ -69,6 +70,9 @@ struct app_ctx {
     struct of_pins pins;             /* tls.pins_file, read by the workers */
     struct rte_mempool *pool;
     char kernel_ifname[32];          /* tap: the kernel side, "" otherwise */
+    /* systemd's readiness (Type=notify): main says READY and what it is
+     * doing, the control thread STOPPING and the watchdog's keep-alive. */
+    struct ofcd_sd_notify notify;
     atomic_bool stop;
     atomic_uint dump_conns;          /* bumped on SIGUSR2: lcores log their connections */
     /* Cluster mode: whether this node may act as a master now (its lease

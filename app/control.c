@@ -291,6 +291,8 @@ static void *control_main(void *arg)
         }
         if (sig == SIGINT || sig == SIGTERM) {
             LOG_INFO("control", "%s received: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            ofcd_sd_notify_send(&app->notify, "STOPPING=1\nSTATUS=stopping: handing the "
+                                "switches over, then closing");
             stop_by_ms = mono_ms() + CONTROL_STOP_WAIT_MS;
         }
         if (sig == SIGUSR1)
@@ -310,6 +312,9 @@ static void *control_main(void *arg)
             next_stats += interval_ms;
         }
         now = mono_ms();
+        /* A control thread that stops looping stops this: systemd's
+         * WatchdogSec then restarts the service. */
+        ofcd_sd_notify_watchdog(&app->notify, now);
         if (now >= next_periodic_ms) {
             next_periodic_ms = now + CONTROL_WAKE_MS;
             control_periodic(app, &link, &next_forget_us, &next_purge_ms, &next_keepalive_ms);

@@ -72,6 +72,9 @@ static void usage(FILE *out)
             "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now;\n"
             "SIGUSR2 logs every TCP connection and switch. At run time, ofcdctl talks to\n"
             "app.ctl_socket, by default /run/ofcd/<EAL file-prefix>.ctl (ofcdctl --help).\n"
+            "Under systemd (Type=notify, $NOTIFY_SOCKET): STATUS while it starts, READY=1\n"
+            "once the port is up, the store open and REST listening, STOPPING=1 on\n"
+            "SIGTERM, WATCHDOG=1 from the control thread when WatchdogSec is set.\n"
             "Exit codes: 0 clean stop, 1 run-time failure, 2 bad command line or config.\n"
             "\n");
     cfg_print_help(out);
@@ -243,6 +246,11 @@ static void log_ready(const struct app_ctx *app)
     LOG_INFO("main", "ofcd ready: %s/%u MAC %02x:%02x:%02x:%02x:%02x:%02x on %s%s; "
              "answering ARP, ICMP echo and OpenFlow", ofcd_ipv4_format(cfg->ip, ip),
              cfg->prefix_len, m[0], m[1], m[2], m[3], m[4], m[5], app->port->name, kside);
+    /* The port up, the store open, REST listening. */
+    char rest_ip[OFCD_IPV4_STRLEN];
+    ofcd_sd_notify_send(&app->notify, "READY=1\nSTATUS=ready: %s/%u on %s, REST on %s:%u",
+                        ofcd_ipv4_format(cfg->ip, ip), cfg->prefix_len, app->port->name,
+                        ofcd_ipv4_format(cfg->rest_ip, rest_ip), cfg->rest_port);
 }
 
 /* Launch the poll loops; the main lcore runs its own role inline. */
@@ -420,6 +428,8 @@ int main(int argc, char **argv)
         return 0;
     }
     malloc_keep_memory();
+    if (ofcd_sd_notify_init(&app.notify, err, sizeof(err)) < 0)
+        LOG_WARN("main", "%s", err);
 
     struct eal_args ea;
     rc = eal_args_build(&ea, argv[0], app.cfg.eal_args);
@@ -462,6 +472,8 @@ int main(int argc, char **argv)
     /* The apps first: the flow manager leaves their flows alone. The store's
      * committer thread starts here, so it too floats over the original CPUs
      * with the signals blocked. */
+    ofcd_sd_notify_send(&app.notify, "STATUS=opening the flow store in %s; a cluster node "
+                        "catches up with etcd", app.cfg.data_dir);
     rc = wire_apps(&app);
     if (rc == 0)
         rc = open_flow_store(&app);
@@ -472,6 +484,7 @@ int main(int argc, char **argv)
         goto out_unlock;
     }
 
+    ofcd_sd_notify_send(&app.notify, "STATUS=starting DPDK and the port");
     rc = rte_eal_init(ea.argc, ea.argv);
     if (rc < 0) {
         LOG_ERR("main", "DPDK EAL initialisation failed: %s (eal.args = '%s')",
@@ -512,6 +525,7 @@ int main(int argc, char **argv)
         goto out_eal;
     log_ready(&app);
     exit_code = run_lcores(&app) == 0 ? 0 : 1;
+    ofcd_sd_notify_send(&app.notify, "STATUS=stopping: closing the flow store");
 
 out_eal:
     app_teardown(&app);

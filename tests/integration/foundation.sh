@@ -17,12 +17,14 @@ IFACE=ofc0
 work=$(mktemp -d /tmp/ofcd-it-foundation.XXXXXX)
 log=$work/ofcd.log
 pid=
+notify_pid=
 
 cleanup() {
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
         kill -KILL "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     fi
+    [ -n "$notify_pid" ] && kill "$notify_pid" 2>/dev/null
     if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -46,11 +48,32 @@ grep -q 'no_such_key' "$work/bad" || fail "unknown key message does not name it"
 pass "unknown key rejected"
 
 # --- boot ------------------------------------------------------------------
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" >"$log" 2>&1 &
+# As systemd starts a Type=notify service with WatchdogSec=1: a datagram
+# socket in NOTIFY_SOCKET, each message a line of notify.txt ('|' for its
+# newlines).
+python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+out = open(sys.argv[2], "a")
+while True:
+    out.write(s.recv(4096).decode().replace("\n", "|") + "\n")
+    out.flush()' "$work/notify.sock" "$work/notify.txt" &
+notify_pid=$!
+for _ in $(seq 100); do [ -S "$work/notify.sock" ] && break; sleep 0.05; done
+NOTIFY_SOCKET=$work/notify.sock WATCHDOG_USEC=1000000 \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" >"$log" 2>&1 &
 pid=$!
 wait_for_line "$log" 'ofcd ready|ERROR' 60 || { cat "$log"; fail "no 'ofcd ready' within 60 s"; }
 grep -q 'ofcd ready' "$log" || { cat "$log"; fail "start-up failed"; }
 pass "ofcd ready (pid $pid)"
+wait_for_line "$work/notify.txt" '^READY=1' 5 ||
+    fail "systemd was not told READY=1: $(cat "$work/notify.txt" 2>/dev/null)"
+grep -q '^STATUS=opening the flow store' "$work/notify.txt" ||
+    fail "no STATUS while starting: $(cat "$work/notify.txt")"
+wait_for_line "$work/notify.txt" '^WATCHDOG=1' 5 ||
+    fail "no WATCHDOG=1 within 5 s with WATCHDOG_USEC=1000000: $(cat "$work/notify.txt")"
+pass "systemd told: $(grep -c STATUS "$work/notify.txt") STATUS lines, then $(grep '^READY' "$work/notify.txt"); the watchdog fed"
 
 ip -4 addr show dev "$IFACE" | grep -q 'inet 10.66.0.1/24' ||
     { ip addr show dev "$IFACE"; fail "kernel side of $IFACE lacks 10.66.0.1/24"; }
@@ -131,6 +154,8 @@ t1=$(date +%s%N)
 pid=
 [ $rc -eq 0 ] || { tail -20 "$log"; fail "exit code $rc after SIGTERM"; }
 grep -q 'stopped cleanly' "$log" || fail "no 'stopped cleanly' in the log"
+tail -n +2 "$work/notify.txt" | grep -q '^STOPPING=1' ||
+    fail "systemd was not told STOPPING=1 after READY: $(cat "$work/notify.txt")"
 ! ip link show dev "$IFACE" >/dev/null 2>&1 || fail "$IFACE still exists after stop"
 pass "SIGTERM: exit 0 in $(( (t1 - t0) / 1000000 )) ms, tap removed"
 
