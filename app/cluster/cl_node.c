@@ -140,20 +140,9 @@ static int read_pages(struct cl_node *n, const char *from0, const char *to,
             break;
         }
         rev = resp->hdr.revision;
-        more = resp->kvs.more && resp->kvs.n > 0;
-        if (more) {
-            /* The next page starts just after this one's last key. */
-            const struct etcd_kv *last = &resp->kvs.kv[resp->kvs.n - 1];
-            uint8_t *nf = realloc(from, last->key_len + 1);
-            if (!nf) {
-                rc = -ENOMEM;
-                break;
-            }
-            from = nf;
-            memcpy(from, last->key, last->key_len);
-            from[last->key_len] = '\0';
-            from_len = last->key_len + 1;
-        }
+        int next = etcd_range_next_page(resp, &from, &from_len);
+        more = next > 0;
+        rc = next < 0 ? next : 0;
     }
     free(from);
     if (rc < 0) {

@@ -261,6 +261,13 @@ int etcd_watch_end(const struct etcd_watch_resp *r);
 /* token: ETCD_TOKEN_MAX bytes. */
 int etcd_decode_auth(const char *text, size_t len, char *token, char *err);
 
+/* A range read in pages (a limit, one revision): where the page after resp
+ * starts, just after its last key (that key and a NUL), into *from
+ * (realloc'd, *from_len its length). 1 when there is a next page, 0 when
+ * resp was the last, -ENOMEM (*from left as it was). */
+int etcd_range_next_page(const struct etcd_range_resp *resp, uint8_t **from,
+                         size_t *from_len);
+
 void etcd_kvs_free(struct etcd_kvs *k);
 void etcd_range_resp_free(struct etcd_range_resp *r);
 void etcd_txn_resp_free(struct etcd_txn_resp *t);

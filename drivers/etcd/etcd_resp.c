@@ -375,6 +375,22 @@ void etcd_range_resp_free(struct etcd_range_resp *r)
     etcd_kvs_free(&r->kvs);
 }
 
+int etcd_range_next_page(const struct etcd_range_resp *resp, uint8_t **from,
+                         size_t *from_len)
+{
+    if (!resp->kvs.more || resp->kvs.n == 0)
+        return 0;
+    const struct etcd_kv *last = &resp->kvs.kv[resp->kvs.n - 1];
+    uint8_t *n = realloc(*from, last->key_len + 1);
+    if (!n)
+        return -ENOMEM;
+    memcpy(n, last->key, last->key_len);
+    n[last->key_len] = '\0';
+    *from = n;
+    *from_len = last->key_len + 1;
+    return 1;
+}
+
 static int body_delete(json_t *o, void *out, char *err)
 {
     struct etcd_delete_resp *d = out;

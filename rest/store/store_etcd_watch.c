@@ -434,19 +434,10 @@ static int full_read(struct store_etcd *s)
             if (rc == 0)
                 rc = apply_one(s, kv, false);
         }
-        more = resp.kvs.more && resp.kvs.n > 0;
-        if (more && rc == 0) {
-            /* The next page starts just after this one's last key. */
-            const struct etcd_kv *last = &resp.kvs.kv[resp.kvs.n - 1];
-            uint8_t *n = realloc(from, last->key_len + 1);
-            if (!n)
-                rc = -ENOMEM;
-            else {
-                from = n;
-                memcpy(from, last->key, last->key_len);
-                from[last->key_len] = '\0';
-                from_len = last->key_len + 1;
-            }
+        if (rc == 0) {
+            int next = etcd_range_next_page(&resp, &from, &from_len);
+            more = next > 0;
+            rc = next < 0 ? next : 0;
         }
         etcd_range_resp_free(&resp);
     }

@@ -198,6 +198,29 @@ static void test_prefix_end(void **state)
     assert_int_equal(out[0], 0);
 }
 
+/* A paged range goes on just after the page's last key (a NUL after it:
+ * the least key above it), only while etcd says there is more. */
+static void test_range_next_page(void **state)
+{
+    (void)state;
+    uint8_t k1[] = "p/a", k2[] = "p/b\xff";
+    struct etcd_kv kv[2] = {{.key = k1, .key_len = 3}, {.key = k2, .key_len = 4}};
+    struct etcd_range_resp r = {.kvs = {.kv = kv, .n = 2, .more = true}};
+    uint8_t *from = (uint8_t *)strdup("p/");
+    size_t from_len = 2;
+
+    assert_int_equal(etcd_range_next_page(&r, &from, &from_len), 1);
+    assert_int_equal(from_len, 5);
+    assert_memory_equal(from, "p/b\xff\0", 5);
+    r.kvs.more = false;
+    assert_int_equal(etcd_range_next_page(&r, &from, &from_len), 0);
+    assert_int_equal(from_len, 5);
+    r.kvs.more = true;
+    r.kvs.n = 0;                    /* "more" with no key: nothing to go on from */
+    assert_int_equal(etcd_range_next_page(&r, &from, &from_len), 0);
+    free(from);
+}
+
 static void test_b64(void **state)
 {
     (void)state;
@@ -588,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_req_lease_watch_auth),
         cmocka_unit_test(test_req_bounds),
         cmocka_unit_test(test_prefix_end),
+        cmocka_unit_test(test_range_next_page),
         cmocka_unit_test(test_b64),
         cmocka_unit_test(test_decode_range),
         cmocka_unit_test(test_decode_txn_delete_lease),
