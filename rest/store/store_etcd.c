@@ -252,20 +252,33 @@ static int settle(struct store_etcd *s)
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);
 }
 
+static int held_one(const struct store_flow *f, void *arg)
+{
+    (void)f;
+    *(bool *)arg = true;
+    return 1;
+}
+
+/* A flow neither this batch nor the mirror holds (in any state), read as a
+ * version (no text decoded, nothing copied); an error reads as held. */
+static bool flow_fresh(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
+{
+    bool held = false;
+
+    if (wrote_has(s, dpid, match_id))
+        return false;
+    return store_get_each_version(s->mirror, dpid, &match_id, 1, held_one, &held) == 0 &&
+           !held;
+}
+
 static int apply_put(struct store_etcd *s, struct store_op *op, uint64_t now,
                      struct store_tally *t)
 {
     for (size_t i = 0; i < op->u.put.n; i++) {
-        struct store_flow f = op->u.put.flows[i], have = {0};
+        struct store_flow f = op->u.put.flows[i];
         f.added_ns = f.changed_ns = now;
         /* A new flow costs etcd one operation, not two. */
-        int got = wrote_has(s, f.dpid, f.match_id) ? 0
-                                                   : store_get(s->mirror, f.dpid, f.match_id,
-                                                               &have);
-        bool fresh = got == -ENOENT;
-        if (got == 0)
-            store_flow_release(&have);
-        int rc = tx_put_flow_as(s, &f, fresh);
+        int rc = tx_put_flow_as(s, &f, flow_fresh(s, f.dpid, f.match_id));
         if (rc < 0)
             return rc;
     }
