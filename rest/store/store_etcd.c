@@ -498,8 +498,6 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
     struct etcd_cmp cmp;
     size_t n_cmp = 0;
 
-    s->n_plain = s->n_ops;
-    s->in_states = true;
     if (s->guard) {
         if (s->guard(s->guard_arg, st[0].dpid, gkey, sizeof(gkey), &gen) < 0) {
             count_not_master(s, n);
@@ -569,8 +567,6 @@ static int send_states_some(struct store_etcd *s, size_t *i)
 {
     size_t j = *i, n_cmp = 0, first = *i;
 
-    s->n_plain = s->n_ops;
-    s->in_states = true;
     if (st_group_end(s, j) - j > ETCD_TXN_OPS_MAX / 2 || !s->guard) {
         size_t k = st_group_end(s, j);
         *i = k;
@@ -635,6 +631,10 @@ static int etcd_commit(struct store_queue *q)
         s->n_st = st_last_only(s);
         if (st_touch_batch(s))
             rc = tx_send(s, NULL, 0, NULL);
+        /* What is in the transaction now goes in both branches of the
+         * first guarded one (tx_free leaves the next ones none). */
+        s->n_plain = s->n_ops;
+        s->in_states = true;
         for (size_t i = 0; i < s->n_st && rc == 0;)
             rc = send_states_some(s, &i);
     }
