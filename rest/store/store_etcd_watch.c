@@ -524,10 +524,12 @@ static int full_read_applied(struct store_etcd *s)
 
     if (rc == 0)
         rc = store_sync(s->mirror);
-    if (rc == 0 && !behind_now(s))
+    if (rc == 0 && behind_now(s))
+        rc = -ESTALE;
+    if (rc == 0)
         LOG_INFO(STORE_COMP, "caught up with etcd at revision %" PRId64 ": a full read in %"
                  PRIu64 " ms", s->queued_rev, ofcd_clock_mono_ms() - t0);
-    return rc < 0 ? rc : behind_now(s) ? -ESTALE : 0;
+    return rc;
 }
 
 static void watch_once(struct store_etcd *s)
@@ -561,18 +563,18 @@ static void watch_once(struct store_etcd *s)
         s->need_full = true;
         return;
     }
+    int64_t from = s->queued_rev + 1;
     if (target)
         LOG_INFO(STORE_COMP, "catching up with etcd from revision %" PRId64 " to %" PRId64,
-                 s->queued_rev + 1, target);
+                 from, target);
     struct etcd_watch_req req = {.key = s->data_prefix, .key_len = strlen(s->data_prefix),
-                                 .prefix = true, .start_revision = s->queued_rev + 1};
+                                 .prefix = true, .start_revision = from};
     struct etcd_watch *w = NULL;
     /* Resuming: etcd sends the changes since the mirror's revision, in
      * parts, right after the watch is made; the node's sync write is among
      * them, after every change before it, so once the revision queued (a
      * message's last event's) reaches it, the copy has caught up. */
     uint64_t t0 = ofcd_clock_mono_ms();
-    int64_t from = s->queued_rev + 1;
     int rc = etcd_watch_open(s->rc, &req, on_watch, s, &w, NULL);
     while (rc >= 0 && !s->need_full && !atomic_load(&s->stop)) {
         rc = etcd_watch_poll(w, 100);
