@@ -2,6 +2,7 @@
 #include "ctl_cmds.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
@@ -218,12 +219,24 @@ int ctl_cmds_open(struct app_ctx *app, const char *file_prefix)
                 sizeof(path) - 1);
         return -ENAMETOOLONG;
     }
-    app->cmd_srv = ofcd_ctl_server_open(path, app->cmds, err, sizeof(err));
+    gid_t group = (gid_t)-1;
+    if (app->cfg.ctl_group[0]) {
+        const struct group *g = getgrnam(app->cfg.ctl_group);
+        if (!g) {                       /* checked with the config; gone since */
+            LOG_ERR("control", "app.ctl_group '%s': no such group", app->cfg.ctl_group);
+            return -ENOENT;
+        }
+        group = g->gr_gid;
+    }
+    app->cmd_srv = ofcd_ctl_server_open_shared(path, group, app->cmds, err, sizeof(err));
     if (!app->cmd_srv) {
         LOG_ERR("control", "cannot open the command socket: %s", err);
         return -EIO;
     }
     LOG_INFO("control", "ofcdctl's socket: %s", path);
+    if (group != (gid_t)-1)
+        LOG_INFO("control", "ofcdctl's socket is open to group %s (mode 660)",
+                 app->cfg.ctl_group);
     return 0;
 }
 

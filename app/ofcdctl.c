@@ -24,6 +24,7 @@
 #include "instance_lock.h"
 #include "ofcd_ctl.h"
 #include "ofcd_ctl_wire.h"
+#include "ofcd_version.h"
 
 #define EXIT_ERROR_ANSWER 1
 #define EXIT_USAGE 2
@@ -42,6 +43,7 @@ static void usage(FILE *out)
             "                  where <prefix> is the EAL --file-prefix in eal.args, which\n"
             "                  makes it " INSTANCE_LOCK_DIR "/ofcd.ctl built in)\n"
             "  --config FILE   the configuration ofcd runs with: it names the socket\n"
+            "  --version       print the version, exit\n"
             "  -h, --help      this text\n"
             "\n"
             "Commands (`ofcdctl list-commands` lists those of the running ofcd with their\n"
@@ -194,6 +196,10 @@ int main(int argc, char **argv)
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("ofcdctl %s\n", OFCD_VERSION);
             return 0;
         }
         if ((strcmp(argv[i], "--socket") == 0 || strcmp(argv[i], "--config") == 0) &&

@@ -72,6 +72,13 @@ static bool live(const struct sockaddr_un *a)
 struct ofcd_ctl_server *ofcd_ctl_server_open(const char *path, struct ofcd_ctl *cmds,
                                              char *err, size_t errlen)
 {
+    return ofcd_ctl_server_open_shared(path, (gid_t)-1, cmds, err, errlen);
+}
+
+struct ofcd_ctl_server *ofcd_ctl_server_open_shared(const char *path, gid_t group,
+                                                    struct ofcd_ctl *cmds, char *err,
+                                                    size_t errlen)
+{
     struct ofcd_ctl_server *s = calloc(1, sizeof(*s));
     struct stat st;
 
@@ -108,7 +115,11 @@ struct ofcd_ctl_server *ofcd_ctl_server_open(const char *path, struct ofcd_ctl *
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         goto fail;
     }
-    if (chmod(path, 0600) < 0 || listen(s->lfd, OFCD_CTL_CLIENTS_MAX) < 0) {
+    /* The group's members only once the group is the right one: until
+     * listen() nobody can connect anyway. */
+    if ((group != (gid_t)-1 && chown(path, (uid_t)-1, group) < 0) ||
+        chmod(path, group != (gid_t)-1 ? 0660 : 0600) < 0 ||
+        listen(s->lfd, OFCD_CTL_CLIENTS_MAX) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         unlink(path);
         goto fail;

@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ofcd_counters.h"
 #include "ofcd_ctl.h"
@@ -55,6 +56,12 @@ struct ofcd_ctl_server;
  * mode 600, listen. NULL with the reason in err. */
 struct ofcd_ctl_server *ofcd_ctl_server_open(const char *path, struct ofcd_ctl *cmds,
                                              char *err, size_t errlen);
+/* The same, and when group is not (gid_t)-1 the socket's group is group and
+ * its mode 660, so that group's members run ofcdctl (a service's operators
+ * without root). The process must be root or a member of group. */
+struct ofcd_ctl_server *ofcd_ctl_server_open_shared(const char *path, gid_t group,
+                                                    struct ofcd_ctl *cmds, char *err,
+                                                    size_t errlen);
 /* Close every client (a deferred answer cancelled), the listener, and
  * remove the socket file. NULL is accepted. */
 void ofcd_ctl_server_close(struct ofcd_ctl_server *s);

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1492,11 +1493,18 @@ static int check_app(struct ofcd_config *cfg, char *err, size_t errlen)
 {
     size_t len = strlen(cfg->ctl_socket), max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
 
-    if (len <= max)
-        return 0;
-    snprintf(err, errlen, "app.ctl_socket is %zu bytes; a unix socket's path holds at most %zu",
-             len, max);
-    return -EINVAL;
+    if (len > max) {
+        snprintf(err, errlen, "app.ctl_socket is %zu bytes; a unix socket's path holds at "
+                 "most %zu", len, max);
+        return -EINVAL;
+    }
+    if (cfg->ctl_group[0] && !getgrnam(cfg->ctl_group)) {
+        snprintf(err, errlen, "app.ctl_group '%s': no such group on this machine (addgroup "
+                 "--system %s, or leave it empty for ofcd's own user only)", cfg->ctl_group,
+                 cfg->ctl_group);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)

@@ -215,6 +215,7 @@ struct ofcd_config {
     int log_level;                       /* enum ofcd_log_level */
     uint32_t stats_log_interval_s;       /* 0 = never */
     char ctl_socket[CFG_STR_MAX];        /* ofcdctl's; "" = /run/ofcd/<file-prefix>.ctl */
+    char ctl_group[CFG_STR_MAX];         /* its group (mode 660); "" = owner only (600) */
 
     /* [fault] */
     bool fault_enabled;

@@ -499,6 +499,10 @@ const struct cfg_key cfg_keys[] = {
                    "unix socket ofcdctl talks to (mode 600, replaced if stale, removed at "
                    "stop), at most 107 bytes (a socket path's limit; longer is refused at "
                    "start); empty = /run/ofcd/<EAL file-prefix>.ctl"),
+    CFG_STRING_OPT("app", "ctl_group", ctl_group,
+                   "a group whose members may run ofcdctl: the socket gets that group and "
+                   "mode 660 (ofcd must be root or in the group; the package's service sets "
+                   "ofcd); empty = ofcd's own user only (mode 600)"),
 
     CFG_BOOL("fault", "enabled", fault_enabled, "false",
              "wrap the port in the fault injector (for tests)"),

@@ -924,6 +924,23 @@ static void test_ctl_socket(void **state)
     assert_has(err, "at most 107");
 }
 
+/* app.ctl_group: empty by default; a group the machine has is taken, one
+ * it lacks refused by --check with the way out, not found at start. */
+static void test_ctl_group(void **state)
+{
+    (void)state;
+    struct ofcd_config c;
+    char err[CFG_ERR_MAX];
+    cfg_defaults(&c);
+
+    assert_string_equal(c.ctl_group, "");
+    override_ok(&c, "app.ctl_group=root");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), 0);
+    override_ok(&c, "app.ctl_group=ofcd-no-such-group");
+    assert_int_equal(cfg_finish(&c, err, sizeof(err)), -EINVAL);
+    assert_has(err, "app.ctl_group 'ofcd-no-such-group': no such group");
+}
+
 /* ------------------------------------------------------------------------ */
 /* file syntax                                                                */
 
@@ -1963,6 +1980,7 @@ int main(void)
         cmocka_unit_test(test_rate_values),
         cmocka_unit_test(test_log_level_values),
         cmocka_unit_test(test_ctl_socket),
+        cmocka_unit_test(test_ctl_group),
         cmocka_unit_test(test_file_syntax),
         cmocka_unit_test(test_crlf_and_bom),
         cmocka_unit_test(test_quoted_values),

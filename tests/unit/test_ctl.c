@@ -486,6 +486,31 @@ static void test_server_mode(void **state)
     ofcd_ctl_server_close(s);
 }
 
+/* Shared with a group: the socket carries it, mode 660 (an operator in
+ * the service's group runs ofcdctl without root); never wider before. */
+static void test_server_group(void **state)
+{
+    struct fixture *f = *state;
+    char path[100], err[256];
+    struct stat st;
+    gid_t g = getgid();
+
+    snprintf(path, sizeof(path), "%s/group.ctl", f->dir);
+    mode_t old = umask(0);
+    bound_mode = 07777;
+    struct ofcd_ctl_server *s = ofcd_ctl_server_open_shared(path, g, f->cmds, err, sizeof(err));
+    umask(old);
+    assert_non_null(s);
+    assert_int_equal(bound_mode, 0600);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0660);
+    assert_int_equal(st.st_gid, g);
+    int fd = client(path);
+    assert_true(fd >= 0);
+    close(fd);
+    ofcd_ctl_server_close(s);
+}
+
 /* 16 clients at once; the 17th is told it is busy and closed, and the
  * others are served. */
 static void test_server_clients_bound(void **state)
@@ -796,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_wire),
         cmocka_unit_test_setup_teardown(test_server_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_clients_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_request_bounds, setup, teardown),
