@@ -6,6 +6,7 @@
 #               REST integration test under ThreadSanitizer
 #   make bench  build optimised, print benchmark figures (bench/out/)
 #   make bench-quick  the headline figures next to their peers, ~2 minutes
+#   make deb    the Debian package, checked by lintian (build/deb/)
 
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
@@ -24,7 +25,7 @@ test_services_on = grep -q '"name": "test_services", "value": true' \
 	$(1)/meson-info/intro-buildoptions.json || $(MESON) setup --reconfigure $(1) $(TEST_OPTS)
 
 .PHONY: all deps build build-asan build-tsan run test test-unit test-integration test-asan \
-	test-tsan layout bench bench-quick clean
+	test-tsan layout bench bench-quick deb clean
 
 all: build
 
@@ -63,6 +64,11 @@ build-tsan: deps $(BUILD_TSAN)/build.ninja
 # stop takes seconds (OFCD_STOP_S: how long the tests wait after SIGTERM).
 TSAN_RUN = TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp second_deadlock_stack=1" \
 	OFCD_STOP_S=20 setarch $$(uname -m) -R
+
+# The Debian package (debian/): build/deb/ofcd_VERSION_amd64.deb, checked by
+# lintian (scripts/make-deb; README "Install on an appliance").
+deb: deps
+	./scripts/make-deb
 
 run: build
 	./$(BUILD)/app/ofcd --config $(CONFIG) $(ARGS)
