@@ -2,8 +2,11 @@
 #include "rest_access.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -66,6 +69,28 @@ static int read_secret(const char *prompt, char *buf, size_t n)
     return tty ? 1 : 0;
 }
 
+/* root adding a user for a service that runs as its own user (the
+ * package's ofcd): the file is written as the owner of its directory, so
+ * the service can read it (it is mode 600). 1: switched, 0: not needed,
+ * negative: could not. */
+static int as_dir_owner(const char *file, uid_t *owner)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+
+    if (geteuid() != 0 || snprintf(dir, sizeof(dir), "%s", file) >= (int)sizeof(dir) ||
+        stat(dirname(dir), &st) != 0 || st.st_uid == 0)
+        return 0;
+    if (setegid(st.st_gid) != 0)
+        return -errno;
+    if (seteuid(st.st_uid) != 0) {
+        int e = errno;
+        return setegid(0) == 0 ? -e : -errno;
+    }
+    *owner = st.st_uid;
+    return 1;
+}
+
 int rest_access_user_add(const struct ofcd_config *c, const char *name, const char *role)
 {
     char pw[REST_PASSWORD_MAX + 2], again[REST_PASSWORD_MAX + 2];
@@ -98,8 +123,15 @@ int rest_access_user_add(const struct ofcd_config *c, const char *name, const ch
         OPENSSL_cleanse(pw, sizeof(pw));
         return 2;
     }
-    rc = rest_users_put(c->rest_users_file, name, pw, role);
+    uid_t owner = 0;
+    int as = as_dir_owner(c->rest_users_file, &owner);
+    rc = as < 0 ? as : rest_users_put(c->rest_users_file, name, pw, role);
     OPENSSL_cleanse(pw, sizeof(pw));
+    if (as == 1 && (seteuid(0) != 0 || setegid(0) != 0))
+        rc = rc < 0 ? rc : -errno;
+    if (as == 1)
+        printf("written as uid %u, the owner of the file's directory (the service's user)\n",
+               (unsigned)owner);
     if (rc == -EWOULDBLOCK) {
         fprintf(stderr, "ofcd: %s is being written by another (its .lock held for %d ms); "
                 "nothing changed, try again\n", c->rest_users_file, REST_USERS_LOCK_WAIT_MS);
