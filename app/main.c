@@ -487,8 +487,12 @@ int main(int argc, char **argv)
     ofcd_sd_notify_send(&app.notify, "STATUS=starting DPDK and the port");
     rc = rte_eal_init(ea.argc, ea.argv);
     if (rc < 0) {
-        LOG_ERR("main", "DPDK EAL initialisation failed: %s (eal.args = '%s')",
-                rte_strerror(rte_errno), app.cfg.eal_args);
+        /* ENODEV: a --vdev or -a names a driver DPDK did not load. With
+         * Debian's DPDK each driver is a package of its own. */
+        LOG_ERR("main", "DPDK EAL initialisation failed: %s (eal.args = '%s')%s",
+                rte_strerror(rte_errno), app.cfg.eal_args,
+                rte_errno == ENODEV ? ": is the port's driver installed? (Debian: a "
+                "librte-net-* package, e.g. librte-net-tap23 for net_tap)" : "");
         close_flow_store(&app);
         unwire_apps(&app);
         goto out_unlock;

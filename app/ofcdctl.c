@@ -62,7 +62,9 @@ static void usage(FILE *out)
             "  ofcdctl --config /etc/ofcd/ofcd.conf counters/show tcp\n"
             "  ofcdctl switch/show 00:00:00:00:00:00:00:01\n"
             "\n"
-            "The socket is root's only (mode 600). Exit codes: 0 ok (the answer on stdout);\n"
+            "The socket is ofcd's user's only (mode 600), or also app.ctl_group's (660:\n"
+            "the Debian package's service opens it to group ofcd, so `adduser NAME ofcd`\n"
+            "lets NAME run ofcdctl). Exit codes: 0 ok (the answer on stdout);\n"
             "1 ofcd answered with an error (on stderr); 2 a bad command line, no ofcd at\n"
             "the socket, or no whole answer within %d s.\n", ANSWER_TIMEOUT_S);
 }
@@ -144,7 +146,8 @@ static ssize_t exchange(const char *path, const char *req, size_t req_len, char 
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
         int e = errno;
         fprintf(stderr, "ofcdctl: cannot connect to %s: %s%s\n", path, strerror(e),
-                e == EACCES ? " (the socket is root's only)"
+                e == EACCES ? " (the socket is ofcd's user's and app.ctl_group's only: "
+                              "the package's service opens it to group ofcd)"
                 : e == ENOENT || e == ECONNREFUSED ? " (is ofcd running, with this "
                                                      "configuration?)" : "");
         if (fd >= 0)
