@@ -60,6 +60,8 @@ struct app_lcore {
 
 struct app_ctx {
     struct ofcd_config cfg;
+    int argc;                         /* the command line: a reload reads it again */
+    char **argv;
     struct of_app apps[OF_APPS_MAX];  /* wire_apps(): the worker's hooks, in order */
     unsigned n_apps;
     struct app_inst inst[OF_APPS_MAX];  /* the running apps (app/apps.c), inst[i] hooks apps[i] */

@@ -19,6 +19,7 @@
 #include "port.h"
 #include "store.h"
 #include "events_pub.h"
+#include "reload.h"
 
 void control_signal_set(sigset_t *set)
 {
@@ -27,6 +28,7 @@ void control_signal_set(sigset_t *set)
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGUSR1);
     sigaddset(set, SIGUSR2);
+    sigaddset(set, SIGHUP);
 }
 
 static uint64_t mono_ms(void)
@@ -243,10 +245,27 @@ static void control_periodic(struct app_ctx *app, int *link, uint64_t *next_forg
     control_purge_deleted(app, next_purge_ms);
 }
 
+/* SIGHUP (systemctl reload): the configuration read again; systemd hears
+ * of the reload's start and end. */
+static void control_reload(struct app_ctx *app)
+{
+    struct reload_result res;
+    char report[1024], status[128];
+
+    ofcd_sd_notify_send(&app->notify, "RELOADING=1\nSTATUS=reloading the configuration");
+    int rc = reload_config(app, &res, report, sizeof(report));
+    if (rc < 0)
+        snprintf(status, sizeof(status), "reload refused (see the log); running as before");
+    else
+        snprintf(status, sizeof(status), "reloaded: %u key(s) applied, %u at the next restart",
+                 res.applied, res.at_restart);
+    ofcd_sd_notify_send(&app->notify, "READY=1\nSTATUS=%s", status);
+}
+
 static void *control_main(void *arg)
 {
     struct app_ctx *app = arg;
-    const uint64_t interval_ms = (uint64_t)app->cfg.stats_log_interval_s * 1000u;
+    uint64_t interval_ms = (uint64_t)app->cfg.stats_log_interval_s * 1000u;
     uint64_t next_stats = mono_ms() + interval_ms;
     int link = -1;
     uint64_t next_forget_us = 0;
@@ -297,6 +316,12 @@ static void *control_main(void *arg)
         }
         if (sig == SIGUSR1)
             control_log_stats(app);
+        if (sig == SIGHUP)
+            control_reload(app);
+        if ((uint64_t)app->cfg.stats_log_interval_s * 1000u != interval_ms) {
+            interval_ms = (uint64_t)app->cfg.stats_log_interval_s * 1000u;   /* a reload */
+            next_stats = mono_ms() + interval_ms;
+        }
         control_drain_events(app);
         control_drain_logs(app);
         if (sig == SIGUSR2) {

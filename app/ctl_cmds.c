@@ -17,6 +17,7 @@
 #include "ofcd_log.h"
 #include "ofcd_log_ctl.h"
 #include "port.h"
+#include "reload.h"
 #include "store.h"
 
 /* ---- counters/show [GROUP] ---------------------------------------------------------- */
@@ -160,6 +161,26 @@ static int app_list(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
     return 0;
 }
 
+/* config/reload: what SIGHUP does (reload.h), answered with each key that
+ * changed and whether it was taken. */
+static int config_reload(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
+{
+    struct app_ctx *app = arg;
+    struct reload_result res;
+    char report[2048];
+
+    (void)argc;
+    (void)argv;
+    int rc = reload_config(app, &res, report, sizeof(report));
+    if (rc < 0) {
+        ofcd_ctl_printf(out, "%s", report);
+        return rc;
+    }
+    ofcd_ctl_printf(out, "%s%u key(s) applied, %u waiting for a restart\n", report, res.applied,
+                    res.at_restart);
+    return 0;
+}
+
 /* ---- life cycle ------------------------------------------------------------------------ */
 
 static int register_app_commands(struct app_ctx *app)
@@ -172,6 +193,9 @@ static int register_app_commands(struct app_ctx *app)
          "lcore itself)", 0, 0, conn_show, app},
         {"app/list", "", "every app this build has, on or off, and what each running one says "
          "of itself", 0, 0, app_list, app},
+        {"config/reload", "", "read the configuration again, as SIGHUP does: the keys that "
+         "can change live are taken, the others named as waiting for a restart", 0, 0,
+         config_reload, app},
     };
     int rc = 0;
 

@@ -23,6 +23,7 @@
 
 #include "app.h"
 #include "cfg.h"
+#include "config_args.h"
 #include "control.h"
 #include "ctl_cmds.h"
 #include "eal_args.h"
@@ -44,12 +45,6 @@
 
 #include "ofcd_version.h"
 
-struct main_opts {
-    const char *config_path;
-    bool check_only;
-    bool print_config;
-};
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -70,70 +65,38 @@ static void usage(FILE *out)
             "  -h, --help         this text\n"
             "\n"
             "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now;\n"
-            "SIGUSR2 logs every TCP connection and switch. At run time, ofcdctl talks to\n"
+            "SIGUSR2 logs every TCP connection and switch; SIGHUP reads the configuration\n"
+            "again (the same --config file and command-line keys): app.log_level,\n"
+            "app.stats_log_interval_s, rest.rate_limit_per_s, rest.rate_burst and\n"
+            "topology.lldp_interval_s change at once, any other key changed is logged as\n"
+            "waiting for a restart, a broken file changes nothing (ofcdctl config/reload\n"
+            "does the same and answers with each key). At run time, ofcdctl talks to\n"
             "app.ctl_socket, by default /run/ofcd/<EAL file-prefix>.ctl (ofcdctl --help).\n"
             "Under systemd (Type=notify, $NOTIFY_SOCKET): STATUS while it starts, READY=1\n"
             "once the port is up, the store open and REST listening, STOPPING=1 on\n"
-            "SIGTERM, WATCHDOG=1 from the control thread when WatchdogSec is set.\n"
+            "SIGTERM, RELOADING=1 then READY=1 around a SIGHUP's reload, WATCHDOG=1 from\n"
+            "the control thread when WatchdogSec is set.\n"
             "Exit codes: 0 clean stop, 1 run-time failure, 2 bad command line or config.\n"
             "\n");
     cfg_print_help(out);
 }
 
 /* Returns 0 to go on, 1 to exit 0 (help/version), -1 to exit 2. */
-static int parse_args(int argc, char **argv, struct main_opts *opts, struct ofcd_config *cfg)
+/* The configuration from the command line: 0 to go on, 1 when --help or
+ * --version said all, -1 on an error (printed). */
+static int parse_args(int argc, char **argv, struct config_args *opts, struct ofcd_config *cfg)
 {
     char err[CFG_ERR_MAX];
 
-    /* First pass: the file, so overrides apply on top of it whatever the order. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(argv[i], "--version") == 0) {
-            printf("ofcd %s\n", OFCD_VERSION);
-            return 1;
-        }
-        if (strcmp(argv[i], "--config") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ofcd: --config needs a file name\n");
-                return -1;
-            }
-            opts->config_path = argv[++i];
-        } else if (strncmp(argv[i], "--config=", 9) == 0) {
-            opts->config_path = argv[i] + 9;
-        }
-    }
-    if (opts->config_path && cfg_load_file(cfg, opts->config_path, err, sizeof(err)) < 0) {
+    if (config_args_parse(argc, argv, opts, cfg, err, sizeof(err)) < 0) {
         fprintf(stderr, "ofcd: %s\n", err);
         return -1;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--config") == 0) {
-            i++;
-        } else if (strncmp(a, "--config=", 9) == 0) {
-            continue;
-        } else if (strcmp(a, "--check") == 0) {
-            opts->check_only = true;
-        } else if (strcmp(a, "--print-config") == 0) {
-            opts->print_config = true;
-        } else if (strncmp(a, "--", 2) == 0 && strchr(a, '.')) {
-            if (cfg_apply_override(cfg, a + 2, err, sizeof(err)) < 0) {
-                fprintf(stderr, "ofcd: %s\n", err);
-                return -1;
-            }
-        } else {
-            fprintf(stderr, "ofcd: unknown option '%s' (see ofcd --help)\n", a);
-            return -1;
-        }
-    }
-    if (cfg_finish(cfg, err, sizeof(err)) < 0) {
-        fprintf(stderr, "ofcd: %s\n", err);
-        return -1;
-    }
-    return 0;
+    if (opts->help)
+        usage(stdout);
+    else if (opts->version)
+        printf("ofcd %s\n", OFCD_VERSION);
+    return opts->help || opts->version ? 1 : 0;
 }
 
 static int make_data_dir(const char *dir)
@@ -345,7 +308,7 @@ static void app_teardown(struct app_ctx *app)
 /* ofcd user add NAME [--role R] [config options]: exit code. */
 static int user_command(int argc, char **argv, struct ofcd_config *cfg)
 {
-    struct main_opts opts = {0};
+    struct config_args opts = {0};
     const char *role = "admin";
     char *rest[256];
     int n = 0;
@@ -398,7 +361,7 @@ static void malloc_keep_memory(void)
 int main(int argc, char **argv)
 {
     struct app_ctx app = {0};
-    struct main_opts opts = {0};
+    struct config_args opts = {0};
     char err[CFG_ERR_MAX];
     sigset_t sigs;
     cpu_set_t cpus;
@@ -410,6 +373,8 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "user") == 0)
         return user_command(argc, argv, &app.cfg);
     rc = parse_args(argc, argv, &opts, &app.cfg);
+    app.argc = argc;                /* a reload reads them again (reload.h) */
+    app.argv = argv;
     if (rc != 0)
         return rc > 0 ? 0 : 2;
     rest_access_resolve(&app.cfg);

@@ -56,6 +56,7 @@ static void usage(FILE *out)
             "  switch/show [DPID]            the switches, or one of them whole\n"
             "  fm/queue [DPID]               the flow manager's FLOW_MODs waiting per switch\n"
             "  fault/set rx|tx|both [K=V..]  the fault injector's rates (fault.enabled only)\n"
+            "  config/reload                 read the configuration again (as SIGHUP does)\n"
             "\n"
             "Examples:\n"
             "  ofcdctl log/set of debug\n"

@@ -1632,3 +1632,39 @@ void cfg_print(const struct ofcd_config *cfg, FILE *out)
         fprintf(out, "%s = %s\n", k->name, val);
     }
 }
+
+int cfg_diff(const struct ofcd_config *a, const struct ofcd_config *b, cfg_diff_fn fn,
+             void *arg)
+{
+    char was[2 * CFG_STR_MAX + 8], now[2 * CFG_STR_MAX + 8], key[128];
+
+    for (size_t i = 0; i < cfg_n_keys; i++) {
+        const struct cfg_key *k = &cfg_keys[i];
+        cfg_format_value(k, a, was, sizeof(was));
+        cfg_format_value(k, b, now, sizeof(now));
+        if (strcmp(was, now) == 0)
+            continue;
+        snprintf(key, sizeof(key), "%s.%s", k->section, k->name);
+        int rc = fn(key, was, now, arg);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cfg_copy_key(struct ofcd_config *dst, const struct ofcd_config *src, const char *key)
+{
+    const char *dot = strchr(key, '.');
+
+    for (size_t i = 0; dot && i < cfg_n_keys; i++) {
+        const struct cfg_key *k = &cfg_keys[i];
+        if (strlen(k->section) != (size_t)(dot - key) ||
+            strncmp(k->section, key, (size_t)(dot - key)) != 0 || strcmp(k->name, dot + 1) != 0)
+            continue;
+        if (k->aux)
+            return -EINVAL;
+        memcpy((char *)dst + k->off, (const char *)src + k->off, k->size);
+        return 0;
+    }
+    return -ENOENT;
+}

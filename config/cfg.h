@@ -296,4 +296,16 @@ void cfg_print_help(FILE *out);
 /* Print the effective configuration as a valid config file. */
 void cfg_print(const struct ofcd_config *cfg, FILE *out);
 
+/* Each key whose value differs between a and b, in the file's order, as
+ * "section.key" and both values as cfg_print writes them. fn returning
+ * non-zero stops the walk with that value; else 0. */
+typedef int (*cfg_diff_fn)(const char *key, const char *was, const char *now, void *arg);
+int cfg_diff(const struct ofcd_config *a, const struct ofcd_config *b, cfg_diff_fn fn,
+             void *arg);
+
+/* One key's value ("section.key") from src into dst, nothing else: 0, or
+ * -ENOENT for no such key, -EINVAL for a key whose value spans two fields
+ * (an address and its prefix), which a reload never takes alone. */
+int cfg_copy_key(struct ofcd_config *dst, const struct ofcd_config *src, const char *key);
+
 #endif

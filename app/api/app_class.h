@@ -126,6 +126,12 @@ struct app_class {
      * control thread stops anyway after CONTROL_STOP_WAIT_MS. */
     int (*on_stop)(void *self);
     void (*destroy)(void *self);
+    /* The keys of config_keys it takes while running (NULL-terminated;
+     * NULL: none), and what takes them: on the control thread, after a
+     * reload (SIGHUP, ofcdctl config/reload) in which one of them changed,
+     * with the whole new configuration. */
+    const char *const *live_keys;
+    void (*reconfigure)(void *self, const struct ofcd_config *cfg);
 };
 
 /* One running app. */

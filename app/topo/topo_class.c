@@ -370,6 +370,17 @@ static void topo_status(void *self, char *buf, size_t len)
              (unsigned)atomic_load(&t->app.interval_ms));
 }
 
+/* The LLDP interval, as of_lldp's polling_time route sets it. */
+static const char *const topo_live_keys[] = {"topology.lldp_interval_s", NULL};
+
+static void topo_reconfigure(void *self, const struct ofcd_config *c)
+{
+    struct topo_inst *t = self;
+
+    atomic_store_explicit(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u,
+                          memory_order_relaxed);
+}
+
 const struct app_class topo_class = {
     .name = "topology",
     .config_keys = topo_keys,
@@ -384,4 +395,6 @@ const struct app_class topo_class = {
     .routes = topo_routes,
     .status = topo_status,
     .destroy = topo_destroy,
+    .live_keys = topo_live_keys,
+    .reconfigure = topo_reconfigure,
 };

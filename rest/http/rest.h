@@ -144,4 +144,8 @@ struct rest_sources {
 struct rest_server *rest_start(const struct rest_cfg *cfg, const struct rest_sources *src);
 void rest_stop(struct rest_server *rs);
 
+/* rest.rate_limit_per_s and rest.rate_burst while serving (a reload): the
+ * next request of each client is measured against them. */
+void rest_set_rate_limit(struct rest_server *rs, unsigned per_s, unsigned burst);
+
 #endif

@@ -68,7 +68,7 @@ struct rest_conn_state {
     char *body;
     size_t len, cap;
     bool too_big;
-    bool limited;                   /* over rest.rate_limit_per_s: 429, body dropped */
+    unsigned limited;               /* over rest.rate_limit_per_s (its value then): 429, body dropped */
     uint64_t start_us;
     /* A deferred answer (rest_defer): fn makes it once woken with rc. */
     struct rest_server *rs;
@@ -385,25 +385,37 @@ void rest_client_name(struct MHD_Connection *conn, char *out, size_t size)
 }
 
 /* Per-client token bucket (rest.rate_limit_per_s); true = over the limit. */
-static bool rate_limited(struct rest_server *rs, struct MHD_Connection *conn, uint64_t t)
+/* 0 or the limit a client went over. The limits change under rl_lock
+ * (rest_set_rate_limit), so they are read under it. */
+static unsigned rate_limited(struct rest_server *rs, struct MHD_Connection *conn, uint64_t t)
 {
-    const struct rest_cfg *cfg = &rs->cfg;
-
-    if (!cfg->rate_limit_per_s)
-        return false;
     uint32_t addr = rest_client_ipv4(conn);
     if (addr == 0)
         addr = 1;                       /* non-IPv4 clients share one bucket */
     pthread_mutex_lock(&rs->rl_lock);
-    uint32_t h = (addr * 2654435761u) >> 22;   /* 10 bits */
-    struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
-    if (sl->addr != addr) {             /* new client (or a collision: it starts afresh) */
-        sl->addr = addr;
-        ofcd_tbucket_init(&sl->bucket, t, cfg->rate_burst);
+    unsigned per_s = rs->cfg.rate_limit_per_s, burst = rs->cfg.rate_burst;
+    bool over = false;
+    if (per_s) {
+        uint32_t h = (addr * 2654435761u) >> 22;   /* 10 bits */
+        struct rest_rl_slot *sl = &rs->rl[h % REST_RL_SLOTS];
+        if (sl->addr != addr) {         /* new client (or a collision: it starts afresh) */
+            sl->addr = addr;
+            ofcd_tbucket_init(&sl->bucket, t, burst);
+        }
+        over = !ofcd_tbucket_take(&sl->bucket, t, per_s, burst);
     }
-    bool over = !ofcd_tbucket_take(&sl->bucket, t, cfg->rate_limit_per_s, cfg->rate_burst);
     pthread_mutex_unlock(&rs->rl_lock);
-    return over;
+    return over ? per_s : 0;
+}
+
+void rest_set_rate_limit(struct rest_server *rs, unsigned per_s, unsigned burst)
+{
+    pthread_mutex_lock(&rs->rl_lock);
+    rs->cfg.rate_limit_per_s = per_s;
+    rs->cfg.rate_burst = burst;
+    /* Buckets start afresh: one filled for an old burst must not outlast it. */
+    memset(rs->rl, 0, sizeof(rs->rl));
+    pthread_mutex_unlock(&rs->rl_lock);
 }
 
 static bool json_content_type(struct MHD_Connection *conn)
@@ -753,7 +765,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
     } else if (st->limited) {
         rest_error(&r, 429, "too many requests from this client (rest.rate_limit_per_s = %u)",
-                   rs->cfg.rate_limit_per_s);
+                   st->limited);
         r.retry_after = 1;
     } else if (st->too_big) {
         rest_error(&r, 413, "request body larger than rest.max_body_kb = %u KiB",

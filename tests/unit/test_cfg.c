@@ -924,6 +924,69 @@ static void test_ctl_socket(void **state)
     assert_has(err, "at most 107");
 }
 
+static int diff_collect(const char *key, const char *was, const char *now, void *arg)
+{
+    char *out = arg;
+    size_t n = strlen(out);
+    snprintf(out + n, 512 - n, "%s:%s>%s;", key, was, now);
+    return 0;
+}
+
+static int diff_stop(const char *key, const char *was, const char *now, void *arg)
+{
+    (void)key, (void)was, (void)now;
+    ++*(int *)arg;
+    return 7;
+}
+
+/* What a reload compares: exactly the keys that changed, in the file's
+ * order, with both values as --print-config writes them. */
+static void test_diff(void **state)
+{
+    (void)state;
+    struct ofcd_config a, b;
+    char out[512] = "";
+    int calls = 0;
+
+    cfg_defaults(&a);
+    cfg_defaults(&b);
+    assert_int_equal(cfg_diff(&a, &b, diff_collect, out), 0);
+    assert_string_equal(out, "");
+    override_ok(&b, "app.log_level=debug");
+    override_ok(&b, "rest.rate_limit_per_s=40");
+    override_ok(&b, "net.address=10.1.0.2/24");
+    assert_int_equal(cfg_diff(&a, &b, diff_collect, out), 0);
+    assert_string_equal(out, "net.address:10.66.0.2/24>10.1.0.2/24;"
+                             "rest.rate_limit_per_s:0>40;app.log_level:info>debug;");
+    assert_int_equal(cfg_diff(&a, &b, diff_stop, &calls), 7);
+    assert_int_equal(calls, 1);
+}
+
+/* A reload takes one key at a time: that key's value only. */
+static void test_copy_key(void **state)
+{
+    (void)state;
+    struct ofcd_config a, b;
+
+    cfg_defaults(&a);
+    cfg_defaults(&b);
+    override_ok(&b, "app.log_level=debug");
+    override_ok(&b, "rest.rate_limit_per_s=40");
+    override_ok(&b, "net.address=10.1.0.2/24");
+    assert_int_equal(cfg_copy_key(&a, &b, "rest.rate_limit_per_s"), 0);
+    assert_int_equal(a.rest_rate_limit_per_s, 40);
+    assert_int_not_equal(a.log_level, b.log_level);
+    assert_int_equal(cfg_copy_key(&a, &b, "app.log_level"), 0);
+    assert_int_equal(a.log_level, b.log_level);
+    assert_int_equal(cfg_copy_key(&a, &b, "net.address"), -EINVAL);
+    assert_int_equal(cfg_copy_key(&a, &b, "rest.no_such_key"), -ENOENT);
+    assert_int_equal(cfg_copy_key(&a, &b, "nodot"), -ENOENT);
+    assert_int_equal(cfg_copy_key(&a, &b, "res.rate_limit_per_s"), -ENOENT);
+    char out[512] = "";
+    assert_int_equal(cfg_diff(&a, &b, diff_collect, out), 0);
+    assert_string_equal(out, "net.address:10.66.0.2/24>10.1.0.2/24;");
+}
+
 /* app.ctl_group: empty by default; a group the machine has is taken, one
  * it lacks refused by --check with the way out, not found at start. */
 static void test_ctl_group(void **state)
@@ -1981,6 +2044,8 @@ int main(void)
         cmocka_unit_test(test_log_level_values),
         cmocka_unit_test(test_ctl_socket),
         cmocka_unit_test(test_ctl_group),
+        cmocka_unit_test(test_diff),
+        cmocka_unit_test(test_copy_key),
         cmocka_unit_test(test_file_syntax),
         cmocka_unit_test(test_crlf_and_bom),
         cmocka_unit_test(test_quoted_values),
