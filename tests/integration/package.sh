@@ -122,6 +122,24 @@ fi
 grep -q "Permission denied" "$work/out" || fail "outsider: $(cat "$work/out")"
 pass "ofcdctl runs for group ofcd without root, refused to others"
 
+# ---- systemctl reload: a log level changes without a restart ---------------------
+pid0=$(in_ct systemctl show -p MainPID --value ofcd)
+in_ct sed -i 's/^log_level = .*/log_level = debug/' /etc/ofcd/ofcd.conf
+in_ct systemctl reload ofcd || fail "systemctl reload ofcd"
+for _ in $(seq 50); do
+    in_ct runuser -u opuser -- ofcdctl log/list | grep -q info || break
+    sleep 0.1
+done
+levels=$(in_ct runuser -u opuser -- ofcdctl log/list)
+grep -q info <<<"$levels" && fail "systemctl reload left a module at info: $levels"
+[ "$(in_ct systemctl show -p MainPID --value ofcd)" = "$pid0" ] || fail "the reload restarted ofcd"
+[ "$(in_ct systemctl is-active ofcd)" = active ] || fail "ofcd is not active after the reload"
+in_ct sed -i 's/^log_level = .*/log_level = verbose/' /etc/ofcd/ofcd.conf
+in_ct systemctl reload ofcd 2>/dev/null && fail "systemctl reload took a broken file"
+in_ct sed -i 's/^log_level = .*/log_level = debug/' /etc/ofcd/ofcd.conf
+[ "$(in_ct systemctl is-active ofcd)" = active ] || fail "ofcd is not active after a refused reload"
+pass "systemctl reload: every module at debug, same process; a broken file fails the reload"
+
 # ---- a REST user added by root is readable by the service ------------------------
 echo "a-long-test-password" | in_ct ofcd user add admin --config /etc/ofcd/ofcd.conf \
     >"$work/useradd" 2>&1 || fail "ofcd user add: $(cat "$work/useradd")"
