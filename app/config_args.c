@@ -39,6 +39,8 @@ int config_args_parse(int argc, char *const *argv, struct config_args *a,
             continue;
         } else if (strcmp(s, "--check") == 0) {
             a->check_only = true;
+        } else if (strcmp(s, "--check-machine") == 0) {
+            a->check_only = a->check_machine = true;
         } else if (strcmp(s, "--print-config") == 0) {
             a->print_config = true;
         } else if (strncmp(s, "--", 2) == 0 && strchr(s, '.')) {

@@ -16,6 +16,7 @@
 struct config_args {
     const char *config_path;    /* NULL: the built-in defaults */
     bool check_only;            /* --check */
+    bool check_machine;         /* --check-machine: --check, then machine_check.h */
     bool print_config;          /* --print-config */
     bool help, version;         /* -h/--help, --version: nothing else was read */
 };

@@ -33,6 +33,7 @@
 #include "rx_signal.h"
 #include "rest_access.h"
 #include "kernel_if.h"
+#include "machine_check.h"
 #include "flow_out.h"
 #include "flowmgr.h"
 #include "port.h"
@@ -57,6 +58,9 @@ static void usage(FILE *out)
             "                     built-in defaults below apply (they equal config/ofcd.conf)\n"
             "  --SECTION.KEY=V    override one key after the file, e.g. --net.address=10.1.0.2/24\n"
             "  --check            validate the configuration, print 'configuration OK', exit\n"
+            "  --check-machine    --check, then whether this machine can run it: hugepages,\n"
+            "                     the NICs' drivers, /dev/net/tun, app.data_dir writable,\n"
+            "                     rest.listen free; one line per problem with its fix, exit 1\n"
             "  --print-config     print the effective configuration as a config file, exit\n"
             "  --version          print the version, exit\n"
             "  user add NAME      add (or replace) a REST API user in rest.users_file, role\n"
@@ -358,6 +362,28 @@ static void malloc_keep_memory(void)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
+static void print_problem(void *arg, const char *what, const char *fix)
+{
+    (void)arg;
+    fprintf(stderr, "ofcd: %s: %s\n", what, fix);
+}
+
+/* --check-machine: exit 0 when this machine can run cfg, 1 with one line per
+ * problem. */
+static int check_machine(const struct ofcd_config *cfg)
+{
+    int n = machine_check(cfg, "", print_problem, NULL);
+    if (n < 0) {
+        fprintf(stderr, "ofcd: eal.args cannot be split: %s\n", strerror(-n));
+        return 2;
+    }
+    if (n == 0)
+        printf("machine OK\n");
+    else
+        fprintf(stderr, "ofcd: %d problem(s) on this machine: ofcd would not start\n", n);
+    return n ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct app_ctx app = {0};
@@ -390,7 +416,7 @@ int main(int argc, char **argv)
         tls_ctx_destroy(app.tls);
         of_pins_free(&app.pins);
         printf("configuration OK\n");
-        return 0;
+        return opts.check_machine ? check_machine(&app.cfg) : 0;
     }
     malloc_keep_memory();
     if (ofcd_sd_notify_init(&app.notify, err, sizeof(err)) < 0)
