@@ -6,7 +6,7 @@
 # REST port in use each give one line with its fix and exit 1; nothing
 # starts. (tests/unit/test_machine_check.c covers the rest on a fake /sys.)
 #
-# usage: machine_check.sh OFCD_BINARY CONFIG_FILE
+# usage: check_machine.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
 OFCD=$1
 CONF=$2
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 require_root
 require_tool python3
-it_setup machine_check
+it_setup check_machine
 
 out=$("$OFCD" --config "$CONF" --app.data_dir="$work/var" --check-machine 2>"$work/err")
 rc=$?
