@@ -7,6 +7,7 @@
  * failure (EAL, port, lcores), 2 bad command line or configuration.
  */
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <sched.h>
 #include <signal.h>
@@ -53,6 +54,7 @@ static void usage(FILE *out)
             "\n"
             "Usage: ofcd [--config FILE] [--SECTION.KEY=VALUE ...] [--check] [--print-config]\n"
             "       ofcd user add NAME [--role admin|reader] [--config FILE] [--SECTION.KEY=V ...]\n"
+            "       ofcd setup list | nic NIC [--apply] | undo [--apply]   (ofcd setup --help)\n"
             "\n"
             "  --config FILE      read FILE (sections and 'key = value'); without it the\n"
             "                     built-in defaults below apply (they equal config/ofcd.conf)\n"
@@ -66,6 +68,9 @@ static void usage(FILE *out)
             "  user add NAME      add (or replace) a REST API user in rest.users_file, role\n"
             "                     admin (default) or reader; the password is read from the\n"
             "                     terminal, or from stdin's first line\n"
+            "  setup ...          dedicate a NIC to ofcd: lists the NICs, writes the\n"
+            "                     hugepages, vfio-pci binding and [eal] lines; a dry run\n"
+            "                     unless --apply (ofcd setup --help)\n"
             "  -h, --help         this text\n"
             "\n"
             "Signals: SIGINT/SIGTERM stop cleanly (exit 0); SIGUSR1 logs all counters now;\n"
@@ -384,6 +389,33 @@ static int check_machine(const struct ofcd_config *cfg)
     return n ? 1 : 0;
 }
 
+/* ofcd setup ...: the NIC tool (scripts/ofcd-setup), installed beside
+ * ofcd, or in a checkout two folders up from build/app/ofcd. */
+static int setup_command(char **argv)
+{
+    char self[PATH_MAX], tool[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+    if (n <= 0) {
+        fprintf(stderr, "ofcd: cannot find myself: %s\n", strerror(errno));
+        return 2;
+    }
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0';
+    const char *where[] = {"%s/ofcd-setup", "%s/../../scripts/ofcd-setup"};
+    for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+        snprintf(tool, sizeof(tool), where[i], self);
+        if (access(tool, X_OK) == 0) {
+            argv[1] = tool;
+            execv(tool, argv + 1);
+            fprintf(stderr, "ofcd: cannot run %s: %s\n", tool, strerror(errno));
+            return 2;
+        }
+    }
+    fprintf(stderr, "ofcd: ofcd-setup is not installed beside %s\n", self);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     struct app_ctx app = {0};
@@ -398,6 +430,8 @@ int main(int argc, char **argv)
     app.cfg.no_test_services = !OFCD_TEST_SERVICES;
     if (argc >= 2 && strcmp(argv[1], "user") == 0)
         return user_command(argc, argv, &app.cfg);
+    if (argc >= 2 && strcmp(argv[1], "setup") == 0)
+        return setup_command(argv);
     rc = parse_args(argc, argv, &opts, &app.cfg);
     app.argc = argc;                /* a reload reads them again (reload.h) */
     app.argv = argv;

@@ -36,7 +36,8 @@ pass "make deb: ofcd_${v1}_amd64.deb, lintian without an error or a warning"
     fail "make deb --version $v2: $(tail -n 20 "$work/deb2.log")"
 cp "$debs/ofcd_${v2}_amd64.deb" "$work/debs/" || fail "no ofcd_${v2}_amd64.deb"
 dpkg-deb -c "$work/debs/ofcd_${v1}_amd64.deb" >"$work/files"
-for f in ./usr/sbin/ofcd ./usr/bin/ofcdctl ./etc/ofcd/ofcd.conf ./lib/systemd/system/ofcd.service \
+for f in ./usr/sbin/ofcd ./usr/sbin/ofcd-setup ./usr/share/man/man8/ofcd-setup.8.gz \
+         ./usr/bin/ofcdctl ./etc/ofcd/ofcd.conf ./lib/systemd/system/ofcd.service \
          ./usr/share/ofcd/ui/index.html ./usr/share/man/man8/ofcd.8.gz ./usr/share/doc/ofcd/copyright; do
     grep -q " $f\$" "$work/files" || fail "the package lacks $f"
 done
@@ -108,6 +109,8 @@ h=$(in_ct curl -s -m 5 http://127.0.0.1:8181/api/v1/health)
 [ "$(in_ct stat -c %U /var/lib/ofcd)" = ofcd ] || fail "/var/lib/ofcd is not ofcd's"
 [ "$(in_ct stat -c %U "/proc/$(in_ct systemctl show -p MainPID --value ofcd)")" = ofcd ] ||
     fail "the service does not run as user ofcd"
+out=$(in_ct ofcd setup list 2>&1) || fail "ofcd setup list: $out"
+grep -q "^PCI  *ID  *DRIVER" <<<"$out" || fail "ofcd setup list: $out"
 pass "dpkg -i: ofcd active as user ofcd (status '$status'), answering ping and REST; the unit verifies, exposure $exposure"
 
 # ---- ofcdctl: the service's group, nobody else -----------------------------------
