@@ -28,7 +28,8 @@ pci=$R/sys/bus/pci/devices
 mkdir -p "$pci/0000:03:00.0/net/enp3s0f0" "$pci/0000:00:03.0/virtio0/net/eth0" \
     "$R/sys/bus/pci/drivers/ixgbe" "$R/sys/bus/pci/drivers/virtio-pci" \
     "$R/sys/class/net/enp3s0f0" "$R/sys/class/net/eth0" "$R/sys/devices/system/node/node1" \
-    "$R/etc/ofcd" "$R/etc/dpdk"
+    "$R/etc/ofcd" "$R/etc/dpdk" "$R/proc/sys/vm"
+printf '0\n' >"$R/proc/sys/vm/nr_hugepages"
 printf '0x020000\n' >"$pci/0000:03:00.0/class"
 printf '0x8086\n' >"$pci/0000:03:00.0/vendor"
 printf '0x10fb\n' >"$pci/0000:03:00.0/device"
@@ -93,14 +94,21 @@ grep -qxP 'pci\t0000:03:00.0\tvfio-pci' "$R/etc/dpdk/interfaces" || fail "interf
 [ "$(cat "$pci/0000:03:00.0/driver_override")" = vfio-pci ] || fail "driver_override not written"
 [ "$(cat "$R/sys/bus/pci/drivers/ixgbe/unbind")" = 0000:03:00.0 ] || fail "not unbound from ixgbe"
 [ "$(cat "$R/sys/bus/pci/drivers_probe")" = 0000:03:00.0 ] || fail "drivers_probe not written"
+[ "$(cat "$R/proc/sys/vm/nr_hugepages")" = 512 ] || fail "the hugepages not reserved now"
+grep -q 'SUBSYSTEM=="vfio", GROUP="ofcd", MODE="0660"' "$R/etc/udev/rules.d/60-ofcd-vfio.rules" ||
+    fail "no udev rule for the vfio devices"
+grep -q '^Options=nosuid,nodev,gid=ofcd,mode=1770$' \
+    "$R/etc/systemd/system/dev-hugepages.mount.d/ofcd.conf" || fail "no hugepages mount drop-in"
 "$OFCD" --config "$c" --check >"$work/check" 2>&1 || fail "ofcd --check on the result: $(cat "$work/check")"
-pass "--apply: [eal] -l 4,5 -a 0000:03:00.0 (node 1's lcores), NR_2M_PAGES=512, vfio-pci at boot and now; ofcd --check takes it"
+pass "--apply: [eal] -l 4,5 -a 0000:03:00.0 (node 1's lcores), 512 hugepages and vfio-pci at boot and now; ofcd --check takes it"
 
 out=$(setup --root "$R" undo --apply) || fail "undo: $out"
 unchanged || fail "undo did not put every file back"
+[ -e "$R/etc/udev/rules.d/60-ofcd-vfio.rules" ] && fail "undo left the udev rule it added"
 [ -z "$(cat "$pci/0000:03:00.0/driver_override")" ] || fail "undo left driver_override"
+[ "$(cat "$R/proc/sys/vm/nr_hugepages")" = 0 ] || fail "undo left the hugepages reserved"
 out=$(setup --root "$R" undo 2>&1) && fail "a second undo found something to undo"
-pass "undo --apply: every file back byte for byte, the driver override cleared"
+pass "undo --apply: every file back byte for byte, the driver override and the hugepages as they were"
 
 # ---- the real path: net_af_packet on a veth whose peer is in a namespace ----------
 ns=ofcdsetup
