@@ -25,6 +25,7 @@
 #include "ctl_switches.h"
 #include "lcore.h"
 #include "msgq.h"
+#include "ofcd_journal.h"
 #include "of_io.h"
 #include "of_pins.h"
 #include "rx_signal.h"
@@ -60,6 +61,7 @@ struct app_lcore {
 
 struct app_ctx {
     struct ofcd_config cfg;
+    struct ofcd_journal journal;      /* the log's entries under systemd (ofcd_journal.h) */
     int argc;                         /* the command line: a reload reads it again */
     char **argv;
     struct of_app apps[OF_APPS_MAX];  /* wire_apps(): the worker's hooks, in order */

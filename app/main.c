@@ -41,6 +41,7 @@
 #include "cluster_store.h"
 #include "store.h"
 #include "ofcd_inet.h"
+#include "ofcd_journal.h"
 #include "ofcd_log.h"
 #include "rest.h"
 #include "wire.h"
@@ -432,6 +433,9 @@ int main(int argc, char **argv)
         return user_command(argc, argv, &app.cfg);
     if (argc >= 2 && strcmp(argv[1], "setup") == 0)
         return setup_command(argv);
+    /* Under systemd: entries journald files by priority and switch. */
+    if (ofcd_journal_wanted() && ofcd_journal_open(&app.journal, OFCD_JOURNAL_SOCKET) == 0)
+        ofcd_log_use_journal(&app.journal);
     rc = parse_args(argc, argv, &opts, &app.cfg);
     app.argc = argc;                /* a reload reads them again (reload.h) */
     app.argv = argv;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ofcd_clock.h"
+#include "ofcd_journal.h"
 #include "ofcd_log_priv.h"
 #include "ofcd_log_ring.h"
 
@@ -188,14 +189,30 @@ int ofcd_log_format(char *buf, size_t n, enum ofcd_log_level level, const char *
 
 #define LOG_LINE_MAX 1100
 
+/* Set once by main before any thread starts, read-only after: like the
+ * levels, the one other process-wide thing here. */
+static const struct ofcd_journal *journal;
+
+void ofcd_log_use_journal(const struct ofcd_journal *j)
+{
+    journal = j;
+}
+
+void ofcd_log_write(FILE *out, const char *line, size_t len)
+{
+    if (out == stderr && journal && ofcd_journal_send(journal, line, len) == 0)
+        return;
+    /* One fprintf per line keeps lines from different threads whole. */
+    fprintf(out, "%.*s\n", (int)len, line);
+}
+
 static void emit(const char *line, int len)
 {
     if (thread_ring) {
         ofcd_log_ring_put(thread_ring, line, (size_t)len);
         return;
     }
-    /* One fprintf per line keeps lines from different threads whole. */
-    fprintf(stderr, "%.*s\n", len, line);
+    ofcd_log_write(stderr, line, (size_t)len);
 }
 
 void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)

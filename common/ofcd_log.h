@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum ofcd_log_level {
     OFCD_LOG_ERR = 0,
@@ -50,6 +51,15 @@ int ofcd_log_enabled(const char *component, enum ofcd_log_level level);
 
 void ofcd_log(enum ofcd_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+struct ofcd_journal;
+/* Lines bound for stderr go to journald instead (ofcd_journal.h), from
+ * every thread and every ring drained to stderr; NULL: stderr. Main sets
+ * it once, before any thread starts. */
+void ofcd_log_use_journal(const struct ofcd_journal *j);
+/* One finished line to out (a ring's drain calls it): to the journal when
+ * out is stderr and one is set, else (or when it refuses) to out. */
+void ofcd_log_write(FILE *out, const char *line, size_t len);
 
 /* The same, for a line a rate limiter let through: " (N similar lines
  * suppressed)" follows the message when missed > 0 (ofcd_ratelimit.h's

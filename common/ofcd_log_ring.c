@@ -73,12 +73,12 @@ unsigned ofcd_log_ring_drain(struct ofcd_log_ring *r, FILE *out)
         int len = ofcd_log_format(line, sizeof(line), OFCD_LOG_WARN, "log",
                                   "%s: %lu lines dropped: its log ring was full",
                                   r->name, (unsigned long)(dropped - r->dropped_told));
-        fprintf(out, "%.*s\n", len, line);
+        ofcd_log_write(out, line, (size_t)len);
         r->dropped_told = dropped;
     }
     for (; tail != head; tail++, n++) {
         const struct slot *s = &r->slots[tail & r->mask];
-        fprintf(out, "%.*s\n", (int)s->len, s->text);
+        ofcd_log_write(out, s->text, s->len);
     }
     /* The slots read before they are handed back to the producer. */
     atomic_store_explicit(&r->tail, tail, memory_order_release);

@@ -175,6 +175,18 @@ stored() { in_ct curl -s -m 5 http://127.0.0.1:8181/api/v1/health | jq .store.fl
 for _ in $(seq 100); do [ "$(stored)" = 1000 ] && break; sleep 0.1; done
 [ "$(stored)" = 1000 ] || fail "$(stored) of 1,000 flows stored"
 pass "1,000 flows stored through the service"
+# ---- the journal: priorities and the switch's dpid as fields ---------------------
+in_ct journalctl -u ofcd -b -p warning --no-pager -o cat >"$work/warn"
+grep -q "plaintext and unauthenticated" "$work/warn" || fail "journalctl -p warning lacks the WARN line"
+grep -q "ofcd ready" "$work/warn" && fail "journalctl -p warning shows an INFO line"
+for _ in $(seq 50); do
+    in_ct journalctl -u ofcd -b --no-pager -o cat OFCD_DPID=0000000000001000 | grep -q established && break
+    sleep 0.1
+done
+in_ct journalctl -u ofcd -b --no-pager -o cat OFCD_DPID=0000000000001000 >"$work/dpid"
+grep -q "switch 0000000000001000 established" "$work/dpid" ||
+    fail "no entry with OFCD_DPID=0000000000001000: $(head -n 5 "$work/dpid")"
+pass "journald: WARN at priority 4 (-p warning shows it, not INFO), OFCD_DPID=0000000000001000 finds the switch's lines"
 
 # ---- an upgrade: restarted, the flows and the operator's edit kept ---------------
 in_ct sed -i 's/^stats_log_interval_s = .*/stats_log_interval_s = 61/' /etc/ofcd/ofcd.conf
