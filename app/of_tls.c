@@ -44,6 +44,31 @@ static int load_pins(const char *path, struct of_pins *pins)
     return rc;
 }
 
+static void tls_cfg_of(const struct ofcd_config *c, struct tls_cfg *tc)
+{
+    *tc = (struct tls_cfg){
+        .cert = c->tls_cert,
+        .key = c->tls_key,
+        .ca = c->tls_ca,
+        .verify_peer = c->tls_verify_peer,
+        .min_version = c->tls_min_version,
+        .ciphers = c->tls_ciphers,
+        .ciphersuites = c->tls_ciphersuites,
+        .key_prefix = "tls.",
+        .crl = c->tls_crl_file,
+        .verify_depth = c->tls_verify_depth,
+        .max_cert_list_kb = c->tls_max_cert_list_kb,
+    };
+}
+
+int of_tls_reload(const struct ofcd_config *c, struct tls_ctx *ctx)
+{
+    struct tls_cfg tc;
+
+    tls_cfg_of(c, &tc);
+    return tls_ctx_reload(ctx, &tc);
+}
+
 int of_tls_open(const struct ofcd_config *c, struct tls_ctx **out, struct of_pins *pins)
 {
     char ip[OFCD_IPV4_STRLEN], ports[40];
@@ -60,19 +85,8 @@ int of_tls_open(const struct ofcd_config *c, struct tls_ctx **out, struct of_pin
                  "(README: OpenFlow over TLS)", ofcd_ipv4_format(c->ip, ip), ports);
     if (!c->tls_port)
         return 0;
-    struct tls_cfg tc = {
-        .cert = c->tls_cert,
-        .key = c->tls_key,
-        .ca = c->tls_ca,
-        .verify_peer = c->tls_verify_peer,
-        .min_version = c->tls_min_version,
-        .ciphers = c->tls_ciphers,
-        .ciphersuites = c->tls_ciphersuites,
-        .key_prefix = "tls.",
-        .crl = c->tls_crl_file,
-        .verify_depth = c->tls_verify_depth,
-        .max_cert_list_kb = c->tls_max_cert_list_kb,
-    };
+    struct tls_cfg tc;
+    tls_cfg_of(c, &tc);
     int rc = tls_ctx_create(&tc, out);
     if (rc < 0)
         return rc;

@@ -19,4 +19,9 @@
  * the key and file (nothing left allocated). */
 int of_tls_open(const struct ofcd_config *c, struct tls_ctx **out, struct of_pins *pins);
 
+/* A reload: ctx made again from c's [tls] keys and files (a renewed
+ * certificate, a new CRL) for the connections accepted from now on. 0, or
+ * a negative errno logged naming the key and file, ctx unchanged. */
+int of_tls_reload(const struct ofcd_config *c, struct tls_ctx *ctx);
+
 #endif

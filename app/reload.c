@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "config_args.h"
+#include "of_tls.h"
 #include "ofcd_log.h"
 #include "rest.h"
 #include "rest_access.h"
@@ -18,6 +19,7 @@
 struct reload_live {
     const char *key;
     void (*apply)(struct app_ctx *app);
+    bool tls;           /* live only while OpenFlow TLS runs: read again at every reload */
 };
 
 static void apply_log_level(struct app_ctx *app)
@@ -32,10 +34,20 @@ static void apply_rate_limit(struct app_ctx *app)
 }
 
 static const struct reload_live reload_live_keys[] = {
-    {"app.log_level", apply_log_level},
-    {"app.stats_log_interval_s", NULL},
-    {"rest.rate_limit_per_s", apply_rate_limit},
-    {"rest.rate_burst", apply_rate_limit},
+    {"app.log_level", apply_log_level, false},
+    {"app.stats_log_interval_s", NULL, false},
+    {"rest.rate_limit_per_s", apply_rate_limit, false},
+    {"rest.rate_burst", apply_rate_limit, false},
+    {"tls.cert", NULL, true},
+    {"tls.key", NULL, true},
+    {"tls.ca", NULL, true},
+    {"tls.crl_file", NULL, true},
+    {"tls.verify_peer", NULL, true},
+    {"tls.verify_depth", NULL, true},
+    {"tls.min_version", NULL, true},
+    {"tls.ciphers", NULL, true},
+    {"tls.ciphersuites", NULL, true},
+    {"tls.max_cert_list_kb", NULL, true},
 };
 
 struct reload_walk {
@@ -87,6 +99,8 @@ static int on_changed(const char *key, const char *was, const char *now, void *a
 {
     struct reload_walk *w = arg;
     const struct reload_live *own = own_taking(key);
+    if (own && own->tls && !w->app->tls)
+        own = NULL;                     /* no TLS running: a restart starts it */
     int inst = own ? -1 : app_taking(w->app, key);
 
     if ((own || inst >= 0) && cfg_copy_key(&w->app->cfg, w->next, key) == 0) {
@@ -128,6 +142,21 @@ int reload_config(struct app_ctx *app, struct reload_result *out, char *report, 
     struct reload_walk w = {.app = app, .next = next, .report = report, .len = len};
     if (len)
         report[0] = '\0';
+    /* The TLS files first, whether or not their names changed (a renewed
+     * certificate keeps its path): the only step that can still fail. */
+    if (app->tls && next->tls_port) {
+        if (of_tls_reload(next, app->tls) < 0) {
+            LOG_ERR("control", "reload refused, nothing changed: [tls]'s files do not load "
+                    "(the line above says which); the running certificates stay");
+            snprintf(report, len, "refused, nothing changed: [tls]'s files do not load (see "
+                     "the log)");
+            free(next);
+            return -EINVAL;
+        }
+        LOG_INFO("control", "reload: OpenFlow TLS certificate, key, CA and CRL read again: "
+                 "connections accepted from now on use them");
+        report_line(&w, "tls", "files", "read again", "for new connections");
+    }
     cfg_diff(&app->cfg, next, on_changed, &w);
     for (unsigned i = 0; i < app->n_inst; i++)
         if (w.reconfigure[i])

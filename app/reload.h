@@ -9,9 +9,12 @@
  * Taken at once: app.log_level (every module: what `ofcdctl log/set` set
  * is replaced), app.stats_log_interval_s, rest.rate_limit_per_s and
  * rest.rate_burst (each client's bucket starts afresh), and the keys each
- * running app lists as live (app_class.h: topology.lldp_interval_s). The
- * REST users file and reader tokens need no reload: ofcd reads them again
- * within a second of a change.
+ * running app lists as live (app_class.h: topology.lldp_interval_s). With
+ * OpenFlow TLS running, [tls]'s certificate, key, CA and CRL files are read
+ * again at every reload, renamed or not (a renewed certificate keeps its
+ * path), for the connections accepted from then on; when they do not load,
+ * the reload is refused whole. The REST users file and reader tokens need
+ * no reload: ofcd reads them again within a second of a change.
  *
  * Threads: the control thread only (its loop takes SIGHUP; ofcdctl's
  * commands run there).

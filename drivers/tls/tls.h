@@ -72,6 +72,11 @@ struct tls_sess;
  * "tls"), naming the configuration key and file. */
 int tls_ctx_create(const struct tls_cfg *cfg, struct tls_ctx **out);
 void tls_ctx_destroy(struct tls_ctx *ctx);
+/* The files read again: a context made from cfg (in ctx's role) replaces
+ * ctx's for the sessions made from now on; those already made keep theirs.
+ * 0, or a negative errno (logged as tls_ctx_create does) with ctx as it
+ * was. One caller at a time; tls_sess_new may run meanwhile on any thread. */
+int tls_ctx_reload(struct tls_ctx *ctx, const struct tls_cfg *cfg);
 
 /* The peer, as the session sees it. recv: up to len bytes, consumed; > 0
  * bytes, 0 none now, < 0 the peer ended the stream. send: up to len bytes

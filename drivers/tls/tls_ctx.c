@@ -1,5 +1,6 @@
 /* tls_ctx: see tls.h. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,6 +300,22 @@ fail:
         LOG_ERR("tls", "out of memory for the TLS context");
     tls_ctx_destroy(ctx);
     return rc;
+}
+
+int tls_ctx_reload(struct tls_ctx *ctx, const struct tls_cfg *cfg)
+{
+    struct tls_cfg role = *cfg;
+    struct tls_ctx *fresh;
+
+    role.client = ctx->client;
+    int rc = tls_ctx_create(&role, &fresh);
+    if (rc < 0)
+        return rc;
+    /* The old one goes with the fresh shell: SSL_CTX_free drops only this
+     * reference, the sessions made from it keep theirs. */
+    fresh->ssl = atomic_exchange(&ctx->ssl, atomic_load(&fresh->ssl));
+    tls_ctx_destroy(fresh);
+    return 0;
 }
 
 void tls_ctx_destroy(struct tls_ctx *ctx)

@@ -2,12 +2,17 @@
 #ifndef OFCD_TLS_PRIV_H
 #define OFCD_TLS_PRIV_H
 
+#include <stdatomic.h>
+
 #include <openssl/ssl.h>
 
 #include "tls.h"
 
 struct tls_ctx {
-    SSL_CTX *ssl;
+    /* Swapped whole by tls_ctx_reload while lcores make sessions from it:
+     * each session holds a reference of its own (SSL_new), so the one
+     * replaced lives on until its last session ends. */
+    _Atomic(SSL_CTX *) ssl;
     BIO_METHOD *bio;           /* the transport BIO (tls_sess.c) */
     bool client;
 };

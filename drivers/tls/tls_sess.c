@@ -1,5 +1,6 @@
 /* tls_sess: see tls.h. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,7 +106,7 @@ struct tls_sess *tls_sess_new(struct tls_ctx *ctx, const struct tls_transport *t
     if (!s)
         return NULL;
     s->tp = *t;
-    s->ssl = SSL_new(ctx->ssl);
+    s->ssl = SSL_new(atomic_load_explicit(&ctx->ssl, memory_order_acquire));
     b = s->ssl ? BIO_new(ctx->bio) : NULL;
     if (!b) {
         SSL_free(s->ssl);

@@ -4,7 +4,9 @@
 # the live keys taken at once (a log level, REST's rate limit, the LLDP
 # interval), a key that needs a restart named as such and left alone, a
 # command-line key still winning over the file, a broken file refused with
-# nothing changed, and systemd told RELOADING=1 then READY=1.
+# nothing changed, systemd told RELOADING=1 then READY=1, and OpenFlow
+# TLS's certificate renewed at the same path served to new connections
+# after a reload (a broken one refused, the running one kept).
 #
 # usage: reload.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -15,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_root
 require_tool curl
 require_tool python3
+require_tool openssl
 
 it_setup reload
 API=http://127.0.0.1:8181
@@ -44,8 +47,17 @@ while True:
 it_on_exit "kill $!"
 for _ in $(seq 100); do [ -S "$work/notify.sock" ] && break; sleep 0.05; done
 set_key stats_log_interval_s 30
+# Two certificates for OpenFlow's TLS port; the one served lives at srv.*.
+for cn in ofcd-a ofcd-b; do
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+        -subj "/CN=$cn" -keyout "$work/$cn.key" -out "$work/$cn.pem" >/dev/null 2>&1 ||
+        fail "openssl req"
+done
+cp "$work/ofcd-a.pem" "$work/srv.pem"
+cp "$work/ofcd-a.key" "$work/srv.key"
 NOTIFY_SOCKET=$work/notify.sock start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" \
-    --apps.topology=true --app.stats_log_interval_s=0
+    --apps.topology=true --app.stats_log_interval_s=0 --tls.port=6654 \
+    --tls.cert="$work/srv.pem" --tls.key="$work/srv.key" --tls.verify_peer=false
 ofcdctl log/list | grep -q "info" || fail "log/list: $(ofcdctl log/list)"
 
 # ---- the live keys, one that needs a restart, the command line's key ------------
@@ -106,5 +118,24 @@ set_key log_level chatty
 out=$(ofcdctl config/reload 2>&1) && fail "config/reload took a broken file: $out"
 grep -q "refused, nothing changed" <<<"$out" || fail "config/reload's refusal: $out"
 pass "ofcdctl config/reload: each changed key with applied or at the next restart; a broken file refused (exit 1)"
+
+# ---- OpenFlow TLS: a certificate renewed at the same path ---------------------------
+set_key log_level warn
+served() {
+    timeout 5 openssl s_client -connect 10.66.0.2:6654 </dev/null 2>/dev/null |
+        openssl x509 -noout -subject 2>/dev/null | sed 's/.*CN *= *//'
+}
+[ "$(served)" = ofcd-a ] || fail "the TLS port serves '$(served)', not ofcd-a"
+cp "$work/ofcd-b.pem" "$work/srv.pem"
+cp "$work/ofcd-b.key" "$work/srv.key"
+[ "$(served)" = ofcd-a ] || fail "the new files were taken before a reload"
+out=$(ofcdctl config/reload) || fail "config/reload: $out"
+grep -qF "tls: files -> read again, for new connections" <<<"$out" || fail "config/reload: $out"
+[ "$(served)" = ofcd-b ] || fail "after the reload the TLS port serves '$(served)', not ofcd-b"
+echo "not a certificate" >"$work/srv.pem"
+out=$(ofcdctl config/reload 2>&1) && fail "a broken certificate was taken: $out"
+grep -q "\[tls\]'s files do not load" <<<"$out" || fail "the refusal: $out"
+[ "$(served)" = ofcd-b ] || fail "a refused reload changed the served certificate: '$(served)'"
+pass "OpenFlow TLS: a certificate renewed at the same path served after a reload; a broken one refused, the running one kept"
 stop_ofcd
 exit 0
