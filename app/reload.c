@@ -157,6 +157,13 @@ int reload_config(struct app_ctx *app, struct reload_result *out, char *report, 
                  "connections accepted from now on use them");
         report_line(&w, "tls", "files", "read again", "for new connections");
     }
+    /* libmicrohttpd holds REST's certificate from its start: say so, or a
+     * renewed one at the same path would seem taken. */
+    if (app->cfg.rest_tls_cert[0]) {
+        LOG_WARN("control", "reload: REST's HTTPS certificate (rest.tls_cert) is read at start "
+                 "only: a renewed one is served after the next restart");
+        report_line(&w, "rest.tls_cert", "files", "not read again", "at the next restart");
+    }
     cfg_diff(&app->cfg, next, on_changed, &w);
     for (unsigned i = 0; i < app->n_inst; i++)
         if (w.reconfigure[i])

@@ -13,7 +13,8 @@
  * OpenFlow TLS running, [tls]'s certificate, key, CA and CRL files are read
  * again at every reload, renamed or not (a renewed certificate keeps its
  * path), for the connections accepted from then on; when they do not load,
- * the reload is refused whole. The REST users file and reader tokens need
+ * the reload is refused whole. REST's HTTPS certificate is read at start
+ * only (libmicrohttpd holds it): a reload says so. The REST users file and reader tokens need
  * no reload: ofcd reads them again within a second of a change.
  *
  * Threads: the control thread only (its loop takes SIGHUP; ofcdctl's

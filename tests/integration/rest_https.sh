@@ -74,5 +74,9 @@ code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:8181/api/v1/
 curl -s --cacert "$work/rest.crt" -o /dev/null "$API/api/v1/health" ||
     fail "HTTPS stopped answering after a plain-HTTP client"
 pass "an untrusted certificate is refused by the client; plain HTTP gets no answer"
+out=$(ofcdctl config/reload) || fail "config/reload: $out"
+grep -qF "rest.tls_cert: files -> not read again, at the next restart" <<<"$out" ||
+    fail "a reload does not say REST's certificate waits for a restart: $out"
+pass "a reload says REST's HTTPS certificate is read again only at the next restart"
 stop_ofcd
 pass "rest_https: all checks passed"
