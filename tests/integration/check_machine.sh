@@ -2,9 +2,9 @@
 # ofcd --check-machine on this machine as it is and made broken: the
 # default configuration passes; hugepages asked for and none free, a NIC
 # still driven by the kernel, a PCI address that is not here, an af_packet
-# interface that is not here, a data directory that cannot be made and a
-# REST port in use each give one line with its fix and exit 1; nothing
-# starts. (tests/unit/test_machine_check.c covers the rest on a fake /sys.)
+# interface that is not here, a data directory that cannot be made (or,
+# as another user, written) and a REST port in use each give one line with
+# its fix and exit 1; nothing starts. (tests/unit/test_machine_check.c covers the rest on a fake /sys.)
 #
 # usage: check_machine.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -69,4 +69,17 @@ grep -q "hugetlbfs" /proc/mounts || n=$((n + 1))
     fail "not one line per problem ($n and a summary): $(cat "$work/err")"
 expect "$n problem(s) on this machine: ofcd would not start" "the summary"
 pass "a broken machine: exit 1, $n problems, one line each with its fix"
+
+# A data directory this user may not write: ofcd as nobody, root's 755 dir.
+mkdir -p "$work/rootonly"
+chmod 755 "$work/rootonly"
+chmod 755 "$work"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$OFCD" --config "$CONF" \
+    --check-machine --app.data_dir="$work/rootonly/var" --rest.listen=127.0.0.1:18198 \
+    >"$work/out" 2>"$work/err"
+rc=$?
+[ $rc = 1 ] || fail "a data dir nobody may write: exit $rc: $(cat "$work/err")"
+grep -q "app.data_dir $work/rootonly/var: $work/rootonly is not writable by uid 65534" \
+    "$work/err" || fail "no line for the unwritable data dir: $(cat "$work/err")"
+pass "as user nobody: app.data_dir under root's directory is not writable, with its chown"
 exit 0
