@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The dashboard in a real browser: Debian's Chromium, headless, driven by
 # Playwright's test runner (ui/tests/*.spec.js) against a live ofcd.
+#   defaults  the shipped configuration (no topology app, no cluster) and
+#          two emulated switches: every page works and says what is off
+#          (defaults.spec.js)
 #   ring   6 Open vSwitch bridges in a patch-port ring, apps.topology on:
 #          counts, links, a bridge stopped and a patch port deleted seen
 #          without reload, a flow added from the form (installed on the
@@ -20,7 +23,7 @@
 # usage: ui_browser.sh OFCD_BINARY CONFIG_FILE OFSWITCH_EMU
 #        UI_HOLD=1 ... sets up the ring (or with UI_PARTS=scale the fat-tree) and
 #                      waits: a dashboard to look at
-#        UI_PARTS="scale" ... only some of ring, auth (after ring), scale
+#        UI_PARTS="scale" ... only some of defaults, ring, auth (after ring), scale
 set -uo pipefail
 OFCD=$1
 CONF=$2
@@ -66,7 +69,22 @@ wait_links_up() {   # wait_links_up N SECS
     done
 }
 
-PARTS=" ${UI_PARTS:-ring auth scale} "
+PARTS=" ${UI_PARTS:-defaults ring auth scale} "
+
+# ---- defaults ------------------------------------------------------------------
+if [[ $PARTS == *" defaults "* ]]; then
+start_ofcd "$log.defaults" --config "$CONF" --app.data_dir="$work/var-defaults" \
+    --app.stats_log_interval_s=0
+"$EMU" --controller 10.66.0.2:6653 --switches 2 --dpid-base 3328 --echo-interval 1000 \
+    --duration 300 --quiet >"$work/emu-defaults.out" 2>&1 &
+emu_pid=$!
+it_on_exit "kill $emu_pid"
+wait_rest_metric ofcd_switches_up 2 30 || fail "the emulated switches did not come up"
+playwright defaults.spec.js || fail "the dashboard on the shipped configuration (defaults.spec.js)"
+kill "$emu_pid"
+stop_ofcd
+pass "defaults: switches, a switch, topology and cluster pages without the topology app or a cluster"
+fi
 
 # ---- ring ----------------------------------------------------------------------
 if [[ $PARTS == *" ring "* ]]; then

@@ -115,7 +115,7 @@ let config = null;
 export async function serverConfig() {
   if (!config) {
     const res = await fetch('/ui/config.json');
-    config = res.ok ? await res.json() : { auth: false, cluster: false };
+    config = res.ok ? await res.json() : { auth: false, cluster: false, topology: false };
   }
   return config;
 }

@@ -37,7 +37,7 @@ export default function cluster(el) {
     timer = null;
     if (!(await serverConfig()).cluster) {
       clear(facts).append(h('dt', {}, 'cluster'), h('dd', { 'data-test': 'cluster-alone' },
-        'this ofcd runs alone (cluster.enabled is false)'));
+        'this ofcd runs alone (cluster.etcd_endpoints is empty)'));
       return;
     }
     try {
@@ -55,7 +55,7 @@ export default function cluster(el) {
       err.textContent = '';
     } catch (e) {
       if (!alive) return;
-      err.textContent = e.status === 404 ? 'This ofcd runs alone (cluster.enabled is false).' : `Cannot read the cluster: ${e.description}`;
+      err.textContent = e.status === 404 ? 'This ofcd runs alone (cluster.etcd_endpoints is empty).' : `Cannot read the cluster: ${e.description}`;
     }
   }
   const off = onEvent((kind) => { if (/^(switch\.|stream\.open)/.test(kind) && !timer) timer = setTimeout(load, 300); });

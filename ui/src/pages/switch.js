@@ -2,7 +2,7 @@
 // flows with their state and error reason, and its events since the page
 // opened.
 import { h, clear, dpidText, ago, num, confirmDialog, counterSum } from '../dom.js';
-import { api, big, stringifyJson } from '../api.js';
+import { api, big, stringifyJson, serverConfig } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
 
@@ -33,10 +33,15 @@ export default function switchPage(el, arg) {
       { key: 'tx_bytes', label: 'TX bytes', value: (p) => p.counters?.tx_bytes ?? null },
       { key: 'rate', label: 'RX / TX kb/s', value: (p) => p.rate ?? null },
       { key: 'drops', label: 'Drops / errors', value: (p) => counterSum(p.counters, ['rx_dropped', 'tx_dropped', 'rx_errors', 'tx_errors']) },
-      { key: 'enabled', label: 'Enabled', value: (p) => (p.enabled ? 'yes' : 'no'),
-        render: (p) => (p.port_no > 0xffffff00 ? '' : h('button', {
-          'data-test': p.enabled ? 'port-disable' : 'port-enable', onclick: () => togglePort(p) },
-        p.enabled ? 'Disable' : 'Enable')) },
+      { key: 'enabled', label: 'Enabled', value: (p) => (p.enabled === null ? '' : p.enabled ? 'yes' : 'no'),
+        render: (p) => {
+          if (p.port_no > 0xffffff00) return '';
+          if (p.enabled === null) {
+            return h('span', { 'data-test': 'port-enabled-off', title: 'the topology app is off (apps.topology = true)' }, '—');
+          }
+          return h('button', { 'data-test': p.enabled ? 'port-disable' : 'port-enable', onclick: () => togglePort(p) },
+            p.enabled ? 'Disable' : 'Enable');
+        } },
     ],
   });
   const flows = table({
@@ -74,11 +79,13 @@ export default function switchPage(el, arg) {
   async function load() {
     timer = null;
     try {
+      const withTopo = (await serverConfig()).topology;
       const [s, f, topo] = await Promise.all([api(`/api/v1/switches/${dpid}`),
-        api(`/api/v1/switches/${dpid}/flows`), api(`${TOPO}/switches`).catch(() => ({ switches: {} }))]);
+        api(`/api/v1/switches/${dpid}/flows`), withTopo ? api(`${TOPO}/switches`) : { switches: null }]);
       if (!alive) return;
       const ifaces = (topo.switches?.[dpid]?.interfaces) || {};
-      ports.set((s.ports || []).map((p) => ({ ...p, enabled: ifaces[`${dpid}:${p.port_no}`]?.enabled !== false,
+      ports.set((s.ports || []).map((p) => ({ ...p,
+        enabled: topo.switches ? ifaces[`${dpid}:${p.port_no}`]?.enabled !== false : null,
         rate: rateOf(p) })));
       flows.set(f.flows || []);
       clear(head).append(

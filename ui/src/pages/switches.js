@@ -2,7 +2,7 @@
 // ports and flows by state; sortable, filtered case-insensitively; enable
 // or disable (the topology's) after a confirmation.
 import { h, ago, num, confirmDialog } from '../dom.js';
-import { api } from '../api.js';
+import { api, serverConfig } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
 
@@ -29,9 +29,11 @@ export default function switches(el) {
       { key: 'installed', label: 'Installed', value: (s) => s.flows.installed },
       { key: 'pending', label: 'Pending', value: (s) => s.flows.pending },
       { key: 'error', label: 'Error', value: (s) => s.flows.error },
-      { key: 'enabled', label: 'Enabled', value: (s) => (s.enabled ? 'yes' : 'no'),
-        render: (s) => h('button', { 'data-test': s.enabled ? 'switch-disable' : 'switch-enable',
-          onclick: () => toggle(s) }, s.enabled ? 'Disable' : 'Enable') },
+      { key: 'enabled', label: 'Enabled', value: (s) => (s.enabled === null ? '' : s.enabled ? 'yes' : 'no'),
+        render: (s) => (s.enabled === null
+          ? h('span', { 'data-test': 'switch-enabled-off', title: 'the topology app is off (apps.topology = true)' }, '—')
+          : h('button', { 'data-test': s.enabled ? 'switch-disable' : 'switch-enable',
+            onclick: () => toggle(s) }, s.enabled ? 'Disable' : 'Enable')) },
     ],
   });
   el.append(h('h1', {}, 'Switches'), err, t.el);
@@ -51,12 +53,14 @@ export default function switches(el) {
   async function load() {
     timer = null;
     try {
+      // Enabling a switch is the topology app's: without it, no column.
+      const withTopo = (await serverConfig()).topology;
       const [sw, topo, stored] = await Promise.all([
-        api('/api/v1/switches'), api(`${TOPO}/switches`),
+        api('/api/v1/switches'), withTopo ? api(`${TOPO}/switches`) : null,
         api('/api/kytos/flow_manager/v2/stored_flows?state=installed&state=pending&state=error').catch(() => ({})),
       ]);
       if (!alive) return;
-      const byDpid = topo.switches || {};
+      const byDpid = (topo && topo.switches) || {};
       t.set(sw.switches.map((s) => {
         const k = byDpid[s.dpid] || {};
         const flows = { installed: 0, pending: 0, error: 0 };
@@ -66,7 +70,7 @@ export default function switches(el) {
           desc: [s.description.manufacturer, s.description.hardware, s.description.software].filter(Boolean).join(' · '),
           since: s.connected ? s.connected_since : s.disconnected_since,
           rtt: s.echo_rtt_ms ? s.echo_rtt_ms.average : null, ports: s.n_ports, flows,
-          enabled: k.enabled !== false,
+          enabled: topo ? k.enabled !== false : null,
         };
       }));
       err.textContent = '';

@@ -6,7 +6,7 @@
 import cytoscape from 'cytoscape';
 import fcose from 'cytoscape-fcose';
 import { h, clear, seconds, counterSum } from '../dom.js';
-import { api } from '../api.js';
+import { api, serverConfig } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
 import { layered } from '../layout.js';
@@ -211,6 +211,10 @@ export default function topology(el) {
 
   async function load(first) {
     reloadTimer = null;
+    if (!(await serverConfig()).topology) {
+      err.textContent = 'The topology app is off: apps.topology = true in the configuration turns it on.';
+      return;
+    }
     reading = true;
     try {
       const topo = await api('/api/v1/topology');
