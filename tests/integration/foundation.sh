@@ -51,16 +51,8 @@ pass "unknown key rejected"
 # As systemd starts a Type=notify service with WatchdogSec=1: a datagram
 # socket in NOTIFY_SOCKET, each message a line of notify.txt ('|' for its
 # newlines).
-python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-out = open(sys.argv[2], "a")
-while True:
-    out.write(s.recv(4096).decode().replace("\n", "|") + "\n")
-    out.flush()' "$work/notify.sock" "$work/notify.txt" &
-notify_pid=$!
-for _ in $(seq 100); do [ -S "$work/notify.sock" ] && break; sleep 0.05; done
+notify_listen "$work/notify.sock" "$work/notify.txt"
+notify_pid=$NOTIFY_PID
 NOTIFY_SOCKET=$work/notify.sock WATCHDOG_USEC=1000000 \
     "$OFCD" --config "$CONF" --app.data_dir="$work/var" >"$log" 2>&1 &
 pid=$!

@@ -175,6 +175,25 @@ it_cleanup() {
     if [ -n "${KEEP_LOGS:-}" ]; then echo "logs in $work"; else rm -rf "$work"; fi
 }
 
+# notify_listen SOCK OUT: systemd's side of sd_notify, as it listens for a
+# Type=notify service: a datagram socket at SOCK, each message a line of
+# OUT ('|' for its newlines). Returns once it listens; its pid in
+# NOTIFY_PID, stopped at the end of a test that uses it_setup.
+notify_listen() {
+    python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+out = open(sys.argv[2], "a")
+while True:
+    out.write(s.recv(4096).decode().replace("\n", "|") + "\n")
+    out.flush()' "$1" "$2" &
+    NOTIFY_PID=$!
+    it_on_exit "kill $NOTIFY_PID"
+    for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done
+    fail "the notify listener at $1 did not start"
+}
+
 # etcd_single NAME CLIENT_PORT PEER_PORT DIR [etcd options]: a one-member
 # etcd of the test's own on loopback (never the system's 2379), its data in
 # DIR/etcd-data and its log in DIR/etcd.log; ETCD_PID names it (set even

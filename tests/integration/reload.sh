@@ -36,16 +36,7 @@ reload_by_signal() {
     fail "no '$pat' within 5 s of SIGHUP"
 }
 
-python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-out = open(sys.argv[2], "a")
-while True:
-    out.write(s.recv(4096).decode().replace("\n", "|") + "\n")
-    out.flush()' "$work/notify.sock" "$work/notify.txt" &
-it_on_exit "kill $!"
-for _ in $(seq 100); do [ -S "$work/notify.sock" ] && break; sleep 0.05; done
+notify_listen "$work/notify.sock" "$work/notify.txt"
 set_key stats_log_interval_s 30
 # Two certificates for OpenFlow's TLS port; the one served lives at srv.*.
 for cn in ofcd-a ofcd-b; do
