@@ -1,5 +1,6 @@
 # Thin wrapper around meson: the two commands an operator needs, plus bench.
-#   make run    install missing deps, build, start ofcd on config/ofcd.conf
+#   make run    install missing deps, build the product (build-run/), start ofcd
+#               on config/ofcd.conf
 #   make test   install missing deps, build, run unit + integration tests
 #               (the dashboard's in Chromium among them), then the unit tests
 #               and the input-path integration tests under ASan+UBSan, then the unit tests and the threaded
@@ -70,8 +71,16 @@ TSAN_RUN = TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp second_deadlock_
 deb: deps
 	./scripts/make-deb
 
-run: build
-	./$(BUILD)/app/ofcd --config $(CONFIG) $(ARGS)
+# make run: the product as an operator gets it (no test services, so
+# ofcdctl offers no time/warp and tcp.echo_* are refused), in a build of its
+# own beside the test builds.
+BUILD_RUN ?= build-run
+$(BUILD_RUN)/build.ninja:
+	$(MESON) setup $(BUILD_RUN) --buildtype=debugoptimized -Dtests=false
+
+run: deps $(BUILD_RUN)/build.ninja
+	$(MESON) compile -C $(BUILD_RUN)
+	./$(BUILD_RUN)/app/ofcd --config $(CONFIG) $(ARGS)
 
 test-unit: build
 	$(MESON) test -C $(BUILD) --suite unit --print-errorlogs
