@@ -1,6 +1,7 @@
 /*
- * store: what is the same for every backend (see store.h): picking the
- * backend, the blocking forms of the queued changes, and the names.
+ * store: what is the same for every backend (see store.h): the blocking
+ * forms of the queued changes, and the names. The backends call it; the
+ * choice of a backend is store_open.c's, the one file above them.
  */
 #include "store.h"
 
@@ -12,30 +13,6 @@
 #include "ofcd_log.h"
 
 OFCD_COUNTER_GROUP(store_counters, "store", struct store_stats, STORE_COUNTERS, STORE_GAUGES);
-
-struct store *store_open(const struct store_config *cfg)
-{
-    if (cfg && cfg->backend == STORE_BACKEND_MEMORY)
-        return store_mem_open(cfg);
-    if (cfg && cfg->backend == STORE_BACKEND_ETCD)
-        return store_etcd_open(cfg);
-    if (cfg && cfg->backend != STORE_BACKEND_LMDB) {
-        LOG_ERR("store", "unknown backend %d", (int)cfg->backend);
-        return NULL;
-    }
-    return store_lmdb_open(cfg);
-}
-
-int store_backend_by_name(const char *name, enum store_backend *out)
-{
-    if (name && strcmp(name, "lmdb") == 0)
-        *out = STORE_BACKEND_LMDB;
-    else if (name && strcmp(name, "memory") == 0)
-        *out = STORE_BACKEND_MEMORY;
-    else
-        return -EINVAL;
-    return 0;
-}
 
 /* ---- the blocking forms: a queued change and a wait for its done ------------- */
 
