@@ -18,7 +18,7 @@
  *    loads the machine do not stretch the one check an operator waits
  *    for: under the hostile_rest.sh fairness attack an operator's login
  *    took p99 270-320 ms at nice 0, 190-205 at -5 and 130-215 at -10
- *    (docs/performance.md, "Password checks"). At most one check fewer
+ *    (docs/performance-log.md, "Password checks"). At most one check fewer
  *    than the machine has cores (and one on two cores) is raised at a
  *    time, so checks never outrank the lcores on every core. Raising needs
  *    CAP_SYS_NICE; without it checks run at 0, said once in the log.

@@ -5,7 +5,7 @@
  * every call and the kernel faults and zeroes each page of them. At the
  * users' parameters (N = 2^15, r = 8: 32 MiB) that was most of a check on
  * this appliance's 2-core VM: 150 ms a check, against 60-65 ms over memory
- * already mapped (docs/performance.md, "Password checks"). A login's check
+ * already mapped (docs/performance-log.md, "Password checks"). A login's check
  * is the one piece of work an unauthenticated client can make ofcd do at
  * length, so its cost is what an operator waits for while others guess.
  *
