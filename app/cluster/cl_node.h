@@ -1,7 +1,7 @@
 /*
  * cl_node: this node's membership of the cluster — the etcd thread and
  * the state it shares with the control thread (issue 27;
- * docs/architecture.md "Cluster").
+ * docs/cluster.md, "How it is built").
  *
  * The cluster thread (never a poll-mode lcore: every etcd call blocks) keeps
  * the node's lease (granted with cluster.lease_ttl_s, kept alive every

@@ -3,7 +3,7 @@
  * etcd is the truth, a local LMDB store the mirror every read is served
  * from. For the backend's files only; callers use store.h.
  *
- * Layout under the cluster's prefix P (docs/architecture.md, "Cluster:
+ * Layout under the cluster's prefix P (docs/cluster.md, "Cluster:
  * flows through etcd"):
  *   P data/flows/<dpid16>/<match_id16>   a flow record (store_etcd_rec_*)
  *   P data/state/<dpid16>/<match_id16>   its installed/error state, written
