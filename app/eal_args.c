@@ -2,6 +2,7 @@
 #include "eal_args.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 int eal_args_build(struct eal_args *ea, const char *prog, const char *args)
@@ -27,20 +28,30 @@ int eal_args_build(struct eal_args *ea, const char *prog, const char *args)
     return ea->argc > 1 ? 0 : -EINVAL;
 }
 
+const char *eal_args_next(const struct eal_args *ea, int *i, const char *lng, const char *shrt)
+{
+    size_t ll = lng ? strlen(lng) : 0, sl = shrt ? strlen(shrt) : 0;
+
+    while (*i < ea->argc) {
+        const char *a = ea->argv[(*i)++];
+        if (lng && strncmp(a, lng, ll) == 0 && a[ll] == '=')
+            return a + ll + 1;
+        bool whole = (lng && strcmp(a, lng) == 0) || (shrt && strcmp(a, shrt) == 0);
+        if (whole)
+            return *i < ea->argc ? ea->argv[(*i)++] : NULL;
+        if (shrt && a[1] != '-' && strncmp(a, shrt, sl) == 0)
+            return a + sl;                      /* glued: -a0000:03:00.0 */
+    }
+    return NULL;
+}
+
 const char *eal_args_file_prefix(const struct eal_args *ea)
 {
-    static const char opt[] = "--file-prefix";
-    const char *prefix = "rte";
+    const char *prefix = "rte", *v;
+    int i = 1;
 
     /* Last one wins, as in EAL's getopt loop. */
-    for (int i = 1; i < ea->argc; i++) {
-        const char *a = ea->argv[i];
-        if (strncmp(a, opt, sizeof(opt) - 1) != 0)
-            continue;
-        if (a[sizeof(opt) - 1] == '=')
-            prefix = a + sizeof(opt);
-        else if (a[sizeof(opt) - 1] == '\0' && i + 1 < ea->argc)
-            prefix = ea->argv[++i];
-    }
+    while ((v = eal_args_next(ea, &i, "--file-prefix", NULL)))
+        prefix = v;
     return prefix;
 }

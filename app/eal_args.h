@@ -20,6 +20,11 @@ struct eal_args {
  */
 int eal_args_build(struct eal_args *ea, const char *prog, const char *args);
 
+/* The next value of an EAL option from argv[*i] on — "--long=V",
+ * "--long V", "-sV" or "-s V" (lng or shrt may be NULL) — with *i moved past
+ * it; NULL when there is none. Points into ea. */
+const char *eal_args_next(const struct eal_args *ea, int *i, const char *lng, const char *shrt);
+
 /* The value of --file-prefix (either "--file-prefix=X" or "--file-prefix X"),
  * or "rte", EAL's own default. Points into ea. */
 const char *eal_args_file_prefix(const struct eal_args *ea);

@@ -47,25 +47,6 @@ static bool exists(const struct mc *m, const char *fmt, const char *a)
     return stat(p, &st) == 0;
 }
 
-/* The next value of an EAL option from argv[*i] on — "--long=V", "--long V",
- * "-sV" or "-s V" — with *i moved past it; NULL when there is none. */
-static const char *eal_next(const struct eal_args *ea, int *i, const char *lng, const char *shrt)
-{
-    size_t ll = lng ? strlen(lng) : 0, sl = shrt ? strlen(shrt) : 0;
-
-    while (*i < ea->argc) {
-        const char *a = ea->argv[(*i)++];
-        if (lng && strncmp(a, lng, ll) == 0 && a[ll] == '=')
-            return a + ll + 1;
-        bool whole = (lng && strcmp(a, lng) == 0) || (shrt && strcmp(a, shrt) == 0);
-        if (whole)
-            return *i < ea->argc ? ea->argv[(*i)++] : NULL;
-        if (shrt && a[1] != '-' && strncmp(a, shrt, sl) == 0)
-            return a + sl;                      /* glued: -a0000:03:00.0 */
-    }
-    return NULL;
-}
-
 static bool eal_has(const struct eal_args *ea, const char *opt)
 {
     for (int i = 1; i < ea->argc; i++)
@@ -83,10 +64,10 @@ static unsigned long mem_asked(const struct eal_args *ea)
     int i = 1;
     const char *v;
 
-    while ((v = eal_next(ea, &i, NULL, "-m")))
+    while ((v = eal_args_next(ea, &i, NULL, "-m")))
         mb = strtoul(v, NULL, 10);
     i = 1;
-    while ((v = eal_next(ea, &i, "--socket-mem", NULL))) {
+    while ((v = eal_args_next(ea, &i, "--socket-mem", NULL))) {
         mb = 0;
         for (const char *p = v; *p; p++) {
             mb += strtoul(p, NULL, 10);
@@ -234,7 +215,8 @@ static void check_pci(struct mc *m, const struct eal_args *ea)
 
     for (int pass = 0; pass < 2; pass++) {
         int i = 1;
-        while ((v = pass == 0 ? eal_next(ea, &i, "--allow", "-a") : eal_next(ea, &i, NULL, "-w"))) {
+        while ((v = pass == 0 ? eal_args_next(ea, &i, "--allow", "-a")
+                              : eal_args_next(ea, &i, NULL, "-w"))) {
             pci_norm(v, addr, sizeof(addr));
             if (!exists(m, "/sys/bus/pci/devices/%s", addr)) {
                 snprintf(what, sizeof(what), "PCI device %s (eal.args) is not on this machine",
@@ -287,7 +269,7 @@ static void check_vdevs(struct mc *m, const struct eal_args *ea)
     const char *v;
     int i = 1;
 
-    while ((v = eal_next(ea, &i, "--vdev", NULL))) {
+    while ((v = eal_args_next(ea, &i, "--vdev", NULL))) {
         if (strncmp(v, "net_tap", 7) == 0 && !exists(m, "%s", "/dev/net/tun")) {
             snprintf(what, sizeof(what), "%s needs /dev/net/tun and there is none", v);
             problem(m, what, "modprobe tun (and in a container: give it /dev/net/tun)");

@@ -93,7 +93,6 @@ static void usage(FILE *out)
     cfg_print_help(out);
 }
 
-/* Returns 0 to go on, 1 to exit 0 (help/version), -1 to exit 2. */
 /* The configuration from the command line: 0 to go on, 1 when --help or
  * --version said all, -1 on an error (printed). */
 static int parse_args(int argc, char **argv, struct config_args *opts, struct ofcd_config *cfg)
