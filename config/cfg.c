@@ -1655,16 +1655,13 @@ int cfg_diff(const struct ofcd_config *a, const struct ofcd_config *b, cfg_diff_
 int cfg_copy_key(struct ofcd_config *dst, const struct ofcd_config *src, const char *key)
 {
     const char *dot = strchr(key, '.');
+    const struct cfg_key *k =
+        dot ? cfg_find(key, (size_t)(dot - key), dot + 1, strlen(dot + 1)) : NULL;
 
-    for (size_t i = 0; dot && i < cfg_n_keys; i++) {
-        const struct cfg_key *k = &cfg_keys[i];
-        if (strlen(k->section) != (size_t)(dot - key) ||
-            strncmp(k->section, key, (size_t)(dot - key)) != 0 || strcmp(k->name, dot + 1) != 0)
-            continue;
-        if (k->aux)
-            return -EINVAL;
-        memcpy((char *)dst + k->off, (const char *)src + k->off, k->size);
-        return 0;
-    }
-    return -ENOENT;
+    if (!k)
+        return -ENOENT;
+    if (k->aux)
+        return -EINVAL;
+    memcpy((char *)dst + k->off, (const char *)src + k->off, k->size);
+    return 0;
 }
