@@ -9,17 +9,23 @@
 #include <time.h>
 
 #include "flowmgr.h"
+#include "fm_change.h"
 #include "fm_flow.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "store.h"
 #include "topo_app.h"
 
-/* One switch's flow on its way through the store. */
+/* An LLDP flow's FLOW_MOD: a match on two fields, one output. */
+#define TOPO_FLOW_WIRE_MAX 256
+
+/* One switch's flow on its way through the store (fm_change.h). */
 struct topo_flow_put {
-    struct flowmgr *fm;
+    struct fm_change ch;
+    struct fm_change_part part;
+    struct flowmgr_add_one add;
     struct store_flow rec;
-    struct fm_flow flow;
+    uint8_t wire[TOPO_FLOW_WIRE_MAX];
     char *text;
     struct ofcd_ratelimit *rl;          /* the committer thread's, or NULL */
 };
@@ -81,9 +87,7 @@ static void put_done(void *arg, int rc)
 {
     struct topo_flow_put *p = arg;
 
-    if (rc == 0)
-        flowmgr_add(p->fm, p->rec.dpid, &p->flow, &p->rec.match_id, &p->rec.flow_id, 1);
-    else
+    if (rc < 0)
         flow_failed(p->rl, p->rec.dpid, "the LLDP flow was not stored", rc);
     free(p->text);
     free(p);
@@ -91,9 +95,11 @@ static void put_done(void *arg, int rc)
 
 /* One LLDP flow's delete on its way through the store. */
 struct topo_flow_del {
-    struct flowmgr *fm;
+    struct fm_change ch;
+    struct fm_change_part part;
     struct flowmgr_key k;
-    struct fm_flow del;
+    struct flowmgr_sel sel;
+    uint8_t wire[TOPO_FLOW_WIRE_MAX];
     struct ofcd_ratelimit *rl;
 };
 
@@ -101,9 +107,7 @@ static void del_done(void *arg, int rc)
 {
     struct topo_flow_del *d = arg;
 
-    if (rc == 0)
-        flowmgr_deleted(d->fm, &d->k, 1, d->k.dpid, &d->del, 1);
-    else if (rc != -ENOENT)
+    if (rc < 0)
         flow_failed(d->rl, d->k.dpid, "its LLDP flow of another form was not deleted", rc);
     free(d);
 }
@@ -115,7 +119,7 @@ static void del_done(void *arg, int rc)
 static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
                        struct ofcd_ratelimit *rl)
 {
-    struct fm_flow add;
+    struct fm_flow add, del;
     struct store_flow cur;
     struct topo_flow_del *d = calloc(1, sizeof(*d));
     int rc;
@@ -123,16 +127,17 @@ static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint1
     if (!d)
         return -ENOMEM;
     topo_flow_lldp(dpid, vlan, false, &add, NULL, 0);
-    topo_flow_lldp(dpid, vlan, true, &d->del, NULL, 0);
-    d->fm = fm;
+    topo_flow_lldp(dpid, vlan, true, &del, NULL, 0);
     d->rl = rl;
     d->k = (struct flowmgr_key){.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
-    d->del.mod.command = OFPFC_DELETE_STRICT;
-    d->del.mod.cookie = TOPO_COOKIE(dpid);
-    d->del.mod.cookie_mask = UINT64_MAX;
-    if (store_get(s, dpid, d->k.match_id, &cur) < 0) {
+    del.mod.command = OFPFC_DELETE_STRICT;
+    del.mod.cookie = TOPO_COOKIE(dpid);
+    del.mod.cookie_mask = UINT64_MAX;
+    size_t len;
+    if ((rc = fm_flow_mod_encode(&del.mod, d->wire, sizeof(d->wire), &len)) < 0 ||
+        store_get(s, dpid, d->k.match_id, &cur) < 0) {
         free(d);
-        return 0;
+        return rc < 0 ? rc : 0;
     }
     bool gone = cur.state == STORE_FLOW_DELETED;
     d->k.flow_id = cur.flow_id;
@@ -141,14 +146,15 @@ static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint1
         free(d);
         return 0;
     }
+    d->sel = (struct flowmgr_sel){TOPO_FLOW_OWNER, d->wire, len};
+    d->part = (struct fm_change_part){.dpid = dpid, .n = 1, .dels = &d->sel};
+    d->ch = (struct fm_change){.fm = fm, .store = s, .parts = &d->part, .n_parts = 1,
+                               .victims = &d->k, .n_victims = 1, .done = del_done, .arg = d};
     if (rl)
-        return (rc = store_del_async(s, dpid, d->k.match_id, del_done, d)) == 0 ? 0
-                                                                                : (free(d), rc);
-    rc = store_del(s, dpid, d->k.match_id);
-    if (rc == 0)
-        rc = flowmgr_deleted(fm, &d->k, 1, dpid, &d->del, 1);
+        return (rc = fm_change_submit(&d->ch)) == 0 ? 0 : (free(d), rc == -EALREADY ? 0 : rc);
+    rc = fm_change_run(&d->ch);
     free(d);
-    return rc == -ENOENT ? 0 : rc;
+    return rc;
 }
 
 /* The LLDP flows of other forms a switch has stored (an ofcd run with
@@ -194,9 +200,10 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_
         rc = -ENOMEM;
         goto fail;
     }
-    if ((rc = topo_flow_lldp(dpid, vlan, false, &p->flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
+    struct fm_flow flow;
+    if ((rc = topo_flow_lldp(dpid, vlan, false, &flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
         goto fail;
-    uint64_t mid = fm_flow_match_id(dpid, &p->flow), fid = fm_flow_id_of(mid, &p->flow);
+    uint64_t mid = fm_flow_match_id(dpid, &flow), fid = fm_flow_id_of(mid, &flow);
     if (store_get(s, dpid, mid, &cur) == 0) {
         bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED;
         store_flow_release(&cur);
@@ -214,13 +221,21 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_
         if ((rc = remove_form(s, fm, dpid, other.vlan[i], log ? &log->stored : NULL)) < 0)
             flow_failed(log ? &log->ensure : NULL, dpid, "cannot delete its LLDP flow of "
                         "another topology.lldp_vlan", rc);
-    p->fm = fm;
     p->rl = log ? &log->stored : NULL;
     p->rec = (struct store_flow){.dpid = dpid, .match_id = mid, .flow_id = fid,
                                  .state = STORE_FLOW_PENDING, .owner = TOPO_FLOW_OWNER,
                                  .json = p->text, .json_len = strlen(p->text)};
-    fm_flow_fixup(&p->flow);
-    if ((rc = store_put_many_async(s, &p->rec, 1, put_done, p)) == 0)
+    fm_flow_fixup(&flow);
+    size_t len;
+    if ((rc = fm_flow_mod_encode(&flow.mod, p->wire, sizeof(p->wire), &len)) < 0) {
+        flow_failed(log ? &log->ensure : NULL, dpid, "cannot encode its LLDP flow", rc);
+        goto fail;
+    }
+    p->add = (struct flowmgr_add_one){mid, fid, TOPO_FLOW_OWNER, p->wire, len};
+    p->part = (struct fm_change_part){.dpid = dpid, .n = 1, .adds = &p->add};
+    p->ch = (struct fm_change){.fm = fm, .store = s, .parts = &p->part, .n_parts = 1,
+                               .recs = &p->rec, .n_recs = 1, .done = put_done, .arg = p};
+    if ((rc = fm_change_submit(&p->ch)) == 0)
         return 0;
     flow_failed(log ? &log->ensure : NULL, dpid, "cannot store its LLDP flow", rc);
 fail:

@@ -26,9 +26,13 @@
  * switches only through struct flowmgr_env (the app glues that to the io
  * lcores' msg_out rings), so it runs in unit tests without DPDK.
  *
+ * A change of the stored flows reaches it through fm_change.h (stored
+ * first, then flowmgr_add_admitted / flowmgr_deleted_admitted from the
+ * store's committer); nothing else calls those two.
+ *
  * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
- * flowmgr_admit[_cancel](), flowmgr_add[_admitted](), flowmgr_delete_victims(),
- * flowmgr_deleted[_admitted]() and the readers; the control thread calls
+ * flowmgr_admit[_cancel](), flowmgr_delete_victims() and the readers; the
+ * store's committer the _admitted pair (fm_change); the control thread calls
  * flowmgr_on_event() for what the workers report and flowmgr_tick() every
  * wake-up. One mutex guards everything; no call blocks on I/O while
  * holding it except the store's non-blocking state updates and reads.
@@ -260,8 +264,8 @@ struct flowmgr_add_one {
  */
 int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr_add_one *adds,
                          size_t n, size_t held);
-/* The same for an app's own typed flows (not admitted): encodes them first;
- * -EINVAL when one cannot be encoded. */
+/* The same for typed flows (not admitted): encodes them first; -EINVAL
+ * when one cannot be encoded. For tests: the product goes through fm_change. */
 int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 
@@ -298,8 +302,8 @@ struct flowmgr_sel {
 int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                              uint64_t dpid, const struct flowmgr_sel *sels, size_t n_sels,
                              size_t held);
-/* The same for an app's own typed selectors (not admitted): encodes them
- * first; -EINVAL when one cannot be encoded. */
+/* The same for typed selectors (not admitted): encodes them first;
+ * -EINVAL when one cannot be encoded. For tests, as flowmgr_add. */
 int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
                     uint64_t dpid, const struct fm_flow *sels, size_t n_sels);
 

@@ -6,7 +6,8 @@
  * (GET .../flows is rest_flowstats.c, stored_flows rest_stored.c).
  *
  * A change is answered 202 only once the store has made it durable; then
- * the flow manager sends it. Before anything is stored every check runs, so
+ * the flow manager sends it (fm_change.h: this file parses, checks and
+ * admits; fm_change stores and hands over). Before anything is stored every check runs, so
  * a 4xx/5xx means nothing of the request was kept: 400 malformed (the
  * field is named), 404 unknown dpid, 424 switch not connected (unless
  * "force": the flows are stored and installed when it connects; without a
@@ -17,7 +18,8 @@
  *
  * Admission reserves: every request, add or delete, holds room for its
  * FLOW_MODs on each target switch's queue (flowmgr_admit) from before its
- * store commit until they are queued or the request fails, so requests
+ * store commit until they are queued or the request fails (fm_change gives
+ * it back then), so requests
  * racing to their commits never together pass queue_max.
  */
 #include <errno.h>
@@ -31,6 +33,7 @@
 
 #include "flow_json.h"
 #include "flowmgr.h"
+#include "fm_change.h"
 #include "json_u64.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
@@ -360,23 +363,52 @@ static void accepted(struct rest_reply *r)
     r->json = json_pack("{s:s}", "response", "FlowMod Messages Sent");
 }
 
-/* An add between its queuing and its commit: what the store reads, and
- * what the flow manager takes once it is durable. */
-struct fl_add {
+/* A change between its queuing and its commit: the flow manager's change
+ * (fm_change.h), what it points at, and the suspended request. */
+struct fl_change {
     struct rest_server *rs;
     struct fl_req fr;               /* the groups and their parsed flows */
-    size_t total;
-    char *body;                     /* a copy of the request's body: the flows' texts */
-    struct store_flow *recs;
+    struct fm_change ch;
+    size_t held_answers;            /* counted by rest_hold (durability async) */
+    char *body;                     /* an add: a copy of the body, the flows' texts */
+    struct store_flow *recs;        /* an add's records */
     void *token;                    /* the suspended request */
 };
 
-static void fl_add_free(struct fl_add *a)
+static void fl_change_free(struct fl_change *c)
 {
-    free(a->body);
-    free(a->recs);
-    fl_req_free(&a->fr);
-    free(a);
+    free(c->body);
+    free(c->recs);
+    free(c->ch.parts);
+    free(c->ch.victims);
+    fl_req_free(&c->fr);
+    free(c);
+}
+
+/* The request's groups are the change's now, and so is their admission:
+ * fm_change gives it back if the change fails. */
+static struct fl_change *fl_change_new(struct rest_req *q, struct fl_req *fr)
+{
+    struct fl_change *c = calloc(1, sizeof(*c));
+
+    if (!c || !(c->ch.parts = calloc(fr->n ? fr->n : 1, sizeof(*c->ch.parts)))) {
+        free(c);
+        return NULL;
+    }
+    c->rs = q->rs;
+    c->fr = *fr;
+    *fr = (struct fl_req){0};
+    for (size_t i = 0; i < c->fr.n; i++) {
+        struct fl_group *g = &c->fr.g[i];
+        c->ch.parts[i] = (struct fm_change_part){g->dpid, g->n, g->held, g->adds, g->dels};
+        g->held = 0;
+        g->flows = NULL;            /* the parsed body is not kept past this request */
+    }
+    c->ch.n_parts = c->fr.n;
+    c->ch.fm = q->rs->src.fm;
+    c->ch.store = q->rs->src.store;
+    c->ch.arg = c;
+    return c;
 }
 
 /* A deferred change's answer, once its commit is done (rest_defer). */
@@ -398,34 +430,60 @@ static void async_lost(struct rest_server *rs, const char *what, int rc)
                "then not stored: %s", what, strerror(-rc));
 }
 
-/* On the store's committer, in commit order: durable, so from here on the
- * flows are the flow manager's to install, whether or not the client is
- * still there to hear it. */
-static void add_committed(void *arg, int rc)
+/* On the store's committer, in commit order, after fm_change handed what
+ * is durable to the flow manager (installed whether or not the client is
+ * still there to hear it): the answer. */
+static void change_done(void *arg, int rc)
 {
-    struct fl_add *a = arg;
-    void *token = a->token;
-    struct rest_server *rs = a->rs;
-    size_t n = a->total;
+    struct fl_change *c = arg;
+    void *token = c->token;
+    struct rest_server *rs = c->rs;
+    size_t n = c->held_answers;
+    bool del = c->ch.recs == NULL;
     struct store_batch_times bt;
 
     store_batch_times(rs->src.store, &bt);
-
-    if (rc == 0) {
-        for (size_t i = 0; i < a->fr.n; i++) {
-            struct fl_group *g = &a->fr.g[i];
-            flowmgr_add_admitted(a->rs->src.fm, g->dpid, g->adds, g->n, g->held);
-            g->held = 0;
-        }
-    }
-    fl_add_free(a);
+    fl_change_free(c);
     if (token) {
         rest_wake_timed(token, rc, bt.taken_us, bt.durable_us);
         return;
     }
     if (rc < 0)
-        async_lost(rs, "a flow add", rc);
+        async_lost(rs, del ? "a flow delete" : "a flow add", rc);
     rest_release(rs, n);
+}
+
+/* Queue c (its records or victims set): answered from its completion, so
+ * no thread sleeps while it syncs; or (durability async) now, the server
+ * held until the commit is done. c is gone after. */
+static void submit(struct rest_req *q, struct rest_reply *r, struct fl_change *c, size_t n)
+{
+    struct rest_server *rs = q->rs;
+    bool now = rs->cfg.answer_queued && rest_hold(rs, n);
+
+    c->held_answers = now ? n : 0;
+    c->ch.done = change_done;
+    if (!now && !(c->token = rest_defer(q, change_answer))) {
+        rest_error(r, 503, "ofcd is shutting down; nothing of this request was %s",
+                   c->ch.recs ? "stored" : "changed");
+        r->retry_after = 5;
+        fl_change_free(c);
+        return;
+    }
+    void *token = c->token;
+    int rc = fm_change_submit(&c->ch);
+    if (rc < 0) {
+        fl_change_free(c);
+        if (!now) {
+            rest_wake(token, rc);
+            return;
+        }
+        rest_release(rs, n);
+        store_failed(r, rc);
+        return;
+    }
+    if (now)
+        accepted(r);
 }
 
 /*
@@ -433,20 +491,20 @@ static void add_committed(void *arg, int rc)
  * array element (its span on the tape) in a copy of the body, which lives
  * until the commit. 0 or -ENOMEM.
  */
-static int flow_texts(const struct rest_req *q, struct fl_add *a)
+static int flow_texts(const struct rest_req *q, struct fl_change *c, const struct fl_req *fr)
 {
     size_t k = 0;
 
-    if (!(a->body = malloc(q->body_len ? q->body_len : 1)))
+    if (!(c->body = malloc(q->body_len ? q->body_len : 1)))
         return -ENOMEM;
-    memcpy(a->body, q->body, q->body_len);
-    for (size_t i = 0; i < a->fr.n; i++) {
-        const struct fl_group *g = &a->fr.g[i];
+    memcpy(c->body, q->body, q->body_len);
+    for (size_t i = 0; i < fr->n; i++) {
+        const struct fl_group *g = &fr->g[i];
         size_t j;
         const struct jt_node *f;
         jt_array_foreach(g->flows, j, f) {
-            a->recs[k].json = a->body + f->off;
-            a->recs[k++].json_len = f->len;
+            c->recs[k].json = c->body + f->off;
+            c->recs[k++].json_len = f->len;
         }
     }
     return 0;
@@ -454,151 +512,47 @@ static int flow_texts(const struct rest_req *q, struct fl_add *a)
 
 static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
 {
-    size_t k = 0;
-    struct fl_add *a;
+    size_t k = 0, total = 0;
+    struct store_flow *recs;
+    struct fl_change *c;
 
     if (prepare(q, r, fr, false) < 0)
         return;
-    if (!(a = calloc(1, sizeof(*a)))) {
-        rest_error(r, 500, "out of memory");
+    for (size_t i = 0; i < fr->n; i++)
+        total += fr->g[i].n;
+    if (!(recs = calloc(total ? total : 1, sizeof(*recs)))) {
+        rest_error(r, 500, "out of memory for %zu flows", total);
         return;
     }
-    a->rs = q->rs;
-    a->fr = *fr;                    /* the request's groups are the add's now */
-    *fr = (struct fl_req){0};
-    for (size_t i = 0; i < a->fr.n; i++)
-        a->total += a->fr.g[i].n;
-    a->recs = calloc(a->total, sizeof(*a->recs));
-    if (!a->recs) {
-        rest_error(r, 500, "out of memory for %zu flows", a->total);
-        goto fail;
-    }
-    if (flow_texts(q, a) < 0) {
-        rest_error(r, 500, "out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < a->fr.n; i++) {
-        struct fl_group *g = &a->fr.g[i];
+    for (size_t i = 0; i < fr->n; i++) {
+        const struct fl_group *g = &fr->g[i];
         for (size_t j = 0; j < g->n; j++, k++) {
             const struct flowmgr_add_one *ad = &g->adds[j];
-            a->recs[k].dpid = g->dpid;
-            a->recs[k].match_id = ad->match_id;
-            a->recs[k].flow_id = ad->flow_id;
-            a->recs[k].state = STORE_FLOW_PENDING;
-            a->recs[k].owner = ad->owner;       /* "" is stored as no owner */
+            recs[k] = (struct store_flow){.dpid = g->dpid, .match_id = ad->match_id,
+                                          .flow_id = ad->flow_id, .state = STORE_FLOW_PENDING,
+                                          .owner = ad->owner};  /* "" is stored as no owner */
         }
-        g->flows = NULL;            /* the parsed body is not kept past this request */
     }
-    /* Answered from the commit's completion: no thread sleeps while it
-     * syncs; or (durability async) once queued, the server held until the
-     * commit is done. */
-    bool now = q->rs->cfg.answer_queued && rest_hold(q->rs, a->total);
-    if (!now && !(a->token = rest_defer(q, change_answer))) {
-        rest_error(r, 503, "ofcd is shutting down; nothing of this request was stored");
-        r->retry_after = 5;
-        goto fail;
-    }
-    struct rest_server *rs = q->rs;
-    size_t a_total = a->total;
-    int rc = store_put_many_async(rs->src.store, a->recs, a->total, add_committed, a);
-    if (rc < 0) {
-        void *token = a->token;
-        fl_add_free(a);
-        if (!now) {
-            rest_wake(token, rc);
-            return;
-        }
-        rest_release(rs, a_total);
-        store_failed(r, rc);
+    /* The texts from the tape, before fl_change_new lets the body go. */
+    struct fl_change tmp = {.recs = recs};
+    if (flow_texts(q, &tmp, fr) < 0 || !(c = fl_change_new(q, fr))) {
+        free(tmp.body);
+        free(recs);
+        rest_error(r, 500, "out of memory");
         return;
     }
-    if (now)
-        accepted(r);
-    return;
-fail:
-    fl_add_free(a);
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-    const struct flowmgr_key *x = a, *y = b;
-    if (x->dpid != y->dpid)
-        return x->dpid < y->dpid ? -1 : 1;
-    if (x->match_id != y->match_id)
-        return x->match_id < y->match_id ? -1 : 1;
-    return 0;
-}
-
-struct victims {
-    const struct flowmgr_key *k;
-    size_t n;
-};
-
-static int is_victim(const struct store_flow *f, void *arg)
-{
-    const struct victims *v = arg;
-    struct flowmgr_key key = {f->dpid, f->match_id, 0};
-    const struct flowmgr_key *hit = bsearch(&key, v->k, v->n, sizeof(key), key_cmp);
-    /* Only the version the request saw: a re-add since then stays. */
-    return hit && hit->flow_id == f->flow_id;
-}
-
-/* A delete waiting for its commit: the victims the store's predicate reads
- * on the committer, and what the flow manager is told once durable. */
-struct fl_del {
-    struct rest_server *rs;
-    struct fl_req fr;
-    struct victims v;
-    struct flowmgr_key *keys;
-    void *token;
-};
-
-static void fl_del_free(struct fl_del *d)
-{
-    free(d->keys);
-    fl_req_free(&d->fr);
-    free(d);
-}
-
-static void tell_deleted(struct rest_server *rs, struct fl_req *fr,
-                         const struct flowmgr_key *keys, size_t n)
-{
-    for (size_t i = 0; i < fr->n; i++) {
-        struct fl_group *g = &fr->g[i];
-        flowmgr_deleted_admitted(rs->src.fm, keys, n, g->dpid, g->dels, g->n, g->held);
-        g->held = 0;
-    }
-}
-
-/* On the committer, in commit order with the adds: the switches are told
- * only what is durable, and an add then a delete of one flow reach the
- * flow manager in that order. */
-static void del_committed(void *arg, int rc)
-{
-    struct fl_del *d = arg;
-    void *token = d->token;
-    struct rest_server *rs = d->rs;
-    size_t n = d->v.n;
-    struct store_batch_times bt;
-
-    store_batch_times(rs->src.store, &bt);
-
-    if (rc == 0)
-        tell_deleted(d->rs, &d->fr, d->keys, d->v.n);
-    fl_del_free(d);
-    if (token) {
-        rest_wake_timed(token, rc, bt.taken_us, bt.durable_us);
-        return;
-    }
-    if (rc < 0)
-        async_lost(rs, "a flow delete", rc);
-    rest_release(rs, n);
+    c->body = tmp.body;
+    c->recs = recs;
+    c->ch.recs = recs;
+    c->ch.n_recs = total;
+    submit(q, r, c, total);
 }
 
 static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
 {
     struct flowmgr_key *keys = NULL;
     size_t n = 0, cap = 0;
+    struct fl_change *c;
 
     if (prepare(q, r, fr, true) < 0)
         return;
@@ -621,58 +575,29 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
                 return;
             }
         }
-    if (!n) {
-        /* Nothing stored matches: the switches are still told (a flow ofcd
-         * does not know may be on them), and there is nothing to wait for. */
-        tell_deleted(q->rs, fr, keys, 0);
-        accepted(r);
-        free(keys);
-        return;
-    }
-    qsort(keys, n, sizeof(*keys), key_cmp);
-    size_t u = 1;
-    for (size_t i = 1; i < n; i++)
-        if (key_cmp(&keys[i], &keys[u - 1]) != 0)
-            keys[u++] = keys[i];
-    struct fl_del *d = calloc(1, sizeof(*d));
-    if (!d) {
+    if (!(c = fl_change_new(q, fr))) {
         rest_error(r, 500, "out of memory");
         free(keys);
         return;
     }
-    d->rs = q->rs;
-    d->fr = *fr;                    /* the request's groups are the delete's now */
-    *fr = (struct fl_req){0};
-    d->keys = keys;
-    d->v = (struct victims){keys, u};
-    for (size_t i = 0; i < d->fr.n; i++)
-        d->fr.g[i].flows = NULL;    /* the body is not kept past this request */
-    /* Answered from the commit's completion, as adds are: no thread sleeps
-     * while it syncs. Kept in state deleted (Kytos-ng lists them so) unless
-     * retention is off. */
-    bool now = q->rs->cfg.answer_queued && rest_hold(q->rs, u);
-    if (!now && !(d->token = rest_defer(q, change_answer))) {
-        rest_error(r, 503, "ofcd is shutting down; nothing of this request was changed");
-        r->retry_after = 5;
-        fl_del_free(d);
+    c->ch.victims = keys;
+    c->ch.n_victims = n;
+    /* Kept in state deleted (Kytos-ng lists them so) unless retention is off. */
+    c->ch.keep_deleted = q->rs->cfg.keep_deleted;
+    if (!n) {
+        /* Nothing stored matches: the switches are still told (a flow ofcd
+         * does not know may be on them), and there is nothing to wait for. */
+        c->ch.done = change_done;
+        int rc = fm_change_submit(&c->ch);
+        fl_change_free(c);
+        if (rc == -EALREADY)
+            accepted(r);
+        else
+            rest_error(r, 500, "the delete was not handed to the flow manager: %s",
+                       strerror(-rc));
         return;
     }
-    struct rest_server *rs = q->rs;
-    int rc = store_select_async(rs->src.store, NULL, is_victim, &d->v, rs->cfg.keep_deleted,
-                                del_committed, d);
-    if (rc < 0) {
-        void *token = d->token;
-        fl_del_free(d);
-        if (!now) {
-            rest_wake(token, rc);
-            return;
-        }
-        rest_release(rs, u);
-        store_failed(r, rc);
-        return;
-    }
-    if (now)
-        accepted(r);
+    submit(q, r, c, n);
 }
 
 /* POST|DELETE .../flows[/{dpid}] */

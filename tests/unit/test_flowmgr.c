@@ -25,6 +25,7 @@
 
 #include "flow_json.h"
 #include "flowmgr.h"
+#include "fm_change.h"
 #include "flowmgr_priv.h"
 #include "ofcd_ctl.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
@@ -1478,6 +1479,131 @@ static void test_delete_admission_reserved(void **state)
     assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
 }
 
+/* ---- fm_change: stored, then handed over (fm_change.h) ---------------------------------- */
+
+struct change_box {
+    struct fm_change ch;
+    struct fm_change_part part;
+    volatile int rc;                /* 1 until done */
+};
+
+static void change_box_done(void *arg, int rc)
+{
+    ((struct change_box *)arg)->rc = rc;
+}
+
+/* An add through fm_change and then, once it is stored, a delete of the
+ * same flow, both admitted: the switch gets the ADD then the DELETE, the
+ * store ends without the flow, and no admission is left held. (In one
+ * commit the add would not be sent at all: test_committed_batch_...) */
+static void test_change_add_then_delete(void **state)
+{
+    struct t *t = *state;
+    struct committed_add a;
+    struct change_box add = {.rc = 1}, del = {.rc = 1};
+    struct flowmgr_sel sel;
+    struct fm_flow sf;
+    uint8_t wire[256];
+    unsigned retry;
+    char err[128];
+    struct flowmgr_stats st;
+    struct store_flow got;
+
+    switch_up(t, CONN_A);
+    committed_add_make(t, &a, 3, 4);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), 0);
+    add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .adds = &a.add};
+    add.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &add.part,
+                                .n_parts = 1, .recs = &a.rec, .n_recs = 1,
+                                .done = change_box_done, .arg = &add};
+    assert_int_equal(fm_change_submit(&add.ch), 0);
+    assert_int_equal(store_sync(t->store), 0);
+    assert_int_equal(add.rc, 0);
+
+    json_t *j = json_loads("{\"match\": {\"in_port\": 3}}", 0, NULL);
+    assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    sel = (struct flowmgr_sel){"", wire, 0};
+    assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, sizeof(wire), &sel.len), 0);
+    struct flowmgr_key victims[2] = {{DPID, a.add.match_id, a.add.flow_id},
+                                     {DPID, a.add.match_id, a.add.flow_id}};
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), 0);
+    del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .dels = &sel};
+    del.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &del.part,
+                                .n_parts = 1, .victims = victims, .n_victims = 2,
+                                .done = change_box_done, .arg = &del};
+    assert_int_equal(fm_change_submit(&del.ch), 0);
+    assert_int_equal(del.ch.n_victims, 1);          /* made unique */
+    assert_int_equal(store_sync(t->store), 0);
+    assert_int_equal(add.rc, 0);
+    assert_int_equal(del.rc, 0);
+
+    int i_add = -1, i_del = -1;
+    for (unsigned i = 0; i < t->n_sent; i++)
+        if (t->sent[i].type == OFPT_FLOW_MOD) {
+            if (t->sent[i].fm.command == OFPFC_ADD && i_add < 0)
+                i_add = (int)i;
+            if (t->sent[i].fm.command == OFPFC_DELETE && i_del < 0)
+                i_del = (int)i;
+        }
+    if (i_add < 0 || i_del < i_add)
+        fail_msg("the switch got the ADD at %d and the DELETE at %d", i_add, i_del);
+    assert_int_equal(store_get(t->store, DPID, a.add.match_id, &got), -ENOENT);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.reserved, 0);
+}
+
+/* A change the store refuses gives its admission back (else the switch's
+ * room under queue_max would shrink for good); a delete that matches no
+ * stored flow still reaches the switch, at once. */
+static void test_change_refused_and_empty(void **state)
+{
+    struct t *t = *state;
+    struct committed_add a;
+    struct change_box add = {.rc = 1}, del = {.rc = 1};
+    struct flowmgr_stats st;
+    struct fm_flow sf;
+    struct flowmgr_sel sel;
+    uint8_t wire[256];
+    unsigned retry;
+    char err[128];
+
+    t->cfg.queue_max = 4;
+    reopen(t);
+    switch_up(t, CONN_A);
+    committed_add_make(t, &a, 5, 6);
+    a.rec.state = (enum store_flow_state)99;         /* the store refuses it */
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 4, &retry), 0);
+    add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .adds = &a.add};
+    add.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &add.part,
+                                .n_parts = 1, .recs = &a.rec, .n_recs = 1,
+                                .done = change_box_done, .arg = &add};
+    assert_int_equal(fm_change_submit(&add.ch), -EINVAL);
+    assert_int_equal(add.rc, 1);                     /* done does not run */
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.reserved, 0);
+    assert_int_equal(flowmgr_admit(t->fm, DPID, 4, &retry), 0);
+
+    json_t *j = json_loads("{\"match\": {\"in_port\": 9}}", 0, NULL);
+    assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    sel = (struct flowmgr_sel){"", wire, 0};
+    assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, sizeof(wire), &sel.len), 0);
+    unsigned before = t->n_sent;
+    del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .dels = &sel};
+    del.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &del.part,
+                                .n_parts = 1, .done = change_box_done, .arg = &del};
+    assert_int_equal(fm_change_submit(&del.ch), -EALREADY);
+    assert_int_equal(del.rc, 1);
+    flowmgr_tick(t->fm);
+    bool sent = false;
+    for (unsigned i = before; i < t->n_sent; i++)
+        sent |= t->sent[i].type == OFPT_FLOW_MOD && t->sent[i].fm.command == OFPFC_DELETE;
+    assert_true(sent);
+    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(st.reserved, 0);
+}
+
 /* The control thread's xids wrap from 0xffffffff to 0x80000001: a batch
  * that spans the wrap still maps each error to its flow (serial-number
  * comparison), and a barrier reply after the wrap covers a batch before it. */
@@ -1575,6 +1701,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_snapshot_typed_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_change_add_then_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_change_refused_and_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_forgets_switch, setup, teardown),
     };

@@ -1,0 +1,129 @@
+/* fm_change: see fm_change.h. */
+#include "fm_change.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct flowmgr_key *x = a, *y = b;
+    if (x->dpid != y->dpid)
+        return x->dpid < y->dpid ? -1 : 1;
+    if (x->match_id != y->match_id)
+        return x->match_id < y->match_id ? -1 : 1;
+    return 0;
+}
+
+/* The store's predicate, on the committer: only the version named. */
+static int is_victim(const struct store_flow *f, void *arg)
+{
+    const struct fm_change *c = arg;
+    struct flowmgr_key key = {f->dpid, f->match_id, 0};
+    const struct flowmgr_key *hit = bsearch(&key, c->victims, c->n_victims, sizeof(key),
+                                            key_cmp);
+    return hit && hit->flow_id == f->flow_id;
+}
+
+static void give_back(struct fm_change *c)
+{
+    for (size_t i = 0; i < c->n_parts; i++) {
+        struct fm_change_part *p = &c->parts[i];
+        if (p->held)
+            flowmgr_admit_cancel(c->fm, p->dpid, p->held);
+        p->held = 0;
+    }
+}
+
+/* Durable: the flow manager's now (its errors are its own: logged there). */
+static void hand_over(struct fm_change *c)
+{
+    for (size_t i = 0; i < c->n_parts; i++) {
+        struct fm_change_part *p = &c->parts[i];
+        if (p->adds)
+            flowmgr_add_admitted(c->fm, p->dpid, p->adds, p->n, p->held);
+        else
+            flowmgr_deleted_admitted(c->fm, c->victims, c->n_victims, p->dpid, p->dels, p->n,
+                                     p->held);
+        p->held = 0;
+    }
+}
+
+static void committed(void *arg, int rc)
+{
+    struct fm_change *c = arg;
+
+    if (rc == 0)
+        hand_over(c);
+    else
+        give_back(c);
+    c->done(c->arg, rc);
+}
+
+int fm_change_submit(struct fm_change *c)
+{
+    int rc;
+
+    if (!c->done || (!c->recs && c->n_recs)) {
+        give_back(c);
+        return -EINVAL;
+    }
+    if (c->recs) {
+        rc = store_put_many_async(c->store, c->recs, c->n_recs, committed, c);
+    } else {
+        if (c->n_victims) {
+            qsort(c->victims, c->n_victims, sizeof(*c->victims), key_cmp);
+            size_t u = 1;
+            for (size_t i = 1; i < c->n_victims; i++)
+                if (key_cmp(&c->victims[i], &c->victims[u - 1]) != 0)
+                    c->victims[u++] = c->victims[i];
+            c->n_victims = u;
+        }
+        if (!c->n_victims) {
+            hand_over(c);
+            return -EALREADY;
+        }
+        rc = store_select_async(c->store, NULL, is_victim, c, c->keep_deleted, committed, c);
+    }
+    if (rc < 0)
+        give_back(c);
+    return rc;
+}
+
+struct run_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool done;
+    int rc;
+};
+
+static void run_done(void *arg, int rc)
+{
+    struct run_wait *w = arg;
+
+    pthread_mutex_lock(&w->lock);
+    w->rc = rc;
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
+int fm_change_run(struct fm_change *c)
+{
+    struct run_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+    c->done = run_done;
+    c->arg = &w;
+    int rc = fm_change_submit(c);
+    if (rc == -EALREADY)
+        return 0;
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&w.lock);
+    while (!w.done)
+        pthread_cond_wait(&w.cv, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.lock);
+    return w.rc;
+}
