@@ -1,6 +1,6 @@
 /*
  * cluster_store: a cluster node's flow store — the store's etcd backend
- * (rest/store/store_etcd*.c) set up from the [cluster] keys, its
+ * (control/store/store_etcd*.c) set up from the [cluster] keys, its
  * master-only writes guarded by the cluster app's mastership, and the
  * flow manager following every node's changes through the store's watch.
  *

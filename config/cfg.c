@@ -1515,7 +1515,7 @@ static int check_fault(struct ofcd_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
-/* The store's backends (rest/store/store.h); config/ does not see that
+/* The store's backends (control/store/store.h); config/ does not see that
  * module, so the names are checked here. */
 static int check_store(struct ofcd_config *cfg, char *err, size_t errlen)
 {

@@ -1,6 +1,6 @@
 /*
  * flow_json: one flow in the Kytos-ng flow_manager v2 JSON format <-> the
- * typed flow the control plane holds (struct fm_flow, rest/fm/fm_flow.h),
+ * typed flow the control plane holds (struct fm_flow, control/fm/fm_flow.h),
  * with how the client wrote it beside it (struct flow_json_form), so that
  * rendering gives back what was sent. Pure C (jansson + the ofp codec), no
  * I/O, no global state. The REST handlers read a request's body onto a

@@ -1,6 +1,6 @@
 /*
  * fuzz_journal: libFuzzer target for the flow store journal's reader
- * (rest/store/store_journal.c) — the bytes a crash, a bad disk or anyone
+ * (control/store/store_journal.c) — the bytes a crash, a bad disk or anyone
  * with the data directory leaves in the file, read back at start. Every
  * record it hands over must lie within the file, carry consecutive
  * sequence numbers and at most STORE_JOURNAL_REC_MAX bytes, and end where

@@ -1,6 +1,6 @@
 /*
  * fuzz_store_etcd: libFuzzer target for the etcd store backend's readers
- * (rest/store/store_etcd_rec.c) — the values and keys any node, or anyone
+ * (control/store/store_etcd_rec.c) — the values and keys any node, or anyone
  * who can write to the cluster's etcd, puts under the prefix, and every
  * node's mirror reads. The first byte picks the reader: a flow record, a
  * flow state, a key. What a reader accepts must be within its bounds and

@@ -44,10 +44,10 @@ bg clang "${cflags[@]}" -I"$root/common" -I"$root/drivers/net" \
 bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/fuzz_ofp.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root"/common/*.c -o "$work/fuzz_ofp"
-bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/rest/fm" -I"$root/rest/kytos" \
+bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/control/fm" -I"$root/rest/kytos" \
     -I"$root/tests/unit" "$root/tests/fuzz/fuzz_flow_json.c" "$root/tests/unit/jt_json.c" \
     "$root/rest/kytos/flow_json.c" "$root/rest/kytos/json_tape.c" \
-    "$root/rest/kytos/json_u64.c" "$root/rest/fm/fm_flow.c" "$root"/ofp/*.c \
+    "$root/rest/kytos/json_u64.c" "$root/control/fm/fm_flow.c" "$root"/ofp/*.c \
     "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
 bg clang "${cflags[@]}" -I"$root/app/topo" \
     "$root/tests/fuzz/fuzz_lldp.c" "$root/app/topo/topo_lldp.c" -lcrypto -o "$work/fuzz_lldp"
@@ -55,14 +55,14 @@ bg clang "${cflags[@]}" -I"$root/drivers/etcd" \
     "$root/tests/fuzz/fuzz_etcd.c" "$root/drivers/etcd/etcd_resp.c" \
     "$root/drivers/etcd/etcd_b64.c" -ljansson \
     -o "$work/fuzz_etcd"
-bg clang "${cflags[@]}" -I"$root/rest/store" -I"$root/drivers/etcd" -I"$root/common" \
-    "$root/tests/fuzz/fuzz_store_etcd.c" "$root/rest/store/store_etcd_rec.c" \
+bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/drivers/etcd" -I"$root/common" \
+    "$root/tests/fuzz/fuzz_store_etcd.c" "$root/control/store/store_etcd_rec.c" \
     -o "$work/fuzz_store_etcd"
 bg clang "${cflags[@]}" -I"$root/app/cluster" \
     "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cl_relay.c" -ljansson \
     -o "$work/fuzz_relay"
-bg clang "${cflags[@]}" -I"$root/rest/store" -I"$root/common" \
-    "$root/tests/fuzz/fuzz_journal.c" "$root/rest/store/store_journal.c" \
+bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/common" \
+    "$root/tests/fuzz/fuzz_journal.c" "$root/control/store/store_journal.c" \
     -o "$work/fuzz_journal"
 for p in "${pids[@]}"; do
     wait "$p"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The store's etcd backend (rest/store/store_etcd*.c) against a real etcd:
+# The store's etcd backend (control/store/store_etcd*.c) against a real etcd:
 # a single-member etcd of its own on loopback (ports 23797-23798, a temp
 # data dir), then test_store's etcd group: the store contract through
 # etcd and an LMDB mirror (read-your-writes, selections, state updates,

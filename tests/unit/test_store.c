@@ -1,5 +1,5 @@
 /*
- * test_store: the flow store's contract (rest/store/store.h), one body per
+ * test_store: the flow store's contract (control/store/store.h), one body per
  * case run against each backend of a table — LMDB under a fresh /tmp
  * directory per test, and memory: CRUD and iteration, state updates, group
  * commit under concurrent writers, a full store, async backpressure and
