@@ -1,14 +1,13 @@
 /*
- * ofp_msg: the message table (one row per OF1.3 message type), framing, and
- * the validate/decode/encode dispatch through it (see ofp_msg.h).
+ * ofp_msg: the message table (one row per OF1.3 message type) and the
+ * validate/decode/encode dispatch through it (see ofp_msg.h); the frame
+ * and the length bounds are ofp_frame.c's.
  */
 #include "ofp_msg.h"
 
 #include <string.h>
 
 #include "ofp_priv.h"
-
-#define MAXLEN OFP13_MAX_MSG_LEN
 
 /* ---- adapters from the table's uniform signature to each family's API ---- */
 
@@ -78,40 +77,39 @@ ENC(meter_mod, ofp_meter_mod_encode(b, X, &m->u.meter_mod))
 #undef MT
 #undef X
 
-#define ROW(t, min, max, prio, fn) [t] = {t, #t, min, max, prio, d_##fn, e_##fn}
+#define ROW(t, prio, fn) [t] = {t, #t, prio, d_##fn, e_##fn}
 
 static const struct ofp_msg_type msg_types[OFPT_COUNT] = {
-    ROW(OFPT_HELLO, 8, MAXLEN, OFP_PRIO_P0, hello),
-    ROW(OFPT_ERROR, 12, MAXLEN, OFP_PRIO_P1, error),
-    ROW(OFPT_ECHO_REQUEST, 8, MAXLEN, OFP_PRIO_P0, echo),
-    ROW(OFPT_ECHO_REPLY, 8, MAXLEN, OFP_PRIO_P0, echo),
-    ROW(OFPT_EXPERIMENTER, 16, MAXLEN, OFP_PRIO_P1, experimenter),
-    ROW(OFPT_FEATURES_REQUEST, 8, 8, OFP_PRIO_P0, empty),
-    ROW(OFPT_FEATURES_REPLY, 32, 32, OFP_PRIO_P0, features),
-    ROW(OFPT_GET_CONFIG_REQUEST, 8, 8, OFP_PRIO_P0, empty),
-    ROW(OFPT_GET_CONFIG_REPLY, 12, 12, OFP_PRIO_P0, config),
-    ROW(OFPT_SET_CONFIG, 12, 12, OFP_PRIO_P0, config),
-    /* 24 fixed + an empty match (8 with padding) + 2 bytes of padding */
-    ROW(OFPT_PACKET_IN, 34, MAXLEN, OFP_PRIO_P2, packet_in),
-    ROW(OFPT_FLOW_REMOVED, 56, MAXLEN, OFP_PRIO_P2, flow_removed),
-    ROW(OFPT_PORT_STATUS, 80, 80, OFP_PRIO_P2, port_status),
-    ROW(OFPT_PACKET_OUT, 24, MAXLEN, OFP_PRIO_P2, packet_out),
-    ROW(OFPT_FLOW_MOD, 56, MAXLEN, OFP_PRIO_P3, flow_mod),
-    ROW(OFPT_GROUP_MOD, 16, MAXLEN, OFP_PRIO_P3, group_mod),
-    ROW(OFPT_PORT_MOD, 40, 40, OFP_PRIO_P3, port_mod),
-    ROW(OFPT_TABLE_MOD, 16, 16, OFP_PRIO_P3, table_mod),
-    ROW(OFPT_MULTIPART_REQUEST, 16, MAXLEN, OFP_PRIO_P1, mp_request),
-    ROW(OFPT_MULTIPART_REPLY, 16, MAXLEN, OFP_PRIO_P1, mp_reply),
-    ROW(OFPT_BARRIER_REQUEST, 8, 8, OFP_PRIO_P3, empty),
-    ROW(OFPT_BARRIER_REPLY, 8, 8, OFP_PRIO_P3, empty),
-    ROW(OFPT_QUEUE_GET_CONFIG_REQUEST, 16, 16, OFP_PRIO_P1, queue_request),
-    ROW(OFPT_QUEUE_GET_CONFIG_REPLY, 16, MAXLEN, OFP_PRIO_P1, queue_reply),
-    ROW(OFPT_ROLE_REQUEST, 24, 24, OFP_PRIO_P1, role),
-    ROW(OFPT_ROLE_REPLY, 24, 24, OFP_PRIO_P1, role),
-    ROW(OFPT_GET_ASYNC_REQUEST, 8, 8, OFP_PRIO_P1, empty),
-    ROW(OFPT_GET_ASYNC_REPLY, 32, 32, OFP_PRIO_P1, async),
-    ROW(OFPT_SET_ASYNC, 32, 32, OFP_PRIO_P1, async),
-    ROW(OFPT_METER_MOD, 16, MAXLEN, OFP_PRIO_P3, meter_mod),
+    ROW(OFPT_HELLO, OFP_PRIO_P0, hello),
+    ROW(OFPT_ERROR, OFP_PRIO_P1, error),
+    ROW(OFPT_ECHO_REQUEST, OFP_PRIO_P0, echo),
+    ROW(OFPT_ECHO_REPLY, OFP_PRIO_P0, echo),
+    ROW(OFPT_EXPERIMENTER, OFP_PRIO_P1, experimenter),
+    ROW(OFPT_FEATURES_REQUEST, OFP_PRIO_P0, empty),
+    ROW(OFPT_FEATURES_REPLY, OFP_PRIO_P0, features),
+    ROW(OFPT_GET_CONFIG_REQUEST, OFP_PRIO_P0, empty),
+    ROW(OFPT_GET_CONFIG_REPLY, OFP_PRIO_P0, config),
+    ROW(OFPT_SET_CONFIG, OFP_PRIO_P0, config),
+    ROW(OFPT_PACKET_IN, OFP_PRIO_P2, packet_in),
+    ROW(OFPT_FLOW_REMOVED, OFP_PRIO_P2, flow_removed),
+    ROW(OFPT_PORT_STATUS, OFP_PRIO_P2, port_status),
+    ROW(OFPT_PACKET_OUT, OFP_PRIO_P2, packet_out),
+    ROW(OFPT_FLOW_MOD, OFP_PRIO_P3, flow_mod),
+    ROW(OFPT_GROUP_MOD, OFP_PRIO_P3, group_mod),
+    ROW(OFPT_PORT_MOD, OFP_PRIO_P3, port_mod),
+    ROW(OFPT_TABLE_MOD, OFP_PRIO_P3, table_mod),
+    ROW(OFPT_MULTIPART_REQUEST, OFP_PRIO_P1, mp_request),
+    ROW(OFPT_MULTIPART_REPLY, OFP_PRIO_P1, mp_reply),
+    ROW(OFPT_BARRIER_REQUEST, OFP_PRIO_P3, empty),
+    ROW(OFPT_BARRIER_REPLY, OFP_PRIO_P3, empty),
+    ROW(OFPT_QUEUE_GET_CONFIG_REQUEST, OFP_PRIO_P1, queue_request),
+    ROW(OFPT_QUEUE_GET_CONFIG_REPLY, OFP_PRIO_P1, queue_reply),
+    ROW(OFPT_ROLE_REQUEST, OFP_PRIO_P1, role),
+    ROW(OFPT_ROLE_REPLY, OFP_PRIO_P1, role),
+    ROW(OFPT_GET_ASYNC_REQUEST, OFP_PRIO_P1, empty),
+    ROW(OFPT_GET_ASYNC_REPLY, OFP_PRIO_P1, async),
+    ROW(OFPT_SET_ASYNC, OFP_PRIO_P1, async),
+    ROW(OFPT_METER_MOD, OFP_PRIO_P3, meter_mod),
 };
 
 const struct ofp_msg_type *ofp_msg_type_get(uint8_t type)
@@ -145,52 +143,6 @@ int ofp_msg_type_from_name(const char *name)
     return -ENOENT;
 }
 
-/* ---- header, framing ---------------------------------------------------- */
-
-int ofp_hdr_peek(const uint8_t *buf, size_t avail, struct ofp_hdr *out)
-{
-    if (!buf || avail < OFP13_HEADER_LEN)
-        return -EINVAL;
-    const struct ofp13_header *h = (const void *)buf;
-    out->version = h->version;
-    out->type = h->type;
-    out->length = be16toh(h->length);
-    out->xid = be32toh(h->xid);
-    return 0;
-}
-
-int ofp_frame(const uint8_t *buf, size_t avail, struct ofp_err *err)
-{
-    struct ofp_hdr h;
-
-    if (ofp_hdr_peek(buf, avail, &h) < 0)
-        return 0;
-    if (h.length < OFP13_HEADER_LEN)
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
-    return avail >= h.length ? h.length : 0;
-}
-
-static bool any_version(uint8_t type)
-{
-    return type == OFPT_HELLO || type == OFPT_ERROR;
-}
-
-int ofp_hdr_check(const uint8_t *msg, size_t len, uint8_t type, struct ofp_err *err)
-{
-    struct ofp_hdr h;
-    const struct ofp_msg_type *row = ofp_msg_type_get(type);
-
-    if (!msg || ofp_hdr_peek(msg, len, &h) < 0)
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
-    if (h.version != OFP13_VERSION && !any_version(h.type))
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_VERSION);
-    if (!row || h.type != type)
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_TYPE);
-    if (h.length != len || len < row->min_len || len > row->max_len)
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
-    return 0;
-}
-
 /* ---- validate / decode / encode ------------------------------------------ */
 
 int ofp_decode(const uint8_t *msg, size_t len, struct ofp_msg *out, struct ofp_err *err)
@@ -199,16 +151,12 @@ int ofp_decode(const uint8_t *msg, size_t len, struct ofp_msg *out, struct ofp_e
 
     if (!msg || ofp_hdr_peek(msg, len, &h) < 0)
         return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_LEN);
-    if (h.version != OFP13_VERSION && !any_version(h.type))
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_VERSION);
-    const struct ofp_msg_type *row = ofp_msg_type_get(h.type);
-    if (!row)
-        return ofp_fail(err, OFPET_BAD_REQUEST, OFPBRC_BAD_TYPE);
+    /* Version, type, length: the frame's checks, as each codec makes them. */
     int rc = ofp_hdr_check(msg, len, h.type, err);
     if (rc < 0)
         return rc;
     out->hdr = h;
-    return row->decode(msg, len, out, err);
+    return ofp_msg_type_get(h.type)->decode(msg, len, out, err);
 }
 
 int ofp_validate(const uint8_t *msg, size_t len, struct ofp_err *err)
@@ -223,30 +171,4 @@ int ofp_encode(struct ofp_buf *b, const struct ofp_msg *m)
     if (!row)
         return -EINVAL;
     return row->encode(b, m);
-}
-
-/* ---- encoder framing (ofp_priv.h) ----------------------------------------- */
-
-uint8_t *ofp_msg_begin(struct ofp_buf *b, uint8_t type, uint32_t xid, size_t fixed_len,
-                       size_t *start)
-{
-    size_t s = b->len;
-    uint8_t *p = ofp_buf_put(b, fixed_len < OFP13_HEADER_LEN ? OFP13_HEADER_LEN : fixed_len);
-    if (!p)
-        return NULL;
-    struct ofp13_header *h = (void *)p;
-    h->version = OFP13_VERSION;
-    h->type = type;
-    h->xid = htobe32(xid);
-    *start = s;
-    return p;
-}
-
-int ofp_msg_end(struct ofp_buf *b, size_t start)
-{
-    size_t len = b->len - start;
-    if (len > OFP13_MAX_MSG_LEN)
-        return ofp_msg_abort(b, start, -EMSGSIZE);
-    ofp_wr16(b->data + start + 2, (uint16_t)len);
-    return 0;
 }

@@ -8,10 +8,10 @@
  *     ... handle msg.hdr.type / msg.u.* ...
  *     on -EBADMSG: ofp_error_reply(out, err, bytes, n) answers the switch
  *
- * One table row per message type holds its name, its minimum and maximum
- * length, the priority class it is queued in (docs/design.md §2), and its
- * decode/encode functions; framing, length checks and dispatch all read
- * that row, nothing else knows these numbers.
+ * One table row per message type holds its name, the priority class it is
+ * queued in (docs/design.md §2), and its decode/encode functions; the
+ * lengths each type may have are the frame's (ofp_frame.h), below the
+ * codecs that check them.
  *
  * Priority classes: P0 handshake and liveness (HELLO, FEATURES_*, *_CONFIG*,
  * ECHO_*); P1 queries and control (MULTIPART_*, ERROR, ROLE_*, and also
@@ -39,6 +39,7 @@
 #include "ofp_buf.h"
 #include "ofp_err.h"
 #include "ofp_flow.h"
+#include "ofp_frame.h"
 #include "ofp_group.h"
 #include "ofp_meter.h"
 #include "ofp_mp.h"
@@ -53,13 +54,6 @@ enum ofp_prio {
     OFP_PRIO_P3 = 3,
 };
 #define OFP_PRIO_COUNT 4
-
-struct ofp_hdr {
-    uint8_t version;
-    uint8_t type;
-    uint16_t length;
-    uint32_t xid;
-};
 
 /* Any decoded message: hdr, and the body struct that hdr.type selects.
  * FEATURES_REQUEST, GET_CONFIG_REQUEST, BARRIER_*, GET_ASYNC_REQUEST have
@@ -95,8 +89,6 @@ struct ofp_msg {
 struct ofp_msg_type {
     uint8_t type;             /* OFPT_* */
     const char *name;         /* "OFPT_FLOW_MOD" */
-    uint16_t min_len;         /* header included */
-    uint16_t max_len;
     enum ofp_prio prio;
     /* Decode a message already known to be of this type: 0 or -EBADMSG. */
     int (*decode)(const uint8_t *msg, size_t len, struct ofp_msg *out, struct ofp_err *err);
@@ -136,16 +128,6 @@ const char *ofp_msg_type_name(uint8_t type);
 
 /* Name → type ("OFPT_BARRIER_REQUEST"): the type, or -ENOENT. */
 int ofp_msg_type_from_name(const char *name);
-
-/* Header fields of buf (at least 8 bytes): 0 or -EINVAL. */
-int ofp_hdr_peek(const uint8_t *buf, size_t avail, struct ofp_hdr *out);
-
-/* Find the first message in a byte stream. Returns its length (> 0) when
- * all of it is in buf, 0 when more bytes are needed, or -EBADMSG with
- * OFPBRC_BAD_LEN when the header's length is below 8 — the stream cannot
- * be resynchronised after that, the connection should close after the
- * error is sent. */
-int ofp_frame(const uint8_t *buf, size_t avail, struct ofp_err *err);
 
 /* Every check for the message of len bytes at msg (header length must equal
  * len): version (OFPBRC_BAD_VERSION), type (OFPBRC_BAD_TYPE), length bounds
