@@ -22,7 +22,7 @@
 
 #include "app_class.h"
 #include "cfg.h"
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "lcore.h"
 #include "msgq.h"
 #include "ofcd_journal.h"
@@ -93,7 +93,7 @@ struct app_ctx {
     struct msgq *io_out[CFG_MAX_LCORES];      /* by io index (= queue) */
     struct msgq *events;             /* workers → control thread */
     struct ofcd_doorbell events_bell; /* workers wake the control thread with it */
-    struct ctl_switches *ctl;        /* the control thread's switch view */
+    struct sw_view *ctl;        /* the control thread's switch view */
     pthread_mutex_t ctl_lock;        /* ctl: control thread writes, REST threads read */
     struct rest_server *rest;
     char ui_dir[4096];               /* the dashboard's folder the server was given */
@@ -130,7 +130,7 @@ void app_visit_rings(struct app_ctx *app, rest_ring_fn fn, void *arg);
 
 /* views.c: the switch view's lock, as the REST face and the apps take it
  * (arg: the app_ctx); lock returns the view. */
-const struct ctl_switches *app_view_lock(void *arg);
+const struct sw_view *app_view_lock(void *arg);
 void app_view_unlock(void *arg);
 
 /* views.c: what the REST face reads (app must outlive the server). */

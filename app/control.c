@@ -99,7 +99,7 @@ static void control_forget(struct app_ctx *app, uint64_t *next_us)
         return;
     *next_us = now + 1000000u;
     pthread_mutex_lock(&app->ctl_lock);
-    ctl_switches_forget(app->ctl, now, (uint64_t)app->cfg.of_forget_after_s * 1000000u);
+    sw_view_forget(app->ctl, now, (uint64_t)app->cfg.of_forget_after_s * 1000000u);
     pthread_mutex_unlock(&app->ctl_lock);
 }
 
@@ -181,7 +181,7 @@ static void control_drain_events(struct app_ctx *app)
         uint64_t now = lcore_clock_us();
         pthread_mutex_lock(&app->ctl_lock);
         for (unsigned i = 0; i < n; i++) {
-            ctl_switches_handle(app->ctl, m[i]);
+            sw_view_handle(app->ctl, m[i]);
             for (unsigned a = 0; a < app->n_inst; a++)
                 if (app->inst[a].cls->on_event_locked)
                     app->inst[a].cls->on_event_locked(app->inst[a].self, m[i], now);
@@ -328,7 +328,7 @@ static void *control_main(void *arg)
             atomic_fetch_add(&app->dump_conns, 1);
             if (app->ctl) {
                 pthread_mutex_lock(&app->ctl_lock);
-                ctl_switches_log(app->ctl);
+                sw_view_log(app->ctl);
                 pthread_mutex_unlock(&app->ctl_lock);
             }
         }

@@ -215,7 +215,7 @@ int ctl_cmds_open(struct app_ctx *app, const char *file_prefix)
     /* Each module its own; the appliance's last. */
     rc = ofcd_log_ctl_register(app->cmds);
     if (rc == 0 && app->ctl)
-        rc = ctl_switches_ctl_register(app->ctl, app->cmds);
+        rc = sw_view_ctl_register(app->ctl, app->cmds);
     if (rc == 0 && app->fm)
         rc = flowmgr_ctl_register(app->fm, app->cmds);
     if (rc == 0 && app->store)

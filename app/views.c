@@ -21,7 +21,7 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
 {
     struct port_stats ps;
     struct qmsg_pool_stats qs;
-    struct ctl_switches_stats cs;
+    struct sw_view_stats cs;
 
     if (app->port && port_get_stats(app->port, &ps) == 0)
         fn(arg, &port_counters, "", OFCD_COUNTER_VALUES(&ps));
@@ -38,9 +38,9 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
     }
     if (app->ctl) {
         pthread_mutex_lock(&app->ctl_lock);
-        ctl_switches_get_stats(app->ctl, &cs);
+        sw_view_get_stats(app->ctl, &cs);
         pthread_mutex_unlock(&app->ctl_lock);
-        fn(arg, &ctl_switches_counters, "", OFCD_COUNTER_VALUES(&cs));
+        fn(arg, &sw_view_counters, "", OFCD_COUNTER_VALUES(&cs));
     }
     if (app->fm) {
         struct flowmgr_stats fs;
@@ -92,7 +92,7 @@ size_t app_format_ring(char *line, size_t n, const char *who, unsigned id, const
 
 /* ---- REST sources ----------------------------------------------------------------- */
 
-const struct ctl_switches *app_view_lock(void *arg)
+const struct sw_view *app_view_lock(void *arg)
 {
     struct app_ctx *app = arg;
 

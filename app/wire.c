@@ -438,11 +438,11 @@ int wire_openflow(struct app_ctx *app)
         return brc;
     }
     app->events = msgq_create(&ec);
-    struct ctl_switches_cfg vc = {.max_known = cfg->of_max_switches_known,
+    struct sw_view_cfg vc = {.max_known = cfg->of_max_switches_known,
                                   .has_flows = view_has_flows,
                                   .forgotten = view_forgotten,
                                   .arg = app};
-    app->ctl = ctl_switches_create(&vc);
+    app->ctl = sw_view_create(&vc);
     if (!app->events || !app->ctl)
         return -ENOMEM;
     /* Workers first: the io sides need every worker's msg_in. */
@@ -510,7 +510,7 @@ void unwire(struct app_ctx *app)
         msgq_destroy(app->events);
         app->events = NULL;
     }
-    ctl_switches_destroy(app->ctl);
+    sw_view_destroy(app->ctl);
     app->ctl = NULL;
     /* Workers before io sides: what a worker holds is charged to shares that
      * live in the io sides' connection slots. */

@@ -3,7 +3,7 @@
  * queue whose entries may also leave from the middle in O(1) — the switches
  * that are down, oldest first, which a sweep pops from the head while they
  * are due and a reconnect takes out wherever they are (of_worker.c,
- * ctl_switches.c). The node sits in the entry; OFCD_DLIST_ENTRY gives the
+ * sw_view.c). The node sits in the entry; OFCD_DLIST_ENTRY gives the
  * entry back. Which list an entry is on, if any, is the entry's to know.
  */
 #ifndef OFCD_DLIST_H

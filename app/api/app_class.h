@@ -51,7 +51,7 @@
 
 #include "ofcd_counters.h"
 
-struct ctl_switches;
+struct sw_view;
 struct flowmgr;
 struct of_app;
 struct ofcd_config;
@@ -70,7 +70,7 @@ struct app_host {
     /* The control thread's switch view: on_event_locked runs with it
      * held; anything else takes it through these (REST threads read it). */
     void *view_arg;
-    const struct ctl_switches *(*view_lock)(void *arg);
+    const struct sw_view *(*view_lock)(void *arg);
     void (*view_unlock)(void *arg);
     /* One OpenFlow message to a switch's connection (the conn of its
      * events), from the control thread: 0, or -ENOBUFS (try again). */

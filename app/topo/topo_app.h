@@ -19,7 +19,7 @@
  *   on_packet_in    an LLDP frame (ethertype 0x88cc) is read
  *                   (topo_lldp.c): ofcd's own and fresh (sent within
  *                   max_age_ms) becomes a struct topo_seen event for the
- *                   control thread (topo_ctl.c, which drops replays);
+ *                   control thread (topo_view.c, which drops replays);
  *                   foreign, malformed and stale ones are counted and
  *                   dropped here
  *

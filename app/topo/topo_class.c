@@ -13,7 +13,7 @@
 #include <openssl/rand.h>
 
 #include "cfg.h"
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "ofcd_clock.h"
 #include "ofcd_hex.h"
 #include "of_event.h"
@@ -42,7 +42,7 @@ struct topo_inst {
     struct topo_follow follow;
     struct topo_app_cfg app;         /* the workers' part (read by every worker) */
     struct topo_admin *admin;        /* REST writes, workers read */
-    struct topo_ctl *ctl;            /* under the switch view's lock */
+    struct topo_view *ctl;            /* under the switch view's lock */
     struct topo_flow_log flow_log;   /* the LLDP flow's failure lines */
     struct ofcd_ratelimit keep_rl;   /* links not kept: the store's committer thread */
     struct topo_loop loop;           /* loops' actions: the control thread */
@@ -76,7 +76,7 @@ void topo_class_publish_link(void *arg, const struct topo_link_rec *l, enum topo
     json_decref(j);
 }
 
-/* topo_ctl's on_change (under the view's lock): the event stream, and a
+/* topo_view's on_change (under the view's lock): the event stream, and a
  * loop's change queued for its actions (applied once the lock is gone). */
 static void topo_link_changed(void *arg, const struct topo_link_rec *l, enum topo_change c)
 {
@@ -100,7 +100,7 @@ static void topo_destroy(void *self)
     if (t->rest_ready)
         topo_rest_fini(&t->rest);
     topo_follow_fini(&t->follow);
-    topo_ctl_destroy(t->ctl);
+    topo_view_destroy(t->ctl);
     topo_admin_destroy(t->admin);
     free(t);
 }
@@ -157,7 +157,7 @@ static void topo_cluster_key(struct topo_inst *t, bool write_if_none)
     free(val);
 }
 
-/* topo_ctl's on_record: every link LLDP finds is kept over a restart (as
+/* topo_view's on_record: every link LLDP finds is kept over a restart (as
  * Kytos keeps them), queued: the control thread never waits (its failure
  * lines share the LLDP flow's limiter of that thread). */
 static void topo_keep_record(void *arg, const struct topo_link_rec *l, bool made)
@@ -206,7 +206,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
     t->app.link_timeout_ms = c->topo_link_timeout_s * 1000u;
     t->app.lldp_vlan = (uint16_t)c->topo_lldp_vlan;
     t->admin = topo_admin_create(c->topo_max_interfaces);
-    struct topo_ctl_cfg tc = {.app_index = index,
+    struct topo_view_cfg tc = {.app_index = index,
                               .link_timeout_us = (uint64_t)c->topo_link_timeout_s * 1000000u,
                               .max_links = c->topo_max_links,
                               /* of_lldp: POLLING_TIME x LIVENESS_DEAD_MULTIPLIER (5) */
@@ -217,7 +217,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
                               .on_change_arg = t,
                               .on_record = topo_keep_record,
                               .on_record_arg = t};
-    t->ctl = t->admin ? topo_ctl_create(&tc) : NULL;
+    t->ctl = t->admin ? topo_view_create(&tc) : NULL;
     if (!t->ctl) {
         LOG_ERR("topology", "out of memory for %u links and %u interfaces", c->topo_max_links,
                 c->topo_max_interfaces);
@@ -257,7 +257,7 @@ static void topo_on_event_locked(void *self, const struct qmsg *ev, uint64_t now
 {
     struct topo_inst *t = self;
 
-    topo_ctl_handle(t->ctl, ev, now_us);
+    topo_view_handle(t->ctl, ev, now_us);
     topo_loop_take(&t->loop);
 }
 
@@ -319,7 +319,7 @@ static void topo_on_tick(void *self, uint64_t now_us)
             topo_cluster_key(t, false);
     }
     t->host->view_lock(t->host->view_arg);
-    topo_ctl_tick(t->ctl, now_us);
+    topo_view_tick(t->ctl, now_us);
     topo_loop_take(&t->loop);
     t->host->view_unlock(t->host->view_arg);
     if (t->loop.n_ready)
@@ -329,13 +329,13 @@ static void topo_on_tick(void *self, uint64_t now_us)
 static void topo_counters(void *self, ofcd_counter_fn fn, void *arg)
 {
     struct topo_inst *t = self;
-    struct topo_ctl_stats ts;
+    struct topo_view_stats ts;
     struct topo_app_stats as;
 
     t->host->view_lock(t->host->view_arg);
-    topo_ctl_get_stats(t->ctl, &ts);
+    topo_view_get_stats(t->ctl, &ts);
     t->host->view_unlock(t->host->view_arg);
-    fn(arg, &topo_ctl_counters, "", OFCD_COUNTER_VALUES(&ts));
+    fn(arg, &topo_view_counters, "", OFCD_COUNTER_VALUES(&ts));
     topo_app_get_stats(&t->app, &as);
     fn(arg, &topo_app_counters, "", OFCD_COUNTER_VALUES(&as));
 }
@@ -360,10 +360,10 @@ static unsigned topo_routes(void *self, const struct rest_ext **out, unsigned ma
 static void topo_status(void *self, char *buf, size_t len)
 {
     struct topo_inst *t = self;
-    struct topo_ctl_stats ts;
+    struct topo_view_stats ts;
 
     t->host->view_lock(t->host->view_arg);
-    topo_ctl_get_stats(t->ctl, &ts);
+    topo_view_get_stats(t->ctl, &ts);
     t->host->view_unlock(t->host->view_arg);
     snprintf(buf, len, "on: %" PRIu64 " links known, %" PRIu64 " up, LLDP every %u ms",
              (uint64_t)ts.links, (uint64_t)ts.links_active,

@@ -285,7 +285,7 @@ int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta
 struct load {
     json_t *meta;
     struct topo_admin *admin;
-    struct topo_ctl *ctl;
+    struct topo_view *ctl;
     unsigned bad, over;
 };
 
@@ -351,7 +351,7 @@ static int load_admin(struct load *L, const char *key, const void *val, size_t l
     if (*end || f > UINT32_MAX || topo_end_parse(key + strlen(KEEP_ADMIN), '/', true, &e) < 0)
         return -EINVAL;
     if (topo_admin_set(L->admin, e.dpid, e.port, (uint32_t)f) < 0 ||
-        ((f & TOPO_ADMIN_LIVENESS) && topo_live_enable(topo_ctl_live(L->ctl), e) < 0))
+        ((f & TOPO_ADMIN_LIVENESS) && topo_live_enable(topo_view_live(L->ctl), e) < 0))
         LOG_WARN("topology", "%s: no room (topology.max_interfaces): not restored", key);
     return 0;
 }
@@ -366,7 +366,7 @@ static int load_link(struct load *L, const char *key, const void *val, size_t le
         topo_end_parse(json_string_value(json_object_get(j, "b")), ':', false, &b) == 0) {
         rc = 0;
         /* No "enabled": an earlier ofcd's record, kept for disabled links only. */
-        if (topo_ctl_restore(L->ctl, a, b, json_is_true(json_object_get(j, "enabled"))) < 0)
+        if (topo_view_restore(L->ctl, a, b, json_is_true(json_object_get(j, "enabled"))) < 0)
             LOG_WARN("topology", "%s: no room (topology.max_links): not restored", key);
     }
     json_decref(j);
@@ -390,7 +390,7 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
 }
 
 int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
-                   struct topo_ctl *ctl)
+                   struct topo_view *ctl)
 {
     struct load L = {json_object(), admin, ctl, 0, 0};
 
@@ -458,7 +458,7 @@ int topo_keep_follow_meta(struct store *s, const char *key, json_t *meta)
 
 /* A removed record undone: the flags of (dpid, port) back to 0, the link
  * deleted (unless it is up here: this node sees it). */
-static int follow_removed(const char *key, struct topo_admin *admin, struct topo_ctl *ctl)
+static int follow_removed(const char *key, struct topo_admin *admin, struct topo_view *ctl)
 {
     if (strncmp(key, KEEP_ADMIN, strlen(KEEP_ADMIN)) == 0) {
         struct topo_end e;
@@ -468,16 +468,16 @@ static int follow_removed(const char *key, struct topo_admin *admin, struct topo
         return 0;
     }
     if (strncmp(key, KEEP_LINK, strlen(KEEP_LINK)) == 0) {
-        struct topo_link_rec *l = topo_ctl_find(ctl, key + strlen(KEEP_LINK));
+        struct topo_link_rec *l = topo_view_find(ctl, key + strlen(KEEP_LINK));
         if (l && !l->active)
-            topo_ctl_forget(ctl, l->id);
+            topo_view_forget(ctl, l->id);
         return 0;
     }
     return -EINVAL;
 }
 
 int topo_keep_follow_state(struct store *s, const char *key, struct topo_admin *admin,
-                           struct topo_ctl *ctl)
+                           struct topo_view *ctl)
 {
     struct load L = {NULL, admin, ctl, 0, 0};
     char *val;

@@ -22,7 +22,7 @@
  * topo_keep_load() reads them all back at start: metadata into a JSON
  * object {"switch"|"interface"|"link": {id: {...}}} (a record over the
  * bounds below is logged and left in the store, not loaded), flags into
- * topo_admin, links into topo_ctl (inactive until seen again; one whose
+ * topo_admin, links into topo_view (inactive until seen again; one whose
  * ends LLDP finds linked elsewhere shows mismatched_link).
  */
 #ifndef OFCD_TOPO_KEEP_H
@@ -35,7 +35,7 @@
 #include <pthread.h>
 
 #include "topo_admin.h"
-#include "topo_ctl.h"
+#include "topo_view.h"
 
 struct store;
 
@@ -80,7 +80,7 @@ int topo_keep_forget(struct store *s, uint64_t dpid, uint32_t port, json_t *meta
  * logged and skipped; a flag that finds no room in admin, or a link none
  * in ctl, is logged. 0, or the store's negative errno. */
 int topo_keep_load(struct store *s, json_t **meta, struct topo_admin *admin,
-                   struct topo_ctl *ctl);
+                   struct topo_view *ctl);
 
 /*
  * Following another node's change (a cluster's store: the records are
@@ -96,6 +96,6 @@ bool topo_keep_is_ours(const char *key);
 bool topo_keep_is_meta(const char *key);
 int topo_keep_follow_meta(struct store *s, const char *key, json_t *meta);
 int topo_keep_follow_state(struct store *s, const char *key, struct topo_admin *admin,
-                           struct topo_ctl *ctl);
+                           struct topo_view *ctl);
 
 #endif

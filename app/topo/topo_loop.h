@@ -6,7 +6,7 @@
  * marked loop). When LLDP first shows one (topo_change LOOP) and when it
  * stops (DOWN: not heard for topology.link_timeout_s, or a port or the
  * switch went down, or a REST thread deleted it), topo_loop_note queues
- * it, under the switch view's lock where topo_ctl tells it (any thread);
+ * it, under the switch view's lock where topo_view tells it (any thread);
  * topo_loop_take moves the queue to the control thread's own, under that
  * lock; topo_loop_apply acts on that once the lock is let go (it reads the
  * switch's metadata and queues store writes): a pair the switch's
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "ofcd_ratelimit.h"
-#include "topo_ctl.h"
+#include "topo_view.h"
 
 struct store;
 struct topo_admin;
@@ -53,7 +53,7 @@ struct topo_loop {
 };
 
 void topo_loop_init(struct topo_loop *lp, unsigned actions);
-/* topo_ctl's change l (any: those not of a loop are let be). Under the
+/* topo_view's change l (any: those not of a loop are let be). Under the
  * switch view's lock. */
 void topo_loop_note(struct topo_loop *lp, const struct topo_link_rec *l, enum topo_change c);
 /* The control thread, under the switch view's lock: what was noted is

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "dpid.h"
 #include "ofcd_log.h"
 #include "topo_flow.h"
@@ -84,9 +84,9 @@ static void disable_links_on(struct topo_rest *t, struct keep_job *j, uint64_t d
 {
     /* An interface's link by its end; a switch's by a walk of the links. */
     const struct topo_link_rec *one =
-        port == TOPO_ADMIN_SWITCH ? NULL : topo_ctl_link_of(t->ctl, (struct topo_end){dpid, port});
+        port == TOPO_ADMIN_SWITCH ? NULL : topo_view_link_of(t->ctl, (struct topo_end){dpid, port});
     for (size_t i = 0;; i++) {
-        const struct topo_link_rec *c = port == TOPO_ADMIN_SWITCH ? topo_ctl_link_at(t->ctl, i)
+        const struct topo_link_rec *c = port == TOPO_ADMIN_SWITCH ? topo_view_link_at(t->ctl, i)
                                         : i == 0                  ? one
                                                                   : NULL;
         if (!c)
@@ -104,7 +104,7 @@ static void disable_links_on(struct topo_rest *t, struct keep_job *j, uint64_t d
             j->off = no;
             j->cap_off = nc;
         }
-        struct topo_link_rec *l = topo_ctl_find(t->ctl, c->id);
+        struct topo_link_rec *l = topo_view_find(t->ctl, c->id);
         l->enabled = false;
         j->off[j->n_off++] = *l;
         LOG_INFO("topology", "link %s disabled with its %s", l->id,
@@ -294,7 +294,7 @@ static unsigned iface_admin(struct topo_rest *t, struct keep_job *job, const str
 }
 
 static unsigned v3_switches(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
-                            const struct ctl_switches *cs, const char *rest, json_t **out)
+                            const struct sw_view *cs, const char *rest, json_t **out)
 {
     char d[64];
     uint64_t dpid;
@@ -306,7 +306,7 @@ static unsigned v3_switches(struct topo_rest *t, struct keep_job *job, const str
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     memcpy(d, rest, (size_t)(slash - rest));
     d[slash - rest] = '\0';
-    if (dpid_parse(d, &dpid) < 0 || !ctl_switches_find(cs, dpid))
+    if (dpid_parse(d, &dpid) < 0 || !sw_view_find(cs, dpid))
         return rest_ext_error(out, 404, "Switch not found");
     const char *what = slash + 1;
     bool post = strcmp(q->method, "POST") == 0;
@@ -321,7 +321,7 @@ static unsigned v3_switches(struct topo_rest *t, struct keep_job *job, const str
 }
 
 static unsigned v3_interfaces(struct topo_rest *t, struct keep_job *job, const struct rest_ext_req *q,
-                              const struct ctl_switches *cs, const char *rest, json_t **out)
+                              const struct sw_view *cs, const char *rest, json_t **out)
 {
     if (!*rest)
         return not_allowed(q, out);             /* GET: topo_read_v3 */
@@ -341,7 +341,7 @@ static unsigned v3_interfaces(struct topo_rest *t, struct keep_job *job, const s
     if (whole ? dpid_parse(id, &dpid) < 0 : iface_parse(id, &dpid, &port) < 0)
         return rest_ext_error(out, 400, "'%s' is not %s", id,
                               whole ? "a dpid" : "an interface id (dpid:port)");
-    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+    const struct ctl_switch *s = sw_view_find(cs, dpid);
     if (!s)
         return rest_ext_error(out, 404, "Switch not found");
     if (!whole && !of_ports_find(&s->ports, port))
@@ -385,7 +385,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
         return rest_ext_error(out, 404, "%s", missing);
     memcpy(id, rest, idlen);
     id[idlen] = '\0';
-    struct topo_link_rec *l = topo_ctl_find(t->ctl, id);
+    struct topo_link_rec *l = topo_view_find(t->ctl, id);
     if (!l)
         return rest_ext_error(out, 404, "%s", missing);
     if (!*tail) {
@@ -396,7 +396,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
             return rest_ext_error(out, 409, "Link is not disabled.");
         keep_link_later(job, l, true);          /* its record goes (forget_link_meta) */
         job->forget_link_meta = true;
-        topo_ctl_forget(t->ctl, id);
+        topo_view_forget(t->ctl, id);
         LOG_INFO("topology", "link %s deleted by REST", id);
         *out = json_string(OK_TEXT);
         return 200;
@@ -505,7 +505,7 @@ static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **ou
         return tags;
     if (strcmp(q->method, "DELETE") == 0 && (tags = v3_delete(t, a, out)) != 0)
         return tags;
-    const struct ctl_switches *cs = t->lock(t->lock_arg);
+    const struct sw_view *cs = t->lock(t->lock_arg);
     unsigned status;
     if (!*a) {
         status = not_allowed(q, out);
@@ -526,7 +526,7 @@ static unsigned topology_v3(void *arg, const struct rest_ext_req *q, json_t **ou
 
 /* body: the request's, parsed before the lock was taken (NULL: none). */
 static unsigned lldp_set(struct topo_rest *t, struct keep_job *job, const json_t *body,
-                         const struct ctl_switches *cs, bool enable, json_t **out)
+                         const struct sw_view *cs, bool enable, json_t **out)
 {
     json_t *ids = json_object_get(body, "interfaces"), *v;
     size_t i;
@@ -541,12 +541,12 @@ static unsigned lldp_set(struct topo_rest *t, struct keep_job *job, const json_t
         if (!json_is_string(v) || !*json_string_value(v))
             continue;
         if (iface_parse(json_string_value(v), &dpid, &port) < 0 ||
-            !(s = ctl_switches_find(cs, dpid)) || !of_ports_find(&s->ports, port) ||
+            !(s = sw_view_find(cs, dpid)) || !of_ports_find(&s->ports, port) ||
             iface_admin(t, job, s, port, enable, TOPO_ADMIN_NO_LLDP, out) != 0) {
             json_array_append(missing, v);
         } else if (!enable) {
             /* No LLDP, no hellos: of_lldp turns its liveness off too. */
-            topo_live_disable(topo_ctl_live(t->ctl), (struct topo_end){dpid, port});
+            topo_live_disable(topo_view_live(t->ctl), (struct topo_end){dpid, port});
             iface_admin(t, job, s, port, false, TOPO_ADMIN_LIVENESS, out);
         }
     }
@@ -590,11 +590,11 @@ static unsigned lldp_polling(struct topo_rest *t, const struct rest_ext_req *q, 
 /* POST liveness/enable|disable {"interfaces": [...]}: as of_lldp checks it
  * (empty: 400, unknown: 404, enable without LLDP on: 400), all or nothing. */
 static unsigned live_set(struct topo_rest *t, struct keep_job *job, const json_t *body,
-                         const struct ctl_switches *cs, bool enable, json_t **out)
+                         const struct sw_view *cs, bool enable, json_t **out)
 {
     json_t *ids = json_object_get(body, "interfaces"), *v;
     json_t *unknown = json_array(), *no_lldp = json_array();
-    struct topo_live *live = topo_ctl_live(t->ctl);
+    struct topo_live *live = topo_view_live(t->ctl);
     unsigned status = 200;
     size_t i;
 
@@ -607,7 +607,7 @@ static unsigned live_set(struct topo_rest *t, struct keep_job *job, const json_t
         uint32_t port;
         const struct ctl_switch *s;
         if (!json_is_string(v) || iface_parse(json_string_value(v), &dpid, &port) < 0 ||
-            !(s = ctl_switches_find(cs, dpid)) || !of_ports_find(&s->ports, port))
+            !(s = sw_view_find(cs, dpid)) || !of_ports_find(&s->ports, port))
             json_array_append(unknown, v);
         else if (enable && (topo_admin_get(t->admin, dpid, port) & TOPO_ADMIN_NO_LLDP))
             json_array_append(no_lldp, v);
@@ -677,7 +677,7 @@ static unsigned of_lldp_v1(void *arg, const struct rest_ext_req *q, json_t **out
     json_error_t e;
     json_t *body = q->body ? json_loadb(q->body, q->body_len, 0, &e) : NULL;
     struct keep_job job = {0};
-    const struct ctl_switches *cs = t->lock(t->lock_arg);
+    const struct sw_view *cs = t->lock(t->lock_arg);
     unsigned status = set_lldp ? lldp_set(t, &job, body, cs, a[11] == 'e', out)
                                : live_set(t, &job, body, cs, what[0] == 'e', out);
     t->unlock(t->lock_arg);

@@ -21,7 +21,7 @@
  *
  * JSON shapes are Kytos-ng's (Switch/Interface/Link.as_dict, ids as
  * kytos/core/id.py makes them). The switch view's lock (the control
- * thread's, which also guards topo_ctl) is held only to copy: the GETs
+ * thread's, which also guards topo_view) is held only to copy: the GETs
  * of the whole topology copy one switch, or a piece of the links, per hold
  * (topo_snap.h, topo_rest_read.c) and build their JSON after; a POST's
  * body is parsed before it. Metadata lives here, under its own lock, at
@@ -40,18 +40,18 @@
 #include "rest.h"
 #include "topo_admin.h"
 #include "topo_app.h"
-#include "topo_ctl.h"
+#include "topo_view.h"
 
-struct ctl_switches;
+struct sw_view;
 struct flowmgr;
 struct store;
 
 struct topo_rest {
-    /* the switch view and topo_ctl, valid until unlock */
+    /* the switch view and topo_view, valid until unlock */
     void *lock_arg;
-    const struct ctl_switches *(*lock)(void *arg);
+    const struct sw_view *(*lock)(void *arg);
     void (*unlock)(void *arg);
-    struct topo_ctl *ctl;
+    struct topo_view *ctl;
     struct topo_admin *admin;
     struct topo_app_cfg *app;
     struct store *store;                /* the LLDP flow's (NULL: not touched) */

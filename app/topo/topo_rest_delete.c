@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "dpid.h"
 #include "flowmgr.h"
 #include "ofcd_log.h"
@@ -106,9 +106,9 @@ static void find_live_on(void *arg, const struct topo_live_if *i)
 
 /* The view's lock is the one the control thread changes the view under: a
  * delete changes it under the same lock. */
-static struct ctl_switches *view_rw(const struct ctl_switches *cs)
+static struct sw_view *view_rw(const struct sw_view *cs)
 {
-    return (struct ctl_switches *)cs;
+    return (struct sw_view *)cs;
 }
 
 /* ---- the routes ------------------------------------------------------------------ */
@@ -143,14 +143,14 @@ unsigned topo_rest_delete_switch(struct topo_rest *t, const char *id, json_t **o
     if (dpid_parse(id, &dpid) < 0)
         return rest_ext_error(out, 404, "Switch not found.");
     lo.dpid = live.dpid = dpid;
-    const struct ctl_switches *cs = t->lock(t->lock_arg);
-    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+    const struct sw_view *cs = t->lock(t->lock_arg);
+    const struct ctl_switch *s = sw_view_find(cs, dpid);
     if (!s)
         status = rest_ext_error(out, 404, "Switch not found.");
     else if (topo_rest_switch_enabled(t, dpid))
         status = rest_ext_error(out, 409, "Switch should be disabled.");
     if (!status) {
-        topo_ctl_each(t->ctl, find_link_on, &lo);
+        topo_view_each(t->ctl, find_link_on, &lo);
         if (lo.id[0])
             status = rest_ext_error(out, 409, "Switch should not have links. Link found %s.",
                                     lo.id);
@@ -161,14 +161,14 @@ unsigned topo_rest_delete_switch(struct topo_rest *t, const char *id, json_t **o
         status = rest_ext_error(out, 409, "Switch is connected: it would be back at its next "
                                 "message; disconnect it first");
     if (!status) {
-        struct topo_live *lv = topo_ctl_live(t->ctl);
+        struct topo_live *lv = topo_view_live(t->ctl);
         do {
             live.n = 0;
             topo_live_each(lv, find_live_on, &live);
             for (size_t i = 0; i < live.n; i++)
                 topo_live_disable(lv, live.e[i]);
         } while (live.n == sizeof(live.e) / sizeof(live.e[0]));
-        ctl_switches_drop(view_rw(cs), dpid);
+        sw_view_drop(view_rw(cs), dpid);
     }
     t->unlock(t->lock_arg);
     if (status)
@@ -207,8 +207,8 @@ unsigned topo_rest_delete_interface(struct topo_rest *t, const char *id, json_t 
     if (t->store)
         store_foreach(t->store, &dpid, flow_uses_port, &u);
 
-    const struct ctl_switches *cs = t->lock(t->lock_arg);
-    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+    const struct sw_view *cs = t->lock(t->lock_arg);
+    const struct ctl_switch *s = sw_view_find(cs, dpid);
     const struct ofp_port *p = s ? of_ports_find(&s->ports, (uint32_t)port) : NULL;
     struct topo_end e = {dpid, (uint32_t)port};
     const struct topo_link_rec *l;
@@ -223,7 +223,7 @@ unsigned topo_rest_delete_interface(struct topo_rest *t, const char *id, json_t 
         if (enabled || active)
             status = rest_ext_error(out, 409, "Interface could not be deleted. Reason: It is "
                                     "enabled or active.");
-        else if ((l = topo_ctl_link_of(t->ctl, e)) != NULL)
+        else if ((l = topo_view_link_of(t->ctl, e)) != NULL)
             status = rest_ext_error(out, 409, "Interface could not be deleted. Reason: It has "
                                     "a link, %s.", l->id);
         else if (u.flow_id[0])
@@ -231,8 +231,8 @@ unsigned topo_rest_delete_interface(struct topo_rest *t, const char *id, json_t 
                                     "is a flow installed, %s.", u.flow_id);
     }
     if (!status) {
-        topo_live_disable(topo_ctl_live(t->ctl), e);
-        ctl_switches_drop_port(view_rw(cs), dpid, (uint32_t)port);
+        topo_live_disable(topo_view_live(t->ctl), e);
+        sw_view_drop_port(view_rw(cs), dpid, (uint32_t)port);
     }
     t->unlock(t->lock_arg);
     if (status)

@@ -11,7 +11,7 @@
 
 #include "dpid.h"
 #include "topo_admin.h"
-#include "topo_ctl.h"
+#include "topo_view.h"
 
 void topo_rest_iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
 {

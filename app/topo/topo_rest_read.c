@@ -17,7 +17,7 @@
 #include "topo_rest_priv.h"
 #include "topo_snap.h"
 
-static const struct ctl_switches *lock(struct topo_rest *t)
+static const struct sw_view *lock(struct topo_rest *t)
 {
     return t->lock(t->lock_arg);
 }
@@ -111,7 +111,7 @@ int topo_read_each_switch(struct topo_rest *t, bool with_ports,
                        void *arg)
 {
     uint64_t *ids = NULL;
-    int n = ctl_switches_dpids(lock(t), &ids);
+    int n = sw_view_dpids(lock(t), &ids);
     unsigned shown = 0;
     int rc = 0;
 
@@ -325,7 +325,7 @@ unsigned topo_read_liveness(struct topo_rest *t, const char *interface_id, json_
         const struct topo_live_if *i = NULL;
         if (topo_end_parse(interface_id, ':', false, &e) == 0) {
             lock(t);
-            i = topo_live_find(topo_ctl_live(t->ctl), e);
+            i = topo_live_find(topo_view_live(t->ctl), e);
             if (i)
                 one = *i;
             unlock(t);

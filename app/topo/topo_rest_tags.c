@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "ofcd_log.h"
 #include "topo_keep.h"
 #include "store.h"
@@ -135,8 +135,8 @@ static int iface_known(struct topo_rest *t, const char *id, struct topo_end *e)
 {
     if (topo_end_parse(id, ':', false, e) < 0)
         return -EINVAL;
-    const struct ctl_switches *cs = t->lock(t->lock_arg);
-    const struct ctl_switch *s = ctl_switches_find(cs, e->dpid);
+    const struct sw_view *cs = t->lock(t->lock_arg);
+    const struct ctl_switch *s = sw_view_find(cs, e->dpid);
     bool known = s && of_ports_find(&s->ports, e->port);
     t->unlock(t->lock_arg);
     return known ? 0 : -ENOENT;

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void snap_port(const struct topo_ctl *tc, uint64_t dpid, const struct ofp_port *p,
+static void snap_port(const struct topo_view *tc, uint64_t dpid, const struct ofp_port *p,
                       struct topo_snap_port *out)
 {
-    const struct topo_link_rec *l = topo_ctl_link_of(tc, (struct topo_end){dpid, p->port_no});
+    const struct topo_link_rec *l = topo_view_link_of(tc, (struct topo_end){dpid, p->port_no});
 
     out->p = *p;
     out->nni = l && l->active && !l->loop;
@@ -21,10 +21,10 @@ static void snap_port(const struct topo_ctl *tc, uint64_t dpid, const struct ofp
     }
 }
 
-int topo_snap_switch(const struct ctl_switches *cs, const struct topo_ctl *tc, uint64_t dpid,
+int topo_snap_switch(const struct sw_view *cs, const struct topo_view *tc, uint64_t dpid,
                      bool with_ports, struct topo_snap_switch *out)
 {
-    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+    const struct ctl_switch *s = sw_view_find(cs, dpid);
 
     memset(out, 0, sizeof(*out));
     if (!s)
@@ -51,10 +51,10 @@ void topo_snap_switch_free(struct topo_snap_switch *s)
     s->ports = NULL;
 }
 
-static void snap_end(const struct ctl_switches *cs, const struct topo_ctl *tc, struct topo_end e,
+static void snap_end(const struct sw_view *cs, const struct topo_view *tc, struct topo_end e,
                      struct topo_snap_end *out)
 {
-    const struct ctl_switch *s = ctl_switches_find(cs, e.dpid);
+    const struct ctl_switch *s = sw_view_find(cs, e.dpid);
     const struct ofp_port *p = s ? of_ports_find(&s->ports, e.port) : NULL;
 
     memset(out, 0, sizeof(*out));
@@ -66,13 +66,13 @@ static void snap_end(const struct ctl_switches *cs, const struct topo_ctl *tc, s
     snap_port(tc, e.dpid, p, &out->port);
 }
 
-size_t topo_snap_links(const struct ctl_switches *cs, const struct topo_ctl *tc, size_t *pos,
+size_t topo_snap_links(const struct sw_view *cs, const struct topo_view *tc, size_t *pos,
                        struct topo_snap_link *out, size_t max)
 {
     size_t n = 0;
     const struct topo_link_rec *l;
 
-    for (; n < max && (l = topo_ctl_link_at(tc, *pos)) != NULL; (*pos)++, n++) {
+    for (; n < max && (l = topo_view_link_at(tc, *pos)) != NULL; (*pos)++, n++) {
         struct topo_snap_link *o = &out[n];
         snprintf(o->id, sizeof(o->id), "%s", l->id);
         o->active = l->active;
@@ -82,8 +82,8 @@ size_t topo_snap_links(const struct ctl_switches *cs, const struct topo_ctl *tc,
         o->ups = l->ups;
         o->downs = l->downs;
         snprintf(o->why, sizeof(o->why), "%s", l->why ? l->why : "");
-        o->live = topo_ctl_link_liveness(tc, l);
-        o->mismatched = topo_ctl_mismatched(tc, l);
+        o->live = topo_view_link_liveness(tc, l);
+        o->mismatched = topo_view_mismatched(tc, l);
         snap_end(cs, tc, l->a, &o->end[0]);
         snap_end(cs, tc, l->b, &o->end[1]);
     }
@@ -91,7 +91,7 @@ size_t topo_snap_links(const struct ctl_switches *cs, const struct topo_ctl *tc,
 }
 
 struct lives_walk {
-    struct topo_ctl *tc;
+    struct topo_view *tc;
     struct topo_snap_lives *out;
     size_t n;
 };
@@ -117,10 +117,10 @@ static void snap_live(void *arg, const struct topo_live_if *i)
     s->i.hnext = NULL;
     w->n++;
     /* Once per link: from its endpoint a, when both ends are on. */
-    const struct topo_link_rec *l = topo_ctl_link_of(w->tc, i->end);
+    const struct topo_link_rec *l = topo_view_link_of(w->tc, i->end);
     if (!l || l->loop || l->a.dpid != i->end.dpid || l->a.port != i->end.port)
         return;
-    const struct topo_live_if *b = topo_live_find(topo_ctl_live(w->tc), l->b);
+    const struct topo_live_if *b = topo_live_find(topo_view_live(w->tc), l->b);
     if (!b)
         return;
     s->paired = true;
@@ -129,10 +129,10 @@ static void snap_live(void *arg, const struct topo_live_if *i)
     snprintf(s->link_id, sizeof(s->link_id), "%s", l->id);
 }
 
-size_t topo_snap_lives(struct topo_ctl *tc, uint32_t *pos, struct topo_snap_lives *out)
+size_t topo_snap_lives(struct topo_view *tc, uint32_t *pos, struct topo_snap_lives *out)
 {
     struct lives_walk w = {tc, out, 0};
 
-    topo_live_each_from(topo_ctl_live(tc), pos, TOPO_SNAP_PIECE, snap_live, &w);
+    topo_live_each_from(topo_view_live(tc), pos, TOPO_SNAP_PIECE, snap_live, &w);
     return w.n;
 }

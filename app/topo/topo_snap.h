@@ -1,6 +1,6 @@
 /*
  * topo_snap: what the topology's REST answers (topo_rest.c) copy out of the
- * switch view (ctl_switches) and the link table (topo_ctl) while the caller
+ * switch view (sw_view) and the link table (topo_view) while the caller
  * holds the view's lock — the lock the control thread takes for every
  * worker event — so the JSON is built after it is let go. Each copy is
  * bounded: one switch with its ports, or a piece of the links or of the
@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctl_switches.h"
-#include "topo_ctl.h"
+#include "sw_view.h"
+#include "topo_view.h"
 #include "topo_live.h"
 
 #define TOPO_SNAP_PIECE 256             /* links or liveness entries per lock hold */
@@ -45,7 +45,7 @@ struct topo_snap_switch {
 };
 
 /* dpid's record (its ports when with_ports). 0, -ENOENT, -ENOMEM. */
-int topo_snap_switch(const struct ctl_switches *cs, const struct topo_ctl *tc, uint64_t dpid,
+int topo_snap_switch(const struct sw_view *cs, const struct topo_view *tc, uint64_t dpid,
                      bool with_ports, struct topo_snap_switch *out);
 void topo_snap_switch_free(struct topo_snap_switch *s);
 
@@ -63,14 +63,14 @@ struct topo_snap_link {
     int64_t since_wall;
     uint64_t ups, downs;
     char why[64];
-    int live;                           /* topo_ctl_link_liveness */
-    bool mismatched;                    /* topo_ctl_mismatched */
+    int live;                           /* topo_view_link_liveness */
+    bool mismatched;                    /* topo_view_mismatched */
     struct topo_snap_end end[2];        /* endpoint a, endpoint b */
 };
 
 /* Up to max links from record *pos on into out; *pos advanced. The count
  * (0: none left). */
-size_t topo_snap_links(const struct ctl_switches *cs, const struct topo_ctl *tc, size_t *pos,
+size_t topo_snap_links(const struct sw_view *cs, const struct topo_view *tc, size_t *pos,
                        struct topo_snap_link *out, size_t max);
 
 /* A liveness entry; for the endpoint a of a link whose two ends are both
@@ -91,6 +91,6 @@ struct topo_snap_lives {
 /* The entries of the liveness buckets from *pos on (at least
  * TOPO_SNAP_PIECE of them when that many are left) appended to out; *pos
  * advanced. How many were appended: 0 once none is left. */
-size_t topo_snap_lives(struct topo_ctl *tc, uint32_t *pos, struct topo_snap_lives *out);
+size_t topo_snap_lives(struct topo_view *tc, uint32_t *pos, struct topo_snap_lives *out);
 
 #endif

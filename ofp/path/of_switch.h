@@ -1,6 +1,6 @@
 /*
  * of_switch: what ofcd knows about one switch (by dpid) — the model the
- * worker lcore keeps (the control thread's view, ctl_switches, is built from
+ * worker lcore keeps (the control thread's view, sw_view, is built from
  * the events the worker sends, never from this): the connection it is on,
  * negotiated version, features, DESC strings, ports (from PORT_DESC, kept
  * current by PORT_STATUS), when it came up, counters. A switch outlives its

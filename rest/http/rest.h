@@ -34,7 +34,7 @@
 #include "msgq.h"
 #include "ofcd_counters.h"
 
-struct ctl_switches;
+struct sw_view;
 struct flowmgr;
 struct rest_auth_stats;
 struct rest_events;
@@ -118,7 +118,7 @@ struct rest_sources {
     struct flowmgr *fm;                 /* NULL: the flow paths answer 503 */
     struct store *store;
     /* The control thread's switch view, valid until switches_unlock(). */
-    const struct ctl_switches *(*switches_lock)(void *arg);
+    const struct sw_view *(*switches_lock)(void *arg);
     void (*switches_unlock)(void *arg);
     /* Every lcore with a role, up to max; returns how many were written. */
     unsigned (*lcores)(void *arg, struct rest_lcore *out, unsigned max);

@@ -11,7 +11,7 @@
 
 #include <microhttpd.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "flowmgr.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
@@ -55,11 +55,11 @@ static void deepest_ring(void *arg, unsigned lcore, const char *name, const stru
 /* The gauges now into s (rates unknown), and the echo histogram into rtt. */
 static void read_gauges(struct rest_server *rs, struct rest_history_sample *s, uint64_t *rtt)
 {
-    const struct ctl_switches *cs = rs->src.switches_lock(rs->src.arg);
-    struct ctl_switches_stats st;
+    const struct sw_view *cs = rs->src.switches_lock(rs->src.arg);
+    struct sw_view_stats st;
     struct topo_read topo = {-1, -1};
 
-    ctl_switches_get_stats(cs, &st);
+    sw_view_get_stats(cs, &st);
     rs->src.switches_unlock(rs->src.arg);
     *s = (struct rest_history_sample){
         .t_ms = (int64_t)(ofcd_clock_wall_ns() / 1000000), .switches_up = (int64_t)st.up,

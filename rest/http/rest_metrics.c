@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "flowmgr.h"
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "rest_priv.h"
 #include "store.h"
 
@@ -220,15 +220,15 @@ static const struct switch_family switch_fams[] = {
 
 static void switch_families(struct rest_server *rs, struct mbuf *b)
 {
-    struct ctl_switches_stats st;
+    struct sw_view_stats st;
     struct switch_rows rr = {0};
 
     if (!rs->src.switches_lock)
         return;
-    const struct ctl_switches *cs = rs->src.switches_lock(rs->src.arg);
+    const struct sw_view *cs = rs->src.switches_lock(rs->src.arg);
 
-    ctl_switches_get_stats(cs, &st);
-    ctl_switches_foreach(cs, copy_row, &rr);
+    sw_view_get_stats(cs, &st);
+    sw_view_foreach(cs, copy_row, &rr);
     rs->src.switches_unlock(rs->src.arg);
     b->oom |= rr.oom;
     for (size_t i = 0; i < sizeof(switch_fams) / sizeof(switch_fams[0]); i++) {

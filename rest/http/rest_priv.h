@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "dpid.h"
 #include "ofcd_ratelimit.h"
 #include "ofcd_tbucket.h"

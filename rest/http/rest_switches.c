@@ -1,5 +1,5 @@
 /* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid}, from the
- * control thread's switch view (ctl_switches). The view's lock (the sources'
+ * control thread's switch view (sw_view). The view's lock (the sources'
  * switches_lock/unlock, which the control thread takes for every event) is
  * held only to copy: the dpids, then one switch at a time; the JSON is built
  * after it is let go. */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "ofp_wire.h"
 #include "dpid.h"
 #include "rest_priv.h"
@@ -102,7 +102,7 @@ static json_t *switch_json(const struct ctl_switch_copy *c, bool with_ports)
 static int copy_one(const struct rest_sources *src, uint64_t dpid, bool with_ports,
                     struct ctl_switch_copy *out)
 {
-    int rc = ctl_switches_copy(src->switches_lock(src->arg), dpid, with_ports, out);
+    int rc = sw_view_copy(src->switches_lock(src->arg), dpid, with_ports, out);
     src->switches_unlock(src->arg);
     return rc;
 }
@@ -111,7 +111,7 @@ void rest_get_switches(struct rest_req *q, struct rest_reply *r)
 {
     const struct rest_sources *src = &q->rs->src;
     uint64_t *ids = NULL;
-    int n = ctl_switches_dpids(src->switches_lock(src->arg), &ids);
+    int n = sw_view_dpids(src->switches_lock(src->arg), &ids);
 
     src->switches_unlock(src->arg);
     if (n < 0) {

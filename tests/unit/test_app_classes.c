@@ -27,7 +27,7 @@ struct view_calls {
     unsigned locks, unlocks;
 };
 
-static const struct ctl_switches *fake_lock(void *arg)
+static const struct sw_view *fake_lock(void *arg)
 {
     ((struct view_calls *)arg)->locks++;
     return NULL;

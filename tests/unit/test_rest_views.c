@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "rest_priv.h"
 #include "view_watch.h"
 
 /* dpid comes up with n_ports ports. */
-static void switch_up(struct ctl_switches *cs, uint64_t dpid, uint32_t n_ports)
+static void switch_up(struct sw_view *cs, uint64_t dpid, uint32_t n_ports)
 {
     struct of_event_hdr h = {.dpid = dpid, .time_us = 1};
     struct of_event_up up = {.version = 4, .n_ports = n_ports};
@@ -35,7 +35,7 @@ static void switch_up(struct ctl_switches *cs, uint64_t dpid, uint32_t n_ports)
         struct ofp_port p = {.port_no = i + 1, .name = "p"};
         memcpy(q->data + sizeof(h) + sizeof(up) + i * sizeof(p), &p, sizeof(p));
     }
-    ctl_switches_handle(cs, q);
+    sw_view_handle(cs, q);
     free(q);
 }
 
@@ -43,7 +43,7 @@ static int setup(void **state)
 {
     struct view_watch *v = calloc(1, sizeof(*v));
     assert_non_null(v);
-    v->cs = ctl_switches_create(NULL);
+    v->cs = sw_view_create(NULL);
     assert_non_null(v->cs);
     for (uint64_t d = 1; d <= 40; d++)
         switch_up(v->cs, 0x3000 + d, 3);
@@ -56,7 +56,7 @@ static int teardown(void **state)
 {
     struct view_watch *v = *state;
     view_watch_end();
-    ctl_switches_destroy(v->cs);
+    sw_view_destroy(v->cs);
     free(v);
     return 0;
 }

@@ -1,6 +1,6 @@
 /* Unit tests of the topology app's control-side pieces: what operators
  * switch off (topo_admin: defaults, flags, a full table), the link records
- * the control thread builds from the workers' events (topo_ctl: up both
+ * the control thread builds from the workers' events (topo_view: up both
  * ways with Kytos-ng's link id, down at once on PORT_STATUS and switch down,
  * after the timeout on silence, kept while down, bad events counted). */
 #include <stdarg.h>
@@ -21,7 +21,7 @@
 #include "topo_admin.h"
 #include "topo_app.h"
 #include "store.h"
-#include "topo_ctl.h"
+#include "topo_view.h"
 #include "topo_keep.h"
 #include "topo_live.h"
 
@@ -72,7 +72,7 @@ static struct qmsg *ev(uint16_t kind, uint64_t dpid, uint64_t t_us, const void *
 
 /* A frame of ours sent from (from, fport) at sent_us, received on (to,
  * tport), reaching the control thread at now. */
-static void seen_at(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
+static void seen_at(struct topo_view *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
                     uint32_t tport, uint64_t sent_us, uint64_t now)
 {
     struct {
@@ -80,12 +80,12 @@ static void seen_at(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fp
         struct topo_seen s;
     } p = {{app, sizeof(struct topo_seen)}, {from, fport, tport, sent_us}};
     struct qmsg *q = ev(QMSG_EV_APP, to, now, &p, sizeof(p));
-    topo_ctl_handle(t, q, now);
+    topo_view_handle(t, q, now);
     free(q);
 }
 
 /* The same, sent just before it arrived. */
-static void seen(struct topo_ctl *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
+static void seen(struct topo_view *t, unsigned app, uint64_t from, uint32_t fport, uint64_t to,
                  uint32_t tport, uint64_t now)
 {
     seen_at(t, app, from, fport, to, tport, now - 1000, now);
@@ -104,17 +104,17 @@ static void count_links(void *arg, const struct topo_link_rec *l)
     f->last = l;
 }
 
-static struct found links(struct topo_ctl *t)
+static struct found links(struct topo_view *t)
 {
     struct found f = {0};
-    topo_ctl_each(t, count_links, &f);
+    topo_view_each(t, count_links, &f);
     return f;
 }
 
-static struct topo_ctl *ctl(void)
+static struct topo_view *ctl(void)
 {
-    struct topo_ctl_cfg c = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 2};
-    struct topo_ctl *t = topo_ctl_create(&c);
+    struct topo_view_cfg c = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 2};
+    struct topo_view *t = topo_view_create(&c);
     assert_non_null(t);
     return t;
 }
@@ -133,8 +133,8 @@ static void test_link_id_is_kytos(void **state)
 static void test_ctl_up_both_ways_then_port_status(void **state)
 {
     (void)state;
-    struct topo_ctl *t = ctl();
-    struct topo_ctl_stats st;
+    struct topo_view *t = ctl();
+    struct topo_view_stats st;
 
     seen(t, 1, 0x1001, 1, 0x1002, 2, 1 * S);
     assert_int_equal(links(t).active, 0);          /* one way is not a link */
@@ -148,8 +148,8 @@ static void test_ctl_up_both_ways_then_port_status(void **state)
                         "d562bac367c47c1dc59fa159c2e3a632a86ed74376f7d9935a1cc96298f4a5b9");
     assert_int_equal(f.last->a.dpid, 0x1001);
     assert_true(f.last->enabled);
-    assert_ptr_equal(topo_ctl_link_of(t, (struct topo_end){0x1002, 2}), f.last);
-    assert_ptr_equal(topo_ctl_find(t, f.last->id), f.last);
+    assert_ptr_equal(topo_view_link_of(t, (struct topo_end){0x1002, 2}), f.last);
+    assert_ptr_equal(topo_view_find(t, f.last->id), f.last);
 
     /* PORT_STATUS with the link down on 0x1002:2 takes it down at once and
      * the record stays, inactive; a PORT_STATUS of another port does not. */
@@ -165,32 +165,32 @@ static void test_ctl_up_both_ways_then_port_status(void **state)
     ofp_buf_init(&b, wire, sizeof(wire));
     assert_int_equal(ofp_encode(&b, &m), 0);
     struct qmsg *q = ev(QMSG_EV_OF, 0x1002, 3 * S, wire, b.len);
-    topo_ctl_handle(t, q, 3 * S);
+    topo_view_handle(t, q, 3 * S);
     free(q);
     assert_int_equal(links(t).active, 1);
     m.u.port_status.desc.port_no = 2;
     ofp_buf_init(&b, wire, sizeof(wire));
     assert_int_equal(ofp_encode(&b, &m), 0);
     q = ev(QMSG_EV_OF, 0x1002, 3 * S, wire, b.len);
-    topo_ctl_handle(t, q, 3 * S);
+    topo_view_handle(t, q, 3 * S);
     free(q);
     f = links(t);
     assert_int_equal(f.n, 1);
     assert_int_equal(f.active, 0);
     assert_string_equal(f.last->why, "a port went down");
-    topo_ctl_get_stats(t, &st);
+    topo_view_get_stats(t, &st);
     assert_int_equal(st.links_up, 1);
     assert_int_equal(st.links_down, 1);
     assert_int_equal(st.links, 1);
     assert_int_equal(st.links_active, 0);
-    topo_ctl_destroy(t);
+    topo_view_destroy(t);
 }
 
 static void test_ctl_switch_down_timeout_and_room(void **state)
 {
     (void)state;
-    struct topo_ctl *t = ctl();
-    struct topo_ctl_stats st;
+    struct topo_view *t = ctl();
+    struct topo_view_stats st;
 
     seen(t, 1, 0x1, 1, 0x2, 1, 1 * S);
     seen(t, 1, 0x2, 1, 0x1, 1, 1 * S);
@@ -199,13 +199,13 @@ static void test_ctl_switch_down_timeout_and_room(void **state)
     assert_int_equal(links(t).active, 2);
     /* Switch 3 goes: its link goes at once, the other stays. */
     struct qmsg *q = ev(QMSG_EV_SWITCH_DOWN, 0x3, 2 * S, NULL, 0);
-    topo_ctl_handle(t, q, 2 * S);
+    topo_view_handle(t, q, 2 * S);
     free(q);
     assert_int_equal(links(t).active, 1);
     /* Silence past the timeout takes the other down. */
-    topo_ctl_tick(t, 5 * S);
+    topo_view_tick(t, 5 * S);
     assert_int_equal(links(t).active, 1);
-    topo_ctl_tick(t, 12 * S);
+    topo_view_tick(t, 12 * S);
     assert_int_equal(links(t).active, 0);
     /* The records are full (2) with inactive links: a new one replaces the
      * oldest. */
@@ -214,15 +214,15 @@ static void test_ctl_switch_down_timeout_and_room(void **state)
     struct found f = links(t);
     assert_int_equal(f.n, 2);
     assert_int_equal(f.active, 1);
-    assert_null(topo_ctl_link_of(t, (struct topo_end){0x1, 1}));
+    assert_null(topo_view_link_of(t, (struct topo_end){0x1, 1}));
     /* A malformed event is counted, not read. */
     struct of_event_app bad = {1, 3};
     q = ev(QMSG_EV_APP, 0x9, 14 * S, &bad, sizeof(bad));
-    topo_ctl_handle(t, q, 14 * S);
+    topo_view_handle(t, q, 14 * S);
     free(q);
-    topo_ctl_get_stats(t, &st);
+    topo_view_get_stats(t, &st);
     assert_int_equal(st.bad_events, 1);
-    topo_ctl_destroy(t);
+    topo_view_destroy(t);
 }
 
 /* A frame of ours is accepted only if sent after the last one accepted
@@ -233,7 +233,7 @@ static void test_ctl_switch_down_timeout_and_room(void **state)
 static void test_ctl_replays_refused(void **state)
 {
     (void)state;
-    struct topo_ctl *t = ctl();
+    struct topo_view *t = ctl();
 
     seen_at(t, 1, 0x1001, 1, 0x1002, 2, 1 * S - 500, 1 * S);
     seen_at(t, 1, 0x1002, 2, 0x1001, 1, 1 * S - 400, 1 * S);
@@ -242,18 +242,18 @@ static void test_ctl_replays_refused(void **state)
     struct found f = links(t);
     assert_int_equal(f.n, 1);
     assert_int_equal(f.active, 1);
-    assert_null(topo_ctl_link_of(t, (struct topo_end){0x1003, 3}));
+    assert_null(topo_view_link_of(t, (struct topo_end){0x1003, 3}));
     for (uint64_t s = 2; s <= 12; s++) {
         seen_at(t, 1, 0x1001, 1, 0x1002, 2, 1 * S - 500, s * S);
         seen_at(t, 1, 0x1002, 2, 0x1001, 1, 1 * S - 400, s * S);
-        topo_ctl_tick(t, s * S);
+        topo_view_tick(t, s * S);
     }
     assert_int_equal(links(t).active, 0);
-    struct topo_ctl_stats st;
-    topo_ctl_get_stats(t, &st);
+    struct topo_view_stats st;
+    topo_view_get_stats(t, &st);
     assert_int_equal(st.replays, 3);              /* the relay, and both at 2 s */
     assert_int_equal(st.stale, 20);               /* from 3 s on: past lldp_max_age (2 s) */
-    topo_ctl_destroy(t);
+    topo_view_destroy(t);
 }
 
 /* Liveness: init until two hellos, up while they come, down after the dead
@@ -321,11 +321,11 @@ static void test_keep_over_restart(void **state)
     struct store_config sc = {.dir = dir};
     struct store *s = store_open(&sc);
     assert_non_null(s);
-    struct topo_ctl *c1 = ctl();
+    struct topo_view *c1 = ctl();
     struct topo_end a = {0x1001, 1}, b = {0x1002, 2};
-    assert_int_equal(topo_ctl_restore(c1, a, b, true), 0);
+    assert_int_equal(topo_view_restore(c1, a, b, true), 0);
     struct one_link o = {0};
-    topo_ctl_each(c1, take_link, &o);
+    topo_view_each(c1, take_link, &o);
     assert_int_equal(o.n, 1);
 
     json_t *m = json_pack("{s:s, s:i}", "owner", "ring", "weight", 7);
@@ -343,12 +343,12 @@ static void test_keep_over_restart(void **state)
     char id1[TOPO_LINK_ID_LEN + 1];
     strcpy(id1, o.l->id);                         /* o.l goes with c1 */
     store_close(s);
-    topo_ctl_destroy(c1);
+    topo_view_destroy(c1);
 
     s = store_open(&sc);
     assert_non_null(s);
     struct topo_admin *ad = topo_admin_create(16);
-    struct topo_ctl *c2 = ctl();
+    struct topo_view *c2 = ctl();
     json_t *meta = NULL;
     assert_int_equal(topo_keep_load(s, &meta, ad, c2), 0);
     char *text = json_dumps(meta, JSON_COMPACT | JSON_SORT_KEYS);
@@ -360,9 +360,9 @@ static void test_keep_over_restart(void **state)
     assert_int_equal(topo_admin_get(ad, 0x1001, TOPO_ADMIN_SWITCH), TOPO_ADMIN_DISABLED);
     assert_int_equal(topo_admin_get(ad, 0x1002, 2), TOPO_ADMIN_NO_LLDP | TOPO_ADMIN_LIVENESS);
     assert_int_equal(topo_admin_get(ad, 0x1002, 3), 0);
-    assert_non_null(topo_live_find(topo_ctl_live(c2), b));   /* liveness on again */
+    assert_non_null(topo_live_find(topo_view_live(c2), b));   /* liveness on again */
     struct one_link o2 = {0};
-    topo_ctl_each(c2, take_link, &o2);
+    topo_view_each(c2, take_link, &o2);
     assert_int_equal(o2.n, 1);                                  /* disabled, not yet seen */
     assert_false(o2.l->enabled);
     assert_false(o2.l->active);
@@ -371,14 +371,14 @@ static void test_keep_over_restart(void **state)
     /* Forgotten (DELETE links/{id}): gone, and once only. */
     char lid[TOPO_LINK_ID_LEN + 1];
     strcpy(lid, o2.l->id);
-    assert_int_equal(topo_ctl_forget(c2, lid), 0);
-    assert_null(topo_ctl_find(c2, lid));
-    assert_int_equal(topo_ctl_forget(c2, lid), -ENOENT);
+    assert_int_equal(topo_view_forget(c2, lid), 0);
+    assert_null(topo_view_find(c2, lid));
+    assert_int_equal(topo_view_forget(c2, lid), -ENOENT);
 
     json_decref(meta);
     json_decref(m);
     json_decref(empty);
-    topo_ctl_destroy(c2);
+    topo_view_destroy(c2);
     topo_admin_destroy(ad);
     store_close(s);
     snprintf(path, sizeof(path), "%s/data.mdb", dir);

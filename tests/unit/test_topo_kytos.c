@@ -285,7 +285,7 @@ static void test_liveness_judges_the_link(void **state)
     link_shows(e, true, "UP", "[]", "up");
     /* Silent past both the link timeout and liveness' dead interval (10 s
      * here): liveness, not the timeout, takes it down — Kytos' shape. */
-    topo_ctl_tick(e->ctl, 15 * S);
+    topo_view_tick(e->ctl, 15 * S);
     link_shows(e, true, "DOWN", "[\"liveness\"]", "down");
     json_t *out;
     assert_int_equal(tenv_call(e, &e->t.ext_ofcd, "GET", "", NULL, &out), 200);
@@ -302,7 +302,7 @@ static void test_liveness_judges_the_link(void **state)
     tenv_expect(e, &e->t.ext_lldp, "POST", "liveness/disable",
                 "{\"interfaces\": [\"" SW1 ":1\"]}", 200, NULL);
     link_shows(e, true, "UP", "[]", NULL);
-    topo_ctl_tick(e->ctl, 28 * S);
+    topo_view_tick(e->ctl, 28 * S);
     link_shows(e, false, "DOWN", "[\"deactivated\"]", NULL);
 }
 
@@ -366,7 +366,7 @@ static void test_links_kept_over_restart(void **state)
     assert_int_equal(json_object_size(json_object_get(out, "links")), 2);
     json_decref(out);
     /* Deleting the stale record leaves the link its end is in now up. */
-    const struct topo_link_rec *now = topo_ctl_link_of(e->ctl, (struct topo_end){0x1001, 1});
+    const struct topo_link_rec *now = topo_view_link_of(e->ctl, (struct topo_end){0x1001, 1});
     assert_non_null(now);
     assert_true(now->active);
     char now_id[TOPO_LINK_ID_LEN + 1];
@@ -413,7 +413,7 @@ static void test_loops(void **state)
     assert_int_equal(strlen(json_string_value(json_object_get(lo, "detected_at"))), 19);
     json_decref(lo);
     assert_null(looped_of(e, SW1 ":3"));
-    const struct topo_link_rec *l = topo_ctl_link_of(e->ctl, (struct topo_end){0x1001, 2});
+    const struct topo_link_rec *l = topo_view_link_of(e->ctl, (struct topo_end){0x1001, 2});
     assert_non_null(l);
     assert_true(l->loop && l->looping);
 
@@ -461,7 +461,7 @@ static void test_loops(void **state)
     topo_loop_apply(&lp, &e->t, e->admin, e->store, 9 * S);
     assert_true(tenv_v3_enabled(e, "interfaces", SW1 ":2"));
     topo_loop_init(&lp, CFG_LOOP_DISABLE);
-    topo_loop_note(&lp, topo_ctl_link_of(e->ctl, (struct topo_end){0x1001, 1}), TOPO_LINK_DOWN);
+    topo_loop_note(&lp, topo_view_link_of(e->ctl, (struct topo_end){0x1001, 1}), TOPO_LINK_DOWN);
     assert_int_equal(lp.n, 0);
 }
 

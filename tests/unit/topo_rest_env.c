@@ -45,16 +45,16 @@ struct qmsg *tenv_up_event(uint64_t dpid)
 void tenv_switch_up(struct tenv *e, uint64_t dpid)
 {
     struct qmsg *q = tenv_up_event(dpid);
-    ctl_switches_handle(e->cs, q);
-    topo_ctl_handle(e->ctl, q, 1 * S);
+    sw_view_handle(e->cs, q);
+    topo_view_handle(e->ctl, q, 1 * S);
     free(q);
 }
 
 void tenv_switch_down(struct tenv *e, uint64_t dpid)
 {
     struct qmsg *q = tenv_event(QMSG_EV_SWITCH_DOWN, dpid, 3 * S, NULL, 0);
-    ctl_switches_handle(e->cs, q);
-    topo_ctl_handle(e->ctl, q, 3 * S);
+    sw_view_handle(e->cs, q);
+    topo_view_handle(e->ctl, q, 3 * S);
     free(q);
 }
 
@@ -79,8 +79,8 @@ void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t po
                       uint32_t state)
 {
     struct qmsg *q = tenv_port_event(dpid, reason, port, state);
-    ctl_switches_handle(e->cs, q);
-    topo_ctl_handle(e->ctl, q, 3 * S);
+    sw_view_handle(e->cs, q);
+    topo_view_handle(e->ctl, q, 3 * S);
     free(q);
 }
 
@@ -92,7 +92,7 @@ void tenv_seen(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, uint3
         struct topo_seen s;
     } p = {{1, sizeof(struct topo_seen)}, {from, fport, tport, 2000}};
     struct qmsg *q = tenv_event(QMSG_EV_APP, to, 2 * S, &p, sizeof(p));
-    topo_ctl_handle(e->ctl, q, 2 * S);
+    topo_view_handle(e->ctl, q, 2 * S);
     free(q);
 }
 
@@ -104,11 +104,11 @@ void tenv_seen_at(struct tenv *e, uint64_t from, uint32_t fport, uint64_t to, ui
         struct topo_seen s;
     } p = {{1, sizeof(struct topo_seen)}, {from, fport, tport, now_us}};
     struct qmsg *q = tenv_event(QMSG_EV_APP, to, now_us, &p, sizeof(p));
-    topo_ctl_handle(e->ctl, q, now_us);
+    topo_view_handle(e->ctl, q, now_us);
     free(q);
 }
 
-/* topo_ctl's on_record, as ofcd wires it but written at once. */
+/* topo_view's on_record, as ofcd wires it but written at once. */
 static void keep_record(void *arg, const struct topo_link_rec *l, bool made)
 {
     struct tenv *e = arg;
@@ -116,11 +116,11 @@ static void keep_record(void *arg, const struct topo_link_rec *l, bool made)
                           : topo_keep_link_del(e->store, l->id), 0);
 }
 
-static struct topo_ctl *make_ctl(struct tenv *e)
+static struct topo_view *make_ctl(struct tenv *e)
 {
-    struct topo_ctl_cfg cc = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 8,
+    struct topo_view_cfg cc = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 8,
                               .on_record = keep_record, .on_record_arg = e};
-    return topo_ctl_create(&cc);
+    return topo_view_create(&cc);
 }
 
 int tenv_setup(void **state)
@@ -131,7 +131,7 @@ int tenv_setup(void **state)
     assert_non_null(mkdtemp(e->dir));
     struct store_config sc = {.dir = e->dir};
     assert_non_null(e->store = store_open(&sc));
-    assert_non_null(e->cs = ctl_switches_create(NULL));
+    assert_non_null(e->cs = sw_view_create(NULL));
     e->watch.cs = e->cs;
     assert_non_null(e->ctl = make_ctl(e));
     assert_non_null(e->admin = topo_admin_create(64));
@@ -140,8 +140,8 @@ int tenv_setup(void **state)
     tenv_switch_up(e, 0x1002);
     tenv_seen(e, 0x1001, 1, 0x1002, 2);
     tenv_seen(e, 0x1002, 2, 0x1001, 1);
-    assert_int_equal(topo_live_enable(topo_ctl_live(e->ctl), (struct topo_end){0x1001, 1}), 0);
-    assert_int_equal(topo_live_enable(topo_ctl_live(e->ctl), (struct topo_end){0x1002, 2}), 0);
+    assert_int_equal(topo_live_enable(topo_view_live(e->ctl), (struct topo_end){0x1001, 1}), 0);
+    assert_int_equal(topo_live_enable(topo_view_live(e->ctl), (struct topo_end){0x1002, 2}), 0);
     assert_int_equal(topo_rest_init(&e->t, e->dir), 0);
     e->t.lock_arg = &e->watch;
     e->t.lock = view_watch_lock;
@@ -163,8 +163,8 @@ int tenv_teardown(void **state)
     view_watch_end();
     topo_rest_fini(&e->t);
     topo_admin_destroy(e->admin);
-    topo_ctl_destroy(e->ctl);
-    ctl_switches_destroy(e->cs);
+    topo_view_destroy(e->ctl);
+    sw_view_destroy(e->cs);
     store_close(e->store);
     snprintf(path, sizeof(path), "%s/data.mdb", e->dir);
     unlink(path);
@@ -293,7 +293,7 @@ void tenv_store_sync(struct tenv *e)
 
 void tenv_restart_all(struct tenv *e)
 {
-    topo_ctl_destroy(e->ctl);
+    topo_view_destroy(e->ctl);
     assert_non_null(e->ctl = make_ctl(e));
     e->t.ctl = e->ctl;
     tenv_restart(e);

@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "store.h"
 #include "topo_app.h"
 #include "topo_rest.h"
@@ -29,8 +29,8 @@
 struct tenv {
     char dir[64];
     struct store *store;
-    struct ctl_switches *cs;
-    struct topo_ctl *ctl;
+    struct sw_view *cs;
+    struct topo_view *ctl;
     struct topo_admin *admin;
     struct topo_app_cfg app;
     struct topo_rest t;

@@ -32,7 +32,7 @@ void view_watch_end(void)
     watched = NULL;
 }
 
-const struct ctl_switches *view_watch_lock(void *arg)
+const struct sw_view *view_watch_lock(void *arg)
 {
     struct view_watch *w = arg;
     assert_false(w->locked);

@@ -9,10 +9,10 @@
 
 #include <stdbool.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 
 struct view_watch {
-    struct ctl_switches *cs;            /* what the lock hands out */
+    struct sw_view *cs;            /* what the lock hands out */
     bool locked;
     unsigned holds;
     unsigned json_allocs_locked;
@@ -24,7 +24,7 @@ void view_watch_end(void);
 
 /* The lock and unlock callbacks (arg: the struct view_watch); the lock
  * fails the test when taken twice. */
-const struct ctl_switches *view_watch_lock(void *arg);
+const struct sw_view *view_watch_lock(void *arg);
 void view_watch_unlock(void *arg);
 
 #endif

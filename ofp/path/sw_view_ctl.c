@@ -1,5 +1,5 @@
 /*
- * ctl_switches_show: ofcdctl's switch/show — the control thread's switch
+ * sw_view_ctl: ofcdctl's switch/show — the control thread's switch
  * view as text: one line per switch, or one switch whole (its channel,
  * description, echo round trip, statistics, events and ports).
  *
@@ -8,7 +8,7 @@
  * sent (its DESC strings, port names) is cleaned before it reaches the
  * operator's terminal.
  */
-#include "ctl_switches.h"
+#include "sw_view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -89,7 +89,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int switch_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
 {
-    const struct ctl_switches *cs = arg;
+    const struct sw_view *cs = arg;
     uint64_t dpid, *all;
 
     if (argc == 2) {
@@ -98,7 +98,7 @@ static int switch_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *ou
                             "or decimal)\n", argv[1]);
             return -EINVAL;
         }
-        const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+        const struct ctl_switch *s = sw_view_find(cs, dpid);
         if (!s) {
             ofcd_ctl_printf(out, "switch %016" PRIx64 " is not known\n", dpid);
             return -ENOENT;
@@ -106,18 +106,18 @@ static int switch_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *ou
         show_one(s, out);
         return 0;
     }
-    int n = ctl_switches_dpids(cs, &all);
+    int n = sw_view_dpids(cs, &all);
     if (n < 0)
         return n;
     qsort(all, (size_t)n, sizeof(*all), cmp_u64);
     ofcd_ctl_printf(out, "%d switches known\n", n);
     for (int i = 0; i < n; i++)
-        show_line(ctl_switches_find(cs, all[i]), out);
+        show_line(sw_view_find(cs, all[i]), out);
     free(all);
     return 0;
 }
 
-int ctl_switches_ctl_register(struct ctl_switches *cs, struct ofcd_ctl *c)
+int sw_view_ctl_register(struct sw_view *cs, struct ofcd_ctl *c)
 {
     return ofcd_ctl_register(c, &(struct ofcd_ctl_cmd){
         "switch/show", "[DPID]",

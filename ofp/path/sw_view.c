@@ -1,5 +1,5 @@
-/* ctl_switches: see ctl_switches.h. */
-#include "ctl_switches.h"
+/* sw_view: see sw_view.h. */
+#include "sw_view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,8 +12,8 @@
 #include "ofcd_log.h"
 #include "ofp_msg.h"
 
-OFCD_COUNTER_GROUP_HEAD(ctl_switches_counters, "switches", struct ctl_switches_stats,
-                        echo_rtt_hist, CTL_SWITCHES_COUNTERS, CTL_SWITCHES_GAUGES);
+OFCD_COUNTER_GROUP_HEAD(sw_view_counters, "switches", struct sw_view_stats,
+                        echo_rtt_hist, SW_VIEW_COUNTERS, SW_VIEW_GAUGES);
 
 #define CTL_HASH_BITS 14
 
@@ -22,11 +22,11 @@ OFCD_COUNTER_GROUP_HEAD(ctl_switches_counters, "switches", struct ctl_switches_s
  * flows, KEPT once it answered yes (let go only when DOWN is empty). */
 enum { CTL_LIST_NONE, CTL_LIST_DOWN, CTL_LIST_KEPT, CTL_LISTS };
 
-struct ctl_switches {
-    struct ctl_switches_cfg cfg;
+struct sw_view {
+    struct sw_view_cfg cfg;
     struct ctl_switch *buckets[1u << CTL_HASH_BITS];
     struct ofcd_dlist lists[CTL_LISTS];
-    struct ctl_switches_stats stats;
+    struct sw_view_stats stats;
 };
 
 static const uint16_t mp_kinds[CTL_MP_KINDS] = {OFPMP_FLOW, OFPMP_PORT_STATS, OFPMP_TABLE};
@@ -37,9 +37,9 @@ static uint32_t bucket(uint64_t dpid)
     return (uint32_t)((dpid * 0x9e3779b97f4a7c15ULL) >> (64 - CTL_HASH_BITS));
 }
 
-struct ctl_switches *ctl_switches_create(const struct ctl_switches_cfg *cfg)
+struct sw_view *sw_view_create(const struct sw_view_cfg *cfg)
 {
-    struct ctl_switches *cs = calloc(1, sizeof(*cs));
+    struct sw_view *cs = calloc(1, sizeof(*cs));
     if (!cs)
         LOG_ERR("ctl", "out of memory for the switch table");
     else if (cfg)
@@ -61,13 +61,13 @@ static void switch_free(struct ctl_switch *s)
     free(s);
 }
 
-static void list_push(struct ctl_switches *cs, struct ctl_switch *s, uint8_t which)
+static void list_push(struct sw_view *cs, struct ctl_switch *s, uint8_t which)
 {
     ofcd_dlist_push(&cs->lists[which], &s->down_node);
     s->down_list = which;
 }
 
-static void list_unlink(struct ctl_switches *cs, struct ctl_switch *s)
+static void list_unlink(struct sw_view *cs, struct ctl_switch *s)
 {
     if (s->down_list == CTL_LIST_NONE)
         return;
@@ -76,13 +76,13 @@ static void list_unlink(struct ctl_switches *cs, struct ctl_switch *s)
 }
 
 /* The switch down longest on list which, or NULL. */
-static struct ctl_switch *list_oldest(const struct ctl_switches *cs, uint8_t which)
+static struct ctl_switch *list_oldest(const struct sw_view *cs, uint8_t which)
 {
     const struct ofcd_dlist_node *n = cs->lists[which].head;
     return n ? OFCD_DLIST_ENTRY(n, struct ctl_switch, down_node) : NULL;
 }
 
-static void ports_drop(struct ctl_switches *cs, struct ctl_switch *s)
+static void ports_drop(struct sw_view *cs, struct ctl_switch *s)
 {
     cs->stats.ports -= s->ports.n;
     of_ports_free(&s->ports);
@@ -91,7 +91,7 @@ static void ports_drop(struct ctl_switches *cs, struct ctl_switch *s)
 }
 
 /* Let a down switch's record go, and tell the hook. */
-static void drop(struct ctl_switches *cs, struct ctl_switch *s)
+static void drop(struct sw_view *cs, struct ctl_switch *s)
 {
     uint64_t dpid = s->dpid;
     struct ctl_switch **pp = &cs->buckets[bucket(dpid)];
@@ -112,7 +112,7 @@ static void drop(struct ctl_switches *cs, struct ctl_switch *s)
  * found to have flows moves to KEPT (asked once per time it goes down,
  * so this costs what it moves); KEPT's oldest goes only when no other is
  * down. False when every record is a live switch's. */
-static bool make_room(struct ctl_switches *cs)
+static bool make_room(struct sw_view *cs)
 {
     struct ctl_switch *s;
 
@@ -133,7 +133,7 @@ static bool make_room(struct ctl_switches *cs)
     return true;
 }
 
-void ctl_switches_destroy(struct ctl_switches *cs)
+void sw_view_destroy(struct sw_view *cs)
 {
     if (!cs)
         return;
@@ -148,7 +148,7 @@ void ctl_switches_destroy(struct ctl_switches *cs)
 
 /* Both lists are in down order: each is swept from its head to the first
  * record that is not due. */
-unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t after_us)
+unsigned sw_view_forget(struct sw_view *cs, uint64_t now_us, uint64_t after_us)
 {
     unsigned n = 0;
 
@@ -166,7 +166,7 @@ unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t 
     return n;
 }
 
-const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid)
+const struct ctl_switch *sw_view_find(const struct sw_view *cs, uint64_t dpid)
 {
     for (const struct ctl_switch *s = cs->buckets[bucket(dpid)]; s; s = s->hnext)
         if (s->dpid == dpid)
@@ -174,9 +174,9 @@ const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64
     return NULL;
 }
 
-int ctl_switches_drop(struct ctl_switches *cs, uint64_t dpid)
+int sw_view_drop(struct sw_view *cs, uint64_t dpid)
 {
-    struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
+    struct ctl_switch *s = (struct ctl_switch *)sw_view_find(cs, dpid);
 
     if (!s)
         return -ENOENT;
@@ -187,9 +187,9 @@ int ctl_switches_drop(struct ctl_switches *cs, uint64_t dpid)
     return 0;
 }
 
-int ctl_switches_drop_port(struct ctl_switches *cs, uint64_t dpid, uint32_t port)
+int sw_view_drop_port(struct sw_view *cs, uint64_t dpid, uint32_t port)
 {
-    struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
+    struct ctl_switch *s = (struct ctl_switch *)sw_view_find(cs, dpid);
     struct ofp_port p = {.port_no = port};
 
     if (!s || !of_ports_find(&s->ports, port))
@@ -200,9 +200,9 @@ int ctl_switches_drop_port(struct ctl_switches *cs, uint64_t dpid, uint32_t port
 }
 
 /* A SWITCH_UP's record: found, or made (room made first at the bound). */
-static struct ctl_switch *get(struct ctl_switches *cs, uint64_t dpid)
+static struct ctl_switch *get(struct sw_view *cs, uint64_t dpid)
 {
-    struct ctl_switch *s = (struct ctl_switch *)ctl_switches_find(cs, dpid);
+    struct ctl_switch *s = (struct ctl_switch *)sw_view_find(cs, dpid);
     if (s)
         return s;
     if (cs->cfg.max_known && cs->stats.known >= cs->cfg.max_known)
@@ -219,7 +219,7 @@ static struct ctl_switch *get(struct ctl_switches *cs, uint64_t dpid)
     return s;
 }
 
-static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struct qmsg *q,
+static void switch_up(struct sw_view *cs, struct ctl_switch *s, const struct qmsg *q,
                       const struct of_event_hdr *h)
 {
     const uint8_t *p = q->data + sizeof(*h);
@@ -254,7 +254,7 @@ static void switch_up(struct ctl_switches *cs, struct ctl_switch *s, const struc
     cs->stats.ups++;
 }
 
-static void port_status(struct ctl_switches *cs, struct ctl_switch *s,
+static void port_status(struct sw_view *cs, struct ctl_switch *s,
                         const struct ofp_port_status *ps)
 {
     s->port_status++;
@@ -320,7 +320,7 @@ static void port_counters_part(struct ctl_switch *s, const struct ofp_mp_reply *
     }
 }
 
-static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const struct ofp_msg *m,
+static void stats_part(struct sw_view *cs, struct ctl_switch *s, const struct ofp_msg *m,
                        uint64_t t)
 {
     const struct ofp_mp_reply *mp = &m->u.mp_reply;
@@ -346,7 +346,7 @@ static void stats_part(struct ctl_switches *cs, struct ctl_switch *s, const stru
     }
 }
 
-static void of_message(struct ctl_switches *cs, struct ctl_switch *s, const struct qmsg *q,
+static void of_message(struct sw_view *cs, struct ctl_switch *s, const struct qmsg *q,
                        const struct of_event_hdr *h)
 {
     const uint8_t *msg = q->data + sizeof(*h);
@@ -382,7 +382,7 @@ static void of_message(struct ctl_switches *cs, struct ctl_switch *s, const stru
     }
 }
 
-void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
+void sw_view_handle(struct sw_view *cs, const struct qmsg *q)
 {
     struct of_event_hdr h;
 
@@ -393,7 +393,7 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
      * view let go does not bring it back. */
     struct ctl_switch *s = q->kind == QMSG_EV_SWITCH_UP
                                ? get(cs, h.dpid)
-                               : (struct ctl_switch *)ctl_switches_find(cs, h.dpid);
+                               : (struct ctl_switch *)sw_view_find(cs, h.dpid);
     if (!s)
         return;
     cs->stats.events++;
@@ -437,12 +437,12 @@ void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q)
     }
 }
 
-void ctl_switches_get_stats(const struct ctl_switches *cs, struct ctl_switches_stats *out)
+void sw_view_get_stats(const struct sw_view *cs, struct sw_view_stats *out)
 {
     *out = cs->stats;
 }
 
-void ctl_switches_log(const struct ctl_switches *cs)
+void sw_view_log(const struct sw_view *cs)
 {
     for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)
         for (const struct ctl_switch *s = cs->buckets[b]; s; s = s->hnext)
@@ -456,7 +456,7 @@ void ctl_switches_log(const struct ctl_switches *cs)
                      (unsigned long)s->role_replies);
 }
 
-int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out)
+int sw_view_dpids(const struct sw_view *cs, uint64_t **out)
 {
     uint64_t *v = malloc((cs->stats.known ? cs->stats.known : 1) * sizeof(*v));
     size_t n = 0;
@@ -471,10 +471,10 @@ int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out)
     return (int)n;
 }
 
-int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
+int sw_view_copy(const struct sw_view *cs, uint64_t dpid, bool with_ports,
                       struct ctl_switch_copy *out)
 {
-    const struct ctl_switch *s = ctl_switches_find(cs, dpid);
+    const struct ctl_switch *s = sw_view_find(cs, dpid);
 
     if (!s)
         return -ENOENT;
@@ -517,7 +517,7 @@ const struct ofp_port_stats *ctl_switch_port_counters(const struct ctl_switch *s
     return bsearch(&key, s->counters.v, s->counters.n, sizeof(key), counters_cmp);
 }
 
-void ctl_switches_foreach(const struct ctl_switches *cs,
+void sw_view_foreach(const struct sw_view *cs,
                           void (*fn)(const struct ctl_switch *s, void *arg), void *arg)
 {
     for (unsigned b = 0; b < (1u << CTL_HASH_BITS); b++)

@@ -17,7 +17,7 @@
 
 #include <errno.h>
 
-#include "ctl_switches.h"
+#include "sw_view.h"
 #include "ofcd_ctl.h"
 #include "ofp_msg.h"
 
@@ -27,7 +27,7 @@
 
 /* A worker's event about dpid on connection conn, stamped at t_us; a
  * SWITCH_UP with n_ports ports. */
-static void event_of(struct ctl_switches *cs, uint64_t dpid, enum qmsg_kind kind,
+static void event_of(struct sw_view *cs, uint64_t dpid, enum qmsg_kind kind,
                      conn_handle_t conn, uint64_t t_us, uint32_t n_ports)
 {
     struct of_event_hdr h = {.dpid = dpid, .time_us = t_us};
@@ -48,30 +48,30 @@ static void event_of(struct ctl_switches *cs, uint64_t dpid, enum qmsg_kind kind
             memcpy(q->data + sizeof(h) + sizeof(up) + i * sizeof(p), &p, sizeof(p));
         }
     }
-    ctl_switches_handle(cs, q);
+    sw_view_handle(cs, q);
     free(q);
 }
 
-static void event(struct ctl_switches *cs, enum qmsg_kind kind, conn_handle_t conn,
+static void event(struct sw_view *cs, enum qmsg_kind kind, conn_handle_t conn,
                   uint64_t t_us)
 {
     event_of(cs, DPID, kind, conn, t_us, 0);
 }
 
-static struct ctl_switches_stats stats(const struct ctl_switches *cs)
+static struct sw_view_stats stats(const struct sw_view *cs)
 {
-    struct ctl_switches_stats st;
-    ctl_switches_get_stats(cs, &st);
+    struct sw_view_stats st;
+    sw_view_get_stats(cs, &st);
     return st;
 }
 
 static void test_up_then_down(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 5 * SEC_US);
-    const struct ctl_switch *s = ctl_switches_find(cs, DPID);
+    const struct ctl_switch *s = sw_view_find(cs, DPID);
     assert_non_null(s);
     assert_true(s->up);
     assert_int_equal(s->conn, 7);
@@ -82,57 +82,57 @@ static void test_up_then_down(void **state)
     assert_int_equal(stats(cs).up, 0);
     assert_int_equal(stats(cs).downs, 1);
     assert_int_equal(stats(cs).known, 1);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 /* The old connection's down, arriving after the new one came up. */
 static void test_stale_down_ignored(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US);
     event(cs, QMSG_EV_SWITCH_UP, 8, 2 * SEC_US);
     event(cs, QMSG_EV_SWITCH_DOWN, 7, 3 * SEC_US);
-    const struct ctl_switch *s = ctl_switches_find(cs, DPID);
+    const struct ctl_switch *s = sw_view_find(cs, DPID);
     assert_true(s->up);
     assert_int_equal(s->conn, 8);
     assert_int_equal(stats(cs).up, 1);
     assert_int_equal(stats(cs).downs, 0);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 static void test_forgotten_after_the_interval(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
     const uint64_t down = 100 * SEC_US;
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US);
     /* Up, however long: never forgotten. */
-    assert_int_equal(ctl_switches_forget(cs, down + 10 * AFTER_US, AFTER_US), 0);
+    assert_int_equal(sw_view_forget(cs, down + 10 * AFTER_US, AFTER_US), 0);
     event(cs, QMSG_EV_SWITCH_DOWN, 7, down);
-    assert_int_equal(ctl_switches_forget(cs, down + AFTER_US - 1, AFTER_US), 0);
-    assert_non_null(ctl_switches_find(cs, DPID));
-    assert_int_equal(ctl_switches_forget(cs, down + AFTER_US, AFTER_US), 1);
-    assert_null(ctl_switches_find(cs, DPID));
+    assert_int_equal(sw_view_forget(cs, down + AFTER_US - 1, AFTER_US), 0);
+    assert_non_null(sw_view_find(cs, DPID));
+    assert_int_equal(sw_view_forget(cs, down + AFTER_US, AFTER_US), 1);
+    assert_null(sw_view_find(cs, DPID));
     assert_int_equal(stats(cs).known, 0);
     assert_int_equal(stats(cs).forgotten, 1);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 static void test_back_up_is_kept(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
 
     (void)state;
     event(cs, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US);
     event(cs, QMSG_EV_SWITCH_DOWN, 7, 2 * SEC_US);
     event(cs, QMSG_EV_SWITCH_UP, 9, 3 * SEC_US);
-    assert_int_equal(ctl_switches_forget(cs, 2 * SEC_US + 2 * AFTER_US, AFTER_US), 0);
-    assert_non_null(ctl_switches_find(cs, DPID));
+    assert_int_equal(sw_view_forget(cs, 2 * SEC_US + 2 * AFTER_US, AFTER_US), 0);
+    assert_non_null(sw_view_find(cs, DPID));
     assert_int_equal(stats(cs).forgotten, 0);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 /* ---- bounded (openflow.max_switches_known) ------------------------------------- */
@@ -162,21 +162,21 @@ static void forgotten(void *arg, uint64_t dpid)
     hk->forgotten[hk->n_forgotten++] = dpid;
 }
 
-static struct ctl_switches *bounded(struct hooks *hk, uint32_t max)
+static struct sw_view *bounded(struct hooks *hk, uint32_t max)
 {
-    struct ctl_switches_cfg cfg = {.max_known = max, .has_flows = has_flows,
+    struct sw_view_cfg cfg = {.max_known = max, .has_flows = has_flows,
                                    .forgotten = forgotten, .arg = hk};
-    struct ctl_switches *cs = ctl_switches_create(&cfg);
+    struct sw_view *cs = sw_view_create(&cfg);
     assert_non_null(cs);
     return cs;
 }
 
-static void up(struct ctl_switches *cs, uint64_t dpid, uint64_t t_us)
+static void up(struct sw_view *cs, uint64_t dpid, uint64_t t_us)
 {
     event_of(cs, dpid, QMSG_EV_SWITCH_UP, dpid, t_us, 2);
 }
 
-static void down(struct ctl_switches *cs, uint64_t dpid, uint64_t t_us)
+static void down(struct sw_view *cs, uint64_t dpid, uint64_t t_us)
 {
     event_of(cs, dpid, QMSG_EV_SWITCH_DOWN, dpid, t_us, 0);
 }
@@ -186,7 +186,7 @@ static void down(struct ctl_switches *cs, uint64_t dpid, uint64_t t_us)
 static void test_bound_evicts_down_without_flows_first(void **state)
 {
     struct hooks hk = {.with_flows = {0xa1}, .n_with_flows = 1};
-    struct ctl_switches *cs = bounded(&hk, 3);
+    struct sw_view *cs = bounded(&hk, 3);
 
     (void)state;
     up(cs, 0xa1, 1 * SEC_US);
@@ -197,43 +197,43 @@ static void test_bound_evicts_down_without_flows_first(void **state)
     up(cs, 0xa4, 6 * SEC_US);
     assert_int_equal(stats(cs).known, 3);
     assert_int_equal(stats(cs).evicted, 1);
-    assert_null(ctl_switches_find(cs, 0xa2));
-    assert_non_null(ctl_switches_find(cs, 0xa1));
+    assert_null(sw_view_find(cs, 0xa2));
+    assert_non_null(sw_view_find(cs, 0xa1));
     assert_int_equal(hk.n_forgotten, 1);
     assert_int_equal(hk.forgotten[0], 0xa2);
     down(cs, 0xa3, 7 * SEC_US);
     up(cs, 0xa5, 8 * SEC_US);
-    assert_null(ctl_switches_find(cs, 0xa3));
-    assert_non_null(ctl_switches_find(cs, 0xa1));
+    assert_null(sw_view_find(cs, 0xa3));
+    assert_non_null(sw_view_find(cs, 0xa1));
     /* Only the one with flows is down: it goes now. */
     up(cs, 0xa6, 9 * SEC_US);
-    assert_null(ctl_switches_find(cs, 0xa1));
+    assert_null(sw_view_find(cs, 0xa1));
     assert_int_equal(hk.forgotten[2], 0xa1);
     assert_int_equal(stats(cs).evicted, 3);
     assert_int_equal(stats(cs).known, 3);
     assert_int_equal(stats(cs).up, 3);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 /* A switch that goes down keeps its record, not its ports. */
 static void test_ports_freed_at_down(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
 
     (void)state;
     up(cs, 0xb1, 1 * SEC_US);
-    const struct ctl_switch *s = ctl_switches_find(cs, 0xb1);
+    const struct ctl_switch *s = sw_view_find(cs, 0xb1);
     assert_int_equal(s->ports.n, 2);
     assert_int_equal(stats(cs).ports, 2);
     down(cs, 0xb1, 2 * SEC_US);
-    s = ctl_switches_find(cs, 0xb1);
+    s = sw_view_find(cs, 0xb1);
     assert_non_null(s);
     assert_int_equal(s->ports.n, 0);
     assert_null(s->ports.v);
     assert_int_equal(stats(cs).ports, 0);
     up(cs, 0xb1, 3 * SEC_US);
-    assert_int_equal(ctl_switches_find(cs, 0xb1)->ports.n, 2);
-    ctl_switches_destroy(cs);
+    assert_int_equal(sw_view_find(cs, 0xb1)->ports.n, 2);
+    sw_view_destroy(cs);
 }
 
 /* A PORT_STATUS the switch sent before it went down can reach the view
@@ -241,7 +241,7 @@ static void test_ports_freed_at_down(void **state)
  * the down switch ports back. */
 static void test_late_port_status_after_down(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
     struct ofp_msg m;
     uint8_t wire[256];
     struct ofp_buf b;
@@ -264,15 +264,15 @@ static void test_late_port_status_after_down(void **state)
     q->len = (uint32_t)(sizeof(h) + b.len);
     memcpy(q->data, &h, sizeof(h));
     memcpy(q->data + sizeof(h), wire, b.len);
-    ctl_switches_handle(cs, q);
+    sw_view_handle(cs, q);
     free(q);
-    assert_int_equal(ctl_switches_find(cs, 0xb2)->ports.n, 0);
+    assert_int_equal(sw_view_find(cs, 0xb2)->ports.n, 0);
     assert_int_equal(stats(cs).ports, 0);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 /* One part of a port-statistics reply (xid, more to come or not) from dpid. */
-static void port_stats_part(struct ctl_switches *cs, uint64_t dpid, uint32_t xid, bool more,
+static void port_stats_part(struct sw_view *cs, uint64_t dpid, uint32_t xid, bool more,
                             const struct ofp_port_stats *v, uint32_t n)
 {
     struct ofp_msg m;
@@ -295,7 +295,7 @@ static void port_stats_part(struct ctl_switches *cs, uint64_t dpid, uint32_t xid
     q->len = (uint32_t)(sizeof(h) + b.len);
     memcpy(q->data, &h, sizeof(h));
     memcpy(q->data + sizeof(h), wire, b.len);
-    ctl_switches_handle(cs, q);
+    sw_view_handle(cs, q);
     free(q);
 }
 
@@ -304,7 +304,7 @@ static void port_stats_part(struct ctl_switches *cs, uint64_t dpid, uint32_t xid
  * switch for REST; the next reply replaces them. */
 static void test_port_counters(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
     const struct ofp_port_stats p1 = {.port_no = 1, .rx_packets = 10, .tx_bytes = 700};
     const struct ofp_port_stats bogus = {.port_no = 99, .rx_packets = 1};
     const struct ofp_port_stats p2 = {.port_no = 2, .tx_packets = 5};
@@ -312,7 +312,7 @@ static void test_port_counters(void **state)
 
     (void)state;
     up(cs, 0xb3, 1 * SEC_US);                   /* ports 1 and 2 */
-    const struct ctl_switch *s = ctl_switches_find(cs, 0xb3);
+    const struct ctl_switch *s = sw_view_find(cs, 0xb3);
     assert_null(ctl_switch_port_counters(s, 1));
     port_stats_part(cs, 0xb3, 7, true, first, 2);
     assert_null(ctl_switch_port_counters(s, 1));          /* not whole yet */
@@ -325,7 +325,7 @@ static void test_port_counters(void **state)
     assert_true(s->counters.at_ms > 0);
 
     struct ctl_switch_copy c;
-    assert_int_equal(ctl_switches_copy(cs, 0xb3, true, &c), 0);
+    assert_int_equal(sw_view_copy(cs, 0xb3, true, &c), 0);
     assert_int_equal(ctl_switch_port_counters(&c.s, 2)->tx_packets, 5);
     ctl_switch_copy_free(&c);
 
@@ -339,8 +339,8 @@ static void test_port_counters(void **state)
     assert_int_equal(ctl_switch_port_counters(s, 1)->rx_packets, 10);
     assert_int_equal(ctl_switch_port_counters(s, 2)->tx_packets, 5);
     down(cs, 0xb3, 9 * SEC_US);                 /* a down switch keeps no counters */
-    assert_int_equal(ctl_switches_find(cs, 0xb3)->counters.n, 0);
-    ctl_switches_destroy(cs);
+    assert_int_equal(sw_view_find(cs, 0xb3)->counters.n, 0);
+    sw_view_destroy(cs);
 }
 
 /* The forget sweep looks at the records that are due (and one more), not
@@ -348,7 +348,7 @@ static void test_port_counters(void **state)
 static void test_forget_visits_only_expired(void **state)
 {
     struct hooks hk = {0};
-    struct ctl_switches *cs = bounded(&hk, 0);
+    struct sw_view *cs = bounded(&hk, 0);
     uint64_t visits = 0;
 
     (void)state;
@@ -357,18 +357,18 @@ static void test_forget_visits_only_expired(void **state)
     for (uint64_t d = 1; d <= 40; d++)
         down(cs, 0xc00 + d, (d <= 20 ? 10 : 20) * SEC_US);
     for (uint64_t t = 21; t < 70; t++) {
-        ctl_switches_forget(cs, t * SEC_US, AFTER_US);
+        sw_view_forget(cs, t * SEC_US, AFTER_US);
         visits++;
     }
     assert_int_equal(stats(cs).forgotten, 0);
     assert_true(stats(cs).swept <= visits);
-    assert_int_equal(ctl_switches_forget(cs, 70 * SEC_US, AFTER_US), 20);
+    assert_int_equal(sw_view_forget(cs, 70 * SEC_US, AFTER_US), 20);
     assert_true(stats(cs).swept <= visits + 21);
-    assert_int_equal(ctl_switches_forget(cs, 80 * SEC_US, AFTER_US), 20);
+    assert_int_equal(sw_view_forget(cs, 80 * SEC_US, AFTER_US), 20);
     assert_true(stats(cs).swept <= visits + 41);
     assert_int_equal(stats(cs).known, 0);
     assert_int_equal(hk.n_forgotten, 40);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 /* switch/show's text for words (argv), its status in *rc: malloc'd. */
@@ -387,12 +387,12 @@ static char *show(struct ofcd_ctl *c, int argc, char **argv, int *rc)
  * switch whole with its ports; an unknown or malformed dpid an error. */
 static void test_switch_show(void **state)
 {
-    struct ctl_switches *cs = ctl_switches_create(NULL);
+    struct sw_view *cs = sw_view_create(NULL);
     struct ofcd_ctl *c = ofcd_ctl_create();
     int rc;
 
     (void)state;
-    assert_int_equal(ctl_switches_ctl_register(cs, c), 0);
+    assert_int_equal(sw_view_ctl_register(cs, c), 0);
     event_of(cs, 0xb2, QMSG_EV_SWITCH_UP, 9, 1 * SEC_US, 0);
     event_of(cs, DPID, QMSG_EV_SWITCH_UP, 7, 1 * SEC_US, 3);
     event_of(cs, 0xb2, QMSG_EV_SWITCH_DOWN, 9, 2 * SEC_US, 0);
@@ -423,7 +423,7 @@ static void test_switch_show(void **state)
     assert_int_equal(rc, -EINVAL);
     free(text);
     ofcd_ctl_destroy(c);
-    ctl_switches_destroy(cs);
+    sw_view_destroy(cs);
 }
 
 int main(void)

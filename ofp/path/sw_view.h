@@ -1,5 +1,5 @@
 /*
- * ctl_switches: the control thread's view of the switches, built only from
+ * sw_view: the control thread's view of the switches, built only from
  * the events the workers send (of_event.h) — never by reading worker state,
  * so nothing is shared between threads. It is what the REST API and the
  * flow manager read: which dpids are up, on which connection (to address
@@ -16,8 +16,8 @@
  * Records of switches down longer than forget_after_s are let go by a
  * sweep that looks only at those that are due.
  */
-#ifndef OFCD_CTL_SWITCHES_H
-#define OFCD_CTL_SWITCHES_H
+#ifndef OFCD_SW_VIEW_H
+#define OFCD_SW_VIEW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,7 +47,7 @@ struct ctl_switch {
     struct ctl_switch *hnext;
     conn_handle_t conn;
     bool up;
-    uint8_t down_list;                  /* which list it is on while down (ctl_switches.c) */
+    uint8_t down_list;                  /* which list it is on while down (sw_view.c) */
     struct ofcd_dlist_node down_node;
     uint64_t up_since_us, down_since_us; /* the workers' lcore clock (event time) */
     int64_t up_wall, down_wall;         /* unix time, for operators */
@@ -68,7 +68,7 @@ struct ctl_switch {
 /* The channels' echo RTT scale: bucket b holds [2^b, 2^(b+1)) µs. */
 #define CTL_RTT_BUCKETS OFP_CHAN_RTT_BUCKETS
 
-#define CTL_SWITCHES_COUNTERS(X)                                                          \
+#define SW_VIEW_COUNTERS(X)                                                          \
     X(events, "events from the workers")                                                  \
     X(ups, "switches that came up")                                                       \
     X(downs, "switches that went down")                                                   \
@@ -77,24 +77,24 @@ struct ctl_switch {
     X(forgotten, "switches gone longer than openflow.forget_after_s, forgotten")          \
     X(evicted, "down switches let go for a new dpid at openflow.max_switches_known")      \
     X(swept, "down switches the forget sweep looked at")
-#define CTL_SWITCHES_GAUGES(X)                                                            \
+#define SW_VIEW_GAUGES(X)                                                            \
     X(known, "switches the control thread knows")                                         \
     X(up, "switches with an established OpenFlow channel")                                \
     X(ports, "ports of the switches that are up")
 
-struct ctl_switches_stats {
-    CTL_SWITCHES_COUNTERS(OFCD_COUNTER_FIELD)
-    CTL_SWITCHES_GAUGES(OFCD_COUNTER_FIELD)
+struct sw_view_stats {
+    SW_VIEW_COUNTERS(OFCD_COUNTER_FIELD)
+    SW_VIEW_GAUGES(OFCD_COUNTER_FIELD)
     /* not in the group: the histogram of every switch's echo round trips */
     uint64_t echo_rtt_hist[CTL_RTT_BUCKETS];
     uint64_t echo_rtt_sum_us;
 };
 
-extern const struct ofcd_counter_group ctl_switches_counters;  /* "switches" */
+extern const struct ofcd_counter_group sw_view_counters;  /* "switches" */
 
-struct ctl_switches;
+struct sw_view;
 
-struct ctl_switches_cfg {
+struct sw_view_cfg {
     uint32_t max_known;                 /* records, up or down; 0 = no bound */
     /* At the bound, of the switch down longest: does it have stored flows?
      * Those are let go after the others (NULL: none has). Called under
@@ -106,28 +106,28 @@ struct ctl_switches_cfg {
 };
 
 /* cfg NULL: no bound, no hooks. */
-struct ctl_switches *ctl_switches_create(const struct ctl_switches_cfg *cfg);
-void ctl_switches_destroy(struct ctl_switches *cs);
+struct sw_view *sw_view_create(const struct sw_view_cfg *cfg);
+void sw_view_destroy(struct sw_view *cs);
 
 /* Apply one event (the qmsg stays the caller's). */
-void ctl_switches_handle(struct ctl_switches *cs, const struct qmsg *q);
+void sw_view_handle(struct sw_view *cs, const struct qmsg *q);
 
 /* Forget the switches down for after_us or longer. now_us is the clock the
  * workers stamp events with (the lcore clock, never stepped like the wall
  * clock), so the view forgets a switch when its worker does. Returns how
  * many. */
-unsigned ctl_switches_forget(struct ctl_switches *cs, uint64_t now_us, uint64_t after_us);
+unsigned sw_view_forget(struct sw_view *cs, uint64_t now_us, uint64_t after_us);
 
-const struct ctl_switch *ctl_switches_find(const struct ctl_switches *cs, uint64_t dpid);
+const struct ctl_switch *sw_view_find(const struct sw_view *cs, uint64_t dpid);
 
 /* An operator's delete (topology v3 DELETE switches/{dpid}): the record of
  * a switch that is down goes now, as if forgotten. 0, -ENOENT, or -EBUSY
  * (it is up: its next event would make it again). */
-int ctl_switches_drop(struct ctl_switches *cs, uint64_t dpid);
+int sw_view_drop(struct sw_view *cs, uint64_t dpid);
 /* ... and of one port of a switch (DELETE interfaces/{id}): gone from its
  * list until the switch tells of it again (a PORT_STATUS, a reconnect).
  * 0 or -ENOENT. */
-int ctl_switches_drop_port(struct ctl_switches *cs, uint64_t dpid, uint32_t port);
+int sw_view_drop_port(struct sw_view *cs, uint64_t dpid, uint32_t port);
 
 /* For readers that render outside the lock (REST): take the lock, copy,
  * let it go, then render — so the lock is held for a copy of bounded size,
@@ -135,7 +135,7 @@ int ctl_switches_drop_port(struct ctl_switches *cs, uint64_t dpid, uint32_t port
  *
  * The dpids known now (any order) into a malloc'd array (*out, free it):
  * their count, or -ENOMEM. */
-int ctl_switches_dpids(const struct ctl_switches *cs, uint64_t **out);
+int sw_view_dpids(const struct sw_view *cs, uint64_t **out);
 
 /* One switch by value. Its ports are copied into a list of its own when
  * with_ports (of_ports_free it), else left out (n_ports says how many).
@@ -150,22 +150,22 @@ void ctl_switch_copy_free(struct ctl_switch_copy *c);
 /* A port's counters in s (a switch or a copy), NULL when none came. */
 const struct ofp_port_stats *ctl_switch_port_counters(const struct ctl_switch *s,
                                                       uint32_t port_no);
-int ctl_switches_copy(const struct ctl_switches *cs, uint64_t dpid, bool with_ports,
+int sw_view_copy(const struct sw_view *cs, uint64_t dpid, bool with_ports,
                       struct ctl_switch_copy *out);
 
 /* Visit every switch (any order). */
-void ctl_switches_foreach(const struct ctl_switches *cs,
+void sw_view_foreach(const struct sw_view *cs,
                           void (*fn)(const struct ctl_switch *s, void *arg), void *arg);
-void ctl_switches_get_stats(const struct ctl_switches *cs, struct ctl_switches_stats *out);
+void sw_view_get_stats(const struct sw_view *cs, struct sw_view_stats *out);
 
 /* Log one line per switch (SIGUSR2). */
-void ctl_switches_log(const struct ctl_switches *cs);
+void sw_view_log(const struct sw_view *cs);
 
 struct ofcd_ctl;
 
-/* ofcdctl's switch/show [DPID] (ctl_switches_show.c): the view as text.
+/* ofcdctl's switch/show [DPID] (sw_view_ctl.c): the view as text.
  * Its handler runs on the control thread, the view's only writer, and so
  * reads without the lock. 0 or ofcd_ctl_register's error. */
-int ctl_switches_ctl_register(struct ctl_switches *cs, struct ofcd_ctl *c);
+int sw_view_ctl_register(struct sw_view *cs, struct ofcd_ctl *c);
 
 #endif

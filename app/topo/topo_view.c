@@ -1,5 +1,5 @@
-/* topo_ctl: see topo_ctl.h. */
-#include "topo_ctl.h"
+/* topo_view: see topo_view.h. */
+#include "topo_view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,11 +20,11 @@
 #include "topo_app.h"
 #include "topo_fresh.h"
 
-OFCD_COUNTER_GROUP(topo_ctl_counters, "topology", struct topo_ctl_stats, TOPO_CTL_COUNTERS,
-                   TOPO_CTL_GAUGES);
+OFCD_COUNTER_GROUP(topo_view_counters, "topology", struct topo_view_stats, TOPO_VIEW_COUNTERS,
+                   TOPO_VIEW_GAUGES);
 
-struct topo_ctl {
-    struct topo_ctl_cfg cfg;
+struct topo_view {
+    struct topo_view_cfg cfg;
     struct topo_links *links;
     struct topo_live *live;
     struct topo_fresh *fresh;           /* the newest send time per sender port */
@@ -36,7 +36,7 @@ struct topo_ctl {
     uint64_t now_us;                    /* of the call being handled, for the callback */
     /* LLDP and PORT_STATUS make links change: one limiter per log line. */
     struct ofcd_ratelimit rl_loop, rl_up, rl_down;
-    struct topo_ctl_stats st;
+    struct topo_view_stats st;
 };
 
 
@@ -94,7 +94,7 @@ static struct topo_end node_end(const struct topo_end_node *n)
     return n == &n->rec->side[0] ? n->rec->a : n->rec->b;
 }
 
-static void ends_add(struct topo_ctl *t, struct topo_link_rec *r)
+static void ends_add(struct topo_view *t, struct topo_link_rec *r)
 {
     for (unsigned k = 0; k < 2; k++) {
         struct topo_end e = k ? r->b : r->a;
@@ -104,7 +104,7 @@ static void ends_add(struct topo_ctl *t, struct topo_link_rec *r)
     }
 }
 
-static void ends_del(struct topo_ctl *t, struct topo_link_rec *r)
+static void ends_del(struct topo_view *t, struct topo_link_rec *r)
 {
     for (unsigned k = 0; k < 2; k++) {
         struct topo_end_node **pp = &t->ends[topo_end_hash(k ? r->b : r->a) & t->mask];
@@ -121,7 +121,7 @@ static bool same(const struct topo_link_rec *r, struct topo_end a, struct topo_e
            r->b.port == b.port;
 }
 
-static struct topo_link_rec *rec_lookup(struct topo_ctl *t, struct topo_end a, struct topo_end b)
+static struct topo_link_rec *rec_lookup(struct topo_view *t, struct topo_end a, struct topo_end b)
 {
     for (struct topo_link_rec *r = t->buckets[topo_pair_hash(a, b) & t->mask]; r; r = r->hnext)
         if (same(r, a, b))
@@ -129,7 +129,7 @@ static struct topo_link_rec *rec_lookup(struct topo_ctl *t, struct topo_end a, s
     return NULL;
 }
 
-static void rec_unhash(struct topo_ctl *t, struct topo_link_rec *r)
+static void rec_unhash(struct topo_view *t, struct topo_link_rec *r)
 {
     struct topo_link_rec **pp = &t->buckets[topo_pair_hash(r->a, r->b) & t->mask];
 
@@ -139,7 +139,7 @@ static void rec_unhash(struct topo_ctl *t, struct topo_link_rec *r)
         *pp = r->hnext;
 }
 
-static void rec_drop(struct topo_ctl *t, size_t i)
+static void rec_drop(struct topo_view *t, size_t i)
 {
     struct topo_link_rec *r = t->recs[i];
 
@@ -153,7 +153,7 @@ static void rec_drop(struct topo_ctl *t, size_t i)
 /* Room for one more record: the oldest inactive one goes (told to
  * on_record), never a disabled one (an operator's choice, kept). evict
  * false (a record read back from the store): only room left counts. */
-static bool make_room(struct topo_ctl *t, bool evict)
+static bool make_room(struct topo_view *t, bool evict)
 {
     if (t->n_recs < t->cfg.max_links)
         return true;
@@ -168,7 +168,7 @@ static bool make_room(struct topo_ctl *t, bool evict)
     return false;
 }
 
-int topo_ctl_forget(struct topo_ctl *t, const char *id)
+int topo_view_forget(struct topo_view *t, const char *id)
 {
     for (size_t i = 0; i < t->n_recs; i++)
         if (strcmp(t->recs[i]->id, id) == 0) {
@@ -182,7 +182,7 @@ int topo_ctl_forget(struct topo_ctl *t, const char *id)
     return -ENOENT;
 }
 
-static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, struct topo_end b,
+static struct topo_link_rec *rec_get(struct topo_view *t, struct topo_end a, struct topo_end b,
                                      bool evict)
 {
     struct topo_link_rec *r = rec_lookup(t, a, b);
@@ -201,7 +201,7 @@ static struct topo_link_rec *rec_get(struct topo_ctl *t, struct topo_end a, stru
     return r;
 }
 
-int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, bool enabled)
+int topo_view_restore(struct topo_view *t, struct topo_end a, struct topo_end b, bool enabled)
 {
     struct topo_link_rec *r = rec_get(t, a, b, false);
 
@@ -217,7 +217,7 @@ int topo_ctl_restore(struct topo_ctl *t, struct topo_end a, struct topo_end b, b
 
 static void on_change(void *arg, const struct topo_link *l, enum topo_change c, const char *why)
 {
-    struct topo_ctl *t = arg;
+    struct topo_view *t = arg;
     bool known = rec_lookup(t, l->a, l->b) != NULL;
     struct topo_link_rec *r = rec_get(t, l->a, l->b, true);
     char da[24], db[24];
@@ -257,9 +257,9 @@ static void on_change(void *arg, const struct topo_link *l, enum topo_change c, 
 
 static bool live_hold(void *arg, const struct topo_link *l);
 
-struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
+struct topo_view *topo_view_create(const struct topo_view_cfg *cfg)
 {
-    struct topo_ctl *t = calloc(1, sizeof(*t));
+    struct topo_view *t = calloc(1, sizeof(*t));
     uint32_t size = 64;
 
     if (!t)
@@ -288,13 +288,13 @@ struct topo_ctl *topo_ctl_create(const struct topo_ctl_cfg *cfg)
                                                      ? t->cfg.liveness_dead_us
                                                      : t->cfg.link_timeout_us);
     if (!t->buckets || !t->ends || !t->recs || !t->links || !t->live || !t->fresh) {
-        topo_ctl_destroy(t);
+        topo_view_destroy(t);
         return NULL;
     }
     return t;
 }
 
-void topo_ctl_destroy(struct topo_ctl *t)
+void topo_view_destroy(struct topo_view *t)
 {
     if (!t)
         return;
@@ -309,7 +309,7 @@ void topo_ctl_destroy(struct topo_ctl *t)
     free(t);
 }
 
-static void on_seen(struct topo_ctl *t, uint64_t to_dpid, const uint8_t *p, size_t len,
+static void on_seen(struct topo_view *t, uint64_t to_dpid, const uint8_t *p, size_t len,
                     uint64_t now_us)
 {
     struct of_event_app a;
@@ -348,7 +348,7 @@ static void on_seen(struct topo_ctl *t, uint64_t to_dpid, const uint8_t *p, size
 
 /* PORT_STATUS: a port deleted, configured down or with its link down
  * takes its link with it. */
-static void on_port_status(struct topo_ctl *t, uint64_t dpid, const uint8_t *msg, size_t len)
+static void on_port_status(struct topo_view *t, uint64_t dpid, const uint8_t *msg, size_t len)
 {
     struct ofp_msg m;
     struct ofp_err err;
@@ -361,7 +361,7 @@ static void on_port_status(struct topo_ctl *t, uint64_t dpid, const uint8_t *msg
         topo_links_port_down(t->links, (struct topo_end){dpid, ps->desc.port_no});
 }
 
-void topo_ctl_handle(struct topo_ctl *t, const struct qmsg *q, uint64_t now_us)
+void topo_view_handle(struct topo_view *t, const struct qmsg *q, uint64_t now_us)
 {
     struct of_event_hdr h;
     const size_t hl = sizeof(h);
@@ -386,50 +386,50 @@ void topo_ctl_handle(struct topo_ctl *t, const struct qmsg *q, uint64_t now_us)
     }
 }
 
-void topo_ctl_tick(struct topo_ctl *t, uint64_t now_us)
+void topo_view_tick(struct topo_view *t, uint64_t now_us)
 {
     t->now_us = now_us;
     topo_links_expire(t->links, now_us);
     topo_live_reap(t->live, now_us);
 }
 
-bool topo_ctl_mismatched(const struct topo_ctl *t, const struct topo_link_rec *l)
+bool topo_view_mismatched(const struct topo_view *t, const struct topo_link_rec *l)
 {
-    const struct topo_link_rec *a = topo_ctl_link_of(t, l->a), *b = topo_ctl_link_of(t, l->b);
+    const struct topo_link_rec *a = topo_view_link_of(t, l->a), *b = topo_view_link_of(t, l->b);
     return (a && a != l && a->active) || (b && b != l && b->active);
 }
 
 static bool live_hold(void *arg, const struct topo_link *l)
 {
-    const struct topo_ctl *t = arg;
+    const struct topo_view *t = arg;
     return topo_live_find(t->live, l->a) && topo_live_find(t->live, l->b);
 }
 
-int topo_ctl_link_liveness(const struct topo_ctl *t, const struct topo_link_rec *l)
+int topo_view_link_liveness(const struct topo_view *t, const struct topo_link_rec *l)
 {
     const struct topo_live_if *a = topo_live_find(t->live, l->a);
     const struct topo_live_if *b = topo_live_find(t->live, l->b);
     return a && b ? (int)topo_live_pair(a, b) : -1;
 }
 
-struct topo_live *topo_ctl_live(struct topo_ctl *t)
+struct topo_live *topo_view_live(struct topo_view *t)
 {
     return t->live;
 }
 
-void topo_ctl_each(const struct topo_ctl *t, void (*fn)(void *arg, const struct topo_link_rec *l),
+void topo_view_each(const struct topo_view *t, void (*fn)(void *arg, const struct topo_link_rec *l),
                    void *arg)
 {
     for (size_t i = 0; i < t->n_recs; i++)
         fn(arg, t->recs[i]);
 }
 
-const struct topo_link_rec *topo_ctl_link_at(const struct topo_ctl *t, size_t i)
+const struct topo_link_rec *topo_view_link_at(const struct topo_view *t, size_t i)
 {
     return i < t->n_recs ? t->recs[i] : NULL;
 }
 
-struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id)
+struct topo_link_rec *topo_view_find(struct topo_view *t, const char *id)
 {
     for (size_t i = 0; i < t->n_recs; i++)
         if (strcmp(t->recs[i]->id, id) == 0)
@@ -437,7 +437,7 @@ struct topo_link_rec *topo_ctl_find(struct topo_ctl *t, const char *id)
     return NULL;
 }
 
-const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct topo_end e)
+const struct topo_link_rec *topo_view_link_of(const struct topo_view *t, struct topo_end e)
 {
     const struct topo_link_rec *found = NULL;
 
@@ -449,7 +449,7 @@ const struct topo_link_rec *topo_ctl_link_of(const struct topo_ctl *t, struct to
     return found;
 }
 
-void topo_ctl_get_stats(const struct topo_ctl *t, struct topo_ctl_stats *out)
+void topo_view_get_stats(const struct topo_view *t, struct topo_view_stats *out)
 {
     *out = t->st;
     out->links = t->n_recs;
