@@ -82,7 +82,7 @@ int of_tls_open(const struct ofcd_config *c, struct tls_ctx **out, struct of_pin
     if (c->of_port || c->of_extra_port)
         LOG_WARN("main", "OpenFlow on %s %s is plaintext and unauthenticated: any host that "
                  "reaches it can claim a dpid; tls.port with openflow.port = 0 closes it "
-                 "(README: OpenFlow over TLS)", ofcd_ipv4_format(c->ip, ip), ports);
+                 "(docs/operations.md: OpenFlow over TLS)", ofcd_ipv4_format(c->ip, ip), ports);
     if (!c->tls_port)
         return 0;
     struct tls_cfg tc;
