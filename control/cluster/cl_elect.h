@@ -1,6 +1,6 @@
 /*
  * cl_elect: who masters one switch in a cluster, decided from what etcd
- * holds — pure, no I/O, no clock of its own (issue 27; docs/architecture.md
+ * holds — pure, no I/O, no clock of its own (issue 27; docs/internals.md
  * "Cluster").
  *
  * Each node whose OpenFlow channel to the switch is up keeps a candidate
