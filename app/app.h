@@ -38,7 +38,7 @@
 #include "rest_events.h"
 
 struct echo_service;
-struct flowmgr;
+struct fm;
 struct ofcd_ctl;
 struct ofcd_ctl_server;
 struct port;
@@ -100,7 +100,7 @@ struct app_ctx {
     struct rest_events *stream;      /* GET /api/v1/events: the control thread publishes */
     struct rest_auth_stats rest_auth_st;  /* REST threads count logins and tokens here */
     struct store *store;             /* the durable flow store (LMDB) */
-    struct flowmgr *fm;              /* the flow manager (control thread + REST) */
+    struct fm *fm;              /* the flow manager (control thread + REST) */
     pthread_t control;
     bool control_started;
     /* ofcdctl: the commands and their socket (ctl_cmds.c), served by the

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofcd_log.h"
 
 /* The app that has the say on mastership (the cluster's) guards. */
@@ -54,7 +54,7 @@ static void on_change(void *arg, uint64_t seq, const struct store_change *c, siz
             }
             continue;
         }
-        int rc = flowmgr_sync(app->fm, c[i].dpid, c[i].match_id);
+        int rc = fm_sync(app->fm, c[i].dpid, c[i].match_id);
         if (rc < 0)
             LOG_ERR("flows", "switch %016" PRIx64 ": flow %016" PRIx64 " changed in the "
                     "cluster but not followed here: %s", c[i].dpid, c[i].match_id,

@@ -6,8 +6,8 @@
  *
  * In cluster mode a flow POSTed to any node is committed to etcd; every
  * node's mirror applies it, and this watch hands each changed flow to
- * flowmgr_sync(), which mirrors it and queues its FLOW_MOD — sent by the
- * switch's master only (flowmgr_env.may_write). The node that took the
+ * fm_sync(), which mirrors it and queues its FLOW_MOD — sent by the
+ * switch's master only (fm_env.may_write). The node that took the
  * request answers once its own mirror shows it. An app record changed
  * (the topology's metadata, flags, links) goes to the apps'
  * store_changed hook.
@@ -32,7 +32,7 @@ struct cluster_store_buf {
  * 0, or a negative errno (logged). */
 int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct cluster_store_buf *b);
 
-/* The flow manager follows the store's changes (after flowmgr_create: it
+/* The flow manager follows the store's changes (after fm_create: it
  * loaded what the mirror held; the watch brings the rest). */
 int cluster_store_follow(struct app_ctx *app);
 

@@ -11,7 +11,7 @@
 
 #include <rte_cycles.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofcd_clock.h"
 #include "ofcd_counters_ctl.h"
 #include "ofcd_ctl_server.h"
@@ -177,7 +177,7 @@ static void control_drain_events(struct app_ctx *app)
          * down, flow requests for it see the same. */
         if (app->fm)
             for (unsigned i = 0; i < n; i++)
-                flowmgr_on_event(app->fm, m[i]);
+                fm_on_event(app->fm, m[i]);
         uint64_t now = lcore_clock_us();
         pthread_mutex_lock(&app->ctl_lock);
         for (unsigned i = 0; i < n; i++) {
@@ -237,7 +237,7 @@ static void control_periodic(struct app_ctx *app, int *link, uint64_t *next_forg
                              uint64_t *next_purge_ms, uint64_t *next_keepalive_ms)
 {
     if (app->fm)
-        flowmgr_tick(app->fm);
+        fm_tick(app->fm);
     control_watch_link(app, link);
     control_forget(app, next_forget_us);
     control_apps_tick(app);

@@ -8,7 +8,7 @@
 #include <sys/un.h>
 
 #include "apps.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "instance_lock.h"
 #include "ofcd_clock.h"
 #include "ofcd_counters_ctl.h"
@@ -217,7 +217,7 @@ int ctl_cmds_open(struct app_ctx *app, const char *file_prefix)
     if (rc == 0 && app->ctl)
         rc = sw_view_ctl_register(app->ctl, app->cmds);
     if (rc == 0 && app->fm)
-        rc = flowmgr_ctl_register(app->fm, app->cmds);
+        rc = fm_ctl_register(app->fm, app->cmds);
     if (rc == 0 && app->store)
         rc = store_ctl_register(app->store, app->cmds);
     if (rc == 0 && app->cfg.fault_enabled)

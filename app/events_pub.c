@@ -54,7 +54,7 @@ void events_pub_worker_event(struct rest_events *h, const struct qmsg *q)
     }
 }
 
-static json_t *flow_removed_json(const char *dpid, const struct flowmgr_ev_removed *r)
+static json_t *flow_removed_json(const char *dpid, const struct fm_ev_removed *r)
 {
     static const char *const reasons[] = {"idle_timeout", "hard_timeout", "delete",
                                           "group_delete", "meter_delete", "eviction"};
@@ -72,7 +72,7 @@ static json_t *flow_removed_json(const char *dpid, const struct flowmgr_ev_remov
                      "byte_count", (json_int_t)r->byte_count);
 }
 
-void events_pub_flow(struct rest_events *h, const struct flowmgr_event *ev)
+void events_pub_flow(struct rest_events *h, const struct fm_event *ev)
 {
     char dpid[24], mid[24];
 
@@ -80,25 +80,25 @@ void events_pub_flow(struct rest_events *h, const struct flowmgr_event *ev)
         return;
     dpid_format(ev->dpid, dpid);
     switch (ev->kind) {
-    case FLOWMGR_EV_INSTALLED:
+    case FM_EV_INSTALLED:
         publish(h, "flow.installed", json_pack("{s:s, s:I}", "dpid", dpid, "count",
                                                (json_int_t)ev->u.installed.count));
         break;
-    case FLOWMGR_EV_ERROR:
+    case FM_EV_ERROR:
         snprintf(mid, sizeof(mid), "%016" PRIx64, ev->u.error.match_id);
         publish(h, "flow.error",
                 json_pack("{s:s, s:s, s:i, s:i, s:s}", "dpid", dpid, "match_id", mid, "type",
                           (int)ev->u.error.type, "code", (int)ev->u.error.code, "reason",
                           ev->u.error.reason ? ev->u.error.reason : ""));
         break;
-    case FLOWMGR_EV_REMOVED:
+    case FM_EV_REMOVED:
         publish(h, "flow.removed", flow_removed_json(dpid, &ev->u.removed));
         break;
-    case FLOWMGR_EV_DELETED:
+    case FM_EV_DELETED:
         publish(h, "flow.deleted", json_pack("{s:s, s:I}", "dpid", dpid, "count",
                                              (json_int_t)ev->u.deleted.count));
         break;
-    case FLOWMGR_EV_CONSISTENCY:
+    case FM_EV_CONSISTENCY:
         publish(h, "consistency",
                 json_pack("{s:s, s:b, s:I, s:I, s:I}", "dpid", dpid, "after_connect",
                           ev->u.consistency.after_connect, "aliens_deleted",

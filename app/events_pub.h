@@ -10,8 +10,8 @@
  *                  {"id", "a", "b", "why"}  (ids as Kytos-ng's topology shows
  *                  them; published by the topology app, topo_class.c)
  *
- * and the flow manager's (struct flowmgr_event, from struct
- * flowmgr_env.event, glued in flow_out.c; on the control thread or a REST
+ * and the flow manager's (struct fm_event, from struct
+ * fm_env.event, glued in flow_out.c; on the control thread or a REST
  * thread):
  *
  *   flow.installed {"dpid", "count"}
@@ -30,13 +30,13 @@
 #ifndef OFCD_EVENTS_PUB_H
 #define OFCD_EVENTS_PUB_H
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "qmsg.h"
 #include "rest_events.h"
 
 /* A worker event (the kinds above; others are let be). */
 void events_pub_worker_event(struct rest_events *h, const struct qmsg *q);
 /* A flow manager event (h may be NULL: the stream is off). */
-void events_pub_flow(struct rest_events *h, const struct flowmgr_event *ev);
+void events_pub_flow(struct rest_events *h, const struct fm_event *ev);
 
 #endif

@@ -51,7 +51,7 @@ static uint64_t out_now_us(void *arg)
 }
 
 /* The flow manager's news, on the event stream. */
-static void out_event(void *arg, const struct flowmgr_event *ev)
+static void out_event(void *arg, const struct fm_event *ev)
 {
     struct app_ctx *app = arg;
 
@@ -71,11 +71,11 @@ static bool out_may_write(void *arg, uint64_t dpid)
     return true;
 }
 
-void flow_out_env(struct app_ctx *app, struct flowmgr_env *env)
+void flow_out_env(struct app_ctx *app, struct fm_env *env)
 {
     /* The store keeps what clients sent (Kytos JSON): the REST face reads
      * it back into typed flows for the flow manager. */
-    *env = (struct flowmgr_env){.arg = app, .room = out_room, .send = flow_out_send,
+    *env = (struct fm_env){.arg = app, .room = out_room, .send = flow_out_send,
                                 .now_us = out_now_us, .decode = flow_json_record,
                                 .event = out_event, .may_write = out_may_write};
 }

@@ -8,7 +8,7 @@
 #define OFCD_FLOW_OUT_H
 
 #include "app.h"
-#include "flowmgr.h"
+#include "fm.h"
 
 /* One OpenFlow message to the switch on conn, through its io lcore's
  * msg_out ring in class cls, from the control plane's pool (arg: the
@@ -17,6 +17,6 @@
 int flow_out_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls);
 
 /* Fill env for app (app must outlive the flow manager). */
-void flow_out_env(struct app_ctx *app, struct flowmgr_env *env);
+void flow_out_env(struct app_ctx *app, struct fm_env *env);
 
 #endif

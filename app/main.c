@@ -36,7 +36,7 @@
 #include "kernel_if.h"
 #include "machine_check.h"
 #include "flow_out.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "port.h"
 #include "cluster_store.h"
 #include "store.h"
@@ -266,13 +266,13 @@ static int open_flow_store(struct app_ctx *app)
     memset(eb.access.password, 0, sizeof(eb.access.password));
     if (!app->store)
         return -EIO;
-    struct flowmgr_cfg fc;
-    struct flowmgr_env env;
-    wire_flowmgr(app, &fc);
+    struct fm_cfg fc;
+    struct fm_env env;
+    wire_fm(app, &fc);
     flow_out_env(app, &env);
-    app->fm = flowmgr_create(&fc, &env, app->store);
+    app->fm = fm_create(&fc, &env, app->store);
     if (!app->fm || (cluster && cluster_store_follow(app) < 0)) {
-        flowmgr_destroy(app->fm);
+        fm_destroy(app->fm);
         app->fm = NULL;
         store_close(app->store);
         app->store = NULL;
@@ -283,7 +283,7 @@ static int open_flow_store(struct app_ctx *app)
 
 static void close_flow_store(struct app_ctx *app)
 {
-    flowmgr_destroy(app->fm);
+    fm_destroy(app->fm);
     app->fm = NULL;
     store_close(app->store);
     app->store = NULL;

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofcd_ctl_server.h"
 #include "port.h"
 #include "store.h"
@@ -43,9 +43,9 @@ void app_visit_counters(struct app_ctx *app, ofcd_counter_fn fn, void *arg)
         fn(arg, &sw_view_counters, "", OFCD_COUNTER_VALUES(&cs));
     }
     if (app->fm) {
-        struct flowmgr_stats fs;
-        flowmgr_get_stats(app->fm, &fs);
-        fn(arg, &flowmgr_counters, "", OFCD_COUNTER_VALUES(&fs));
+        struct fm_stats fs;
+        fm_get_stats(app->fm, &fs);
+        fn(arg, &fm_counters, "", OFCD_COUNTER_VALUES(&fs));
     }
     if (app->store) {
         struct store_stats ss;

@@ -119,7 +119,7 @@ static void wire_of_worker_cfg(const struct ofcd_config *c, unsigned index,
 
 /* window = max(consistency_min_interval_s, 1.5 x stats interval); the apps'
  * cookies, whose flows the flow manager leaves alone. */
-void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
+void wire_fm(const struct app_ctx *app, struct fm_cfg *out)
 {
     const struct ofcd_config *c = &app->cfg;
     uint64_t w = (uint64_t)c->fm_consistency_min_interval_s * 1000000u;
@@ -138,7 +138,7 @@ void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out)
     out->snap_max_parts = c->of_mp_max_parts;
     out->snap_budget_bytes = (uint64_t)c->fm_snapshot_budget_mb << 20;
     out->forget_after_us = (uint64_t)c->of_forget_after_s * 1000000u;
-    for (unsigned i = 0; i < app->n_apps && i < FLOWMGR_MAX_APPS; i++)
+    for (unsigned i = 0; i < app->n_apps && i < FM_MAX_APPS; i++)
         out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;
 }
 
@@ -396,14 +396,14 @@ static unsigned event_buffers(const struct ofcd_config *cfg)
 static bool view_has_flows(void *arg, uint64_t dpid)
 {
     const struct app_ctx *app = arg;
-    return app->fm && flowmgr_has_flows(app->fm, dpid);
+    return app->fm && fm_has_flows(app->fm, dpid);
 }
 
 static void view_forgotten(void *arg, uint64_t dpid)
 {
     const struct app_ctx *app = arg;
     if (app->fm)
-        flowmgr_forget(app->fm, dpid);
+        fm_forget(app->fm, dpid);
 }
 
 int wire_openflow(struct app_ctx *app)

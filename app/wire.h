@@ -10,7 +10,7 @@
 #define OFCD_WIRE_H
 
 #include "app.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "store.h"
 
 /* The REST face's config. ui_dir[ui_len] holds the dashboard's folder:
@@ -32,7 +32,7 @@ int wire_apps_load(struct app_ctx *app);
 void unwire_apps(struct app_ctx *app);
 /* The flow manager's config, the apps' cookies included (after wire_apps):
  * window = max(consistency_min_interval_s, 1.5 x stats interval). */
-void wire_flowmgr(const struct app_ctx *app, struct flowmgr_cfg *out);
+void wire_fm(const struct app_ctx *app, struct fm_cfg *out);
 
 /* The store's config ([store], flow_manager.store_*), its directory
  * (app.data_dir/flows) written into dir (len bytes). 0, or -EINVAL (logged)

@@ -52,7 +52,7 @@
 #include "ofcd_counters.h"
 
 struct sw_view;
-struct flowmgr;
+struct fm;
 struct of_app;
 struct ofcd_config;
 struct qmsg;
@@ -66,7 +66,7 @@ struct app_host {
     const struct ofcd_config *cfg;
     struct rest_events *stream;      /* the event stream: publish from the control thread */
     struct store *store;             /* NULL: no store */
-    struct flowmgr *fm;              /* NULL: no flow manager */
+    struct fm *fm;              /* NULL: no flow manager */
     /* The control thread's switch view: on_event_locked runs with it
      * held; anything else takes it through these (REST threads read it). */
     void *view_arg;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "fm_change.h"
 #include "fm_flow.h"
 #include "ofcd_clock.h"
@@ -23,7 +23,7 @@
 struct topo_flow_put {
     struct fm_change ch;
     struct fm_change_part part;
-    struct flowmgr_add_one add;
+    struct fm_add_one add;
     struct store_flow rec;
     uint8_t wire[TOPO_FLOW_WIRE_MAX];
     char *text;
@@ -97,8 +97,8 @@ static void put_done(void *arg, int rc)
 struct topo_flow_del {
     struct fm_change ch;
     struct fm_change_part part;
-    struct flowmgr_key k;
-    struct flowmgr_sel sel;
+    struct fm_key k;
+    struct fm_sel sel;
     uint8_t wire[TOPO_FLOW_WIRE_MAX];
     struct ofcd_ratelimit *rl;
 };
@@ -116,7 +116,7 @@ static void del_done(void *arg, int rc)
  * the switch (strict: only that flow). 0 when it was not stored. rl NULL:
  * waits for the store (a REST thread); else queued, failures through rl
  * (the control thread, which never waits). */
-static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
+static int remove_form(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan,
                        struct ofcd_ratelimit *rl)
 {
     struct fm_flow add, del;
@@ -129,7 +129,7 @@ static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint1
     topo_flow_lldp(dpid, vlan, false, &add, NULL, 0);
     topo_flow_lldp(dpid, vlan, true, &del, NULL, 0);
     d->rl = rl;
-    d->k = (struct flowmgr_key){.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
+    d->k = (struct fm_key){.dpid = dpid, .match_id = fm_flow_match_id(dpid, &add)};
     del.mod.command = OFPFC_DELETE_STRICT;
     del.mod.cookie = TOPO_COOKIE(dpid);
     del.mod.cookie_mask = UINT64_MAX;
@@ -146,7 +146,7 @@ static int remove_form(struct store *s, struct flowmgr *fm, uint64_t dpid, uint1
         free(d);
         return 0;
     }
-    d->sel = (struct flowmgr_sel){TOPO_FLOW_OWNER, d->wire, len};
+    d->sel = (struct fm_sel){TOPO_FLOW_OWNER, d->wire, len};
     d->part = (struct fm_change_part){.dpid = dpid, .n = 1, .dels = &d->sel};
     d->ch = (struct fm_change){.fm = fm, .store = s, .parts = &d->part, .n_parts = 1,
                                .victims = &d->k, .n_victims = 1, .done = del_done, .arg = d};
@@ -187,7 +187,7 @@ static int find_other(const struct store_flow *f, void *arg)
     return 0;
 }
 
-int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
+int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log)
 {
     struct topo_flow_put *p = calloc(1, sizeof(*p));
@@ -231,7 +231,7 @@ int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_
         flow_failed(log ? &log->ensure : NULL, dpid, "cannot encode its LLDP flow", rc);
         goto fail;
     }
-    p->add = (struct flowmgr_add_one){mid, fid, TOPO_FLOW_OWNER, p->wire, len};
+    p->add = (struct fm_add_one){mid, fid, TOPO_FLOW_OWNER, p->wire, len};
     p->part = (struct fm_change_part){.dpid = dpid, .n = 1, .adds = &p->add};
     p->ch = (struct fm_change){.fm = fm, .store = s, .parts = &p->part, .n_parts = 1,
                                .recs = &p->rec, .n_recs = 1, .done = put_done, .arg = p};
@@ -244,7 +244,7 @@ fail:
     return rc;
 }
 
-int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan)
+int topo_flow_remove(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan)
 {
     struct fm_flow f;
 

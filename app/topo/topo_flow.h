@@ -23,7 +23,7 @@
 
 #include "ofcd_ratelimit.h"
 
-struct flowmgr;
+struct fm;
 struct fm_flow;
 struct store;
 
@@ -55,9 +55,9 @@ struct topo_flow_log {
  * log's limiters when log is not NULL). When this form is not stored yet,
  * the switch's LLDP flows of another form (stored by an ofcd of another
  * topology.lldp_vlan) are deleted: one LLDP flow per switch. */
-int topo_flow_ensure(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan,
+int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log);
 /* 0 (deleted, or was not stored), or a negative errno; the other form's too. */
-int topo_flow_remove(struct store *s, struct flowmgr *fm, uint64_t dpid, uint16_t vlan);
+int topo_flow_remove(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan);
 
 #endif

@@ -43,7 +43,7 @@
 #include "topo_view.h"
 
 struct sw_view;
-struct flowmgr;
+struct fm;
 struct store;
 
 struct topo_rest {
@@ -55,7 +55,7 @@ struct topo_rest {
     struct topo_admin *admin;
     struct topo_app_cfg *app;
     struct store *store;                /* the LLDP flow's (NULL: not touched) */
-    struct flowmgr *fm;
+    struct fm *fm;
     /* meta_lock: the in-memory copy, held only to read or swap it (the
      * control thread reads it: never across a store call). keep_lock: the
      * REST writers in turn, held across their store writes. */

@@ -23,7 +23,7 @@
 
 #include "sw_view.h"
 #include "dpid.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
 #include "store.h"
@@ -155,7 +155,7 @@ unsigned topo_rest_delete_switch(struct topo_rest *t, const char *id, json_t **o
             status = rest_ext_error(out, 409, "Switch should not have links. Link found %s.",
                                     lo.id);
     }
-    if (!status && t->fm && flowmgr_has_flows(t->fm, dpid))
+    if (!status && t->fm && fm_has_flows(t->fm, dpid))
         status = rest_ext_error(out, 409, "Switch has flows. Verify if a switch is used.");
     if (!status && s->up)
         status = rest_ext_error(out, 409, "Switch is connected: it would be back at its next "

@@ -7,7 +7,7 @@
 
 static int key_cmp(const void *a, const void *b)
 {
-    const struct flowmgr_key *x = a, *y = b;
+    const struct fm_key *x = a, *y = b;
     if (x->dpid != y->dpid)
         return x->dpid < y->dpid ? -1 : 1;
     if (x->match_id != y->match_id)
@@ -19,8 +19,8 @@ static int key_cmp(const void *a, const void *b)
 static int is_victim(const struct store_flow *f, void *arg)
 {
     const struct fm_change *c = arg;
-    struct flowmgr_key key = {f->dpid, f->match_id, 0};
-    const struct flowmgr_key *hit = bsearch(&key, c->victims, c->n_victims, sizeof(key),
+    struct fm_key key = {f->dpid, f->match_id, 0};
+    const struct fm_key *hit = bsearch(&key, c->victims, c->n_victims, sizeof(key),
                                             key_cmp);
     return hit && hit->flow_id == f->flow_id;
 }
@@ -30,7 +30,7 @@ static void give_back(struct fm_change *c)
     for (size_t i = 0; i < c->n_parts; i++) {
         struct fm_change_part *p = &c->parts[i];
         if (p->held)
-            flowmgr_admit_cancel(c->fm, p->dpid, p->held);
+            fm_admit_cancel(c->fm, p->dpid, p->held);
         p->held = 0;
     }
 }
@@ -41,9 +41,9 @@ static void hand_over(struct fm_change *c)
     for (size_t i = 0; i < c->n_parts; i++) {
         struct fm_change_part *p = &c->parts[i];
         if (p->adds)
-            flowmgr_add_admitted(c->fm, p->dpid, p->adds, p->n, p->held);
+            fm_add_admitted(c->fm, p->dpid, p->adds, p->n, p->held);
         else
-            flowmgr_deleted_admitted(c->fm, c->victims, c->n_victims, p->dpid, p->dels, p->n,
+            fm_deleted_admitted(c->fm, c->victims, c->n_victims, p->dpid, p->dels, p->n,
                                      p->held);
         p->held = 0;
     }

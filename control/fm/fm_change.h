@@ -8,13 +8,13 @@
  *
  * A change is an add or a delete over one or more switches (parts):
  *  - an add: the records to store (store_flow, their texts as kept) and,
- *    per switch, the ADDs to queue (flowmgr_add_one: identity and encoded
+ *    per switch, the ADDs to queue (fm_add_one: identity and encoded
  *    FLOW_MOD);
  *  - a delete: the stored versions it removes (victims: only the version
  *    named, so a re-add since the caller read them stays) and, per switch,
  *    the DELETE selectors to send; the switches are told even when no
  *    stored flow matches, as a flow ofcd does not know may be on them.
- * A part may hold admission (flowmgr_admit): from submit on, the change
+ * A part may hold admission (fm_admit): from submit on, the change
  * owns it and gives it back if the change fails.
  *
  * Order: the store completes changes in commit order, so the flow manager
@@ -31,16 +31,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "store.h"
 
 /* One switch's part: n ADDs (adds) or n DELETE selectors (dels). */
 struct fm_change_part {
     uint64_t dpid;
     size_t n;
-    size_t held;                    /* admitted (flowmgr_admit), not yet queued */
-    const struct flowmgr_add_one *adds;
-    const struct flowmgr_sel *dels;
+    size_t held;                    /* admitted (fm_admit), not yet queued */
+    const struct fm_add_one *adds;
+    const struct fm_sel *dels;
 };
 
 /* rc: 0 (stored and handed over) or the store's error (nothing handed). */
@@ -48,7 +48,7 @@ typedef void (*fm_change_done_fn)(void *arg, int rc);
 
 /* The caller's, from submit until done: it and all it points at. */
 struct fm_change {
-    struct flowmgr *fm;
+    struct fm *fm;
     struct store *store;
     struct fm_change_part *parts;
     size_t n_parts;
@@ -56,7 +56,7 @@ struct fm_change {
     const struct store_flow *recs;
     size_t n_recs;
     /* a delete: sorted and made unique by submit (n_victims updated) */
-    struct flowmgr_key *victims;
+    struct fm_key *victims;
     size_t n_victims;
     bool keep_deleted;              /* kept in state DELETED, as Kytos-ng lists them */
     fm_change_done_fn done;

@@ -56,7 +56,7 @@ static void reinstall_changed(struct check_ctx *c, uint64_t match_id)
 
 static int check_entry(struct check_ctx *c, const struct ofp_flow_stats *fs)
 {
-    const struct flowmgr_cfg *cfg = c->in->cfg;
+    const struct fm_cfg *cfg = c->in->cfg;
     const uint64_t window = cfg->window_us, now = c->in->now;
     /* The whole flow when its actions fit an fm_flow (else only its key). */
     bool whole = fm_flow_from_entry(fs->table_id, fs->priority, fs->cookie, fs->idle_timeout,

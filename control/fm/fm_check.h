@@ -20,9 +20,9 @@
  * runs, and it installs missing flows without deleting aliens.
  *
  * The check sees the flow manager only through the view below — one
- * switch's mirror, lent by flowmgr.c under its lock: a walk over the
+ * switch's mirror, lent by fm.c under its lock: a walk over the
  * mirrored flows, a lookup by match_id, and three calls, as a table of
- * function pointers (struct fm_view_ops). flowmgr.c fills it and calls
+ * function pointers (struct fm_view_ops). fm.c fills it and calls
  * fm_check_run; neither file includes the other's internals, nor calls a
  * name the other defines but fm_check_run. The check logs each action (rate-limited, the first
  * FM_CHECK_LOG_MAX of a check) and returns what it did; the flow manager
@@ -35,11 +35,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "fm_snap.h"
 #include "ofcd_ratelimit.h"
 
-/* ---- the view: lent by flowmgr.c, called with its lock held ---------------- */
+/* ---- the view: lent by fm.c, called with its lock held ---------------- */
 
 /* One mirrored (stored) flow as the check sees it. */
 struct fm_view_flow {
@@ -105,7 +105,7 @@ struct fm_check_result {
 /* What the check is run on. */
 struct fm_check_in {
     uint64_t dpid;
-    const struct flowmgr_cfg *cfg;
+    const struct fm_cfg *cfg;
     const struct fm_snap *snap;     /* its parts: the reply to check */
     bool connect;                   /* the check after a (re)connect */
     uint64_t up_us;                 /* when the switch (re)connected */

@@ -130,14 +130,14 @@ bool fm_snap_walk_next(struct fm_snap_walk *w, struct ofp_flow_stats *fs)
 /* ---- GET v2/flows ---------------------------------------------------------------- */
 
 /* A copy of one switch's snapshot and where its walk is. */
-struct flowmgr_snap {
+struct fm_snap_copy {
     uint8_t **parts;
     size_t n_parts;
     struct fm_snap_walk walk;
-    struct flowmgr_snap_entry e;
+    struct fm_snap_copy_entry e;
 };
 
-void flowmgr_snap_free(struct flowmgr_snap *s)
+void fm_snap_copy_free(struct fm_snap_copy *s)
 {
     if (!s)
         return;
@@ -146,9 +146,9 @@ void flowmgr_snap_free(struct flowmgr_snap *s)
     free(s);
 }
 
-struct flowmgr_snap *fm_snap_take(const struct fm_snap *s, uint64_t dpid)
+struct fm_snap_copy *fm_snap_take(const struct fm_snap *s, uint64_t dpid)
 {
-    struct flowmgr_snap *c = calloc(1, sizeof(*c));
+    struct fm_snap_copy *c = calloc(1, sizeof(*c));
 
     if (!c || (s->n_parts && !(c->parts = calloc(s->n_parts, sizeof(*c->parts))))) {
         free(c);
@@ -157,7 +157,7 @@ struct flowmgr_snap *fm_snap_take(const struct fm_snap *s, uint64_t dpid)
     for (; c->n_parts < s->n_parts; c->n_parts++) {
         size_t len = part_len(s->parts[c->n_parts]);
         if (!(c->parts[c->n_parts] = malloc(len))) {
-            flowmgr_snap_free(c);
+            fm_snap_copy_free(c);
             return NULL;
         }
         memcpy(c->parts[c->n_parts], s->parts[c->n_parts], len);
@@ -167,9 +167,9 @@ struct flowmgr_snap *fm_snap_take(const struct fm_snap *s, uint64_t dpid)
     return c;
 }
 
-const struct flowmgr_snap_entry *flowmgr_snap_next(struct flowmgr_snap *s)
+const struct fm_snap_copy_entry *fm_snap_copy_next(struct fm_snap_copy *s)
 {
-    struct flowmgr_snap_entry *e = &s->e;
+    struct fm_snap_copy_entry *e = &s->e;
     struct ofp_flow_stats fs;
 
     while (fm_snap_walk_next(&s->walk, &fs)) {

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofp_msg.h"
 
 struct fm_snap {
@@ -77,8 +77,8 @@ struct fm_snap_walk {
 void fm_snap_walk_init(struct fm_snap_walk *w, uint8_t *const *parts, size_t n_parts);
 bool fm_snap_walk_next(struct fm_snap_walk *w, struct ofp_flow_stats *fs);
 
-/* GET v2/flows' copy of dpid's snapshot s (struct flowmgr_snap, walked by
- * flowmgr_snap_next outside the lock): NULL when out of memory. */
-struct flowmgr_snap *fm_snap_take(const struct fm_snap *s, uint64_t dpid);
+/* GET v2/flows' copy of dpid's snapshot s (struct fm_snap_copy, walked by
+ * fm_snap_copy_next outside the lock): NULL when out of memory. */
+struct fm_snap_copy *fm_snap_take(const struct fm_snap *s, uint64_t dpid);
 
 #endif

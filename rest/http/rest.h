@@ -35,7 +35,7 @@
 #include "ofcd_counters.h"
 
 struct sw_view;
-struct flowmgr;
+struct fm;
 struct rest_auth_stats;
 struct rest_events;
 struct rest_server;
@@ -115,7 +115,7 @@ unsigned rest_ext_error(json_t **out, unsigned status, const char *fmt, ...)
 
 struct rest_sources {
     void *arg;
-    struct flowmgr *fm;                 /* NULL: the flow paths answer 503 */
+    struct fm *fm;                 /* NULL: the flow paths answer 503 */
     struct store *store;
     /* The control thread's switch view, valid until switches_unlock(). */
     const struct sw_view *(*switches_lock)(void *arg);

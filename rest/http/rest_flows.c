@@ -17,7 +17,7 @@
  * flow_manager.queue_max or the store is full.
  *
  * Admission reserves: every request, add or delete, holds room for its
- * FLOW_MODs on each target switch's queue (flowmgr_admit) from before its
+ * FLOW_MODs on each target switch's queue (fm_admit) from before its
  * store commit until they are queued or the request fails (fm_change gives
  * it back then), so requests
  * racing to their commits never together pass queue_max.
@@ -32,7 +32,7 @@
 #include <microhttpd.h>
 
 #include "flow_json.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "fm_change.h"
 #include "json_u64.h"
 #include "ofcd_clock.h"
@@ -48,8 +48,8 @@ struct fl_group {
     char where[64];                 /* its JSON path, for error messages */
     size_t n;
     size_t held;                    /* FLOW_MODs admitted for it, not yet queued */
-    struct flowmgr_add_one *adds;   /* an add's flows, one per element, or */
-    struct flowmgr_sel *dels;       /* a delete's selectors, and */
+    struct fm_add_one *adds;   /* an add's flows, one per element, or */
+    struct fm_sel *dels;       /* a delete's selectors, and */
     uint8_t *bytes;                 /* their owners and FLOW_MODs (mods_link) */
     size_t bytes_len, bytes_cap;
 };
@@ -58,7 +58,7 @@ struct fl_req {
     struct fl_group *g;
     size_t n, cap;
     bool force;
-    struct flowmgr *fm;             /* of the admissions held */
+    struct fm *fm;             /* of the admissions held */
 };
 
 /* Whatever admission a group still holds goes back: the request failed
@@ -67,7 +67,7 @@ static void fl_req_free(struct fl_req *fr)
 {
     for (size_t i = 0; i < fr->n; i++) {
         if (fr->g[i].held)
-            flowmgr_admit_cancel(fr->fm, fr->g[i].dpid, fr->g[i].held);
+            fm_admit_cancel(fr->fm, fr->g[i].dpid, fr->g[i].held);
         free(fr->g[i].adds);
         free(fr->g[i].dels);
         free(fr->g[i].bytes);
@@ -124,10 +124,10 @@ static void mods_link(struct fl_group *g)
         const char *owner = (const char *)(p + len);
         p += len + strlen(owner) + 1;
         if (g->adds)
-            g->adds[k] = (struct flowmgr_add_one){g->adds[k].match_id, g->adds[k].flow_id,
+            g->adds[k] = (struct fm_add_one){g->adds[k].match_id, g->adds[k].flow_id,
                                                   owner, wire, len};
         else
-            g->dels[k] = (struct flowmgr_sel){owner, wire, len};
+            g->dels[k] = (struct fm_sel){owner, wire, len};
     }
 }
 
@@ -235,7 +235,7 @@ static int check_flows_array(const struct jt_node *v, const char *where, struct 
 /* Parse every group's flows and check every target switch. */
 static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, bool del)
 {
-    struct flowmgr *fm = q->rs->src.fm;
+    struct fm *fm = q->rs->src.fm;
     struct fm_flow scratch;         /* a flow or selector, until mod_keep has its identity */
     char err[256];
     char dp[24];
@@ -255,12 +255,12 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
         dpid_format(g->dpid, dp);
-        enum flowmgr_sw_state st = flowmgr_state(fm, g->dpid);
-        if (st == FLOWMGR_SW_UNKNOWN) {
+        enum fm_sw_state st = fm_state(fm, g->dpid);
+        if (st == FM_SW_UNKNOWN) {
             rest_error(r, 404, "switch %s is not known", dp);
             return -ENOENT;
         }
-        if (st == FLOWMGR_SW_DOWN && !fr->force) {
+        if (st == FM_SW_DOWN && !fr->force) {
             rest_error(r, 424, "switch %s is not connected (send \"force\": true to store the "
                        "change and apply it when it connects)", dp);
             return -ENOTCONN;
@@ -304,7 +304,7 @@ static int prepare(struct rest_req *q, struct rest_reply *r, struct fl_req *fr, 
     for (size_t i = 0; i < fr->n; i++) {
         struct fl_group *g = &fr->g[i];
         unsigned retry = 1;
-        int rc = flowmgr_admit(fm, g->dpid, g->n, &retry);
+        int rc = fm_admit(fm, g->dpid, g->n, &retry);
         dpid_format(g->dpid, dp);
         if (rc == -E2BIG) {
             rest_error(r, 413, "%zu flows for switch %s in one request: more than "
@@ -527,7 +527,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
     for (size_t i = 0; i < fr->n; i++) {
         const struct fl_group *g = &fr->g[i];
         for (size_t j = 0; j < g->n; j++, k++) {
-            const struct flowmgr_add_one *ad = &g->adds[j];
+            const struct fm_add_one *ad = &g->adds[j];
             recs[k] = (struct store_flow){.dpid = g->dpid, .match_id = ad->match_id,
                                           .flow_id = ad->flow_id, .state = STORE_FLOW_PENDING,
                                           .owner = ad->owner};  /* "" is stored as no owner */
@@ -550,7 +550,7 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
 
 static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
 {
-    struct flowmgr_key *keys = NULL;
+    struct fm_key *keys = NULL;
     size_t n = 0, cap = 0;
     struct fl_change *c;
 
@@ -559,7 +559,7 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
     for (size_t i = 0; i < fr->n; i++)
         for (size_t j = 0; j < fr->g[i].n; j++) {
             /* The selector back from its bytes (the match is copied out). */
-            const struct flowmgr_sel *sel = &fr->g[i].dels[j];
+            const struct fm_sel *sel = &fr->g[i].dels[j];
             struct ofp_flow_mod mod;
             struct ofp_err oerr;
             if (ofp_flow_mod_decode(sel->wire, sel->len, &mod, &oerr) < 0) {
@@ -568,7 +568,7 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
                 free(keys);
                 return;
             }
-            if (flowmgr_delete_victims(q->rs->src.fm, fr->g[i].dpid, &mod, &keys, &n,
+            if (fm_delete_victims(q->rs->src.fm, fr->g[i].dpid, &mod, &keys, &n,
                                        &cap) < 0) {
                 rest_error(r, 500, "out of memory");
                 free(keys);
@@ -657,7 +657,7 @@ static void flows_change(struct rest_req *q, struct rest_reply *r, bool del)
          * down is a 424 unless "force" (then stored for when it connects).
          * None known at all: Kytos answers 202 and does nothing; ofcd says
          * so instead, so a client cannot take nothing for success. */
-        int n = flowmgr_switches(q->rs->src.fm, false, &ups);
+        int n = fm_switches(q->rs->src.fm, false, &ups);
         if (n < 0)
             goto oom;
         if (n == 0) {

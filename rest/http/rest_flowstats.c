@@ -4,7 +4,7 @@
  * {"<dpid>": {"flows": [flow + "stats", ...]}, ...}.
  *
  * Streamed like stored_flows (rest_reply.stream): one switch's snapshot at a
- * time is copied out of the flow manager (flowmgr_snap_take, under its lock,
+ * time is copied out of the flow manager (fm_snap_copy_take, under its lock,
  * bounded by openflow.mp_max_kb), then walked as typed flows and rendered
  * FLOWSTATS_BATCH entries per piece as the client reads, outside any lock.
  * So the answer for every switch costs the memory of one switch's snapshot
@@ -18,7 +18,7 @@
 
 #include "dpid.h"
 #include "flow_json.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofcd_log.h"
 #include "rest_priv.h"
 #include "rest_textbuf.h"
@@ -26,10 +26,10 @@
 #define FLOWSTATS_BATCH 256
 
 struct flowstats_gen {
-    struct flowmgr *fm;
+    struct fm *fm;
     uint64_t *ids;                  /* the switches to show, in order */
     int n_ids, next_id;
-    struct flowmgr_snap *snap;      /* the switch being shown, NULL between them */
+    struct fm_snap_copy *snap;      /* the switch being shown, NULL between them */
     bool any_switch, any_flow, done;
     int err;
     struct rest_textbuf out;
@@ -37,7 +37,7 @@ struct flowstats_gen {
 
 /* One entry as Kytos-ng shows it: the flow, then "switch", "id" (the
  * flow's version), "match_id" and "stats". NULL when out of memory. */
-static json_t *entry_json(const struct flowmgr_snap_entry *e)
+static json_t *entry_json(const struct fm_snap_copy_entry *e)
 {
     struct flow_json_form form;
     char hex[24];
@@ -65,7 +65,7 @@ static void gen_free(void *ctx)
 {
     struct flowstats_gen *g = ctx;
 
-    flowmgr_snap_free(g->snap);
+    fm_snap_copy_free(g->snap);
     free(g->ids);
     rest_textbuf_free(&g->out);
     free(g);
@@ -78,7 +78,7 @@ static bool next_switch(struct flowstats_gen *g)
     while (g->next_id < g->n_ids) {
         uint64_t dpid = g->ids[g->next_id++];
         int err;
-        g->snap = flowmgr_snap_take(g->fm, dpid, &err);
+        g->snap = fm_snap_copy_take(g->fm, dpid, &err);
         if (!g->snap && err == -ENOENT)
             continue;
         if (!g->snap) {
@@ -106,9 +106,9 @@ static void gen_fill(struct flowstats_gen *g)
             g->done = true;
             return;
         }
-        const struct flowmgr_snap_entry *e = flowmgr_snap_next(g->snap);
+        const struct fm_snap_copy_entry *e = fm_snap_copy_next(g->snap);
         if (!e) {
-            flowmgr_snap_free(g->snap);
+            fm_snap_copy_free(g->snap);
             g->snap = NULL;
             if (!rest_textbuf_puts(&g->out, "]}"))
                 g->err = -ENOMEM;
@@ -159,7 +159,7 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
         }
         /* One switch: unknown is a 404, decided before the answer starts. */
         dpid_format(one, dp);
-        g->snap = flowmgr_snap_take(g->fm, one, &err);
+        g->snap = fm_snap_copy_take(g->fm, one, &err);
         if (!g->snap) {
             if (err == -ENOENT)
                 rest_error(r, 404, "switch %s is not known", dp);
@@ -174,7 +174,7 @@ void rest_flows_get(struct rest_req *q, struct rest_reply *r)
         if (!rest_textbuf_puts(&g->out, head))
             g->err = -ENOMEM;
     } else {
-        g->n_ids = flowmgr_switches(g->fm, false, &g->ids);
+        g->n_ids = fm_switches(g->fm, false, &g->ids);
         if (g->n_ids < 0 || !rest_textbuf_puts(&g->out, "{"))
             g->err = -ENOMEM;
     }

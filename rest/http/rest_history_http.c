@@ -12,7 +12,7 @@
 #include <microhttpd.h>
 
 #include "sw_view.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
 #include "rest_history.h"
@@ -73,8 +73,8 @@ static void read_gauges(struct rest_server *rs, struct rest_history_sample *s, u
     s->links_up = topo.links < 0 ? -1 : topo.active;
     s->links_down = topo.links < 0 || topo.active < 0 ? -1 : topo.links - topo.active;
     if (rs->src.fm) {
-        struct flowmgr_stats fs;
-        flowmgr_get_stats(rs->src.fm, &fs);
+        struct fm_stats fs;
+        fm_get_stats(rs->src.fm, &fs);
         s->flows_pending = (int64_t)fs.flows_by_state[0];
         s->flows_installed = (int64_t)fs.flows_by_state[1];
         s->flows_error = (int64_t)fs.flows_by_state[2];

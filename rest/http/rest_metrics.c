@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "sw_view.h"
 #include "rest_priv.h"
 #include "store.h"
@@ -380,11 +380,11 @@ static void rest_families(struct rest_server *rs, struct mbuf *b)
 static void flow_families(struct rest_server *rs, struct mbuf *b)
 {
     static const char *const states[3] = {"pending", "installed", "error"};
-    struct flowmgr_stats fs;
+    struct fm_stats fs;
 
     if (!rs->src.fm)
         return;
-    flowmgr_get_stats(rs->src.fm, &fs);
+    fm_get_stats(rs->src.fm, &fs);
     put(b, "# HELP ofcd_flows Stored flows by state.\n# TYPE ofcd_flows gauge\n");
     for (unsigned i = 0; i < 3; i++)
         put(b, "ofcd_flows{state=\"%s\"} %" PRIu64 "\n", states[i], fs.flows_by_state[i]);

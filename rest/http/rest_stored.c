@@ -36,7 +36,7 @@
 
 #include "dpid.h"
 #include "flow_json.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "json_u64.h"
 #include "ofcd_log.h"
 #include "ofp_err.h"
@@ -511,7 +511,7 @@ void rest_switch_flows_get(struct rest_req *q, struct rest_reply *r, uint64_t dp
     if (!rest_need_fm(q, r))
         return;
     dpid_format(dpid, dp);
-    if (flowmgr_state(q->rs->src.fm, dpid) == FLOWMGR_SW_UNKNOWN) {
+    if (fm_state(q->rs->src.fm, dpid) == FM_SW_UNKNOWN) {
         rest_error(r, 404, "switch %s is not known", dp);
         return;
     }

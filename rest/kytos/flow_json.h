@@ -132,7 +132,7 @@ int flow_json_parse_json(const json_t *flow, bool for_delete, struct fm_flow *ou
 /*
  * A stored flow's text (the client's own, rest_flows.c) as the typed flow it
  * was accepted as: the flow manager's decoder for its records (struct
- * flowmgr_env.decode). 0, or -EINVAL when the text no longer parses.
+ * fm_env.decode). 0, or -EINVAL when the text no longer parses.
  */
 int flow_json_record(const char *text, size_t len, struct fm_flow *out);
 

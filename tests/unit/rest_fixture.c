@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "free_port.h"
 #include "of_event.h"
 #include "ofcd_clock.h"
@@ -79,9 +79,9 @@ void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *c
     assert_non_null(f->store = store_open(&sc));
     uint32_t queue_max = cfg->queue_max ? cfg->queue_max : 1000;
     if (!cfg->no_fm) {
-        struct flowmgr_cfg fc = {.queue_max = queue_max};
-        struct flowmgr_env env = {.arg = f, .room = f_room, .send = f_send, .now_us = f_now};
-        assert_non_null(f->fm = flowmgr_create(&fc, &env, f->store));
+        struct fm_cfg fc = {.queue_max = queue_max};
+        struct fm_env env = {.arg = f, .room = f_room, .send = f_send, .now_us = f_now};
+        assert_non_null(f->fm = fm_create(&fc, &env, f->store));
     }
     char users[128];
     snprintf(users, sizeof(users), "%s/users.json", f->dir);
@@ -103,7 +103,7 @@ void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *c
 void rest_fixture_stop(struct rest_fixture *f)
 {
     rest_stop(f->rs);
-    flowmgr_destroy(f->fm);
+    fm_destroy(f->fm);
     store_close(f->store);
     DIR *d = opendir(f->dir);
     assert_non_null(d);
@@ -146,7 +146,7 @@ static void fm_event(struct rest_fixture *f, uint64_t dpid, uint16_t kind)
     q->conn = dpid | FIX_CONN_BIT;
     q->len = sizeof(h);
     memcpy(q->data, &h, sizeof(h));
-    flowmgr_on_event(f->fm, q);
+    fm_on_event(f->fm, q);
     free(q);
 }
 
@@ -162,7 +162,7 @@ void rest_fixture_switch_down(struct rest_fixture *f, uint64_t dpid)
 
 unsigned rest_fixture_tick(struct rest_fixture *f)
 {
-    flowmgr_tick(f->fm);
+    fm_tick(f->fm);
     pthread_mutex_lock(&f->lock);
     unsigned n = f->flow_mods;
     pthread_mutex_unlock(&f->lock);

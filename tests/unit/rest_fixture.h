@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-struct flowmgr;
+struct fm;
 struct rest_server;
 struct store;
 
@@ -35,7 +35,7 @@ struct rest_fixture {
     char dir[64];
     uint16_t port;
     struct store *store;
-    struct flowmgr *fm;
+    struct fm *fm;
     struct rest_server *rs;
     pthread_mutex_t lock;               /* the fake switches' side, below */
     unsigned room;                      /* free slots toward every switch */

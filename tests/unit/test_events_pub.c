@@ -1,5 +1,5 @@
 /*
- * test_events_pub: the flow manager's events (typed, struct flowmgr_event)
+ * test_events_pub: the flow manager's events (typed, struct fm_event)
  * on the event stream as a client reads them. Each kind goes through
  * events_pub_flow into a real hub (rest_events.c) and the client's text is
  * compared byte for byte with what the stream carried when the flow
@@ -18,36 +18,36 @@
 #include <string.h>
 
 #include "events_pub.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "rest_events.h"
 
 struct ev_case {
-    struct flowmgr_event ev;
+    struct fm_event ev;
     const char *text;                 /* the SSE text, as it was */
 };
 
 #define D1 0x1001ull
 
 static const struct ev_case cases[] = {
-    {{.kind = FLOWMGR_EV_INSTALLED, .dpid = D1, .u.installed = {.count = 3}},
+    {{.kind = FM_EV_INSTALLED, .dpid = D1, .u.installed = {.count = 3}},
      "event: flow.installed\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"count\":3}\n\n"},
-    {{.kind = FLOWMGR_EV_INSTALLED, .dpid = UINT64_MAX, .u.installed = {.count = 4096}},
+    {{.kind = FM_EV_INSTALLED, .dpid = UINT64_MAX, .u.installed = {.count = 4096}},
      "event: flow.installed\n"
      "data: {\"dpid\":\"ff:ff:ff:ff:ff:ff:ff:ff\",\"count\":4096}\n\n"},
-    {{.kind = FLOWMGR_EV_ERROR, .dpid = D1,
+    {{.kind = FM_EV_ERROR, .dpid = D1,
       .u.error = {.match_id = 0x0123456789abcdefull, .type = 2, .code = 9,
                   .reason = "BAD_ACTION: BAD_OUT_GROUP \"q\""}},
      "event: flow.error\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"match_id\":\"0123456789abcdef\","
      "\"type\":2,\"code\":9,\"reason\":\"BAD_ACTION: BAD_OUT_GROUP \\\"q\\\"\"}\n\n"},
-    {{.kind = FLOWMGR_EV_ERROR, .dpid = D1,
+    {{.kind = FM_EV_ERROR, .dpid = D1,
       .u.error = {.match_id = 0xfedcba9876543210ull, .type = 65535, .code = 65535,
                   .reason = ""}},
      "event: flow.error\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"match_id\":\"fedcba9876543210\","
      "\"type\":65535,\"code\":65535,\"reason\":\"\"}\n\n"},
-    {{.kind = FLOWMGR_EV_REMOVED, .dpid = D1,
+    {{.kind = FM_EV_REMOVED, .dpid = D1,
       .u.removed = {.match_id = 0x0123456789abcdefull, .stored = true, .cookie = 0x1234,
                     .table_id = 0, .priority = 9, .reason = 1, .duration_s = 7,
                     .packet_count = 3, .byte_count = 180}},
@@ -55,14 +55,14 @@ static const struct ev_case cases[] = {
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"match_id\":\"0123456789abcdef\","
      "\"stored\":true,\"cookie\":\"0x1234\",\"table_id\":0,\"priority\":9,"
      "\"reason\":\"hard_timeout\",\"duration_s\":7,\"packet_count\":3,\"byte_count\":180}\n\n"},
-    {{.kind = FLOWMGR_EV_REMOVED, .dpid = D1,
+    {{.kind = FM_EV_REMOVED, .dpid = D1,
       .u.removed = {.match_id = 1, .stored = false, .cookie = 0, .table_id = 254,
                     .priority = 65535, .reason = 9}},
      "event: flow.removed\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"match_id\":\"0000000000000001\","
      "\"stored\":false,\"cookie\":\"0\",\"table_id\":254,\"priority\":65535,"
      "\"reason\":\"unknown\",\"duration_s\":0,\"packet_count\":0,\"byte_count\":0}\n\n"},
-    {{.kind = FLOWMGR_EV_REMOVED, .dpid = D1,
+    {{.kind = FM_EV_REMOVED, .dpid = D1,
       .u.removed = {.match_id = UINT64_MAX, .stored = true, .cookie = 0xff00000000000001ull,
                     .table_id = 3, .priority = 0, .reason = 5, .duration_s = 4294967295u,
                     .packet_count = 0x8000000000000005ull, .byte_count = UINT64_MAX}},
@@ -71,16 +71,16 @@ static const struct ev_case cases[] = {
      "\"stored\":true,\"cookie\":\"0xff00000000000001\",\"table_id\":3,\"priority\":0,"
      "\"reason\":\"eviction\",\"duration_s\":4294967295,"
      "\"packet_count\":-9223372036854775803,\"byte_count\":-1}\n\n"},
-    {{.kind = FLOWMGR_EV_DELETED, .dpid = D1, .u.deleted = {.count = 1}},
+    {{.kind = FM_EV_DELETED, .dpid = D1, .u.deleted = {.count = 1}},
      "event: flow.deleted\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"count\":1}\n\n"},
-    {{.kind = FLOWMGR_EV_CONSISTENCY, .dpid = D1,
+    {{.kind = FM_EV_CONSISTENCY, .dpid = D1,
       .u.consistency = {.after_connect = true, .aliens_deleted = 1, .missing_reinstalled = 2,
                         .changed_reinstalled = 0}},
      "event: consistency\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"after_connect\":true,"
      "\"aliens_deleted\":1,\"missing_reinstalled\":2,\"changed_reinstalled\":0}\n\n"},
-    {{.kind = FLOWMGR_EV_CONSISTENCY, .dpid = D1,
+    {{.kind = FM_EV_CONSISTENCY, .dpid = D1,
       .u.consistency = {.after_connect = false, .changed_reinstalled = 100000}},
      "event: consistency\n"
      "data: {\"dpid\":\"00:00:00:00:00:00:10:01\",\"after_connect\":false,"

@@ -166,7 +166,7 @@ struct scene {
         *recent, *before_up;
     struct fm_snap snap;
     uint64_t held;
-    struct flowmgr_cfg cfg;
+    struct fm_cfg cfg;
 };
 
 static void scene(struct scene *sc, bool consistency)

@@ -168,7 +168,7 @@ static void test_typed_walk_of_a_copy(void **state)
     entry(&fs[3], 13, 4, 0);
     assert_int_equal(add(&s, &b, &held, fs, 2, 0x300, true), 0);
     assert_int_equal(add(&s, &b, &held, fs + 2, 2, 0x300, false), 1);
-    struct flowmgr_snap *c = fm_snap_take(&s, DPID);
+    struct fm_snap_copy *c = fm_snap_take(&s, DPID);
     assert_non_null(c);
     /* A later reply changes the snapshot, not the copy. */
     assert_int_equal(add(&s, &b, &held, fs, 1, 0x301, false), 1);
@@ -177,7 +177,7 @@ static void test_typed_walk_of_a_copy(void **state)
     static const unsigned shown[3] = {0, 2, 3};
     for (unsigned i = 0; i < 3; i++) {
         const struct ofp_flow_stats *f = &fs[shown[i]];
-        const struct flowmgr_snap_entry *e = flowmgr_snap_next(c);
+        const struct fm_snap_copy_entry *e = fm_snap_copy_next(c);
         assert_non_null(e);
         assert_true(e->dpid == DPID);
         assert_int_equal(e->flow.mod.priority, f->priority);
@@ -200,14 +200,14 @@ static void test_typed_walk_of_a_copy(void **state)
         assert_int_equal(e->duration_sec, f->duration_sec);
         assert_int_equal(e->duration_nsec, 7);
     }
-    assert_null(flowmgr_snap_next(c));
-    assert_null(flowmgr_snap_next(c));
-    flowmgr_snap_free(c);
+    assert_null(fm_snap_copy_next(c));
+    assert_null(fm_snap_copy_next(c));
+    fm_snap_copy_free(c);
     /* An empty snapshot: a copy with nothing in it. */
     c = fm_snap_take(&s, DPID);
     assert_non_null(c);
-    assert_null(flowmgr_snap_next(c));
-    flowmgr_snap_free(c);
+    assert_null(fm_snap_copy_next(c));
+    fm_snap_copy_free(c);
 }
 
 int main(void)

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "flow_json.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "json_u64.h"
 #include "of_event.h"
 #include "ofp_msg.h"
@@ -35,7 +35,7 @@
 struct t {
     char dir[64];
     struct store *store;
-    struct flowmgr *fm;
+    struct fm *fm;
     uint64_t now;
 };
 
@@ -72,10 +72,10 @@ static int setup(void **state)
     t->store = store_open(&sc);
     assert_non_null(t->store);
     t->now = 1000000000ull;
-    struct flowmgr_cfg cfg = {.queue_max = 1000, .window_us = 10000000ull};
-    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
+    struct fm_cfg cfg = {.queue_max = 1000, .window_us = 10000000ull};
+    struct fm_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
                               .decode = flow_json_record};
-    t->fm = flowmgr_create(&cfg, &env, t->store);
+    t->fm = fm_create(&cfg, &env, t->store);
     assert_non_null(t->fm);
     *state = t;
     return 0;
@@ -85,7 +85,7 @@ static int teardown(void **state)
 {
     struct t *t = *state;
     char path[128];
-    flowmgr_destroy(t->fm);
+    fm_destroy(t->fm);
     store_close(t->store);
     snprintf(path, sizeof(path), "%s/data.mdb", t->dir);
     unlink(path);
@@ -108,7 +108,7 @@ static void worker_event(struct t *t, uint64_t dpid, uint16_t kind, const uint8_
     memcpy(q->data, &h, sizeof(h));
     if (len)
         memcpy(q->data + sizeof(h), msg, len);
-    flowmgr_on_event(t->fm, q);
+    fm_on_event(t->fm, q);
     free(q);
 }
 

@@ -1,6 +1,6 @@
-/* flowmgr: see flowmgr.h. The mirror, the send queues and the batches, the
+/* fm: see fm.h. The mirror, the send queues and the batches, the
  * workers' events, and what the consistency check is lent (fm_check.h). */
-#include "flowmgr_priv.h"
+#include "fm_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,14 +14,14 @@
 #include "ofp_msg.h"
 #include "store.h"
 
-OFCD_COUNTER_GROUP_HEAD(flowmgr_counters, "flow_manager", struct flowmgr_stats, flows_by_state,
-                        FLOWMGR_COUNTERS, FLOWMGR_GAUGES);
+OFCD_COUNTER_GROUP_HEAD(fm_counters, "flow_manager", struct fm_stats, flows_by_state,
+                        FM_COUNTERS, FM_GAUGES);
 
 #define FM_FORGET_SWEEP_US 1000000u      /* look for switches to forget this often */
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
 #define FM_WIRE_SMALL FM_FLOW_WIRE_SMALL /* a FLOW_MOD's bytes on the stack: nearly all fit */
 
-static uint64_t fm_now_us(const struct flowmgr *fm)
+static uint64_t fm_now_us(const struct fm *fm)
 {
     return fm->env.now_us(fm->env.arg);
 }
@@ -42,7 +42,7 @@ static size_t sw_bucket(uint64_t dpid)
     return (size_t)((dpid * 0x9e3779b97f4a7c15ull) >> 52) & (FM_SW_BUCKETS - 1);
 }
 
-struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid)
+struct fm_switch *fm_switch_find(struct fm *fm, uint64_t dpid)
 {
     for (struct fm_switch *s = fm->sw_buckets[sw_bucket(dpid)]; s; s = s->hnext)
         if (s->dpid == dpid)
@@ -50,7 +50,7 @@ struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid)
     return NULL;
 }
 
-static struct fm_switch *switch_get(struct flowmgr *fm, uint64_t dpid)
+static struct fm_switch *switch_get(struct fm *fm, uint64_t dpid)
 {
     struct fm_switch *s = fm_switch_find(fm, dpid);
     if (s)
@@ -108,7 +108,7 @@ static void mirror_grow(struct fm_switch *sw)
     sw->n_buckets = nb;
 }
 
-static void count_state(struct flowmgr *fm, uint8_t state, int delta)
+static void count_state(struct fm *fm, uint8_t state, int delta)
 {
     if (state < 3)
         fm->stats.flows_by_state[state] += (uint64_t)(int64_t)delta;
@@ -135,7 +135,7 @@ static const uint8_t *entry_wire(const struct fm_entry *f, uint8_t *buf, uint8_t
 }
 
 /* Insert or replace; the old entry (if any) is freed. */
-static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+static struct fm_entry *mirror_put(struct fm *fm, struct fm_switch *sw, uint64_t match_id,
                                   uint64_t flow_id, uint8_t state, unsigned owner,
                                   const uint8_t *wire, size_t len)
 {
@@ -182,7 +182,7 @@ static struct fm_entry *mirror_put(struct flowmgr *fm, struct fm_switch *sw, uin
 }
 
 /* true when the mirror held that version of the flow. */
-static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_id,
+static bool mirror_del(struct fm *fm, struct fm_switch *sw, uint64_t match_id,
                        uint64_t flow_id)
 {
     for (struct fm_entry **pp = &sw->buckets[flow_bucket(sw, match_id)]; *pp;
@@ -201,7 +201,7 @@ static bool mirror_del(struct flowmgr *fm, struct fm_switch *sw, uint64_t match_
     return false;
 }
 
-static void fm_set_state(struct flowmgr *fm, struct fm_switch *sw, struct fm_entry *f,
+static void fm_set_state(struct fm *fm, struct fm_switch *sw, struct fm_entry *f,
                          uint8_t state, uint16_t err_type, uint16_t err_code)
 {
     int rc = store_set_state(fm->store, sw->dpid, f->match_id, f->flow_id,
@@ -259,7 +259,7 @@ static unsigned owner_index(struct fm_switch *sw, const char *name)
 
 /* Queue a FLOW_MOD (wire bytes, any xid) for sw under owner index o; an
  * ADD counts as in flight for its mirrored flow until answered. */
-static int fm_queue(struct flowmgr *fm, struct fm_switch *sw, unsigned o, bool is_add,
+static int fm_queue(struct fm *fm, struct fm_switch *sw, unsigned o, bool is_add,
                     uint64_t match_id, uint64_t flow_id, const uint8_t *wire, size_t len)
 {
     struct fm_item *it = malloc(sizeof(*it) + len);
@@ -298,7 +298,7 @@ static uint32_t fm_next_xid(struct fm_switch *sw)
 
 /* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
  * class cls; 0 or -ENOBUFS (ring full or no buffer: nothing sent). */
-static int fm_send_wire(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *wire,
+static int fm_send_wire(struct fm *fm, struct fm_switch *sw, const uint8_t *wire,
                         size_t len, uint32_t xid, uint8_t cls)
 {
     uint8_t small[2048];
@@ -321,7 +321,7 @@ static const uint8_t barrier_wire[8] = {OFP13_VERSION, OFPT_BARRIER_REQUEST, 0, 
 
 /* The owner's pacing budget at now_us (token bucket, flow_manager.pacing_per_s
  * per owner per switch): may one more FLOW_MOD go? */
-static bool owner_may_send(struct flowmgr *fm, struct fm_owner *ow, uint64_t now_us)
+static bool owner_may_send(struct fm *fm, struct fm_owner *ow, uint64_t now_us)
 {
     const uint32_t rate = fm->cfg.pacing_per_s;
 
@@ -337,7 +337,7 @@ static bool owner_may_send(struct flowmgr *fm, struct fm_owner *ow, uint64_t now
 
 /* Send the owner's first queued FLOW_MOD into batch. 0, or -ENOBUFS when the
  * way to the switch is full (nothing sent). */
-static int send_head(struct flowmgr *fm, struct fm_switch *sw, struct fm_owner *ow,
+static int send_head(struct fm *fm, struct fm_switch *sw, struct fm_owner *ow,
                      struct fm_batch *batch, uint64_t now_us)
 {
     struct fm_item *it = ow->head;
@@ -368,7 +368,7 @@ static int send_head(struct flowmgr *fm, struct fm_switch *sw, struct fm_owner *
 }
 
 /* Close a batch with its barrier and put it in flight. */
-static void send_barrier(struct flowmgr *fm, struct fm_switch *sw, struct fm_batch *batch)
+static void send_barrier(struct fm *fm, struct fm_switch *sw, struct fm_batch *batch)
 {
     batch->next = NULL;
     batch->barrier_xid = fm_next_xid(sw);
@@ -388,13 +388,13 @@ static void send_barrier(struct flowmgr *fm, struct fm_switch *sw, struct fm_bat
 }
 
 /* In a cluster, only the switch's confirmed master writes to it. */
-static bool fm_may_write(struct flowmgr *fm, const struct fm_switch *sw)
+static bool fm_may_write(struct fm *fm, const struct fm_switch *sw)
 {
     return !fm->env.may_write || fm->env.may_write(fm->env.arg, sw->dpid);
 }
 
 /* Send what may go now on sw. */
-static void fm_pump(struct flowmgr *fm, struct fm_switch *sw, uint64_t now_us)
+static void fm_pump(struct fm *fm, struct fm_switch *sw, uint64_t now_us)
 {
     if (!sw->up || !sw->queued || !fm_may_write(fm, sw))
         return;
@@ -440,7 +440,7 @@ static void add_settled(struct fm_switch *sw, uint64_t match_id, uint64_t flow_i
 }
 
 /* Forget what was queued or in flight on a connection that is gone. */
-static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
+static void switch_reset(struct fm *fm, struct fm_switch *sw)
 {
     for (unsigned o = 0; o < sw->n_owners; o++) {
         struct fm_owner *ow = &sw->owners[o];
@@ -473,13 +473,13 @@ static void switch_reset(struct flowmgr *fm, struct fm_switch *sw)
 /* ---- events ------------------------------------------------------------------- */
 
 /* Hand ev (borrowed) to env.event, if any. */
-static void fm_event(struct flowmgr *fm, const struct flowmgr_event *ev)
+static void fm_publish(struct fm *fm, const struct fm_event *ev)
 {
     if (fm->env.event)
         fm->env.event(fm->env.arg, ev);
 }
 
-static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid)
+static void on_barrier_reply(struct fm *fm, struct fm_switch *sw, uint32_t xid)
 {
     struct fm_batch *b;
     bool found = false;
@@ -518,11 +518,11 @@ static void on_barrier_reply(struct flowmgr *fm, struct fm_switch *sw, uint32_t 
         free(b);
     }
     if (installed)
-        fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_INSTALLED, .dpid = sw->dpid,
+        fm_publish(fm, &(struct fm_event){.kind = FM_EV_INSTALLED, .dpid = sw->dpid,
                                              .u.installed = {.count = installed}});
 }
 
-static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
+static void on_error(struct fm *fm, struct fm_switch *sw, uint32_t xid,
                      const struct ofp_error *e)
 {
     char what[96];
@@ -546,8 +546,8 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
                 LOG_WARN_RL(&fm->rl_log.rejected, fm_now_us(fm), "flows", "switch %016" PRIx64
                             " rejected flow %016" PRIx64 ": %s", sw->dpid, s->match_id, what);
                 fm_set_state(fm, sw, f, STORE_FLOW_ERROR, e->type, e->code);
-                fm_event(fm, &(struct flowmgr_event){
-                                 .kind = FLOWMGR_EV_ERROR, .dpid = sw->dpid,
+                fm_publish(fm, &(struct fm_event){
+                                 .kind = FM_EV_ERROR, .dpid = sw->dpid,
                                  .u.error = {.match_id = s->match_id, .type = e->type,
                                              .code = e->code, .reason = what}});
             } else {
@@ -567,14 +567,14 @@ static void on_error(struct flowmgr *fm, struct fm_switch *sw, uint32_t xid,
 /* The switch removed a flow (a timeout, a DELETE, a group or meter going)
  * and said so: only published; the store keeps what it holds (a stored flow
  * gone from the switch is the consistency check's business). */
-static void on_flow_removed(struct flowmgr *fm, struct fm_switch *sw,
+static void on_flow_removed(struct fm *fm, struct fm_switch *sw,
                             const struct ofp_flow_removed *fr)
 {
     if (!fm->env.event)
         return;
     uint64_t id = fm_match_id(sw->dpid, fr->table_id, fr->priority, &fr->match);
-    fm_event(fm, &(struct flowmgr_event){
-                     .kind = FLOWMGR_EV_REMOVED, .dpid = sw->dpid,
+    fm_publish(fm, &(struct fm_event){
+                     .kind = FM_EV_REMOVED, .dpid = sw->dpid,
                      .u.removed = {.match_id = id, .stored = fm_entry_find(sw, id) != NULL,
                                    .cookie = fr->cookie, .table_id = fr->table_id,
                                    .priority = fr->priority, .reason = fr->reason,
@@ -586,7 +586,7 @@ static void on_flow_removed(struct flowmgr *fm, struct fm_switch *sw,
 /* ---- flow statistics and the consistency check ---------------------------------- */
 
 /* Ask sw for its flows; the xid becomes sw->stats_xid. */
-static int request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
+static int request_flow_stats(struct fm *fm, struct fm_switch *sw)
 {
     struct ofp_msg m;
     struct ofp_buf b;
@@ -615,7 +615,7 @@ static int request_flow_stats(struct flowmgr *fm, struct fm_switch *sw)
 
 /* What the consistency check is lent of one switch (fm_check.h's view). */
 struct fm_view_sw {
-    struct flowmgr *fm;
+    struct fm *fm;
     struct fm_switch *sw;
 };
 
@@ -705,7 +705,7 @@ static const struct fm_view_ops view_ops = {
 
 /* The check over sw's snapshot; what it did is counted, logged and
  * published here. */
-static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, uint64_t now)
+static void run_check(struct fm *fm, struct fm_switch *sw, bool connect, uint64_t now)
 {
     struct fm_view_sw vs = {fm, sw};
     const struct fm_view v = {&view_ops, &vs};
@@ -728,8 +728,8 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
                         (unsigned long)r.aliens, (unsigned long)r.missing,
                         (unsigned long)r.changed, (unsigned long)r.confirmed);
         if (r.aliens || r.missing || r.changed)
-            fm_event(fm, &(struct flowmgr_event){
-                             .kind = FLOWMGR_EV_CONSISTENCY, .dpid = sw->dpid,
+            fm_publish(fm, &(struct fm_event){
+                             .kind = FM_EV_CONSISTENCY, .dpid = sw->dpid,
                              .u.consistency = {.after_connect = connect,
                                                .aliens_deleted = r.aliens,
                                                .missing_reinstalled = r.missing,
@@ -743,7 +743,7 @@ static void run_check(struct flowmgr *fm, struct fm_switch *sw, bool connect, ui
  * outstanding (control xid) or a worker's poll (the worker forwards only
  * its own), within the reply's bounds and the budget of all snapshots
  * (fm_snap.h); a complete reply gets the check that is due. */
-static void on_flow_stats(struct flowmgr *fm, struct fm_switch *sw, const uint8_t *msg,
+static void on_flow_stats(struct fm *fm, struct fm_switch *sw, const uint8_t *msg,
                           size_t len, uint32_t xid, bool more)
 {
     const struct fm_snap_bounds bounds = {.max_bytes = fm->cfg.snap_max_bytes,
@@ -806,7 +806,7 @@ static void on_flow_stats(struct flowmgr *fm, struct fm_switch *sw, const uint8_
     }
 }
 
-static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t conn)
+static void on_switch_up(struct fm *fm, struct fm_switch *sw, conn_handle_t conn)
 {
     switch_reset(fm, sw);
     sw->up = true;
@@ -819,7 +819,7 @@ static void on_switch_up(struct flowmgr *fm, struct fm_switch *sw, conn_handle_t
                  "waits for the periodic statistics", sw->dpid);
 }
 
-void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q)
+void fm_on_event(struct fm *fm, const struct qmsg *q)
 {
     struct of_event_hdr h;
 
@@ -869,7 +869,7 @@ out:
     pthread_mutex_unlock(&fm->lock);
 }
 
-static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
+static void switch_free(struct fm *fm, struct fm_switch *sw)
 {
     switch_reset(fm, sw);
     for (size_t i = 0; i < sw->n_buckets; i++)
@@ -887,7 +887,7 @@ static void switch_free(struct flowmgr *fm, struct fm_switch *sw)
  * forget_after_us: a peer cycling through made-up dpids cannot grow the
  * table. One that has stored flows stays (they are installed when it
  * comes back). */
-static void forget_gone(struct flowmgr *fm, uint64_t now)
+static void forget_gone(struct fm *fm, uint64_t now)
 {
     for (size_t b = 0; b < FM_SW_BUCKETS; b++) {
         struct fm_switch **pp = &fm->sw_buckets[b];
@@ -905,7 +905,7 @@ static void forget_gone(struct flowmgr *fm, uint64_t now)
     }
 }
 
-void flowmgr_tick(struct flowmgr *fm)
+void fm_tick(struct fm *fm)
 {
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
@@ -920,7 +920,7 @@ void flowmgr_tick(struct flowmgr *fm)
     pthread_mutex_unlock(&fm->lock);
 }
 
-bool flowmgr_has_flows(struct flowmgr *fm, uint64_t dpid)
+bool fm_has_flows(struct fm *fm, uint64_t dpid)
 {
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
@@ -929,7 +929,7 @@ bool flowmgr_has_flows(struct flowmgr *fm, uint64_t dpid)
     return has;
 }
 
-void flowmgr_forget(struct flowmgr *fm, uint64_t dpid)
+void fm_forget(struct fm *fm, uint64_t dpid)
 {
     pthread_mutex_lock(&fm->lock);
     struct fm_switch **pp = &fm->sw_buckets[sw_bucket(dpid)];
@@ -946,21 +946,21 @@ void flowmgr_forget(struct flowmgr *fm, uint64_t dpid)
 
 /* ---- REST side ------------------------------------------------------------------ */
 
-enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid)
+enum fm_sw_state fm_state(struct fm *fm, uint64_t dpid)
 {
-    enum flowmgr_sw_state st = FLOWMGR_SW_UNKNOWN;
+    enum fm_sw_state st = FM_SW_UNKNOWN;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     if (sw && sw->up)
-        st = FLOWMGR_SW_UP;
+        st = FM_SW_UP;
     else if (sw && (sw->seen || sw->n_flows))
-        st = FLOWMGR_SW_DOWN;
+        st = FM_SW_DOWN;
     pthread_mutex_unlock(&fm->lock);
     return st;
 }
 
-int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out)
+int fm_switches(struct fm *fm, bool up_only, uint64_t **out)
 {
     size_t n = 0, cap = 64;
     uint64_t *v = malloc(cap * sizeof(*v));
@@ -989,7 +989,7 @@ int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out)
     return (int)n;
 }
 
-int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s)
+int fm_admit(struct fm *fm, uint64_t dpid, size_t n, unsigned *retry_s)
 {
     int rc = 0;
     const uint32_t rate = fm->cfg.pacing_per_s;
@@ -1017,7 +1017,7 @@ int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s
 }
 
 /* Give back up to held of sw's reservation (under the lock). */
-static void admit_release(struct flowmgr *fm, struct fm_switch *sw, size_t held)
+static void admit_release(struct fm *fm, struct fm_switch *sw, size_t held)
 {
     if (!sw)
         return;
@@ -1027,7 +1027,7 @@ static void admit_release(struct flowmgr *fm, struct fm_switch *sw, size_t held)
     fm->stats.reserved -= held;
 }
 
-void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held)
+void fm_admit_cancel(struct fm *fm, uint64_t dpid, size_t held)
 {
     if (!held)
         return;
@@ -1039,7 +1039,7 @@ void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held)
 /* Which of a batch's flows the store holds in the version given: called in
  * the order of the batch's match_ids, for the keys stored. */
 struct ours_ctx {
-    const struct flowmgr_add_one *adds;
+    const struct fm_add_one *adds;
     size_t n, next;
     bool *ours;
     uint64_t *added;                /* each one's stored version (its added_ns) */
@@ -1060,26 +1060,26 @@ static int mark_ours(const struct store_flow *f, void *arg)
     return 0;
 }
 
-int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
+int fm_add(struct fm *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n)
 {
-    struct flowmgr_add_one *adds = calloc(n ? n : 1, sizeof(*adds));
+    struct fm_add_one *adds = calloc(n ? n : 1, sizeof(*adds));
     int rc = adds ? 0 : -ENOMEM;
 
     for (size_t i = 0; i < n && rc == 0; i++) {
-        adds[i] = (struct flowmgr_add_one){match_ids[i], flow_ids[i], flows[i].owner, NULL, 0};
+        adds[i] = (struct fm_add_one){match_ids[i], flow_ids[i], flows[i].owner, NULL, 0};
         if (!(adds[i].wire = fm_encode_flow_mod(&flows[i].mod, &adds[i].len)))
             rc = -EINVAL;
     }
     if (rc == 0)
-        rc = flowmgr_add_admitted(fm, dpid, adds, n, 0);
+        rc = fm_add_admitted(fm, dpid, adds, n, 0);
     for (size_t i = 0; adds && i < n; i++)
         free((void *)adds[i].wire);
     free(adds);
     return rc;
 }
 
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr_add_one *adds,
+int fm_add_admitted(struct fm *fm, uint64_t dpid, const struct fm_add_one *adds,
                          size_t n, size_t held)
 {
     int rc = 0;
@@ -1119,11 +1119,11 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     }
     free(mids);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        const struct flowmgr_add_one *a = &adds[i];
+        const struct fm_add_one *a = &adds[i];
         if (oc.ours && !oc.ours[i])
             continue;
         /* Already mirrored in this version (a cluster's watch got here
-         * first, flowmgr_sync): its ADD is queued, on its way, or answered
+         * first, fm_sync): its ADD is queued, on its way, or answered
          * (installed before this completion ran). */
         const struct fm_entry *have = fm_entry_find(sw, a->match_id);
         uint64_t added = oc.added ? oc.added[i] : 0;
@@ -1148,8 +1148,8 @@ int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr
     return rc;
 }
 
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct ofp_flow_mod *sel,
-                           struct flowmgr_key **keys, size_t *n, size_t *cap)
+int fm_delete_victims(struct fm *fm, uint64_t dpid, const struct ofp_flow_mod *sel,
+                           struct fm_key **keys, size_t *n, size_t *cap)
 {
     int rc = 0;
 
@@ -1174,7 +1174,7 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct ofp_f
                 continue;
             if (*n == *cap) {
                 size_t nc = *cap ? *cap * 2 : 64;
-                struct flowmgr_key *nk = realloc(*keys, nc * sizeof(*nk));
+                struct fm_key *nk = realloc(*keys, nc * sizeof(*nk));
                 if (!nk) {
                     rc = -ENOMEM;
                     break;
@@ -1182,16 +1182,16 @@ int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct ofp_f
                 *keys = nk;
                 *cap = nc;
             }
-            (*keys)[(*n)++] = (struct flowmgr_key){dpid, f->match_id, f->flow_id};
+            (*keys)[(*n)++] = (struct fm_key){dpid, f->match_id, f->flow_id};
         }
     pthread_mutex_unlock(&fm->lock);
     return rc;
 }
 
-int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+int fm_deleted(struct fm *fm, const struct fm_key *keys, size_t n_keys,
                     uint64_t dpid, const struct fm_flow *sels, size_t n_sels)
 {
-    struct flowmgr_sel *ss = calloc(n_sels ? n_sels : 1, sizeof(*ss));
+    struct fm_sel *ss = calloc(n_sels ? n_sels : 1, sizeof(*ss));
     int rc = ss ? 0 : -ENOMEM;
     size_t ok = 0;
 
@@ -1204,15 +1204,15 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
     }
     /* The store has deleted them whatever: the mirror follows even when a
      * selector could not be sent. */
-    int drc = flowmgr_deleted_admitted(fm, keys, n_keys, dpid, ss, ok, 0);
+    int drc = fm_deleted_admitted(fm, keys, n_keys, dpid, ss, ok, 0);
     for (size_t i = 0; i < ok; i++)
         free((void *)ss[i].wire);
     free(ss);
     return rc ? rc : drc;
 }
 
-int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct flowmgr_sel *sels, size_t n_sels,
+int fm_deleted_admitted(struct fm *fm, const struct fm_key *keys, size_t n_keys,
+                             uint64_t dpid, const struct fm_sel *sels, size_t n_sels,
                              size_t held)
 {
     int rc = 0;
@@ -1229,7 +1229,7 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
         if (keys[i].dpid == dpid && mirror_del(fm, sw, keys[i].match_id, keys[i].flow_id))
             gone++;
     if (gone)
-        fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_DELETED, .dpid = dpid,
+        fm_publish(fm, &(struct fm_event){.kind = FM_EV_DELETED, .dpid = dpid,
                                              .u.deleted = {.count = gone}});
     for (size_t i = 0; i < n_sels && sw->up && rc == 0; i++)
         rc = fm_queue(fm, sw, owner_index(sw, sels[i].owner), false, 0, 0, sels[i].wire,
@@ -1240,7 +1240,7 @@ int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys,
 }
 
 /* The mirror's state follows the store's without writing it back. */
-static void mirror_state(struct flowmgr *fm, struct fm_entry *f, uint8_t state)
+static void mirror_state(struct fm *fm, struct fm_entry *f, uint8_t state)
 {
     count_state(fm, f->state, -1);
     f->state = state;
@@ -1248,7 +1248,7 @@ static void mirror_state(struct flowmgr *fm, struct fm_entry *f, uint8_t state)
 }
 
 /* The flow f gone elsewhere: off the switch, exactly that one. */
-static int queue_delete_strict(struct flowmgr *fm, struct fm_switch *sw, const struct fm_entry *f)
+static int queue_delete_strict(struct fm *fm, struct fm_switch *sw, const struct fm_entry *f)
 {
     struct ofp_flow_mod have;
     struct ofp_err err;
@@ -1267,7 +1267,7 @@ static int queue_delete_strict(struct flowmgr *fm, struct fm_switch *sw, const s
 
 /* A stored record's FLOW_MOD as the mirror keeps it (malloc'd into *wire):
  * 0, -EINVAL (its JSON does not parse to the flow of its key), -ENOMEM. */
-static int record_wire(struct flowmgr *fm, const struct store_flow *sf, uint8_t **wire,
+static int record_wire(struct fm *fm, const struct store_flow *sf, uint8_t **wire,
                        size_t *len)
 {
     struct fm_flow *flow = malloc(sizeof(*flow));
@@ -1285,7 +1285,7 @@ static int record_wire(struct flowmgr *fm, const struct store_flow *sf, uint8_t 
 }
 
 /* The stored record sf as the mirror's new version, its ADD queued. */
-static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store_flow *sf)
+static int sync_put(struct fm *fm, struct fm_switch *sw, const struct store_flow *sf)
 {
     uint8_t *wire;
     size_t len;
@@ -1311,7 +1311,7 @@ static int sync_put(struct flowmgr *fm, struct fm_switch *sw, const struct store
     return rc;
 }
 
-int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id)
+int fm_sync(struct fm *fm, uint64_t dpid, uint64_t match_id)
 {
     struct store_flow sf;
 
@@ -1330,7 +1330,7 @@ int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id)
             if (sw->up)
                 queue_delete_strict(fm, sw, f);
             mirror_del(fm, sw, match_id, f->flow_id);
-            fm_event(fm, &(struct flowmgr_event){.kind = FLOWMGR_EV_DELETED, .dpid = dpid,
+            fm_publish(fm, &(struct fm_event){.kind = FM_EV_DELETED, .dpid = dpid,
                                                  .u.deleted = {.count = 1}});
         }
         rc = 0;
@@ -1357,9 +1357,9 @@ int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id)
 /* Copied under the lock, decoded outside it (fm_snap.c): a switch's 100,000
  * flows must not hold up the control thread or other requests while they
  * are walked and rendered. */
-struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err)
+struct fm_snap_copy *fm_snap_copy_take(struct fm *fm, uint64_t dpid, int *err)
 {
-    struct flowmgr_snap *s = NULL;
+    struct fm_snap_copy *s = NULL;
 
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
@@ -1371,7 +1371,7 @@ struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *e
     return s;
 }
 
-void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out)
+void fm_get_stats(struct fm *fm, struct fm_stats *out)
 {
     pthread_mutex_lock(&fm->lock);
     *out = fm->stats;
@@ -1381,14 +1381,14 @@ void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out)
 /* ---- life cycle --------------------------------------------------------------- */
 
 struct load_ctx {
-    struct flowmgr *fm;
+    struct fm *fm;
     uint64_t loaded, bad;
 };
 
 static int load_one(const struct store_flow *sf, void *arg)
 {
     struct load_ctx *lc = arg;
-    struct flowmgr *fm = lc->fm;
+    struct fm *fm = lc->fm;
 
     if (sf->state == STORE_FLOW_DELETED)
         return 0;                    /* only listed, until purged */
@@ -1409,10 +1409,10 @@ static int load_one(const struct store_flow *sf, void *arg)
     return 0;
 }
 
-struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowmgr_env *env,
+struct fm *fm_create(const struct fm_cfg *cfg, const struct fm_env *env,
                                struct store *store)
 {
-    struct flowmgr *fm = calloc(1, sizeof(*fm));
+    struct fm *fm = calloc(1, sizeof(*fm));
 
     if (!fm || !(fm->sw_buckets = calloc(FM_SW_BUCKETS, sizeof(*fm->sw_buckets)))) {
         free(fm);
@@ -1436,7 +1436,7 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     int rc = store_foreach(store, NULL, load_one, &lc);
     if (rc < 0) {
         LOG_ERR("flows", "cannot read the flow store: %s", strerror(-rc));
-        flowmgr_destroy(fm);
+        fm_destroy(fm);
         return NULL;
     }
     LOG_INFO("flows", "flow manager: %lu stored flows loaded (%lu unusable); consistency "
@@ -1446,7 +1446,7 @@ struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowm
     return fm;
 }
 
-void flowmgr_destroy(struct flowmgr *fm)
+void fm_destroy(struct fm *fm)
 {
     if (!fm)
         return;

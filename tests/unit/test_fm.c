@@ -1,6 +1,6 @@
 /*
- * test_flowmgr: the flow manager's promises, with a fake way to the
- * switches (struct flowmgr_env), a fake clock and a real store, the
+ * test_fm: the flow manager's promises, with a fake way to the
+ * switches (struct fm_env), a fake clock and a real store, the
  * memory backend (the same contract as LMDB's, test_store; no disk):
  * FLOW_MODs then one BARRIER per batch in class P3; the barrier reply marks
  * the batch installed (and covers an earlier batch whose barrier could not
@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "flow_json.h"
-#include "flowmgr.h"
+#include "fm.h"
 #include "fm_change.h"
-#include "flowmgr_priv.h"
+#include "fm_priv.h"
 #include "ofcd_ctl.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
 #include "log_capture.h"
@@ -48,8 +48,8 @@ struct sent {
 
 struct t {
     struct store *store;
-    struct flowmgr *fm;
-    struct flowmgr_cfg cfg;
+    struct fm *fm;
+    struct fm_cfg cfg;
     struct sent sent[512];
     unsigned n_sent;
     unsigned room;
@@ -105,7 +105,7 @@ static uint64_t f_now(void *arg)
 
 /* Every field of the typed event, one line (the JSON they become on the
  * stream is test_events_pub's). */
-static void f_event(void *arg, const struct flowmgr_event *ev)
+static void f_event(void *arg, const struct fm_event *ev)
 {
     struct t *t = arg;
     size_t n = strlen(t->events);
@@ -113,17 +113,17 @@ static void f_event(void *arg, const struct flowmgr_event *ev)
     size_t room = sizeof(t->events) - n;
 
     switch (ev->kind) {
-    case FLOWMGR_EV_INSTALLED:
+    case FM_EV_INSTALLED:
         snprintf(p, room, "flow.installed dpid=%016" PRIx64 " count=%" PRIu64 "\n", ev->dpid,
                  ev->u.installed.count);
         break;
-    case FLOWMGR_EV_ERROR:
+    case FM_EV_ERROR:
         snprintf(p, room, "flow.error dpid=%016" PRIx64 " match_id=%016" PRIx64 " type=%u "
                  "code=%u reason=%s\n", ev->dpid, ev->u.error.match_id, ev->u.error.type,
                  ev->u.error.code, ev->u.error.reason);
         break;
-    case FLOWMGR_EV_REMOVED: {
-        const struct flowmgr_ev_removed *r = &ev->u.removed;
+    case FM_EV_REMOVED: {
+        const struct fm_ev_removed *r = &ev->u.removed;
         snprintf(p, room, "flow.removed dpid=%016" PRIx64 " match_id=%016" PRIx64 " stored=%d "
                  "cookie=%#" PRIx64 " table_id=%u priority=%u reason=%u duration_s=%u "
                  "packet_count=%" PRIu64 " byte_count=%" PRIu64 "\n", ev->dpid, r->match_id,
@@ -131,11 +131,11 @@ static void f_event(void *arg, const struct flowmgr_event *ev)
                  r->packet_count, r->byte_count);
         break;
     }
-    case FLOWMGR_EV_DELETED:
+    case FM_EV_DELETED:
         snprintf(p, room, "flow.deleted dpid=%016" PRIx64 " count=%" PRIu64 "\n", ev->dpid,
                  ev->u.deleted.count);
         break;
-    case FLOWMGR_EV_CONSISTENCY:
+    case FM_EV_CONSISTENCY:
         snprintf(p, room, "consistency dpid=%016" PRIx64 " after_connect=%d aliens_deleted=%"
                  PRIu64 " missing_reinstalled=%" PRIu64 " changed_reinstalled=%" PRIu64 "\n",
                  ev->dpid, ev->u.consistency.after_connect, ev->u.consistency.aliens_deleted,
@@ -146,19 +146,19 @@ static void f_event(void *arg, const struct flowmgr_event *ev)
 
 #define SEC_US 1000000ull
 
-static struct flowmgr *open_fm(struct t *t)
+static struct fm *open_fm(struct t *t)
 {
-    struct flowmgr_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
+    struct fm_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
                               .decode = flow_json_record, .event = f_event,
                               .may_write = f_may_write};
-    return flowmgr_create(&t->cfg, &env, t->store);
+    return fm_create(&t->cfg, &env, t->store);
 }
 
 /* A new flow manager on the same store, with t->cfg as it is now (a
  * restart, or another configuration). */
 static void reopen(struct t *t)
 {
-    flowmgr_destroy(t->fm);
+    fm_destroy(t->fm);
     t->fm = open_fm(t);
     assert_non_null(t->fm);
 }
@@ -185,7 +185,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct t *t = *state;
-    flowmgr_destroy(t->fm);
+    fm_destroy(t->fm);
     store_close(t->store);
     free(t);
     return 0;
@@ -205,7 +205,7 @@ static void event_dp(struct t *t, uint64_t dpid, uint16_t kind, conn_handle_t co
     memcpy(q->data, &h, sizeof(h));
     if (len)
         memcpy(q->data + sizeof(h), msg, len);
-    flowmgr_on_event(t->fm, q);
+    fm_on_event(t->fm, q);
     free(q);
 }
 
@@ -303,7 +303,7 @@ static void add_flow(struct t *t, const char *json, struct added *out)
     struct store_flow sf = {.dpid = DPID, .match_id = out->match_id, .flow_id = out->flow_id,
                             .state = STORE_FLOW_PENDING, .json = json, .json_len = strlen(json)};
     assert_int_equal(store_put(t->store, &sf), 0);
-    assert_int_equal(flowmgr_add(t->fm, DPID, &out->flow, &out->match_id, &out->flow_id, 1), 0);
+    assert_int_equal(fm_add(t->fm, DPID, &out->flow, &out->match_id, &out->flow_id, 1), 0);
     json_decref(j);
 }
 
@@ -321,7 +321,7 @@ static void add_n(struct t *t, unsigned n, struct added *a)
  * with held FLOW_MODs admitted for them. */
 static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, size_t held)
 {
-    struct flowmgr_add_one adds[16];
+    struct fm_add_one adds[16];
     uint8_t wires[16][FM_FLOW_WIRE_SMALL];
     char json[160], err[128];
 
@@ -334,7 +334,7 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, 
         json_decref(j);
         a[i].match_id = fm_flow_match_id(DPID, &a[i].flow);
         a[i].flow_id = fm_flow_id(DPID, &a[i].flow);
-        adds[i] = (struct flowmgr_add_one){a[i].match_id, a[i].flow_id, a[i].flow.owner,
+        adds[i] = (struct fm_add_one){a[i].match_id, a[i].flow_id, a[i].flow.owner,
                                            wires[i], 0};
         assert_int_equal(fm_flow_mod_encode(&a[i].flow.mod, wires[i], sizeof(wires[i]),
                                             &adds[i].len), 0);
@@ -342,7 +342,7 @@ static void add_batch(struct t *t, unsigned n, unsigned first, struct added *a, 
                                 .flow_id = a[i].flow_id, .json = json, .json_len = strlen(json)};
         assert_int_equal(store_put(t->store, &sf), 0);
     }
-    assert_int_equal(flowmgr_add_admitted(t->fm, DPID, adds, n, held), 0);
+    assert_int_equal(fm_add_admitted(t->fm, DPID, adds, n, held), 0);
 }
 
 static int state_of(struct t *t, const struct added *a, uint16_t *etype, uint16_t *ecode)
@@ -398,11 +398,11 @@ static void test_batch_then_barrier_installs(void **state)
 {
     struct t *t = *state;
     struct added a[3];
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UNKNOWN);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_UNKNOWN);
     switch_up(t, CONN_A);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UP);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_UP);
     unsigned from = t->n_sent;
     add_n(t, 3, a);
     /* Each request is its own batch: FLOW_MOD then BARRIER, all in P3, on
@@ -431,14 +431,14 @@ static void test_batch_then_barrier_installs(void **state)
         assert_int_equal(state_of(t, &a[i], NULL, NULL), STORE_FLOW_INSTALLED);
     /* One event for the reply, with every flow it installed. */
     assert_string_equal(t->events, "flow.installed dpid=0000000000001001 count=3\n");
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.confirmed, 3);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 3);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 0);
     /* A reply on a stale connection or with a foreign xid changes nothing. */
     barrier_reply(t, CONN_B, 0x80000001u);
     barrier_reply(t, CONN_A, 12345);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.barrier_replies, 1);
 }
 
@@ -504,7 +504,7 @@ static void test_pacing_delays_never_drops(void **state)
 {
     struct t *t = *state;
     struct added a[5];
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
     /* Reopen with 10 FLOW_MODs/s per owner: a burst of 1. */
     t->cfg.pacing_per_s = 10;
@@ -513,21 +513,21 @@ static void test_pacing_delays_never_drops(void **state)
     unsigned from = t->n_sent;
     add_n(t, 5, a);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     t->now += 100 * MS;
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
     /* Idle time does not bank more than the burst. */
     t->now += 10000 * MS;
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 3);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.queued, 2);
     assert_true(st.paced > 0);
     for (int i = 0; i < 2; i++) {
         t->now += 100 * MS;
-        flowmgr_tick(t->fm);
+        fm_tick(t->fm);
     }
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 5);
     /* In order. */
@@ -542,14 +542,14 @@ static void test_pacing_delays_never_drops(void **state)
     struct added b[20];
     add_n(t, 18, b);
     unsigned retry = 0;
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), -EBUSY);
+    assert_int_equal(fm_admit(t->fm, DPID, 10, &retry), -EBUSY);
     assert_true(retry >= 1);
-    assert_int_equal(flowmgr_admit(t->fm, 0x999, 10, &retry), 0);
-    flowmgr_admit_cancel(t->fm, 0x999, 10);
+    assert_int_equal(fm_admit(t->fm, 0x999, 10, &retry), 0);
+    fm_admit_cancel(t->fm, 0x999, 10);
     /* Checked on every request, also with nothing waiting: one that alone
      * is more than queue_max can never fit. */
-    assert_int_equal(flowmgr_admit(t->fm, 0x999, 17, &retry), -E2BIG);
-    assert_int_equal(flowmgr_admit(t->fm, 0x999, 16, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, 0x999, 17, &retry), -E2BIG);
+    assert_int_equal(fm_admit(t->fm, 0x999, 16, &retry), 0);
 }
 
 /* fm/queue's text for words, its status in *rc: malloc'd. */
@@ -558,7 +558,7 @@ static char *fm_queue_text(struct t *t, int argc, char **argv, int *rc)
     struct ofcd_ctl *c = ofcd_ctl_create();
     struct ofcd_ctl_out out;
 
-    assert_int_equal(flowmgr_ctl_register(t->fm, c), 0);
+    assert_int_equal(fm_ctl_register(t->fm, c), 0);
     ofcd_ctl_out_init(&out, OFCD_CTL_REPLY_MAX);
     *rc = ofcd_ctl_execute(c, argc, argv, &out);
     char *text = strdup(out.buf ? out.buf : "");
@@ -580,7 +580,7 @@ static void test_fm_queue_shows_waiting(void **state)
     reopen(t);
     switch_up(t, CONN_A);
     add_n(t, 5, a);                             /* 1 sent (burst of 1), 4 wait */
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 3, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 3, &retry), 0);
     char *text = fm_queue_text(t, 1, (char *[]){"fm/queue"}, &rc);
     assert_int_equal(rc, 0);
     assert_non_null(strstr(text, "1 switches; FLOW_MODs waiting 4, reserved 3\n"));
@@ -598,7 +598,7 @@ static void test_fm_queue_shows_waiting(void **state)
     assert_int_equal(rc, -ENOENT);
     assert_non_null(strstr(text, "no switch 000000000000004d"));
     free(text);
-    flowmgr_admit_cancel(t->fm, DPID, 3);
+    fm_admit_cancel(t->fm, DPID, 3);
 }
 
 /* Flows still waiting for their pacing turn are in flight: a check in the
@@ -607,7 +607,7 @@ static void test_paced_flows_not_requeued(void **state)
 {
     struct t *t = *state;
     struct added a[3];
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
     t->cfg.pacing_per_s = 10;
     reopen(t);
@@ -618,7 +618,7 @@ static void test_paced_flows_not_requeued(void **state)
     /* A window later the switch reports none of them. */
     t->now += 20000 * MS;
     flow_stats_reply(t, CONN_A, 0x200, NULL, 0);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.missing_reinstalled, 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD) + st.queued, 3);
 }
@@ -639,7 +639,7 @@ static void test_ring_room_and_lost_barrier(void **state)
     /* The next batch's barrier does not fit: the one after answers for it. */
     t->room = 1000;
     t->refuse_type = OFPT_BARRIER_REQUEST;
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 5);
     assert_int_equal(count_type(t, from, OFPT_BARRIER_REQUEST), 1);
     add_n(t, 1, b);
@@ -667,7 +667,7 @@ static void test_reconnect_and_consistency(void **state)
 {
     struct t *t = *state;
     struct added a[3];
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
     t->cfg.n_ignore_cookie = 1;
     t->cfg.ignore_cookie[0] = (struct ofcd_range){0xab00, 0xabff};
@@ -678,7 +678,7 @@ static void test_reconnect_and_consistency(void **state)
     /* Down, then up on a new connection: the first complete FLOW reply
      * drives the check; the switch lost flow 2 and holds three aliens. */
     event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_DOWN);
     t->now += 1000 * MS;
     switch_up(t, CONN_B);
     uint32_t req = last_of(t, OFPT_MULTIPART_REQUEST)->xid;
@@ -721,7 +721,7 @@ static void test_reconnect_and_consistency(void **state)
     assert_int_equal(del->fm.command, OFPFC_DELETE_STRICT);
     assert_int_equal(del->fm.priority, 7);
     assert_true(ofp_match_equal(&del->fm.match, &alien_old.flow.mod.match));
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.alien_deleted, 1);
     assert_int_equal(st.missing_reinstalled, 1);
     assert_int_equal(st.dropped_on_down, 0);
@@ -756,7 +756,7 @@ static void test_not_master_sends_nothing(void **state)
     switch_up(t, CONN_A);
     unsigned from = t->n_sent;
     add_n(t, 3, a);
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
     assert_int_equal(state_of(t, &a[0], NULL, NULL), STORE_FLOW_PENDING);
     /* The switch reports an alien and lacks our flows: a slave leaves it. */
@@ -772,14 +772,14 @@ static void test_not_master_sends_nothing(void **state)
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
     /* Master now: the queued flows go, with their barrier. */
     t->not_master = false;
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 3);
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     assert_int_equal(state_of(t, &a[2], NULL, NULL), STORE_FLOW_INSTALLED);
 }
 
 /* A flow record written to the store by another writer (a cluster's other
- * node): flowmgr_sync mirrors it and queues its ADD; the same version with
+ * node): fm_sync mirrors it and queues its ADD; the same version with
  * a new state takes the state; replaced by another version, the new ADD;
  * deleted in the store, a DELETE_STRICT and gone from the mirror. */
 static void test_sync_follows_other_writers(void **state)
@@ -803,68 +803,68 @@ static void test_sync_follows_other_writers(void **state)
                             .json_len = strlen(text)};
     assert_int_equal(store_put(t->store, &sf), 0);
     unsigned from = t->n_sent;
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.priority, 4444);
     assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.command, OFPFC_ADD);
-    assert_true(flowmgr_has_flows(t->fm, DPID));
+    assert_true(fm_has_flows(t->fm, DPID));
     /* Its master wrote installed: the same version, no FLOW_MOD. */
     sf.state = STORE_FLOW_INSTALLED;
     assert_int_equal(store_put(t->store, &sf), 0);
     from = t->n_sent;
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
-    struct flowmgr_stats st;
-    flowmgr_get_stats(t->fm, &st);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
     /* The same version stored again (a client POSTed it once more): pending
      * again, its ADD goes again. */
     sf.state = STORE_FLOW_PENDING;
     assert_int_equal(store_put(t->store, &sf), 0);
     from = t->n_sent;
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     /* The request's own path after the watch (the cluster's order): the
      * version is mirrored pending already, no second ADD. */
     from = t->n_sent;
-    assert_int_equal(flowmgr_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
+    assert_int_equal(fm_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
     /* Stored again, and the switch answers the watch's ADD before the
      * request's own path runs: still that version, no second ADD (every
      * flow POSTed to a cluster went twice, its state written twice). */
     assert_int_equal(store_put(t->store, &sf), 0);
     from = t->n_sent;
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
     from = t->n_sent;
-    assert_int_equal(flowmgr_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
+    assert_int_equal(fm_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
     /* The other order: the request's path first, then the watch. */
     assert_int_equal(store_put(t->store, &sf), 0);
     from = t->n_sent;
-    assert_int_equal(flowmgr_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
+    assert_int_equal(fm_add(t->fm, DPID, &b.flow, &mid, &fid, 1), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     barrier_reply(t, CONN_A, last_of(t, OFPT_BARRIER_REQUEST)->xid);
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 2);
     /* Deleted by the other node: DELETE_STRICT, and gone here. */
     assert_int_equal(store_del(t->store, DPID, mid), 0);
     from = t->n_sent;
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.command, OFPFC_DELETE_STRICT);
     assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.priority, 4444);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_INSTALLED], 1);
     /* Again: nothing left to do. */
     from = t->n_sent;
-    assert_int_equal(flowmgr_sync(t->fm, DPID, mid), 0);
+    assert_int_equal(fm_sync(t->fm, DPID, mid), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
 }
 
@@ -897,8 +897,8 @@ static void test_changed_flow_reinstalled(void **state)
     const struct sent *add = last_of(t, OFPT_FLOW_MOD);
     assert_int_equal(add->fm.command, OFPFC_ADD);
     assert_int_equal(add->fm.priority, 100);
-    struct flowmgr_stats st;
-    flowmgr_get_stats(t->fm, &st);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.changed_reinstalled, 1);
     assert_int_equal(st.alien_deleted, 0);
 }
@@ -934,9 +934,9 @@ static void test_delete_selection(void **state)
         json_t *j = json_loads(cases[c].del, 0, NULL);
         assert_int_equal(flow_json_parse_json(j, true, &del, NULL, err, sizeof(err)), 0);
         json_decref(j);
-        struct flowmgr_key *keys = NULL;
+        struct fm_key *keys = NULL;
         size_t n = 0, cap = 0;
-        assert_int_equal(flowmgr_delete_victims(t->fm, DPID, &del.mod, &keys, &n, &cap), 0);
+        assert_int_equal(fm_delete_victims(t->fm, DPID, &del.mod, &keys, &n, &cap), 0);
         unsigned got = 0;
         for (size_t k = 0; k < n; k++)
             for (int i = 0; i < 4; i++)
@@ -954,19 +954,19 @@ static void test_delete_selection(void **state)
     json_t *j = json_loads("{\"match\": {\"dl_type\": 2054}}", 0, NULL);
     assert_int_equal(flow_json_parse_json(j, true, &del, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    struct flowmgr_key key = {DPID, a[2].match_id, a[2].flow_id};
+    struct fm_key key = {DPID, a[2].match_id, a[2].flow_id};
     assert_int_equal(store_del(t->store, DPID, a[2].match_id), 0);
     unsigned from = t->n_sent;
-    assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, &del, 1), 0);
+    assert_int_equal(fm_deleted(t->fm, &key, 1, DPID, &del, 1), 0);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 1);
     assert_int_equal(last_of(t, OFPT_FLOW_MOD)->fm.command, OFPFC_DELETE);
-    struct flowmgr_stats st;
-    flowmgr_get_stats(t->fm, &st);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
     /* The stream hears of it once, with the number the mirror dropped; the
      * same keys again (already gone) are not a second deletion. */
     assert_string_equal(t->events, "flow.deleted dpid=0000000000001001 count=1\n");
-    assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, NULL, 0), 0);
+    assert_int_equal(fm_deleted(t->fm, &key, 1, DPID, NULL, 0), 0);
     assert_string_equal(t->events, "flow.deleted dpid=0000000000001001 count=1\n");
 }
 
@@ -1023,9 +1023,9 @@ static void test_restart_reloads(void **state)
     add_n(t, 3, a);
     /* ofcd restarts: a new flow manager on the same store. */
     reopen(t);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);   /* known by its flows */
-    struct flowmgr_stats st;
-    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_DOWN);   /* known by its flows */
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
     switch_up(t, CONN_B);
     unsigned from = t->n_sent;
@@ -1055,8 +1055,8 @@ static void test_restart_skips_deleted(void **state)
                      0);
     assert_int_equal(marked, 1);
     reopen(t);
-    struct flowmgr_stats st;
-    flowmgr_get_stats(t->fm, &st);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 2);
     switch_up(t, CONN_B);
     unsigned from = t->n_sent;
@@ -1079,23 +1079,23 @@ static void test_gone_switches_forgotten(void **state)
     reopen(t);
     switch_up(t, CONN_A);
     event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_DOWN);
     t->now += 59 * SEC_US;
-    flowmgr_tick(t->fm);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    fm_tick(t->fm);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_DOWN);
     t->now += 2 * SEC_US;
-    flowmgr_tick(t->fm);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UNKNOWN);
-    struct flowmgr_stats st;
-    flowmgr_get_stats(t->fm, &st);
+    fm_tick(t->fm);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_UNKNOWN);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.switches_forgotten, 1);
     /* With a stored flow it stays, however long it is gone. */
     switch_up(t, CONN_B);
     add_n(t, 1, a);
     event(t, QMSG_EV_SWITCH_DOWN, CONN_B, NULL, 0);
     t->now += 3600 * SEC_US;
-    flowmgr_tick(t->fm);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    fm_tick(t->fm);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_DOWN);
 }
 
 /* n old-enough flows ofcd never stored (priority 500 + i), as the switch
@@ -1124,7 +1124,7 @@ static void test_unsolicited_control_stats_dropped(void **state)
     struct added a[1];
     struct fm_flow al[4];
     struct ofp_flow_stats fs[4];
-    struct flowmgr_stats st;
+    struct fm_stats st;
     int err;
 
     switch_up(t, CONN_A);
@@ -1140,7 +1140,7 @@ static void test_unsolicited_control_stats_dropped(void **state)
     for (unsigned i = 0; i < 100; i++)
         flow_stats_part(t, DPID, CONN_A, req + 1 + i % 3, fs, 4, i % 10 != 9);
     flow_stats_part(t, DPID, CONN_A, 0xfffffff0u, fs, 4, false);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     if (st.snapshot_unsolicited != 101 || st.checks || count_type(t, from, OFPT_FLOW_MOD))
         fail_msg("forged parts: %" PRIu64 " counted unsolicited (want 101), %" PRIu64
                  " checks, %u FLOW_MODs sent (want 0, 0); events: %s",
@@ -1148,28 +1148,28 @@ static void test_unsolicited_control_stats_dropped(void **state)
                  t->events);
     assert_int_equal(st.snapshot_bytes, 0);
     assert_null(strstr(t->events, "consistency"));
-    struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
+    struct fm_snap_copy *sn = fm_snap_copy_take(t->fm, DPID, &err);
     assert_non_null(sn);
-    assert_null(flowmgr_snap_next(sn));
-    flowmgr_snap_free(sn);
+    assert_null(fm_snap_copy_next(sn));
+    fm_snap_copy_free(sn);
     /* The reply asked for is the snapshot and gets the on-connect check. */
     struct ofp_flow_stats mine;
     entry_of(&a[0].flow, 20, &mine);
     flow_stats_reply(t, CONN_A, req, &mine, 1);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.checks, 1);
     assert_true(st.snapshot_bytes > 0);
     uint64_t held = st.snapshot_bytes;
     /* Its xid again, once answered, is not asked for any more. */
     flow_stats_reply(t, CONN_A, req, fs, 4);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.snapshot_unsolicited, 102);
     assert_int_equal(st.snapshot_bytes, held);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
     /* The worker's own polls (no control bit: it forwards only the xids it
      * asked for) still make the snapshot. */
     flow_stats_reply(t, CONN_A, 0x300, &mine, 1);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.snapshot_unsolicited, 102);
 }
 
@@ -1192,11 +1192,11 @@ static void test_snapshot_typed_entries(void **state)
     fs[0].packet_count = 11;
     fs[1].byte_count = 22;
     flow_stats_reply(t, CONN_A, 0x300, fs, 3);
-    struct flowmgr_snap *sn = flowmgr_snap_take(t->fm, DPID, &err);
+    struct fm_snap_copy *sn = fm_snap_copy_take(t->fm, DPID, &err);
     assert_non_null(sn);
     assert_int_equal(err, 0);
     for (unsigned i = 0; i < 2; i++) {
-        const struct flowmgr_snap_entry *e = flowmgr_snap_next(sn);
+        const struct fm_snap_copy_entry *e = fm_snap_copy_next(sn);
         assert_non_null(e);
         assert_true(e->dpid == DPID);
         assert_true(e->match_id == a[i].match_id);
@@ -1206,12 +1206,12 @@ static void test_snapshot_typed_entries(void **state)
         assert_true(e->byte_count == (i ? 22 : 0));
         assert_int_equal(e->flow.mod.priority, a[i].flow.mod.priority);
     }
-    const struct flowmgr_snap_entry *e = flowmgr_snap_next(sn);
+    const struct fm_snap_copy_entry *e = fm_snap_copy_next(sn);
     assert_non_null(e);
     assert_true(e->match_id == fm_flow_match_id(DPID, &al[0]));
-    assert_null(flowmgr_snap_next(sn));
-    flowmgr_snap_free(sn);
-    assert_null(flowmgr_snap_take(t->fm, 0x9999, &err));
+    assert_null(fm_snap_copy_next(sn));
+    fm_snap_copy_free(sn);
+    assert_null(fm_snap_copy_take(t->fm, 0x9999, &err));
     assert_int_equal(err, -ENOENT);
 }
 
@@ -1225,7 +1225,7 @@ static void test_snapshot_budget_across_switches(void **state)
     const conn_handle_t conn2 = 0x0000000300000003ull;
     static struct fm_flow young_s[100], old_s[100];
     static struct ofp_flow_stats young[100], old[100];
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
     /* One part of 100 entries is 6,416 bytes: one fits, two do not. */
     t->cfg.snap_budget_bytes = 12000;
@@ -1235,7 +1235,7 @@ static void test_snapshot_budget_across_switches(void **state)
     switch_up_dp(t, DPID, CONN_A);
     flow_stats_part(t, DPID, CONN_A, last_of(t, OFPT_MULTIPART_REQUEST)->xid, young, 100,
                     false);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.checks, 1);
     /* The second switch's reply: its first part would pass the budget. The
      * rest of it is ignored, and the old aliens in it are not deleted. */
@@ -1244,7 +1244,7 @@ static void test_snapshot_budget_across_switches(void **state)
     unsigned from = t->n_sent;
     flow_stats_part(t, dp2, conn2, req2, old, 100, true);
     flow_stats_part(t, dp2, conn2, req2, old, 10, false);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     if (st.snapshot_over_budget != 1 || st.checks != 1 || count_type(t, from, OFPT_FLOW_MOD))
         fail_msg("over the budget: %" PRIu64 " abandoned (want 1), %" PRIu64 " checks (want 1),"
                  " %u FLOW_MODs (want 0), %" PRIu64 " bytes held", st.snapshot_over_budget,
@@ -1252,7 +1252,7 @@ static void test_snapshot_budget_across_switches(void **state)
     assert_int_equal(st.snapshot_bytes, 6416);     /* the first switch's */
     /* A reply of it that fits (a statistics poll) is taken and checked. */
     flow_stats_part(t, dp2, conn2, 0x400, old, 10, false);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.checks, 2);
     assert_int_equal(st.snapshot_bytes, 6416 + 656);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 10);
@@ -1260,7 +1260,7 @@ static void test_snapshot_budget_across_switches(void **state)
      * (GET flows still shows it); forgetting it gives everything back. */
     flow_stats_part(t, DPID, CONN_A, 0x401, young, 10, true);
     event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.snapshot_bytes, 6416 + 656);
 }
 
@@ -1271,20 +1271,20 @@ static void test_admission_reserves(void **state)
 {
     struct t *t = *state;
     struct added a[10], b[10];
-    struct flowmgr_stats st;
+    struct fm_stats st;
     unsigned retry = 0;
 
     t->cfg.queue_max = 16;
     reopen(t);
     switch_up(t, CONN_A);
     t->room = 0;                     /* nothing leaves: what is queued stays */
-    int ra = flowmgr_admit(t->fm, DPID, 10, &retry);
-    int rb = flowmgr_admit(t->fm, DPID, 10, &retry);
+    int ra = fm_admit(t->fm, DPID, 10, &retry);
+    int rb = fm_admit(t->fm, DPID, 10, &retry);
     if (ra == 0)
         add_batch(t, 10, 0, a, 10);
     if (rb == 0)
         add_batch(t, 10, 10, b, 10);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     if (st.queued + st.reserved > 16 || ra != 0 || rb != -EBUSY)
         fail_msg("two requests of 10, queue_max 16: admitted %d and %d, %" PRIu64 " queued, %"
                  PRIu64 " reserved", ra, rb, st.queued, st.reserved);
@@ -1292,12 +1292,12 @@ static void test_admission_reserves(void **state)
     assert_int_equal(st.reserved, 0);
     assert_int_equal(st.queued, 10);
     /* A request that fails (store error, client gone) gives its room back. */
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), -EBUSY);
-    flowmgr_admit_cancel(t->fm, DPID, 6);
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
-    flowmgr_admit_cancel(t->fm, DPID, 6);
-    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(fm_admit(t->fm, DPID, 6, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), -EBUSY);
+    fm_admit_cancel(t->fm, DPID, 6);
+    assert_int_equal(fm_admit(t->fm, DPID, 6, &retry), 0);
+    fm_admit_cancel(t->fm, DPID, 6);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.reserved, 0);
 }
 
@@ -1305,7 +1305,7 @@ static void test_admission_reserves(void **state)
  * completion, on the store's committer. */
 struct committed_add {
     struct t *t;
-    struct flowmgr_add_one add;
+    struct fm_add_one add;
     uint8_t wire[FM_FLOW_WIRE_SMALL];
     struct store_flow rec;
     char json[160];
@@ -1320,7 +1320,7 @@ static void add_committed(void *arg, int rc)
 
     store_batch_times(c->t->store, &bt);
     c->taken_us = bt.taken_us;
-    c->rc = rc == 0 ? flowmgr_add_admitted(c->t->fm, DPID, &c->add, 1, 0) : rc;
+    c->rc = rc == 0 ? fm_add_admitted(c->t->fm, DPID, &c->add, 1, 0) : rc;
 }
 
 static void committed_add_make(struct t *t, struct committed_add *c, unsigned in_port,
@@ -1372,9 +1372,9 @@ static void test_committed_batch_mirrors_what_is_stored(void **state)
 {
     struct t *t = *state;
     struct committed_add a, b;
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
-    flowmgr_destroy(t->fm);
+    fm_destroy(t->fm);
     store_close(t->store);
     struct store_config sc = {.backend = STORE_BACKEND_MEMORY, .linger_us = 200000,
                               .batch_target = 64};
@@ -1389,7 +1389,7 @@ static void test_committed_batch_mirrors_what_is_stored(void **state)
     unsigned from = t->n_sent;
     two_adds_one_batch(t, &a, &b);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 2);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 2);
 
     committed_add_make(t, &a, 3, 5);
@@ -1400,7 +1400,7 @@ static void test_committed_batch_mirrors_what_is_stored(void **state)
     const struct sent *m = last_of(t, OFPT_FLOW_MOD);
     assert_non_null(m);
     assert_int_equal(m->fm.command, OFPFC_ADD);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 3);
     /* The mirror holds the last version (a delete chooses its victims there). */
     struct fm_flow sel;
@@ -1408,9 +1408,9 @@ static void test_committed_batch_mirrors_what_is_stored(void **state)
     json_t *j = json_loads("{\"match\": {\"in_port\": 3}}", 0, NULL);
     assert_int_equal(flow_json_parse_json(j, true, &sel, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    struct flowmgr_key *keys = NULL;
+    struct fm_key *keys = NULL;
     size_t n = 0, cap = 0;
-    assert_int_equal(flowmgr_delete_victims(t->fm, DPID, &sel.mod, &keys, &n, &cap), 0);
+    assert_int_equal(fm_delete_victims(t->fm, DPID, &sel.mod, &keys, &n, &cap), 0);
     assert_int_equal(n, 1);
     assert_true(keys[0].match_id == b.add.match_id && keys[0].flow_id == b.add.flow_id);
     free(keys);
@@ -1422,21 +1422,21 @@ static void test_deleted_bad_selector_still_forgets(void **state)
 {
     struct t *t = *state;
     struct added a;
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
     switch_up(t, CONN_A);
     add_flow(t, "{\"priority\": 9, \"match\": {\"in_port\": 4}}", &a);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 1);
     struct fm_flow bad = a.flow;
     fm_flow_fixup(&bad);
     bad.mod.command = 99;                           /* no such FLOW_MOD command */
-    struct flowmgr_key key = {DPID, a.match_id, a.flow_id};
+    struct fm_key key = {DPID, a.match_id, a.flow_id};
     assert_int_equal(store_del(t->store, DPID, a.match_id), 0);
     unsigned from = t->n_sent;
-    assert_int_equal(flowmgr_deleted(t->fm, &key, 1, DPID, &bad, 1), -EINVAL);
+    assert_int_equal(fm_deleted(t->fm, &key, 1, DPID, &bad, 1), -EINVAL);
     assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.flows_by_state[STORE_FLOW_PENDING], 0);
 }
 
@@ -1446,9 +1446,9 @@ static void test_delete_admission_reserved(void **state)
 {
     struct t *t = *state;
     struct fm_flow del[10];
-    struct flowmgr_sel sels[10];
+    struct fm_sel sels[10];
     uint8_t wires[10][256];
-    struct flowmgr_stats st;
+    struct fm_stats st;
     unsigned retry = 0;
     char json[64], err[128];
 
@@ -1466,17 +1466,17 @@ static void test_delete_admission_reserved(void **state)
         assert_int_equal(fm_flow_mod_encode(&del[i].mod, wires[i], sizeof(wires[i]),
                                             &sels[i].len), 0);
     }
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */
-    int rc = flowmgr_admit(t->fm, DPID, 10, &retry);                   /* an add meanwhile */
+    assert_int_equal(fm_admit(t->fm, DPID, 10, &retry), 0);       /* the delete */
+    int rc = fm_admit(t->fm, DPID, 10, &retry);                   /* an add meanwhile */
     if (rc != -EBUSY)
         fail_msg("an add of 10 while a delete of 10 waits for its commit, queue_max 16: %d",
                  rc);
-    assert_int_equal(flowmgr_deleted_admitted(t->fm, NULL, 0, DPID, sels, 10, 10), 0);
-    flowmgr_get_stats(t->fm, &st);
+    assert_int_equal(fm_deleted_admitted(t->fm, NULL, 0, DPID, sels, 10, 10), 0);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.queued, 10);
     assert_int_equal(st.reserved, 0);
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 7, &retry), -EBUSY);
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 6, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 7, &retry), -EBUSY);
+    assert_int_equal(fm_admit(t->fm, DPID, 6, &retry), 0);
 }
 
 /* ---- fm_change: stored, then handed over (fm_change.h) ---------------------------------- */
@@ -1501,17 +1501,17 @@ static void test_change_add_then_delete(void **state)
     struct t *t = *state;
     struct committed_add a;
     struct change_box add = {.rc = 1}, del = {.rc = 1};
-    struct flowmgr_sel sel;
+    struct fm_sel sel;
     struct fm_flow sf;
     uint8_t wire[256];
     unsigned retry;
     char err[128];
-    struct flowmgr_stats st;
+    struct fm_stats st;
     struct store_flow got;
 
     switch_up(t, CONN_A);
     committed_add_make(t, &a, 3, 4);
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
     add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .adds = &a.add};
     add.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &add.part,
                                 .n_parts = 1, .recs = &a.rec, .n_recs = 1,
@@ -1523,11 +1523,11 @@ static void test_change_add_then_delete(void **state)
     json_t *j = json_loads("{\"match\": {\"in_port\": 3}}", 0, NULL);
     assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    sel = (struct flowmgr_sel){"", wire, 0};
+    sel = (struct fm_sel){"", wire, 0};
     assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, sizeof(wire), &sel.len), 0);
-    struct flowmgr_key victims[2] = {{DPID, a.add.match_id, a.add.flow_id},
+    struct fm_key victims[2] = {{DPID, a.add.match_id, a.add.flow_id},
                                      {DPID, a.add.match_id, a.add.flow_id}};
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 1, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
     del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .dels = &sel};
     del.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &del.part,
                                 .n_parts = 1, .victims = victims, .n_victims = 2,
@@ -1549,7 +1549,7 @@ static void test_change_add_then_delete(void **state)
     if (i_add < 0 || i_del < i_add)
         fail_msg("the switch got the ADD at %d and the DELETE at %d", i_add, i_del);
     assert_int_equal(store_get(t->store, DPID, a.add.match_id, &got), -ENOENT);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.reserved, 0);
 }
 
@@ -1561,9 +1561,9 @@ static void test_change_refused_and_empty(void **state)
     struct t *t = *state;
     struct committed_add a;
     struct change_box add = {.rc = 1}, del = {.rc = 1};
-    struct flowmgr_stats st;
+    struct fm_stats st;
     struct fm_flow sf;
-    struct flowmgr_sel sel;
+    struct fm_sel sel;
     uint8_t wire[256];
     unsigned retry;
     char err[128];
@@ -1573,21 +1573,21 @@ static void test_change_refused_and_empty(void **state)
     switch_up(t, CONN_A);
     committed_add_make(t, &a, 5, 6);
     a.rec.state = (enum store_flow_state)99;         /* the store refuses it */
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 4, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 4, &retry), 0);
     add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .adds = &a.add};
     add.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &add.part,
                                 .n_parts = 1, .recs = &a.rec, .n_recs = 1,
                                 .done = change_box_done, .arg = &add};
     assert_int_equal(fm_change_submit(&add.ch), -EINVAL);
     assert_int_equal(add.rc, 1);                     /* done does not run */
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.reserved, 0);
-    assert_int_equal(flowmgr_admit(t->fm, DPID, 4, &retry), 0);
+    assert_int_equal(fm_admit(t->fm, DPID, 4, &retry), 0);
 
     json_t *j = json_loads("{\"match\": {\"in_port\": 9}}", 0, NULL);
     assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
     json_decref(j);
-    sel = (struct flowmgr_sel){"", wire, 0};
+    sel = (struct fm_sel){"", wire, 0};
     assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, sizeof(wire), &sel.len), 0);
     unsigned before = t->n_sent;
     del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .dels = &sel};
@@ -1595,12 +1595,12 @@ static void test_change_refused_and_empty(void **state)
                                 .n_parts = 1, .done = change_box_done, .arg = &del};
     assert_int_equal(fm_change_submit(&del.ch), -EALREADY);
     assert_int_equal(del.rc, 1);
-    flowmgr_tick(t->fm);
+    fm_tick(t->fm);
     bool sent = false;
     for (unsigned i = before; i < t->n_sent; i++)
         sent |= t->sent[i].type == OFPT_FLOW_MOD && t->sent[i].fm.command == OFPFC_DELETE;
     assert_true(sent);
-    flowmgr_get_stats(t->fm, &st);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.reserved, 0);
 }
 
@@ -1640,8 +1640,8 @@ static void test_xid_wrap(void **state)
     assert_int_equal(ec, OFPBMC_BAD_FIELD);
     /* The batch before the wrap: answered by the later barrier. */
     assert_int_equal(state_of(t, &b[0], NULL, NULL), STORE_FLOW_INSTALLED);
-    struct flowmgr_stats fst;
-    flowmgr_get_stats(t->fm, &fst);
+    struct fm_stats fst;
+    fm_get_stats(t->fm, &fst);
     assert_int_equal(fst.errors, 2);
     assert_int_equal(fst.barrier_replies, 1);
 }
@@ -1653,23 +1653,23 @@ static void test_view_forgets_switch(void **state)
 {
     struct t *t = *state;
     struct added a[1];
-    struct flowmgr_stats st;
+    struct fm_stats st;
 
     switch_up(t, CONN_A);
-    assert_false(flowmgr_has_flows(t->fm, DPID));
-    flowmgr_forget(t->fm, DPID);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UP);
+    assert_false(fm_has_flows(t->fm, DPID));
+    fm_forget(t->fm, DPID);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_UP);
     event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
-    flowmgr_forget(t->fm, DPID);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_UNKNOWN);
-    flowmgr_get_stats(t->fm, &st);
+    fm_forget(t->fm, DPID);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_UNKNOWN);
+    fm_get_stats(t->fm, &st);
     assert_int_equal(st.switches_forgotten, 1);
     switch_up(t, CONN_B);
     add_n(t, 1, a);
     event(t, QMSG_EV_SWITCH_DOWN, CONN_B, NULL, 0);
-    assert_true(flowmgr_has_flows(t->fm, DPID));
-    flowmgr_forget(t->fm, DPID);
-    assert_int_equal(flowmgr_state(t->fm, DPID), FLOWMGR_SW_DOWN);
+    assert_true(fm_has_flows(t->fm, DPID));
+    fm_forget(t->fm, DPID);
+    assert_int_equal(fm_state(t->fm, DPID), FM_SW_DOWN);
 }
 
 int main(void)

@@ -1,17 +1,17 @@
 /*
- * flowmgr_priv: the flow manager's state (flowmgr.c), here so its white-box
- * test can reach it too (test_flowmgr starts a switch's xids near the wrap)
- * and so can the operator's view of its queues (flowmgr_ctl.c, fm/queue).
+ * fm_priv: the flow manager's state (fm.c), here so its white-box
+ * test can reach it too (test_fm starts a switch's xids near the wrap)
+ * and so can the operator's view of its queues (fm_ctl.c, fm/queue).
  * Nothing else includes it: the consistency check sees the mirror through
  * fm_check.h's view, the snapshot is fm_snap.h's. Everything here is
- * guarded by flowmgr.lock.
+ * guarded by fm.lock.
  */
-#ifndef OFCD_FLOWMGR_PRIV_H
-#define OFCD_FLOWMGR_PRIV_H
+#ifndef OFCD_FM_PRIV_H
+#define OFCD_FM_PRIV_H
 
 #include <pthread.h>
 
-#include "flowmgr.h"
+#include "fm.h"
 #include "fm_check.h"
 #include "fm_slab.h"
 #include "fm_snap.h"
@@ -67,7 +67,7 @@ struct fm_batch {
 };
 
 #define FM_MAX_OWNERS 32
-#define FM_SW_BUCKETS 4096u             /* the switches' hash (flowmgr.c, flowmgr_ctl.c) */
+#define FM_SW_BUCKETS 4096u             /* the switches' hash (fm.c, fm_ctl.c) */
 
 struct fm_switch {
     struct fm_switch *hnext;
@@ -85,7 +85,7 @@ struct fm_switch {
     struct fm_owner owners[FM_MAX_OWNERS];
     unsigned n_owners;
     size_t queued;
-    size_t reserved;                /* admitted FLOW_MODs not yet queued (flowmgr_admit) */
+    size_t reserved;                /* admitted FLOW_MODs not yet queued (fm_admit) */
     unsigned rr;                    /* owner served first next time */
     struct fm_batch *bhead, *btail;
     struct fm_snap snap;            /* its last FLOW statistics reply, and the next */
@@ -96,9 +96,9 @@ struct fm_switch {
     uint64_t last_check_us;
 };
 
-struct flowmgr {
-    struct flowmgr_cfg cfg;
-    struct flowmgr_env env;
+struct fm {
+    struct fm_cfg cfg;
+    struct fm_env env;
     struct store *store;
     pthread_mutex_t lock;
     struct fm_slab slab;            /* the mirror's entries (under lock) */
@@ -112,9 +112,9 @@ struct flowmgr {
             snap_unsolicited, snap_budget;
     } rl_log;
     struct fm_check_log check_log;
-    struct flowmgr_stats stats;
+    struct fm_stats stats;
 };
 
-struct fm_switch *fm_switch_find(struct flowmgr *fm, uint64_t dpid);
+struct fm_switch *fm_switch_find(struct fm *fm, uint64_t dpid);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * flowmgr: the flow manager — what ofcd believes each switch's flow table
+ * fm: the flow manager — what ofcd believes each switch's flow table
  * should hold, getting it there, and noticing when it is not.
  *
  * Owns, per switch (dpid):
@@ -15,25 +15,25 @@
  *  - the last complete flow-statistics reply (fm_snap.c), for GET flows and
  *    for the consistency check (fm_check.c): a worker's poll, or the reply
  *    to its own request (no other control-thread xid is taken), all
- *    switches' together within flowmgr_cfg.snap_budget_bytes;
+ *    switches' together within fm_cfg.snap_budget_bytes;
  *  - the admission of REST requests: FLOW_MODs reserved per switch from
- *    before a request's commit until queued (flowmgr_admit), so queued and
+ *    before a request's commit until queued (fm_admit), so queued and
  *    reserved never pass flow_manager.queue_max.
  *
  * It speaks typed flows (fm_flow.h) and typed events, never a client's
  * format: the Kytos JSON is the REST face's (rest/kytos), which the app
  * hands in as env.decode to read the store's records at start. It reaches
- * switches only through struct flowmgr_env (the app glues that to the io
+ * switches only through struct fm_env (the app glues that to the io
  * lcores' msg_out rings), so it runs in unit tests without DPDK.
  *
  * A change of the stored flows reaches it through fm_change.h (stored
- * first, then flowmgr_add_admitted / flowmgr_deleted_admitted from the
+ * first, then fm_add_admitted / fm_deleted_admitted from the
  * store's committer); nothing else calls those two.
  *
- * Threads: REST handlers (libmicrohttpd's pool) call flowmgr_state(),
- * flowmgr_admit[_cancel](), flowmgr_delete_victims() and the readers; the
+ * Threads: REST handlers (libmicrohttpd's pool) call fm_state(),
+ * fm_admit[_cancel](), fm_delete_victims() and the readers; the
  * store's committer the _admitted pair (fm_change); the control thread calls
- * flowmgr_on_event() for what the workers report and flowmgr_tick() every
+ * fm_on_event() for what the workers report and fm_tick() every
  * wake-up. One mutex guards everything; no call blocks on I/O while
  * holding it except the store's non-blocking state updates and reads.
  *
@@ -41,8 +41,8 @@
  * worker's (which count up from 1 per connection); they wrap from
  * 0xffffffff to 0x80000001 and are compared in serial-number order.
  */
-#ifndef OFCD_FLOWMGR_H
-#define OFCD_FLOWMGR_H
+#ifndef OFCD_FM_H
+#define OFCD_FM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,11 +54,11 @@
 #include "qmsg.h"
 
 struct store;
-struct flowmgr;
+struct fm;
 
-#define FLOWMGR_MAX_APPS 8
+#define FM_MAX_APPS 8
 
-struct flowmgr_cfg {
+struct fm_cfg {
     uint32_t pacing_per_s;          /* per owner per switch, 0 = none */
     uint32_t queue_max;             /* FLOW_MODs waiting per switch before 503 */
     bool consistency;
@@ -76,32 +76,32 @@ struct flowmgr_cfg {
      * bound): a reply that would pass it is abandoned. */
     uint64_t snap_budget_bytes;
     /* The cookies of the apps' flows (of_app.h): theirs, never aliens. */
-    struct ofcd_range app_cookie[FLOWMGR_MAX_APPS];
+    struct ofcd_range app_cookie[FM_MAX_APPS];
     unsigned n_app_cookie;
 };
 
-/* What happened to flows (struct flowmgr_env.event); the app publishes
+/* What happened to flows (struct fm_env.event); the app publishes
  * them on the event stream (app/events_pub.c names each kind there). */
-enum flowmgr_event_kind {
-    FLOWMGR_EV_INSTALLED,           /* a barrier reply installed stored flows */
-    FLOWMGR_EV_ERROR,               /* the switch rejected a stored flow */
-    FLOWMGR_EV_REMOVED,             /* the switch removed a flow and said so */
-    FLOWMGR_EV_DELETED,             /* stored flows were deleted (flowmgr_deleted) */
-    FLOWMGR_EV_CONSISTENCY,         /* a consistency check deleted or re-installed */
+enum fm_event_kind {
+    FM_EV_INSTALLED,           /* a barrier reply installed stored flows */
+    FM_EV_ERROR,               /* the switch rejected a stored flow */
+    FM_EV_REMOVED,             /* the switch removed a flow and said so */
+    FM_EV_DELETED,             /* stored flows were deleted (fm_deleted) */
+    FM_EV_CONSISTENCY,         /* a consistency check deleted or re-installed */
 };
 
-struct flowmgr_ev_installed {
+struct fm_ev_installed {
     uint64_t count;                 /* flows the reply moved to installed */
 };
 
-struct flowmgr_ev_error {
+struct fm_ev_error {
     uint64_t match_id;
     uint16_t type, code;            /* the switch's OFPT_ERROR */
     const char *reason;             /* type/code as text (ofp_err_format) */
 };
 
 /* One FLOW_REMOVED, whether or not ofcd stores the flow. */
-struct flowmgr_ev_removed {
+struct fm_ev_removed {
     uint64_t match_id;
     bool stored;                    /* the mirror holds a flow of that match_id */
     uint64_t cookie;
@@ -112,29 +112,29 @@ struct flowmgr_ev_removed {
     uint64_t packet_count, byte_count;
 };
 
-struct flowmgr_ev_deleted {
+struct fm_ev_deleted {
     uint64_t count;                 /* stored flows the mirror let go */
 };
 
-struct flowmgr_ev_consistency {
+struct fm_ev_consistency {
     bool after_connect;             /* the check after a (re)connect */
     uint64_t aliens_deleted, missing_reinstalled, changed_reinstalled;
 };
 
-struct flowmgr_event {
-    enum flowmgr_event_kind kind;
+struct fm_event {
+    enum fm_event_kind kind;
     uint64_t dpid;
     union {
-        struct flowmgr_ev_installed installed;
-        struct flowmgr_ev_error error;
-        struct flowmgr_ev_removed removed;
-        struct flowmgr_ev_deleted deleted;
-        struct flowmgr_ev_consistency consistency;
+        struct fm_ev_installed installed;
+        struct fm_ev_error error;
+        struct fm_ev_removed removed;
+        struct fm_ev_deleted deleted;
+        struct fm_ev_consistency consistency;
     } u;
 };
 
 /* How the flow manager reaches switches, and its clock. */
-struct flowmgr_env {
+struct fm_env {
     void *arg;
     /* Free slots for class cls on the way to the switch on conn. */
     unsigned (*room)(void *arg, conn_handle_t conn, uint8_t cls);
@@ -147,17 +147,17 @@ struct flowmgr_env {
      * format itself. 0, or a negative errno (that record is not managed). */
     int (*decode)(const char *text, size_t len, struct fm_flow *out);
     /* What happened to flows, for the event stream (may be NULL): one
-     * struct flowmgr_event, borrowed for the call; called with the flow
+     * struct fm_event, borrowed for the call; called with the flow
      * manager's lock held (on the control thread or a REST thread), so it
      * must not call back. */
-    void (*event)(void *arg, const struct flowmgr_event *ev);
+    void (*event)(void *arg, const struct fm_event *ev);
     /* In a cluster: may this node send FLOW_MODs to the switch now (its
      * confirmed master)? While not, its flows wait queued (pending) and
      * the consistency check leaves it alone. NULL = always (one node). */
     bool (*may_write)(void *arg, uint64_t dpid);
 };
 
-#define FLOWMGR_COUNTERS(X)                                                               \
+#define FM_COUNTERS(X)                                                               \
     X(flow_mods_sent, "ADD/DELETE FLOW_MODs handed to msg_out")                           \
     X(barriers_sent, "BARRIER_REQUESTs sent")                                             \
     X(barrier_replies, "barrier replies matched to a batch")                              \
@@ -179,67 +179,67 @@ struct flowmgr_env {
       "flow-statistics replies abandoned: over flow_manager.snapshot_budget_mb")          \
     X(switches_forgotten, "switches without stored flows forgotten: gone past "            \
                           "openflow.forget_after_s, or let go by the switch view")
-#define FLOWMGR_GAUGES(X)                                                                 \
+#define FM_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \
     X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \
     X(snapshot_bytes, "flow-statistics snapshots and replies being gathered, bytes")
 
-struct flowmgr_stats {
-    FLOWMGR_COUNTERS(OFCD_COUNTER_FIELD)
-    FLOWMGR_GAUGES(OFCD_COUNTER_FIELD)
+struct fm_stats {
+    FM_COUNTERS(OFCD_COUNTER_FIELD)
+    FM_GAUGES(OFCD_COUNTER_FIELD)
     uint64_t flows_by_state[3];     /* mirror: pending, installed, error (not in the group) */
 };
 
-extern const struct ofcd_counter_group flowmgr_counters;     /* "flow_manager" */
+extern const struct ofcd_counter_group fm_counters;     /* "flow_manager" */
 
 /* Create and load every stored flow into the mirror. NULL (logged). cfg
  * and env are copied. */
-struct flowmgr *flowmgr_create(const struct flowmgr_cfg *cfg, const struct flowmgr_env *env,
+struct fm *fm_create(const struct fm_cfg *cfg, const struct fm_env *env,
                                struct store *store);
-void flowmgr_destroy(struct flowmgr *fm);
+void fm_destroy(struct fm *fm);
 
 /* ---- control thread ---------------------------------------------------------- */
 
 /* A worker event (switch up/down, barrier reply, error, statistics). */
-void flowmgr_on_event(struct flowmgr *fm, const struct qmsg *q);
+void fm_on_event(struct fm *fm, const struct qmsg *q);
 
 /* Send what pacing and ring room now allow; run due consistency checks. */
-void flowmgr_tick(struct flowmgr *fm);
+void fm_tick(struct fm *fm);
 
 /* The switch view's questions when it is full (openflow.max_switches_known;
  * asked under the view's lock, which this lock nests in): does dpid have
  * stored flows? And: the view let dpid go — its record goes here too when
  * it is down and holds no stored flow (a peer inventing dpids cannot grow
  * this table past the view's bound). */
-bool flowmgr_has_flows(struct flowmgr *fm, uint64_t dpid);
-void flowmgr_forget(struct flowmgr *fm, uint64_t dpid);
+bool fm_has_flows(struct fm *fm, uint64_t dpid);
+void fm_forget(struct fm *fm, uint64_t dpid);
 
 /* ---- REST threads ------------------------------------------------------------ */
 
-enum flowmgr_sw_state {
-    FLOWMGR_SW_UNKNOWN = 0,         /* never connected, no stored flows */
-    FLOWMGR_SW_DOWN,
-    FLOWMGR_SW_UP,
+enum fm_sw_state {
+    FM_SW_UNKNOWN = 0,         /* never connected, no stored flows */
+    FM_SW_DOWN,
+    FM_SW_UP,
 };
-enum flowmgr_sw_state flowmgr_state(struct flowmgr *fm, uint64_t dpid);
+enum fm_sw_state fm_state(struct fm *fm, uint64_t dpid);
 
 /* The dpids that are up now (up_only) or known (up, seen, or with stored
  * flows): a malloc'd array in *out, the count returned, or -ENOMEM. */
-int flowmgr_switches(struct flowmgr *fm, bool up_only, uint64_t **out);
+int fm_switches(struct fm *fm, bool up_only, uint64_t **out);
 
 /*
  * Admission: reserve room for a request's n FLOW_MODs to dpid (adds and
  * deletes alike), before the request is stored. 0: held until
- * flowmgr_add_admitted / flowmgr_deleted_admitted queues them, or
- * flowmgr_admit_cancel gives them back (the request failed). -E2BIG when n
+ * fm_add_admitted / fm_deleted_admitted queues them, or
+ * fm_admit_cancel gives them back (the request failed). -E2BIG when n
  * alone is more than flow_manager.queue_max (it can never fit); -EBUSY when
  * what waits plus what other admitted requests hold leaves no room for n,
  * with the seconds after which a retry is likely to fit in *retry_s;
  * -ENOMEM. Queued and held FLOW_MODs admitted this way never together pass
  * queue_max, however many requests run at once.
  */
-int flowmgr_admit(struct flowmgr *fm, uint64_t dpid, size_t n, unsigned *retry_s);
-void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
+int fm_admit(struct fm *fm, uint64_t dpid, size_t n, unsigned *retry_s);
+void fm_admit_cancel(struct fm *fm, uint64_t dpid, size_t held);
 
 /*
  * One ADD as a request holds it from its parse to its commit: its identity
@@ -248,7 +248,7 @@ void flowmgr_admit_cancel(struct flowmgr *fm, uint64_t dpid, size_t held);
  * holds no parsed flow (3 KiB each, most of it room for actions it does not
  * have) and the committer does not encode.
  */
-struct flowmgr_add_one {
+struct fm_add_one {
     uint64_t match_id, flow_id;
     const char *owner;
     const uint8_t *wire;
@@ -259,18 +259,18 @@ struct flowmgr_add_one {
  * n flows were just made durable for dpid (as stored): update the mirror and
  * queue their ADD FLOW_MODs when the switch is up. A flow whose stored
  * version has meanwhile been replaced by a concurrent request is left to
- * that request. held: what flowmgr_admit reserved for them, released as
+ * that request. held: what fm_admit reserved for them, released as
  * they are queued (0: not admitted). 0 or -ENOMEM.
  */
-int flowmgr_add_admitted(struct flowmgr *fm, uint64_t dpid, const struct flowmgr_add_one *adds,
+int fm_add_admitted(struct fm *fm, uint64_t dpid, const struct fm_add_one *adds,
                          size_t n, size_t held);
 /* The same for typed flows (not admitted): encodes them first; -EINVAL
  * when one cannot be encoded. For tests: the product goes through fm_change. */
-int flowmgr_add(struct flowmgr *fm, uint64_t dpid, const struct fm_flow *flows,
+int fm_add(struct fm *fm, uint64_t dpid, const struct fm_flow *flows,
                 const uint64_t *match_ids, const uint64_t *flow_ids, size_t n);
 
 /* A (match_id, flow_id) pair of one switch. */
-struct flowmgr_key {
+struct fm_key {
     uint64_t dpid, match_id, flow_id;
 };
 
@@ -279,15 +279,15 @@ struct flowmgr_key {
  * all tables, cookie under cookie_mask, match within), appended to *keys
  * (realloc'd; *n and *cap updated). 0 or -ENOMEM.
  */
-int flowmgr_delete_victims(struct flowmgr *fm, uint64_t dpid, const struct ofp_flow_mod *sel,
-                           struct flowmgr_key **keys, size_t *n, size_t *cap);
+int fm_delete_victims(struct fm *fm, uint64_t dpid, const struct ofp_flow_mod *sel,
+                           struct fm_key **keys, size_t *n, size_t *cap);
 
 /*
  * One DELETE selector as a request holds it from its parse to its commit:
  * its owner ("" = none) and its FLOW_MOD's bytes (fm_flow_mod_encode, xid
  * 0), ~100 bytes where a parsed struct fm_flow is 3 KiB.
  */
-struct flowmgr_sel {
+struct fm_sel {
     const char *owner;
     const uint8_t *wire;
     size_t len;
@@ -296,15 +296,15 @@ struct flowmgr_sel {
 /*
  * The store has deleted keys: drop them from the mirror (where the flow_id
  * still matches) and queue each of sels as a DELETE FLOW_MOD to dpid when
- * up. held: what flowmgr_admit reserved for them, released as they are
+ * up. held: what fm_admit reserved for them, released as they are
  * queued. 0 or -ENOMEM.
  */
-int flowmgr_deleted_admitted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
-                             uint64_t dpid, const struct flowmgr_sel *sels, size_t n_sels,
+int fm_deleted_admitted(struct fm *fm, const struct fm_key *keys, size_t n_keys,
+                             uint64_t dpid, const struct fm_sel *sels, size_t n_sels,
                              size_t held);
 /* The same for typed selectors (not admitted): encodes them first;
- * -EINVAL when one cannot be encoded. For tests, as flowmgr_add. */
-int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n_keys,
+ * -EINVAL when one cannot be encoded. For tests, as fm_add. */
+int fm_deleted(struct fm *fm, const struct fm_key *keys, size_t n_keys,
                     uint64_t dpid, const struct fm_flow *sels, size_t n_sels);
 
 /*
@@ -318,11 +318,11 @@ int flowmgr_deleted(struct flowmgr *fm, const struct flowmgr_key *keys, size_t n
  * written to the store. 0, or -ENOMEM, or the store's read error; a record
  * env.decode refuses is -EINVAL (logged, not managed, as at start).
  */
-int flowmgr_sync(struct flowmgr *fm, uint64_t dpid, uint64_t match_id);
+int fm_sync(struct fm *fm, uint64_t dpid, uint64_t match_id);
 
 /* One flow of a switch's flow-statistics reply: the flow as an ADD would
  * install it, its identity, and what the switch counted. */
-struct flowmgr_snap_entry {
+struct fm_snap_copy_entry {
     uint64_t dpid;
     uint64_t match_id, flow_id;
     struct fm_flow flow;
@@ -337,18 +337,18 @@ struct flowmgr_snap_entry {
  * next entry (valid until the next call), NULL at the end; an entry with an
  * action list longer than a flow holds (FM_FLOW_ACTIONS_MAX) is left out.
  */
-struct flowmgr_snap;
-struct flowmgr_snap *flowmgr_snap_take(struct flowmgr *fm, uint64_t dpid, int *err);
-const struct flowmgr_snap_entry *flowmgr_snap_next(struct flowmgr_snap *s);
-void flowmgr_snap_free(struct flowmgr_snap *s);
+struct fm_snap_copy;
+struct fm_snap_copy *fm_snap_copy_take(struct fm *fm, uint64_t dpid, int *err);
+const struct fm_snap_copy_entry *fm_snap_copy_next(struct fm_snap_copy *s);
+void fm_snap_copy_free(struct fm_snap_copy *s);
 
-void flowmgr_get_stats(struct flowmgr *fm, struct flowmgr_stats *out);
+void fm_get_stats(struct fm *fm, struct fm_stats *out);
 
 struct ofcd_ctl;
 
-/* ofcdctl's fm/queue [DPID] (flowmgr_ctl.c): FLOW_MODs queued, reserved
+/* ofcdctl's fm/queue [DPID] (fm_ctl.c): FLOW_MODs queued, reserved
  * and in flight per switch, read under the lock. 0 or ofcd_ctl_register's
  * error. */
-int flowmgr_ctl_register(struct flowmgr *fm, struct ofcd_ctl *c);
+int fm_ctl_register(struct fm *fm, struct ofcd_ctl *c);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * flowmgr_ctl: ofcdctl's fm/queue — what the flow manager holds for each
+ * fm_ctl: ofcdctl's fm/queue — what the flow manager holds for each
  * switch on its way there: FLOW_MODs queued (waiting for pacing or ring
  * room), reserved by admitted requests, and in flight (sent, their barrier
  * not answered yet), and the flows it mirrors.
@@ -8,7 +8,7 @@
  * switch costs a few fields; one switch's owners walk their queues, at
  * most flow_manager.queue_max items.
  */
-#include "flowmgr_priv.h"
+#include "fm_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,7 +57,7 @@ static int cmp_dpid(const void *a, const void *b)
 /* fm/queue [DPID] */
 static int fm_queue_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
 {
-    struct flowmgr *fm = arg;
+    struct fm *fm = arg;
     uint64_t dpid = 0;
     int rc = 0;
 
@@ -104,7 +104,7 @@ static int fm_queue_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *
     return rc;
 }
 
-int flowmgr_ctl_register(struct flowmgr *fm, struct ofcd_ctl *c)
+int fm_ctl_register(struct fm *fm, struct ofcd_ctl *c)
 {
     return ofcd_ctl_register(c, &(struct ofcd_ctl_cmd){
         "fm/queue", "[DPID]",
