@@ -3,12 +3,12 @@
 
 #include <string.h>
 
-#include "cl_class.h"
+#include "cnode_class.h"
 #include "l2_class.h"
 #include "topo_class.h"
 
 const struct app_class *const app_classes[] = {
-    &cl_class,
+    &cnode_class,
     &topo_class,
     &l2_class,
 };

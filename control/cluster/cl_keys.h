@@ -8,7 +8,7 @@
  *                                           channel is up), bound to its lease;
  *                                           the lowest create revision wins
  *   <prefix>events/<node>                   the events a node published in its
- *                                           last 100 ms (cl_relay.h), bound to
+ *                                           last 100 ms (cnode_relay.h), bound to
  *                                           its lease: each put is a batch
  *
  * dpid is 16 lower-case hex digits, so a switch's keys sort together and a

@@ -38,7 +38,7 @@ struct cl_sw {
     bool asking;
     bool asked_role;                /* the request out is a NOCHANGE (CL_DO_ASK_ROLE) */
     bool leaving;                   /* this node leaves: cl_self.leaving */
-    bool async_sent;                /* SET_ASYNC went on this connection (cl_class) */
+    bool async_sent;                /* SET_ASYNC went on this connection (cnode_class) */
     enum cl_role asked;
     int64_t asked_generation;
     uint32_t ask_xid;

@@ -1,6 +1,6 @@
 /*
  * fuzz_relay: libFuzzer target for the reader of the event batches other
- * nodes put under <prefix>events/ (app/cluster/cl_relay.c), which anyone
+ * nodes put under <prefix>events/ (app/cluster/cnode_relay.c), which anyone
  * who can write to the cluster's etcd can fill. Every event it hands on
  * must be a kind and an object, and going out again through an outbox
  * must read back the same.
@@ -9,19 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl_relay.h"
+#include "cnode_relay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
 static void again(void *arg, const char *kind, const json_t *d)
 {
-    struct cl_outbox *o = arg;
+    struct cnode_outbox *o = arg;
 
     /* A kind goes into the stream's "event:" line as it is. */
-    if (!kind || !kind[0] || strlen(kind) > CL_RELAY_KIND_MAX || strpbrk(kind, "\r\n: ") ||
+    if (!kind || !kind[0] || strlen(kind) > CNODE_RELAY_KIND_MAX || strpbrk(kind, "\r\n: ") ||
         !json_is_object(d))
         abort();
-    cl_outbox_add(o, kind, d);
+    cnode_outbox_add(o, kind, d);
 }
 
 static void count(void *arg, const char *kind, const json_t *d)
@@ -32,22 +32,22 @@ static void count(void *arg, const char *kind, const json_t *d)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-    struct cl_outbox o;
+    struct cnode_outbox o;
     unsigned bad = 0;
 
-    cl_outbox_init(&o, 1u << 20);
-    int n = cl_relay_each((const char *)data, len, again, &o, &bad);
+    cnode_outbox_init(&o, 1u << 20);
+    int n = cnode_relay_each((const char *)data, len, again, &o, &bad);
     if (n >= 0 && (uint32_t)n != o.n + (uint32_t)o.dropped)
         abort();
     size_t blen;
     uint32_t bn;
-    char *batch = cl_outbox_take(&o, &blen, &bn);
+    char *batch = cnode_outbox_take(&o, &blen, &bn);
     if (batch) {
         int m = 0;
-        if (cl_relay_each(batch, blen, count, &m, &bad) != (int)bn || bad)
+        if (cnode_relay_each(batch, blen, count, &m, &bad) != (int)bn || bad)
             abort();
         free(batch);
     }
-    cl_outbox_fini(&o);
+    cnode_outbox_fini(&o);
     return 0;
 }

@@ -59,7 +59,7 @@ bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/drivers/etcd" -I"$root/
     "$root/tests/fuzz/fuzz_store_etcd.c" "$root/control/store/store_etcd_rec.c" \
     -o "$work/fuzz_store_etcd"
 bg clang "${cflags[@]}" -I"$root/app/cluster" \
-    "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cl_relay.c" -ljansson \
+    "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cnode_relay.c" -ljansson \
     -o "$work/fuzz_relay"
 bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/common" \
     "$root/tests/fuzz/fuzz_journal.c" "$root/control/store/store_journal.c" \

@@ -1,5 +1,5 @@
 /*
- * cl_rest: the cluster in JSON — GET /api/v1/cluster (this node, the live
+ * cnode_rest: the cluster in JSON — GET /api/v1/cluster (this node, the live
  * nodes with their cards, every switch's master and generation_id, the
  * etcd revision applied) and this node's card.
  */
@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "cfg.h"
-#include "cl_inst.h"
+#include "cnode_inst.h"
 #include "cl_keys.h"
 #include "dpid.h"
 #include "rest_events.h"
@@ -21,7 +21,7 @@
 #include "ofcd_inet.h"
 #include "ofcd_version.h"
 
-int cl_card_make(const struct ofcd_config *c, char *buf, size_t len)
+int cnode_card_make(const struct ofcd_config *c, char *buf, size_t len)
 {
     char of[OFCD_PEER_STRLEN], rest[OFCD_PEER_STRLEN];
 
@@ -46,7 +46,7 @@ static const char *role_name(enum cl_role r)
     return r == CL_ROLE_MASTER ? "master" : r == CL_ROLE_SLAVE ? "slave" : "none";
 }
 
-void cl_publish_role(struct cl_inst *ci, const struct cl_sw *sw)
+void cnode_publish_role(struct cnode_inst *ci, const struct cl_sw *sw)
 {
     char d[24];
 
@@ -81,10 +81,10 @@ static void add_switch(void *arg, struct cl_sw *sw)
                                          "role_changes", (json_int_t)sw->role_changes));
 }
 
-unsigned cl_rest_get(void *arg, const struct rest_ext_req *q, json_t **out)
+unsigned cnode_rest_get(void *arg, const struct rest_ext_req *q, json_t **out)
 {
-    struct cl_inst *ci = arg;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = arg;
+    struct cnode *n = ci->node;
 
     if (*q->arg)
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
@@ -111,7 +111,7 @@ unsigned cl_rest_get(void *arg, const struct rest_ext_req *q, json_t **out)
     snprintf(lease, sizeof(lease), "%" PRIx64, (uint64_t)n->lease);
     json_t *j = json_pack("{s:s, s:s, s:s, s:b, s:I, s:b, s:b, s:s, s:I, s:I, s:o, s:o}",
                           "node_id", n->node_id, "prefix", n->prefix, "lease", lease,
-                          "may_act", cl_node_may_act_locked(n, now),
+                          "may_act", cnode_may_act_locked(n, now),
                           "may_act_ms", (json_int_t)(cl_fence_left_us(&n->fence, now) / 1000),
                           "etcd_ok", n->etcd_ok, "caught_up", n->synced, "etcd_error",
                           n->etcd_error, "revision", (json_int_t)n->revision,

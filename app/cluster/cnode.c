@@ -1,5 +1,5 @@
-/* cl_node: see cl_node.h. The cluster thread's loop and its etcd calls. */
-#include "cl_node.h"
+/* cnode: see cnode.h. The cluster thread's loop and its etcd calls. */
+#include "cnode.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,23 +15,23 @@
 #include "ofcd_ratelimit.h"
 #include "rest_events.h"
 
-OFCD_COUNTER_GROUP(cl_node_counters, "cluster", struct cl_node_stats, CL_NODE_COUNTERS,
-                   CL_NODE_GAUGES);
+OFCD_COUNTER_GROUP(cnode_counters, "cluster", struct cnode_stats, CNODE_COUNTERS,
+                   CNODE_GAUGES);
 
 /* The watch is polled this long at most: the longest a want_stand waits
  * for the thread to notice it. */
-#define CL_POLL_MS 20u
+#define CNODE_POLL_MS 20u
 /* After a failed grant or full read, before the next try. */
-#define CL_RETRY_MS 200u
+#define CNODE_RETRY_MS 200u
 /* Keys a full read asks etcd for at once. */
-#define CL_READ_PAGE 1000
+#define CNODE_READ_PAGE 1000
 
 static uint64_t now_us(void)
 {
     return ofcd_clock_mono_us();
 }
 
-static void etcd_failed(struct cl_node *n, const char *what, int rc)
+static void etcd_failed(struct cnode *n, const char *what, int rc)
 {
     char text[sizeof(n->etcd_error)];
 
@@ -48,7 +48,7 @@ static void etcd_failed(struct cl_node *n, const char *what, int rc)
 
 /* ---- what etcd says, into the table ---------------------------------- */
 
-static void apply_kv(struct cl_node *n, const struct etcd_kv *kv, bool deleted)
+static void apply_kv(struct cnode *n, const struct etcd_kv *kv, bool deleted)
 {
     struct cl_key k;
 
@@ -109,11 +109,11 @@ static void free_pages(struct etcd_range_resp *pages, size_t n)
 }
 
 /* The pages of the view from `from`, all at one revision: each a range of
- * at most CL_READ_PAGE keys from just after the last key of the one before
+ * at most CNODE_READ_PAGE keys from just after the last key of the one before
  * (one range of everything fails past the decoder's bounds, or takes
  * longer than a lease's third). 0 and *out (*n of them), or a negative
  * errno (logged). */
-static int read_pages(struct cl_node *n, const char *from0, const char *to,
+static int read_pages(struct cnode *n, const char *from0, const char *to,
                       struct etcd_range_resp **out, size_t *n_out)
 {
     struct etcd_range_resp *pages = NULL;
@@ -133,7 +133,7 @@ static int read_pages(struct cl_node *n, const char *from0, const char *to,
         pages = p;
         struct etcd_range_resp *resp = memset(&pages[n_pages++], 0, sizeof(*pages));
         struct etcd_range r = {.key = from, .key_len = from_len, .range_end = to,
-                               .range_end_len = strlen(to), .limit = CL_READ_PAGE,
+                               .range_end_len = strlen(to), .limit = CNODE_READ_PAGE,
                                .revision = rev};
         if ((rc = etcd_get(n->etcd, &r, resp)) < 0) {
             etcd_failed(n, "reading the cluster's keys", rc);
@@ -157,7 +157,7 @@ static int read_pages(struct cl_node *n, const char *from0, const char *to,
 /* Every key of the prefix at one revision, page by page: the table's
  * candidates and the members rebuilt from all of them at once, the watch
  * to start after it. */
-static int full_read(struct cl_node *n)
+static int full_read(struct cnode *n)
 {
     char from[CL_KEY_MAX], to[CL_KEY_MAX];
     struct etcd_range_resp *pages = NULL;
@@ -185,7 +185,7 @@ static int full_read(struct cl_node *n)
 /* ---- events of other nodes --------------------------------------------- */
 
 struct relay_in {
-    struct cl_node *n;
+    struct cnode *n;
     const char *node;
 };
 
@@ -198,7 +198,7 @@ static void relay_one(void *arg, const char *kind, const json_t *data)
 
 /* A batch another node put: its events on this node's stream, outside the
  * node's lock (the hub takes its own). */
-static void relay_in(struct cl_node *n, const struct etcd_watch_resp *r)
+static void relay_in(struct cnode *n, const struct etcd_watch_resp *r)
 {
     for (size_t i = 0; i < r->n_ev; i++) {
         const struct etcd_kv *kv = &r->ev[i].kv;
@@ -209,7 +209,7 @@ static void relay_in(struct cl_node *n, const struct etcd_watch_resp *r)
             continue;
         struct relay_in ri = {n, k.node};
         unsigned bad = 0;
-        int got = n->stream ? cl_relay_each((const char *)kv->value, kv->value_len, relay_one,
+        int got = n->stream ? cnode_relay_each((const char *)kv->value, kv->value_len, relay_one,
                                             &ri, &bad)
                             : 0;
         pthread_mutex_lock(&n->lock);
@@ -223,25 +223,25 @@ static void relay_in(struct cl_node *n, const struct etcd_watch_resp *r)
     }
 }
 
-void cl_node_tap(void *node, const char *kind, const json_t *data)
+void cnode_tap(void *node, const char *kind, const json_t *data)
 {
-    struct cl_node *n = node;
+    struct cnode *n = node;
 
     pthread_mutex_lock(&n->relay_lock);
-    cl_outbox_add(&n->outbox, kind, data);
+    cnode_outbox_add(&n->outbox, kind, data);
     pthread_mutex_unlock(&n->relay_lock);
 }
 
 /* The events published since the last batch, in one put bound to the
  * lease: the other nodes' watches see each put. */
-static void relay_out(struct cl_node *n, int64_t lease)
+static void relay_out(struct cnode *n, int64_t lease)
 {
     size_t len = 0;
     uint32_t count = 0;
     char key[CL_KEY_MAX];
 
     pthread_mutex_lock(&n->relay_lock);
-    char *batch = cl_outbox_take(&n->outbox, &len, &count);
+    char *batch = cnode_outbox_take(&n->outbox, &len, &count);
     uint64_t dropped = n->outbox.dropped - n->relay_dropped;
     n->relay_dropped = n->outbox.dropped;
     pthread_mutex_unlock(&n->relay_lock);
@@ -252,7 +252,7 @@ static void relay_out(struct cl_node *n, int64_t lease)
         LOG_WARN_RL(&n->rl_relay, now_us(), "cluster",
                     "node %s: %" PRIu64 " events published faster than %u KiB per %u ms: "
                     "not relayed to the other nodes (this node's stream has them)",
-                    n->node_id, dropped, CL_RELAY_MAX_BYTES >> 10, CL_RELAY_MS);
+                    n->node_id, dropped, CNODE_RELAY_MAX_BYTES >> 10, CNODE_RELAY_MS);
     }
     if (!batch)
         return;
@@ -274,7 +274,7 @@ static void relay_out(struct cl_node *n, int64_t lease)
 
 static void on_watch(void *arg, const struct etcd_watch_resp *r)
 {
-    struct cl_node *n = arg;
+    struct cnode *n = arg;
 
     relay_in(n, r);
     pthread_mutex_lock(&n->lock);
@@ -296,7 +296,7 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
  * absent, or bound to our own lease already): two nodes with one name would
  * write each other's candidate keys. 0; -EEXIST (another lease holds it:
  * the caller tries again until it expires), or etcd's error. */
-static int put_card(struct cl_node *n, int64_t lease)
+static int put_card(struct cnode *n, int64_t lease)
 {
     char key[CL_KEY_MAX];
     int kl = cl_key_member(key, sizeof(key), n->prefix, n->node_id);
@@ -346,7 +346,7 @@ static void forget_stood(void *arg, struct cl_sw *sw)
     sw->stood = false;
 }
 
-static int grant(struct cl_node *n)
+static int grant(struct cnode *n)
 {
     struct etcd_lease_resp l;
     uint64_t sent = now_us();
@@ -370,7 +370,7 @@ static int grant(struct cl_node *n)
 }
 
 /* The card once per lease, before anything else is written under our name. */
-static int claim_name(struct cl_node *n, int64_t lease)
+static int claim_name(struct cnode *n, int64_t lease)
 {
     int rc = put_card(n, lease);
 
@@ -386,7 +386,7 @@ static int claim_name(struct cl_node *n, int64_t lease)
     return rc;
 }
 
-static void keepalive(struct cl_node *n)
+static void keepalive(struct cnode *n)
 {
     struct etcd_lease_resp l;
     uint64_t sent = now_us();
@@ -422,7 +422,7 @@ static void keepalive(struct cl_node *n)
  * /api/v1/cluster shows it): how long before etcd lets its switches go if
  * it has stopped. Asked only after an answered keepalive, so a slow etcd
  * does not hold the next one up. */
-static void peer_ttl(struct cl_node *n)
+static void peer_ttl(struct cnode *n)
 {
     char node[CL_NODE_NAME_MAX] = "";
     int64_t lease = 0, ttl = 0;
@@ -454,22 +454,22 @@ static void peer_ttl(struct cl_node *n)
 
 static void collect(void *arg, struct cl_sw *sw)
 {
-    struct cl_todo *t = arg;
+    struct cnode_todo *t = arg;
 
-    if (t->n < CL_TXN_OPS && sw->want_stand != sw->stood) {
+    if (t->n < CNODE_TXN_OPS && sw->want_stand != sw->stood) {
         t->dpid[t->n] = sw->dpid;
         t->stand[t->n++] = sw->want_stand;
     }
 }
 
-/* Write or delete up to CL_TXN_OPS candidate keys in one transaction.
+/* Write or delete up to CNODE_TXN_OPS candidate keys in one transaction.
  * Returns how many were carried out (the table learns them from the
  * watch; stood is set here too, so they are not written twice). */
-static int reconcile(struct cl_node *n, int64_t lease)
+static int reconcile(struct cnode *n, int64_t lease)
 {
-    struct cl_todo *const t = &n->todo;
+    struct cnode_todo *const t = &n->todo;
     char (*const keys)[CL_KEY_MAX] = t->key;
-    struct etcd_op ops[CL_TXN_OPS];
+    struct etcd_op ops[CNODE_TXN_OPS];
 
     t->n = 0;
     pthread_mutex_lock(&n->lock);
@@ -520,8 +520,8 @@ static int reconcile(struct cl_node *n, int64_t lease)
 
 /* The events published so far go out first (the lease they are bound to
  * goes next); a revoke that fails is tried again by the loop until the
- * appliance stops (cl_node_stop tries once more). */
-static int leave_now(struct cl_node *n, int64_t lease)
+ * appliance stops (cnode_stop tries once more). */
+static int leave_now(struct cnode *n, int64_t lease)
 {
     if (lease)
         relay_out(n, lease);
@@ -541,12 +541,12 @@ static int leave_now(struct cl_node *n, int64_t lease)
     return 0;
 }
 
-void cl_node_leave(struct cl_node *n)
+void cnode_leave(struct cnode *n)
 {
     atomic_store(&n->leave, true);
 }
 
-bool cl_node_has_left(struct cl_node *n)
+bool cnode_has_left(struct cnode *n)
 {
     pthread_mutex_lock(&n->lock);
     bool left = n->left;
@@ -556,9 +556,9 @@ bool cl_node_has_left(struct cl_node *n)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-static void *cl_main(void *arg)
+static void *cnode_main(void *arg)
 {
-    struct cl_node *n = arg;
+    struct cnode *n = arg;
     struct etcd_watch *w = NULL;
     uint64_t next_ka = 0, retry_at = 0, next_relay = 0;
     const uint64_t ka_every = (uint64_t)n->ttl_s * 1000000u / 3;
@@ -572,17 +572,17 @@ static void *cl_main(void *arg)
 
         if (atomic_load(&n->leave)) {
             if (!n->left && now >= retry_at && leave_now(n, lease) < 0)
-                retry_at = now_us() + CL_RETRY_MS * 1000u;
-            nanosleep(&(struct timespec){0, CL_POLL_MS * 1000000L}, NULL);
+                retry_at = now_us() + CNODE_RETRY_MS * 1000u;
+            nanosleep(&(struct timespec){0, CNODE_POLL_MS * 1000000L}, NULL);
             continue;
         }
         if (now < retry_at) {
-            nanosleep(&(struct timespec){0, CL_POLL_MS * 1000000L}, NULL);
+            nanosleep(&(struct timespec){0, CNODE_POLL_MS * 1000000L}, NULL);
             continue;
         }
         if (!lease) {
             if (grant(n) < 0) {
-                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                retry_at = now_us() + CNODE_RETRY_MS * 1000u;
                 continue;
             }
             next_ka = now + ka_every;
@@ -599,7 +599,7 @@ static void *cl_main(void *arg)
         pthread_mutex_unlock(&n->lock);
         if (!named) {
             if (claim_name(n, lease) < 0)
-                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                retry_at = now_us() + CNODE_RETRY_MS * 1000u;
             continue;
         }
         if (!synced) {
@@ -608,7 +608,7 @@ static void *cl_main(void *arg)
                 w = NULL;
             }
             if (full_read(n) < 0) {
-                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                retry_at = now_us() + CNODE_RETRY_MS * 1000u;
                 continue;
             }
             char from[CL_KEY_MAX], to[CL_KEY_MAX];
@@ -622,7 +622,7 @@ static void *cl_main(void *arg)
             if (rc < 0) {
                 etcd_failed(n, "opening the watch", rc);
                 w = NULL;
-                retry_at = now_us() + CL_RETRY_MS * 1000u;
+                retry_at = now_us() + CNODE_RETRY_MS * 1000u;
                 continue;
             }
             pthread_mutex_lock(&n->lock);
@@ -632,17 +632,17 @@ static void *cl_main(void *arg)
         }
         if (now >= next_relay) {
             relay_out(n, lease);
-            next_relay = now + CL_RELAY_MS * 1000u;
+            next_relay = now + CNODE_RELAY_MS * 1000u;
         }
         if (atomic_exchange(&n->work, false)) {
             int done = reconcile(n, lease);
-            if (done == CL_TXN_OPS)
+            if (done == CNODE_TXN_OPS)
                 atomic_store(&n->work, true);     /* more than one transaction's worth */
             else if (done < 0)
-                atomic_store(&n->work, true), retry_at = now_us() + CL_RETRY_MS * 1000u;
+                atomic_store(&n->work, true), retry_at = now_us() + CNODE_RETRY_MS * 1000u;
         }
         uint64_t left = next_ka > now_us() ? (next_ka - now_us()) / 1000u : 0;
-        int rc = etcd_watch_poll(w, (unsigned)(left < CL_POLL_MS ? left : CL_POLL_MS));
+        int rc = etcd_watch_poll(w, (unsigned)(left < CNODE_POLL_MS ? left : CNODE_POLL_MS));
         if (rc < 0) {
             LOG_WARN("cluster", "node %s: the watch ended (%s): reading every key again",
                      n->node_id, etcd_watch_error(w));
@@ -657,9 +657,9 @@ static void *cl_main(void *arg)
     return NULL;
 }
 
-int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err)
+int cnode_start(struct cnode **out, const struct cnode_cfg *cfg, char *err)
 {
-    struct cl_node *n = calloc(1, sizeof(*n));
+    struct cnode *n = calloc(1, sizeof(*n));
     char why[ETCD_ERR_MAX] = "";
 
     if (!n) {
@@ -673,7 +673,7 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
     n->rl_name = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(1, 2000);
     n->rl_relay = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(2, 10000);
     n->stream = cfg->stream;
-    cl_outbox_init(&n->outbox, 0);
+    cnode_outbox_init(&n->outbox, 0);
     cl_fence_init(&n->fence, cl_fence_margin_us(cfg->ttl_s));
     pthread_mutex_init(&n->lock, NULL);
     pthread_mutex_init(&n->relay_lock, NULL);
@@ -695,7 +695,7 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
         rc = -EINVAL;
         goto fail;
     }
-    rc = -pthread_create(&n->thread, NULL, cl_main, n);
+    rc = -pthread_create(&n->thread, NULL, cnode_main, n);
     if (rc < 0) {
         snprintf(err, 256, "cluster thread: %s", strerror(-rc));
         goto fail;
@@ -707,14 +707,14 @@ int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err
 fail:
     etcd_client_free(n->etcd);
     cl_table_free(&n->table);
-    cl_outbox_fini(&n->outbox);
+    cnode_outbox_fini(&n->outbox);
     pthread_mutex_destroy(&n->relay_lock);
     pthread_mutex_destroy(&n->lock);
     free(n);
     return rc;
 }
 
-void cl_node_stop(struct cl_node *n)
+void cnode_stop(struct cnode *n)
 {
     if (!n)
         return;
@@ -727,18 +727,18 @@ void cl_node_stop(struct cl_node *n)
                  "the other nodes now", n->node_id);
     etcd_client_free(n->etcd);
     cl_table_free(&n->table);
-    cl_outbox_fini(&n->outbox);
+    cnode_outbox_fini(&n->outbox);
     pthread_mutex_destroy(&n->relay_lock);
     pthread_mutex_destroy(&n->lock);
     free(n);
 }
 
-void cl_node_wake(struct cl_node *n)
+void cnode_wake(struct cnode *n)
 {
     atomic_store(&n->work, true);
 }
 
-bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now)
+bool cnode_may_act_locked(const struct cnode *n, uint64_t now)
 {
     if (atomic_load(&n->leave))
         return false;
@@ -752,7 +752,7 @@ static void count_masters(void *arg, struct cl_sw *sw)
         (*(uint64_t *)arg)++;
 }
 
-void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out)
+void cnode_get_stats(struct cnode *n, struct cnode_stats *out)
 {
     pthread_mutex_lock(&n->lock);
     *out = n->stats;
@@ -760,7 +760,7 @@ void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out)
     out->switches = n->table.n;
     out->masters = 0;
     cl_table_each(&n->table, count_masters, &out->masters);
-    out->may_act = cl_node_may_act_locked(n, now_us());
+    out->may_act = cnode_may_act_locked(n, now_us());
     out->revision = n->revision > 0 ? (uint64_t)n->revision : 0;
 
     pthread_mutex_unlock(&n->lock);

@@ -1,23 +1,23 @@
-/* cl_relay: see cl_relay.h. */
-#include "cl_relay.h"
+/* cnode_relay: see cnode_relay.h. */
+#include "cnode_relay.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-void cl_outbox_init(struct cl_outbox *o, size_t max)
+void cnode_outbox_init(struct cnode_outbox *o, size_t max)
 {
-    *o = (struct cl_outbox){.max = max ? max : CL_RELAY_MAX_BYTES};
+    *o = (struct cnode_outbox){.max = max ? max : CNODE_RELAY_MAX_BYTES};
 }
 
-void cl_outbox_fini(struct cl_outbox *o)
+void cnode_outbox_fini(struct cnode_outbox *o)
 {
     free(o->buf);
-    *o = (struct cl_outbox){0};
+    *o = (struct cnode_outbox){0};
 }
 
-int cl_outbox_add(struct cl_outbox *o, const char *kind, const json_t *data)
+int cnode_outbox_add(struct cnode_outbox *o, const char *kind, const json_t *data)
 {
     if (!kind || !kind[0] || !json_is_object(data))
         return -EINVAL;
@@ -53,7 +53,7 @@ int cl_outbox_add(struct cl_outbox *o, const char *kind, const json_t *data)
     return 0;
 }
 
-char *cl_outbox_take(struct cl_outbox *o, size_t *len, uint32_t *n)
+char *cnode_outbox_take(struct cnode_outbox *o, size_t *len, uint32_t *n)
 {
     if (!o->n)
         return NULL;
@@ -75,7 +75,7 @@ static bool kind_ok(const char *k)
 {
     size_t n = strlen(k);
 
-    if (n == 0 || n > CL_RELAY_KIND_MAX)
+    if (n == 0 || n > CNODE_RELAY_KIND_MAX)
         return false;
     for (size_t i = 0; i < n; i++)
         if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '.' ||
@@ -84,7 +84,7 @@ static bool kind_ok(const char *k)
     return true;
 }
 
-int cl_relay_each(const char *text, size_t len, cl_relay_fn fn, void *arg, unsigned *bad)
+int cnode_relay_each(const char *text, size_t len, cnode_relay_fn fn, void *arg, unsigned *bad)
 {
     json_error_t err;
     json_t *arr = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);

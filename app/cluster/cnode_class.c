@@ -1,5 +1,5 @@
-/* cl_class: see cl_class.h. */
-#include "cl_class.h"
+/* cnode_class: see cnode_class.h. */
+#include "cnode_class.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "cl_inst.h"
+#include "cnode_inst.h"
 #include "of_event.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
@@ -19,21 +19,21 @@
 #include "qmsg.h"
 #include "rest_events.h"
 
-static const char *const cl_keys_read[] = {
+static const char *const cnode_keys_read[] = {
     "cluster.etcd_endpoints", "cluster.node_id", "cluster.lease_ttl_s", "cluster.prefix",
     "cluster.etcd_ca", "cluster.etcd_cert", "cluster.etcd_key", "cluster.etcd_user",
     "cluster.etcd_password_file", "openflow.max_switches_known", NULL};
 
-static bool cl_enabled(const struct ofcd_config *c)
+static bool cnode_enabled(const struct ofcd_config *c)
 {
     return c->cluster_etcd_endpoints[0] != '\0';
 }
 
-static int cl_create(const struct app_host *host, unsigned index, struct of_app *hooks,
+static int cnode_create(const struct app_host *host, unsigned index, struct of_app *hooks,
                      void **self)
 {
     const struct ofcd_config *c = host->cfg;
-    struct cl_inst *ci = calloc(1, sizeof(*ci));
+    struct cnode_inst *ci = calloc(1, sizeof(*ci));
     struct cfg_cluster_etcd ea;
     char card[CL_CARD_MAX], err[256] = "";
 
@@ -45,17 +45,17 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
     ci->next_xid = 0;
     ci->rl_refused = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(20, 1000);
     int rc = cfg_cluster_etcd(c, &ea);
-    if (rc == 0 && (rc = cl_card_make(c, card, sizeof(card))) < 0)
+    if (rc == 0 && (rc = cnode_card_make(c, card, sizeof(card))) < 0)
         snprintf(err, sizeof(err), "this node's card: %s", strerror(-rc));
     if (rc == 0) {
-        struct cl_node_cfg nc = {
+        struct cnode_cfg nc = {
             .endpoints = ea.endpoints, .n_endpoints = ea.n_endpoints,
             .node_id = c->cluster_node_id, .prefix = c->cluster_prefix,
             .ttl_s = c->cluster_lease_ttl_s, .ca = ea.ca, .cert = ea.cert, .key = ea.key,
             .user = ea.user, .password = ea.user ? ea.password : NULL,
             .max_switches = c->of_max_switches_known ? c->of_max_switches_known : 65536,
             .card = card, .stream = host->stream};
-        rc = cl_node_start(&ci->node, &nc, err);
+        rc = cnode_start(&ci->node, &nc, err);
     }
     memset(ea.password, 0, sizeof(ea.password));
     if (rc < 0) {
@@ -67,8 +67,8 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
     /* Every event of this node's stream to the others' (nothing
      * publishes yet: the apps are being made). */
     if (host->stream)
-        rest_events_set_tap(host->stream, cl_node_tap, ci->node);
-    ci->ext = (struct rest_ext){"/api/v1/cluster", ci, cl_rest_get};
+        rest_events_set_tap(host->stream, cnode_tap, ci->node);
+    ci->ext = (struct rest_ext){"/api/v1/cluster", ci, cnode_rest_get};
     LOG_INFO("cluster", "node %s joins the cluster on %s (prefix %s, lease %u s)",
              c->cluster_node_id, c->cluster_etcd_endpoints, c->cluster_prefix,
              c->cluster_lease_ttl_s);
@@ -78,7 +78,7 @@ static int cl_create(const struct app_host *host, unsigned index, struct of_app 
 
 /* ---- what the workers report -------------------------------------------- */
 
-static void on_reply(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
+static void on_reply(struct cnode_inst *ci, struct cl_sw *sw, uint32_t xid,
                      const struct ofp_role *r)
 {
     enum cl_role role = r->role == OFPCR_ROLE_MASTER ? CL_ROLE_MASTER : CL_ROLE_SLAVE;
@@ -88,14 +88,14 @@ static void on_reply(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
         ci->node->stats.role_changes++;
         ci->node->stats.masters_gained += role == CL_ROLE_MASTER;
         ci->node->stats.masters_lost += was == CL_ROLE_MASTER;
-        cl_publish_role(ci, sw);
+        cnode_publish_role(ci, sw);
         LOG_INFO("cluster", "switch %016" PRIx64 ": this node is now its %s (generation "
                  "%" PRIu64 ")", sw->dpid, role == CL_ROLE_MASTER ? "master" : "slave",
                  r->generation_id);
     }
 }
 
-static void on_error(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
+static void on_error(struct cnode_inst *ci, struct cl_sw *sw, uint32_t xid,
                      const struct ofp_error *e, uint64_t now)
 {
     /* OpenFlow 1.3 demotes an old master without a word: the first sign is
@@ -126,7 +126,7 @@ static void on_error(struct cl_inst *ci, struct cl_sw *sw, uint32_t xid,
  * finds every link itself and nothing about links has to go through etcd.
  * The rest as the defaults: port status to both, flow removed to the
  * master. */
-static int send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
+static int send_async(struct cnode_inst *ci, uint64_t dpid, uint64_t conn)
 {
     uint8_t mem[64];
     struct ofp_buf b;
@@ -140,7 +140,7 @@ static int send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
     };
 
     ofp_buf_init(&b, mem, sizeof(mem));
-    if (ofp_async_encode(&b, OFPT_SET_ASYNC, CL_XID_BASE | (ci->next_xid++ & 0xffffu), &a) < 0)
+    if (ofp_async_encode(&b, OFPT_SET_ASYNC, CNODE_XID_BASE | (ci->next_xid++ & 0xffffu), &a) < 0)
         return -EINVAL;
     if (!ci->host->send ||
         ci->host->send(ci->host->send_arg, conn, b.data, b.len, OFP_PRIO_P1) < 0) {
@@ -154,9 +154,9 @@ static int send_async(struct cl_inst *ci, uint64_t dpid, uint64_t conn)
     return 0;
 }
 
-static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
+static void cnode_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
 {
-    struct cl_inst *ci = self;
+    struct cnode_inst *ci = self;
     struct of_event_hdr h;
     uint64_t now = ofcd_clock_mono_us();
 
@@ -166,7 +166,7 @@ static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
     memcpy(&h, q->data, sizeof(h));
     const uint8_t *msg = q->data + sizeof(h);
     size_t len = q->len - sizeof(h);
-    struct cl_node *n = ci->node;
+    struct cnode *n = ci->node;
 
     pthread_mutex_lock(&n->lock);
     struct cl_sw *sw = q->kind == QMSG_EV_SWITCH_UP ? cl_table_get(&n->table, h.dpid)
@@ -210,18 +210,18 @@ static void cl_on_event(void *self, const struct qmsg *q, uint64_t lcore_now)
 /* ---- every tick: the steps -------------------------------------------- */
 
 struct tick {
-    struct cl_inst *ci;
+    struct cnode_inst *ci;
     bool may_act;
     uint64_t now;
     bool wake;
 };
 
-static void send_role(struct cl_inst *ci, struct cl_sw *sw, const struct cl_ask *ask,
+static void send_role(struct cnode_inst *ci, struct cl_sw *sw, const struct cl_ask *ask,
                       uint64_t now)
 {
     uint8_t mem[64];
     struct ofp_buf b;
-    uint32_t xid = CL_XID_BASE | (ci->next_xid++ & 0xffffu);
+    uint32_t xid = CNODE_XID_BASE | (ci->next_xid++ & 0xffffu);
     struct ofp_role r = {.role = ask->nochange                 ? OFPCR_ROLE_NOCHANGE
                                  : ask->role == CL_ROLE_MASTER ? OFPCR_ROLE_MASTER
                                                                : OFPCR_ROLE_SLAVE,
@@ -254,15 +254,15 @@ static void step_one(void *arg, struct cl_sw *sw)
         send_role(t->ci, sw, &ask, t->now);
 }
 
-static void cl_on_tick(void *self, uint64_t lcore_now)
+static void cnode_on_tick(void *self, uint64_t lcore_now)
 {
-    struct cl_inst *ci = self;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
     struct tick t = {.ci = ci, .now = ofcd_clock_mono_us()};
 
     (void)lcore_now;
     pthread_mutex_lock(&n->lock);
-    t.may_act = cl_node_may_act_locked(n, t.now);
+    t.may_act = cnode_may_act_locked(n, t.now);
     if (ci->may_act && !t.may_act && !ci->stop_at_us) {
         n->stats.fence_closed++;
         LOG_WARN("cluster", "node %s: its lease is no longer proved (%s): it stops acting "
@@ -276,9 +276,9 @@ static void cl_on_tick(void *self, uint64_t lcore_now)
         atomic_store(ci->host->may_act, t.may_act);
     /* Until the first full read the table's candidates mean nothing. */
     if (n->synced && t.may_act && t.now >= ci->next_balance_us) {
-        uint64_t dpids[CL_BALANCE_MAX];
+        uint64_t dpids[CNODE_BALANCE_MAX];
         unsigned k = cl_table_balance(&n->table, n->node_id, n->members.n, dpids,
-                                      CL_BALANCE_MAX);
+                                      CNODE_BALANCE_MAX);
         for (unsigned i = 0; i < k; i++)
             cl_sw_yield(cl_table_find(&n->table, dpids[i]));
         if (k) {
@@ -286,33 +286,33 @@ static void cl_on_tick(void *self, uint64_t lcore_now)
             LOG_INFO("cluster", "node %s masters more than its share of the switches: it "
                      "hands %u over to the other nodes", n->node_id, k);
         }
-        ci->next_balance_us = t.now + CL_BALANCE_EVERY_US;
+        ci->next_balance_us = t.now + CNODE_BALANCE_EVERY_US;
     }
     if (n->synced)
         cl_table_each(&n->table, step_one, &t);
     if (t.now >= ci->next_sweep_us) {
         n->stats.swept += cl_table_sweep(&n->table);
-        ci->next_sweep_us = t.now + CL_SWEEP_EVERY_US;
+        ci->next_sweep_us = t.now + CNODE_SWEEP_EVERY_US;
     }
     pthread_mutex_unlock(&n->lock);
     if (t.wake)
-        cl_node_wake(n);
+        cnode_wake(n);
 }
 
 /* ---- the rest of the class ------------------------------------------- */
 
-static void cl_counters(void *self, ofcd_counter_fn fn, void *arg)
+static void cnode_class_counters(void *self, ofcd_counter_fn fn, void *arg)
 {
-    struct cl_inst *ci = self;
-    struct cl_node_stats s;
+    struct cnode_inst *ci = self;
+    struct cnode_stats s;
 
-    cl_node_get_stats(ci->node, &s);
-    fn(arg, &cl_node_counters, "", OFCD_COUNTER_VALUES(&s));
+    cnode_get_stats(ci->node, &s);
+    fn(arg, &cnode_counters, "", OFCD_COUNTER_VALUES(&s));
 }
 
-static unsigned cl_routes(void *self, const struct rest_ext **out, unsigned max)
+static unsigned cnode_routes(void *self, const struct rest_ext **out, unsigned max)
 {
-    struct cl_inst *ci = self;
+    struct cnode_inst *ci = self;
 
     if (!max)
         return 0;
@@ -320,27 +320,27 @@ static unsigned cl_routes(void *self, const struct rest_ext **out, unsigned max)
     return 1;
 }
 
-static void cl_status(void *self, char *buf, size_t len)
+static void cnode_status(void *self, char *buf, size_t len)
 {
-    struct cl_inst *ci = self;
-    struct cl_node_stats s;
+    struct cnode_inst *ci = self;
+    struct cnode_stats s;
 
-    cl_node_get_stats(ci->node, &s);
+    cnode_get_stats(ci->node, &s);
     snprintf(buf, len, "node %s: %" PRIu64 " nodes live, master of %" PRIu64 " of %" PRIu64
              " switches, %s, revision %" PRIu64, ci->node->node_id, s.nodes, s.masters,
              s.switches, s.may_act ? "lease proved" : "lease NOT proved", s.revision);
 }
 
-static bool cl_may_write_dpid(void *self, uint64_t dpid)
+static bool cnode_may_write_dpid(void *self, uint64_t dpid)
 {
-    struct cl_inst *ci = self;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
     bool ok = false;
 
     pthread_mutex_lock(&n->lock);
     const struct cl_sw *sw = cl_table_find(&n->table, dpid);
     if (sw)
-        ok = cl_sw_may_write(sw, n->node_id, cl_node_may_act_locked(n, ofcd_clock_mono_us()));
+        ok = cl_sw_may_write(sw, n->node_id, cnode_may_act_locked(n, ofcd_clock_mono_us()));
     pthread_mutex_unlock(&n->lock);
     return ok;
 }
@@ -348,15 +348,15 @@ static bool cl_may_write_dpid(void *self, uint64_t dpid)
 /* Its state updates are written only while this node's candidate key of
  * the switch still has the create revision it is master with: a node
  * deposed meanwhile (its key gone, or a new one) writes nothing. */
-static int cl_store_guard(void *self, uint64_t dpid, char *key, size_t cap, int64_t *rev)
+static int cnode_store_guard(void *self, uint64_t dpid, char *key, size_t cap, int64_t *rev)
 {
-    struct cl_inst *ci = self;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
     int rc = -EPERM;
 
     pthread_mutex_lock(&n->lock);
     const struct cl_sw *sw = cl_table_find(&n->table, dpid);
-    if (sw && cl_sw_may_write(sw, n->node_id, cl_node_may_act_locked(n, ofcd_clock_mono_us())) &&
+    if (sw && cl_sw_may_write(sw, n->node_id, cnode_may_act_locked(n, ofcd_clock_mono_us())) &&
         cl_key_cand(key, cap, n->prefix, dpid, n->node_id) > 0) {
         *rev = sw->generation;
         rc = 0;
@@ -367,14 +367,14 @@ static int cl_store_guard(void *self, uint64_t dpid, char *key, size_t cap, int6
 
 /* A node that cannot prove its lease may have lost its switches to another
  * node already: what it accepted now could not be made good. */
-static bool cl_refuses_writes(void *self, char *why, size_t len)
+static bool cnode_refuses_writes(void *self, char *why, size_t len)
 {
-    struct cl_inst *ci = self;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
     bool refuse;
 
     pthread_mutex_lock(&n->lock);
-    refuse = !cl_node_may_act_locked(n, ofcd_clock_mono_us());
+    refuse = !cnode_may_act_locked(n, ofcd_clock_mono_us());
     if (refuse)
         snprintf(why, len, "cluster node %s cannot write now: %s; try another node",
                  n->node_id,
@@ -386,10 +386,10 @@ static bool cl_refuses_writes(void *self, char *why, size_t len)
     return refuse;
 }
 
-static void cl_health(void *self, char *buf, size_t len, bool *ok)
+static void cnode_health(void *self, char *buf, size_t len, bool *ok)
 {
-    struct cl_inst *ci = self;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
 
     pthread_mutex_lock(&n->lock);
     bool quorum = n->lease && cl_fence_may_act(&n->fence, ofcd_clock_mono_us());
@@ -407,9 +407,9 @@ static void cl_health(void *self, char *buf, size_t len, bool *ok)
  * its lease with the channels still up; each switch stays with it as its
  * master until another node's MASTER request demotes it, which it learns
  * by asking the switch its role (cl_decide's leaving). Done when no switch
- * has it as master any more, or after CL_LEAVE_WAIT_US (a switch no other
+ * has it as master any more, or after CNODE_LEAVE_WAIT_US (a switch no other
  * node reaches keeps it until the channel closes). */
-#define CL_LEAVE_WAIT_US 1500000u
+#define CNODE_LEAVE_WAIT_US 1500000u
 
 static void mark_leaving(void *arg, struct cl_sw *sw)
 {
@@ -418,23 +418,23 @@ static void mark_leaving(void *arg, struct cl_sw *sw)
 }
 
 /* Switches that have this node as master now (the "masters" gauge). */
-static unsigned mastered(struct cl_node *n)
+static unsigned mastered(struct cnode *n)
 {
-    struct cl_node_stats st;
+    struct cnode_stats st;
 
-    cl_node_get_stats(n, &st);
+    cnode_get_stats(n, &st);
     return (unsigned)st.masters;
 }
 
-static int cl_on_stop(void *self)
+static int cnode_on_stop(void *self)
 {
-    struct cl_inst *ci = self;
-    struct cl_node *n = ci->node;
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
     uint64_t now = ofcd_clock_mono_us();
 
     if (!ci->stop_at_us) {
         ci->stop_at_us = now;
-        cl_node_leave(n);           /* the gate shuts: cl_node_may_act_locked */
+        cnode_leave(n);           /* the gate shuts: cnode_may_act_locked */
         ci->may_act = false;
         if (ci->host->may_act)
             atomic_store(ci->host->may_act, false);
@@ -448,48 +448,48 @@ static int cl_on_stop(void *self)
     }
     unsigned masters = mastered(n);
     uint64_t took_ms = (now - ci->stop_at_us) / 1000u;
-    if (masters == 0 && cl_node_has_left(n)) {
+    if (masters == 0 && cnode_has_left(n)) {
         LOG_INFO("cluster", "node %s handed its %u switches over in %" PRIu64 " ms, each "
                  "confirmed by the switch (another master took it)", n->node_id, ci->handing,
                  took_ms);
         return 0;
     }
-    if (now - ci->stop_at_us < CL_LEAVE_WAIT_US)
+    if (now - ci->stop_at_us < CNODE_LEAVE_WAIT_US)
         return 1;
     LOG_WARN("cluster", "node %s: %u of its %u switches still have it as master after %" PRIu64
              " ms (no other node took them%s): stopping anyway, they go to the others when "
              "its channels close", n->node_id, masters, ci->handing, took_ms,
-             cl_node_has_left(n) ? "" : "; etcd did not take the lease back");
+             cnode_has_left(n) ? "" : "; etcd did not take the lease back");
     return 0;
 }
 
-static void cl_destroy(void *self)
+static void cnode_destroy(void *self)
 {
-    struct cl_inst *ci = self;
+    struct cnode_inst *ci = self;
 
     if (ci->host->may_act)
         atomic_store(ci->host->may_act, false);
     if (ci->host->stream)
         rest_events_set_tap(ci->host->stream, NULL, NULL);
-    cl_node_stop(ci->node);
+    cnode_stop(ci->node);
     free(ci);
 }
 
-const struct app_class cl_class = {
+const struct app_class cnode_class = {
     .name = "cluster",
-    .config_keys = cl_keys_read,
-    .enabled = cl_enabled,
+    .config_keys = cnode_keys_read,
+    .enabled = cnode_enabled,
     .switched_by = "cluster.etcd_endpoints=http://127.0.0.1:2379",
-    .create = cl_create,
-    .on_event = cl_on_event,
-    .on_tick = cl_on_tick,
-    .on_stop = cl_on_stop,
-    .counters = cl_counters,
-    .routes = cl_routes,
-    .status = cl_status,
-    .may_write = cl_may_write_dpid,
-    .store_guard = cl_store_guard,
-    .refuses_writes = cl_refuses_writes,
-    .health = cl_health,
-    .destroy = cl_destroy,
+    .create = cnode_create,
+    .on_event = cnode_on_event,
+    .on_tick = cnode_on_tick,
+    .on_stop = cnode_on_stop,
+    .counters = cnode_class_counters,
+    .routes = cnode_routes,
+    .status = cnode_status,
+    .may_write = cnode_may_write_dpid,
+    .store_guard = cnode_store_guard,
+    .refuses_writes = cnode_refuses_writes,
+    .health = cnode_health,
+    .destroy = cnode_destroy,
 };

@@ -1,5 +1,5 @@
 /*
- * cl_node: this node's membership of the cluster — the etcd thread and
+ * cnode: this node's membership of the cluster — the etcd thread and
  * the state it shares with the control thread (issue 27;
  * docs/cluster.md, "How it is built").
  *
@@ -13,15 +13,15 @@
  * thread wants (want_stand), at most 128 in one transaction. A lease found
  * gone (expired while this node was stopped or cut off) is granted anew and
  * every key written again; a watch that ends is reopened after a full read.
- * Every CL_RELAY_MS it puts the events this node published under
+ * Every CNODE_RELAY_MS it puts the events this node published under
  * events/<node>, and publishes those of other nodes that the watch shows
- * (cl_relay.h); the events of a full read are old and not published.
+ * (cnode_relay.h); the events of a full read are old and not published.
  *
- * Everything in struct cl_node below `lock` is guarded by it; the etcd
+ * Everything in struct cnode below `lock` is guarded by it; the etcd
  * thread never holds it across a call to etcd.
  */
-#ifndef OFCD_CL_NODE_H
-#define OFCD_CL_NODE_H
+#ifndef OFCD_CNODE_H
+#define OFCD_CNODE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,12 +32,12 @@
 #include "cl_fence.h"
 #include "cl_keys.h"
 #include "cl_members.h"
-#include "cl_relay.h"
+#include "cnode_relay.h"
 #include "cl_table.h"
 #include "ofcd_counters.h"
 #include "ofcd_ratelimit.h"
 
-struct cl_node_cfg {
+struct cnode_cfg {
     const char *const *endpoints;
     size_t n_endpoints;
     const char *node_id;
@@ -50,7 +50,7 @@ struct cl_node_cfg {
     struct rest_events *stream;     /* the event stream: relayed both ways (NULL: not) */
 };
 
-#define CL_NODE_COUNTERS(X)                                                               \
+#define CNODE_COUNTERS(X)                                                               \
     X(lease_grants, "leases granted to this node (the first, then after each loss)")     \
     X(leases_lost, "leases found gone (expired while this node could not renew them)")   \
     X(keepalives, "lease keepalives answered")                                           \
@@ -80,7 +80,7 @@ struct cl_node_cfg {
     X(events_dropped, "events not sent to the other nodes: the outbox was full or etcd " \
       "refused the batch")                                                                \
     X(events_bad, "relayed events this node could not read (logged)")
-#define CL_NODE_GAUGES(X)                                                                 \
+#define CNODE_GAUGES(X)                                                                 \
     X(nodes, "live nodes of the cluster (members/ keys)")                                 \
     X(switches, "switches in the cluster table")                                          \
     X(masters, "switches this node is the confirmed master of")                           \
@@ -88,28 +88,28 @@ struct cl_node_cfg {
     X(revision, "the etcd revision this node has applied")                                \
     X(watch_lag_us, "from this node's last write of candidate keys to its watch delivering it, µs")
 
-struct cl_node_stats {
-    CL_NODE_COUNTERS(OFCD_COUNTER_FIELD)
-    CL_NODE_GAUGES(OFCD_COUNTER_FIELD)
+struct cnode_stats {
+    CNODE_COUNTERS(OFCD_COUNTER_FIELD)
+    CNODE_GAUGES(OFCD_COUNTER_FIELD)
 };
 
-extern const struct ofcd_counter_group cl_node_counters;    /* "cluster" */
+extern const struct ofcd_counter_group cnode_counters;    /* "cluster" */
 
 struct etcd_client;
 struct rest_events;
 
-#define CL_TXN_OPS 128u             /* etcd's default --max-txn-ops */
+#define CNODE_TXN_OPS 128u             /* etcd's default --max-txn-ops */
 
 /* One transaction's worth of candidate keys to write or delete: the
  * cluster thread's alone. */
-struct cl_todo {
-    uint64_t dpid[CL_TXN_OPS];
-    bool stand[CL_TXN_OPS];
-    char key[CL_TXN_OPS][CL_KEY_MAX];
+struct cnode_todo {
+    uint64_t dpid[CNODE_TXN_OPS];
+    bool stand[CNODE_TXN_OPS];
+    char key[CNODE_TXN_OPS][CL_KEY_MAX];
     unsigned n;
 };
 
-struct cl_node {
+struct cnode {
     char node_id[CL_NODE_NAME_MAX];
     char prefix[128];
     unsigned ttl_s;
@@ -120,12 +120,12 @@ struct cl_node {
     atomic_bool stop;
     atomic_bool work;               /* the control thread changed a want_stand */
     atomic_bool leave;              /* the appliance stops: revoke, ask no lease again */
-    struct cl_todo todo;            /* the cluster thread's, outside the lock */
+    struct cnode_todo todo;            /* the cluster thread's, outside the lock */
     struct rest_events *stream;
     /* The events this node published since the last batch: filled by the
-     * publishers (cl_node_tap), taken by the cluster thread. */
+     * publishers (cnode_tap), taken by the cluster thread. */
     pthread_mutex_t relay_lock;
-    struct cl_outbox outbox;
+    struct cnode_outbox outbox;
     uint64_t relay_dropped;         /* outbox.dropped already counted */
     struct ofcd_ratelimit rl_relay;
 
@@ -140,44 +140,44 @@ struct cl_node {
     unsigned ttl_next;              /* the member whose lease TTL is asked next */
     uint64_t await_at_us;           /* when it was sent */
     bool synced;                    /* a full read done and the watch open */
-    bool left;                      /* cl_node_leave's revoke done */
+    bool left;                      /* cnode_leave's revoke done */
     bool etcd_ok;                   /* the last call answered */
     char etcd_error[256];           /* the last failure's text */
-    struct cl_node_stats stats;
+    struct cnode_stats stats;
     struct ofcd_ratelimit rl_name;
 };
 
 /* Make the node and start its thread (the lease comes when etcd answers;
  * until then the fence is shut). 0, or a negative errno with the reason in
  * err (256 bytes). */
-int cl_node_start(struct cl_node **out, const struct cl_node_cfg *cfg, char *err);
+int cnode_start(struct cnode **out, const struct cnode_cfg *cfg, char *err);
 /* Leave the cluster now, the channels still up: the cluster thread
  * revokes the lease (every candidate key of this node goes with it, so the
  * other nodes take the switches over at once and their MASTER requests
  * demote this node at each switch) and asks no lease again; from this call
- * on the node may not act as a master (cl_node_may_act_locked). Returns at
- * once; cl_node_has_left says when etcd took the lease back (until then
+ * on the node may not act as a master (cnode_may_act_locked). Returns at
+ * once; cnode_has_left says when etcd took the lease back (until then
  * the revoke is tried again; past the appliance's stop the lease ends
  * with its TTL). */
-void cl_node_leave(struct cl_node *n);
-bool cl_node_has_left(struct cl_node *n);
-/* Stop the thread and revoke the lease if cl_node_leave did not, so the
+void cnode_leave(struct cnode *n);
+bool cnode_has_left(struct cnode *n);
+/* Stop the thread and revoke the lease if cnode_leave did not, so the
  * other nodes take over the switches at once rather than after the TTL. */
-void cl_node_stop(struct cl_node *n);
+void cnode_stop(struct cnode *n);
 
 /* rest_events' tap (rest_events_set_tap): an event this node publishes,
- * into the outbox the cluster thread sends every CL_RELAY_MS. */
-void cl_node_tap(void *node, const char *kind, const json_t *data);
+ * into the outbox the cluster thread sends every CNODE_RELAY_MS. */
+void cnode_tap(void *node, const char *kind, const json_t *data);
 
 /* The control thread changed a want_stand: the etcd thread looks now. */
-void cl_node_wake(struct cl_node *n);
+void cnode_wake(struct cnode *n);
 
 /* May this node act as a master now: its lease proved (the fence), its
  * name claimed under that lease and its view read since (a lease found
  * gone makes the view a dead lease's until a full read)? With n->lock. */
-bool cl_node_may_act_locked(const struct cl_node *n, uint64_t now_us);
+bool cnode_may_act_locked(const struct cnode *n, uint64_t now_us);
 
 /* The counters now (takes the lock). */
-void cl_node_get_stats(struct cl_node *n, struct cl_node_stats *out);
+void cnode_get_stats(struct cnode *n, struct cnode_stats *out);
 
 #endif
