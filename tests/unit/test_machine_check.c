@@ -21,10 +21,17 @@ struct fake {
     struct ofcd_config cfg;
 };
 
+/* root/rel into p; a path that does not fit fails the test. */
+static void join(char *p, size_t cap, const char *root, const char *rel)
+{
+    int n = snprintf(p, cap, "%s/%s", root, rel);
+    assert_true(n > 0 && (size_t)n < cap);
+}
+
 static void mkpath(const char *root, const char *rel)
 {
     char p[512], *s;
-    snprintf(p, sizeof(p), "%s/%s", root, rel);
+    join(p, sizeof(p), root, rel);
     for (s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
         *s = '\0';
         mkdir(p, 0755);
@@ -39,7 +46,7 @@ static void put(const char *root, const char *rel, const char *text)
     snprintf(dir, sizeof(dir), "%s", rel);
     *strrchr(dir, '/') = '\0';
     mkpath(root, dir);
-    snprintf(p, sizeof(p), "%s/%s", root, rel);
+    join(p, sizeof(p), root, rel);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -52,7 +59,7 @@ static void link_to(const char *root, const char *rel, const char *target)
     snprintf(dir, sizeof(dir), "%s", rel);
     *strrchr(dir, '/') = '\0';
     mkpath(root, dir);
-    snprintf(p, sizeof(p), "%s/%s", root, rel);
+    join(p, sizeof(p), root, rel);
     assert_int_equal(symlink(target, p), 0);
 }
 
