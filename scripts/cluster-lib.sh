@@ -19,9 +19,9 @@
 #   cl_etcd_stop_member K / cl_etcd_start_member K   one member, same data
 #   cl_etcd_leader           the index K of the member that is leader now
 #   cl_etcd_stop             all members
-#   cnode_start K DIR [ofcd args...]  node K; returns once it logs "ofcd ready"
+#   cl_node_start K DIR [ofcd args...]  node K; returns once it logs "ofcd ready"
 #   cl_node_kill K [SIGNAL]  default KILL; KILL and TERM wait for the exit
-#   cnode_stop K           SIGTERM, exit code 0 expected (when our child)
+#   cl_node_stop K           SIGTERM, exit code 0 expected (when our child)
 #   cl_node_rest K PATH      curl PATH on node K's REST
 #   cl_node_pid K            node K's pid, if it runs
 #   cl_controllers N         "tcp:10.66.1.2:6653 ... tcp:10.66.N.2:6653"
@@ -182,7 +182,7 @@ cl_node_wait_ready() {
 # Three nodes share the machine's cores: each node's single lcore (io and
 # worker, lcores.* defaults) floats over every CPU instead of EAL pinning all
 # of them to CPU 0, and idles with the default back-off.
-cnode_start() {
+cl_node_start() {
     local k=$1
     CL_DIR=$2
     shift 2
@@ -222,9 +222,9 @@ cl_node_kill() {
     return 0
 }
 
-# cnode_stop K: SIGTERM and its exit within 10 s; the exit code is checked
+# cl_node_stop K: SIGTERM and its exit within 10 s; the exit code is checked
 # only when the node is this shell's child (otherwise nobody can read it).
-cnode_stop() {
+cl_node_stop() {
     local k=$1 pid rc=0
     pid=$(cl_node_pid "$k") || return 0
     kill -TERM "$pid" || return 1
@@ -256,7 +256,7 @@ cl_all_stop() {
         [ -e "$f" ] || continue
         k=${f##*/node}
         k=${k%.pid}
-        cnode_stop "$k" || cl_node_kill "$k" KILL 2>/dev/null
+        cl_node_stop "$k" || cl_node_kill "$k" KILL 2>/dev/null
     done
     cl_etcd_stop
 }

@@ -52,7 +52,7 @@ PY
 pass "70,000 keys under ${PREFIX}events/"
 
 for k in 1 2; do
-    cnode_start $k "$work" || fail "node $k did not start"
+    cl_node_start $k "$work" || fail "node $k did not start"
 done
 # Node K says it has caught up with the cluster's keys.
 caught_up() {
@@ -71,7 +71,7 @@ ovs_vsctl del-br br2 || fail "cannot delete br2"
 pass "both nodes read the 70,000 keys page by page, caught up, and br1 has a master"
 
 # ---- node 2 misses 3,000 adds and 300 deletes ----------------------------
-cnode_stop 2 || fail "node 2 did not stop"
+cl_node_stop 2 || fail "node 2 did not stop"
 posted=$(python3 "$here/cluster_post.py" 8181 $N 1 3000 | tr '\n' ' ') ||
     fail "3,000 POSTs through node 1: $posted"
 python3 - $D <<'PY' || fail "the deletes through node 1 failed"
@@ -114,7 +114,7 @@ pass "node 2 stopped; through node 1: $posted; $D deleted; 20,000 stored for br2
 
 # ---- killed -9 while it catches up, then again ----------------------------
 mv "$work/node2.log" "$work/node2.first.log"
-cnode_start 2 "$work" 2>/dev/null &
+cl_node_start 2 "$work" 2>/dev/null &
 starter=$!
 # Polled, not wait_for_line: its tail returns only at the log's next line,
 # and a node catching up writes none until it is done.
@@ -129,7 +129,7 @@ wait "$starter" 2>/dev/null
 cl_wait_gone "$pid" 10 || fail "node 2 alive after kill -9"
 rm -f "$work/node2.pid"
 mv "$work/node2.log" "$work/node2.killed.log"
-cnode_start 2 "$work" || fail "node 2 did not start after kill -9"
+cl_node_start 2 "$work" || fail "node 2 did not start after kill -9"
 # Ready means its copy caught up: what it stores now is etcd's.
 grep -q "not caught up with etcd" "$work/node2.log" && fail "node 2 said ready before it caught up"
 stored 2 >"$work/node2.flows"

@@ -41,7 +41,7 @@ leader=$(cl_etcd_leader) || fail "etcd has no leader"
 pass "etcd: 3 members on $CL_ETCD_ENDPOINTS, member $leader leads"
 
 for k in 1 2 3; do
-    cnode_start $k "$work/cl" --apps.topology=true --topology.lldp_interval_s=1 \
+    cl_node_start $k "$work/cl" --apps.topology=true --topology.lldp_interval_s=1 \
         --topology.link_timeout_s=8 || fail "node $k did not start"
 done
 for k in 1 2 3; do
@@ -227,7 +227,7 @@ if [ "${m1:-0}" -ge 2 ]; then leaver=1 stayer=3; else leaver=3 stayer=1; fi
 n_lv=$(cl_node_rest $stayer /api/v1/cluster |
     jq "[.switches[] | select(.master == \"node$leaver\")] | length")
 [ "${n_lv:-0}" -ge 1 ] || fail "node $leaver masters no bridge: nothing to hand over"
-cnode_stop $leaver || fail "node $leaver did not stop cleanly after SIGTERM"
+cl_node_stop $leaver || fail "node $leaver did not stop cleanly after SIGTERM"
 grep -q "node node$leaver handed its $n_lv switches over in [0-9]* ms, each confirmed" \
     "$work/cl/node$leaver.log" ||
     fail "node $leaver did not hand its $n_lv bridges over: $(grep 'cluster:' "$work/cl/node$leaver.log" | tail -5)"

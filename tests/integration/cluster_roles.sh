@@ -44,7 +44,7 @@ it_on_exit ovs_stop
 
 cl_etcd_start "$work" || fail "the three-member etcd did not start"
 for k in 1 2 3; do
-    cnode_start $k "$work" --cluster.lease_ttl_s=$TTL || fail "node $k did not start"
+    cl_node_start $k "$work" --cluster.lease_ttl_s=$TTL || fail "node $k did not start"
 done
 ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
 ovs_add_bridges $B "$(cl_controllers 3)" 1000 || fail "cannot create the bridges"
@@ -62,14 +62,14 @@ done
 pass "each node sees $B switches with a master and 3 nodes"
 
 # A fourth node started with node 1's name writes nothing and refuses changes.
-cnode_start 4 "$work" --cluster.lease_ttl_s=$TTL --cluster.node_id=node1 ||
+cl_node_start 4 "$work" --cluster.lease_ttl_s=$TTL --cluster.node_id=node1 ||
     fail "node 4 did not start"
 wait_for_line "$work/node4.log" "node id node1 is held by a live node" 10 ||
     fail "node 4 did not notice its name is taken"
 body=$(curl -s -X POST -H 'Content-Type: application/json' -d '{"flows": []}' \
     "http://127.0.0.1:8184/api/kytos/flow_manager/v2/flows")
 grep -q "a live node still holds its name" <<<"$body" || fail "node 4 accepted a change: $body"
-cnode_stop 4 || fail "node 4 did not stop"
+cl_node_stop 4 || fail "node 4 did not stop"
 masters_spread $B 3 || fail "node 4 disturbed the masters: $(master_counts)"
 pass "a node started with a live node's name waits and refuses changes"
 
@@ -151,7 +151,7 @@ wait_until 20 masters_spread $B 2 || fail "survivors not spread: $(master_counts
 pass "survivors spread the bridges: $(master_counts)"
 
 # ---- the killed node restarted -------------------------------------------
-cnode_start $victim "$work" --cluster.lease_ttl_s=$TTL || fail "node $victim did not restart"
+cl_node_start $victim "$work" --cluster.lease_ttl_s=$TTL || fail "node $victim did not restart"
 wait_until 60 masters_spread $B 3 || fail "node $victim did not get its share back: $(master_counts)"
 pass "node $victim rejoined and took its share back: $(master_counts)"
 grep -Eq "mirrored in .* \(revision [1-9][0-9]*\)" "$work/node$victim.log" &&
