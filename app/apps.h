@@ -2,7 +2,7 @@
  * apps: the app classes this build carries, in the order their worker hooks
  * run (topology first: it sees LLDP before the learning switch does), and
  * the loops over the running instances that wire.c, control.c and views.c
- * call. Adding an app: its folder (its class, app/api/app_class.h), its
+ * call. Adding an app: its folder (its class, apps/api/app_class.h), its
  * library in app/meson.build, and one line in app_classes[] (apps.c).
  */
 #ifndef OFCD_APPS_H

@@ -4,7 +4,7 @@
  * what it asked the switch and what the switch confirmed — and the steps
  * that turn cl_decide's policy into requests with their timeouts. Pure: no
  * I/O, no lock, time passed in. In ofcd two threads share one table under
- * one mutex (app/cluster): the cluster thread writes the candidates and
+ * one mutex (apps/cluster): the cluster thread writes the candidates and
  * carries out stand/resign against etcd; the control thread feeds the
  * switch events and sends the ROLE_REQUESTs.
  *

@@ -1,6 +1,6 @@
 /*
  * fuzz_lldp: libFuzzer target for topology discovery's LLDP reader
- * (app/topo/topo_lldp.c) — what any host on a switch port can put in front
+ * (apps/topo/topo_lldp.c) — what any host on a switch port can put in front
  * of it through a PACKET_IN. Each input is parsed from an exact-size heap
  * copy (ASan sees any read past it) at a few clock values; a frame read as
  * ofcd's must rebuild to the same bytes (nothing else can carry a valid

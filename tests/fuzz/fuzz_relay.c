@@ -1,6 +1,6 @@
 /*
  * fuzz_relay: libFuzzer target for the reader of the event batches other
- * nodes put under <prefix>events/ (app/cluster/cnode_relay.c), which anyone
+ * nodes put under <prefix>events/ (apps/cluster/cnode_relay.c), which anyone
  * who can write to the cluster's etcd can fill. Every event it hands on
  * must be a kind and an object, and going out again through an outbox
  * must read back the same.

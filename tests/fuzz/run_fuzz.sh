@@ -49,8 +49,8 @@ bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/control/fm" -I"$
     "$root/rest/kytos/flow_json.c" "$root/rest/kytos/json_tape.c" \
     "$root/rest/kytos/json_u64.c" "$root/control/fm/fm_flow.c" "$root"/ofp/*.c \
     "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
-bg clang "${cflags[@]}" -I"$root/app/topo" \
-    "$root/tests/fuzz/fuzz_lldp.c" "$root/app/topo/topo_lldp.c" -lcrypto -o "$work/fuzz_lldp"
+bg clang "${cflags[@]}" -I"$root/apps/topo" \
+    "$root/tests/fuzz/fuzz_lldp.c" "$root/apps/topo/topo_lldp.c" -lcrypto -o "$work/fuzz_lldp"
 bg clang "${cflags[@]}" -I"$root/drivers/etcd" \
     "$root/tests/fuzz/fuzz_etcd.c" "$root/drivers/etcd/etcd_resp.c" \
     "$root/drivers/etcd/etcd_b64.c" -ljansson \
@@ -58,8 +58,8 @@ bg clang "${cflags[@]}" -I"$root/drivers/etcd" \
 bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/drivers/etcd" -I"$root/common" \
     "$root/tests/fuzz/fuzz_store_etcd.c" "$root/control/store/store_etcd_rec.c" \
     -o "$work/fuzz_store_etcd"
-bg clang "${cflags[@]}" -I"$root/app/cluster" \
-    "$root/tests/fuzz/fuzz_relay.c" "$root/app/cluster/cnode_relay.c" -ljansson \
+bg clang "${cflags[@]}" -I"$root/apps/cluster" \
+    "$root/tests/fuzz/fuzz_relay.c" "$root/apps/cluster/cnode_relay.c" -ljansson \
     -o "$work/fuzz_relay"
 bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/common" \
     "$root/tests/fuzz/fuzz_journal.c" "$root/control/store/store_journal.c" \

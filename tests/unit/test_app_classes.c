@@ -1,5 +1,5 @@
 /*
- * test_app_classes: the app class table (app/apps.c, app/api/app_class.h)
+ * test_app_classes: the app class table (app/apps.c, apps/api/app_class.h)
  * as wire.c, control.c and views.c use it: every class is complete, owns
  * config keys the schema knows and is switched by its own apps.* key; the
  * topology and L2 instances fill the worker hooks, lend what the appliance

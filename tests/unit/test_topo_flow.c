@@ -1,6 +1,6 @@
 /*
  * test_topo_flow: the topology's LLDP flow is built as a typed flow and its
- * stored text without JSON in app/topo; this test holds both to what
+ * stored text without JSON in apps/topo; this test holds both to what
  * Kytos' flow JSON gave before (the same object packed with jansson and
  * parsed by rest/kytos): the same FLOW_MOD on the wire for the ADD and for
  * the DELETE that selects it, the same owner, the same identity, and

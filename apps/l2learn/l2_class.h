@@ -1,5 +1,5 @@
 /*
- * l2_class: the L2 learning switch as an app class (app/api/app_class.h):
+ * l2_class: the L2 learning switch as an app class (apps/api/app_class.h):
  * apps.l2_learning, apps.l2_table_size,
  * apps.l2_idle_timeout_s; worker hooks only.
  */

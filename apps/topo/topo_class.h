@@ -1,5 +1,5 @@
 /*
- * topo_class: topology discovery as an app class (app/api/app_class.h).
+ * topo_class: topology discovery as an app class (apps/api/app_class.h).
  * One instance owns what apps.topology needs: the workers' part and its
  * LLDP key (topo_app), what operators switched off (topo_admin), the
  * control thread's links (topo_view), the LLDP flow's failure lines

@@ -1,7 +1,7 @@
 /*
  * app_class: what an app is to the appliance — one struct per app, its
  * class, and the host that lends it the appliance's shared pieces. L2
- * learning (app/l2learn/l2_class.c) and topology (app/topo/topo_class.c)
+ * learning (apps/l2learn/l2_class.c) and topology (apps/topo/topo_class.c)
  * are the two instances; app/apps.c lists the classes, and app/wire.c,
  * app/control.c and app/views.c loop over them, naming none.
  *
