@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 
 #include "fm.h"
+#include "fm_change.h"
 #include "ofcd_clock.h"
 #include "ofcd_counters_ctl.h"
 #include "ofcd_ctl_server.h"
@@ -116,7 +117,7 @@ static void control_purge_deleted(struct app_ctx *app, uint64_t *next_ms)
     *next_ms = now + (every_ms < 60000u ? every_ms : 60000u);
     uint64_t real_ns = ofcd_clock_wall_ns();
     uint64_t keep_ns = (uint64_t)app->cfg.fm_deleted_retention_s * 1000000000u;
-    if (real_ns > keep_ns && store_purge_deleted(app->store, real_ns - keep_ns) < 0)
+    if (real_ns > keep_ns && fm_change_purge_deleted(app->store, real_ns - keep_ns) < 0)
         *next_ms = now + 1000u;              /* queue full: try again soon */
 }
 

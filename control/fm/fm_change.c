@@ -127,3 +127,8 @@ int fm_change_run(struct fm_change *c)
     pthread_mutex_destroy(&w.lock);
     return w.rc;
 }
+
+int fm_change_purge_deleted(struct store *s, uint64_t before_ns)
+{
+    return store_purge_deleted(s, before_ns);
+}

@@ -4,7 +4,8 @@
  * mirror and queues the FLOW_MODs); the caller told last. Every writer of
  * flows goes through it: the REST flow_manager endpoints (rest_flows.c),
  * the topology app's LLDP flows (topo_flow.c), and the next app that
- * installs flows.
+ * installs flows; the retention's purge of deleted flows too
+ * (fm_change_purge_deleted, from the control thread).
  *
  * A change is an add or a delete over one or more switches (parts):
  *  - an add: the records to store (store_flow, their texts as kept) and,
@@ -72,7 +73,13 @@ struct fm_change {
 int fm_change_submit(struct fm_change *c);
 
 /* Submit and wait: 0, or the store's error (-EALREADY is 0 here). c->done
- * is not used. */
+ * is not used. Not from the store's committer (it would wait for itself). */
 int fm_change_run(struct fm_change *c);
+
+/* The flows deleted before before_ns (wall clock), kept in state DELETED
+ * for Kytos' listings (flow_manager.deleted_retention_s), leave the store:
+ * queued, never waited for; the flow manager holds none of them. 0, or
+ * -EAGAIN when the store's queue of background changes is full. */
+int fm_change_purge_deleted(struct store *s, uint64_t before_ns);
 
 #endif
