@@ -2,7 +2,6 @@
 #include "fm_change.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 static int key_cmp(const void *a, const void *b)
@@ -90,42 +89,15 @@ int fm_change_submit(struct fm_change *c)
     return rc;
 }
 
-struct run_wait {
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool done;
-    int rc;
-};
-
-static void run_done(void *arg, int rc)
-{
-    struct run_wait *w = arg;
-
-    pthread_mutex_lock(&w->lock);
-    w->rc = rc;
-    w->done = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->lock);
-}
-
 int fm_change_run(struct fm_change *c)
 {
-    struct run_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    struct store_waiter w;
 
-    c->done = run_done;
+    store_waiter_init(&w);
+    c->done = store_waiter_done;
     c->arg = &w;
-    int rc = fm_change_submit(c);
-    if (rc == -EALREADY)
-        return 0;
-    if (rc < 0)
-        return rc;
-    pthread_mutex_lock(&w.lock);
-    while (!w.done)
-        pthread_cond_wait(&w.cv, &w.lock);
-    pthread_mutex_unlock(&w.lock);
-    pthread_cond_destroy(&w.cv);
-    pthread_mutex_destroy(&w.lock);
-    return w.rc;
+    int rc = store_waiter_wait(&w, fm_change_submit(c));
+    return rc == -EALREADY ? 0 : rc;
 }
 
 int fm_change_purge_deleted(struct store *s, uint64_t before_ns)

@@ -16,14 +16,7 @@ OFCD_COUNTER_GROUP(store_counters, "store", struct store_stats, STORE_COUNTERS, 
 
 /* ---- the blocking forms: a queued change and a wait for its done ------------- */
 
-struct store_waiter {
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool done;
-    int rc;
-};
-
-static void store_waiter_init(struct store_waiter *w)
+void store_waiter_init(struct store_waiter *w)
 {
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cv, NULL);
@@ -33,7 +26,7 @@ static void store_waiter_init(struct store_waiter *w)
 
 /* On the committer: the last touch of w is the unlock, after which the
  * waiter may return and w leave its stack. */
-static void store_waiter_done(void *arg, int rc)
+void store_waiter_done(void *arg, int rc)
 {
     struct store_waiter *w = arg;
 
@@ -45,7 +38,7 @@ static void store_waiter_done(void *arg, int rc)
 }
 
 /* queued: what the *_async call returned; done is called only if it was 0. */
-static int store_waiter_wait(struct store_waiter *w, int queued)
+int store_waiter_wait(struct store_waiter *w, int queued)
 {
     int rc = queued;
 

@@ -68,6 +68,7 @@
 #define OFCD_STORE_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -622,6 +623,23 @@ int store_mark_deleted_if(struct store *s, const uint64_t *dpid, store_pred_fn p
                           uint64_t *marked);
 /* Wait until everything queued before this call (state updates too) is durable. */
 int store_sync(struct store *s);
+
+/*
+ * What the blocking forms are made of, for a caller whose own queued
+ * change (one that ends in a store_done_fn) it must wait for: init w, give
+ * store_waiter_done and w as the done and its arg, then
+ * store_waiter_wait(w, what the queuing call returned): done's rc, or that
+ * call's own result when it was not 0 (done is awaited only after a 0).
+ */
+struct store_waiter {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool done;
+    int rc;
+};
+void store_waiter_init(struct store_waiter *w);
+void store_waiter_done(void *arg, int rc);
+int store_waiter_wait(struct store_waiter *w, int queued);
 int store_kv_put(struct store *s, const char *key, const void *val, size_t len);
 /* 0, or -ENOENT when there was no such key. */
 int store_kv_del(struct store *s, const char *key);
