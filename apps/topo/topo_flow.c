@@ -16,16 +16,13 @@
 #include "store.h"
 #include "topo_app.h"
 
-/* An LLDP flow's FLOW_MOD: a match on two fields, one output. */
-#define TOPO_FLOW_WIRE_MAX 256
-
 /* One switch's flow on its way through the store (fm_change.h). */
 struct topo_flow_put {
     struct fm_change ch;
     struct fm_change_part part;
     struct fm_add_one add;
     struct store_flow rec;
-    uint8_t wire[TOPO_FLOW_WIRE_MAX];
+    uint8_t wire[FM_FLOW_WIRE_SMALL];
     char *text;
     struct ofcd_ratelimit *rl;          /* the committer thread's, or NULL */
 };
@@ -99,7 +96,7 @@ struct topo_flow_del {
     struct fm_change_part part;
     struct fm_key k;
     struct fm_sel sel;
-    uint8_t wire[TOPO_FLOW_WIRE_MAX];
+    uint8_t wire[FM_FLOW_WIRE_SMALL];
     struct ofcd_ratelimit *rl;
 };
 
@@ -151,7 +148,7 @@ static int remove_form(struct store *s, struct fm *fm, uint64_t dpid, uint16_t v
     d->ch = (struct fm_change){.fm = fm, .store = s, .parts = &d->part, .n_parts = 1,
                                .victims = &d->k, .n_victims = 1, .done = del_done, .arg = d};
     if (rl)
-        return (rc = fm_change_submit(&d->ch)) == 0 ? 0 : (free(d), rc == -EALREADY ? 0 : rc);
+        return (rc = fm_change_submit(&d->ch)) == 0 ? 0 : (free(d), rc);
     rc = fm_change_run(&d->ch);
     free(d);
     return rc;

@@ -488,26 +488,29 @@ static void submit(struct rest_req *q, struct rest_reply *r, struct fl_change *c
 
 /*
  * Each flow's text as the store keeps it: the client's own text of that
- * array element (its span on the tape) in a copy of the body, which lives
- * until the commit. 0 or -ENOMEM.
+ * array element (its span on the tape, while fr still holds the tape's
+ * nodes) in a copy of the body, which lives until the commit. The copy,
+ * or NULL when out of memory.
  */
-static int flow_texts(const struct rest_req *q, struct fl_change *c, const struct fl_req *fr)
+static char *flow_texts(const struct rest_req *q, const struct fl_req *fr,
+                        struct store_flow *recs)
 {
     size_t k = 0;
+    char *body = malloc(q->body_len ? q->body_len : 1);
 
-    if (!(c->body = malloc(q->body_len ? q->body_len : 1)))
-        return -ENOMEM;
-    memcpy(c->body, q->body, q->body_len);
+    if (!body)
+        return NULL;
+    memcpy(body, q->body, q->body_len);
     for (size_t i = 0; i < fr->n; i++) {
         const struct fl_group *g = &fr->g[i];
         size_t j;
         const struct jt_node *f;
         jt_array_foreach(g->flows, j, f) {
-            c->recs[k].json = c->body + f->off;
-            c->recs[k++].json_len = f->len;
+            recs[k].json = body + f->off;
+            recs[k++].json_len = f->len;
         }
     }
-    return 0;
+    return body;
 }
 
 static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
@@ -534,14 +537,14 @@ static void run_add(struct rest_req *q, struct rest_reply *r, struct fl_req *fr)
         }
     }
     /* The texts from the tape, before fl_change_new lets the body go. */
-    struct fl_change tmp = {.recs = recs};
-    if (flow_texts(q, &tmp, fr) < 0 || !(c = fl_change_new(q, fr))) {
-        free(tmp.body);
+    char *body = flow_texts(q, fr, recs);
+    if (!body || !(c = fl_change_new(q, fr))) {
+        free(body);
         free(recs);
         rest_error(r, 500, "out of memory");
         return;
     }
-    c->body = tmp.body;
+    c->body = body;
     c->recs = recs;
     c->ch.recs = recs;
     c->ch.n_recs = total;
@@ -585,16 +588,13 @@ static void run_delete(struct rest_req *q, struct rest_reply *r, struct fl_req *
     /* Kept in state deleted (Kytos-ng lists them so) unless retention is off. */
     c->ch.keep_deleted = q->rs->cfg.keep_deleted;
     if (!n) {
-        /* Nothing stored matches: the switches are still told (a flow ofcd
-         * does not know may be on them), and there is nothing to wait for. */
+        /* Nothing stored matches: the switches are still told at once (a
+         * flow ofcd does not know may be on them; fm_change_submit says
+         * -EALREADY), and there is nothing to wait for. */
         c->ch.done = change_done;
-        int rc = fm_change_submit(&c->ch);
+        fm_change_submit(&c->ch);
         fl_change_free(c);
-        if (rc == -EALREADY)
-            accepted(r);
-        else
-            rest_error(r, 500, "the delete was not handed to the flow manager: %s",
-                       strerror(-rc));
+        accepted(r);
         return;
     }
     submit(q, r, c, n);
