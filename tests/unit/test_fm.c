@@ -1492,6 +1492,19 @@ static void change_box_done(void *arg, int rc)
     ((struct change_box *)arg)->rc = rc;
 }
 
+/* A delete selector from Kytos JSON, encoded into wire as a request holds it. */
+static void sel_encode(const char *json, uint8_t *wire, size_t cap, struct fm_sel *out)
+{
+    struct fm_flow sf;
+    char err[128];
+    json_t *j = json_loads(json, 0, NULL);
+
+    assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
+    json_decref(j);
+    *out = (struct fm_sel){"", wire, 0};
+    assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, cap, &out->len), 0);
+}
+
 /* An add through fm_change and then, once it is stored, a delete of the
  * same flow, both admitted: the switch gets the ADD then the DELETE, the
  * store ends without the flow, and no admission is left held. (In one
@@ -1502,10 +1515,8 @@ static void test_change_add_then_delete(void **state)
     struct committed_add a;
     struct change_box add = {.rc = 1}, del = {.rc = 1};
     struct fm_sel sel;
-    struct fm_flow sf;
     uint8_t wire[256];
     unsigned retry;
-    char err[128];
     struct fm_stats st;
     struct store_flow got;
 
@@ -1520,11 +1531,7 @@ static void test_change_add_then_delete(void **state)
     assert_int_equal(store_sync(t->store), 0);
     assert_int_equal(add.rc, 0);
 
-    json_t *j = json_loads("{\"match\": {\"in_port\": 3}}", 0, NULL);
-    assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
-    json_decref(j);
-    sel = (struct fm_sel){"", wire, 0};
-    assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, sizeof(wire), &sel.len), 0);
+    sel_encode("{\"match\": {\"in_port\": 3}}", wire, sizeof(wire), &sel);
     struct fm_key victims[2] = {{DPID, a.add.match_id, a.add.flow_id},
                                      {DPID, a.add.match_id, a.add.flow_id}};
     assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
@@ -1562,11 +1569,9 @@ static void test_change_refused_and_empty(void **state)
     struct committed_add a;
     struct change_box add = {.rc = 1}, del = {.rc = 1};
     struct fm_stats st;
-    struct fm_flow sf;
     struct fm_sel sel;
     uint8_t wire[256];
     unsigned retry;
-    char err[128];
 
     t->cfg.queue_max = 4;
     reopen(t);
@@ -1584,11 +1589,7 @@ static void test_change_refused_and_empty(void **state)
     assert_int_equal(st.reserved, 0);
     assert_int_equal(fm_admit(t->fm, DPID, 4, &retry), 0);
 
-    json_t *j = json_loads("{\"match\": {\"in_port\": 9}}", 0, NULL);
-    assert_int_equal(flow_json_parse_json(j, true, &sf, NULL, err, sizeof(err)), 0);
-    json_decref(j);
-    sel = (struct fm_sel){"", wire, 0};
-    assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, sizeof(wire), &sel.len), 0);
+    sel_encode("{\"match\": {\"in_port\": 9}}", wire, sizeof(wire), &sel);
     unsigned before = t->n_sent;
     del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .dels = &sel};
     del.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &del.part,
