@@ -112,12 +112,12 @@ static void control_purge_deleted(struct app_ctx *app, uint64_t *next_ms)
     uint64_t now = mono_ms();
     uint64_t every_ms = (uint64_t)app->cfg.fm_deleted_retention_s * 1000u;
 
-    if (!app->store || !every_ms || now < *next_ms)
+    if (!app->fm || !every_ms || now < *next_ms)
         return;
     *next_ms = now + (every_ms < 60000u ? every_ms : 60000u);
     uint64_t real_ns = ofcd_clock_wall_ns();
     uint64_t keep_ns = (uint64_t)app->cfg.fm_deleted_retention_s * 1000000000u;
-    if (real_ns > keep_ns && fm_change_purge_deleted(app->store, real_ns - keep_ns) < 0)
+    if (real_ns > keep_ns && fm_change_purge_deleted(app->fm, real_ns - keep_ns) < 0)
         *next_ms = now + 1000u;              /* queue full: try again soon */
 }
 

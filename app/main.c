@@ -281,12 +281,14 @@ static int open_flow_store(struct app_ctx *app)
     return 0;
 }
 
+/* The store first: its close commits what is still queued and hands each
+ * change to the flow manager (fm_change), which must still be there. */
 static void close_flow_store(struct app_ctx *app)
 {
-    fm_destroy(app->fm);
-    app->fm = NULL;
     store_close(app->store);
     app->store = NULL;
+    fm_destroy(app->fm);
+    app->fm = NULL;
 }
 
 static void app_teardown(struct app_ctx *app)

@@ -279,7 +279,7 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
         return;
     memcpy(&h, ev->data, sizeof(h));
     if (!(topo_admin_get(t->admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
-        topo_flow_ensure(t->host->store, t->host->fm, h.dpid, t->app.lldp_vlan, &t->flow_log);
+        topo_flow_ensure(t->host->fm, h.dpid, t->app.lldp_vlan, &t->flow_log);
 }
 
 /* On the store's committer: only queued (the hook's rules). */

@@ -11,9 +11,9 @@
 #include "fm.h"
 #include "fm_change.h"
 #include "fm_flow.h"
+#include "fm_stored.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
-#include "store.h"
 #include "topo_app.h"
 
 /* One switch's flow on its way through the store (fm_change.h). */
@@ -113,8 +113,7 @@ static void del_done(void *arg, int rc)
  * the switch (strict: only that flow). 0 when it was not stored. rl NULL:
  * waits for the store (a REST thread); else queued, failures through rl
  * (the control thread, which never waits). */
-static int remove_form(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan,
-                       struct ofcd_ratelimit *rl)
+static int remove_form(struct fm *fm, uint64_t dpid, uint16_t vlan, struct ofcd_ratelimit *rl)
 {
     struct fm_flow add, del;
     struct store_flow cur;
@@ -132,7 +131,7 @@ static int remove_form(struct store *s, struct fm *fm, uint64_t dpid, uint16_t v
     del.mod.cookie_mask = UINT64_MAX;
     size_t len;
     if ((rc = fm_flow_mod_encode(&del.mod, d->wire, sizeof(d->wire), &len)) < 0 ||
-        store_get(s, dpid, d->k.match_id, &cur) < 0) {
+        fm_stored_get(fm, dpid, d->k.match_id, &cur) < 0) {
         free(d);
         return rc < 0 ? rc : 0;
     }
@@ -145,7 +144,7 @@ static int remove_form(struct store *s, struct fm *fm, uint64_t dpid, uint16_t v
     }
     d->sel = (struct fm_sel){TOPO_FLOW_OWNER, d->wire, len};
     d->part = (struct fm_change_part){.dpid = dpid, .n = 1, .dels = &d->sel};
-    d->ch = (struct fm_change){.fm = fm, .store = s, .parts = &d->part, .n_parts = 1,
+    d->ch = (struct fm_change){.fm = fm, .parts = &d->part, .n_parts = 1,
                                .victims = &d->k, .n_victims = 1, .done = del_done, .arg = d};
     if (rl)
         return (rc = fm_change_submit(&d->ch)) == 0 ? 0 : (free(d), rc);
@@ -184,8 +183,7 @@ static int find_other(const struct store_flow *f, void *arg)
     return 0;
 }
 
-int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan,
-                     struct topo_flow_log *log)
+int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_log *log)
 {
     struct topo_flow_put *p = calloc(1, sizeof(*p));
     struct store_flow cur;
@@ -201,7 +199,7 @@ int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vla
     if ((rc = topo_flow_lldp(dpid, vlan, false, &flow, p->text, TOPO_FLOW_TEXT_MAX)) < 0)
         goto fail;
     uint64_t mid = fm_flow_match_id(dpid, &flow), fid = fm_flow_id_of(mid, &flow);
-    if (store_get(s, dpid, mid, &cur) == 0) {
+    if (fm_stored_get(fm, dpid, mid, &cur) == 0) {
         bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED;
         store_flow_release(&cur);
         if (have) {
@@ -213,9 +211,9 @@ int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vla
      * the switch's stored flows, once per form change). The control
      * thread (log set) queues the deletes; a REST thread waits. */
     struct other_forms other = {.match_id = mid};
-    store_foreach(s, &dpid, find_other, &other);
+    fm_stored_foreach(fm, &dpid, find_other, &other);
     for (size_t i = 0; i < other.n; i++)
-        if ((rc = remove_form(s, fm, dpid, other.vlan[i], log ? &log->stored : NULL)) < 0)
+        if ((rc = remove_form(fm, dpid, other.vlan[i], log ? &log->stored : NULL)) < 0)
             flow_failed(log ? &log->ensure : NULL, dpid, "cannot delete its LLDP flow of "
                         "another topology.lldp_vlan", rc);
     p->rl = log ? &log->stored : NULL;
@@ -230,7 +228,7 @@ int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vla
     }
     p->add = (struct fm_add_one){mid, fid, TOPO_FLOW_OWNER, p->wire, len};
     p->part = (struct fm_change_part){.dpid = dpid, .n = 1, .adds = &p->add};
-    p->ch = (struct fm_change){.fm = fm, .store = s, .parts = &p->part, .n_parts = 1,
+    p->ch = (struct fm_change){.fm = fm, .parts = &p->part, .n_parts = 1,
                                .recs = &p->rec, .n_recs = 1, .done = put_done, .arg = p};
     if ((rc = fm_change_submit(&p->ch)) == 0)
         return 0;
@@ -241,15 +239,15 @@ fail:
     return rc;
 }
 
-int topo_flow_remove(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan)
+int topo_flow_remove(struct fm *fm, uint64_t dpid, uint16_t vlan)
 {
     struct fm_flow f;
 
     topo_flow_lldp(dpid, vlan, false, &f, NULL, 0);
     struct other_forms other = {.match_id = fm_flow_match_id(dpid, &f)};
-    int rc = remove_form(s, fm, dpid, vlan, NULL);
-    store_foreach(s, &dpid, find_other, &other);
+    int rc = remove_form(fm, dpid, vlan, NULL);
+    fm_stored_foreach(fm, &dpid, find_other, &other);
     for (size_t i = 0; i < other.n && rc >= 0; i++)
-        rc = remove_form(s, fm, dpid, other.vlan[i], NULL);
+        rc = remove_form(fm, dpid, other.vlan[i], NULL);
     return rc;
 }

@@ -25,7 +25,6 @@
 
 struct fm;
 struct fm_flow;
-struct store;
 
 #define TOPO_FLOW_OWNER "of_lldp"
 #define TOPO_FLOW_TEXT_MAX 256          /* the stored record's text, NUL included */
@@ -55,9 +54,9 @@ struct topo_flow_log {
  * log's limiters when log is not NULL). When this form is not stored yet,
  * the switch's LLDP flows of another form (stored by an ofcd of another
  * topology.lldp_vlan) are deleted: one LLDP flow per switch. */
-int topo_flow_ensure(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan,
+int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log);
 /* 0 (deleted, or was not stored), or a negative errno; the other form's too. */
-int topo_flow_remove(struct store *s, struct fm *fm, uint64_t dpid, uint16_t vlan);
+int topo_flow_remove(struct fm *fm, uint64_t dpid, uint16_t vlan);
 
 #endif

@@ -239,8 +239,8 @@ static unsigned keep_flush(struct topo_rest *t, const struct rest_ext_req *q, st
     if (j->lldp_flow && t->store && t->fm) {
         uint16_t vlan = t->app ? t->app->lldp_vlan : 0;
         int frc = j->lldp_flow > 0
-                      ? topo_flow_ensure(t->store, t->fm, j->lldp_flow_dpid, vlan, NULL)
-                      : topo_flow_remove(t->store, t->fm, j->lldp_flow_dpid, vlan);
+                      ? topo_flow_ensure(t->fm, j->lldp_flow_dpid, vlan, NULL)
+                      : topo_flow_remove(t->fm, j->lldp_flow_dpid, vlan);
         if (frc < 0)
             LOG_WARN("topology", "switch %016" PRIx64 ": the LLDP flow was not %s: %s",
                      j->lldp_flow_dpid, j->lldp_flow > 0 ? "stored" : "deleted",

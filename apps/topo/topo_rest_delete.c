@@ -24,6 +24,7 @@
 #include "sw_view.h"
 #include "dpid.h"
 #include "fm.h"
+#include "fm_stored.h"
 #include "ofcd_log.h"
 #include "ofp_wire.h"
 #include "store.h"
@@ -204,8 +205,8 @@ unsigned topo_rest_delete_interface(struct topo_rest *t, const char *id, json_t 
     /* The stored flows are read before the view's lock (a store read must
      * never hold up the control thread). */
     struct port_user u = {.port = (uint32_t)port};
-    if (t->store)
-        store_foreach(t->store, &dpid, flow_uses_port, &u);
+    if (t->fm)
+        fm_stored_foreach(t->fm, &dpid, flow_uses_port, &u);
 
     const struct sw_view *cs = t->lock(t->lock_arg);
     const struct ctl_switch *s = sw_view_find(cs, dpid);

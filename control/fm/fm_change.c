@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fm_priv.h"
+
 static int key_cmp(const void *a, const void *b)
 {
     const struct fm_key *x = a, *y = b;
@@ -63,12 +65,13 @@ int fm_change_submit(struct fm_change *c)
 {
     int rc;
 
-    if (!c->done || (!c->recs && c->n_recs)) {
-        give_back(c);
+    if (!c->fm || !c->done || (!c->recs && c->n_recs)) {
+        if (c->fm)
+            give_back(c);
         return -EINVAL;
     }
     if (c->recs) {
-        rc = store_put_many_async(c->store, c->recs, c->n_recs, committed, c);
+        rc = store_put_many_async(c->fm->store, c->recs, c->n_recs, committed, c);
     } else {
         if (c->n_victims) {
             qsort(c->victims, c->n_victims, sizeof(*c->victims), key_cmp);
@@ -82,7 +85,7 @@ int fm_change_submit(struct fm_change *c)
             hand_over(c);
             return -EALREADY;
         }
-        rc = store_select_async(c->store, NULL, is_victim, c, c->keep_deleted, committed, c);
+        rc = store_select_async(c->fm->store, NULL, is_victim, c, c->keep_deleted, committed, c);
     }
     if (rc < 0)
         give_back(c);
@@ -100,7 +103,7 @@ int fm_change_run(struct fm_change *c)
     return rc == -EALREADY ? 0 : rc;
 }
 
-int fm_change_purge_deleted(struct store *s, uint64_t before_ns)
+int fm_change_purge_deleted(struct fm *fm, uint64_t before_ns)
 {
-    return store_purge_deleted(s, before_ns);
+    return store_purge_deleted(fm->store, before_ns);
 }

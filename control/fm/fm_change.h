@@ -49,8 +49,7 @@ typedef void (*fm_change_done_fn)(void *arg, int rc);
 
 /* The caller's, from submit until done: it and all it points at. */
 struct fm_change {
-    struct fm *fm;
-    struct store *store;
+    struct fm *fm;                  /* stored in the store it was created with */
     struct fm_change_part *parts;
     size_t n_parts;
     /* an add */
@@ -80,6 +79,6 @@ int fm_change_run(struct fm_change *c);
  * for Kytos' listings (flow_manager.deleted_retention_s), leave the store:
  * queued, never waited for; the flow manager holds none of them. 0, or
  * -EAGAIN when the store's queue of background changes is full. */
-int fm_change_purge_deleted(struct store *s, uint64_t before_ns);
+int fm_change_purge_deleted(struct fm *fm, uint64_t before_ns);
 
 #endif

@@ -406,7 +406,6 @@ static struct fl_change *fl_change_new(struct rest_req *q, struct fl_req *fr)
     }
     c->ch.n_parts = c->fr.n;
     c->ch.fm = q->rs->src.fm;
-    c->ch.store = q->rs->src.store;
     c->ch.arg = c;
     return c;
 }

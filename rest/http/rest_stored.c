@@ -37,6 +37,7 @@
 #include "dpid.h"
 #include "flow_json.h"
 #include "fm.h"
+#include "fm_stored.h"
 #include "json_u64.h"
 #include "ofcd_log.h"
 #include "ofp_err.h"
@@ -238,7 +239,7 @@ struct stored_ord {
 };
 
 struct stored_gen {
-    struct store *store;
+    struct fm *fm;                  /* the stored flows are read through it */
     struct stored_q sq;
     bool one_switch;                /* {"dpid":..., "flows": [...]} */
     unsigned dpid_i;                /* with sq.dpids: the next of them to answer */
@@ -340,7 +341,7 @@ static int gen_collect(struct stored_gen *g, uint64_t dpid)
     do {
         g->left = STORED_COLLECT;
         g->more = false;
-        int rc = store_foreach_from(g->store, &dpid, dpid, g->from_match, gen_collect_one, g);
+        int rc = fm_stored_foreach_from(g->fm, &dpid, dpid, g->from_match, gen_collect_one, g);
         if (rc < 0)
             return rc;
     } while (g->more);
@@ -376,7 +377,7 @@ static int gen_next_switch(struct stored_gen *g)
         struct first_dpid fd = {0};
         if (g->last_dpid)
             return 0;
-        int rc = store_foreach_from(g->store, NULL, g->next_dpid, 0, first_dpid, &fd);
+        int rc = fm_stored_foreach_from(g->fm, NULL, g->next_dpid, 0, first_dpid, &fd);
         if (rc < 0)
             return rc;
         if (!fd.seen)
@@ -410,7 +411,7 @@ static void gen_fill(struct stored_gen *g)
     size_t k = 0;
     while (k < STORED_BATCH && g->ord_i < g->n_ord)
         ids[k++] = g->ord[g->ord_i++].match_id;
-    int rc = store_get_each(g->store, g->dpid, ids, k, gen_one, g);
+    int rc = fm_stored_get_each(g->fm, g->dpid, ids, k, gen_one, g);
     if (rc < 0)
         g->err = rc;
 }
@@ -456,7 +457,7 @@ static void gen_start(struct stored_gen *g, struct rest_req *q, struct rest_repl
         if (!u || g->sq.dpids[i] != g->sq.dpids[u - 1])
             g->sq.dpids[u++] = g->sq.dpids[i];
     g->sq.n_dpids = u;
-    g->store = q->rs->src.store;
+    g->fm = q->rs->src.fm;
     if (!gen_puts(g, opening))
         g->err = -ENOMEM;
     else

@@ -103,8 +103,8 @@ void rest_fixture_start(struct rest_fixture *f, const struct rest_fixture_cfg *c
 void rest_fixture_stop(struct rest_fixture *f)
 {
     rest_stop(f->rs);
+    store_close(f->store);              /* commits what is queued, hands it to fm */
     fm_destroy(f->fm);
-    store_close(f->store);
     DIR *d = opendir(f->dir);
     assert_non_null(d);
     struct dirent *e;

@@ -26,6 +26,7 @@
 #include "flow_json.h"
 #include "fm.h"
 #include "fm_change.h"
+#include "fm_stored.h"
 #include "fm_priv.h"
 #include "ofcd_ctl.h"      /* the xid counter, to start a test near the wrap */
 #include "of_event.h"
@@ -185,8 +186,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct t *t = *state;
+    store_close(t->store);              /* ofcd's order: app/main.c close_flow_store */
     fm_destroy(t->fm);
-    store_close(t->store);
     free(t);
     return 0;
 }
@@ -1505,9 +1506,17 @@ static void sel_encode(const char *json, uint8_t *wire, size_t cap, struct fm_se
     assert_int_equal(fm_flow_mod_encode(&sf.mod, wire, cap, &out->len), 0);
 }
 
+static int count_flow(const struct store_flow *f, void *arg)
+{
+    (void)f;
+    ++*(unsigned *)arg;
+    return 0;
+}
+
 /* An add through fm_change and then, once it is stored, a delete of the
  * same flow, both admitted: the switch gets the ADD then the DELETE, the
- * store ends without the flow, and no admission is left held. (In one
+ * flow reads back through fm_stored once added and not once deleted (the
+ * store ends without it), and no admission is left held. (In one
  * commit the add would not be sent at all: test_committed_batch_...) */
 static void test_change_add_then_delete(void **state)
 {
@@ -1524,19 +1533,30 @@ static void test_change_add_then_delete(void **state)
     committed_add_make(t, &a, 3, 4);
     assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
     add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .adds = &a.add};
-    add.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &add.part,
+    add.ch = (struct fm_change){.fm = t->fm, .parts = &add.part,
                                 .n_parts = 1, .recs = &a.rec, .n_recs = 1,
                                 .done = change_box_done, .arg = &add};
     assert_int_equal(fm_change_submit(&add.ch), 0);
     assert_int_equal(store_sync(t->store), 0);
     assert_int_equal(add.rc, 0);
+    /* Read back through the flow manager, as REST and the apps read. */
+    assert_int_equal(fm_stored_get(t->fm, DPID, a.add.match_id, &got), 0);
+    assert_int_equal(got.flow_id, a.add.flow_id);
+    assert_int_equal(got.json_len, a.rec.json_len);
+    assert_memory_equal(got.json, a.rec.json, a.rec.json_len);
+    store_flow_release(&got);
+    unsigned n_seen = 0;
+    uint64_t dpid = DPID;
+    assert_int_equal(fm_stored_foreach(t->fm, &dpid, count_flow, &n_seen), 0);
+    assert_int_equal(n_seen, 1);
+    assert_int_equal(fm_stored_get(NULL, DPID, a.add.match_id, &got), -ENODEV);
 
     sel_encode("{\"match\": {\"in_port\": 3}}", wire, sizeof(wire), &sel);
     struct fm_key victims[2] = {{DPID, a.add.match_id, a.add.flow_id},
                                      {DPID, a.add.match_id, a.add.flow_id}};
     assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
     del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .dels = &sel};
-    del.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &del.part,
+    del.ch = (struct fm_change){.fm = t->fm, .parts = &del.part,
                                 .n_parts = 1, .victims = victims, .n_victims = 2,
                                 .done = change_box_done, .arg = &del};
     assert_int_equal(fm_change_submit(&del.ch), 0);
@@ -1555,7 +1575,43 @@ static void test_change_add_then_delete(void **state)
         }
     if (i_add < 0 || i_del < i_add)
         fail_msg("the switch got the ADD at %d and the DELETE at %d", i_add, i_del);
-    assert_int_equal(store_get(t->store, DPID, a.add.match_id, &got), -ENOENT);
+    assert_int_equal(fm_stored_get(t->fm, DPID, a.add.match_id, &got), -ENOENT);
+    n_seen = 0;
+    assert_int_equal(fm_stored_foreach(t->fm, &dpid, count_flow, &n_seen), 0);
+    assert_int_equal(n_seen, 0);
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.reserved, 0);
+}
+
+/* ofcd stops with a change still queued in the store (the topology's LLDP
+ * flow of a switch that just connected): closing the store commits it and
+ * hands it to the flow manager, which ofcd destroys only after
+ * (close_flow_store). The change is done, its ADD queued for the switch,
+ * its admission returned. */
+static void test_change_in_flight_at_close(void **state)
+{
+    struct t *t = *state;
+    struct committed_add a;
+    struct change_box add = {.rc = 1};
+    unsigned retry;
+    struct fm_stats st;
+
+    switch_up(t, CONN_A);
+    committed_add_make(t, &a, 7, 8);
+    assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
+    add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .adds = &a.add};
+    add.ch = (struct fm_change){.fm = t->fm, .parts = &add.part,
+                                .n_parts = 1, .recs = &a.rec, .n_recs = 1,
+                                .done = change_box_done, .arg = &add};
+    unsigned before = t->n_sent;
+    assert_int_equal(fm_change_submit(&add.ch), 0);
+    store_close(t->store);
+    t->store = NULL;
+    assert_int_equal(add.rc, 0);
+    bool sent = false;
+    for (unsigned i = before; i < t->n_sent; i++)
+        sent |= t->sent[i].type == OFPT_FLOW_MOD && t->sent[i].fm.command == OFPFC_ADD;
+    assert_true(sent);
     fm_get_stats(t->fm, &st);
     assert_int_equal(st.reserved, 0);
 }
@@ -1580,7 +1636,7 @@ static void test_change_refused_and_empty(void **state)
     a.rec.state = (enum store_flow_state)99;         /* the store refuses it */
     assert_int_equal(fm_admit(t->fm, DPID, 4, &retry), 0);
     add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .adds = &a.add};
-    add.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &add.part,
+    add.ch = (struct fm_change){.fm = t->fm, .parts = &add.part,
                                 .n_parts = 1, .recs = &a.rec, .n_recs = 1,
                                 .done = change_box_done, .arg = &add};
     assert_int_equal(fm_change_submit(&add.ch), -EINVAL);
@@ -1592,7 +1648,7 @@ static void test_change_refused_and_empty(void **state)
     sel_encode("{\"match\": {\"in_port\": 9}}", wire, sizeof(wire), &sel);
     unsigned before = t->n_sent;
     del.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 4, .dels = &sel};
-    del.ch = (struct fm_change){.fm = t->fm, .store = t->store, .parts = &del.part,
+    del.ch = (struct fm_change){.fm = t->fm, .parts = &del.part,
                                 .n_parts = 1, .done = change_box_done, .arg = &del};
     assert_int_equal(fm_change_submit(&del.ch), -EALREADY);
     assert_int_equal(del.rc, 1);
@@ -1703,6 +1759,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_admission_reserves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_change_add_then_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_change_in_flight_at_close, setup, teardown),
         cmocka_unit_test_setup_teardown(test_change_refused_and_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_forgets_switch, setup, teardown),

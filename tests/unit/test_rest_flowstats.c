@@ -85,8 +85,8 @@ static int teardown(void **state)
 {
     struct t *t = *state;
     char path[128];
+    store_close(t->store);              /* ofcd's order: app/main.c close_flow_store */
     fm_destroy(t->fm);
-    store_close(t->store);
     snprintf(path, sizeof(path), "%s/data.mdb", t->dir);
     unlink(path);
     snprintf(path, sizeof(path), "%s/lock.mdb", t->dir);

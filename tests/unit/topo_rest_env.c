@@ -5,12 +5,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fm.h"
 #include "of_event.h"
 #include "ofp_msg.h"
 #include "topo_keep.h"
@@ -123,6 +125,26 @@ static struct topo_view *make_ctl(struct tenv *e)
     return topo_view_create(&cc);
 }
 
+/* The flow manager's way to switches: none here (the topology's REST reads
+ * stored flows through it; no test of this env sends a FLOW_MOD). */
+static unsigned no_room(void *arg, conn_handle_t conn, uint8_t cls)
+{
+    (void)arg, (void)conn, (void)cls;
+    return 0;
+}
+
+static int no_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
+{
+    (void)arg, (void)conn, (void)msg, (void)len, (void)cls;
+    return -ENOBUFS;
+}
+
+static uint64_t zero_now(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
 int tenv_setup(void **state)
 {
     struct tenv *e = calloc(1, sizeof(*e));
@@ -131,6 +153,9 @@ int tenv_setup(void **state)
     assert_non_null(mkdtemp(e->dir));
     struct store_config sc = {.dir = e->dir};
     assert_non_null(e->store = store_open(&sc));
+    struct fm_cfg fc = {.queue_max = 16};
+    struct fm_env fenv = {.room = no_room, .send = no_send, .now_us = zero_now};
+    assert_non_null(e->fm = fm_create(&fc, &fenv, e->store));
     assert_non_null(e->cs = sw_view_create(NULL));
     e->watch.cs = e->cs;
     assert_non_null(e->ctl = make_ctl(e));
@@ -149,6 +174,7 @@ int tenv_setup(void **state)
     e->t.ctl = e->ctl;
     e->t.admin = e->admin;
     e->t.app = &e->app;
+    e->t.fm = e->fm;
     assert_int_equal(topo_rest_load(&e->t, e->store), 0);
     view_watch_begin(&e->watch);
     *state = e;
@@ -165,7 +191,8 @@ int tenv_teardown(void **state)
     topo_admin_destroy(e->admin);
     topo_view_destroy(e->ctl);
     sw_view_destroy(e->cs);
-    store_close(e->store);
+    store_close(e->store);              /* commits what is queued, hands it to fm */
+    fm_destroy(e->fm);
     snprintf(path, sizeof(path), "%s/data.mdb", e->dir);
     unlink(path);
     snprintf(path, sizeof(path), "%s/lock.mdb", e->dir);

@@ -29,6 +29,7 @@
 struct tenv {
     char dir[64];
     struct store *store;
+    struct fm *fm;                      /* the stored flows' reader, as in ofcd; sends nothing */
     struct sw_view *cs;
     struct topo_view *ctl;
     struct topo_admin *admin;
