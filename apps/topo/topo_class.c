@@ -354,6 +354,8 @@ static unsigned topo_routes(void *self, const struct rest_ext **out, unsigned ma
         out[n++] = &t->rest.ext_lldp;
     if (n < max)
         out[n++] = &t->rest.ext_ofcd;
+    if (n < max)
+        out[n++] = &t->rest.ext_path;
     return n;
 }
 

@@ -18,6 +18,8 @@
  *                              (?interface_id=), GET liveness/pair
  *   /api/v1/topology           ofcd's compact graph: nodes and links with
  *                              state, age and change counts
+ *   /api/kytos/pathfinder/v3   POST "": Kytos' pathfinder, the k shortest
+ *                              paths under constraints (topo_rest_path.c)
  *
  * JSON shapes are Kytos-ng's (Switch/Interface/Link.as_dict, ids as
  * kytos/core/id.py makes them). The switch view's lock (the control
@@ -63,10 +65,10 @@ struct topo_rest {
     pthread_mutex_t keep_lock;
     json_t *meta;                       /* {"switch"|"interface"|"link": {id: {...}}} */
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
-    struct rest_ext ext_topology, ext_lldp, ext_ofcd;
+    struct rest_ext ext_topology, ext_lldp, ext_ofcd, ext_path;
 };
 
-/* Make the three routes (the rest of *t is the caller's to fill). 0 or
+/* Make the four routes (the rest of *t is the caller's to fill). 0 or
  * -ENOMEM. */
 int topo_rest_init(struct topo_rest *t, const char *data_dir);
 /* Once the store is open (t->admin and t->ctl set): read back what

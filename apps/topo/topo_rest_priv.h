@@ -58,5 +58,7 @@ unsigned topo_read_liveness(struct topo_rest *t, const char *interface_id, json_
 unsigned topo_read_liveness_pairs(struct topo_rest *t, json_t **out);
 /* /api/v1/topology: ofcd's compact graph. */
 unsigned topo_read_graph(struct topo_rest *t, json_t **out);
+/* /api/kytos/pathfinder/v3 (topo_rest_path.c): POST "", a rest_ext handler. */
+unsigned topo_rest_pathfinder(void *arg, const struct rest_ext_req *q, json_t **out);
 
 #endif

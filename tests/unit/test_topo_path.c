@@ -1,0 +1,170 @@
+/* test_topo_path: Kytos' pathfinder v3 route on the topology app — what a
+ * client of POST /api/kytos/pathfinder/v3/ relies on: Kytos' answer shape
+ * over the topology as topology v3 shows it, its 400s naming the field,
+ * undesired links and metric constraints read from the links' metadata. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_rest_env.h"
+
+/* POST body: 200, the answer's paths. */
+static json_t *paths(struct tenv *e, const char *body)
+{
+    json_t *out;
+    unsigned st = tenv_call(e, &e->t.ext_path, "POST", "", body, &out);
+    char *text = json_dumps(out, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (st != 200 || !json_is_array(json_object_get(out, "paths")))
+        fail_msg("POST %s: %u %s", body, st, text);
+    free(text);
+    json_t *p = json_incref(json_object_get(out, "paths"));
+    json_decref(out);
+    return p;
+}
+
+static void expect_one(struct tenv *e, const char *body, const char *hops, long long cost,
+                       const char *metrics)
+{
+    json_t *p = paths(e, body);
+    char *h = json_dumps(json_object_get(json_array_get(p, 0), "hops"), JSON_COMPACT);
+    char *m = json_dumps(json_object_get(json_array_get(p, 0), "metrics"), JSON_COMPACT);
+    json_t *c = json_object_get(json_array_get(p, 0), "cost");
+    if (json_array_size(p) != 1 || strcmp(h, hops) != 0 || !json_is_integer(c) ||
+        json_integer_value(c) != cost || (metrics ? !m || strcmp(m, metrics) : m != NULL))
+        fail_msg("POST %s: %zu paths, first %s cost %lld metrics %s; expected one: %s cost %lld "
+                 "metrics %s", body, json_array_size(p), h, (long long)json_integer_value(c),
+                 m ? m : "none", hops, cost, metrics ? metrics : "none");
+    free(h);
+    free(m);
+    json_decref(p);
+}
+
+static void expect_none(struct tenv *e, const char *body)
+{
+    json_t *p = paths(e, body);
+    if (json_array_size(p))
+        fail_msg("POST %s: %zu paths, expected none", body, json_array_size(p));
+    json_decref(p);
+}
+
+#define ONE_WAY "[\"" SW1 "\",\"" SW1 ":1\",\"" SW2 ":2\",\"" SW2 "\"]"
+
+/* The env's two switches and their one link, 1001:1 - 1002:2. */
+static void test_paths_over_the_link(void **state)
+{
+    struct tenv *e = *state;
+
+    expect_one(e, "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\"}", ONE_WAY, 3, NULL);
+    expect_one(e, "{\"source\": \"" SW1 ":1\", \"destination\": \"" SW2 ":2\"}",
+               "[\"" SW1 ":1\",\"" SW2 ":2\"]", 1, NULL);
+    expect_one(e, "{\"source\": \"" SW1 "\", \"destination\": \"" SW1 "\"}", "[\"" SW1 "\"]", 0,
+               NULL);
+    /* Not on the graph: no paths, not an error (Kytos). */
+    expect_none(e, "{\"source\": \"" SW1 "\", \"destination\": \"00:00:00:00:00:00:99:99\"}");
+    expect_none(e, "{\"source\": \"" SW1 "\", \"destination\": \"nonsense\"}");
+    /* The link undesired: nothing left. An unknown link id changes nothing. */
+    char id[128], body[512];
+    tenv_link_id(e, id, sizeof(id));
+    snprintf(body, sizeof(body), "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\", "
+             "\"undesired_links\": [\"%s\"]}", id);
+    expect_none(e, body);
+    expect_one(e, "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\", "
+               "\"undesired_links\": [\"nope\"]}", ONE_WAY, 3, NULL);
+    /* The link disabled: down, off the graph. */
+    snprintf(body, sizeof(body), "links/%s/disable", id);
+    tenv_expect(e, &e->t.ext_topology, "POST", body, NULL, 201, NULL);
+    expect_none(e, "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\"}");
+}
+
+/* Constraints read the link's metadata; a path says which it met; a
+ * metric of the wrong type is a 400 naming the link and the key. */
+static void test_constraints_from_metadata(void **state)
+{
+    struct tenv *e = *state;
+    char id[128], arg[256];
+
+    tenv_link_id(e, id, sizeof(id));
+    snprintf(arg, sizeof(arg), "links/%s/metadata", id);
+    tenv_expect(e, &e->t.ext_topology, "POST", arg,
+                "{\"bandwidth\": 10, \"delay\": 7, \"ownership\": {\"red\": {}}}", 201, NULL);
+    const char *base = "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\", ";
+    char body[512];
+    snprintf(body, sizeof(body), "%s\"mandatory_metrics\": {\"bandwidth\": 20}}", base);
+    expect_none(e, body);
+    snprintf(body, sizeof(body), "%s\"mandatory_metrics\": {\"bandwidth\": 5, \"ownership\": "
+             "\"red\"}}", base);
+    expect_one(e, body, ONE_WAY, 3, "{\"bandwidth\":5,\"ownership\":\"red\"}");
+    snprintf(body, sizeof(body), "%s\"mandatory_metrics\": {\"not_ownership\": [\"red\"]}}", base);
+    expect_none(e, body);
+    /* Flexible: the pair fails, one of them (min hits 1) is met alone. */
+    snprintf(body, sizeof(body), "%s\"flexible_metrics\": {\"delay\": 5, \"bandwidth\": 8}, "
+             "\"minimum_flexible_hits\": 1}", base);
+    expect_one(e, body, ONE_WAY, 3, "{\"bandwidth\":8}");
+    /* Weighed by delay: the link's 7 and the switches' own edges' 1 each. */
+    snprintf(body, sizeof(body), "%s\"spf_attribute\": \"delay\"}", base);
+    expect_one(e, body, ONE_WAY, 9, NULL);
+    snprintf(body, sizeof(body), "%s\"spf_attribute\": \"delay\", \"spf_max_path_cost\": 8}",
+             base);
+    expect_none(e, body);
+    tenv_expect(e, &e->t.ext_topology, "POST", arg, "{\"delay\": \"slow\"}", 201, NULL);
+    snprintf(body, sizeof(body), "%s\"spf_attribute\": \"delay\"}", base);
+    char words[200];
+    snprintf(words, sizeof(words), "link %s has invalid metadata \"delay\"", id);
+    tenv_expect(e, &e->t.ext_path, "POST", "", body, 400, words);
+}
+
+/* Kytos' schema: 400s that say what and where. */
+static void test_bad_bodies(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *x = &e->t.ext_path;
+    const char *pre = "The request body contains invalid API data. ";
+    char w[256];
+
+    tenv_expect(e, x, "POST", "", "{\"destination\": \"" SW2 "\"}", 400,
+                "'source' is a required property");
+    tenv_expect(e, x, "POST", "", "{\"source\": 1, \"destination\": \"" SW2 "\"}", 400,
+                "source: not of type 'string'");
+    snprintf(w, sizeof(w), "%sspf_max_paths: 11 is greater than the maximum of 10", pre);
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"spf_max_paths\": 11}", 400, w);
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"spf_max_paths\": 2.5}", 400, "spf_max_paths: not of type 'integer'");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"spf_attribute\": \"speed\"}", 400,
+                "spf_attribute: 'speed' is not one of ['hop', 'delay', 'priority']");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"spf_max_path_cost\": 0}", 400,
+                "spf_max_path_cost: 0 is less than the minimum of 1");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"mandatory_metrics\": {\"reliability\": 101}}", 400,
+                "mandatory_metrics.reliability: 101 is greater than the maximum of 100");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"flexible_metrics\": {\"not_ownership\": \"red\"}}", 400,
+                "flexible_metrics.not_ownership: not of type 'array'");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"minimum_flexible_hits\": 7}", 400,
+                "minimum_flexible_hits: 7 is greater than the maximum of 6");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"undesired_links\": [1]}", 400, "undesired_links: an item is not of type");
+    tenv_expect(e, x, "POST", "", "{\"source\": ", 400, "Invalid json: ");
+    tenv_expect(e, x, "POST", "", "[]", 400, "not of type 'object'");
+    tenv_expect(e, x, "GET", "", NULL, 405, NULL);
+    tenv_expect(e, x, "POST", "more", "{}", 404, NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_paths_over_the_link, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_constraints_from_metadata, tenv_setup,
+                                        tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_bodies, tenv_setup, tenv_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
