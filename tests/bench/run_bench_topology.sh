@@ -9,6 +9,8 @@
 # LLDP_SEND_GUARD: 27,440 ports take it 23 minutes a round, so it could not
 # keep a tree that size alive; ofcd probes every port each interval.) Both controllers probe each port about once a second (ofcd
 # topology.lldp_interval_s=1, os-ken LLDP_SEND_PERIOD_PER_PORT 0.9 s).
+# On the first K=28 round, pathfinder's answer time between the two switches
+# farthest apart, next to networkx (Kytos' engine) on the same graph.
 # Medians of ROUNDS runs (os-ken's K=28: the first round alone, see below;
 # os-ken runs in the first OSKEN_ROUNDS rounds (default 1), given
 # OSKEN_K8_S, default 60 s, on K=8 and OSKEN_K28_S, 60 s, on K=28, which it
@@ -130,6 +132,11 @@ for r in $(seq "$ROUNDS"); do
     ofcd_round 28; c=$RESULT
     st="- -"
     [ "$c" != - ] && st=$(ofcd_steady 28)
+    # Pathfinder on the same tree, once: ofcd's answer next to Kytos'
+    # engine (networkx) on the same graph (pathfinder_peer.py).
+    if [ "$c" != - ] && [ "$r" = 1 ]; then
+        /usr/bin/python3 "$here/pathfinder_peer.py" http://127.0.0.1:8181 | tee "$OUT/pathfinder.txt"
+    fi
     stop_all
     # K=28 is past os-ken (one port per 50 ms: a round of probes takes it
     # 23 minutes): one try of OSKEN_K28_S shows it, more would only wait
