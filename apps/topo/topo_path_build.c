@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "dpid.h"
+#include "topo_rest_priv.h"
+#include "topo_snap.h"
 
 static int keep(struct topo_path_build *b, void *p)
 {
@@ -32,8 +34,30 @@ void topo_path_build_free(struct topo_path_build *b)
     for (size_t i = 0; i < b->n_owned; i++)
         free(b->owned[i]);
     free(b->owned);
-    json_decref(b->topo);
+    for (size_t i = 0; i < b->n_meta; i++)
+        json_decref(b->meta[i]);
+    free(b->meta);
+    free(b->links);
     memset(b, 0, sizeof(*b));
+}
+
+/* Hold a metadata copy until free (taken). */
+static int keep_meta(struct topo_path_build *b, json_t *m)
+{
+    if (!m)
+        return -ENOMEM;
+    if (b->n_meta == b->cap_meta) {
+        size_t cap = b->cap_meta ? b->cap_meta * 2 : 64;
+        json_t **v = realloc(b->meta, cap * sizeof(*v));
+        if (!v) {
+            json_decref(m);
+            return -ENOMEM;
+        }
+        b->meta = v;
+        b->cap_meta = cap;
+    }
+    b->meta[b->n_meta++] = m;
+    return 0;
 }
 
 /* A Kytos id: the dpid, and the port when it names an interface (eight
@@ -63,22 +87,6 @@ static int parse_id(const char *id, uint64_t *dpid, uint32_t *port, bool *iface)
         return -EINVAL;
     *port = (uint32_t)p;
     return dpid_parse(d, dpid);
-}
-
-static bool is_up(const json_t *entity)
-{
-    const char *s = json_string_value(json_object_get(entity, "status"));
-    return s && strcmp(s, "UP") == 0;
-}
-
-static long node_of(struct topo_path_build *b, const char *id)
-{
-    uint64_t dpid;
-    uint32_t port = 0;
-    bool iface;
-    if (parse_id(id, &dpid, &port, &iface) < 0)
-        return -EINVAL;
-    return path_graph_node(&b->g, dpid, port, iface);
 }
 
 /* Kytos' owners: an object's keys, a list's strings, a string's words. */
@@ -150,71 +158,82 @@ static int link_attrs(struct topo_path_build *b, const char *id, const json_t *m
     return owners(b, json_object_get(meta, "ownership"), at);
 }
 
-static int add_switches(struct topo_path_build *b, json_t *switches)
+static void add_switch(struct topo_rest *t, const struct topo_snap_switch *s, unsigned idx,
+                       void *arg)
 {
-    const char *id, *iid;
-    json_t *s, *i;
+    struct topo_path_build *b = arg;
+    (void)idx;
 
-    json_object_foreach(switches, id, s) {
-        if (!is_up(s))
+    if (b->err || !s->up || !topo_rest_switch_enabled(t, s->dpid))
+        return;
+    long sw = path_graph_node(&b->g, s->dpid, 0, false);
+    for (uint32_t i = 0; sw >= 0 && s->ports && i < s->n_ports; i++) {
+        bool active, enabled;
+        topo_rest_iface_state(t, s->dpid, s->up, &s->ports[i].p, &active, &enabled);
+        if (!active || !enabled)
             continue;
-        long sw = node_of(b, id);
-        if (sw == -EINVAL)
-            continue;                   /* not an id: not on the graph */
-        if (sw < 0)
-            return (int)sw;
-        json_object_foreach(json_object_get(s, "interfaces"), iid, i) {
-            if (!is_up(i))
-                continue;
-            long n = node_of(b, iid);
-            if (n == -EINVAL)
-                continue;
-            int rc = n < 0 ? (int)n : path_graph_edge(&b->g, (uint32_t)sw, (uint32_t)n, NULL);
-            if (rc < 0)
-                return rc;
+        long n = path_graph_node(&b->g, s->dpid, s->ports[i].p.port_no, true);
+        if (n < 0 || path_graph_edge(&b->g, (uint32_t)sw, (uint32_t)n, NULL) < 0) {
+            sw = n < 0 ? n : -ENOMEM;
+            break;
         }
     }
-    return 0;
+    if (sw < 0)
+        b->err = (int)sw;
 }
 
-static const char *end_id(const json_t *link, const char *end)
+static int add_link_record(struct topo_path_build *b, const char *id, uint32_t a, uint32_t z)
 {
-    return json_string_value(json_object_get(json_object_get(link, end), "id"));
-}
-
-static int add_links(struct topo_path_build *b, json_t *links)
-{
-    const char *id;
-    json_t *l;
-
-    json_object_foreach(links, id, l) {
-        const char *ea = end_id(l, "endpoint_a"), *eb = end_id(l, "endpoint_b");
-        if (!is_up(l) || !ea || !eb)
-            continue;
-        long a = node_of(b, ea), z = node_of(b, eb);
-        if (a == -EINVAL || z == -EINVAL || a == z)
-            continue;
-        if (a < 0 || z < 0)
-            return (int)(a < 0 ? a : z);
-        struct path_attrs at;
-        int rc = link_attrs(b, id, json_object_get(l, "metadata"), &at);
-        if (rc == 0)
-            rc = path_graph_edge(&b->g, (uint32_t)a, (uint32_t)z, &at);
-        if (rc < 0)
-            return rc;
+    if (b->n_links == b->cap_links) {
+        size_t cap = b->cap_links ? b->cap_links * 2 : 256;
+        struct topo_path_link *v = realloc(b->links, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        b->links = v;
+        b->cap_links = cap;
     }
+    b->links[b->n_links++] = (struct topo_path_link){id, a, z};
     return 0;
 }
 
-int topo_path_build(struct topo_path_build *b, json_t *topo)
+static void add_link(struct topo_rest *t, const struct topo_snap_link *l, void *arg)
+{
+    struct topo_path_build *b = arg;
+    struct path_attrs at;
+
+    if (b->err || !topo_rest_link_up(l))
+        return;
+    const struct topo_end *ea = &l->end[0].e, *ez = &l->end[1].e;
+    long a = path_graph_node(&b->g, ea->dpid, ea->port, true);
+    long z = a < 0 ? a : path_graph_node(&b->g, ez->dpid, ez->port, true);
+    char *id = strdup(l->id);
+    json_t *meta = topo_rest_meta_copy(t, "link", l->id);
+    int rc = z < 0 ? (int)z : keep(b, id);
+    if (z < 0)
+        free(id);
+    if (rc == 0)
+        rc = keep_meta(b, meta);
+    else
+        json_decref(meta);
+    if (rc == 0 && a != z)
+        rc = link_attrs(b, id, meta, &at);
+    if (rc == 0 && a != z)
+        rc = path_graph_edge(&b->g, (uint32_t)a, (uint32_t)z, &at);
+    if (rc == 0 && a != z)
+        rc = add_link_record(b, id, (uint32_t)a, (uint32_t)z);
+    if (rc < 0)
+        b->err = rc;
+}
+
+int topo_path_build(struct topo_path_build *b, struct topo_rest *t)
 {
     memset(b, 0, sizeof(*b));
     path_graph_init(&b->g);
-    b->topo = json_incref(topo);
-    json_t *t = json_object_get(topo, "topology");
-    int rc = add_switches(b, json_object_get(t, "switches"));
+    int rc = topo_read_each_switch(t, true, add_switch, b);
+    if (rc == 0 && !b->err)
+        rc = topo_read_each_link(t, add_link, b);
     if (rc == 0)
-        rc = add_links(b, json_object_get(t, "links"));
+        rc = b->err;
     if (rc == 0)
         rc = path_graph_seal(&b->g);
     return rc;
@@ -232,15 +251,14 @@ long topo_path_node(const struct topo_path_build *b, const char *id)
 
 void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bool *ok)
 {
-    const json_t *l = json_object_get(json_object_get(json_object_get(b->topo, "topology"),
-                                                      "links"), link_id);
-    const char *ea = end_id(l, "endpoint_a"), *eb = end_id(l, "endpoint_b");
-    long a = ea ? topo_path_node(b, ea) : -ENOENT, z = eb ? topo_path_node(b, eb) : -ENOENT;
-    if (a < 0 || z < 0)
-        return;
-    for (uint32_t i = b->g.off[a]; i < b->g.off[a + 1]; i++)
-        if (b->g.adj[i].node == (uint32_t)z)
-            ok[b->g.adj[i].edge] = false;
+    for (size_t k = 0; k < b->n_links; k++) {
+        const struct topo_path_link *l = &b->links[k];
+        if (strcmp(l->id, link_id) != 0)
+            continue;
+        for (uint32_t i = b->g.off[l->a]; i < b->g.off[l->a + 1]; i++)
+            if (b->g.adj[i].node == l->z)
+                ok[b->g.adj[i].edge] = false;
+    }
 }
 
 void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char *out, size_t len)

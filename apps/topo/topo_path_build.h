@@ -1,16 +1,18 @@
 /*
  * topo_path_build: the topology as Kytos-ng's pathfinder sees it, made into
- * a path_graph (apps/path) from the topology v3 JSON that GET
- * /api/kytos/topology/v3/ answers — so pathfinder reads exactly what a
- * client of the topology reads: switches and interfaces whose status is
- * "UP", links whose status is "UP" with their metadata's bandwidth,
- * reliability, priority, utilization, delay and ownership.
+ * a path_graph (apps/path): switches and interfaces whose topology v3 status
+ * is "UP", links whose status is "UP" with their metadata's bandwidth,
+ * reliability, priority, utilization, delay and ownership. Read from the
+ * same copies GET /api/kytos/topology/v3/ renders (topo_snap, the switch
+ * view's lock held only to copy) and with the same status rules
+ * (topo_rest_iface_state, topo_rest_link_up), without making its JSON: on
+ * the 980-switch fat-tree that JSON is 21 MB.
  *
  * A link's ownership is its owners' names: an object's keys, a list's
  * strings, or a string's blank-separated words (Kytos' three forms); null
  * is no ownership. A metric of another type is kept as invalid (a query
- * that needs it fails naming the link). The graph points into the JSON and
- * into b's own copies: both live until topo_path_build_free.
+ * that needs it fails naming the link). The graph points into b's own
+ * copies (link ids, metadata), which live until topo_path_build_free.
  */
 #ifndef OFCD_TOPO_PATH_BUILD_H
 #define OFCD_TOPO_PATH_BUILD_H
@@ -22,16 +24,28 @@
 
 #include "path_graph.h"
 
-struct topo_path_build {
-    struct path_graph g;
-    json_t *topo;                   /* {"topology": {"switches": ..., "links": ...}}, held */
-    void **owned;                   /* owner names split from strings, their arrays */
-    size_t n_owned, cap_owned;
+struct topo_rest;
+
+/* A link on the graph: its id and its ends' nodes. */
+struct topo_path_link {
+    const char *id;
+    uint32_t a, z;
 };
 
-/* Build (and seal) the graph from topo (a reference is taken). 0, -ENOMEM,
- * -E2BIG (past PATH_GRAPH_MAX_NODES). */
-int topo_path_build(struct topo_path_build *b, json_t *topo);
+struct topo_path_build {
+    struct path_graph g;
+    struct topo_path_link *links;
+    size_t n_links, cap_links;
+    void **owned;                   /* link ids, owner names and their arrays */
+    size_t n_owned, cap_owned;
+    json_t **meta;                  /* the links' metadata copies the owners point into */
+    size_t n_meta, cap_meta;
+    int err;                        /* the first failure while building */
+};
+
+/* Build (and seal) the graph of t's topology now. 0, -ENOMEM, -E2BIG (past
+ * PATH_GRAPH_MAX_NODES). */
+int topo_path_build(struct topo_path_build *b, struct topo_rest *t);
 void topo_path_build_free(struct topo_path_build *b);
 
 /* The node of a Kytos id: a switch ("00:00:00:00:00:00:00:01") or an

@@ -10,7 +10,9 @@
 #include <pthread.h>
 
 #include "dpid.h"
+#include "ofp_wire.h"
 #include "topo_admin.h"
+#include "topo_snap.h"
 #include "topo_view.h"
 
 void topo_rest_iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
@@ -21,6 +23,24 @@ void topo_rest_iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN])
 bool topo_rest_switch_enabled(const struct topo_rest *t, uint64_t dpid)
 {
     return !(topo_admin_get(t->admin, dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED);
+}
+
+void topo_rest_iface_state(const struct topo_rest *t, uint64_t dpid, bool sw_up,
+                           const struct ofp_port *p, bool *active, bool *enabled)
+{
+    *active = sw_up && !(p->state & OFPPS_LINK_DOWN) && !(p->config & OFPPC_PORT_DOWN);
+    *enabled = topo_rest_switch_enabled(t, dpid) &&
+               !(topo_admin_get(t->admin, dpid, p->port_no) & TOPO_ADMIN_DISABLED);
+}
+
+bool topo_rest_link_liveness_down(const struct topo_snap_link *l)
+{
+    return l->live == TOPO_LIVE_DOWN && l->active && l->enabled;
+}
+
+bool topo_rest_link_up(const struct topo_snap_link *l)
+{
+    return l->active && l->enabled && !topo_rest_link_liveness_down(l) && !l->mismatched;
 }
 
 void topo_rest_status_fields(json_t *j, bool active, bool enabled)

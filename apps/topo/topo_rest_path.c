@@ -8,9 +8,9 @@
  * The body is checked as Kytos' schema checks it (400 "The request body
  * contains invalid API data." and what is wrong, naming the field); an
  * unknown source or destination, or no path, is 200 with no paths (as
- * Kytos). The topology is read as GET topology/v3/ reads it (the switch
- * view's lock held only to copy), made into a graph (topo_path_build.c)
- * and searched (apps/path) on the REST thread.
+ * Kytos). The topology is copied as GET topology/v3/ copies it (the
+ * switch view's lock held only to copy), made into a graph
+ * (topo_path_build.c) and searched (apps/path) on the REST thread.
  */
 #include <errno.h>
 #include <math.h>
@@ -252,15 +252,9 @@ static unsigned answer(const struct topo_path_build *b, const struct pf_req *r,
 static unsigned search(struct topo_rest *t, struct pf_req *r, json_t **out)
 {
     struct topo_path_build b;
-    json_t *topo = NULL;
-    unsigned st = topo_read_v3(t, "", &topo);
+    unsigned st;
+    int rc = topo_path_build(&b, t);
 
-    if (st != 200) {
-        *out = topo;
-        return st;
-    }
-    int rc = topo_path_build(&b, topo);
-    json_decref(topo);
     if (rc < 0) {
         topo_path_build_free(&b);
         return rest_ext_error(out, rc == -E2BIG ? 413 : 500, "cannot make the topology's graph: %s",

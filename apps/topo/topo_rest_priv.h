@@ -19,6 +19,16 @@
 void topo_rest_iface_id(uint64_t dpid, uint32_t port, char out[TOPO_END_ID_LEN]);
 /* The switch's enabled flag (topo_admin, read without a lock). */
 bool topo_rest_switch_enabled(const struct topo_rest *t, uint64_t dpid);
+/* An interface's active and enabled, as topology v3 shows them. */
+struct ofp_port;
+void topo_rest_iface_state(const struct topo_rest *t, uint64_t dpid, bool sw_up,
+                           const struct ofp_port *p, bool *active, bool *enabled);
+/* A link of_lldp's liveness finds down while it is active and enabled
+ * (shown DOWN for "liveness"); a link whose status is "UP": active,
+ * enabled, not down for liveness, no end moved (mismatched). */
+struct topo_snap_link;
+bool topo_rest_link_liveness_down(const struct topo_snap_link *l);
+bool topo_rest_link_up(const struct topo_snap_link *l);
 /* Kytos' active, enabled, status and status_reason fields. */
 void topo_rest_status_fields(json_t *j, bool active, bool enabled);
 /* A copy of kind/id's metadata (an empty object when none); takes meta_lock. */
@@ -35,6 +45,12 @@ int topo_read_each_switch(struct topo_rest *t, bool with_ports,
                           void (*fn)(struct topo_rest *t, const struct topo_snap_switch *s,
                                      unsigned idx, void *arg),
                           void *arg);
+
+/* Every link record, TOPO_SNAP_PIECE per lock hold, handed to fn after
+ * the lock is let go. 0 or -ENOMEM. */
+int topo_read_each_link(struct topo_rest *t,
+                        void (*fn)(struct topo_rest *t, const struct topo_snap_link *l, void *arg),
+                        void *arg);
 
 /* The VLAN pools (topo_rest_tags.c): GET interfaces/tag_ranges (id NULL),
  * and GET|POST|DELETE interfaces/{id}/tag_ranges, POST .../special_tags

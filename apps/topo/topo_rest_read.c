@@ -43,8 +43,8 @@ static json_t *iface_json(struct topo_rest *t, uint64_t dpid, bool sw_up,
     dpid_format(dpid, d);
     mac_format(p->hw_addr, mac);
     uint32_t f = topo_admin_get(t->admin, dpid, p->port_no);
-    bool active = sw_up && !(p->state & OFPPS_LINK_DOWN) && !(p->config & OFPPC_PORT_DOWN);
-    bool enabled = topo_rest_switch_enabled(t, dpid) && !(f & TOPO_ADMIN_DISABLED);
+    bool active, enabled;
+    topo_rest_iface_state(t, dpid, sw_up, p, &active, &enabled);
     json_t *j = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:b}", "id", id, "name", p->name,
                           "port_number", (json_int_t)p->port_no, "mac", mac, "switch", d, "type",
                           "interface", "nni", sp->nni, "uni", !sp->nni);
@@ -183,7 +183,7 @@ static json_t *link_json(struct topo_rest *t, const struct topo_snap_link *l)
     /* Kytos' topology hooks, in its sorted order: liveness, and an end now
      * in another link that is up (the cable moved: mismatched_link). */
     json_t *why = json_object_get(j, "status_reason");
-    bool liveness = l->live == TOPO_LIVE_DOWN && l->active && l->enabled;
+    bool liveness = topo_rest_link_liveness_down(l);
     if (liveness)
         json_array_append_new(why, json_string("liveness"));
     if (l->mismatched)
@@ -193,11 +193,9 @@ static json_t *link_json(struct topo_rest *t, const struct topo_snap_link *l)
     return j;
 }
 
-/* Every link record, TOPO_SNAP_PIECE per lock hold, handed to fn after it.
- * 0 or -ENOMEM. */
-static int each_link(struct topo_rest *t, void (*fn)(struct topo_rest *t,
-                                                     const struct topo_snap_link *l, void *arg),
-                     void *arg)
+int topo_read_each_link(struct topo_rest *t,
+                        void (*fn)(struct topo_rest *t, const struct topo_snap_link *l, void *arg),
+                        void *arg)
 {
     struct topo_snap_link *piece = malloc(TOPO_SNAP_PIECE * sizeof(*piece));
     size_t pos = 0, n;
@@ -234,7 +232,7 @@ unsigned topo_read_v3(struct topo_rest *t, const char *what, json_t **out)
     }
     if (rc == 0 && (all || strcmp(what, "links") == 0)) {
         links = json_object();
-        rc = links ? each_link(t, add_link, links) : -ENOMEM;
+        rc = links ? topo_read_each_link(t, add_link, links) : -ENOMEM;
     }
     if (rc < 0) {
         json_decref(sw);
@@ -411,7 +409,7 @@ unsigned topo_read_graph(struct topo_rest *t, json_t **out)
     struct graph_links g = {json_array(), ofcd_clock_wall_s()};
 
     if (!nodes || !g.arr || topo_read_each_switch(t, false, graph_node, nodes) < 0 ||
-        each_link(t, graph_link, &g) < 0) {
+        topo_read_each_link(t, graph_link, &g) < 0) {
         json_decref(nodes);
         json_decref(g.arr);
         return oom(out);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofp_wire.h"
 #include "topo_rest_env.h"
 
 /* POST body: 200, the answer's paths. */
@@ -75,6 +76,21 @@ static void test_paths_over_the_link(void **state)
     expect_none(e, body);
     expect_one(e, "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\", "
                "\"undesired_links\": [\"nope\"]}", ONE_WAY, 3, NULL);
+    /* An end disabled, then its port down: off the graph each time. */
+    const char *q = "{\"source\": \"" SW1 "\", \"destination\": \"" SW2 "\"}";
+    tenv_expect(e, &e->t.ext_topology, "POST", "interfaces/" SW1 ":1/disable", NULL, 200, NULL);
+    expect_none(e, q);
+    tenv_expect(e, &e->t.ext_topology, "POST", "interfaces/" SW1 ":1/enable", NULL, 200, NULL);
+    expect_none(e, q);                  /* its link went disabled with it (Kytos) */
+    snprintf(body, sizeof(body), "links/%s/enable", id);
+    tenv_expect(e, &e->t.ext_topology, "POST", body, NULL, 201, NULL);
+    expect_one(e, q, ONE_WAY, 3, NULL);
+    tenv_port_status(e, 0x1002, OFPPR_MODIFY, 2, OFPPS_LINK_DOWN);
+    expect_none(e, q);
+    tenv_port_status(e, 0x1002, OFPPR_MODIFY, 2, 0);
+    tenv_seen_at(e, 0x1001, 1, 0x1002, 2, 3 * S);      /* LLDP again, both ways */
+    tenv_seen_at(e, 0x1002, 2, 0x1001, 1, 3 * S);
+    expect_one(e, q, ONE_WAY, 3, NULL);
     /* The link disabled: down, off the graph. */
     snprintf(body, sizeof(body), "links/%s/disable", id);
     tenv_expect(e, &e->t.ext_topology, "POST", body, NULL, 201, NULL);
