@@ -148,7 +148,8 @@ static void test_topology_instance(void **state)
     assert_int_equal(calls.unlocks, 2);
 
     const struct rest_ext *ext[REST_EXT_MAX];
-    assert_int_equal(c->routes(self, ext, REST_EXT_MAX), 3);
+    assert_int_equal(c->routes(self, ext, REST_EXT_MAX), 4);  /* topology, of_lldp, ofcd's, pathfinder */
+    assert_string_equal(ext[3]->prefix, "/api/kytos/pathfinder/v3");
     assert_int_equal(c->routes(self, ext, 2), 2);
 
     char line[160];
