@@ -391,7 +391,8 @@ static unsigned event_buffers(const struct ofcd_config *cfg)
 
 /* The switch view's hooks when it is full (openflow.max_switches_known): the
  * flow manager knows which switches have stored flows, and lets go of its
- * own record of a flow-less switch the view lets go. It is made after the
+ * own record of a flow-less switch the view lets go; so do the apps of
+ * theirs (app_class.switch_forgotten). It is made after the
  * view; the control thread, the only caller, starts after both. */
 static bool view_has_flows(void *arg, uint64_t dpid)
 {
@@ -404,6 +405,11 @@ static void view_forgotten(void *arg, uint64_t dpid)
     const struct app_ctx *app = arg;
     if (app->fm)
         fm_forget(app->fm, dpid);
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        if (a->cls->switch_forgotten)
+            a->cls->switch_forgotten(a->self, dpid);
+    }
 }
 
 int wire_openflow(struct app_ctx *app)

@@ -278,8 +278,28 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
         ev->len < sizeof(h))
         return;
     memcpy(&h, ev->data, sizeof(h));
-    if (!(topo_admin_get(t->admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED))
+    if (topo_admin_get(t->admin, h.dpid, TOPO_ADMIN_SWITCH) & TOPO_ADMIN_DISABLED)
+        return;
+    /* Events reach the apps after the view has taken a batch of them: a
+     * switch that came and went meanwhile may be let go already, and its
+     * flow made now would outlive it (topo_switch_forgotten came first). It
+     * gets its flow when it comes back. */
+    const struct ctl_switch *sw = sw_view_find(t->host->view_lock(t->host->view_arg), h.dpid);
+    bool up = sw && sw->up && sw->conn == ev->conn;
+    t->host->view_unlock(t->host->view_arg);
+    if (up)
         topo_flow_ensure(t->host->fm, h.dpid, t->app.lldp_vlan, &t->flow_log);
+}
+
+/* The switch view let a switch go: its LLDP flow goes with it (made again
+ * if it comes back). Not in a cluster: there the store is shared, and the
+ * switch another node's view still holds may be up there. */
+static void topo_switch_forgotten(void *self, uint64_t dpid)
+{
+    struct topo_inst *t = self;
+
+    if (!t->cluster && t->host->store && t->host->fm)
+        topo_flow_forget(t->host->fm, dpid, t->app.lldp_vlan, &t->flow_log);
 }
 
 /* On the store's committer: only queued (the hook's rules). */
@@ -393,6 +413,7 @@ const struct app_class topo_class = {
     .on_event = topo_on_event,
     .on_tick = topo_on_tick,
     .store_changed = topo_store_changed,
+    .switch_forgotten = topo_switch_forgotten,
     .counters = topo_counters,
     .routes = topo_routes,
     .status = topo_status,

@@ -105,7 +105,7 @@ static void del_done(void *arg, int rc)
     struct topo_flow_del *d = arg;
 
     if (rc < 0)
-        flow_failed(d->rl, d->k.dpid, "its LLDP flow of another form was not deleted", rc);
+        flow_failed(d->rl, d->k.dpid, "its LLDP flow was not deleted", rc);
     free(d);
 }
 
@@ -249,5 +249,30 @@ int topo_flow_remove(struct fm *fm, uint64_t dpid, uint16_t vlan)
     fm_stored_foreach(fm, &dpid, find_other, &other);
     for (size_t i = 0; i < other.n && rc >= 0; i++)
         rc = remove_form(fm, dpid, other.vlan[i], NULL);
+    return rc;
+}
+
+int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_log *log)
+{
+    struct topo_flow_del *d = calloc(1, sizeof(*d));
+    struct fm_flow add;
+    int rc;
+
+    if (!d)
+        return -ENOMEM;
+    /* The version topo_flow_ensure stores, named without reading the store:
+     * a put still queued (the switch came and went within a commit) is
+     * applied first and deleted by this. */
+    topo_flow_lldp(dpid, vlan, false, &add, NULL, 0);
+    uint64_t mid = fm_flow_match_id(dpid, &add);
+    d->k = (struct fm_key){.dpid = dpid, .match_id = mid, .flow_id = fm_flow_id_of(mid, &add)};
+    d->rl = &log->stored;
+    d->part = (struct fm_change_part){.dpid = dpid};    /* nothing sent: the switch is gone */
+    d->ch = (struct fm_change){.fm = fm, .parts = &d->part, .n_parts = 1, .victims = &d->k,
+                               .n_victims = 1, .done = del_done, .arg = d};
+    if ((rc = fm_change_submit(&d->ch)) < 0) {
+        free(d);
+        flow_failed(&log->ensure, dpid, "cannot delete the LLDP flow of a switch let go", rc);
+    }
     return rc;
 }

@@ -56,6 +56,14 @@ struct topo_flow_log {
  * topology.lldp_vlan) are deleted: one LLDP flow per switch. */
 int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan,
                      struct topo_flow_log *log);
+/* The switch view let the switch go (evicted or forgotten): its LLDP flow
+ * of the form vlan leaves the store, queued (the control thread), nothing
+ * sent (the switch is gone); topo_flow_ensure makes it again if the switch
+ * comes back. Without it, switches that make up a dpid per connection
+ * would each leave a stored flow for good. 0 (queued, or none stored) or a
+ * negative errno (logged through log). */
+int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_log *log);
+
 /* 0 (deleted, or was not stored), or a negative errno; the other form's too. */
 int topo_flow_remove(struct fm *fm, uint64_t dpid, uint16_t vlan);
 

@@ -810,6 +810,7 @@ static void on_switch_up(struct fm *fm, struct fm_switch *sw, conn_handle_t conn
 {
     switch_reset(fm, sw);
     sw->up = true;
+    sw->let_go = false;
     sw->seen = true;
     sw->conn = conn;
     sw->up_us = fm_now_us(fm);
@@ -929,18 +930,28 @@ bool fm_has_flows(struct fm *fm, uint64_t dpid)
     return has;
 }
 
-void fm_forget(struct fm *fm, uint64_t dpid)
+/* Under the lock: dpid's record goes when it is down and holds no stored
+ * flow; true when it went. */
+static bool forget_locked(struct fm *fm, uint64_t dpid)
 {
-    pthread_mutex_lock(&fm->lock);
     struct fm_switch **pp = &fm->sw_buckets[sw_bucket(dpid)];
     while (*pp && (*pp)->dpid != dpid)
         pp = &(*pp)->hnext;
     struct fm_switch *sw = *pp;
-    if (sw && !sw->up && !sw->n_flows) {
-        *pp = sw->hnext;
-        fm->stats.switches_forgotten++;
-        switch_free(fm, sw);
-    }
+    if (!sw || sw->up || sw->n_flows)
+        return false;
+    *pp = sw->hnext;
+    fm->stats.switches_forgotten++;
+    switch_free(fm, sw);
+    return true;
+}
+
+void fm_forget(struct fm *fm, uint64_t dpid)
+{
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (sw && !forget_locked(fm, dpid) && !sw->up)
+        sw->let_go = true;          /* its flows may go yet (an app's own) */
     pthread_mutex_unlock(&fm->lock);
 }
 
@@ -1235,6 +1246,8 @@ int fm_deleted_admitted(struct fm *fm, const struct fm_key *keys, size_t n_keys,
         rc = fm_queue(fm, sw, owner_index(sw, sels[i].owner), false, 0, 0, sels[i].wire,
                       sels[i].len);
     fm_pump(fm, sw, fm_now_us(fm));
+    if (sw->let_go)
+        forget_locked(fm, dpid);    /* the view let it go: its last flow went */
     pthread_mutex_unlock(&fm->lock);
     return rc;
 }

@@ -74,6 +74,8 @@ struct fm_switch {
     uint64_t dpid;
     bool seen;                      /* has been up since ofcd started */
     bool up;
+    bool let_go;                    /* the switch view let it go while it held flows:
+                                     * forgotten here once the last one goes */
     conn_handle_t conn;
     uint64_t up_us;                 /* when the current connection came up */
     uint64_t down_us;               /* when it last went down */

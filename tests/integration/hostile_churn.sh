@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # dpid churn (issue 25): switches that make up a new dpid on every
-# connection must not grow ofcd, nor slow down the real ones.
+# connection must not grow ofcd, nor slow down the real ones — topology on,
+# so neither through the LLDP flow each switch is given.
 #
 # Next to the hostile guard (hostile_lib.sh: 20 Open vSwitch bridges with a
 # 1 s inactivity probe stay connected, a REST POST made during the attack
@@ -43,7 +44,10 @@ GET_MAX_S=1
 RSS_MAX_MB=96       # the guard's bound over the whole attack, pool warm-up included
 RSS_FLAT_MB=16      # growth allowed over the attack's second half
 
-hostile_setup hostile_churn --openflow.max_switches_known=$CAP
+# Topology on: each switch that comes up gets an LLDP flow stored, so a
+# made-up dpid must take its flow with it when the view lets it go (else
+# the store and the flow manager grow by one switch per connection).
+hostile_setup hostile_churn --openflow.max_switches_known=$CAP --apps.topology=true
 
 # The real switch the attack must not touch: up before the attack (its
 # record is a live switch's, never evicted), echo every 100 ms, gone by
@@ -96,6 +100,12 @@ view_evicted=$(rest_metric 'ofcd_switches_total{what="evicted"}')
 lines=$(grep -c 'refused: openflow.max_switches_known' "$work/ofcd.log")
 [ "$lines" -le $((DURATION / 10 + 2)) ] ||
     fail "$lines refusal lines in $DURATION s: not once per 10 s"
+# What is stored stays within what the view holds: an LLDP flow per
+# switch it knows (at most CAP) and the flow the guard POSTed.
+records=$(ofcdctl store/stats | awk '$1 == "records" {print $2}')
+[ "${records:-0}" -ge $((N + 1)) ] && [ "$records" -le $((CAP + 1)) ] ||
+    fail "$records flows stored after $churned made-up switches; at most $((CAP + 1)) (CAP LLDP flows and the guard's)"
+pass "$records flows stored after the churn: the made-up switches took their LLDP flows with them"
 pass "$churned made-up switches in $DURATION s ($(jq .connect.handshakes "$work/churn.json")" \
     "handshakes): worker evicted $evicted and refused $refused ($lines log lines)," \
     "view evicted $view_evicted"

@@ -19,10 +19,13 @@
 #include <jansson.h>
 
 #include "flow_json.h"
+#include "fm.h"
 #include "fm_flow.h"
+#include "fm_stored.h"
 #include "json_u64.h"
 #include "ofp_buf.h"
 #include "ofp_flow.h"
+#include "store.h"
 #include "topo_app.h"
 #include "topo_flow.h"
 
@@ -98,10 +101,77 @@ static void test_as_kytos_json_gave(void **state)
     assert_int_equal(topo_flow_lldp(1, 3799, false, &f, small, sizeof(small)), -ENOBUFS);
 }
 
+/* A flow manager on a memory store that reaches no switch. */
+static unsigned no_room(void *arg, conn_handle_t conn, uint8_t cls)
+{
+    (void)arg, (void)conn, (void)cls;
+    return 0;
+}
+
+static int no_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
+{
+    (void)arg, (void)conn, (void)msg, (void)len, (void)cls;
+    return -ENOBUFS;
+}
+
+static uint64_t zero_now(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+static bool lldp_stored(struct fm *fm, uint64_t dpid, uint16_t vlan)
+{
+    struct fm_flow f;
+    struct store_flow got;
+    topo_flow_lldp(dpid, vlan, false, &f, NULL, 0);
+    if (fm_stored_get(fm, dpid, fm_flow_match_id(dpid, &f), &got) < 0)
+        return false;
+    store_flow_release(&got);
+    return true;
+}
+
+/* A switch the view lets go takes its LLDP flow with it: once stored, and
+ * when its store write is still queued (a switch that came and went within
+ * a commit); the flow manager then holds no record of it. */
+static void test_forget_takes_the_flow(void **state)
+{
+    (void)state;
+    struct store_config sc = {.backend = STORE_BACKEND_MEMORY, .linger_us = 100000,
+                              .batch_target = 64};
+    struct store *st = store_open(&sc);
+    struct fm_cfg fc = {.queue_max = 16};
+    struct fm_env env = {.room = no_room, .send = no_send, .now_us = zero_now};
+    struct fm *fm = fm_create(&fc, &env, st);
+    struct topo_flow_log log = TOPO_FLOW_LOG_INIT;
+
+    assert_non_null(fm);
+    assert_int_equal(topo_flow_ensure(fm, 0x42, 3799, &log), 0);
+    assert_int_equal(store_sync(st), 0);
+    assert_true(lldp_stored(fm, 0x42, 3799));
+    fm_forget(fm, 0x42);                          /* the view let it go: it holds a flow */
+    assert_int_not_equal(fm_state(fm, 0x42), FM_SW_UNKNOWN);    /* kept for it */
+    assert_int_equal(topo_flow_forget(fm, 0x42, 3799, &log), 0);
+    assert_int_equal(store_sync(st), 0);
+    assert_false(lldp_stored(fm, 0x42, 3799));
+    struct fm_stats fs;
+    fm_get_stats(fm, &fs);
+    assert_int_equal(fs.switches_forgotten, 1);   /* its record went with its last flow */
+
+    /* Queued, not yet committed (the store lingers 100 ms), then let go. */
+    assert_int_equal(topo_flow_ensure(fm, 0x43, 3799, &log), 0);
+    assert_int_equal(topo_flow_forget(fm, 0x43, 3799, &log), 0);
+    assert_int_equal(store_sync(st), 0);
+    assert_false(lldp_stored(fm, 0x43, 3799));
+    store_close(st);
+    fm_destroy(fm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_as_kytos_json_gave),
+        cmocka_unit_test(test_forget_takes_the_flow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
