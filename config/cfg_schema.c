@@ -303,7 +303,7 @@ const struct cfg_key cfg_keys[] = {
              "MAC addresses the learning switch remembers per switch"),
     CFG_UINT("apps", "l2_idle_timeout_s", l2_idle_timeout_s, 0, 65535, "60",
              "idle timeout of the flows the learning switch installs (0 = none)"),
-    CFG_BOOL("apps", "topology", topology, "false",
+    CFG_BOOL("apps", "topology", topology, "true",
              "discover links with LLDP (Kytos-ng of_lldp + topology): an LLDP flow on every "
              "enabled switch, one probe per port per topology.lldp_interval_s, and the "
              "topology v3, of_lldp v1 and /api/v1/topology REST paths"),

@@ -76,7 +76,7 @@ bench_start() {
     local addrs=()
     while [ $# -gt 0 ] && [ "$1" != -- ]; do addrs+=("$1"); shift; done
     [ $# -gt 0 ] && shift
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 "$@" \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false "$@" \
         >"$log" 2>&1 &
     opid=$!
     timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$log"

@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 
 # wrk's connections all come from one address: room for them all.
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
     --rest.max_conns_per_ip=$(( ${CONNS:-256} + 16 )) ${OFCD_EXTRA:-} >"$work/ofcd.log" 2>&1 &
 opid=$!
 pids+=($opid)

@@ -132,7 +132,7 @@ PY
 round() {
     local r=$1 opid epid r0 r1 t0 t1 t2 db perfpid=
     rm -rf "$work/var"
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
         --openflow.stats_interval_s=0 --flow_manager.pacing_per_s=0 \
         --flow_manager.consistency=false "${port_args[@]}" ${OFCD_EXTRA:-} >"$work/ofcd.log" 2>&1 &
     opid=$!
@@ -192,7 +192,7 @@ round() {
     timeout 10 tail -s 0.05 --pid=$opid -f /dev/null
     local k0 k1 k2 held=0
     k0=$(date +%s%N)
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
         --openflow.stats_interval_s=0 --flow_manager.pacing_per_s=0 \
         --flow_manager.consistency=false "${port_args[@]}" ${OFCD_EXTRA:-} >"$work/ofcd2.log" 2>&1 &
     opid=$!

@@ -45,7 +45,7 @@ cell() {
     medium=disk
     [ "$base" = /dev/shm ] && medium=tmpfs
     data=$(mktemp -d "$base/ofcd-bench-durable.XXXXXX")
-    "$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 \
+    "$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 --apps.topology=false \
         --rest.max_conns_per_ip=96 --rest.threads=4 "$@" >"$work/ofcd_${name}_${medium}.log" 2>&1 &
     opid=$!
     wait_for_line "$work/ofcd_${name}_${medium}.log" 'ofcd ready|ERROR' 60 >/dev/null

@@ -29,7 +29,7 @@ trap cleanup EXIT
 # All the emulated switches come from one address (the kernel side of the
 # tap), as a lab's do: the shipped admission takes them all (pending
 # connections are bounded by what they hold, not by a count per address).
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
     >"$work/ofcd.log" 2>&1 &
 opid=$!
 timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$work/ofcd.log"
@@ -84,7 +84,7 @@ PY
 # once hosts are learnt each answer is a FLOW_MOD (a flow_mod flood).
 kill -TERM "$opid"
 timeout 5 tail -s 0.05 --pid="$opid" -f /dev/null
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
     --apps.l2_learning=true >"$work/ofcd2.log" 2>&1 &
 opid=$!
 timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$work/ofcd2.log"

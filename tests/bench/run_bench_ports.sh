@@ -103,7 +103,7 @@ loads() {
 ofcd_try() {
     local log="$work/ofcd_$1.log"
     shift
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var_$RANDOM" --app.stats_log_interval_s=0 \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var_$RANDOM" --app.stats_log_interval_s=0 --apps.topology=false \
         --apps.l2_learning=true "$@" >"$log" 2>&1 &
     opid=$!
     pids+=($opid)

@@ -94,7 +94,7 @@ print("%.2f" % (float(m.group(1)) * scale[m.group(2)]) if m else "nan")' \
 
 # The learning switch answers the packet_ins (as in run_bench_of.sh); the
 # flow manager takes the POSTs alongside it.
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
     --apps.l2_learning=true >"$work/ofcd.log" 2>&1 &
 pids+=($!)
 wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60
@@ -147,7 +147,7 @@ kill -TERM "${pids[0]}" 2>/dev/null && timeout 10 tail -s 0.05 --pid="${pids[0]}
 rest_variant() {
     local name=$1 vpid
     shift
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var_$name" --app.stats_log_interval_s=0 \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var_$name" --app.stats_log_interval_s=0 --apps.topology=false \
         "$@" >"$work/ofcd_$name.log" 2>&1 &
     vpid=$!
     pids+=($vpid)
@@ -172,7 +172,7 @@ NS=ofcd-quick-ns
 VETH=ofcd-qv0
 pin_af= pin_af_peer=
 if bench_veth_ns "$NS" "$VETH"; then
-    "$OFCD" --config "$CONF" --app.data_dir="$work/var_af" --app.stats_log_interval_s=0 \
+    "$OFCD" --config "$CONF" --app.data_dir="$work/var_af" --app.stats_log_interval_s=0 --apps.topology=false \
         --apps.l2_learning=true --net.address=10.67.0.2/24 --net.configure_kernel=false \
         --eal.args="--no-huge -m 512 --no-pci --vdev=net_af_packet0,iface=$VETH,framecnt=8192 --file-prefix=ofcd-quick-af" \
         >"$work/ofcd_af.log" 2>&1 &

@@ -37,7 +37,7 @@ for t in hey wrk python3; do
     command -v $t >/dev/null || { echo "$t missing: scripts/install-deps installs it"; exit 1; }
 done
 
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 ${OFCD_EXTRA:-} \
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false ${OFCD_EXTRA:-} \
     >"$work/ofcd.log" 2>&1 &
 opid=$!
 timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' "$work/ofcd.log"

@@ -95,7 +95,7 @@ PY
 KINDS=${KINDS:-ofcd osken floor sync}
 data=$(mktemp -d "${DATA_BASE:-$work}/ofcd-seed-var.XXXXXX")
 # shellcheck disable=SC2086
-"$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 ${OFCD_ARGS:-} \
+"$OFCD" --config "$CONF" --app.data_dir="$data" --app.stats_log_interval_s=0 --apps.topology=false ${OFCD_ARGS:-} \
     >"$work/ofcd.log" 2>&1 &
 opid=$!
 wait_for_line "$work/ofcd.log" 'ofcd ready|ERROR' 60

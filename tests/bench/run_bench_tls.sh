@@ -45,7 +45,7 @@ TLS="$P/sc-cert.pem,$P/sc-privkey.pem,$P/ca/controllerca/cacert.pem"
 
 # 1000 switches from one address (see run_bench_of.sh); the learning switch
 # answers the packet_ins.
-"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+"$OFCD" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 --apps.topology=false \
     --apps.l2_learning=true --tls.port=6654 \
     --tls.cert="$P/ctl-cert.pem" --tls.key="$P/ctl-privkey.pem" \
     --tls.ca="$P/ca/switchca/cacert.pem" >"$work/ofcd.log" 2>&1 &
@@ -100,7 +100,7 @@ for r in $(seq 1 "$ROUNDS"); do
         args=() url=http://127.0.0.1:8181
         [ "$kind" = https ] && args=(--rest.tls_cert="$work/rest.crt" --rest.tls_key="$work/rest.key") &&
             url=https://127.0.0.1:8181
-        "$OFCD" --config "$CONF" --app.data_dir="$work/var-$kind-$r" --app.stats_log_interval_s=0 \
+        "$OFCD" --config "$CONF" --app.data_dir="$work/var-$kind-$r" --app.stats_log_interval_s=0 --apps.topology=false \
             --flow_manager.pacing_per_s=0 "${args[@]}" >"$work/ofcd-$kind.log" 2>&1 &
         opid=$!
         timeout 60 bash -c 'until grep -q "ofcd ready\|ERROR" "$0"; do sleep 0.2; done' \

@@ -31,7 +31,7 @@ run_case() {
 local name=$1
 shift
 rm -rf "$work/var"
-start_ofcd "$work/ofcd-$name.log" --config "$CONF" --app.data_dir="$work/var" \
+start_ofcd "$work/ofcd-$name.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --openflow.stats_interval_s=2 --flow_manager.pacing_per_s=0 \
     --openflow.rtt_probe_ms=1000 "$@"
 echo "-- placement: $name"
@@ -111,7 +111,7 @@ stop_ofcd
 # nothing missing and nothing alien; no part is dropped.
 big_parts() {
 rm -rf "$work/var"
-start_ofcd "$work/ofcd-parts.log" --config "$CONF" --app.data_dir="$work/var" \
+start_ofcd "$work/ofcd-parts.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --openflow.stats_interval_s=2 --flow_manager.pacing_per_s=0 \
     --flow_manager.consistency_min_interval_s=1
 echo "-- flow-statistics parts of 65,520 bytes"
@@ -165,7 +165,7 @@ stop_ofcd
 # is answered (it once waited for the 10 s handshake timeout: none answered).
 packet_in_flood() {
     rm -rf "$work/var"
-    start_ofcd "$work/ofcd-pin.log" --config "$CONF" --app.data_dir="$work/var" \
+    start_ofcd "$work/ofcd-pin.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
         --app.stats_log_interval_s=0 --apps.l2_learning=true
     "$EMU" --controller 10.66.0.2:6653 --switches 16 --ports 4 --mode throughput --window 64 \
         --connect-rate 0 --dpid-base 0x8000 --duration 4 --quiet --json "$work/emu-pin.json" \

@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_root
 require_tool jq
 
-hostile_setup hostile_fm
+hostile_setup hostile_fm --apps.topology=false
 PEER="python3 $here/hostile_peer.py"
 DPF=00:00:00:00:00:00:f0:0d
 fm_total() { rest_metric "ofcd_flow_manager_total{what=\"$1\"}"; }

@@ -33,7 +33,7 @@ NB=10
 NF=1000
 dp() { printf '00:00:00:00:00:00:%02x:%02x' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)); }
 
-ofcd_args=(--config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0
+ofcd_args=(--config "$CONF" --apps.topology=false --app.data_dir="$work/var" --app.stats_log_interval_s=0
            --openflow.stats_interval_s=1 --flow_manager.consistency_min_interval_s=2)
 
 dump() { ovs_dump_flows "$1"; }

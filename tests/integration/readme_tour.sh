@@ -34,6 +34,9 @@ ln -s "$(dirname "$OFCD")/ofcdctl" "$work/run/build-run/app/ofcdctl"
 grep -q '"response": *"FlowMod Messages Sent"' "$work/out" || fail "the POST's answer: $(cat "$work/out")"
 grep -q 'priority=100,ip,nw_dst=10.1.0.0/16 actions=output:1' "$work/out" ||
     fail "dump-flows did not show the flow: $(cat "$work/out")"
+# Topology is on by default: the switch holds ofcd's LLDP flow beside the tour's.
+grep 'cookie=0xab00000000000001' "$work/out" | grep 'priority=50000' | grep -q '0x88cc' ||
+    fail "dump-flows did not show ofcd's LLDP flow (apps.topology on by default): $(cat "$work/out")"
 grep -qi '0000000000000001\|00:00:00:00:00:00:00:01' "$work/out" ||
     fail "ofcdctl switch/show did not show the switch: $(cat "$work/out")"
 for _ in $(seq 50); do
@@ -42,6 +45,6 @@ for _ in $(seq 50); do
 done
 ovs-ofctl -O OpenFlow13 dump-flows br0 | grep -q 'nw_dst=10.1.0.0/16' &&
     fail "the tour's DELETE left the flow on the switch"
-pass "the README's tour, as written: bridge connected, flow added, seen on the switch and in ofcdctl, deleted"
+pass "the README's tour, as written: bridge connected, flow added, seen on the switch (beside the LLDP flow) and in ofcdctl, deleted"
 stop_ofcd
 exit 0

@@ -59,7 +59,7 @@ wait_state() {
     done
 }
 
-start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+start_ofcd "$work/ofcd.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --openflow.stats_interval_s=1 \
     --flow_manager.consistency=false --rest.max_body_kb=64
 # No switch known yet: "every switch" is nothing (Kytos would say 202).
@@ -304,7 +304,7 @@ expect 400 "cookie above 2^64 - 1" "FlowMod.cookie"
 stop_ofcd
 
 # ---- 429 and 503: a rate-limited, tightly paced ofcd ----------------------------------
-start_ofcd "$work/ofcd2.log" --config "$CONF" --app.data_dir="$work/var" \
+start_ofcd "$work/ofcd2.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --flow_manager.consistency=false \
     --flow_manager.pacing_per_s=1 --flow_manager.queue_max=16 \
     --rest.rate_limit_per_s=5 --rest.rate_burst=20 --rest.max_flows_per_request=40 \

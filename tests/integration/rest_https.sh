@@ -45,7 +45,7 @@ echo "not a certificate" >"$work/junk.crt"
 refused --rest.tls_cert="$work/junk.crt" --rest.tls_key="$work/rest.key" "no PEM block"
 pass "a half or broken HTTPS configuration stops start-up, naming the key and the file"
 
-start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+start_ofcd "$work/ofcd.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --rest.tls_cert="$work/rest.crt" --rest.tls_key="$work/rest.key"
 grep -q "REST API on https://127.0.0.1:8181" "$work/ofcd.log" || fail "no https line in the log"
 ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"

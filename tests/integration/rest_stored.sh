@@ -23,7 +23,7 @@ FM=$API/api/kytos/flow_manager/v2
 DP1=00:00:00:00:00:00:10:01
 DP2=00:00:00:00:00:00:10:02
 ovs_start "$work/ovs" || fail "cannot start Open vSwitch"
-start_ofcd "$work/ofcd.log" --config "$CONF" --app.data_dir="$work/var" \
+start_ofcd "$work/ofcd.log" --config "$CONF" --apps.topology=false --app.data_dir="$work/var" \
     --app.stats_log_interval_s=0 --flow_manager.pacing_per_s=0 --openflow.stats_interval_s=1
 ovs_add_bridges 2 tcp:10.66.0.2:6653 1000 || fail "cannot add bridges"
 wait_rest_metric ofcd_switches_up 2 30 || fail "the bridges never came up"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard in a real browser: Debian's Chromium, headless, driven by
 # Playwright's test runner (ui/tests/*.spec.js) against a live ofcd.
-#   defaults  the shipped configuration (no topology app, no cluster) and
-#          two emulated switches: every page works and says what is off
-#          (defaults.spec.js)
+#   defaults  the shipped configuration (the topology app on, no cluster)
+#          and two emulated switches: every page works (defaults.spec.js)
+#   topology-off  the same with apps.topology = false: each page says what
+#          is off and what turns it on (topology_off.spec.js)
 #   ring   6 Open vSwitch bridges in a patch-port ring, apps.topology on:
 #          counts, links, a bridge stopped and a patch port deleted seen
 #          without reload, a flow added from the form (installed on the
@@ -23,7 +24,8 @@
 # usage: ui_browser.sh OFCD_BINARY CONFIG_FILE OFSWITCH_EMU
 #        UI_HOLD=1 ... sets up the ring (or with UI_PARTS=scale the fat-tree) and
 #                      waits: a dashboard to look at
-#        UI_PARTS="scale" ... only some of defaults, ring, auth (after ring), scale
+#        UI_PARTS="scale" ... only some of defaults, topology-off, ring, auth (after
+#                      ring), scale
 set -uo pipefail
 OFCD=$1
 CONF=$2
@@ -69,7 +71,7 @@ wait_links_up() {   # wait_links_up N SECS
     done
 }
 
-PARTS=" ${UI_PARTS:-defaults ring auth scale} "
+PARTS=" ${UI_PARTS:-defaults topology-off ring auth scale} "
 
 # ---- defaults ------------------------------------------------------------------
 if [[ $PARTS == *" defaults "* ]]; then
@@ -83,7 +85,22 @@ wait_rest_metric ofcd_switches_up 2 30 || fail "the emulated switches did not co
 playwright defaults.spec.js || fail "the dashboard on the shipped configuration (defaults.spec.js)"
 kill "$emu_pid"
 stop_ofcd
-pass "defaults: switches, a switch, topology and cluster pages without the topology app or a cluster"
+pass "defaults: switches, a switch, topology and cluster pages (the topology app on, no cluster)"
+fi
+
+# ---- topology-off ----------------------------------------------------------------
+if [[ $PARTS == *" topology-off "* ]]; then
+start_ofcd "$log.topology-off" --config "$CONF" --app.data_dir="$work/var-topology-off" \
+    --app.stats_log_interval_s=0 --apps.topology=false
+"$EMU" --controller 10.66.0.2:6653 --switches 2 --dpid-base 3328 --echo-interval 1000 \
+    --duration 300 --quiet >"$work/emu-topology-off.out" 2>&1 &
+emu_pid=$!
+it_on_exit "kill $emu_pid"
+wait_rest_metric ofcd_switches_up 2 30 || fail "the emulated switches did not come up"
+playwright topology_off.spec.js || fail "the dashboard without the topology app (topology_off.spec.js)"
+kill "$emu_pid"
+stop_ofcd
+pass "topology-off: switches, a switch and topology pages say what turns the app on"
 fi
 
 # ---- ring ----------------------------------------------------------------------

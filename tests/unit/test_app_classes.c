@@ -80,9 +80,19 @@ static void test_every_class_complete(void **state)
             snprintf(key, sizeof(key), "%s", c->switched_by);
         else
             snprintf(key, sizeof(key), "apps.%s=true", c->name);
+        /* From the defaults with every app off (topology is on by
+         * default: the apps a class switches itself are off)... */
         cfg_defaults(&cfg);
+        for (unsigned j = 0; j < app_classes_n; j++) {
+            char off[96];
+            if (app_classes[j]->switched_by)
+                continue;
+            snprintf(off, sizeof(off), "apps.%s=false", app_classes[j]->name);
+            assert_int_equal(cfg_apply_override(&cfg, off, err, sizeof(err)), 0);
+        }
         for (unsigned j = 0; j < app_classes_n; j++)
             assert_false(app_classes[j]->enabled(&cfg));
+        /* ...its own key turns on that one alone. */
         assert_int_equal(cfg_apply_override(&cfg, key, err, sizeof(err)), 0);
         for (unsigned j = 0; j < app_classes_n; j++)
             assert_int_equal(app_classes[j]->enabled(&cfg), j == i);
@@ -121,6 +131,7 @@ static void test_topology_instance(void **state)
     assert_non_null(c);
     assert_non_null(mkdtemp(dir));
     cfg_defaults(&cfg);
+    assert_true(c->enabled(&cfg));      /* on by default, as Kytos-ng's */
     snprintf(cfg.data_dir, sizeof(cfg.data_dir), "%s", dir);
     struct rest_events *stream = rest_events_create(4, 65536);
     assert_non_null(stream);
