@@ -20,6 +20,7 @@
 
 #include "flow_json.h"
 #include "fm.h"
+#include "fm_null_env.h"
 #include "fm_flow.h"
 #include "fm_stored.h"
 #include "json_u64.h"
@@ -101,25 +102,6 @@ static void test_as_kytos_json_gave(void **state)
     assert_int_equal(topo_flow_lldp(1, 3799, false, &f, small, sizeof(small)), -ENOBUFS);
 }
 
-/* A flow manager on a memory store that reaches no switch. */
-static unsigned no_room(void *arg, conn_handle_t conn, uint8_t cls)
-{
-    (void)arg, (void)conn, (void)cls;
-    return 0;
-}
-
-static int no_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
-{
-    (void)arg, (void)conn, (void)msg, (void)len, (void)cls;
-    return -ENOBUFS;
-}
-
-static uint64_t zero_now(void *arg)
-{
-    (void)arg;
-    return 0;
-}
-
 static bool lldp_stored(struct fm *fm, uint64_t dpid, uint16_t vlan)
 {
     struct fm_flow f;
@@ -141,7 +123,8 @@ static void test_forget_takes_the_flow(void **state)
                               .batch_target = 64};
     struct store *st = store_open(&sc);
     struct fm_cfg fc = {.queue_max = 16};
-    struct fm_env env = {.room = no_room, .send = no_send, .now_us = zero_now};
+    struct fm_env env;
+    fm_null_env(&env);
     struct fm *fm = fm_create(&fc, &env, st);
     struct topo_flow_log log = TOPO_FLOW_LOG_INIT;
 

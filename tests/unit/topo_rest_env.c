@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fm.h"
+#include "fm_null_env.h"
 #include "of_event.h"
 #include "ofp_msg.h"
 #include "topo_keep.h"
@@ -125,26 +126,6 @@ static struct topo_view *make_ctl(struct tenv *e)
     return topo_view_create(&cc);
 }
 
-/* The flow manager's way to switches: none here (the topology's REST reads
- * stored flows through it; no test of this env sends a FLOW_MOD). */
-static unsigned no_room(void *arg, conn_handle_t conn, uint8_t cls)
-{
-    (void)arg, (void)conn, (void)cls;
-    return 0;
-}
-
-static int no_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len, uint8_t cls)
-{
-    (void)arg, (void)conn, (void)msg, (void)len, (void)cls;
-    return -ENOBUFS;
-}
-
-static uint64_t zero_now(void *arg)
-{
-    (void)arg;
-    return 0;
-}
-
 int tenv_setup(void **state)
 {
     struct tenv *e = calloc(1, sizeof(*e));
@@ -154,7 +135,8 @@ int tenv_setup(void **state)
     struct store_config sc = {.dir = e->dir};
     assert_non_null(e->store = store_open(&sc));
     struct fm_cfg fc = {.queue_max = 16};
-    struct fm_env fenv = {.room = no_room, .send = no_send, .now_us = zero_now};
+    struct fm_env fenv;
+    fm_null_env(&fenv);
     assert_non_null(e->fm = fm_create(&fc, &fenv, e->store));
     assert_non_null(e->cs = sw_view_create(NULL));
     e->watch.cs = e->cs;
