@@ -73,34 +73,32 @@ wait_links_up() {   # wait_links_up N SECS
 
 PARTS=" ${UI_PARTS:-defaults topology-off ring auth scale} "
 
-# ---- defaults ------------------------------------------------------------------
-if [[ $PARTS == *" defaults "* ]]; then
-start_ofcd "$log.defaults" --config "$CONF" --app.data_dir="$work/var-defaults" \
-    --app.stats_log_interval_s=0
-"$EMU" --controller 10.66.0.2:6653 --switches 2 --dpid-base 3328 --echo-interval 1000 \
-    --duration 300 --quiet >"$work/emu-defaults.out" 2>&1 &
-emu_pid=$!
-it_on_exit "kill $emu_pid"
-wait_rest_metric ofcd_switches_up 2 30 || fail "the emulated switches did not come up"
-playwright defaults.spec.js || fail "the dashboard on the shipped configuration (defaults.spec.js)"
-kill "$emu_pid"
-stop_ofcd
-pass "defaults: switches, a switch, topology and cluster pages (the topology app on, no cluster)"
-fi
+# two_switch_part NAME SPEC WHAT [OFCD_ARGS...]: ofcd on the shipped
+# configuration (with OFCD_ARGS), two emulated switches, SPEC in Chromium.
+two_switch_part() {
+    local name=$1 spec=$2 what=$3
+    shift 3
+    start_ofcd "$log.$name" --config "$CONF" --app.data_dir="$work/var-$name" \
+        --app.stats_log_interval_s=0 "$@"
+    "$EMU" --controller 10.66.0.2:6653 --switches 2 --dpid-base 3328 --echo-interval 1000 \
+        --duration 300 --quiet >"$work/emu-$name.out" 2>&1 &
+    emu_pid=$!
+    it_on_exit "kill $emu_pid"
+    wait_rest_metric ofcd_switches_up 2 30 || fail "$name: the emulated switches did not come up"
+    playwright "$spec" || fail "$what ($spec)"
+    kill "$emu_pid"
+    stop_ofcd
+}
 
-# ---- topology-off ----------------------------------------------------------------
+# ---- defaults and topology-off ---------------------------------------------------
+if [[ $PARTS == *" defaults "* ]]; then
+    two_switch_part defaults defaults.spec.js "the dashboard on the shipped configuration"
+    pass "defaults: switches, a switch, topology and cluster pages (the topology app on, no cluster)"
+fi
 if [[ $PARTS == *" topology-off "* ]]; then
-start_ofcd "$log.topology-off" --config "$CONF" --app.data_dir="$work/var-topology-off" \
-    --app.stats_log_interval_s=0 --apps.topology=false
-"$EMU" --controller 10.66.0.2:6653 --switches 2 --dpid-base 3328 --echo-interval 1000 \
-    --duration 300 --quiet >"$work/emu-topology-off.out" 2>&1 &
-emu_pid=$!
-it_on_exit "kill $emu_pid"
-wait_rest_metric ofcd_switches_up 2 30 || fail "the emulated switches did not come up"
-playwright topology_off.spec.js || fail "the dashboard without the topology app (topology_off.spec.js)"
-kill "$emu_pid"
-stop_ofcd
-pass "topology-off: switches, a switch and topology pages say what turns the app on"
+    two_switch_part topology-off topology_off.spec.js "the dashboard without the topology app" \
+        --apps.topology=false
+    pass "topology-off: switches, a switch and topology pages say what turns the app on"
 fi
 
 # ---- ring ----------------------------------------------------------------------
