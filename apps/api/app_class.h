@@ -111,10 +111,11 @@ struct app_class {
      * write waits for this very commit): queue the key, act on it later
      * (on_tick). */
     void (*store_changed)(void *self, const char *key, bool removed);
-    /* On the control thread, from the switch view (its lock held: must not
-     * take it): the view let dpid's record go, evicted at
-     * openflow.max_switches_known or forgotten after openflow's forget
-     * time. What the app keeps per switch that it can make again goes with
+    /* From the switch view, its lock held (must not take it): on the
+     * control thread, or a REST thread deleting the switch (topology v3
+     * DELETE switches/{dpid}). The view let dpid's record go, evicted at
+     * openflow.max_switches_known, forgotten after openflow's forget time,
+     * or deleted. What the app keeps per switch that it can make again goes with
      * it, so switches that come and go (a dpid made up per connection) do
      * not grow it. NULL: it keeps nothing per switch. */
     void (*switch_forgotten)(void *self, uint64_t dpid);

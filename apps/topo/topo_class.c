@@ -43,7 +43,7 @@ struct topo_inst {
     struct topo_app_cfg app;         /* the workers' part (read by every worker) */
     struct topo_admin *admin;        /* REST writes, workers read */
     struct topo_view *ctl;            /* under the switch view's lock */
-    struct topo_flow_log flow_log;   /* the LLDP flow's failure lines */
+    struct topo_flow_ctx flow_ctx;   /* the LLDP flow: its failure lines, forgets queued */
     struct ofcd_ratelimit keep_rl;   /* links not kept: the store's committer thread */
     struct topo_loop loop;           /* loops' actions: the control thread */
     struct topo_start start;         /* topology.enable_on_start: the control thread */
@@ -165,7 +165,7 @@ static void topo_keep_record(void *arg, const struct topo_link_rec *l, bool made
     struct topo_inst *t = arg;
 
     if (t->host->store)
-        topo_keep_link_async(t->host->store, l, !made, &t->flow_log.ensure, &t->keep_rl);
+        topo_keep_link_async(t->host->store, l, !made, &t->flow_ctx.ensure, &t->keep_rl);
 }
 
 /* A fresh LLDP key per run, so frames of an earlier run are foreign;
@@ -196,7 +196,7 @@ static int topo_create(const struct app_host *host, unsigned index, struct of_ap
      * can connect and be probed. */
     t->app.skew_us = t->cluster ? TOPO_LLDP_CLUSTER_SKEW_US : TOPO_LLDP_SKEW_US;
     atomic_init(&t->app.interval_ms, c->topo_lldp_interval_s * 1000u);
-    t->flow_log = (struct topo_flow_log)TOPO_FLOW_LOG_INIT;
+    t->flow_ctx = (struct topo_flow_ctx)TOPO_FLOW_CTX_INIT;
     t->keep_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     unsigned loop_actions = CFG_LOOP_LOG;
     cfg_loop_actions(c->topo_loop_actions, &loop_actions);      /* checked by cfg_finish */
@@ -288,7 +288,7 @@ static void topo_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
     bool up = sw && sw->up && sw->conn == ev->conn;
     t->host->view_unlock(t->host->view_arg);
     if (up)
-        topo_flow_ensure(t->host->fm, h.dpid, t->app.lldp_vlan, &t->flow_log);
+        topo_flow_ensure(t->host->fm, h.dpid, t->app.lldp_vlan, &t->flow_ctx);
 }
 
 /* The switch view let a switch go: its LLDP flow goes with it (made again
@@ -299,7 +299,7 @@ static void topo_switch_forgotten(void *self, uint64_t dpid)
     struct topo_inst *t = self;
 
     if (!t->cluster && t->host->store && t->host->fm)
-        topo_flow_forget(t->host->fm, dpid, t->app.lldp_vlan, &t->flow_log);
+        topo_flow_forget(t->host->fm, dpid, t->app.lldp_vlan, &t->flow_ctx);
 }
 
 /* On the store's committer: only queued (the hook's rules). */

@@ -92,6 +92,7 @@ static void put_done(void *arg, int rc)
 
 /* One LLDP flow's delete on its way through the store. */
 struct topo_flow_del {
+    atomic_uint *forgets;               /* a switch let go: the count to lower when done */
     struct fm_change ch;
     struct fm_change_part part;
     struct fm_key k;
@@ -106,6 +107,8 @@ static void del_done(void *arg, int rc)
 
     if (rc < 0)
         flow_failed(d->rl, d->k.dpid, "its LLDP flow was not deleted", rc);
+    if (d->forgets)
+        atomic_fetch_sub(d->forgets, 1);
     free(d);
 }
 
@@ -183,7 +186,7 @@ static int find_other(const struct store_flow *f, void *arg)
     return 0;
 }
 
-int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_log *log)
+int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_ctx *ctx)
 {
     struct topo_flow_put *p = calloc(1, sizeof(*p));
     struct store_flow cur;
@@ -200,7 +203,8 @@ int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_fl
         goto fail;
     uint64_t mid = fm_flow_match_id(dpid, &flow), fid = fm_flow_id_of(mid, &flow);
     if (fm_stored_get(fm, dpid, mid, &cur) == 0) {
-        bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED;
+        bool have = cur.flow_id == fid && cur.state != STORE_FLOW_DELETED &&
+                    !(ctx && atomic_load(&ctx->forgets));
         store_flow_release(&cur);
         if (have) {
             rc = 0;
@@ -209,21 +213,21 @@ int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_fl
     }
     /* This form is new to the switch: one of another form goes (a walk of
      * the switch's stored flows, once per form change). The control
-     * thread (log set) queues the deletes; a REST thread waits. */
+     * thread (ctx set) queues the deletes; a REST thread waits. */
     struct other_forms other = {.match_id = mid};
     fm_stored_foreach(fm, &dpid, find_other, &other);
     for (size_t i = 0; i < other.n; i++)
-        if ((rc = remove_form(fm, dpid, other.vlan[i], log ? &log->stored : NULL)) < 0)
-            flow_failed(log ? &log->ensure : NULL, dpid, "cannot delete its LLDP flow of "
+        if ((rc = remove_form(fm, dpid, other.vlan[i], ctx ? &ctx->stored : NULL)) < 0)
+            flow_failed(ctx ? &ctx->ensure : NULL, dpid, "cannot delete its LLDP flow of "
                         "another topology.lldp_vlan", rc);
-    p->rl = log ? &log->stored : NULL;
+    p->rl = ctx ? &ctx->stored : NULL;
     p->rec = (struct store_flow){.dpid = dpid, .match_id = mid, .flow_id = fid,
                                  .state = STORE_FLOW_PENDING, .owner = TOPO_FLOW_OWNER,
                                  .json = p->text, .json_len = strlen(p->text)};
     fm_flow_fixup(&flow);
     size_t len;
     if ((rc = fm_flow_mod_encode(&flow.mod, p->wire, sizeof(p->wire), &len)) < 0) {
-        flow_failed(log ? &log->ensure : NULL, dpid, "cannot encode its LLDP flow", rc);
+        flow_failed(ctx ? &ctx->ensure : NULL, dpid, "cannot encode its LLDP flow", rc);
         goto fail;
     }
     p->add = (struct fm_add_one){mid, fid, TOPO_FLOW_OWNER, p->wire, len};
@@ -232,7 +236,7 @@ int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_fl
                                .recs = &p->rec, .n_recs = 1, .done = put_done, .arg = p};
     if ((rc = fm_change_submit(&p->ch)) == 0)
         return 0;
-    flow_failed(log ? &log->ensure : NULL, dpid, "cannot store its LLDP flow", rc);
+    flow_failed(ctx ? &ctx->ensure : NULL, dpid, "cannot store its LLDP flow", rc);
 fail:
     free(p->text);
     free(p);
@@ -252,7 +256,7 @@ int topo_flow_remove(struct fm *fm, uint64_t dpid, uint16_t vlan)
     return rc;
 }
 
-int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_log *log)
+int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_ctx *ctx)
 {
     struct topo_flow_del *d = calloc(1, sizeof(*d));
     struct fm_flow add;
@@ -266,13 +270,16 @@ int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_fl
     topo_flow_lldp(dpid, vlan, false, &add, NULL, 0);
     uint64_t mid = fm_flow_match_id(dpid, &add);
     d->k = (struct fm_key){.dpid = dpid, .match_id = mid, .flow_id = fm_flow_id_of(mid, &add)};
-    d->rl = &log->stored;
+    d->rl = &ctx->stored;
     d->part = (struct fm_change_part){.dpid = dpid};    /* nothing sent: the switch is gone */
     d->ch = (struct fm_change){.fm = fm, .parts = &d->part, .n_parts = 1, .victims = &d->k,
                                .n_victims = 1, .done = del_done, .arg = d};
+    d->forgets = &ctx->forgets;
+    atomic_fetch_add(&ctx->forgets, 1);
     if ((rc = fm_change_submit(&d->ch)) < 0) {
+        atomic_fetch_sub(&ctx->forgets, 1);
         free(d);
-        flow_failed(&log->ensure, dpid, "cannot delete the LLDP flow of a switch let go", rc);
+        flow_failed(&ctx->forget, dpid, "cannot delete the LLDP flow of a switch let go", rc);
     }
     return rc;
 }

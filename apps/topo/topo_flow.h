@@ -17,6 +17,7 @@
 #ifndef OFCD_TOPO_FLOW_H
 #define OFCD_TOPO_FLOW_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,28 +42,35 @@ struct fm_flow;
 int topo_flow_lldp(uint64_t dpid, uint16_t vlan, bool for_delete, struct fm_flow *out,
                    char *text, size_t len);
 
-/* What a caller that switches trigger (one per switch up) limits its
- * failure lines with: `ensure` is used on the calling thread, `stored` on
- * the store's committer thread only (a failed commit). */
-struct topo_flow_log {
-    struct ofcd_ratelimit ensure, stored;
+/* What a caller that switches trigger (one per switch up or let go) keeps:
+ * the limiters of its failure lines (`ensure` used on the control thread,
+ * `forget` under the switch view's lock — topo_flow_forget runs from the
+ * view's forgotten hook, on the control thread or a REST thread deleting a
+ * switch —, `stored` on the store's committer only: a failed commit), and
+ * how many deletes of switches let go are still queued — while any is,
+ * topo_flow_ensure stores the flow even when it finds it stored (a delete
+ * queued before a reconnect would take it after). */
+struct topo_flow_ctx {
+    struct ofcd_ratelimit ensure, forget, stored;
+    atomic_uint forgets;
 };
-#define TOPO_FLOW_LOG_INIT                                                                \
-    {.ensure = OFCD_RATELIMIT_INIT(5, 1000), .stored = OFCD_RATELIMIT_INIT(5, 1000)}
+#define TOPO_FLOW_CTX_INIT                                                                \
+    {.ensure = OFCD_RATELIMIT_INIT(5, 1000), .forget = OFCD_RATELIMIT_INIT(5, 1000),       \
+     .stored = OFCD_RATELIMIT_INIT(5, 1000)}
 
 /* 0 (stored already, or queued to be), or a negative errno (logged, through
- * log's limiters when log is not NULL). When this form is not stored yet,
+ * ctx's limiters when ctx is not NULL). When this form is not stored yet,
  * the switch's LLDP flows of another form (stored by an ofcd of another
  * topology.lldp_vlan) are deleted: one LLDP flow per switch. */
 int topo_flow_ensure(struct fm *fm, uint64_t dpid, uint16_t vlan,
-                     struct topo_flow_log *log);
+                     struct topo_flow_ctx *ctx);
 /* The switch view let the switch go (evicted or forgotten): its LLDP flow
  * of the form vlan leaves the store, queued (the control thread), nothing
  * sent (the switch is gone); topo_flow_ensure makes it again if the switch
  * comes back. Without it, switches that make up a dpid per connection
  * would each leave a stored flow for good. 0 (queued, or none stored) or a
- * negative errno (logged through log). */
-int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_log *log);
+ * negative errno (logged through ctx). */
+int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_flow_ctx *ctx);
 
 /* 0 (deleted, or was not stored), or a negative errno; the other form's too. */
 int topo_flow_remove(struct fm *fm, uint64_t dpid, uint16_t vlan);

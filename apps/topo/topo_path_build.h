@@ -57,7 +57,8 @@ long topo_path_node(const struct topo_path_build *b, const char *id);
  * when the link is unknown or not on the graph. */
 void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bool *ok);
 
-/* The Kytos id of node i into out (at least 32 bytes). */
+/* The Kytos id of node i into out (at least 35 bytes: a dpid's 23 and
+ * ":4294967295"). */
 void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char *out, size_t len);
 
 #endif

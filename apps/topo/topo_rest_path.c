@@ -23,6 +23,9 @@
 #include "topo_rest_priv.h"
 
 #define INVALID "The request body contains invalid API data. "
+/* undesired_links, and each not_ownership: at most this many (Kytos: no bound). */
+#define PF_MAX_LIST 1024
+#define PF_MAX_LIST_TEXT "1024"
 
 struct pf_req {
     const char *src, *dst;
@@ -98,6 +101,8 @@ static unsigned metric(struct pf_req *r, const char *obj, const char *key, json_
         json_t *x;
         if (!json_is_array(v))
             return invalid(out, field, "not of type 'array'");
+        if (json_array_size(v) > PF_MAX_LIST)
+            return invalid(out, field, "at most " PF_MAX_LIST_TEXT " names");
         c->names = r->names + r->n_names;
         json_array_foreach(v, i, x) {
             if (!json_is_string(x))
@@ -188,6 +193,10 @@ static unsigned parse(json_t *body, struct pf_req *r, json_t **out)
         json_t *x;
         if (!json_is_array(r->undesired))
             return invalid(out, "undesired_links", "not of type 'array'");
+        /* Each is looked up among the links: bounded, so one body cannot
+         * hold a REST thread for seconds. */
+        if (json_array_size(r->undesired) > PF_MAX_LIST)
+            return invalid(out, "undesired_links", "at most " PF_MAX_LIST_TEXT " link ids");
         json_array_foreach(r->undesired, i, x)
             if (!json_is_string(x))
                 return invalid(out, "undesired_links", "an item is not of type 'string'");

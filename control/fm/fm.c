@@ -930,15 +930,16 @@ bool fm_has_flows(struct fm *fm, uint64_t dpid)
     return has;
 }
 
-/* Under the lock: dpid's record goes when it is down and holds no stored
- * flow; true when it went. */
+/* Under the lock: dpid's record goes when it is down, holds no stored flow
+ * and no admission (fm_admit: a change on its way to the store); true when
+ * it went. */
 static bool forget_locked(struct fm *fm, uint64_t dpid)
 {
     struct fm_switch **pp = &fm->sw_buckets[sw_bucket(dpid)];
     while (*pp && (*pp)->dpid != dpid)
         pp = &(*pp)->hnext;
     struct fm_switch *sw = *pp;
-    if (!sw || sw->up || sw->n_flows)
+    if (!sw || sw->up || sw->n_flows || sw->reserved)
         return false;
     *pp = sw->hnext;
     fm->stats.switches_forgotten++;

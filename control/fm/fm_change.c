@@ -85,7 +85,11 @@ int fm_change_submit(struct fm_change *c)
             hand_over(c);
             return -EALREADY;
         }
-        rc = store_select_async(c->fm->store, NULL, is_victim, c, c->keep_deleted, committed, c);
+        /* One switch's victims (every REST delete on one dpid, the
+         * topology's): only its keys are walked, not the whole store. */
+        bool one = c->victims[0].dpid == c->victims[c->n_victims - 1].dpid;
+        rc = store_select_async(c->fm->store, one ? &c->victims[0].dpid : NULL, is_victim, c,
+                                c->keep_deleted, committed, c);
     }
     if (rc < 0)
         give_back(c);

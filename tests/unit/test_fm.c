@@ -1616,6 +1616,62 @@ static void test_change_in_flight_at_close(void **state)
     assert_int_equal(st.reserved, 0);
 }
 
+/* The switch view lets a down switch go while it holds a stored flow: its
+ * record stays for the flow, and goes with the flow's delete — but not
+ * while a change admitted for it is on its way to the store (its room
+ * under queue_max would be lost). */
+static void test_let_go_forgotten_with_last_flow(void **state)
+{
+    struct t *t = *state;
+    struct committed_add a;
+    struct change_box add = {.rc = 1}, del = {.rc = 1};
+    struct fm_stats st;
+    unsigned retry;
+
+    switch_up(t, CONN_A);
+    committed_add_make(t, &a, 9, 10);
+    assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);
+    add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .held = 1, .adds = &a.add};
+    add.ch = (struct fm_change){.fm = t->fm, .parts = &add.part, .n_parts = 1, .recs = &a.rec,
+                                .n_recs = 1, .done = change_box_done, .arg = &add};
+    assert_int_equal(fm_change_submit(&add.ch), 0);
+    assert_int_equal(store_sync(t->store), 0);
+    event(t, QMSG_EV_SWITCH_DOWN, CONN_A, NULL, 0);
+    fm_forget(t->fm, DPID);                             /* the view lets it go */
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.switches_forgotten, 0);         /* kept: it holds a flow */
+
+    struct fm_key victim = {DPID, a.add.match_id, a.add.flow_id};
+    assert_int_equal(fm_admit(t->fm, DPID, 1, &retry), 0);   /* a change on its way */
+    del.part = (struct fm_change_part){.dpid = DPID};
+    del.ch = (struct fm_change){.fm = t->fm, .parts = &del.part, .n_parts = 1,
+                                .victims = &victim, .n_victims = 1,
+                                .done = change_box_done, .arg = &del};
+    assert_int_equal(fm_change_submit(&del.ch), 0);
+    assert_int_equal(store_sync(t->store), 0);
+    assert_int_equal(del.rc, 0);
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.switches_forgotten, 0);         /* kept: the admission holds it */
+    assert_int_equal(st.reserved, 1);
+    fm_admit_cancel(t->fm, DPID, 1);
+
+    /* Without an admission, the last flow's delete takes the record. */
+    committed_add_make(t, &a, 11, 12);
+    add.rc = 1;
+    add.part = (struct fm_change_part){.dpid = DPID, .n = 1, .adds = &a.add};
+    add.ch.recs = &a.rec;
+    assert_int_equal(fm_change_submit(&add.ch), 0);
+    assert_int_equal(store_sync(t->store), 0);
+    fm_forget(t->fm, DPID);
+    victim = (struct fm_key){DPID, a.add.match_id, a.add.flow_id};
+    del.rc = 1;
+    assert_int_equal(fm_change_submit(&del.ch), 0);
+    assert_int_equal(store_sync(t->store), 0);
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.switches_forgotten, 1);
+    assert_int_equal(st.reserved, 0);
+}
+
 /* A change the store refuses gives its admission back (else the switch's
  * room under queue_max would shrink for good); a delete that matches no
  * stored flow still reaches the switch, at once. */
@@ -1760,6 +1816,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_delete_admission_reserved, setup, teardown),
         cmocka_unit_test_setup_teardown(test_change_add_then_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_change_in_flight_at_close, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_let_go_forgotten_with_last_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_change_refused_and_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xid_wrap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_forgets_switch, setup, teardown),

@@ -115,7 +115,8 @@ static bool lldp_stored(struct fm *fm, uint64_t dpid, uint16_t vlan)
 
 /* A switch the view lets go takes its LLDP flow with it: once stored, and
  * when its store write is still queued (a switch that came and went within
- * a commit); the flow manager then holds no record of it. */
+ * a commit); the flow manager then holds no record of it. One that comes
+ * back while the delete is queued keeps its flow. */
 static void test_forget_takes_the_flow(void **state)
 {
     (void)state;
@@ -126,15 +127,15 @@ static void test_forget_takes_the_flow(void **state)
     struct fm_env env;
     fm_null_env(&env);
     struct fm *fm = fm_create(&fc, &env, st);
-    struct topo_flow_log log = TOPO_FLOW_LOG_INIT;
+    struct topo_flow_ctx ctx = TOPO_FLOW_CTX_INIT;
 
     assert_non_null(fm);
-    assert_int_equal(topo_flow_ensure(fm, 0x42, 3799, &log), 0);
+    assert_int_equal(topo_flow_ensure(fm, 0x42, 3799, &ctx), 0);
     assert_int_equal(store_sync(st), 0);
     assert_true(lldp_stored(fm, 0x42, 3799));
     fm_forget(fm, 0x42);                          /* the view let it go: it holds a flow */
     assert_int_not_equal(fm_state(fm, 0x42), FM_SW_UNKNOWN);    /* kept for it */
-    assert_int_equal(topo_flow_forget(fm, 0x42, 3799, &log), 0);
+    assert_int_equal(topo_flow_forget(fm, 0x42, 3799, &ctx), 0);
     assert_int_equal(store_sync(st), 0);
     assert_false(lldp_stored(fm, 0x42, 3799));
     struct fm_stats fs;
@@ -142,10 +143,20 @@ static void test_forget_takes_the_flow(void **state)
     assert_int_equal(fs.switches_forgotten, 1);   /* its record went with its last flow */
 
     /* Queued, not yet committed (the store lingers 100 ms), then let go. */
-    assert_int_equal(topo_flow_ensure(fm, 0x43, 3799, &log), 0);
-    assert_int_equal(topo_flow_forget(fm, 0x43, 3799, &log), 0);
+    assert_int_equal(topo_flow_ensure(fm, 0x43, 3799, &ctx), 0);
+    assert_int_equal(topo_flow_forget(fm, 0x43, 3799, &ctx), 0);
     assert_int_equal(store_sync(st), 0);
     assert_false(lldp_stored(fm, 0x43, 3799));
+
+    /* Let go, then back before the delete commits: the flow is stored again
+     * behind the delete, not taken by it. */
+    assert_int_equal(topo_flow_ensure(fm, 0x44, 3799, &ctx), 0);
+    assert_int_equal(store_sync(st), 0);
+    assert_int_equal(topo_flow_forget(fm, 0x44, 3799, &ctx), 0);
+    assert_int_equal(topo_flow_ensure(fm, 0x44, 3799, &ctx), 0);
+    assert_int_equal(store_sync(st), 0);
+    assert_true(lldp_stored(fm, 0x44, 3799));
+    assert_int_equal(atomic_load(&ctx.forgets), 0);
     store_close(st);
     fm_destroy(fm);
 }

@@ -168,6 +168,15 @@ static void test_bad_bodies(void **state)
                 "minimum_flexible_hits: 7 is greater than the maximum of 6");
     tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
                 "\"undesired_links\": [1]}", 400, "undesired_links: an item is not of type");
+    /* Bounded lists: 1,025 undesired links is a 400, not seconds of lookups. */
+    size_t cap = 64 + 1025 * 6;
+    char *big = malloc(cap), *p = big;
+    p += sprintf(p, "{\"source\": \"a\", \"destination\": \"b\", \"undesired_links\": [");
+    for (int i = 0; i < 1025; i++)
+        p += sprintf(p, "%s\"l\"", i ? "," : "");
+    strcpy(p, "]}");
+    tenv_expect(e, x, "POST", "", big, 400, "undesired_links: at most 1024 link ids");
+    free(big);
     tenv_expect(e, x, "POST", "", "{\"source\": ", 400, "Invalid json: ");
     tenv_expect(e, x, "POST", "", "[]", 400, "not of type 'object'");
     tenv_expect(e, x, "GET", "", NULL, 405, NULL);
