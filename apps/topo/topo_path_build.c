@@ -2,7 +2,6 @@
 #include "topo_path_build.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,59 +33,28 @@ void topo_path_build_free(struct topo_path_build *b)
     for (size_t i = 0; i < b->n_owned; i++)
         free(b->owned[i]);
     free(b->owned);
-    for (size_t i = 0; i < b->n_meta; i++)
-        json_decref(b->meta[i]);
-    free(b->meta);
+    json_decref(b->held);
     free(b->links);
     memset(b, 0, sizeof(*b));
 }
 
-/* Hold a metadata copy until free (taken). */
-static int keep_meta(struct topo_path_build *b, json_t *m)
-{
-    if (!m)
-        return -ENOMEM;
-    if (b->n_meta == b->cap_meta) {
-        size_t cap = b->cap_meta ? b->cap_meta * 2 : 64;
-        json_t **v = realloc(b->meta, cap * sizeof(*v));
-        if (!v) {
-            json_decref(m);
-            return -ENOMEM;
-        }
-        b->meta = v;
-        b->cap_meta = cap;
-    }
-    b->meta[b->n_meta++] = m;
-    return 0;
-}
-
-/* A Kytos id: the dpid, and the port when it names an interface (eight
- * colons in the colon form, one after 16 hex digits). */
+/* A Kytos id: a switch's dpid (either form dpid_parse reads: seven colons
+ * or none), else an interface's "dpid:port" (topo_end_parse). */
 static int parse_id(const char *id, uint64_t *dpid, uint32_t *port, bool *iface)
 {
-    char d[24];
     unsigned colons = 0;
-    const char *last = NULL;
+    struct topo_end e;
 
     for (const char *c = id; *c; c++)
-        if (*c == ':') {
-            colons++;
-            last = c;
-        }
-    *iface = colons == 8 || colons == 1;
+        colons += *c == ':';
+    *iface = colons != 7 && colons != 0;
     if (!*iface)
         return dpid_parse(id, dpid);
-    if ((size_t)(last - id) >= sizeof(d) || !last[1])
+    if (topo_end_parse(id, ':', false, &e) < 0)
         return -EINVAL;
-    memcpy(d, id, (size_t)(last - id));
-    d[last - id] = '\0';
-    char *end;
-    errno = 0;
-    unsigned long p = strtoul(last + 1, &end, 10);
-    if (*end || errno || last[1] == '-' || last[1] == '+' || p > UINT32_MAX)
-        return -EINVAL;
-    *port = (uint32_t)p;
-    return dpid_parse(d, dpid);
+    *dpid = e.dpid;
+    *port = e.port;
+    return 0;
 }
 
 /* Kytos' owners: an object's keys, a list's strings, a string's words. */
@@ -206,21 +174,21 @@ static void add_link(struct topo_rest *t, const struct topo_snap_link *l, void *
     const struct topo_end *ea = &l->end[0].e, *ez = &l->end[1].e;
     long a = path_graph_node(&b->g, ea->dpid, ea->port, true);
     long z = a < 0 ? a : path_graph_node(&b->g, ez->dpid, ez->port, true);
-    char *id = strdup(l->id);
-    json_t *meta = topo_rest_meta_copy(t, "link", l->id);
-    int rc = z < 0 ? (int)z : keep(b, id);
-    if (z < 0)
-        free(id);
-    if (rc == 0)
-        rc = keep_meta(b, meta);
-    else
-        json_decref(meta);
+    if (z < 0) {
+        b->err = (int)z;
+        return;
+    }
+    /* Held until free: the edge's label and owners point into them. */
+    json_t *id = json_string(l->id), *meta = topo_rest_meta_copy(t, "link", l->id);
+    int held = json_array_append_new(b->held, id);
+    held |= json_array_append_new(b->held, meta);
+    int rc = held ? -ENOMEM : 0;
     if (rc == 0 && a != z)
-        rc = link_attrs(b, id, meta, &at);
+        rc = link_attrs(b, json_string_value(id), meta, &at);
     if (rc == 0 && a != z)
         rc = path_graph_edge(&b->g, (uint32_t)a, (uint32_t)z, &at);
     if (rc == 0 && a != z)
-        rc = add_link_record(b, id, (uint32_t)a, (uint32_t)z);
+        rc = add_link_record(b, json_string_value(id), (uint32_t)a, (uint32_t)z);
     if (rc < 0)
         b->err = rc;
 }
@@ -229,6 +197,8 @@ int topo_path_build(struct topo_path_build *b, struct topo_rest *t)
 {
     memset(b, 0, sizeof(*b));
     path_graph_init(&b->g);
+    if (!(b->held = json_array()))
+        return -ENOMEM;
     int rc = topo_read_each_switch(t, true, add_switch, b);
     if (rc == 0 && !b->err)
         rc = topo_read_each_link(t, add_link, b);
@@ -261,13 +231,11 @@ void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bo
     }
 }
 
-void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char *out, size_t len)
+void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char out[TOPO_END_ID_LEN])
 {
     const struct path_node *n = &b->g.nodes[i];
-    char d[24];
-    dpid_format(n->dpid, d);
     if (n->iface)
-        snprintf(out, len, "%s:%u", d, n->port);
+        topo_end_id((struct topo_end){n->dpid, n->port}, out);
     else
-        snprintf(out, len, "%s", d);
+        dpid_format(n->dpid, out);
 }

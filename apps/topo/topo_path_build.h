@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "path_graph.h"
+#include "topo_view.h"
 
 struct topo_rest;
 
@@ -36,10 +37,9 @@ struct topo_path_build {
     struct path_graph g;
     struct topo_path_link *links;
     size_t n_links, cap_links;
-    void **owned;                   /* link ids, owner names and their arrays */
+    void **owned;                   /* owner names split from strings, the names' arrays */
     size_t n_owned, cap_owned;
-    json_t **meta;                  /* the links' metadata copies the owners point into */
-    size_t n_meta, cap_meta;
+    json_t *held;                   /* the links' ids and metadata copies the graph points into */
     int err;                        /* the first failure while building */
 };
 
@@ -57,8 +57,8 @@ long topo_path_node(const struct topo_path_build *b, const char *id);
  * when the link is unknown or not on the graph. */
 void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bool *ok);
 
-/* The Kytos id of node i into out (at least 35 bytes: a dpid's 23 and
- * ":4294967295"). */
-void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char *out, size_t len);
+/* The Kytos id of node i (topo_end_id's for an interface, dpid_format's for
+ * a switch). */
+void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char out[TOPO_END_ID_LEN]);
 
 #endif

@@ -243,8 +243,8 @@ static unsigned answer(const struct topo_path_build *b, const struct pf_req *r,
     for (size_t i = 0; paths && i < l->n; i++) {
         json_t *hops = json_array();
         for (size_t j = 0; hops && j < l->p[i].n; j++) {
-            char id[48];
-            topo_path_node_id(b, l->p[i].nodes[j], id, sizeof(id));
+            char id[TOPO_END_ID_LEN];
+            topo_path_node_id(b, l->p[i].nodes[j], id);
             json_array_append_new(hops, json_string(id));
         }
         json_t *p = json_pack("{s:o}", "hops", hops);

@@ -53,7 +53,9 @@ int topo_end_parse(const char *s, char sep, bool allow_switch, struct topo_end *
     const char *at = s ? strrchr(s, sep) : NULL;
     char d[64], *end;
 
-    if (!at || (size_t)(at - s) >= sizeof(d) || !at[1])
+    /* Digits only: strtoul would also take a sign or blanks, which no id
+     * topo_end_id makes has. */
+    if (!at || (size_t)(at - s) >= sizeof(d) || at[1] < '0' || at[1] > '9')
         return -EINVAL;
     memcpy(d, s, (size_t)(at - s));
     d[at - s] = '\0';

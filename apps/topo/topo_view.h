@@ -104,8 +104,8 @@ void topo_view_tick(struct topo_view *t, uint64_t now_us);
 #define TOPO_END_ID_LEN 40
 void topo_end_id(struct topo_end e, char out[TOPO_END_ID_LEN]);
 /* Read "dpid<sep>port" back (the dpid in either form dpid_parse reads; port
- * 1..UINT32_MAX, or 0 too — the switch itself — when allow_switch). 0 or
- * -EINVAL. */
+ * in decimal digits, 1..UINT32_MAX, or 0 too — the switch itself — when
+ * allow_switch). 0 or -EINVAL. */
 int topo_end_parse(const char *s, char sep, bool allow_switch, struct topo_end *e);
 
 /* Kytos' link id of a – b: hex SHA-256 of "A:B", each end "dpid:port"

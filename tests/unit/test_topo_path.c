@@ -68,6 +68,7 @@ static void test_paths_over_the_link(void **state)
     /* Not on the graph: no paths, not an error (Kytos). */
     expect_none(e, "{\"source\": \"" SW1 "\", \"destination\": \"00:00:00:00:00:00:99:99\"}");
     expect_none(e, "{\"source\": \"" SW1 "\", \"destination\": \"nonsense\"}");
+    expect_none(e, "{\"source\": \"" SW1 ":+1\", \"destination\": \"" SW2 ":2\"}");
     /* The link undesired: nothing left. An unknown link id changes nothing. */
     char id[128], body[512];
     tenv_link_id(e, id, sizeof(id));
