@@ -112,6 +112,15 @@ static void del_done(void *arg, int rc)
     free(d);
 }
 
+/* d's change: its one stored version d->k deleted, and n_sels (0 or 1) of
+ * its selector d->sel sent to the switch. */
+static void del_change(struct topo_flow_del *d, struct fm *fm, size_t n_sels)
+{
+    d->part = (struct fm_change_part){.dpid = d->k.dpid, .n = n_sels, .dels = &d->sel};
+    d->ch = (struct fm_change){.fm = fm, .parts = &d->part, .n_parts = 1, .victims = &d->k,
+                               .n_victims = 1, .done = del_done, .arg = d};
+}
+
 /* The LLDP flow of the form vlan goes, from the store first, then from
  * the switch (strict: only that flow). 0 when it was not stored. rl NULL:
  * waits for the store (a REST thread); else queued, failures through rl
@@ -146,9 +155,7 @@ static int remove_form(struct fm *fm, uint64_t dpid, uint16_t vlan, struct ofcd_
         return 0;
     }
     d->sel = (struct fm_sel){TOPO_FLOW_OWNER, d->wire, len};
-    d->part = (struct fm_change_part){.dpid = dpid, .n = 1, .dels = &d->sel};
-    d->ch = (struct fm_change){.fm = fm, .parts = &d->part, .n_parts = 1,
-                               .victims = &d->k, .n_victims = 1, .done = del_done, .arg = d};
+    del_change(d, fm, 1);
     if (rl)
         return (rc = fm_change_submit(&d->ch)) == 0 ? 0 : (free(d), rc);
     rc = fm_change_run(&d->ch);
@@ -271,9 +278,7 @@ int topo_flow_forget(struct fm *fm, uint64_t dpid, uint16_t vlan, struct topo_fl
     uint64_t mid = fm_flow_match_id(dpid, &add);
     d->k = (struct fm_key){.dpid = dpid, .match_id = mid, .flow_id = fm_flow_id_of(mid, &add)};
     d->rl = &ctx->stored;
-    d->part = (struct fm_change_part){.dpid = dpid};    /* nothing sent: the switch is gone */
-    d->ch = (struct fm_change){.fm = fm, .parts = &d->part, .n_parts = 1, .victims = &d->k,
-                               .n_victims = 1, .done = del_done, .arg = d};
+    del_change(d, fm, 0);                               /* nothing sent: the switch is gone */
     d->forgets = &ctx->forgets;
     atomic_fetch_add(&ctx->forgets, 1);
     if ((rc = fm_change_submit(&d->ch)) < 0) {
