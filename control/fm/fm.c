@@ -21,7 +21,7 @@ OFCD_COUNTER_GROUP_HEAD(fm_counters, "flow_manager", struct fm_stats, flows_by_s
 #define FM_BATCH_MAX 4096u          /* FLOW_MODs per barrier */
 #define FM_WIRE_SMALL FM_FLOW_WIRE_SMALL /* a FLOW_MOD's bytes on the stack: nearly all fit */
 
-static uint64_t fm_now_us(const struct fm *fm)
+uint64_t fm_now_us(const struct fm *fm)
 {
     return fm->env.now_us(fm->env.arg);
 }
@@ -50,7 +50,7 @@ struct fm_switch *fm_switch_find(struct fm *fm, uint64_t dpid)
     return NULL;
 }
 
-static struct fm_switch *switch_get(struct fm *fm, uint64_t dpid)
+struct fm_switch *fm_switch_get(struct fm *fm, uint64_t dpid)
 {
     struct fm_switch *s = fm_switch_find(fm, dpid);
     if (s)
@@ -288,7 +288,7 @@ static int fm_queue(struct fm *fm, struct fm_switch *sw, unsigned o, bool is_add
 }
 
 /* The next control-thread xid of sw (top bit set). */
-static uint32_t fm_next_xid(struct fm_switch *sw)
+uint32_t fm_next_xid(struct fm_switch *sw)
 {
     sw->next_xid = (sw->next_xid + 1) & ~OFP_XID_CONTROL;
     if (sw->next_xid == 0)
@@ -298,8 +298,8 @@ static uint32_t fm_next_xid(struct fm_switch *sw)
 
 /* One message (wire bytes, xid patched in) to sw's io lcore msg_out in
  * class cls; 0 or -ENOBUFS (ring full or no buffer: nothing sent). */
-static int fm_send_wire(struct fm *fm, struct fm_switch *sw, const uint8_t *wire,
-                        size_t len, uint32_t xid, uint8_t cls)
+int fm_send_wire(struct fm *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
+                 uint32_t xid, uint8_t cls)
 {
     uint8_t small[2048];
     uint8_t *msg = len <= sizeof(small) ? small : malloc(len);
@@ -368,7 +368,7 @@ static int send_head(struct fm *fm, struct fm_switch *sw, struct fm_owner *ow,
 }
 
 /* Close a batch with its barrier and put it in flight. */
-static void send_barrier(struct fm *fm, struct fm_switch *sw, struct fm_batch *batch)
+void fm_send_barrier(struct fm *fm, struct fm_switch *sw, struct fm_batch *batch)
 {
     batch->next = NULL;
     batch->barrier_xid = fm_next_xid(sw);
@@ -396,9 +396,15 @@ static bool fm_may_write(struct fm *fm, const struct fm_switch *sw)
 /* Send what may go now on sw. */
 static void fm_pump(struct fm *fm, struct fm_switch *sw, uint64_t now_us)
 {
-    if (!sw->up || !sw->queued || !fm_may_write(fm, sw))
+    if (!sw->up || (!sw->queued && !sw->gm_queued) || !fm_may_write(fm, sw))
         return;
     size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
+    /* Groups and meters first, in a batch of their own: a flow that names
+     * one goes after its barrier. */
+    if (sw->gm_queued)
+        fm_gm_pump(fm, sw, &room);
+    if (!sw->queued)
+        return;
     if (room < 2) {
         fm->stats.ring_full++;
         return;
@@ -428,7 +434,7 @@ static void fm_pump(struct fm *fm, struct fm_switch *sw, uint64_t now_us)
     if (batch->n == 0)
         free(batch);
     else
-        send_barrier(fm, sw, batch);
+        fm_send_barrier(fm, sw, batch);
 }
 
 /* An ADD of this version will not be answered any more. */
@@ -460,12 +466,13 @@ static void switch_reset(struct fm *fm, struct fm_switch *sw)
         struct fm_batch *b = sw->bhead;
         sw->bhead = b->next;
         for (uint32_t i = 0; i < b->n; i++)
-            if (b->sent[i].is_add)
+            if (b->sent[i].is_add && !b->sent[i].kind)
                 add_settled(sw, b->sent[i].match_id, b->sent[i].flow_id);
         fm->stats.dropped_on_down += b->n;
         free(b);
     }
     sw->btail = NULL;
+    fm_gm_switch_reset(fm, sw);
     fm_snap_drop_partial(&sw->snap, &fm->stats.snapshot_bytes);
     sw->stats_xid = 0;              /* its reply cannot come on another connection */
 }
@@ -500,6 +507,10 @@ static void on_barrier_reply(struct fm *fm, struct fm_switch *sw, uint32_t xid)
             sw->btail = NULL;
         for (uint32_t i = 0; i < b->n; i++) {
             const struct fm_sent *s = &b->sent[i];
+            if (s->kind) {
+                fm_gm_confirmed(fm, sw, s);
+                continue;
+            }
             if (!s->is_add)
                 continue;
             struct fm_entry *f = fm_entry_find(sw, s->match_id);
@@ -540,6 +551,10 @@ static void on_error(struct fm *fm, struct fm_switch *sw, uint32_t xid,
             if (s->xid != xid)
                 continue;
             s->failed = true;
+            if (s->kind) {
+                fm_gm_rejected(fm, sw, s, e->type, e->code, what);
+                return;
+            }
             fm->stats.errors++;
             struct fm_entry *f = s->is_add ? fm_entry_find(sw, s->match_id) : NULL;
             if (f && f->flow_id == s->flow_id) {
@@ -815,6 +830,8 @@ static void on_switch_up(struct fm *fm, struct fm_switch *sw, conn_handle_t conn
     sw->conn = conn;
     sw->up_us = fm_now_us(fm);
     sw->check_connect = true;
+    fm_gm_switch_up(fm, sw);
+    fm_pump(fm, sw, sw->up_us);
     if (request_flow_stats(fm, sw) < 0)
         LOG_WARN("flows", "switch %016" PRIx64 ": cannot ask for its flows now; the check "
                  "waits for the periodic statistics", sw->dpid);
@@ -828,7 +845,7 @@ void fm_on_event(struct fm *fm, const struct qmsg *q)
         return;
     memcpy(&h, q->data, sizeof(h));
     pthread_mutex_lock(&fm->lock);
-    struct fm_switch *sw = q->kind == QMSG_EV_SWITCH_UP ? switch_get(fm, h.dpid)
+    struct fm_switch *sw = q->kind == QMSG_EV_SWITCH_UP ? fm_switch_get(fm, h.dpid)
                                                         : fm_switch_find(fm, h.dpid);
     if (!sw)
         goto out;
@@ -880,6 +897,7 @@ static void switch_free(struct fm *fm, struct fm_switch *sw)
             fm_slab_free(&fm->slab, f, entry_size(f));
         }
     free(sw->buckets);
+    fm_gm_switch_free(sw);
     fm_snap_clear(&sw->snap, &fm->stats.snapshot_bytes);
     free(sw);
 }
@@ -894,7 +912,7 @@ static void forget_gone(struct fm *fm, uint64_t now)
         struct fm_switch **pp = &fm->sw_buckets[b];
         while (*pp) {
             struct fm_switch *sw = *pp;
-            if (!sw->up && !sw->n_flows && !sw->reserved &&
+            if (!sw->up && !sw->n_flows && !sw->gm && !sw->reserved &&
                 now - sw->down_us >= fm->cfg.forget_after_us) {
                 *pp = sw->hnext;
                 fm->stats.switches_forgotten++;
@@ -912,7 +930,7 @@ void fm_tick(struct fm *fm)
     uint64_t now = fm_now_us(fm);
     for (size_t b = 0; b < FM_SW_BUCKETS; b++)
         for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext)
-            if (sw->up && sw->queued)
+            if (sw->up && (sw->queued || sw->gm_queued))
                 fm_pump(fm, sw, now);
     if (fm->cfg.forget_after_us && now - fm->last_forget_us >= FM_FORGET_SWEEP_US) {
         fm->last_forget_us = now;
@@ -925,7 +943,7 @@ bool fm_has_flows(struct fm *fm, uint64_t dpid)
 {
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
-    bool has = sw && sw->n_flows;
+    bool has = sw && (sw->n_flows || sw->gm);
     pthread_mutex_unlock(&fm->lock);
     return has;
 }
@@ -939,7 +957,7 @@ static bool forget_locked(struct fm *fm, uint64_t dpid)
     while (*pp && (*pp)->dpid != dpid)
         pp = &(*pp)->hnext;
     struct fm_switch *sw = *pp;
-    if (!sw || sw->up || sw->n_flows || sw->reserved)
+    if (!sw || sw->up || sw->n_flows || sw->gm || sw->reserved)
         return false;
     *pp = sw->hnext;
     fm->stats.switches_forgotten++;
@@ -966,7 +984,7 @@ enum fm_sw_state fm_state(struct fm *fm, uint64_t dpid)
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     if (sw && sw->up)
         st = FM_SW_UP;
-    else if (sw && (sw->seen || sw->n_flows))
+    else if (sw && (sw->seen || sw->n_flows || sw->gm))
         st = FM_SW_DOWN;
     pthread_mutex_unlock(&fm->lock);
     return st;
@@ -1011,7 +1029,7 @@ int fm_admit(struct fm *fm, uint64_t dpid, size_t n, unsigned *retry_s)
     pthread_mutex_lock(&fm->lock);
     /* The record holds the reservation even for a switch never seen (a
      * forced request), and is not forgotten while it does. */
-    struct fm_switch *sw = switch_get(fm, dpid);
+    struct fm_switch *sw = fm_switch_get(fm, dpid);
     if (!sw) {
         rc = -ENOMEM;
     } else if (sw->queued + sw->reserved + n > fm->cfg.queue_max) {
@@ -1114,7 +1132,7 @@ int fm_add_admitted(struct fm *fm, uint64_t dpid, const struct fm_add_one *adds,
 
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
-    struct fm_switch *sw = switch_get(fm, dpid);
+    struct fm_switch *sw = fm_switch_get(fm, dpid);
     /* Queued (or failed) under the same lock as the reservation goes: the
      * two never count twice, nor leave a gap another request could take. */
     admit_release(fm, sw, held);
@@ -1330,7 +1348,7 @@ int fm_sync(struct fm *fm, uint64_t dpid, uint64_t match_id)
     struct store_flow sf;
 
     pthread_mutex_lock(&fm->lock);
-    struct fm_switch *sw = switch_get(fm, dpid);
+    struct fm_switch *sw = fm_switch_get(fm, dpid);
     if (!sw) {
         pthread_mutex_unlock(&fm->lock);
         return -ENOMEM;
@@ -1409,7 +1427,7 @@ static int load_one(const struct store_flow *sf, void *arg)
     uint8_t *wire;
     size_t len;
     record_wire(fm, sf, &wire, &len);
-    struct fm_switch *sw = wire ? switch_get(fm, sf->dpid) : NULL;
+    struct fm_switch *sw = wire ? fm_switch_get(fm, sf->dpid) : NULL;
     if (!sw || !mirror_put(fm, sw, sf->match_id, sf->flow_id, (uint8_t)sf->state,
                            owner_index(sw, sf->owner ? sf->owner : ""), wire, len)) {
         if (lc->bad++ < 10)
@@ -1445,9 +1463,12 @@ struct fm *fm_create(const struct fm_cfg *cfg, const struct fm_env *env,
     fm->rl_log.snap_unsolicited = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     fm->rl_log.snap_budget = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 1000);
     pthread_mutex_init(&fm->lock, NULL);
+    pthread_mutex_init(&fm->gm_write, NULL);
     fm_slab_init(&fm->slab);
     struct load_ctx lc = {.fm = fm};
     int rc = store_foreach(store, NULL, load_one, &lc);
+    if (rc == 0)
+        rc = fm_gm_load(fm);
     if (rc < 0) {
         LOG_ERR("flows", "cannot read the flow store: %s", strerror(-rc));
         fm_destroy(fm);
@@ -1472,6 +1493,7 @@ void fm_destroy(struct fm *fm)
         }
     free(fm->sw_buckets);
     fm_slab_destroy(&fm->slab);
+    pthread_mutex_destroy(&fm->gm_write);
     pthread_mutex_destroy(&fm->lock);
     free(fm);
 }

@@ -178,7 +178,11 @@ struct fm_env {
     X(snapshot_over_budget,                                                               \
       "flow-statistics replies abandoned: over flow_manager.snapshot_budget_mb")          \
     X(switches_forgotten, "switches without stored flows forgotten: gone past "            \
-                          "openflow.forget_after_s, or let go by the switch view")
+                          "openflow.forget_after_s, or let go by the switch view")           \
+    X(gm_mods_sent, "GROUP_MODs and METER_MODs handed to msg_out (fm_gm.h)")              \
+    X(gm_installed, "groups and meters a barrier reply confirmed")                        \
+    X(gm_errors, "groups and meters the switch rejected")                                 \
+    X(gm_fallbacks, "an ADD refused as existing sent as MODIFY, or a MODIFY as ADD")
 #define FM_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \
     X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \

@@ -51,12 +51,42 @@ struct fm_owner {
     struct ofcd_tbucket pace;       /* flow_manager.pacing_per_s */
 };
 
-/* What one sent FLOW_MOD is, for its error or its barrier. */
+/* What one sent FLOW_MOD is, for its error or its barrier; or one sent
+ * GROUP_MOD / METER_MOD (kind an enum fm_gm_kind, match_id its id, flow_id
+ * the version of the record it laid, gm_cmd its command, gm_fallback: it
+ * was itself the other command tried after a refusal). */
 struct fm_sent {
     uint32_t xid;
     bool is_add;
     bool failed;
+    uint8_t kind;                   /* 0: a FLOW_MOD */
+    uint8_t gm_cmd;
+    bool gm_fallback;
     uint64_t match_id, flow_id;
+};
+
+/* A stored group or meter as the flow manager mirrors it (fm_gm.c). */
+struct fm_gm_entry {
+    struct fm_gm_entry *next;       /* the switch's, by (kind, id) */
+    uint8_t kind;                   /* enum fm_gm_kind */
+    uint8_t state;                  /* enum fm_gm_state */
+    bool on_switch;                 /* an ADD or MODIFY of it went out on this connection:
+                                     * the next put is sent as a MODIFY */
+    uint16_t err_type, err_code;
+    uint32_t id;
+    uint64_t version;               /* counts its puts: a barrier confirms only its own */
+    uint32_t len;                   /* its ADD's wire bytes, then the client's text */
+    uint32_t text_len;
+    uint8_t data[];                 /* wire, then text and a NUL */
+};
+
+/* A GROUP_MOD / METER_MOD waiting to be sent: its bytes are the mirror's at
+ * the time it goes (a DELETE's are made then). */
+struct fm_gm_item {
+    struct fm_gm_item *next;
+    uint8_t kind, cmd;
+    bool fallback;
+    uint32_t id;
 };
 
 struct fm_batch {
@@ -96,6 +126,11 @@ struct fm_switch {
     uint32_t stats_xid;
     bool check_connect;             /* next complete reply gets the on-connect check */
     uint64_t last_check_us;
+    /* groups and meters (fm_gm.c) */
+    struct fm_gm_entry *gm;
+    unsigned n_gm[3];               /* by kind */
+    struct fm_gm_item *gm_head, *gm_tail;
+    size_t gm_queued;
 };
 
 struct fm {
@@ -115,8 +150,38 @@ struct fm {
     } rl_log;
     struct fm_check_log check_log;
     struct fm_stats stats;
+    pthread_mutex_t gm_write;       /* one group or meter write at a time (fm_gm.h) */
+    uint64_t gm_version;            /* under lock: the last version given */
 };
 
 struct fm_switch *fm_switch_find(struct fm *fm, uint64_t dpid);
+/* Under lock: dpid's record, made if need be (NULL: out of memory). */
+struct fm_switch *fm_switch_get(struct fm *fm, uint64_t dpid);
+
+/* What fm.c lends fm_gm.c for sending, all under lock: the next control
+ * xid; one message to the switch (its xid patched in; 0 or -ENOBUFS); a
+ * batch closed with its barrier and put in flight; the time; may this node
+ * write to the switch. */
+uint32_t fm_next_xid(struct fm_switch *sw);
+int fm_send_wire(struct fm *fm, struct fm_switch *sw, const uint8_t *wire, size_t len,
+                 uint32_t xid, uint8_t cls);
+void fm_send_barrier(struct fm *fm, struct fm_switch *sw, struct fm_batch *batch);
+uint64_t fm_now_us(const struct fm *fm);
+
+/* fm_gm.c's part in fm.c's events, under lock. The stored groups and meters
+ * read at create (0 or the store's error); sw came up: all of them queued
+ * as ADDs; sw went down: its queue dropped; its record goes: everything
+ * freed. pump: a batch of its queue, if any, within *room slots of P3
+ * (barrier included), *room lowered by what it took. A sent one's barrier
+ * answered (confirmed) or its OFPT_ERROR (rejected, reason the error as
+ * text). */
+int fm_gm_load(struct fm *fm);
+void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw);
+void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw);
+void fm_gm_switch_free(struct fm_switch *sw);
+void fm_gm_pump(struct fm *fm, struct fm_switch *sw, size_t *room);
+void fm_gm_confirmed(struct fm *fm, struct fm_switch *sw, const struct fm_sent *s);
+void fm_gm_rejected(struct fm *fm, struct fm_switch *sw, const struct fm_sent *s,
+                    uint16_t type, uint16_t code, const char *reason);
 
 #endif

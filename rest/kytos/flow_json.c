@@ -891,6 +891,15 @@ static int parse_actions(struct pctx *c, const struct jt_node *jl, const char *p
     return 0;
 }
 
+int flow_json_parse_actions(const struct jt_node *list, const char *path, struct ofp_action *arr,
+                            uint16_t *n, char *err, size_t errlen)
+{
+    struct pctx c = {err, errlen};
+    uint8_t flags[FM_FLOW_ACTIONS_MAX];
+
+    return parse_actions(&c, list, path, arr, flags, n);
+}
+
 /* ---- instructions ---------------------------------------------------------- */
 
 /* One instruction object being parsed. */

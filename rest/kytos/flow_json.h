@@ -152,6 +152,12 @@ void flow_json_form_of(const struct fm_flow *f, struct flow_json_form *out);
  * clear_actions, write_actions, write_metadata, goto_table). */
 json_t *flow_json_render(const struct fm_flow *f, const struct flow_json_form *form);
 
+/* One Kytos action list (as "actions" above) at path (for messages) into
+ * arr, FM_FLOW_ACTIONS_MAX of room, *n set: the groups' buckets are written
+ * so too (gm_json.h). 0, or -EINVAL with the message in err. */
+int flow_json_parse_actions(const struct jt_node *list, const char *path, struct ofp_action *arr,
+                            uint16_t *n, char *err, size_t errlen);
+
 /* A 64-bit value as flows write them (cookie, metadata): a whole decimal or
  * 0x string / a non-negative JSON integer or such a string. true when it is one. */
 bool flow_json_text_u64(const char *s, uint64_t *out);

@@ -1,0 +1,491 @@
+/* fm_gm: see fm_gm.h. The records, the mirror's per-switch list, the queue
+ * and what a barrier or an error does to one. */
+#include "fm_gm.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fm_priv.h"
+#include "ofcd_log.h"
+#include "ofp_group.h"
+#include "ofp_meter.h"
+#include "store.h"
+
+#define GM_KEY_PREFIX "fm/gm/"
+#define GM_KEY_MAX 48
+#define GM_VALUE_MAGIC "fmgm"           /* then the wire's length (4 bytes, big end) */
+#define GM_VALUE_HEAD 8u
+#define GM_BATCH_MAX 256u               /* GROUP_MODs / METER_MODs per barrier */
+#define GM_DELETE_LEN 16u               /* a DELETE: the header, command, id */
+
+const char *fm_gm_kind_name(enum fm_gm_kind kind)
+{
+    return kind == FM_GM_GROUP ? "group" : kind == FM_GM_METER ? "meter" : "?";
+}
+
+const char *fm_gm_state_name(enum fm_gm_state state)
+{
+    static const char *const names[] = {"pending", "installed", "error"};
+    return (unsigned)state < 3 ? names[state] : "?";
+}
+
+static void gm_key(char *key, uint64_t dpid, uint8_t kind, uint32_t id)
+{
+    snprintf(key, GM_KEY_MAX, GM_KEY_PREFIX "%016" PRIx64 "/%c/%08" PRIx32, dpid,
+             kind == FM_GM_GROUP ? 'g' : 'm', id);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* What an ADD GROUP_MOD or METER_MOD is: its kind and id; 0 or -EINVAL. */
+static int gm_identify(const uint8_t *wire, size_t len, uint8_t *kind, uint32_t *id)
+{
+    struct ofp_err err;
+
+    if (len < 16 || len > UINT16_MAX)
+        return -EINVAL;
+    if (wire[1] == OFPT_GROUP_MOD) {
+        struct ofp_group_mod gm;
+        if (ofp_group_mod_decode(wire, len, &gm, &err) < 0 || gm.command != OFPGC_ADD)
+            return -EINVAL;
+        *kind = FM_GM_GROUP;
+        *id = gm.group_id;
+        return 0;
+    }
+    if (wire[1] == OFPT_METER_MOD) {
+        struct ofp_meter_mod mm;
+        if (ofp_meter_mod_decode(wire, len, &mm, &err) < 0 || mm.command != OFPMC_ADD ||
+            mm.meter_id > OFPM_MAX)
+            return -EINVAL;
+        *kind = FM_GM_METER;
+        *id = mm.meter_id;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* ---- the mirror (under lock) ---------------------------------------------------- */
+
+static bool gm_before(uint8_t kind, uint32_t id, const struct fm_gm_entry *e)
+{
+    return kind < e->kind || (kind == e->kind && id < e->id);
+}
+
+static struct fm_gm_entry **gm_slot(struct fm_switch *sw, uint8_t kind, uint32_t id)
+{
+    struct fm_gm_entry **pp = &sw->gm;
+    while (*pp && !gm_before(kind, id, *pp) && !((*pp)->kind == kind && (*pp)->id == id))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+static struct fm_gm_entry *gm_find(struct fm_switch *sw, uint8_t kind, uint32_t id)
+{
+    struct fm_gm_entry *e = *gm_slot(sw, kind, id);
+    return e && e->kind == kind && e->id == id ? e : NULL;
+}
+
+/* Put (kind, id) in sw's list, replacing one of that id (whose on_switch it
+ * keeps); NULL when out of memory. */
+static struct fm_gm_entry *gm_mirror_put(struct fm *fm, struct fm_switch *sw, uint8_t kind,
+                                         uint32_t id, const uint8_t *wire, size_t len,
+                                         const char *text, size_t text_len)
+{
+    struct fm_gm_entry *e = malloc(sizeof(*e) + len + text_len + 1);
+    if (!e)
+        return NULL;
+    *e = (struct fm_gm_entry){.kind = kind, .id = id, .state = FM_GM_PENDING,
+                              .version = ++fm->gm_version, .len = (uint32_t)len,
+                              .text_len = (uint32_t)text_len};
+    memcpy(e->data, wire, len);
+    memcpy(e->data + len, text, text_len);
+    e->data[len + text_len] = '\0';
+    struct fm_gm_entry **pp = gm_slot(sw, kind, id);
+    struct fm_gm_entry *old = *pp && (*pp)->kind == kind && (*pp)->id == id ? *pp : NULL;
+    if (old) {
+        e->on_switch = old->on_switch;
+        e->next = old->next;
+        free(old);
+    } else {
+        e->next = *pp;
+        sw->n_gm[kind]++;
+    }
+    *pp = e;
+    return e;
+}
+
+static bool gm_mirror_del(struct fm_switch *sw, uint8_t kind, uint32_t id)
+{
+    struct fm_gm_entry **pp = gm_slot(sw, kind, id);
+    struct fm_gm_entry *e = *pp;
+    if (!e || e->kind != kind || e->id != id)
+        return false;
+    *pp = e->next;
+    sw->n_gm[kind]--;
+    free(e);
+    return true;
+}
+
+void fm_gm_switch_free(struct fm_switch *sw)
+{
+    while (sw->gm) {
+        struct fm_gm_entry *e = sw->gm;
+        sw->gm = e->next;
+        free(e);
+    }
+    while (sw->gm_head) {
+        struct fm_gm_item *it = sw->gm_head;
+        sw->gm_head = it->next;
+        free(it);
+    }
+    sw->gm_tail = NULL;
+    sw->gm_queued = 0;
+}
+
+/* ---- sending (under lock) ------------------------------------------------------- */
+
+static void gm_queue(struct fm_switch *sw, uint8_t kind, uint8_t cmd, uint32_t id,
+                     bool fallback)
+{
+    struct fm_gm_item *it = malloc(sizeof(*it));
+    if (!it) {
+        LOG_ERR("flows", "switch %016" PRIx64 ": out of memory: %s %" PRIu32 " not sent "
+                "(sent at the next connect)", sw->dpid, fm_gm_kind_name(kind), id);
+        return;
+    }
+    *it = (struct fm_gm_item){.kind = kind, .cmd = cmd, .fallback = fallback, .id = id};
+    if (sw->gm_tail)
+        sw->gm_tail->next = it;
+    else
+        sw->gm_head = it;
+    sw->gm_tail = it;
+    sw->gm_queued++;
+}
+
+void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw)
+{
+    (void)fm;
+    for (struct fm_gm_entry *e = sw->gm; e; e = e->next) {
+        e->on_switch = false;
+        e->state = FM_GM_PENDING;
+        gm_queue(sw, e->kind, OFPGC_ADD, e->id, false);
+    }
+}
+
+void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw)
+{
+    fm->stats.dropped_on_down += sw->gm_queued;
+    while (sw->gm_head) {
+        struct fm_gm_item *it = sw->gm_head;
+        sw->gm_head = it->next;
+        free(it);
+    }
+    sw->gm_tail = NULL;
+    sw->gm_queued = 0;
+}
+
+/* it's message: a DELETE made in del (GM_DELETE_LEN bytes), else the
+ * mirror's own bytes with its command set (fm_send_wire copies them); NULL
+ * when there is nothing to send (what it would lay is no longer stored). */
+static const uint8_t *gm_wire(struct fm_switch *sw, const struct fm_gm_item *it, uint8_t *del,
+                              size_t *len, uint64_t *version)
+{
+    *version = 0;
+    if (it->cmd == OFPGC_DELETE) {
+        uint8_t *buf = del;
+        memset(buf, 0, GM_DELETE_LEN);
+        buf[0] = OFP13_VERSION;
+        buf[1] = it->kind == FM_GM_GROUP ? OFPT_GROUP_MOD : OFPT_METER_MOD;
+        buf[3] = GM_DELETE_LEN;
+        buf[9] = OFPGC_DELETE;          /* OFPMC_DELETE has the same value */
+        /* GROUP_MOD: type at 10, pad, group_id at 12; METER_MOD: flags at
+         * 10, meter_id at 12. */
+        buf[12] = (uint8_t)(it->id >> 24);
+        buf[13] = (uint8_t)(it->id >> 16);
+        buf[14] = (uint8_t)(it->id >> 8);
+        buf[15] = (uint8_t)it->id;
+        *len = GM_DELETE_LEN;
+        return buf;
+    }
+    struct fm_gm_entry *e = gm_find(sw, it->kind, it->id);
+    if (!e)
+        return NULL;
+    e->data[8] = 0;
+    e->data[9] = it->cmd;
+    *len = e->len;
+    *version = e->version;
+    return e->data;
+}
+
+void fm_gm_pump(struct fm *fm, struct fm_switch *sw, size_t *room)
+{
+    if (*room < 2) {
+        fm->stats.ring_full++;
+        return;
+    }
+    size_t cap = *room - 1 < GM_BATCH_MAX ? *room - 1 : GM_BATCH_MAX;
+    if (cap > sw->gm_queued)
+        cap = sw->gm_queued;
+    struct fm_batch *batch = malloc(sizeof(*batch) + cap * sizeof(batch->sent[0]));
+    if (!batch)
+        return;                         /* retried on the next tick */
+    batch->n = 0;
+    while (sw->gm_head && batch->n < cap) {
+        struct fm_gm_item *it = sw->gm_head;
+        uint8_t del[GM_DELETE_LEN];
+        uint64_t version;
+        size_t len;
+        const uint8_t *wire = gm_wire(sw, it, del, &len, &version);
+        if (wire) {
+            uint32_t xid = fm_next_xid(sw);
+            if (fm_send_wire(fm, sw, wire, len, xid, OFP_PRIO_P3) < 0) {
+                fm->stats.ring_full++;
+                break;
+            }
+            fm->stats.gm_mods_sent++;
+            batch->sent[batch->n++] = (struct fm_sent){
+                .xid = xid, .is_add = it->cmd != OFPGC_DELETE, .kind = it->kind,
+                .gm_cmd = it->cmd, .gm_fallback = it->fallback, .match_id = it->id,
+                .flow_id = version};
+            struct fm_gm_entry *e = it->cmd != OFPGC_DELETE ? gm_find(sw, it->kind, it->id)
+                                                            : NULL;
+            if (e)
+                e->on_switch = true;
+        }
+        sw->gm_head = it->next;
+        if (!sw->gm_head)
+            sw->gm_tail = NULL;
+        sw->gm_queued--;
+        free(it);
+    }
+    if (batch->n == 0) {
+        free(batch);
+        return;
+    }
+    *room -= batch->n + 1;
+    fm_send_barrier(fm, sw, batch);
+}
+
+void fm_gm_confirmed(struct fm *fm, struct fm_switch *sw, const struct fm_sent *s)
+{
+    if (s->failed || s->gm_cmd == OFPGC_DELETE)
+        return;
+    struct fm_gm_entry *e = gm_find(sw, s->kind, (uint32_t)s->match_id);
+    if (!e || e->version != s->flow_id || e->state == FM_GM_INSTALLED)
+        return;                         /* replaced or deleted since: its own send decides */
+    e->state = FM_GM_INSTALLED;
+    fm->stats.gm_installed++;
+}
+
+/* The refusal that means "try the other command": an ADD of an id the
+ * switch kept, a MODIFY of one it does not have. */
+static bool gm_other_command(const struct fm_sent *s, uint16_t type, uint16_t code)
+{
+    if (s->gm_fallback)
+        return false;
+    if (s->kind == FM_GM_GROUP)
+        return type == OFPET_GROUP_MOD_FAILED &&
+               ((s->gm_cmd == OFPGC_ADD && code == OFPGMFC_GROUP_EXISTS) ||
+                (s->gm_cmd == OFPGC_MODIFY && code == OFPGMFC_UNKNOWN_GROUP));
+    return type == OFPET_METER_MOD_FAILED &&
+           ((s->gm_cmd == OFPMC_ADD && code == OFPMMFC_METER_EXISTS) ||
+            (s->gm_cmd == OFPMC_MODIFY && code == OFPMMFC_UNKNOWN_METER));
+}
+
+void fm_gm_rejected(struct fm *fm, struct fm_switch *sw, const struct fm_sent *s,
+                    uint16_t type, uint16_t code, const char *reason)
+{
+    uint32_t id = (uint32_t)s->match_id;
+    struct fm_gm_entry *e = s->gm_cmd != OFPGC_DELETE ? gm_find(sw, s->kind, id) : NULL;
+
+    if (e && e->version != s->flow_id)
+        return;                         /* replaced since: its own send decides */
+    if (e && gm_other_command(s, type, code)) {
+        fm->stats.gm_fallbacks++;
+        gm_queue(sw, s->kind, s->gm_cmd == OFPGC_ADD ? OFPGC_MODIFY : OFPGC_ADD, id, true);
+        return;
+    }
+    fm->stats.gm_errors++;
+    LOG_WARN_RL(&fm->rl_log.rejected, fm_now_us(fm), "flows", "switch %016" PRIx64
+                " rejected %s %" PRIu32 " (%s): %s", sw->dpid, fm_gm_kind_name(s->kind), id,
+                s->gm_cmd == OFPGC_DELETE ? "delete" : s->gm_cmd == OFPGC_ADD ? "add" : "modify",
+                reason);
+    if (!e)
+        return;
+    e->state = FM_GM_ERROR;
+    e->err_type = type;
+    e->err_code = code;
+}
+
+/* ---- REST threads --------------------------------------------------------------- */
+
+int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, const char *text,
+              size_t text_len)
+{
+    uint8_t kind;
+    uint32_t id;
+    char key[GM_KEY_MAX];
+
+    if (fm->env.may_write)
+        return -EOPNOTSUPP;
+    if (gm_identify(wire, len, &kind, &id) < 0 || text_len > FM_GM_TEXT_MAX)
+        return -EINVAL;
+    uint8_t *val = malloc(GM_VALUE_HEAD + len + text_len);
+    if (!val)
+        return -ENOMEM;
+    memcpy(val, GM_VALUE_MAGIC, 4);
+    for (int i = 0; i < 4; i++)
+        val[4 + i] = (uint8_t)(len >> (24 - 8 * i));
+    memcpy(val + GM_VALUE_HEAD, wire, len);
+    memcpy(val + GM_VALUE_HEAD + len, text, text_len);
+    gm_key(key, dpid, kind, id);
+
+    pthread_mutex_lock(&fm->gm_write);
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    bool full = sw && !gm_find(sw, kind, id) && sw->n_gm[kind] >= FM_GM_PER_SWITCH;
+    pthread_mutex_unlock(&fm->lock);
+    int rc = full ? -ENOSPC : store_kv_put(fm->store, key, val, GM_VALUE_HEAD + len + text_len);
+    free(val);
+    if (rc == 0) {
+        pthread_mutex_lock(&fm->lock);
+        sw = fm_switch_get(fm, dpid);
+        bool had = sw && gm_find(sw, kind, id);
+        bool held = had && gm_find(sw, kind, id)->on_switch;
+        if (!sw || !gm_mirror_put(fm, sw, kind, id, wire, len, text, text_len)) {
+            rc = -ENOMEM;               /* stored: laid at the next start */
+        } else if (sw->up) {
+            gm_queue(sw, kind, held ? OFPGC_MODIFY : OFPGC_ADD, id, false);
+            size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
+            fm_gm_pump(fm, sw, &room);  /* or on the next tick */
+        }
+        pthread_mutex_unlock(&fm->lock);
+    }
+    pthread_mutex_unlock(&fm->gm_write);
+    return rc;
+}
+
+int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
+{
+    char key[GM_KEY_MAX];
+
+    if (fm->env.may_write)
+        return -EOPNOTSUPP;
+    if (kind != FM_GM_GROUP && kind != FM_GM_METER)
+        return -EINVAL;
+    gm_key(key, dpid, (uint8_t)kind, id);
+    pthread_mutex_lock(&fm->gm_write);
+    int rc = store_kv_del(fm->store, key);
+    if (rc == 0) {
+        pthread_mutex_lock(&fm->lock);
+        struct fm_switch *sw = fm_switch_find(fm, dpid);
+        if (sw && gm_mirror_del(sw, (uint8_t)kind, id) && sw->up) {
+            gm_queue(sw, (uint8_t)kind, OFPGC_DELETE, id, false);
+            size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
+            fm_gm_pump(fm, sw, &room);
+        }
+        pthread_mutex_unlock(&fm->lock);
+    }
+    pthread_mutex_unlock(&fm->gm_write);
+    return rc;
+}
+
+int fm_gm_list(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, struct fm_gm_info **out)
+{
+    int n = 0, rc = 0;
+
+    *out = NULL;
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    size_t total = sw ? sw->n_gm[FM_GM_GROUP] + sw->n_gm[FM_GM_METER] : 0;
+    struct fm_gm_info *v = calloc(total ? total : 1, sizeof(*v));
+    for (struct fm_gm_entry *e = sw ? sw->gm : NULL; v && e; e = e->next) {
+        if (kind && e->kind != kind)
+            continue;
+        char *text = malloc(e->text_len + 1);
+        if (!text) {
+            rc = -ENOMEM;
+            break;
+        }
+        memcpy(text, e->data + e->len, e->text_len + 1);
+        v[n++] = (struct fm_gm_info){.kind = (enum fm_gm_kind)e->kind, .id = e->id,
+                                     .state = (enum fm_gm_state)e->state,
+                                     .err_type = e->err_type, .err_code = e->err_code,
+                                     .text = text, .text_len = e->text_len};
+    }
+    pthread_mutex_unlock(&fm->lock);
+    if (!v || rc < 0) {
+        fm_gm_infos_free(v, n);
+        return -ENOMEM;
+    }
+    *out = v;
+    return n;
+}
+
+void fm_gm_infos_free(struct fm_gm_info *v, int n)
+{
+    for (int i = 0; v && i < n; i++)
+        free(v[i].text);
+    free(v);
+}
+
+/* ---- start -------------------------------------------------------------------- */
+
+struct gm_load_ctx {
+    struct fm *fm;
+    unsigned long loaded, bad;
+};
+
+static int gm_load_one(const char *key, const void *val, size_t len, void *arg)
+{
+    struct gm_load_ctx *lc = arg;
+    const uint8_t *v = val;
+    uint64_t dpid;
+    uint32_t id;
+    char k;
+    uint8_t kind;
+    uint32_t wid;
+    char check[GM_KEY_MAX];
+
+    size_t wlen = len >= GM_VALUE_HEAD ? be32(v + 4) : 0;
+    bool ok = sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, &dpid, &k, &id) == 3 &&
+              len >= GM_VALUE_HEAD && memcmp(v, GM_VALUE_MAGIC, 4) == 0 &&
+              wlen <= len - GM_VALUE_HEAD &&
+              gm_identify(v + GM_VALUE_HEAD, wlen, &kind, &wid) == 0 && wid == id &&
+              len - GM_VALUE_HEAD - wlen <= FM_GM_TEXT_MAX;
+    if (ok) {
+        gm_key(check, dpid, kind, id);
+        ok = strcmp(check, key) == 0;
+    }
+    struct fm_switch *sw = ok ? fm_switch_get(lc->fm, dpid) : NULL;
+    if (!sw || !gm_mirror_put(lc->fm, sw, kind, id, v + GM_VALUE_HEAD, wlen,
+                              (const char *)v + GM_VALUE_HEAD + wlen,
+                              len - GM_VALUE_HEAD - wlen)) {
+        if (lc->bad++ < 10)
+            LOG_ERR("flows", "stored record %s is not a group or meter this ofcd can lay; "
+                    "kept in the store, not managed", key);
+        return 0;
+    }
+    lc->loaded++;
+    return 0;
+}
+
+int fm_gm_load(struct fm *fm)
+{
+    struct gm_load_ctx lc = {.fm = fm};
+    int rc = store_kv_foreach(fm->store, GM_KEY_PREFIX, gm_load_one, &lc);
+    if (rc < 0) {
+        LOG_ERR("flows", "cannot read the stored groups and meters: %s", strerror(-rc));
+        return rc;
+    }
+    if (lc.loaded || lc.bad)
+        LOG_INFO("flows", "flow manager: %lu stored groups and meters loaded (%lu unusable)",
+                 lc.loaded, lc.bad);
+    return 0;
+}
