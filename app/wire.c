@@ -138,6 +138,7 @@ void wire_fm(const struct app_ctx *app, struct fm_cfg *out)
     out->snap_max_parts = c->of_mp_max_parts;
     out->snap_budget_bytes = (uint64_t)c->fm_snapshot_budget_mb << 20;
     out->forget_after_us = (uint64_t)c->of_forget_after_s * 1000000u;
+    out->shared_store = c->cluster_etcd_endpoints[0] != '\0';
     for (unsigned i = 0; i < app->n_apps && i < FM_MAX_APPS; i++)
         out->app_cookie[out->n_app_cookie++] = app->apps[i].cookies;
 }

@@ -75,6 +75,9 @@ struct fm_cfg {
     /* Every switch's snapshot and reply being gathered, together (0 = no
      * bound): a reply that would pass it is abandoned. */
     uint64_t snap_budget_bytes;
+    /* The store is a cluster's, shared by nodes: groups and meters are
+     * refused there for now (fm_gm.h). */
+    bool shared_store;
     /* The cookies of the apps' flows (of_app.h): theirs, never aliens. */
     struct ofcd_range app_cookie[FM_MAX_APPS];
     unsigned n_app_cookie;

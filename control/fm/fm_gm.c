@@ -332,7 +332,7 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
     uint32_t id;
     char key[GM_KEY_MAX];
 
-    if (fm->env.may_write)
+    if (fm->cfg.shared_store)
         return -EOPNOTSUPP;
     if (gm_identify(wire, len, &kind, &id) < 0 || text_len > FM_GM_TEXT_MAX)
         return -EINVAL;
@@ -375,7 +375,7 @@ int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
 {
     char key[GM_KEY_MAX];
 
-    if (fm->env.may_write)
+    if (fm->cfg.shared_store)
         return -EOPNOTSUPP;
     if (kind != FM_GM_GROUP && kind != FM_GM_METER)
         return -EINVAL;

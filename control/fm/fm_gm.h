@@ -25,7 +25,7 @@
  *
  * Not yet: the consistency check does not read the switch's groups and
  * meters back (GROUP_DESC, METER_CONFIG), so one added behind ofcd's back
- * stays; and in a cluster (env.may_write set) puts and deletes are refused
+ * stays; and in a cluster (fm_cfg.shared_store) puts and deletes are refused
  * with -EOPNOTSUPP: nothing makes the switch's master hear of another
  * node's record.
  *

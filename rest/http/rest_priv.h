@@ -190,6 +190,11 @@ int rest_dpid_arg(const char *s, uint64_t *out, struct rest_reply *r);
 
 void rest_get_switches(struct rest_req *q, struct rest_reply *r);
 void rest_get_switch(struct rest_req *q, struct rest_reply *r);
+/* POST/DELETE /api/v1/switches/{dpid}/... (rest_switches.c). */
+void rest_switch_write(struct rest_req *q, struct rest_reply *r);
+/* /api/v1/switches/{dpid}/groups[/{id}] and meters (rest_gm.c); rest is
+ * the path after "{dpid}/". */
+void rest_switch_gm(struct rest_req *q, struct rest_reply *r, uint64_t dpid, const char *rest);
 void rest_get_health(struct rest_req *q, struct rest_reply *r);
 void rest_get_metrics(struct rest_req *q, struct rest_reply *r);
 /* GET /api/v1/history and its sampler (rest_history_http.c). */

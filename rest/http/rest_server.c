@@ -34,6 +34,8 @@ struct rest_route {
 static const struct rest_route routes[] = {
     {"/api/v1/switches", "GET", rest_get_switches},
     {"/api/v1/switches/", "GET", rest_get_switch},
+    {"/api/v1/switches/", "POST", rest_switch_write},     /* {dpid}/groups, {dpid}/meters */
+    {"/api/v1/switches/", "DELETE", rest_switch_write},
     {"/api/v1/health", "GET", rest_get_health},
     {"/api/v1/events", "GET", rest_get_events},
     {"/metrics", "GET", rest_get_metrics},

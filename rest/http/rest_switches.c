@@ -1,4 +1,5 @@
-/* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid}, from the
+/* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid} (and the
+ * route to its sub-resources: flows, groups, meters), from the
  * control thread's switch view (sw_view). The view's lock (the sources'
  * switches_lock/unlock, which the control thread takes for every event) is
  * held only to copy: the dpids, then one switch at a time; the JSON is built
@@ -128,26 +129,48 @@ void rest_get_switches(struct rest_req *q, struct rest_reply *r)
     r->json = json_pack("{s:o}", "switches", list);
 }
 
-void rest_get_switch(struct rest_req *q, struct rest_reply *r)
+/* {dpid}/... : what the switch's sub-resources are (its stored flows, its
+ * groups and meters); false when arg names the switch itself. */
+static bool switch_sub(struct rest_req *q, struct rest_reply *r)
 {
-    const struct rest_sources *src = &q->rs->src;
     uint64_t dpid;
     char id[64];
     const char *slash = strchr(q->arg, '/');
 
-    /* {dpid}/flows: the switch's stored flows with their state. */
-    if (slash) {
-        size_t n = (size_t)(slash - q->arg);
-        if (strcmp(slash, "/flows") != 0 || n >= sizeof(id)) {
-            rest_error(r, 404, "no such resource: %s", q->path);
-            return;
-        }
-        memcpy(id, q->arg, n);
-        id[n] = '\0';
-        if (rest_dpid_arg(id, &dpid, r) == 0)
-            rest_switch_flows_get(q, r, dpid);
-        return;
+    if (!slash)
+        return false;
+    size_t n = (size_t)(slash - q->arg);
+    if (n >= sizeof(id)) {
+        rest_error(r, 404, "no such resource: %s", q->path);
+        return true;
     }
+    memcpy(id, q->arg, n);
+    id[n] = '\0';
+    if (rest_dpid_arg(id, &dpid, r) < 0)
+        return true;
+    if (strcmp(slash, "/flows") == 0 && strcmp(q->method, "GET") == 0)
+        rest_switch_flows_get(q, r, dpid);
+    else if (strcmp(slash, "/flows") == 0)
+        rest_error(r, 405, "method %s not allowed on %s", q->method, q->path);
+    else
+        rest_switch_gm(q, r, dpid, slash + 1);
+    return true;
+}
+
+/* POST and DELETE under /api/v1/switches/: only sub-resources take them. */
+void rest_switch_write(struct rest_req *q, struct rest_reply *r)
+{
+    if (!switch_sub(q, r))
+        rest_error(r, 405, "method %s not allowed on %s", q->method, q->path);
+}
+
+void rest_get_switch(struct rest_req *q, struct rest_reply *r)
+{
+    const struct rest_sources *src = &q->rs->src;
+    uint64_t dpid;
+
+    if (switch_sub(q, r))
+        return;
     if (rest_dpid_arg(q->arg, &dpid, r) < 0)
         return;
     struct ctl_switch_copy c;

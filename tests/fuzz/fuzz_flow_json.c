@@ -6,7 +6,10 @@
  * first byte is odd, a delete). Whatever it accepts must encode as a
  * FLOW_MOD, render back to JSON (the typed flow with how it was written),
  * and that JSON must parse to a flow with the same match_id and flow_id
- * (the store's identity of a flow survives a restart).
+ * (the store's identity of a flow survives a restart). The same object
+ * also goes through the group and meter parsers (gm_json.h): what they
+ * accept must decode (ofp_decode, which validates) as the ADD GROUP_MOD or
+ * METER_MOD of the id they said.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,11 +17,31 @@
 #include <string.h>
 
 #include "flow_json.h"
+#include "gm_json.h"
 #include "jt_json.h"
 #include "json_u64.h"
 #include "ofp_msg.h"
 
 static uint8_t wire[65536];
+
+/* A group or meter the parsers accepted: a valid ADD of that id. */
+static void gm_check(const char *text, size_t len)
+{
+    char err[256];
+    size_t wlen;
+    uint32_t id;
+    struct ofp_msg m;
+    struct ofp_err oe;
+
+    if (gm_json_group(text, len, wire, &wlen, &id, err, sizeof(err)) == 0 &&
+        (ofp_decode(wire, wlen, &m, &oe) != 0 || m.hdr.type != OFPT_GROUP_MOD ||
+         m.u.group_mod.command != OFPGC_ADD || m.u.group_mod.group_id != id))
+        abort();
+    if (gm_json_meter(text, len, wire, &wlen, &id, err, sizeof(err)) == 0 &&
+        (ofp_decode(wire, wlen, &m, &oe) != 0 || m.hdr.type != OFPT_METER_MOD ||
+         m.u.meter_mod.command != OFPMC_ADD || m.u.meter_mod.meter_id != id))
+        abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (jt_parse(&t, text, size - 1, 0) != 0)
         return 0;
+    if (jt_is_object(jt_root(&t)))
+        gm_check(text, size - 1);
     if (jt_is_object(jt_root(&t)) &&
         flow_json_parse(jt_root(&t), del, &f, &ff, err, sizeof(err)) == 0) {
         struct ofp_msg m;

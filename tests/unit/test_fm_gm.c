@@ -46,7 +46,6 @@ struct t {
     struct sent sent[256];
     unsigned n_sent;
     unsigned room;
-    bool cluster;
 };
 
 static unsigned f_room(void *arg, conn_handle_t conn, uint8_t cls)
@@ -103,7 +102,7 @@ static int f_decode(const char *text, size_t len, struct fm_flow *out)
 static void open_fm(struct t *t)
 {
     struct fm_env env = {.arg = t, .room = f_room, .send = f_send, .now_us = f_now,
-                         .decode = f_decode, .may_write = t->cluster ? f_may_write : NULL};
+                         .decode = f_decode, .may_write = f_may_write};
     t->fm = fm_create(&t->cfg, &env, t->store);
     assert_non_null(t->fm);
 }
@@ -468,7 +467,7 @@ static void test_bad_input_and_cluster(void **state)
     assert_int_equal(fm_gm_put(t->fm, DPID, w, n, "", 0), 0);
 
     fm_destroy(t->fm);
-    t->cluster = true;
+    t->cfg.shared_store = true;
     open_fm(t);
     assert_int_equal(fm_gm_put(t->fm, DPID, w, n, "", 0), -EOPNOTSUPP);
     assert_int_equal(fm_gm_del(t->fm, DPID, FM_GM_GROUP, 3), -EOPNOTSUPP);
