@@ -750,6 +750,7 @@ static void run_check(struct fm *fm, struct fm_switch *sw, bool connect, uint64_
                                                .missing_reinstalled = r.missing,
                                                .changed_reinstalled = r.changed}});
         fm_pump(fm, sw, now);
+        fm_gm_check_request(fm, sw);
     }
     sw->last_check_us = now;
 }
@@ -867,11 +868,16 @@ void fm_on_event(struct fm *fm, const struct qmsg *q)
         uint8_t type = msg[1];
         if (type == OFPT_MULTIPART_REPLY) {
             /* Entries are decoded when used; only the framing is read here. */
-            if (len >= 16 && ((uint16_t)msg[8] << 8 | msg[9]) == OFPMP_FLOW)
+            uint16_t mp_type = len >= 16 ? (uint16_t)(msg[8] << 8 | msg[9]) : 0xffff;
+            if (mp_type == OFPMP_FLOW)
                 on_flow_stats(fm, sw, msg, len,
                              (uint32_t)msg[4] << 24 | (uint32_t)msg[5] << 16 |
                              (uint32_t)msg[6] << 8 | msg[7],
                              (msg[10] << 8 | msg[11]) & OFPMPF_REPLY_MORE);
+            else if (mp_type == OFPMP_GROUP_DESC || mp_type == OFPMP_METER_CONFIG) {
+                fm_gm_check_reply(fm, sw, msg, len);
+                fm_pump(fm, sw, fm_now_us(fm));
+            }
         } else if ((type == OFPT_BARRIER_REPLY || type == OFPT_ERROR ||
                     type == OFPT_FLOW_REMOVED) &&
                    ofp_decode(msg, len, &m, &err) == 0) {

@@ -185,7 +185,12 @@ struct fm_env {
     X(gm_mods_sent, "GROUP_MODs and METER_MODs handed to msg_out (fm_gm.h)")              \
     X(gm_installed, "groups and meters a barrier reply confirmed")                        \
     X(gm_errors, "groups and meters the switch rejected")                                 \
-    X(gm_fallbacks, "an ADD refused as existing sent as MODIFY, or a MODIFY as ADD")
+    X(gm_fallbacks, "an ADD refused as existing sent as MODIFY, or a MODIFY as ADD")      \
+    X(gm_checks, "a switch's group or meter list judged whole (a check reads both)")    \
+    X(gm_alien_deleted, "groups and meters on a switch but not stored: deleted")          \
+    X(gm_missing_relaid, "stored groups and meters missing on the switch: laid again")    \
+    X(gm_changed_relaid, "groups and meters changed behind ofcd's back: put back")        \
+    X(gm_check_abandoned, "groups-and-meters replies past their bounds: dropped")
 #define FM_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \
     X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \

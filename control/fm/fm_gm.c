@@ -85,11 +85,44 @@ static struct fm_gm_entry **gm_slot(struct fm_switch *sw, uint8_t kind, uint32_t
     return pp;
 }
 
-static struct fm_gm_entry *gm_find(struct fm_switch *sw, uint8_t kind, uint32_t id)
+/* The list as an array again (after a put or a delete); false when out of
+ * memory (lookups then walk the list). */
+static bool gm_index_build(struct fm_switch *sw)
 {
-    struct fm_gm_entry *e = *gm_slot(sw, kind, id);
-    return e && e->kind == kind && e->id == id ? e : NULL;
+    size_t n = sw->n_gm[FM_GM_GROUP] + sw->n_gm[FM_GM_METER], i = 0;
+    struct fm_gm_entry **v = realloc(sw->gm_index, (n ? n : 1) * sizeof(*v));
+    if (!v)
+        return false;
+    for (struct fm_gm_entry *e = sw->gm; e; e = e->next)
+        v[i++] = e;
+    sw->gm_index = v;
+    sw->gm_index_n = n;
+    sw->gm_index_stale = false;
+    return true;
 }
+
+/* A switch's check reads up to thousands of entries against as many
+ * stored: a binary search, not a walk of the list. */
+struct fm_gm_entry *fm_gm_find(struct fm_switch *sw, uint8_t kind, uint32_t id)
+{
+    if (sw->gm_index_stale && !gm_index_build(sw)) {
+        struct fm_gm_entry *e = *gm_slot(sw, kind, id);
+        return e && e->kind == kind && e->id == id ? e : NULL;
+    }
+    size_t lo = 0, hi = sw->gm_index_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        struct fm_gm_entry *e = sw->gm_index[mid];
+        if (e->kind == kind && e->id == id)
+            return e;
+        if (gm_before(kind, id, e))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
 
 /* Put (kind, id) in sw's list, replacing one of that id (whose on_switch it
  * keeps); NULL when out of memory. */
@@ -117,6 +150,7 @@ static struct fm_gm_entry *gm_mirror_put(struct fm *fm, struct fm_switch *sw, ui
         sw->n_gm[kind]++;
     }
     *pp = e;
+    sw->gm_index_stale = true;
     return e;
 }
 
@@ -129,6 +163,7 @@ static bool gm_mirror_del(struct fm_switch *sw, uint8_t kind, uint32_t id)
     *pp = e->next;
     sw->n_gm[kind]--;
     free(e);
+    sw->gm_index_stale = true;
     return true;
 }
 
@@ -146,12 +181,14 @@ void fm_gm_switch_free(struct fm_switch *sw)
     }
     sw->gm_tail = NULL;
     sw->gm_queued = 0;
+    free(sw->gm_index);
+    sw->gm_index = NULL;
+    sw->gm_index_n = 0;
 }
 
 /* ---- sending (under lock) ------------------------------------------------------- */
 
-static void gm_queue(struct fm_switch *sw, uint8_t kind, uint8_t cmd, uint32_t id,
-                     bool fallback)
+void fm_gm_queue(struct fm_switch *sw, uint8_t kind, uint8_t cmd, uint32_t id, bool fallback)
 {
     struct fm_gm_item *it = malloc(sizeof(*it));
     if (!it) {
@@ -174,12 +211,13 @@ void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw)
     for (struct fm_gm_entry *e = sw->gm; e; e = e->next) {
         e->on_switch = false;
         e->state = FM_GM_PENDING;
-        gm_queue(sw, e->kind, OFPGC_ADD, e->id, false);
+        fm_gm_queue(sw, e->kind, OFPGC_ADD, e->id, false);
     }
 }
 
 void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw)
 {
+    sw->gm_check_xid[0] = sw->gm_check_xid[1] = 0;  /* no answer comes on another connection */
     fm->stats.dropped_on_down += sw->gm_queued;
     while (sw->gm_head) {
         struct fm_gm_item *it = sw->gm_head;
@@ -213,7 +251,7 @@ static const uint8_t *gm_wire(struct fm_switch *sw, const struct fm_gm_item *it,
         *len = GM_DELETE_LEN;
         return buf;
     }
-    struct fm_gm_entry *e = gm_find(sw, it->kind, it->id);
+    struct fm_gm_entry *e = fm_gm_find(sw, it->kind, it->id);
     if (!e)
         return NULL;
     e->data[8] = 0;
@@ -253,7 +291,7 @@ void fm_gm_pump(struct fm *fm, struct fm_switch *sw, size_t *room)
                 .xid = xid, .is_add = it->cmd != OFPGC_DELETE, .kind = it->kind,
                 .gm_cmd = it->cmd, .gm_fallback = it->fallback, .match_id = it->id,
                 .flow_id = version};
-            struct fm_gm_entry *e = it->cmd != OFPGC_DELETE ? gm_find(sw, it->kind, it->id)
+            struct fm_gm_entry *e = it->cmd != OFPGC_DELETE ? fm_gm_find(sw, it->kind, it->id)
                                                             : NULL;
             if (e)
                 e->on_switch = true;
@@ -276,7 +314,7 @@ void fm_gm_confirmed(struct fm *fm, struct fm_switch *sw, const struct fm_sent *
 {
     if (s->failed || s->gm_cmd == OFPGC_DELETE)
         return;
-    struct fm_gm_entry *e = gm_find(sw, s->kind, (uint32_t)s->match_id);
+    struct fm_gm_entry *e = fm_gm_find(sw, s->kind, (uint32_t)s->match_id);
     if (!e || e->version != s->flow_id || e->state == FM_GM_INSTALLED)
         return;                         /* replaced or deleted since: its own send decides */
     e->state = FM_GM_INSTALLED;
@@ -302,13 +340,13 @@ void fm_gm_rejected(struct fm *fm, struct fm_switch *sw, const struct fm_sent *s
                     uint16_t type, uint16_t code, const char *reason)
 {
     uint32_t id = (uint32_t)s->match_id;
-    struct fm_gm_entry *e = s->gm_cmd != OFPGC_DELETE ? gm_find(sw, s->kind, id) : NULL;
+    struct fm_gm_entry *e = s->gm_cmd != OFPGC_DELETE ? fm_gm_find(sw, s->kind, id) : NULL;
 
     if (e && e->version != s->flow_id)
         return;                         /* replaced since: its own send decides */
     if (e && gm_other_command(s, type, code)) {
         fm->stats.gm_fallbacks++;
-        gm_queue(sw, s->kind, s->gm_cmd == OFPGC_ADD ? OFPGC_MODIFY : OFPGC_ADD, id, true);
+        fm_gm_queue(sw, s->kind, s->gm_cmd == OFPGC_ADD ? OFPGC_MODIFY : OFPGC_ADD, id, true);
         return;
     }
     fm->stats.gm_errors++;
@@ -349,19 +387,22 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
     pthread_mutex_lock(&fm->gm_write);
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
-    bool full = sw && !gm_find(sw, kind, id) && sw->n_gm[kind] >= FM_GM_PER_SWITCH;
+    bool full = sw && !fm_gm_find(sw, kind, id) && sw->n_gm[kind] >= FM_GM_PER_SWITCH;
+    bool busy = sw && sw->gm_queued >= FM_GM_QUEUE_MAX;
     pthread_mutex_unlock(&fm->lock);
-    int rc = full ? -ENOSPC : store_kv_put(fm->store, key, val, GM_VALUE_HEAD + len + text_len);
+    int rc = full   ? -ENOSPC
+             : busy ? -EBUSY
+                    : store_kv_put(fm->store, key, val, GM_VALUE_HEAD + len + text_len);
     free(val);
     if (rc == 0) {
         pthread_mutex_lock(&fm->lock);
         sw = fm_switch_get(fm, dpid);
-        bool had = sw && gm_find(sw, kind, id);
-        bool held = had && gm_find(sw, kind, id)->on_switch;
+        bool had = sw && fm_gm_find(sw, kind, id);
+        bool held = had && fm_gm_find(sw, kind, id)->on_switch;
         if (!sw || !gm_mirror_put(fm, sw, kind, id, wire, len, text, text_len)) {
             rc = -ENOMEM;               /* stored: laid at the next start */
         } else if (sw->up) {
-            gm_queue(sw, kind, held ? OFPGC_MODIFY : OFPGC_ADD, id, false);
+            fm_gm_queue(sw, kind, held ? OFPGC_MODIFY : OFPGC_ADD, id, false);
             size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
             fm_gm_pump(fm, sw, &room);  /* or on the next tick */
         }
@@ -381,12 +422,16 @@ int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
         return -EINVAL;
     gm_key(key, dpid, (uint8_t)kind, id);
     pthread_mutex_lock(&fm->gm_write);
-    int rc = store_kv_del(fm->store, key);
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *was = fm_switch_find(fm, dpid);
+    bool busy = was && was->gm_queued >= FM_GM_QUEUE_MAX;
+    pthread_mutex_unlock(&fm->lock);
+    int rc = busy ? -EBUSY : store_kv_del(fm->store, key);
     if (rc == 0) {
         pthread_mutex_lock(&fm->lock);
         struct fm_switch *sw = fm_switch_find(fm, dpid);
         if (sw && gm_mirror_del(sw, (uint8_t)kind, id) && sw->up) {
-            gm_queue(sw, (uint8_t)kind, OFPGC_DELETE, id, false);
+            fm_gm_queue(sw, (uint8_t)kind, OFPGC_DELETE, id, false);
             size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
             fm_gm_pump(fm, sw, &room);
         }

@@ -23,9 +23,10 @@
  * the same class (P3) and behind the same barriers, so a flow naming a
  * group is sent after the group's barrier.
  *
- * Not yet: the consistency check does not read the switch's groups and
- * meters back (GROUP_DESC, METER_CONFIG), so one added behind ofcd's back
- * stays; and in a cluster (fm_cfg.shared_store) puts and deletes are refused
+ * The consistency check reads them back after each flow check
+ * (fm_gm_check.c): aliens deleted, missing or changed ones laid again.
+ *
+ * Not yet: in a cluster (fm_cfg.shared_store) puts and deletes are refused
  * with -EOPNOTSUPP: nothing makes the switch's master hear of another
  * node's record.
  *
@@ -54,6 +55,8 @@ enum fm_gm_state {
 
 #define FM_GM_TEXT_MAX 65536u        /* the client's text a record may keep */
 #define FM_GM_PER_SWITCH 4096u       /* groups and meters, each, per switch */
+#define FM_GM_QUEUE_MAX 8192u        /* their messages waiting per switch (a switch
+                                      * that reads nothing holds no more) */
 
 /* "group" / "meter"; "pending" / "installed" / "error". */
 const char *fm_gm_kind_name(enum fm_gm_kind kind);
@@ -64,13 +67,15 @@ const char *fm_gm_state_name(enum fm_gm_state state);
  * METER_MOD), replacing the one of that id. 0 once durable and queued (sent
  * when the switch is up); -EINVAL when wire is not such a message or
  * text_len is over FM_GM_TEXT_MAX; -ENOSPC past FM_GM_PER_SWITCH or when
- * the store is full; -EOPNOTSUPP in a cluster; the store's error.
+ * the store is full; -EBUSY while FM_GM_QUEUE_MAX of the switch's wait to
+ * be sent (nothing stored); -EOPNOTSUPP in a cluster; the store's error.
  */
 int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, const char *text,
               size_t text_len);
 
 /* Delete the stored one of (dpid, kind, id) and send its DELETE when up: 0,
- * -ENOENT when none is stored, -EOPNOTSUPP in a cluster, the store's error. */
+ * -ENOENT when none is stored, -EBUSY as for a put, -EOPNOTSUPP in a
+ * cluster, the store's error. */
 int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id);
 
 /* One stored group or meter as the mirror holds it. */

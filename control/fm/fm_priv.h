@@ -72,6 +72,7 @@ struct fm_gm_entry {
     uint8_t state;                  /* enum fm_gm_state */
     bool on_switch;                 /* an ADD or MODIFY of it went out on this connection:
                                      * the next put is sent as a MODIFY */
+    bool seen;                      /* in the switch's reply to the check now running */
     uint16_t err_type, err_code;
     uint32_t id;
     uint64_t version;               /* counts its puts: a barrier confirms only its own */
@@ -131,6 +132,13 @@ struct fm_switch {
     unsigned n_gm[3];               /* by kind */
     struct fm_gm_item *gm_head, *gm_tail;
     size_t gm_queued;
+    struct fm_gm_entry **gm_index;  /* the list as an array, for binary search; */
+    size_t gm_index_n;              /* rebuilt when gm_index_stale */
+    bool gm_index_stale;
+    /* The check's GROUP_DESC and METER_CONFIG requests (fm_gm_check.c):
+     * their xids until answered (0: none) and the parts taken. */
+    uint32_t gm_check_xid[2];
+    unsigned gm_check_parts[2];
 };
 
 struct fm {
@@ -176,6 +184,16 @@ uint64_t fm_now_us(const struct fm *fm);
  * answered (confirmed) or its OFPT_ERROR (rejected, reason the error as
  * text). */
 int fm_gm_load(struct fm *fm);
+/* fm_gm.c's list for fm_gm_check.c: the one of (kind, id) or NULL; one
+ * more message to send (fallback: the other command tried after a
+ * refusal). */
+struct fm_gm_entry *fm_gm_find(struct fm_switch *sw, uint8_t kind, uint32_t id);
+void fm_gm_queue(struct fm_switch *sw, uint8_t kind, uint8_t cmd, uint32_t id, bool fallback);
+/* The check (fm_gm_check.c): ask the switch for its groups and meters
+ * (after a flow check, when flow_manager.consistency is on); one part of
+ * its answer (a MULTIPART_REPLY of GROUP_DESC or METER_CONFIG). */
+void fm_gm_check_request(struct fm *fm, struct fm_switch *sw);
+void fm_gm_check_reply(struct fm *fm, struct fm_switch *sw, const uint8_t *msg, size_t len);
 void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw);
 void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw);
 void fm_gm_switch_free(struct fm_switch *sw);

@@ -98,7 +98,12 @@ static void gm_refused(struct rest_reply *r, int rc, uint64_t dpid, enum fm_gm_k
         rest_error(r, 507, "no room for %s %" PRIu32 " on %016" PRIx64 ": at most %u %s per "
                    "switch, or the store is full: nothing was stored", fm_gm_kind_name(kind),
                    id, dpid, FM_GM_PER_SWITCH, gm_plural(kind));
-    else if (rc == -ETIMEDOUT || rc == -ETIME)
+    else if (rc == -EBUSY) {
+        rest_error(r, 503, "switch %016" PRIx64 " has %u group and meter messages waiting to "
+                   "be sent: nothing of this request was stored; retry later", dpid,
+                   FM_GM_QUEUE_MAX);
+        r->retry_after = 1;
+    } else if (rc == -ETIMEDOUT || rc == -ETIME)
         rest_error(r, 504, "the outcome is not known: the store did not confirm in time; read "
                    "the %s to see", fm_gm_kind_name(kind));
     else

@@ -9,10 +9,13 @@
 #     with the switch's type/code;
 #  3. the bridge restarted empty (ovs-vswitchd killed, started again): every
 #     stored one is laid again, and the flow that names them with them;
-#  4. ofcd restarted: they are still stored, and a bridge that kept them
+#  4. the consistency check: a group and a meter added behind ofcd's back
+#     are deleted, a stored group deleted behind its back is laid again, and
+#     what OVS lists of ofcd's own never reads as changed (no MODIFY loop);
+#  5. ofcd restarted: they are still stored, and a bridge that kept them
 #     (its ADD refused as existing) ends holding the stored versions;
-#  5. DELETE removes one from the store and the bridge; 404 after;
-#  6. bad bodies get a 400 naming the field, other methods a 405.
+#  6. DELETE removes one from the store and the bridge; 404 after;
+#  7. bad bodies get a 400 naming the field, other methods a 405.
 #
 # usage: ovs_groups.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -30,7 +33,8 @@ SW=$API/api/v1/switches/0000000000001001
 FM=$API/api/kytos/flow_manager/v2
 
 ofcd_args=(--config "$CONF" --apps.topology=false --app.data_dir="$work/var"
-           --app.stats_log_interval_s=0)
+           --app.stats_log_interval_s=0 --openflow.stats_interval_s=1
+           --flow_manager.consistency_min_interval_s=2)
 ofctl() { ovs-ofctl -O OpenFlow13 "$1" "unix:$OVS_DIR/br1.mgmt" "${@:2}"; }
 
 # post PATH BODY: the status, the answer in $work/answer.
@@ -127,7 +131,24 @@ ovs_wait_flow br1 'in_port=1 actions=meter:1,group:2' || fail "the flow naming t
 for id in 1 2 3; do wait_state groups $id installed || fail "group $id not confirmed again"; done
 pass "the restarted bridge got every group, the meter and the flow naming them back"
 
-# ---- 4. ofcd restarted; the bridge kept them, one changed behind ofcd's back ----------
+# ---- 4. the check --------------------------------------------------------------------
+ofctl add-group 'group_id=77,type=all,bucket=actions=output:1'
+ofctl add-meter 'meter=78 kbps bands=type=drop rate=500'
+ofctl del-groups 'group_id=3'
+c0=$(ctl_counter gm_checks)
+wait_dump dump-groups 'group_id=77,' gone || fail "the alien group 77 was not deleted"
+wait_dump dump-meters 'meter=78' gone || fail "the alien meter 78 was not deleted"
+wait_dump dump-groups 'group_id=3,type=select' || fail "group 3, deleted behind ofcd's back, not laid again"
+wait_state groups 3 installed || fail "group 3 not confirmed again"
+wait_stat "$work/ofcd.log" gm_checks $((c0 + 8)) 30 ge || fail "the check did not run again"
+[ "$(ctl_counter gm_changed_relaid)" = 0 ] ||
+    fail "ofcd's own groups or meters read back as changed: gm_changed_relaid=$(ctl_counter gm_changed_relaid)"
+[ "$(ctl_counter gm_alien_deleted)" = 2 ] && [ "$(ctl_counter gm_missing_relaid)" = 1 ] ||
+    fail "gm_alien_deleted=$(ctl_counter gm_alien_deleted) gm_missing_relaid=$(ctl_counter gm_missing_relaid), expected 2 and 1"
+ovs_wait_flow br1 'in_port=1 actions=meter:1,group:2' || fail "the flow naming them went"
+pass "the check: an alien group and meter deleted, a missing group laid again, nothing of ofcd's read as changed over 4 checks"
+
+# ---- 5. ofcd restarted; the bridge kept them, one changed behind ofcd's back ----------
 stop_ofcd
 ofctl mod-group 'group_id=1,type=all,bucket=actions=output:7'
 start_ofcd "$work/ofcd2.log" "${ofcd_args[@]}"
@@ -139,7 +160,7 @@ wait_dump dump-groups 'group_id=1,type=all,bucket=actions=output:5,' ||
 [ "$(ctl_counter gm_fallbacks)" -ge 4 ] || fail "the kept ones were not sent as MODIFY: gm_fallbacks=$(ctl_counter gm_fallbacks)"
 pass "after ofcd's restart: 3 groups and the meter still stored, the bridge's kept copies brought in line (MODIFY)"
 
-# ---- 5. DELETE -------------------------------------------------------------------------
+# ---- 6. DELETE -------------------------------------------------------------------------
 c=$(curl -s -o "$work/answer" -w '%{http_code}' -X DELETE "$SW/groups/3")
 [ "$c" = 200 ] || fail "DELETE group 3: $c $(cat "$work/answer")"
 wait_dump dump-groups 'group_id=3,' gone || fail "group 3 still on the bridge"
@@ -152,7 +173,7 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$SW/meters/1")
 wait_dump dump-meters 'meter=1' gone || fail "meter 1 still on the bridge"
 pass "DELETE removes a group and a meter from the store and the bridge"
 
-# ---- 6. bad requests ---------------------------------------------------------------------
+# ---- 7. bad requests ---------------------------------------------------------------------
 expect_400() {
     local c
     c=$(post "$1" "$2")

@@ -9,6 +9,10 @@
  * a MODIFY, and an old barrier does not install the new version; a delete
  * sends a DELETE of the id and forgets it; a restart loads them and a
  * connect lays every one; a cluster refuses them; bad input is refused.
+ * The check (fm_gm_check.c), after a flow check: what the switch lists and
+ * ofcd does not store is deleted, a confirmed one that differs is put back,
+ * a confirmed one not listed is laid again, pending ones are left alone,
+ * answers not asked for are ignored and a list past its bounds dropped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +30,7 @@
 #include "of_event.h"
 #include "ofp_group.h"
 #include "ofp_meter.h"
+#include "ofp_mp.h"
 #include "ofp_msg.h"
 #include "store.h"
 
@@ -37,13 +42,14 @@ struct sent {
     uint32_t xid;
     uint16_t command;               /* GROUP_MOD / METER_MOD */
     uint32_t id;
+    uint16_t mp_type;               /* MULTIPART_REQUEST */
 };
 
 struct t {
     struct store *store;
     struct fm *fm;
     struct fm_cfg cfg;
-    struct sent sent[256];
+    struct sent sent[20000];
     unsigned n_sent;
     unsigned room;
 };
@@ -64,7 +70,7 @@ static int f_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len,
     (void)conn;
     if (msg[1] == OFPT_GROUP_MOD || msg[1] == OFPT_METER_MOD || msg[1] == OFPT_BARRIER_REQUEST)
         assert_int_equal(cls, OFP_PRIO_P3);      /* behind control traffic */
-    assert_true(t->n_sent < 256);
+    assert_true(t->n_sent < 20000);
     assert_int_equal(ofp_decode(msg, len, &m, &err), 0);
     struct sent *s = &t->sent[t->n_sent++];
     *s = (struct sent){.type = msg[1], .xid = m.hdr.xid};
@@ -74,6 +80,8 @@ static int f_send(void *arg, conn_handle_t conn, const uint8_t *msg, size_t len,
     } else if (s->type == OFPT_METER_MOD) {
         s->command = m.u.meter_mod.command;
         s->id = m.u.meter_mod.meter_id;
+    } else if (s->type == OFPT_MULTIPART_REQUEST) {
+        s->mp_type = m.u.mp_request.type;
     }
     return 0;
 }
@@ -147,7 +155,7 @@ static void event(struct t *t, uint16_t kind, const uint8_t *msg, size_t len)
 
 static void reply(struct t *t, struct ofp_msg *m)
 {
-    uint8_t buf[256];
+    static uint8_t buf[65536];
     struct ofp_buf b;
     ofp_buf_init(&b, buf, sizeof(buf));
     assert_int_equal(ofp_encode(&b, m), 0);
@@ -473,6 +481,196 @@ static void test_bad_input_and_cluster(void **state)
     assert_int_equal(fm_gm_del(t->fm, DPID, FM_GM_GROUP, 3), -EOPNOTSUPP);
 }
 
+static void test_queue_and_table_bounds(void **state)
+{
+    struct t *t = *state;
+
+    switch_up(t);
+    t->room = 0;                                    /* the switch reads nothing */
+    for (uint32_t i = 0; i < FM_GM_PER_SWITCH; i++) {
+        assert_int_equal(put_group(t, i, 1), 0);
+        assert_int_equal(put_meter(t, i + 1, 100), 0);
+    }
+    /* A new id past the table's bound: refused, nothing stored. */
+    assert_int_equal(put_group(t, FM_GM_PER_SWITCH, 1), -ENOSPC);
+    /* The queue holds FM_GM_QUEUE_MAX: a replacement waits for room. */
+    assert_int_equal(put_group(t, 0, 2), -EBUSY);
+    assert_int_equal(fm_gm_del(t->fm, DPID, FM_GM_GROUP, 0), -EBUSY);
+    struct fm_gm_info *v;
+    int n = fm_gm_list(t->fm, DPID, FM_GM_GROUP, &v);
+    assert_int_equal(n, FM_GM_PER_SWITCH);
+    assert_string_equal(v[0].text, "{\"group_id\": 0, \"port\": 1}");
+    fm_gm_infos_free(v, n);
+    t->room = 100000;
+    fm_tick(t->fm);
+    assert_int_equal(put_group(t, 0, 2), 0);
+}
+
+/* ---- the check ---------------------------------------------------------------- */
+
+/* The last multipart request of type sent: its xid. */
+static uint32_t request_xid(struct t *t, uint16_t mp_type)
+{
+    for (unsigned i = t->n_sent; i-- > 0;)
+        if (t->sent[i].type == OFPT_MULTIPART_REQUEST && t->sent[i].mp_type == mp_type)
+            return t->sent[i].xid;
+    fail_msg("no multipart request of type %u sent", mp_type);
+    return 0;
+}
+
+static void mp_reply(struct t *t, uint32_t xid, uint16_t type, const uint8_t *body, size_t len,
+                     bool more)
+{
+    struct ofp_msg m = {.hdr = {.version = OFP13_VERSION, .type = OFPT_MULTIPART_REPLY,
+                                .xid = xid}};
+    m.u.mp_reply.type = type;
+    m.u.mp_reply.flags = more ? OFPMPF_REPLY_MORE : 0;
+    m.u.mp_reply.body = body;
+    m.u.mp_reply.body_len = (uint16_t)len;
+    reply(t, &m);
+}
+
+/* Connected, every stored one confirmed, and the flow check done: the
+ * groups-and-meters requests are out. */
+static void up_confirmed_checked(struct t *t)
+{
+    switch_up(t);
+    barrier_reply(t, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    mp_reply(t, request_xid(t, OFPMP_FLOW), OFPMP_FLOW, NULL, 0, false);
+}
+
+/* A group as the switch lists it (GROUP_DESC entry): type ALL, one bucket to port. */
+static size_t desc_put(uint8_t *body, size_t off, uint32_t id, uint32_t port)
+{
+    struct ofp_action out = {.type = OFPAT_OUTPUT, .u.output = {.port = port, .max_len = 0}};
+    struct ofp_bucket bk = {.watch_port = OFPP_ANY, .watch_group = OFPG_ANY,
+                            .actions = {.arr = &out, .n = 1}};
+    struct ofp_group_desc d = {.type = OFPGT_ALL, .group_id = id, .buckets = {.arr = &bk, .n = 1}};
+    struct ofp_buf b;
+    ofp_buf_init(&b, body + off, 4096 - off);
+    assert_int_equal(ofp_group_desc_put(&b, &d), 0);
+    return off + b.len;
+}
+
+/* A METER_CONFIG entry: flags KBPS, one DROP band at rate. */
+static size_t meter_config_put(uint8_t *body, size_t off, uint32_t id, uint32_t rate)
+{
+    uint8_t *p = body + off;
+    memset(p, 0, 24);
+    p[1] = 24;
+    p[3] = OFPMF_KBPS;
+    p[4] = (uint8_t)(id >> 24), p[5] = (uint8_t)(id >> 16), p[6] = (uint8_t)(id >> 8);
+    p[7] = (uint8_t)id;
+    p[9] = OFPMBT_DROP;
+    p[11] = 16;
+    p[12] = (uint8_t)(rate >> 24), p[13] = (uint8_t)(rate >> 16), p[14] = (uint8_t)(rate >> 8);
+    p[15] = (uint8_t)rate;
+    return off + 24;
+}
+
+static unsigned count_cmd(struct t *t, unsigned from, uint8_t type, uint16_t cmd, uint32_t id)
+{
+    unsigned n = 0;
+    for (unsigned i = from; i < t->n_sent; i++)
+        n += t->sent[i].type == type && t->sent[i].command == cmd && t->sent[i].id == id;
+    return n;
+}
+
+static void test_check_judges_the_switch(void **state)
+{
+    struct t *t = *state;
+    uint8_t body[4096];
+    size_t n = 0;
+
+    fm_destroy(t->fm);
+    t->cfg.consistency = true;
+    open_fm(t);
+    assert_int_equal(put_group(t, 7, 3), 0);       /* the switch will list it changed */
+    assert_int_equal(put_group(t, 8, 3), 0);       /* listed as stored */
+    assert_int_equal(put_meter(t, 2, 1000), 0);    /* not listed: laid again */
+    assert_int_equal(put_meter(t, 4, 64), 0);      /* listed as stored */
+    up_confirmed_checked(t);
+    uint32_t gx = request_xid(t, OFPMP_GROUP_DESC), mx = request_xid(t, OFPMP_METER_CONFIG);
+    unsigned from = t->n_sent;
+
+    /* Another xid (not asked for) changes nothing. */
+    n = desc_put(body, 0, 50, 1);
+    mp_reply(t, gx + 100, OFPMP_GROUP_DESC, body, n, false);
+    assert_int_equal(t->n_sent, from);
+
+    n = desc_put(body, 0, 7, 9);                    /* bucket to 9, stored: 3 */
+    n = desc_put(body, n, 8, 3);
+    mp_reply(t, gx, OFPMP_GROUP_DESC, body, n, true);
+    n = desc_put(body, 0, 50, 1);                   /* alien, in the second part */
+    mp_reply(t, gx, OFPMP_GROUP_DESC, body, n, false);
+    assert_int_equal(count_cmd(t, from, OFPT_GROUP_MOD, OFPGC_MODIFY, 7), 1);
+    assert_int_equal(count_cmd(t, from, OFPT_GROUP_MOD, OFPGC_DELETE, 50), 1);
+    assert_int_equal(count_cmd(t, from, OFPT_GROUP_MOD, OFPGC_MODIFY, 8) +
+                     count_cmd(t, from, OFPT_GROUP_MOD, OFPGC_ADD, 8), 0);
+    assert_int_equal(state_of(t, FM_GM_GROUP, 7, NULL, NULL), FM_GM_PENDING);
+    assert_int_equal(state_of(t, FM_GM_GROUP, 8, NULL, NULL), FM_GM_INSTALLED);
+
+    n = meter_config_put(body, 0, 4, 64);
+    n = meter_config_put(body, n, 61, 5);           /* alien */
+    mp_reply(t, mx, OFPMP_METER_CONFIG, body, n, false);
+    assert_int_equal(count_cmd(t, from, OFPT_METER_MOD, OFPMC_DELETE, 61), 1);
+    assert_int_equal(count_cmd(t, from, OFPT_METER_MOD, OFPMC_ADD, 2), 1);
+    assert_int_equal(count_cmd(t, from, OFPT_METER_MOD, OFPMC_MODIFY, 4) +
+                     count_cmd(t, from, OFPT_METER_MOD, OFPMC_ADD, 4), 0);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.gm_alien_deleted, 2);
+    assert_int_equal(st.gm_changed_relaid, 1);
+    assert_int_equal(st.gm_missing_relaid, 1);
+    assert_int_equal(st.gm_checks, 2);
+
+    /* The answer is over: a late part of it is not judged again. */
+    from = t->n_sent;
+    mp_reply(t, gx, OFPMP_GROUP_DESC, body, desc_put(body, 0, 51, 1), false);
+    assert_int_equal(t->n_sent, from);
+}
+
+static void test_check_leaves_pending_and_bounds(void **state)
+{
+    struct t *t = *state;
+    uint8_t body[4096];
+
+    fm_destroy(t->fm);
+    t->cfg.consistency = true;
+    open_fm(t);
+    switch_up(t);
+    assert_int_equal(put_group(t, 5, 1), 0);       /* sent, its barrier not answered */
+    mp_reply(t, request_xid(t, OFPMP_FLOW), OFPMP_FLOW, NULL, 0, false);
+    uint32_t gx = request_xid(t, OFPMP_GROUP_DESC);
+    unsigned from = t->n_sent;
+    mp_reply(t, gx, OFPMP_GROUP_DESC, NULL, 0, false);
+    assert_int_equal(t->n_sent, from);              /* pending: not "missing" */
+
+    /* Check off: no request at all. */
+    fm_destroy(t->fm);
+    t->cfg.consistency = false;
+    open_fm(t);
+    from = t->n_sent;
+    switch_up(t);
+    mp_reply(t, request_xid(t, OFPMP_FLOW), OFPMP_FLOW, NULL, 0, false);
+    for (unsigned i = from; i < t->n_sent; i++)
+        assert_true(t->sent[i].type != OFPT_MULTIPART_REQUEST ||
+                    t->sent[i].mp_type == OFPMP_FLOW);
+
+    /* A list without end: dropped after its bound, each part judged until then. */
+    fm_destroy(t->fm);
+    t->cfg.consistency = true;
+    open_fm(t);
+    up_confirmed_checked(t);
+    gx = request_xid(t, OFPMP_GROUP_DESC);
+    for (uint32_t i = 0; i < 100; i++)
+        mp_reply(t, gx, OFPMP_GROUP_DESC, body, desc_put(body, 0, 1000 + i, 1), true);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.gm_check_abandoned, 1);
+    assert_int_equal(st.gm_alien_deleted, 64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,6 +682,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_delete_sends_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_lays_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input_and_cluster, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue_and_table_bounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_check_judges_the_switch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_check_leaves_pending_and_bounds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
