@@ -1,0 +1,364 @@
+/* eline_layout: see eline_layout.h. The cases follow Kytos-ng mef_eline's
+ * (models/evc.py: the push, pop, NNI and direct flows), reasoned over one
+ * value type that says what Kytos' Python values say: None, an int (0 =
+ * untagged), "4096/4096", one "value/mask" text, or a list of them. */
+#include "eline_layout.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dpid.h"
+#include "json_u64.h"
+
+/* A VLAN value as one flow sees it. */
+enum val_kind { V_NONE, V_INT, V_ANY, V_MASK, V_LIST };
+struct val {
+    enum val_kind k;
+    uint16_t i;                     /* V_INT */
+    const char *s;                  /* V_MASK */
+    const struct eline_vlan *list;  /* V_LIST */
+};
+
+static struct val val_of(const struct eline_vlan *v)
+{
+    switch (v->kind) {
+    case ELINE_VLAN_VID:
+        return (struct val){.k = V_INT, .i = v->vid};
+    case ELINE_VLAN_ANY:
+        return (struct val){.k = V_ANY};
+    case ELINE_VLAN_MASKS:
+        return (struct val){.k = V_LIST, .list = v};
+    default:
+        return (struct val){.k = V_NONE};
+    }
+}
+
+/* Python's `not v`: None and 0 (a text or a list is never empty here). */
+static bool falsy(struct val v)
+{
+    return v.k == V_NONE || (v.k == V_INT && v.i == 0);
+}
+
+/* Kytos' special cases {None, "4096/4096", 0}. */
+static bool special(struct val v)
+{
+    return v.k == V_NONE || v.k == V_ANY || (v.k == V_INT && v.i == 0);
+}
+
+static bool ints_differ(struct val a, struct val b)
+{
+    return a.k == V_INT && b.k == V_INT && a.i != b.i;
+}
+
+static int priority_of(const struct eline_evc *evc, struct val v)
+{
+    if (evc->sb_priority)
+        return evc->sb_priority;
+    switch (v.k) {
+    case V_NONE:
+        return ELINE_PRIO_EPL;
+    case V_ANY:
+        return ELINE_PRIO_ANY;
+    case V_INT:
+        return v.i ? ELINE_PRIO_EVPL : ELINE_PRIO_UNTAGGED;
+    default:
+        return ELINE_PRIO_EVPL;
+    }
+}
+
+/* A flow matching on a service tag (a VLAN always there). */
+static const struct val SERVICE_TAG = {.k = V_INT, .i = 1};
+
+static json_t *val_json(struct val v)
+{
+    if (v.k == V_INT)
+        return json_integer(v.i);
+    return json_string(v.k == V_ANY ? "4096/4096" : v.s);
+}
+
+uint64_t eline_cookie(uint64_t id)
+{
+    return ELINE_COOKIE_PREFIX << 56 | (id & 0x00ffffffffffffffull);
+}
+
+/* The flow every other starts as: in_port, cookie, [set_queue,] output. */
+static json_t *flow_new(const struct eline_evc *evc, uint32_t in_port, uint32_t out_port,
+                        struct val prio)
+{
+    json_t *actions = json_array();
+    if (evc->queue_id >= 0)
+        json_array_append_new(actions, json_pack("{s:s, s:i}", "action_type", "set_queue",
+                                                 "queue_id", evc->queue_id));
+    json_array_append_new(actions, json_pack("{s:s, s:I}", "action_type", "output", "port",
+                                             (json_int_t)out_port));
+    return json_pack("{s:{s:I}, s:o, s:o, s:s, s:i, s:i}", "match", "in_port",
+                     (json_int_t)in_port, "cookie", json_u64_value(eline_cookie(evc->id)),
+                     "actions", actions, "owner", "mef_eline", "table_id", 0, "priority",
+                     priority_of(evc, prio));
+}
+
+static void prepend(json_t *flow, json_t *action)
+{
+    json_array_insert_new(json_object_get(flow, "actions"), 0, action);
+}
+
+static json_t *act_set_vlan(unsigned vid)
+{
+    return json_pack("{s:s, s:i}", "action_type", "set_vlan", "vlan_id", (int)vid);
+}
+
+static json_t *act_push(const char *tag_type)
+{
+    return json_pack("{s:s, s:s}", "action_type", "push_vlan", "tag_type", tag_type);
+}
+
+static json_t *act_pop(void)
+{
+    return json_pack("{s:s}", "action_type", "pop_vlan");
+}
+
+static void match_vlan(json_t *flow, struct val v)
+{
+    json_object_set_new(json_object_get(flow, "match"), "dl_vlan", val_json(v));
+}
+
+/* A UNI's traffic onto the path: the S-VLAN s_vlan put on; c is the far
+ * UNI's value. */
+static json_t *push_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t out_port,
+                         struct val in, uint16_t s_vlan, struct val c)
+{
+    json_t *f = flow_new(evc, in_port, out_port, c.k == V_LIST ? c : in);
+    if (!f)
+        return NULL;
+    prepend(f, act_set_vlan(s_vlan));
+    if (!ints_differ(in, c))
+        prepend(f, act_push("s"));
+    if (in.k != V_NONE)
+        match_vlan(f, in);
+    if (in.k != V_INT && c.k == V_INT && c.i != 0)
+        prepend(f, act_set_vlan(c.i));
+    if (in.k == V_ANY && c.k == V_INT && c.i == 0)
+        prepend(f, act_pop());
+    else if (falsy(in) && c.k != V_LIST && !special(c))
+        prepend(f, act_push("c"));
+    return f;
+}
+
+/* The path's traffic out of a UNI whose value is own; c the far UNI's. */
+static json_t *pop_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t out_port,
+                        uint16_t s_vlan, struct val own, struct val c)
+{
+    json_t *f = flow_new(evc, in_port, out_port, SERVICE_TAG);
+    if (!f)
+        return NULL;
+    match_vlan(f, (struct val){.k = V_INT, .i = s_vlan});
+    if (own.k == V_INT && own.i == 0)
+        prepend(f, act_pop());
+    else if (ints_differ(own, c))
+        prepend(f, act_set_vlan(own.i));
+    else
+        prepend(f, act_pop());
+    return f;
+}
+
+static json_t *nni_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t out_port,
+                        uint16_t in_vlan, uint16_t out_vlan)
+{
+    json_t *f = flow_new(evc, in_port, out_port, SERVICE_TAG);
+    if (!f)
+        return NULL;
+    match_vlan(f, (struct val){.k = V_INT, .i = in_vlan});
+    prepend(f, act_set_vlan(out_vlan));
+    return f;
+}
+
+/* ---- collecting by switch ------------------------------------------------------- */
+
+/* out[dpid].flows gets f (stolen); -ENOMEM when f is NULL or no room. */
+static int add_flow(json_t *out, uint64_t dpid, json_t *f)
+{
+    char id[24];
+    if (!f)
+        return -ENOMEM;
+    dpid_format(dpid, id);
+    json_t *sw = json_object_get(out, id);
+    if (!sw) {
+        sw = json_pack("{s:[]}", "flows");
+        if (!sw || json_object_set_new(out, id, sw) < 0) {
+            json_decref(f);
+            return -ENOMEM;
+        }
+    }
+    return json_array_append_new(json_object_get(sw, "flows"), f) == 0 ? 0 : -ENOMEM;
+}
+
+/* f, or one copy per value/mask of a list v, each matching its own. */
+static int add_matching(json_t *out, uint64_t dpid, json_t *f, struct val v)
+{
+    int rc = 0;
+
+    if (!f)
+        return -ENOMEM;
+    if (v.k != V_LIST) {
+        if (v.k != V_NONE)
+            match_vlan(f, v);
+        return add_flow(out, dpid, f);
+    }
+    for (unsigned i = 0; i < v.list->n_masks && rc == 0; i++) {
+        json_t *c = json_deep_copy(f);
+        if (c)
+            match_vlan(c, (struct val){.k = V_MASK, .s = v.list->masks[i]});
+        rc = add_flow(out, dpid, c);
+    }
+    json_decref(f);
+    return rc;
+}
+
+/* ---- the three layouts ----------------------------------------------------------- */
+
+static int layout_direct(const struct eline_evc *evc, json_t *out)
+{
+    struct val va = val_of(&evc->vlan_a), vz = val_of(&evc->vlan_z);
+    json_t *az = flow_new(evc, evc->uni_a.port, evc->uni_z.port, va);
+    json_t *za = flow_new(evc, evc->uni_z.port, evc->uni_a.port, vz);
+
+    if (!az || !za) {
+        json_decref(az);
+        json_decref(za);
+        return -ENOMEM;
+    }
+    if (vz.k != V_LIST && !special(vz)) {
+        prepend(az, act_set_vlan(vz.i));
+        if (falsy(va))
+            prepend(az, act_push("c"));
+        if (va.k == V_INT && va.i == 0)
+            prepend(za, act_pop());
+    } else if (va.k == V_INT && va.i == 0 && vz.k == V_ANY) {
+        prepend(za, act_pop());
+    }
+    if (va.k != V_LIST && !special(va)) {
+        prepend(za, act_set_vlan(va.i));
+        if (falsy(vz))
+            prepend(za, act_push("c"));
+        if (vz.k == V_INT && vz.i == 0)
+            prepend(az, act_pop());
+    } else if (va.k == V_ANY && vz.k == V_INT && vz.i == 0) {
+        prepend(az, act_pop());
+    }
+    int rc = add_matching(out, evc->uni_a.dpid, az, va);
+    if (rc == 0)
+        return add_matching(out, evc->uni_z.dpid, za, vz);
+    json_decref(za);
+    return rc;
+}
+
+/* The end of l on switch dpid (want_on) or off it; NULL when l has none so. */
+static const struct eline_end *end_of(const struct eline_link *l, uint64_t dpid, bool want_on)
+{
+    if ((l->a.dpid == dpid) == want_on)
+        return &l->a;
+    if ((l->b.dpid == dpid) == want_on)
+        return &l->b;
+    return NULL;
+}
+
+static int layout_path(const struct eline_evc *evc, const struct eline_link *path, size_t n,
+                       json_t *out)
+{
+    struct val va = val_of(&evc->vlan_a), vz = val_of(&evc->vlan_z);
+    const struct eline_end *ea = end_of(&path[0], evc->uni_a.dpid, true);
+    const struct eline_end *ez = end_of(&path[n - 1], evc->uni_z.dpid, true);
+    uint64_t previous = evc->uni_a.dpid;
+    int rc = 0;
+
+    if (!ea || !ez)
+        return -EINVAL;
+    /* The switches inside the path first, as Kytos sends them. */
+    for (size_t i = 0; i + 1 < n && rc == 0; i++) {
+        const struct eline_end *in = end_of(&path[i], previous, false);
+        const struct eline_end *o = in ? end_of(&path[i + 1], in->dpid, true) : NULL;
+        if (!in || !o)
+            return -EINVAL;
+        rc = add_flow(out, in->dpid,
+                      nni_flow(evc, in->port, o->port, path[i].s_vlan, path[i + 1].s_vlan));
+        if (rc == 0)
+            rc = add_flow(out, in->dpid,
+                          nni_flow(evc, o->port, in->port, path[i + 1].s_vlan, path[i].s_vlan));
+        previous = in->dpid;
+    }
+    /* The last link leaves the switch the path reached, for uni_z's. */
+    const struct eline_end *last = end_of(&path[n - 1], previous, false);
+    if (rc == 0 && (!last || last->dpid != evc->uni_z.dpid || last != ez))
+        return -EINVAL;
+    /* Each UNI: its push flow(s), then its pop flow. */
+    const struct {
+        const struct eline_end *uni, *edge;
+        struct val own, far;
+        uint16_t s_vlan;
+    } side[2] = {{&evc->uni_a, ea, va, vz, path[0].s_vlan},
+                 {&evc->uni_z, ez, vz, va, path[n - 1].s_vlan}};
+    for (int s = 0; s < 2 && rc == 0; s++) {
+        if (side[s].own.k == V_LIST) {
+            for (unsigned i = 0; i < side[s].own.list->n_masks && rc == 0; i++) {
+                struct val m = {.k = V_MASK, .s = side[s].own.list->masks[i]};
+                rc = add_flow(out, side[s].uni->dpid,
+                              push_flow(evc, side[s].uni->port, side[s].edge->port, m,
+                                        side[s].s_vlan, side[s].far));
+            }
+        } else {
+            rc = add_flow(out, side[s].uni->dpid,
+                          push_flow(evc, side[s].uni->port, side[s].edge->port, side[s].own,
+                                    side[s].s_vlan, side[s].far));
+        }
+        if (rc == 0)
+            rc = add_flow(out, side[s].uni->dpid,
+                          pop_flow(evc, side[s].edge->port, side[s].uni->port, side[s].s_vlan,
+                                   side[s].own, side[s].far));
+    }
+    return rc;
+}
+
+int eline_layout(const struct eline_evc *evc, const struct eline_link *path, size_t n,
+                 json_t **out)
+{
+    int rc;
+
+    *out = NULL;
+    if (n == 0 && evc->uni_a.dpid != evc->uni_z.dpid)
+        return -EINVAL;
+    json_t *o = json_object();
+    if (!o)
+        return -ENOMEM;
+    rc = n == 0 ? layout_direct(evc, o) : layout_path(evc, path, n, o);
+    if (rc < 0) {
+        json_decref(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
+int eline_vlan_from_ranges(const uint16_t (*ranges)[2], size_t n, struct eline_vlan *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->kind = ELINE_VLAN_MASKS;
+    for (size_t r = 0; r < n; r++) {
+        unsigned lo = ranges[r][0], hi = ranges[r][1];
+        if (lo < 1 || hi > 4095 || lo > hi)
+            return -EINVAL;
+        /* The largest aligned block that starts at lo and stays within hi. */
+        while (lo <= hi) {
+            unsigned size = 1;
+            while (lo % (size * 2) == 0 && lo + size * 2 - 1 <= hi)
+                size *= 2;
+            if (out->n_masks == ELINE_MASKS_MAX)
+                return -E2BIG;
+            snprintf(out->masks[out->n_masks++], ELINE_MASK_TEXT, "%u/%u", lo,
+                     4095u & ~(size - 1));
+            lo += size;
+        }
+    }
+    return 0;
+}
