@@ -172,6 +172,17 @@ int wire_store_cfg(const struct ofcd_config *c, char *dir, size_t len, struct st
 
 /* The event stream first: the apps publish to it. Then every enabled app,
  * in app_classes[] order, which is the order their worker hooks run. */
+/* app_host.app_find: a running app's instance by its class name. */
+static void *wire_app_find(void *arg, const char *name)
+{
+    struct app_ctx *app = arg;
+
+    for (unsigned i = 0; i < app->n_inst; i++)
+        if (strcmp(app->inst[i].cls->name, name) == 0)
+            return app->inst[i].self;
+    return NULL;
+}
+
 int wire_apps(struct app_ctx *app)
 {
     const struct ofcd_config *c = &app->cfg;
@@ -191,7 +202,8 @@ int wire_apps(struct app_ctx *app)
                                   .view_lock = app_view_lock, .view_unlock = app_view_unlock,
                                   .send = flow_out_send, .send_arg = app,
                                   .may_act = c->cluster_etcd_endpoints[0] ? &app->cluster_may_act
-                                                                         : NULL};
+                                                                         : NULL,
+                                  .app_find = wire_app_find, .app_find_arg = app};
     for (unsigned k = 0; k < app_classes_n; k++) {
         const struct app_class *cls = app_classes[k];
         void *self = NULL;

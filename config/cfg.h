@@ -140,6 +140,7 @@ struct ofcd_config {
     uint32_t l2_table_size;
     uint16_t l2_idle_timeout_s;
     bool topology;                       /* LLDP discovery and the topology APIs */
+    bool mef_eline;                      /* EVCs (mef_eline v2) */
 
     /* [topology] */
     uint32_t topo_lldp_interval_s;

@@ -308,6 +308,10 @@ const struct cfg_key cfg_keys[] = {
              "enabled switch, one probe per port per topology.lldp_interval_s, and the "
              "topology v3, of_lldp v1 and /api/v1/topology REST paths"),
 
+    CFG_BOOL("apps", "mef_eline", mef_eline, "true",
+             "Ethernet virtual circuits as Kytos-ng's mef_eline v2 provisions them, under "
+             "/api/kytos/mef_eline/v2 (dynamic paths need apps.topology)"),
+
     CFG_UINT("topology", "lldp_interval_s", topo_lldp_interval_s, 1, 3600, "3",
              "seconds between two LLDP probes of one port (of_lldp's polling_time; REST may "
              "change it until restart)"),

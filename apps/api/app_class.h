@@ -79,6 +79,12 @@ struct app_host {
     /* The workers' gate in a cluster: whether this node may act as a
      * master now (the cluster app stores it; NULL outside a cluster). */
     atomic_bool *may_act;
+    /* Another running app's instance by its class name (NULL: not
+     * running), for an app built on another's services (the circuits on
+     * the topology's paths): complete once every app is created, so asked
+     * from load on. */
+    void *(*app_find)(void *arg, const char *name);
+    void *app_find_arg;
 };
 
 struct app_class {

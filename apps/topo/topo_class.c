@@ -91,6 +91,12 @@ static bool topo_enabled(const struct ofcd_config *c)
     return c->topology;
 }
 
+struct topo_rest *topo_class_rest(void *self)
+{
+    struct topo_inst *t = self;
+    return t && t->rest_ready ? &t->rest : NULL;
+}
+
 static void topo_destroy(void *self)
 {
     struct topo_inst *t = self;

@@ -1,0 +1,88 @@
+/* eline_class: see eline_class.h. */
+#include "eline_class.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cfg.h"
+#include "eline_app.h"
+
+static const char *const eline_keys[] = {"apps.mef_eline", NULL};
+
+static bool eline_enabled(const struct ofcd_config *c)
+{
+    return c->mef_eline;
+}
+
+static int eline_create(const struct app_host *host, unsigned index, struct of_app *hooks,
+                        void **self)
+{
+    struct eline_app *a = calloc(1, sizeof(*a));
+
+    (void)index;
+    (void)hooks;                        /* nothing on the workers */
+    if (!a)
+        return -ENOMEM;
+    a->host = host;
+    a->lldp_vlan = host->cfg->topology ? (uint16_t)host->cfg->topo_lldp_vlan : 0;
+    pthread_mutex_init(&a->write_lock, NULL);
+    pthread_mutex_init(&a->lock, NULL);
+    a->route = (struct rest_ext){.prefix = "/api/kytos/mef_eline/v2", .arg = a,
+                                 .handle = eline_rest_handle};
+    *self = a;
+    return 0;
+}
+
+static int eline_load(void *self)
+{
+    struct eline_app *a = self;
+    return a->host->store ? eline_rec_load_all(a) : 0;
+}
+
+static unsigned eline_routes(void *self, const struct rest_ext **out, unsigned max)
+{
+    struct eline_app *a = self;
+    if (max < 1)
+        return 0;
+    out[0] = &a->route;
+    return 1;
+}
+
+static void eline_status(void *self, char *buf, size_t len)
+{
+    struct eline_app *a = self;
+    size_t live = 0, active = 0;
+
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->n_evcs; i++) {
+        live += !a->evcs[i]->archived;
+        active += a->evcs[i]->active && !a->evcs[i]->archived;
+    }
+    pthread_mutex_unlock(&a->lock);
+    snprintf(buf, len, "on: %zu EVCs (%zu active), %zu archived", live, active,
+             a->n_evcs - live);
+}
+
+static void eline_destroy(void *self)
+{
+    struct eline_app *a = self;
+
+    for (size_t i = 0; i < a->n_evcs; i++)
+        eline_rec_free(a->evcs[i]);
+    free(a->evcs);
+    pthread_mutex_destroy(&a->lock);
+    pthread_mutex_destroy(&a->write_lock);
+    free(a);
+}
+
+const struct app_class eline_class = {
+    .name = "mef_eline",
+    .config_keys = eline_keys,
+    .enabled = eline_enabled,
+    .create = eline_create,
+    .load = eline_load,
+    .routes = eline_routes,
+    .status = eline_status,
+    .destroy = eline_destroy,
+};

@@ -1,0 +1,292 @@
+/* eline_deploy: an EVC onto the network and off it — its UNI tags checked
+ * against the other EVCs', its path (the request's primary_path or the
+ * topology's shortest), an S-VLAN per link (the lowest one no other EVC
+ * uses on that link, never topology.lldp_vlan), its flows laid through
+ * the flow manager (eline_layout, eline_flows). See eline_app.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eline_app.h"
+#include "eline_flows.h"
+#include "ofcd_log.h"
+#include "topo_class.h"
+#include "topo_paths.h"
+#include "topo_view.h"
+
+/* ---- UNI tags ---------------------------------------------------------------------- */
+
+static bool same_port(const struct eline_uni_req *x, const struct eline_uni_req *y)
+{
+    return x->at.dpid == y->at.dpid && x->at.port == y->at.port;
+}
+
+/* Do two tagged UNIs of one port take a common tag? */
+static bool tags_overlap(const struct eline_uni_req *x, const struct eline_uni_req *y)
+{
+    const struct eline_vlan *a = &x->vlan, *b = &y->vlan;
+
+    if (a->kind != ELINE_VLAN_MASKS && b->kind != ELINE_VLAN_MASKS)
+        return a->kind == b->kind && (a->kind != ELINE_VLAN_VID || a->vid == b->vid);
+    if (a->kind == ELINE_VLAN_MASKS && b->kind == ELINE_VLAN_MASKS) {
+        for (unsigned i = 0; i < x->n_ranges; i++)
+            for (unsigned j = 0; j < y->n_ranges; j++)
+                if (x->ranges[i][0] <= y->ranges[j][1] && y->ranges[j][0] <= x->ranges[i][1])
+                    return true;
+        return false;
+    }
+    const struct eline_uni_req *list = a->kind == ELINE_VLAN_MASKS ? x : y;
+    const struct eline_vlan *one = a->kind == ELINE_VLAN_MASKS ? b : a;
+    if (one->kind != ELINE_VLAN_VID || one->vid == 0)
+        return false;                   /* "any" / "untagged" are special tags, not VIDs */
+    for (unsigned i = 0; i < list->n_ranges; i++)
+        if (list->ranges[i][0] <= one->vid && one->vid <= list->ranges[i][1])
+            return true;
+    return false;
+}
+
+static void tag_text(const struct eline_uni_req *u, char *out, size_t len)
+{
+    if (u->vlan.kind == ELINE_VLAN_ANY)
+        snprintf(out, len, "any");
+    else if (u->vlan.kind == ELINE_VLAN_MASKS)
+        snprintf(out, len, "[%u, %u]...", u->ranges[0][0], u->ranges[0][1]);
+    else if (u->vlan.vid == 0)
+        snprintf(out, len, "untagged");
+    else
+        snprintf(out, len, "%u", u->vlan.vid);
+}
+
+unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char *why,
+                            size_t len)
+{
+    const struct eline_uni_req *mine[2] = {&r->req.uni_a, &r->req.uni_z};
+    unsigned st = 0;
+
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->n_evcs && !st; i++) {
+        const struct eline_rec *o = a->evcs[i];
+        if (o->archived || o == r)
+            continue;
+        const struct eline_uni_req *theirs[2] = {&o->req.uni_a, &o->req.uni_z};
+        for (int m = 0; m < 2 && !st; m++)
+            for (int t = 0; t < 2 && !st; t++) {
+                if (!same_port(mine[m], theirs[t]))
+                    continue;
+                if (!mine[m]->has_tag && !theirs[t]->has_tag) {
+                    snprintf(why, len, "UNI %s without a tag is already used by EVC %s.",
+                             mine[m]->interface_id, o->id);
+                    st = 409;
+                } else if (mine[m]->has_tag && theirs[t]->has_tag &&
+                           tags_overlap(mine[m], theirs[t])) {
+                    char tag[48];
+                    tag_text(mine[m], tag, sizeof(tag));
+                    snprintf(why, len, "Tag %s is not available in %s: EVC %s uses it.", tag,
+                             mine[m]->interface_id, o->id);
+                    st = 400;
+                }
+            }
+    }
+    pthread_mutex_unlock(&a->lock);
+    return st;
+}
+
+/* ---- the path --------------------------------------------------------------------------- */
+
+static bool same_link(const struct eline_link *x, const struct eline_link *y)
+{
+    return (x->a.dpid == y->a.dpid && x->a.port == y->a.port && x->b.dpid == y->b.dpid &&
+            x->b.port == y->b.port) ||
+           (x->a.dpid == y->b.dpid && x->a.port == y->b.port && x->b.dpid == y->a.dpid &&
+            x->b.port == y->a.port);
+}
+
+/* The lowest S-VLAN no other live EVC uses on link l (nor the LLDP VLAN);
+ * 0 when none is left. Under lock. */
+static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
+                           const struct eline_link *l)
+{
+    static const size_t words = 4096 / 64;
+    uint64_t used[4096 / 64] = {0};
+
+    if (a->lldp_vlan)
+        used[a->lldp_vlan / 64] |= 1ull << (a->lldp_vlan % 64);
+    for (size_t i = 0; i < a->n_evcs; i++) {
+        const struct eline_rec *o = a->evcs[i];
+        if (o == self || o->archived)
+            continue;
+        for (size_t k = 0; k < o->n_path; k++)
+            if (same_link(&o->path[k], l))
+                used[o->path[k].s_vlan / 64] |= 1ull << (o->path[k].s_vlan % 64);
+    }
+    for (size_t w = 0; w < words; w++)
+        for (unsigned b = 0; b < 64; b++) {
+            unsigned vid = (unsigned)(w * 64 + b);
+            if (vid >= 1 && vid <= 4094 && !(used[w] & (1ull << b)))
+                return (uint16_t)vid;
+        }
+    return 0;
+}
+
+/* "dpid:port" of a link end in a request's path. */
+static int path_end(json_t *link, const char *which, struct eline_end *e)
+{
+    struct topo_end t;
+    const char *id = json_string_value(json_object_get(json_object_get(link, which), "id"));
+    if (!id || topo_end_parse(id, ':', false, &t) < 0)
+        return -EINVAL;
+    *e = (struct eline_end){t.dpid, t.port};
+    return 0;
+}
+
+/* The request's primary_path, ordered from uni_a's switch: each link has
+ * an end on the switch the one before reached. */
+static int given_path(const struct eline_rec *r, struct eline_link *out, size_t *n)
+{
+    json_t *p = r->req.primary_path, *l;
+    uint64_t at = r->req.uni_a.at.dpid;
+    size_t i;
+
+    *n = 0;
+    if (json_array_size(p) > ELINE_PATH_MAX)
+        return -E2BIG;
+    json_array_foreach(p, i, l) {
+        struct eline_end x, y;
+        if (path_end(l, "endpoint_a", &x) < 0 || path_end(l, "endpoint_b", &y) < 0)
+            return -EINVAL;
+        if (y.dpid == at) {
+            struct eline_end s = x;
+            x = y;
+            y = s;
+        }
+        if (x.dpid != at)
+            return -EINVAL;
+        out[(*n)++] = (struct eline_link){.a = x, .b = y};
+        at = y.dpid;
+    }
+    return at == r->req.uni_z.at.dpid ? 0 : -EINVAL;
+}
+
+/* r's path now: n links into out (S-VLANs not chosen). */
+static int find_path(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
+                     size_t *n)
+{
+    if (r->req.uni_a.at.dpid == r->req.uni_z.at.dpid) {
+        *n = 0;
+        return 0;
+    }
+    if (json_array_size(r->req.primary_path))
+        return given_path(r, out, n);
+    void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
+    struct topo_rest *t = topo_class_rest(topo);
+    if (!t)
+        return -ENOENT;                 /* apps.topology off: no dynamic path */
+    struct topo_path_hop hops[ELINE_PATH_MAX];
+    int rc = topo_paths_shortest(t, r->req.uni_a.at.dpid, r->req.uni_z.at.dpid, hops,
+                                 ELINE_PATH_MAX, n);
+    for (size_t i = 0; rc == 0 && i < *n; i++)
+        out[i] = (struct eline_link){.a = {hops[i].from.dpid, hops[i].from.port},
+                                     .b = {hops[i].to.dpid, hops[i].to.port}};
+    return rc;
+}
+
+static uint64_t evc_number(const struct eline_rec *r)
+{
+    return strtoull(r->id, NULL, 16);
+}
+
+static struct eline_evc layout_of(const struct eline_rec *r)
+{
+    struct eline_evc e = {.id = evc_number(r), .uni_a = r->req.uni_a.at,
+                          .uni_z = r->req.uni_z.at, .vlan_a = r->req.uni_a.vlan,
+                          .vlan_z = r->req.uni_z.vlan, .queue_id = r->req.queue_id,
+                          .sb_priority = r->req.sb_priority > 0 ? (uint16_t)r->req.sb_priority
+                                                                : 0};
+    if (!r->req.uni_a.has_tag)
+        e.vlan_a.kind = ELINE_VLAN_NONE;
+    if (!r->req.uni_z.has_tag)
+        e.vlan_z.kind = ELINE_VLAN_NONE;
+    return e;
+}
+
+int eline_deploy(struct eline_app *a, struct eline_rec *r)
+{
+    struct eline_link path[ELINE_PATH_MAX];
+    size_t n = 0;
+    char err[256] = "";
+    json_t *flows = NULL;
+
+    int rc = find_path(a, r, path, &n);
+    if (rc < 0) {
+        LOG_INFO("eline", "EVC %s (%s): no path from %s to %s now (%s): not deployed", r->id,
+                 r->req.name, r->req.uni_a.interface_id, r->req.uni_z.interface_id,
+                 rc == -ENOENT ? "none" : strerror(-rc));
+        return rc;
+    }
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        path[i].s_vlan = svlan_free(a, r, &path[i]);
+        if (!path[i].s_vlan)
+            rc = -ENOSPC;
+    }
+    if (rc == 0) {
+        memcpy(r->path, path, n * sizeof(path[0]));
+        r->n_path = n;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (rc == 0) {
+        struct eline_evc e = layout_of(r);
+        rc = eline_layout(&e, path, n, &flows);
+    }
+    if (rc == 0)
+        rc = eline_flows_add(a->host->fm, flows, err, sizeof(err));
+    json_decref(flows);
+    pthread_mutex_lock(&a->lock);
+    if (rc == 0) {
+        r->active = true;
+        eline_now_text(r->last_deployed_at);
+    } else {
+        r->n_path = 0;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (rc < 0)
+        LOG_WARN("eline", "EVC %s (%s): not deployed: %s%s%s", r->id, r->req.name,
+                 rc == -ENOSPC ? "no S-VLAN left on a link of its path" : strerror(-rc),
+                 *err ? ": " : "", err);
+    return rc;
+}
+
+int eline_undeploy(struct eline_app *a, struct eline_rec *r)
+{
+    uint64_t dpids[2 * ELINE_PATH_MAX + 2];
+    size_t n = 0;
+
+    pthread_mutex_lock(&a->lock);
+    dpids[n++] = r->req.uni_a.at.dpid;
+    if (r->req.uni_z.at.dpid != r->req.uni_a.at.dpid)
+        dpids[n++] = r->req.uni_z.at.dpid;
+    for (size_t i = 0; i < r->n_path; i++) {
+        const uint64_t both[2] = {r->path[i].a.dpid, r->path[i].b.dpid};
+        for (int k = 0; k < 2; k++) {
+            bool seen = false;
+            for (size_t j = 0; j < n; j++)
+                seen = seen || dpids[j] == both[k];
+            if (!seen)
+                dpids[n++] = both[k];
+        }
+    }
+    pthread_mutex_unlock(&a->lock);
+    int rc = eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
+    if (rc < 0) {
+        LOG_WARN("eline", "EVC %s (%s): its flows were not removed: %s", r->id, r->req.name,
+                 strerror(-rc));
+        return rc;
+    }
+    pthread_mutex_lock(&a->lock);
+    r->n_path = 0;
+    r->active = false;
+    pthread_mutex_unlock(&a->lock);
+    return 0;
+}

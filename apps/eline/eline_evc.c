@@ -1,0 +1,252 @@
+/* eline_evc: an EVC record — made from a request, shown as Kytos' as_dict,
+ * kept as an app record and read back at start. See eline_app.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dpid.h"
+#include "eline_app.h"
+#include "ofcd_log.h"
+#include "store.h"
+#include "topo_view.h"
+
+void eline_now_text(char out[ELINE_TIME_LEN])
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out, ELINE_TIME_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+struct eline_rec *eline_rec_new(json_t *body, const char *id)
+{
+    struct eline_rec *r = calloc(1, sizeof(*r));
+    char err[256];
+
+    if (!r) {
+        json_decref(body);
+        return NULL;
+    }
+    r->request = body;
+    if (eline_req_parse(body, &r->req, err, sizeof(err)) < 0) {
+        LOG_ERR("eline", "EVC %s: its request no longer reads: %s", id, err);
+        eline_rec_free(r);
+        return NULL;
+    }
+    snprintf(r->id, sizeof(r->id), "%s", id);
+    r->enabled = r->req.enabled;
+    eline_now_text(r->creation_time);
+    return r;
+}
+
+void eline_rec_free(struct eline_rec *r)
+{
+    if (!r)
+        return;
+    json_decref(r->request);
+    free(r);
+}
+
+struct eline_rec *eline_find(struct eline_app *a, const char *id)
+{
+    for (size_t i = 0; i < a->n_evcs; i++)
+        if (strcmp(a->evcs[i]->id, id) == 0)
+            return a->evcs[i];
+    return NULL;
+}
+
+int eline_add(struct eline_app *a, struct eline_rec *r)
+{
+    if (a->n_evcs >= ELINE_MAX_EVCS)
+        return -ENOSPC;
+    if (a->n_evcs == a->cap_evcs) {
+        size_t cap = a->cap_evcs ? 2 * a->cap_evcs : 64;
+        struct eline_rec **v = realloc(a->evcs, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        a->evcs = v;
+        a->cap_evcs = cap;
+    }
+    a->evcs[a->n_evcs++] = r;
+    return 0;
+}
+
+/* ---- as Kytos shows it ------------------------------------------------------------- */
+
+static json_t *end_json(struct eline_end e)
+{
+    char id[TOPO_END_ID_LEN];
+    topo_end_id((struct topo_end){e.dpid, e.port}, id);
+    return json_pack("{s:s}", "id", id);
+}
+
+/* A link of the current path, as Kytos' Link.as_dict shows the parts a
+ * client reads: its id, ends and S-VLAN. */
+static json_t *link_json(const struct eline_link *l)
+{
+    char id[TOPO_LINK_ID_LEN + 1];
+    topo_link_id((struct topo_end){l->a.dpid, l->a.port}, (struct topo_end){l->b.dpid, l->b.port},
+                 id);
+    return json_pack("{s:s, s:o, s:o, s:{s:{s:s, s:i}}}", "id", id, "endpoint_a",
+                     end_json(l->a), "endpoint_b", end_json(l->b), "metadata", "s_vlan",
+                     "tag_type", "vlan", "value", l->s_vlan);
+}
+
+/* A member of the request, or dflt (a new reference either way). */
+static json_t *given(const struct eline_rec *r, const char *key, json_t *dflt)
+{
+    json_t *v = json_object_get(r->request, key);
+    if (!v)
+        return dflt;
+    json_decref(dflt);
+    return json_incref(v);
+}
+
+static json_t *text_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+json_t *eline_rec_dict(const struct eline_rec *r)
+{
+    json_t *path = json_array();
+    for (size_t i = 0; path && i < r->n_path; i++)
+        json_array_append_new(path, link_json(&r->path[i]));
+    json_t *d = json_pack("{s:s, s:s, s:o, s:o}", "id", r->id, "name", r->req.name, "uni_a",
+                          eline_uni_json(&r->req.uni_a), "uni_z", eline_uni_json(&r->req.uni_z));
+    if (!d || !path) {
+        json_decref(d);
+        json_decref(path);
+        return NULL;
+    }
+    json_object_set_new(d, "start_date", given(r, "start_date", json_string(r->creation_time)));
+    json_object_set_new(d, "end_date", given(r, "end_date", json_null()));
+    json_object_set_new(d, "queue_id", given(r, "queue_id", json_integer(-1)));
+    json_object_set_new(d, "bandwidth", given(r, "bandwidth", json_integer(0)));
+    json_object_set_new(d, "primary_links", given(r, "primary_links", json_array()));
+    json_object_set_new(d, "backup_links", given(r, "backup_links", json_array()));
+    json_object_set_new(d, "current_path", path);
+    json_object_set_new(d, "failover_path", json_array());
+    json_object_set_new(d, "primary_path", given(r, "primary_path", json_array()));
+    json_object_set_new(d, "backup_path", given(r, "backup_path", json_array()));
+    json_object_set_new(d, "dynamic_backup_path", json_boolean(r->req.dynamic_backup_path));
+    json_object_set_new(d, "metadata", given(r, "metadata", json_object()));
+    json_object_set_new(d, "request_time", json_string(r->creation_time));
+    json_object_set_new(d, "creation_time", json_string(r->creation_time));
+    json_object_set_new(d, "owner", json_null());
+    json_object_set_new(d, "circuit_scheduler", given(r, "circuit_scheduler", json_array()));
+    json_object_set_new(d, "active", json_boolean(r->active));
+    json_object_set_new(d, "enabled", json_boolean(r->enabled));
+    json_object_set_new(d, "archived", json_boolean(r->archived));
+    json_object_set_new(d, "sb_priority", r->req.sb_priority > 0
+                                              ? json_integer(r->req.sb_priority)
+                                              : json_null());
+    json_object_set_new(d, "service_level", json_integer(r->req.service_level));
+    json_object_set_new(d, "primary_constraints", given(r, "primary_constraints", json_object()));
+    json_object_set_new(d, "secondary_constraints",
+                        given(r, "secondary_constraints", json_object()));
+    json_object_set_new(d, "flow_removed_at", json_null());
+    json_object_set_new(d, "last_deployed_at", text_or_null(r->last_deployed_at));
+    json_object_set_new(d, "last_removed_at", json_null());
+    json_object_set_new(d, "updated_at", json_string(r->creation_time));
+    json_object_set_new(d, "max_paths", json_integer(r->req.max_paths));
+    json_object_set_new(d, "leftover_switch", json_null());
+    return d;
+}
+
+/* ---- kept over a restart --------------------------------------------------------------- */
+
+static json_t *end_text(struct eline_end e)
+{
+    char id[TOPO_END_ID_LEN];
+    topo_end_id((struct topo_end){e.dpid, e.port}, id);
+    return json_string(id);
+}
+
+int eline_rec_save(struct eline_app *a, const struct eline_rec *r)
+{
+    char key[64];
+    json_t *path = json_array();
+
+    for (size_t i = 0; path && i < r->n_path; i++)
+        json_array_append_new(path, json_pack("{s:o, s:o, s:i}", "a", end_text(r->path[i].a),
+                                              "b", end_text(r->path[i].b), "s_vlan",
+                                              r->path[i].s_vlan));
+    json_t *o = path ? json_pack("{s:O, s:s, s:s, s:b, s:b, s:b, s:s, s:o}", "request",
+                                 r->request, "id", r->id, "creation_time", r->creation_time,
+                                 "enabled", r->enabled, "active", r->active, "archived",
+                                 r->archived, "last_deployed_at", r->last_deployed_at, "path",
+                                 path)
+                     : NULL;
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!text)
+        return -ENOMEM;
+    snprintf(key, sizeof(key), ELINE_RECORD_PREFIX "%s", r->id);
+    int rc = store_kv_put(a->host->store, key, text, strlen(text));
+    free(text);
+    return rc;
+}
+
+static int end_read(json_t *v, struct eline_end *e)
+{
+    struct topo_end t;
+    if (!json_is_string(v) || topo_end_parse(json_string_value(v), ':', false, &t) < 0)
+        return -EINVAL;
+    *e = (struct eline_end){t.dpid, t.port};
+    return 0;
+}
+
+static int load_one(const char *key, const void *val, size_t len, void *arg)
+{
+    struct eline_app *a = arg;
+    json_error_t je;
+    json_t *o = json_loadb(val, len, 0, &je), *path, *l;
+    const char *id = o ? json_string_value(json_object_get(o, "id")) : NULL;
+    struct eline_rec *r = id && strlen(id) == ELINE_ID_HEX
+                              ? eline_rec_new(json_incref(json_object_get(o, "request")), id)
+                              : NULL;
+    size_t i;
+    bool ok = r != NULL;
+
+    if (r) {
+        const char *ct = json_string_value(json_object_get(o, "creation_time"));
+        const char *ld = json_string_value(json_object_get(o, "last_deployed_at"));
+        snprintf(r->creation_time, sizeof(r->creation_time), "%s", ct ? ct : "");
+        snprintf(r->last_deployed_at, sizeof(r->last_deployed_at), "%s", ld ? ld : "");
+        r->enabled = json_is_true(json_object_get(o, "enabled"));
+        r->active = json_is_true(json_object_get(o, "active"));
+        r->archived = json_is_true(json_object_get(o, "archived"));
+        path = json_object_get(o, "path");
+        json_array_foreach(path, i, l) {
+            json_int_t s = json_integer_value(json_object_get(l, "s_vlan"));
+            if (r->n_path == ELINE_PATH_MAX || s < 1 || s > 4095 ||
+                end_read(json_object_get(l, "a"), &r->path[r->n_path].a) < 0 ||
+                end_read(json_object_get(l, "b"), &r->path[r->n_path].b) < 0) {
+                ok = false;
+                break;
+            }
+            r->path[r->n_path++].s_vlan = (uint16_t)s;
+        }
+    }
+    if (!ok || eline_add(a, r) < 0) {
+        LOG_ERR("eline", "app record %s is not an EVC this ofcd can read: kept, not managed",
+                key);
+        eline_rec_free(r);
+    }
+    json_decref(o);
+    return 0;
+}
+
+int eline_rec_load_all(struct eline_app *a)
+{
+    int rc = store_kv_foreach(a->host->store, ELINE_RECORD_PREFIX, load_one, a);
+    if (rc < 0)
+        LOG_ERR("eline", "cannot read the kept EVCs: %s", strerror(-rc));
+    else if (a->n_evcs)
+        LOG_INFO("eline", "%zu EVCs read back", a->n_evcs);
+    return rc;
+}

@@ -1,0 +1,182 @@
+/* eline_rest: mef_eline v2's routes under /api/kytos/mef_eline/v2, as
+ * Kytos-ng answers them:
+ *   GET    evc/            {id: EVC, ...}; ?archived=true the archived
+ *                          ones, ?archived=null all (default: live ones)
+ *   POST   evc/            a NewCircuit: 201 {"circuit_id", "deployed"}
+ *   GET    evc/{id}        one EVC (404 "circuit_id {id} not found")
+ *   DELETE evc/{id}        its flows removed, it archived: 200
+ *                          {"response": "Circuit {id} removed"}
+ * An EVC is Kytos' as_dict (eline_evc.c). See eline_app.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "cfg.h"
+#include "eline_app.h"
+#include "ofcd_log.h"
+
+/* A new EVC id: 14 hex digits, unused. */
+static int new_id(struct eline_app *a, char out[ELINE_ID_HEX + 1])
+{
+    for (int tries = 0; tries < 8; tries++) {
+        uint8_t b[ELINE_ID_HEX / 2];
+        if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+            return -EIO;
+        for (size_t i = 0; i < sizeof(b); i++)
+            snprintf(out + 2 * i, 3, "%02x", b[i]);
+        pthread_mutex_lock(&a->lock);
+        bool taken = eline_find(a, out) != NULL;
+        pthread_mutex_unlock(&a->lock);
+        if (!taken)
+            return 0;
+    }
+    return -EEXIST;
+}
+
+static unsigned list(struct eline_app *a, const struct rest_ext_req *q, json_t **out)
+{
+    const char *arch = q->query ? q->query(q, "archived") : NULL;
+    int want = -1;                       /* -1: live ones; 1: archived; 2: all */
+
+    if (arch && strcasecmp(arch, "true") == 0)
+        want = 1;
+    else if (arch && strcasecmp(arch, "null") == 0)
+        want = 2;
+    else if (arch && strcasecmp(arch, "false") != 0)
+        return rest_ext_error(out, 400, "archived: expected true, false or null");
+    json_t *o = json_object();
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; o && i < a->n_evcs; i++) {
+        const struct eline_rec *r = a->evcs[i];
+        if (want == 2 || (want == 1) == r->archived) {
+            json_t *d = eline_rec_dict(r);
+            if (!d || json_object_set_new(o, r->id, d) < 0) {
+                json_decref(o);
+                o = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&a->lock);
+    *out = o;
+    return o ? 200 : rest_ext_error(out, 500, "out of memory");
+}
+
+static unsigned get_one(struct eline_app *a, const char *id, json_t **out)
+{
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find(a, id);
+    json_t *d = r ? eline_rec_dict(r) : NULL;
+    pthread_mutex_unlock(&a->lock);
+    if (!r)
+        return rest_ext_error(out, 404, "circuit_id %s not found", id);
+    *out = d;
+    return d ? 200 : rest_ext_error(out, 500, "out of memory");
+}
+
+static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t **out)
+{
+    json_error_t je;
+    char err[512] = "", id[ELINE_ID_HEX + 1];
+    struct eline_req req;
+
+    json_t *body = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
+    if (!body)
+        return rest_ext_error(out, 400, "Invalid json: %s", je.text);
+    if (eline_req_parse(body, &req, err, sizeof(err)) < 0) {
+        json_decref(body);
+        return rest_ext_error(out, 400, "%s", err);
+    }
+    pthread_mutex_lock(&a->write_lock);
+    int rc = new_id(a, id);
+    struct eline_rec *r = rc == 0 ? eline_rec_new(body, id) : (json_decref(body), NULL);
+    unsigned st = r ? eline_uni_conflict(a, r, err, sizeof(err)) : 500;
+    if (st) {
+        eline_rec_free(r);
+        pthread_mutex_unlock(&a->write_lock);
+        return st == 500 ? rest_ext_error(out, 500, "out of memory")
+                         : rest_ext_error(out, st, "%s", err);
+    }
+    pthread_mutex_lock(&a->lock);
+    rc = eline_add(a, r);
+    pthread_mutex_unlock(&a->lock);
+    if (rc < 0) {
+        eline_rec_free(r);
+        pthread_mutex_unlock(&a->write_lock);
+        return rest_ext_error(out, 503, "no room for another EVC (%u at most)", ELINE_MAX_EVCS);
+    }
+    /* Kept before it is laid, so what the switches get is never an EVC
+     * the store does not know; kept again once laid, with its path. */
+    rc = eline_rec_save(a, r);
+    bool deployed = rc == 0 && r->enabled && eline_deploy(a, r) == 0;
+    if (rc == 0 && deployed)
+        rc = eline_rec_save(a, r);
+    pthread_mutex_unlock(&a->write_lock);
+    if (rc < 0) {
+        LOG_ERR("eline", "EVC %s (%s): not kept: %s", id, r->req.name, strerror(-rc));
+        return rest_ext_error(out, 503, "the EVC could not be kept (%s); read evc/%s to see "
+                              "whether it exists", strerror(-rc), id);
+    }
+    LOG_INFO("eline", "EVC %s (%s) created, %s", id, r->req.name,
+             deployed ? "deployed" : "not deployed");
+    *out = json_pack("{s:s, s:b}", "circuit_id", id, "deployed", deployed);
+    return 201;
+}
+
+static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
+{
+    pthread_mutex_lock(&a->write_lock);
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find(a, id);
+    bool live = r && !r->archived;
+    pthread_mutex_unlock(&a->lock);
+    if (!live) {
+        pthread_mutex_unlock(&a->write_lock);
+        return rest_ext_error(out, 404, "circuit_id %s not found", id);
+    }
+    int rc = eline_undeploy(a, r);
+    if (rc == 0) {
+        pthread_mutex_lock(&a->lock);
+        r->archived = true;
+        r->enabled = false;
+        pthread_mutex_unlock(&a->lock);
+        rc = eline_rec_save(a, r);
+    }
+    pthread_mutex_unlock(&a->write_lock);
+    if (rc < 0)
+        return rest_ext_error(out, 503, "circuit %s was not removed: %s", id, strerror(-rc));
+    LOG_INFO("eline", "EVC %s removed", id);
+    *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s removed", id));
+    return 200;
+}
+
+unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out)
+{
+    struct eline_app *a = arg;
+    const char *p = q->arg;
+
+    if (strncmp(p, "evc", 3) != 0 || (p[3] != '\0' && p[3] != '/'))
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    if (!a->host->fm)
+        return rest_ext_error(out, 503, "the flow manager is not running");
+    /* Each node would keep its own list: not until the records follow the
+     * shared store (store_changed). */
+    if (a->host->cfg->cluster_etcd_endpoints[0])
+        return rest_ext_error(out, 501, "EVCs are not kept in a cluster yet");
+    if (p[3] == '\0') {
+        if (strcmp(q->method, "GET") == 0)
+            return list(a, q, out);
+        if (strcmp(q->method, "POST") == 0)
+            return create(a, q, out);
+        return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+    }
+    const char *id = p + 4;
+    if (strchr(id, '/'))
+        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    if (strcmp(q->method, "GET") == 0)
+        return get_one(a, id, out);
+    if (strcmp(q->method, "DELETE") == 0)
+        return remove_one(a, id, out);
+    return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Kytos-ng's mef_eline v2 on ofcd, against Open vSwitch bridges in a line
+# (br1 - br2 - br3, patch ports, links found by ofcd's LLDP) with hosts in
+# namespaces. A host's VLAN is put on outside it (this kernel has no 802.1Q
+# devices): a standalone bridge of its own with an access port tag=VID,
+# patched to the ofcd bridge as a trunk.
+#  1. an EPL EVC br1:1 - br3:1 over a dynamic path: h1 pings h3 across br2;
+#     the flows on the bridges are mef_eline's (cookie 0xaa.., owner
+#     mef_eline, priorities 10000/20000, an 802.1ad S-tag on the path);
+#  2. an intra-switch EVC br1:5 - br1:6: h5 pings h6;
+#  3. VLAN 100 on br1:7 to VLAN 200 on br3:7 (the customer tag swapped for
+#     the S-VLAN and back): h7 pings h8; VLAN 300 on both ends of br1:8 -
+#     br3:8 (an S-tag pushed and popped): h9 pings h10;
+#  4. the API as Kytos answers: GET evc/ and evc/{id}, a tag in use (400),
+#     a port without tag taken twice (409), bad bodies (400 naming the
+#     field), an unknown id (404);
+#  5. ofcd restarted: the EVCs are still there and still carry traffic;
+#  6. DELETE: the EVC's flows leave every bridge, it is archived (GET
+#     ?archived=true), its ping stops.
+#
+# usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+require_root
+require_tool jq
+
+it_setup ovs-eline
+API=http://127.0.0.1:8181
+EL=$API/api/kytos/mef_eline/v2
+ofcd_args=(--config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0
+           --topology.lldp_interval_s=1)
+dpid() { printf '00:00:00:00:00:00:%02x:%02x' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)); }
+
+# host N BRIDGE PORT NET [VID]: namespace ofcd-eN with 10.NET.0.N/24 on
+# eth0, its veth on BRIDGE as OpenFlow port PORT; with VID, through a
+# standalone bridge tgN that tags it (access port tag=VID, trunk patched to
+# BRIDGE's PORT).
+host() {
+    local n=$1 br=$2 port=$3 net=$4 vid=${5:-}
+    it_on_exit ip netns del ofcd-e$n
+    it_on_exit ip link del ofcd-ev$n
+    ip netns add ofcd-e$n || fail "cannot create namespace ofcd-e$n"
+    ip link add ofcd-ev$n type veth peer name eth0 netns ofcd-e$n || fail "cannot create a veth"
+    ip link set ofcd-ev$n up
+    ip -n ofcd-e$n addr add 10.$net.0.$n/24 dev eth0
+    ip -n ofcd-e$n link set eth0 up
+    if [ -z "$vid" ]; then
+        ovs_vsctl add-port "$br" ofcd-ev$n -- set interface ofcd-ev$n ofport_request=$port ||
+            fail "cannot add h$n's port"
+        return
+    fi
+    ovs_vsctl add-br tg$n -- set bridge tg$n datapath_type=netdev fail-mode=standalone \
+        -- add-port tg$n ofcd-ev$n tag=$vid \
+        -- add-port tg$n tg$n-up -- set interface tg$n-up type=patch options:peer=$br-tg$n \
+        -- add-port "$br" $br-tg$n -- set interface $br-tg$n type=patch options:peer=tg$n-up \
+           ofport_request=$port || fail "cannot make h$n's tagging bridge"
+}
+
+# ping_ok FROM_N TO_IP: at least one of 5 answered (the first may wait for ARP).
+ping_ok() { ip netns exec ofcd-e$1 ping -c 5 -i 0.2 -W 1 "$2" 2>&1 | grep -qE ' [1-5] received'; }
+
+# post BODY: the status; the answer in $work/answer.
+post() {
+    curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
+        --data-binary "$1" "$EL/evc/"
+}
+uni() {
+    local tag=
+    [ -n "${3:-}" ] && tag=$(printf ', "tag": {"tag_type": "vlan", "value": %s}' "$3")
+    printf '{"interface_id": "%s:%s"%s}' "$(dpid "$1")" "$2" "$tag"
+}
+evc() { printf '{"name": "%s", "uni_a": %s, "uni_z": %s, "enabled": true, "dynamic_backup_path": true}' "$1" "$2" "$3"; }
+
+start_ofcd "$work/ofcd.log" "${ofcd_args[@]}"
+ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
+ovs_add_bridges 3 tcp:10.66.0.2:6653 1000 || fail "cannot create bridges"
+ovs_vsctl -- add-port br1 p1-2 -- set interface p1-2 type=patch options:peer=p2-1 ofport_request=2 \
+          -- add-port br2 p2-1 -- set interface p2-1 type=patch options:peer=p1-2 ofport_request=2 \
+          -- add-port br2 p2-3 -- set interface p2-3 type=patch options:peer=p3-2 ofport_request=3 \
+          -- add-port br3 p3-2 -- set interface p3-2 type=patch options:peer=p2-3 ofport_request=2 ||
+    fail "cannot patch the bridges"
+host 1 br1 1 89
+host 3 br3 1 89
+host 5 br1 5 90
+host 6 br1 6 90
+host 7 br1 7 91 100
+host 8 br3 7 91 200
+host 9 br1 8 92 300
+host 10 br3 8 92 300
+wait_stat "$work/ofcd.log" "switches_up" 3 60 || fail "the bridges did not establish"
+for _ in $(seq 150); do
+    [ "$(curl -s "$API/api/kytos/topology/v3/links" | jq '[.links[] | select(.status == "UP")] | length')" = 2 ] && break
+    sleep 0.2
+done
+[ "$(curl -s "$API/api/kytos/topology/v3/links" | jq '[.links[] | select(.status == "UP")] | length')" = 2 ] ||
+    fail "the two links were not found"
+ping_ok 1 10.89.0.3 && fail "h1 reaches h3 before any EVC"
+
+# ---- 1. EPL across br2 ---------------------------------------------------------------------
+c=$(post "$(evc epl "$(uni 1 1)" "$(uni 3 1)")")
+[ "$c" = 201 ] || fail "POST EPL: $c $(cat "$work/answer")"
+[ "$(jq -r .deployed "$work/answer")" = true ] || fail "EPL not deployed: $(cat "$work/answer")"
+EPL=$(jq -r .circuit_id "$work/answer")
+[ ${#EPL} = 14 ] || fail "circuit_id $EPL is not 14 hex digits"
+ping_ok 1 10.89.0.3 || fail "h1 cannot ping h3 over the EPL"
+ck=$(printf '0xaa%s' "$EPL")
+ovs_wait_flow br1 "cookie=$ck, priority=10000,in_port=1 actions=push_vlan:0x88a8,set_field:" ||
+    fail "br1: no EPL push flow as mef_eline lays it"
+ovs_wait_flow br2 "cookie=$ck, priority=20000,in_port=2,dl_vlan=" || fail "br2: no S-VLAN flow"
+ovs_wait_flow br3 "cookie=$ck, priority=20000,in_port=2,dl_vlan=" || fail "br3: no pop flow"
+ovs_dump_flows br3 | grep "cookie=$ck, priority=20000,in_port=2" | grep -q 'actions=pop_vlan,output:1' ||
+    fail "br3: the pop flow does not pop: $(ovs_dump_flows br3 | grep "$ck")"
+# (The only EVC yet: every mef_eline flow stored is its.)
+installed() {
+    curl -s "$API/api/kytos/flow_manager/v2/stored_flows" |
+        jq '[.[] | .[] | select(.flow.owner == "mef_eline" and .state == "installed")] | length'
+}
+for _ in $(seq 50); do [ "$(installed)" = 6 ] && break; sleep 0.2; done
+[ "$(installed)" = 6 ] || fail "the EPL's 6 flows are not stored as mef_eline's, installed: $(installed)"
+pass "EPL $EPL: h1 pings h3 across br2; push 802.1ad, swap, pop as mef_eline lays them (6 flows, owner mef_eline)"
+
+# ---- 2. intra-switch -------------------------------------------------------------------------
+c=$(post "$(evc intra "$(uni 1 5)" "$(uni 1 6)")")
+[ "$c" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] || fail "POST intra: $c $(cat "$work/answer")"
+ping_ok 5 10.90.0.6 || fail "h5 cannot ping h6 over the intra-switch EVC"
+pass "intra-switch EVC: h5 pings h6"
+
+# ---- 3. VLANs ----------------------------------------------------------------------------------
+c=$(post "$(evc v100-200 "$(uni 1 7 100)" "$(uni 3 7 200)")")
+[ "$c" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] || fail "POST 100-200: $c $(cat "$work/answer")"
+V12=$(jq -r .circuit_id "$work/answer")
+ping_ok 7 10.91.0.8 || fail "h7 (VLAN 100) cannot ping h8 (VLAN 200)"
+ovs_dump_flows br1 | grep "cookie=0xaa$V12, priority=20000,in_port=7,dl_vlan=100 " | grep -qE 'actions=set_field:[0-9]+->vlan_vid,output:2' ||
+    fail "br1: VLAN 100 not swapped for the S-VLAN: $(ovs_dump_flows br1 | grep "0xaa$V12")"
+c=$(post "$(evc v300 "$(uni 1 8 300)" "$(uni 3 8 300)")")
+[ "$c" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] || fail "POST 300-300: $c $(cat "$work/answer")"
+V3=$(jq -r .circuit_id "$work/answer")
+ping_ok 9 10.92.0.10 || fail "h9 (VLAN 300) cannot ping h10 (VLAN 300)"
+ovs_dump_flows br1 | grep "cookie=0xaa$V3, priority=20000,in_port=8,dl_vlan=300 " | grep -q 'actions=push_vlan:0x88a8,set_field:' ||
+    fail "br1: no S-tag pushed over VLAN 300: $(ovs_dump_flows br1 | grep "0xaa$V3")"
+svlans=$(curl -s "$EL/evc/" | jq -c '[.[] | select(.uni_a.interface_id | endswith(":7") or endswith(":8")) | .current_path[0].metadata.s_vlan.value] | sort')
+[ "$(jq 'unique | length' <<<"$svlans")" = 2 ] || fail "two EVCs on one link share an S-VLAN: $svlans"
+pass "VLAN 100 to 200 (tag swapped) and 300 to 300 (S-tag pushed) carry pings; S-VLANs $svlans"
+
+# ---- 4. the API ----------------------------------------------------------------------------------
+[ "$(curl -s "$EL/evc/" | jq 'length')" = 4 ] || fail "GET evc/ does not list the 4 EVCs"
+one=$(curl -s "$EL/evc/$EPL")
+[ "$(jq -r '[.name, .active, .enabled, .archived, .uni_a.interface_id, (.current_path | length)] | @csv' <<<"$one")" = \
+  "\"epl\",true,true,false,\"$(dpid 1):1\",2" ] || fail "GET evc/$EPL: $one"
+c=$(post "$(evc dup "$(uni 1 7 100)" "$(uni 3 7 201)")")
+[ "$c" = 400 ] && grep -q 'Tag 100 is not available' "$work/answer" || fail "a tag in use: $c $(cat "$work/answer")"
+c=$(post "$(evc dup2 "$(uni 1 1)" "$(uni 2 9)")")
+[ "$c" = 409 ] || fail "a port without tag taken twice: $c $(cat "$work/answer")"
+c=$(post '{"name": "x", "uni_a": {"interface_id": "00:00:00:00:00:00:10:01:1"}}')
+[ "$c" = 400 ] && grep -q "'uni_z' is a required property" "$work/answer" || fail "no uni_z: $c $(cat "$work/answer")"
+c=$(post "$(printf '{"name": "x", "uni_a": %s, "uni_z": %s}' "$(uni 1 9)" "$(uni 3 9)")")
+[ "$c" = 400 ] && grep -q 'must have a primary path or allow dynamic paths' "$work/answer" ||
+    fail "no path allowed: $c $(cat "$work/answer")"
+c=$(curl -s -o "$work/answer" -w '%{http_code}' "$EL/evc/0123456789abcd")
+[ "$c" = 404 ] && grep -q 'circuit_id 0123456789abcd not found' "$work/answer" || fail "unknown id: $c"
+[ "$(curl -s "$EL/evc/" | jq 'length')" = 4 ] || fail "refused requests made EVCs"
+pass "GET evc/ and evc/{id}; 400 tag in use, 409 port taken, 400 naming the field, 404"
+
+# ---- 5. a restart keeps them -----------------------------------------------------------------
+stop_ofcd
+start_ofcd "$work/ofcd2.log" "${ofcd_args[@]}"
+wait_stat "$work/ofcd2.log" "switches_up" 3 60 || fail "the bridges did not come back"
+[ "$(curl -s "$EL/evc/" | jq '[.[] | select(.active)] | length')" = 4 ] || fail "the EVCs were not kept active over a restart"
+ping_ok 7 10.91.0.8 || fail "h7 cannot ping h8 after the restart"
+pass "after ofcd's restart: 4 EVCs active, VLAN 100 - 200 still carries pings"
+
+# ---- 6. DELETE ---------------------------------------------------------------------------------
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -X DELETE "$EL/evc/$EPL")
+[ "$c" = 200 ] && [ "$(jq -r .response "$work/answer")" = "Circuit $EPL removed" ] || fail "DELETE: $c $(cat "$work/answer")"
+for b in br1 br2 br3; do ovs_wait_flow $b "cookie=0xaa$EPL," gone || fail "$b keeps the EPL's flows"; done
+ping_ok 1 10.89.0.3 && fail "h1 still reaches h3 after the DELETE"
+[ "$(curl -s "$EL/evc/?archived=true" | jq -r "keys == [\"$EPL\"] and .[\"$EPL\"].archived")" = true ] ||
+    fail "the deleted EVC is not listed as archived"
+[ "$(curl -s "$EL/evc/" | jq 'length')" = 3 ] || fail "the deleted EVC is still listed as live"
+c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$EL/evc/$EPL")
+[ "$c" = 404 ] || fail "a second DELETE: $c"
+# Its port is free again.
+c=$(post "$(evc epl2 "$(uni 1 1)" "$(uni 3 1)")")
+[ "$c" = 201 ] && ping_ok 1 10.89.0.3 || fail "the freed ports cannot take a new EPL: $c $(cat "$work/answer")"
+pass "DELETE: flows gone from br1, br2, br3, the EVC archived, its ports free again"
+
+stop_ofcd
+echo "ovs_eline: all checks passed"
