@@ -78,8 +78,10 @@ void eline_now_text(char out[ELINE_TIME_LEN]);
 unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char *why,
                             size_t len);
 /* Under write_lock: find r's path (its primary_path, or the topology's
- * shortest), choose its S-VLANs, lay its flows. 0 (active), -ENOENT (no
- * path now: not deployed), or another error (logged, not deployed). */
+ * shortest), choose its S-VLANs, keep r with them, lay its flows, keep r
+ * active. 0 (active), -ENOENT (no path now: not deployed), or another
+ * error (logged; not deployed, what was laid of it removed). r is kept in
+ * the store either way (its save's failure logged). */
 int eline_deploy(struct eline_app *a, struct eline_rec *r);
 /* Under write_lock: every flow of r off its switches (the path's and the
  * UNIs'); r's path cleared. */

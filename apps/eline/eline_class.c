@@ -52,16 +52,16 @@ static unsigned eline_routes(void *self, const struct rest_ext **out, unsigned m
 static void eline_status(void *self, char *buf, size_t len)
 {
     struct eline_app *a = self;
-    size_t live = 0, active = 0;
+    size_t live = 0, active = 0, all;
 
     pthread_mutex_lock(&a->lock);
+    all = a->n_evcs;
     for (size_t i = 0; i < a->n_evcs; i++) {
         live += !a->evcs[i]->archived;
         active += a->evcs[i]->active && !a->evcs[i]->archived;
     }
     pthread_mutex_unlock(&a->lock);
-    snprintf(buf, len, "on: %zu EVCs (%zu active), %zu archived", live, active,
-             a->n_evcs - live);
+    snprintf(buf, len, "on: %zu EVCs (%zu active), %zu archived", live, active, all - live);
 }
 
 static void eline_destroy(void *self)

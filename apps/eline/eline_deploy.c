@@ -211,12 +211,11 @@ static struct eline_evc layout_of(const struct eline_rec *r)
     return e;
 }
 
-int eline_deploy(struct eline_app *a, struct eline_rec *r)
+/* r's path now and its S-VLANs, into r (under write_lock). */
+static int plan(struct eline_app *a, struct eline_rec *r)
 {
     struct eline_link path[ELINE_PATH_MAX];
     size_t n = 0;
-    char err[256] = "";
-    json_t *flows = NULL;
 
     int rc = find_path(a, r, path, &n);
     if (rc < 0) {
@@ -226,23 +225,48 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
         return rc;
     }
     pthread_mutex_lock(&a->lock);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        path[i].s_vlan = svlan_free(a, r, &path[i]);
-        if (!path[i].s_vlan)
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (!(path[i].s_vlan = svlan_free(a, r, &path[i])))
             rc = -ENOSPC;
-    }
     if (rc == 0) {
         memcpy(r->path, path, n * sizeof(path[0]));
         r->n_path = n;
     }
     pthread_mutex_unlock(&a->lock);
-    if (rc == 0) {
-        struct eline_evc e = layout_of(r);
-        rc = eline_layout(&e, path, n, &flows);
-    }
+    if (rc < 0)
+        LOG_WARN("eline", "EVC %s (%s): not deployed: no S-VLAN left on a link of its path",
+                 r->id, r->req.name);
+    return rc;
+}
+
+/* r's flows over its planned path. */
+static int lay(struct eline_app *a, struct eline_rec *r)
+{
+    char err[256] = "";
+    json_t *flows = NULL;
+    struct eline_evc e = layout_of(r);
+
+    int rc = eline_layout(&e, r->path, r->n_path, &flows);
     if (rc == 0)
         rc = eline_flows_add(a->host->fm, flows, err, sizeof(err));
     json_decref(flows);
+    if (rc < 0)
+        LOG_WARN("eline", "EVC %s (%s): its flows were not laid: %s%s%s", r->id, r->req.name,
+                 strerror(-rc), *err ? ": " : "", err);
+    return rc;
+}
+
+int eline_deploy(struct eline_app *a, struct eline_rec *r)
+{
+    int rc = plan(a, r);
+
+    /* Kept with its path before its flows go: S-VLANs a restart must not
+     * hand out twice, switches a delete must visit. */
+    if (rc == 0 && (rc = eline_rec_save(a, r)) < 0)
+        LOG_ERR("eline", "EVC %s (%s): its path not kept (%s): not deployed", r->id,
+                r->req.name, strerror(-rc));
+    if (rc == 0 && (rc = lay(a, r)) < 0)
+        eline_undeploy(a, r);           /* what part of it the store took */
     pthread_mutex_lock(&a->lock);
     if (rc == 0) {
         r->active = true;
@@ -251,10 +275,10 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
         r->n_path = 0;
     }
     pthread_mutex_unlock(&a->lock);
-    if (rc < 0)
-        LOG_WARN("eline", "EVC %s (%s): not deployed: %s%s%s", r->id, r->req.name,
-                 rc == -ENOSPC ? "no S-VLAN left on a link of its path" : strerror(-rc),
-                 *err ? ": " : "", err);
+    int kept = eline_rec_save(a, r);
+    if (kept < 0)
+        LOG_ERR("eline", "EVC %s (%s): its state not kept: %s", r->id, r->req.name,
+                strerror(-kept));
     return rc;
 }
 

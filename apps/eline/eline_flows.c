@@ -119,7 +119,7 @@ int eline_flows_remove(struct fm *fm, uint64_t cookie, const uint64_t *dpids, si
 {
     struct fm_flow del;
     uint8_t wire[FM_FLOW_WIRE_SMALL];
-    size_t len, n_keys = 0, cap = 0;
+    size_t len = 0, n_keys = 0, cap = 0;
     struct fm_key *keys = NULL;
     struct fm_sel sel = {ELINE_OWNER, wire, 0};
     struct fm_change_part *parts = calloc(n ? n : 1, sizeof(*parts));

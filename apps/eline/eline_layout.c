@@ -99,9 +99,20 @@ static json_t *flow_new(const struct eline_evc *evc, uint32_t in_port, uint32_t 
                      priority_of(evc, prio));
 }
 
-static void prepend(json_t *flow, json_t *action)
+/* action (stolen) first in flow's actions; -1 when it could not be made
+ * or put there (out of memory): the flow is then not laid at all. */
+static int prepend(json_t *flow, json_t *action)
 {
-    json_array_insert_new(json_object_get(flow, "actions"), 0, action);
+    return action ? json_array_insert_new(json_object_get(flow, "actions"), 0, action) : -1;
+}
+
+/* f, or NULL (f released) when one of its parts could not be made. */
+static json_t *whole(json_t *f, int bad)
+{
+    if (!bad)
+        return f;
+    json_decref(f);
+    return NULL;
 }
 
 static json_t *act_set_vlan(unsigned vid)
@@ -119,9 +130,10 @@ static json_t *act_pop(void)
     return json_pack("{s:s}", "action_type", "pop_vlan");
 }
 
-static void match_vlan(json_t *flow, struct val v)
+static int match_vlan(json_t *flow, struct val v)
 {
-    json_object_set_new(json_object_get(flow, "match"), "dl_vlan", val_json(v));
+    json_t *x = val_json(v);
+    return x ? json_object_set_new(json_object_get(flow, "match"), "dl_vlan", x) : -1;
 }
 
 /* A UNI's traffic onto the path: the S-VLAN s_vlan put on; c is the far
@@ -130,20 +142,21 @@ static json_t *push_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t
                          struct val in, uint16_t s_vlan, struct val c)
 {
     json_t *f = flow_new(evc, in_port, out_port, c.k == V_LIST ? c : in);
+    int bad = 0;
     if (!f)
         return NULL;
-    prepend(f, act_set_vlan(s_vlan));
+    bad |= prepend(f, act_set_vlan(s_vlan));
     if (!ints_differ(in, c))
-        prepend(f, act_push("s"));
+        bad |= prepend(f, act_push("s"));
     if (in.k != V_NONE)
-        match_vlan(f, in);
+        bad |= match_vlan(f, in);
     if (in.k != V_INT && c.k == V_INT && c.i != 0)
-        prepend(f, act_set_vlan(c.i));
+        bad |= prepend(f, act_set_vlan(c.i));
     if (in.k == V_ANY && c.k == V_INT && c.i == 0)
-        prepend(f, act_pop());
+        bad |= prepend(f, act_pop());
     else if (falsy(in) && c.k != V_LIST && !special(c))
-        prepend(f, act_push("c"));
-    return f;
+        bad |= prepend(f, act_push("c"));
+    return whole(f, bad);
 }
 
 /* The path's traffic out of a UNI whose value is own; c the far UNI's. */
@@ -153,14 +166,14 @@ static json_t *pop_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t 
     json_t *f = flow_new(evc, in_port, out_port, SERVICE_TAG);
     if (!f)
         return NULL;
-    match_vlan(f, (struct val){.k = V_INT, .i = s_vlan});
+    int bad = match_vlan(f, (struct val){.k = V_INT, .i = s_vlan});
     if (own.k == V_INT && own.i == 0)
-        prepend(f, act_pop());
+        bad |= prepend(f, act_pop());
     else if (ints_differ(own, c))
-        prepend(f, act_set_vlan(own.i));
+        bad |= prepend(f, act_set_vlan(own.i));
     else
-        prepend(f, act_pop());
-    return f;
+        bad |= prepend(f, act_pop());
+    return whole(f, bad);
 }
 
 static json_t *nni_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t out_port,
@@ -169,9 +182,9 @@ static json_t *nni_flow(const struct eline_evc *evc, uint32_t in_port, uint32_t 
     json_t *f = flow_new(evc, in_port, out_port, SERVICE_TAG);
     if (!f)
         return NULL;
-    match_vlan(f, (struct val){.k = V_INT, .i = in_vlan});
-    prepend(f, act_set_vlan(out_vlan));
-    return f;
+    int bad = match_vlan(f, (struct val){.k = V_INT, .i = in_vlan});
+    bad |= prepend(f, act_set_vlan(out_vlan));
+    return whole(f, bad);
 }
 
 /* ---- collecting by switch ------------------------------------------------------- */
@@ -201,15 +214,12 @@ static int add_matching(json_t *out, uint64_t dpid, json_t *f, struct val v)
 
     if (!f)
         return -ENOMEM;
-    if (v.k != V_LIST) {
-        if (v.k != V_NONE)
-            match_vlan(f, v);
-        return add_flow(out, dpid, f);
-    }
+    if (v.k != V_LIST)
+        return add_flow(out, dpid, whole(f, v.k != V_NONE ? match_vlan(f, v) : 0));
     for (unsigned i = 0; i < v.list->n_masks && rc == 0; i++) {
         json_t *c = json_deep_copy(f);
         if (c)
-            match_vlan(c, (struct val){.k = V_MASK, .s = v.list->masks[i]});
+            c = whole(c, match_vlan(c, (struct val){.k = V_MASK, .s = v.list->masks[i]}));
         rc = add_flow(out, dpid, c);
     }
     json_decref(f);
@@ -229,23 +239,29 @@ static int layout_direct(const struct eline_evc *evc, json_t *out)
         json_decref(za);
         return -ENOMEM;
     }
+    int bad = 0;
     if (vz.k != V_LIST && !special(vz)) {
-        prepend(az, act_set_vlan(vz.i));
+        bad |= prepend(az, act_set_vlan(vz.i));
         if (falsy(va))
-            prepend(az, act_push("c"));
+            bad |= prepend(az, act_push("c"));
         if (va.k == V_INT && va.i == 0)
-            prepend(za, act_pop());
+            bad |= prepend(za, act_pop());
     } else if (va.k == V_INT && va.i == 0 && vz.k == V_ANY) {
-        prepend(za, act_pop());
+        bad |= prepend(za, act_pop());
     }
     if (va.k != V_LIST && !special(va)) {
-        prepend(za, act_set_vlan(va.i));
+        bad |= prepend(za, act_set_vlan(va.i));
         if (falsy(vz))
-            prepend(za, act_push("c"));
+            bad |= prepend(za, act_push("c"));
         if (vz.k == V_INT && vz.i == 0)
-            prepend(az, act_pop());
+            bad |= prepend(az, act_pop());
     } else if (va.k == V_ANY && vz.k == V_INT && vz.i == 0) {
-        prepend(az, act_pop());
+        bad |= prepend(az, act_pop());
+    }
+    if (bad) {
+        json_decref(az);
+        json_decref(za);
+        return -ENOMEM;
     }
     int rc = add_matching(out, evc->uni_a.dpid, az, va);
     if (rc == 0)

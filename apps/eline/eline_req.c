@@ -281,7 +281,7 @@ int eline_req_parse(json_t *body, struct eline_req *out, char *err, size_t errle
         *str_out[i] = s ? json_string_value(s) : NULL;
     }
     long long sb = -1, sl = 0, q = -1, mp = 2, bw = 0;
-    if ((rc = int_field(body, "sb_priority", 0, 0x7fffffff, true, -1, &sb, err, errlen)) ||
+    if ((rc = int_field(body, "sb_priority", 0, 65535, true, -1, &sb, err, errlen)) ||
         (rc = int_field(body, "service_level", 0, 7, false, 0, &sl, err, errlen)) ||
         (rc = int_field(body, "queue_id", -1, 7, true, -1, &q, err, errlen)) ||
         (rc = int_field(body, "max_paths", 2, 10, false, 2, &mp, err, errlen)) ||

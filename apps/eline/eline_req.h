@@ -17,7 +17,7 @@
  *                        {id?, endpoint_a {id}, endpoint_b {id}}
  *   primary_constraints, secondary_constraints   objects (pathfinder's
  *                        constraints; read when a path is asked for)
- *   sb_priority          integer >= 0 or null; service_level 0..7 (0);
+ *   sb_priority          integer 0..65535 (an OpenFlow priority) or null; service_level 0..7 (0);
  *                        queue_id -1..7 or null (-1); max_paths 2..10 (2);
  *                        bandwidth integer (0)
  *   metadata             object ({}); circuit_scheduler array ([]);

@@ -90,7 +90,12 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     }
     pthread_mutex_lock(&a->write_lock);
     int rc = new_id(a, id);
-    struct eline_rec *r = rc == 0 ? eline_rec_new(body, id) : (json_decref(body), NULL);
+    if (rc < 0) {
+        pthread_mutex_unlock(&a->write_lock);
+        json_decref(body);
+        return rest_ext_error(out, 500, "no EVC id could be made: %s", strerror(-rc));
+    }
+    struct eline_rec *r = eline_rec_new(body, id);
     unsigned st = r ? eline_uni_conflict(a, r, err, sizeof(err)) : 500;
     if (st) {
         eline_rec_free(r);
@@ -106,18 +111,21 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
         pthread_mutex_unlock(&a->write_lock);
         return rest_ext_error(out, 503, "no room for another EVC (%u at most)", ELINE_MAX_EVCS);
     }
-    /* Kept before it is laid, so what the switches get is never an EVC
-     * the store does not know; kept again once laid, with its path. */
+    /* Kept before anything of it reaches a switch. Not kept: it never
+     * was (the store says what the answer says). */
     rc = eline_rec_save(a, r);
-    bool deployed = rc == 0 && r->enabled && eline_deploy(a, r) == 0;
-    if (rc == 0 && deployed)
-        rc = eline_rec_save(a, r);
-    pthread_mutex_unlock(&a->write_lock);
     if (rc < 0) {
+        pthread_mutex_lock(&a->lock);
+        a->n_evcs--;                    /* the last one: r, added above */
+        pthread_mutex_unlock(&a->lock);
         LOG_ERR("eline", "EVC %s (%s): not kept: %s", id, r->req.name, strerror(-rc));
-        return rest_ext_error(out, 503, "the EVC could not be kept (%s); read evc/%s to see "
-                              "whether it exists", strerror(-rc), id);
+        eline_rec_free(r);
+        pthread_mutex_unlock(&a->write_lock);
+        return rest_ext_error(out, 503, "the EVC could not be kept: %s; nothing of it was "
+                              "made", strerror(-rc));
     }
+    bool deployed = r->enabled && eline_deploy(a, r) == 0;
+    pthread_mutex_unlock(&a->write_lock);
     LOG_INFO("eline", "EVC %s (%s) created, %s", id, r->req.name,
              deployed ? "deployed" : "not deployed");
     *out = json_pack("{s:s, s:b}", "circuit_id", id, "deployed", deployed);
@@ -141,7 +149,12 @@ static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
         r->archived = true;
         r->enabled = false;
         pthread_mutex_unlock(&a->lock);
-        rc = eline_rec_save(a, r);
+        if ((rc = eline_rec_save(a, r)) < 0) {
+            /* Live still where it is kept: a retry does it again. */
+            pthread_mutex_lock(&a->lock);
+            r->archived = false;
+            pthread_mutex_unlock(&a->lock);
+        }
     }
     pthread_mutex_unlock(&a->write_lock);
     if (rc < 0)

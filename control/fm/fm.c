@@ -403,8 +403,8 @@ static void fm_pump(struct fm *fm, struct fm_switch *sw, uint64_t now_us)
      * one goes after its barrier. */
     if (sw->gm_queued)
         fm_gm_pump(fm, sw, &room);
-    if (!sw->queued)
-        return;
+    if (!sw->queued || sw->gm_queued)
+        return;                       /* no flow before the groups and meters it may name */
     if (room < 2) {
         fm->stats.ring_full++;
         return;
@@ -550,6 +550,8 @@ static void on_error(struct fm *fm, struct fm_switch *sw, uint32_t xid,
             struct fm_sent *s = &b->sent[i];
             if (s->xid != xid)
                 continue;
+            if (s->failed)
+                return;                /* said once: a switch repeating it changes nothing */
             s->failed = true;
             if (s->kind) {
                 fm_gm_rejected(fm, sw, s, e->type, e->code, what);

@@ -124,21 +124,30 @@ struct fm_gm_entry *fm_gm_find(struct fm_switch *sw, uint8_t kind, uint32_t id)
 }
 
 
-/* Put (kind, id) in sw's list, replacing one of that id (whose on_switch it
- * keeps); NULL when out of memory. */
-static struct fm_gm_entry *gm_mirror_put(struct fm *fm, struct fm_switch *sw, uint8_t kind,
-                                         uint32_t id, const uint8_t *wire, size_t len,
-                                         const char *text, size_t text_len)
+/* A new entry of (kind, id) (not in any list yet); NULL when out of memory. */
+static struct fm_gm_entry *gm_entry_new(uint8_t kind, uint32_t id, const uint8_t *wire,
+                                        size_t len, const char *text, size_t text_len)
 {
     struct fm_gm_entry *e = malloc(sizeof(*e) + len + text_len + 1);
     if (!e)
         return NULL;
     *e = (struct fm_gm_entry){.kind = kind, .id = id, .state = FM_GM_PENDING,
-                              .version = ++fm->gm_version, .len = (uint32_t)len,
-                              .text_len = (uint32_t)text_len};
+                              .len = (uint32_t)len, .text_len = (uint32_t)text_len};
     memcpy(e->data, wire, len);
     memcpy(e->data + len, text, text_len);
     e->data[len + text_len] = '\0';
+    return e;
+}
+
+/* e (gm_entry_new's) into sw's list with the next version, replacing the
+ * one of its id (whose on_switch it keeps). */
+static struct fm_gm_entry *gm_mirror_insert(struct fm *fm, struct fm_switch *sw,
+                                            struct fm_gm_entry *e)
+{
+    uint8_t kind = e->kind;
+    uint32_t id = e->id;
+
+    e->version = ++fm->gm_version;
     struct fm_gm_entry **pp = gm_slot(sw, kind, id);
     struct fm_gm_entry *old = *pp && (*pp)->kind == kind && (*pp)->id == id ? *pp : NULL;
     if (old) {
@@ -167,13 +176,11 @@ static bool gm_mirror_del(struct fm_switch *sw, uint8_t kind, uint32_t id)
     return true;
 }
 
-void fm_gm_switch_free(struct fm_switch *sw)
+/* Everything queued for sw goes; how many. */
+static size_t gm_queue_drop(struct fm_switch *sw)
 {
-    while (sw->gm) {
-        struct fm_gm_entry *e = sw->gm;
-        sw->gm = e->next;
-        free(e);
-    }
+    size_t n = sw->gm_queued;
+
     while (sw->gm_head) {
         struct fm_gm_item *it = sw->gm_head;
         sw->gm_head = it->next;
@@ -181,6 +188,17 @@ void fm_gm_switch_free(struct fm_switch *sw)
     }
     sw->gm_tail = NULL;
     sw->gm_queued = 0;
+    return n;
+}
+
+void fm_gm_switch_free(struct fm_switch *sw)
+{
+    while (sw->gm) {
+        struct fm_gm_entry *e = sw->gm;
+        sw->gm = e->next;
+        free(e);
+    }
+    gm_queue_drop(sw);
     free(sw->gm_index);
     sw->gm_index = NULL;
     sw->gm_index_n = 0;
@@ -211,6 +229,7 @@ void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw)
     for (struct fm_gm_entry *e = sw->gm; e; e = e->next) {
         e->on_switch = false;
         e->state = FM_GM_PENDING;
+        e->pending_checks = 0;
         fm_gm_queue(sw, e->kind, OFPGC_ADD, e->id, false);
     }
 }
@@ -218,14 +237,7 @@ void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw)
 void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw)
 {
     sw->gm_check_xid[0] = sw->gm_check_xid[1] = 0;  /* no answer comes on another connection */
-    fm->stats.dropped_on_down += sw->gm_queued;
-    while (sw->gm_head) {
-        struct fm_gm_item *it = sw->gm_head;
-        sw->gm_head = it->next;
-        free(it);
-    }
-    sw->gm_tail = NULL;
-    sw->gm_queued = 0;
+    fm->stats.dropped_on_down += gm_queue_drop(sw);
 }
 
 /* it's message: a DELETE made in del (GM_DELETE_LEN bytes), else the
@@ -344,7 +356,7 @@ void fm_gm_rejected(struct fm *fm, struct fm_switch *sw, const struct fm_sent *s
 
     if (e && e->version != s->flow_id)
         return;                         /* replaced since: its own send decides */
-    if (e && gm_other_command(s, type, code)) {
+    if (e && gm_other_command(s, type, code) && sw->gm_queued < FM_GM_QUEUE_MAX) {
         fm->stats.gm_fallbacks++;
         fm_gm_queue(sw, s->kind, s->gm_cmd == OFPGC_ADD ? OFPGC_MODIFY : OFPGC_ADD, id, true);
         return;
@@ -384,24 +396,27 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
     memcpy(val + GM_VALUE_HEAD + len, text, text_len);
     gm_key(key, dpid, kind, id);
 
+    /* Everything the mirror needs is had before the store is written: a
+     * change stored is a change mirrored. */
+    struct fm_gm_entry *e = gm_entry_new(kind, id, wire, len, text, text_len);
     pthread_mutex_lock(&fm->gm_write);
     pthread_mutex_lock(&fm->lock);
-    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    struct fm_switch *sw = e ? fm_switch_get(fm, dpid) : NULL;
     bool full = sw && !fm_gm_find(sw, kind, id) && sw->n_gm[kind] >= FM_GM_PER_SWITCH;
     bool busy = sw && sw->gm_queued >= FM_GM_QUEUE_MAX;
     pthread_mutex_unlock(&fm->lock);
-    int rc = full   ? -ENOSPC
+    int rc = !sw    ? -ENOMEM
+             : full ? -ENOSPC
              : busy ? -EBUSY
                     : store_kv_put(fm->store, key, val, GM_VALUE_HEAD + len + text_len);
     free(val);
     if (rc == 0) {
         pthread_mutex_lock(&fm->lock);
-        sw = fm_switch_get(fm, dpid);
-        bool had = sw && fm_gm_find(sw, kind, id);
-        bool held = had && fm_gm_find(sw, kind, id)->on_switch;
-        if (!sw || !gm_mirror_put(fm, sw, kind, id, wire, len, text, text_len)) {
-            rc = -ENOMEM;               /* stored: laid at the next start */
-        } else if (sw->up) {
+        const struct fm_gm_entry *had = fm_gm_find(sw, kind, id);
+        bool held = had && had->on_switch;
+        gm_mirror_insert(fm, sw, e);
+        e = NULL;
+        if (sw->up) {
             fm_gm_queue(sw, kind, held ? OFPGC_MODIFY : OFPGC_ADD, id, false);
             size_t room = fm->env.room(fm->env.arg, sw->conn, OFP_PRIO_P3);
             fm_gm_pump(fm, sw, &room);  /* or on the next tick */
@@ -409,6 +424,7 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
         pthread_mutex_unlock(&fm->lock);
     }
     pthread_mutex_unlock(&fm->gm_write);
+    free(e);
     return rc;
 }
 
@@ -441,6 +457,30 @@ int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
     return rc;
 }
 
+/* One entry's copy into *out; -ENOMEM. */
+static int gm_info(const struct fm_gm_entry *e, struct fm_gm_info *out)
+{
+    char *text = malloc(e->text_len + 1);
+    if (!text)
+        return -ENOMEM;
+    memcpy(text, e->data + e->len, e->text_len + 1);
+    *out = (struct fm_gm_info){.kind = (enum fm_gm_kind)e->kind, .id = e->id,
+                               .state = (enum fm_gm_state)e->state, .err_type = e->err_type,
+                               .err_code = e->err_code, .text = text, .text_len = e->text_len};
+    return 0;
+}
+
+int fm_gm_get(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id,
+              struct fm_gm_info *out)
+{
+    pthread_mutex_lock(&fm->lock);
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    const struct fm_gm_entry *e = sw ? fm_gm_find(sw, (uint8_t)kind, id) : NULL;
+    int rc = e ? gm_info(e, out) : -ENOENT;
+    pthread_mutex_unlock(&fm->lock);
+    return rc;
+}
+
 int fm_gm_list(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, struct fm_gm_info **out)
 {
     int n = 0, rc = 0;
@@ -453,16 +493,9 @@ int fm_gm_list(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, struct fm_gm_
     for (struct fm_gm_entry *e = sw ? sw->gm : NULL; v && e; e = e->next) {
         if (kind && e->kind != kind)
             continue;
-        char *text = malloc(e->text_len + 1);
-        if (!text) {
-            rc = -ENOMEM;
+        if ((rc = gm_info(e, &v[n])) < 0)
             break;
-        }
-        memcpy(text, e->data + e->len, e->text_len + 1);
-        v[n++] = (struct fm_gm_info){.kind = (enum fm_gm_kind)e->kind, .id = e->id,
-                                     .state = (enum fm_gm_state)e->state,
-                                     .err_type = e->err_type, .err_code = e->err_code,
-                                     .text = text, .text_len = e->text_len};
+        n++;
     }
     pthread_mutex_unlock(&fm->lock);
     if (!v || rc < 0) {
@@ -508,15 +541,19 @@ static int gm_load_one(const char *key, const void *val, size_t len, void *arg)
         gm_key(check, dpid, kind, id);
         ok = strcmp(check, key) == 0;
     }
-    struct fm_switch *sw = ok ? fm_switch_get(lc->fm, dpid) : NULL;
-    if (!sw || !gm_mirror_put(lc->fm, sw, kind, id, v + GM_VALUE_HEAD, wlen,
-                              (const char *)v + GM_VALUE_HEAD + wlen,
-                              len - GM_VALUE_HEAD - wlen)) {
+    struct fm_gm_entry *e = ok ? gm_entry_new(kind, id, v + GM_VALUE_HEAD, wlen,
+                                              (const char *)v + GM_VALUE_HEAD + wlen,
+                                              len - GM_VALUE_HEAD - wlen)
+                               : NULL;
+    struct fm_switch *sw = e ? fm_switch_get(lc->fm, dpid) : NULL;
+    if (!sw) {
+        free(e);
         if (lc->bad++ < 10)
             LOG_ERR("flows", "stored record %s is not a group or meter this ofcd can lay; "
                     "kept in the store, not managed", key);
         return 0;
     }
+    gm_mirror_insert(lc->fm, sw, e);
     lc->loaded++;
     return 0;
 }

@@ -73,7 +73,9 @@ const char *fm_gm_state_name(enum fm_gm_state state);
 int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, const char *text,
               size_t text_len);
 
-/* Delete the stored one of (dpid, kind, id) and send its DELETE when up: 0,
+/* Delete the stored one of (dpid, kind, id) and send its DELETE when up
+ * (a switch down then, or that drops it, loses it: the consistency check
+ * deletes it at the next connect, as an alien): 0,
  * -ENOENT when none is stored, -EBUSY as for a put, -EOPNOTSUPP in a
  * cluster, the store's error. */
 int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id);
@@ -87,6 +89,11 @@ struct fm_gm_info {
     char *text;                     /* the client's text, NUL-terminated */
     size_t text_len;
 };
+
+/* The stored one of (dpid, kind, id) into *out (its text to free): 0,
+ * -ENOENT, -ENOMEM. */
+int fm_gm_get(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id,
+              struct fm_gm_info *out);
 
 /* dpid's stored ones of kind (0: both), by id: a malloc'd array in *out
  * (fm_gm_infos_free), the count returned, or -ENOMEM. */

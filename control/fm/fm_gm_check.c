@@ -9,9 +9,12 @@
  *    back (a MODIFY of the stored version);
  *  - at the last part, one stored and confirmed that the switch did not
  *    list: laid again (an ADD).
- * A stored one still pending (its message or barrier on the way) or in
- * error (the switch refused it: asking again would be refused again) is
- * left alone. Bounds: FM_GM_CHECK_PARTS parts per answer (past them the
+ * A stored one in error (the switch refused it: asking again would be
+ * refused again) is left alone. One still pending is confirmed when the
+ * switch lists it as stored; left alone while its message may be on the
+ * way; sent again when FM_GM_PENDING_CHECKS checks in a row find it
+ * pending and not on the switch as stored (its barrier, or the message,
+ * was lost: a ring that was full, a queue that could not grow). Bounds: FM_GM_CHECK_PARTS parts per answer (past them the
  * answer is dropped and counted) and FM_GM_QUEUE_MAX messages queued per
  * switch by the check, so a switch that lists without end cannot grow the
  * queue. Under fm.lock, on the control thread.
@@ -29,6 +32,7 @@
 #include "ofp_msg.h"
 
 #define FM_GM_CHECK_PARTS 64u
+#define FM_GM_PENDING_CHECKS 2u
 #define GM_METER_CONFIG_HEAD 8u     /* length, flags, meter_id; then the bands */
 
 /* Index into gm_check_xid of a kind. */
@@ -84,8 +88,22 @@ static void judge(struct fm *fm, struct fm_switch *sw, uint8_t kind, uint32_t id
 
     if (e)
         e->seen = true;
+    if (e && e->state == FM_GM_PENDING && same) {
+        e->state = FM_GM_INSTALLED;     /* the switch holds it: its answer was lost */
+        e->on_switch = true;
+        e->pending_checks = 0;
+        fm->stats.gm_installed++;
+        return;
+    }
     if (sw->gm_queued >= FM_GM_QUEUE_MAX)
         return;
+    if (e && e->state == FM_GM_PENDING && ++e->pending_checks >= FM_GM_PENDING_CHECKS) {
+        e->pending_checks = 0;
+        fm_gm_queue(sw, kind, OFPGC_MODIFY, id, false);
+        fm->stats.gm_changed_relaid++;
+        (*changed)++;
+        return;
+    }
     if (!e) {
         fm_gm_queue(sw, kind, OFPGC_DELETE, id, false);
         fm->stats.gm_alien_deleted++;
@@ -149,8 +167,11 @@ static unsigned relay_missing(struct fm *fm, struct fm_switch *sw, uint8_t kind)
     unsigned missing = 0;
 
     for (struct fm_gm_entry *e = sw->gm; e && sw->gm_queued < FM_GM_QUEUE_MAX; e = e->next) {
-        if (e->kind != kind || e->seen || e->state != FM_GM_INSTALLED)
+        if (e->kind != kind || e->seen || e->state == FM_GM_ERROR)
             continue;
+        if (e->state == FM_GM_PENDING && ++e->pending_checks < FM_GM_PENDING_CHECKS)
+            continue;                   /* perhaps on its way */
+        e->pending_checks = 0;
         e->state = FM_GM_PENDING;
         e->on_switch = false;
         fm_gm_queue(sw, kind, OFPGC_ADD, e->id, false);

@@ -73,6 +73,8 @@ struct fm_gm_entry {
     bool on_switch;                 /* an ADD or MODIFY of it went out on this connection:
                                      * the next put is sent as a MODIFY */
     bool seen;                      /* in the switch's reply to the check now running */
+    uint8_t pending_checks;         /* checks that found it pending and not as stored:
+                                     * at FM_GM_PENDING_CHECKS it is sent again */
     uint16_t err_type, err_code;
     uint32_t id;
     uint64_t version;               /* counts its puts: a barrier confirms only its own */

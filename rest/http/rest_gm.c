@@ -49,39 +49,37 @@ static const char *gm_plural(enum fm_gm_kind kind)
 static void gm_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid,
                    enum fm_gm_kind kind, bool has_id, uint32_t id)
 {
-    struct fm_gm_info *v;
-    int n = fm_gm_list(q->rs->src.fm, dpid, kind, &v);
-
-    if (n < 0) {
-        rest_error(r, 500, "out of memory listing the %s of %016" PRIx64, gm_plural(kind), dpid);
+    if (has_id) {
+        struct fm_gm_info one;
+        int rc = fm_gm_get(q->rs->src.fm, dpid, kind, id, &one);
+        if (rc == -ENOENT) {
+            rest_error(r, 404, "switch %016" PRIx64 " has no stored %s %" PRIu32, dpid,
+                       fm_gm_kind_name(kind), id);
+            return;
+        }
+        r->json = rc == 0 ? gm_item_json(&one) : NULL;
+        if (rc == 0)
+            free(one.text);
+        if (!r->json)
+            rest_error(r, 500, "out of memory reading %s %" PRIu32, fm_gm_kind_name(kind), id);
         return;
     }
-    json_t *list = json_array();
-    json_t *one = NULL;
+    struct fm_gm_info *v;
+    int n = fm_gm_list(q->rs->src.fm, dpid, kind, &v);
+    json_t *list = n >= 0 ? json_array() : NULL;
     for (int i = 0; list && i < n; i++) {
-        if (has_id && v[i].id != id)
-            continue;
         json_t *o = gm_item_json(&v[i]);
         if (!o || json_array_append_new(list, o) < 0) {
             json_decref(list);
             list = NULL;
-            break;
         }
-        one = o;
     }
-    fm_gm_infos_free(v, n);
-    if (!list) {
+    if (n >= 0)
+        fm_gm_infos_free(v, n);
+    if (!list)
         rest_error(r, 500, "out of memory listing the %s of %016" PRIx64, gm_plural(kind), dpid);
-    } else if (has_id && !one) {
-        json_decref(list);
-        rest_error(r, 404, "switch %016" PRIx64 " has no stored %s %" PRIu32, dpid,
-                   fm_gm_kind_name(kind), id);
-    } else if (has_id) {
-        r->json = json_incref(one);
-        json_decref(list);
-    } else {
+    else
         r->json = json_pack("{s:o}", gm_plural(kind), list);
-    }
 }
 
 /* A failed fm_gm_put / fm_gm_del as an answer. */

@@ -150,6 +150,8 @@ static void test_refusals(void **state)
         "UNI_A and UNI_Z tag lists should be the same.");
     bad("{\"name\": \"x\", " A "}, " Z "}}",
         "The EVC must have a primary path or allow dynamic paths.");
+    bad("{\"name\": \"x\", " A "}, " Z "}, \"sb_priority\": 65536}",
+        INV "sb_priority: 65536 is greater than the maximum of 65535");
     bad("{\"name\": \"x\", " A "}, " Z "}, \"queue_id\": 8}",
         INV "queue_id: 8 is greater than the maximum of 7");
     bad("{\"name\": \"x\", " A "}, " Z "}, \"max_paths\": 1}",

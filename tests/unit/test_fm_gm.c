@@ -244,6 +244,14 @@ static int state_of(struct t *t, enum fm_gm_kind kind, uint32_t id, uint16_t *et
     return st;
 }
 
+static unsigned count_type(const struct t *t, unsigned from, uint8_t type)
+{
+    unsigned n = 0;
+    for (unsigned i = from; i < t->n_sent; i++)
+        n += t->sent[i].type == type;
+    return n;
+}
+
 static const struct sent *last_of(struct t *t, uint8_t type)
 {
     for (unsigned i = t->n_sent; i-- > 0;)
@@ -318,6 +326,7 @@ static void test_exists_becomes_modify_once(void **state)
     const struct sent add = t->sent[0];
     assert_int_equal(add.command, OFPGC_ADD);
     error_reply(t, add.xid, OFPET_GROUP_MOD_FAILED, OFPGMFC_GROUP_EXISTS);
+    error_reply(t, add.xid, OFPET_GROUP_MOD_FAILED, OFPGMFC_GROUP_EXISTS);   /* said twice */
     assert_int_equal(state_of(t, FM_GM_GROUP, 5, NULL, NULL), FM_GM_PENDING);
     barrier_reply(t, t->sent[1].xid);
     assert_int_equal(state_of(t, FM_GM_GROUP, 5, NULL, NULL), FM_GM_PENDING);
@@ -377,6 +386,8 @@ static void test_groups_go_before_flows(void **state)
     switch_up(t);
     unsigned from = t->n_sent;
     t->room = 0;                                    /* nothing leaves yet */
+    for (uint32_t g = 100; g < 400; g++)            /* more than one batch of them */
+        assert_int_equal(put_group(t, g, 1), 0);
     assert_int_equal(put_group(t, 4, 1), 0);
     struct fm_flow f;
     memset(&f, 0, sizeof(f));
@@ -397,12 +408,16 @@ static void test_groups_go_before_flows(void **state)
     assert_int_equal(fm_add(t->fm, DPID, &f, &mid, &fid, 1), 0);
     assert_int_equal(t->n_sent, from);
     t->room = 1000;
-    fm_tick(t->fm);
-    assert_int_equal(t->n_sent, from + 4);
-    assert_int_equal(t->sent[from].type, OFPT_GROUP_MOD);
-    assert_int_equal(t->sent[from + 1].type, OFPT_BARRIER_REQUEST);
-    assert_int_equal(t->sent[from + 2].type, OFPT_FLOW_MOD);
-    assert_int_equal(t->sent[from + 3].type, OFPT_BARRIER_REQUEST);
+    fm_tick(t->fm);                                 /* a batch of 256, no flow yet */
+    assert_int_equal(t->n_sent, from + 257);
+    assert_int_equal(count_type(t, from, OFPT_FLOW_MOD), 0);
+    fm_tick(t->fm);                                 /* the other 45, then the flow */
+    assert_int_equal(t->n_sent, from + 257 + 46 + 2);
+    assert_int_equal(t->sent[from + 257 + 44].type, OFPT_GROUP_MOD);
+    assert_int_equal(t->sent[from + 257 + 44].id, 4);
+    assert_int_equal(t->sent[from + 257 + 45].type, OFPT_BARRIER_REQUEST);
+    assert_int_equal(t->sent[from + 257 + 46].type, OFPT_FLOW_MOD);
+    assert_int_equal(t->sent[from + 257 + 47].type, OFPT_BARRIER_REQUEST);
 }
 
 static void test_delete_sends_delete(void **state)
@@ -637,6 +652,7 @@ static void test_check_leaves_pending_and_bounds(void **state)
 
     fm_destroy(t->fm);
     t->cfg.consistency = true;
+    t->cfg.window_us = 0;                           /* every poll checks */
     open_fm(t);
     switch_up(t);
     assert_int_equal(put_group(t, 5, 1), 0);       /* sent, its barrier not answered */
@@ -644,7 +660,19 @@ static void test_check_leaves_pending_and_bounds(void **state)
     uint32_t gx = request_xid(t, OFPMP_GROUP_DESC);
     unsigned from = t->n_sent;
     mp_reply(t, gx, OFPMP_GROUP_DESC, NULL, 0, false);
-    assert_int_equal(t->n_sent, from);              /* pending: not "missing" */
+    assert_int_equal(t->n_sent, from);              /* pending: not "missing" yet */
+    /* Its barrier lost: the next check (a worker's poll, xid 7, the window
+     * 0) finds it pending again and sends it. */
+    mp_reply(t, 7, OFPMP_FLOW, NULL, 0, false);
+    gx = request_xid(t, OFPMP_GROUP_DESC);
+    mp_reply(t, gx, OFPMP_GROUP_DESC, NULL, 0, false);
+    assert_int_equal(count_cmd(t, from, OFPT_GROUP_MOD, OFPGC_ADD, 5), 1);
+    /* Listed as stored while pending: confirmed. */
+    assert_int_equal(state_of(t, FM_GM_GROUP, 5, NULL, NULL), FM_GM_PENDING);
+    mp_reply(t, 7, OFPMP_FLOW, NULL, 0, false);
+    mp_reply(t, request_xid(t, OFPMP_GROUP_DESC), OFPMP_GROUP_DESC, body,
+             desc_put(body, 0, 5, 1), false);
+    assert_int_equal(state_of(t, FM_GM_GROUP, 5, NULL, NULL), FM_GM_INSTALLED);
 
     /* Check off: no request at all. */
     fm_destroy(t->fm);
