@@ -49,6 +49,9 @@ struct eline_app {
     struct eline_rec **evcs;
     size_t n_evcs, cap_evcs;
     struct rest_ext route;
+    /* eline_watch.c's, the control thread's */
+    uint64_t last_retry_us;
+    size_t retry_at;
 };
 
 /* ---- eline_evc.c ---------------------------------------------------------------- */
@@ -86,6 +89,16 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r);
 /* Under write_lock: every flow of r off its switches (the path's and the
  * UNIs'); r's path cleared. */
 int eline_undeploy(struct eline_app *a, struct eline_rec *r);
+
+/* ---- eline_watch.c ----------------------------------------------------------------- */
+
+struct qmsg;
+/* On the control thread: a worker event (a port or a switch down moves
+ * the EVCs crossing it); the tick (inactive EVCs tried again). */
+void eline_watch_event(struct eline_app *a, const struct qmsg *ev);
+void eline_watch_tick(struct eline_app *a, uint64_t now_us);
+/* data (stolen; NULL: nothing) on the event stream as kind. */
+void eline_publish(struct eline_app *a, const char *kind, json_t *data);
 
 /* ---- eline_rest.c ----------------------------------------------------------------- */
 

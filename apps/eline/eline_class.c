@@ -40,6 +40,17 @@ static int eline_load(void *self)
     return a->host->store ? eline_rec_load_all(a) : 0;
 }
 
+static void eline_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
+{
+    (void)now_us;
+    eline_watch_event(self, ev);
+}
+
+static void eline_on_tick(void *self, uint64_t now_us)
+{
+    eline_watch_tick(self, now_us);
+}
+
 static unsigned eline_routes(void *self, const struct rest_ext **out, unsigned max)
 {
     struct eline_app *a = self;
@@ -82,6 +93,8 @@ const struct app_class eline_class = {
     .enabled = eline_enabled,
     .create = eline_create,
     .load = eline_load,
+    .on_event = eline_on_event,
+    .on_tick = eline_on_tick,
     .routes = eline_routes,
     .status = eline_status,
     .destroy = eline_destroy,

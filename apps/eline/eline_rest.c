@@ -6,7 +6,9 @@
  *   GET    evc/{id}        one EVC (404 "circuit_id {id} not found")
  *   DELETE evc/{id}        its flows removed, it archived: 200
  *                          {"response": "Circuit {id} removed"}
- * An EVC is Kytos' as_dict (eline_evc.c). See eline_app.h. */
+ * An EVC is Kytos' as_dict (eline_evc.c). Events on the stream:
+ * evc.created {id, name, deployed, links}, evc.deleted {id}. See
+ * eline_app.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +130,9 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     pthread_mutex_unlock(&a->write_lock);
     LOG_INFO("eline", "EVC %s (%s) created, %s", id, r->req.name,
              deployed ? "deployed" : "not deployed");
+    eline_publish(a, "evc.created", json_pack("{s:s, s:s, s:b, s:I}", "id", id, "name",
+                                              r->req.name, "deployed", deployed, "links",
+                                              (json_int_t)r->n_path));
     *out = json_pack("{s:s, s:b}", "circuit_id", id, "deployed", deployed);
     return 201;
 }
@@ -160,6 +165,7 @@ static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
     if (rc < 0)
         return rest_ext_error(out, 503, "circuit %s was not removed: %s", id, strerror(-rc));
     LOG_INFO("eline", "EVC %s removed", id);
+    eline_publish(a, "evc.deleted", json_pack("{s:s}", "id", id));
     *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s removed", id));
     return 200;
 }

@@ -16,7 +16,11 @@
 #     field), an unknown id (404);
 #  5. ofcd restarted: the EVCs are still there and still carry traffic;
 #  6. DELETE: the EVC's flows leave every bridge, it is archived (GET
-#     ?archived=true), its ping stops.
+#     ?archived=true), its ping stops;
+#  7. failover, controller-driven (as Kytos without a failover path): a
+#     chord br1 - br3 added, an EVC laid over it; the chord's port deleted:
+#     the EVC is laid again through br2 and h11's ping to h12 goes on (the
+#     packets lost while it moves are counted, the time to move logged).
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -91,6 +95,8 @@ host 7 br1 7 91 100
 host 8 br3 7 91 200
 host 9 br1 8 92 300
 host 10 br3 8 92 300
+host 11 br1 9 93
+host 12 br3 9 93
 wait_stat "$work/ofcd.log" "switches_up" 3 60 || fail "the bridges did not establish"
 for _ in $(seq 150); do
     [ "$(curl -s "$API/api/kytos/topology/v3/links" | jq '[.links[] | select(.status == "UP")] | length')" = 2 ] && break
@@ -187,6 +193,32 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$EL/evc/$EPL")
 c=$(post "$(evc epl2 "$(uni 1 1)" "$(uni 3 1)")")
 [ "$c" = 201 ] && ping_ok 1 10.89.0.3 || fail "the freed ports cannot take a new EPL: $c $(cat "$work/answer")"
 pass "DELETE: flows gone from br1, br2, br3, the EVC archived, its ports free again"
+
+# ---- 7. failover ---------------------------------------------------------------------------
+ovs_vsctl -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-1 ofport_request=3 \
+          -- add-port br3 p3-1 -- set interface p3-1 type=patch options:peer=p1-3 ofport_request=3 ||
+    fail "cannot add the chord br1 - br3"
+links_up() { curl -s "$API/api/kytos/topology/v3/links" | jq '[.links[] | select(.status == "UP")] | length'; }
+for _ in $(seq 150); do [ "$(links_up)" = 3 ] && break; sleep 0.2; done
+[ "$(links_up)" = 3 ] || fail "the chord was not found: $(links_up) links up"
+c=$(post "$(evc protect "$(uni 1 9)" "$(uni 3 9)")")
+[ "$c" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] || fail "POST protect: $c $(cat "$work/answer")"
+PR=$(jq -r .circuit_id "$work/answer")
+[ "$(curl -s "$EL/evc/$PR" | jq '.current_path | length')" = 1 ] || fail "not laid over the chord"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 over the chord"
+ip netns exec ofcd-e11 ping -c 120 -i 0.05 -W 1 10.93.0.12 >"$work/ping" 2>&1 &
+pp=$!
+sleep 1.5
+ovs_vsctl del-port br1 p1-3 || fail "cannot cut the chord"
+wait "$pp"
+moved=$(grep -o "EVC $PR (protect): port [0-9a-f]*:3 down: laid again over 2 links in [0-9]* ms" "$work/ofcd2.log")
+[ -n "$moved" ] || fail "the EVC was not laid again: $(grep "$PR" "$work/ofcd2.log" | tail -3)"
+[ "$(curl -s "$EL/evc/$PR" | jq '[.active, (.current_path | length)] | @csv')" = '"true,2"' ] ||
+    fail "not active over br2: $(curl -s "$EL/evc/$PR" | jq -c '.current_path')"
+got=$(grep -o '[0-9]* received' "$work/ping" | cut -d' ' -f1)
+[ "${got:-0}" -ge 60 ] || fail "h11's ping did not go on after the cut: $(tail -3 "$work/ping")"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 after the failover"
+pass "failover: the chord cut, the EVC laid again through br2 (${moved##* in }); ping lost $((120 - got)) of 120 at 50 ms"
 
 stop_ofcd
 echo "ovs_eline: all checks passed"
