@@ -192,7 +192,7 @@ int gm_json_group(const char *text, size_t len, uint8_t *wire, size_t *wire_len,
                   uint32_t *group_id, char *err, size_t errlen)
 {
     struct jt_tape t = {0};
-    const struct jt_node *root;
+    const struct jt_node *root = NULL;
     struct ofp_group_mod gm;
     struct gm_group_room *room = malloc(sizeof(*room));
     int rc = room ? gm_root(&t, text, len, "group", &root, err, errlen) : -ENOMEM;
@@ -297,7 +297,7 @@ int gm_json_meter(const char *text, size_t len, uint8_t *wire, size_t *wire_len,
 {
     static const char *const keys[] = {"meter_id", "flags", "bands", NULL};
     struct jt_tape t = {0};
-    const struct jt_node *root, *v, *e;
+    const struct jt_node *root = NULL, *v = NULL, *e;
     struct ofp_meter_band bands[GM_JSON_BANDS_MAX];
     struct ofp_meter_mod mm = {.command = OFPMC_ADD, .flags = OFPMF_KBPS,
                                .bands = {.arr = bands}};

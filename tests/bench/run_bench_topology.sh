@@ -136,6 +136,9 @@ for r in $(seq "$ROUNDS"); do
     # engine (networkx) on the same graph (pathfinder_peer.py).
     if [ "$c" != - ] && [ "$r" = 1 ]; then
         /usr/bin/python3 "$here/pathfinder_peer.py" http://127.0.0.1:8181 | tee "$OUT/pathfinder.txt"
+        # EVCs on the same tree, as Kytos' scalability scripts make them
+        # (500 at a concurrency of 100; no peer on this machine runs them).
+        /usr/bin/python3 "$here/eline_create.py" http://127.0.0.1:8181 500 100 | tee "$OUT/eline.txt"
     fi
     stop_all
     # K=28 is past os-ken (one port per 50 ms: a round of probes takes it
