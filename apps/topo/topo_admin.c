@@ -18,6 +18,7 @@ struct topo_admin_slot {
 
 struct topo_admin {
     pthread_mutex_t wlock;              /* writers only */
+    atomic_uint_fast64_t changes;       /* flags that changed, ever (topo_admin_changes) */
     uint32_t mask;
     uint32_t n, max;
     struct topo_admin_slot slot[];
@@ -89,9 +90,16 @@ static int set_locked(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32
     return rc;
 }
 
+uint64_t topo_admin_changes(const struct topo_admin *a)
+{
+    return atomic_load_explicit(&a->changes, memory_order_acquire);
+}
+
 int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags)
 {
     pthread_mutex_lock(&a->wlock);
+    if (topo_admin_get(a, dpid, port) != flags)
+        atomic_fetch_add_explicit(&a->changes, 1, memory_order_release);
     int rc = set_locked(a, dpid, port, flags);
     pthread_mutex_unlock(&a->wlock);
     return rc;
@@ -102,6 +110,8 @@ int topo_admin_update(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32
 {
     pthread_mutex_lock(&a->wlock);
     uint32_t f = (topo_admin_get(a, dpid, port) & ~clear) | set;
+    if (topo_admin_get(a, dpid, port) != f)
+        atomic_fetch_add_explicit(&a->changes, 1, memory_order_release);
     int rc = set_locked(a, dpid, port, f);
     pthread_mutex_unlock(&a->wlock);
     if (now)

@@ -48,6 +48,10 @@ int topo_admin_update(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32
                       uint32_t clear, uint32_t *now);
 
 /* The flags of (dpid, port); 0 when never set. Any thread, lock-free. */
+/* How many times a flag changed since create: what depends on them (a
+ * cached path graph, topo_paths.h) is made again when it moved. */
+uint64_t topo_admin_changes(const struct topo_admin *a);
+
 uint32_t topo_admin_get(const struct topo_admin *a, uint64_t dpid, uint32_t port);
 
 /* Switched off for LLDP: the switch or the interface disabled, or its LLDP. */

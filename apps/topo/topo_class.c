@@ -84,6 +84,7 @@ static void topo_link_changed(void *arg, const struct topo_link_rec *l, enum top
 
     topo_class_publish_link(t->host->stream, l, c);
     topo_loop_note(&t->loop, l, c);
+    topo_paths_touch(&t->rest.paths);
 }
 
 static bool topo_enabled(const struct ofcd_config *c)
@@ -265,6 +266,14 @@ static void topo_on_event_locked(void *self, const struct qmsg *ev, uint64_t now
 
     topo_view_handle(t->ctl, ev, now_us);
     topo_loop_take(&t->loop);
+    /* A switch up or down, or a PORT_STATUS: what the graph is made of
+     * moved. Not the other messages the workers hand up (barrier replies,
+     * statistics: thousands a second while flows go in); LLDP
+     * (QMSG_EV_APP) moves it only when a link changes (topo_link_changed). */
+    const size_t hl = sizeof(struct of_event_hdr);
+    if (ev->kind == QMSG_EV_SWITCH_UP || ev->kind == QMSG_EV_SWITCH_DOWN ||
+        (ev->kind == QMSG_EV_OF && ev->len >= hl + 8 && ev->data[hl + 1] == OFPT_PORT_STATUS))
+        topo_paths_touch(&t->rest.paths);
 }
 
 /* Loops' actions queued under the lock; a switch or port met for the
@@ -304,6 +313,7 @@ static void topo_switch_forgotten(void *self, uint64_t dpid)
 {
     struct topo_inst *t = self;
 
+    topo_paths_touch(&t->rest.paths);
     if (!t->cluster && t->host->store && t->host->fm)
         topo_flow_forget(t->host->fm, dpid, t->app.lldp_vlan, &t->flow_ctx);
 }

@@ -4,9 +4,13 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include <string.h>
+
 #include "dpid.h"
+#include "ofcd_clock.h"
 #include "path_query.h"
-#include "topo_path_build.h"
+#include "topo_admin.h"
+#include "topo_rest.h"
 
 /* The path's nodes (switch, its interface, the next switch's interface,
  * that switch, ...) as the links crossed. */
@@ -30,33 +34,77 @@ static int hops_of(const struct topo_path_build *b, const struct path_found *p,
     return 0;
 }
 
+void topo_paths_cache_init(struct topo_paths_cache *c)
+{
+    memset(c, 0, sizeof(*c));
+    pthread_mutex_init(&c->lock, NULL);
+    atomic_init(&c->touched, 0);
+}
+
+void topo_paths_cache_fini(struct topo_paths_cache *c)
+{
+    if (c->built)
+        topo_path_build_free(&c->b);
+    c->built = false;
+    pthread_mutex_destroy(&c->lock);
+}
+
+void topo_paths_touch(struct topo_paths_cache *c)
+{
+    atomic_fetch_add_explicit(&c->touched, 1, memory_order_release);
+}
+
+/* Under c->lock: the graph of the topology now. The count is read before
+ * the graph is made, so a change made meanwhile makes it again next time. */
+static int graph_now(struct topo_rest *t, struct topo_paths_cache *c)
+{
+    uint64_t now = atomic_load_explicit(&c->touched, memory_order_acquire) +
+                   topo_admin_changes(t->admin);
+    uint64_t now_us = ofcd_clock_mono_us();
+    if (c->built && c->built_at == now && now_us - c->built_us < TOPO_PATHS_MAX_AGE_US)
+        return 0;
+    if (c->built)
+        topo_path_build_free(&c->b);
+    c->built = false;
+    int rc = topo_path_build(&c->b, t);
+    if (rc < 0) {
+        topo_path_build_free(&c->b);
+        return rc;
+    }
+    c->built = true;
+    c->built_at = now;
+    c->built_us = now_us;
+    return 0;
+}
+
 int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
                         struct topo_path_hop *out, size_t cap, size_t *n)
 {
-    struct topo_path_build b;
+    struct topo_paths_cache *c = &t->paths;
     char a[24], z[24];
 
     *n = 0;
-    int rc = topo_path_build(&b, t);
+    pthread_mutex_lock(&c->lock);
+    int rc = graph_now(t, c);
     if (rc < 0) {
-        topo_path_build_free(&b);
+        pthread_mutex_unlock(&c->lock);
         return rc;
     }
     dpid_format(src, a);
     dpid_format(dst, z);
-    long s = topo_path_node(&b, a), d = topo_path_node(&b, z);
+    long s = topo_path_node(&c->b, a), d = topo_path_node(&c->b, z);
     if (s < 0 || d < 0) {
-        topo_path_build_free(&b);
+        pthread_mutex_unlock(&c->lock);
         return -ENOENT;
     }
     struct path_query q = {.src = (uint32_t)s, .dst = (uint32_t)d, .weight = PATH_KSP_HOP,
                            .k = 1};
     struct path_list l = {0};
     struct path_query_err err;
-    rc = src == dst ? 0 : path_query_run(&b.g, &q, &l, &err);
+    rc = src == dst ? 0 : path_query_run(&c->b.g, &q, &l, &err);
     if (rc == 0 && src != dst)
-        rc = l.n ? hops_of(&b, &l.p[0], out, cap, n) : -ENOENT;
+        rc = l.n ? hops_of(&c->b, &l.p[0], out, cap, n) : -ENOENT;
     path_list_free(&l);
-    topo_path_build_free(&b);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }

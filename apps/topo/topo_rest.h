@@ -42,6 +42,7 @@
 #include "rest.h"
 #include "topo_admin.h"
 #include "topo_app.h"
+#include "topo_paths.h"
 #include "topo_view.h"
 
 struct sw_view;
@@ -66,6 +67,7 @@ struct topo_rest {
     json_t *meta;                       /* {"switch"|"interface"|"link": {id: {...}}} */
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd, ext_path;
+    struct topo_paths_cache paths;      /* the graph other apps' paths are found on */
 };
 
 /* Make the four routes (the rest of *t is the caller's to fill). 0 or
