@@ -68,7 +68,7 @@ static int cnode_create(const struct app_host *host, unsigned index, struct of_a
      * publishes yet: the apps are being made). */
     if (host->stream)
         rest_events_set_tap(host->stream, cnode_tap, ci->node);
-    ci->ext = (struct rest_ext){"/api/v1/cluster", ci, cnode_rest_get};
+    ci->ext = (struct rest_ext){"/api/v1/cluster", ci, cnode_rest_get, false};
     LOG_INFO("cluster", "node %s joins the cluster on %s (prefix %s, lease %u s)",
              c->cluster_node_id, c->cluster_etcd_endpoints, c->cluster_prefix,
              c->cluster_lease_ttl_s);

@@ -708,10 +708,10 @@ int topo_rest_init(struct topo_rest *t, const char *data_dir)
     if (!(t->meta_path = malloc(n)) || !(t->meta = json_object()))
         return -ENOMEM;
     snprintf(t->meta_path, n, "%s/topology_metadata.json", data_dir);
-    t->ext_topology = (struct rest_ext){"/api/kytos/topology/v3", t, topology_v3};
-    t->ext_lldp = (struct rest_ext){"/api/kytos/of_lldp/v1", t, of_lldp_v1};
-    t->ext_ofcd = (struct rest_ext){"/api/v1/topology", t, ofcd_topology};
-    t->ext_path = (struct rest_ext){"/api/kytos/pathfinder/v3", t, topo_rest_pathfinder};
+    t->ext_topology = (struct rest_ext){"/api/kytos/topology/v3", t, topology_v3, false};
+    t->ext_lldp = (struct rest_ext){"/api/kytos/of_lldp/v1", t, of_lldp_v1, false};
+    t->ext_ofcd = (struct rest_ext){"/api/v1/topology", t, ofcd_topology, false};
+    t->ext_path = (struct rest_ext){"/api/kytos/pathfinder/v3", t, topo_rest_pathfinder, true};
     return 0;
 }
 

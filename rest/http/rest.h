@@ -105,6 +105,9 @@ struct rest_ext {
     const char *prefix;
     void *arg;
     unsigned (*handle)(void *arg, const struct rest_ext_req *req, json_t **out);
+    /* Its POSTs only read (a query with a body: pathfinder's): a reader's
+     * token may make them, and a node that refuses writes answers them. */
+    bool post_reads;
 };
 
 #define REST_EXT_MAX 8

@@ -228,7 +228,7 @@ static void unauthorized(struct rest_reply *r, const char *why)
     r->www_authenticate = "Bearer realm=\"ofcd\"";
 }
 
-bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method,
+bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method, bool reads,
                      uint64_t now_s, struct rest_reply *r)
 {
     struct rest_jwt_claims c;
@@ -245,7 +245,6 @@ bool rest_auth_check(struct rest_auth *a, const char *authorization, const char 
         unauthorized(r, "Authorization is not \"Bearer TOKEN\"");
         return false;
     }
-    bool reads = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     const char *reader = rest_static_tokens_match(&a->readers, h + 7);
     if (reader && !reads) {
         rest_error(r, 403, "static token %s is a reader's: only admin may %s", reader, method);
@@ -291,12 +290,12 @@ bool rest_auth_check(struct rest_auth *a, const char *authorization, const char 
     return true;
 }
 
-bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, bool reads, struct rest_reply *r,
                      uint64_t now_s)
 {
     return rest_auth_check(a, MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_AUTHORIZATION),
-                           q->method, now_s, r);
+                           q->method, reads, now_s, r);
 }
 
 int rest_auth_issue(struct rest_auth *a, const char *name, const uint64_t *epoch,

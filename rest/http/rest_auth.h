@@ -110,11 +110,13 @@ struct rest_auth {
 int rest_auth_open(struct rest_auth *a, const struct rest_cfg *cfg, struct rest_auth_stats *st);
 void rest_auth_close(struct rest_auth *a);
 
-/* May q go on (method on path)? true; false with the 401/403 in r. */
-bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, struct rest_reply *r,
+/* May q go on (method on path)? reads: it changes nothing (GET, HEAD, a
+ * route's reading POST): any valid token may; else only an admin's. true;
+ * false with the 401/403 in r. */
+bool rest_auth_allow(struct rest_auth *a, struct rest_req *q, bool reads, struct rest_reply *r,
                      uint64_t now_s);
 /* The same for an Authorization header's value (NULL: none) and a method. */
-bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method,
+bool rest_auth_check(struct rest_auth *a, const char *authorization, const char *method, bool reads,
                      uint64_t now_s, struct rest_reply *r);
 
 /* A token for user name as the users set holds it now (its role and

@@ -269,6 +269,24 @@ static bool normal_path(const char *url, char *path, struct rest_reply *r)
     return true;
 }
 
+/* Does a request of method on path (normalised) change nothing? GET, HEAD,
+ * and a POST to an app route whose POSTs read (rest_ext.post_reads). */
+static bool request_reads(const struct rest_server *rs, const char *method, const char *path)
+{
+    if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+        return true;
+    if (strcmp(method, "POST") != 0)
+        return false;
+    for (unsigned i = 0; i < rs->src.n_ext; i++) {
+        const struct rest_ext *x = rs->src.ext[i];
+        size_t n = strlen(x->prefix);
+        if (x->post_reads && strncmp(path, x->prefix, n) == 0 &&
+            (path[n] == '\0' || path[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
 /* A change while the appliance refuses them (a cluster node that cannot
  * prove its lease): 503 with the reason, before any handler runs. Reads
  * and logins always pass. */
@@ -276,8 +294,8 @@ static bool refused_write(struct rest_req *q, struct rest_reply *r)
 {
     char why[256] = "";
 
-    if (!q->rs->src.writes_refused || strcmp(q->method, "GET") == 0 ||
-        strcmp(q->method, "HEAD") == 0 || strcmp(q->path, REST_LOGIN_PATH) == 0 ||
+    if (!q->rs->src.writes_refused || request_reads(q->rs, q->method, q->path) ||
+        strcmp(q->path, REST_LOGIN_PATH) == 0 ||
         !q->rs->src.writes_refused(q->rs->src.arg, why, sizeof(why)))
         return false;
     rest_error(r, 503, "%s", why);
@@ -681,7 +699,8 @@ static bool headers_check(struct rest_server *rs, struct rest_req *q, struct res
             return true;
         rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
                    REST_LOGIN_PATH);
-    } else if (rest_auth_allow(&rs->auth, q, r, (uint64_t)ofcd_clock_wall_s())) {
+    } else if (rest_auth_allow(&rs->auth, q, request_reads(rs, q->method, path), r,
+                               (uint64_t)ofcd_clock_wall_s())) {
         return true;
     }
     __atomic_fetch_add(&rs->auth.st->refused_at_headers, 1, __ATOMIC_RELAXED);

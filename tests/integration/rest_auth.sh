@@ -102,7 +102,18 @@ pass "login with Basic credentials gives a token; bad credentials 400/401"
 [ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -H "Authorization: Bearer $reader" -X POST \
     -H 'Content-Type: application/json' -d '{"flows": [{"priority": 1}]}')" = 403 ] ||
     fail "reader POST: not 403: $(cat "$work/body")"
-pass "an admin's token may change, a reader's only read (403 otherwise)"
+# Pathfinder's POST is a query: a reader's token (a user's, a static one)
+# may ask it; a reader may not make an EVC.
+PF=$API/api/kytos/pathfinder/v3/
+for tok in "$reader" "$scrape"; do
+    [ "$(code "$PF" -H "Authorization: Bearer $tok" -X POST -H 'Content-Type: application/json' \
+        -d '{"source": "00:00:00:00:00:00:00:01", "destination": "00:00:00:00:00:00:00:02"}')" = 200 ] ||
+        fail "a reader's pathfinder query: $(cat "$work/body")"
+done
+[ "$(code "$API/api/kytos/mef_eline/v2/evc/" -H "Authorization: Bearer $reader" -X POST \
+    -H 'Content-Type: application/json' -d '{"name": "x"}')" = 403 ] ||
+    fail "a reader made an EVC: $(cat "$work/body")"
+pass "an admin's token may change, a reader's only read (403 otherwise), and ask pathfinder"
 [ "$(code "$API/metrics" -H "Authorization: Bearer $scrape")" = 200 ] ||
     fail "the static reader token cannot scrape /metrics"
 grep -q '^ofcd_' "$work/body" || fail "/metrics with the static token has no ofcd series"

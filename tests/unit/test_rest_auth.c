@@ -473,7 +473,8 @@ static unsigned token_status(struct rest_auth *a, const char *tok, const char *m
     struct rest_reply r = {.status = 200};
 
     snprintf(h, sizeof(h), "Bearer %s", tok);
-    bool ok = rest_auth_check(a, h, method, now, &r);
+    bool reads = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    bool ok = rest_auth_check(a, h, method, reads, now, &r);
     json_decref(r.json);
     assert_true(ok == (r.status == 200));
     return r.status;
