@@ -6,6 +6,12 @@
  *   GET    evc/{id}        one EVC (404 "circuit_id {id} not found")
  *   DELETE evc/{id}        its flows removed, it archived: 200
  *                          {"response": "Circuit {id} removed"}
+ *   PATCH  evc/{id}/redeploy   taken off and laid again (a new path now):
+ *                          202 "Circuit {id} redeploy received.", 409
+ *                          "Circuit {id} is disabled." when disabled or no
+ *                          path is found (?try_avoid_same_s_vlan=true|false
+ *                          is checked and, S-VLANs being the lowest free,
+ *                          has no other effect)
  * An EVC is Kytos' as_dict (eline_evc.c). Events on the stream:
  * evc.created {id, name, deployed, links}, evc.deleted {id}. See
  * eline_app.h. */
@@ -13,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "cfg.h"
 #include "eline_app.h"
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
 
 /* A new EVC id: 14 hex digits, unused. */
@@ -170,6 +178,38 @@ static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
     return 200;
 }
 
+static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, const char *id,
+                         json_t **out)
+{
+    const char *avoid = q->query ? q->query(q, "try_avoid_same_s_vlan") : NULL;
+
+    if (avoid && strcasecmp(avoid, "true") != 0 && strcasecmp(avoid, "false") != 0)
+        return rest_ext_error(out, 400, "Parameter try_avoid_same_s_vlan has an invalid value.");
+    pthread_mutex_lock(&a->write_lock);
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find(a, id);
+    bool live = r && !r->archived, enabled = live && r->enabled;
+    pthread_mutex_unlock(&a->lock);
+    bool deployed = false;
+    uint64_t t0 = ofcd_clock_mono_us();
+    if (enabled && eline_undeploy(a, r) == 0)
+        deployed = eline_deploy(a, r) == 0;
+    uint64_t ms = (ofcd_clock_mono_us() - t0) / 1000u;
+    pthread_mutex_unlock(&a->write_lock);
+    if (!live)
+        return rest_ext_error(out, 404, "circuit_id %s not found", id);
+    if (!deployed) {
+        *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s is disabled.", id));
+        return 409;
+    }
+    LOG_INFO("eline", "EVC %s redeployed by REST over %zu links", id, r->n_path);
+    eline_publish(a, "evc.redeployed", json_pack("{s:s, s:s, s:s, s:I, s:I}", "id", id, "name",
+                                                 r->req.name, "why", "redeploy", "links",
+                                                 (json_int_t)r->n_path, "ms", (json_int_t)ms));
+    *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s redeploy received.", id));
+    return 202;
+}
+
 unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct eline_app *a = arg;
@@ -191,8 +231,18 @@ unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out
         return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
     }
     const char *id = p + 4;
-    if (strchr(id, '/'))
-        return rest_ext_error(out, 404, "no such resource: %s", q->path);
+    const char *slash = strchr(id, '/');
+    if (slash) {
+        char one[ELINE_ID_HEX + 1];
+        size_t n = (size_t)(slash - id);
+        if (strcmp(slash, "/redeploy") != 0 || n > ELINE_ID_HEX)
+            return rest_ext_error(out, 404, "no such resource: %s", q->path);
+        if (strcmp(q->method, "PATCH") != 0)
+            return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
+        memcpy(one, id, n);
+        one[n] = '\0';
+        return redeploy(a, q, one, out);
+    }
     if (strcmp(q->method, "GET") == 0)
         return get_one(a, id, out);
     if (strcmp(q->method, "DELETE") == 0)

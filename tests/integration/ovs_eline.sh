@@ -169,7 +169,15 @@ c=$(post "$(printf '{"name": "x", "uni_a": %s, "uni_z": %s}' "$(uni 1 9)" "$(uni
 c=$(curl -s -o "$work/answer" -w '%{http_code}' "$EL/evc/0123456789abcd")
 [ "$c" = 404 ] && grep -q 'circuit_id 0123456789abcd not found' "$work/answer" || fail "unknown id: $c"
 [ "$(curl -s "$EL/evc/" | jq 'length')" = 4 ] || fail "refused requests made EVCs"
-pass "GET evc/ and evc/{id}; 400 tag in use, 409 port taken, 400 naming the field, 404"
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH "$EL/evc/$V12/redeploy")
+[ "$c" = 202 ] && [ "$(jq -r .response "$work/answer")" = "Circuit $V12 redeploy received." ] ||
+    fail "redeploy: $c $(cat "$work/answer")"
+ping_ok 7 10.91.0.8 || fail "h7 cannot ping h8 after the redeploy"
+c=$(curl -s -o /dev/null -w '%{http_code}' -X PATCH "$EL/evc/0123456789abcd/redeploy")
+[ "$c" = 404 ] || fail "redeploy of an unknown EVC: $c"
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH "$EL/evc/$V12/redeploy?try_avoid_same_s_vlan=maybe")
+[ "$c" = 400 ] || fail "redeploy with a bad parameter: $c $(cat "$work/answer")"
+pass "GET evc/ and evc/{id}; 400 tag in use, 409 port taken, 400 naming the field, 404; redeploy 202, 404, 400"
 
 # ---- 5. a restart keeps them -----------------------------------------------------------------
 stop_ofcd
