@@ -9,7 +9,10 @@
  * (the store's identity of a flow survives a restart). The same object
  * also goes through the group and meter parsers (gm_json.h): what they
  * accept must decode (ofp_decode, which validates) as the ADD GROUP_MOD or
- * METER_MOD of the id they said.
+ * METER_MOD of the id they said. And through the EVC parser (eline_req.h):
+ * an EVC it accepts is laid out (eline_layout.h, over a link between its
+ * UNIs' switches, or none when they share one) into flows every one of
+ * which flow_json accepts.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +20,8 @@
 #include <string.h>
 
 #include "flow_json.h"
+#include "eline_layout.h"
+#include "eline_req.h"
 #include "gm_json.h"
 #include "jt_json.h"
 #include "json_u64.h"
@@ -43,6 +48,51 @@ static void gm_check(const char *text, size_t len)
         abort();
 }
 
+/* An EVC the parser accepted: its flows are flows. */
+static void evc_check(const char *text, size_t len)
+{
+    static struct eline_req r;
+    static struct fm_flow f;
+    char err[512];
+    json_error_t je;
+    json_t *body = json_loadb(text, len, 0, &je), *flows = NULL;
+
+    if (!body || eline_req_parse(body, &r, err, sizeof(err)) != 0) {
+        json_decref(body);
+        return;
+    }
+    json_t *ua = eline_uni_json(&r.uni_a), *uz = eline_uni_json(&r.uni_z);
+    if (!ua || !uz)
+        abort();
+    json_decref(ua);
+    json_decref(uz);
+    struct eline_evc e = {.id = 0x1234, .uni_a = r.uni_a.at, .uni_z = r.uni_z.at,
+                          .vlan_a = r.uni_a.vlan, .vlan_z = r.uni_z.vlan,
+                          .queue_id = r.queue_id, .sb_priority = (uint16_t)(r.sb_priority > 0 ?
+                                                                             r.sb_priority : 0)};
+    if (!r.uni_a.has_tag)
+        e.vlan_a.kind = ELINE_VLAN_NONE;
+    if (!r.uni_z.has_tag)
+        e.vlan_z.kind = ELINE_VLAN_NONE;
+    struct eline_link l = {.a = {r.uni_a.at.dpid, 4000}, .b = {r.uni_z.at.dpid, 4001}, .s_vlan = 7};
+    size_t n = r.uni_a.at.dpid == r.uni_z.at.dpid ? 0 : 1;
+    if (eline_layout(&e, &l, n, &flows) != 0)
+        abort();
+    const char *sw;
+    json_t *v;
+    json_object_foreach(flows, sw, v) {
+        size_t i;
+        json_t *fl;
+        json_array_foreach(json_object_get(v, "flows"), i, fl)
+            if (flow_json_parse_json(fl, false, &f, NULL, err, sizeof(err)) != 0) {
+                fprintf(stderr, "an EVC's flow refused: %s\n", err);
+                abort();
+            }
+    }
+    json_decref(flows);
+    json_decref(body);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct fm_flow f, g;
@@ -62,8 +112,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (jt_parse(&t, text, size - 1, 0) != 0)
         return 0;
-    if (jt_is_object(jt_root(&t)))
+    if (jt_is_object(jt_root(&t))) {
         gm_check(text, size - 1);
+        evc_check(text, size - 1);
+    }
     if (jt_is_object(jt_root(&t)) &&
         flow_json_parse(jt_root(&t), del, &f, &ff, err, sizeof(err)) == 0) {
         struct ofp_msg m;

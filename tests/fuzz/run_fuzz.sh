@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang (ASan+UBSan) — the frame/segment input
 # path (fuzz_net_tcp), the OpenFlow decoder (fuzz_ofp), the REST body reader
-# and flow parser with the group and meter parser (fuzz_flow_json), the LLDP reader (fuzz_lldp), the etcd gateway's
+# and flow parser with the group, meter and EVC parsers (fuzz_flow_json), the LLDP reader (fuzz_lldp), the etcd gateway's
 # answer decoders (fuzz_etcd), the etcd store's record readers
 # (fuzz_store_etcd), the reader of the events other nodes relay
 # (fuzz_relay) and the flow store journal's reader (fuzz_journal) — and run
@@ -45,7 +45,8 @@ bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
     "$root/tests/fuzz/fuzz_ofp.c" "$root/tests/unit/ofp_test_util.c" "$root"/ofp/*.c \
     "$root"/common/*.c -o "$work/fuzz_ofp"
 bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/control/fm" -I"$root/rest/kytos" \
-    -I"$root/tests/unit" "$root/tests/fuzz/fuzz_flow_json.c" "$root/tests/unit/jt_json.c" \
+    -I"$root/apps/eline" -I"$root/tests/unit" "$root/tests/fuzz/fuzz_flow_json.c" \
+    "$root/tests/unit/jt_json.c" "$root/apps/eline/eline_req.c" "$root/apps/eline/eline_layout.c" \
     "$root/rest/kytos/flow_json.c" "$root/rest/kytos/gm_json.c" "$root/rest/kytos/json_tape.c" \
     "$root/rest/kytos/json_u64.c" "$root/control/fm/fm_flow.c" "$root"/ofp/*.c \
     "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
