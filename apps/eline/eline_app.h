@@ -86,6 +86,13 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
  * error (logged; not deployed, what was laid of it removed). r is kept in
  * the store either way (its save's failure logged). */
 int eline_deploy(struct eline_app *a, struct eline_rec *r);
+/* Under write_lock: r, laid, moved to the path the topology has now,
+ * make before break: the new path's flows laid first (the UNI's push flow
+ * replaced in place, so its traffic turns at once), then exactly those of
+ * the old path the new one does not use removed. 0 (active on the new
+ * path); else nothing of it is left on any switch (inactive). Not laid: as
+ * eline_deploy. */
+int eline_move(struct eline_app *a, struct eline_rec *r);
 /* Under write_lock: every flow of r off its switches (the path's and the
  * UNIs'); r's path cleared. */
 int eline_undeploy(struct eline_app *a, struct eline_rec *r);

@@ -314,3 +314,74 @@ int eline_undeploy(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_unlock(&a->lock);
     return 0;
 }
+
+/* The switches of r's UNIs and of path[0..n) into out (room for 2n + 2), each once. */
+static size_t switches_of(const struct eline_rec *r, const struct eline_link *path, size_t n,
+                          uint64_t *out, size_t have)
+{
+    const uint64_t unis[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    for (size_t i = 0; i < 2 * n + 2; i++) {
+        uint64_t d = i < 2 ? unis[i] : (i % 2 ? path[(i - 2) / 2].b.dpid : path[(i - 2) / 2].a.dpid);
+        bool seen = false;
+        for (size_t j = 0; j < have && !seen; j++)
+            seen = out[j] == d;
+        if (!seen)
+            out[have++] = d;
+    }
+    return have;
+}
+
+int eline_move(struct eline_app *a, struct eline_rec *r)
+{
+    struct eline_link old_path[ELINE_PATH_MAX];
+    json_t *old = NULL, *now = NULL;
+
+    pthread_mutex_lock(&a->lock);
+    bool active = r->active;
+    size_t n_old = r->n_path;
+    memcpy(old_path, r->path, n_old * sizeof(old_path[0]));
+    pthread_mutex_unlock(&a->lock);
+    struct eline_evc e = layout_of(r);
+    if (!active || eline_layout(&e, old_path, n_old, &old) < 0) {
+        /* Nothing laid, or its layout cannot be told: break, then make. */
+        int rc = active ? eline_undeploy(a, r) : 0;
+        return rc < 0 ? rc : eline_deploy(a, r);
+    }
+    int rc = plan(a, r);
+    if (rc == 0 && (rc = eline_rec_save(a, r)) == 0)
+        rc = lay(a, r);                 /* same match, same priority: replaced in place */
+    if (rc == 0 && (rc = eline_layout(&e, r->path, r->n_path, &now)) == 0) {
+        /* What the old path had and the new one does not replace. */
+        json_t *stale = eline_flows_minus(old, now);
+        int gone = stale ? eline_flows_remove_exact(a->host->fm, stale) : -ENOMEM;
+        if (gone < 0)
+            LOG_WARN("eline", "EVC %s (%s): flows of its old path not removed (%s): the "
+                     "consistency check leaves them as stored", r->id, r->req.name,
+                     strerror(-gone));
+        json_decref(stale);
+    }
+    json_decref(old);
+    json_decref(now);
+    if (rc < 0) {
+        /* Neither path whole: every flow of it goes, from both. */
+        uint64_t dpids[4 * ELINE_PATH_MAX + 4];
+        size_t n = switches_of(r, old_path, n_old, dpids, 0);
+        pthread_mutex_lock(&a->lock);
+        n = switches_of(r, r->path, r->n_path, dpids, n);
+        pthread_mutex_unlock(&a->lock);
+        eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
+    }
+    pthread_mutex_lock(&a->lock);
+    if (rc == 0) {
+        eline_now_text(r->last_deployed_at);
+    } else {
+        r->active = false;
+        r->n_path = 0;
+    }
+    pthread_mutex_unlock(&a->lock);
+    int kept = eline_rec_save(a, r);
+    if (kept < 0)
+        LOG_ERR("eline", "EVC %s (%s): its state not kept: %s", r->id, r->req.name,
+                strerror(-kept));
+    return rc;
+}

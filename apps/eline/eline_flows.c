@@ -2,6 +2,7 @@
 #include "eline_flows.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,4 +150,108 @@ int eline_flows_remove(struct fm *fm, uint64_t cookie, const uint64_t *dpids, si
     free(keys);
     free(parts);
     return rc;
+}
+
+/* One flow object's strict DELETE (its match, priority and exact cookie),
+ * into wire; its identity into *k. */
+static int strict_del(uint64_t dpid, json_t *flow, struct fm_flow *f, uint8_t *wire, size_t cap,
+                      size_t *len, struct fm_key *k)
+{
+    char err[128];
+
+    if (flow_json_parse_json(flow, false, f, NULL, err, sizeof(err)) != 0)
+        return -EINVAL;
+    k->dpid = dpid;
+    k->match_id = fm_flow_match_id(dpid, f);
+    k->flow_id = fm_flow_id_of(k->match_id, f);
+    f->mod.command = OFPFC_DELETE_STRICT;
+    f->mod.cookie_mask = UINT64_MAX;
+    f->mod.out_port = OFPP_ANY;
+    f->mod.out_group = OFPG_ANY;
+    return fm_flow_mod_encode(&f->mod, wire, cap, len);
+}
+
+int eline_flows_remove_exact(struct fm *fm, json_t *by_switch)
+{
+    const char *key;
+    json_t *sw;
+    size_t total = 0, k = 0, n_parts = 0;
+    int rc = 0;
+
+    json_object_foreach(by_switch, key, sw)
+        total += json_array_size(json_object_get(sw, "flows"));
+    if (!total)
+        return 0;
+    struct fm_key *keys = calloc(total, sizeof(*keys));
+    struct fm_sel *sels = calloc(total, sizeof(*sels));
+    uint8_t (*wires)[FM_FLOW_WIRE_SMALL] = calloc(total, sizeof(*wires));
+    struct fm_change_part *parts = calloc(json_object_size(by_switch), sizeof(*parts));
+    struct fm_flow *f = malloc(sizeof(*f));
+    if (!keys || !sels || !wires || !parts || !f)
+        rc = -ENOMEM;
+    json_object_foreach(by_switch, key, sw) {
+        uint64_t dpid;
+        size_t i;
+        json_t *flow;
+        if (rc < 0)
+            break;
+        if (dpid_parse(key, &dpid) < 0) {
+            rc = -EINVAL;
+            break;
+        }
+        parts[n_parts] = (struct fm_change_part){.dpid = dpid, .dels = &sels[k]};
+        json_array_foreach(json_object_get(sw, "flows"), i, flow) {
+            size_t len;
+            if ((rc = strict_del(dpid, flow, f, wires[k], sizeof(wires[k]), &len, &keys[k])) < 0)
+                break;
+            sels[k] = (struct fm_sel){ELINE_OWNER, wires[k], len};
+            k++;
+            parts[n_parts].n++;
+        }
+        n_parts++;
+    }
+    if (rc == 0) {
+        struct fm_change c = {.fm = fm, .parts = parts, .n_parts = n_parts, .victims = keys,
+                              .n_victims = k, .keep_deleted = true};
+        rc = fm_change_run(&c);
+    }
+    free(keys);
+    free(sels);
+    free(wires);
+    free(parts);
+    free(f);
+    return rc;
+}
+
+json_t *eline_flows_minus(json_t *a, json_t *b)
+{
+    json_t *out = json_object();
+    const char *key;
+    json_t *sw;
+
+    json_object_foreach(a, key, sw) {
+        json_t *other = json_object_get(json_object_get(b, key), "flows"), *keep = json_array();
+        size_t i, j;
+        json_t *fa, *fb;
+        if (!out || !keep) {
+            json_decref(keep);
+            json_decref(out);
+            return NULL;
+        }
+        json_array_foreach(json_object_get(sw, "flows"), i, fa) {
+            bool same = false;
+            json_array_foreach(other, j, fb) {
+                if (json_equal(json_object_get(fa, "match"), json_object_get(fb, "match")) &&
+                    json_equal(json_object_get(fa, "priority"), json_object_get(fb, "priority")))
+                    same = true;
+            }
+            if (!same)
+                json_array_append(keep, fa);
+        }
+        if (json_array_size(keep))
+            json_object_set_new(out, key, json_pack("{s:o}", "flows", keep));
+        else
+            json_decref(keep);
+    }
+    return out;
 }

@@ -28,4 +28,15 @@ int eline_flows_add(struct fm *fm, json_t *by_switch, char *err, size_t errlen);
  * the store's error. */
 int eline_flows_remove(struct fm *fm, uint64_t cookie, const uint64_t *dpids, size_t n);
 
+/* Exactly the flows of by_switch deleted (strict: each one's match,
+ * priority and cookie; the stored version each text names): what an EVC
+ * that moved no longer uses, while what it uses now stays. 0, -EINVAL
+ * (not a layout's flow), -ENOMEM, the store's error. */
+int eline_flows_remove_exact(struct fm *fm, json_t *by_switch);
+
+/* The flows of a (by switch) that b does not have on the same switch with
+ * the same match and priority (what b's ADDs do not replace). New
+ * reference; NULL when out of memory. */
+json_t *eline_flows_minus(json_t *a, json_t *b);
+
 #endif

@@ -6,7 +6,7 @@
  *   GET    evc/{id}        one EVC (404 "circuit_id {id} not found")
  *   DELETE evc/{id}        its flows removed, it archived: 200
  *                          {"response": "Circuit {id} removed"}
- *   PATCH  evc/{id}/redeploy   taken off and laid again (a new path now):
+ *   PATCH  evc/{id}/redeploy   laid again on the path now (eline_move):
  *                          202 "Circuit {id} redeploy received.", 409
  *                          "Circuit {id} is disabled." when disabled or no
  *                          path is found (?try_avoid_same_s_vlan=true|false
@@ -192,8 +192,8 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
     pthread_mutex_unlock(&a->lock);
     bool deployed = false;
     uint64_t t0 = ofcd_clock_mono_us();
-    if (enabled && eline_undeploy(a, r) == 0)
-        deployed = eline_deploy(a, r) == 0;
+    if (enabled)
+        deployed = eline_move(a, r) == 0;
     uint64_t ms = (ofcd_clock_mono_us() - t0) / 1000u;
     pthread_mutex_unlock(&a->write_lock);
     if (!live)

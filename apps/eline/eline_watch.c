@@ -5,7 +5,9 @@
  * or a switch of its path that goes down, and every EVC that crossed it is
  * taken off (its flows removed) and laid again on the topology's path now
  * (which no longer has that link: the topology saw the same event first,
- * under the switch view's lock). An enabled EVC that is not active (no
+ * under the switch view's lock), make before break (eline_move: the UNIs'
+ * push flows turn to the new path in place, then the old path's leftovers
+ * go). An enabled EVC that is not active (no
  * path when it was made or moved) is tried again every ELINE_RETRY_US, a
  * few per pass, as Kytos' consistency round does.
  *
@@ -52,9 +54,7 @@ void eline_publish(struct eline_app *a, const char *kind, json_t *data)
 static void move(struct eline_app *a, struct eline_rec *r, const char *why)
 {
     uint64_t t0 = ofcd_clock_mono_us();
-    int rc = eline_undeploy(a, r);
-    if (rc == 0)
-        rc = eline_deploy(a, r);
+    int rc = eline_move(a, r);
     uint64_t ms = (ofcd_clock_mono_us() - t0) / 1000u;
     if (rc == 0) {
         LOG_INFO("eline", "EVC %s (%s): %s: laid again over %zu links in %" PRIu64 " ms",
