@@ -39,6 +39,12 @@ struct eline_rec {
     char last_deployed_at[ELINE_TIME_LEN];   /* "" = never */
     struct eline_link path[ELINE_PATH_MAX];  /* the current path, S-VLANs chosen */
     size_t n_path;
+    /* Its backup (Kytos' failover_path): a path sharing no link with the
+     * current one, laid beside it behind a fast-failover group gid at
+     * each UNI's switch (0 and n_backup 0: none). */
+    struct eline_link backup[ELINE_PATH_MAX];
+    size_t n_backup;
+    uint32_t gid;
 };
 
 struct eline_app {

@@ -10,8 +10,12 @@
 #include <string.h>
 
 #include "eline_app.h"
+#include "dpid.h"
 #include "eline_flows.h"
+#include "fm_gm.h"
+#include "gm_json.h"
 #include "ofcd_log.h"
+#include "ofp_wire.h"
 #include "topo_class.h"
 #include "topo_paths.h"
 #include "topo_view.h"
@@ -120,6 +124,9 @@ static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
         for (size_t k = 0; k < o->n_path; k++)
             if (same_link(&o->path[k], l))
                 used[o->path[k].s_vlan / 64] |= 1ull << (o->path[k].s_vlan % 64);
+        for (size_t k = 0; k < o->n_backup; k++)
+            if (same_link(&o->backup[k], l))
+                used[o->backup[k].s_vlan / 64] |= 1ull << (o->backup[k].s_vlan % 64);
     }
     for (size_t w = 0; w < words; w++)
         for (unsigned b = 0; b < 64; b++) {
@@ -169,27 +176,45 @@ static int given_path(const struct eline_rec *r, struct eline_link *out, size_t 
     return at == r->req.uni_z.at.dpid ? 0 : -EINVAL;
 }
 
-/* r's path now: n links into out (S-VLANs not chosen). */
-static int find_path(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
-                     size_t *n)
+static struct topo_rest *topology(struct eline_app *a)
 {
+    void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
+    return topo_class_rest(topo);
+}
+
+static void links_of(const struct topo_path_hop *h, size_t n, struct eline_link *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (struct eline_link){.a = {h[i].from.dpid, h[i].from.port},
+                                     .b = {h[i].to.dpid, h[i].to.port}};
+}
+
+/* r's path now: n links into out (S-VLANs not chosen); and, for a dynamic
+ * path the topology can double, a backup sharing no link with it into
+ * backup (*n_backup 0: none). */
+static int find_path(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
+                     size_t *n, struct eline_link *backup, size_t *n_backup)
+{
+    *n_backup = 0;
     if (r->req.uni_a.at.dpid == r->req.uni_z.at.dpid) {
         *n = 0;
         return 0;
     }
     if (json_array_size(r->req.primary_path))
         return given_path(r, out, n);
-    void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
-    struct topo_rest *t = topo_class_rest(topo);
+    struct topo_rest *t = topology(a);
     if (!t)
         return -ENOENT;                 /* apps.topology off: no dynamic path */
-    struct topo_path_hop hops[ELINE_PATH_MAX];
-    int rc = topo_paths_shortest(t, r->req.uni_a.at.dpid, r->req.uni_z.at.dpid, hops,
-                                 ELINE_PATH_MAX, n);
-    for (size_t i = 0; rc == 0 && i < *n; i++)
-        out[i] = (struct eline_link){.a = {hops[i].from.dpid, hops[i].from.port},
-                                     .b = {hops[i].to.dpid, hops[i].to.port}};
-    return rc;
+    struct topo_path_hop hops[ELINE_PATH_MAX], spare[ELINE_PATH_MAX];
+    uint64_t src = r->req.uni_a.at.dpid, dst = r->req.uni_z.at.dpid;
+    int rc = topo_paths_shortest(t, src, dst, hops, ELINE_PATH_MAX, n);
+    if (rc < 0)
+        return rc;
+    links_of(hops, *n, out);
+    if (topo_paths_disjoint(t, src, dst, hops, *n, spare, ELINE_PATH_MAX, n_backup) < 0)
+        *n_backup = 0;                  /* unprotected: the topology has no second way */
+    links_of(spare, *n_backup, backup);
+    return 0;
 }
 
 static uint64_t evc_number(const struct eline_rec *r)
@@ -211,13 +236,22 @@ static struct eline_evc layout_of(const struct eline_rec *r)
     return e;
 }
 
-/* r's path now and its S-VLANs, into r (under write_lock). */
+/* The group id an EVC protects itself with on its UNIs' switches: from
+ * its id (one switch rarely holds two EVCs' UNIs whose ids agree there;
+ * when it does, the second goes unprotected, lay() says). */
+static uint32_t gid_of(uint64_t evc)
+{
+    return (uint32_t)(evc % OFPG_MAX) + 1;
+}
+
+/* r's path now and its S-VLANs, into r (under write_lock); its backup too
+ * when the topology has one. */
 static int plan(struct eline_app *a, struct eline_rec *r)
 {
-    struct eline_link path[ELINE_PATH_MAX];
-    size_t n = 0;
+    struct eline_link path[ELINE_PATH_MAX], backup[ELINE_PATH_MAX];
+    size_t n = 0, nb = 0;
 
-    int rc = find_path(a, r, path, &n);
+    int rc = find_path(a, r, path, &n, backup, &nb);
     if (rc < 0) {
         LOG_INFO("eline", "EVC %s (%s): no path from %s to %s now (%s): not deployed", r->id,
                  r->req.name, r->req.uni_a.interface_id, r->req.uni_z.interface_id,
@@ -228,9 +262,14 @@ static int plan(struct eline_app *a, struct eline_rec *r)
     for (size_t i = 0; i < n && rc == 0; i++)
         if (!(path[i].s_vlan = svlan_free(a, r, &path[i])))
             rc = -ENOSPC;
+    for (size_t i = 0; i < nb && rc == 0; i++)
+        if (!(backup[i].s_vlan = svlan_free(a, r, &backup[i])))
+            nb = 0;                     /* no S-VLAN left there: unprotected */
     if (rc == 0) {
         memcpy(r->path, path, n * sizeof(path[0]));
         r->n_path = n;
+        memcpy(r->backup, backup, nb * sizeof(backup[0]));
+        r->n_backup = nb;
     }
     pthread_mutex_unlock(&a->lock);
     if (rc < 0)
@@ -239,17 +278,107 @@ static int plan(struct eline_app *a, struct eline_rec *r)
     return rc;
 }
 
-/* r's flows over its planned path. */
+/* Its layout as planned: flows by switch, and the groups that protect it
+ * ({} when unprotected). */
+static int layout_now(struct eline_app *a, const struct eline_rec *r, json_t **flows,
+                      json_t **groups)
+{
+    struct eline_evc e = layout_of(r);
+    json_t *p = NULL, *b = NULL;
+
+    (void)a;
+    *groups = NULL;
+    int rc = eline_layout(&e, r->path, r->n_path, &p);
+    if (rc == 0 && r->n_backup && r->gid && (rc = eline_layout(&e, r->backup, r->n_backup, &b)) == 0) {
+        rc = eline_layout_protect(&e, r->gid, p, b, flows, groups);
+        json_decref(p);
+        p = NULL;
+    } else if (rc == 0) {
+        *flows = p;
+        p = NULL;
+        *groups = json_object();
+    }
+    json_decref(p);
+    json_decref(b);
+    if (rc == 0 && !*groups) {
+        json_decref(*flows);
+        rc = -ENOMEM;
+    }
+    return rc;
+}
+
+/* Each group of groups stored and laid (before the flows that name it). */
+static int put_groups(struct eline_app *a, json_t *groups)
+{
+    static const size_t cap = GM_JSON_WIRE_MAX;
+    const char *key;
+    json_t *g;
+    uint8_t *wire = malloc(cap);
+    int rc = wire ? 0 : -ENOMEM;
+
+    json_object_foreach(groups, key, g) {
+        char err[256], *text = rc == 0 ? json_dumps(g, JSON_COMPACT) : NULL;
+        uint64_t dpid;
+        size_t len;
+        uint32_t id;
+        if (rc == 0 && (!text || dpid_parse(key, &dpid) < 0))
+            rc = -ENOMEM;
+        if (rc == 0 && gm_json_group(text, strlen(text), wire, &len, &id, err, sizeof(err)) < 0)
+            rc = -EINVAL;
+        if (rc == 0)
+            rc = fm_gm_put(a->host->fm, dpid, wire, len, text, strlen(text));
+        free(text);
+    }
+    free(wire);
+    return rc;
+}
+
+/* r's groups off its UNIs' switches (none: nothing). */
+static void del_groups(struct eline_app *a, const struct eline_rec *r, uint32_t gid)
+{
+    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    for (int i = 0; gid && i < 2; i++) {
+        int rc = fm_gm_del(a->host->fm, sw[i], FM_GM_GROUP, gid);
+        if (rc < 0 && rc != -ENOENT)
+            LOG_WARN("eline", "EVC %s: its group %" PRIu32 " on %016" PRIx64 " not deleted: %s",
+                     r->id, gid, sw[i], strerror(-rc));
+    }
+}
+
+/* The group id r may take on both its UNIs' switches: its own, unless
+ * another's group holds it there (then 0: it goes unprotected). */
+static uint32_t gid_free(struct eline_app *a, const struct eline_rec *r)
+{
+    uint32_t gid = gid_of(evc_number(r));
+    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    if (r->gid == gid)
+        return gid;
+    for (int i = 0; i < 2; i++) {
+        struct fm_gm_info info;
+        if (fm_gm_get(a->host->fm, sw[i], FM_GM_GROUP, gid, &info) == 0) {
+            free(info.text);
+            LOG_WARN("eline", "EVC %s (%s): group %" PRIu32 " on %016" PRIx64 " is another's: "
+                     "laid without a fast-failover group", r->id, r->req.name, gid, sw[i]);
+            return 0;
+        }
+    }
+    return gid;
+}
+
+/* r's flows over its planned path (and its groups first, protected). */
 static int lay(struct eline_app *a, struct eline_rec *r)
 {
     char err[256] = "";
-    json_t *flows = NULL;
-    struct eline_evc e = layout_of(r);
+    json_t *flows = NULL, *groups = NULL;
 
-    int rc = eline_layout(&e, r->path, r->n_path, &flows);
+    r->gid = r->n_backup ? gid_free(a, r) : 0;
+    int rc = layout_now(a, r, &flows, &groups);
+    if (rc == 0 && json_object_size(groups))
+        rc = put_groups(a, groups);
     if (rc == 0)
         rc = eline_flows_add(a->host->fm, flows, err, sizeof(err));
     json_decref(flows);
+    json_decref(groups);
     if (rc < 0)
         LOG_WARN("eline", "EVC %s (%s): its flows were not laid: %s%s%s", r->id, r->req.name,
                  strerror(-rc), *err ? ": " : "", err);
@@ -272,7 +401,8 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
         r->active = true;
         eline_now_text(r->last_deployed_at);
     } else {
-        r->n_path = 0;
+        r->n_path = r->n_backup = 0;
+        r->gid = 0;
     }
     pthread_mutex_unlock(&a->lock);
     int kept = eline_rec_save(a, r);
@@ -280,39 +410,6 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
         LOG_ERR("eline", "EVC %s (%s): its state not kept: %s", r->id, r->req.name,
                 strerror(-kept));
     return rc;
-}
-
-int eline_undeploy(struct eline_app *a, struct eline_rec *r)
-{
-    uint64_t dpids[2 * ELINE_PATH_MAX + 2];
-    size_t n = 0;
-
-    pthread_mutex_lock(&a->lock);
-    dpids[n++] = r->req.uni_a.at.dpid;
-    if (r->req.uni_z.at.dpid != r->req.uni_a.at.dpid)
-        dpids[n++] = r->req.uni_z.at.dpid;
-    for (size_t i = 0; i < r->n_path; i++) {
-        const uint64_t both[2] = {r->path[i].a.dpid, r->path[i].b.dpid};
-        for (int k = 0; k < 2; k++) {
-            bool seen = false;
-            for (size_t j = 0; j < n; j++)
-                seen = seen || dpids[j] == both[k];
-            if (!seen)
-                dpids[n++] = both[k];
-        }
-    }
-    pthread_mutex_unlock(&a->lock);
-    int rc = eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
-    if (rc < 0) {
-        LOG_WARN("eline", "EVC %s (%s): its flows were not removed: %s", r->id, r->req.name,
-                 strerror(-rc));
-        return rc;
-    }
-    pthread_mutex_lock(&a->lock);
-    r->n_path = 0;
-    r->active = false;
-    pthread_mutex_unlock(&a->lock);
-    return 0;
 }
 
 /* The switches of r's UNIs and of path[0..n) into out (room for 2n + 2), each once. */
@@ -331,27 +428,53 @@ static size_t switches_of(const struct eline_rec *r, const struct eline_link *pa
     return have;
 }
 
+int eline_undeploy(struct eline_app *a, struct eline_rec *r)
+{
+    uint64_t dpids[4 * ELINE_PATH_MAX + 4];
+
+    pthread_mutex_lock(&a->lock);
+    size_t n = switches_of(r, r->path, r->n_path, dpids, 0);
+    n = switches_of(r, r->backup, r->n_backup, dpids, n);
+    uint32_t gid = r->gid;
+    pthread_mutex_unlock(&a->lock);
+    int rc = eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
+    if (rc < 0) {
+        LOG_WARN("eline", "EVC %s (%s): its flows were not removed: %s", r->id, r->req.name,
+                 strerror(-rc));
+        return rc;
+    }
+    del_groups(a, r, gid);              /* after the flows that named them */
+    pthread_mutex_lock(&a->lock);
+    r->n_path = r->n_backup = 0;
+    r->gid = 0;
+    r->active = false;
+    pthread_mutex_unlock(&a->lock);
+    return 0;
+}
+
 int eline_move(struct eline_app *a, struct eline_rec *r)
 {
-    struct eline_link old_path[ELINE_PATH_MAX];
-    json_t *old = NULL, *now = NULL;
+    struct eline_link old_path[ELINE_PATH_MAX], old_backup[ELINE_PATH_MAX];
+    json_t *old = NULL, *old_groups = NULL, *now = NULL, *now_groups = NULL;
 
     pthread_mutex_lock(&a->lock);
     bool active = r->active;
-    size_t n_old = r->n_path;
+    size_t n_old = r->n_path, nb_old = r->n_backup;
+    uint32_t old_gid = r->gid;
     memcpy(old_path, r->path, n_old * sizeof(old_path[0]));
+    memcpy(old_backup, r->backup, nb_old * sizeof(old_backup[0]));
     pthread_mutex_unlock(&a->lock);
-    struct eline_evc e = layout_of(r);
-    if (!active || eline_layout(&e, old_path, n_old, &old) < 0) {
+    if (!active || layout_now(a, r, &old, &old_groups) < 0) {
         /* Nothing laid, or its layout cannot be told: break, then make. */
         int rc = active ? eline_undeploy(a, r) : 0;
         return rc < 0 ? rc : eline_deploy(a, r);
     }
+    json_decref(old_groups);
     int rc = plan(a, r);
     if (rc == 0 && (rc = eline_rec_save(a, r)) == 0)
         rc = lay(a, r);                 /* same match, same priority: replaced in place */
-    if (rc == 0 && (rc = eline_layout(&e, r->path, r->n_path, &now)) == 0) {
-        /* What the old path had and the new one does not replace. */
+    if (rc == 0 && (rc = layout_now(a, r, &now, &now_groups)) == 0) {
+        /* What the old paths had and the new ones do not replace. */
         json_t *stale = eline_flows_minus(old, now);
         int gone = stale ? eline_flows_remove_exact(a->host->fm, stale) : -ENOMEM;
         if (gone < 0)
@@ -359,24 +482,34 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
                      "consistency check leaves them as stored", r->id, r->req.name,
                      strerror(-gone));
         json_decref(stale);
+        if (old_gid && old_gid != r->gid)
+            del_groups(a, r, old_gid);  /* no push flow names it any more */
     }
     json_decref(old);
     json_decref(now);
+    json_decref(now_groups);
     if (rc < 0) {
-        /* Neither path whole: every flow of it goes, from both. */
-        uint64_t dpids[4 * ELINE_PATH_MAX + 4];
+        /* Neither layout whole: every flow and group of it goes, from all. */
+        uint64_t dpids[8 * ELINE_PATH_MAX + 8];
         size_t n = switches_of(r, old_path, n_old, dpids, 0);
+        n = switches_of(r, old_backup, nb_old, dpids, n);
         pthread_mutex_lock(&a->lock);
         n = switches_of(r, r->path, r->n_path, dpids, n);
+        n = switches_of(r, r->backup, r->n_backup, dpids, n);
+        uint32_t gid = r->gid;
         pthread_mutex_unlock(&a->lock);
         eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
+        del_groups(a, r, old_gid);
+        if (gid != old_gid)
+            del_groups(a, r, gid);
     }
     pthread_mutex_lock(&a->lock);
     if (rc == 0) {
         eline_now_text(r->last_deployed_at);
     } else {
         r->active = false;
-        r->n_path = 0;
+        r->n_path = r->n_backup = 0;
+        r->gid = 0;
     }
     pthread_mutex_unlock(&a->lock);
     int kept = eline_rec_save(a, r);

@@ -129,7 +129,10 @@ json_t *eline_rec_dict(const struct eline_rec *r)
     json_object_set_new(d, "primary_links", given(r, "primary_links", json_array()));
     json_object_set_new(d, "backup_links", given(r, "backup_links", json_array()));
     json_object_set_new(d, "current_path", path);
-    json_object_set_new(d, "failover_path", json_array());
+    json_t *fo = json_array();
+    for (size_t i = 0; fo && i < r->n_backup; i++)
+        json_array_append_new(fo, link_json(&r->backup[i]));
+    json_object_set_new(d, "failover_path", fo ? fo : json_array());
     json_object_set_new(d, "primary_path", given(r, "primary_path", json_array()));
     json_object_set_new(d, "backup_path", given(r, "backup_path", json_array()));
     json_object_set_new(d, "dynamic_backup_path", json_boolean(r->req.dynamic_backup_path));
@@ -166,21 +169,27 @@ static json_t *end_text(struct eline_end e)
     return json_string(id);
 }
 
+static json_t *links_kept(const struct eline_link *l, size_t n)
+{
+    json_t *v = json_array();
+    for (size_t i = 0; v && i < n; i++)
+        json_array_append_new(v, json_pack("{s:o, s:o, s:i}", "a", end_text(l[i].a), "b",
+                                           end_text(l[i].b), "s_vlan", l[i].s_vlan));
+    return v;
+}
+
 int eline_rec_save(struct eline_app *a, const struct eline_rec *r)
 {
     char key[64];
-    json_t *path = json_array();
+    json_t *path = links_kept(r->path, r->n_path), *backup = links_kept(r->backup, r->n_backup);
 
-    for (size_t i = 0; path && i < r->n_path; i++)
-        json_array_append_new(path, json_pack("{s:o, s:o, s:i}", "a", end_text(r->path[i].a),
-                                              "b", end_text(r->path[i].b), "s_vlan",
-                                              r->path[i].s_vlan));
-    json_t *o = path ? json_pack("{s:O, s:s, s:s, s:b, s:b, s:b, s:s, s:o}", "request",
-                                 r->request, "id", r->id, "creation_time", r->creation_time,
-                                 "enabled", r->enabled, "active", r->active, "archived",
-                                 r->archived, "last_deployed_at", r->last_deployed_at, "path",
-                                 path)
-                     : NULL;
+    json_t *o = path && backup
+                    ? json_pack("{s:O, s:s, s:s, s:b, s:b, s:b, s:s, s:o, s:o, s:I}", "request",
+                                r->request, "id", r->id, "creation_time", r->creation_time,
+                                "enabled", r->enabled, "active", r->active, "archived",
+                                r->archived, "last_deployed_at", r->last_deployed_at, "path",
+                                path, "backup", backup, "group_id", (json_int_t)r->gid)
+                    : (json_decref(path), json_decref(backup), NULL);
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!text)
@@ -200,16 +209,33 @@ static int end_read(json_t *v, struct eline_end *e)
     return 0;
 }
 
+/* A kept list of links (none: 0 links). */
+static int links_read(json_t *v, struct eline_link *out, size_t *n)
+{
+    size_t i;
+    json_t *l;
+
+    *n = 0;
+    json_array_foreach(v, i, l) {
+        json_int_t s = json_integer_value(json_object_get(l, "s_vlan"));
+        if (*n == ELINE_PATH_MAX || s < 1 || s > 4095 ||
+            end_read(json_object_get(l, "a"), &out[*n].a) < 0 ||
+            end_read(json_object_get(l, "b"), &out[*n].b) < 0)
+            return -EINVAL;
+        out[(*n)++].s_vlan = (uint16_t)s;
+    }
+    return 0;
+}
+
 static int load_one(const char *key, const void *val, size_t len, void *arg)
 {
     struct eline_app *a = arg;
     json_error_t je;
-    json_t *o = json_loadb(val, len, 0, &je), *path, *l;
+    json_t *o = json_loadb(val, len, 0, &je);
     const char *id = o ? json_string_value(json_object_get(o, "id")) : NULL;
     struct eline_rec *r = id && strlen(id) == ELINE_ID_HEX
                               ? eline_rec_new(json_incref(json_object_get(o, "request")), id)
                               : NULL;
-    size_t i;
     bool ok = r != NULL;
 
     if (r) {
@@ -220,17 +246,10 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
         r->enabled = json_is_true(json_object_get(o, "enabled"));
         r->active = json_is_true(json_object_get(o, "active"));
         r->archived = json_is_true(json_object_get(o, "archived"));
-        path = json_object_get(o, "path");
-        json_array_foreach(path, i, l) {
-            json_int_t s = json_integer_value(json_object_get(l, "s_vlan"));
-            if (r->n_path == ELINE_PATH_MAX || s < 1 || s > 4095 ||
-                end_read(json_object_get(l, "a"), &r->path[r->n_path].a) < 0 ||
-                end_read(json_object_get(l, "b"), &r->path[r->n_path].b) < 0) {
-                ok = false;
-                break;
-            }
-            r->path[r->n_path++].s_vlan = (uint16_t)s;
-        }
+        ok = links_read(json_object_get(o, "path"), r->path, &r->n_path) == 0 &&
+             links_read(json_object_get(o, "backup"), r->backup, &r->n_backup) == 0;
+        json_int_t gid = json_integer_value(json_object_get(o, "group_id"));
+        r->gid = gid > 0 && gid <= 0xffffff00 ? (uint32_t)gid : 0;
     }
     if (!ok || eline_add(a, r) < 0) {
         LOG_ERR("eline", "app record %s is not an EVC this ofcd can read: kept, not managed",

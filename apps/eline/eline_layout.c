@@ -378,3 +378,139 @@ int eline_vlan_from_ranges(const uint16_t (*ranges)[2], size_t n, struct eline_v
     }
     return 0;
 }
+
+/* ---- protection: a fast-failover group at each UNI --------------------------------- */
+
+/* Where a push flow's path part starts: its last set_vlan (the S-VLAN, or
+ * the swapped VID), then [set_queue,] output. -1 when it has none. */
+static long path_part(json_t *actions)
+{
+    long at = -1;
+    size_t i;
+    json_t *a;
+    json_array_foreach(actions, i, a) {
+        const char *t = json_string_value(json_object_get(a, "action_type"));
+        if (t && strcmp(t, "set_vlan") == 0)
+            at = (long)i;
+    }
+    return at;
+}
+
+static json_t *slice(json_t *arr, size_t from, size_t to)
+{
+    json_t *s = json_array();
+    for (size_t i = from; s && i < to; i++)
+        json_array_append(s, json_array_get(arr, i));
+    return s;
+}
+
+static json_t *out_port(json_t *actions)
+{
+    return json_object_get(json_array_get(actions, json_array_size(actions) - 1), "port");
+}
+
+/* The flow of list with match m; NULL. */
+static json_t *same_match(json_t *list, json_t *m)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(list, i, f)
+        if (json_equal(json_object_get(f, "match"), m))
+            return f;
+    return NULL;
+}
+
+/* One UNI's switch: its push flows in out (primary's) turned to the group,
+ * backup's other flows there added, its group into groups. */
+static int protect_uni(json_t *out, json_t *backup, uint64_t dpid, uint32_t uni_port,
+                       uint32_t gid, json_t *groups)
+{
+    char key[24];
+    size_t i;
+    json_t *f, *g = NULL;
+
+    dpid_format(dpid, key);
+    json_t *mine = json_object_get(json_object_get(out, key), "flows");
+    json_t *theirs = json_object_get(json_object_get(backup, key), "flows");
+    if (!mine || !theirs)
+        return -EINVAL;
+    json_t *added = json_array();
+    if (!added)
+        return -ENOMEM;
+    json_array_foreach(theirs, i, f) {
+        json_int_t in = json_integer_value(json_object_get(json_object_get(f, "match"), "in_port"));
+        if (in != (json_int_t)uni_port)
+            json_array_append(added, f);            /* its pop flow */
+    }
+    int rc = 0;
+    json_array_foreach(mine, i, f) {
+        json_t *m = json_object_get(f, "match");
+        if (json_integer_value(json_object_get(m, "in_port")) != (json_int_t)uni_port)
+            continue;
+        json_t *b = same_match(theirs, m);
+        json_t *pa = json_object_get(f, "actions"), *ba = b ? json_object_get(b, "actions") : NULL;
+        long ip = path_part(pa), ib = ba ? path_part(ba) : -1;
+        json_t *pre = ip >= 0 ? slice(pa, 0, (size_t)ip) : NULL;
+        json_t *bpre = ib >= 0 ? slice(ba, 0, (size_t)ib) : NULL;
+        bool ok = pre && bpre && json_equal(pre, bpre);
+        json_decref(bpre);
+        if (!ok) {
+            json_decref(pre);
+            rc = -EINVAL;
+            break;
+        }
+        if (!g)
+            g = json_pack("{s:I, s:s, s:[{s:O, s:o}, {s:O, s:o}]}", "group_id", (json_int_t)gid,
+                          "type", "fast_failover", "buckets", "watch_port", out_port(pa),
+                          "actions", slice(pa, (size_t)ip, json_array_size(pa)), "watch_port",
+                          out_port(ba), "actions", slice(ba, (size_t)ib, json_array_size(ba)));
+        json_array_append_new(pre, json_pack("{s:s, s:I}", "action_type", "group", "group_id",
+                                             (json_int_t)gid));
+        json_object_set_new(f, "actions", pre);
+    }
+    if (rc == 0 && !g)
+        rc = -EINVAL;                               /* no push flow: not a UNI's switch */
+    if (rc == 0)
+        rc = json_array_extend(mine, added) || json_object_set_new(groups, key, g) ? -ENOMEM : 0;
+    else
+        json_decref(g);
+    json_decref(added);
+    return rc;
+}
+
+int eline_layout_protect(const struct eline_evc *evc, uint32_t gid, json_t *primary,
+                         json_t *backup, json_t **out, json_t **groups)
+{
+    char ka[24], kz[24];
+    const char *key;
+    json_t *sw;
+
+    *out = json_deep_copy(primary);
+    *groups = json_object();
+    int rc = *out && *groups ? 0 : -ENOMEM;
+    if (rc == 0)
+        rc = protect_uni(*out, backup, evc->uni_a.dpid, evc->uni_a.port, gid, *groups);
+    if (rc == 0)
+        rc = protect_uni(*out, backup, evc->uni_z.dpid, evc->uni_z.port, gid, *groups);
+    dpid_format(evc->uni_a.dpid, ka);
+    dpid_format(evc->uni_z.dpid, kz);
+    /* The switches inside the backup path: their flows as they are. */
+    json_object_foreach(backup, key, sw) {
+        if (rc < 0)
+            break;
+        if (strcmp(key, ka) == 0 || strcmp(key, kz) == 0)
+            continue;
+        json_t *have = json_object_get(*out, key);
+        if (have)
+            rc = json_array_extend(json_object_get(have, "flows"), json_object_get(sw, "flows"))
+                     ? -ENOMEM : 0;
+        else
+            rc = json_object_set_new(*out, key, json_deep_copy(sw)) ? -ENOMEM : 0;
+    }
+    if (rc < 0) {
+        json_decref(*out);
+        json_decref(*groups);
+        *out = *groups = NULL;
+    }
+    return rc;
+}

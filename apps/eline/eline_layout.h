@@ -95,6 +95,23 @@ int eline_vlan_from_ranges(const uint16_t (*ranges)[2], size_t n, struct eline_v
 int eline_layout(const struct eline_evc *evc, const struct eline_link *path, size_t n,
                  json_t **out);
 
+/*
+ * Protection, beyond Kytos: primary and backup (eline_layout of two paths
+ * that share no link, from uni_a's switch to uni_z's) made into one layout
+ * in *out, where each UNI's push flows go to fast-failover group gid on
+ * its switch instead of out of the primary's first port: the group's
+ * first bucket does what the primary's push flow did from its last
+ * set_vlan on (the S-VLAN, [set_queue,] output) and watches that port,
+ * the second does the backup's; so when the primary's first link goes
+ * down the switch itself sends the traffic down the backup. Both paths'
+ * pop flows and the flows inside both paths are kept. The groups, one per
+ * UNI switch, in *groups: {"<dpid>": {"group_id", "type":
+ * "fast_failover", "buckets": [...]}} (gm_json.h's form). 0; -EINVAL when
+ * the two are not one EVC's layouts over two paths; -ENOMEM.
+ */
+int eline_layout_protect(const struct eline_evc *evc, uint32_t gid, json_t *primary,
+                         json_t *backup, json_t **out, json_t **groups);
+
 /* The EVC's cookie (ELINE_COOKIE_PREFIX << 56 | id). */
 uint64_t eline_cookie(uint64_t id);
 

@@ -31,16 +31,23 @@
 #define ELINE_RETRY_US 10000000ull      /* an inactive EVC is tried again this often */
 #define ELINE_RETRY_PER_PASS 4u         /* at most this many per pass of the control thread */
 
-/* Does r's current path cross (dpid, port) (port 0: any port of dpid)? */
-static bool crosses(const struct eline_rec *r, uint64_t dpid, uint32_t port)
+static bool crosses_links(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port)
 {
-    for (size_t i = 0; i < r->n_path; i++) {
-        const struct eline_end *e[2] = {&r->path[i].a, &r->path[i].b};
+    for (size_t i = 0; i < n; i++) {
+        const struct eline_end *e[2] = {&l[i].a, &l[i].b};
         for (int k = 0; k < 2; k++)
             if (e[k]->dpid == dpid && (!port || e[k]->port == port))
                 return true;
     }
     return false;
+}
+
+/* Does r's current path or its backup cross (dpid, port) (port 0: any
+ * port of dpid)? (A backup that broke is made again too.) */
+static bool crosses(const struct eline_rec *r, uint64_t dpid, uint32_t port)
+{
+    return crosses_links(r->path, r->n_path, dpid, port) ||
+           crosses_links(r->backup, r->n_backup, dpid, port);
 }
 
 void eline_publish(struct eline_app *a, const char *kind, json_t *data)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpid.h"
@@ -77,11 +78,33 @@ static int graph_now(struct topo_rest *t, struct topo_paths_cache *c)
     return 0;
 }
 
-int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
-                        struct topo_path_hop *out, size_t cap, size_t *n)
+/* The edges of avoid's links marked not ok (ok: one flag per edge, all
+ * true). */
+static void avoid_links(const struct topo_path_build *b, const struct topo_path_hop *avoid,
+                        size_t n, bool *ok)
+{
+    char id[TOPO_END_ID_LEN];
+
+    for (size_t h = 0; h < n; h++) {
+        topo_end_id(avoid[h].from, id);
+        long x = topo_path_node(b, id);
+        topo_end_id(avoid[h].to, id);
+        long y = topo_path_node(b, id);
+        if (x < 0 || y < 0)
+            continue;                   /* not on the graph: cannot be used anyway */
+        for (uint32_t i = b->g.off[x]; i < b->g.off[x + 1]; i++)
+            if (b->g.adj[i].node == (uint32_t)y)
+                ok[b->g.adj[i].edge] = false;
+    }
+}
+
+static int search(struct topo_rest *t, uint64_t src, uint64_t dst,
+                  const struct topo_path_hop *avoid, size_t n_avoid, struct topo_path_hop *out,
+                  size_t cap, size_t *n)
 {
     struct topo_paths_cache *c = &t->paths;
     char a[24], z[24];
+    bool *ok = NULL;
 
     *n = 0;
     pthread_mutex_lock(&c->lock);
@@ -97,8 +120,16 @@ int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
         pthread_mutex_unlock(&c->lock);
         return -ENOENT;
     }
+    if (n_avoid) {
+        if (!(ok = malloc((c->b.g.n_edges ? c->b.g.n_edges : 1) * sizeof(*ok)))) {
+            pthread_mutex_unlock(&c->lock);
+            return -ENOMEM;
+        }
+        memset(ok, 1, c->b.g.n_edges * sizeof(*ok));
+        avoid_links(&c->b, avoid, n_avoid, ok);
+    }
     struct path_query q = {.src = (uint32_t)s, .dst = (uint32_t)d, .weight = PATH_KSP_HOP,
-                           .k = 1};
+                           .k = 1, .edge_ok = ok};
     struct path_list l = {0};
     struct path_query_err err;
     rc = src == dst ? 0 : path_query_run(&c->b.g, &q, &l, &err);
@@ -106,5 +137,19 @@ int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
         rc = l.n ? hops_of(&c->b, &l.p[0], out, cap, n) : -ENOENT;
     path_list_free(&l);
     pthread_mutex_unlock(&c->lock);
+    free(ok);
     return rc;
+}
+
+int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
+                        struct topo_path_hop *out, size_t cap, size_t *n)
+{
+    return search(t, src, dst, NULL, 0, out, cap, n);
+}
+
+int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
+                        const struct topo_path_hop *avoid, size_t n_avoid,
+                        struct topo_path_hop *out, size_t cap, size_t *n)
+{
+    return search(t, src, dst, avoid, n_avoid, out, cap, n);
 }

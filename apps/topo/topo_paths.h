@@ -64,4 +64,10 @@ struct topo_path_hop {
 int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
                         struct topo_path_hop *out, size_t cap, size_t *n);
 
+/* The same, over no link of avoid[0..n_avoid) (a backup for a path: no
+ * link in common, switches may be). -ENOENT when there is none. */
+int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
+                        const struct topo_path_hop *avoid, size_t n_avoid,
+                        struct topo_path_hop *out, size_t cap, size_t *n);
+
 #endif

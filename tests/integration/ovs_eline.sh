@@ -17,10 +17,12 @@
 #  5. ofcd restarted: the EVCs are still there and still carry traffic;
 #  6. DELETE: the EVC's flows leave every bridge, it is archived (GET
 #     ?archived=true), its ping stops;
-#  7. failover, controller-driven (as Kytos without a failover path): a
-#     chord br1 - br3 added, an EVC laid over it; the chord's port deleted:
-#     the EVC is laid again through br2 and h11's ping to h12 goes on (the
-#     packets lost while it moves are counted, the time to move logged).
+#  7. failover: a chord br1 - br3 added, an EVC laid over it with a backup
+#     through br2 behind a fast-failover group at each UNI's switch
+#     (dump-groups); the chord's port deleted: the EVC is laid again through
+#     br2, make before break, its old flows and groups gone, and h11's ping
+#     to h12 goes on (the packets lost are counted, the time to move
+#     logged); the chord back, a redeploy protects it again.
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -212,7 +214,16 @@ for _ in $(seq 150); do [ "$(links_up)" = 3 ] && break; sleep 0.2; done
 c=$(post "$(evc protect "$(uni 1 9)" "$(uni 3 9)")")
 [ "$c" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] || fail "POST protect: $c $(cat "$work/answer")"
 PR=$(jq -r .circuit_id "$work/answer")
-[ "$(curl -s "$EL/evc/$PR" | jq '.current_path | length')" = 1 ] || fail "not laid over the chord"
+[ "$(curl -s "$EL/evc/$PR" | jq '[(.current_path | length), (.failover_path | length)] | @csv')" = '"1,2"' ] ||
+    fail "not laid over the chord with a backup through br2: $(curl -s "$EL/evc/$PR" | jq -c '[.current_path, .failover_path]')"
+# Protected by the switches themselves: a fast-failover group at each UNI's
+# switch, the chord watched first, the way through br2 second.
+for b in br1 br3; do
+    ovs-ofctl -O OpenFlow13 dump-groups "unix:$OVS_DIR/$b.mgmt" | grep -q 'type=ff,bucket=watch_port:3,actions=set_field:[0-9]*->vlan_vid,output:3,bucket=watch_port:2,actions=set_field:[0-9]*->vlan_vid,output:2' ||
+        fail "$b: no fast-failover group: $(ovs-ofctl -O OpenFlow13 dump-groups "unix:$OVS_DIR/$b.mgmt")"
+done
+ovs_wait_flow br1 "cookie=0xaa$PR, priority=10000,in_port=9 actions=push_vlan:0x88a8,group:" ||
+    fail "br1: the push flow does not go to the group"
 ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 over the chord"
 ip netns exec ofcd-e11 ping -c 300 -i 0.01 -W 1 10.93.0.12 >"$work/ping" 2>&1 &
 pp=$!
@@ -231,7 +242,21 @@ for b in br1 br3; do
     ovs_wait_flow $b "cookie=0xaa$PR, priority=20000,in_port=3," gone ||
         fail "$b keeps the old path's flow"
 done
-pass "failover: the chord cut, the EVC laid again through br2 (${moved##* in }), the old path's flows removed; ping lost $((300 - got)) of 300 at 10 ms"
+[ "$(curl -s "$EL/evc/$PR" | jq '.failover_path | length')" = 0 ] || fail "a backup where none is left"
+ovs-ofctl -O OpenFlow13 dump-groups unix:"$OVS_DIR/br1.mgmt" | grep -q 'type=ff' &&
+    fail "br1 keeps the fast-failover group of a path that is gone"
+pass "failover (protected by fast-failover groups at both UNIs): the chord cut, the EVC laid again through br2 (${moved##* in }), the old path's flows and group removed; ping lost $((300 - got)) of 300 at 10 ms"
+
+# The chord back, a redeploy lays it over the chord again, protected again.
+ovs_vsctl -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-1 ofport_request=3 ||
+    fail "cannot put the chord back"
+for _ in $(seq 150); do [ "$(links_up)" = 3 ] && break; sleep 0.2; done
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH "$EL/evc/$PR/redeploy")
+[ "$c" = 202 ] || fail "redeploy after the chord came back: $c $(cat "$work/answer")"
+[ "$(curl -s "$EL/evc/$PR" | jq '[(.current_path | length), (.failover_path | length)] | @csv')" = '"1,2"' ] ||
+    fail "not back on the chord with a backup"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 after the redeploy"
+pass "the chord back: redeployed over it, protected again"
 
 stop_ofcd
 echo "ovs_eline: all checks passed"

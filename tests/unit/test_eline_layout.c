@@ -9,6 +9,10 @@
  * S-VLANs; intra-switch EVCs rewrite, push or pop; sb_priority and
  * queue_id apply to every flow; a path that does not join the UNIs is
  * refused. Every flow also parses as flow_manager v2 accepts it.
+ * Protection: over a primary and a backup path, each UNI's push flow goes
+ * to a fast-failover group whose buckets carry on as each path's push flow
+ * did, watching its first port; both paths' pop and inside flows stay; the
+ * groups are ones gm_json accepts; mismatched layouts are refused.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +27,7 @@
 
 #include "eline_layout.h"
 #include "flow_json.h"
+#include "gm_json.h"
 #include "json_u64.h"
 
 #define S1 0x1ull
@@ -262,6 +267,67 @@ static void test_ranges_as_masks(void **state)
     assert_int_equal(eline_vlan_from_ranges(bad, 1, &v), -EINVAL);
 }
 
+static void test_protected(void **state)
+{
+    (void)state;
+    /* Primary: the chord S1:3 - S3:3 (S-VLAN 10); backup through S2. */
+    const struct eline_link primary[1] = {{{S1, 3}, {S3, 3}, 10}};
+    const struct eline_link backup[2] = {{{S1, 2}, {S2, 2}, 11}, {{S2, 3}, {S3, 2}, 12}};
+    struct eline_evc e = evc_of(S1, 1, S3, 1);
+    e.vlan_a = vid(100);
+    e.vlan_z = vid(200);
+    json_t *p, *b, *out, *groups;
+    assert_int_equal(eline_layout(&e, primary, 1, &p), 0);
+    assert_int_equal(eline_layout(&e, backup, 2, &b), 0);
+    assert_int_equal(eline_layout_protect(&e, 5, p, b, &out, &groups), 0);
+#define GRP "{\"action_type\": \"group\", \"group_id\": 5}"
+    expect(out, "{\"00:00:00:00:00:00:00:01\": {\"flows\": ["
+           FLOW(1, DLV(100), 20000, GRP) ", "
+           FLOW(3, DLV(10), 20000, SETV(100) ", " OUT(1)) ", "
+           FLOW(2, DLV(11), 20000, SETV(100) ", " OUT(1)) "]}, "
+           "\"00:00:00:00:00:00:00:03\": {\"flows\": ["
+           FLOW(1, DLV(200), 20000, GRP) ", "
+           FLOW(3, DLV(10), 20000, SETV(200) ", " OUT(1)) ", "
+           FLOW(2, DLV(12), 20000, SETV(200) ", " OUT(1)) "]}, "
+           "\"00:00:00:00:00:00:00:02\": {\"flows\": ["
+           FLOW(2, DLV(11), 20000, SETV(12) ", " OUT(3)) ", "
+           FLOW(3, DLV(12), 20000, SETV(11) ", " OUT(2)) "]}}");
+    json_error_t je;
+    const char *want = "{\"00:00:00:00:00:00:00:01\": {\"group_id\": 5, \"type\": \"fast_failover\","
+                       " \"buckets\": [{\"watch_port\": 3, \"actions\": [" SETV(10) ", " OUT(3) "]},"
+                       " {\"watch_port\": 2, \"actions\": [" SETV(11) ", " OUT(2) "]}]},"
+                       " \"00:00:00:00:00:00:00:03\": {\"group_id\": 5, \"type\": \"fast_failover\","
+                       " \"buckets\": [{\"watch_port\": 3, \"actions\": [" SETV(10) ", " OUT(3) "]},"
+                       " {\"watch_port\": 2, \"actions\": [" SETV(12) ", " OUT(2) "]}]}}";
+    json_t *w = json_loads(want, 0, &je);
+    assert_non_null(w);
+    assert_true(json_equal(groups, w));
+    json_decref(w);
+    const char *k;
+    json_t *g;
+    json_object_foreach(groups, k, g) {
+        static uint8_t wire[GM_JSON_WIRE_MAX];
+        char *text = json_dumps(g, JSON_COMPACT), err[256];
+        size_t len;
+        uint32_t id;
+        assert_int_equal(gm_json_group(text, strlen(text), wire, &len, &id, err, sizeof(err)), 0);
+        assert_int_equal(id, 5);
+        free(text);
+    }
+    json_decref(out);
+    json_decref(groups);
+    /* Not one EVC's two layouts: refused. */
+    struct eline_evc other = e;
+    other.vlan_z = vid(300);
+    json_t *b2;
+    assert_int_equal(eline_layout(&other, backup, 2, &b2), 0);
+    assert_int_equal(eline_layout_protect(&e, 5, p, b2, &out, &groups), -EINVAL);
+    assert_null(out);
+    json_decref(b2);
+    json_decref(p);
+    json_decref(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_range_to_vid),
         cmocka_unit_test(test_intra_switch),
         cmocka_unit_test(test_ranges_as_masks),
+        cmocka_unit_test(test_protected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
