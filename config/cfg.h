@@ -141,6 +141,7 @@ struct ofcd_config {
     uint16_t l2_idle_timeout_s;
     bool topology;                       /* LLDP discovery and the topology APIs */
     bool mef_eline;                      /* EVCs (mef_eline v2) */
+    bool eline_fast_failover;            /* EVCs' backups behind fast-failover groups */
 
     /* [topology] */
     uint32_t topo_lldp_interval_s;

@@ -311,6 +311,11 @@ const struct cfg_key cfg_keys[] = {
     CFG_BOOL("apps", "mef_eline", mef_eline, "true",
              "Ethernet virtual circuits as Kytos-ng's mef_eline v2 provisions them, under "
              "/api/kytos/mef_eline/v2 (dynamic paths need apps.topology)"),
+    CFG_BOOL("apps", "mef_eline_fast_failover", eline_fast_failover, "true",
+             "give a dynamic EVC a backup path sharing no link with its path, behind an "
+             "OpenFlow fast-failover group at each UNI's switch, where the topology has one "
+             "(false: unprotected, as Kytos lays an EVC without a failover path; for switches "
+             "without fast-failover groups)"),
 
     CFG_UINT("topology", "lldp_interval_s", topo_lldp_interval_s, 1, 3600, "3",
              "seconds between two LLDP probes of one port (of_lldp's polling_time; REST may "

@@ -50,6 +50,7 @@ struct eline_rec {
 struct eline_app {
     const struct app_host *host;
     uint16_t lldp_vlan;                  /* never an S-VLAN (topology.lldp_vlan; 0: none) */
+    bool fast_failover;                  /* apps.mef_eline_fast_failover */
     pthread_mutex_t write_lock;
     pthread_mutex_t lock;
     struct eline_rec **evcs;

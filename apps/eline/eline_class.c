@@ -8,7 +8,7 @@
 #include "cfg.h"
 #include "eline_app.h"
 
-static const char *const eline_keys[] = {"apps.mef_eline", NULL};
+static const char *const eline_keys[] = {"apps.mef_eline", "apps.mef_eline_fast_failover", NULL};
 
 static bool eline_enabled(const struct ofcd_config *c)
 {
@@ -26,6 +26,7 @@ static int eline_create(const struct app_host *host, unsigned index, struct of_a
         return -ENOMEM;
     a->host = host;
     a->lldp_vlan = host->cfg->topology ? (uint16_t)host->cfg->topo_lldp_vlan : 0;
+    a->fast_failover = host->cfg->eline_fast_failover;
     pthread_mutex_init(&a->write_lock, NULL);
     pthread_mutex_init(&a->lock, NULL);
     a->route = (struct rest_ext){.prefix = "/api/kytos/mef_eline/v2", .arg = a,

@@ -211,7 +211,8 @@ static int find_path(struct eline_app *a, const struct eline_rec *r, struct elin
     if (rc < 0)
         return rc;
     links_of(hops, *n, out);
-    if (topo_paths_disjoint(t, src, dst, hops, *n, spare, ELINE_PATH_MAX, n_backup) < 0)
+    if (!a->fast_failover ||
+        topo_paths_disjoint(t, src, dst, hops, *n, spare, ELINE_PATH_MAX, n_backup) < 0)
         *n_backup = 0;                  /* unprotected: the topology has no second way */
     links_of(spare, *n_backup, backup);
     return 0;

@@ -8,7 +8,8 @@ dynamic path.
 usage: eline_create.py URL [N] [CONCURRENCY]
 
 Prints one line: EVCs created and deployed, the wall time, the rate, the
-answer time's p50/p99, and the time until every EVC's flows were confirmed
+answer time's p50/p99, how many got a backup (a fast-failover group at
+each UNI), and the time until every EVC's flows were confirmed
 by the switches' barrier replies (ofcd_flows{state="installed"} in
 /metrics reaching what it was plus the new flows). Then deletes them all
 (their flows leave the switches) and prints the deletion time. Never
@@ -109,7 +110,11 @@ for x in th:
     x.join()
 wall = time.monotonic() - t0
 evcs = call("GET", EL)[1]
-flows = sum(2 * len(e["current_path"]) + 2 for e in evcs.values() if e["id"] in set(ids))
+# Each EVC: 2 flows per switch inside its path and its backup, 2 per UNI
+# (a push and a pop), and a pop per UNI for the backup: 2 (n + m) + 2.
+mine = [e for e in evcs.values() if e["id"] in set(ids)]
+flows = sum(2 * (len(e["current_path"]) + len(e["failover_path"])) + 2 for e in mine)
+protected = sum(1 for e in mine if e["failover_path"])
 deadline = time.monotonic() + 120
 while installed() < before + flows and time.monotonic() < deadline:
     time.sleep(0.05)
@@ -117,7 +122,8 @@ confirmed = time.monotonic() - t0
 q = statistics.quantiles(lat, n=100) if len(lat) > 1 else [lat[0]] * 99
 print(f"eline: {len(ids)} of {n} EVCs created and deployed by {conc} clients in {wall:.2f} s "
       f"({len(ids) / wall:.0f} EVCs/s), answer p50 {q[49] * 1000:.0f} ms p99 {q[98] * 1000:.0f} ms; "
-      f"their {flows} flows confirmed by barrier {confirmed:.2f} s after the first POST"
+      f"{protected} protected by a backup; their {flows} flows confirmed by barrier "
+      f"{confirmed:.2f} s after the first POST"
       + ("" if installed() >= before + flows else " (NOT all confirmed after 120 s)"))
 if bad:
     print(f"eline: {len(bad)} not created or not deployed; the first: {bad[0]}")
