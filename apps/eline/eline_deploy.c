@@ -245,6 +245,8 @@ static uint32_t gid_of(uint64_t evc)
     return (uint32_t)(evc % OFPG_MAX) + 1;
 }
 
+static uint32_t gid_free(struct eline_app *a, const struct eline_rec *r);
+
 /* r's path now and its S-VLANs, into r (under write_lock); its backup too
  * when the topology has one. */
 static int plan(struct eline_app *a, struct eline_rec *r)
@@ -259,6 +261,11 @@ static int plan(struct eline_app *a, struct eline_rec *r)
                  rc == -ENOENT ? "none" : strerror(-rc));
         return rc;
     }
+    /* Its group id chosen here, so the record kept before anything is laid
+     * names the groups it may leave behind. */
+    uint32_t gid = nb ? gid_free(a, r) : 0;
+    if (!gid)
+        nb = 0;
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < n && rc == 0; i++)
         if (!(path[i].s_vlan = svlan_free(a, r, &path[i])))
@@ -271,6 +278,7 @@ static int plan(struct eline_app *a, struct eline_rec *r)
         r->n_path = n;
         memcpy(r->backup, backup, nb * sizeof(backup[0]));
         r->n_backup = nb;
+        r->gid = nb ? gid : 0;
     }
     pthread_mutex_unlock(&a->lock);
     if (rc < 0)
@@ -356,30 +364,90 @@ static uint32_t gid_free(struct eline_app *a, const struct eline_rec *r)
         return gid;
     for (int i = 0; i < 2; i++) {
         struct fm_gm_info info;
-        if (fm_gm_get(a->host->fm, sw[i], FM_GM_GROUP, gid, &info) == 0) {
+        int rc = fm_gm_get(a->host->fm, sw[i], FM_GM_GROUP, gid, &info);
+        if (rc == 0)
             free(info.text);
-            LOG_WARN("eline", "EVC %s (%s): group %" PRIu32 " on %016" PRIx64 " is another's: "
-                     "laid without a fast-failover group", r->id, r->req.name, gid, sw[i]);
+        if (rc != -ENOENT) {            /* another's, or not known: never overwritten */
+            LOG_WARN("eline", "EVC %s (%s): group %" PRIu32 " on %016" PRIx64 " is %s: laid "
+                     "without a fast-failover group", r->id, r->req.name, gid, sw[i],
+                     rc == 0 ? "another's" : "not readable now");
             return 0;
         }
     }
     return gid;
 }
 
-/* r's flows over its planned path (and its groups first, protected). */
+/* The UNIs' push flows of flows (by switch) moved out into a new object:
+ * what names the groups, laid once they are. NULL when out of memory. */
+static json_t *take_push_flows(json_t *flows, const struct eline_rec *r)
+{
+    const struct eline_end *uni[2] = {&r->req.uni_a.at, &r->req.uni_z.at};
+    json_t *push = json_object();
+
+    for (int u = 0; push && u < 2; u++) {
+        char key[24];
+        dpid_format(uni[u]->dpid, key);
+        json_t *list = json_object_get(json_object_get(flows, key), "flows");
+        json_t *moved = json_array();
+        if (!moved) {
+            json_decref(push);
+            return NULL;
+        }
+        for (size_t i = json_array_size(list); i-- > 0;) {
+            json_t *f = json_array_get(list, i);
+            if (json_integer_value(json_object_get(json_object_get(f, "match"), "in_port")) ==
+                (json_int_t)uni[u]->port) {
+                json_array_insert(moved, 0, f);
+                json_array_remove(list, i);
+            }
+        }
+        if (json_object_set_new(push, key, json_pack("{s:o}", "flows", moved)) < 0) {
+            json_decref(push);
+            return NULL;
+        }
+    }
+    return push;
+}
+
+/* r's flows over its planned path; protected: the paths' other flows
+ * first, then its groups, then the UNIs' push flows that name them, so
+ * neither a group nor a push flow sends down a path before its flows are
+ * laid. A group that cannot be laid leaves the EVC unprotected (its backup
+ * stays laid, unused, until it moves). */
 static int lay(struct eline_app *a, struct eline_rec *r)
 {
     char err[256] = "";
-    json_t *flows = NULL, *groups = NULL;
+    json_t *flows = NULL, *groups = NULL, *push = NULL;
 
-    r->gid = r->n_backup ? gid_free(a, r) : 0;
     int rc = layout_now(a, r, &flows, &groups);
-    if (rc == 0 && json_object_size(groups))
-        rc = put_groups(a, groups);
+    bool guarded = rc == 0 && json_object_size(groups);
+    if (guarded && !(push = take_push_flows(flows, r)))
+        rc = -ENOMEM;
     if (rc == 0)
         rc = eline_flows_add(a->host->fm, flows, err, sizeof(err));
+    if (rc == 0 && guarded) {
+        int g = put_groups(a, groups);
+        if (g < 0) {
+            LOG_WARN("eline", "EVC %s (%s): its fast-failover groups not laid (%s): "
+                     "unprotected", r->id, r->req.name, strerror(-g));
+            struct eline_evc e = layout_of(r);
+            json_t *plain = NULL;
+            pthread_mutex_lock(&a->lock);
+            r->gid = 0;
+            pthread_mutex_unlock(&a->lock);
+            json_decref(push);
+            push = NULL;
+            rc = eline_layout(&e, r->path, r->n_path, &plain);
+            if (rc == 0 && !(push = take_push_flows(plain, r)))
+                rc = -ENOMEM;
+            json_decref(plain);
+        }
+    }
+    if (rc == 0 && push)
+        rc = eline_flows_add(a->host->fm, push, err, sizeof(err));
     json_decref(flows);
     json_decref(groups);
+    json_decref(push);
     if (rc < 0)
         LOG_WARN("eline", "EVC %s (%s): its flows were not laid: %s%s%s", r->id, r->req.name,
                  strerror(-rc), *err ? ": " : "", err);
@@ -499,10 +567,15 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         n = switches_of(r, r->backup, r->n_backup, dpids, n);
         uint32_t gid = r->gid;
         pthread_mutex_unlock(&a->lock);
-        eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
-        del_groups(a, r, old_gid);
-        if (gid != old_gid)
-            del_groups(a, r, gid);
+        int gone = eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
+        if (gone == 0) {
+            del_groups(a, r, old_gid);
+            if (gid != old_gid)
+                del_groups(a, r, gid);
+        } else {
+            LOG_ERR("eline", "EVC %s (%s): its flows could not be removed either (%s): its "
+                    "groups are kept for them", r->id, r->req.name, strerror(-gone));
+        }
     }
     pthread_mutex_lock(&a->lock);
     if (rc == 0) {

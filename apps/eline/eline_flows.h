@@ -4,8 +4,9 @@
  * client's flows are (their Kytos JSON kept, so GET stored_flows shows
  * them as mef_eline's) and then sent; and every flow of an EVC's cookie
  * deleted from a set of switches, stored ones kept as deleted (Kytos
- * lists them), the switches told even where none was stored. Both wait
- * for the store: from a REST thread, never the control thread.
+ * lists them), the switches told even where none was stored. All wait
+ * for the store: from a REST thread, or the control thread when it moves
+ * EVCs (eline_watch.c: it is held that long).
  */
 #ifndef OFCD_ELINE_FLOWS_H
 #define OFCD_ELINE_FLOWS_H

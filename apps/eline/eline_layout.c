@@ -470,8 +470,10 @@ static int protect_uni(json_t *out, json_t *backup, uint64_t dpid, uint32_t uni_
     }
     if (rc == 0 && !g)
         rc = -EINVAL;                               /* no push flow: not a UNI's switch */
+    if (rc == 0 && json_array_extend(mine, added) < 0)
+        rc = -ENOMEM;
     if (rc == 0)
-        rc = json_array_extend(mine, added) || json_object_set_new(groups, key, g) ? -ENOMEM : 0;
+        rc = json_object_set_new(groups, key, g) < 0 ? -ENOMEM : 0;     /* g taken either way */
     else
         json_decref(g);
     json_decref(added);

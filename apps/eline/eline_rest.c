@@ -135,12 +135,15 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
                               "made", strerror(-rc));
     }
     bool deployed = r->enabled && eline_deploy(a, r) == 0;
+    pthread_mutex_lock(&a->lock);
+    size_t links = r->n_path;
+    pthread_mutex_unlock(&a->lock);
     pthread_mutex_unlock(&a->write_lock);
     LOG_INFO("eline", "EVC %s (%s) created, %s", id, r->req.name,
              deployed ? "deployed" : "not deployed");
     eline_publish(a, "evc.created", json_pack("{s:s, s:s, s:b, s:I}", "id", id, "name",
                                               r->req.name, "deployed", deployed, "links",
-                                              (json_int_t)r->n_path));
+                                              (json_int_t)links));
     *out = json_pack("{s:s, s:b}", "circuit_id", id, "deployed", deployed);
     return 201;
 }
@@ -195,6 +198,9 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
     if (enabled)
         deployed = eline_move(a, r) == 0;
     uint64_t ms = (ofcd_clock_mono_us() - t0) / 1000u;
+    pthread_mutex_lock(&a->lock);
+    size_t links = live ? r->n_path : 0;
+    pthread_mutex_unlock(&a->lock);
     pthread_mutex_unlock(&a->write_lock);
     if (!live)
         return rest_ext_error(out, 404, "circuit_id %s not found", id);
@@ -202,10 +208,10 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
         *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s is disabled.", id));
         return 409;
     }
-    LOG_INFO("eline", "EVC %s redeployed by REST over %zu links", id, r->n_path);
+    LOG_INFO("eline", "EVC %s redeployed by REST over %zu links", id, links);
     eline_publish(a, "evc.redeployed", json_pack("{s:s, s:s, s:s, s:I, s:I}", "id", id, "name",
                                                  r->req.name, "why", "redeploy", "links",
-                                                 (json_int_t)r->n_path, "ms", (json_int_t)ms));
+                                                 (json_int_t)links, "ms", (json_int_t)ms));
     *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s redeploy received.", id));
     return 202;
 }

@@ -98,9 +98,11 @@ uint64_t topo_admin_changes(const struct topo_admin *a)
 int topo_admin_set(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32_t flags)
 {
     pthread_mutex_lock(&a->wlock);
-    if (topo_admin_get(a, dpid, port) != flags)
-        atomic_fetch_add_explicit(&a->changes, 1, memory_order_release);
+    bool moved = topo_admin_get(a, dpid, port) != flags;
     int rc = set_locked(a, dpid, port, flags);
+    /* After the write: a reader that sees the new count reads the new flag. */
+    if (rc == 0 && moved)
+        atomic_fetch_add_explicit(&a->changes, 1, memory_order_release);
     pthread_mutex_unlock(&a->wlock);
     return rc;
 }
@@ -110,9 +112,10 @@ int topo_admin_update(struct topo_admin *a, uint64_t dpid, uint32_t port, uint32
 {
     pthread_mutex_lock(&a->wlock);
     uint32_t f = (topo_admin_get(a, dpid, port) & ~clear) | set;
-    if (topo_admin_get(a, dpid, port) != f)
-        atomic_fetch_add_explicit(&a->changes, 1, memory_order_release);
+    bool moved = topo_admin_get(a, dpid, port) != f;
     int rc = set_locked(a, dpid, port, f);
+    if (rc == 0 && moved)
+        atomic_fetch_add_explicit(&a->changes, 1, memory_order_release);
     pthread_mutex_unlock(&a->wlock);
     if (now)
         *now = rc == 0 ? f : topo_admin_get(a, dpid, port);

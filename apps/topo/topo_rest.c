@@ -106,6 +106,7 @@ static void disable_links_on(struct topo_rest *t, struct keep_job *j, uint64_t d
         }
         struct topo_link_rec *l = topo_view_find(t->ctl, c->id);
         l->enabled = false;
+        topo_paths_touch(&t->paths);
         j->off[j->n_off++] = *l;
         LOG_INFO("topology", "link %s disabled with its %s", l->id,
                  port == TOPO_ADMIN_SWITCH ? "switch" : "interface");
@@ -397,6 +398,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
         keep_link_later(job, l, true);          /* its record goes (forget_link_meta) */
         job->forget_link_meta = true;
         topo_view_forget(t->ctl, id);
+        topo_paths_touch(&t->paths);
         LOG_INFO("topology", "link %s deleted by REST", id);
         *out = json_string(OK_TEXT);
         return 200;
@@ -415,6 +417,7 @@ static unsigned v3_links(struct topo_rest *t, struct keep_job *job, const struct
             }
         }
         l->enabled = tail[0] == 'e';
+        topo_paths_touch(&t->paths);
         keep_link_later(job, l, l->enabled);
         LOG_INFO("topology", "link %s %s by REST", id, l->enabled ? "enabled" : "disabled");
         *out = json_string(OK_TEXT);
