@@ -454,6 +454,16 @@ static int lay(struct eline_app *a, struct eline_rec *r)
     return rc;
 }
 
+/* r kept as it ends a deploy or a move; a failure is logged (the store
+ * then says less than memory until the next change of it is kept). */
+static void keep_state(struct eline_app *a, const struct eline_rec *r)
+{
+    int kept = eline_rec_save(a, r);
+    if (kept < 0)
+        LOG_ERR("eline", "EVC %s (%s): its state not kept: %s", r->id, r->req.name,
+                strerror(-kept));
+}
+
 int eline_deploy(struct eline_app *a, struct eline_rec *r)
 {
     int rc = plan(a, r);
@@ -474,10 +484,7 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
         r->gid = 0;
     }
     pthread_mutex_unlock(&a->lock);
-    int kept = eline_rec_save(a, r);
-    if (kept < 0)
-        LOG_ERR("eline", "EVC %s (%s): its state not kept: %s", r->id, r->req.name,
-                strerror(-kept));
+    keep_state(a, r);
     return rc;
 }
 
@@ -586,9 +593,6 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         r->gid = 0;
     }
     pthread_mutex_unlock(&a->lock);
-    int kept = eline_rec_save(a, r);
-    if (kept < 0)
-        LOG_ERR("eline", "EVC %s (%s): its state not kept: %s", r->id, r->req.name,
-                strerror(-kept));
+    keep_state(a, r);
     return rc;
 }
