@@ -14,6 +14,53 @@
 #include "json_u64.h"
 #include "ofp_oxm.h"
 
+/* How many flows by_switch holds. */
+static size_t flows_count(json_t *by_switch)
+{
+    const char *key;
+    json_t *sw;
+    size_t total = 0;
+
+    json_object_foreach(by_switch, key, sw)
+        total += json_array_size(json_object_get(sw, "flows"));
+    return total;
+}
+
+/* one(ctx, k, dpid, flow) for each flow of by_switch, k its index among
+ * all of them, switch by switch; parts[] gets each switch's dpid and its
+ * count of flows (the caller points each at its first, in the same
+ * order), *n_parts how many. Stops at one's first error; -EINVAL, err
+ * set, for a key that is no dpid. */
+static int each_flow(json_t *by_switch, struct fm_change_part *parts, size_t *n_parts,
+                     int (*one)(void *ctx, size_t k, uint64_t dpid, json_t *flow), void *ctx,
+                     char *err, size_t errlen)
+{
+    const char *key;
+    json_t *sw;
+    size_t k = 0;
+    int rc = 0;
+
+    *n_parts = 0;
+    json_object_foreach(by_switch, key, sw) {
+        uint64_t dpid;
+        size_t i;
+        json_t *flow;
+        if (dpid_parse(key, &dpid) < 0) {
+            snprintf(err, errlen, "%s is not a dpid", key);
+            return -EINVAL;
+        }
+        parts[*n_parts] = (struct fm_change_part){.dpid = dpid};
+        json_array_foreach(json_object_get(sw, "flows"), i, flow) {
+            if ((rc = one(ctx, k, dpid, flow)) < 0)
+                return rc;
+            k++;
+            parts[*n_parts].n++;
+        }
+        (*n_parts)++;
+    }
+    return 0;
+}
+
 /* What one add holds until the store is done with it. */
 struct add_job {
     struct store_flow *recs;
@@ -22,6 +69,9 @@ struct add_job {
     char **texts;
     uint8_t **wires;
     size_t n, n_parts;
+    struct fm_flow *f;                  /* the flow being read */
+    char *err;
+    size_t errlen;
 };
 
 static void add_job_free(struct add_job *j)
@@ -37,10 +87,13 @@ static void add_job_free(struct add_job *j)
     free(j->wires);
 }
 
-/* One flow object into slot k of j, for dpid. */
-static int add_one(struct add_job *j, size_t k, uint64_t dpid, json_t *flow, struct fm_flow *f,
-                   char *err, size_t errlen)
+/* One flow object into slot k of the add job ctx, for dpid. */
+static int add_one(void *ctx, size_t k, uint64_t dpid, json_t *flow)
 {
+    struct add_job *j = ctx;
+    struct fm_flow *f = j->f;
+    char *err = j->err;
+    size_t errlen = j->errlen;
     uint8_t small[FM_FLOW_WIRE_SMALL];
     size_t len;
 
@@ -69,44 +122,23 @@ static int add_one(struct add_job *j, size_t k, uint64_t dpid, json_t *flow, str
 
 int eline_flows_add(struct fm *fm, json_t *by_switch, char *err, size_t errlen)
 {
-    struct add_job j = {0};
-    const char *key;
-    json_t *sw;
-    size_t total = 0, k = 0;
+    size_t total = flows_count(by_switch);
+    struct add_job j = {.n = total, .err = err, .errlen = errlen};
     int rc = 0;
 
-    json_object_foreach(by_switch, key, sw)
-        total += json_array_size(json_object_get(sw, "flows"));
-    j.n = total;
     j.recs = calloc(total ? total : 1, sizeof(*j.recs));
     j.adds = calloc(total ? total : 1, sizeof(*j.adds));
     j.texts = calloc(total ? total : 1, sizeof(*j.texts));
     j.wires = calloc(total ? total : 1, sizeof(*j.wires));
     j.parts = calloc(json_object_size(by_switch) + 1, sizeof(*j.parts));
-    struct fm_flow *f = malloc(sizeof(*f));
-    if (!j.recs || !j.adds || !j.texts || !j.wires || !j.parts || !f)
+    j.f = malloc(sizeof(*j.f));
+    if (!j.recs || !j.adds || !j.texts || !j.wires || !j.parts || !j.f)
         rc = -ENOMEM;
-    json_object_foreach(by_switch, key, sw) {
-        uint64_t dpid;
-        size_t i;
-        json_t *flow;
-        if (rc < 0)
-            break;
-        if (dpid_parse(key, &dpid) < 0) {
-            snprintf(err, errlen, "%s is not a dpid", key);
-            rc = -EINVAL;
-            break;
-        }
-        j.parts[j.n_parts] = (struct fm_change_part){.dpid = dpid, .adds = &j.adds[k]};
-        json_array_foreach(json_object_get(sw, "flows"), i, flow) {
-            if ((rc = add_one(&j, k, dpid, flow, f, err, errlen)) < 0)
-                break;
-            k++;
-            j.parts[j.n_parts].n++;
-        }
-        j.n_parts++;
-    }
-    free(f);
+    if (rc == 0)
+        rc = each_flow(by_switch, j.parts, &j.n_parts, add_one, &j, err, errlen);
+    for (size_t p = 0, k = 0; rc == 0 && p < j.n_parts; k += j.parts[p++].n)
+        j.parts[p].adds = &j.adds[k];
+    free(j.f);
     if (rc == 0 && total) {
         struct fm_change c = {.fm = fm, .parts = j.parts, .n_parts = j.n_parts,
                               .recs = j.recs, .n_recs = total};
@@ -152,74 +184,65 @@ int eline_flows_remove(struct fm *fm, uint64_t cookie, const uint64_t *dpids, si
     return rc;
 }
 
-/* One flow object's strict DELETE (its match, priority and exact cookie),
- * into wire; its identity into *k. */
-static int strict_del(uint64_t dpid, json_t *flow, struct fm_flow *f, uint8_t *wire, size_t cap,
-                      size_t *len, struct fm_key *k)
+/* What one exact delete holds until the store is done with it. */
+struct del_job {
+    struct fm_key *keys;
+    struct fm_sel *sels;
+    uint8_t (*wires)[FM_FLOW_WIRE_SMALL];
+    struct fm_flow *f;
+};
+
+/* One flow object's strict DELETE (its match, priority and exact cookie)
+ * into slot k of the delete job ctx, its identity beside it. */
+static int strict_del(void *ctx, size_t k, uint64_t dpid, json_t *flow)
 {
+    struct del_job *j = ctx;
+    struct fm_flow *f = j->f;
     char err[128];
+    size_t len;
 
     if (flow_json_parse_json(flow, false, f, NULL, err, sizeof(err)) != 0)
         return -EINVAL;
-    k->dpid = dpid;
-    k->match_id = fm_flow_match_id(dpid, f);
-    k->flow_id = fm_flow_id_of(k->match_id, f);
+    j->keys[k].dpid = dpid;
+    j->keys[k].match_id = fm_flow_match_id(dpid, f);
+    j->keys[k].flow_id = fm_flow_id_of(j->keys[k].match_id, f);
     f->mod.command = OFPFC_DELETE_STRICT;
     f->mod.cookie_mask = UINT64_MAX;
     f->mod.out_port = OFPP_ANY;
     f->mod.out_group = OFPG_ANY;
-    return fm_flow_mod_encode(&f->mod, wire, cap, len);
+    int rc = fm_flow_mod_encode(&f->mod, j->wires[k], sizeof(j->wires[k]), &len);
+    j->sels[k] = (struct fm_sel){ELINE_OWNER, j->wires[k], len};
+    return rc;
 }
 
 int eline_flows_remove_exact(struct fm *fm, json_t *by_switch)
 {
-    const char *key;
-    json_t *sw;
-    size_t total = 0, k = 0, n_parts = 0;
+    size_t total = flows_count(by_switch), n_parts = 0;
+    char err[128];
     int rc = 0;
 
-    json_object_foreach(by_switch, key, sw)
-        total += json_array_size(json_object_get(sw, "flows"));
     if (!total)
         return 0;
-    struct fm_key *keys = calloc(total, sizeof(*keys));
-    struct fm_sel *sels = calloc(total, sizeof(*sels));
-    uint8_t (*wires)[FM_FLOW_WIRE_SMALL] = calloc(total, sizeof(*wires));
+    struct del_job j = {.keys = calloc(total, sizeof(*j.keys)),
+                        .sels = calloc(total, sizeof(*j.sels)),
+                        .wires = calloc(total, sizeof(*j.wires)), .f = malloc(sizeof(*j.f))};
     struct fm_change_part *parts = calloc(json_object_size(by_switch), sizeof(*parts));
-    struct fm_flow *f = malloc(sizeof(*f));
-    if (!keys || !sels || !wires || !parts || !f)
+    if (!j.keys || !j.sels || !j.wires || !parts || !j.f)
         rc = -ENOMEM;
-    json_object_foreach(by_switch, key, sw) {
-        uint64_t dpid;
-        size_t i;
-        json_t *flow;
-        if (rc < 0)
-            break;
-        if (dpid_parse(key, &dpid) < 0) {
-            rc = -EINVAL;
-            break;
-        }
-        parts[n_parts] = (struct fm_change_part){.dpid = dpid, .dels = &sels[k]};
-        json_array_foreach(json_object_get(sw, "flows"), i, flow) {
-            size_t len;
-            if ((rc = strict_del(dpid, flow, f, wires[k], sizeof(wires[k]), &len, &keys[k])) < 0)
-                break;
-            sels[k] = (struct fm_sel){ELINE_OWNER, wires[k], len};
-            k++;
-            parts[n_parts].n++;
-        }
-        n_parts++;
-    }
+    if (rc == 0)
+        rc = each_flow(by_switch, parts, &n_parts, strict_del, &j, err, sizeof(err));
+    for (size_t p = 0, k = 0; rc == 0 && p < n_parts; k += parts[p++].n)
+        parts[p].dels = &j.sels[k];
     if (rc == 0) {
-        struct fm_change c = {.fm = fm, .parts = parts, .n_parts = n_parts, .victims = keys,
-                              .n_victims = k, .keep_deleted = true};
+        struct fm_change c = {.fm = fm, .parts = parts, .n_parts = n_parts, .victims = j.keys,
+                              .n_victims = total, .keep_deleted = true};
         rc = fm_change_run(&c);
     }
-    free(keys);
-    free(sels);
-    free(wires);
+    free(j.keys);
+    free(j.sels);
+    free(j.wires);
     free(parts);
-    free(f);
+    free(j.f);
     return rc;
 }
 
