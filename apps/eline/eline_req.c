@@ -99,19 +99,38 @@ static int tag_ranges(json_t *v, const char *path, struct eline_uni_req *u, char
     return 0;
 }
 
-static int tag_parse(json_t *tag, const char *path, struct eline_uni_req *u, char *err,
+/* Every key of obj one of keys (NULL-terminated); else the schema's words,
+ * where naming the object ("" for the body itself). */
+static int only_keys(json_t *obj, const char *where, const char *const *keys, char *err,
                      size_t errlen)
 {
     const char *k;
     json_t *v;
 
+    json_object_foreach(obj, k, v) {
+        const char *const *p = keys;
+        while (*p && strcmp(*p, k))
+            p++;
+        if (!*p)
+            return req_fail(err, errlen, INVALID "%s%sAdditional properties are not allowed "
+                            "('%s' was unexpected)", where, *where ? ": " : "", k);
+    }
+    return 0;
+}
+
+static int tag_parse(json_t *tag, const char *path, struct eline_uni_req *u, char *err,
+                     size_t errlen)
+{
+    static const char *const keys[] = {"tag_type", "value", NULL};
+    char where[16];                     /* "uni_a.tag" */
+    json_t *v;
+
     if (!json_is_object(tag))
         return req_fail(err, errlen, INVALID "%s.tag: not of type 'object'", path);
-    json_object_foreach(tag, k, v) {
-        if (strcmp(k, "tag_type") && strcmp(k, "value"))
-            return req_fail(err, errlen, INVALID "%s.tag: Additional properties are not "
-                            "allowed ('%s' was unexpected)", path, k);
-    }
+    snprintf(where, sizeof(where), "%s.tag", path);
+    int rc = only_keys(tag, where, keys, err, errlen);
+    if (rc)
+        return rc;
     json_t *tt = json_object_get(tag, "tag_type");
     if (tt && !(json_is_string(tt) && strcmp(json_string_value(tt), "vlan") == 0) &&
         !(json_is_integer(tt) && json_integer_value(tt) == 1))
@@ -142,19 +161,17 @@ static int tag_parse(json_t *tag, const char *path, struct eline_uni_req *u, cha
 static int uni_parse(json_t *body, const char *key, struct eline_uni_req *u, char *err,
                      size_t errlen)
 {
-    json_t *x = json_object_get(body, key), *v;
-    const char *k;
+    static const char *const keys[] = {"interface_id", "tag", NULL};
+    json_t *x = json_object_get(body, key);
 
     memset(u, 0, sizeof(*u));
     if (!x)
         return req_fail(err, errlen, INVALID "'%s' is a required property", key);
     if (!json_is_object(x))
         return req_fail(err, errlen, INVALID "%s: not of type 'object'", key);
-    json_object_foreach(x, k, v) {
-        if (strcmp(k, "interface_id") && strcmp(k, "tag"))
-            return req_fail(err, errlen, INVALID "%s: Additional properties are not allowed "
-                            "('%s' was unexpected)", key, k);
-    }
+    int rc = only_keys(x, key, keys, err, errlen);
+    if (rc)
+        return rc;
     json_t *id = json_object_get(x, "interface_id");
     if (!id)
         return req_fail(err, errlen, INVALID "%s: 'interface_id' is a required property", key);
@@ -222,8 +239,6 @@ static bool tag_lists_equal(const struct eline_uni_req *a, const struct eline_un
 
 int eline_req_parse(json_t *body, struct eline_req *out, char *err, size_t errlen)
 {
-    const char *k;
-    json_t *v;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -232,14 +247,8 @@ int eline_req_parse(json_t *body, struct eline_req *out, char *err, size_t errle
     out->max_paths = 2;
     if (!json_is_object(body))
         return req_fail(err, errlen, INVALID "the body is not of type 'object'");
-    json_object_foreach(body, k, v) {
-        const char *const *p = known_keys;
-        while (*p && strcmp(*p, k))
-            p++;
-        if (!*p)
-            return req_fail(err, errlen, INVALID "Additional properties are not allowed "
-                            "('%s' was unexpected)", k);
-    }
+    if ((rc = only_keys(body, "", known_keys, err, errlen)))
+        return rc;
     json_t *name = json_object_get(body, "name");
     if (!name)
         return req_fail(err, errlen, INVALID "'name' is a required property");
