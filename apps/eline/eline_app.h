@@ -63,9 +63,11 @@ struct eline_app {
 
 /* ---- eline_evc.c ---------------------------------------------------------------- */
 
-/* A new record of req's body (taken: body's reference moves to it), id and
- * creation time set; NULL when out of memory or the body no longer parses. */
-struct eline_rec *eline_rec_new(json_t *body, const char *id);
+/* A new record of a request's body (taken: body's reference moves to it,
+ * whatever the outcome), read once (eline_req_parse), its creation time
+ * set and its id empty: 0 with *out; -EINVAL with the request's refusal in
+ * err; -ENOMEM. */
+int eline_rec_new(json_t *body, struct eline_rec **out, char *err, size_t errlen);
 void eline_rec_free(struct eline_rec *r);
 /* Kytos' as_dict of the EVC. New reference; NULL when out of memory. */
 json_t *eline_rec_dict(const struct eline_rec *r);

@@ -21,25 +21,24 @@ void eline_now_text(char out[ELINE_TIME_LEN])
     strftime(out, ELINE_TIME_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
-struct eline_rec *eline_rec_new(json_t *body, const char *id)
+int eline_rec_new(json_t *body, struct eline_rec **out, char *err, size_t errlen)
 {
     struct eline_rec *r = calloc(1, sizeof(*r));
-    char err[256];
 
+    *out = NULL;
     if (!r) {
         json_decref(body);
-        return NULL;
+        return -ENOMEM;
     }
     r->request = body;
-    if (eline_req_parse(body, &r->req, err, sizeof(err)) < 0) {
-        LOG_ERR("eline", "EVC %s: its request no longer reads: %s", id, err);
+    if (eline_req_parse(body, &r->req, err, errlen) < 0) {
         eline_rec_free(r);
-        return NULL;
+        return -EINVAL;
     }
-    snprintf(r->id, sizeof(r->id), "%s", id);
     r->enabled = r->req.enabled;
     eline_now_text(r->creation_time);
-    return r;
+    *out = r;
+    return 0;
 }
 
 void eline_rec_free(struct eline_rec *r)
@@ -233,12 +232,17 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
     json_error_t je;
     json_t *o = json_loadb(val, len, 0, &je);
     const char *id = o ? json_string_value(json_object_get(o, "id")) : NULL;
-    struct eline_rec *r = id && strlen(id) == ELINE_ID_HEX
-                              ? eline_rec_new(json_incref(json_object_get(o, "request")), id)
-                              : NULL;
+    struct eline_rec *r = NULL;
+    char err[256];
+
+    if (id && strlen(id) == ELINE_ID_HEX &&
+        eline_rec_new(json_incref(json_object_get(o, "request")), &r, err, sizeof(err)) ==
+            -EINVAL)
+        LOG_ERR("eline", "EVC %s: its request no longer reads: %s", id, err);
     bool ok = r != NULL;
 
     if (r) {
+        snprintf(r->id, sizeof(r->id), "%s", id);
         const char *ct = json_string_value(json_object_get(o, "creation_time"));
         const char *ld = json_string_value(json_object_get(o, "last_deployed_at"));
         snprintf(r->creation_time, sizeof(r->creation_time), "%s", ct ? ct : "");

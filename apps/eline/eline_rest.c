@@ -89,29 +89,27 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
 {
     json_error_t je;
     char err[512] = "", id[ELINE_ID_HEX + 1];
-    struct eline_req req;
+    struct eline_rec *r;
 
     json_t *body = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
     if (!body)
         return rest_ext_error(out, 400, "Invalid json: %s", je.text);
-    if (eline_req_parse(body, &req, err, sizeof(err)) < 0) {
-        json_decref(body);
-        return rest_ext_error(out, 400, "%s", err);
-    }
+    int rc = eline_rec_new(body, &r, err, sizeof(err));
+    if (rc < 0)
+        return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
+                             : rest_ext_error(out, 500, "out of memory");
     pthread_mutex_lock(&a->write_lock);
-    int rc = new_id(a, id);
-    if (rc < 0) {
+    if ((rc = new_id(a, id)) < 0) {
         pthread_mutex_unlock(&a->write_lock);
-        json_decref(body);
+        eline_rec_free(r);
         return rest_ext_error(out, 500, "no EVC id could be made: %s", strerror(-rc));
     }
-    struct eline_rec *r = eline_rec_new(body, id);
-    unsigned st = r ? eline_uni_conflict(a, r, err, sizeof(err)) : 500;
+    memcpy(r->id, id, sizeof(r->id));
+    unsigned st = eline_uni_conflict(a, r, err, sizeof(err));
     if (st) {
         eline_rec_free(r);
         pthread_mutex_unlock(&a->write_lock);
-        return st == 500 ? rest_ext_error(out, 500, "out of memory")
-                         : rest_ext_error(out, st, "%s", err);
+        return rest_ext_error(out, st, "%s", err);
     }
     pthread_mutex_lock(&a->lock);
     rc = eline_add(a, r);
