@@ -107,6 +107,15 @@ static bool same_link(const struct eline_link *x, const struct eline_link *y)
             x->b.port == y->a.port);
 }
 
+/* The S-VLANs links[0..n) take on l, marked in used. */
+static void mark_used(uint64_t *used, const struct eline_link *links, size_t n,
+                      const struct eline_link *l)
+{
+    for (size_t k = 0; k < n; k++)
+        if (same_link(&links[k], l))
+            used[links[k].s_vlan / 64] |= 1ull << (links[k].s_vlan % 64);
+}
+
 /* The lowest S-VLAN no other live EVC uses on link l (nor the LLDP VLAN);
  * 0 when none is left. Under lock. */
 static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
@@ -121,12 +130,8 @@ static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
         const struct eline_rec *o = a->evcs[i];
         if (o == self || o->archived)
             continue;
-        for (size_t k = 0; k < o->n_path; k++)
-            if (same_link(&o->path[k], l))
-                used[o->path[k].s_vlan / 64] |= 1ull << (o->path[k].s_vlan % 64);
-        for (size_t k = 0; k < o->n_backup; k++)
-            if (same_link(&o->backup[k], l))
-                used[o->backup[k].s_vlan / 64] |= 1ull << (o->backup[k].s_vlan % 64);
+        mark_used(used, o->path, o->n_path, l);
+        mark_used(used, o->backup, o->n_backup, l);
     }
     for (size_t w = 0; w < words; w++)
         for (unsigned b = 0; b < 64; b++) {
@@ -289,13 +294,11 @@ static int plan(struct eline_app *a, struct eline_rec *r)
 
 /* Its layout as planned: flows by switch, and the groups that protect it
  * ({} when unprotected). */
-static int layout_now(struct eline_app *a, const struct eline_rec *r, json_t **flows,
-                      json_t **groups)
+static int layout_now(const struct eline_rec *r, json_t **flows, json_t **groups)
 {
     struct eline_evc e = layout_of(r);
     json_t *p = NULL, *b = NULL;
 
-    (void)a;
     *groups = NULL;
     int rc = eline_layout(&e, r->path, r->n_path, &p);
     if (rc == 0 && r->n_backup && r->gid && (rc = eline_layout(&e, r->backup, r->n_backup, &b)) == 0) {
@@ -419,7 +422,7 @@ static int lay(struct eline_app *a, struct eline_rec *r)
     char err[256] = "";
     json_t *flows = NULL, *groups = NULL, *push = NULL;
 
-    int rc = layout_now(a, r, &flows, &groups);
+    int rc = layout_now(r, &flows, &groups);
     bool guarded = rc == 0 && json_object_size(groups);
     if (guarded && !(push = take_push_flows(flows, r)))
         rc = -ENOMEM;
@@ -488,18 +491,26 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
     return rc;
 }
 
-/* The switches of r's UNIs and of path[0..n) into out (room for 2n + 2), each once. */
+/* d appended to out[0..have) unless there already: the new count. */
+static size_t add_once(uint64_t *out, size_t have, uint64_t d)
+{
+    for (size_t j = 0; j < have; j++)
+        if (out[j] == d)
+            return have;
+    out[have] = d;
+    return have + 1;
+}
+
+/* The switches of r's UNIs and of path[0..n) added to out[0..have) (room
+ * for 2n + 2 more), each once: the new count. */
 static size_t switches_of(const struct eline_rec *r, const struct eline_link *path, size_t n,
                           uint64_t *out, size_t have)
 {
-    const uint64_t unis[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
-    for (size_t i = 0; i < 2 * n + 2; i++) {
-        uint64_t d = i < 2 ? unis[i] : (i % 2 ? path[(i - 2) / 2].b.dpid : path[(i - 2) / 2].a.dpid);
-        bool seen = false;
-        for (size_t j = 0; j < have && !seen; j++)
-            seen = out[j] == d;
-        if (!seen)
-            out[have++] = d;
+    have = add_once(out, have, r->req.uni_a.at.dpid);
+    have = add_once(out, have, r->req.uni_z.at.dpid);
+    for (size_t i = 0; i < n; i++) {
+        have = add_once(out, have, path[i].a.dpid);
+        have = add_once(out, have, path[i].b.dpid);
     }
     return have;
 }
@@ -540,7 +551,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
     memcpy(old_path, r->path, n_old * sizeof(old_path[0]));
     memcpy(old_backup, r->backup, nb_old * sizeof(old_backup[0]));
     pthread_mutex_unlock(&a->lock);
-    if (!active || layout_now(a, r, &old, &old_groups) < 0) {
+    if (!active || layout_now(r, &old, &old_groups) < 0) {
         /* Nothing laid, or its layout cannot be told: break, then make. */
         int rc = active ? eline_undeploy(a, r) : 0;
         return rc < 0 ? rc : eline_deploy(a, r);
@@ -549,7 +560,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
     int rc = plan(a, r);
     if (rc == 0 && (rc = eline_rec_save(a, r)) == 0)
         rc = lay(a, r);                 /* same match, same priority: replaced in place */
-    if (rc == 0 && (rc = layout_now(a, r, &now, &now_groups)) == 0) {
+    if (rc == 0 && (rc = layout_now(r, &now, &now_groups)) == 0) {
         /* What the old paths had and the new ones do not replace. */
         json_t *stale = eline_flows_minus(old, now);
         int gone = stale ? eline_flows_remove_exact(a->host->fm, stale) : -ENOMEM;
