@@ -219,16 +219,32 @@ long topo_path_node(const struct topo_path_build *b, const char *id)
     return path_graph_find(&b->g, dpid, port, iface);
 }
 
+/* The edges from node x to node y marked unusable in ok. */
+static void unwant_between(const struct topo_path_build *b, uint32_t x, uint32_t y, bool *ok)
+{
+    for (uint32_t i = b->g.off[x]; i < b->g.off[x + 1]; i++)
+        if (b->g.adj[i].node == y)
+            ok[b->g.adj[i].edge] = false;
+}
+
 void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bool *ok)
 {
-    for (size_t k = 0; k < b->n_links; k++) {
-        const struct topo_path_link *l = &b->links[k];
-        if (strcmp(l->id, link_id) != 0)
-            continue;
-        for (uint32_t i = b->g.off[l->a]; i < b->g.off[l->a + 1]; i++)
-            if (b->g.adj[i].node == l->z)
-                ok[b->g.adj[i].edge] = false;
-    }
+    for (size_t k = 0; k < b->n_links; k++)
+        if (strcmp(b->links[k].id, link_id) == 0)
+            unwant_between(b, b->links[k].a, b->links[k].z, ok);
+}
+
+void topo_path_unwanted_ends(const struct topo_path_build *b, struct topo_end x,
+                             struct topo_end y, bool *ok)
+{
+    char id[TOPO_END_ID_LEN];
+
+    topo_end_id(x, id);
+    long nx = topo_path_node(b, id);
+    topo_end_id(y, id);
+    long ny = topo_path_node(b, id);
+    if (nx >= 0 && ny >= 0)             /* off the graph: not usable anyway */
+        unwant_between(b, (uint32_t)nx, (uint32_t)ny, ok);
 }
 
 void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char out[TOPO_END_ID_LEN])

@@ -56,6 +56,9 @@ long topo_path_node(const struct topo_path_build *b, const char *id);
 /* Mark the edge of link id unusable in ok (one flag per edge): nothing
  * when the link is unknown or not on the graph. */
 void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bool *ok);
+/* The same for the link between interfaces x and y. */
+void topo_path_unwanted_ends(const struct topo_path_build *b, struct topo_end x,
+                             struct topo_end y, bool *ok);
 
 /* The Kytos id of node i (topo_end_id's for an interface, dpid_format's for
  * a switch). */

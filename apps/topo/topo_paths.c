@@ -78,26 +78,6 @@ static int graph_now(struct topo_rest *t, struct topo_paths_cache *c)
     return 0;
 }
 
-/* The edges of avoid's links marked not ok (ok: one flag per edge, all
- * true). */
-static void avoid_links(const struct topo_path_build *b, const struct topo_path_hop *avoid,
-                        size_t n, bool *ok)
-{
-    char id[TOPO_END_ID_LEN];
-
-    for (size_t h = 0; h < n; h++) {
-        topo_end_id(avoid[h].from, id);
-        long x = topo_path_node(b, id);
-        topo_end_id(avoid[h].to, id);
-        long y = topo_path_node(b, id);
-        if (x < 0 || y < 0)
-            continue;                   /* not on the graph: cannot be used anyway */
-        for (uint32_t i = b->g.off[x]; i < b->g.off[x + 1]; i++)
-            if (b->g.adj[i].node == (uint32_t)y)
-                ok[b->g.adj[i].edge] = false;
-    }
-}
-
 static int search(struct topo_rest *t, uint64_t src, uint64_t dst,
                   const struct topo_path_hop *avoid, size_t n_avoid, struct topo_path_hop *out,
                   size_t cap, size_t *n)
@@ -126,7 +106,8 @@ static int search(struct topo_rest *t, uint64_t src, uint64_t dst,
             return -ENOMEM;
         }
         memset(ok, 1, c->b.g.n_edges * sizeof(*ok));
-        avoid_links(&c->b, avoid, n_avoid, ok);
+        for (size_t h = 0; h < n_avoid; h++)
+            topo_path_unwanted_ends(&c->b, avoid[h].from, avoid[h].to, ok);
     }
     struct path_query q = {.src = (uint32_t)s, .dst = (uint32_t)d, .weight = PATH_KSP_HOP,
                            .k = 1, .edge_ok = ok};
