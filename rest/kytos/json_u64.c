@@ -43,14 +43,54 @@ static size_t number_token(const char *in, size_t len, size_t i, bool *plain)
     return j - i;
 }
 
+/* The containers open at each depth, one bit each (1: an object), so a
+ * number can be told in a key's place, where only a string may stand. */
+struct u64_nest {
+    unsigned char *bits;
+    size_t depth;
+    char last;                  /* the last character outside strings and blanks */
+};
+
+static void nest_open(struct u64_nest *n, bool object)
+{
+    if (object)
+        n->bits[n->depth / 8] |= (unsigned char)(1u << n->depth % 8);
+    else
+        n->bits[n->depth / 8] &= (unsigned char)~(1u << n->depth % 8);
+    n->depth++;
+}
+
+static bool nest_key_expected(const struct u64_nest *n)
+{
+    if (n->last == '{')
+        return true;
+    return n->last == ',' && n->depth > 0 &&
+           (n->bits[(n->depth - 1) / 8] >> (n->depth - 1) % 8 & 1);
+}
+
+static void nest_see(struct u64_nest *n, char ch)
+{
+    if (isspace((unsigned char)ch))
+        return;
+    if (ch == '{' || ch == '[')
+        nest_open(n, ch == '{');
+    else if ((ch == '}' || ch == ']') && n->depth > 0)
+        n->depth--;
+    n->last = ch;
+}
+
 json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
 {
     char *out = malloc(2 * len + 16);
+    /* Depth never passes the number of opening brackets, at most len. */
+    struct u64_nest nest = {.bits = calloc(len / 8 + 1, 1)};
     size_t o = 0;
     bool str = false;
 
-    if (!out) {
+    if (!out || !nest.bits) {
         snprintf(err->text, sizeof(err->text), "out of memory");
+        free(out);
+        free(nest.bits);
         return NULL;
     }
     for (size_t i = 0; i < len;) {
@@ -62,6 +102,7 @@ json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
                     snprintf(err->text, sizeof(err->text), "control character U+0001 in a "
                              "string at byte %zu", i);
                     free(out);
+                    free(nest.bits);
                     return NULL;
                 }
                 out[o++] = in[i++];
@@ -72,6 +113,7 @@ json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
                 snprintf(err->text, sizeof(err->text), "control character U+0001 in a string "
                          "at byte %zu", i);
                 free(out);
+                free(nest.bits);
                 return NULL;
             }
             str = ch != '"';
@@ -80,13 +122,17 @@ json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
         }
         if (ch == '"') {
             str = true;
+            nest.last = ch;
             out[o++] = in[i++];
             continue;
         }
         if (ch == '-' || isdigit((unsigned char)ch)) {
             bool plain;
             size_t n = number_token(in, len, i, &plain);
-            if (plain && in[i] != '0' && above(in + i, n, INT64_MAX_TEXT)) {
+            /* In a key's place the number stays bare for jansson to refuse:
+             * made a marker string it would pass as a key. */
+            if (plain && in[i] != '0' && above(in + i, n, INT64_MAX_TEXT) &&
+                !nest_key_expected(&nest)) {
                 /* The marker then the digits, as a string. */
                 const char *mark = above(in + i, n, UINT64_MAX_TEXT) ? MARK_OVER_ESC : MARK_ESC;
                 memcpy(out + o, mark, strlen(mark));
@@ -99,12 +145,15 @@ json_t *json_u64_loadb(const char *in, size_t len, json_error_t *err)
                 o += n;
             }
             i += n;
+            nest.last = '0';
             continue;
         }
+        nest_see(&nest, ch);
         out[o++] = in[i++];
     }
     json_t *j = json_loadb(out, o, 0, err);
     free(out);
+    free(nest.bits);
     return j;
 }
 

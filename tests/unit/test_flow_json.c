@@ -818,6 +818,24 @@ static void test_u64_edges(void **state)
     assert_non_null(j);
     assert_string_equal(json_string_value(json_object_get(j, "a")), "18446744073709551616");
     json_decref(j);
+    /* A big number in a key's place is no key (the fuzzer found it passed as
+     * its marker string), at any depth, after a comma too; in an array after
+     * an object it is a value again. */
+    static const char *const keys[] = {
+        "{18446744073709551615: 1}",
+        "{\"a\": 1, 9223372036854775808: 2}",
+        "{\"a\": [1, {\"b\": {}, 99999999999999999999: 3}]}",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        assert_null(json_u64_loadb(keys[i], strlen(keys[i]), &je));
+    static const char arr[] = "{\"a\": [{\"b\": 1}, 18446744073709551615]}";
+    j = json_u64_loadb(arr, strlen(arr), &je);
+    assert_non_null(j);
+    uint64_t u;
+    assert_int_equal(json_u64_marker_value(json_string_value(
+                         json_array_get(json_object_get(j, "a"), 1)), &u), 1);
+    assert_true(u == UINT64_MAX);
+    json_decref(j);
 }
 
 /* The top-level field scan stored_flows orders by: only the object's own
