@@ -285,6 +285,7 @@ static int open_flow_store(struct app_ctx *app)
  * change to the flow manager (fm_change), which must still be there. */
 static void close_flow_store(struct app_ctx *app)
 {
+    wire_apps_quiesce(app);
     store_close(app->store);
     app->store = NULL;
     fm_destroy(app->fm);

@@ -242,6 +242,13 @@ int wire_apps_load(struct app_ctx *app)
     return 0;
 }
 
+void wire_apps_quiesce(struct app_ctx *app)
+{
+    for (unsigned i = app->n_inst; i-- > 0;)
+        if (app->inst[i].cls->quiesce)
+            app->inst[i].cls->quiesce(app->inst[i].self);
+}
+
 void unwire_apps(struct app_ctx *app)
 {
     for (unsigned i = app->n_inst; i-- > 0;)

@@ -28,6 +28,9 @@ int wire_apps(struct app_ctx *app);
  * (app->host) and let each read back what it kept. 0, or a negative errno
  * (logged). */
 int wire_apps_load(struct app_ctx *app);
+/* Each app's own threads stopped (app_class quiesce), before the store
+ * and the flow manager close. */
+void wire_apps_quiesce(struct app_ctx *app);
 /* Free what wire_apps made, once no thread reads it. */
 void unwire_apps(struct app_ctx *app);
 /* The flow manager's config, the apps' cookies included (after wire_apps):

@@ -36,6 +36,8 @@
  *   status(self, buf, len)   one line for the operator (ofcdctl app/list)
  *   refuses_writes, health   from REST threads: whether it refuses
  *                            changes now, its part of /api/v1/health
+ *   quiesce(self)            the control thread stopped, the store still open:
+ *                            the app's own threads stop
  *   destroy(self)            after the lcores and REST stopped
  *
  * Every hook but create and destroy may be NULL. Times are the poll
@@ -139,6 +141,10 @@ struct app_class {
      * switches) is taken over while nothing is cut. 1 = not done yet; the
      * control thread stops anyway after CONTROL_STOP_WAIT_MS. */
     int (*on_stop)(void *self);
+    /* After the control thread stopped, before the store and the flow
+     * manager close: the app's own threads that write through them stop
+     * here (whatever they were doing finished). */
+    void (*quiesce)(void *self);
     void (*destroy)(void *self);
     /* The keys of config_keys it takes while running (NULL-terminated;
      * NULL: none), and what takes them: on the control thread, after a

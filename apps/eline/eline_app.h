@@ -13,6 +13,7 @@
 #define OFCD_ELINE_APP_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,38 @@ struct eline_rec {
     struct eline_link backup[ELINE_PATH_MAX];
     size_t n_backup;
     uint32_t gid;
+    /* Unprotected because the topology had no second way when it was laid
+     * (not kept: a restart forgets it), so a link's return may protect it. */
+    bool lone;
+    /* Its path seen up since this process laid or loaded it: until then
+     * (after a restart, before LLDP found the links again) a link of it
+     * missing from the topology is not yet taken for a link down. */
+    bool seen_up;
+};
+
+#define ELINE_HINTS_MAX 256              /* hints queued for the worker before a sweep */
+#define ELINE_WHY_LEN 96
+
+/* A port (0: the whole switch) gone down, for the worker. */
+struct eline_hint {
+    uint64_t dpid;
+    uint32_t port;
+    char why[ELINE_WHY_LEN];
+};
+
+/* The circuits' worker (eline_watch.c): lock and cv guard the fields up
+ * to topo_moved; topo_told is the control thread's own. */
+struct eline_watch {
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    bool stop;
+    bool sweep;                          /* hints were dropped: judge every EVC */
+    bool topo_moved;                     /* the topology's count of changes moved */
+    struct eline_hint hints[ELINE_HINTS_MAX];
+    size_t n_hints;
+    uint64_t topo_told;                  /* the count last told */
 };
 
 struct eline_app {
@@ -56,9 +89,14 @@ struct eline_app {
     struct eline_rec **evcs;
     size_t n_evcs, cap_evcs;
     struct rest_ext route;
-    /* eline_watch.c's, the control thread's */
-    uint64_t last_retry_us;
-    size_t retry_at;
+    struct eline_watch watch;
+    /* A path not yet seen up is not judged down before settle_until_us
+     * (monotonic: the worker's start plus settle_us, two LLDP rounds and a
+     * link's timeout), nor while a switch of it has been up less than
+     * settle_us (the control thread's clock, tick_us: links take that
+     * long to be found). */
+    uint64_t settle_us, settle_until_us;
+    atomic_uint_fast64_t tick_us;
 };
 
 /* ---- eline_evc.c ---------------------------------------------------------------- */
@@ -81,6 +119,22 @@ struct eline_rec *eline_find(struct eline_app *a, const char *id);
 int eline_add(struct eline_app *a, struct eline_rec *r);
 /* Now as Kytos writes times ("%Y-%m-%dT%H:%M:%S", UTC). */
 void eline_now_text(char out[ELINE_TIME_LEN]);
+
+/* ---- eline_path.c ------------------------------------------------------------------- */
+
+bool eline_same_link(const struct eline_link *x, const struct eline_link *y);
+/* r's path now: n links into out (S-VLANs not chosen), and a backup
+ * sharing no link with it into backup (*n_backup 0: none; *lone when the
+ * topology had none). 0; -ENOENT when no path is up; -EINVAL when a given
+ * path does not join the UNIs; -E2BIG; -ENOMEM. Under write_lock. */
+int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
+                    size_t *n, struct eline_link *backup, size_t *n_backup, bool *lone);
+/* Should the laid EVC r move now (its path or backup has a link down; its
+ * primary path is up again while it is elsewhere; it went unprotected for
+ * want of a second way and one is there)? 1 with the reason in why; 0;
+ * -errno when the topology cannot say. A path never seen up (r->seen_up)
+ * is not judged down before a->settle_until_us. Under write_lock. */
+int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len);
 
 /* ---- eline_deploy.c --------------------------------------------------------------- */
 
@@ -109,8 +163,15 @@ int eline_undeploy(struct eline_app *a, struct eline_rec *r);
 /* ---- eline_watch.c ----------------------------------------------------------------- */
 
 struct qmsg;
-/* On the control thread: a worker event (a port or a switch down moves
- * the EVCs crossing it); the tick (inactive EVCs tried again). */
+/* The worker: started once the EVCs are loaded (no flow manager: none);
+ * stopped before the store closes (the class's quiesce), its move in
+ * progress finished. */
+int eline_watch_start(struct eline_app *a);
+void eline_watch_stop(struct eline_app *a);
+/* Whether the worker is asked to stop (a sweep ends early). */
+bool eline_watch_stopping(struct eline_app *a);
+/* On the control thread: a worker event (a port or a switch down: a hint
+ * for the worker); the tick (the topology's count of changes compared). */
 void eline_watch_event(struct eline_app *a, const struct qmsg *ev);
 void eline_watch_tick(struct eline_app *a, uint64_t now_us);
 /* data (stolen; NULL: nothing) on the event stream as kind. */

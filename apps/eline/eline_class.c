@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cfg.h"
+#include "ofcd_clock.h"
 #include "eline_app.h"
 
 static const char *const eline_keys[] = {"apps.mef_eline", "apps.mef_eline_fast_failover", NULL};
@@ -29,6 +30,15 @@ static int eline_create(const struct app_host *host, unsigned index, struct of_a
     a->fast_failover = host->cfg->eline_fast_failover;
     pthread_mutex_init(&a->write_lock, NULL);
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->watch.lock, NULL);
+    int rc = ofcd_clock_cond_init(&a->watch.cv);
+    if (rc < 0) {
+        pthread_mutex_destroy(&a->watch.lock);
+        pthread_mutex_destroy(&a->lock);
+        pthread_mutex_destroy(&a->write_lock);
+        free(a);
+        return rc;
+    }
     a->route = (struct rest_ext){.prefix = "/api/kytos/mef_eline/v2", .arg = a,
                                  .handle = eline_rest_handle};
     *self = a;
@@ -38,7 +48,14 @@ static int eline_create(const struct app_host *host, unsigned index, struct of_a
 static int eline_load(void *self)
 {
     struct eline_app *a = self;
-    return a->host->store ? eline_rec_load_all(a) : 0;
+    int rc = a->host->store ? eline_rec_load_all(a) : 0;
+    return rc < 0 ? rc : eline_watch_start(a);
+}
+
+/* The worker's move in progress ends while the store is still open. */
+static void eline_quiesce(void *self)
+{
+    eline_watch_stop(self);
 }
 
 static void eline_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
@@ -80,9 +97,12 @@ static void eline_destroy(void *self)
 {
     struct eline_app *a = self;
 
+    eline_watch_stop(a);
     for (size_t i = 0; i < a->n_evcs; i++)
         eline_rec_free(a->evcs[i]);
     free(a->evcs);
+    pthread_cond_destroy(&a->watch.cv);
+    pthread_mutex_destroy(&a->watch.lock);
     pthread_mutex_destroy(&a->lock);
     pthread_mutex_destroy(&a->write_lock);
     free(a);
@@ -96,6 +116,7 @@ const struct app_class eline_class = {
     .load = eline_load,
     .on_event = eline_on_event,
     .on_tick = eline_on_tick,
+    .quiesce = eline_quiesce,
     .routes = eline_routes,
     .status = eline_status,
     .destroy = eline_destroy,

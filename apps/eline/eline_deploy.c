@@ -1,6 +1,5 @@
 /* eline_deploy: an EVC onto the network and off it — its UNI tags checked
- * against the other EVCs', its path (the request's primary_path or the
- * topology's shortest), an S-VLAN per link (the lowest one no other EVC
+ * against the other EVCs', its path (eline_path.c), an S-VLAN per link (the lowest one no other EVC
  * uses on that link, never topology.lldp_vlan), its flows laid through
  * the flow manager (eline_layout, eline_flows). See eline_app.h. */
 #include <errno.h>
@@ -99,20 +98,12 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
 
 /* ---- the path --------------------------------------------------------------------------- */
 
-static bool same_link(const struct eline_link *x, const struct eline_link *y)
-{
-    return (x->a.dpid == y->a.dpid && x->a.port == y->a.port && x->b.dpid == y->b.dpid &&
-            x->b.port == y->b.port) ||
-           (x->a.dpid == y->b.dpid && x->a.port == y->b.port && x->b.dpid == y->a.dpid &&
-            x->b.port == y->a.port);
-}
-
 /* The S-VLANs links[0..n) take on l, marked in used. */
 static void mark_used(uint64_t *used, const struct eline_link *links, size_t n,
                       const struct eline_link *l)
 {
     for (size_t k = 0; k < n; k++)
-        if (same_link(&links[k], l))
+        if (eline_same_link(&links[k], l))
             used[links[k].s_vlan / 64] |= 1ull << (links[k].s_vlan % 64);
 }
 
@@ -139,87 +130,6 @@ static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
             if (vid >= 1 && vid <= 4094 && !(used[w] & (1ull << b)))
                 return (uint16_t)vid;
         }
-    return 0;
-}
-
-/* "dpid:port" of a link end in a request's path. */
-static int path_end(json_t *link, const char *which, struct eline_end *e)
-{
-    struct topo_end t;
-    const char *id = json_string_value(json_object_get(json_object_get(link, which), "id"));
-    if (!id || topo_end_parse(id, ':', false, &t) < 0)
-        return -EINVAL;
-    *e = (struct eline_end){t.dpid, t.port};
-    return 0;
-}
-
-/* The request's primary_path, ordered from uni_a's switch: each link has
- * an end on the switch the one before reached. */
-static int given_path(const struct eline_rec *r, struct eline_link *out, size_t *n)
-{
-    json_t *p = r->req.primary_path, *l;
-    uint64_t at = r->req.uni_a.at.dpid;
-    size_t i;
-
-    *n = 0;
-    if (json_array_size(p) > ELINE_PATH_MAX)
-        return -E2BIG;
-    json_array_foreach(p, i, l) {
-        struct eline_end x, y;
-        if (path_end(l, "endpoint_a", &x) < 0 || path_end(l, "endpoint_b", &y) < 0)
-            return -EINVAL;
-        if (y.dpid == at) {
-            struct eline_end s = x;
-            x = y;
-            y = s;
-        }
-        if (x.dpid != at)
-            return -EINVAL;
-        out[(*n)++] = (struct eline_link){.a = x, .b = y};
-        at = y.dpid;
-    }
-    return at == r->req.uni_z.at.dpid ? 0 : -EINVAL;
-}
-
-static struct topo_rest *topology(struct eline_app *a)
-{
-    void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
-    return topo_class_rest(topo);
-}
-
-static void links_of(const struct topo_path_hop *h, size_t n, struct eline_link *out)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = (struct eline_link){.a = {h[i].from.dpid, h[i].from.port},
-                                     .b = {h[i].to.dpid, h[i].to.port}};
-}
-
-/* r's path now: n links into out (S-VLANs not chosen); and, for a dynamic
- * path the topology can double, a backup sharing no link with it into
- * backup (*n_backup 0: none). */
-static int find_path(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
-                     size_t *n, struct eline_link *backup, size_t *n_backup)
-{
-    *n_backup = 0;
-    if (r->req.uni_a.at.dpid == r->req.uni_z.at.dpid) {
-        *n = 0;
-        return 0;
-    }
-    if (json_array_size(r->req.primary_path))
-        return given_path(r, out, n);
-    struct topo_rest *t = topology(a);
-    if (!t)
-        return -ENOENT;                 /* apps.topology off: no dynamic path */
-    struct topo_path_hop hops[ELINE_PATH_MAX], spare[ELINE_PATH_MAX];
-    uint64_t src = r->req.uni_a.at.dpid, dst = r->req.uni_z.at.dpid;
-    int rc = topo_paths_shortest(t, src, dst, hops, ELINE_PATH_MAX, n);
-    if (rc < 0)
-        return rc;
-    links_of(hops, *n, out);
-    if (!a->fast_failover ||
-        topo_paths_disjoint(t, src, dst, hops, *n, spare, ELINE_PATH_MAX, n_backup) < 0)
-        *n_backup = 0;                  /* unprotected: the topology has no second way */
-    links_of(spare, *n_backup, backup);
     return 0;
 }
 
@@ -258,8 +168,9 @@ static int plan(struct eline_app *a, struct eline_rec *r)
 {
     struct eline_link path[ELINE_PATH_MAX], backup[ELINE_PATH_MAX];
     size_t n = 0, nb = 0;
+    bool lone = false;
 
-    int rc = find_path(a, r, path, &n, backup, &nb);
+    int rc = eline_path_find(a, r, path, &n, backup, &nb, &lone);
     if (rc < 0) {
         LOG_INFO("eline", "EVC %s (%s): no path from %s to %s now (%s): not deployed", r->id,
                  r->req.name, r->req.uni_a.interface_id, r->req.uni_z.interface_id,
@@ -284,6 +195,8 @@ static int plan(struct eline_app *a, struct eline_rec *r)
         memcpy(r->backup, backup, nb * sizeof(backup[0]));
         r->n_backup = nb;
         r->gid = nb ? gid : 0;
+        r->lone = lone;
+        r->seen_up = true;              /* found up just now */
     }
     pthread_mutex_unlock(&a->lock);
     if (rc < 0)
@@ -469,6 +382,9 @@ static void keep_state(struct eline_app *a, const struct eline_rec *r)
 
 int eline_deploy(struct eline_app *a, struct eline_rec *r)
 {
+    pthread_mutex_lock(&a->lock);
+    bool had_path = r->active || r->n_path;
+    pthread_mutex_unlock(&a->lock);
     int rc = plan(a, r);
 
     /* Kept with its path before its flows go: S-VLANs a restart must not
@@ -487,7 +403,10 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
         r->gid = 0;
     }
     pthread_mutex_unlock(&a->lock);
-    keep_state(a, r);
+    /* An inactive EVC still without a path changed nothing: a retry per
+     * topology change writes no record. */
+    if (rc == 0 || had_path || rc != -ENOENT)
+        keep_state(a, r);
     return rc;
 }
 

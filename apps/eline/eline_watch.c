@@ -1,25 +1,34 @@
 /*
  * eline_watch: what moves an EVC once it is laid — Kytos' failover without
- * a failover path, driven by the controller: a port of an EVC's current
- * path that goes down (PORT_STATUS: deleted, link down, configured down)
- * or a switch of its path that goes down, and every EVC that crossed it is
- * taken off (its flows removed) and laid again on the topology's path now
- * (which no longer has that link: the topology saw the same event first,
- * under the switch view's lock), make before break (eline_move: the UNIs'
- * push flows turn to the new path in place, then the old path's leftovers
- * go). An enabled EVC that is not active (no
- * path when it was made or moved) is tried again every ELINE_RETRY_US, a
- * few per pass, as Kytos' consistency round does.
+ * a failover path, driven by the controller — on a thread of its own (the
+ * circuits' worker), so a mass failover waits for the store there and
+ * never holds up the control thread's event draining.
  *
- * Control thread (on_event, on_tick): it waits for the store as each EVC
- * is laid again (a few ms each with LMDB). Events on the stream:
- * evc.redeployed {id, name, why, links, ms}, evc.error {id, name, why}.
+ * What wakes it:
+ *   - a hint from the control thread (eline_watch_event): a port of an
+ *     EVC's path that went down (PORT_STATUS: deleted, link down,
+ *     configured down) or a switch of its path that went down; every EVC
+ *     crossing it moves at once;
+ *   - the topology's count of changes moved (eline_watch_tick compares it
+ *     each control pass): every laid EVC is judged (eline_path_judge: a
+ *     link of its path or backup down however the topology learnt it —
+ *     LLDP liveness, a link disabled over REST —, its primary path up
+ *     again, a backup possible again) and moved if it must be, and every
+ *     enabled EVC without a path is tried again;
+ *   - every ELINE_SWEEP_US, the same sweep (what only ages: a link's
+ *     liveness judged on the topology's tick).
+ * A move is make before break (eline_move). Hints past ELINE_HINTS_MAX
+ * before the worker takes them turn into a sweep: none is lost.
+ *
+ * Events on the stream: evc.redeployed {id, name, why, links, ms},
+ * evc.deployed {id, name, links} (a retry), evc.error {id, name, why}.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cfg.h"
 #include "eline_app.h"
 #include "of_event.h"
 #include "ofcd_clock.h"
@@ -27,9 +36,10 @@
 #include "ofp_msg.h"
 #include "qmsg.h"
 #include "rest_events.h"
+#include "topo_class.h"
+#include "topo_paths.h"
 
-#define ELINE_RETRY_US 10000000ull      /* an inactive EVC is tried again this often */
-#define ELINE_RETRY_PER_PASS 4u         /* at most this many per pass of the control thread */
+#define ELINE_SWEEP_US 10000000ull      /* every EVC judged, inactive ones tried, this often */
 
 static bool crosses_links(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port)
 {
@@ -109,17 +119,35 @@ static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, con
     } while (n == 64);
 }
 
+/* A hint for the worker, from the control thread. */
+static void hint(struct eline_app *a, uint64_t dpid, uint32_t port, const char *why)
+{
+    struct eline_watch *w = &a->watch;
+
+    pthread_mutex_lock(&w->lock);
+    if (w->n_hints < ELINE_HINTS_MAX) {
+        struct eline_hint *h = &w->hints[w->n_hints++];
+        h->dpid = dpid;
+        h->port = port;
+        snprintf(h->why, sizeof(h->why), "%s", why);
+    } else {
+        w->sweep = true;
+    }
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
 void eline_watch_event(struct eline_app *a, const struct qmsg *ev)
 {
     struct of_event_hdr h;
-    char why[96];
+    char why[ELINE_WHY_LEN];
 
-    if (!a->host->fm || ev->len < sizeof(h))
+    if (!a->watch.started || ev->len < sizeof(h))
         return;
     memcpy(&h, ev->data, sizeof(h));
     if (ev->kind == QMSG_EV_SWITCH_DOWN) {
         snprintf(why, sizeof(why), "switch %016" PRIx64 " down", h.dpid);
-        move_crossing(a, h.dpid, 0, why);
+        hint(a, h.dpid, 0, why);
         return;
     }
     const uint8_t *msg = ev->data + sizeof(h);
@@ -134,39 +162,156 @@ void eline_watch_event(struct eline_app *a, const struct qmsg *ev)
         !(ps->desc.config & OFPPC_PORT_DOWN))
         return;
     snprintf(why, sizeof(why), "port %016" PRIx64 ":%" PRIu32 " down", h.dpid, ps->desc.port_no);
-    move_crossing(a, h.dpid, ps->desc.port_no, why);
+    hint(a, h.dpid, ps->desc.port_no, why);
+}
+
+static struct topo_rest *topology(struct eline_app *a)
+{
+    void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
+    return topo_class_rest(topo);
 }
 
 void eline_watch_tick(struct eline_app *a, uint64_t now_us)
 {
-    if (!a->host->fm || now_us - a->last_retry_us < ELINE_RETRY_US)
+    struct eline_watch *w = &a->watch;
+    struct topo_rest *t = topology(a);
+
+    atomic_store(&a->tick_us, now_us);
+    if (!w->started || !t)
         return;
-    a->last_retry_us = now_us;
-    for (unsigned tries = 0; tries < ELINE_RETRY_PER_PASS; tries++) {
-        char id[ELINE_ID_HEX + 1] = "";
-        pthread_mutex_lock(&a->lock);
-        for (size_t k = 0; k < a->n_evcs && !*id; k++) {
-            size_t i = (a->retry_at + k) % a->n_evcs;
-            const struct eline_rec *r = a->evcs[i];
-            if (!r->archived && r->enabled && !r->active) {
-                memcpy(id, r->id, sizeof(id));
-                a->retry_at = i + 1;
-            }
-        }
-        pthread_mutex_unlock(&a->lock);
-        if (!*id)
-            return;
-        pthread_mutex_lock(&a->write_lock);
-        pthread_mutex_lock(&a->lock);
-        struct eline_rec *r = eline_find(a, id);
-        bool still = r && !r->archived && r->enabled && !r->active;
-        pthread_mutex_unlock(&a->lock);
-        if (still && eline_deploy(a, r) == 0) {
-            LOG_INFO("eline", "EVC %s (%s): deployed on a retry over %zu links", r->id,
-                     r->req.name, r->n_path);
-            eline_publish(a, "evc.deployed", json_pack("{s:s, s:s, s:I}", "id", r->id, "name",
-                                                 r->req.name, "links", (json_int_t)r->n_path));
-        }
-        pthread_mutex_unlock(&a->write_lock);
+    uint64_t v = topo_paths_version(t);
+    if (v == w->topo_told)
+        return;
+    w->topo_told = v;
+    pthread_mutex_lock(&w->lock);
+    w->topo_moved = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* The EVC of id, under write_lock, when want(r) still holds: moved (or
+ * deployed) as act says. */
+enum act { ACT_JUDGE, ACT_RETRY };
+
+static void act_on(struct eline_app *a, const char *id, enum act act)
+{
+    char why[ELINE_WHY_LEN];
+
+    pthread_mutex_lock(&a->write_lock);
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find(a, id);
+    bool live = r && !r->archived && r->enabled;
+    bool active = live && r->active;
+    pthread_mutex_unlock(&a->lock);
+    if (act == ACT_JUDGE && active && eline_path_judge(a, r, why, sizeof(why)) == 1) {
+        move(a, r, why);
+    } else if (act == ACT_RETRY && live && !active && eline_deploy(a, r) == 0) {
+        LOG_INFO("eline", "EVC %s (%s): deployed on a retry over %zu links", r->id,
+                 r->req.name, r->n_path);
+        eline_publish(a, "evc.deployed", json_pack("{s:s, s:s, s:I}", "id", r->id, "name",
+                                                   r->req.name, "links",
+                                                   (json_int_t)r->n_path));
     }
+    pthread_mutex_unlock(&a->write_lock);
+}
+
+/* Every live EVC judged (laid ones) or tried again (enabled ones without a
+ * path), in rounds of 64 ids read under the list's lock. */
+static void sweep(struct eline_app *a)
+{
+    char ids[64][ELINE_ID_HEX + 1];
+    bool laid[64];
+    size_t n, from = 0;
+
+    do {
+        n = 0;
+        size_t i;
+        pthread_mutex_lock(&a->lock);
+        for (i = from; i < a->n_evcs && n < 64; i++) {
+            const struct eline_rec *r = a->evcs[i];
+            if (r->archived || !r->enabled)
+                continue;
+            laid[n] = r->active;
+            memcpy(ids[n++], r->id, sizeof(ids[0]));
+        }
+        from = i;
+        pthread_mutex_unlock(&a->lock);
+        for (size_t k = 0; k < n && !eline_watch_stopping(a); k++)
+            act_on(a, ids[k], laid[k] ? ACT_JUDGE : ACT_RETRY);
+    } while (n == 64 && !eline_watch_stopping(a));
+}
+
+bool eline_watch_stopping(struct eline_app *a)
+{
+    pthread_mutex_lock(&a->watch.lock);
+    bool stop = a->watch.stop;
+    pthread_mutex_unlock(&a->watch.lock);
+    return stop;
+}
+
+static void *watch_main(void *arg)
+{
+    struct eline_app *a = arg;
+    struct eline_watch *w = &a->watch;
+    struct eline_hint hints[ELINE_HINTS_MAX];
+    uint64_t next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
+
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        uint64_t now = ofcd_clock_mono_us();
+        struct timespec until = ofcd_clock_deadline(next_sweep > now ? next_sweep - now : 0);
+        while (!w->stop && !w->n_hints && !w->sweep && !w->topo_moved &&
+               ofcd_clock_mono_us() < next_sweep)
+            pthread_cond_timedwait(&w->cv, &w->lock, &until);
+        if (w->stop)
+            break;
+        size_t n = w->n_hints;
+        memcpy(hints, w->hints, n * sizeof(hints[0]));
+        w->n_hints = 0;
+        bool all = w->sweep || w->topo_moved || ofcd_clock_mono_us() >= next_sweep;
+        w->sweep = w->topo_moved = false;
+        pthread_mutex_unlock(&w->lock);
+        for (size_t i = 0; i < n; i++)
+            move_crossing(a, hints[i].dpid, hints[i].port, hints[i].why);
+        if (all) {
+            sweep(a);
+            next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
+        }
+        pthread_mutex_lock(&w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int eline_watch_start(struct eline_app *a)
+{
+    struct eline_watch *w = &a->watch;
+
+    if (!a->host->fm || w->started)
+        return 0;
+    const struct ofcd_config *c = a->host->cfg;
+    uint64_t settle_s = c->topology ? 2ull * c->topo_lldp_interval_s + c->topo_link_timeout_s : 0;
+    a->settle_us = settle_s * 1000000u;
+    a->settle_until_us = ofcd_clock_mono_us() + a->settle_us;
+    int rc = pthread_create(&w->thread, NULL, watch_main, a);
+    if (rc) {
+        LOG_ERR("eline", "cannot start the circuits' worker: %s", strerror(rc));
+        return -rc;
+    }
+    w->started = true;
+    return 0;
+}
+
+void eline_watch_stop(struct eline_app *a)
+{
+    struct eline_watch *w = &a->watch;
+
+    if (!w->started)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->stop = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    w->started = false;
 }

@@ -247,6 +247,22 @@ void topo_path_unwanted_ends(const struct topo_path_build *b, struct topo_end x,
         unwant_between(b, (uint32_t)nx, (uint32_t)ny, ok);
 }
 
+bool topo_path_joined(const struct topo_path_build *b, struct topo_end x, struct topo_end y)
+{
+    char id[TOPO_END_ID_LEN];
+
+    topo_end_id(x, id);
+    long nx = topo_path_node(b, id);
+    topo_end_id(y, id);
+    long ny = topo_path_node(b, id);
+    if (nx < 0 || ny < 0)
+        return false;
+    for (uint32_t i = b->g.off[nx]; i < b->g.off[nx + 1]; i++)
+        if (b->g.adj[i].node == (uint32_t)ny)
+            return true;
+    return false;
+}
+
 void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char out[TOPO_END_ID_LEN])
 {
     const struct path_node *n = &b->g.nodes[i];

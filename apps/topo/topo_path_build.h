@@ -60,6 +60,10 @@ void topo_path_unwanted(const struct topo_path_build *b, const char *link_id, bo
 void topo_path_unwanted_ends(const struct topo_path_build *b, struct topo_end x,
                              struct topo_end y, bool *ok);
 
+/* Whether the graph joins interfaces x and y by a link (both up, the link
+ * up and enabled). */
+bool topo_path_joined(const struct topo_path_build *b, struct topo_end x, struct topo_end y);
+
 /* The Kytos id of node i (topo_end_id's for an interface, dpid_format's for
  * a switch). */
 void topo_path_node_id(const struct topo_path_build *b, uint32_t i, char out[TOPO_END_ID_LEN]);

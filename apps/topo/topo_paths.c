@@ -55,12 +55,17 @@ void topo_paths_touch(struct topo_paths_cache *c)
     atomic_fetch_add_explicit(&c->touched, 1, memory_order_release);
 }
 
+uint64_t topo_paths_version(struct topo_rest *t)
+{
+    return atomic_load_explicit(&t->paths.touched, memory_order_acquire) +
+           topo_admin_changes(t->admin);
+}
+
 /* Under c->lock: the graph of the topology now. The count is read before
  * the graph is made, so a change made meanwhile makes it again next time. */
 static int graph_now(struct topo_rest *t, struct topo_paths_cache *c)
 {
-    uint64_t now = atomic_load_explicit(&c->touched, memory_order_acquire) +
-                   topo_admin_changes(t->admin);
+    uint64_t now = topo_paths_version(t);
     uint64_t now_us = ofcd_clock_mono_us();
     if (c->built && c->built_at == now && now_us - c->built_us < TOPO_PATHS_MAX_AGE_US)
         return 0;
@@ -133,4 +138,17 @@ int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
                         struct topo_path_hop *out, size_t cap, size_t *n)
 {
     return search(t, src, dst, avoid, n_avoid, out, cap, n);
+}
+
+int topo_paths_up(struct topo_rest *t, const struct topo_path_hop *h, size_t n)
+{
+    struct topo_paths_cache *c = &t->paths;
+
+    pthread_mutex_lock(&c->lock);
+    int rc = graph_now(t, c);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (!topo_path_joined(&c->b, h[i].from, h[i].to))
+            rc = 1;
+    pthread_mutex_unlock(&c->lock);
+    return rc < 0 ? rc : rc == 0;
 }

@@ -70,4 +70,14 @@ int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
                         const struct topo_path_hop *avoid, size_t n_avoid,
                         struct topo_path_hop *out, size_t cap, size_t *n);
 
+/* The topology's count of changes (what makes the kept graph again): a
+ * caller that saw it unchanged knows no path it checked moved since, but
+ * for what only ages (TOPO_PATHS_MAX_AGE_US). Any thread. */
+uint64_t topo_paths_version(struct topo_rest *t);
+
+/* Whether every link of the path h[0..n) is up now (its interfaces and
+ * itself up and enabled): 1 yes, 0 no (a switch or link gone counts), or
+ * -ENOMEM when the graph cannot be made (not known). */
+int topo_paths_up(struct topo_rest *t, const struct topo_path_hop *h, size_t n);
+
 #endif

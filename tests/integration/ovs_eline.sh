@@ -14,7 +14,8 @@
 #  4. the API as Kytos answers: GET evc/ and evc/{id}, a tag in use (400),
 #     a port without tag taken twice (409), bad bodies (400 naming the
 #     field), an unknown id (404);
-#  5. ofcd restarted: the EVCs are still there and still carry traffic;
+#  5. ofcd restarted: the EVCs are still there and still carry traffic, and
+#     are not taken down while LLDP finds their links again;
 #  6. DELETE: the EVC's flows leave every bridge, it is archived (GET
 #     ?archived=true), its ping stops;
 #  7. failover: a chord br1 - br3 added, an EVC laid over it with a backup
@@ -22,7 +23,13 @@
 #     (dump-groups); the chord's port deleted: the EVC is laid again through
 #     br2, make before break, its old flows and groups gone, and h11's ping
 #     to h12 goes on (the packets lost are counted, the time to move
-#     logged); the chord back, a redeploy protects it again.
+#     logged); the chord back, the EVC goes back over it by itself,
+#     protected again;
+#  8. links down that no PORT_STATUS tells: the chord disabled over REST,
+#     then silent one way (br1 set no-receive on it: LLDP's liveness ends
+#     the link): the EVC moves through br2 and back each time; an EVC with
+#     a primary_path and a backup_path takes the backup when the chord is
+#     cut and its primary again when the chord is back.
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -38,7 +45,7 @@ it_setup ovs-eline
 API=http://127.0.0.1:8181
 EL=$API/api/kytos/mef_eline/v2
 ofcd_args=(--config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0
-           --topology.lldp_interval_s=1)
+           --topology.lldp_interval_s=1 --topology.link_timeout_s=3)
 dpid() { printf '00:00:00:00:00:00:%02x:%02x' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)); }
 
 # host N BRIDGE PORT NET [VID]: namespace ofcd-eN with 10.NET.0.N/24 on
@@ -99,6 +106,8 @@ host 9 br1 8 92 300
 host 10 br3 8 92 300
 host 11 br1 9 93
 host 12 br3 9 93
+host 13 br1 10 94
+host 14 br3 10 94
 wait_stat "$work/ofcd.log" "switches_up" 3 60 || fail "the bridges did not establish"
 for _ in $(seq 150); do
     [ "$(curl -s "$API/api/kytos/topology/v3/links" | jq '[.links[] | select(.status == "UP")] | length')" = 2 ] && break
@@ -247,16 +256,73 @@ ovs-ofctl -O OpenFlow13 dump-groups unix:"$OVS_DIR/br1.mgmt" | grep -q 'type=ff'
     fail "br1 keeps the fast-failover group of a path that is gone"
 pass "failover (protected by fast-failover groups at both UNIs): the chord cut, the EVC laid again through br2 (${moved##* in }), the old path's flows and group removed; ping lost $((300 - got)) of 300 at 10 ms"
 
-# The chord back, a redeploy lays it over the chord again, protected again.
+# The chord back: nobody asks, the EVC goes back over it, protected again
+# (it went unprotected for want of a second way, and one is there).
 ovs_vsctl -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-1 ofport_request=3 ||
     fail "cannot put the chord back"
-for _ in $(seq 150); do [ "$(links_up)" = 3 ] && break; sleep 0.2; done
+shape() { curl -s "$EL/evc/$1" | jq -r '[.active, (.current_path | length), (.failover_path | length)] | @csv'; }
+wait_shape() { for _ in $(seq 100); do [ "$(shape "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1; }
+wait_shape "$PR" 'true,1,2' || fail "not back on the chord with a backup by itself: $(shape "$PR")"
+grep -q "EVC $PR (protect): a backup can protect it again: laid again over 1 links" "$work/ofcd2.log" ||
+    fail "no log of why it moved back: $(grep "$PR" "$work/ofcd2.log" | tail -2)"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 back over the chord"
 c=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH "$EL/evc/$PR/redeploy")
-[ "$c" = 202 ] || fail "redeploy after the chord came back: $c $(cat "$work/answer")"
-[ "$(curl -s "$EL/evc/$PR" | jq '[(.current_path | length), (.failover_path | length)] | @csv')" = '"1,2"' ] ||
-    fail "not back on the chord with a backup"
-ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 after the redeploy"
-pass "the chord back: redeployed over it, protected again"
+[ "$c" = 202 ] && [ "$(shape "$PR")" = 'true,1,2' ] || fail "redeploy over the chord: $c $(shape "$PR")"
+pass "the chord back: the EVC laid over it again by itself, protected again; a redeploy keeps it so"
+
+# ---- 8. links down that no PORT_STATUS tells -------------------------------------------------
+# A link disabled over REST (topology v3): the EVC leaves it, and comes
+# back once it is enabled.
+chord=$(curl -s "$API/api/kytos/topology/v3/links" |
+        jq -r '.links[] | select(.endpoint_a.port_number == 3 and .endpoint_b.port_number == 3) | .id')
+[ -n "$chord" ] || fail "the chord's link id is not listed"
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -X POST "$API/api/kytos/topology/v3/links/$chord/disable")
+[ "$c" = 201 ] || fail "link disable: $c $(cat "$work/answer")"
+wait_shape "$PR" 'true,2,0' || fail "the EVC stayed on the disabled chord: $(shape "$PR")"
+grep -q "EVC $PR (protect): a link of its path is down: laid again over 2 links" "$work/ofcd2.log" ||
+    fail "no log of the move off the disabled link"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 through br2"
+curl -s -o /dev/null -X POST "$API/api/kytos/topology/v3/links/$chord/enable"
+wait_shape "$PR" 'true,1,2' || fail "not back on the enabled chord: $(shape "$PR")"
+pass "a link disabled over REST: the EVC moved off it through br2, and back once enabled"
+
+# The chord silent one way (br1 receives nothing on it: no PORT_STATUS
+# says so, LLDP's liveness does): the EVC moves through br2.
+ovs-ofctl -O OpenFlow13 mod-port "unix:$OVS_DIR/br1.mgmt" 3 no-receive ||
+    fail "cannot stop br1 receiving on the chord"
+wait_shape "$PR" 'true,2,0' || fail "the EVC stayed on the silent chord: $(shape "$PR")"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 around the silent chord"
+ovs-ofctl -O OpenFlow13 mod-port "unix:$OVS_DIR/br1.mgmt" 3 receive
+wait_shape "$PR" 'true,1,2' || fail "not back on the chord once it speaks again: $(shape "$PR")"
+pass "a link down by LLDP's liveness alone: the EVC moved through br2, and back"
+
+# A primary_path with a backup_path, no dynamic path: the chord cut, the
+# EVC takes its backup_path; the chord back, its primary again.
+lk() { printf '{"endpoint_a": {"id": "%s:%s"}, "endpoint_b": {"id": "%s:%s"}}' "$(dpid "$1")" "$2" "$(dpid "$3")" "$4"; }
+body=$(printf '{"name": "given", "uni_a": %s, "uni_z": %s, "enabled": true, "primary_path": [%s], "backup_path": [%s, %s]}' \
+       "$(uni 1 10)" "$(uni 3 10)" "$(lk 1 3 3 3)" "$(lk 1 2 2 2)" "$(lk 2 3 3 2)")
+c=$(post "$body")
+[ "$c" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] || fail "POST given: $c $(cat "$work/answer")"
+GV=$(jq -r .circuit_id "$work/answer")
+wait_shape "$GV" 'true,1,2' || fail "not on its primary with its backup_path beside it: $(shape "$GV")"
+ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 over the given primary path"
+ovs_vsctl del-port br1 p1-3 || fail "cannot cut the chord"
+wait_shape "$GV" 'true,2,0' || fail "not on its backup_path: $(shape "$GV")"
+ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 over the backup_path"
+ovs_vsctl -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-1 ofport_request=3 ||
+    fail "cannot put the chord back"
+wait_shape "$GV" 'true,1,2' || fail "not back on its primary: $(shape "$GV")"
+grep -q "EVC $GV (given): its primary path is up again" "$work/ofcd2.log" || fail "no log of the return"
+ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 back on the primary path"
+pass "primary_path and backup_path: the chord cut, the EVC on its backup_path; back, on its primary"
+
+# The EVCs read back at the restart were never taken for down while LLDP
+# found their links again (the bridges reconnect seconds after ofcd).
+for e in v100-200 v300; do
+    grep -E "EVC [0-9a-f]+ \($e\): (a link of its path is down|no path)" "$work/ofcd2.log" &&
+        fail "EVC $e was taken down after the restart"
+done
+pass "after the restart no EVC was taken down before its links were found again"
 
 stop_ofcd
 echo "ovs_eline: all checks passed"
