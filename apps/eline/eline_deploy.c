@@ -71,7 +71,7 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < a->n_evcs && !st; i++) {
         const struct eline_rec *o = a->evcs[i];
-        if (o->archived || o == r)
+        if (o->archived || o == r || strcmp(o->id, r->id) == 0)  /* itself, as it was */
             continue;
         const struct eline_uni_req *theirs[2] = {&o->req.uni_a, &o->req.uni_z};
         for (int m = 0; m < 2 && !st; m++)

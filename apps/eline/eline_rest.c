@@ -6,6 +6,12 @@
  *   GET    evc/{id}        one EVC (404 "circuit_id {id} not found")
  *   DELETE evc/{id}        its flows removed, it archived: 200
  *                          {"response": "Circuit {id} removed"}
+ *   PATCH  evc/{id}        its fields changed (Kytos' updatable ones; 400
+ *                          "{key} can't be updated." for others), read as
+ *                          a new request would be: 200 {id: EVC,
+ *                          "redeployed": bool}; disabled: taken off;
+ *                          enabled: laid; UNIs, paths, priority or queue
+ *                          changed: taken off and laid again
  *   PATCH  evc/{id}/redeploy   laid again on the path now (eline_move):
  *                          202 "Circuit {id} redeploy received.", 409
  *                          "Circuit {id} is disabled." when disabled or no
@@ -13,7 +19,8 @@
  *                          is checked and, S-VLANs being the lowest free,
  *                          has no other effect)
  * An EVC is Kytos' as_dict (eline_evc.c). Events on the stream:
- * evc.created {id, name, deployed, links}, evc.deleted {id}. See
+ * evc.created {id, name, deployed, links}, evc.updated {id, name,
+ * redeployed}, evc.deleted {id}. See
  * eline_app.h. */
 #include <errno.h>
 #include <stdio.h>
@@ -214,6 +221,131 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
     return 202;
 }
 
+static bool listed(const char *const *keys, const char *k)
+{
+    while (*keys && strcmp(*keys, k))
+        keys++;
+    return *keys != NULL;
+}
+
+/* What a PATCH may change, and what of it lays the EVC again (Kytos'
+ * updatable_attributes and attributes_requiring_redeploy; its owner is no
+ * field here). */
+static const char *const updatable[] = {
+    "uni_a", "uni_z", "name", "start_date", "end_date", "queue_id", "bandwidth",
+    "primary_path", "backup_path", "dynamic_backup_path", "primary_constraints",
+    "secondary_constraints", "sb_priority", "service_level", "circuit_scheduler", "metadata",
+    "enabled", "max_paths", NULL,
+};
+static const char *const relaying[] = {
+    "primary_path", "backup_path", "dynamic_backup_path", "queue_id", "sb_priority",
+    "primary_constraints", "secondary_constraints", "uni_a", "uni_z", NULL,
+};
+
+/* The body's changes made to r's request, read as a new request would
+ * be (the same 400s): *n holds it. Under write_lock. */
+static unsigned patch_read(struct eline_app *a, struct eline_rec *r, json_t *body,
+                           struct eline_rec **n, json_t **out)
+{
+    char err[512] = "";
+
+    pthread_mutex_lock(&a->lock);
+    json_t *merged = json_deep_copy(r->request);
+    pthread_mutex_unlock(&a->lock);
+    if (!merged || json_object_update(merged, body) < 0) {
+        json_decref(merged);
+        return rest_ext_error(out, 500, "out of memory");
+    }
+    int rc = eline_rec_new(merged, n, err, sizeof(err));
+    if (rc < 0)
+        return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
+                             : rest_ext_error(out, 500, "out of memory");
+    memcpy((*n)->id, r->id, sizeof(r->id));
+    unsigned st = eline_uni_conflict(a, *n, err, sizeof(err));
+    if (st) {
+        eline_rec_free(*n);
+        *n = NULL;
+        return rest_ext_error(out, st, "%s", err);
+    }
+    return 0;
+}
+
+/* PATCH evc/{id}: as Kytos' update — a laid EVC disabled is taken off; a
+ * change of what lays it (its UNIs, paths, priority, queue) takes it off
+ * and lays it again; an inactive one enabled is laid. */
+static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const char *id,
+                       json_t **out)
+{
+    json_error_t je;
+    const char *k;
+    json_t *v;
+
+    json_t *body = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
+    if (!body)
+        return rest_ext_error(out, 400, "Invalid json: %s", je.text);
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return rest_ext_error(out, 400, "The request body is not a JSON object.");
+    }
+    bool relay = false, set_enabled = false, enable = false;
+    json_object_foreach(body, k, v) {
+        if (!listed(updatable, k)) {
+            unsigned st = rest_ext_error(out, 400, "%s can't be updated.", k);
+            json_decref(body);
+            return st;
+        }
+        relay |= listed(relaying, k);
+        if (strcmp(k, "enabled") == 0 && json_is_boolean(v)) {
+            set_enabled = true;
+            enable = json_is_true(v);
+        }
+    }
+    pthread_mutex_lock(&a->write_lock);
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find(a, id), *n = NULL;
+    bool live = r && !r->archived, was_active = live && r->active;
+    pthread_mutex_unlock(&a->lock);
+    unsigned st = live ? patch_read(a, r, body, &n, out)
+                       : rest_ext_error(out, 404, "circuit_id %s not found", id);
+    json_decref(body);
+    if (st) {
+        pthread_mutex_unlock(&a->write_lock);
+        return st;
+    }
+    int rc = was_active && ((set_enabled && !enable) || relay) ? eline_undeploy(a, r) : 0;
+    if (rc < 0) {
+        eline_rec_free(n);
+        pthread_mutex_unlock(&a->write_lock);
+        return rest_ext_error(out, 503, "circuit %s was not changed: its flows could not be "
+                              "removed: %s", id, strerror(-rc));
+    }
+    pthread_mutex_lock(&a->lock);
+    json_t *old = r->request;
+    r->request = n->request;
+    r->req = n->req;
+    n->request = old;                   /* freed with n */
+    if (set_enabled)
+        r->enabled = enable;
+    bool lay = r->enabled && (relay || (set_enabled && enable && !was_active));
+    pthread_mutex_unlock(&a->lock);
+    eline_rec_free(n);
+    bool redeployed = lay && eline_deploy(a, r) == 0;
+    if (!lay && (rc = eline_rec_save(a, r)) < 0)
+        LOG_ERR("eline", "EVC %s: its change not kept: %s", id, strerror(-rc));
+    pthread_mutex_lock(&a->lock);
+    json_t *d = eline_rec_dict(r);
+    char name[128];
+    snprintf(name, sizeof(name), "%s", r->req.name);
+    pthread_mutex_unlock(&a->lock);
+    pthread_mutex_unlock(&a->write_lock);
+    LOG_INFO("eline", "EVC %s (%s) updated%s", id, name,
+             lay ? (redeployed ? ", laid again" : ", not laid: no path now") : "");
+    eline_publish(a, "evc.updated", json_pack("{s:s, s:s, s:b}", "id", id, "name", name,
+                                              "redeployed", redeployed));
+    *out = d ? json_pack("{s:o, s:b}", id, d, "redeployed", redeployed) : NULL;
+    return *out ? 200 : rest_ext_error(out, 500, "out of memory");
+}
+
 unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out)
 {
     struct eline_app *a = arg;
@@ -251,5 +383,7 @@ unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out
         return get_one(a, id, out);
     if (strcmp(q->method, "DELETE") == 0)
         return remove_one(a, id, out);
+    if (strcmp(q->method, "PATCH") == 0)
+        return update(a, q, id, out);
     return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
 }

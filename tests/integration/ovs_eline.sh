@@ -29,7 +29,10 @@
 #     then silent one way (br1 set no-receive on it: LLDP's liveness ends
 #     the link): the EVC moves through br2 and back each time; an EVC with
 #     a primary_path and a backup_path takes the backup when the chord is
-#     cut and its primary again when the chord is back.
+#     cut and its primary again when the chord is back;
+#  9. PATCH evc/{id}: a new name, disabled and enabled, a new primary_path,
+#     and what Kytos refuses (an attribute it cannot change, a tag in use,
+#     a bad value, bad JSON, an unknown id), nothing changed by a refusal.
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -315,6 +318,45 @@ wait_shape "$GV" 'true,1,2' || fail "not back on its primary: $(shape "$GV")"
 grep -q "EVC $GV (given): its primary path is up again" "$work/ofcd2.log" || fail "no log of the return"
 ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 back on the primary path"
 pass "primary_path and backup_path: the chord cut, the EVC on its backup_path; back, on its primary"
+
+# ---- 9. PATCH evc/{id} -------------------------------------------------------------------------
+# patch ID BODY: the status; the answer in $work/answer.
+patch() {
+    curl -s -o "$work/answer" -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
+        --data-binary "$2" "$EL/evc/$1"
+}
+c=$(patch "$GV" '{"name": "renamed"}')
+[ "$c" = 200 ] && [ "$(jq -r ".[\"$GV\"].name, .redeployed" "$work/answer" | paste -sd,)" = renamed,false ] ||
+    fail "PATCH name: $c $(cat "$work/answer")"
+[ "$(shape "$GV")" = 'true,1,2' ] || fail "a new name moved the EVC: $(shape "$GV")"
+c=$(patch "$GV" '{"enabled": false}')
+[ "$c" = 200 ] && [ "$(shape "$GV")" = 'false,0,0' ] || fail "PATCH disable: $c $(shape "$GV")"
+for b in br1 br3; do ovs_wait_flow $b "cookie=0xaa$GV," gone || fail "$b keeps a disabled EVC's flows"; done
+ping_ok 13 10.94.0.14 && fail "h13 still reaches h14 over a disabled EVC"
+c=$(patch "$GV" '{"enabled": true}')
+[ "$c" = 200 ] && [ "$(jq -r .redeployed "$work/answer")" = true ] && [ "$(shape "$GV")" = 'true,1,2' ] ||
+    fail "PATCH enable: $c $(shape "$GV")"
+ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 once enabled again"
+# Its primary_path changed to the way through br2: laid again there.
+c=$(patch "$GV" "$(printf '{"primary_path": [%s, %s], "backup_path": []}' "$(lk 1 2 2 2)" "$(lk 2 3 3 2)")")
+[ "$c" = 200 ] && [ "$(jq -r .redeployed "$work/answer")" = true ] && [ "$(shape "$GV")" = 'true,2,0' ] ||
+    fail "PATCH primary_path: $c $(shape "$GV") $(cat "$work/answer")"
+ovs_wait_flow br1 "cookie=0xaa$GV, priority=20000,in_port=3," gone || fail "br1 keeps the old primary's flow"
+ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 over the new primary path"
+c=$(patch "$GV" '{"active": true}')
+[ "$c" = 400 ] && grep -q "active can't be updated." "$work/answer" || fail "PATCH active: $c $(cat "$work/answer")"
+c=$(patch "$GV" "$(printf '{"uni_z": %s}' "$(uni 3 7 200)")")
+[ "$c" = 400 ] && grep -q 'Tag 200 is not available' "$work/answer" || fail "PATCH to a tag in use: $c $(cat "$work/answer")"
+c=$(patch "$GV" '{"queue_id": 9}')
+[ "$c" = 400 ] && grep -q 'queue_id' "$work/answer" || fail "PATCH a bad queue_id: $c $(cat "$work/answer")"
+c=$(patch "$GV" '{"name": ')
+[ "$c" = 400 ] || fail "PATCH bad JSON: $c"
+c=$(patch 0123456789abcd '{"name": "x"}')
+[ "$c" = 404 ] || fail "PATCH an unknown EVC: $c"
+[ "$(curl -s "$EL/evc/$GV" | jq -r '[.name, (.uni_z.interface_id | endswith(":10"))] | @csv')" = '"renamed",true' ] ||
+    fail "a refused PATCH changed the EVC: $(curl -s "$EL/evc/$GV" | jq -c '[.name, .uni_z]')"
+ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 after the refused PATCHes"
+pass "PATCH evc/{id}: a name kept in place; disabled (flows gone), enabled (laid); a new primary_path laid again; 400 for active, a tag in use, a bad queue_id, bad JSON; 404"
 
 # The EVCs read back at the restart were never taken for down while LLDP
 # found their links again (the bridges reconnect seconds after ofcd).
