@@ -146,6 +146,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/topology.txt
 	ROUNDS=2 ./tests/bench/run_bench_linkdown_ovs.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
 	    tee bench/out/linkdown.txt
+	./tests/bench/run_bench_eline_failover.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) bench/out | \
+	    tee bench/out/eline_failover.txt
 	RUNS=2 ./tests/bench/run_bench_ports.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/ports.txt
 	./tests/bench/run_bench_durable.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \

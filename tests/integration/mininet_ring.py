@@ -23,6 +23,9 @@ output goes to WORK_DIR). Commands (answer "ok ..." or "err WHY"):
     ping HOST IP [COUNT [INTERVAL]]   ok RECEIVED
     pingbg HOST IP COUNT INTERVAL     ok JOB (a ping in the host's shell)
     pingwait HOST JOB                 ok RECEIVED
+    pingstat HOST JOB                 ok TRANSMITTED RECEIVED TIME_MS
+    bg HOST CMD...                    ok JOB (its output in WORK_DIR/HOST.bg)
+    wait HOST JOB                     ok once it ended
     link A B up|down                  both ends of the A-B link
     quit                              the network stopped
 """
@@ -65,8 +68,13 @@ class Ring(Topo):
             self.addLink(tg, sw, port1=2, port2=port)
 
 
-def tag_access_ports(net):
+def prepare_hosts(net):
+    """Access ports tagged; the hosts' TX checksum offload off (user-space
+    OVS forwards the partial checksums a veth leaves, and the far host's
+    kernel drops such UDP and TCP)."""
     for name, (_sw, _port, _ip, vid) in HOSTS.items():
+        h = net.get(name)
+        h.cmd("ethtool -K %s tx off" % h.defaultIntf().name)
         if vid is not None:
             tg = net.get("tg" + name)
             tg.vsctl("set", "port", "tg%s-eth1" % name, "tag=%d" % vid)
@@ -96,6 +104,19 @@ def serve(net):
                 h = net.get(w[1])
                 h.cmd("wait %s" % w[2])
                 answer = "ok " + received(h.cmd("cat %s/%s.ping" % (WORK, w[1])))
+            elif w[0] == "pingstat":
+                h = net.get(w[1])
+                h.cmd("wait %s" % w[2])
+                out = h.cmd("cat %s/%s.ping" % (WORK, w[1]))
+                m = re.search(r"(\d+) packets transmitted, (\d+) received.*time (\d+)ms", out)
+                answer = "ok %s %s %s" % m.groups() if m else "err no ping summary: " + out[-200:]
+            elif w[0] == "bg":
+                h = net.get(w[1])
+                h.cmd("%s > %s/%s.bg 2>&1 &" % (" ".join(w[2:]), WORK, w[1]))
+                answer = "ok " + h.cmd("echo $!").strip()
+            elif w[0] == "wait":
+                net.get(w[1]).cmd("wait %s" % w[2])
+                answer = "ok"
             elif w[0] == "link":
                 net.configLinkStatus(w[1], w[2], w[3])
                 answer = "ok"
@@ -125,7 +146,7 @@ def main():
     try:
         net.build()
         net.start()
-        tag_access_ports(net)
+        prepare_hosts(net)
         print("ready", flush=True)
         serve(net)
     finally:
