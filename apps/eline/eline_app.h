@@ -181,4 +181,14 @@ void eline_publish(struct eline_app *a, const char *kind, json_t *data);
 
 unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out);
 
+/* ---- eline_meta.c ----------------------------------------------------------------- */
+
+/* The metadata routes: id NULL for the bulk ones; key the path's last
+ * part (NULL: none). */
+unsigned eline_meta_route(struct eline_app *a, const struct rest_ext_req *q, const char *id,
+                          const char *key, json_t **out);
+/* Does r's metadata at the dotted path equal value (read as Kytos reads a
+ * query's: an integer, true/false/null, else text)? Under lock. */
+bool eline_meta_match(const struct eline_rec *r, const char *path, const char *value);
+
 #endif

@@ -12,6 +12,8 @@
  *                          "redeployed": bool}; disabled: taken off;
  *                          enabled: laid; UNIs, paths, priority or queue
  *                          changed: taken off and laid again
+ *   evc/metadata, evc/{id}/metadata[/{key}]   eline_meta.c
+ *   GET    evc/?metadata.KEY=VALUE    the EVCs whose metadata matches
  *   PATCH  evc/{id}/redeploy   laid again on the path now (eline_move):
  *                          202 "Circuit {id} redeploy received.", 409
  *                          "Circuit {id} is disabled." when disabled or no
@@ -52,10 +54,47 @@ static int new_id(struct eline_app *a, char out[ELINE_ID_HEX + 1])
     return -EEXIST;
 }
 
+/* The list's metadata filters: ?metadata.KEY=VALUE, all of which an EVC
+ * must match. */
+#define LIST_FILTERS_MAX 16
+struct list_filters {
+    const char *path[LIST_FILTERS_MAX], *value[LIST_FILTERS_MAX];
+    unsigned n;
+    bool over;
+};
+
+static void list_filter(void *arg, const char *key, const char *value)
+{
+    struct list_filters *f = arg;
+
+    if (strncmp(key, "metadata.", 9) != 0 || !key[9])
+        return;
+    if (f->n == LIST_FILTERS_MAX) {
+        f->over = true;
+        return;
+    }
+    f->path[f->n] = key + 9;
+    f->value[f->n++] = value ? value : "";
+}
+
+static bool list_matches(const struct eline_rec *r, const struct list_filters *f)
+{
+    for (unsigned i = 0; i < f->n; i++)
+        if (!eline_meta_match(r, f->path[i], f->value[i]))
+            return false;
+    return true;
+}
+
 static unsigned list(struct eline_app *a, const struct rest_ext_req *q, json_t **out)
 {
     const char *arch = q->query ? q->query(q, "archived") : NULL;
     int want = -1;                       /* -1: live ones; 1: archived; 2: all */
+    struct list_filters f = {0};
+
+    if (q->query_each)
+        q->query_each(q, list_filter, &f);
+    if (f.over)
+        return rest_ext_error(out, 400, "more than %d metadata filters", LIST_FILTERS_MAX);
 
     if (arch && strcasecmp(arch, "true") == 0)
         want = 1;
@@ -67,7 +106,7 @@ static unsigned list(struct eline_app *a, const struct rest_ext_req *q, json_t *
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; o && i < a->n_evcs; i++) {
         const struct eline_rec *r = a->evcs[i];
-        if (want == 2 || (want == 1) == r->archived) {
+        if ((want == 2 || (want == 1) == r->archived) && list_matches(r, &f)) {
             json_t *d = eline_rec_dict(r);
             if (!d || json_object_set_new(o, r->id, d) < 0) {
                 json_decref(o);
@@ -368,6 +407,17 @@ unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out
     }
     const char *id = p + 4;
     const char *slash = strchr(id, '/');
+    if (strncmp(id, "metadata", 8) == 0 && (id[8] == '\0' || id[8] == '/'))
+        return eline_meta_route(a, q, NULL, id[8] ? id + 9 : NULL, out);
+    if (slash && strncmp(slash, "/metadata", 9) == 0 && (slash[9] == '\0' || slash[9] == '/')) {
+        char one[ELINE_ID_HEX + 1];
+        size_t n = (size_t)(slash - id);
+        if (n > ELINE_ID_HEX)
+            return rest_ext_error(out, 404, "circuit_id %.*s not found.", (int)n, id);
+        memcpy(one, id, n);
+        one[n] = '\0';
+        return eline_meta_route(a, q, one, slash[9] ? slash + 10 : NULL, out);
+    }
     if (slash) {
         char one[ELINE_ID_HEX + 1];
         size_t n = (size_t)(slash - id);

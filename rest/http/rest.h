@@ -98,6 +98,9 @@ struct rest_ext_req {
     const char *body;
     size_t body_len;
     const char *(*query)(const struct rest_ext_req *req, const char *key);
+    /* Each query argument in turn (a key without a value: value NULL). */
+    void (*query_each)(const struct rest_ext_req *req,
+                       void (*fn)(void *arg, const char *key, const char *value), void *arg);
     void *conn;                         /* the server's, for query */
 };
 

@@ -238,6 +238,27 @@ static const char *ext_query(const struct rest_ext_req *req, const char *key)
     return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+struct ext_each {
+    void (*fn)(void *arg, const char *key, const char *value);
+    void *arg;
+};
+
+static enum MHD_Result ext_each_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    struct ext_each *e = cls;
+    (void)kind;
+    e->fn(e->arg, key, value);
+    return MHD_YES;
+}
+
+static void ext_query_each(const struct rest_ext_req *req,
+                           void (*fn)(void *arg, const char *key, const char *value), void *arg)
+{
+    struct ext_each e = {fn, arg};
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, ext_each_one, &e);
+}
+
 unsigned rest_ext_error(json_t **out, unsigned status, const char *fmt, ...)
 {
     char msg[512];
@@ -337,7 +358,8 @@ static void dispatch(struct rest_req *q, struct rest_reply *r)
             continue;
         struct rest_ext_req xr = {.method = q->method, .path = q->path,
                                   .arg = q->path[n] ? q->path + n + 1 : "", .body = q->body,
-                                  .body_len = q->body_len, .query = ext_query, .conn = q->conn};
+                                  .body_len = q->body_len, .query = ext_query,
+                                  .query_each = ext_query_each, .conn = q->conn};
         json_t *out = NULL;
         r->status = x->handle(x->arg, &xr, &out);
         json_decref(r->json);

@@ -32,7 +32,8 @@
 #     cut and its primary again when the chord is back;
 #  9. PATCH evc/{id}: a new name, disabled and enabled, a new primary_path,
 #     and what Kytos refuses (an attribute it cannot change, a tag in use,
-#     a bad value, bad JSON, an unknown id), nothing changed by a refusal.
+#     a bad value, bad JSON, an unknown id), nothing changed by a refusal;
+# 10. metadata: per EVC and in bulk, the list filtered by it.
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -357,6 +358,39 @@ c=$(patch 0123456789abcd '{"name": "x"}')
     fail "a refused PATCH changed the EVC: $(curl -s "$EL/evc/$GV" | jq -c '[.name, .uni_z]')"
 ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 after the refused PATCHes"
 pass "PATCH evc/{id}: a name kept in place; disabled (flows gone), enabled (laid); a new primary_path laid again; 400 for active, a tag in use, a bad queue_id, bad JSON; 404"
+
+# ---- 10. metadata -------------------------------------------------------------------------------
+# meta METHOD PATH [BODY]: the status; the answer in $work/answer.
+meta() {
+    curl -s -o "$work/answer" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' \
+        ${3:+--data-binary "$3"} "$EL/evc/$2"
+}
+keys() { curl -s "$EL/evc/?$1" | jq -c 'keys'; }
+c=$(meta POST "$GV/metadata" '{"customer": "acme", "tier": 2}')
+[ "$c" = 201 ] && [ "$(cat "$work/answer")" = '"Operation successful"' ] || fail "POST metadata: $c $(cat "$work/answer")"
+[ "$(curl -s "$EL/evc/$GV/metadata" | jq -c .)" = '{"metadata":{"customer":"acme","tier":2}}' ] ||
+    fail "GET metadata: $(curl -s "$EL/evc/$GV/metadata")"
+[ "$(keys metadata.customer=acme)" = "[\"$GV\"]" ] && [ "$(keys metadata.tier=2)" = "[\"$GV\"]" ] &&
+    [ "$(keys metadata.tier=3)" = '[]' ] || fail "GET evc/?metadata.KEY=VALUE does not filter"
+c=$(meta POST metadata "{\"circuit_ids\": [\"$GV\", \"$V12\"], \"site\": \"lab\"}")
+[ "$c" = 201 ] && [ "$(keys metadata.site=lab)" = "$(jq -cn --arg a "$GV" --arg b "$V12" '[$a, $b] | sort')" ] ||
+    fail "bulk POST metadata: $c $(keys metadata.site=lab)"
+c=$(meta POST metadata "{\"circuit_ids\": [\"$GV\", \"0123456789abcd\"], \"x\": 1}")
+[ "$c" = 404 ] && [ "$(jq -c .description "$work/answer")" = '["0123456789abcd"]' ] &&
+    [ "$(keys metadata.x=1)" = "[\"$GV\"]" ] || fail "bulk POST with an unknown id: $c $(cat "$work/answer")"
+c=$(meta DELETE "$GV/metadata/customer")
+[ "$c" = 200 ] && [ "$(curl -s "$EL/evc/$GV/metadata" | jq -c '.metadata | keys')" = '["site","tier","x"]' ] ||
+    fail "DELETE metadata/customer: $c $(curl -s "$EL/evc/$GV/metadata")"
+c=$(meta DELETE metadata/site "{\"circuit_ids\": [\"$GV\", \"$V12\"]}")
+[ "$c" = 200 ] && [ "$(keys metadata.site=lab)" = '[]' ] || fail "bulk DELETE metadata/site: $c"
+c=$(meta POST "$GV/metadata" '[1]')
+[ "$c" = 400 ] || fail "metadata not an object: $c"
+c=$(meta POST metadata '{"site": "lab"}')
+[ "$c" = 400 ] && grep -q circuit_ids "$work/answer" || fail "bulk POST without circuit_ids: $c $(cat "$work/answer")"
+c=$(meta GET 0123456789abcd/metadata)
+[ "$c" = 404 ] && grep -q 'circuit_id 0123456789abcd not found.' "$work/answer" || fail "metadata of an unknown EVC: $c"
+[ "$(shape "$GV")" = 'true,2,0' ] || fail "metadata moved the EVC: $(shape "$GV")"
+pass "metadata: POST, GET, ?metadata.KEY=VALUE filters, bulk POST and DELETE (404 listing unknown ids), DELETE a key; 400, 404"
 
 # The EVCs read back at the restart were never taken for down while LLDP
 # found their links again (the bridges reconnect seconds after ofcd).
