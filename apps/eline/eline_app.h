@@ -123,6 +123,9 @@ void eline_now_text(char out[ELINE_TIME_LEN]);
 /* ---- eline_path.c ------------------------------------------------------------------- */
 
 bool eline_same_link(const struct eline_link *x, const struct eline_link *y);
+struct topo_rest;
+/* The topology app's paths and pools; NULL when it is off. */
+struct topo_rest *eline_topology(struct eline_app *a);
 /* r's path now: n links into out (S-VLANs not chosen), and a backup
  * sharing no link with it into backup (*n_backup 0: none; *lone when the
  * topology had none). 0; -ENOENT when no path is up; -EINVAL when a given
@@ -135,6 +138,17 @@ int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline
  * -errno when the topology cannot say. A path never seen up (r->seen_up)
  * is not judged down before a->settle_until_us. Under write_lock. */
 int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len);
+
+/* ---- eline_tags.c --------------------------------------------------------------------- */
+
+/* r's UNI tags against their interfaces' pools (tag_ranges, special
+ * tags): 0, or 400 with the message in why. No topology: 0. */
+unsigned eline_uni_pool(struct eline_app *a, const struct eline_rec *r, char *why, size_t len);
+/* The S-VLANs link l may take: both ends' pools (all 1..4094 without the
+ * topology). 0 or -ENOMEM. Not under lock. */
+int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *set);
+/* The circuits take tags from the topology's pools from now on (at load). */
+void eline_tags_register(struct eline_app *a);
 
 /* ---- eline_deploy.c --------------------------------------------------------------- */
 

@@ -49,7 +49,10 @@ static int eline_load(void *self)
 {
     struct eline_app *a = self;
     int rc = a->host->store ? eline_rec_load_all(a) : 0;
-    return rc < 0 ? rc : eline_watch_start(a);
+    if (rc < 0)
+        return rc;
+    eline_tags_register(a);
+    return eline_watch_start(a);
 }
 
 /* The worker's move in progress ends while the store is still open. */

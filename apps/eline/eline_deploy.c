@@ -17,6 +17,7 @@
 #include "ofp_wire.h"
 #include "topo_class.h"
 #include "topo_paths.h"
+#include "topo_tags.h"
 #include "topo_view.h"
 
 /* ---- UNI tags ---------------------------------------------------------------------- */
@@ -107,13 +108,16 @@ static void mark_used(uint64_t *used, const struct eline_link *links, size_t n,
             used[links[k].s_vlan / 64] |= 1ull << (links[k].s_vlan % 64);
 }
 
-/* The lowest S-VLAN no other live EVC uses on link l (nor the LLDP VLAN);
- * 0 when none is left. Under lock. */
+/* The lowest S-VLAN of pool (the link's ends' tag pools) no other live EVC
+ * uses on link l (nor the LLDP VLAN); 0 when none is left. Under lock. */
 static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
-                           const struct eline_link *l)
+                           const struct eline_link *l, const uint64_t *pool)
 {
     static const size_t words = 4096 / 64;
     uint64_t used[4096 / 64] = {0};
+
+    for (size_t w = 0; w < words; w++)
+        used[w] = ~pool[w];             /* outside the pool: as good as used */
 
     if (a->lldp_vlan)
         used[a->lldp_vlan / 64] |= 1ull << (a->lldp_vlan % 64);
@@ -182,12 +186,19 @@ static int plan(struct eline_app *a, struct eline_rec *r)
     uint32_t gid = nb ? gid_free(a, r) : 0;
     if (!gid)
         nb = 0;
+    /* The links' pools, read before the list's lock (the topology takes
+     * its own). */
+    uint64_t (*pool)[TOPO_TAGS_WORDS] = malloc((n + nb + 1) * sizeof(*pool));
+    if (!pool)
+        return -ENOMEM;
+    for (size_t i = 0; i < n + nb && rc == 0; i++)
+        rc = eline_link_pool(a, i < n ? &path[i] : &backup[i - n], pool[i]);
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < n && rc == 0; i++)
-        if (!(path[i].s_vlan = svlan_free(a, r, &path[i])))
+        if (!(path[i].s_vlan = svlan_free(a, r, &path[i], pool[i])))
             rc = -ENOSPC;
     for (size_t i = 0; i < nb && rc == 0; i++)
-        if (!(backup[i].s_vlan = svlan_free(a, r, &backup[i])))
+        if (!(backup[i].s_vlan = svlan_free(a, r, &backup[i], pool[n + i])))
             nb = 0;                     /* no S-VLAN left there: unprotected */
     if (rc == 0) {
         memcpy(r->path, path, n * sizeof(path[0]));
@@ -199,7 +210,8 @@ static int plan(struct eline_app *a, struct eline_rec *r)
         r->seen_up = true;              /* found up just now */
     }
     pthread_mutex_unlock(&a->lock);
-    if (rc < 0)
+    free(pool);
+    if (rc == -ENOSPC)
         LOG_WARN("eline", "EVC %s (%s): not deployed: no S-VLAN left on a link of its path",
                  r->id, r->req.name);
     return rc;

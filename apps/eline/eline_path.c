@@ -96,7 +96,7 @@ static int given_path(const struct eline_rec *r, json_t *p, struct eline_link *o
     return at == r->req.uni_z.at.dpid ? 0 : -EINVAL;
 }
 
-static struct topo_rest *topology(struct eline_app *a)
+struct topo_rest *eline_topology(struct eline_app *a)
 {
     void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
     return topo_class_rest(topo);
@@ -149,7 +149,7 @@ static bool dynamic_allowed(const struct eline_rec *r)
 int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
                     size_t *n, struct eline_link *backup, size_t *n_backup, bool *lone)
 {
-    struct topo_rest *t = topology(a);
+    struct topo_rest *t = eline_topology(a);
     struct topo_path_hop hops[ELINE_PATH_MAX], spare[ELINE_PATH_MAX];
     uint64_t src = r->req.uni_a.at.dpid, dst = r->req.uni_z.at.dpid;
 
@@ -218,7 +218,7 @@ static bool settled(struct eline_app *a, const struct eline_link *l, size_t n)
 
 int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len)
 {
-    struct topo_rest *t = topology(a);
+    struct topo_rest *t = eline_topology(a);
     struct eline_link path[ELINE_PATH_MAX], backup[ELINE_PATH_MAX], want[ELINE_PATH_MAX];
     struct topo_path_hop hops[ELINE_PATH_MAX], spare[ELINE_PATH_MAX];
     size_t n, nb, nw;

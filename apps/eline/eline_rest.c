@@ -151,7 +151,9 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
         return rest_ext_error(out, 500, "no EVC id could be made: %s", strerror(-rc));
     }
     memcpy(r->id, id, sizeof(r->id));
-    unsigned st = eline_uni_conflict(a, r, err, sizeof(err));
+    unsigned st = eline_uni_pool(a, r, err, sizeof(err));
+    if (!st)
+        st = eline_uni_conflict(a, r, err, sizeof(err));
     if (st) {
         eline_rec_free(r);
         pthread_mutex_unlock(&a->write_lock);
@@ -300,7 +302,9 @@ static unsigned patch_read(struct eline_app *a, struct eline_rec *r, json_t *bod
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");
     memcpy((*n)->id, r->id, sizeof(r->id));
-    unsigned st = eline_uni_conflict(a, *n, err, sizeof(err));
+    unsigned st = eline_uni_pool(a, *n, err, sizeof(err));
+    if (!st)
+        st = eline_uni_conflict(a, *n, err, sizeof(err));
     if (st) {
         eline_rec_free(*n);
         *n = NULL;

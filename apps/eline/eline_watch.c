@@ -165,16 +165,10 @@ void eline_watch_event(struct eline_app *a, const struct qmsg *ev)
     hint(a, h.dpid, ps->desc.port_no, why);
 }
 
-static struct topo_rest *topology(struct eline_app *a)
-{
-    void *topo = a->host->app_find ? a->host->app_find(a->host->app_find_arg, "topology") : NULL;
-    return topo_class_rest(topo);
-}
-
 void eline_watch_tick(struct eline_app *a, uint64_t now_us)
 {
     struct eline_watch *w = &a->watch;
-    struct topo_rest *t = topology(a);
+    struct topo_rest *t = eline_topology(a);
 
     atomic_store(&a->tick_us, now_us);
     if (!w->started || !t)

@@ -68,6 +68,10 @@ struct topo_rest {
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd, ext_path;
     struct topo_paths_cache paths;      /* the graph other apps' paths are found on */
+    /* The tags another app took on an interface (bits set in used; NULL:
+     * none), asked without any topology lock held (topo_rest_tags_user). */
+    void (*tags_used)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used);
+    void *tags_used_arg;
 };
 
 /* Make the four routes (the rest of *t is the caller's to fill). 0 or
@@ -83,6 +87,19 @@ int topo_rest_load(struct topo_rest *t, struct store *s);
  * control thread, without the view's lock. */
 void topo_rest_follow(struct topo_rest *t, const char *key);
 void topo_rest_fini(struct topo_rest *t);
+
+/* The VLAN pool of interface (dpid, port) for another app (the circuits):
+ * its tag_ranges as a set of TOPO_TAGS_WORDS words (topo_tags.h), the LLDP
+ * VLAN out while in use there, and its special tags' bits. 0 or -ENOMEM.
+ * Any thread; takes the meta lock. */
+int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, uint64_t *set,
+                           unsigned *special);
+/* The app that takes tags from the pools (once, before REST serves): what
+ * it took is out of available_tags, and a tag_ranges that leaves one out
+ * is refused. fn is called from REST threads without topology locks. */
+void topo_rest_tags_user(struct topo_rest *t,
+                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used),
+                         void *arg);
 
 /* Is the loop between ports a and b of switch dpid one an operator told
  * of_lldp to ignore: [a, b] or [b, a] in the switch's metadata

@@ -5,7 +5,8 @@
  * meta_lock, stored by topo_keep as topology/meta/tags/<id>) only when it
  * differs from Kytos' default: {"tag_ranges": [[lo, hi], ...],
  * "special_tags": [...]}. What is available is worked out when shown: the
- * ranges without the LLDP VLAN on an enabled switch's interfaces. */
+ * ranges without the LLDP VLAN on an enabled switch's interfaces and
+ * without the tags the circuits took (tags_used). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,24 +94,85 @@ static json_t *pool_special(const json_t *pool)
     return json_is_array(s) ? json_deep_copy(s) : json_pack("[s, s]", "untagged", "any");
 }
 
-/* Kytos' shape of one interface's pool: each field keyed by tag type. Under
- * meta_lock (pool is the stored one, or NULL). */
-static json_t *pool_json(const json_t *pool, uint32_t used)
+/* The tags in use on (dpid, port), into used: the LLDP VLAN's and those
+ * other apps took (t->tags_used). No topology lock held. */
+static void used_set(struct topo_rest *t, uint64_t dpid, uint32_t port,
+                     uint64_t used[TOPO_TAGS_WORDS])
 {
-    struct topo_tag_range *r = malloc(2 * (TOPO_TAGS_MAX_RANGES + 1) * sizeof(*r));
+    uint32_t lldp = tag_in_use(t, dpid);
+
+    memset(used, 0, TOPO_TAGS_WORDS * sizeof(used[0]));
+    if (lldp && lldp < 64u * TOPO_TAGS_WORDS)
+        used[lldp / 64] |= 1ull << (lldp % 64);
+    if (t->tags_used)
+        t->tags_used(t->tags_used_arg, dpid, port, used);
+}
+
+static unsigned special_bits(const json_t *pool)
+{
+    json_t *s = pool_special(pool), *v;
+    unsigned bits = 0;
+    size_t i;
+
+    json_array_foreach(s, i, v)
+        bits |= json_is_string(v) ? topo_special_bit(json_string_value(v)) : 0;
+    json_decref(s);
+    return bits;
+}
+
+/* Kytos' shape of one interface's pool: each field keyed by tag type; the
+ * available ones are its ranges without used. Under meta_lock (pool is the
+ * stored one, or NULL). */
+static json_t *pool_json(const json_t *pool, const uint64_t used[TOPO_TAGS_WORDS])
+{
+    struct topo_tag_range *r = malloc((TOPO_TAGS_MAX_RANGES + TOPO_TAGS_SET_RANGES) *
+                                      sizeof(*r));
     if (!r)
         return NULL;
-    struct topo_tag_range *avail = r + TOPO_TAGS_MAX_RANGES + 1;
+    struct topo_tag_range *avail = r + TOPO_TAGS_MAX_RANGES;
+    uint64_t set[TOPO_TAGS_WORDS];
     size_t n = pool_ranges(pool, r);
-    size_t na = used ? topo_tags_minus(r, n, used, avail) : 0;
+    topo_tags_to_set(r, n, set);
+    for (unsigned w = 0; w < TOPO_TAGS_WORDS; w++)
+        set[w] &= ~used[w];
+    size_t na = topo_tags_from_set(set, avail);
     json_t *j = json_pack("{s:{s:o}, s:{s:o}, s:{s:o}, s:{s:o}}",
                           "tag_ranges", "vlan", ranges_json(r, n),
-                          "available_tags", "vlan", used ? ranges_json(avail, na)
-                                                         : ranges_json(r, n),
+                          "available_tags", "vlan", ranges_json(avail, na),
                           "special_tags", "vlan", pool_special(pool),
                           "special_available_tags", "vlan", pool_special(pool));
     free(r);
     return j;
+}
+
+int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, uint64_t *set,
+                           unsigned *special)
+{
+    struct topo_tag_range *r = malloc(TOPO_TAGS_MAX_RANGES * sizeof(*r));
+    char id[TOPO_END_ID_LEN];
+
+    if (!r)
+        return -ENOMEM;
+    topo_rest_iface_id(dpid, port, id);
+    uint32_t lldp = tag_in_use(t, dpid);
+    pthread_mutex_lock(&t->meta_lock);
+    const json_t *pool = json_object_get(json_object_get(t->meta, TAGS_KIND), id);
+    size_t n = pool_ranges(pool, r);
+    *special = special_bits(pool);
+    pthread_mutex_unlock(&t->meta_lock);
+    topo_tags_to_set(r, n, set);
+    free(r);
+    if (lldp && lldp < 64u * TOPO_TAGS_WORDS)
+        set[lldp / 64] &= ~(1ull << (lldp % 64));
+    return 0;
+}
+
+void topo_rest_tags_user(struct topo_rest *t,
+                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used),
+                         void *arg)
+{
+    t->tags_used_arg = arg;
+    t->tags_used = fn;
 }
 
 /* ---- GET ---------------------------------------------------------------------- */
@@ -118,16 +180,17 @@ static json_t *pool_json(const json_t *pool, uint32_t used)
 static void add_pools(struct topo_rest *t, const struct topo_snap_switch *s, unsigned idx,
                       void *arg)
 {
-    uint32_t used = tag_in_use(t, s->dpid);
+    uint64_t used[TOPO_TAGS_WORDS];
     (void)idx;
-    pthread_mutex_lock(&t->meta_lock);
-    json_t *pools = json_object_get(t->meta, TAGS_KIND);
     for (uint32_t i = 0; s->ports && i < s->n_ports; i++) {
         char id[TOPO_END_ID_LEN];
+        used_set(t, s->dpid, s->ports[i].p.port_no, used);
         topo_rest_iface_id(s->dpid, s->ports[i].p.port_no, id);
+        pthread_mutex_lock(&t->meta_lock);
+        json_t *pools = json_object_get(t->meta, TAGS_KIND);
         json_object_set_new(arg, id, pool_json(json_object_get(pools, id), used));
+        pthread_mutex_unlock(&t->meta_lock);
     }
-    pthread_mutex_unlock(&t->meta_lock);
 }
 
 /* Is id a known interface now? 0, -EINVAL (not an id), -ENOENT. */
@@ -184,13 +247,27 @@ static json_t *pool_with(const json_t *old, const char *field, json_t *value)
     return p;
 }
 
+/* The first tag of used that r[0..n) leaves out; 0 when none. */
+static uint32_t left_out(const struct topo_tag_range *r, size_t n,
+                         const uint64_t used[TOPO_TAGS_WORDS])
+{
+    for (uint32_t tag = 1; tag < 64u * TOPO_TAGS_WORDS; tag++)
+        if ((used[tag / 64] >> (tag % 64) & 1) && !topo_tags_has(r, n, tag))
+            return tag;
+    return 0;
+}
+
 static unsigned set_ranges(struct topo_rest *t, const char *id, const struct topo_end *e,
                            const struct topo_tag_range *r, size_t n, json_t **out)
 {
-    uint32_t used = tag_in_use(t, e->dpid);
-    if (used && !topo_tags_has(r, n, used))
+    uint64_t used[TOPO_TAGS_WORDS];
+    uint32_t lldp = tag_in_use(t, e->dpid);
+    used_set(t, e->dpid, e->port, used);
+    uint32_t out_tag = left_out(r, n, used);
+    if (out_tag)
         return rest_ext_error(out, 400, "Missing tags in tag_range: [[%" PRIu32 ", %" PRIu32
-                              "]] (in use by LLDP: topology.lldp_vlan)", used, used);
+                              "]] (in use by %s)", out_tag, out_tag,
+                              out_tag == lldp ? "LLDP: topology.lldp_vlan" : "a circuit");
     pthread_mutex_lock(&t->keep_lock);
     json_t *old = topo_rest_meta_copy(t, TAGS_KIND, id);
     unsigned status = pool_commit(t, id, pool_with(old, "tag_ranges", ranges_json(r, n)), out);
@@ -307,7 +384,8 @@ unsigned topo_rest_tags(struct topo_rest *t, const struct rest_ext_req *q, const
         struct topo_end e;
         if (iface_known(t, id, &e) < 0)
             return rest_ext_error(out, 404, "Interface not found");
-        uint32_t used = tag_in_use(t, e.dpid);
+        uint64_t used[TOPO_TAGS_WORDS];
+        used_set(t, e.dpid, e.port, used);
         char canon[TOPO_END_ID_LEN];
         topo_rest_iface_id(e.dpid, e.port, canon);
         pthread_mutex_lock(&t->meta_lock);

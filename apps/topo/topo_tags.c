@@ -80,6 +80,31 @@ size_t topo_tags_minus(const struct topo_tag_range *r, size_t n, uint32_t tag,
     return k;
 }
 
+void topo_tags_to_set(const struct topo_tag_range *r, size_t n, uint64_t set[TOPO_TAGS_WORDS])
+{
+    memset(set, 0, TOPO_TAGS_WORDS * sizeof(set[0]));
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t t = r[i].lo; t <= r[i].hi && t < 64u * TOPO_TAGS_WORDS; t++)
+            set[t / 64] |= 1ull << (t % 64);
+}
+
+size_t topo_tags_from_set(const uint64_t set[TOPO_TAGS_WORDS], struct topo_tag_range *out)
+{
+    size_t k = 0;
+
+    for (uint32_t t = 0; t < 64u * TOPO_TAGS_WORDS;) {
+        if (!(set[t / 64] >> (t % 64) & 1)) {
+            t++;
+            continue;
+        }
+        uint32_t lo = t;
+        while (t < 64u * TOPO_TAGS_WORDS && (set[t / 64] >> (t % 64) & 1))
+            t++;
+        out[k++] = (struct topo_tag_range){lo, t - 1};
+    }
+    return k;
+}
+
 unsigned topo_special_bit(const char *name)
 {
     if (strcmp(name, "untagged") == 0)

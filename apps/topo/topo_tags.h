@@ -5,9 +5,10 @@
  * "any" they may take, default both) — checked with Kytos' rules and
  * words, and what is available of them once the tags in use are taken out.
  *
- * ofcd runs no service that takes tags; the one tag in use is the LLDP
- * VLAN (topology.lldp_vlan) on the interfaces of a switch whose LLDP flow
- * is in place, as of_lldp takes it. Pure: no JSON, no locks.
+ * The tags in use are the LLDP VLAN (topology.lldp_vlan) on the interfaces
+ * of a switch whose LLDP flow is in place, as of_lldp takes it, and those
+ * the circuits took (their UNIs' and S-VLANs: topo_rest's tags_used). Pure:
+ * no JSON, no locks.
  */
 #ifndef OFCD_TOPO_TAGS_H
 #define OFCD_TOPO_TAGS_H
@@ -39,6 +40,16 @@ bool topo_tags_has(const struct topo_tag_range *r, size_t n, uint32_t tag);
 /* r[0..n) without tag, into out (room for n + 1): the count. */
 size_t topo_tags_minus(const struct topo_tag_range *r, size_t n, uint32_t tag,
                        struct topo_tag_range *out);
+
+/* A set of tags 0..4095, a bit each (tag t: word t / 64, bit t % 64). */
+#define TOPO_TAGS_WORDS 64u
+/* Every range of a set has a tag outside it on each side: at most half. */
+#define TOPO_TAGS_SET_RANGES 2048u
+
+/* r[0..n) into set (cleared first). */
+void topo_tags_to_set(const struct topo_tag_range *r, size_t n, uint64_t set[TOPO_TAGS_WORDS]);
+/* set as ascending ranges into out (room for TOPO_TAGS_SET_RANGES): the count. */
+size_t topo_tags_from_set(const uint64_t set[TOPO_TAGS_WORDS], struct topo_tag_range *out);
 
 /* The special tags Kytos knows, in its default order. */
 enum { TOPO_SPECIAL_UNTAGGED = 1u << 0, TOPO_SPECIAL_ANY = 1u << 1 };

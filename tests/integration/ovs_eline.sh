@@ -33,7 +33,10 @@
 #  9. PATCH evc/{id}: a new name, disabled and enabled, a new primary_path,
 #     and what Kytos refuses (an attribute it cannot change, a tag in use,
 #     a bad value, bad JSON, an unknown id), nothing changed by a refusal;
-# 10. metadata: per EVC and in bulk, the list filtered by it.
+# 10. metadata: per EVC and in bulk, the list filtered by it;
+# 11. the interfaces' tag pools (topology v3 tag_ranges): the EVCs' UNI
+#     tags and S-VLANs out of available_tags, tag_ranges leaving one out
+#     refused, UNI tags outside the pool refused.
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -391,6 +394,39 @@ c=$(meta GET 0123456789abcd/metadata)
 [ "$c" = 404 ] && grep -q 'circuit_id 0123456789abcd not found.' "$work/answer" || fail "metadata of an unknown EVC: $c"
 [ "$(shape "$GV")" = 'true,2,0' ] || fail "metadata moved the EVC: $(shape "$GV")"
 pass "metadata: POST, GET, ?metadata.KEY=VALUE filters, bulk POST and DELETE (404 listing unknown ids), DELETE a key; 400, 404"
+
+# ---- 11. the interfaces' tag pools ------------------------------------------------------------------
+TG=$API/api/kytos/topology/v3/interfaces
+avail() { curl -s "$TG/$1/tag_ranges" | jq -c ".[\"$1\"].available_tags.vlan"; }
+has() { jq -e --argjson t "$2" 'any(.[]; .[0] <= $t and $t <= .[1])' <<<"$1" >/dev/null; }
+ranges() {
+    curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
+        --data-binary "{\"tag_type\": \"vlan\", \"tag_ranges\": $2}" "$TG/$1/tag_ranges"
+}
+a7=$(avail "$(dpid 1):7")
+! has "$a7" 100 && has "$a7" 101 || fail "br1:7's available tags keep the EVC's VLAN 100: $a7"
+sv=$(curl -s "$EL/evc/$V12" | jq '.current_path[0].metadata.s_vlan.value')
+a2=$(avail "$(dpid 1):2")
+! has "$a2" "$sv" || fail "br1:2's available tags keep S-VLAN $sv of an EVC over its link: $a2"
+c=$(ranges "$(dpid 1):7" '[[1, 99], [101, 4094]]')
+[ "$c" = 400 ] && grep -q 'Missing tags in tag_range: \[\[100, 100\]\] (in use by a circuit)' "$work/answer" ||
+    fail "tag_ranges leaving out a UNI's tag: $c $(cat "$work/answer")"
+c=$(ranges "$(dpid 1):2" '[[1000, 1010]]')
+[ "$c" = 400 ] && grep -q 'in use by a circuit' "$work/answer" || fail "tag_ranges leaving out an S-VLAN: $c $(cat "$work/answer")"
+c=$(ranges "$(dpid 3):7" '[[200, 300], [3799, 3799]]')
+[ "$c" = 200 ] || fail "tag_ranges [[200, 300], [3799, 3799]] (LLDP's) on br3:7: $c $(cat "$work/answer")"
+c=$(post "$(evc pool "$(uni 1 7 101)" "$(uni 3 7 400)")")
+[ "$c" = 400 ] && grep -q 'Tag 400 is not available in 00:00:00:00:00:00:10:03:7: outside its tag_ranges' "$work/answer" ||
+    fail "a UNI tag outside its pool: $c $(cat "$work/answer")"
+c=$(post "$(evc pool "$(uni 1 7 101)" "$(uni 3 7 250)")")
+[ "$c" = 201 ] || fail "a UNI tag inside its pool: $c $(cat "$work/answer")"
+PL=$(jq -r .circuit_id "$work/answer")
+! has "$(avail "$(dpid 3):7")" 250 || fail "br3:7's available tags keep 250"
+curl -s -o /dev/null -X DELETE "$EL/evc/$PL"
+has "$(avail "$(dpid 3):7")" 250 || fail "250 not given back to br3:7's pool by the DELETE"
+c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$TG/$(dpid 3):7/tag_ranges")
+[ "$c" = 200 ] || fail "tag_ranges back to the default: $c"
+pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back"
 
 # The EVCs read back at the restart were never taken for down while LLDP
 # found their links again (the bridges reconnect seconds after ofcd).

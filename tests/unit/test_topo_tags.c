@@ -88,12 +88,38 @@ static void test_special_tags_known(void **state)
     assert_string_equal(topo_special_name(TOPO_SPECIAL_ANY), "any");
 }
 
+/* Ranges through a set and back; tags taken out of the set split them. */
+static void test_set_round_trip(void **state)
+{
+    (void)state;
+    static const struct topo_tag_range r[] = {{1, 99}, {200, 200}, {4000, 4095}};
+    struct topo_tag_range out[TOPO_TAGS_SET_RANGES];
+    uint64_t set[TOPO_TAGS_WORDS];
+
+    topo_tags_to_set(r, 3, set);
+    size_t n = topo_tags_from_set(set, out);
+    assert_int_equal(n, 3);
+    assert_memory_equal(out, r, sizeof(r));
+    set[0] &= ~(1ull << 1);                 /* 1 taken: [2, 99] */
+    set[50 / 64] &= ~(1ull << (50 % 64));   /* 50 taken: [2, 49], [51, 99] */
+    set[4095 / 64] &= ~(1ull << (4095 % 64));
+    n = topo_tags_from_set(set, out);
+    assert_int_equal(n, 4);
+    assert_true(out[0].lo == 2 && out[0].hi == 49 && out[1].lo == 51 && out[1].hi == 99);
+    assert_true(out[2].lo == 200 && out[2].hi == 200 && out[3].lo == 4000 && out[3].hi == 4094);
+    /* Every other tag: the most ranges a set can hold. */
+    for (unsigned w = 0; w < TOPO_TAGS_WORDS; w++)
+        set[w] = 0x5555555555555555ull;
+    assert_int_equal(topo_tags_from_set(set, out), TOPO_TAGS_SET_RANGES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_checked_as_kytos),
         cmocka_unit_test(test_tag_taken_out),
         cmocka_unit_test(test_special_tags_known),
+        cmocka_unit_test(test_set_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

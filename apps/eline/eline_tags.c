@@ -1,0 +1,145 @@
+/* eline_tags: the circuits' tags and the topology's VLAN pools, as
+ * Kytos-ng's mef_eline takes them from its interfaces: a UNI's tag must be
+ * in its interface's tag_ranges ("untagged" and "any" in its special
+ * tags), an S-VLAN in the pools of both ends of its link; what the EVCs
+ * took is out of the interfaces' available_tags (topology v3), and a
+ * tag_ranges that would leave one out is refused there. The EVCs' records
+ * are the truth of what is taken: nothing is kept twice. See eline_app.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "eline_app.h"
+#include "topo_rest.h"
+#include "topo_tags.h"
+
+static bool in_set(const uint64_t *set, unsigned tag)
+{
+    return tag < 64u * TOPO_TAGS_WORDS && (set[tag / 64] >> (tag % 64) & 1);
+}
+
+static void add(uint64_t *set, unsigned tag)
+{
+    if (tag < 64u * TOPO_TAGS_WORDS)
+        set[tag / 64] |= 1ull << (tag % 64);
+}
+
+/* The first tag of u outside the pool, as text in bad; true when none. */
+static bool uni_fits(const struct eline_uni_req *u, const uint64_t *set, unsigned special,
+                     char *bad, size_t len)
+{
+    const struct eline_vlan *v = &u->vlan;
+
+    if (!u->has_tag)
+        return true;                    /* an EPL takes the whole port, no tag */
+    if (v->kind == ELINE_VLAN_ANY) {
+        snprintf(bad, len, "any");
+        return special & TOPO_SPECIAL_ANY;
+    }
+    if (v->kind == ELINE_VLAN_MASKS) {
+        for (unsigned i = 0; i < u->n_ranges; i++)
+            for (unsigned t = u->ranges[i][0]; t <= u->ranges[i][1]; t++)
+                if (!in_set(set, t)) {
+                    snprintf(bad, len, "%u", t);
+                    return false;
+                }
+        return true;
+    }
+    if (v->vid == 0) {
+        snprintf(bad, len, "untagged");
+        return special & TOPO_SPECIAL_UNTAGGED;
+    }
+    snprintf(bad, len, "%u", v->vid);
+    return in_set(set, v->vid);
+}
+
+unsigned eline_uni_pool(struct eline_app *a, const struct eline_rec *r, char *why, size_t len)
+{
+    struct topo_rest *t = eline_topology(a);
+    const struct eline_uni_req *u[2] = {&r->req.uni_a, &r->req.uni_z};
+    uint64_t set[TOPO_TAGS_WORDS];
+    unsigned special;
+    char bad[24];
+
+    for (int k = 0; t && k < 2; k++) {
+        if (!u[k]->has_tag)
+            continue;
+        if (topo_rest_tags_allowed(t, u[k]->at.dpid, u[k]->at.port, set, &special) < 0) {
+            snprintf(why, len, "the tag pool of %s could not be read", u[k]->interface_id);
+            return 503;
+        }
+        if (!uni_fits(u[k], set, special, bad, sizeof(bad))) {
+            snprintf(why, len, "Tag %s is not available in %s: outside its tag_ranges.", bad,
+                     u[k]->interface_id);
+            return 400;
+        }
+    }
+    return 0;
+}
+
+int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *set)
+{
+    struct topo_rest *t = eline_topology(a);
+    uint64_t other[TOPO_TAGS_WORDS];
+    unsigned special;
+
+    if (!t) {
+        memset(set, 0, TOPO_TAGS_WORDS * sizeof(set[0]));
+        for (unsigned tag = 1; tag <= 4094; tag++)
+            add(set, tag);
+        return 0;
+    }
+    if (topo_rest_tags_allowed(t, l->a.dpid, l->a.port, set, &special) < 0 ||
+        topo_rest_tags_allowed(t, l->b.dpid, l->b.port, other, &special) < 0)
+        return -ENOMEM;
+    for (unsigned w = 0; w < TOPO_TAGS_WORDS; w++)
+        set[w] &= other[w];
+    return 0;
+}
+
+static void links_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port,
+                     uint64_t *used)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((l[i].a.dpid == dpid && l[i].a.port == port) ||
+            (l[i].b.dpid == dpid && l[i].b.port == port))
+            add(used, l[i].s_vlan);
+}
+
+static void uni_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port, uint64_t *used)
+{
+    if (!u->has_tag || u->at.dpid != dpid || u->at.port != port)
+        return;
+    if (u->vlan.kind == ELINE_VLAN_MASKS) {
+        for (unsigned i = 0; i < u->n_ranges; i++)
+            for (unsigned t = u->ranges[i][0]; t <= u->ranges[i][1]; t++)
+                add(used, t);
+    } else if (u->vlan.kind == ELINE_VLAN_VID && u->vlan.vid) {
+        add(used, u->vlan.vid);
+    }
+}
+
+/* topo_rest's tags_used: every live EVC's UNI tags and S-VLANs there. */
+static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used)
+{
+    struct eline_app *a = arg;
+
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->n_evcs; i++) {
+        const struct eline_rec *r = a->evcs[i];
+        if (r->archived)
+            continue;
+        uni_on(&r->req.uni_a, dpid, port, used);
+        uni_on(&r->req.uni_z, dpid, port, used);
+        links_on(r->path, r->n_path, dpid, port, used);
+        links_on(r->backup, r->n_backup, dpid, port, used);
+    }
+    pthread_mutex_unlock(&a->lock);
+}
+
+void eline_tags_register(struct eline_app *a)
+{
+    struct topo_rest *t = eline_topology(a);
+    if (t)
+        topo_rest_tags_user(t, tags_used, a);
+}
