@@ -136,8 +136,11 @@ int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline
  * primary path is up again while it is elsewhere; it went unprotected for
  * want of a second way and one is there)? 1 with the reason in why; 0;
  * -errno when the topology cannot say. A path never seen up (r->seen_up)
- * is not judged down before a->settle_until_us. Under write_lock. */
-int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len);
+ * is not judged down before a->settle_until_us. *failover: its path is
+ * down while a backup is laid (the switches turned its traffic). Under
+ * write_lock. */
+int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len,
+                     bool *failover);
 
 /* ---- eline_tags.c --------------------------------------------------------------------- */
 

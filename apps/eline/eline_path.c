@@ -216,13 +216,15 @@ static bool settled(struct eline_app *a, const struct eline_link *l, size_t n)
     return ok;
 }
 
-int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len)
+int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t len,
+                     bool *failover)
 {
     struct topo_rest *t = eline_topology(a);
     struct eline_link path[ELINE_PATH_MAX], backup[ELINE_PATH_MAX], want[ELINE_PATH_MAX];
     struct topo_path_hop hops[ELINE_PATH_MAX], spare[ELINE_PATH_MAX];
     size_t n, nb, nw;
 
+    *failover = false;
     if (!t)
         return 0;
     pthread_mutex_lock(&a->lock);
@@ -239,6 +241,7 @@ int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t
         return 0;                       /* its links not found again yet */
     if (up <= 0) {
         snprintf(why, len, "a link of its path is down");
+        *failover = up == 0 && nb;
         return up < 0 ? up : 1;
     }
     if (!seen) {

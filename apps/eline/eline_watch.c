@@ -20,8 +20,10 @@
  * A move is make before break (eline_move). Hints past ELINE_HINTS_MAX
  * before the worker takes them turn into a sweep: none is lost.
  *
- * Events on the stream: evc.redeployed {id, name, why, links, ms},
- * evc.deployed {id, name, links} (a retry), evc.error {id, name, why}.
+ * Events on the stream: evc.failover {id, name, why} (its path broke with
+ * a backup laid: the switches turned its traffic), evc.redeployed {id,
+ * name, why, links, ms}, evc.deployed {id, name, links} (a retry),
+ * evc.error {id, name, why}.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,8 +70,16 @@ void eline_publish(struct eline_app *a, const char *kind, json_t *data)
 }
 
 /* r laid again, after why; under write_lock. */
-static void move(struct eline_app *a, struct eline_rec *r, const char *why)
+static void move(struct eline_app *a, struct eline_rec *r, const char *why, bool failover)
 {
+    /* Its path broke while a backup was laid: the switches' groups turned
+     * its traffic already; the controller now settles it. */
+    if (failover) {
+        LOG_INFO("eline", "EVC %s (%s): %s: its traffic on its backup (fast-failover)", r->id,
+                 r->req.name, why);
+        eline_publish(a, "evc.failover", json_pack("{s:s, s:s, s:s}", "id", r->id, "name",
+                                                   r->req.name, "why", why));
+    }
     uint64_t t0 = ofcd_clock_mono_us();
     int rc = eline_move(a, r);
     uint64_t ms = (ofcd_clock_mono_us() - t0) / 1000u;
@@ -111,9 +121,11 @@ static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, con
             pthread_mutex_lock(&a->lock);
             struct eline_rec *r = eline_find(a, ids[k]);
             bool still = r && !r->archived && r->active && crosses(r, dpid, port);
+            bool failover = still && r->n_backup &&
+                            crosses_links(r->path, r->n_path, dpid, port);
             pthread_mutex_unlock(&a->lock);
             if (still)
-                move(a, r, why);
+                move(a, r, why, failover);
             pthread_mutex_unlock(&a->write_lock);
         }
     } while (n == 64);
@@ -197,8 +209,9 @@ static void act_on(struct eline_app *a, const char *id, enum act act)
     bool live = r && !r->archived && r->enabled;
     bool active = live && r->active;
     pthread_mutex_unlock(&a->lock);
-    if (act == ACT_JUDGE && active && eline_path_judge(a, r, why, sizeof(why)) == 1) {
-        move(a, r, why);
+    bool failover = false;
+    if (act == ACT_JUDGE && active && eline_path_judge(a, r, why, sizeof(why), &failover) == 1) {
+        move(a, r, why, failover);
     } else if (act == ACT_RETRY && live && !active && eline_deploy(a, r) == 0) {
         LOG_INFO("eline", "EVC %s (%s): deployed on a retry over %zu links", r->id,
                  r->req.name, r->n_path);

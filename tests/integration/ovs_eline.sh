@@ -248,6 +248,8 @@ ovs_vsctl del-port br1 p1-3 || fail "cannot cut the chord"
 wait "$pp"
 moved=$(grep -o "EVC $PR (protect): port [0-9a-f]*:3 down: laid again over 2 links in [0-9]* ms" "$work/ofcd2.log")
 [ -n "$moved" ] || fail "the EVC was not laid again: $(grep "$PR" "$work/ofcd2.log" | tail -3)"
+grep -q "EVC $PR (protect): port [0-9a-f]*:3 down: its traffic on its backup (fast-failover)" "$work/ofcd2.log" ||
+    fail "no failover told for a protected EVC whose path broke"
 [ "$(curl -s "$EL/evc/$PR" | jq '[.active, (.current_path | length)] | @csv')" = '"true,2"' ] ||
     fail "not active over br2: $(curl -s "$EL/evc/$PR" | jq -c '.current_path')"
 got=$(grep -o '[0-9]* received' "$work/ping" | cut -d' ' -f1)
