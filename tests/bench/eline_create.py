@@ -15,29 +15,18 @@ by the switches' barrier replies (ofcd_flows{state="installed"} in
 (their flows leave the switches) and prints the deletion time. Never
 asserts: a failed request is counted and its first answer shown.
 """
-import json
 import statistics
 import sys
 import threading
 import time
-import urllib.error
 import urllib.request
+
+from rest_call import call
 
 url = sys.argv[1].rstrip("/")
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 conc = int(sys.argv[3]) if len(sys.argv) > 3 else 100
 EL = url + "/api/kytos/mef_eline/v2/evc/"
-
-
-def call(method, full, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(full, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            return r.status, json.load(r)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(errors="replace")
 
 
 def installed():

@@ -30,25 +30,14 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
+
+from rest_call import call
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RING = os.path.join(HERE, "..", "integration", "mininet_ring.py")
 S1, S3 = "00:00:00:00:00:00:00:01", "00:00:00:00:00:00:00:03"
 RATE = 10000                            # packets/s of the stream
-
-
-def call(url, method="GET", body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            return r.status, json.load(r)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(errors="replace")
 
 
 class Ring:
@@ -112,7 +101,7 @@ class Moves(threading.Thread):
 
 
 def installed(url):
-    _, flows = call(url + "/api/kytos/flow_manager/v2/stored_flows")
+    _, flows = call("GET", url + "/api/kytos/flow_manager/v2/stored_flows")
     return sum(1 for per in flows.values() for f in per
                if f["flow"].get("owner") == "mef_eline" and f["state"] == "installed")
 
@@ -125,7 +114,7 @@ def make(url, n):
         body = {"name": "ff%d" % i, "enabled": True, "dynamic_backup_path": True,
                 "uni_a": {"interface_id": S1 + ":5", "tag": {"tag_type": "vlan", "value": 300 + i}},
                 "uni_z": {"interface_id": S3 + ":2", "tag": {"tag_type": "vlan", "value": 300 + i}}}
-        st, a = call(el, "POST", body)
+        st, a = call("POST", el, body)
         if st != 201:
             raise SystemExit("POST EVC %d: %s %s" % (i, st, a))
         with lock:
@@ -144,7 +133,7 @@ def make(url, n):
 
 
 def shapes(url):
-    _, evcs = call(url + "/api/kytos/mef_eline/v2/evc/")
+    _, evcs = call("GET", url + "/api/kytos/mef_eline/v2/evc/")
     return {k: (v["active"], len(v["current_path"]), len(v["failover_path"]))
             for k, v in evcs.items()}
 
@@ -188,7 +177,7 @@ def round_of(url, work, ring, moves, n):
         back = moves.wait_all(ids, up, 300)
         until(lambda: all(v == (True, 1, 2) for v in shapes(url).values()), 60)
     for i in ids:
-        call(url + "/api/kytos/mef_eline/v2/evc/" + i, "DELETE")
+        call("DELETE", url + "/api/kytos/mef_eline/v2/evc/" + i)
     until(lambda: installed(url) == 0, 120)
     return {"evcs": n, "protected": protected, "sent": sent, "lost": sent - r["received"],
             "outage_ms": round(r["longest_gap"] * 1000.0 / RATE, 1),
@@ -201,7 +190,7 @@ def main():
     ring = Ring(work)
     try:
         def links_up():
-            _, t = call(url + "/api/kytos/topology/v3/links")
+            _, t = call("GET", url + "/api/kytos/topology/v3/links")
             return sum(1 for l in t["links"].values() if l["status"] == "UP") == 3
         if not until(links_up, 60):
             raise SystemExit("the ring's links were not found")
