@@ -46,17 +46,21 @@ struct eline_rec {
     struct eline_link backup[ELINE_PATH_MAX];
     size_t n_backup;
     uint32_t gid;
-    /* Unprotected because the topology had no second way when it was laid
-     * (not kept: a restart forgets it), so a link's return may protect it. */
+    /* Unprotected because the topology had no second way when it was laid,
+     * so a link's return may protect it (not kept: read back, every
+     * unprotected EVC that may have a dynamic backup is taken for one). */
     bool lone;
-    /* Its path seen up since this process laid or loaded it: until then
-     * (after a restart, before LLDP found the links again) a link of it
-     * missing from the topology is not yet taken for a link down. */
+    /* Its path and backup seen up since this process laid or loaded it:
+     * until then (after a restart, before LLDP found the links again) a
+     * link of them missing from the topology is not yet taken for a link
+     * down. */
     bool seen_up;
 };
 
 #define ELINE_HINTS_MAX 256              /* hints queued for the worker before a sweep */
+#define ELINE_ABSENT_MIN_US 60000000ull  /* a switch not back waited for at least this */
 #define ELINE_WHY_LEN 96
+#define ELINE_NAME_LEN 128               /* an EVC's name as logs and events copy it */
 
 /* A port (0: the whole switch) gone down, for the worker. */
 struct eline_hint {
@@ -95,7 +99,7 @@ struct eline_app {
      * link's timeout), nor while a switch of it has been up less than
      * settle_us (the control thread's clock, tick_us: links take that
      * long to be found). */
-    uint64_t settle_us, settle_until_us;
+    uint64_t settle_us, settle_until_us, absent_until_us;
     atomic_uint_fast64_t tick_us;
 };
 
@@ -115,6 +119,9 @@ int eline_rec_save(struct eline_app *a, const struct eline_rec *r);
 int eline_rec_load_all(struct eline_app *a);
 /* Under lock: the record of id, archived or not; NULL. */
 struct eline_rec *eline_find(struct eline_app *a, const char *id);
+/* The same where it was seen at index at (records never leave the list):
+ * no search unless the list moved. */
+struct eline_rec *eline_find_at(struct eline_app *a, const char *id, size_t at);
 /* Under lock: r joins the list (0, -ENOMEM, -ENOSPC past ELINE_MAX_EVCS). */
 int eline_add(struct eline_app *a, struct eline_rec *r);
 /* Now as Kytos writes times ("%Y-%m-%dT%H:%M:%S", UTC). */
@@ -185,7 +192,9 @@ struct qmsg;
  * progress finished. */
 int eline_watch_start(struct eline_app *a);
 void eline_watch_stop(struct eline_app *a);
-/* Whether the worker is asked to stop (a sweep ends early). */
+/* Ask the worker to stop (SIGTERM: its sweep ends at the next EVC);
+ * whether it is asked (a sweep ends early). */
+void eline_watch_ask_stop(struct eline_app *a);
 bool eline_watch_stopping(struct eline_app *a);
 /* On the control thread: a worker event (a port or a switch down: a hint
  * for the worker); the tick (the topology's count of changes compared). */

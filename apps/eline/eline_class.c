@@ -51,8 +51,18 @@ static int eline_load(void *self)
     int rc = a->host->store ? eline_rec_load_all(a) : 0;
     if (rc < 0)
         return rc;
-    eline_tags_register(a);
-    return eline_watch_start(a);
+    /* Each node would move the same EVCs: not until they are kept in a
+     * cluster (their routes answer 501 there). */
+    if (!a->host->cfg->cluster_etcd_endpoints[0])
+        eline_tags_register(a);
+    return 0;
+}
+
+/* SIGTERM: the worker's sweep ends at the next EVC. */
+static int eline_on_stop(void *self)
+{
+    eline_watch_ask_stop(self);
+    return 0;
 }
 
 /* The worker's move in progress ends while the store is still open. */
@@ -119,6 +129,7 @@ const struct app_class eline_class = {
     .load = eline_load,
     .on_event = eline_on_event,
     .on_tick = eline_on_tick,
+    .on_stop = eline_on_stop,
     .quiesce = eline_quiesce,
     .routes = eline_routes,
     .status = eline_status,

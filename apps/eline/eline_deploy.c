@@ -176,9 +176,14 @@ static int plan(struct eline_app *a, struct eline_rec *r)
 
     int rc = eline_path_find(a, r, path, &n, backup, &nb, &lone);
     if (rc < 0) {
-        LOG_INFO("eline", "EVC %s (%s): no path from %s to %s now (%s): not deployed", r->id,
-                 r->req.name, r->req.uni_a.interface_id, r->req.uni_z.interface_id,
-                 rc == -ENOENT ? "none" : strerror(-rc));
+        /* No path is the callers' to tell (a create, a move); the worker's
+         * retries, every 10 s and at each topology change, say nothing. */
+        if (rc == -ENOENT)
+            LOG_DEBUG("eline", "EVC %s (%s): no path from %s to %s now", r->id, r->req.name,
+                      r->req.uni_a.interface_id, r->req.uni_z.interface_id);
+        else
+            LOG_WARN("eline", "EVC %s (%s): its path cannot be laid: %s", r->id, r->req.name,
+                     strerror(-rc));
         return rc;
     }
     /* Its group id chosen here, so the record kept before anything is laid
@@ -417,7 +422,7 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_unlock(&a->lock);
     /* An inactive EVC still without a path changed nothing: a retry per
      * topology change writes no record. */
-    if (rc == 0 || had_path || rc != -ENOENT)
+    if (rc == 0 || had_path)
         keep_state(a, r);
     return rc;
 }

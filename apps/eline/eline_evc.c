@@ -57,6 +57,13 @@ struct eline_rec *eline_find(struct eline_app *a, const char *id)
     return NULL;
 }
 
+struct eline_rec *eline_find_at(struct eline_app *a, const char *id, size_t at)
+{
+    if (at < a->n_evcs && strcmp(a->evcs[at]->id, id) == 0)
+        return a->evcs[at];
+    return eline_find(a, id);
+}
+
 int eline_add(struct eline_app *a, struct eline_rec *r)
 {
     if (a->n_evcs >= ELINE_MAX_EVCS)
@@ -254,6 +261,12 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
              links_read(json_object_get(o, "backup"), r->backup, &r->n_backup) == 0;
         json_int_t gid = json_integer_value(json_object_get(o, "group_id"));
         r->gid = gid > 0 && gid <= 0xffffff00 ? (uint32_t)gid : 0;
+        /* Why a laid one went unprotected is not kept: one that could have
+         * a dynamic backup is taken for lacking a second way, so the first
+         * judge after the restart looks for one (and a move that finds it
+         * cannot use it says so for good: eline_path_find). */
+        r->lone = r->n_path && !r->n_backup &&
+                  (r->req.dynamic_backup_path || !json_array_size(r->req.primary_path));
     }
     if (!ok || eline_add(a, r) < 0) {
         LOG_ERR("eline", "app record %s is not an EVC this ofcd can read: kept, not managed",

@@ -19,28 +19,22 @@
 #include "eline_app.h"
 #include "ofcd_log.h"
 
-/* r's metadata object, made in its request when it has none. Under lock. */
-static json_t *meta_of(struct eline_rec *r)
-{
-    json_t *m = json_object_get(r->request, "metadata");
-
-    if (json_is_object(m))
-        return m;
-    m = json_object();
-    if (!m || json_object_set_new(r->request, "metadata", m) < 0)
-        return NULL;
-    r->req.metadata = m;
-    return m;
-}
-
-/* add (an object's keys) into, or key out of, r's metadata, kept. Under
+/* add (an object's keys) into, or key out of, r's metadata, kept. A new
+ * object takes the old one's place: answers being written hold the old
+ * one (eline_rec_dict, GET .../metadata), which never changes. Under
  * write_lock. */
 static int change(struct eline_app *a, struct eline_rec *r, json_t *add, const char *key)
 {
     pthread_mutex_lock(&a->lock);
-    json_t *m = meta_of(r);
+    json_t *old = json_object_get(r->request, "metadata");
+    json_t *m = json_is_object(old) ? json_copy(old) : json_object();
     int rc = !m ? -ENOMEM : add ? (json_object_update(m, add) < 0 ? -ENOMEM : 0)
                                 : (json_object_del(m, key), 0);
+    if (rc == 0 && json_object_set(r->request, "metadata", m) < 0)
+        rc = -ENOMEM;
+    if (rc == 0)
+        r->req.metadata = m;            /* held by the request now */
+    json_decref(m);
     pthread_mutex_unlock(&a->lock);
     if (rc == 0 && (rc = eline_rec_save(a, r)) < 0)
         LOG_ERR("eline", "EVC %s: its metadata not kept: %s", r->id, strerror(-rc));
@@ -136,7 +130,7 @@ static unsigned bulk(struct eline_app *a, const struct rest_ext_req *q, const ch
                               "'circuit_ids' is a required property: an array of strings");
     }
     json_t *missing = json_array();
-    int rc = 0;
+    int rc = missing ? 0 : -ENOMEM;
     pthread_mutex_lock(&a->write_lock);
     json_array_foreach(ids, i, v) {
         struct eline_rec *r = live(a, json_string_value(v));

@@ -195,10 +195,13 @@ int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline
 
 /* May a path never seen up be judged down now? Not before the settle
  * time from the worker's start, nor while a switch of it has been up less
- * than the settle time (LLDP has not found its links yet). */
+ * than the settle time (LLDP has not found its links yet), nor while one
+ * has not come back at all before absent_until_us. */
 static bool settled(struct eline_app *a, const struct eline_link *l, size_t n)
 {
-    if (ofcd_clock_mono_us() < a->settle_until_us)
+    uint64_t mono = ofcd_clock_mono_us();
+
+    if (mono < a->settle_until_us)
         return false;
     if (!a->host->view_lock)
         return true;
@@ -209,7 +212,10 @@ static bool settled(struct eline_app *a, const struct eline_link *l, size_t n)
         const struct eline_end *e[2] = {&l[i].a, &l[i].b};
         for (int k = 0; k < 2 && ok; k++) {
             const struct ctl_switch *sw = sw_view_find(v, e[k]->dpid);
-            ok = !sw || !sw->up || now - sw->up_since_us >= a->settle_us;
+            if (!sw || !sw->up)
+                ok = mono >= a->absent_until_us;
+            else        /* up after the last tick: now < up_since */
+                ok = now >= sw->up_since_us && now - sw->up_since_us >= a->settle_us;
         }
     }
     a->host->view_unlock(a->host->view_arg);
@@ -236,22 +242,22 @@ int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t
     pthread_mutex_unlock(&a->lock);
     if (!active || n == 0)
         return 0;
-    int up = links_up(t, path, n);
-    if (up == 0 && !seen && !settled(a, path, n))
-        return 0;                       /* its links not found again yet */
+    int up = links_up(t, path, n), bup = nb ? links_up(t, backup, nb) : 1;
+    if (!seen && ((up == 0 && !settled(a, path, n)) || (bup == 0 && !settled(a, backup, nb))))
+        return 0;                       /* their links not found again yet */
     if (up <= 0) {
         snprintf(why, len, "a link of its path is down");
         *failover = up == 0 && nb;
         return up < 0 ? up : 1;
     }
+    if (bup <= 0) {
+        snprintf(why, len, "a link of its backup is down");
+        return bup < 0 ? bup : 1;
+    }
     if (!seen) {
         pthread_mutex_lock(&a->lock);
         r->seen_up = true;
         pthread_mutex_unlock(&a->lock);
-    }
-    if (nb && (up = links_up(t, backup, nb)) <= 0) {
-        snprintf(why, len, "a link of its backup is down");
-        return up < 0 ? up : 1;
     }
     if (given_up(t, r, r->req.primary_path, want, &nw) == 0 && !same_links(want, nw, path, n)) {
         snprintf(why, len, "its primary path is up again");

@@ -181,14 +181,16 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
                               "made", strerror(-rc));
     }
     bool deployed = r->enabled && eline_deploy(a, r) == 0;
+    char name[ELINE_NAME_LEN];
     pthread_mutex_lock(&a->lock);
     size_t links = r->n_path;
+    snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
-    pthread_mutex_unlock(&a->write_lock);
-    LOG_INFO("eline", "EVC %s (%s) created, %s", id, r->req.name,
+    pthread_mutex_unlock(&a->write_lock);   /* a PATCH may replace r's request now */
+    LOG_INFO("eline", "EVC %s (%s) created, %s", id, name,
              deployed ? "deployed" : "not deployed");
     eline_publish(a, "evc.created", json_pack("{s:s, s:s, s:b, s:I}", "id", id, "name",
-                                              r->req.name, "deployed", deployed, "links",
+                                              name, "deployed", deployed, "links",
                                               (json_int_t)links));
     *out = json_pack("{s:s, s:b}", "circuit_id", id, "deployed", deployed);
     return 201;
@@ -244,8 +246,11 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
     if (enabled)
         deployed = eline_move(a, r) == 0;
     uint64_t ms = (ofcd_clock_mono_us() - t0) / 1000u;
+    char name[ELINE_NAME_LEN] = "";
     pthread_mutex_lock(&a->lock);
     size_t links = live ? r->n_path : 0;
+    if (live)
+        snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
     pthread_mutex_unlock(&a->write_lock);
     if (!live)
@@ -256,7 +261,7 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
     }
     LOG_INFO("eline", "EVC %s redeployed by REST over %zu links", id, links);
     eline_publish(a, "evc.redeployed", json_pack("{s:s, s:s, s:s, s:I, s:I}", "id", id, "name",
-                                                 r->req.name, "why", "redeploy", "links",
+                                                 name, "why", "redeploy", "links",
                                                  (json_int_t)links, "ms", (json_int_t)ms));
     *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s redeploy received.", id));
     return 202;
@@ -373,11 +378,13 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
     pthread_mutex_unlock(&a->lock);
     eline_rec_free(n);
     bool redeployed = lay && eline_deploy(a, r) == 0;
-    if (!lay && (rc = eline_rec_save(a, r)) < 0)
+    /* A deploy that found no path keeps nothing of an EVC that had none
+     * left (undeployed above): the change itself is kept here. */
+    if (!redeployed && (rc = eline_rec_save(a, r)) < 0)
         LOG_ERR("eline", "EVC %s: its change not kept: %s", id, strerror(-rc));
     pthread_mutex_lock(&a->lock);
     json_t *d = eline_rec_dict(r);
-    char name[128];
+    char name[ELINE_NAME_LEN];
     snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
     pthread_mutex_unlock(&a->write_lock);

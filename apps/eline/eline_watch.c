@@ -101,7 +101,7 @@ static void move(struct eline_app *a, struct eline_rec *r, const char *why, bool
 static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, const char *why)
 {
     char ids[64][ELINE_ID_HEX + 1];
-    size_t n, from = 0;
+    size_t at[64], n, from = 0;
 
     /* In rounds of 64 ids, so the list is read under its lock and each EVC
      * moved under write_lock alone. */
@@ -111,15 +111,17 @@ static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, con
         pthread_mutex_lock(&a->lock);
         for (i = from; i < a->n_evcs && n < 64; i++) {
             const struct eline_rec *r = a->evcs[i];
-            if (!r->archived && r->active && crosses(r, dpid, port))
+            if (!r->archived && r->active && crosses(r, dpid, port)) {
+                at[n] = i;
                 memcpy(ids[n++], r->id, sizeof(ids[0]));
+            }
         }
         from = i;
         pthread_mutex_unlock(&a->lock);
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = 0; k < n && !eline_watch_stopping(a); k++) {
             pthread_mutex_lock(&a->write_lock);
             pthread_mutex_lock(&a->lock);
-            struct eline_rec *r = eline_find(a, ids[k]);
+            struct eline_rec *r = eline_find_at(a, ids[k], at[k]);
             bool still = r && !r->archived && r->active && crosses(r, dpid, port);
             bool failover = still && r->n_backup &&
                             crosses_links(r->path, r->n_path, dpid, port);
@@ -128,7 +130,7 @@ static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, con
                 move(a, r, why, failover);
             pthread_mutex_unlock(&a->write_lock);
         }
-    } while (n == 64);
+    } while (n == 64 && !eline_watch_stopping(a));
 }
 
 /* A hint for the worker, from the control thread. */
@@ -183,6 +185,11 @@ void eline_watch_tick(struct eline_app *a, uint64_t now_us)
     struct topo_rest *t = eline_topology(a);
 
     atomic_store(&a->tick_us, now_us);
+    /* Started on the control thread's first pass: the switch view and
+     * the lcores exist, and the tick's clock is set. Not in a cluster. */
+    if (!w->started && !w->stop && !a->host->cfg->cluster_etcd_endpoints[0] &&
+        eline_watch_start(a) < 0)
+        w->stop = true;                 /* logged; not tried again */
     if (!w->started || !t)
         return;
     uint64_t v = topo_paths_version(t);
@@ -199,13 +206,13 @@ void eline_watch_tick(struct eline_app *a, uint64_t now_us)
  * deployed) as act says. */
 enum act { ACT_JUDGE, ACT_RETRY };
 
-static void act_on(struct eline_app *a, const char *id, enum act act)
+static void act_on(struct eline_app *a, const char *id, size_t at, enum act act)
 {
     char why[ELINE_WHY_LEN];
 
     pthread_mutex_lock(&a->write_lock);
     pthread_mutex_lock(&a->lock);
-    struct eline_rec *r = eline_find(a, id);
+    struct eline_rec *r = eline_find_at(a, id, at);
     bool live = r && !r->archived && r->enabled;
     bool active = live && r->active;
     pthread_mutex_unlock(&a->lock);
@@ -228,7 +235,7 @@ static void sweep(struct eline_app *a)
 {
     char ids[64][ELINE_ID_HEX + 1];
     bool laid[64];
-    size_t n, from = 0;
+    size_t at[64], n, from = 0;
 
     do {
         n = 0;
@@ -239,12 +246,13 @@ static void sweep(struct eline_app *a)
             if (r->archived || !r->enabled)
                 continue;
             laid[n] = r->active;
+            at[n] = i;
             memcpy(ids[n++], r->id, sizeof(ids[0]));
         }
         from = i;
         pthread_mutex_unlock(&a->lock);
         for (size_t k = 0; k < n && !eline_watch_stopping(a); k++)
-            act_on(a, ids[k], laid[k] ? ACT_JUDGE : ACT_RETRY);
+            act_on(a, ids[k], at[k], laid[k] ? ACT_JUDGE : ACT_RETRY);
     } while (n == 64 && !eline_watch_stopping(a));
 }
 
@@ -300,6 +308,11 @@ int eline_watch_start(struct eline_app *a)
     uint64_t settle_s = c->topology ? 2ull * c->topo_lldp_interval_s + c->topo_link_timeout_s : 0;
     a->settle_us = settle_s * 1000000u;
     a->settle_until_us = ofcd_clock_mono_us() + a->settle_us;
+    /* A switch that has not come back at all is waited for longer (its
+     * reconnect backoff, a slow start). */
+    a->absent_until_us = ofcd_clock_mono_us() +
+                         (4 * a->settle_us > ELINE_ABSENT_MIN_US ? 4 * a->settle_us
+                                                                 : ELINE_ABSENT_MIN_US);
     int rc = pthread_create(&w->thread, NULL, watch_main, a);
     if (rc) {
         LOG_ERR("eline", "cannot start the circuits' worker: %s", strerror(rc));
@@ -309,16 +322,23 @@ int eline_watch_start(struct eline_app *a)
     return 0;
 }
 
+void eline_watch_ask_stop(struct eline_app *a)
+{
+    struct eline_watch *w = &a->watch;
+
+    pthread_mutex_lock(&w->lock);
+    w->stop = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->lock);
+}
+
 void eline_watch_stop(struct eline_app *a)
 {
     struct eline_watch *w = &a->watch;
 
     if (!w->started)
         return;
-    pthread_mutex_lock(&w->lock);
-    w->stop = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->lock);
+    eline_watch_ask_stop(a);
     pthread_join(w->thread, NULL);
     w->started = false;
 }

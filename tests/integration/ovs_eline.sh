@@ -14,8 +14,7 @@
 #  4. the API as Kytos answers: GET evc/ and evc/{id}, a tag in use (400),
 #     a port without tag taken twice (409), bad bodies (400 naming the
 #     field), an unknown id (404);
-#  5. ofcd restarted: the EVCs are still there and still carry traffic, and
-#     are not taken down while LLDP finds their links again;
+#  5. ofcd restarted: the EVCs are still there and still carry traffic;
 #  6. DELETE: the EVC's flows leave every bridge, it is archived (GET
 #     ?archived=true), its ping stops;
 #  7. failover: a chord br1 - br3 added, an EVC laid over it with a backup
@@ -36,7 +35,10 @@
 # 10. metadata: per EVC and in bulk, the list filtered by it;
 # 11. the interfaces' tag pools (topology v3 tag_ranges): the EVCs' UNI
 #     tags and S-VLANs out of available_tags, tag_ranges leaving one out
-#     refused, UNI tags outside the pool refused.
+#     refused, UNI tags outside the pool refused;
+# 12. a restart with one bridge kept away: no EVC moved or taken down while
+#     LLDP finds their links again nor for the bridge's absence; a PATCH
+#     that left an EVC without a path is kept over the restart.
 #
 # usage: ovs_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -430,12 +432,33 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$TG/$(dpid 3):7/tag_ranges
 [ "$c" = 200 ] || fail "tag_ranges back to the default: $c"
 pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back"
 
-# The EVCs read back at the restart were never taken for down while LLDP
-# found their links again (the bridges reconnect seconds after ofcd).
-for e in v100-200 v300; do
-    grep -E "EVC [0-9a-f]+ \($e\): (a link of its path is down|no path)" "$work/ofcd2.log" &&
-        fail "EVC $e was taken down after the restart"
-done
+# ---- 12. a restart with a switch late ---------------------------------------------------------------
+# A PATCH to a path that is not there leaves the EVC inactive: kept so.
+c=$(patch "$GV" "$(printf '{"primary_path": [%s], "backup_path": []}' "$(lk 1 11 3 11)")")
+[ "$c" = 200 ] && [ "$(jq -r .redeployed "$work/answer")" = false ] && [ "$(shape "$GV")" = 'false,0,0' ] ||
+    fail "PATCH to a missing path: $c $(shape "$GV")"
+v12=$(shape "$V12")
+[ "$v12" = 'true,1,2' ] || fail "VLAN 100 - 200 is not over the chord with a backup through br2: $v12"
+# br2 kept away from the restarted ofcd for longer than the settle time
+# (two LLDP rounds and a link's timeout: 5 s here) and the worker's
+# 10 s sweep: the EVC whose backup crosses it stays as it is.
+stop_ofcd                       # first: br2 leaving a running ofcd would be a switch down
+ovs_vsctl del-controller br2 || fail "cannot take br2's controller away"
+start_ofcd "$work/ofcd3.log" "${ofcd_args[@]}"
+wait_stat "$work/ofcd3.log" "switches_up" 2 60 || fail "br1 and br3 did not come back"
+sleep 12                        # the rule under test is a time: past settle and a sweep
+[ "$(shape "$V12")" = 'true,1,2' ] || fail "an EVC was moved while br2 had not come back: $(shape "$V12")"
+grep -E "EVC $V12 .*(laid again|no path)" "$work/ofcd3.log" && fail "VLAN 100 - 200 was moved after the restart"
+[ "$(curl -s "$EL/evc/$GV" | jq -r '[.active, .primary_path[0].endpoint_a.id] | @csv')" = "false,\"$(dpid 1):11\"" ] ||
+    fail "the PATCH was not kept over the restart: $(curl -s "$EL/evc/$GV" | jq -c '[.active, .primary_path]')"
+ovs_vsctl set-controller br2 tcp:10.66.0.2:6653 || fail "cannot give br2 its controller back"
+wait_stat "$work/ofcd3.log" "switches_up" 3 60 || fail "br2 did not come back"
+ping_ok 7 10.91.0.8 || fail "h7 cannot ping h8 once br2 is back"
+pass "a restart with br2 away 12 s: no EVC moved for its absence; a PATCH that left an EVC without a path kept over it"
+
+# Nothing read back at that restart was taken for down, before or after br2 came back.
+grep -E "EVC [0-9a-f]+ \([a-z0-9-]+\): (a link of its (path|backup) is down|no path now)" "$work/ofcd3.log" &&
+    fail "an EVC was taken down after the restart"
 pass "after the restart no EVC was taken down before its links were found again"
 
 stop_ofcd
