@@ -553,14 +553,15 @@ static void rest_ui_headers(struct MHD_Response *resp)
  * (so that they ask for a login instead of provoking a 401). */
 static void ui_config(struct rest_server *rs, struct rest_reply *r)
 {
-    bool cluster = false, topology = false;
+    bool cluster = false, topology = false, circuits = false;
 
     for (unsigned i = 0; i < rs->src.n_ext; i++) {
         cluster |= strcmp(rs->src.ext[i]->prefix, "/api/v1/cluster") == 0;
         topology |= strcmp(rs->src.ext[i]->prefix, "/api/v1/topology") == 0;
+        circuits |= strcmp(rs->src.ext[i]->prefix, "/api/kytos/mef_eline/v2") == 0;
     }
-    r->json = json_pack("{s:b, s:b, s:b}", "auth", rs->auth.on, "cluster", cluster, "topology",
-                        topology);
+    r->json = json_pack("{s:b, s:b, s:b, s:b}", "auth", rs->auth.on, "cluster", cluster,
+                        "topology", topology, "circuits", circuits);
     r->status = r->json ? 200 : 500;
 }
 

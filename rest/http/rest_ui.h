@@ -17,10 +17,11 @@
  *   /            302 to /ui/
  *   /ui          302 to /ui/
  *   /ui/         index.html
- *   /ui/config.json  {"auth": bool, "cluster": bool, "topology": bool}:
- *                whether the API wants a token, whether this ofcd is a
- *                cluster's node, whether the topology app runs (its pages
- *                and columns ask nothing of an API that is not there)
+ *   /ui/config.json  {"auth": bool, "cluster": bool, "topology": bool,
+ *                "circuits": bool}: whether the API wants a token, whether
+ *                this ofcd is a cluster's node, whether the topology app
+ *                and the circuits app (mef_eline) run (their pages and
+ *                columns ask nothing of an API that is not there)
  *   /ui/NAME     the file NAME (404 when not in the folder)
  *   /ui/#/...    the pages' own routes (never reach the server)
  */

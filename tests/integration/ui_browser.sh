@@ -3,8 +3,9 @@
 # Playwright's test runner (ui/tests/*.spec.js) against a live ofcd.
 #   defaults  the shipped configuration (the topology app on, no cluster)
 #          and two emulated switches: every page works (defaults.spec.js)
-#   topology-off  the same with apps.topology = false: each page says what
-#          is off and what turns it on (topology_off.spec.js)
+#   topology-off  the same with apps.topology = false and apps.mef_eline =
+#          false: each page says what is off and what turns it on
+#          (topology_off.spec.js)
 #   ring   6 Open vSwitch bridges in a patch-port ring, apps.topology on:
 #          counts, links, a bridge stopped and a patch port deleted seen
 #          without reload, a flow added from the form (installed on the
@@ -97,8 +98,8 @@ if [[ $PARTS == *" defaults "* ]]; then
 fi
 if [[ $PARTS == *" topology-off "* ]]; then
     two_switch_part topology-off topology_off.spec.js "the dashboard without the topology app" \
-        --apps.topology=false
-    pass "topology-off: switches, a switch and topology pages say what turns the app on"
+        --apps.topology=false --apps.mef_eline=false
+    pass "topology-off: switches, a switch, topology and circuits pages say what turns the app on"
 fi
 
 # ---- ring ----------------------------------------------------------------------

@@ -110,12 +110,12 @@ export async function login(user, password) {
   return data.token;
 }
 
-// What the server says before any token: {auth, cluster} (rest_ui.h).
+// What the server says before any token: {auth, cluster, topology, circuits} (rest_ui.h).
 let config = null;
 export async function serverConfig() {
   if (!config) {
     const res = await fetch('/ui/config.json');
-    config = res.ok ? await res.json() : { auth: false, cluster: false, topology: false };
+    config = res.ok ? await res.json() : { auth: false, cluster: false, topology: false, circuits: false };
   }
   return config;
 }

@@ -10,6 +10,7 @@ import topology from './pages/topology.js';
 import switches from './pages/switches.js';
 import switchPage from './pages/switch.js';
 import flows from './pages/flows.js';
+import circuits from './pages/circuits.js';
 import events from './pages/events.js';
 import cluster from './pages/cluster.js';
 import loginPage from './pages/login.js';
@@ -20,6 +21,7 @@ const pages = {
   switches: { title: 'Switches', mount: switches },
   switch: { title: 'Switch', mount: switchPage, hidden: true },
   flows: { title: 'Flows', mount: flows },
+  circuits: { title: 'Circuits', mount: circuits },
   events: { title: 'Events', mount: events },
   cluster: { title: 'Cluster', mount: cluster },
   login: { title: 'Log in', mount: loginPage, hidden: true },
