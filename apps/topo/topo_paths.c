@@ -152,3 +152,16 @@ int topo_paths_up(struct topo_rest *t, const struct topo_path_hop *h, size_t n)
     pthread_mutex_unlock(&c->lock);
     return rc < 0 ? rc : rc == 0;
 }
+
+int topo_paths_run(struct topo_rest *t, int (*fn)(const struct topo_path_build *b, void *arg),
+                   void *arg)
+{
+    struct topo_paths_cache *c = &t->paths;
+
+    pthread_mutex_lock(&c->lock);
+    int rc = graph_now(t, c);
+    if (rc == 0)
+        rc = fn(&c->b, arg);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}

@@ -10,7 +10,8 @@
  * The graph is kept between calls (topo_paths_cache, in struct topo_rest)
  * and made again only when the topology moved: the count of its changes
  * (switches up or down, PORT_STATUS, links up or down or deleted,
- * switches forgotten: topo_paths_touch, bumped by the topology app) or of
+ * switches forgotten, any metadata or tag pool changed: topo_paths_touch,
+ * bumped by the topology app) or of
  * its admin flags (topo_admin_changes) is not the one it was made at, or
  * it is TOPO_PATHS_MAX_AGE_US old (what no event announces — a link's
  * liveness judged on the tick, a mismatch — is then at most that stale).
@@ -69,6 +70,12 @@ int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
 int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
                         const struct topo_path_hop *avoid, size_t n_avoid,
                         struct topo_path_hop *out, size_t cap, size_t *n);
+
+/* fn over the kept graph (made again first if the topology moved), its
+ * lock held: fn's answer, or graph_now's -errno (-ENOMEM, -E2BIG). For a
+ * search of one's own (pathfinder's REST route). */
+int topo_paths_run(struct topo_rest *t, int (*fn)(const struct topo_path_build *b, void *arg),
+                   void *arg);
 
 /* The topology's count of changes (what makes the kept graph again): a
  * caller that saw it unchanged knows no path it checked moved since, but

@@ -5,6 +5,7 @@
  * metadata — so the two files each depend on this one and not on each
  * other (topo_rest.c calls the reads; the reads call nothing back).
  */
+#include "topo_paths.h"
 #include "topo_rest_priv.h"
 
 #include <pthread.h>
@@ -94,6 +95,7 @@ void topo_rest_meta_swap(struct topo_rest *t, const char *kind, const char *id, 
         json_decref(next);
     }
     pthread_mutex_unlock(&t->meta_lock);
+    topo_paths_touch(&t->paths);        /* a link's metrics are the paths' too */
 }
 
 json_t *topo_rest_meta_copy(struct topo_rest *t, const char *kind, const char *id)

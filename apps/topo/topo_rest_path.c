@@ -8,9 +8,9 @@
  * The body is checked as Kytos' schema checks it (400 "The request body
  * contains invalid API data." and what is wrong, naming the field); an
  * unknown source or destination, or no path, is 200 with no paths (as
- * Kytos). The topology is copied as GET topology/v3/ copies it (the
- * switch view's lock held only to copy), made into a graph
- * (topo_path_build.c) and searched (apps/path) on the REST thread.
+ * Kytos). The search runs on the REST thread over the graph the
+ * topology keeps (topo_paths.c: made from the same copies GET topology/v3/
+ * renders, again only when something changed).
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +20,7 @@
 
 #include "path_query.h"
 #include "topo_path_build.h"
+#include "topo_paths.h"
 #include "topo_rest_priv.h"
 
 #define INVALID "The request body contains invalid API data. "
@@ -258,56 +259,69 @@ static unsigned answer(const struct topo_path_build *b, const struct pf_req *r,
     return *out ? 200 : rest_ext_error(out, 500, "out of memory");
 }
 
-static unsigned search(struct topo_rest *t, struct pf_req *r, json_t **out)
-{
-    struct topo_path_build b;
+struct search_ctx {
+    struct pf_req *r;
+    json_t **out;
     unsigned st;
-    int rc = topo_path_build(&b, t);
+};
 
-    if (rc < 0) {
-        topo_path_build_free(&b);
-        return rest_ext_error(out, rc == -E2BIG ? 413 : 500, "cannot make the topology's graph: %s",
-                              strerror(-rc));
-    }
-    long src = topo_path_node(&b, r->src), dst = topo_path_node(&b, r->dst);
+/* On the kept graph (topo_paths_run), its lock held. */
+static int search_on(const struct topo_path_build *b, void *arg)
+{
+    struct search_ctx *c = arg;
+    struct pf_req *r = c->r;
+    json_t **out = c->out;
+    long src = topo_path_node(b, r->src), dst = topo_path_node(b, r->dst);
     struct path_list l = {0};
     bool *ok = NULL;
+
     if (src < 0 || dst < 0) {
-        st = answer(&b, r, &l, out);
-        topo_path_build_free(&b);
-        return st;
+        c->st = answer(b, r, &l, out);
+        return 0;
     }
     if (json_array_size(r->undesired)) {
-        if (!(ok = malloc((b.g.n_edges ? b.g.n_edges : 1) * sizeof(*ok)))) {
-            topo_path_build_free(&b);
-            return rest_ext_error(out, 500, "out of memory");
+        if (!(ok = malloc((b->g.n_edges ? b->g.n_edges : 1) * sizeof(*ok)))) {
+            c->st = rest_ext_error(out, 500, "out of memory");
+            return 0;
         }
-        memset(ok, 1, b.g.n_edges * sizeof(*ok));
+        memset(ok, 1, b->g.n_edges * sizeof(*ok));
         size_t i;
         json_t *x;
         json_array_foreach(r->undesired, i, x)
-            topo_path_unwanted(&b, json_string_value(x), ok);
+            topo_path_unwanted(b, json_string_value(x), ok);
     }
     struct path_query q = {.src = (uint32_t)src, .dst = (uint32_t)dst, .weight = r->weight,
                            .k = r->k, .has_max_cost = r->has_max_cost, .max_cost = r->max_cost,
                            .edge_ok = ok, .mandatory = r->mand, .n_mandatory = r->n_mand,
                            .flexible = r->flex, .n_flexible = r->n_flex, .min_hits = r->min_hits};
     struct path_query_err err;
-    rc = path_query_run(&b.g, &q, &l, &err);
+    int rc = path_query_run(&b->g, &q, &l, &err);
     if (rc == -EDOM)
-        st = rest_ext_error(out, 400, "link %s has invalid metadata \"%s\": %s",
-                            b.g.edges[err.edge].at.label ? b.g.edges[err.edge].at.label : "?",
-                            path_metric_name(err.m),
-                            err.m == PATH_OWNERSHIP ? "expected an object, a list or a string"
-                                                    : "expected a number, not negative");
+        c->st = rest_ext_error(out, 400, "link %s has invalid metadata \"%s\": %s",
+                               b->g.edges[err.edge].at.label ? b->g.edges[err.edge].at.label : "?",
+                               path_metric_name(err.m),
+                               err.m == PATH_OWNERSHIP ? "expected an object, a list or a string"
+                                                       : "expected a number, not negative");
     else if (rc < 0)
-        st = rest_ext_error(out, 500, "cannot search the paths: %s", strerror(-rc));
+        c->st = rest_ext_error(out, 500, "cannot search the paths: %s", strerror(-rc));
     else
-        st = answer(&b, r, &l, out);
+        c->st = answer(b, r, &l, out);
     path_list_free(&l);
     free(ok);
-    topo_path_build_free(&b);
-    return st;
+    return 0;
+}
+
+/* On the graph the topology keeps (topo_paths.c): made again only when
+ * the topology, an admin flag or any metadata changed, or a second old. */
+static unsigned search(struct topo_rest *t, struct pf_req *r, json_t **out)
+{
+    struct search_ctx c = {r, out, 0};
+    int rc = topo_paths_run(t, search_on, &c);
+
+    if (rc < 0)
+        return rest_ext_error(out, rc == -E2BIG ? 413 : 500, "cannot make the topology's graph: %s",
+                              strerror(-rc));
+    return c.st;
 }
 
 unsigned topo_rest_pathfinder(void *arg, const struct rest_ext_req *q, json_t **out)

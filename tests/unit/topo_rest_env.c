@@ -17,6 +17,7 @@
 #include "of_event.h"
 #include "ofp_msg.h"
 #include "topo_keep.h"
+#include "topo_paths.h"
 #include "topo_rest_env.h"
 
 static struct qmsg *tenv_event(uint16_t kind, uint64_t dpid, uint64_t t_us, const void *p, size_t len)
@@ -45,11 +46,15 @@ struct qmsg *tenv_up_event(uint64_t dpid)
     return tenv_event(QMSG_EV_SWITCH_UP, dpid, 1 * S, &ev, sizeof(ev));
 }
 
+/* What the topology app's class does with each event (topo_class.c): the
+ * kept graph of paths is made again after a switch up or down, a
+ * PORT_STATUS or a link's change. */
 void tenv_switch_up(struct tenv *e, uint64_t dpid)
 {
     struct qmsg *q = tenv_up_event(dpid);
     sw_view_handle(e->cs, q);
     topo_view_handle(e->ctl, q, 1 * S);
+    topo_paths_touch(&e->t.paths);
     free(q);
 }
 
@@ -58,6 +63,7 @@ void tenv_switch_down(struct tenv *e, uint64_t dpid)
     struct qmsg *q = tenv_event(QMSG_EV_SWITCH_DOWN, dpid, 3 * S, NULL, 0);
     sw_view_handle(e->cs, q);
     topo_view_handle(e->ctl, q, 3 * S);
+    topo_paths_touch(&e->t.paths);
     free(q);
 }
 
@@ -84,6 +90,7 @@ void tenv_port_status(struct tenv *e, uint64_t dpid, uint8_t reason, uint32_t po
     struct qmsg *q = tenv_port_event(dpid, reason, port, state);
     sw_view_handle(e->cs, q);
     topo_view_handle(e->ctl, q, 3 * S);
+    topo_paths_touch(&e->t.paths);
     free(q);
 }
 
@@ -119,10 +126,19 @@ static void keep_record(void *arg, const struct topo_link_rec *l, bool made)
                           : topo_keep_link_del(e->store, l->id), 0);
 }
 
+static void link_changed(void *arg, const struct topo_link_rec *l, enum topo_change c)
+{
+    struct tenv *e = arg;
+    (void)l;
+    (void)c;
+    topo_paths_touch(&e->t.paths);
+}
+
 static struct topo_view *make_ctl(struct tenv *e)
 {
     struct topo_view_cfg cc = {.app_index = 1, .link_timeout_us = 10 * S, .max_links = 8,
-                              .on_record = keep_record, .on_record_arg = e};
+                              .on_record = keep_record, .on_record_arg = e,
+                              .on_change = link_changed, .on_change_arg = e};
     return topo_view_create(&cc);
 }
 
