@@ -23,6 +23,7 @@
 #include "app_class.h"
 #include "eline_layout.h"
 #include "eline_req.h"
+#include "ofcd_ratelimit.h"
 #include "rest.h"
 
 #define ELINE_ID_HEX 14                  /* an EVC id: 14 hex digits (56 bits) */
@@ -101,6 +102,7 @@ struct eline_app {
      * long to be found). */
     uint64_t settle_us, settle_until_us, absent_until_us;
     atomic_uint_fast64_t tick_us;
+    struct ofcd_ratelimit plan_rl;       /* a path that cannot be laid (under write_lock) */
 };
 
 /* ---- eline_evc.c ---------------------------------------------------------------- */

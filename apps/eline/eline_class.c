@@ -28,6 +28,7 @@ static int eline_create(const struct app_host *host, unsigned index, struct of_a
     a->host = host;
     a->lldp_vlan = host->cfg->topology ? (uint16_t)host->cfg->topo_lldp_vlan : 0;
     a->fast_failover = host->cfg->eline_fast_failover;
+    a->plan_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 60000);
     pthread_mutex_init(&a->write_lock, NULL);
     pthread_mutex_init(&a->lock, NULL);
     pthread_mutex_init(&a->watch.lock, NULL);

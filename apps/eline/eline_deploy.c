@@ -13,7 +13,9 @@
 #include "eline_flows.h"
 #include "fm_gm.h"
 #include "gm_json.h"
+#include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "ofp_wire.h"
 #include "topo_class.h"
 #include "topo_paths.h"
@@ -181,9 +183,10 @@ static int plan(struct eline_app *a, struct eline_rec *r)
         if (rc == -ENOENT)
             LOG_DEBUG("eline", "EVC %s (%s): no path from %s to %s now", r->id, r->req.name,
                       r->req.uni_a.interface_id, r->req.uni_z.interface_id);
-        else
-            LOG_WARN("eline", "EVC %s (%s): its path cannot be laid: %s", r->id, r->req.name,
-                     strerror(-rc));
+        else                            /* retried: at most 10 lines a minute */
+            LOG_WARN_RL(&a->plan_rl, ofcd_clock_mono_us(), "eline",
+                        "EVC %s (%s): its path cannot be laid: %s", r->id, r->req.name,
+                        strerror(-rc));
         return rc;
     }
     /* Its group id chosen here, so the record kept before anything is laid
