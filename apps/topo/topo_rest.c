@@ -792,6 +792,8 @@ void topo_rest_follow(struct topo_rest *t, const char *key)
     if (rc < 0)
         LOG_WARN("topology", "record %s changed in the cluster, not followed here: %s", key,
                  strerror(-rc));
+    else
+        topo_paths_touch(&t->paths);    /* another node's metadata or flags: paths too */
 }
 
 void topo_rest_fini(struct topo_rest *t)

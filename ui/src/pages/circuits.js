@@ -52,9 +52,11 @@ export default function circuits(el) {
   el.append(h('h1', {}, 'Circuits'), err, t.el);
   let alive = true;
   let timer = null;
+  let asked = 0;                // a later load's answer wins, whatever order they come in
 
   async function load() {
     timer = null;
+    const mine = ++asked;
     const cfg = await serverConfig();
     if (!cfg.circuits || cfg.cluster) {
       // Nothing asked of an API that is not there (or answers 501).
@@ -65,11 +67,11 @@ export default function circuits(el) {
     }
     try {
       const evcs = await api(EL);
-      if (!alive) return;
+      if (!alive || mine !== asked) return;
       t.set(Object.values(evcs));
       err.textContent = '';
     } catch (e) {
-      if (!alive) return;
+      if (!alive || mine !== asked) return;
       err.textContent = e.status === 404 ? 'The circuits app is off (apps.mef_eline = true turns it on).'
         : e.status === 501 ? 'Circuits are not kept in a cluster yet.'
           : `Cannot read the circuits: ${e.description}`;
