@@ -83,48 +83,54 @@ static int graph_now(struct topo_rest *t, struct topo_paths_cache *c)
     return 0;
 }
 
-static int search(struct topo_rest *t, uint64_t src, uint64_t dst,
-                  const struct topo_path_hop *avoid, size_t n_avoid, struct topo_path_hop *out,
-                  size_t cap, size_t *n)
+struct search_args {
+    uint64_t src, dst;
+    const struct topo_path_hop *avoid;
+    size_t n_avoid;
+    struct topo_path_hop *out;
+    size_t cap, *n;
+};
+
+/* On the kept graph (topo_paths_run): the fewest-links path, avoid's
+ * links unusable. */
+static int search_on(const struct topo_path_build *b, void *arg)
 {
-    struct topo_paths_cache *c = &t->paths;
+    struct search_args *x = arg;
     char a[24], z[24];
     bool *ok = NULL;
 
-    *n = 0;
-    pthread_mutex_lock(&c->lock);
-    int rc = graph_now(t, c);
-    if (rc < 0) {
-        pthread_mutex_unlock(&c->lock);
-        return rc;
-    }
-    dpid_format(src, a);
-    dpid_format(dst, z);
-    long s = topo_path_node(&c->b, a), d = topo_path_node(&c->b, z);
-    if (s < 0 || d < 0) {
-        pthread_mutex_unlock(&c->lock);
+    dpid_format(x->src, a);
+    dpid_format(x->dst, z);
+    long s = topo_path_node(b, a), d = topo_path_node(b, z);
+    if (s < 0 || d < 0)
         return -ENOENT;
-    }
-    if (n_avoid) {
-        if (!(ok = malloc((c->b.g.n_edges ? c->b.g.n_edges : 1) * sizeof(*ok)))) {
-            pthread_mutex_unlock(&c->lock);
+    if (x->n_avoid) {
+        if (!(ok = malloc((b->g.n_edges ? b->g.n_edges : 1) * sizeof(*ok))))
             return -ENOMEM;
-        }
-        memset(ok, 1, c->b.g.n_edges * sizeof(*ok));
-        for (size_t h = 0; h < n_avoid; h++)
-            topo_path_unwanted_ends(&c->b, avoid[h].from, avoid[h].to, ok);
+        memset(ok, 1, b->g.n_edges * sizeof(*ok));
+        for (size_t h = 0; h < x->n_avoid; h++)
+            topo_path_unwanted_ends(b, x->avoid[h].from, x->avoid[h].to, ok);
     }
     struct path_query q = {.src = (uint32_t)s, .dst = (uint32_t)d, .weight = PATH_KSP_HOP,
                            .k = 1, .edge_ok = ok};
     struct path_list l = {0};
     struct path_query_err err;
-    rc = src == dst ? 0 : path_query_run(&c->b.g, &q, &l, &err);
-    if (rc == 0 && src != dst)
-        rc = l.n ? hops_of(&c->b, &l.p[0], out, cap, n) : -ENOENT;
+    int rc = x->src == x->dst ? 0 : path_query_run(&b->g, &q, &l, &err);
+    if (rc == 0 && x->src != x->dst)
+        rc = l.n ? hops_of(b, &l.p[0], x->out, x->cap, x->n) : -ENOENT;
     path_list_free(&l);
-    pthread_mutex_unlock(&c->lock);
     free(ok);
     return rc;
+}
+
+static int search(struct topo_rest *t, uint64_t src, uint64_t dst,
+                  const struct topo_path_hop *avoid, size_t n_avoid, struct topo_path_hop *out,
+                  size_t cap, size_t *n)
+{
+    struct search_args x = {src, dst, avoid, n_avoid, out, cap, n};
+
+    *n = 0;
+    return topo_paths_run(t, search_on, &x);
 }
 
 int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
@@ -140,17 +146,25 @@ int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
     return search(t, src, dst, avoid, n_avoid, out, cap, n);
 }
 
+struct up_args {
+    const struct topo_path_hop *h;
+    size_t n;
+};
+
+static int up_on(const struct topo_path_build *b, void *arg)
+{
+    const struct up_args *x = arg;
+
+    for (size_t i = 0; i < x->n; i++)
+        if (!topo_path_joined(b, x->h[i].from, x->h[i].to))
+            return 0;
+    return 1;
+}
+
 int topo_paths_up(struct topo_rest *t, const struct topo_path_hop *h, size_t n)
 {
-    struct topo_paths_cache *c = &t->paths;
-
-    pthread_mutex_lock(&c->lock);
-    int rc = graph_now(t, c);
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (!topo_path_joined(&c->b, h[i].from, h[i].to))
-            rc = 1;
-    pthread_mutex_unlock(&c->lock);
-    return rc < 0 ? rc : rc == 0;
+    struct up_args x = {h, n};
+    return topo_paths_run(t, up_on, &x);
 }
 
 int topo_paths_run(struct topo_rest *t, int (*fn)(const struct topo_path_build *b, void *arg),
