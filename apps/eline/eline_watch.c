@@ -97,40 +97,65 @@ static void move(struct eline_app *a, struct eline_rec *r, const char *why, bool
     }
 }
 
-/* Every live, active EVC crossing (dpid, port) moves. */
-static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, const char *why)
+/* Each EVC pick selects, in rounds of 64 ids read under the list's lock
+ * (so it is never held across a move), handed to act with its index (the
+ * record found again there, under write_lock); until the worker is asked
+ * to stop. */
+static void each_evc(struct eline_app *a, bool (*pick)(const struct eline_rec *r, const void *arg),
+                     void (*act)(struct eline_app *a, const char *id, size_t at, const void *arg),
+                     const void *arg)
 {
     char ids[64][ELINE_ID_HEX + 1];
     size_t at[64], n, from = 0;
 
-    /* In rounds of 64 ids, so the list is read under its lock and each EVC
-     * moved under write_lock alone. */
     do {
         n = 0;
         size_t i;
         pthread_mutex_lock(&a->lock);
-        for (i = from; i < a->n_evcs && n < 64; i++) {
-            const struct eline_rec *r = a->evcs[i];
-            if (!r->archived && r->active && crosses(r, dpid, port)) {
+        for (i = from; i < a->n_evcs && n < 64; i++)
+            if (pick(a->evcs[i], arg)) {
                 at[n] = i;
-                memcpy(ids[n++], r->id, sizeof(ids[0]));
+                memcpy(ids[n++], a->evcs[i]->id, sizeof(ids[0]));
             }
-        }
         from = i;
         pthread_mutex_unlock(&a->lock);
-        for (size_t k = 0; k < n && !eline_watch_stopping(a); k++) {
-            pthread_mutex_lock(&a->write_lock);
-            pthread_mutex_lock(&a->lock);
-            struct eline_rec *r = eline_find_at(a, ids[k], at[k]);
-            bool still = r && !r->archived && r->active && crosses(r, dpid, port);
-            bool failover = still && r->n_backup &&
-                            crosses_links(r->path, r->n_path, dpid, port);
-            pthread_mutex_unlock(&a->lock);
-            if (still)
-                move(a, r, why, failover);
-            pthread_mutex_unlock(&a->write_lock);
-        }
+        for (size_t k = 0; k < n && !eline_watch_stopping(a); k++)
+            act(a, ids[k], at[k], arg);
     } while (n == 64 && !eline_watch_stopping(a));
+}
+
+struct down {
+    uint64_t dpid;
+    uint32_t port;
+    const char *why;
+};
+
+static bool crossing(const struct eline_rec *r, const void *arg)
+{
+    const struct down *d = arg;
+    return !r->archived && r->active && crosses(r, d->dpid, d->port);
+}
+
+static void move_one(struct eline_app *a, const char *id, size_t at, const void *arg)
+{
+    const struct down *d = arg;
+
+    pthread_mutex_lock(&a->write_lock);
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find_at(a, id, at);
+    bool still = r && crossing(r, d);
+    bool failover = still && r->n_backup && crosses_links(r->path, r->n_path, d->dpid, d->port);
+    pthread_mutex_unlock(&a->lock);
+    if (still)
+        move(a, r, d->why, failover);
+    pthread_mutex_unlock(&a->write_lock);
+}
+
+/* Every live, active EVC crossing (dpid, port) moves. */
+static void move_crossing(struct eline_app *a, uint64_t dpid, uint32_t port, const char *why)
+{
+    struct down d = {dpid, port, why};
+    each_evc(a, crossing, move_one, &d);
 }
 
 /* A hint for the worker, from the control thread. */
@@ -202,24 +227,29 @@ void eline_watch_tick(struct eline_app *a, uint64_t now_us)
     pthread_mutex_unlock(&w->lock);
 }
 
-/* The EVC of id, under write_lock, when want(r) still holds: moved (or
- * deployed) as act says. */
-enum act { ACT_JUDGE, ACT_RETRY };
+static bool live(const struct eline_rec *r, const void *arg)
+{
+    (void)arg;
+    return !r->archived && r->enabled;
+}
 
-static void act_on(struct eline_app *a, const char *id, size_t at, enum act act)
+/* The EVC of id, under write_lock: judged and moved if it must be when
+ * laid, tried again when not. */
+static void judge_one(struct eline_app *a, const char *id, size_t at, const void *arg)
 {
     char why[ELINE_WHY_LEN];
 
+    (void)arg;
     pthread_mutex_lock(&a->write_lock);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find_at(a, id, at);
-    bool live = r && !r->archived && r->enabled;
-    bool active = live && r->active;
+    bool is_live = r && live(r, NULL);
+    bool active = is_live && r->active;
     pthread_mutex_unlock(&a->lock);
     bool failover = false;
-    if (act == ACT_JUDGE && active && eline_path_judge(a, r, why, sizeof(why), &failover) == 1) {
+    if (active && eline_path_judge(a, r, why, sizeof(why), &failover) == 1) {
         move(a, r, why, failover);
-    } else if (act == ACT_RETRY && live && !active && eline_deploy(a, r) == 0) {
+    } else if (is_live && !active && eline_deploy(a, r) == 0) {
         LOG_INFO("eline", "EVC %s (%s): deployed on a retry over %zu links", r->id,
                  r->req.name, r->n_path);
         eline_publish(a, "evc.deployed", json_pack("{s:s, s:s, s:I}", "id", r->id, "name",
@@ -230,30 +260,10 @@ static void act_on(struct eline_app *a, const char *id, size_t at, enum act act)
 }
 
 /* Every live EVC judged (laid ones) or tried again (enabled ones without a
- * path), in rounds of 64 ids read under the list's lock. */
+ * path). */
 static void sweep(struct eline_app *a)
 {
-    char ids[64][ELINE_ID_HEX + 1];
-    bool laid[64];
-    size_t at[64], n, from = 0;
-
-    do {
-        n = 0;
-        size_t i;
-        pthread_mutex_lock(&a->lock);
-        for (i = from; i < a->n_evcs && n < 64; i++) {
-            const struct eline_rec *r = a->evcs[i];
-            if (r->archived || !r->enabled)
-                continue;
-            laid[n] = r->active;
-            at[n] = i;
-            memcpy(ids[n++], r->id, sizeof(ids[0]));
-        }
-        from = i;
-        pthread_mutex_unlock(&a->lock);
-        for (size_t k = 0; k < n && !eline_watch_stopping(a); k++)
-            act_on(a, ids[k], at[k], laid[k] ? ACT_JUDGE : ACT_RETRY);
-    } while (n == 64 && !eline_watch_stopping(a));
+    each_evc(a, live, judge_one, NULL);
 }
 
 bool eline_watch_stopping(struct eline_app *a)
