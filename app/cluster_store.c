@@ -32,7 +32,7 @@ int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct clust
     b->etcd = (struct store_etcd_cfg){
         .endpoints = a->endpoints, .n_endpoints = a->n_endpoints,
         .prefix = app->cfg.cluster_prefix, .ca = a->ca, .cert = a->cert, .key = a->key,
-        .user = a->user, .password = a->user ? a->password : NULL,
+        .user = a->user, .password = a->user ? a->password : NULL, .json = a->json,
         .guard = guard, .guard_arg = app};
     sc->backend = STORE_BACKEND_ETCD;
     sc->etcd = &b->etcd;

@@ -210,6 +210,7 @@ struct ofcd_config {
     char cluster_etcd_cert[CFG_STR_MAX];
     char cluster_etcd_key[CFG_STR_MAX];
     char cluster_etcd_user[64];
+    char cluster_etcd_api[8];                 /* grpc or json */
     char cluster_etcd_password_file[CFG_STR_MAX];
 
     /* [app] */
@@ -266,6 +267,7 @@ struct cfg_cluster_etcd {
     size_t n_endpoints;
     const char *ca, *cert, *key, *user;
     char password[256];
+    bool json;                     /* cluster.etcd_api = json */
 };
 /* 0, or the password file's error (logged with the key and the path: a
  * regular file, mode 600, a password on its first line). cfg_finish has

@@ -117,6 +117,8 @@ int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen)
     if (plen < 2 || pfx[0] != '/' || pfx[plen - 1] != '/' || strpbrk(pfx, " \t"))
         return fail(err, errlen, "cluster.prefix = '%s': must start and end with '/' (e.g. "
                     "/ofcd/v1/), without blanks", pfx);
+    if (strcmp(cfg->cluster_etcd_api, "grpc") && strcmp(cfg->cluster_etcd_api, "json"))
+        return fail(err, errlen, "cluster.etcd_api = '%s': grpc or json", cfg->cluster_etcd_api);
     if (!cfg->cluster_etcd_endpoints[0])
         return 0;
     int rc = check_endpoints(cfg->cluster_etcd_endpoints, err, errlen);
@@ -181,6 +183,7 @@ int cfg_cluster_etcd(const struct ofcd_config *cfg, struct cfg_cluster_etcd *out
     out->cert = opt(cfg->cluster_etcd_cert);
     out->key = opt(cfg->cluster_etcd_key);
     out->user = opt(cfg->cluster_etcd_user);
+    out->json = !strcmp(cfg->cluster_etcd_api, "json");
     out->password[0] = '\0';
     return out->user ? read_password(cfg, out->password, sizeof(out->password)) : 0;
 }

@@ -493,6 +493,10 @@ const struct cfg_key cfg_keys[] = {
     CFG_STRING_OPT("cluster", "etcd_cert", cluster_etcd_cert,
                    "PEM client certificate for etcd (with etcd_key; empty = none)"),
     CFG_STRING_OPT("cluster", "etcd_key", cluster_etcd_key, "PEM private key of etcd_cert"),
+    CFG_STRING("cluster", "etcd_api", cluster_etcd_api, "grpc",
+               "how this node talks to etcd: grpc (etcd's own API, HTTP/2 and protobuf; "
+               "the default) or json (etcd's JSON gateway over HTTP/1.1, which costs etcd "
+               "a translation of every request and watched change)"),
     CFG_STRING_OPT("cluster", "etcd_user", cluster_etcd_user,
                    "etcd user (with etcd_password_file; empty = no authentication)"),
     CFG_STRING_OPT("cluster", "etcd_password_file", cluster_etcd_password_file,

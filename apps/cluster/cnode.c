@@ -688,7 +688,8 @@ int cnode_start(struct cnode **out, const struct cnode_cfg *cfg, char *err)
                                  .timeout_ms = cfg->ttl_s * 1000u / 3,
                                  .connect_timeout_ms = 250, .ca = cfg->ca, .cert = cfg->cert,
                                  .key = cfg->key, .user = cfg->user,
-                                 .password = cfg->password};
+                                 .password = cfg->password,
+                                 .api = cfg->json ? ETCD_API_JSON : ETCD_API_GRPC};
     n->etcd = etcd_client_new(&ec, why);
     if (!n->etcd) {
         snprintf(err, 256, "etcd client: %.200s", why);

@@ -45,6 +45,7 @@ struct cnode_cfg {
     unsigned ttl_s;
     const char *ca, *cert, *key;    /* NULL = none */
     const char *user, *password;    /* NULL = no authentication */
+    bool json;                      /* etcd's JSON gateway instead of gRPC */
     unsigned max_switches;
     const char *card;               /* this node's card (JSON text, < CL_CARD_MAX) */
     struct rest_events *stream;     /* the event stream: relayed both ways (NULL: not) */

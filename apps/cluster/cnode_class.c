@@ -22,6 +22,7 @@
 static const char *const cnode_keys_read[] = {
     "cluster.etcd_endpoints", "cluster.node_id", "cluster.lease_ttl_s", "cluster.prefix",
     "cluster.etcd_ca", "cluster.etcd_cert", "cluster.etcd_key", "cluster.etcd_user",
+    "cluster.etcd_api",
     "cluster.etcd_password_file", "openflow.max_switches_known", NULL};
 
 static bool cnode_enabled(const struct ofcd_config *c)
@@ -52,7 +53,7 @@ static int cnode_create(const struct app_host *host, unsigned index, struct of_a
             .endpoints = ea.endpoints, .n_endpoints = ea.n_endpoints,
             .node_id = c->cluster_node_id, .prefix = c->cluster_prefix,
             .ttl_s = c->cluster_lease_ttl_s, .ca = ea.ca, .cert = ea.cert, .key = ea.key,
-            .user = ea.user, .password = ea.user ? ea.password : NULL,
+            .user = ea.user, .password = ea.user ? ea.password : NULL, .json = ea.json,
             .max_switches = c->of_max_switches_known ? c->of_max_switches_known : 65536,
             .card = card, .stream = host->stream};
         rc = cnode_start(&ci->node, &nc, err);

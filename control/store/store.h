@@ -136,6 +136,7 @@ struct store_etcd_cfg {
     const char *prefix;             /* the cluster's ("/ofcd/v1/"): records under data/ */
     const char *ca, *cert, *key;    /* NULL = none */
     const char *user, *password;    /* NULL = no authentication */
+    bool json;                      /* etcd's JSON gateway instead of gRPC */
     unsigned timeout_ms;            /* one etcd call; 0 = 5000 */
     /* A change is confirmed once the mirror shows it; past this (0 =
      * 10000 ms) its caller gets -ETIMEDOUT (it is in etcd all the same). */

@@ -777,7 +777,8 @@ static struct etcd_client *client(const struct store_etcd_cfg *e, unsigned timeo
     char err[ETCD_ERR_MAX] = "";
     struct etcd_client_cfg cc = {
         .endpoints = e->endpoints, .n_endpoints = e->n_endpoints, .timeout_ms = timeout_ms,
-        .ca = e->ca, .cert = e->cert, .key = e->key, .user = e->user, .password = e->password};
+        .ca = e->ca, .cert = e->cert, .key = e->key, .user = e->user, .password = e->password,
+        .api = e->json ? ETCD_API_JSON : ETCD_API_GRPC};
     struct etcd_client *c = etcd_client_new(&cc, err);
 
     if (!c)

@@ -5,6 +5,7 @@
  * the codec or the callers noticing.
  */
 #include "etcd_client.h"
+#include "etcd_pb.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 
 #include <curl/curl.h>
 
@@ -25,6 +28,13 @@ struct buf {
     bool over;
 };
 
+/* Where a gRPC status lands: a call's or a watch's. */
+struct grpc_status_out {
+    bool *has;
+    long *status;
+    char *message;              /* ETCD_ERR_MAX bytes */
+};
+
 struct etcd_client {
     char url[ETCD_ENDPOINTS_MAX][ETCD_URL_MAX];
     size_t n_url;
@@ -33,9 +43,17 @@ struct etcd_client {
     unsigned connect_ms;
     char *ca, *cert, *key, *user, *password;
     char token[ETCD_TOKEN_MAX];
+    bool json;                 /* the gateway's API, else gRPC */
     CURL *h;
     struct buf resp;
     long http_code;
+    /* gRPC: the status from the headers or trailers, and the answer's
+     * message inside resp. */
+    bool has_status;
+    long grpc_status;
+    char grpc_message[ETCD_ERR_MAX];
+    const uint8_t *msg;
+    size_t msg_len;
     struct etcd_client_stats stats;
     char err[ETCD_ERR_MAX];
 };
@@ -44,7 +62,17 @@ struct etcd_watch {
     CURLM *m;
     CURL *h;
     struct curl_slist *hdrs;
-    struct buf line;
+    bool json;
+    /* gRPC: the create request, sent once and the stream then held open
+     * (etcd ends a watch stream whose client side ends); the status when
+     * the stream ends. */
+    struct etcd_pb req;
+    size_t req_sent;
+    bool has_status;
+    long grpc_status;
+    char grpc_message[ETCD_ERR_MAX];
+    struct grpc_status_out st;
+    struct buf line;            /* JSON lines, or gRPC messages */
     etcd_watch_cb cb;
     void *arg;
     bool created;
@@ -146,6 +174,7 @@ struct etcd_client *etcd_client_new(const struct etcd_client_cfg *cfg, char *err
         c->url[i][n] = 0;
     }
     c->n_url = cfg->n_endpoints;
+    c->json = cfg->api == ETCD_API_JSON;
     c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : 5000;
     c->connect_ms = cfg->connect_timeout_ms ? cfg->connect_timeout_ms
                                             : (c->timeout_ms < 1000 ? c->timeout_ms : 1000);
@@ -211,19 +240,96 @@ static void common_opts(const struct etcd_client *c, CURL *h)
     }
 }
 
-static struct curl_slist *headers(const struct etcd_client *c, bool with_token)
+static struct curl_slist *headers(const struct etcd_client *c, bool json, bool with_token)
 {
-    struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
+    struct curl_slist *l = curl_slist_append(NULL, json ? "Content-Type: application/json"
+                                                        : "Content-Type: application/grpc");
     char auth[ETCD_TOKEN_MAX + 32];
 
     /* curl's own "Expect: 100-continue" on large bodies costs a round trip. */
     if (l)
         l = curl_slist_append(l, "Expect:");
+    /* gRPC's status comes in trailers, which a peer sends only to a client
+     * that says it takes them. */
+    if (l && !json)
+        l = curl_slist_append(l, "TE: trailers");
     if (l && with_token && c->token[0]) {
-        snprintf(auth, sizeof(auth), "Authorization: %s", c->token);
+        /* The gateway reads the token from Authorization, gRPC from the
+         * "token" metadata. */
+        snprintf(auth, sizeof(auth), "%s: %s", json ? "Authorization" : "token", c->token);
         l = curl_slist_append(l, auth);
     }
     return l;
+}
+
+/* grpc-message is percent-encoded (gRPC's HTTP/2 mapping); control bytes
+ * are dropped from what reaches a log line. */
+static void percent_decode(const char *in, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        unsigned v;
+        char c = in[i];
+
+        if (c == '%' && i + 2 < n && sscanf(in + i + 1, "%2x", &v) == 1) {
+            c = (char)v;
+            i += 2;
+        }
+        if ((unsigned char)c >= 0x20 && c != 0x7f)
+            out[o++] = c;
+    }
+    out[o] = 0;
+}
+
+/* Headers and, after the body, trailers: gRPC's status is either. */
+static size_t grpc_header(char *data, size_t size, size_t n, void *arg)
+{
+    const struct grpc_status_out *o = arg;
+    size_t len = size * n, name;
+
+    while (len && (data[len - 1] == '\n' || data[len - 1] == '\r'))
+        len--;
+    if (len > 12 && !strncasecmp(data, "grpc-status:", 12)) {
+        char num[16] = "";
+        name = 12;
+        while (name < len && data[name] == ' ')
+            name++;
+        snprintf(num, sizeof(num), "%.*s", (int)(len - name), data + name);
+        *o->status = strtol(num, NULL, 10);
+        *o->has = true;
+    } else if (len > 13 && !strncasecmp(data, "grpc-message:", 13)) {
+        name = 13;
+        while (name < len && data[name] == ' ')
+            name++;
+        percent_decode(data + name, len - name, o->message, ETCD_ERR_MAX);
+    }
+    return size * n;
+}
+
+/* HTTP/2 for gRPC: from the first byte on http:// (etcd's client port
+ * serves gRPC and the gateway side by side), through ALPN on https://;
+ * the status read from the headers or trailers into *st. */
+static void grpc_opts(CURL *h, const char *url, const struct grpc_status_out *st)
+{
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, strncmp(url, "https://", 8)
+                                                  ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+                                                  : CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, grpc_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, st);
+}
+
+/* A connection closed with a reset once its one call is answered: at
+ * hundreds of calls a second, closed ones kept in TIME_WAIT for a minute
+ * would use up the local ports towards an endpoint. */
+static int no_time_wait(void *arg, curl_socket_t fd, curlsocktype purpose)
+{
+    struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+    (void)arg;
+    if (purpose == CURLSOCKTYPE_IPCXN)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    return CURL_SOCKOPT_OK;
 }
 
 /* A failure before the request left: another endpoint may take it. */
@@ -245,13 +351,15 @@ static bool before_send(CURLcode rc, CURL *h)
 }
 
 /* One POST to the endpoints in turn within the call's timeout; the body
- * answered is in c->resp. */
-static int post_once(struct etcd_client *c, const char *path, const char *body, bool token)
+ * answered is in c->resp, with a gRPC call's status in c->grpc_*. */
+static int post_once(struct etcd_client *c, const char *path, const void *body, size_t len,
+                     bool token)
 {
     uint64_t deadline = ofcd_clock_mono_ms() + c->timeout_ms;
-    struct curl_slist *hdrs = headers(c, token);
+    struct curl_slist *hdrs = headers(c, c->json, token);
     int rc = -ECONNREFUSED;
     char url[ETCD_URL_MAX + 64];
+    struct grpc_status_out st = {&c->has_status, &c->grpc_status, c->grpc_message};
 
     if (!hdrs) {
         fmt(c->err, "etcd: out of memory");
@@ -273,7 +381,20 @@ static int post_once(struct etcd_client *c, const char *path, const char *body, 
         curl_easy_setopt(c->h, CURLOPT_URL, url);
         curl_easy_setopt(c->h, CURLOPT_HTTPHEADER, hdrs);
         curl_easy_setopt(c->h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c->h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+        curl_easy_setopt(c->h, CURLOPT_POSTFIELDSIZE, (long)len);
+        if (!c->json) {
+            grpc_opts(c->h, c->url[i], &st);
+            /* libcurl 7.88 (Debian 12) fails the second request on a kept
+             * HTTP/2 connection to etcd (CURLE_HTTP2 before a byte is
+             * sent): each call has a connection of its own, a cost the
+             * store's few dozen transactions a second do not feel. */
+            curl_easy_setopt(c->h, CURLOPT_FRESH_CONNECT, 1L);
+            curl_easy_setopt(c->h, CURLOPT_FORBID_REUSE, 1L);
+            curl_easy_setopt(c->h, CURLOPT_SOCKOPTFUNCTION, no_time_wait);
+        }
+        c->has_status = false;
+        c->grpc_status = 0;
+        c->grpc_message[0] = 0;
         curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, left);
         curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT_MS,
                          (long)c->connect_ms < left ? (long)c->connect_ms : left);
@@ -319,52 +440,108 @@ static int post_once(struct etcd_client *c, const char *path, const char *body, 
     return rc;
 }
 
+/* A gRPC call's outcome: its status as the errno etcd_grpc_errno gives,
+ * or its one message in c->msg. */
+static int grpc_answer(struct etcd_client *c, const char *path)
+{
+    size_t off = 0, len = 0;
+    long n;
+
+    if (c->http_code != 200) {
+        fmt(c->err, "etcd %s%s: HTTP %ld where gRPC was expected (is this etcd's client "
+            "port?)", c->url[c->cur], path, c->http_code);
+        return -EIO;
+    }
+    if (!c->has_status) {
+        fmt(c->err, "etcd %s%s: the answer ended without a gRPC status", c->url[c->cur], path);
+        return -EIO;
+    }
+    if (c->grpc_status) {
+        fmt(c->err, "etcd %s%s: %s (gRPC status %ld)", c->url[c->cur], path,
+            c->grpc_message[0] ? c->grpc_message : "no message", c->grpc_status);
+        return etcd_grpc_errno(c->grpc_status, c->grpc_message);
+    }
+    n = etcd_pb_frame((const uint8_t *)c->resp.p, c->resp.len, &off, &len);
+    if (n <= 0 || (size_t)n != c->resp.len) {
+        fmt(c->err, "etcd %s%s: the answer is not one gRPC message (%zu bytes)",
+            c->url[c->cur], path, c->resp.len);
+        return n == -EMSGSIZE ? -EMSGSIZE : -EBADMSG;
+    }
+    c->msg = (const uint8_t *)c->resp.p + off;
+    c->msg_len = len;
+    return 0;
+}
+
 static int authenticate(struct etcd_client *c)
 {
-    char *body = NULL;
-    int rc = etcd_req_auth(c->user, c->password, &body);
+    char *json = NULL;
+    struct etcd_pb pb = {0};
+    int rc;
 
     c->token[0] = 0;
     c->stats.auths++;
-    if (rc == 0 && (rc = post_once(c, ETCD_PATH_AUTH, body, false)) == 0)
-        rc = etcd_decode_auth(c->resp.p, c->resp.len, c->token, c->err);
-    if (body) {
-        memset(body, 0, strlen(body));
-        free(body);
+    if (c->json) {
+        rc = etcd_req_auth(c->user, c->password, &json);
+        if (rc == 0 && (rc = post_once(c, ETCD_PATH_AUTH, json, strlen(json), false)) == 0)
+            rc = etcd_decode_auth(c->resp.p, c->resp.len, c->token, c->err);
+    } else {
+        rc = etcd_pb_req_auth(c->user, c->password, &pb);
+        if (rc == 0 && (rc = post_once(c, ETCD_GRPC_AUTH, pb.p, pb.len, false)) == 0 &&
+            (rc = grpc_answer(c, ETCD_GRPC_AUTH)) == 0)
+            rc = etcd_pb_decode_auth(c->msg, c->msg_len, c->token, c->err);
     }
+    if (json)
+        memset(json, 0, strlen(json));
+    if (pb.p)
+        memset(pb.p, 0, pb.len);
+    free(json);
+    etcd_pb_free(&pb);
     return rc;
 }
 
 /* A POST with authentication when configured: a token etcd no longer
  * takes (expired, or etcd restarted) is renewed once. */
-static int post(struct etcd_client *c, const char *path, const char *body)
+static int post(struct etcd_client *c, const char *path, const void *body, size_t len)
 {
     int rc;
 
     if (c->user && !c->token[0] && (rc = authenticate(c)) < 0)
         return rc;
-    if ((rc = post_once(c, path, body, true)) < 0)
+    if ((rc = post_once(c, path, body, len, true)) < 0)
         return rc;
+    if (!c->json) {
+        rc = grpc_answer(c, path);
+        if (rc == -EPERM && c->user && (rc = authenticate(c)) == 0 &&
+            (rc = post_once(c, path, body, len, true)) == 0)
+            rc = grpc_answer(c, path);
+        return rc;
+    }
     if (c->user && c->http_code != 200) {
         struct etcd_header h;
         if (etcd_decode_header_only(c->resp.p, c->resp.len, &h, NULL) == -EPERM &&
             (rc = authenticate(c)) == 0)
-            rc = post_once(c, path, body, true);
+            rc = post_once(c, path, body, len, true);
     }
     return rc;
 }
 
-/* Sends a built request (build_rc: the builder's result) and frees it;
- * 0 with the answer in c->resp, or the failure with c->err set. */
-static int rpc(struct etcd_client *c, const char *path, int build_rc, char *body)
+/* Sends a request built for the client's API (build_rc: the builder's
+ * result; json or pb holds it) and frees it; 0 with the answer in c->resp
+ * (JSON) or c->msg (gRPC), or the failure with c->err set. */
+static int rpc(struct etcd_client *c, const char *json_path, const char *grpc_path,
+               int build_rc, char *json, struct etcd_pb *pb)
 {
+    const char *path = c->json ? json_path : grpc_path;
     int rc = build_rc;
 
     if (rc < 0)
         fmt(c->err, "etcd %s: request not built: %s", path, strerror(-rc));
+    else if (c->json)
+        rc = post(c, path, json, strlen(json));
     else
-        rc = post(c, path, body);
-    free(body);
+        rc = post(c, path, pb->p, pb->len);
+    free(json);
+    etcd_pb_free(pb);
     return rc;
 }
 
@@ -375,7 +552,7 @@ static int decoded(struct etcd_client *c, int rc)
 {
     if (rc == 0)
         c->err[0] = 0;
-    else if (rc == -EBADMSG && c->http_code != 200) {
+    else if (rc == -EBADMSG && c->json && c->http_code != 200) {
         fmt(c->err, "etcd %s: HTTP %ld: %.80s", c->url[c->cur], c->http_code,
             c->resp.len ? c->resp.p : "(no body)");
         rc = -EIO;
@@ -386,76 +563,101 @@ static int decoded(struct etcd_client *c, int rc)
 int etcd_put(struct etcd_client *c, const struct etcd_put *p, struct etcd_header *hdr)
 {
     struct etcd_header h;
-    char *body = NULL;
-    int rc = etcd_req_put(p, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_put(p, &json) : etcd_pb_req_put(p, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_PUT, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_PUT, ETCD_GRPC_PUT, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, hdr ? hdr : &h, c->err));
+    hdr = hdr ? hdr : &h;
+    return decoded(c, c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, hdr, c->err)
+                              : etcd_pb_decode_header_only(c->msg, c->msg_len, hdr, c->err));
 }
 
 int etcd_get(struct etcd_client *c, const struct etcd_range *r, struct etcd_range_resp *out)
 {
-    char *body = NULL;
-    int rc = etcd_req_range(r, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_range(r, &json) : etcd_pb_req_range(r, &pb);
 
     memset(out, 0, sizeof(*out));
-    if ((rc = rpc(c, ETCD_PATH_RANGE, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_RANGE, ETCD_GRPC_RANGE, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_range(c->resp.p, c->resp.len, out, c->err));
+    return decoded(c, c->json ? etcd_decode_range(c->resp.p, c->resp.len, out, c->err)
+                              : etcd_pb_decode_range(c->msg, c->msg_len, out, c->err));
 }
 
 int etcd_delete(struct etcd_client *c, const struct etcd_delete *d,
                 struct etcd_delete_resp *out)
 {
     struct etcd_delete_resp r;
-    char *body = NULL;
-    int rc = etcd_req_delete(d, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_delete(d, &json) : etcd_pb_req_delete(d, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_DELETE, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_DELETE, ETCD_GRPC_DELETE, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_delete(c->resp.p, c->resp.len, out ? out : &r, c->err));
+    out = out ? out : &r;
+    return decoded(c, c->json ? etcd_decode_delete(c->resp.p, c->resp.len, out, c->err)
+                              : etcd_pb_decode_delete(c->msg, c->msg_len, out, c->err));
 }
 
 int etcd_txn(struct etcd_client *c, const struct etcd_txn *t, struct etcd_txn_resp *out)
 {
-    char *body = NULL;
-    int rc = etcd_req_txn(t, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_txn(t, &json) : etcd_pb_req_txn(t, &pb);
 
     memset(out, 0, sizeof(*out));
-    if ((rc = rpc(c, ETCD_PATH_TXN, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_TXN, ETCD_GRPC_TXN, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_txn(c->resp.p, c->resp.len, out, c->err));
+    return decoded(c, c->json ? etcd_decode_txn(c->resp.p, c->resp.len, out, c->err)
+                              : etcd_pb_decode_txn(c->msg, c->msg_len, out, c->err));
 }
 
 int etcd_compact(struct etcd_client *c, int64_t revision, struct etcd_header *hdr)
 {
     struct etcd_header h;
-    char *body = NULL;
-    int rc = etcd_req_compact(revision, true, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_compact(revision, true, &json)
+                     : etcd_pb_req_compact(revision, true, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_COMPACT, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_COMPACT, ETCD_GRPC_COMPACT, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, hdr ? hdr : &h, c->err));
+    hdr = hdr ? hdr : &h;
+    return decoded(c, c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, hdr, c->err)
+                              : etcd_pb_decode_header_only(c->msg, c->msg_len, hdr, c->err));
+}
+
+/* The lease calls' answers, in either API. */
+static int lease_answer(struct etcd_client *c, struct etcd_lease_resp *out)
+{
+    return c->json ? etcd_decode_lease(c->resp.p, c->resp.len, out, c->err)
+                   : etcd_pb_decode_lease(c->msg, c->msg_len, out, c->err);
 }
 
 int etcd_lease_grant(struct etcd_client *c, int64_t ttl_s, struct etcd_lease_resp *out)
 {
-    char *body = NULL;
-    int rc = etcd_req_lease_grant(ttl_s, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_lease_grant(ttl_s, &json) : etcd_pb_req_lease_grant(ttl_s, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_LEASE_GRANT, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_LEASE_GRANT, ETCD_GRPC_LEASE_GRANT, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_lease(c->resp.p, c->resp.len, out, c->err));
+    return decoded(c, lease_answer(c, out));
 }
 
+/* Over gRPC a keepalive is a stream: one request, then the end of the
+ * client's side; etcd answers it before it reads that end. */
 int etcd_lease_keepalive(struct etcd_client *c, int64_t id, struct etcd_lease_resp *out)
 {
-    char *body = NULL;
-    int rc = etcd_req_lease_keepalive(id, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_lease_keepalive(id, &json) : etcd_pb_req_lease_id(id, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_LEASE_KEEPALIVE, rc, body)) < 0 ||
-        (rc = etcd_decode_lease(c->resp.p, c->resp.len, out, c->err)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_LEASE_KEEPALIVE, ETCD_GRPC_LEASE_KEEPALIVE, rc, json, &pb)) < 0 ||
+        (rc = lease_answer(c, out)) < 0)
         return rc;
     /* etcd answers a keepalive of a lease it no longer has with TTL 0 (or
      * none), not an error. */
@@ -469,22 +671,25 @@ int etcd_lease_keepalive(struct etcd_client *c, int64_t id, struct etcd_lease_re
 int etcd_lease_revoke(struct etcd_client *c, int64_t id)
 {
     struct etcd_header h;
-    char *body = NULL;
-    int rc = etcd_req_lease_revoke(id, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_lease_revoke(id, &json) : etcd_pb_req_lease_id(id, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_LEASE_REVOKE, rc, body)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_LEASE_REVOKE, ETCD_GRPC_LEASE_REVOKE, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, etcd_decode_header_only(c->resp.p, c->resp.len, &h, c->err));
+    return decoded(c, c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, &h, c->err)
+                              : etcd_pb_decode_header_only(c->msg, c->msg_len, &h, c->err));
 }
 
 int etcd_lease_ttl(struct etcd_client *c, int64_t id, int64_t *ttl_s)
 {
     struct etcd_lease_resp l;
-    char *body = NULL;
-    int rc = etcd_req_lease_ttl(id, &body);
+    struct etcd_pb pb = {0};
+    char *json = NULL;
+    int rc = c->json ? etcd_req_lease_ttl(id, &json) : etcd_pb_req_lease_id(id, &pb);
 
-    if ((rc = rpc(c, ETCD_PATH_LEASE_TTL, rc, body)) < 0 ||
-        (rc = etcd_decode_lease(c->resp.p, c->resp.len, &l, c->err)) < 0)
+    if ((rc = rpc(c, ETCD_PATH_LEASE_TTL, ETCD_GRPC_LEASE_TTL, rc, json, &pb)) < 0 ||
+        (rc = lease_answer(c, &l)) < 0)
         return rc;
     if (l.ttl < 0) {
         fmt(c->err, "etcd: lease %lld is gone (expired or revoked)", (long long)id);
@@ -507,20 +712,36 @@ static int watch_drain(struct etcd_watch *w, bool until_created)
     if (!w->line.p)
         return 0;
     while (!w->state) {
-        char *nl = memchr(w->line.p + off, '\n', w->line.len - off);
         struct etcd_watch_resp r;
-        size_t n;
+        size_t n, at;
         int rc;
 
-        if (!nl)
-            break;
-        n = (size_t)(nl - (w->line.p + off));
-        if (n == 0 || (n == 1 && w->line.p[off] == '\r')) {
+        if (w->json) {
+            char *nl = memchr(w->line.p + off, '\n', w->line.len - off);
+
+            if (!nl)
+                break;
+            n = (size_t)(nl - (w->line.p + off));
+            if (n == 0 || (n == 1 && w->line.p[off] == '\r')) {
+                off += n + 1;
+                continue;
+            }
+            rc = etcd_decode_watch(w->line.p + off, n, &r, w->err);
             off += n + 1;
-            continue;
+        } else {
+            long took = etcd_pb_frame((const uint8_t *)w->line.p + off, w->line.len - off,
+                                      &at, &n);
+            if (took == 0)
+                break;
+            if (took < 0) {
+                fmt(w->err, "etcd watch: %s", took == -EMSGSIZE
+                    ? "a message over its bound" : "a compressed or malformed gRPC frame");
+                w->state = (int)took;
+                break;
+            }
+            rc = etcd_pb_decode_watch((const uint8_t *)w->line.p + off + at, n, &r, w->err);
+            off += (size_t)took;
         }
-        rc = etcd_decode_watch(w->line.p + off, n, &r, w->err);
-        off += n + 1;
         if (rc < 0) {
             w->state = rc;
             etcd_watch_resp_free(&r);
@@ -572,6 +793,13 @@ static int watch_run(struct etcd_watch *w, unsigned timeout_ms, bool until_creat
             if (w->line.over) {
                 fmt(w->err, "etcd watch: message over %u bytes", ETCD_WATCH_LINE_MAX);
                 w->state = -EMSGSIZE;
+            } else if (!w->json && w->has_status && w->grpc_status) {
+                /* A refused stream: etcd says why in its status. */
+                fmt(w->err, "etcd watch: %s (gRPC status %ld)",
+                    w->grpc_message[0] ? w->grpc_message : "no message", w->grpc_status);
+                w->state = etcd_grpc_errno(w->grpc_status, w->grpc_message);
+                if (w->state == -EIO || w->state == -EAGAIN)
+                    w->state = -ECONNRESET;
             } else {
                 fmt(w->err, "etcd watch: stream ended: %s",
                     curl_easy_strerror(msg->data.result));
@@ -597,18 +825,36 @@ static void watch_free(struct etcd_watch *w)
     if (w->m)
         curl_multi_cleanup(w->m);
     curl_slist_free_all(w->hdrs);
+    etcd_pb_free(&w->req);
     free(w->line.p);
     free(w);
 }
 
-static int watch_open_one(struct etcd_client *c, size_t i, const char *body, etcd_watch_cb cb,
-                          void *arg, struct etcd_watch **out, int64_t *compact_rev)
+/* The gRPC watch's side of the stream: the create request, then a pause
+ * that keeps the stream open (returning 0 would end it, and etcd ends a
+ * watch whose client is done). */
+static size_t watch_send(char *out, size_t size, size_t n, void *arg)
+{
+    struct etcd_watch *w = arg;
+    size_t left = w->req.len - w->req_sent, take = size * n < left ? size * n : left;
+
+    if (!left)
+        return CURL_READFUNC_PAUSE;
+    memcpy(out, w->req.p + w->req_sent, take);
+    w->req_sent += take;
+    return take;
+}
+
+static int watch_open_one(struct etcd_client *c, size_t i, const char *body,
+                          const struct etcd_pb *req, etcd_watch_cb cb, void *arg,
+                          struct etcd_watch **out, int64_t *compact_rev)
 {
     struct etcd_watch *w = calloc(1, sizeof(*w));
     char url[ETCD_URL_MAX + 64];
 
     if (!w || !(w->m = curl_multi_init()) || !(w->h = curl_easy_init()) ||
-        !(w->hdrs = headers(c, true))) {
+        !(w->hdrs = headers(c, c->json, true)) ||
+        (!c->json && !(w->req.p = malloc(req->len)))) {
         if (w)
             watch_free(w);
         fmt(c->err, "etcd watch: out of memory");
@@ -616,12 +862,23 @@ static int watch_open_one(struct etcd_client *c, size_t i, const char *body, etc
     }
     w->cb = cb;
     w->arg = arg;
-    w->line.max = ETCD_WATCH_LINE_MAX;
-    snprintf(url, sizeof(url), "%s%s", c->url[i], ETCD_PATH_WATCH);
+    w->json = c->json;
+    w->line.max = c->json ? ETCD_WATCH_LINE_MAX : ETCD_PB_FRAME_HEAD + ETCD_PB_MSG_MAX;
+    snprintf(url, sizeof(url), "%s%s", c->url[i], c->json ? ETCD_PATH_WATCH : ETCD_GRPC_WATCH);
     common_opts(c, w->h);
     curl_easy_setopt(w->h, CURLOPT_URL, url);
     curl_easy_setopt(w->h, CURLOPT_HTTPHEADER, w->hdrs);
-    curl_easy_setopt(w->h, CURLOPT_COPYPOSTFIELDS, body);
+    if (c->json) {
+        curl_easy_setopt(w->h, CURLOPT_COPYPOSTFIELDS, body);
+    } else {
+        memcpy(w->req.p, req->p, req->len);
+        w->req.len = w->req.cap = req->len;
+        w->st = (struct grpc_status_out){&w->has_status, &w->grpc_status, w->grpc_message};
+        curl_easy_setopt(w->h, CURLOPT_POST, 1L);
+        curl_easy_setopt(w->h, CURLOPT_READFUNCTION, watch_send);
+        curl_easy_setopt(w->h, CURLOPT_READDATA, w);
+        grpc_opts(w->h, c->url[i], &w->st);
+    }
     curl_easy_setopt(w->h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_ms);
     /* A peer that vanishes without a FIN is noticed by TCP keepalive. */
     curl_easy_setopt(w->h, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -653,18 +910,20 @@ static int watch_open_one(struct etcd_client *c, size_t i, const char *body, etc
 int etcd_watch_open(struct etcd_client *c, const struct etcd_watch_req *req, etcd_watch_cb cb,
                     void *arg, struct etcd_watch **out, int64_t *compact_rev)
 {
+    struct etcd_pb pb = {0};
     char *body = NULL;
     int rc;
 
     *out = NULL;
     if (compact_rev)
         *compact_rev = 0;
-    if ((rc = etcd_req_watch(req, &body)) < 0) {
+    if ((rc = c->json ? etcd_req_watch(req, &body) : etcd_pb_req_watch(req, &pb)) < 0) {
         fmt(c->err, "etcd watch: request not built: %s", strerror(-rc));
         return rc;
     }
     if (c->user && !c->token[0] && (rc = authenticate(c)) < 0) {
         free(body);
+        etcd_pb_free(&pb);
         return rc;
     }
     /* Like a call: the next endpoint only when this one cannot be reached;
@@ -673,12 +932,12 @@ int etcd_watch_open(struct etcd_client *c, const struct etcd_watch_req *req, etc
     for (size_t tries = 0; tries < c->n_url; tries++) {
         size_t i = (c->cur + tries) % c->n_url;
 
-        rc = watch_open_one(c, i, body, cb, arg, out, compact_rev);
+        rc = watch_open_one(c, i, body, &pb, cb, arg, out, compact_rev);
         if (rc == -EPERM && c->user && !renewed) {
             renewed = true;
             if ((rc = authenticate(c)) < 0)
                 break;
-            rc = watch_open_one(c, i, body, cb, arg, out, compact_rev);
+            rc = watch_open_one(c, i, body, &pb, cb, arg, out, compact_rev);
         }
         if (rc == 0)
             c->cur = i;
@@ -686,6 +945,7 @@ int etcd_watch_open(struct etcd_client *c, const struct etcd_watch_req *req, etc
             break;
     }
     free(body);
+    etcd_pb_free(&pb);
     return rc;
 }
 

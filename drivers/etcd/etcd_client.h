@@ -1,28 +1,32 @@
 /*
- * etcd_client: a blocking etcd v3 client over the JSON gateway
- * (etcd_codec.h) with libcurl. For the control thread or a cluster
- * thread, never a poll-mode lcore: every call waits for the network, at
- * most its timeout.
+ * etcd_client: a blocking etcd v3 client with libcurl, over etcd's gRPC
+ * API (etcd_pb.h; the default) or its JSON gateway (etcd_codec.h). For
+ * the control thread or a cluster thread, never a poll-mode lcore: every
+ * call waits for the network, at most its timeout.
  *
- * One client is one connection cache (HTTP/1.1 keep-alive) used by one
- * thread at a time. Endpoints are tried in order, starting from the one
- * that answered last: a connection failure (refused, unreachable, reset,
- * nothing answered) moves to the next within the same call's timeout; an
- * answer, even an error, does not. TLS (a CA, a client certificate and
- * key) and user/password are optional; with a user the client
- * authenticates (POST /v3/auth/authenticate) before its first call and
- * again once when etcd says the token is no longer good.
+ * One client is one connection cache used by one thread at a time:
+ * HTTP/1.1 keep-alive for the gateway; over gRPC each call opens its own
+ * HTTP/2 connection (libcurl 7.88, Debian 12's, fails a second request
+ * on a kept HTTP/2 connection to etcd before sending it). Endpoints are
+ * tried in order, starting from the one that answered last: a connection
+ * failure (refused, unreachable, reset, nothing answered) moves to the
+ * next within the same call's timeout; an answer, even an error, does
+ * not. TLS (a CA, a client certificate and key) and user/password are
+ * optional; with a user the client authenticates (Authenticate) before
+ * its first call and again once when etcd says the token is no longer
+ * good.
  *
  * Every call returns 0 or a negative errno: -ETIMEDOUT (no answer within
  * the timeout), -ECONNREFUSED (no endpoint reachable), -ESTALE (the
  * revision asked for is compacted), -EPERM (authentication), -ENOENT (a
- * lease that is gone), -EINVAL (a request over the codec's bounds), -EIO
- * (anything else); etcd_client_error() then names the endpoint and why.
+ * lease that is gone), -EINVAL (a request over the codec's bounds, or one
+ * etcd refused as invalid), -EIO (anything else); etcd_client_error()
+ * then names the endpoint and why.
  *
- * A watch is its own streamed HTTP answer (one JSON object per line) on a
- * connection of its own: etcd_watch_open waits until etcd has created it,
- * so every change after that is delivered; etcd_watch_poll hands each
- * message to the callback as it arrives.
+ * A watch is its own streamed answer on a connection of its own (gRPC
+ * messages, or the gateway's JSON object per line): etcd_watch_open waits
+ * until etcd has created it, so every change after that is delivered;
+ * etcd_watch_poll hands each message to the callback as it arrives.
  */
 #ifndef OFCD_ETCD_CLIENT_H
 #define OFCD_ETCD_CLIENT_H
@@ -31,12 +35,19 @@
 
 #define ETCD_ENDPOINTS_MAX 16u
 #define ETCD_URL_MAX 256u
-/* A watch message held before its newline: a full ETCD_EVENTS_MAX batch
- * of small records; beyond it the watch fails with -EMSGSIZE. */
+/* A gateway watch message held before its newline: a full
+ * ETCD_EVENTS_MAX batch of small records; beyond it (or a gRPC message
+ * past ETCD_PB_MSG_MAX) the watch fails with -EMSGSIZE. */
 #define ETCD_WATCH_LINE_MAX (16u * 1024u * 1024u)
+
+/* How calls and watches travel: etcd's gRPC API (HTTP/2, protobuf), or
+ * its JSON gateway (HTTP/1.1), which costs etcd a decode, a gRPC call
+ * inside itself and an encode for every request and watched change. */
+enum etcd_api { ETCD_API_GRPC, ETCD_API_JSON };
 
 struct etcd_client_cfg {
     const char *const *endpoints;  /* "http://127.0.0.1:2379", "https://..." */
+    enum etcd_api api;             /* ETCD_API_GRPC unless set */
     size_t n_endpoints;
     unsigned timeout_ms;           /* a whole call, failovers included; 0 = 5000 */
     unsigned connect_timeout_ms;   /* one endpoint's connect; 0 = min(timeout, 1000) */

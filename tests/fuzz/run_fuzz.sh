@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Build the libFuzzer targets with clang (ASan+UBSan) — the frame/segment input
-# path (fuzz_net_tcp), the OpenFlow decoder (fuzz_ofp), the REST body reader
-# and flow parser with the group, meter and EVC parsers (fuzz_flow_json), the LLDP reader (fuzz_lldp), the etcd gateway's
-# answer decoders (fuzz_etcd), the etcd store's record readers
-# (fuzz_store_etcd), the reader of the events other nodes relay
-# (fuzz_relay) and the flow store journal's reader (fuzz_journal) — and run
-# each for an eighth of the given time
-# from its seed corpus. A crash, leak or sanitizer report fails the test
-# and leaves the reproducer in the work directory (named in the output).
+# Build the libFuzzer targets with clang (ASan+UBSan) — the frame/segment
+# input path (fuzz_net_tcp), the OpenFlow decoder (fuzz_ofp), the REST body
+# reader and flow parser with the group, meter and EVC parsers
+# (fuzz_flow_json), the LLDP reader (fuzz_lldp), etcd's answer decoders
+# over its JSON gateway (fuzz_etcd) and over gRPC (fuzz_etcd_pb), the etcd
+# store's record readers (fuzz_store_etcd), the reader of the events other
+# nodes relay (fuzz_relay) and the flow store journal's reader
+# (fuzz_journal) — and run each for an eighth of the given time from its
+# seed corpus. A crash, leak or sanitizer report fails the test and leaves
+# the reproducer in the work directory (named in the output).
 #
 # usage: run_fuzz.sh SOURCE_ROOT SECONDS [WORK_DIR]
 set -euo pipefail
@@ -17,11 +18,13 @@ work=${3:-$(mktemp -d /tmp/ofcd-fuzz.XXXXXX)}
 command -v clang >/dev/null || { echo "clang missing: scripts/install-deps installs it"; exit 1; }
 
 mkdir -p "$work/corpus" "$work/corpus_ofp" "$work/corpus_flow_json" "$work/corpus_lldp" \
-    "$work/corpus_etcd" "$work/corpus_store_etcd" "$work/corpus_relay" "$work/corpus_journal"
+    "$work/corpus_etcd" "$work/corpus_etcd_pb" "$work/corpus_store_etcd" "$work/corpus_relay" \
+    "$work/corpus_journal"
 cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
 cp "$root"/tests/fuzz/corpus_flow_json/* "$work/corpus_flow_json/"
 cp "$root"/tests/fuzz/corpus_lldp/* "$work/corpus_lldp/"
 cp "$root"/tests/fuzz/corpus_etcd/* "$work/corpus_etcd/"
+cp "$root"/tests/fuzz/corpus_etcd_pb/* "$work/corpus_etcd_pb/"
 cp "$root"/tests/fuzz/corpus_store_etcd/* "$work/corpus_store_etcd/"
 cp "$root"/tests/fuzz/corpus_relay/* "$work/corpus_relay/"
 cp "$root"/tests/fuzz/corpus_journal/* "$work/corpus_journal/"
@@ -56,6 +59,10 @@ bg clang "${cflags[@]}" -I"$root/drivers/etcd" \
     "$root/tests/fuzz/fuzz_etcd.c" "$root/drivers/etcd/etcd_resp.c" \
     "$root/drivers/etcd/etcd_b64.c" -ljansson \
     -o "$work/fuzz_etcd"
+bg clang "${cflags[@]}" -I"$root/drivers/etcd" \
+    "$root/tests/fuzz/fuzz_etcd_pb.c" "$root/drivers/etcd/etcd_pb_resp.c" \
+    "$root/drivers/etcd/etcd_resp.c" "$root/drivers/etcd/etcd_b64.c" -ljansson \
+    -o "$work/fuzz_etcd_pb"
 bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/drivers/etcd" -I"$root/common" \
     "$root/tests/fuzz/fuzz_store_etcd.c" "$root/control/store/store_etcd_rec.c" \
     -o "$work/fuzz_store_etcd"
@@ -76,12 +83,13 @@ cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit
 cd "$work"
 half=$(( (secs + 7) / 8 ))
 # -rss_limit_mb: nothing here allocates much; a blow-up is a bug.
-for t in net_tcp ofp flow_json lldp etcd store_etcd relay journal; do
+for t in net_tcp ofp flow_json lldp etcd etcd_pb store_etcd relay journal; do
     corpus=corpus
     [ $t = ofp ] && corpus=corpus_ofp
     [ $t = flow_json ] && corpus=corpus_flow_json
     [ $t = lldp ] && corpus=corpus_lldp
     [ $t = etcd ] && corpus=corpus_etcd
+    [ $t = etcd_pb ] && corpus=corpus_etcd_pb
     [ $t = store_etcd ] && corpus=corpus_store_etcd
     [ $t = relay ] && corpus=corpus_relay
     [ $t = journal ] && corpus=corpus_journal

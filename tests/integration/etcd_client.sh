@@ -7,7 +7,9 @@
 #   that sees every later put/delete in order, a compacted revision read
 #   or watched -> -ESTALE, a dead first endpoint passed over;
 #   etcd stopped (SIGSTOP) -> -ETIMEDOUT, etcd gone -> -ECONNREFUSED, both
-#   within the call's timeout with a message.
+#   within the call's timeout with a message; authentication with a token
+#   renewed once it expires; TLS with client certificates. Each probe runs
+#   over etcd's gRPC API (the default) and over its JSON gateway.
 # Needs no tap, OVS or ofcd: no integration lock.
 #
 # usage: etcd_client.sh ETCD_PROBE
@@ -39,7 +41,13 @@ etcd_pid=$ETCD_PID
 [ $started = 0 ] || fail "etcd did not start"
 pass "etcd $(etcd --version | head -1 | cut -d' ' -f3) on $client"
 
-"$probe" check $dead $client || fail "etcd-probe check"
+both() {   # both WHAT ARGS...: the probe over gRPC, then over the gateway
+    local what=$1
+    shift
+    "$probe" "$@" | sed 's/^/grpc: /' || fail "etcd-probe $what (gRPC)"
+    ETCD_PROBE_API=json "$probe" "$@" | sed 's/^/json: /' || fail "etcd-probe $what (JSON gateway)"
+}
+both check check $dead $client
 
 # Authentication: a root user, auth on; this etcd's tokens live 1 s
 # (--auth-token-ttl), so the probe sees one expire and renews it.
@@ -47,16 +55,16 @@ etcdctl --endpoints=$client user add root:probe-pw >/dev/null || fail "etcdctl u
 etcdctl --endpoints=$client role add root >/dev/null &&
     etcdctl --endpoints=$client user grant-role root root >/dev/null || fail "etcdctl root role"
 etcdctl --endpoints=$client auth enable >/dev/null || fail "etcdctl auth enable"
-"$probe" auth $client root probe-pw || fail "etcd-probe auth"
+both auth auth $client root probe-pw
 
 kill -STOP "$etcd_pid"
-"$probe" down ETIMEDOUT $client || fail "etcd stopped: the call does not time out cleanly"
+both "down (etcd stopped: the call must time out cleanly)" down ETIMEDOUT $client
 kill -CONT "$etcd_pid"
 
 kill "$etcd_pid"
 wait_for_exit "$etcd_pid" 10 || fail "etcd did not stop"
 etcd_pid=
-"$probe" down ECONNREFUSED $dead $client || fail "etcd gone: the call does not fail cleanly"
+both "down (etcd gone: the call must fail cleanly)" down ECONNREFUSED $dead $client
 
 # TLS: a CA of the test's own, etcd on https demanding client certificates.
 pki() {   # pki NAME SUBJECT [EXT]: a P-256 key and a certificate signed by the CA
@@ -82,5 +90,5 @@ etcd --name probe-tls --data-dir "$work/data-tls" \
 etcd_pid=$!
 wait_for_line "$work/etcd-tls.log" 'serving client (traffic|requests)' 20 ||
     { tail -20 "$work/etcd-tls.log" >&2; fail "etcd on https did not start"; }
-"$probe" tls $tls "$work/ca.crt" "$work/client.crt" "$work/client.key" || fail "etcd-probe tls"
+both tls tls $tls "$work/ca.crt" "$work/client.crt" "$work/client.key"
 pass "etcd client"

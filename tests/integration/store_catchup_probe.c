@@ -106,8 +106,11 @@ static json_t *fake_state(void)
 static struct store *node_open_timeout(unsigned timeout_ms)
 {
     const char *ep[1] = {fake};
+    /* The fake speaks etcd's JSON gateway; what it shapes (the catch-up's
+     * parts, the late answers) is the store's to handle whichever API
+     * carries it. */
     struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = prefix,
-                               .timeout_ms = timeout_ms, .confirm_ms = 60000};
+                               .json = true, .timeout_ms = timeout_ms, .confirm_ms = 60000};
     struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = dir, .etcd = &e,
                              .map_size = map_size};
     struct store *s = store_open(&c);
