@@ -6,7 +6,9 @@
 #     seconds: requests/s, p50, p99;
 #   - hey at the seed's rate (Kytos' stress script: 250 one-flow POSTs/s from 5
 #     clients, the same flow each time): p50, p99, answers other than 202;
-#   - the same two against node 1 started alone (no cluster, its own LMDB);
+#   - the same two against node 1 started alone (no cluster, its own LMDB),
+#     and through a fresh etcd over its JSON gateway (cluster.etcd_api =
+#     json) instead of gRPC, the API it left;
 #   - a node's catch-up: node 2 stopped while CATCHUP flows (default "10000
 #     100000", 200 a request, a switch gone: stored, not sent) go through
 #     node 1, then started: the time its copy took from the first missed
@@ -95,6 +97,16 @@ emu_off
 cl_node_stop 1
 rm -rf "$work/node1"
 
+# The gateway first, on an etcd of its own, so that gRPC's run starts as
+# fresh and the catch-up below follows it.
+cl_etcd_start "$work/gw" || { echo "the three-member etcd did not start"; exit 1; }
+cl_node_start 1 "$work/gw" --cluster.etcd_api=json || exit 1
+emu_on || exit 1
+loads etcd_json
+emu_off
+cl_all_stop
+CL_DIR=$work
+
 cl_etcd_start "$work" || { echo "the three-member etcd did not start"; exit 1; }
 cl_node_start 1 "$work" || exit 1
 emu_on || exit 1
@@ -134,13 +146,15 @@ PY
     echo "catch-up after $n missed flows: ${ms:-?} ms ($line)"
     catchups+=("{\"missed_flows\": $n, \"ms\": ${ms:-null}}")
 done
-python3 - "$work/alone.json" "$work/etcd.json" "$OUT/etcd.json" "${catchups[@]}" <<'PY'
+python3 - "$work/alone.json" "$work/etcd.json" "$work/etcd_json.json" "$OUT/etcd.json" \
+    "${catchups[@]}" <<'PY'
 import json, sys
-alone, etcd = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-out = {"alone": alone, "etcd": etcd, "catchup": [json.loads(c) for c in sys.argv[4:]]}
+alone, etcd, gw = (json.load(open(f)) for f in sys.argv[1:4])
+out = {"alone": alone, "etcd": etcd, "etcd_json": gw,
+       "catchup": [json.loads(c) for c in sys.argv[5:]]}
 a, e = alone["wrk64"]["req_s"], etcd["wrk64"]["req_s"]
 out["etcd_share_of_alone"] = round(e / a, 3) if a and e else None
-json.dump(out, open(sys.argv[3], "w"), indent=1)
+json.dump(out, open(sys.argv[4], "w"), indent=1)
 print("through etcd: %.0f%% of one node alone (wrk 64 conns)" % (100 * out["etcd_share_of_alone"])
       if out["etcd_share_of_alone"] else "through etcd: no figure")
 PY
