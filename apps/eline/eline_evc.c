@@ -31,7 +31,8 @@ int eline_rec_new(json_t *body, struct eline_rec **out, char *err, size_t errlen
         return -ENOMEM;
     }
     r->request = body;
-    if (eline_req_parse(body, &r->req, err, errlen) < 0) {
+    if (eline_req_parse(body, &r->req, err, errlen) < 0 ||
+        eline_path_cons_check(&r->req, err, errlen) < 0) {
         eline_rec_free(r);
         return -EINVAL;
     }

@@ -3,11 +3,13 @@
  * Its path, as Kytos' mef_eline chooses one: the request's primary_path
  * when all its links are up; else its backup_path when all of those are;
  * else, with dynamic_backup_path (or no path given at all), the
- * topology's shortest. Its backup (a fast-failover group's second way):
- * the request's backup_path beside a primary one, else the topology's
- * shortest path sharing no link with the path. Without the topology app
- * a given path is taken as it is (nothing can say it is down) and no
- * dynamic path exists. See eline_app.h. */
+ * topology's best under its primary_constraints (pathfinder's first
+ * answer; the fewest links without). Its backup (a fast-failover group's
+ * second way): the request's backup_path beside a primary one, else the
+ * topology's best under its secondary_constraints sharing no link with
+ * the path (Kytos asks pathfinder with them for its failover path too).
+ * Without the topology app a given path is taken as it is (nothing can
+ * say it is down) and no dynamic path exists. See eline_app.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "ofcd_clock.h"
 #include "sw_view.h"
 #include "topo_class.h"
+#include "topo_path_cons.h"
 #include "topo_paths.h"
 #include "topo_view.h"
 
@@ -146,6 +149,47 @@ static bool dynamic_allowed(const struct eline_rec *r)
     return r->req.dynamic_backup_path || !json_array_size(r->req.primary_path);
 }
 
+int eline_path_cons_check(const struct eline_req *q, char *err, size_t errlen)
+{
+    static const char *const prefix[] = {"primary_constraints.", "secondary_constraints."};
+    json_t *const obj[] = {q->primary_constraints, q->secondary_constraints};
+    char why[256];
+
+    for (int i = 0; i < 2; i++) {
+        struct topo_path_cons c;
+        int rc = topo_path_cons_read(obj[i], prefix[i], &c, why, sizeof(why));
+        topo_path_cons_free(&c);
+        if (rc == -EINVAL)
+            snprintf(err, errlen, "The request body contains invalid API data. %s", why);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The topology's best path for r under its primary (which = 0) or
+ * secondary constraints, over no link of avoid. A constraint that no
+ * longer reads (not possible once checked at the request) is no
+ * constraint at all: the EVC is better laid than not. */
+static int dynamic_path(struct topo_rest *t, const struct eline_rec *r, int which,
+                        const struct topo_path_hop *avoid, size_t n_avoid,
+                        struct topo_path_hop *out, size_t *n)
+{
+    struct topo_path_cons c;
+    char why[256];
+    int rc = topo_path_cons_read(which ? r->req.secondary_constraints
+                                       : r->req.primary_constraints, "", &c, why, sizeof(why));
+
+    if (rc == 0)
+        rc = topo_paths_best(t, r->req.uni_a.at.dpid, r->req.uni_z.at.dpid, &c, avoid, n_avoid,
+                             out, ELINE_PATH_MAX, n);
+    else if (rc == -EINVAL)
+        rc = topo_paths_best(t, r->req.uni_a.at.dpid, r->req.uni_z.at.dpid, NULL, avoid,
+                             n_avoid, out, ELINE_PATH_MAX, n);
+    topo_path_cons_free(&c);
+    return rc;
+}
+
 int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
                     size_t *n, struct eline_link *backup, size_t *n_backup, bool *lone)
 {
@@ -177,13 +221,13 @@ int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline
             return rc;
         if (!t || !dynamic_allowed(r))
             return -ENOENT;             /* apps.topology off: no dynamic path */
-        if ((rc = topo_paths_shortest(t, src, dst, hops, ELINE_PATH_MAX, n)) < 0)
+        if ((rc = dynamic_path(t, r, 0, NULL, 0, hops, n)) < 0)
             return rc;
         links_of(hops, *n, out);
         if (!a->fast_failover)
             return 0;
     }
-    rc = topo_paths_disjoint(t, src, dst, hops, *n, spare, ELINE_PATH_MAX, n_backup);
+    rc = dynamic_path(t, r, 1, hops, *n, spare, n_backup);
     if (rc < 0) {
         *n_backup = 0;                  /* unprotected: the topology has no second way */
         *lone = rc == -ENOENT;
@@ -265,8 +309,7 @@ int eline_path_judge(struct eline_app *a, struct eline_rec *r, char *why, size_t
     }
     if (lone && a->fast_failover && nb == 0) {
         hops_of(path, n, hops);
-        if (topo_paths_disjoint(t, r->req.uni_a.at.dpid, r->req.uni_z.at.dpid, hops, n, spare,
-                                ELINE_PATH_MAX, &nw) == 0) {
+        if (dynamic_path(t, r, 1, hops, n, spare, &nw) == 0) {
             snprintf(why, len, "a backup can protect it again");
             return 1;
         }

@@ -11,6 +11,7 @@
 #include "ofcd_clock.h"
 #include "path_query.h"
 #include "topo_admin.h"
+#include "topo_path_cons.h"
 #include "topo_rest.h"
 
 /* The path's nodes (switch, its interface, the next switch's interface,
@@ -85,17 +86,21 @@ static int graph_now(struct topo_rest *t, struct topo_paths_cache *c)
 
 struct search_args {
     uint64_t src, dst;
+    const struct topo_path_cons *cons;      /* NULL: none */
     const struct topo_path_hop *avoid;
     size_t n_avoid;
     struct topo_path_hop *out;
     size_t cap, *n;
 };
 
-/* On the kept graph (topo_paths_run): the fewest-links path, avoid's
- * links unusable. */
+/* On the kept graph (topo_paths_run): the best path under the
+ * constraints (the fewest links without), avoid's links and the
+ * constraints' undesired ones unusable. */
 static int search_on(const struct topo_path_build *b, void *arg)
 {
     struct search_args *x = arg;
+    const struct topo_path_cons *c = x->cons;
+    size_t n_undesired = c ? json_array_size(c->undesired) : 0;
     char a[24], z[24];
     bool *ok = NULL;
 
@@ -104,15 +109,27 @@ static int search_on(const struct topo_path_build *b, void *arg)
     long s = topo_path_node(b, a), d = topo_path_node(b, z);
     if (s < 0 || d < 0)
         return -ENOENT;
-    if (x->n_avoid) {
+    if (x->n_avoid || n_undesired) {
         if (!(ok = malloc((b->g.n_edges ? b->g.n_edges : 1) * sizeof(*ok))))
             return -ENOMEM;
         memset(ok, 1, b->g.n_edges * sizeof(*ok));
         for (size_t h = 0; h < x->n_avoid; h++)
             topo_path_unwanted_ends(b, x->avoid[h].from, x->avoid[h].to, ok);
+        for (size_t u = 0; u < n_undesired; u++)
+            topo_path_unwanted(b, json_string_value(json_array_get(c->undesired, u)), ok);
     }
     struct path_query q = {.src = (uint32_t)s, .dst = (uint32_t)d, .weight = PATH_KSP_HOP,
                            .k = 1, .edge_ok = ok};
+    if (c) {
+        q.weight = c->weight;
+        q.has_max_cost = c->has_max_cost;
+        q.max_cost = c->max_cost;
+        q.mandatory = c->mand;
+        q.n_mandatory = c->n_mand;
+        q.flexible = c->flex;
+        q.n_flexible = c->n_flex;
+        q.min_hits = c->min_hits;
+    }
     struct path_list l = {0};
     struct path_query_err err;
     int rc = x->src == x->dst ? 0 : path_query_run(&b->g, &q, &l, &err);
@@ -123,28 +140,16 @@ static int search_on(const struct topo_path_build *b, void *arg)
     return rc;
 }
 
-static int search(struct topo_rest *t, uint64_t src, uint64_t dst,
-                  const struct topo_path_hop *avoid, size_t n_avoid, struct topo_path_hop *out,
-                  size_t cap, size_t *n)
+int topo_paths_best(struct topo_rest *t, uint64_t src, uint64_t dst,
+                    const struct topo_path_cons *cons, const struct topo_path_hop *avoid,
+                    size_t n_avoid, struct topo_path_hop *out, size_t cap, size_t *n)
 {
-    struct search_args x = {src, dst, avoid, n_avoid, out, cap, n};
+    struct search_args x = {src, dst, cons, avoid, n_avoid, out, cap, n};
 
     *n = 0;
     return topo_paths_run(t, search_on, &x);
 }
 
-int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
-                        struct topo_path_hop *out, size_t cap, size_t *n)
-{
-    return search(t, src, dst, NULL, 0, out, cap, n);
-}
-
-int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
-                        const struct topo_path_hop *avoid, size_t n_avoid,
-                        struct topo_path_hop *out, size_t cap, size_t *n)
-{
-    return search(t, src, dst, avoid, n_avoid, out, cap, n);
-}
 
 struct up_args {
     const struct topo_path_hop *h;

@@ -1,10 +1,10 @@
 /*
  * topo_paths: the topology's paths for another app (the circuits'), in C
- * types: the shortest path between two switches over the links that are up,
- * as pathfinder finds it (topo_path_build's graph, apps/path's search), as
- * the links it crosses with their ends in the path's order. The same answer
- * as POST /api/kytos/pathfinder/v3/ with spf_max_paths 1 and no constraint,
- * without the JSON. From any thread that may take the switch view's lock
+ * types: the best path between two switches over the links that are up,
+ * under pathfinder's constraints, as pathfinder finds it (topo_path_build's
+ * graph, apps/path's search), as the links it crosses with their ends in
+ * the path's order. The same answer as POST /api/kytos/pathfinder/v3/'s
+ * first path, without the JSON. From any thread that may take the switch view's lock
  * (not the control thread while it holds it).
  *
  * The graph is kept between calls (topo_paths_cache, in struct topo_rest)
@@ -31,6 +31,7 @@
 #include "topo_path_build.h"
 
 struct topo_rest;
+struct topo_path_cons;
 
 #define TOPO_PATHS_MAX_AGE_US 1000000u
 
@@ -57,19 +58,19 @@ struct topo_path_hop {
 };
 
 /*
- * The fewest-links path from switch src to switch dst into out (cap hops
- * of room), *n set. 0; -ENOENT when either switch is unknown or down, or no
- * path joins them; -E2BIG when the path is longer than cap; -ENOMEM. src ==
- * dst is 0 with no hop.
+ * The best path from switch src to switch dst under pathfinder's
+ * constraints cons (topo_path_cons.h; NULL: the fewest links), over no
+ * link of avoid[0..n_avoid) (a backup for a path: no link in common,
+ * switches may be) nor of the constraints' undesired_links: pathfinder's
+ * first answer to the same question, into out (cap hops of room), *n set.
+ * 0; -ENOENT when either switch is unknown or down, or no path joins them
+ * and meets the constraints; -EDOM when a link's metadata the constraints
+ * weigh is of the wrong type; -E2BIG when the path is longer than cap;
+ * -ENOMEM. src == dst is 0 with no hop.
  */
-int topo_paths_shortest(struct topo_rest *t, uint64_t src, uint64_t dst,
-                        struct topo_path_hop *out, size_t cap, size_t *n);
-
-/* The same, over no link of avoid[0..n_avoid) (a backup for a path: no
- * link in common, switches may be). -ENOENT when there is none. */
-int topo_paths_disjoint(struct topo_rest *t, uint64_t src, uint64_t dst,
-                        const struct topo_path_hop *avoid, size_t n_avoid,
-                        struct topo_path_hop *out, size_t cap, size_t *n);
+int topo_paths_best(struct topo_rest *t, uint64_t src, uint64_t dst,
+                    const struct topo_path_cons *cons, const struct topo_path_hop *avoid,
+                    size_t n_avoid, struct topo_path_hop *out, size_t cap, size_t *n);
 
 /* fn over the kept graph (made again first if the topology moved), its
  * lock held: fn's answer, or graph_now's -errno (-ENOMEM, -E2BIG). For a

@@ -28,7 +28,9 @@
 #     then silent one way (br1 set no-receive on it: LLDP's liveness ends
 #     the link): the EVC moves through br2 and back each time; an EVC with
 #     a primary_path and a backup_path takes the backup when the chord is
-#     cut and its primary again when the chord is back;
+#     cut and its primary again when the chord is back; pathfinder's
+#     constraints (primary_constraints, secondary_constraints) steer its
+#     path and its backup off a link;
 #  9. PATCH evc/{id}: a new name, disabled and enabled, a new primary_path,
 #     and what Kytos refuses (an attribute it cannot change, a tag in use,
 #     a bad value, bad JSON, an unknown id), nothing changed by a refusal;
@@ -326,6 +328,37 @@ wait_shape "$GV" 'true,1,2' || fail "not back on its primary: $(shape "$GV")"
 grep -q "EVC $GV (given): its primary path is up again" "$work/ofcd2.log" || fail "no log of the return"
 ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 back on the primary path"
 pass "primary_path and backup_path: the chord cut, the EVC on its backup_path; back, on its primary"
+
+# Pathfinder's constraints, as mef_eline passes them: the chord's metadata
+# says bandwidth 10; asked 100 on its primary path (PATCH), the EVC goes
+# through br2 with its backup over the chord; a secondary constraint that
+# leaves the chord out too leaves it unprotected; without either it goes
+# back over the chord. A constraint that does not read is a 400 naming it.
+patch() {
+    curl -s -o "$work/answer" -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
+        --data-binary "$2" "$EL/evc/$1"
+}
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d '{"bandwidth": 10}' "$API/api/kytos/topology/v3/links/$chord/metadata")
+[ "$c" = 201 ] || fail "the chord's metadata: $c $(cat "$work/answer")"
+c=$(patch "$PR" '{"primary_constraints": {"mandatory_metrics": {"bandwidth": 100}}}')
+[ "$c" = 200 ] || fail "PATCH primary_constraints: $c $(cat "$work/answer")"
+wait_shape "$PR" 'true,2,1' || fail "not through br2 with the chord as backup: $(shape "$PR")"
+[ "$(curl -s "$EL/evc/$PR" | jq -r --arg c "$(dpid 1):3" '[.current_path[] | .endpoint_a.id, .endpoint_b.id] | index($c)')" = null ] ||
+    fail "the path still crosses the chord: $(curl -s "$EL/evc/$PR" | jq -c .current_path)"
+ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 over the constrained path"
+c=$(patch "$PR" "{\"secondary_constraints\": {\"undesired_links\": [\"$chord\"]}}")
+[ "$c" = 200 ] || fail "PATCH secondary_constraints: $c $(cat "$work/answer")"
+wait_shape "$PR" 'true,2,0' || fail "a backup over an undesired link: $(shape "$PR")"
+c=$(patch "$PR" '{"primary_constraints": {"spf_attribute": "speed"}}')
+[ "$c" = 400 ] && grep -q "primary_constraints.spf_attribute: 'speed' is not one of" "$work/answer" ||
+    fail "a bad constraint: $c $(cat "$work/answer")"
+[ "$(shape "$PR")" = 'true,2,0' ] || fail "the refused PATCH moved the EVC: $(shape "$PR")"
+c=$(patch "$PR" '{"primary_constraints": {}, "secondary_constraints": {}}')
+[ "$c" = 200 ] || fail "PATCH without constraints: $c $(cat "$work/answer")"
+wait_shape "$PR" 'true,1,2' || fail "not back over the chord: $(shape "$PR")"
+curl -s -o /dev/null -X DELETE "$API/api/kytos/topology/v3/links/$chord/metadata/bandwidth"
+pass "constraints: bandwidth asked on the primary path (through br2, backup over the chord), the chord undesired for the backup (unprotected), 400 naming a bad one, back without them"
 
 # ---- 9. PATCH evc/{id} -------------------------------------------------------------------------
 # patch ID BODY: the status; the answer in $work/answer.

@@ -1,7 +1,9 @@
 /* test_topo_path: Kytos' pathfinder v3 route on the topology app — what a
  * client of POST /api/kytos/pathfinder/v3/ relies on: Kytos' answer shape
  * over the topology as topology v3 shows it, its 400s naming the field,
- * undesired links and metric constraints read from the links' metadata. */
+ * undesired links and metric constraints read from the links' metadata;
+ * and the same constraints as the circuits ask them (topo_paths_best). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +14,8 @@
 #include <string.h>
 
 #include "ofp_wire.h"
+#include "topo_path_cons.h"
+#include "topo_paths.h"
 #include "topo_rest_env.h"
 
 /* POST body: 200, the answer's paths. */
@@ -184,6 +188,77 @@ static void test_bad_bodies(void **state)
     tenv_expect(e, x, "POST", "more", "{}", 404, NULL);
 }
 
+/* topo_paths_best under constraints read as an EVC's: the link's
+ * metadata weighed, its id undesired, a path to avoid, a bound on the
+ * cost; and topo_path_cons_read's 400 words with the EVC's prefix. */
+static int best(struct tenv *e, const char *cons, const struct topo_path_hop *avoid,
+                size_t n_avoid, size_t *n)
+{
+    struct topo_path_hop out[8];
+    struct topo_path_cons c;
+    char err[256] = "";
+    json_error_t je;
+    json_t *o = cons ? json_loads(cons, 0, &je) : NULL;
+    int rc = topo_path_cons_read(o, "primary_constraints.", &c, err, sizeof(err));
+
+    if (rc)
+        fail_msg("%s: %d %s", cons, rc, err);
+    rc = topo_paths_best(&e->t, 0x1001, 0x1002, cons ? &c : NULL, avoid, n_avoid, out, 8, n);
+    if (rc == 0 && (*n != 1 || out[0].from.dpid != 0x1001 || out[0].from.port != 1 ||
+                    out[0].to.dpid != 0x1002 || out[0].to.port != 2))
+        fail_msg("%s: %zu hops, first %llx:%u -> %llx:%u", cons, *n,
+                 (unsigned long long)out[0].from.dpid, out[0].from.port,
+                 (unsigned long long)out[0].to.dpid, out[0].to.port);
+    topo_path_cons_free(&c);
+    json_decref(o);
+    return rc;
+}
+
+static void test_best_for_circuits(void **state)
+{
+    struct tenv *e = *state;
+    char id[128], arg[256], body[256];
+    size_t n;
+
+    tenv_link_id(e, id, sizeof(id));
+    snprintf(arg, sizeof(arg), "links/%s/metadata", id);
+    tenv_expect(e, &e->t.ext_topology, "POST", arg, "{\"bandwidth\": 10, \"delay\": 7}", 201,
+                NULL);
+    assert_int_equal(best(e, NULL, NULL, 0, &n), 0);
+    assert_int_equal(best(e, "{}", NULL, 0, &n), 0);
+    assert_int_equal(best(e, "{\"mandatory_metrics\": {\"bandwidth\": 5}}", NULL, 0, &n), 0);
+    assert_int_equal(best(e, "{\"mandatory_metrics\": {\"bandwidth\": 20}}", NULL, 0, &n),
+                     -ENOENT);
+    assert_int_equal(best(e, "{\"spf_attribute\": \"delay\", \"spf_max_path_cost\": 8}",
+                          NULL, 0, &n), -ENOENT);
+    assert_int_equal(best(e, "{\"spf_attribute\": \"delay\", \"spf_max_path_cost\": 9}",
+                          NULL, 0, &n), 0);
+    snprintf(body, sizeof(body), "{\"undesired_links\": [\"%s\"]}", id);
+    assert_int_equal(best(e, body, NULL, 0, &n), -ENOENT);
+    struct topo_path_hop avoid = {.from = {0x1002, 2}, .to = {0x1001, 1}};
+    assert_int_equal(best(e, "{}", &avoid, 1, &n), -ENOENT);
+    tenv_expect(e, &e->t.ext_topology, "POST", arg, "{\"bandwidth\": \"fast\"}", 201, NULL);
+    assert_int_equal(best(e, "{\"mandatory_metrics\": {\"bandwidth\": 5}}", NULL, 0, &n),
+                     -EDOM);
+
+    /* What an EVC's request is told. */
+    struct topo_path_cons c;
+    char err[256];
+    json_t *o = json_loads("{\"spf_attribute\": \"speed\"}", 0, NULL);
+    assert_int_equal(topo_path_cons_read(o, "secondary_constraints.", &c, err, sizeof(err)),
+                     -EINVAL);
+    assert_string_equal(err, "secondary_constraints.spf_attribute: 'speed' is not one of "
+                             "['hop', 'delay', 'priority']");
+    topo_path_cons_free(&c);
+    json_decref(o);
+    o = json_loads("[]", 0, NULL);
+    assert_int_equal(topo_path_cons_read(o, "primary_constraints", &c, err, sizeof(err)),
+                     -EINVAL);
+    assert_string_equal(err, "primary_constraints: not of type 'object'");
+    topo_path_cons_free(&c);
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +266,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_constraints_from_metadata, tenv_setup,
                                         tenv_teardown),
         cmocka_unit_test_setup_teardown(test_bad_bodies, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_best_for_circuits, tenv_setup, tenv_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
