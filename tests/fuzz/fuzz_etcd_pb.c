@@ -14,29 +14,9 @@
 #include <string.h>
 
 #include "etcd_pb.h"
+#include "fuzz_etcd_checks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
-
-static void check_kv(const struct etcd_kv *kv)
-{
-    if (kv->key_len > ETCD_KEY_MAX || kv->value_len > ETCD_VALUE_MAX ||
-        !kv->key || !kv->value || kv->key[kv->key_len] || kv->value[kv->value_len])
-        abort();
-}
-
-static void check_kvs(const struct etcd_kvs *k)
-{
-    if (k->n > ETCD_KVS_MAX || (k->n && !k->kv))
-        abort();
-    for (size_t i = 0; i < k->n; i++)
-        check_kv(&k->kv[i]);
-}
-
-static void check_rc(int rc, const char *err)
-{
-    if (rc > 0 || (rc < 0 && rc != -ENOMEM && !err[0]))
-        abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -57,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         struct etcd_range_resp r;
         rc = etcd_pb_decode_range(m, len, &r, err);
         if (rc == 0)
-            check_kvs(&r.kvs);
+            fz_check_kvs(&r.kvs);
         etcd_range_resp_free(&r);
         etcd_range_resp_free(&r);
         break;
@@ -65,12 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     case 1: {
         struct etcd_txn_resp r;
         rc = etcd_pb_decode_txn(m, len, &r, err);
-        if (rc == 0) {
-            if (r.n_resp > ETCD_TXN_OPS_MAX)
-                abort();
-            for (size_t i = 0; i < r.n_resp; i++)
-                check_kvs(&r.resp[i].kvs);
-        }
+        if (rc == 0)
+            fz_check_txn(&r);
         etcd_txn_resp_free(&r);
         etcd_txn_resp_free(&r);
         break;
@@ -78,19 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     case 2: {
         struct etcd_watch_resp r;
         rc = etcd_pb_decode_watch(m, len, &r, err);
-        if (rc == 0) {
-            if (r.n_ev > ETCD_EVENTS_MAX || memchr(r.cancel_reason, 0, ETCD_ERR_MAX) == NULL)
-                abort();
-            for (size_t i = 0; i < r.n_ev; i++) {
-                if (r.ev[i].type != ETCD_EV_PUT && r.ev[i].type != ETCD_EV_DELETE)
-                    abort();
-                if (!r.ev[i].kv.key_len)
-                    abort();
-                check_kv(&r.ev[i].kv);
-                if (r.ev[i].has_prev)
-                    check_kv(&r.ev[i].prev);
-            }
-        }
+        if (rc == 0)
+            fz_check_watch(&r);
         etcd_watch_resp_free(&r);
         etcd_watch_resp_free(&r);
         break;
@@ -120,14 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     default: {
         char tok[ETCD_TOKEN_MAX];
         rc = etcd_pb_decode_auth(m, len, tok, err);
-        /* A token goes into a header line: printable ASCII only. */
-        for (size_t i = 0; rc == 0 && tok[i]; i++)
-            if (tok[i] < 0x21 || tok[i] > 0x7e)
-                abort();
+        if (rc == 0)
+            fz_check_token(tok);
         break;
     }
     }
-    check_rc(rc, err);
+    fz_check_rc(rc, err);
     free(m);
     return 0;
 }
