@@ -106,21 +106,29 @@ static void links_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32
             add(used, l[i].s_vlan);
 }
 
-static void uni_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port, uint64_t *used)
+static void uni_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port, uint64_t *used,
+                   unsigned *special)
 {
     if (!u->has_tag || u->at.dpid != dpid || u->at.port != port)
         return;
-    if (u->vlan.kind == ELINE_VLAN_MASKS) {
+    if (u->vlan.kind == ELINE_VLAN_ANY) {
+        *special |= TOPO_SPECIAL_ANY;
+    } else if (u->vlan.kind == ELINE_VLAN_MASKS) {
         for (unsigned i = 0; i < u->n_ranges; i++)
             for (unsigned t = u->ranges[i][0]; t <= u->ranges[i][1]; t++)
                 add(used, t);
-    } else if (u->vlan.kind == ELINE_VLAN_VID && u->vlan.vid) {
-        add(used, u->vlan.vid);
+    } else if (u->vlan.kind == ELINE_VLAN_VID) {
+        if (u->vlan.vid)
+            add(used, u->vlan.vid);
+        else
+            *special |= TOPO_SPECIAL_UNTAGGED;
     }
 }
 
-/* topo_rest's tags_used: every live EVC's UNI tags and S-VLANs there. */
-static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used)
+/* topo_rest's tags_used: every live EVC's UNI tags (special ones too)
+ * and S-VLANs there. */
+static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
+                      unsigned *special)
 {
     struct eline_app *a = arg;
 
@@ -129,8 +137,8 @@ static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used)
         const struct eline_rec *r = a->evcs[i];
         if (r->archived)
             continue;
-        uni_on(&r->req.uni_a, dpid, port, used);
-        uni_on(&r->req.uni_z, dpid, port, used);
+        uni_on(&r->req.uni_a, dpid, port, used, special);
+        uni_on(&r->req.uni_z, dpid, port, used, special);
         links_on(r->path, r->n_path, dpid, port, used);
         links_on(r->backup, r->n_backup, dpid, port, used);
     }

@@ -68,9 +68,11 @@ struct topo_rest {
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd, ext_path;
     struct topo_paths_cache paths;      /* the graph other apps' paths are found on */
-    /* The tags another app took on an interface (bits set in used; NULL:
-     * none), asked without any topology lock held (topo_rest_tags_user). */
-    void (*tags_used)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used);
+    /* The tags another app took on an interface (bits set in used, the
+     * special tags' TOPO_SPECIAL_* in special; NULL: none), asked without
+     * any topology lock held (topo_rest_tags_user). */
+    void (*tags_used)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
+                      unsigned *special);
     void *tags_used_arg;
 };
 
@@ -95,10 +97,12 @@ void topo_rest_fini(struct topo_rest *t);
 int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, uint64_t *set,
                            unsigned *special);
 /* The app that takes tags from the pools (once, before REST serves): what
- * it took is out of available_tags, and a tag_ranges that leaves one out
- * is refused. fn is called from REST threads without topology locks. */
+ * it took is out of available_tags and special_available_tags, and a
+ * tag_ranges or special_tags that leaves one out is refused. fn is called
+ * from REST threads without topology locks. */
 void topo_rest_tags_user(struct topo_rest *t,
-                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used),
+                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
+                                    unsigned *special),
                          void *arg);
 
 /* Is the loop between ports a and b of switch dpid one an operator told

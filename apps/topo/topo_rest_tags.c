@@ -94,18 +94,34 @@ static json_t *pool_special(const json_t *pool)
     return json_is_array(s) ? json_deep_copy(s) : json_pack("[s, s]", "untagged", "any");
 }
 
-/* The tags in use on (dpid, port), into used: the LLDP VLAN's and those
- * other apps took (t->tags_used). No topology lock held. */
+/* The tags in use on (dpid, port), into used and special: the LLDP
+ * VLAN's and those other apps took (t->tags_used). No topology lock
+ * held. */
 static void used_set(struct topo_rest *t, uint64_t dpid, uint32_t port,
-                     uint64_t used[TOPO_TAGS_WORDS])
+                     uint64_t used[TOPO_TAGS_WORDS], unsigned *special)
 {
     uint32_t lldp = tag_in_use(t, dpid);
 
     memset(used, 0, TOPO_TAGS_WORDS * sizeof(used[0]));
+    *special = 0;
     if (lldp && lldp < 64u * TOPO_TAGS_WORDS)
         used[lldp / 64] |= 1ull << (lldp % 64);
     if (t->tags_used)
-        t->tags_used(t->tags_used_arg, dpid, port, used);
+        t->tags_used(t->tags_used_arg, dpid, port, used, special);
+}
+
+/* The pool's special tags without those in use. */
+static json_t *special_available(const json_t *pool, unsigned used)
+{
+    json_t *s = pool_special(pool), *v;
+    size_t i;
+
+    for (i = json_array_size(s); i-- > 0;) {
+        v = json_array_get(s, i);
+        if (json_is_string(v) && (topo_special_bit(json_string_value(v)) & used))
+            json_array_remove(s, i);
+    }
+    return s;
 }
 
 static unsigned special_bits(const json_t *pool)
@@ -121,9 +137,10 @@ static unsigned special_bits(const json_t *pool)
 }
 
 /* Kytos' shape of one interface's pool: each field keyed by tag type; the
- * available ones are its ranges without used. Under meta_lock (pool is the
- * stored one, or NULL). */
-static json_t *pool_json(const json_t *pool, const uint64_t used[TOPO_TAGS_WORDS])
+ * available ones are its ranges and special tags without those in use.
+ * Under meta_lock (pool is the stored one, or NULL). */
+static json_t *pool_json(const json_t *pool, const uint64_t used[TOPO_TAGS_WORDS],
+                         unsigned special_used)
 {
     struct topo_tag_range *r = malloc((TOPO_TAGS_MAX_RANGES + TOPO_TAGS_SET_RANGES) *
                                       sizeof(*r));
@@ -140,7 +157,8 @@ static json_t *pool_json(const json_t *pool, const uint64_t used[TOPO_TAGS_WORDS
                           "tag_ranges", "vlan", ranges_json(r, n),
                           "available_tags", "vlan", ranges_json(avail, na),
                           "special_tags", "vlan", pool_special(pool),
-                          "special_available_tags", "vlan", pool_special(pool));
+                          "special_available_tags", "vlan",
+                          special_available(pool, special_used));
     free(r);
     return j;
 }
@@ -168,7 +186,8 @@ int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, ui
 }
 
 void topo_rest_tags_user(struct topo_rest *t,
-                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used),
+                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
+                                    unsigned *special),
                          void *arg)
 {
     t->tags_used_arg = arg;
@@ -181,14 +200,15 @@ static void add_pools(struct topo_rest *t, const struct topo_snap_switch *s, uns
                       void *arg)
 {
     uint64_t used[TOPO_TAGS_WORDS];
+    unsigned special;
     (void)idx;
     for (uint32_t i = 0; s->ports && i < s->n_ports; i++) {
         char id[TOPO_END_ID_LEN];
-        used_set(t, s->dpid, s->ports[i].p.port_no, used);
+        used_set(t, s->dpid, s->ports[i].p.port_no, used, &special);
         topo_rest_iface_id(s->dpid, s->ports[i].p.port_no, id);
         pthread_mutex_lock(&t->meta_lock);
         json_t *pools = json_object_get(t->meta, TAGS_KIND);
-        json_object_set_new(arg, id, pool_json(json_object_get(pools, id), used));
+        json_object_set_new(arg, id, pool_json(json_object_get(pools, id), used, special));
         pthread_mutex_unlock(&t->meta_lock);
     }
 }
@@ -261,8 +281,9 @@ static unsigned set_ranges(struct topo_rest *t, const char *id, const struct top
                            const struct topo_tag_range *r, size_t n, json_t **out)
 {
     uint64_t used[TOPO_TAGS_WORDS];
+    unsigned special;
     uint32_t lldp = tag_in_use(t, e->dpid);
-    used_set(t, e->dpid, e->port, used);
+    used_set(t, e->dpid, e->port, used, &special);
     uint32_t out_tag = left_out(r, n, used);
     if (out_tag)
         return rest_ext_error(out, 400, "Missing tags in tag_range: [[%" PRIu32 ", %" PRIu32
@@ -353,6 +374,15 @@ static unsigned post_special(struct topo_rest *t, const json_t *body, const char
         if (!topo_special_bit(json_string_value(v)))
             return rest_ext_error(out, 400, "The tag %s is not supported",
                                   json_string_value(v));
+    /* Those in use stay, as tag_ranges keep theirs. */
+    uint64_t used[TOPO_TAGS_WORDS];
+    unsigned in_use;
+    used_set(t, e.dpid, e.port, used, &in_use);
+    if (in_use & ~seen)
+        return rest_ext_error(out, 400, "Missing tags in special_tags: %s (in use by a "
+                              "circuit)", topo_special_name(in_use & ~seen & TOPO_SPECIAL_UNTAGGED
+                                                            ? TOPO_SPECIAL_UNTAGGED
+                                                            : TOPO_SPECIAL_ANY));
     pthread_mutex_lock(&t->keep_lock);
     json_t *old = topo_rest_meta_copy(t, TAGS_KIND, id);
     unsigned status = pool_commit(t, id, pool_with(old, "special_tags", json_deep_copy(tags)),
@@ -385,12 +415,13 @@ unsigned topo_rest_tags(struct topo_rest *t, const struct rest_ext_req *q, const
         if (iface_known(t, id, &e) < 0)
             return rest_ext_error(out, 404, "Interface not found");
         uint64_t used[TOPO_TAGS_WORDS];
-        used_set(t, e.dpid, e.port, used);
+        unsigned special;
+        used_set(t, e.dpid, e.port, used, &special);
         char canon[TOPO_END_ID_LEN];
         topo_rest_iface_id(e.dpid, e.port, canon);
         pthread_mutex_lock(&t->meta_lock);
         json_t *pool = pool_json(json_object_get(json_object_get(t->meta, TAGS_KIND), canon),
-                                 used);
+                                 used, special);
         pthread_mutex_unlock(&t->meta_lock);
         *out = pool ? json_pack("{s:o}", id, pool) : NULL;
         return *out ? 200 : rest_ext_error(out, 500, "out of memory");

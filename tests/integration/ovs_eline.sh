@@ -37,7 +37,8 @@
 # 10. metadata: per EVC and in bulk, the list filtered by it;
 # 11. the interfaces' tag pools (topology v3 tag_ranges): the EVCs' UNI
 #     tags and S-VLANs out of available_tags, tag_ranges leaving one out
-#     refused, UNI tags outside the pool refused;
+#     refused, UNI tags outside the pool refused; an untagged UNI out of
+#     special_available_tags, special_tags leaving it out refused;
 # 12. a restart with one bridge kept away: no EVC moved or taken down while
 #     LLDP finds their links again nor for the bridge's absence; a PATCH
 #     that left an EVC without a path is kept over the restart.
@@ -463,7 +464,22 @@ curl -s -o /dev/null -X DELETE "$EL/evc/$PL"
 has "$(avail "$(dpid 3):7")" 250 || fail "250 not given back to br3:7's pool by the DELETE"
 c=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$TG/$(dpid 3):7/tag_ranges")
 [ "$c" = 200 ] || fail "tag_ranges back to the default: $c"
-pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back"
+# The special tags: an EVC's untagged UNI takes "untagged" from its
+# interface's special_available_tags, a special_tags leaving it out is
+# refused, the DELETE gives it back.
+special() { curl -s "$TG/$1/tag_ranges" | jq -c ".[\"$1\"].special_available_tags.vlan"; }
+untagged=$(printf '{"interface_id": "%s:7", "tag": {"tag_type": "vlan", "value": "untagged"}}' "$(dpid 1)")
+c=$(post "$(evc untag "$untagged" "$(uni 3 7 252)")")
+[ "$c" = 201 ] || fail "an untagged UNI: $c $(cat "$work/answer")"
+UT=$(jq -r .circuit_id "$work/answer")
+[ "$(special "$(dpid 1):7")" = '["any"]' ] || fail "br1:7 keeps untagged available: $(special "$(dpid 1):7")"
+c=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary '{"tag_type": "vlan", "special_tags": ["any"]}' "$TG/$(dpid 1):7/special_tags")
+[ "$c" = 400 ] && grep -q 'Missing tags in special_tags: untagged (in use by a circuit)' "$work/answer" ||
+    fail "special_tags leaving out an EVC's untagged: $c $(cat "$work/answer")"
+curl -s -o /dev/null -X DELETE "$EL/evc/$UT"
+[ "$(special "$(dpid 1):7")" = '["untagged","any"]' ] || fail "untagged not given back: $(special "$(dpid 1):7")"
+pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back; an untagged UNI out of special_available_tags, special_tags leaving it out refused"
 
 # ---- 12. a restart with a switch late ---------------------------------------------------------------
 # A PATCH to a path that is not there leaves the EVC inactive: kept so.
