@@ -165,6 +165,11 @@ unsigned eline_uni_pool(struct eline_app *a, const struct eline_rec *r, char *wh
 int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *set);
 /* The circuits take tags from the topology's pools from now on (at load). */
 void eline_tags_register(struct eline_app *a);
+/* The tags UNI u takes on interface (dpid, port), when it is there: its
+ * VIDs set in used (4096 bits), "untagged" and "any" as TOPO_SPECIAL_* in
+ * special. */
+void eline_uni_tags_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port,
+                       uint64_t *used, unsigned *special);
 
 /* ---- eline_deploy.c --------------------------------------------------------------- */
 

@@ -65,6 +65,25 @@ static void tag_text(const struct eline_uni_req *u, char *out, size_t len)
         snprintf(out, len, "%u", u->vlan.vid);
 }
 
+/* The S-VLAN a link of links[0..n) with an end on u's port carries inside
+ * u's tags: 0 when none. */
+static uint16_t svlan_at_uni(const struct eline_uni_req *u, const struct eline_link *links,
+                             size_t n)
+{
+    uint64_t mine[4096 / 64] = {0};
+    unsigned special = 0;
+
+    eline_uni_tags_on(u, u->at.dpid, u->at.port, mine, &special);
+    for (size_t k = 0; k < n; k++) {
+        const struct eline_link *l = &links[k];
+        bool here = (l->a.dpid == u->at.dpid && l->a.port == u->at.port) ||
+                    (l->b.dpid == u->at.dpid && l->b.port == u->at.port);
+        if (here && l->s_vlan && (mine[l->s_vlan / 64] >> (l->s_vlan % 64) & 1))
+            return l->s_vlan;
+    }
+    return 0;
+}
+
 unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char *why,
                             size_t len)
 {
@@ -94,6 +113,16 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
                     st = 400;
                 }
             }
+        for (int m = 0; m < 2 && !st; m++) {
+            uint16_t sv = svlan_at_uni(mine[m], o->path, o->n_path);
+            if (!sv)
+                sv = svlan_at_uni(mine[m], o->backup, o->n_backup);
+            if (sv) {
+                snprintf(why, len, "Tag %u is not available in %s: EVC %s carries it there as "
+                         "its S-VLAN.", sv, mine[m]->interface_id, o->id);
+                st = 400;
+            }
+        }
     }
     pthread_mutex_unlock(&a->lock);
     return st;
@@ -111,7 +140,9 @@ static void mark_used(uint64_t *used, const struct eline_link *links, size_t n,
 }
 
 /* The lowest S-VLAN of pool (the link's ends' tag pools) no other live EVC
- * uses on link l (nor the LLDP VLAN); 0 when none is left. Under lock. */
+ * uses on link l, no live EVC's UNI takes at either of its ends (a UNI may
+ * sit on a port between switches), nor the LLDP VLAN; 0 when none is
+ * left. Under lock. */
 static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
                            const struct eline_link *l, const uint64_t *pool)
 {
@@ -125,7 +156,15 @@ static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
         used[a->lldp_vlan / 64] |= 1ull << (a->lldp_vlan % 64);
     for (size_t i = 0; i < a->n_evcs; i++) {
         const struct eline_rec *o = a->evcs[i];
-        if (o == self || o->archived)
+        unsigned special = 0;
+        if (o->archived)
+            continue;
+        const struct eline_end *end[2] = {&l->a, &l->b};
+        for (int e = 0; e < 2; e++) {
+            eline_uni_tags_on(&o->req.uni_a, end[e]->dpid, end[e]->port, used, &special);
+            eline_uni_tags_on(&o->req.uni_z, end[e]->dpid, end[e]->port, used, &special);
+        }
+        if (o == self)
             continue;
         mark_used(used, o->path, o->n_path, l);
         mark_used(used, o->backup, o->n_backup, l);

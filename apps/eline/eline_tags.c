@@ -106,8 +106,8 @@ static void links_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32
             add(used, l[i].s_vlan);
 }
 
-static void uni_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port, uint64_t *used,
-                   unsigned *special)
+void eline_uni_tags_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port,
+                       uint64_t *used, unsigned *special)
 {
     if (!u->has_tag || u->at.dpid != dpid || u->at.port != port)
         return;
@@ -137,8 +137,8 @@ static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
         const struct eline_rec *r = a->evcs[i];
         if (r->archived)
             continue;
-        uni_on(&r->req.uni_a, dpid, port, used, special);
-        uni_on(&r->req.uni_z, dpid, port, used, special);
+        eline_uni_tags_on(&r->req.uni_a, dpid, port, used, special);
+        eline_uni_tags_on(&r->req.uni_z, dpid, port, used, special);
         links_on(r->path, r->n_path, dpid, port, used);
         links_on(r->backup, r->n_backup, dpid, port, used);
     }

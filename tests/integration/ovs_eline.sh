@@ -38,7 +38,8 @@
 # 11. the interfaces' tag pools (topology v3 tag_ranges): the EVCs' UNI
 #     tags and S-VLANs out of available_tags, tag_ranges leaving one out
 #     refused, UNI tags outside the pool refused; an untagged UNI out of
-#     special_available_tags, special_tags leaving it out refused;
+#     special_available_tags, special_tags leaving it out refused; a UNI on
+#     a port between switches and the S-VLANs carried there kept apart;
 # 12. a restart with one bridge kept away: no EVC moved or taken down while
 #     LLDP finds their links again nor for the bridge's absence; a PATCH
 #     that left an EVC without a path is kept over the restart.
@@ -480,6 +481,31 @@ c=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/js
 curl -s -o /dev/null -X DELETE "$EL/evc/$UT"
 [ "$(special "$(dpid 1):7")" = '["untagged","any"]' ] || fail "untagged not given back: $(special "$(dpid 1):7")"
 pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back; an untagged UNI out of special_available_tags, special_tags leaving it out refused"
+
+# A UNI on a port between switches (br1:2, the link to br2): its VLAN may
+# not be one an EVC's path carries there as its S-VLAN (400), and a path
+# laid over that link later takes another S-VLAN than the UNI's VLAN.
+at2=$(curl -s "$EL/evc/" | jq -r --arg p "$(dpid 1):2" '[.[] | (.current_path + .failover_path)[] |
+      select(.endpoint_a.id == $p or .endpoint_b.id == $p) | .metadata.s_vlan.value] | first')
+[ -n "$at2" ] && [ "$at2" != null ] || fail "no EVC carries an S-VLAN over br1:2's link"
+c=$(post "$(evc onlink "$(uni 1 2 "$at2")" "$(uni 3 7 253)")")
+[ "$c" = 400 ] && grep -q "Tag $at2 is not available in $(dpid 1):2: EVC [0-9a-f]* carries it there as its S-VLAN" "$work/answer" ||
+    fail "a UNI VLAN equal to an S-VLAN on its port: $c $(cat "$work/answer")"
+free=$(avail "$(dpid 1):2" | jq '.[0][0]')
+c=$(post "$(evc onlink "$(uni 1 2 "$free")" "$(uni 3 7 253)")")
+[ "$c" = 201 ] || fail "a UNI on br1:2 with VLAN $free: $c $(cat "$work/answer")"
+U1=$(jq -r .circuit_id "$work/answer")
+body=$(printf '{"name": "over", "uni_a": %s, "uni_z": %s, "enabled": true, "primary_path": [%s, %s]}' \
+       "$(uni 1 7 254)" "$(uni 3 7 255)" "$(lk 1 2 2 2)" "$(lk 2 3 3 2)")
+c=$(post "$body")
+[ "$c" = 201 ] || fail "an EVC over br1:2's link: $c $(cat "$work/answer")"
+U2=$(jq -r .circuit_id "$work/answer")
+got=$(curl -s "$EL/evc/$U2" | jq '.current_path[0].metadata.s_vlan.value')
+[ -n "$got" ] && [ "$got" != null ] && [ "$got" != "$free" ] ||
+    fail "the path over br1:2 took S-VLAN $got, the VLAN of a UNI there ($free)"
+curl -s -o /dev/null -X DELETE "$EL/evc/$U1"
+curl -s -o /dev/null -X DELETE "$EL/evc/$U2"
+pass "a UNI on a port between switches: its VLAN not an S-VLAN carried there (400 naming the EVC), a later path's S-VLAN not its VLAN ($got, not $free)"
 
 # ---- 12. a restart with a switch late ---------------------------------------------------------------
 # A PATCH to a path that is not there leaves the EVC inactive: kept so.
