@@ -9,7 +9,9 @@
  *   OUTDIR/vectors.txt  per message: its bytes in hex and the values an
  *                       independent decoder must find in them
  *   OUTDIR/ofp13.pcap   the same bytes as one TCP stream from ofcd
- *                       (10.66.0.2:6653) to a switch, one message per segment
+ *                       (10.66.0.2:6653) to a switch, one message per segment:
+ *                       a pcapng capture written by the flight recorder's
+ *                       writer (common/ofcd_pcapng.h)
  *
  * conformance.sh decodes the bytes with ovs-ofctl and the capture with
  * tshark and compares. Every expected value below is written from the
@@ -45,39 +47,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofcd_pcapng.h"
 #include "ofp_msg.h"
 
 /* The TCP stream of the capture: ofcd's side and the switch's. */
 #define CONF_CTRL_IP 0x0a420002u     /* 10.66.0.2 */
 #define CONF_SW_IP 0x0a42000au       /* 10.66.0.10 */
 #define CONF_SW_PORT 45678
-#define CONF_CTRL_ISN 0x10000000u
-#define CONF_SW_ISN 0x20000000u
-#define CONF_FRAME_MAX 2048
+#define CONF_T0_NS 1700000000000000000ull
 
 struct conf_gen {
     FILE *vec;
     FILE *pcap;
-    uint32_t ctrl_seq;        /* next sequence number of ofcd's side */
-    uint32_t sw_seq;
-    unsigned frame;           /* frames written so far */
+    struct ofcd_pcapng cap;   /* the capture, written out at the end */
     unsigned n_msgs;
     uint32_t xid;             /* next xid: distinct and byte-order revealing */
     int failures;
 };
 
-/* ---- pcap ------------------------------------------------------------------ */
+/* ---- frames (the PACKET_OUT's payload) ------------------------------------- */
 
 static void put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)(v >> 8);
     p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
 }
 
 static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
@@ -94,94 +87,6 @@ static uint16_t csum_fold(uint32_t sum)
     while (sum >> 16)
         sum = (sum & 0xffff) + (sum >> 16);
     return (uint16_t)~sum;
-}
-
-static int pcap_header(FILE *f)
-{
-    /* Written in host order: the magic tells readers which that was. */
-    const uint32_t magic = 0xa1b2c3d4u, snaplen = 65535, linktype = 1;
-    const uint16_t major = 2, minor = 4;
-    const int32_t zone = 0;
-    const uint32_t sigfigs = 0;
-    if (fwrite(&magic, 4, 1, f) != 1 || fwrite(&major, 2, 1, f) != 1 ||
-        fwrite(&minor, 2, 1, f) != 1 || fwrite(&zone, 4, 1, f) != 1 ||
-        fwrite(&sigfigs, 4, 1, f) != 1 || fwrite(&snaplen, 4, 1, f) != 1 ||
-        fwrite(&linktype, 4, 1, f) != 1)
-        return -EIO;
-    return 0;
-}
-
-/* One Ethernet/IPv4/TCP frame with correct checksums. from_ctrl: ofcd →
- * switch. flags: TCP flags byte. */
-static int pcap_segment(struct conf_gen *g, bool from_ctrl, uint8_t flags, const uint8_t *data,
-                        size_t len)
-{
-    static const uint8_t ctrl_mac[6] = {0x02, 0x0f, 0xcd, 0x00, 0x00, 0x02};
-    static const uint8_t sw_mac[6] = {0x02, 0x0f, 0xcd, 0x00, 0x00, 0x0a};
-    uint8_t fr[CONF_FRAME_MAX];
-    size_t n = 14 + 20 + 20 + len;
-
-    if (n > sizeof(fr))
-        return -EMSGSIZE;
-    memset(fr, 0, 54);
-    memcpy(fr, from_ctrl ? sw_mac : ctrl_mac, 6);
-    memcpy(fr + 6, from_ctrl ? ctrl_mac : sw_mac, 6);
-    put16(fr + 12, 0x0800);
-
-    uint8_t *ip = fr + 14;
-    ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(20 + 20 + len));
-    put16(ip + 4, (uint16_t)(g->frame + 1));
-    ip[6] = 0x40;                             /* DF */
-    ip[8] = 64;
-    ip[9] = 6;
-    put32(ip + 12, from_ctrl ? CONF_CTRL_IP : CONF_SW_IP);
-    put32(ip + 16, from_ctrl ? CONF_SW_IP : CONF_CTRL_IP);
-    put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
-
-    uint8_t *tcp = ip + 20;
-    uint32_t *seq = from_ctrl ? &g->ctrl_seq : &g->sw_seq;
-    uint32_t ack = from_ctrl ? g->sw_seq : g->ctrl_seq;
-    put16(tcp, from_ctrl ? OFP13_TCP_PORT : CONF_SW_PORT);
-    put16(tcp + 2, from_ctrl ? CONF_SW_PORT : OFP13_TCP_PORT);
-    put32(tcp + 4, *seq);
-    put32(tcp + 8, (flags & 0x10) ? ack : 0);
-    tcp[12] = 5 << 4;
-    tcp[13] = flags;
-    put16(tcp + 14, 65535);
-    if (len)
-        memcpy(tcp + 20, data, len);
-
-    uint8_t pseudo[12];
-    memcpy(pseudo, ip + 12, 8);
-    pseudo[8] = 0;
-    pseudo[9] = 6;
-    put16(pseudo + 10, (uint16_t)(20 + len));
-    put16(tcp + 16, csum_fold(csum_add(csum_add(0, pseudo, 12), tcp, 20 + len)));
-
-    *seq += (uint32_t)len + ((flags & 0x02) ? 1u : 0u);   /* SYN takes one */
-
-    uint32_t rec[4] = {1700000000u, g->frame * 1000u, (uint32_t)n, (uint32_t)n};
-    if (fwrite(rec, sizeof(rec), 1, g->pcap) != 1 || fwrite(fr, n, 1, g->pcap) != 1)
-        return -EIO;
-    g->frame++;
-    return 0;
-}
-
-#define TCP_SYN 0x02
-#define TCP_PSH 0x08
-#define TCP_ACK 0x10
-
-static int pcap_handshake(struct conf_gen *g)
-{
-    g->ctrl_seq = CONF_CTRL_ISN;
-    g->sw_seq = CONF_SW_ISN;
-    /* The switch connects to ofcd's listening port. */
-    if (pcap_segment(g, false, TCP_SYN, NULL, 0) < 0)
-        return -EIO;
-    if (pcap_segment(g, true, TCP_SYN | TCP_ACK, NULL, 0) < 0)
-        return -EIO;
-    return pcap_segment(g, false, TCP_ACK, NULL, 0);
 }
 
 /* ---- vectors ---------------------------------------------------------------- */
@@ -232,13 +137,15 @@ static int emit_bytes(struct conf_gen *g, const char *name, uint8_t type, uint32
                       size_t want_len, const uint8_t *bytes, size_t len, const char *ovs_name,
                       const char *ovs_skip)
 {
-    if (pcap_segment(g, true, TCP_PSH | TCP_ACK, bytes, len) < 0) {
+    /* A millisecond a frame, from a fixed time: the same file each run. */
+    uint64_t t_ns = CONF_T0_NS + g->cap.frames * 1000000u;
+    if (ofcd_pcapng_data(&g->cap, false, t_ns, bytes, len) < 0) {
         fprintf(stderr, "ofp_conform_gen: %s: cannot write the capture\n", name);
         g->failures++;
         return -EIO;
     }
     g->n_msgs++;
-    fprintf(g->vec, "msg %u %s\nhex ", g->frame, name);
+    fprintf(g->vec, "msg %u %s\nhex ", (unsigned)g->cap.frames, name);
     for (size_t i = 0; i < len; i++)
         fprintf(g->vec, "%02x", bytes[i]);
     fputc('\n', g->vec);
@@ -1441,7 +1348,11 @@ int main(int argc, char **argv)
     g.vec = fopen(path, "w");
     snprintf(path, sizeof(path), "%s/ofp13.pcap", argv[1]);
     g.pcap = fopen(path, "wb");
-    if (!g.vec || !g.pcap || pcap_header(g.pcap) < 0 || pcap_handshake(&g) < 0) {
+    struct ofcd_pcapng_ends ends = {.switch_ip = CONF_SW_IP, .ofcd_ip = CONF_CTRL_IP,
+                                    .switch_port = CONF_SW_PORT, .ofcd_port = OFP13_TCP_PORT};
+    if (!g.vec || !g.pcap ||
+        ofcd_pcapng_begin(&g.cap, &ends, "ofp_conform_gen: one of every message ofcd sends",
+                          CONF_T0_NS) < 0) {
         fprintf(stderr, "ofp_conform_gen: cannot write into %s\n", argv[1]);
         return 2;
     }
@@ -1461,10 +1372,13 @@ int main(int argc, char **argv)
     gen_multipart(&g);
     gen_role_async(&g);
 
-    if (fclose(g.vec) != 0 || fclose(g.pcap) != 0) {
+    if (g.cap.err || fwrite(g.cap.p, g.cap.len, 1, g.pcap) != 1 || fclose(g.vec) != 0 ||
+        fclose(g.pcap) != 0) {
         fprintf(stderr, "ofp_conform_gen: cannot write into %s\n", argv[1]);
         return 2;
     }
-    fprintf(stderr, "ofp_conform_gen: %u messages, %u frames\n", g.n_msgs, g.frame);
+    fprintf(stderr, "ofp_conform_gen: %u messages, %u frames\n", g.n_msgs,
+            (unsigned)g.cap.frames);
+    ofcd_pcapng_free(&g.cap);
     return g.failures ? 1 : 0;
 }
