@@ -184,11 +184,13 @@ static void frame(struct ofcd_pcapng *w, bool to_ofcd, uint8_t flags, const uint
 static void segment(struct ofcd_pcapng *w, bool to_ofcd, uint8_t flags, uint64_t t_ns,
                     const uint8_t *data, size_t n)
 {
-    size_t at = block_open(w, BT_EPB), flen = HDRS + n;
+    size_t start = w->len, at = block_open(w, BT_EPB), flen = HDRS + n;
     uint8_t *p = room(w, 20 + pad4(flen));
 
-    if (!p)
+    if (!p) {
+        w->len = start;                         /* no half-written block */
         return;
+    }
     le32(p, 0);                                 /* the one interface */
     le32(p + 4, (uint32_t)(t_ns >> 32));
     le32(p + 8, (uint32_t)t_ns);
@@ -201,6 +203,10 @@ static void segment(struct ofcd_pcapng *w, bool to_ofcd, uint8_t flags, uint64_t
     option(w, EPB_FLAGS, dir, 4);
     option(w, OPT_END, NULL, 0);
     block_close(w, at);
+    if (w->err) {
+        w->len = start;
+        return;
+    }
     w->frames++;
 }
 

@@ -141,10 +141,13 @@ struct topo_rest *eline_topology(struct eline_app *a);
  * path does not join the UNIs; -E2BIG; -ENOMEM. Under write_lock. */
 int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline_link *out,
                     size_t *n, struct eline_link *backup, size_t *n_backup, bool *lone);
-/* The request's primary_constraints and secondary_constraints read as
- * pathfinder reads constraints: 0, or -EINVAL with Kytos' 400 message in
- * err naming the field ("primary_constraints.spf_attribute: ..."). */
-int eline_path_cons_check(const struct eline_req *q, char *err, size_t errlen);
+/* primary_constraints and secondary_constraints (NULL: not given) read as
+ * pathfinder reads constraints: 0; -EINVAL with Kytos' 400 message in err
+ * naming the field ("primary_constraints.spf_attribute: ..."); -ENOMEM.
+ * Asked of a new request and of a PATCH's own fields, never of an EVC read
+ * back (one kept by an earlier ofcd stays managed: a constraint that does
+ * not read is then no constraint, eline_path.c). */
+int eline_path_cons_check(json_t *primary, json_t *secondary, char *err, size_t errlen);
 /* Should the laid EVC r move now (its path or backup has a link down; its
  * primary path is up again while it is elsewhere; it went unprotected for
  * want of a second way and one is there)? 1 with the reason in why; 0;

@@ -66,14 +66,10 @@ static void tag_text(const struct eline_uni_req *u, char *out, size_t len)
 }
 
 /* The S-VLAN a link of links[0..n) with an end on u's port carries inside
- * u's tags: 0 when none. */
-static uint16_t svlan_at_uni(const struct eline_uni_req *u, const struct eline_link *links,
-                             size_t n)
+ * u's tags (mine, eline_uni_tags_on's): 0 when none. */
+static uint16_t svlan_at_uni(const struct eline_uni_req *u, const uint64_t *mine,
+                             const struct eline_link *links, size_t n)
 {
-    uint64_t mine[4096 / 64] = {0};
-    unsigned special = 0;
-
-    eline_uni_tags_on(u, u->at.dpid, u->at.port, mine, &special);
     for (size_t k = 0; k < n; k++) {
         const struct eline_link *l = &links[k];
         bool here = (l->a.dpid == u->at.dpid && l->a.port == u->at.port) ||
@@ -88,8 +84,11 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
                             size_t len)
 {
     const struct eline_uni_req *mine[2] = {&r->req.uni_a, &r->req.uni_z};
-    unsigned st = 0;
+    uint64_t tags[2][4096 / 64] = {{0}};
+    unsigned st = 0, special = 0;
 
+    for (int m = 0; m < 2; m++)
+        eline_uni_tags_on(mine[m], mine[m]->at.dpid, mine[m]->at.port, tags[m], &special);
     pthread_mutex_lock(&a->lock);
     for (size_t i = 0; i < a->n_evcs && !st; i++) {
         const struct eline_rec *o = a->evcs[i];
@@ -114,9 +113,9 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
                 }
             }
         for (int m = 0; m < 2 && !st; m++) {
-            uint16_t sv = svlan_at_uni(mine[m], o->path, o->n_path);
+            uint16_t sv = svlan_at_uni(mine[m], tags[m], o->path, o->n_path);
             if (!sv)
-                sv = svlan_at_uni(mine[m], o->backup, o->n_backup);
+                sv = svlan_at_uni(mine[m], tags[m], o->backup, o->n_backup);
             if (sv) {
                 snprintf(why, len, "Tag %u is not available in %s: EVC %s carries it there as "
                          "its S-VLAN.", sv, mine[m]->interface_id, o->id);

@@ -31,8 +31,7 @@ int eline_rec_new(json_t *body, struct eline_rec **out, char *err, size_t errlen
         return -ENOMEM;
     }
     r->request = body;
-    if (eline_req_parse(body, &r->req, err, errlen) < 0 ||
-        eline_path_cons_check(&r->req, err, errlen) < 0) {
+    if (eline_req_parse(body, &r->req, err, errlen) < 0) {
         eline_rec_free(r);
         return -EINVAL;
     }
@@ -241,7 +240,7 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
     json_t *o = json_loadb(val, len, 0, &je);
     const char *id = o ? json_string_value(json_object_get(o, "id")) : NULL;
     struct eline_rec *r = NULL;
-    char err[256];
+    char err[256] = "";
 
     if (id && strlen(id) == ELINE_ID_HEX &&
         eline_rec_new(json_incref(json_object_get(o, "request")), &r, err, sizeof(err)) ==

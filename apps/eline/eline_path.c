@@ -149,10 +149,10 @@ static bool dynamic_allowed(const struct eline_rec *r)
     return r->req.dynamic_backup_path || !json_array_size(r->req.primary_path);
 }
 
-int eline_path_cons_check(const struct eline_req *q, char *err, size_t errlen)
+int eline_path_cons_check(json_t *primary, json_t *secondary, char *err, size_t errlen)
 {
     static const char *const prefix[] = {"primary_constraints.", "secondary_constraints."};
-    json_t *const obj[] = {q->primary_constraints, q->secondary_constraints};
+    json_t *const obj[] = {primary, secondary};
     char why[256];
 
     for (int i = 0; i < 2; i++) {
@@ -168,8 +168,8 @@ int eline_path_cons_check(const struct eline_req *q, char *err, size_t errlen)
 }
 
 /* The topology's best path for r under its primary (which = 0) or
- * secondary constraints, over no link of avoid. A constraint that no
- * longer reads (not possible once checked at the request) is no
+ * secondary constraints, over no link of avoid. A constraint that does
+ * not read (an EVC kept by an earlier ofcd, which took any object) is no
  * constraint at all: the EVC is better laid than not. */
 static int dynamic_path(struct topo_rest *t, const struct eline_rec *r, int which,
                         const struct topo_path_hop *avoid, size_t n_avoid,
@@ -230,7 +230,7 @@ int eline_path_find(struct eline_app *a, const struct eline_rec *r, struct eline
     rc = dynamic_path(t, r, 1, hops, *n, spare, n_backup);
     if (rc < 0) {
         *n_backup = 0;                  /* unprotected: the topology has no second way */
-        *lone = rc == -ENOENT;
+        *lone = rc == -ENOENT || rc == -EDOM;    /* retried: the topology may change */
         return 0;
     }
     links_of(spare, *n_backup, backup);

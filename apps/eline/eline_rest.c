@@ -141,6 +141,10 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     if (!body)
         return rest_ext_error(out, 400, "Invalid json: %s", je.text);
     int rc = eline_rec_new(body, &r, err, sizeof(err));
+    if (rc == 0 && (rc = eline_path_cons_check(r->req.primary_constraints,
+                                               r->req.secondary_constraints, err,
+                                               sizeof(err))) < 0)
+        eline_rec_free(r);
     if (rc < 0)
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");
@@ -303,6 +307,12 @@ static unsigned patch_read(struct eline_app *a, struct eline_rec *r, json_t *bod
         return rest_ext_error(out, 500, "out of memory");
     }
     int rc = eline_rec_new(merged, n, err, sizeof(err));
+    if (rc == 0 && (rc = eline_path_cons_check(json_object_get(body, "primary_constraints"),
+                                               json_object_get(body, "secondary_constraints"),
+                                               err, sizeof(err))) < 0) {
+        eline_rec_free(*n);
+        *n = NULL;
+    }
     if (rc < 0)
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");

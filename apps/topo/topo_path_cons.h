@@ -7,8 +7,9 @@
  * minimum_flexible_hits, undesired_links. Checked as Kytos' schema checks
  * them; each metric becomes a path_constraint (apps/path/path_query.h).
  *
- * Pure. The JSON object read must outlive the struct (names and the
- * metric objects point into it).
+ * A null spf_attribute reads as none (mef_eline's model allows it;
+ * pathfinder's route refuses it before). Pure. The JSON object read must
+ * outlive the struct (names and the metric objects point into it).
  */
 #ifndef OFCD_TOPO_PATH_CONS_H
 #define OFCD_TOPO_PATH_CONS_H

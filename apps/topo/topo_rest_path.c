@@ -63,6 +63,8 @@ static unsigned parse(json_t *body, struct pf_req *r, json_t **out)
         }
         r->k = (unsigned)json_integer_value(k);
     }
+    if (json_is_null(json_object_get(body, "spf_attribute")))
+        return invalid(out, "spf_attribute", "None is not of type 'string'");
     int rc = topo_path_cons_read(body, "", &r->c, err, sizeof(err));
     if (rc == -ENOMEM)
         return rest_ext_error(out, 500, "out of memory");

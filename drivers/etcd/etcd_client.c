@@ -7,6 +7,7 @@
 #include "etcd_client.h"
 #include "etcd_pb.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -269,11 +270,12 @@ static void percent_decode(const char *in, size_t n, char *out, size_t cap)
     size_t o = 0;
 
     for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        unsigned v;
         char c = in[i];
 
-        if (c == '%' && i + 2 < n && sscanf(in + i + 1, "%2x", &v) == 1) {
-            c = (char)v;
+        if (c == '%' && i + 2 < n && isxdigit((unsigned char)in[i + 1]) &&
+            isxdigit((unsigned char)in[i + 2])) {
+            char hex[3] = {in[i + 1], in[i + 2], 0};
+            c = (char)strtoul(hex, NULL, 16);
             i += 2;
         }
         if ((unsigned char)c >= 0x20 && c != 0x7f)
@@ -791,7 +793,8 @@ static int watch_run(struct etcd_watch *w, unsigned timeout_ms, bool until_creat
             if (msg->msg != CURLMSG_DONE)
                 continue;
             if (w->line.over) {
-                fmt(w->err, "etcd watch: message over %u bytes", ETCD_WATCH_LINE_MAX);
+                fmt(w->err, "etcd watch: more than %zu bytes held for one message",
+                    w->line.max);
                 w->state = -EMSGSIZE;
             } else if (!w->json && w->has_status && w->grpc_status) {
                 /* A refused stream: etcd says why in its status. */
@@ -863,7 +866,8 @@ static int watch_open_one(struct etcd_client *c, size_t i, const char *body,
     w->cb = cb;
     w->arg = arg;
     w->json = c->json;
-    w->line.max = c->json ? ETCD_WATCH_LINE_MAX : ETCD_PB_FRAME_HEAD + ETCD_PB_MSG_MAX;
+    /* gRPC: a whole message may wait beside the start of the next. */
+    w->line.max = c->json ? ETCD_WATCH_LINE_MAX : 2 * (ETCD_PB_FRAME_HEAD + ETCD_PB_MSG_MAX);
     snprintf(url, sizeof(url), "%s%s", c->url[i], c->json ? ETCD_PATH_WATCH : ETCD_GRPC_WATCH);
     common_opts(c, w->h);
     curl_easy_setopt(w->h, CURLOPT_URL, url);

@@ -160,6 +160,8 @@ static void test_bad_bodies(void **state)
                 "\"spf_attribute\": \"speed\"}", 400,
                 "spf_attribute: 'speed' is not one of ['hop', 'delay', 'priority']");
     tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
+                "\"spf_attribute\": null}", 400, "spf_attribute: None is not of type 'string'");
+    tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
                 "\"spf_max_path_cost\": 0}", 400,
                 "spf_max_path_cost: 0 is less than the minimum of 1");
     tenv_expect(e, x, "POST", "", "{\"source\": \"a\", \"destination\": \"b\", "
