@@ -2,6 +2,7 @@
  * draft "PCAP Next Generation Dump File Format"); frames are Ethernet II,
  * IPv4 without options, TCP without options. */
 #include "ofcd_pcapng.h"
+#include "ofcd_inet.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -116,22 +117,6 @@ static void block_close(struct ofcd_pcapng *w, size_t at)
     le32(p, total);
 }
 
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i += 2)
-        sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-    if (n & 1)
-        sum += (uint32_t)(p[n - 1] << 8);
-    return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)~sum;
-}
-
 /* The frame of one segment into f (HDRS + n bytes). */
 static void frame(struct ofcd_pcapng *w, bool to_ofcd, uint8_t flags, const uint8_t *data,
                   size_t n, uint8_t *f)
@@ -157,7 +142,7 @@ static void frame(struct ofcd_pcapng *w, bool to_ofcd, uint8_t flags, const uint
     ip[9] = 6;
     be32(ip + 12, to_ofcd ? e->switch_ip : e->ofcd_ip);
     be32(ip + 16, to_ofcd ? e->ofcd_ip : e->switch_ip);
-    be16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+    be16(ip + 10, ofcd_inet_csum_fold(ofcd_inet_csum_add(0, ip, 20)));
 
     uint8_t *tcp = ip + 20;
     uint32_t *seq = &w->seq[src], ack = w->seq[1 - src];
@@ -176,7 +161,8 @@ static void frame(struct ofcd_pcapng *w, bool to_ofcd, uint8_t flags, const uint
     pseudo[8] = 0;
     pseudo[9] = 6;
     be16(pseudo + 10, (uint16_t)(20 + n));
-    be16(tcp + 16, csum_fold(csum_add(csum_add(0, pseudo, 12), tcp, 20 + n)));
+    uint32_t sum = ofcd_inet_csum_add(ofcd_inet_csum_add(0, pseudo, 12), tcp, 20 + n);
+    be16(tcp + 16, ofcd_inet_csum_fold(sum));
     *seq += (uint32_t)n + ((flags & (TCP_SYN | TCP_FIN)) ? 1u : 0u);
 }
 

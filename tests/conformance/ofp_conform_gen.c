@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofcd_inet.h"
 #include "ofcd_pcapng.h"
 #include "ofp_msg.h"
 
@@ -71,22 +72,6 @@ static void put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)(v >> 8);
     p[1] = (uint8_t)v;
-}
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i += 2)
-        sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-    if (n & 1)
-        sum += (uint32_t)(p[n - 1] << 8);
-    return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)~sum;
 }
 
 /* ---- vectors ---------------------------------------------------------------- */
@@ -480,7 +465,7 @@ static void gen_packet_out(struct conf_gen *g)
     uint8_t po_frame[sizeof(po_frame_tmpl)];
 
     memcpy(po_frame, po_frame_tmpl, sizeof(po_frame));
-    put16(po_frame + 24, csum_fold(csum_add(0, po_frame + 14, 20)));
+    put16(po_frame + 24, ofcd_inet_csum_fold(ofcd_inet_csum_add(0, po_frame + 14, 20)));
     msg_init(&m, OFPT_PACKET_OUT);
     m.u.packet_out.buffer_id = OFP_NO_BUFFER;
     m.u.packet_out.in_port = 0x17;
