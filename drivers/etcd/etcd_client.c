@@ -29,11 +29,11 @@ struct buf {
     bool over;
 };
 
-/* Where a gRPC status lands: a call's or a watch's. */
-struct grpc_status_out {
-    bool *has;
-    long *status;
-    char *message;              /* ETCD_ERR_MAX bytes */
+/* A gRPC call's or watch's status, from its headers or trailers. */
+struct grpc_status {
+    bool has;
+    long code;
+    char message[ETCD_ERR_MAX];
 };
 
 struct etcd_client {
@@ -48,11 +48,8 @@ struct etcd_client {
     CURL *h;
     struct buf resp;
     long http_code;
-    /* gRPC: the status from the headers or trailers, and the answer's
-     * message inside resp. */
-    bool has_status;
-    long grpc_status;
-    char grpc_message[ETCD_ERR_MAX];
+    /* gRPC: the status, and the answer's message inside resp. */
+    struct grpc_status gs;
     const uint8_t *msg;
     size_t msg_len;
     struct etcd_client_stats stats;
@@ -69,10 +66,7 @@ struct etcd_watch {
      * the stream ends. */
     struct etcd_pb req;
     size_t req_sent;
-    bool has_status;
-    long grpc_status;
-    char grpc_message[ETCD_ERR_MAX];
-    struct grpc_status_out st;
+    struct grpc_status gs;
     struct buf line;            /* JSON lines, or gRPC messages */
     etcd_watch_cb cb;
     void *arg;
@@ -287,7 +281,7 @@ static void percent_decode(const char *in, size_t n, char *out, size_t cap)
 /* Headers and, after the body, trailers: gRPC's status is either. */
 static size_t grpc_header(char *data, size_t size, size_t n, void *arg)
 {
-    const struct grpc_status_out *o = arg;
+    struct grpc_status *o = arg;
     size_t len = size * n, name;
 
     while (len && (data[len - 1] == '\n' || data[len - 1] == '\r'))
@@ -298,22 +292,23 @@ static size_t grpc_header(char *data, size_t size, size_t n, void *arg)
         while (name < len && data[name] == ' ')
             name++;
         snprintf(num, sizeof(num), "%.*s", (int)(len - name), data + name);
-        *o->status = strtol(num, NULL, 10);
-        *o->has = true;
+        o->code = strtol(num, NULL, 10);
+        o->has = true;
     } else if (len > 13 && !strncasecmp(data, "grpc-message:", 13)) {
         name = 13;
         while (name < len && data[name] == ' ')
             name++;
-        percent_decode(data + name, len - name, o->message, ETCD_ERR_MAX);
+        percent_decode(data + name, len - name, o->message, sizeof(o->message));
     }
     return size * n;
 }
 
 /* HTTP/2 for gRPC: from the first byte on http:// (etcd's client port
  * serves gRPC and the gateway side by side), through ALPN on https://;
- * the status read from the headers or trailers into *st. */
-static void grpc_opts(CURL *h, const char *url, const struct grpc_status_out *st)
+ * the status read from the headers or trailers into *st (cleared). */
+static void grpc_opts(CURL *h, const char *url, struct grpc_status *st)
 {
+    memset(st, 0, sizeof(*st));
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, strncmp(url, "https://", 8)
                                                   ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
                                                   : CURL_HTTP_VERSION_2TLS);
@@ -361,7 +356,6 @@ static int post_once(struct etcd_client *c, const char *path, const void *body, 
     struct curl_slist *hdrs = headers(c, c->json, token);
     int rc = -ECONNREFUSED;
     char url[ETCD_URL_MAX + 64];
-    struct grpc_status_out st = {&c->has_status, &c->grpc_status, c->grpc_message};
 
     if (!hdrs) {
         fmt(c->err, "etcd: out of memory");
@@ -385,7 +379,7 @@ static int post_once(struct etcd_client *c, const char *path, const void *body, 
         curl_easy_setopt(c->h, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(c->h, CURLOPT_POSTFIELDSIZE, (long)len);
         if (!c->json) {
-            grpc_opts(c->h, c->url[i], &st);
+            grpc_opts(c->h, c->url[i], &c->gs);
             /* libcurl 7.88 (Debian 12) fails the second request on a kept
              * HTTP/2 connection to etcd (CURLE_HTTP2 before a byte is
              * sent): each call has a connection of its own, a cost the
@@ -394,9 +388,6 @@ static int post_once(struct etcd_client *c, const char *path, const void *body, 
             curl_easy_setopt(c->h, CURLOPT_FORBID_REUSE, 1L);
             curl_easy_setopt(c->h, CURLOPT_SOCKOPTFUNCTION, no_time_wait);
         }
-        c->has_status = false;
-        c->grpc_status = 0;
-        c->grpc_message[0] = 0;
         curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, left);
         curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT_MS,
                          (long)c->connect_ms < left ? (long)c->connect_ms : left);
@@ -454,14 +445,14 @@ static int grpc_answer(struct etcd_client *c, const char *path)
             "port?)", c->url[c->cur], path, c->http_code);
         return -EIO;
     }
-    if (!c->has_status) {
+    if (!c->gs.has) {
         fmt(c->err, "etcd %s%s: the answer ended without a gRPC status", c->url[c->cur], path);
         return -EIO;
     }
-    if (c->grpc_status) {
+    if (c->gs.code) {
         fmt(c->err, "etcd %s%s: %s (gRPC status %ld)", c->url[c->cur], path,
-            c->grpc_message[0] ? c->grpc_message : "no message", c->grpc_status);
-        return etcd_grpc_errno(c->grpc_status, c->grpc_message);
+            c->gs.message[0] ? c->gs.message : "no message", c->gs.code);
+        return etcd_grpc_errno(c->gs.code, c->gs.message);
     }
     n = etcd_pb_frame((const uint8_t *)c->resp.p, c->resp.len, &off, &len);
     if (n <= 0 || (size_t)n != c->resp.len) {
@@ -562,18 +553,25 @@ static int decoded(struct etcd_client *c, int rc)
     return rc;
 }
 
-int etcd_put(struct etcd_client *c, const struct etcd_put *p, struct etcd_header *hdr)
+/* An answer read for its header alone, in either API. */
+static int header_answer(struct etcd_client *c, struct etcd_header *hdr)
 {
     struct etcd_header h;
+
+    hdr = hdr ? hdr : &h;
+    return c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, hdr, c->err)
+                   : etcd_pb_decode_header_only(c->msg, c->msg_len, hdr, c->err);
+}
+
+int etcd_put(struct etcd_client *c, const struct etcd_put *p, struct etcd_header *hdr)
+{
     struct etcd_pb pb = {0};
     char *json = NULL;
     int rc = c->json ? etcd_req_put(p, &json) : etcd_pb_req_put(p, &pb);
 
     if ((rc = rpc(c, ETCD_PATH_PUT, ETCD_GRPC_PUT, rc, json, &pb)) < 0)
         return rc;
-    hdr = hdr ? hdr : &h;
-    return decoded(c, c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, hdr, c->err)
-                              : etcd_pb_decode_header_only(c->msg, c->msg_len, hdr, c->err));
+    return decoded(c, header_answer(c, hdr));
 }
 
 int etcd_get(struct etcd_client *c, const struct etcd_range *r, struct etcd_range_resp *out)
@@ -619,7 +617,6 @@ int etcd_txn(struct etcd_client *c, const struct etcd_txn *t, struct etcd_txn_re
 
 int etcd_compact(struct etcd_client *c, int64_t revision, struct etcd_header *hdr)
 {
-    struct etcd_header h;
     struct etcd_pb pb = {0};
     char *json = NULL;
     int rc = c->json ? etcd_req_compact(revision, true, &json)
@@ -627,9 +624,7 @@ int etcd_compact(struct etcd_client *c, int64_t revision, struct etcd_header *hd
 
     if ((rc = rpc(c, ETCD_PATH_COMPACT, ETCD_GRPC_COMPACT, rc, json, &pb)) < 0)
         return rc;
-    hdr = hdr ? hdr : &h;
-    return decoded(c, c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, hdr, c->err)
-                              : etcd_pb_decode_header_only(c->msg, c->msg_len, hdr, c->err));
+    return decoded(c, header_answer(c, hdr));
 }
 
 /* The lease calls' answers, in either API. */
@@ -672,15 +667,13 @@ int etcd_lease_keepalive(struct etcd_client *c, int64_t id, struct etcd_lease_re
 
 int etcd_lease_revoke(struct etcd_client *c, int64_t id)
 {
-    struct etcd_header h;
     struct etcd_pb pb = {0};
     char *json = NULL;
     int rc = c->json ? etcd_req_lease_revoke(id, &json) : etcd_pb_req_lease_id(id, &pb);
 
     if ((rc = rpc(c, ETCD_PATH_LEASE_REVOKE, ETCD_GRPC_LEASE_REVOKE, rc, json, &pb)) < 0)
         return rc;
-    return decoded(c, c->json ? etcd_decode_header_only(c->resp.p, c->resp.len, &h, c->err)
-                              : etcd_pb_decode_header_only(c->msg, c->msg_len, &h, c->err));
+    return decoded(c, header_answer(c, NULL));
 }
 
 int etcd_lease_ttl(struct etcd_client *c, int64_t id, int64_t *ttl_s)
@@ -796,11 +789,11 @@ static int watch_run(struct etcd_watch *w, unsigned timeout_ms, bool until_creat
                 fmt(w->err, "etcd watch: more than %zu bytes held for one message",
                     w->line.max);
                 w->state = -EMSGSIZE;
-            } else if (!w->json && w->has_status && w->grpc_status) {
+            } else if (!w->json && w->gs.has && w->gs.code) {
                 /* A refused stream: etcd says why in its status. */
                 fmt(w->err, "etcd watch: %s (gRPC status %ld)",
-                    w->grpc_message[0] ? w->grpc_message : "no message", w->grpc_status);
-                w->state = etcd_grpc_errno(w->grpc_status, w->grpc_message);
+                    w->gs.message[0] ? w->gs.message : "no message", w->gs.code);
+                w->state = etcd_grpc_errno(w->gs.code, w->gs.message);
                 if (w->state == -EIO || w->state == -EAGAIN)
                     w->state = -ECONNRESET;
             } else {
@@ -877,11 +870,10 @@ static int watch_open_one(struct etcd_client *c, size_t i, const char *body,
     } else {
         memcpy(w->req.p, req->p, req->len);
         w->req.len = w->req.cap = req->len;
-        w->st = (struct grpc_status_out){&w->has_status, &w->grpc_status, w->grpc_message};
         curl_easy_setopt(w->h, CURLOPT_POST, 1L);
         curl_easy_setopt(w->h, CURLOPT_READFUNCTION, watch_send);
         curl_easy_setopt(w->h, CURLOPT_READDATA, w);
-        grpc_opts(w->h, c->url[i], &w->st);
+        grpc_opts(w->h, c->url[i], &w->gs);
     }
     curl_easy_setopt(w->h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_ms);
     /* A peer that vanishes without a FIN is noticed by TCP keepalive. */
