@@ -93,50 +93,59 @@ struct search_args {
     size_t cap, *n;
 };
 
-/* On the kept graph (topo_paths_run): the best path under the
- * constraints (the fewest links without), avoid's links and the
- * constraints' undesired ones unusable. */
+int topo_paths_query(const struct topo_path_build *b, const struct topo_path_cons *cons,
+                     uint32_t src, uint32_t dst, unsigned k, const struct topo_path_hop *avoid,
+                     size_t n_avoid, struct path_list *out, struct path_query_err *err)
+{
+    size_t n_undesired = cons ? json_array_size(cons->undesired) : 0;
+    bool *ok = NULL;
+
+    if (n_avoid || n_undesired) {
+        if (!(ok = malloc((b->g.n_edges ? b->g.n_edges : 1) * sizeof(*ok))))
+            return -ENOMEM;
+        memset(ok, 1, b->g.n_edges * sizeof(*ok));
+        for (size_t h = 0; h < n_avoid; h++)
+            topo_path_unwanted_ends(b, avoid[h].from, avoid[h].to, ok);
+        for (size_t u = 0; u < n_undesired; u++)
+            topo_path_unwanted(b, json_string_value(json_array_get(cons->undesired, u)), ok);
+    }
+    struct path_query q = {.src = src, .dst = dst, .weight = PATH_KSP_HOP, .k = k,
+                           .edge_ok = ok};
+    if (cons) {
+        q.weight = cons->weight;
+        q.has_max_cost = cons->has_max_cost;
+        q.max_cost = cons->max_cost;
+        q.mandatory = cons->mand;
+        q.n_mandatory = cons->n_mand;
+        q.flexible = cons->flex;
+        q.n_flexible = cons->n_flex;
+        q.min_hits = cons->min_hits;
+    }
+    int rc = path_query_run(&b->g, &q, out, err);
+    free(ok);
+    return rc;
+}
+
+/* On the kept graph (topo_paths_run): pathfinder's first path. */
 static int search_on(const struct topo_path_build *b, void *arg)
 {
     struct search_args *x = arg;
-    const struct topo_path_cons *c = x->cons;
-    size_t n_undesired = c ? json_array_size(c->undesired) : 0;
     char a[24], z[24];
-    bool *ok = NULL;
 
     dpid_format(x->src, a);
     dpid_format(x->dst, z);
     long s = topo_path_node(b, a), d = topo_path_node(b, z);
     if (s < 0 || d < 0)
         return -ENOENT;
-    if (x->n_avoid || n_undesired) {
-        if (!(ok = malloc((b->g.n_edges ? b->g.n_edges : 1) * sizeof(*ok))))
-            return -ENOMEM;
-        memset(ok, 1, b->g.n_edges * sizeof(*ok));
-        for (size_t h = 0; h < x->n_avoid; h++)
-            topo_path_unwanted_ends(b, x->avoid[h].from, x->avoid[h].to, ok);
-        for (size_t u = 0; u < n_undesired; u++)
-            topo_path_unwanted(b, json_string_value(json_array_get(c->undesired, u)), ok);
-    }
-    struct path_query q = {.src = (uint32_t)s, .dst = (uint32_t)d, .weight = PATH_KSP_HOP,
-                           .k = 1, .edge_ok = ok};
-    if (c) {
-        q.weight = c->weight;
-        q.has_max_cost = c->has_max_cost;
-        q.max_cost = c->max_cost;
-        q.mandatory = c->mand;
-        q.n_mandatory = c->n_mand;
-        q.flexible = c->flex;
-        q.n_flexible = c->n_flex;
-        q.min_hits = c->min_hits;
-    }
+    if (x->src == x->dst)
+        return 0;
     struct path_list l = {0};
     struct path_query_err err;
-    int rc = x->src == x->dst ? 0 : path_query_run(&b->g, &q, &l, &err);
-    if (rc == 0 && x->src != x->dst)
+    int rc = topo_paths_query(b, x->cons, (uint32_t)s, (uint32_t)d, 1, x->avoid, x->n_avoid,
+                              &l, &err);
+    if (rc == 0)
         rc = l.n ? hops_of(b, &l.p[0], x->out, x->cap, x->n) : -ENOENT;
     path_list_free(&l);
-    free(ok);
     return rc;
 }
 
@@ -149,7 +158,6 @@ int topo_paths_best(struct topo_rest *t, uint64_t src, uint64_t dst,
     *n = 0;
     return topo_paths_run(t, search_on, &x);
 }
-
 
 struct up_args {
     const struct topo_path_hop *h;

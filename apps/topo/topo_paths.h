@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "path_query.h"
 #include "topo_links.h"
 #include "topo_path_build.h"
 
@@ -71,6 +72,15 @@ struct topo_path_hop {
 int topo_paths_best(struct topo_rest *t, uint64_t src, uint64_t dst,
                     const struct topo_path_cons *cons, const struct topo_path_hop *avoid,
                     size_t n_avoid, struct topo_path_hop *out, size_t cap, size_t *n);
+
+/* Inside fn (topo_paths_run), on the graph b: the k best paths between
+ * its nodes src and dst under cons (NULL: the fewest links), over no link
+ * of avoid[0..n_avoid) nor of cons' undesired_links — path_query_run's
+ * answer (-EDOM with *err naming the link and metric), shared by
+ * topo_paths_best and pathfinder's route. */
+int topo_paths_query(const struct topo_path_build *b, const struct topo_path_cons *cons,
+                     uint32_t src, uint32_t dst, unsigned k, const struct topo_path_hop *avoid,
+                     size_t n_avoid, struct path_list *out, struct path_query_err *err);
 
 /* fn over the kept graph (made again first if the topology moved), its
  * lock held: fn's answer, or graph_now's -errno (-ENOMEM, -E2BIG). For a

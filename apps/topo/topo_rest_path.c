@@ -125,31 +125,13 @@ static int search_on(const struct topo_path_build *b, void *arg)
     json_t **out = c->out;
     long src = topo_path_node(b, r->src), dst = topo_path_node(b, r->dst);
     struct path_list l = {0};
-    bool *ok = NULL;
 
     if (src < 0 || dst < 0) {
         c->st = answer(b, r, &l, out);
         return 0;
     }
-    if (json_array_size(r->c.undesired)) {
-        if (!(ok = malloc((b->g.n_edges ? b->g.n_edges : 1) * sizeof(*ok)))) {
-            c->st = rest_ext_error(out, 500, "out of memory");
-            return 0;
-        }
-        memset(ok, 1, b->g.n_edges * sizeof(*ok));
-        size_t i;
-        json_t *x;
-        json_array_foreach(r->c.undesired, i, x)
-            topo_path_unwanted(b, json_string_value(x), ok);
-    }
-    const struct topo_path_cons *k = &r->c;
-    struct path_query q = {.src = (uint32_t)src, .dst = (uint32_t)dst, .weight = k->weight,
-                           .k = r->k, .has_max_cost = k->has_max_cost, .max_cost = k->max_cost,
-                           .edge_ok = ok, .mandatory = k->mand, .n_mandatory = k->n_mand,
-                           .flexible = k->flex, .n_flexible = k->n_flex,
-                           .min_hits = k->min_hits};
     struct path_query_err err;
-    int rc = path_query_run(&b->g, &q, &l, &err);
+    int rc = topo_paths_query(b, &r->c, (uint32_t)src, (uint32_t)dst, r->k, NULL, 0, &l, &err);
     if (rc == -EDOM)
         c->st = rest_ext_error(out, 400, "link %s has invalid metadata \"%s\": %s",
                                b->g.edges[err.edge].at.label ? b->g.edges[err.edge].at.label : "?",
@@ -161,7 +143,6 @@ static int search_on(const struct topo_path_build *b, void *arg)
     else
         c->st = answer(b, r, &l, out);
     path_list_free(&l);
-    free(ok);
     return 0;
 }
 
