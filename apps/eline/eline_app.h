@@ -173,6 +173,10 @@ void eline_tags_register(struct eline_app *a);
  * special. */
 void eline_uni_tags_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port,
                        uint64_t *used, unsigned *special);
+/* The S-VLANs links l[0..n) carry on interface (dpid, port) (a link with
+ * an end there), set in used. */
+void eline_links_tags_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port,
+                         uint64_t *used);
 
 /* ---- eline_deploy.c --------------------------------------------------------------- */
 

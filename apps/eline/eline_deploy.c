@@ -65,18 +65,18 @@ static void tag_text(const struct eline_uni_req *u, char *out, size_t len)
         snprintf(out, len, "%u", u->vlan.vid);
 }
 
-/* The S-VLAN a link of links[0..n) with an end on u's port carries inside
- * u's tags (mine, eline_uni_tags_on's): 0 when none. */
-static uint16_t svlan_at_uni(const struct eline_uni_req *u, const uint64_t *mine,
-                             const struct eline_link *links, size_t n)
+/* The lowest S-VLAN o's path or backup carries on u's port inside u's
+ * tags (mine, eline_uni_tags_on's): 0 when none. */
+static unsigned svlan_at_uni(const struct eline_uni_req *u, const uint64_t *mine,
+                             const struct eline_rec *o)
 {
-    for (size_t k = 0; k < n; k++) {
-        const struct eline_link *l = &links[k];
-        bool here = (l->a.dpid == u->at.dpid && l->a.port == u->at.port) ||
-                    (l->b.dpid == u->at.dpid && l->b.port == u->at.port);
-        if (here && l->s_vlan && (mine[l->s_vlan / 64] >> (l->s_vlan % 64) & 1))
-            return l->s_vlan;
-    }
+    uint64_t carried[4096 / 64] = {0};
+
+    eline_links_tags_on(o->path, o->n_path, u->at.dpid, u->at.port, carried);
+    eline_links_tags_on(o->backup, o->n_backup, u->at.dpid, u->at.port, carried);
+    for (unsigned w = 0; w < 4096 / 64; w++)
+        if (carried[w] & mine[w])
+            return w * 64 + (unsigned)__builtin_ctzll(carried[w] & mine[w]);
     return 0;
 }
 
@@ -113,9 +113,7 @@ unsigned eline_uni_conflict(struct eline_app *a, const struct eline_rec *r, char
                 }
             }
         for (int m = 0; m < 2 && !st; m++) {
-            uint16_t sv = svlan_at_uni(mine[m], tags[m], o->path, o->n_path);
-            if (!sv)
-                sv = svlan_at_uni(mine[m], tags[m], o->backup, o->n_backup);
+            unsigned sv = svlan_at_uni(mine[m], tags[m], o);
             if (sv) {
                 snprintf(why, len, "Tag %u is not available in %s: EVC %s carries it there as "
                          "its S-VLAN.", sv, mine[m]->interface_id, o->id);

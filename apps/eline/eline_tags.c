@@ -97,8 +97,8 @@ int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *s
     return 0;
 }
 
-static void links_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port,
-                     uint64_t *used)
+void eline_links_tags_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port,
+                         uint64_t *used)
 {
     for (size_t i = 0; i < n; i++)
         if ((l[i].a.dpid == dpid && l[i].a.port == port) ||
@@ -139,8 +139,8 @@ static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
             continue;
         eline_uni_tags_on(&r->req.uni_a, dpid, port, used, special);
         eline_uni_tags_on(&r->req.uni_z, dpid, port, used, special);
-        links_on(r->path, r->n_path, dpid, port, used);
-        links_on(r->backup, r->n_backup, dpid, port, used);
+        eline_links_tags_on(r->path, r->n_path, dpid, port, used);
+        eline_links_tags_on(r->backup, r->n_backup, dpid, port, used);
     }
     pthread_mutex_unlock(&a->lock);
 }
