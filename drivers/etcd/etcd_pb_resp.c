@@ -5,10 +5,10 @@
  * has in etcd's protos), lenient about what proto3 allows: unknown
  * fields, fields in any order, a message field met twice merged.
  */
+#include "etcd_codec_priv.h"
 #include "etcd_pb.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +28,6 @@ struct fld {
     const uint8_t *d;         /* WT_LEN */
     size_t n;
 };
-
-static void seterr(char *err, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, ETCD_ERR_MAX, fmt, ap);
-    va_end(ap);
-}
 
 static int varint(struct rd *r, uint64_t *out)
 {
@@ -96,7 +85,7 @@ static int next(struct rd *r, struct fld *f, const char *where, char *err)
         goto bad;
     }
 bad:
-    seterr(err, "%s: malformed protobuf", where);
+    etcd_seterr(err, "%s: malformed protobuf", where);
     return -EBADMSG;
 }
 
@@ -105,7 +94,7 @@ static int want(const struct fld *f, unsigned wt, const char *where, const char 
 {
     if (f->wt == wt)
         return 0;
-    seterr(err, "%s.%s: wrong wire type %u", where, name, f->wt);
+    etcd_seterr(err, "%s.%s: wrong wire type %u", where, name, f->wt);
     return -EBADMSG;
 }
 
@@ -125,7 +114,7 @@ static int dup_bytes(const struct fld *f, size_t bound, uint8_t **out, size_t *l
     if (rc)
         return rc;
     if (f->n > bound) {
-        seterr(err, "%s.%s: over %zu bytes", where, name, bound);
+        etcd_seterr(err, "%s.%s: over %zu bytes", where, name, bound);
         return -EMSGSIZE;
     }
     if (!(p = malloc(f->n + 1)))
@@ -174,7 +163,7 @@ static int count(const uint8_t *m, size_t len, unsigned num, size_t bound, size_
         if ((rc = want(&f, WT_LEN, where, name, err)) < 0)
             return rc;
         if (++*n > bound) {
-            seterr(err, "%s.%s: over %zu entries", where, name, bound);
+            etcd_seterr(err, "%s.%s: over %zu entries", where, name, bound);
             return -EMSGSIZE;
         }
     }
@@ -389,7 +378,7 @@ static int read_op_resp(const uint8_t *m, size_t len, void *item, const char *wh
         if (f.num < 1 || f.num > 3)
             continue;
         if (seen++) {
-            seterr(err, "%s: more than one answer", where);
+            etcd_seterr(err, "%s: more than one answer", where);
             return -EBADMSG;
         }
         if ((rc = want(&f, WT_LEN, where, "response", err)) < 0)
@@ -409,7 +398,7 @@ static int read_op_resp(const uint8_t *m, size_t len, void *item, const char *wh
             return rc;
     }
     if (rc == 0 && !seen) {
-        seterr(err, "%s: no response_range, response_put or response_delete_range", where);
+        etcd_seterr(err, "%s: no response_range, response_put or response_delete_range", where);
         return -EBADMSG;
     }
     return rc;
@@ -458,8 +447,8 @@ int etcd_pb_decode_lease(const uint8_t *m, size_t len, struct etcd_lease_resp *o
         else if (f.num == 3)
             rc = get_i64(&f, &out->ttl, "lease", "TTL", err);
         else if (f.num == 4 && f.wt == WT_LEN && f.n) {
-            seterr(err, "lease: etcd says: %.*s", (int)(f.n < 160 ? f.n : 160),
-                   (const char *)f.d);
+            etcd_seterr(err, "lease: etcd says: %.*s", (int)(f.n < 160 ? f.n : 160),
+                        (const char *)f.d);
             return -EIO;
         }
         if (rc < 0)
@@ -483,7 +472,7 @@ static int read_event(const uint8_t *m, size_t len, void *item, const char *wher
             if ((rc = want(&f, WT_VARINT, where, "type", err)) < 0)
                 return rc;
             if (f.v > 1) {
-                seterr(err, "%s.type: neither PUT nor DELETE", where);
+                etcd_seterr(err, "%s.type: neither PUT nor DELETE", where);
                 return -EBADMSG;
             }
             e->type = f.v ? ETCD_EV_DELETE : ETCD_EV_PUT;
@@ -502,7 +491,7 @@ static int read_event(const uint8_t *m, size_t len, void *item, const char *wher
     if (rc < 0)
         return rc;
     if (!has_kv || !e->kv.key_len) {
-        seterr(err, "%s: %s", where, has_kv ? "empty key" : "no kv");
+        etcd_seterr(err, "%s: %s", where, has_kv ? "empty key" : "no kv");
         return -EBADMSG;
     }
     return 0;
@@ -574,14 +563,14 @@ int etcd_pb_decode_auth(const uint8_t *m, size_t len, char *token, char *err)
     if (rc < 0)
         return rc;
     if (!t || !n || n >= ETCD_TOKEN_MAX) {
-        seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
+        etcd_seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
         return -EBADMSG;
     }
     /* It goes into a header line: printable ASCII only, or a hostile etcd
      * could add headers of its own to our requests. */
     for (size_t i = 0; i < n; i++)
         if (t[i] < 0x21 || t[i] > 0x7e) {
-            seterr(err, "authenticate: token has a byte outside printable ASCII");
+            etcd_seterr(err, "authenticate: token has a byte outside printable ASCII");
             return -EBADMSG;
         }
     memcpy(token, t, n);

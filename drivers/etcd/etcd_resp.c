@@ -4,6 +4,7 @@
  * answer fails here, naming the field, instead of reaching the store.
  */
 #include "etcd_codec.h"
+#include "etcd_codec_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 
 #include <jansson.h>
 
-static void seterr(char *err, const char *fmt, ...)
+void etcd_seterr(char *err, const char *fmt, ...)
 {
     va_list ap;
 
@@ -85,7 +86,7 @@ static int get_i64(json_t *o, const char *name, int64_t *out, const char *where,
     }
     if (json_is_string(v) && parse_i64_text(json_string_value(v), out) == 0)
         return 0;
-    seterr(err, "%s.%s: not a 64-bit integer", where, name);
+    etcd_seterr(err, "%s.%s: not a 64-bit integer", where, name);
     return -EBADMSG;
 }
 
@@ -97,7 +98,7 @@ static int get_bool(json_t *o, const char *name, bool *out, const char *where, c
     if (!v)
         return 0;
     if (!json_is_boolean(v)) {
-        seterr(err, "%s.%s: not a boolean", where, name);
+        etcd_seterr(err, "%s.%s: not a boolean", where, name);
         return -EBADMSG;
     }
     *out = json_is_true(v);
@@ -114,22 +115,22 @@ static int get_bytes(json_t *o, const char *name, size_t bound, uint8_t **out, s
     *out = NULL;
     *len = 0;
     if (v && !json_is_string(v)) {
-        seterr(err, "%s.%s: not a string", where, name);
+        etcd_seterr(err, "%s.%s: not a string", where, name);
         return -EBADMSG;
     }
     if (n > ETCD_B64_LEN(bound)) {
-        seterr(err, "%s.%s: longer than %zu bytes", where, name, bound);
+        etcd_seterr(err, "%s.%s: longer than %zu bytes", where, name, bound);
         return -EMSGSIZE;
     }
     if (!(*out = malloc(n / 4 * 3 + 1)))
         return -ENOMEM;
     int got = n ? etcd_b64_decode(json_string_value(v), n, *out) : 0;
     if (got < 0) {
-        seterr(err, "%s.%s: not base64", where, name);
+        etcd_seterr(err, "%s.%s: not base64", where, name);
         return -EBADMSG;
     }
     if ((size_t)got > bound) {
-        seterr(err, "%s.%s: longer than %zu bytes", where, name, bound);
+        etcd_seterr(err, "%s.%s: longer than %zu bytes", where, name, bound);
         return -EMSGSIZE;
     }
     (*out)[got] = 0;
@@ -143,7 +144,7 @@ static json_t *get_obj(json_t *o, const char *name, const char *where, char *err
 
     *rc = 0;
     if (v && !json_is_object(v)) {
-        seterr(err, "%s.%s: not an object", where, name);
+        etcd_seterr(err, "%s.%s: not an object", where, name);
         *rc = -EBADMSG;
         return NULL;
     }
@@ -157,12 +158,12 @@ static json_t *get_array(json_t *o, const char *name, size_t bound, const char *
 
     *rc = 0;
     if (v && !json_is_array(v)) {
-        seterr(err, "%s.%s: not an array", where, name);
+        etcd_seterr(err, "%s.%s: not an array", where, name);
         *rc = -EBADMSG;
         return NULL;
     }
     if (v && json_array_size(v) > bound) {
-        seterr(err, "%s.%s: more than %zu entries", where, name, bound);
+        etcd_seterr(err, "%s.%s: more than %zu entries", where, name, bound);
         *rc = -EMSGSIZE;
         return NULL;
     }
@@ -204,7 +205,7 @@ static int read_kv(json_t *o, struct etcd_kv *kv, const char *where, char *err)
 
     memset(kv, 0, sizeof(*kv));
     if (!json_is_object(o)) {
-        seterr(err, "%s: not an object", where);
+        etcd_seterr(err, "%s: not an object", where);
         return -EBADMSG;
     }
     if ((rc = get_bytes(o, "key", ETCD_KEY_MAX, &kv->key, &kv->key_len, where, err)) < 0 ||
@@ -296,7 +297,7 @@ static int gateway_error(json_t *o, char *err)
         code = 2;
     if (!msg)
         msg = json_is_string(e) ? json_string_value(e) : "etcd error without a message";
-    seterr(err, "etcd: %s (code %" PRId64 ")", msg, code);
+    etcd_seterr(err, "etcd: %s (code %" PRId64 ")", msg, code);
     return etcd_grpc_errno(code, msg);
 }
 
@@ -308,18 +309,18 @@ static json_t *load(const char *text, size_t len, char *err, int *rc)
 
     *rc = 0;
     if (len > ETCD_TEXT_MAX) {
-        seterr(err, "answer of %zu bytes, over %u", len, ETCD_TEXT_MAX);
+        etcd_seterr(err, "answer of %zu bytes, over %u", len, ETCD_TEXT_MAX);
         *rc = -EMSGSIZE;
         return NULL;
     }
     o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!o) {
-        seterr(err, "answer is not JSON: %s (line %d)", je.text, je.line);
+        etcd_seterr(err, "answer is not JSON: %s (line %d)", je.text, je.line);
         *rc = -EBADMSG;
         return NULL;
     }
     if (!json_is_object(o)) {
-        seterr(err, "answer is not a JSON object");
+        etcd_seterr(err, "answer is not a JSON object");
         *rc = -EBADMSG;
     } else {
         *rc = gateway_error(o, err);
@@ -410,7 +411,7 @@ static int read_op_resp(json_t *o, struct etcd_op_resp *r, const char *where, ch
 
     memset(r, 0, sizeof(*r));
     if (!json_is_object(o) || json_object_size(o) != 1) {
-        seterr(err, "%s: not an object with one answer", where);
+        etcd_seterr(err, "%s: not an object with one answer", where);
         return -EBADMSG;
     }
     if ((v = json_object_get(o, "response_range")) && json_is_object(v)) {
@@ -425,7 +426,7 @@ static int read_op_resp(json_t *o, struct etcd_op_resp *r, const char *where, ch
         r->kind = ETCD_OP_DELETE;
         return get_i64(v, "deleted", &r->deleted, where, err);
     }
-    seterr(err, "%s: no response_range, response_put or response_delete_range", where);
+    etcd_seterr(err, "%s: no response_range, response_put or response_delete_range", where);
     return -EBADMSG;
 }
 
@@ -472,7 +473,7 @@ static json_t *stream_result(json_t *o, const char *what, char *err, int *rc)
     json_t *r = json_object_get(o, "result");
 
     if (!json_is_object(r)) {
-        seterr(err, "%s: no result object", what);
+        etcd_seterr(err, "%s: no result object", what);
         *rc = -EBADMSG;
         return NULL;
     }
@@ -505,25 +506,25 @@ static int read_event(json_t *o, struct etcd_event *e, const char *where, char *
 
     memset(e, 0, sizeof(*e));
     if (!json_is_object(o)) {
-        seterr(err, "%s: not an object", where);
+        etcd_seterr(err, "%s: not an object", where);
         return -EBADMSG;
     }
     if (t && (!json_is_string(t) || (strcmp(json_string_value(t), "PUT") &&
                                      strcmp(json_string_value(t), "DELETE")))) {
-        seterr(err, "%s.type: neither PUT nor DELETE", where);
+        etcd_seterr(err, "%s.type: neither PUT nor DELETE", where);
         return -EBADMSG;
     }
     e->type = t && !strcmp(json_string_value(t), "DELETE") ? ETCD_EV_DELETE : ETCD_EV_PUT;
     if (!(kv = get_obj(o, "kv", where, err, &rc))) {
         if (!rc)
-            seterr(err, "%s: no kv", where);
+            etcd_seterr(err, "%s: no kv", where);
         return rc ? rc : -EBADMSG;
     }
     where_at(w, where, ".kv");
     if ((rc = read_kv(kv, &e->kv, w, err)) < 0)
         return rc;
     if (!e->kv.key_len) {
-        seterr(err, "%s: empty key", w);
+        etcd_seterr(err, "%s: empty key", w);
         return -EBADMSG;
     }
     if (!(prev = get_obj(o, "prev_kv", where, err, &rc)))
@@ -599,14 +600,14 @@ static int body_auth(json_t *o, void *token, char *err)
 
     if (!s || !json_string_length(t) || json_string_length(t) >= ETCD_TOKEN_MAX ||
         strlen(s) != json_string_length(t)) {
-        seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
+        etcd_seterr(err, "authenticate: no token, or one over %u bytes", ETCD_TOKEN_MAX - 1);
         return -EBADMSG;
     }
     /* It goes into a header line: printable ASCII only, or a hostile etcd
      * could add headers of its own to our requests. */
     for (size_t i = 0; s[i]; i++)
         if (s[i] < 0x21 || s[i] > 0x7e) {
-            seterr(err, "authenticate: token has a byte outside printable ASCII");
+            etcd_seterr(err, "authenticate: token has a byte outside printable ASCII");
             return -EBADMSG;
         }
     memcpy(token, s, json_string_length(t) + 1);
