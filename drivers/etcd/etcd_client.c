@@ -19,6 +19,7 @@
 
 #include <curl/curl.h>
 
+#include "etcd_h2.h"
 #include "ofcd_clock.h"
 
 struct buf {
@@ -46,6 +47,12 @@ struct etcd_client {
     char token[ETCD_TOKEN_MAX];
     bool json;                 /* the gateway's API, else gRPC */
     CURL *h;
+    /* gRPC on http:// endpoints: a kept connection of nghttp2's; https://
+     * ones go through libcurl, a connection per call. */
+    struct etcd_h2 *h2;
+    bool h2_ok[ETCD_ENDPOINTS_MAX];
+    char h2_host[ETCD_ENDPOINTS_MAX][ETCD_URL_MAX];
+    char h2_port[ETCD_ENDPOINTS_MAX][16];
     struct buf resp;
     long http_code;
     /* gRPC: the status, and the answer's message inside resp. */
@@ -180,6 +187,11 @@ struct etcd_client *etcd_client_new(const struct etcd_client_cfg *cfg, char *err
     c->password = dup_opt(cfg->password, &bad);
     c->resp.max = ETCD_TEXT_MAX;
     c->h = curl_easy_init();
+    for (size_t i = 0; i < c->n_url && !c->json; i++)
+        c->h2_ok[i] = etcd_h2_endpoint(c->url[i], c->h2_host[i], sizeof(c->h2_host[i]),
+                                       c->h2_port[i], sizeof(c->h2_port[i])) == 0;
+    if (!c->json && !(c->h2 = etcd_h2_new()))
+        bad = true;
     if (bad || !c->h) {
         fmt(err, "etcd: out of memory");
         etcd_client_free(c);
@@ -194,6 +206,7 @@ void etcd_client_free(struct etcd_client *c)
         return;
     if (c->h)
         curl_easy_cleanup(c->h);
+    etcd_h2_free(c->h2);
     free(c->resp.p);
     free(c->ca);
     free(c->cert);
@@ -278,28 +291,35 @@ static void percent_decode(const char *in, size_t n, char *out, size_t cap)
     out[o] = 0;
 }
 
-/* Headers and, after the body, trailers: gRPC's status is either. */
+/* One header or trailer of a gRPC answer: its status is in either. */
+static void grpc_status_take(struct grpc_status *o, const char *name, size_t nlen,
+                             const char *value, size_t vlen)
+{
+    while (vlen && value[0] == ' ') {
+        value++;
+        vlen--;
+    }
+    if (nlen == 11 && !strncasecmp(name, "grpc-status", 11)) {
+        char num[16] = "";
+        snprintf(num, sizeof(num), "%.*s", (int)(vlen < 15 ? vlen : 15), value);
+        o->code = strtol(num, NULL, 10);
+        o->has = true;
+    } else if (nlen == 12 && !strncasecmp(name, "grpc-message", 12)) {
+        percent_decode(value, vlen, o->message, sizeof(o->message));
+    }
+}
+
+/* libcurl's header lines ("name: value\r\n"), trailers included. */
 static size_t grpc_header(char *data, size_t size, size_t n, void *arg)
 {
-    struct grpc_status *o = arg;
-    size_t len = size * n, name;
+    size_t len = size * n;
+    const char *colon = memchr(data, ':', len);
 
     while (len && (data[len - 1] == '\n' || data[len - 1] == '\r'))
         len--;
-    if (len > 12 && !strncasecmp(data, "grpc-status:", 12)) {
-        char num[16] = "";
-        name = 12;
-        while (name < len && data[name] == ' ')
-            name++;
-        snprintf(num, sizeof(num), "%.*s", (int)(len - name), data + name);
-        o->code = strtol(num, NULL, 10);
-        o->has = true;
-    } else if (len > 13 && !strncasecmp(data, "grpc-message:", 13)) {
-        name = 13;
-        while (name < len && data[name] == ' ')
-            name++;
-        percent_decode(data + name, len - name, o->message, sizeof(o->message));
-    }
+    if (colon && (size_t)(colon - data) < len)
+        grpc_status_take(arg, data, (size_t)(colon - data), colon + 1,
+                         len - (size_t)(colon - data) - 1);
     return size * n;
 }
 
@@ -347,6 +367,45 @@ static bool before_send(CURLcode rc, CURL *h)
     }
 }
 
+static void h2_header(const char *name, size_t nlen, const char *value, size_t vlen,
+                      void *arg)
+{
+    grpc_status_take(&((struct etcd_client *)arg)->gs, name, nlen, value, vlen);
+}
+
+static bool h2_data(const uint8_t *p, size_t n, void *arg)
+{
+    struct etcd_client *c = arg;
+    return buf_write((char *)p, 1, n, &c->resp) == n;
+}
+
+/* A gRPC call on endpoint i's kept HTTP/2 connection (etcd_h2.h's
+ * returns); *sent whether the request left. */
+static int post_h2(struct etcd_client *c, size_t i, const char *path, const void *body,
+                   size_t len, bool token, uint64_t deadline, bool *sent)
+{
+    struct etcd_h2_call call = {
+        .host = c->h2_host[i], .port = c->h2_port[i], .path = path,
+        .token = token && c->token[0] ? c->token : NULL, .body = body, .len = len,
+        .deadline_ms = deadline, .connect_ms = c->connect_ms, .on_header = h2_header,
+        .on_data = h2_data, .arg = c};
+    char why[ETCD_ERR_MAX] = "";
+    int status = 0;
+    bool connected = false;
+
+    memset(&c->gs, 0, sizeof(c->gs));
+    c->resp.len = 0;
+    c->resp.over = false;
+    int rc = etcd_h2_call(c->h2, &call, &status, sent, &connected, why);
+    c->stats.connects += connected;
+    c->http_code = status;
+    if (rc < 0)
+        fmt(c->err, "etcd %s%s: %s", c->url[i], path, why);
+    else if (c->resp.len && c->resp.p)
+        c->resp.p[c->resp.len] = 0;
+    return rc;
+}
+
 /* One POST to the endpoints in turn within the call's timeout; the body
  * answered is in c->resp, with a gRPC call's status in c->grpc_*. */
 static int post_once(struct etcd_client *c, const char *path, const void *body, size_t len,
@@ -369,6 +428,26 @@ static int post_once(struct etcd_client *c, const char *path, const void *body, 
 
         if (!left) {
             rc = -ETIMEDOUT;
+            break;
+        }
+        if (!c->json && c->h2_ok[i]) {
+            bool sent = false;
+            rc = post_h2(c, i, path, body, len, token, deadline, &sent);
+            if (rc == 0) {
+                c->cur = i;
+                c->stats.calls++;
+                break;
+            }
+            if (rc == -ECONNREFUSED || (rc == -ETIMEDOUT && !sent)) {
+                c->stats.failovers += tries + 1 < c->n_url;
+                continue;
+            }
+            /* The request may have been applied: not sent again. */
+            c->cur = (i + 1) % c->n_url;
+            if (rc == -EMSGSIZE)
+                fmt(c->err, "etcd %s%s: answer over %u bytes", c->url[i], path, ETCD_TEXT_MAX);
+            else if (rc != -ETIMEDOUT && rc != -ENOMEM)
+                rc = -EIO;
             break;
         }
         snprintf(url, sizeof(url), "%s%s", c->url[i], path);

@@ -5,9 +5,10 @@
  * call waits for the network, at most its timeout.
  *
  * One client is one connection cache used by one thread at a time:
- * HTTP/1.1 keep-alive for the gateway; over gRPC each call opens its own
- * HTTP/2 connection (libcurl 7.88, Debian 12's, fails a second request
- * on a kept HTTP/2 connection to etcd before sending it). Endpoints are
+ * HTTP/1.1 keep-alive for the gateway; gRPC on an http:// endpoint over
+ * one kept HTTP/2 connection (etcd_h2.h: libcurl 7.88, Debian 12's,
+ * fails a second request on a kept HTTP/2 connection to etcd), on an
+ * https:// one over a connection per call (libcurl). Endpoints are
  * tried in order, starting from the one that answered last: a connection
  * failure (refused, unreachable, reset, nothing answered) moves to the
  * next within the same call's timeout; an answer, even an error, does

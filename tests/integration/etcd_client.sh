@@ -8,7 +8,8 @@
 #   or watched -> -ESTALE, a dead first endpoint passed over;
 #   etcd stopped (SIGSTOP) -> -ETIMEDOUT, etcd gone -> -ECONNREFUSED, both
 #   within the call's timeout with a message; authentication with a token
-#   renewed once it expires; TLS with client certificates. Each probe runs
+#   renewed once it expires; TLS with client certificates; a kept
+#   connection across etcd killed -9 and started again. Each probe runs
 #   over etcd's gRPC API (the default) and over its JSON gateway.
 # Needs no tap, OVS or ofcd: no integration lock.
 #
@@ -48,6 +49,26 @@ both() {   # both WHAT ARGS...: the probe over gRPC, then over the gateway
     ETCD_PROBE_API=json "$probe" "$@" | sed 's/^/json: /' || fail "etcd-probe $what (JSON gateway)"
 }
 both check check $dead $client
+
+# A kept connection across etcd killed -9 (no GOAWAY: a closed socket) and
+# started again between two calls: the next call goes on a new connection.
+restart_case() {   # restart_case LABEL [VAR=VALUE]
+    local label=$1 go=$work/go-$1 out=$work/restart-$1.out pid
+    rm -f "$go"
+    env ${2:-} "$probe" restart "$go" $client >"$out" 2>&1 &
+    pid=$!
+    wait_for_line "$out" '^ready' 10 || { cat "$out"; fail "etcd-probe restart ($label): no first call"; }
+    kill -9 "$etcd_pid"
+    wait_for_exit "$etcd_pid" 10 || fail "etcd alive after kill -9"
+    mv "$work/etcd.log" "$work/etcd.log.$label"
+    etcd_single probe 23790 23791 "$work" --auth-token-ttl 1 || fail "etcd did not start again"
+    etcd_pid=$ETCD_PID
+    touch "$go"
+    wait "$pid" || { cat "$out"; fail "etcd-probe restart ($label)"; }
+    sed "s/^/$label: /" "$out"
+}
+restart_case grpc
+restart_case json ETCD_PROBE_API=json
 
 # Authentication: a root user, auth on; this etcd's tokens live 1 s
 # (--auth-token-ttl), so the probe sees one expire and renews it.
