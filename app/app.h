@@ -113,6 +113,13 @@ struct app_ctx {
         uint64_t deadline_ms;
         bool asked[RTE_MAX_LCORE];
     } conn_show;
+    /* capture/get's one request at a time, answered by the switch's io lcore. */
+    struct {
+        bool busy;
+        uint64_t deadline_ms;
+        uint64_t dpid;
+        struct of_io *io;
+    } capture;
     struct rx_signal rxsig;          /* takes the tap PMD's signals off the lcores */
 };
 

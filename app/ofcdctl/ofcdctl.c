@@ -10,6 +10,7 @@
  * socket, or no whole answer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "instance_lock.h"
 #include "ofcd_ctl.h"
 #include "ofcd_ctl_wire.h"
+#include "ofcd_hex.h"
 #include "ofcd_version.h"
 
 #define EXIT_ERROR_ANSWER 1
@@ -57,11 +59,15 @@ static void usage(FILE *out)
             "  fm/queue [DPID]               the flow manager's FLOW_MODs waiting per switch\n"
             "  fault/set rx|tx|both [K=V..]  the fault injector's rates (fault.enabled only)\n"
             "  config/reload                 read the configuration again (as SIGHUP does)\n"
+            "  capture/save DPID FILE        the switch's flight record (its last OpenFlow\n"
+            "                                messages each way) as a pcapng file for\n"
+            "                                Wireshark or tshark (mode 600)\n"
             "\n"
             "Examples:\n"
             "  ofcdctl log/set of debug\n"
             "  ofcdctl --config /etc/ofcd/ofcd.conf counters/show tcp\n"
             "  ofcdctl switch/show 00:00:00:00:00:00:00:01\n"
+            "  ofcdctl capture/save 00:00:00:00:00:00:00:01 sw1.pcapng && tshark -r sw1.pcapng\n"
             "\n"
             "The socket is ofcd's user's only (mode 600), or also app.ctl_group's (660:\n"
             "the Debian package's service opens it to group ofcd, so `adduser NAME ofcd`\n"
@@ -190,6 +196,48 @@ static ssize_t exchange(const char *path, const char *req, size_t req_len, char 
     return (ssize_t)n;
 }
 
+/* capture/save's answer (capture/get's: "# " lines, then the file as
+ * lines of hex) into file: 0, or EXIT_USAGE with why on stderr. */
+static int save_capture(const char *text, size_t len, const char *file)
+{
+    uint8_t *bytes = malloc(len / 2 + 1);
+    size_t n = 0;
+
+    if (!bytes) {
+        fprintf(stderr, "ofcdctl: out of memory\n");
+        return EXIT_USAGE;
+    }
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t l = (nl ? (size_t)(nl - text) : len) - at;
+        if (l && text[at] == '#') {
+            fwrite(text + at, 1, l, stdout);
+            fputc('\n', stdout);
+        } else if (l && (l % 2 || ofcd_hex_decode(text + at, l, bytes + n, l / 2) < 0)) {
+            fprintf(stderr, "ofcdctl: capture/get answered something that is not hex\n");
+            free(bytes);
+            return EXIT_USAGE;
+        } else {
+            n += l / 2;
+        }
+        at += l + 1;
+    }
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ssize_t w = fd < 0 ? -1 : write(fd, bytes, n);
+    int err = errno;
+    if (fd >= 0 && close(fd) < 0 && w == (ssize_t)n) {
+        err = errno;
+        w = -1;
+    }
+    free(bytes);
+    if (w != (ssize_t)n) {
+        fprintf(stderr, "ofcdctl: %s: %s\n", file, w < 0 ? strerror(err) : "short write");
+        return EXIT_USAGE;
+    }
+    printf("saved %zu bytes to %s\n", n, file);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
@@ -231,7 +279,21 @@ int main(int argc, char **argv)
     }
     if (!path[0] && socket_from_config(config, path, sizeof(path)) < 0)
         return EXIT_USAGE;
-    int req_len = build_request(argc - i, argv + i, req, sizeof(req));
+    /* capture/save DPID FILE: capture/get DPID, its answer into FILE here. */
+    const char *save_to = NULL;
+    static char get_cmd[] = "capture/get";
+    char *get[2];
+    if (strcmp(argv[i], "capture/save") == 0) {
+        if (argc - i != 3) {
+            fprintf(stderr, "ofcdctl: usage: capture/save DPID FILE\n");
+            return EXIT_USAGE;
+        }
+        save_to = argv[i + 2];
+        get[0] = get_cmd;
+        get[1] = argv[i + 1];
+    }
+    int req_len = save_to ? build_request(2, get, req, sizeof(req))
+                          : build_request(argc - i, argv + i, req, sizeof(req));
     if (req_len < 0)
         return EXIT_USAGE;
 
@@ -246,6 +308,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "ofcdctl: %s: the answer was cut short (%zd bytes came)\n", path, n);
         free(answer);
         return EXIT_USAGE;
+    }
+    if (ok && save_to) {
+        int rc = save_capture(text, text_len, save_to);
+        free(answer);
+        return rc;
     }
     if (ok) {
         fwrite(text, 1, text_len, stdout);

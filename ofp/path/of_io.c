@@ -1,5 +1,6 @@
 /* of_io: see of_io.h. */
 #include "of_io.h"
+#include "of_rec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_ratelimit.h"
+#include "ofcd_textreq.h"
 #include "ofp_msg.h"
 #include "ofp_wire.h"
 
@@ -66,6 +68,11 @@ struct of_conn {
     /* What this slot's connections hold of the buffers; it outlives them
      * until every buffer charged here is back (qmsg_quota.h). */
     struct qmsg_quota quota;
+    /* The last connection's flight record: kept until the slot is taken. */
+    struct of_rec rec;
+    uint32_t rec_gen;                /* that connection's generation */
+    bool rec_open;                   /* it is still open */
+    uint16_t local_port;
 };
 
 /* A listener: which kind of channel its connections are. */
@@ -86,8 +93,21 @@ struct of_io {
     struct msgq *msg_out;
     struct of_conn *conns;
     uint32_t n_slots;
+    /* Free slots, a ring taken oldest first (a closed connection's record
+     * stays as long as the table allows). */
     uint32_t *free_slots;
-    uint32_t n_free;
+    uint32_t free_head, n_free;
+    uint8_t *rec_mem;                /* every slot's flight record, recorder_kb each */
+    size_t rec_bytes;
+    /* The control thread's ask for one record (of_io_rec_ask): h set by
+     * the asker, rc, ends and the blob (in req's buffer) by the io lcore,
+     * each before req hands the buffer over. */
+    struct {
+        struct ofcd_textreq req;
+        conn_handle_t h;
+        int rc;
+        struct of_io_rec_ends ends;
+    } ask;
     /* Connections that wait, oldest first, so under a burst none waits
      * behind ever-newer ones: those blocked on msg_in or buffers (retried
      * first: their HELLO timer runs), then those accepted while others
@@ -302,7 +322,8 @@ static void release_slot(struct of_conn *oc)
     hs_remove(oc);
     free_out(oc);
     oc->gen = (oc->gen + 1) & 0xffffffu;     /* stale handles stop matching */
-    io->free_slots[io->n_free++] = oc->slot;
+    io->free_slots[(io->free_head + io->n_free++) % io->n_slots] = oc->slot;
+    oc->rec_open = false;
     io->n_conns--;
     io->stats.conns_closed++;
 }
@@ -441,10 +462,23 @@ static void flush_dirty(struct of_io *io)
     }
 }
 
+/* Into the connection's flight record, stamped with the io's clock. */
+static void rec_msg(struct of_conn *oc, enum of_rec_dir dir, const void *msg, size_t len)
+{
+    struct of_io *io = oc->io;
+
+    if (!io->rec_mem)
+        return;
+    io->stats.recorder_evicted += of_rec_add(&oc->rec, dir, io->env.clock_us() * 1000u, msg,
+                                             len);
+    io->stats.recorded++;
+}
+
 static void queue_out(struct of_conn *oc, struct qmsg *m)
 {
     struct of_io *io = oc->io;
 
+    rec_msg(oc, OF_REC_OUT, m->data, m->len);
     m->sent = 0;
     qmsg_fifo_push(&oc->out, m);
     oc->out_bytes += m->len;
@@ -538,6 +572,7 @@ static bool answer_echo(struct of_conn *oc, uint16_t len)
     if (!m)
         return false;
     of_stream_copy(&oc->st, m->data, len);
+    rec_msg(oc, OF_REC_IN, m->data, len);
     m->data[1] = OFPT_ECHO_REPLY;        /* same version, xid and payload */
     m->len = len;
     oc->io->stats.echo_inline++;
@@ -639,6 +674,7 @@ static unsigned frame_conn(struct of_conn *oc)
             return done;
         }
         io->stats.msgs_in++;
+        rec_msg(oc, OF_REC_IN, m->data, len);
         of_stream_consume(&oc->st, len);
         done++;
     }
@@ -824,8 +860,14 @@ static void on_established(struct tcp_conn *c, void *user)
         tcp_abort(c);
         return;
     }
-    struct of_conn *oc = &io->conns[io->free_slots[--io->n_free]];
+    struct of_conn *oc = &io->conns[io->free_slots[io->free_head]];
+    io->free_head = (io->free_head + 1) % io->n_slots;
+    io->n_free--;
     oc->st = st;
+    of_rec_reset(&oc->rec);
+    oc->rec_gen = oc->gen;
+    oc->rec_open = true;
+    oc->local_port = info.local_port;
     oc->down_ev = down_ev;
     oc->up_ev = NULL;
     /* on_list is left as it is: it says the slot is on a wait list, where
@@ -979,10 +1021,17 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->free_slots = calloc(io->n_slots, sizeof(*io->free_slots));
     if (!io->conns || !io->free_slots || !io->addrs || (cfg->tls_port && !io->tls_out))
         goto oom;
+    size_t rec_bytes = io->rec_bytes = (size_t)cfg->recorder_kb * 1024u;
+    /* Pages are made resident as records fill, not all at once. */
+    io->rec_mem = rec_bytes ? calloc(io->n_slots, rec_bytes) : NULL;
+    if (rec_bytes && !io->rec_mem)
+        goto oom;
     for (uint32_t i = 0; i < io->n_slots; i++) {
         io->conns[i].io = io;
         io->conns[i].slot = i;
-        io->free_slots[io->n_slots - 1 - i] = i;
+        io->free_slots[i] = i;
+        of_rec_init(&io->conns[i].rec, io->rec_mem ? io->rec_mem + i * rec_bytes : NULL,
+                    rec_bytes);
     }
     io->n_free = io->n_slots;
     char name[32];
@@ -1034,6 +1083,8 @@ void of_io_destroy(struct of_io *io)
         msgq_destroy(io->msg_out);
     }
     free(io->conns);
+    free(io->rec_mem);
+    ofcd_textreq_fini(&io->ask.req);
     free(io->tls_out);
     free(io->free_slots);
     of_addrs_destroy(io->addrs);
@@ -1127,10 +1178,48 @@ static bool serve_waiting(struct of_io *io)
     return worked;
 }
 
+/* The control thread's ask, answered into its buffer. */
+static void answer_rec_ask(struct of_io *io)
+{
+    struct ofcd_textreq *t = &io->ask.req;
+
+    io->ask.rc = of_io_rec_copy(io, io->ask.h, t->buf, t->cap, &t->len, &io->ask.ends);
+    if (io->ask.rc < 0)
+        t->len = 0;
+    ofcd_textreq_answer(t);
+}
+
+int of_io_rec_ask(struct of_io *io, conn_handle_t h)
+{
+    /* The largest blob a slot gives: both rings full, and its header. */
+    size_t cap = io->rec_bytes + 64;
+
+    if (!io->rec_mem)
+        return -ENOENT;
+    if (!ofcd_textreq_ready(&io->ask.req))
+        return -EBUSY;
+    io->ask.h = h;
+    return ofcd_textreq_ask(&io->ask.req, cap);
+}
+
+bool of_io_rec_answer(struct of_io *io, int *rc, const void **blob, size_t *len,
+                      struct of_io_rec_ends *ends)
+{
+    if (!io->ask.req.buf || !ofcd_textreq_ready(&io->ask.req))
+        return false;
+    *rc = io->ask.rc;
+    *blob = io->ask.req.buf;
+    *len = io->ask.req.len;
+    *ends = io->ask.ends;
+    return true;
+}
+
 bool of_io_poll(struct of_io *io, uint64_t tsc)
 {
     bool worked = false;
 
+    if (ofcd_textreq_pending(&io->ask.req))
+        answer_rec_ask(io);
     flush_events(io);
     of_addrs_reap(io->addrs);
     io->hs_budget = OF_IO_TLS_NEW_PER_POLL;
@@ -1167,6 +1256,25 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     }
     flush_dirty(io);
     return worked || n > 0;
+}
+
+int of_io_rec_copy(struct of_io *io, conn_handle_t h, void *dst, size_t cap, size_t *len,
+                   struct of_io_rec_ends *ends)
+{
+    uint32_t slot = conn_handle_slot(h);
+
+    if (!io->rec_mem || slot >= io->n_slots)
+        return -ENOENT;
+    struct of_conn *oc = &io->conns[slot];
+    if (oc->rec_gen != conn_handle_gen(h) || !oc->rec.st.recorded)
+        return -ENOENT;
+    *len = of_rec_copy_size(&oc->rec);
+    if (cap < *len)
+        return -ENOSPC;
+    of_rec_copy(&oc->rec, dst, cap);
+    *ends = (struct of_io_rec_ends){.peer_ip = oc->peer_ip, .peer_port = oc->peer_port,
+                                    .local_port = oc->local_port, .closed = !oc->rec_open};
+    return 0;
 }
 
 void of_io_get_stats(const struct of_io *io, struct of_io_stats *out)

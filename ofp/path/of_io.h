@@ -37,6 +37,13 @@
  * tls_handshake_timeout_ms (oldest first, O(1) per loop), and each failure
  * is counted and logged with the peer and OpenSSL's reason (rate-limited).
  *
+ * Flight record (of_rec.h, openflow.recorder_kb): every connection slot
+ * keeps the last messages each way as they were framed or queued to the
+ * switch, echoes answered here included. A slot's record outlives its
+ * connection until the slot is taken again, and free slots are taken
+ * oldest first, so a switch that went away leaves its last words behind
+ * for as long as the table allows (of_io_rec_copy).
+ *
  * Connection events (up, down) come from the events pool: both buffers are
  * taken when the connection is accepted (when the pool cannot give them the
  * connection is refused, counted and logged), so a connection's end always
@@ -82,7 +89,9 @@
     X(tls_handshake_timeouts, "TLS handshakes not done within tls.handshake_timeout_ms")  \
     X(tls_plaintext, "plaintext OpenFlow on the TLS port (also in handshake_failed)")     \
     X(tls_errors, "TLS connections closed for a protocol error after the handshake")      \
-    X(tls_no_memory, "TLS connections refused: no memory for the session")
+    X(tls_no_memory, "TLS connections refused: no memory for the session")                \
+    X(recorded, "messages kept in the connections' flight records")                       \
+    X(recorder_evicted, "recorded messages pushed out by newer ones (openflow.recorder_kb)")
 #define OF_IO_GAUGES(X)                                                                   \
     X(switch_conns, "switch connections open")                                            \
     X(pending, "connections not yet ESTABLISHED")                                          \
@@ -115,6 +124,7 @@ struct of_io_cfg {
     uint32_t ip_buffers;             /* the share of one source address's connections */
     uint32_t ip_buffer_kb;           /* ... in KiB (0: no bound) */
     uint32_t ip_control_buffers;     /* ... of the control plane's pools (0: no bound) */
+    uint32_t recorder_kb;            /* each slot's flight record (0: none) */
 };
 
 /* Large buffers a share of n buffers may hold: the pools' own ratio (one
@@ -149,6 +159,30 @@ struct msgq *of_io_msg_out(struct of_io *io);
 /* Loop phases: retry what was blocked, drain msg_out into TCP. Returns
  * whether anything was done (for the idle back-off). */
 bool of_io_poll(struct of_io *io, uint64_t now_tsc);
+
+/* Where a recorded connection ran: the switch's end and ofcd's port. */
+struct of_io_rec_ends {
+    uint32_t peer_ip;                /* host order */
+    uint16_t peer_port, local_port;
+    bool closed;                     /* the connection is over */
+};
+
+/* The flight record of connection h, open or over while its slot has not
+ * been taken again, as an of_rec blob into dst (cap bytes): 0 with *len
+ * and *ends; -ENOENT when that connection's record is gone (or the
+ * recorder is off); -ENOSPC when cap is short (*len: what it needs). On
+ * the io lcore only. */
+int of_io_rec_copy(struct of_io *io, conn_handle_t h, void *dst, size_t cap, size_t *len,
+                   struct of_io_rec_ends *ends);
+/* The same from another thread (one asker: the control thread): the ask,
+ * answered by the io lcore at its next poll, neither side waiting. 0,
+ * -EBUSY (the last ask is unanswered), -ENOENT (the recorder is off),
+ * -ENOMEM. */
+int of_io_rec_ask(struct of_io *io, conn_handle_t h);
+/* The answer once there: true with *rc (of_io_rec_copy's), the blob
+ * (*blob, *len: the asker's until its next ask) and *ends. */
+bool of_io_rec_answer(struct of_io *io, int *rc, const void **blob, size_t *len,
+                      struct of_io_rec_ends *ends);
 
 void of_io_get_stats(const struct of_io *io, struct of_io_stats *out);
 uint32_t of_io_conn_count(const struct of_io *io);

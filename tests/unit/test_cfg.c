@@ -197,6 +197,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_queue_size, 4096);
     assert_int_equal(c.of_msg_buffers, 32768);
     assert_int_equal(c.of_out_backlog_kb, 4096);
+    assert_int_equal(c.of_recorder_kb, 8);
     assert_int_equal(c.of_malformed_limit, 16);
     assert_int_equal(c.of_stats_interval_s, 10);
     assert_string_equal(c.of_role, "equal");
@@ -450,6 +451,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.conn_control_buffers", of_conn_control_buffers, 8, 4194304),
     UCASE("openflow.conn_buffer_kb", of_conn_buffer_kb, 64, 4194304),
     UCASE("openflow.out_backlog_kb", of_out_backlog_kb, 64, 1048576),
+    UCASE("openflow.recorder_kb", of_recorder_kb, 0, 256),
     UCASE("openflow.malformed_limit", of_malformed_limit, 1, 100000),
     UCASE("openflow.stats_interval_s", of_stats_interval_s, 0, 86400),
     UCASE("openflow.generation_id", of_generation_id, 0, UINT64_MAX),

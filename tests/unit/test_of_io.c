@@ -22,6 +22,7 @@
 #include "fake_qmsg_pool.h"
 #include "of_event.h"
 #include "of_io.h"
+#include "of_rec.h"
 #include "ofp_msg.h"
 #include "ofp_wire.h"
 #include "tcp_helper.h"
@@ -1038,11 +1039,180 @@ static void test_control_errors_travel_with_barriers(void **state)
     expect_of(h, OFPT_ERROR, 5, OFP_PRIO_P1, sizeof(e));
 }
 
+/* The flight record (openflow.recorder_kb): what the switch sent, echoes
+ * answered here and what ofcd queued to it, in the order they happened;
+ * kept after the connection ends until its slot is taken again (a new
+ * connection takes another slot first); a flood pushes out only its own
+ * direction's oldest, counted. */
+struct recd {
+    size_t n;
+    enum of_rec_dir dir[128];
+    uint8_t type[128];
+    uint32_t len[128];
+};
+
+static int rec_one(const struct of_rec_msg *m, void *arg)
+{
+    struct recd *r = arg;
+
+    assert_true(r->n < 128);
+    r->dir[r->n] = m->dir;
+    r->type[r->n] = m->bytes[1];
+    r->len[r->n] = m->orig_len;
+    r->n++;
+    return 0;
+}
+
+static int rec_copy(struct ioh *h, conn_handle_t c, struct recd *r, struct of_io_rec_ends *e)
+{
+    static uint8_t blob[8192];
+    size_t len = 0;
+    int rc = of_io_rec_copy(h->io, c, blob, sizeof(blob), &len, e);
+
+    memset(r, 0, sizeof(*r));
+    if (rc == 0)
+        assert_int_equal(of_rec_blob_each(blob, len, rec_one, r, NULL), 0);
+    return rc;
+}
+
+static void send_out(struct ioh *h, uint8_t type, uint16_t len)
+{
+    struct qmsg *m = qmsg_alloc(h->pool, len);
+    m->len = (uint32_t)ofmsg(m->data, type, len, 5);
+    m->kind = QMSG_OF;
+    m->cls = 0;
+    m->conn = h->conn;
+    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
+    io_poll(h);
+}
+
+static void test_recorder_keeps_last_words(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t seg[64];
+    struct recd r;
+    struct of_io_rec_ends e;
+
+    base_cfg(h);
+    h->cfg.recorder_kb = 1;                      /* 512 bytes each way */
+    start(h, 64);
+    connect_switch(h);
+    th_peer_data(h->th, &h->p, seg, ofmsg(seg, OFPT_HELLO, 8, 1));
+    expect_of(h, OFPT_HELLO, 1, OFP_PRIO_P0, 8);
+    th_peer_data(h->th, &h->p, seg, ofmsg(seg, OFPT_ECHO_REQUEST, 12, 2));
+    send_out(h, OFPT_FEATURES_REQUEST, 8);
+    th_peer_collect(h->th, &h->p);
+    assert_int_equal(rec_copy(h, h->conn, &r, &e), 0);
+    assert_int_equal(r.n, 4);
+    assert_true(r.dir[0] == OF_REC_IN && r.type[0] == OFPT_HELLO);
+    assert_true(r.dir[1] == OF_REC_IN && r.type[1] == OFPT_ECHO_REQUEST);
+    assert_true(r.dir[2] == OF_REC_OUT && r.type[2] == OFPT_ECHO_REPLY);
+    assert_true(r.dir[3] == OF_REC_OUT && r.type[3] == OFPT_FEATURES_REQUEST);
+    assert_int_equal(e.peer_ip, TH_PEER_IP);
+    assert_int_equal(e.peer_port, 40001);
+    assert_int_equal(e.local_port, TH_PORT);
+    assert_false(e.closed);
+
+    /* A flood of 64-byte PACKET_INs: 88 bytes each a record, five fit. */
+    for (uint32_t i = 0; i < 40; i++) {
+        th_peer_data(h->th, &h->p, seg, ofmsg(seg, OFPT_PACKET_IN, 64, 100 + i));
+        expect_of(h, OFPT_PACKET_IN, 100 + i, ofp_msg_class(seg), 64);
+    }
+    assert_int_equal(rec_copy(h, h->conn, &r, &e), 0);
+    assert_int_equal(r.n, 5 + 2);
+    assert_true(r.dir[0] == OF_REC_OUT && r.type[0] == OFPT_ECHO_REPLY);
+    assert_true(r.dir[1] == OF_REC_OUT && r.type[1] == OFPT_FEATURES_REQUEST);
+    for (size_t k = 2; k < r.n; k++)
+        assert_true(r.dir[k] == OF_REC_IN && r.type[k] == OFPT_PACKET_IN);
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.recorded, 4 + 40);
+    assert_int_equal(st.recorder_evicted, 2 + 35);
+
+    /* The same asked from another thread: answered at the next poll. */
+    int arc;
+    const void *blob;
+    size_t blen;
+    assert_int_equal(of_io_rec_ask(h->io, h->conn), 0);
+    assert_false(of_io_rec_answer(h->io, &arc, &blob, &blen, &e));
+    assert_int_equal(of_io_rec_ask(h->io, h->conn), -EBUSY);
+    io_poll(h);
+    assert_true(of_io_rec_answer(h->io, &arc, &blob, &blen, &e));
+    assert_int_equal(arc, 0);
+    struct recd r2 = {0};
+    assert_int_equal(of_rec_blob_each(blob, blen, rec_one, &r2, NULL), 0);
+    assert_int_equal(r2.n, r.n);
+    assert_memory_equal(r2.type, r.type, r.n);
+
+    /* Too small a buffer: what it needs. */
+    size_t need = 0;
+    uint8_t tiny[16];
+    assert_int_equal(of_io_rec_copy(h->io, h->conn, tiny, sizeof(tiny), &need, &e), -ENOSPC);
+    assert_true(need > sizeof(tiny));
+
+    /* The connection ends (the worker closes it): its record stays, and a
+     * new connection does not take its slot. */
+    conn_handle_t gone = h->conn;
+    struct qmsg *m = qmsg_alloc(h->pool, 4);
+    memcpy(m->data, "test", 4);
+    m->len = 4;
+    m->kind = QMSG_CLOSE;
+    m->cls = 0;
+    m->conn = gone;
+    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
+    io_poll(h);
+    struct qmsg *down = to_worker(h);
+    assert_non_null(down);
+    assert_int_equal(down->kind, QMSG_CONN_DOWN);
+    qmsg_free(down);
+    th_peer_collect(h->th, &h->p);
+    th_peer_ack(h->th, &h->p);
+    th_peer_fin(h->th, &h->p);
+    th_peer_collect(h->th, &h->p);               /* ofcd's ACK of the FIN */
+    struct th_peer p2;
+    conn_handle_t c2;
+    struct qmsg_quota *q2;
+    open_conn(h, &p2, 40002, &c2, &q2);
+    assert_int_not_equal(conn_handle_slot(c2), conn_handle_slot(gone));
+    assert_int_equal(rec_copy(h, gone, &r, &e), 0);
+    assert_int_equal(r.n, 7);
+    assert_true(e.closed);
+    assert_int_equal(e.peer_port, 40001);
+    /* A handle of another incarnation of the slot has no record. */
+    conn_handle_t other = conn_handle_make(0, conn_handle_slot(gone),
+                                           conn_handle_gen(gone) + 1);
+    assert_int_equal(rec_copy(h, other, &r, &e), -ENOENT);
+    th_peer_fin(h->th, &p2);
+    io_poll(h);
+    while ((down = to_worker(h)))
+        qmsg_free(down);
+}
+
+static void test_recorder_off(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t seg[16];
+    struct recd r;
+    struct of_io_rec_ends e;
+
+    start(h, 64);                                /* recorder_kb 0 */
+    connect_switch(h);
+    th_peer_data(h->th, &h->p, seg, ofmsg(seg, OFPT_HELLO, 8, 1));
+    expect_of(h, OFPT_HELLO, 1, OFP_PRIO_P0, 8);
+    assert_int_equal(rec_copy(h, h->conn, &r, &e), -ENOENT);
+    assert_int_equal(of_io_rec_ask(h->io, h->conn), -ENOENT);
+    struct of_io_stats st;
+    of_io_get_stats(h->io, &st);
+    assert_int_equal(st.recorded, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_framing_and_classes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_echo_answered_inline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_keeps_last_words, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_msg_out_to_tcp_and_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_msg_in_pauses_without_loss, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unframeable_stream_closed, setup, teardown),

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The flight recorder (issue 51) against Open vSwitch, checked by tshark as
+# an independent decoder: one bridge connects; a flow is POSTed (its
+# FLOW_MOD and BARRIER), a port appears (PORT_STATUS), echoes go both ways;
+# `ofcdctl capture/save` writes the switch's record as a pcapng file. tshark
+# decodes it as OpenFlow 1.3, and each direction's message types and xids
+# are those tshark saw live on the tap for the same session, in the same
+# order. Then the bridge goes: its record stays, saying the connection is
+# over. And a datapath id nobody knows is a clear error.
+#
+# usage: ovs_capture.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+require_root
+require_tool tshark
+require_tool jq
+
+it_setup capture
+API=http://127.0.0.1:8181
+DPID=00:00:00:00:00:00:10:01
+log=$work/ofcd.log
+# Echoes both ways: OVS's after 5 s without a message from ofcd (its
+# inactivity probe: OVS makes anything shorter 5 s), ofcd's every 6 s busy
+# or not (its RTT probe); no statistics polls to keep OVS from idling.
+start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var" --app.stats_log_interval_s=0 \
+    --openflow.recorder_kb=64 --openflow.rtt_probe_ms=6000 --openflow.stats_interval_s=0
+
+# tshark on the tap's kernel side sees the session as OVS and ofcd spoke it.
+tshark -i ofc0 -f "tcp port 6653" -w "$work/live.pcapng" >"$work/tshark.out" 2>&1 &
+TSHARK_PID=$!
+it_on_exit "kill $TSHARK_PID"
+wait_for_line "$work/tshark.out" "Capturing on" 20 || fail "tshark did not start capturing"
+
+ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
+ovs_add_bridges 1 tcp:10.66.0.2:6653 5000 || fail "cannot create the bridge"
+wait_stat "$log" "switches_up" 1 30 || fail "the switch did not establish"
+
+code=$(curl -s -o "$work/post" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary '{"flows": [{"priority": 100, "match": {"dl_type": 2048, "nw_dst": "10.0.0.9"}, "actions": [{"action_type": "output", "port": 1}]}]}' \
+    "$API/api/kytos/flow_manager/v2/flows/$DPID")
+[ "$code" = 202 ] || fail "flow POST: $code $(cat "$work/post")"
+ovs_wait_flow br1 "nw_dst=10.0.0.9" || fail "the flow did not reach the bridge"
+ovs_vsctl add-port br1 cap0 -- set interface cap0 type=internal ofport_request=7 ||
+    fail "cannot add a port"
+# Until the control thread has the port's PORT_STATUS and an echo each
+# way: one of ofcd's answered (its samples) and one of OVS's answered here.
+until_shown() {   # until_shown WHAT REGEX: switch/show's text matches within 20 s
+    local end=$((SECONDS + 20))
+    until ofcdctl switch/show "$DPID" 2>/dev/null | grep -Eq "$2"; do
+        [ $SECONDS -lt $end ] || fail "$1: $(ofcdctl switch/show "$DPID" 2>&1 | head -20)"
+        sleep 0.1
+    done
+}
+until_shown "no PORT_STATUS for the new port" 'events: port_status [1-9]'
+until_shown "no echo of ofcd's answered" 'echo rtt: .* [1-9][0-9]* samples'
+end=$((SECONDS + 20))
+until [ "$(ctl_counter echo_inline 2>/dev/null || echo 0)" -ge 1 ]; do
+    [ $SECONDS -lt $end ] || fail "no echo request from OVS answered within 20 s"
+    sleep 0.1
+done
+
+ofcdctl capture/save "$DPID" "$work/rec.pcapng" >"$work/save.out" 2>&1 ||
+    fail "capture/save: $(cat "$work/save.out")"
+grep -q "connection open" "$work/save.out" || fail "capture/save said: $(cat "$work/save.out")"
+grep -q " 0 pushed out" "$work/save.out" || fail "the record lost messages: $(cat "$work/save.out")"
+[ "$(stat -c %a "$work/rec.pcapng")" = 600 ] || fail "the capture file is not mode 600"
+pass "capture/save: $(head -1 "$work/save.out" | cut -c1-160)"
+
+# A last FLOW_MOD after the record was taken: once tshark has written it,
+# it has written everything the record holds (the wire's order).
+flow_mods() { tshark -r "$1" -Y "openflow_v4.type == 14" 2>/dev/null | wc -l; }
+want=$(( $(flow_mods "$work/rec.pcapng") + 1 ))
+code=$(curl -s -o "$work/post2" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary '{"flows": [{"priority": 100, "match": {"dl_type": 2048, "nw_dst": "10.0.0.10"}, "actions": [{"action_type": "output", "port": 1}]}]}' \
+    "$API/api/kytos/flow_manager/v2/flows/$DPID")
+[ "$code" = 202 ] || fail "the marker flow's POST: $code $(cat "$work/post2")"
+end=$((SECONDS + 20))
+until [ "$(flow_mods "$work/live.pcapng")" -ge "$want" ]; do
+    [ $SECONDS -lt $end ] || fail "tshark did not write the marker FLOW_MOD within 20 s"
+    sleep 0.2
+done
+kill -INT "$TSHARK_PID"
+wait_for_exit "$TSHARK_PID" 10 || fail "tshark did not stop"
+
+# type xid per message, one direction at a time (the switch's port is not
+# 6653); a TCP segment with several messages (tshark lists them with
+# commas) gives a line each.
+seq_of() {   # seq_of FILE DIRECTION(to|from)
+    local filt
+    [ "$2" = to ] && filt="tcp.dstport == 6653" || filt="tcp.srcport == 6653"
+    tshark -r "$1" -Y "openflow_v4 && $filt" -T fields -E separator=' ' \
+        -e openflow_v4.type -e openflow_v4.xid 2>/dev/null |
+        awk '{n = split($1, t, ","); split($2, x, ","); for (i = 1; i <= n; i++) print t[i], x[i]}'
+}
+for d in to from; do
+    seq_of "$work/rec.pcapng" $d >"$work/rec.$d"
+    seq_of "$work/live.pcapng" $d >"$work/live.$d"
+    n=$(wc -l <"$work/rec.$d")
+    [ "$n" -ge 5 ] || fail "the record holds $n messages $d ofcd"
+    head -n "$n" "$work/live.$d" | diff - "$work/rec.$d" >"$work/diff.$d" ||
+        fail "the record's messages $d ofcd differ from the wire's: $(head -20 "$work/diff.$d")"
+done
+types_to=$(awk '{print $1}' "$work/rec.to" | sort -un | tr '\n' ' ')
+types_from=$(awk '{print $1}' "$work/rec.from" | sort -un | tr '\n' ' ')
+for t in 0 2 3 6 12 19 21; do
+    echo " $types_to " | grep -q " $t " || fail "no message of type $t from the switch in the record ($types_to)"
+done
+for t in 0 2 3 5 14 18 20; do
+    echo " $types_from " | grep -q " $t " || fail "no message of type $t from ofcd in the record ($types_from)"
+done
+pass "tshark decodes the record as OpenFlow 1.3: $(wc -l <"$work/rec.to") messages from the switch (types $types_to), $(wc -l <"$work/rec.from") from ofcd (types $types_from), each way as on the wire"
+
+# The bridge goes: the record stays, and says the connection is over.
+ovs_vsctl del-br br1 || fail "cannot delete the bridge"
+wait_stat "$log" "switches_up" 0 30 || fail "the switch did not go down"
+ofcdctl capture/save "$DPID" "$work/after.pcapng" >"$work/save2.out" 2>&1 ||
+    fail "capture/save after the disconnect: $(cat "$work/save2.out")"
+grep -q "connection over" "$work/save2.out" || fail "after the disconnect: $(cat "$work/save2.out")"
+n_after=$(tshark -r "$work/after.pcapng" -Y openflow_v4 2>/dev/null | wc -l)
+[ "$n_after" -ge "$(( $(wc -l <"$work/rec.to") / 2 ))" ] ||
+    fail "the record after the disconnect decodes to $n_after frames"
+pass "after the disconnect the record stays: $(head -1 "$work/save2.out" | cut -c1-120)"
+
+out=$(ofcdctl capture/save 00:00:00:00:00:00:99:99 "$work/none.pcapng" 2>&1) &&
+    fail "capture/save of an unknown switch succeeded"
+echo "$out" | grep -q "no switch" || fail "unknown switch: $out"
+[ ! -e "$work/none.pcapng" ] || fail "a file was written for an unknown switch"
+pass "an unknown switch: $out"
+
+stop_ofcd
+echo "ovs_capture: all checks passed"
