@@ -113,12 +113,14 @@ struct app_ctx {
         uint64_t deadline_ms;
         bool asked[RTE_MAX_LCORE];
     } conn_show;
-    /* capture/get's one request at a time, answered by the switch's io lcore. */
+    /* One flight-record capture at a time (capture.h): capture/get on the
+     * control thread, GET .../capture on a REST thread. */
     struct {
+        pthread_mutex_t lock;        /* busy; the rest is the asker's while busy */
         bool busy;
-        uint64_t deadline_ms;
         uint64_t dpid;
         struct of_io *io;
+        uint64_t deadline_ms;        /* capture/get's, on the control thread's clock */
     } capture;
     struct rx_signal rxsig;          /* takes the tap PMD's signals off the lcores */
 };

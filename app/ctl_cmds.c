@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include "apps.h"
+#include "capture.h"
 #include "dpid.h"
 #include "fm.h"
 #include "instance_lock.h"
@@ -16,15 +17,12 @@
 #include "ofcd_ctl.h"
 #include "ofcd_ctl_server.h"
 #include "ofcd_hex.h"
-#include "ofcd_inet.h"
 #include "ofcd_log.h"
 #include "ofcd_log_ctl.h"
 #include "ofcd_pcapng.h"
-#include "of_rec.h"
 #include "port.h"
 #include "reload.h"
 #include "store.h"
-#include "sw_view.h"
 
 /* ---- counters/show [GROUP] ---------------------------------------------------------- */
 
@@ -142,37 +140,33 @@ static int conn_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
 
 /* ---- capture/get DPID -------------------------------------------------------------- */
 
-#define CTL_CAPTURE_WAIT_MS 2000u
 #define CTL_CAPTURE_LINE 64u            /* bytes of the capture per line of hex */
 
 /* The answer: a "# " line saying what the capture holds, then the pcapng
  * file as lines of hex (the command socket carries text; ofcdctl's
  * capture/save writes the bytes back into a file). */
-static int capture_write(struct app_ctx *app, struct ofcd_ctl_out *out, const void *blob,
-                         size_t len, const struct of_io_rec_ends *e)
+static int capture_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
 {
-    char dpid[24], peer[OFCD_PEER_STRLEN], comment[256], hex[2 * CTL_CAPTURE_LINE + 1];
-    struct of_rec_stats st = {0};
-
-    dpid_format(app->capture.dpid, dpid);
-    of_rec_blob_each(blob, len, NULL, NULL, &st);
-    snprintf(comment, sizeof(comment), "ofcd flight record: switch %s from %s, connection "
-             "%s; %llu messages recorded, %llu pushed out by newer ones, %llu shortened",
-             dpid, ofcd_peer_format(e->peer_ip, e->peer_port, peer),
-             e->closed ? "over" : "open", (unsigned long long)st.recorded,
-             (unsigned long long)st.evicted, (unsigned long long)st.truncated);
-    struct ofcd_pcapng_ends ends = {e->peer_ip, app->cfg.ip, e->peer_port, e->local_port};
-    /* The records carry the io lcore's clock; the capture the wall's. */
-    int64_t shift = (int64_t)ofcd_clock_wall_ns() - (int64_t)(lcore_clock_us() * 1000u);
+    struct app_ctx *app = arg;
+    char why[CAPTURE_WHY_MAX], hex[2 * CTL_CAPTURE_LINE + 1];
     struct ofcd_pcapng w;
-    int rc = of_rec_pcapng(blob, len, &ends, shift, comment, &w);
+
+    if (!app->capture.deadline_ms)
+        app->capture.deadline_ms = now_ms + CAPTURE_WAIT_MS;
+    int rc = capture_take(app, &w, why);
+    if (rc == 1 && now_ms < app->capture.deadline_ms)
+        return OFCD_CTL_LATER;
+    if (rc == 1) {
+        capture_drop(app);
+        ofcd_ctl_printf(out, "no answer from the switch's io lcore within %u ms (is its "
+                        "loop stuck?)\n", CAPTURE_WAIT_MS);
+        return -ETIMEDOUT;
+    }
     if (rc < 0) {
-        ofcd_pcapng_free(&w);
-        ofcd_ctl_printf(out, "switch %s: the capture could not be made: %s\n", dpid,
-                        strerror(-rc));
+        ofcd_ctl_printf(out, "%s\n", why);
         return rc;
     }
-    ofcd_ctl_printf(out, "# %s\n", comment);
+    ofcd_ctl_printf(out, "# %s\n", why);
     for (size_t at = 0; at < w.len; at += CTL_CAPTURE_LINE) {
         size_t n = w.len - at < CTL_CAPTURE_LINE ? w.len - at : CTL_CAPTURE_LINE;
         ofcd_hex_encode(hex, w.p + at, n);
@@ -182,43 +176,9 @@ static int capture_write(struct app_ctx *app, struct ofcd_ctl_out *out, const vo
     return 0;
 }
 
-static int capture_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
-{
-    struct app_ctx *app = arg;
-    struct of_io_rec_ends ends;
-    const void *blob;
-    size_t len;
-    int rc;
-
-    if (!app->capture.deadline_ms)
-        app->capture.deadline_ms = now_ms + CTL_CAPTURE_WAIT_MS;
-    if (!of_io_rec_answer(app->capture.io, &rc, &blob, &len, &ends)) {
-        if (now_ms < app->capture.deadline_ms)
-            return OFCD_CTL_LATER;
-        /* Asked again only once the late answer came (of_io_rec_ask). */
-        app->capture.busy = false;
-        ofcd_ctl_printf(out, "no answer from the switch's io lcore within %u ms (is its "
-                        "loop stuck?)\n", CTL_CAPTURE_WAIT_MS);
-        return -ETIMEDOUT;
-    }
-    app->capture.busy = false;
-    if (rc == -ENOENT) {
-        char dpid[24];
-        dpid_format(app->capture.dpid, dpid);
-        ofcd_ctl_printf(out, "switch %s: the record of its last connection is gone (its slot "
-                        "was taken by another connection)\n", dpid);
-        return rc;
-    }
-    if (rc < 0) {
-        ofcd_ctl_printf(out, "the record could not be copied: %s\n", strerror(-rc));
-        return rc;
-    }
-    return capture_write(app, out, blob, len, &ends);
-}
-
 static void capture_cancel(void *arg)
 {
-    ((struct app_ctx *)arg)->capture.busy = false;
+    capture_drop(arg);
 }
 
 /* capture/get DPID: the switch's flight record (its connection now, or
@@ -226,6 +186,7 @@ static void capture_cancel(void *arg)
 static int capture_get(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
 {
     struct app_ctx *app = arg;
+    char why[CAPTURE_WHY_MAX];
     uint64_t dpid;
 
     (void)argc;
@@ -234,34 +195,12 @@ static int capture_get(void *arg, int argc, char **argv, struct ofcd_ctl_out *ou
                         "colons, or decimal)\n", argv[1]);
         return -EINVAL;
     }
-    if (app->capture.busy) {
-        ofcd_ctl_printf(out, "busy: another capture is being copied; try again\n");
-        return -EBUSY;
-    }
-    const struct ctl_switch *sw = app->ctl ? sw_view_find(app->ctl, dpid) : NULL;
-    if (!sw) {
-        ofcd_ctl_printf(out, "no switch %s is known\n", argv[1]);
-        return -ENOENT;
-    }
-    struct of_io *io = NULL;
-    for (unsigned id = 0; id < RTE_MAX_LCORE && !io; id++)
-        if (app->lcores[id].lc && app->lcores[id].io &&
-            app->lcores[id].queue == conn_handle_io(sw->conn))
-            io = app->lcores[id].ofio;
-    int rc = io ? of_io_rec_ask(io, sw->conn) : -ENOENT;
-    if (rc == -ENOENT) {
-        ofcd_ctl_printf(out, "the flight recorder is off (openflow.recorder_kb = 0)\n");
-        return rc;
-    }
+    int rc = capture_ask(app, dpid, why);
     if (rc < 0) {
-        ofcd_ctl_printf(out, "%s\n", rc == -EBUSY ? "the io lcore has not answered an earlier "
-                        "capture yet; try again" : strerror(-rc));
+        ofcd_ctl_printf(out, "%s\n", why);
         return rc;
     }
-    app->capture.busy = true;
     app->capture.deadline_ms = 0;           /* set at the first poll, on the server's clock */
-    app->capture.dpid = dpid;
-    app->capture.io = io;
     return ofcd_ctl_defer(out, &(struct ofcd_ctl_later){capture_poll, capture_cancel, app});
 }
 

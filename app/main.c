@@ -532,6 +532,7 @@ int main(int argc, char **argv)
     }
     atomic_init(&app.stop, false);
     pthread_mutex_init(&app.ctl_lock, NULL);
+    pthread_mutex_init(&app.capture.lock, NULL);
     rc = rx_signal_start(&app.rxsig, &cpus);
     if (rc < 0) {
         LOG_ERR("main", "cannot start the receive-signal thread: %s", strerror(-rc));

@@ -12,8 +12,10 @@
 
 #include <jansson.h>
 
+#include "capture.h"
 #include "fm.h"
 #include "ofcd_ctl_server.h"
+#include "ofcd_pcapng.h"
 #include "port.h"
 #include "store.h"
 
@@ -193,6 +195,21 @@ static void src_health_more(void *arg, json_t *obj, bool *ok)
     }
 }
 
+/* GET /api/v1/switches/{dpid}/capture, on a REST thread. */
+static int rest_capture(void *arg, uint64_t dpid, uint8_t **out, size_t *len, char *note)
+{
+    struct ofcd_pcapng w;
+    int rc = capture_wait(arg, dpid, &w, note);
+
+    if (rc < 0) {
+        ofcd_pcapng_free(&w);
+        return rc;
+    }
+    *out = w.p;                     /* the answer's now (malloc'd) */
+    *len = w.len;
+    return 0;
+}
+
 void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
 {
     *out = (struct rest_sources){
@@ -208,6 +225,7 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .auth_stats = &app->rest_auth_st,
         .writes_refused = src_writes_refused,
         .health_more = src_health_more,
+        .capture = app->cfg.of_recorder_kb ? rest_capture : NULL,
     };
     for (unsigned i = 0; i < app->n_inst; i++)
         if (app->inst[i].cls->routes)

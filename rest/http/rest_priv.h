@@ -113,6 +113,8 @@ struct rest_reply {
     json_t *json;                       /* owned */
     char *text;                         /* owned (malloc), for /metrics */
     size_t text_len;
+    const char *text_type;              /* its Content-Type (NULL: /metrics') */
+    char attachment[64];                /* "": none; else its file name (a download) */
     /* Or a JSON body made piece by piece as the client reads it (large
      * answers in bounded memory): up to max bytes into buf, the count
      * returned, 0 at the end, -1 to cut the connection. stream_free(ctx)

@@ -308,6 +308,17 @@ static bool request_reads(const struct rest_server *rs, const char *method, cons
     return false;
 }
 
+/* A read only admin may make: a switch's flight record holds every message
+ * of its channel (GET /api/v1/switches/{dpid}/capture). */
+static bool admin_read(const char *method, const char *path)
+{
+    static const char pfx[] = "/api/v1/switches/", sub[] = "/capture";
+    size_t n = strlen(path);
+
+    return strcmp(method, "GET") == 0 && strncmp(path, pfx, sizeof(pfx) - 1) == 0 &&
+           n > sizeof(pfx) - 1 + sizeof(sub) - 1 && strcmp(path + n - (sizeof(sub) - 1), sub) == 0;
+}
+
 /* A change while the appliance refuses them (a cluster node that cannot
  * prove its lease): 503 with the reason, before any handler runs. Reads
  * and logins always pass. */
@@ -654,7 +665,13 @@ static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection 
             return MHD_NO;
     } else if (r->text) {
         resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
-        MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4");
+        MHD_add_response_header(resp, "Content-Type",
+                                r->text_type ? r->text_type : "text/plain; version=0.0.4");
+        if (r->attachment[0]) {
+            char cd[sizeof(r->attachment) + 32];
+            snprintf(cd, sizeof(cd), "attachment; filename=\"%s\"", r->attachment);
+            MHD_add_response_header(resp, "Content-Disposition", cd);
+        }
     } else {
         /* ENCODE_ANY: Kytos-ng answers some changes with a bare JSON string. */
         char *body = r->json ? json_dumps(r->json, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
@@ -722,7 +739,8 @@ static bool headers_check(struct rest_server *rs, struct rest_req *q, struct res
             return true;
         rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
                    REST_LOGIN_PATH);
-    } else if (rest_auth_allow(&rs->auth, q, request_reads(rs, q->method, path), r,
+    } else if (rest_auth_allow(&rs->auth, q,
+                               request_reads(rs, q->method, path) && !admin_read(q->method, path), r,
                                (uint64_t)ofcd_clock_wall_s())) {
         return true;
     }

@@ -1,5 +1,6 @@
 /* rest_switches: GET /api/v1/switches and /api/v1/switches/{dpid} (and the
- * route to its sub-resources: flows, groups, meters), from the
+ * route to its sub-resources: flows, groups, meters, its flight record's
+ * capture), from the
  * control thread's switch view (sw_view). The view's lock (the sources'
  * switches_lock/unlock, which the control thread takes for every event) is
  * held only to copy: the dpids, then one switch at a time; the JSON is built
@@ -131,6 +132,34 @@ void rest_get_switches(struct rest_req *q, struct rest_reply *r)
 
 /* {dpid}/... : what the switch's sub-resources are (its stored flows, its
  * groups and meters); false when arg names the switch itself. */
+/* GET {dpid}/capture: the switch's flight record as a pcapng download. */
+static void switch_capture(struct rest_req *q, struct rest_reply *r, uint64_t dpid)
+{
+    const struct rest_sources *src = &q->rs->src;
+    char note[256] = "";
+    uint8_t *cap = NULL;
+    size_t len = 0;
+
+    if (strcmp(q->method, "GET") != 0) {
+        rest_error(r, 405, "method %s not allowed on %s", q->method, q->path);
+        return;
+    }
+    int rc = src->capture ? src->capture(src->arg, dpid, &cap, &len, note) : -ENOTSUP;
+    if (rc < 0) {
+        if (rc == -EBUSY || rc == -ETIMEDOUT)
+            r->retry_after = 1;
+        rest_error(r, rc == -ENOENT || rc == -ENOTSUP ? 404
+                      : rc == -EBUSY || rc == -ETIMEDOUT ? 503 : 500,
+                   "%s", note[0] ? note : "the flight recorder is off");
+        return;
+    }
+    r->status = 200;
+    r->text = (char *)cap;
+    r->text_len = len;
+    r->text_type = "application/x-pcapng";
+    snprintf(r->attachment, sizeof(r->attachment), "ofcd-%016" PRIx64 ".pcapng", dpid);
+}
+
 static bool switch_sub(struct rest_req *q, struct rest_reply *r)
 {
     uint64_t dpid;
@@ -148,7 +177,9 @@ static bool switch_sub(struct rest_req *q, struct rest_reply *r)
     id[n] = '\0';
     if (rest_dpid_arg(id, &dpid, r) < 0)
         return true;
-    if (strcmp(slash, "/flows") == 0 && strcmp(q->method, "GET") == 0)
+    if (strcmp(slash, "/capture") == 0)
+        switch_capture(q, r, dpid);
+    else if (strcmp(slash, "/flows") == 0 && strcmp(q->method, "GET") == 0)
         rest_switch_flows_get(q, r, dpid);
     else if (strcmp(slash, "/flows") == 0)
         rest_error(r, 405, "method %s not allowed on %s", q->method, q->path);

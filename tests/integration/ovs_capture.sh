@@ -6,7 +6,8 @@
 # decodes it as OpenFlow 1.3, and each direction's message types and xids
 # are those tshark saw live on the tap for the same session, in the same
 # order. Then the bridge goes: its record stays, saying the connection is
-# over. And a datapath id nobody knows is a clear error.
+# over. GET /api/v1/switches/{dpid}/capture gives the same record. And a
+# datapath id nobody knows is a clear error.
 #
 # usage: ovs_capture.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -113,6 +114,21 @@ for t in 0 2 3 5 14 18 20; do
     echo " $types_from " | grep -q " $t " || fail "no message of type $t from ofcd in the record ($types_from)"
 done
 pass "tshark decodes the record as OpenFlow 1.3: $(wc -l <"$work/rec.to") messages from the switch (types $types_to), $(wc -l <"$work/rec.from") from ofcd (types $types_from), each way as on the wire"
+
+# The same record over REST, as the dashboard downloads it.
+code=$(curl -s -o "$work/rest.pcapng" -D "$work/rest.h" -w '%{http_code}' \
+    "$API/api/v1/switches/$DPID/capture")
+[ "$code" = 200 ] || fail "GET .../capture: $code $(head -c 300 "$work/rest.pcapng")"
+grep -qi '^Content-Type: application/x-pcapng' "$work/rest.h" || fail "capture type: $(cat "$work/rest.h")"
+grep -qi '^Content-Disposition: attachment; filename="ofcd-0000000000001001.pcapng"' \
+    "$work/rest.h" || fail "capture disposition: $(cat "$work/rest.h")"
+for d in to from; do
+    seq_of "$work/rest.pcapng" $d >"$work/rest.$d"
+    n=$(wc -l <"$work/rec.$d")
+    head -n "$n" "$work/rest.$d" | diff - "$work/rec.$d" >/dev/null ||
+        fail "the REST capture's messages $d ofcd do not start with the saved one's"
+done
+pass "GET /api/v1/switches/$DPID/capture: the same record, a pcapng download"
 
 # The bridge goes: the record stays, and says the connection is over.
 ovs_vsctl del-br br1 || fail "cannot delete the bridge"

@@ -102,6 +102,16 @@ pass "login with Basic credentials gives a token; bad credentials 400/401"
 [ "$(code "$FM/flows/00:00:00:00:00:00:00:09" -H "Authorization: Bearer $reader" -X POST \
     -H 'Content-Type: application/json' -d '{"flows": [{"priority": 1}]}')" = 403 ] ||
     fail "reader POST: not 403: $(cat "$work/body")"
+# A switch's flight record holds its whole channel: admin's only, though a GET.
+for tok in "$reader" "$scrape"; do
+    [ "$(code "$API/api/v1/switches/00:00:00:00:00:00:00:09/capture" \
+        -H "Authorization: Bearer $tok")" = 403 ] ||
+        fail "a reader's GET of a capture: not 403: $(cat "$work/body")"
+done
+[ "$(code "$API/api/v1/switches/00:00:00:00:00:00:00:09/capture" \
+    -H "Authorization: Bearer $admin")" = 404 ] ||
+    fail "admin's GET of an unknown switch's capture: not 404: $(cat "$work/body")"
+pass "GET .../capture: readers refused (403), admin let through"
 # Pathfinder's POST is a query: a reader's token (a user's, a static one)
 # may ask it; a reader may not make an EVC.
 PF=$API/api/kytos/pathfinder/v3/
