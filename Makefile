@@ -159,6 +159,8 @@ bench: deps $(BUILD_BENCH)/build.ninja
 	SIZES=50 KILLS=2 ./tests/bench/run_bench_cluster.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
 	    bench/out | \
 	    tee bench/out/cluster.txt
+	ROUNDS=1 ./tests/bench/run_bench_recorder.sh $(BUILD_BENCH)/app/ofcd $(CONFIG) \
+	    $(BUILD_BENCH)/tests/emu/ofswitch-emu bench/out | tee bench/out/recorder.txt
 	./scripts/bench-report bench/out
 
 # The headline figures next to their peers in about two minutes; prints

@@ -157,7 +157,7 @@ const struct cfg_key cfg_keys[] = {
              "events about them) (0 = control_buffers / 8 / io lcores)"),
     CFG_UINT("openflow", "out_backlog_kb", of_out_backlog_kb, 64, 1048576, "4096",
              "unsent KiB a switch may fall behind before ofcd disconnects it"),
-    CFG_UINT("openflow", "recorder_kb", of_recorder_kb, 0, 256, "8",
+    CFG_UINT("openflow", "recorder_kb", of_recorder_kb, 0, 256, "4",
              "KiB of each connection's flight record: its last OpenFlow messages each way, "
              "kept after it ends until its slot is taken again (0 = no recorder)"),
     CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",

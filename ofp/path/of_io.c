@@ -99,6 +99,8 @@ struct of_io {
     uint32_t free_head, n_free;
     uint8_t *rec_mem;                /* every slot's flight record, recorder_kb each */
     size_t rec_bytes;
+    uint64_t rec_now_ns;             /* the records' stamp: read once per poll and per
+                                      * connection framed, not per message */
     /* The control thread's ask for one record (of_io_rec_ask): h set by
      * the asker, rc, ends and the blob (in req's buffer) by the io lcore,
      * each before req hands the buffer over. */
@@ -469,8 +471,7 @@ static void rec_msg(struct of_conn *oc, enum of_rec_dir dir, const void *msg, si
 
     if (!io->rec_mem)
         return;
-    io->stats.recorder_evicted += of_rec_add(&oc->rec, dir, io->env.clock_us() * 1000u, msg,
-                                             len);
+    io->stats.recorder_evicted += of_rec_add(&oc->rec, dir, io->rec_now_ns, msg, len);
     io->stats.recorded++;
 }
 
@@ -614,6 +615,8 @@ static unsigned frame_conn(struct of_conn *oc)
         retry_later(oc);                 /* after its CONN_UP (flush_events) */
         return 0;
     }
+    if (io->rec_mem)
+        io->rec_now_ns = io->env.clock_us() * 1000u;
     for (budget = OF_IO_READ_BUDGET; budget && oc->st.tcp; budget--) {
         size_t avail = of_stream_avail(&oc->st);
         uint8_t hdr[OFP13_HEADER_LEN];
@@ -1220,6 +1223,8 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
 
     if (ofcd_textreq_pending(&io->ask.req))
         answer_rec_ask(io);
+    if (io->rec_mem)
+        io->rec_now_ns = io->env.clock_us() * 1000u;
     flush_events(io);
     of_addrs_reap(io->addrs);
     io->hs_budget = OF_IO_TLS_NEW_PER_POLL;

@@ -57,9 +57,10 @@ static void ring_get(const struct of_rec_ring *g, uint32_t off, void *dst, uint3
     memcpy((uint8_t *)dst + first, g->buf, n - first);
 }
 
+/* n is at most cap: no division on the lcore's path. */
 static uint32_t ring_next(const struct of_rec_ring *g, uint32_t off, uint32_t n)
 {
-    return (uint32_t)(((uint64_t)off + n) % g->cap);
+    return n >= g->cap - off ? n - (g->cap - off) : off + n;
 }
 
 void of_rec_init(struct of_rec *r, void *mem, size_t len)

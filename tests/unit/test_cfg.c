@@ -197,7 +197,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_queue_size, 4096);
     assert_int_equal(c.of_msg_buffers, 32768);
     assert_int_equal(c.of_out_backlog_kb, 4096);
-    assert_int_equal(c.of_recorder_kb, 8);
+    assert_int_equal(c.of_recorder_kb, 4);
     assert_int_equal(c.of_malformed_limit, 16);
     assert_int_equal(c.of_stats_interval_s, 10);
     assert_string_equal(c.of_role, "equal");
