@@ -11,7 +11,7 @@
 #include "ofcd_clock.h"
 #include "ofcd_inet.h"
 #include "ofcd_pcapng.h"
-#include "of_rec.h"
+#include "of_flight.h"
 
 int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
 {
@@ -41,7 +41,7 @@ int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
         return -ENOTSUP;
     }
     pthread_mutex_lock(&app->capture.lock);
-    int rc = app->capture.busy ? -EBUSY : of_io_rec_ask(io, h);
+    int rc = app->capture.busy ? -EBUSY : of_io_flight_ask(io, h);
     if (rc == 0) {
         app->capture.busy = true;
         app->capture.dpid = dpid;
@@ -70,15 +70,15 @@ void capture_drop(struct app_ctx *app)
 
 int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
 {
-    struct of_io_rec_ends e;
-    struct of_rec_stats st = {0};
+    struct of_io_flight_ends e;
+    struct of_flight_stats st = {0};
     const void *blob;
     size_t len;
     int rc;
     char d[24], peer[OFCD_PEER_STRLEN];
 
     memset(w, 0, sizeof(*w));
-    if (!of_io_rec_answer(app->capture.io, &rc, &blob, &len, &e))
+    if (!of_io_flight_answer(app->capture.io, &rc, &blob, &len, &e))
         return 1;
     dpid_format(app->capture.dpid, d);
     if (rc == -ENOENT) {
@@ -88,7 +88,7 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
         snprintf(why, CAPTURE_WHY_MAX, "switch %s: the record could not be copied: %s", d,
                  strerror(-rc));
     } else {
-        of_rec_blob_each(blob, len, NULL, NULL, &st);
+        of_flight_blob_each(blob, len, NULL, NULL, &st);
         snprintf(why, CAPTURE_WHY_MAX, "ofcd flight record: switch %s from %s, connection %s; "
                  "%llu messages recorded, %llu pushed out by newer ones, %llu shortened", d,
                  ofcd_peer_format(e.peer_ip, e.peer_port, peer), e.closed ? "over" : "open",
@@ -97,7 +97,7 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
         struct ofcd_pcapng_ends ends = {e.peer_ip, app->cfg.ip, e.peer_port, e.local_port};
         /* The records carry the io lcore's clock; the capture the wall's. */
         int64_t shift = (int64_t)ofcd_clock_wall_ns() - (int64_t)(lcore_clock_us() * 1000u);
-        rc = of_rec_pcapng(blob, len, &ends, shift, why, w);
+        rc = of_flight_pcapng(blob, len, &ends, shift, why, w);
         if (rc < 0) {
             ofcd_pcapng_free(w);
             snprintf(why, CAPTURE_WHY_MAX, "switch %s: the capture could not be made: %s", d,

@@ -1,5 +1,5 @@
 /*
- * capture: a switch's flight record (ofp/path/of_rec.h) as a pcapng file,
+ * capture: a switch's flight record (ofp/path/of_flight.h) as a pcapng file,
  * asked of the io lcore that holds it — for ofcdctl's capture/get (the
  * control thread) and GET /api/v1/switches/{dpid}/capture (REST threads).
  * One capture at a time for the whole appliance (the io lcores' ask slots

@@ -166,6 +166,16 @@ static int capture_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
         ofcd_ctl_printf(out, "%s\n", why);
         return rc;
     }
+    /* Hex doubles it, a newline every CTL_CAPTURE_LINE bytes: past the
+     * command socket's bound it would be cut, so it is not sent at all. */
+    size_t text = 2 * w.len + w.len / CTL_CAPTURE_LINE + strlen(why) + 8;
+    if (text > OFCD_CTL_REPLY_MAX) {
+        ofcd_ctl_printf(out, "the capture (%zu bytes) is larger than the command socket "
+                        "carries: download it from GET /api/v1/switches/{dpid}/capture\n",
+                        w.len);
+        ofcd_pcapng_free(&w);
+        return -EFBIG;
+    }
     ofcd_ctl_printf(out, "# %s\n", why);
     for (size_t at = 0; at < w.len; at += CTL_CAPTURE_LINE) {
         size_t n = w.len - at < CTL_CAPTURE_LINE ? w.len - at : CTL_CAPTURE_LINE;

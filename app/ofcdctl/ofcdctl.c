@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -222,16 +223,26 @@ static int save_capture(const char *text, size_t len, const char *file)
         }
         at += l + 1;
     }
-    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    ssize_t w = fd < 0 ? -1 : write(fd, bytes, n);
-    int err = errno;
-    if (fd >= 0 && close(fd) < 0 && w == (ssize_t)n) {
+    /* The capture holds the switch's whole channel: the file is its
+     * owner's only, also one that was there (mode changed), never through
+     * a symbolic link; one not written whole is removed. */
+    int err = 0;
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || fchmod(fd, 0600) < 0)
         err = errno;
-        w = -1;
+    for (size_t at = 0; !err && at < n;) {
+        ssize_t w = write(fd, bytes + at, n - at);
+        if (w < 0 && errno != EINTR)
+            err = errno;
+        at += w > 0 ? (size_t)w : 0;
     }
+    if (fd >= 0 && close(fd) < 0 && !err)
+        err = errno;
     free(bytes);
-    if (w != (ssize_t)n) {
-        fprintf(stderr, "ofcdctl: %s: %s\n", file, w < 0 ? strerror(err) : "short write");
+    if (err) {
+        fprintf(stderr, "ofcdctl: %s: %s\n", file, strerror(err));
+        if (fd >= 0)
+            unlink(file);
         return EXIT_USAGE;
     }
     printf("saved %zu bytes to %s\n", n, file);

@@ -1,6 +1,6 @@
 /* of_io: see of_io.h. */
 #include "of_io.h"
-#include "of_rec.h"
+#include "of_flight.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -69,9 +69,10 @@ struct of_conn {
      * until every buffer charged here is back (qmsg_quota.h). */
     struct qmsg_quota quota;
     /* The last connection's flight record: kept until the slot is taken. */
-    struct of_rec rec;
-    uint32_t rec_gen;                /* that connection's generation */
-    bool rec_open;                   /* it is still open */
+    struct of_flight flight;
+    uint32_t flight_gen;                /* that connection's generation */
+    bool flight_open;                   /* it is still open */
+    bool flight_framed;                 /* the message at the stream's head is recorded */
     uint16_t local_port;
 };
 
@@ -97,18 +98,18 @@ struct of_io {
      * stays as long as the table allows). */
     uint32_t *free_slots;
     uint32_t free_head, n_free;
-    uint8_t *rec_mem;                /* every slot's flight record, recorder_kb each */
-    size_t rec_bytes;
-    uint64_t rec_now_ns;             /* the records' stamp: read once per poll and per
+    uint8_t *flight_mem;                /* every slot's flight record, recorder_kb each */
+    size_t flight_bytes;
+    uint64_t flight_now_ns;             /* the records' stamp: read once per poll and per
                                       * connection framed, not per message */
-    /* The control thread's ask for one record (of_io_rec_ask): h set by
+    /* The control thread's ask for one record (of_io_flight_ask): h set by
      * the asker, rc, ends and the blob (in req's buffer) by the io lcore,
      * each before req hands the buffer over. */
     struct {
         struct ofcd_textreq req;
         conn_handle_t h;
         int rc;
-        struct of_io_rec_ends ends;
+        struct of_io_flight_ends ends;
     } ask;
     /* Connections that wait, oldest first, so under a burst none waits
      * behind ever-newer ones: those blocked on msg_in or buffers (retried
@@ -325,7 +326,7 @@ static void release_slot(struct of_conn *oc)
     free_out(oc);
     oc->gen = (oc->gen + 1) & 0xffffffu;     /* stale handles stop matching */
     io->free_slots[(io->free_head + io->n_free++) % io->n_slots] = oc->slot;
-    oc->rec_open = false;
+    oc->flight_open = false;
     io->n_conns--;
     io->stats.conns_closed++;
 }
@@ -465,13 +466,13 @@ static void flush_dirty(struct of_io *io)
 }
 
 /* Into the connection's flight record, stamped with the io's clock. */
-static void rec_msg(struct of_conn *oc, enum of_rec_dir dir, const void *msg, size_t len)
+static void flight_msg(struct of_conn *oc, enum of_flight_dir dir, const void *msg, size_t len)
 {
     struct of_io *io = oc->io;
 
-    if (!io->rec_mem)
+    if (!io->flight_mem)
         return;
-    io->stats.recorder_evicted += of_rec_add(&oc->rec, dir, io->rec_now_ns, msg, len);
+    io->stats.recorder_evicted += of_flight_add(&oc->flight, dir, io->flight_now_ns, msg, len);
     io->stats.recorded++;
 }
 
@@ -479,7 +480,7 @@ static void queue_out(struct of_conn *oc, struct qmsg *m)
 {
     struct of_io *io = oc->io;
 
-    rec_msg(oc, OF_REC_OUT, m->data, m->len);
+    flight_msg(oc, OF_FLIGHT_OUT, m->data, m->len);
     m->sent = 0;
     qmsg_fifo_push(&oc->out, m);
     oc->out_bytes += m->len;
@@ -573,7 +574,7 @@ static bool answer_echo(struct of_conn *oc, uint16_t len)
     if (!m)
         return false;
     of_stream_copy(&oc->st, m->data, len);
-    rec_msg(oc, OF_REC_IN, m->data, len);
+    flight_msg(oc, OF_FLIGHT_IN, m->data, len);
     m->data[1] = OFPT_ECHO_REPLY;        /* same version, xid and payload */
     m->len = len;
     oc->io->stats.echo_inline++;
@@ -594,6 +595,7 @@ static void drop_early_packet_in(struct of_conn *oc, uint16_t len)
                  "unlogged)", io->io_index, (unsigned long)conn_handle(oc),
                  ofcd_peer_format(oc->peer_ip, oc->peer_port, peer), (unsigned long)missed);
     of_stream_consume(&oc->st, len);
+    oc->flight_framed = false;       /* the next message is another */
 }
 
 /* More to frame than has been: bytes readable, or (TLS) ciphertext in TCP. */
@@ -615,8 +617,8 @@ static unsigned frame_conn(struct of_conn *oc)
         retry_later(oc);                 /* after its CONN_UP (flush_events) */
         return 0;
     }
-    if (io->rec_mem)
-        io->rec_now_ns = io->env.clock_us() * 1000u;
+    if (io->flight_mem)
+        io->flight_now_ns = io->env.clock_us() * 1000u;
     for (budget = OF_IO_READ_BUDGET; budget && oc->st.tcp; budget--) {
         size_t avail = of_stream_avail(&oc->st);
         uint8_t hdr[OFP13_HEADER_LEN];
@@ -670,14 +672,21 @@ static unsigned frame_conn(struct of_conn *oc)
         m->kind = QMSG_OF;
         m->conn = conn_handle(oc);
         m->cls = (uint8_t)ofp_msg_class(hdr);
+        /* Recorded while the buffer is still the io's (queued, it is the
+         * worker's), and once: a message that waits for room in msg_in is
+         * framed again from the same bytes. */
+        if (!oc->flight_framed) {
+            flight_msg(oc, OF_FLIGHT_IN, m->data, len);
+            oc->flight_framed = true;
+        }
         if (msgq_enqueue(worker_for(io, m->conn), m, io->env.clock_tsc()) != 0) {
             qmsg_free(m);
             io->stats.in_blocked++;
             retry_later(oc);             /* bytes stay in the stream: the window closes */
             return done;
         }
+        oc->flight_framed = false;
         io->stats.msgs_in++;
-        rec_msg(oc, OF_REC_IN, m->data, len);
         of_stream_consume(&oc->st, len);
         done++;
     }
@@ -867,9 +876,10 @@ static void on_established(struct tcp_conn *c, void *user)
     io->free_head = (io->free_head + 1) % io->n_slots;
     io->n_free--;
     oc->st = st;
-    of_rec_reset(&oc->rec);
-    oc->rec_gen = oc->gen;
-    oc->rec_open = true;
+    of_flight_reset(&oc->flight);
+    oc->flight_gen = oc->gen;
+    oc->flight_open = true;
+    oc->flight_framed = false;
     oc->local_port = info.local_port;
     oc->down_ev = down_ev;
     oc->up_ev = NULL;
@@ -1024,17 +1034,21 @@ struct of_io *of_io_create(const struct of_io_cfg *cfg, const struct of_io_env *
     io->free_slots = calloc(io->n_slots, sizeof(*io->free_slots));
     if (!io->conns || !io->free_slots || !io->addrs || (cfg->tls_port && !io->tls_out))
         goto oom;
-    size_t rec_bytes = io->rec_bytes = (size_t)cfg->recorder_kb * 1024u;
+    size_t flight_bytes = io->flight_bytes = (size_t)cfg->recorder_kb * 1024u;
     /* Pages are made resident as records fill, not all at once. */
-    io->rec_mem = rec_bytes ? calloc(io->n_slots, rec_bytes) : NULL;
-    if (rec_bytes && !io->rec_mem)
-        goto oom;
+    io->flight_mem = flight_bytes ? calloc(io->n_slots, flight_bytes) : NULL;
+    if (flight_bytes && !io->flight_mem) {
+        LOG_ERR("of", "io %u: no memory for the flight recorder: openflow.recorder_kb (%u) "
+                "times tcp.max_conns (%u) is %zu MiB; lower either", io_index,
+                cfg->recorder_kb, io->n_slots, flight_bytes * io->n_slots >> 20);
+        goto fail;
+    }
     for (uint32_t i = 0; i < io->n_slots; i++) {
         io->conns[i].io = io;
         io->conns[i].slot = i;
         io->free_slots[i] = i;
-        of_rec_init(&io->conns[i].rec, io->rec_mem ? io->rec_mem + i * rec_bytes : NULL,
-                    rec_bytes);
+        of_flight_init(&io->conns[i].flight,
+                       io->flight_mem ? io->flight_mem + i * flight_bytes : NULL, flight_bytes);
     }
     io->n_free = io->n_slots;
     char name[32];
@@ -1086,7 +1100,7 @@ void of_io_destroy(struct of_io *io)
         msgq_destroy(io->msg_out);
     }
     free(io->conns);
-    free(io->rec_mem);
+    free(io->flight_mem);
     ofcd_textreq_fini(&io->ask.req);
     free(io->tls_out);
     free(io->free_slots);
@@ -1182,22 +1196,22 @@ static bool serve_waiting(struct of_io *io)
 }
 
 /* The control thread's ask, answered into its buffer. */
-static void answer_rec_ask(struct of_io *io)
+static void answer_flight_ask(struct of_io *io)
 {
     struct ofcd_textreq *t = &io->ask.req;
 
-    io->ask.rc = of_io_rec_copy(io, io->ask.h, t->buf, t->cap, &t->len, &io->ask.ends);
+    io->ask.rc = of_io_flight_copy(io, io->ask.h, t->buf, t->cap, &t->len, &io->ask.ends);
     if (io->ask.rc < 0)
         t->len = 0;
     ofcd_textreq_answer(t);
 }
 
-int of_io_rec_ask(struct of_io *io, conn_handle_t h)
+int of_io_flight_ask(struct of_io *io, conn_handle_t h)
 {
     /* The largest blob a slot gives: both rings full, and its header. */
-    size_t cap = io->rec_bytes + 64;
+    size_t cap = io->flight_bytes + 64;
 
-    if (!io->rec_mem)
+    if (!io->flight_mem)
         return -ENOENT;
     if (!ofcd_textreq_ready(&io->ask.req))
         return -EBUSY;
@@ -1205,8 +1219,8 @@ int of_io_rec_ask(struct of_io *io, conn_handle_t h)
     return ofcd_textreq_ask(&io->ask.req, cap);
 }
 
-bool of_io_rec_answer(struct of_io *io, int *rc, const void **blob, size_t *len,
-                      struct of_io_rec_ends *ends)
+bool of_io_flight_answer(struct of_io *io, int *rc, const void **blob, size_t *len,
+                         struct of_io_flight_ends *ends)
 {
     if (!io->ask.req.buf || !ofcd_textreq_ready(&io->ask.req))
         return false;
@@ -1222,9 +1236,9 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     bool worked = false;
 
     if (ofcd_textreq_pending(&io->ask.req))
-        answer_rec_ask(io);
-    if (io->rec_mem)
-        io->rec_now_ns = io->env.clock_us() * 1000u;
+        answer_flight_ask(io);
+    if (io->flight_mem)
+        io->flight_now_ns = io->env.clock_us() * 1000u;
     flush_events(io);
     of_addrs_reap(io->addrs);
     io->hs_budget = OF_IO_TLS_NEW_PER_POLL;
@@ -1263,22 +1277,22 @@ bool of_io_poll(struct of_io *io, uint64_t tsc)
     return worked || n > 0;
 }
 
-int of_io_rec_copy(struct of_io *io, conn_handle_t h, void *dst, size_t cap, size_t *len,
-                   struct of_io_rec_ends *ends)
+int of_io_flight_copy(struct of_io *io, conn_handle_t h, void *dst, size_t cap, size_t *len,
+                      struct of_io_flight_ends *ends)
 {
     uint32_t slot = conn_handle_slot(h);
 
-    if (!io->rec_mem || slot >= io->n_slots)
+    if (!io->flight_mem || slot >= io->n_slots)
         return -ENOENT;
     struct of_conn *oc = &io->conns[slot];
-    if (oc->rec_gen != conn_handle_gen(h) || !oc->rec.st.recorded)
+    if (oc->flight_gen != conn_handle_gen(h) || !oc->flight.st.recorded)
         return -ENOENT;
-    *len = of_rec_copy_size(&oc->rec);
+    *len = of_flight_copy_size(&oc->flight);
     if (cap < *len)
         return -ENOSPC;
-    of_rec_copy(&oc->rec, dst, cap);
-    *ends = (struct of_io_rec_ends){.peer_ip = oc->peer_ip, .peer_port = oc->peer_port,
-                                    .local_port = oc->local_port, .closed = !oc->rec_open};
+    of_flight_copy(&oc->flight, dst, cap);
+    *ends = (struct of_io_flight_ends){.peer_ip = oc->peer_ip, .peer_port = oc->peer_port,
+                                    .local_port = oc->local_port, .closed = !oc->flight_open};
     return 0;
 }
 

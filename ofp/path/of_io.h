@@ -37,12 +37,12 @@
  * tls_handshake_timeout_ms (oldest first, O(1) per loop), and each failure
  * is counted and logged with the peer and OpenSSL's reason (rate-limited).
  *
- * Flight record (of_rec.h, openflow.recorder_kb): every connection slot
+ * Flight record (of_flight.h, openflow.recorder_kb): every connection slot
  * keeps the last messages each way as they were framed or queued to the
  * switch, echoes answered here included. A slot's record outlives its
  * connection until the slot is taken again, and free slots are taken
  * oldest first, so a switch that went away leaves its last words behind
- * for as long as the table allows (of_io_rec_copy).
+ * for as long as the table allows (of_io_flight_copy).
  *
  * Connection events (up, down) come from the events pool: both buffers are
  * taken when the connection is accepted (when the pool cannot give them the
@@ -161,28 +161,28 @@ struct msgq *of_io_msg_out(struct of_io *io);
 bool of_io_poll(struct of_io *io, uint64_t now_tsc);
 
 /* Where a recorded connection ran: the switch's end and ofcd's port. */
-struct of_io_rec_ends {
+struct of_io_flight_ends {
     uint32_t peer_ip;                /* host order */
     uint16_t peer_port, local_port;
     bool closed;                     /* the connection is over */
 };
 
 /* The flight record of connection h, open or over while its slot has not
- * been taken again, as an of_rec blob into dst (cap bytes): 0 with *len
+ * been taken again, as an of_flight blob into dst (cap bytes): 0 with *len
  * and *ends; -ENOENT when that connection's record is gone (or the
  * recorder is off); -ENOSPC when cap is short (*len: what it needs). On
  * the io lcore only. */
-int of_io_rec_copy(struct of_io *io, conn_handle_t h, void *dst, size_t cap, size_t *len,
-                   struct of_io_rec_ends *ends);
+int of_io_flight_copy(struct of_io *io, conn_handle_t h, void *dst, size_t cap, size_t *len,
+                      struct of_io_flight_ends *ends);
 /* The same from another thread (one asker: the control thread): the ask,
  * answered by the io lcore at its next poll, neither side waiting. 0,
  * -EBUSY (the last ask is unanswered), -ENOENT (the recorder is off),
  * -ENOMEM. */
-int of_io_rec_ask(struct of_io *io, conn_handle_t h);
-/* The answer once there: true with *rc (of_io_rec_copy's), the blob
+int of_io_flight_ask(struct of_io *io, conn_handle_t h);
+/* The answer once there: true with *rc (of_io_flight_copy's), the blob
  * (*blob, *len: the asker's until its next ask) and *ends. */
-bool of_io_rec_answer(struct of_io *io, int *rc, const void **blob, size_t *len,
-                      struct of_io_rec_ends *ends);
+bool of_io_flight_answer(struct of_io *io, int *rc, const void **blob, size_t *len,
+                         struct of_io_flight_ends *ends);
 
 void of_io_get_stats(const struct of_io *io, struct of_io_stats *out);
 uint32_t of_io_conn_count(const struct of_io *io);

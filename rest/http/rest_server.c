@@ -665,6 +665,11 @@ static enum MHD_Result send_reply(struct rest_server *rs, struct MHD_Connection 
             return MHD_NO;
     } else if (r->text) {
         resp = MHD_create_response_from_buffer(r->text_len, r->text, MHD_RESPMEM_MUST_FREE);
+        if (!resp) {
+            free(r->text);
+            r->text = NULL;
+            return MHD_NO;
+        }
         MHD_add_response_header(resp, "Content-Type",
                                 r->text_type ? r->text_type : "text/plain; version=0.0.4");
         if (r->attachment[0]) {
@@ -740,8 +745,9 @@ static bool headers_check(struct rest_server *rs, struct rest_req *q, struct res
         rest_error(r, 413, "GET %s takes no body (credentials go in Authorization)",
                    REST_LOGIN_PATH);
     } else if (rest_auth_allow(&rs->auth, q,
-                               request_reads(rs, q->method, path) && !admin_read(q->method, path), r,
-                               (uint64_t)ofcd_clock_wall_s())) {
+                               request_reads(rs, q->method, path) &&
+                                   !admin_read(q->method, path),
+                               r, (uint64_t)ofcd_clock_wall_s())) {
         return true;
     }
     __atomic_fetch_add(&rs->auth.st->refused_at_headers, 1, __ATOMIC_RELAXED);

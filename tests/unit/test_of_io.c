@@ -22,7 +22,7 @@
 #include "fake_qmsg_pool.h"
 #include "of_event.h"
 #include "of_io.h"
-#include "of_rec.h"
+#include "of_flight.h"
 #include "ofp_msg.h"
 #include "ofp_wire.h"
 #include "tcp_helper.h"
@@ -1046,12 +1046,13 @@ static void test_control_errors_travel_with_barriers(void **state)
  * direction's oldest, counted. */
 struct recd {
     size_t n;
-    enum of_rec_dir dir[128];
+    enum of_flight_dir dir[128];
     uint8_t type[128];
     uint32_t len[128];
+    uint8_t xid7[128];                           /* the xid's last byte */
 };
 
-static int rec_one(const struct of_rec_msg *m, void *arg)
+static int rec_one(const struct of_flight_msg *m, void *arg)
 {
     struct recd *r = arg;
 
@@ -1059,19 +1060,20 @@ static int rec_one(const struct of_rec_msg *m, void *arg)
     r->dir[r->n] = m->dir;
     r->type[r->n] = m->bytes[1];
     r->len[r->n] = m->orig_len;
+    r->xid7[r->n] = m->len >= 8 ? m->bytes[7] : 0;
     r->n++;
     return 0;
 }
 
-static int rec_copy(struct ioh *h, conn_handle_t c, struct recd *r, struct of_io_rec_ends *e)
+static int rec_copy(struct ioh *h, conn_handle_t c, struct recd *r, struct of_io_flight_ends *e)
 {
     static uint8_t blob[8192];
     size_t len = 0;
-    int rc = of_io_rec_copy(h->io, c, blob, sizeof(blob), &len, e);
+    int rc = of_io_flight_copy(h->io, c, blob, sizeof(blob), &len, e);
 
     memset(r, 0, sizeof(*r));
     if (rc == 0)
-        assert_int_equal(of_rec_blob_each(blob, len, rec_one, r, NULL), 0);
+        assert_int_equal(of_flight_blob_each(blob, len, rec_one, r, NULL), 0);
     return rc;
 }
 
@@ -1091,7 +1093,7 @@ static void test_recorder_keeps_last_words(void **state)
     struct ioh *h = *state;
     uint8_t seg[64];
     struct recd r;
-    struct of_io_rec_ends e;
+    struct of_io_flight_ends e;
 
     base_cfg(h);
     h->cfg.recorder_kb = 1;                      /* 512 bytes each way */
@@ -1104,10 +1106,10 @@ static void test_recorder_keeps_last_words(void **state)
     th_peer_collect(h->th, &h->p);
     assert_int_equal(rec_copy(h, h->conn, &r, &e), 0);
     assert_int_equal(r.n, 4);
-    assert_true(r.dir[0] == OF_REC_IN && r.type[0] == OFPT_HELLO);
-    assert_true(r.dir[1] == OF_REC_IN && r.type[1] == OFPT_ECHO_REQUEST);
-    assert_true(r.dir[2] == OF_REC_OUT && r.type[2] == OFPT_ECHO_REPLY);
-    assert_true(r.dir[3] == OF_REC_OUT && r.type[3] == OFPT_FEATURES_REQUEST);
+    assert_true(r.dir[0] == OF_FLIGHT_IN && r.type[0] == OFPT_HELLO);
+    assert_true(r.dir[1] == OF_FLIGHT_IN && r.type[1] == OFPT_ECHO_REQUEST);
+    assert_true(r.dir[2] == OF_FLIGHT_OUT && r.type[2] == OFPT_ECHO_REPLY);
+    assert_true(r.dir[3] == OF_FLIGHT_OUT && r.type[3] == OFPT_FEATURES_REQUEST);
     assert_int_equal(e.peer_ip, TH_PEER_IP);
     assert_int_equal(e.peer_port, 40001);
     assert_int_equal(e.local_port, TH_PORT);
@@ -1120,10 +1122,10 @@ static void test_recorder_keeps_last_words(void **state)
     }
     assert_int_equal(rec_copy(h, h->conn, &r, &e), 0);
     assert_int_equal(r.n, 5 + 2);
-    assert_true(r.dir[0] == OF_REC_OUT && r.type[0] == OFPT_ECHO_REPLY);
-    assert_true(r.dir[1] == OF_REC_OUT && r.type[1] == OFPT_FEATURES_REQUEST);
+    assert_true(r.dir[0] == OF_FLIGHT_OUT && r.type[0] == OFPT_ECHO_REPLY);
+    assert_true(r.dir[1] == OF_FLIGHT_OUT && r.type[1] == OFPT_FEATURES_REQUEST);
     for (size_t k = 2; k < r.n; k++)
-        assert_true(r.dir[k] == OF_REC_IN && r.type[k] == OFPT_PACKET_IN);
+        assert_true(r.dir[k] == OF_FLIGHT_IN && r.type[k] == OFPT_PACKET_IN);
     struct of_io_stats st;
     of_io_get_stats(h->io, &st);
     assert_int_equal(st.recorded, 4 + 40);
@@ -1133,21 +1135,21 @@ static void test_recorder_keeps_last_words(void **state)
     int arc;
     const void *blob;
     size_t blen;
-    assert_int_equal(of_io_rec_ask(h->io, h->conn), 0);
-    assert_false(of_io_rec_answer(h->io, &arc, &blob, &blen, &e));
-    assert_int_equal(of_io_rec_ask(h->io, h->conn), -EBUSY);
+    assert_int_equal(of_io_flight_ask(h->io, h->conn), 0);
+    assert_false(of_io_flight_answer(h->io, &arc, &blob, &blen, &e));
+    assert_int_equal(of_io_flight_ask(h->io, h->conn), -EBUSY);
     io_poll(h);
-    assert_true(of_io_rec_answer(h->io, &arc, &blob, &blen, &e));
+    assert_true(of_io_flight_answer(h->io, &arc, &blob, &blen, &e));
     assert_int_equal(arc, 0);
     struct recd r2 = {0};
-    assert_int_equal(of_rec_blob_each(blob, blen, rec_one, &r2, NULL), 0);
+    assert_int_equal(of_flight_blob_each(blob, blen, rec_one, &r2, NULL), 0);
     assert_int_equal(r2.n, r.n);
     assert_memory_equal(r2.type, r.type, r.n);
 
     /* Too small a buffer: what it needs. */
     size_t need = 0;
     uint8_t tiny[16];
-    assert_int_equal(of_io_rec_copy(h->io, h->conn, tiny, sizeof(tiny), &need, &e), -ENOSPC);
+    assert_int_equal(of_io_flight_copy(h->io, h->conn, tiny, sizeof(tiny), &need, &e), -ENOSPC);
     assert_true(need > sizeof(tiny));
 
     /* The connection ends (the worker closes it): its record stays, and a
@@ -1188,19 +1190,56 @@ static void test_recorder_keeps_last_words(void **state)
         qmsg_free(down);
 }
 
+/* A message that waits for room in msg_in is framed again from the same
+ * bytes, and recorded once; recorded before the worker gets the buffer
+ * (which it may reuse at once: forward_of writes an event header in front),
+ * so what the worker does to it never reaches the record. */
+static void test_recorder_once_before_the_worker(void **state)
+{
+    struct ioh *h = *state;
+    uint8_t seg[1200];
+    size_t n = 0;
+    struct recd r;
+    struct of_io_flight_ends e;
+
+    base_cfg(h);
+    h->cfg.recorder_kb = 8;
+    start(h, 4);                                  /* 4 slots per class */
+    connect_switch(h);
+    for (uint32_t i = 0; i < 10; i++)
+        n += ofmsg(seg + n, OFPT_PACKET_IN, 100, 100 + i);
+    th_peer_data(h->th, &h->p, seg, (uint16_t)n);
+    for (uint32_t i = 0; i < 10; i++) {
+        struct qmsg *m = to_worker(h);
+        if (!m) {
+            io_poll(h);
+            m = to_worker(h);
+        }
+        assert_non_null(m);
+        memset(m->data, 0xee, m->len);            /* the worker's, now */
+        qmsg_free(m);
+    }
+    assert_int_equal(rec_copy(h, h->conn, &r, &e), 0);
+    assert_int_equal(r.n, 10);
+    for (size_t k = 0; k < r.n; k++) {
+        assert_int_equal(r.type[k], OFPT_PACKET_IN);
+        assert_int_equal(r.xid7[k], (uint8_t)(100 + k));
+    }
+}
+
 static void test_recorder_off(void **state)
 {
     struct ioh *h = *state;
     uint8_t seg[16];
     struct recd r;
-    struct of_io_rec_ends e;
+    struct of_io_flight_ends e;
 
     start(h, 64);                                /* recorder_kb 0 */
     connect_switch(h);
     th_peer_data(h->th, &h->p, seg, ofmsg(seg, OFPT_HELLO, 8, 1));
     expect_of(h, OFPT_HELLO, 1, OFP_PRIO_P0, 8);
     assert_int_equal(rec_copy(h, h->conn, &r, &e), -ENOENT);
-    assert_int_equal(of_io_rec_ask(h->io, h->conn), -ENOENT);
+    assert_int_equal(of_io_flight_ask(h->io, h->conn), -ENOENT);
     struct of_io_stats st;
     of_io_get_stats(h->io, &st);
     assert_int_equal(st.recorded, 0);
@@ -1212,6 +1251,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_framing_and_classes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_echo_answered_inline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_keeps_last_words, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recorder_once_before_the_worker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recorder_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_msg_out_to_tcp_and_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_msg_in_pauses_without_loss, setup, teardown),

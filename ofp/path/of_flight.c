@@ -1,5 +1,5 @@
 /*
- * of_rec: a connection's flight record (of_rec.h).
+ * of_flight: a connection's flight record (of_flight.h).
  *
  * Each ring is a circular byte buffer of records {hdr, bytes, padding to
  * 8}; a record may wrap past the end (written and read in two parts), so
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "of_rec.h"
+#include "of_flight.h"
 
 struct rec_hdr {
     uint64_t t_ns;
@@ -41,7 +41,7 @@ static size_t blob_rec_size(uint32_t len)
     return sizeof(struct rec_hdr) + (((size_t)len + 7u) & ~(size_t)7u);
 }
 
-static void ring_put(struct of_rec_ring *g, uint32_t off, const void *src, uint32_t n)
+static void ring_put(struct of_flight_ring *g, uint32_t off, const void *src, uint32_t n)
 {
     uint32_t first = g->cap - off < n ? g->cap - off : n;
 
@@ -49,7 +49,7 @@ static void ring_put(struct of_rec_ring *g, uint32_t off, const void *src, uint3
     memcpy(g->buf, (const uint8_t *)src + first, n - first);
 }
 
-static void ring_get(const struct of_rec_ring *g, uint32_t off, void *dst, uint32_t n)
+static void ring_get(const struct of_flight_ring *g, uint32_t off, void *dst, uint32_t n)
 {
     uint32_t first = g->cap - off < n ? g->cap - off : n;
 
@@ -58,33 +58,33 @@ static void ring_get(const struct of_rec_ring *g, uint32_t off, void *dst, uint3
 }
 
 /* n is at most cap: no division on the lcore's path. */
-static uint32_t ring_next(const struct of_rec_ring *g, uint32_t off, uint32_t n)
+static uint32_t ring_next(const struct of_flight_ring *g, uint32_t off, uint32_t n)
 {
     return n >= g->cap - off ? n - (g->cap - off) : off + n;
 }
 
-void of_rec_init(struct of_rec *r, void *mem, size_t len)
+void of_flight_init(struct of_flight *r, void *mem, size_t len)
 {
     uint32_t half = (uint32_t)(len / 2) & ~7u;
 
     memset(r, 0, sizeof(*r));
     if (half < 2 * sizeof(struct rec_hdr))
         return;                     /* too small to keep anything: off */
-    r->ring[OF_REC_IN] = (struct of_rec_ring){.buf = mem, .cap = half};
-    r->ring[OF_REC_OUT] = (struct of_rec_ring){.buf = (uint8_t *)mem + half, .cap = half};
+    r->ring[OF_FLIGHT_IN] = (struct of_flight_ring){.buf = mem, .cap = half};
+    r->ring[OF_FLIGHT_OUT] = (struct of_flight_ring){.buf = (uint8_t *)mem + half, .cap = half};
 }
 
-void of_rec_reset(struct of_rec *r)
+void of_flight_reset(struct of_flight *r)
 {
     for (int d = 0; d < 2; d++) {
-        struct of_rec_ring *g = &r->ring[d];
+        struct of_flight_ring *g = &r->ring[d];
         g->head = g->tail = g->used = g->n = 0;
     }
     r->seq = 0;
-    r->st = (struct of_rec_stats){0};
+    r->st = (struct of_flight_stats){0};
 }
 
-static void ring_drop_oldest(struct of_rec_ring *g)
+static void ring_drop_oldest(struct of_flight_ring *g)
 {
     struct rec_hdr h;
 
@@ -95,19 +95,19 @@ static void ring_drop_oldest(struct of_rec_ring *g)
     g->n--;
 }
 
-unsigned of_rec_add(struct of_rec *r, enum of_rec_dir dir, uint64_t t_ns, const void *msg,
-                    size_t len)
+unsigned of_flight_add(struct of_flight *r, enum of_flight_dir dir, uint64_t t_ns,
+                        const void *msg, size_t len)
 {
-    struct of_rec_ring *g = &r->ring[dir == OF_REC_OUT];
+    struct of_flight_ring *g = &r->ring[dir == OF_FLIGHT_OUT];
     unsigned evicted = 0;
 
     if (!g->cap)
         return 0;
     struct rec_hdr h = {.t_ns = t_ns, .seq = r->seq++, .orig_len = (uint32_t)len,
-                        .dir = dir == OF_REC_OUT};
+                        .dir = dir == OF_FLIGHT_OUT};
     /* At most a quarter of the ring (a header and its padding always
      * fit beside it: the ring holds at least two headers). */
-    uint32_t keep = g->cap / 4 < OF_REC_TRUNC ? g->cap / 4 : OF_REC_TRUNC;
+    uint32_t keep = g->cap / 4 < OF_FLIGHT_TRUNC ? g->cap / 4 : OF_FLIGHT_TRUNC;
     h.len = len > g->cap / 4 ? keep : (uint32_t)len;
     if (h.len < len)
         r->st.truncated++;
@@ -126,19 +126,19 @@ unsigned of_rec_add(struct of_rec *r, enum of_rec_dir dir, uint64_t t_ns, const 
     return evicted;
 }
 
-size_t of_rec_copy_size(const struct of_rec *r)
+size_t of_flight_copy_size(const struct of_flight *r)
 {
     return sizeof(struct blob_hdr) + r->ring[0].used + r->ring[1].used;
 }
 
-size_t of_rec_copy(const struct of_rec *r, void *dst, size_t cap)
+size_t of_flight_copy(const struct of_flight *r, void *dst, size_t cap)
 {
-    size_t need = of_rec_copy_size(r);
+    size_t need = of_flight_copy_size(r);
 
     if (cap < need)
         return 0;
     uint8_t *o = dst;
-    struct blob_hdr bh = {OF_REC_BLOB_MAGIC, r->ring[0].n + r->ring[1].n, r->st.recorded,
+    struct blob_hdr bh = {OF_FLIGHT_BLOB_MAGIC, r->ring[0].n + r->ring[1].n, r->st.recorded,
                           r->st.evicted, r->st.truncated};
     memcpy(o, &bh, sizeof(bh));
     o += sizeof(bh);
@@ -152,7 +152,7 @@ size_t of_rec_copy(const struct of_rec *r, void *dst, size_t cap)
             ring_get(&r->ring[d], off[d], &h[d], sizeof(h[d]));
     while (left[0] || left[1]) {
         int d = !left[0] ? 1 : !left[1] ? 0 : (int32_t)(h[1].seq - h[0].seq) < 0;
-        const struct of_rec_ring *g = &r->ring[d];
+        const struct of_flight_ring *g = &r->ring[d];
         uint32_t sz = rec_size(h[d].len);
         ring_get(g, off[d], o, sz);
         o += sz;
@@ -164,7 +164,7 @@ size_t of_rec_copy(const struct of_rec *r, void *dst, size_t cap)
 }
 
 /* Walks a blob: with fn NULL only checks it. */
-static int blob_walk(const uint8_t *p, size_t len, of_rec_fn fn, void *arg)
+static int blob_walk(const uint8_t *p, size_t len, of_flight_fn fn, void *arg)
 {
     struct blob_hdr bh;
     size_t at = sizeof(bh);
@@ -175,10 +175,13 @@ static int blob_walk(const uint8_t *p, size_t len, of_rec_fn fn, void *arg)
         if (len - at < sizeof(h))
             return -EBADMSG;
         memcpy(&h, p + at, sizeof(h));
-        if (h.dir > 1 || h.len > h.orig_len || len - at < blob_rec_size(h.len))
+        /* orig_len: an OpenFlow length (16 bits); len: at most what a
+         * shortened message keeps when shortened. */
+        if (h.dir > 1 || h.len > h.orig_len || h.orig_len > 0xffff ||
+            (h.len < h.orig_len && h.len > OF_FLIGHT_TRUNC) || len - at < blob_rec_size(h.len))
             return -EBADMSG;
         if (fn) {
-            struct of_rec_msg m = {h.dir ? OF_REC_OUT : OF_REC_IN, h.t_ns, h.seq,
+            struct of_flight_msg m = {h.dir ? OF_FLIGHT_OUT : OF_FLIGHT_IN, h.t_ns, h.seq,
                                    p + at + sizeof(h), h.len, h.orig_len};
             int rc = fn(&m, arg);
             if (rc)
@@ -189,20 +192,20 @@ static int blob_walk(const uint8_t *p, size_t len, of_rec_fn fn, void *arg)
     return at == len ? 0 : -EBADMSG;
 }
 
-int of_rec_blob_each(const void *blob, size_t len, of_rec_fn fn, void *arg,
-                     struct of_rec_stats *st)
+int of_flight_blob_each(const void *blob, size_t len, of_flight_fn fn, void *arg,
+                        struct of_flight_stats *st)
 {
     struct blob_hdr bh;
 
     if (!blob || len < sizeof(bh))
         return -EBADMSG;
     memcpy(&bh, blob, sizeof(bh));
-    if (bh.magic != OF_REC_BLOB_MAGIC)
+    if (bh.magic != OF_FLIGHT_BLOB_MAGIC)
         return -EBADMSG;
     int rc = blob_walk(blob, len, NULL, NULL);
     if (rc)
         return rc;
     if (st)
-        *st = (struct of_rec_stats){bh.recorded, bh.evicted, bh.truncated};
+        *st = (struct of_flight_stats){bh.recorded, bh.evicted, bh.truncated};
     return blob_walk(blob, len, fn, arg);
 }
