@@ -280,29 +280,44 @@ static void test_msg_out_to_tcp_and_stale(void **state)
     assert_int_equal(st.out_stale, 1);
 }
 
-static void test_full_msg_in_pauses_without_loss(void **state)
+/* Ten 100-byte PACKET_INs (xids 100..109) in one segment. */
+static void send_ten_packet_ins(struct ioh *h)
 {
-    struct ioh *h = *state;
     uint8_t seg[1200];
     size_t n = 0;
 
-    start(h, 4);                                  /* 4 slots per class */
-    connect_switch(h);
     for (uint32_t i = 0; i < 10; i++)
         n += ofmsg(seg + n, OFPT_PACKET_IN, 100, 100 + i);
     th_peer_data(h->th, &h->p, seg, (uint16_t)n);
+}
+
+/* What the worker gets next, after a poll when msg_in is empty. */
+static struct qmsg *to_worker_polled(struct ioh *h)
+{
+    struct qmsg *m = to_worker(h);
+
+    if (!m) {
+        io_poll(h);
+        m = to_worker(h);
+    }
+    assert_non_null(m);
+    return m;
+}
+
+static void test_full_msg_in_pauses_without_loss(void **state)
+{
+    struct ioh *h = *state;
+
+    start(h, 4);                                  /* 4 slots per class */
+    connect_switch(h);
+    send_ten_packet_ins(h);
     struct of_io_stats st;
     of_io_get_stats(h->io, &st);
     assert_int_equal(st.msgs_in, 4);
     assert_true(st.in_blocked >= 1);
     /* The rest stays in TCP, and comes in order as the worker drains. */
     for (uint32_t i = 0; i < 10; i++) {
-        struct qmsg *m = to_worker(h);
-        if (!m) {
-            io_poll(h);
-            m = to_worker(h);
-        }
-        assert_non_null(m);
+        struct qmsg *m = to_worker_polled(h);
         assert_int_equal(m->data[7], (uint8_t)(100 + i));
         qmsg_free(m);
     }
@@ -1197,8 +1212,6 @@ static void test_recorder_keeps_last_words(void **state)
 static void test_recorder_once_before_the_worker(void **state)
 {
     struct ioh *h = *state;
-    uint8_t seg[1200];
-    size_t n = 0;
     struct recd r;
     struct of_io_flight_ends e;
 
@@ -1206,16 +1219,9 @@ static void test_recorder_once_before_the_worker(void **state)
     h->cfg.recorder_kb = 8;
     start(h, 4);                                  /* 4 slots per class */
     connect_switch(h);
-    for (uint32_t i = 0; i < 10; i++)
-        n += ofmsg(seg + n, OFPT_PACKET_IN, 100, 100 + i);
-    th_peer_data(h->th, &h->p, seg, (uint16_t)n);
+    send_ten_packet_ins(h);
     for (uint32_t i = 0; i < 10; i++) {
-        struct qmsg *m = to_worker(h);
-        if (!m) {
-            io_poll(h);
-            m = to_worker(h);
-        }
-        assert_non_null(m);
+        struct qmsg *m = to_worker_polled(h);
         memset(m->data, 0xee, m->len);            /* the worker's, now */
         qmsg_free(m);
     }
