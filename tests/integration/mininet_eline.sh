@@ -36,8 +36,11 @@ ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
 coproc MN { /usr/bin/python3 "$here/mininet_ring.py" 10.66.0.2:6653 "$work" 2>"$work/mininet.err"; }
 mn_in=${MN[1]}
 mn_out=${MN[0]}
-# On exit, Mininet takes its network down (its switches, links, hosts).
-it_on_exit 'echo quit >&$mn_in; wait_for_exit $MN_PID 60'
+mn_pid=$MN_PID
+# On exit, Mininet takes its network down (its switches, links, hosts). Its
+# pid kept apart: bash unsets MN_PID once the coprocess is gone, and under
+# set -u that would end the exit trap before ofcd and OVS are stopped.
+it_on_exit 'echo quit >&$mn_in; wait_for_exit $mn_pid 60'
 read -r -t 120 -u "$mn_out" line && [ "$line" = ready ] ||
     fail "Mininet did not build the ring: $line $(tail -5 "$work/mininet.err")"
 
