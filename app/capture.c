@@ -56,16 +56,11 @@ int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
     return rc;
 }
 
-static void done(struct app_ctx *app)
+void capture_drop(struct app_ctx *app)
 {
     pthread_mutex_lock(&app->capture.lock);
     app->capture.busy = false;
     pthread_mutex_unlock(&app->capture.lock);
-}
-
-void capture_drop(struct app_ctx *app)
-{
-    done(app);
 }
 
 int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
@@ -105,7 +100,7 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
         }
     }
     /* The blob is read: the next ask may go. */
-    done(app);
+    capture_drop(app);
     return rc;
 }
 

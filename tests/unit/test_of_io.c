@@ -353,6 +353,24 @@ static void test_unframeable_stream_closed(void **state)
     assert_int_equal(st.switch_conns, 0);
 }
 
+/* The worker asks the io to close conn (a QMSG_CLOSE saying why): its
+ * CONN_DOWN comes back. */
+static void worker_closes(struct ioh *h, conn_handle_t conn, const char *why)
+{
+    struct qmsg *m = qmsg_alloc(h->pool, strlen(why));
+    memcpy(m->data, why, strlen(why));
+    m->len = (uint32_t)strlen(why);
+    m->kind = QMSG_CLOSE;
+    m->cls = 0;
+    m->conn = conn;
+    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
+    io_poll(h);
+    struct qmsg *down = to_worker(h);
+    assert_non_null(down);
+    assert_int_equal(down->kind, QMSG_CONN_DOWN);
+    qmsg_free(down);
+}
+
 static void test_worker_close_request(void **state)
 {
     struct ioh *h = *state;
@@ -360,18 +378,7 @@ static void test_worker_close_request(void **state)
 
     start(h, 64);
     connect_switch(h);
-    struct qmsg *m = qmsg_alloc(h->pool, sizeof(why));
-    memcpy(m->data, why, sizeof(why) - 1);
-    m->len = sizeof(why) - 1;
-    m->kind = QMSG_CLOSE;
-    m->cls = 0;
-    m->conn = h->conn;
-    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
-    io_poll(h);
-    struct qmsg *down = to_worker(h);
-    assert_non_null(down);
-    assert_int_equal(down->kind, QMSG_CONN_DOWN);
-    qmsg_free(down);
+    worker_closes(h, h->conn, why);
     th_peer_collect(h->th, &h->p);
     assert_true(h->p.fin_rcvd);                   /* an orderly close */
     th_peer_ack(h->th, &h->p);
@@ -1170,18 +1177,8 @@ static void test_recorder_keeps_last_words(void **state)
     /* The connection ends (the worker closes it): its record stays, and a
      * new connection does not take its slot. */
     conn_handle_t gone = h->conn;
-    struct qmsg *m = qmsg_alloc(h->pool, 4);
-    memcpy(m->data, "test", 4);
-    m->len = 4;
-    m->kind = QMSG_CLOSE;
-    m->cls = 0;
-    m->conn = gone;
-    assert_int_equal(msgq_enqueue(of_io_msg_out(h->io), m, 0), 0);
-    io_poll(h);
-    struct qmsg *down = to_worker(h);
-    assert_non_null(down);
-    assert_int_equal(down->kind, QMSG_CONN_DOWN);
-    qmsg_free(down);
+    worker_closes(h, gone, "test");
+    struct qmsg *down;
     th_peer_collect(h->th, &h->p);
     th_peer_ack(h->th, &h->p);
     th_peer_fin(h->th, &h->p);
