@@ -71,9 +71,16 @@ grep -q " 0 pushed out" "$work/save.out" || fail "the record lost messages: $(ca
 [ "$(stat -c %a "$work/rec.pcapng")" = 600 ] || fail "the capture file is not mode 600"
 pass "capture/save: $(head -1 "$work/save.out" | cut -c1-160)"
 
+# The switch's end of its connection, as the record names it: the live
+# capture holds every connection to port 6653 (a bridge reconnecting, any
+# other switch), the record one.
+sw_port=$(tshark -r "$work/rec.pcapng" -Y "tcp.dstport == 6653" -T fields -e tcp.srcport \
+    2>/dev/null | head -1)
+[ -n "$sw_port" ] || fail "the record names no switch port"
+
 # A last FLOW_MOD after the record was taken: once tshark has written it,
 # it has written everything the record holds (the wire's order).
-flow_mods() { tshark -r "$1" -Y "openflow_v4.type == 14" 2>/dev/null | wc -l; }
+flow_mods() { tshark -r "$1" -Y "openflow_v4.type == 14 && tcp.port == $sw_port" 2>/dev/null | wc -l; }
 want=$(( $(flow_mods "$work/rec.pcapng") + 1 ))
 code=$(curl -s -o "$work/post2" -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary '{"flows": [{"priority": 100, "match": {"dl_type": 2048, "nw_dst": "10.0.0.10"}, "actions": [{"action_type": "output", "port": 1}]}]}' \
@@ -86,13 +93,16 @@ until [ "$(flow_mods "$work/live.pcapng")" -ge "$want" ]; do
 done
 kill -INT "$TSHARK_PID"
 wait_for_exit "$TSHARK_PID" 10 || fail "tshark did not stop"
+others=$(tshark -r "$work/live.pcapng" -Y "tcp.dstport == 6653 && tcp.srcport != $sw_port" \
+    -T fields -e tcp.srcport 2>/dev/null | sort -u | tr '\n' ' ')
+[ -z "$others" ] || echo "the wire also held connections from ports $others(left out)"
 
-# type xid per message, one direction at a time (the switch's port is not
-# 6653); a TCP segment with several messages (tshark lists them with
-# commas) gives a line each.
+# type xid per message, one direction at a time; a TCP segment with several
+# messages (tshark lists them with commas) gives a line each.
 seq_of() {   # seq_of FILE DIRECTION(to|from)
     local filt
-    [ "$2" = to ] && filt="tcp.dstport == 6653" || filt="tcp.srcport == 6653"
+    [ "$2" = to ] && filt="tcp.dstport == 6653 && tcp.srcport == $sw_port" ||
+        filt="tcp.srcport == 6653 && tcp.dstport == $sw_port"
     # A segment sent again (a slow ofcd under ThreadSanitizer acknowledges
     # late) carries messages already counted: the stream's, once each.
     filt+=" && !tcp.analysis.retransmission && !tcp.analysis.fast_retransmission"
