@@ -21,6 +21,7 @@
 #include <rte_lcore.h>
 
 #include "app_class.h"
+#include "capture_shelf.h"
 #include "cfg.h"
 #include "sw_view.h"
 #include "lcore.h"
@@ -121,6 +122,14 @@ struct app_ctx {
         uint64_t dpid;
         struct of_io *io;
         uint64_t deadline_ms;        /* capture/get's, on the control thread's clock */
+        /* Frozen copies (capture_shelf.h): asked from any thread,
+         * frozen one at a time by the control thread (capture.h). */
+        pthread_mutex_t shelf_lock;
+        struct capture_shelf shelf;
+        bool freeze_held;            /* control thread: an ask taken, not yet asked */
+        bool freezing;               /* ... asked of its io lcore */
+        struct capture_ask freeze;
+        uint64_t freeze_deadline_ms;
     } capture;
     struct rx_signal rxsig;          /* takes the tap PMD's signals off the lcores */
 };

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,7 +12,10 @@
 #include "ofcd_clock.h"
 #include "ofcd_inet.h"
 #include "ofcd_pcapng.h"
+#include "of_event.h"
 #include "of_flight.h"
+#include "ofp_msg.h"
+#include "ofcd_log.h"
 
 int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
 {
@@ -121,5 +125,128 @@ int capture_wait(struct app_ctx *app, uint64_t dpid, struct ofcd_pcapng *w, char
         }
         nanosleep(&(struct timespec){0, 200000}, NULL);
     }
+    return rc;
+}
+
+/* ---- frozen copies ------------------------------------------------------------ */
+
+int capture_freeze(struct app_ctx *app, uint64_t dpid, enum capture_kind kind,
+                   const char *reason)
+{
+    pthread_mutex_lock(&app->capture.shelf_lock);
+    int rc = capture_shelf_ask(&app->capture.shelf, dpid, kind, reason, ofcd_clock_mono_us());
+    pthread_mutex_unlock(&app->capture.shelf_lock);
+    return rc;
+}
+
+/* The capture of the freeze in progress, onto the shelf. */
+static void freeze_done(struct app_ctx *app, int rc, struct ofcd_pcapng *w, const char *why)
+{
+    const struct capture_ask *a = &app->capture.freeze;
+    char d[24];
+
+    dpid_format(a->dpid, d);
+    app->capture.freezing = false;
+    if (rc < 0) {
+        LOG_WARN("capture", "switch %s: its flight record was not frozen (%s: %s): %s", d,
+                 capture_kind_name(a->kind), a->reason, why);
+        return;
+    }
+    pthread_mutex_lock(&app->capture.shelf_lock);
+    int id = capture_shelf_put(&app->capture.shelf, a, ofcd_clock_wall_ns(), why, w->p, w->len);
+    pthread_mutex_unlock(&app->capture.shelf_lock);
+    w->p = NULL;                     /* the shelf's now (freed there on error) */
+    if (id < 0)
+        LOG_WARN("capture", "switch %s: its flight record was not frozen (%s: %s): %zu bytes "
+                 "is more than openflow.recorder_frozen copies may take", d,
+                 capture_kind_name(a->kind), a->reason, w->len);
+    else
+        LOG_INFO("capture", "switch %s: flight record frozen as capture %d (%s: %s); "
+                 "ofcdctl capture/save %s FILE %d", d, id, capture_kind_name(a->kind),
+                 a->reason, d, id);
+}
+
+void capture_freeze_tick(struct app_ctx *app)
+{
+    char why[CAPTURE_WHY_MAX];
+    struct ofcd_pcapng w;
+
+    if (app->capture.freezing) {
+        int rc = capture_take(app, &w, why);
+        if (rc == 1 && ofcd_clock_mono_ms() < app->capture.freeze_deadline_ms)
+            return;
+        if (rc == 1) {
+            capture_drop(app);
+            snprintf(why, sizeof(why), "no answer from the switch's io lcore within %u ms",
+                     CAPTURE_WAIT_MS);
+            rc = -ETIMEDOUT;
+        }
+        freeze_done(app, rc, &w, why);
+        ofcd_pcapng_free(&w);
+        return;
+    }
+    if (!app->capture.freeze_held) {
+        pthread_mutex_lock(&app->capture.shelf_lock);
+        app->capture.freeze_held = capture_shelf_take_ask(&app->capture.shelf,
+                                                          &app->capture.freeze);
+        pthread_mutex_unlock(&app->capture.shelf_lock);
+        if (!app->capture.freeze_held)
+            return;
+    }
+    int rc = capture_ask(app, app->capture.freeze.dpid, why);
+    if (rc == -EBUSY)
+        return;                      /* a capture/get or a download first: next tick */
+    app->capture.freeze_held = false;
+    if (rc < 0) {
+        freeze_done(app, rc, &w, why);
+        return;
+    }
+    app->capture.freezing = true;
+    app->capture.freeze_deadline_ms = ofcd_clock_mono_ms() + CAPTURE_WAIT_MS;
+}
+
+void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q)
+{
+    struct of_event_hdr hdr;
+    char reason[CAPTURE_REASON_MAX];
+
+    if (!app->capture.shelf.max || q->len < sizeof(hdr))
+        return;
+    memcpy(&hdr, q->data, sizeof(hdr));
+    const uint8_t *m = q->data + sizeof(hdr);
+    size_t len = q->len - sizeof(hdr);
+    if (q->kind == QMSG_EV_SWITCH_DOWN) {
+        capture_freeze(app, hdr.dpid, CAPTURE_KIND_DISCONNECT, "its connection ended");
+    } else if (q->kind == QMSG_EV_OF && len >= 12 && m[1] == OFPT_ERROR) {
+        snprintf(reason, sizeof(reason), "OFPT_ERROR type %u code %u, xid %u",
+                 (unsigned)(m[8] << 8 | m[9]), (unsigned)(m[10] << 8 | m[11]),
+                 (unsigned)((uint32_t)m[4] << 24 | (uint32_t)m[5] << 16 |
+                            (uint32_t)m[6] << 8 | m[7]));
+        capture_freeze(app, hdr.dpid, CAPTURE_KIND_ERROR, reason);
+    }
+}
+
+int capture_frozen_copy(struct app_ctx *app, uint64_t dpid, uint32_t id, uint8_t **out,
+                        size_t *len, char *why)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&app->capture.shelf_lock);
+    const struct capture_copy *c = capture_shelf_find(&app->capture.shelf, id);
+    if (!c || c->dpid != dpid) {
+        snprintf(why, CAPTURE_WHY_MAX, "%s", c ? "that frozen capture is another switch's"
+                 : "no frozen capture has that id (the oldest go first: "
+                   "openflow.recorder_frozen)");
+        rc = -ENOENT;
+    } else if (!(*out = malloc(c->len ? c->len : 1))) {
+        snprintf(why, CAPTURE_WHY_MAX, "out of memory");
+        rc = -ENOMEM;
+    } else {
+        memcpy(*out, c->pcap, c->len);
+        *len = c->len;
+        snprintf(why, CAPTURE_WHY_MAX, "frozen capture %u (%s: %.60s): %.150s", id,
+                 capture_kind_name(c->kind), c->reason, c->summary);
+    }
+    pthread_mutex_unlock(&app->capture.shelf_lock);
     return rc;
 }

@@ -15,12 +15,21 @@
  *   capture_wait  both, for a thread that may block (REST): the io lcore
  *                 (poll mode: it signals nobody) is looked at every 200 µs
  *                 for CAPTURE_WAIT_MS at most, then -ETIMEDOUT
+ *
+ * Frozen copies (capture_shelf.h): capture_freeze, from any thread (the
+ * control thread on a disconnect or an OFPT_ERROR, the flow manager's
+ * event on a mended table, ofcdctl's capture/freeze), asks; the control
+ * thread's capture_freeze_tick takes the asks one at a time through the
+ * same one-at-a-time ask (a capture/get or a download in progress goes
+ * first) and puts each capture on the shelf, logged with its id.
  */
 #ifndef OFCD_CAPTURE_H
 #define OFCD_CAPTURE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "capture_shelf.h"
 
 #define CAPTURE_WHY_MAX 256u
 #define CAPTURE_WAIT_MS 2000u       /* an io lcore's answer, at most */
@@ -34,5 +43,21 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why);
  * has answered this one. */
 void capture_drop(struct app_ctx *app);
 int capture_wait(struct app_ctx *app, uint64_t dpid, struct ofcd_pcapng *w, char *why);
+
+/* Freeze dpid's record for reason: 0 asked; -EALREADY (the same switch and
+ * kind asked or frozen lately), -ENOSPC (too many asks waiting), -ENOTSUP
+ * (nothing is frozen: the recorder or openflow.recorder_frozen is 0). */
+int capture_freeze(struct app_ctx *app, uint64_t dpid, enum capture_kind kind,
+                   const char *reason);
+/* Frozen copy id of dpid: malloc'd into *out (*len bytes), what it holds
+ * in why; or -ENOENT (none, or another switch's), -ENOMEM, with why. */
+int capture_frozen_copy(struct app_ctx *app, uint64_t dpid, uint32_t id, uint8_t **out,
+                        size_t *len, char *why);
+/* The control thread, every wake-up: the freeze in progress, or the next. */
+void capture_freeze_tick(struct app_ctx *app);
+struct qmsg;
+/* The control thread, for each worker event: a switch down or an
+ * OFPT_ERROR from it asks a freeze. */
+void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q);
 
 #endif

@@ -19,6 +19,7 @@
 #include "ofcd_log.h"
 #include "port.h"
 #include "store.h"
+#include "capture.h"
 #include "events_pub.h"
 #include "reload.h"
 
@@ -193,6 +194,7 @@ static void control_drain_events(struct app_ctx *app)
                 if (app->inst[a].cls->on_event)
                     app->inst[a].cls->on_event(app->inst[a].self, m[i], now);
             events_pub_worker_event(app->stream, m[i]);
+            capture_on_worker_event(app, m[i]);
             qmsg_free(m[i]);
         }
     }
@@ -244,6 +246,7 @@ static void control_periodic(struct app_ctx *app, int *link, uint64_t *next_forg
     control_apps_tick(app);
     control_keepalive(app, next_keepalive_ms);
     control_purge_deleted(app, next_purge_ms);
+    capture_freeze_tick(app);
 }
 
 /* SIGHUP (systemctl reload): the configuration read again; systemd hears

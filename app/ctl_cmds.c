@@ -8,7 +8,7 @@
 #include <sys/un.h>
 
 #include "apps.h"
-#include "capture.h"
+#include "capture_ctl.h"
 #include "dpid.h"
 #include "fm.h"
 #include "instance_lock.h"
@@ -16,10 +16,8 @@
 #include "ofcd_counters_ctl.h"
 #include "ofcd_ctl.h"
 #include "ofcd_ctl_server.h"
-#include "ofcd_hex.h"
 #include "ofcd_log.h"
 #include "ofcd_log_ctl.h"
-#include "ofcd_pcapng.h"
 #include "port.h"
 #include "reload.h"
 #include "store.h"
@@ -138,82 +136,6 @@ static int conn_show(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
     return ofcd_ctl_defer(out, &(struct ofcd_ctl_later){conn_show_poll, conn_show_cancel, app});
 }
 
-/* ---- capture/get DPID -------------------------------------------------------------- */
-
-#define CTL_CAPTURE_LINE 64u            /* bytes of the capture per line of hex */
-
-/* The answer: a "# " line saying what the capture holds, then the pcapng
- * file as lines of hex (the command socket carries text; ofcdctl's
- * capture/save writes the bytes back into a file). */
-static int capture_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
-{
-    struct app_ctx *app = arg;
-    char why[CAPTURE_WHY_MAX], hex[2 * CTL_CAPTURE_LINE + 1];
-    struct ofcd_pcapng w;
-
-    if (!app->capture.deadline_ms)
-        app->capture.deadline_ms = now_ms + CAPTURE_WAIT_MS;
-    int rc = capture_take(app, &w, why);
-    if (rc == 1 && now_ms < app->capture.deadline_ms)
-        return OFCD_CTL_LATER;
-    if (rc == 1) {
-        capture_drop(app);
-        ofcd_ctl_printf(out, "no answer from the switch's io lcore within %u ms (is its "
-                        "loop stuck?)\n", CAPTURE_WAIT_MS);
-        return -ETIMEDOUT;
-    }
-    if (rc < 0) {
-        ofcd_ctl_printf(out, "%s\n", why);
-        return rc;
-    }
-    /* Hex doubles it, a newline every CTL_CAPTURE_LINE bytes: past the
-     * command socket's bound it would be cut, so it is not sent at all. */
-    size_t text = 2 * w.len + w.len / CTL_CAPTURE_LINE + strlen(why) + 8;
-    if (text > OFCD_CTL_REPLY_MAX) {
-        ofcd_ctl_printf(out, "the capture (%zu bytes) is larger than the command socket "
-                        "carries: download it from GET /api/v1/switches/{dpid}/capture\n",
-                        w.len);
-        ofcd_pcapng_free(&w);
-        return -EFBIG;
-    }
-    ofcd_ctl_printf(out, "# %s\n", why);
-    for (size_t at = 0; at < w.len; at += CTL_CAPTURE_LINE) {
-        size_t n = w.len - at < CTL_CAPTURE_LINE ? w.len - at : CTL_CAPTURE_LINE;
-        ofcd_hex_encode(hex, w.p + at, n);
-        ofcd_ctl_printf(out, "%s\n", hex);
-    }
-    ofcd_pcapng_free(&w);
-    return 0;
-}
-
-static void capture_cancel(void *arg)
-{
-    capture_drop(arg);
-}
-
-/* capture/get DPID: the switch's flight record (its connection now, or
- * the last one while its slot keeps it) as a pcapng file. */
-static int capture_get(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
-{
-    struct app_ctx *app = arg;
-    char why[CAPTURE_WHY_MAX];
-    uint64_t dpid;
-
-    (void)argc;
-    if (dpid_parse(argv[1], &dpid) < 0) {
-        ofcd_ctl_printf(out, "'%s' is not a datapath id (16 hex digits, with or without "
-                        "colons, or decimal)\n", argv[1]);
-        return -EINVAL;
-    }
-    int rc = capture_ask(app, dpid, why);
-    if (rc < 0) {
-        ofcd_ctl_printf(out, "%s\n", why);
-        return rc;
-    }
-    app->capture.deadline_ms = 0;           /* set at the first poll, on the server's clock */
-    return ofcd_ctl_defer(out, &(struct ofcd_ctl_later){capture_poll, capture_cancel, app});
-}
-
 /* app/list: every app class this build has, on or off, and what a running
  * one says of itself. */
 static int app_list(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
@@ -276,15 +198,12 @@ static int register_app_commands(struct app_ctx *app)
         {"config/reload", "", "read the configuration again, as SIGHUP does: the keys that "
          "can change live are taken, the others named as waiting for a restart", 0, 0,
          config_reload, app},
-        {"capture/get", "DPID", "the switch's flight record (its last OpenFlow messages each "
-         "way) as a pcapng file in hex; ofcdctl capture/save DPID FILE writes the file", 1, 1,
-         capture_get, app},
     };
     int rc = 0;
 
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]) && rc == 0; i++)
         rc = ofcd_ctl_register(app->cmds, &cmds[i]);
-    return rc;
+    return rc < 0 ? rc : capture_ctl_register(app);
 }
 
 int ctl_cmds_open(struct app_ctx *app, const char *file_prefix)

@@ -2,11 +2,14 @@
 #include "flow_out.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include <rte_cycles.h>
 
+#include "capture.h"
 #include "events_pub.h"
 #include "flow_json.h"
 #include "ofcd_clock.h"
@@ -54,8 +57,19 @@ static uint64_t out_now_us(void *arg)
 static void out_event(void *arg, const struct fm_event *ev)
 {
     struct app_ctx *app = arg;
+    char why[CAPTURE_REASON_MAX];
 
     events_pub_flow(app->stream, ev);
+    /* A running switch whose table the check had to mend: what led to it
+     * is in its record (after a connect, a mended table is the restart's). */
+    const struct fm_ev_consistency *c = &ev->u.consistency;
+    if (ev->kind == FM_EV_CONSISTENCY && !c->after_connect &&
+        c->aliens_deleted + c->missing_reinstalled + c->changed_reinstalled) {
+        snprintf(why, sizeof(why), "the check deleted %" PRIu64 " alien flows, re-installed %"
+                 PRIu64 " missing and %" PRIu64 " changed", (uint64_t)c->aliens_deleted,
+                 (uint64_t)c->missing_reinstalled, (uint64_t)c->changed_reinstalled);
+        capture_freeze(app, ev->dpid, CAPTURE_KIND_INCONSISTENT, why);
+    }
 }
 
 /* Every app that has a say (the cluster's mastership) must agree. */

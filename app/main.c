@@ -533,6 +533,16 @@ int main(int argc, char **argv)
     atomic_init(&app.stop, false);
     pthread_mutex_init(&app.ctl_lock, NULL);
     pthread_mutex_init(&app.capture.lock, NULL);
+    pthread_mutex_init(&app.capture.shelf_lock, NULL);
+    /* Nothing to freeze without a recorder; a copy is a record's capture,
+     * at most about 8 bytes of pcapng per recorded byte (small messages). */
+    unsigned frozen = app.cfg.of_recorder_kb ? app.cfg.of_recorder_frozen : 0;
+    if (capture_shelf_init(&app.capture.shelf, frozen,
+                           (size_t)frozen * app.cfg.of_recorder_kb * 8u * 1024u) < 0) {
+        LOG_ERR("main", "no memory for %u frozen flight records (openflow.recorder_frozen)",
+                frozen);
+        goto out_eal;
+    }
     rc = rx_signal_start(&app.rxsig, &cpus);
     if (rc < 0) {
         LOG_ERR("main", "cannot start the receive-signal thread: %s", strerror(-rc));
@@ -568,6 +578,7 @@ int main(int argc, char **argv)
 out_eal:
     app_teardown(&app);
     unwire_apps(&app);               /* after the lcores and REST, who read it */
+    capture_shelf_free(&app.capture.shelf);   /* after REST and ofcdctl, who read it */
     rte_eal_cleanup();
 out_unlock:
     tls_ctx_destroy(app.tls);        /* NULL after a teardown: it freed it */

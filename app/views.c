@@ -196,9 +196,13 @@ static void src_health_more(void *arg, json_t *obj, bool *ok)
 }
 
 /* GET /api/v1/switches/{dpid}/capture, on a REST thread. */
-static int rest_capture(void *arg, uint64_t dpid, uint8_t **out, size_t *len, char *note)
+static int rest_capture(void *arg, uint64_t dpid, uint32_t frozen, uint8_t **out, size_t *len,
+                        char *note)
 {
     struct ofcd_pcapng w;
+
+    if (frozen)
+        return capture_frozen_copy(arg, dpid, frozen, out, len, note);
     int rc = capture_wait(arg, dpid, &w, note);
 
     if (rc < 0) {

@@ -97,6 +97,7 @@ struct ofcd_config {
     uint32_t of_ip_control_buffers;      /* ... of the control pools */
     uint32_t of_out_backlog_kb;          /* unsent bytes per switch before disconnect */
     uint32_t of_recorder_kb;             /* each connection's flight record, 0 = none */
+    uint32_t of_recorder_frozen;         /* frozen copies kept (capture/list), 0 = none */
     uint32_t of_malformed_limit;         /* bad messages per switch per minute */
     uint32_t of_max_ports;               /* per switch */
     uint32_t of_forget_after_s;          /* gone switches forgotten, 0 = never */

@@ -160,6 +160,10 @@ const struct cfg_key cfg_keys[] = {
     CFG_UINT("openflow", "recorder_kb", of_recorder_kb, 0, 256, "4",
              "KiB of each connection's flight record: its last OpenFlow messages each way, "
              "kept after it ends until its slot is taken again (0 = no recorder)"),
+    CFG_UINT("openflow", "recorder_frozen", of_recorder_frozen, 0, 1024, "32",
+             "flight records frozen as captures when a switch disconnects, sends an "
+             "OFPT_ERROR, is mended by the consistency check or on capture/freeze; the "
+             "oldest go first (0 = none frozen)"),
     CFG_UINT("openflow", "forget_after_s", of_forget_after_s, 0, 31536000, "3600",
              "a switch gone this long is forgotten (worker, control view, /metrics; the flow "
              "manager too unless it has stored flows), 0 = never"),

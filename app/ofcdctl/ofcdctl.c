@@ -60,9 +60,12 @@ static void usage(FILE *out)
             "  fm/queue [DPID]               the flow manager's FLOW_MODs waiting per switch\n"
             "  fault/set rx|tx|both [K=V..]  the fault injector's rates (fault.enabled only)\n"
             "  config/reload                 read the configuration again (as SIGHUP does)\n"
-            "  capture/save DPID FILE        the switch's flight record (its last OpenFlow\n"
-            "                                messages each way) as a pcapng file for\n"
-            "                                Wireshark or tshark (mode 600)\n"
+            "  capture/save DPID FILE [ID]   the switch's flight record (its last OpenFlow\n"
+            "                                messages each way), or its frozen copy ID, as\n"
+            "                                a pcapng file for Wireshark or tshark (mode 600)\n"
+            "  capture/list                  the frozen copies: a switch's record kept when\n"
+            "                                it disconnected, sent an OFPT_ERROR, had its\n"
+            "                                table mended, or on capture/freeze DPID\n"
             "\n"
             "Examples:\n"
             "  ofcdctl log/set of debug\n"
@@ -290,20 +293,24 @@ int main(int argc, char **argv)
     }
     if (!path[0] && socket_from_config(config, path, sizeof(path)) < 0)
         return EXIT_USAGE;
-    /* capture/save DPID FILE: capture/get DPID, its answer into FILE here. */
+    /* capture/save DPID FILE [ID]: capture/get DPID [ID], its answer into
+     * FILE here. */
     const char *save_to = NULL;
     static char get_cmd[] = "capture/get";
-    char *get[2];
+    char *get[3];
+    int n_get = 0;
     if (strcmp(argv[i], "capture/save") == 0) {
-        if (argc - i != 3) {
-            fprintf(stderr, "ofcdctl: usage: capture/save DPID FILE\n");
+        if (argc - i != 3 && argc - i != 4) {
+            fprintf(stderr, "ofcdctl: usage: capture/save DPID FILE [ID]\n");
             return EXIT_USAGE;
         }
         save_to = argv[i + 2];
-        get[0] = get_cmd;
-        get[1] = argv[i + 1];
+        get[n_get++] = get_cmd;
+        get[n_get++] = argv[i + 1];
+        if (argc - i == 4)
+            get[n_get++] = argv[i + 3];
     }
-    int req_len = save_to ? build_request(2, get, req, sizeof(req))
+    int req_len = save_to ? build_request(n_get, get, req, sizeof(req))
                           : build_request(argc - i, argv + i, req, sizeof(req));
     if (req_len < 0)
         return EXIT_USAGE;

@@ -138,12 +138,14 @@ struct rest_sources {
     /* More of GET /api/v1/health: members added to obj; *ok false
      * degrades the answer. NULL = none. */
     void (*health_more)(void *arg, json_t *obj, bool *ok);
-    /* GET /api/v1/switches/{dpid}/capture (admin only): the switch's flight
-     * record as a pcapng file, malloc'd into *out (*len bytes), what it
-     * holds in note; or -ENOENT (no such switch, its record gone),
-     * -ENOTSUP (no recorder), -EBUSY (another capture), -ETIMEDOUT, with
-     * why in note (256 bytes). NULL = no recorder. */
-    int (*capture)(void *arg, uint64_t dpid, uint8_t **out, size_t *len, char *note);
+    /* GET /api/v1/switches/{dpid}/capture[?frozen=ID] (admin only): the
+     * switch's flight record (frozen 0), or its frozen copy ID, as a pcapng
+     * file, malloc'd into *out (*len bytes), what it holds in note; or
+     * -ENOENT (no such switch or copy, its record gone), -ENOTSUP (no
+     * recorder), -EBUSY (another capture), -ETIMEDOUT, with why in note
+     * (256 bytes). NULL = no recorder. */
+    int (*capture)(void *arg, uint64_t dpid, uint32_t frozen, uint8_t **out, size_t *len,
+                   char *note);
     const struct rest_ext *ext[REST_EXT_MAX];
     unsigned n_ext;
     struct rest_events *events;         /* GET /api/v1/events; NULL = none */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <microhttpd.h>
+
 #include "sw_view.h"
 #include "ofp_wire.h"
 #include "dpid.h"
@@ -144,7 +146,17 @@ static void switch_capture(struct rest_req *q, struct rest_reply *r, uint64_t dp
         rest_error(r, 405, "method %s not allowed on %s", q->method, q->path);
         return;
     }
-    int rc = src->capture ? src->capture(src->arg, dpid, &cap, &len, note) : -ENOTSUP;
+    const char *fz = MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, "frozen");
+    unsigned long frozen = 0;
+    char *end = NULL;
+    if (fz && (fz[0] < '1' || fz[0] > '9' || (frozen = strtoul(fz, &end, 10)) > UINT32_MAX ||
+               *end)) {
+        rest_error(r, 400, "frozen: '%s' is not a frozen capture's id (ofcdctl capture/list "
+                   "shows them)", fz);
+        return;
+    }
+    int rc = src->capture ? src->capture(src->arg, dpid, (uint32_t)frozen, &cap, &len, note)
+                          : -ENOTSUP;
     if (rc < 0) {
         if (rc == -EBUSY || rc == -ETIMEDOUT)
             r->retry_after = 1;

@@ -81,13 +81,13 @@ pass "ofcdctl: --help, exit 2 without a command or an ofcd, exit 1 with ofcd's e
 
 out=$(ofcdctl list-commands) || fail "list-commands failed"
 for c in list-commands log/list log/set counters/show conn/show switch/show fm/queue \
-    fault/set app/list store/stats time/warp config/reload capture/get; do
+    fault/set app/list store/stats time/warp config/reload capture/get capture/list capture/freeze; do
     l=$(grep -E "^$c( |$)" <<<"$out") || { echo "$out"; fail "list-commands lacks $c"; }
     # The help after the name and usage (column 36 on): a few words at least.
     [ "$(cut -c36- <<<"$l" | wc -w)" -ge 3 ] || fail "list-commands: $c has no help: '$l'"
 done
-[ "$(grep -c . <<<"$out")" = 13 ] || { echo "$out"; fail "list-commands: not 13 commands"; }
-pass "list-commands: the 13 commands (time/warp: a test build), each with its help"
+[ "$(grep -c . <<<"$out")" = 15 ] || { echo "$out"; fail "list-commands: not 15 commands"; }
+pass "list-commands: the 15 commands (time/warp: a test build), each with its help"
 
 # --- log/set: at once, per module ------------------------------------------------------------
 [ "$(ofcdctl log/set of warn)" = "of: warn" ] || fail "log/set of warn"

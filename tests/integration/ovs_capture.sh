@@ -5,9 +5,11 @@
 # `ofcdctl capture/save` writes the switch's record as a pcapng file. tshark
 # decodes it as OpenFlow 1.3, and each direction's message types and xids
 # are those tshark saw live on the tap for the same session, in the same
-# order. Then the bridge goes: its record stays, saying the connection is
-# over. GET /api/v1/switches/{dpid}/capture gives the same record. And a
-# datapath id nobody knows is a clear error.
+# order. GET /api/v1/switches/{dpid}/capture gives the same record. Frozen
+# copies (capture/list): an OFPT_ERROR (a flow OVS refuses) freezes one
+# that holds it, capture/freeze one, and when the bridge goes a copy is
+# frozen for the disconnect while the live record stays, saying the
+# connection is over. A datapath id nobody knows is a clear error.
 #
 # usage: ovs_capture.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -144,9 +146,67 @@ for d in to from; do
 done
 pass "GET /api/v1/switches/$DPID/capture: the same record, a pcapng download"
 
-# The bridge goes: the record stays, and says the connection is over.
+# Frozen copies (capture/list): until LINE-REGEX is listed, within 20 s;
+# its id.
+frozen_id() {   # frozen_id WHAT REGEX
+    local end=$((SECONDS + 20)) id
+    until id=$(ofcdctl capture/list 2>/dev/null | awk -v re="$2" '$0 ~ re {print $1; exit}') &&
+        [ -n "$id" ]; do
+        [ $SECONDS -lt $end ] || fail "$1: $(ofcdctl capture/list 2>&1 | head -20)"
+        sleep 0.1
+    done
+    echo "$id"
+}
+# An OFPT_ERROR freezes a copy that holds it: a flow OVS refuses (a group
+# it has not: OFPET_BAD_ACTION, OFPBAC_BAD_OUT_GROUP).
+code=$(curl -s -o "$work/post3" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary '{"flows": [{"priority": 9, "match": {"dl_type": 2054}, "actions": [{"action_type": "group", "group_id": 77}]}]}' \
+    "$API/api/kytos/flow_manager/v2/flows/$DPID")
+[ "$code" = 202 ] || fail "the refused flow's POST: $code $(cat "$work/post3")"
+id=$(frozen_id "no copy frozen for the OFPT_ERROR" "^[0-9]+ $DPID .* error: OFPT_ERROR type 2 code 9")
+ofcdctl capture/save "$DPID" "$work/err.pcapng" "$id" >"$work/save3.out" 2>&1 ||
+    fail "capture/save of frozen copy $id: $(cat "$work/save3.out")"
+grep -q "frozen capture $id (error: OFPT_ERROR type 2 code 9" "$work/save3.out" ||
+    fail "frozen copy $id said: $(cat "$work/save3.out")"
+n_err=$(tshark -r "$work/err.pcapng" -Y "openflow_v4.type == 1 && openflow_v4.error.type == 2" \
+    2>/dev/null | wc -l)
+[ "$n_err" -ge 1 ] || fail "frozen copy $id does not hold the OFPT_ERROR"
+grep -q "flight record frozen as capture $id (error" "$log" || fail "the freeze was not logged"
+pass "an OFPT_ERROR froze copy $id, which holds it: $(head -1 "$work/save3.out" | cut -c1-140)"
+# The same copy over REST, byte for byte; a bad id is a 400 naming the
+# parameter, an unknown one a 404.
+code=$(curl -s -o "$work/err_rest.pcapng" -w '%{http_code}' "$API/api/v1/switches/$DPID/capture?frozen=$id")
+[ "$code" = 200 ] || fail "GET .../capture?frozen=$id: $code $(head -c 300 "$work/err_rest.pcapng")"
+cmp -s "$work/err.pcapng" "$work/err_rest.pcapng" || fail "REST's frozen copy $id differs from ofcdctl's"
+code=$(curl -s -o "$work/bad" -w '%{http_code}' "$API/api/v1/switches/$DPID/capture?frozen=x1")
+[ "$code" = 400 ] && grep -q "frozen: 'x1'" "$work/bad" || fail "?frozen=x1: $code $(cat "$work/bad")"
+code=$(curl -s -o "$work/bad" -w '%{http_code}' "$API/api/v1/switches/$DPID/capture?frozen=4000000")
+[ "$code" = 404 ] || fail "?frozen=4000000: $code $(cat "$work/bad")"
+pass "GET .../capture?frozen=$id: the same copy; a bad id 400, an unknown one 404"
+
+# Asked: capture/freeze. An id that is not this switch's, or none: errors.
+ofcdctl capture/freeze "$DPID" >"$work/freeze.out" 2>&1 || fail "capture/freeze: $(cat "$work/freeze.out")"
+asked=$(frozen_id "capture/freeze froze nothing" "^[0-9]+ $DPID .* asked: ")
+out=$(ofcdctl capture/save 00:00:00:00:00:00:99:99 "$work/none.pcapng" "$asked" 2>&1) &&
+    fail "another switch's frozen copy was served: $out"
+echo "$out" | grep -q "another switch" || fail "a frozen copy of another dpid: $out"
+out=$(ofcdctl capture/save "$DPID" "$work/none.pcapng" 4000000 2>&1) &&
+    fail "an unknown frozen copy was served: $out"
+echo "$out" | grep -q "no frozen capture has that id" || fail "an unknown id: $out"
+[ ! -e "$work/none.pcapng" ] || fail "a file was written for a frozen copy not served"
+pass "capture/freeze froze copy $asked; wrong ids refused"
+
+# The bridge goes: the record stays, and says the connection is over; a
+# copy is frozen for the disconnect.
 ovs_vsctl del-br br1 || fail "cannot delete the bridge"
 wait_stat "$log" "switches_up" 0 30 || fail "the switch did not go down"
+gone=$(frozen_id "no copy frozen for the disconnect" "^[0-9]+ $DPID .* disconnect: ")
+ofcdctl capture/save "$DPID" "$work/gone.pcapng" "$gone" >"$work/save4.out" 2>&1 ||
+    fail "capture/save of the disconnect's copy: $(cat "$work/save4.out")"
+grep -q "connection over" "$work/save4.out" || fail "the disconnect's copy: $(cat "$work/save4.out")"
+[ "$(tshark -r "$work/gone.pcapng" -Y openflow_v4 2>/dev/null | wc -l)" -ge 5 ] ||
+    fail "the disconnect's copy decodes to few frames"
+pass "the disconnect froze copy $gone: $(head -1 "$work/save4.out" | cut -c1-120)"
 ofcdctl capture/save "$DPID" "$work/after.pcapng" >"$work/save2.out" 2>&1 ||
     fail "capture/save after the disconnect: $(cat "$work/save2.out")"
 grep -q "connection over" "$work/save2.out" || fail "after the disconnect: $(cat "$work/save2.out")"

@@ -112,7 +112,17 @@ grep -q "switch 0000000000001002: consistency: deleting alien flow" "$work/ofcd.
 grep -q "switch 0000000000001003: consistency: re-installing missing flow" "$work/ofcd.log" ||
     fail "re-install not logged with the dpid"
 [ "$(count_flows br2)" = $NF ] || fail "br2 lost stored flows while its alien was removed"
-pass "consistency check removed the alien flow and re-installed the missing one (logged with dpid)"
+# Each mended switch's flight record frozen (issue 51), saying what the
+# check did.
+for d in 00:00:00:00:00:00:10:02 00:00:00:00:00:00:10:03; do
+    for _ in $(seq 100); do
+        ofcdctl capture/list | grep -q "^[0-9]* $d .* inconsistent: the check deleted" && break
+        sleep 0.1
+    done
+    ofcdctl capture/list | grep -q "^[0-9]* $d .* inconsistent: the check deleted" ||
+        fail "no flight record frozen for $d's mended table: $(ofcdctl capture/list)"
+done
+pass "consistency check removed the alien flow and re-installed the missing one (logged with dpid; each switch's flight record frozen)"
 # Ten thousand flows read back through many checks: none may look changed
 # (the switch's version must hash like the stored one), until one is.
 [ "$(rest_metric 'ofcd_flow_manager_total{what="changed_reinstalled"}')" = 0 ] ||

@@ -198,6 +198,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.of_msg_buffers, 32768);
     assert_int_equal(c.of_out_backlog_kb, 4096);
     assert_int_equal(c.of_recorder_kb, 4);
+    assert_int_equal(c.of_recorder_frozen, 32);
     assert_int_equal(c.of_malformed_limit, 16);
     assert_int_equal(c.of_stats_interval_s, 10);
     assert_string_equal(c.of_role, "equal");
@@ -452,6 +453,7 @@ static const struct uint_case uint_cases[] = {
     UCASE("openflow.conn_buffer_kb", of_conn_buffer_kb, 64, 4194304),
     UCASE("openflow.out_backlog_kb", of_out_backlog_kb, 64, 1048576),
     UCASE("openflow.recorder_kb", of_recorder_kb, 0, 256),
+    UCASE("openflow.recorder_frozen", of_recorder_frozen, 0, 1024),
     UCASE("openflow.malformed_limit", of_malformed_limit, 1, 100000),
     UCASE("openflow.stats_interval_s", of_stats_interval_s, 0, 86400),
     UCASE("openflow.generation_id", of_generation_id, 0, UINT64_MAX),
