@@ -250,3 +250,35 @@ int capture_frozen_copy(struct app_ctx *app, uint64_t dpid, uint32_t id, uint8_t
     pthread_mutex_unlock(&app->capture.shelf_lock);
     return rc;
 }
+
+json_t *capture_frozen_json(struct app_ctx *app, uint64_t dpid)
+{
+    json_t *list = json_array();
+    char when[32];
+    bool ok = list != NULL;
+
+    pthread_mutex_lock(&app->capture.shelf_lock);
+    const struct capture_shelf *s = &app->capture.shelf;
+    unsigned max = s->max;
+    for (unsigned i = 0; ok && i < s->n; i++) {
+        const struct capture_copy *c = capture_shelf_at(s, i);
+        if (c->dpid != dpid)
+            continue;
+        time_t t = (time_t)(c->wall_ns / 1000000000u);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        /* The texts are ofcd's own (ASCII): json_pack cannot refuse them. */
+        ok = json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, s:I}", "id",
+                                                   (json_int_t)c->id, "time", when, "kind",
+                                                   capture_kind_name(c->kind), "reason",
+                                                   c->reason, "summary", c->summary, "bytes",
+                                                   (json_int_t)c->len)) == 0;
+    }
+    pthread_mutex_unlock(&app->capture.shelf_lock);
+    if (!ok) {
+        json_decref(list);
+        return NULL;
+    }
+    return json_pack("{s:o, s:I}", "captures", list, "max", (json_int_t)max);
+}

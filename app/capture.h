@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "capture_shelf.h"
 
 #define CAPTURE_WHY_MAX 256u
@@ -53,6 +55,9 @@ int capture_freeze(struct app_ctx *app, uint64_t dpid, enum capture_kind kind,
  * in why; or -ENOENT (none, or another switch's), -ENOMEM, with why. */
 int capture_frozen_copy(struct app_ctx *app, uint64_t dpid, uint32_t id, uint8_t **out,
                         size_t *len, char *why);
+/* dpid's frozen copies, oldest first: {"captures": [{id, time (UTC), kind,
+ * reason, summary, bytes}], "max": N}. New reference; NULL out of memory. */
+json_t *capture_frozen_json(struct app_ctx *app, uint64_t dpid);
 /* The control thread, every wake-up: the freeze in progress, or the next. */
 void capture_freeze_tick(struct app_ctx *app);
 struct qmsg;

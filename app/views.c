@@ -214,6 +214,11 @@ static int rest_capture(void *arg, uint64_t dpid, uint32_t frozen, uint8_t **out
     return 0;
 }
 
+static json_t *rest_captures(void *arg, uint64_t dpid)
+{
+    return capture_frozen_json(arg, dpid);
+}
+
 void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
 {
     *out = (struct rest_sources){
@@ -230,6 +235,7 @@ void app_rest_sources(struct app_ctx *app, struct rest_sources *out)
         .writes_refused = src_writes_refused,
         .health_more = src_health_more,
         .capture = app->cfg.of_recorder_kb ? rest_capture : NULL,
+        .captures = app->cfg.of_recorder_kb ? rest_captures : NULL,
     };
     for (unsigned i = 0; i < app->n_inst; i++)
         if (app->inst[i].cls->routes)

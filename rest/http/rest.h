@@ -146,6 +146,10 @@ struct rest_sources {
      * (256 bytes). NULL = no recorder. */
     int (*capture)(void *arg, uint64_t dpid, uint32_t frozen, uint8_t **out, size_t *len,
                    char *note);
+    /* GET /api/v1/switches/{dpid}/captures (admin only): the switch's
+     * frozen copies, {"captures": [...], "max": N} (new reference; NULL
+     * when out of memory). NULL = no recorder. */
+    json_t *(*captures)(void *arg, uint64_t dpid);
     const struct rest_ext *ext[REST_EXT_MAX];
     unsigned n_ext;
     struct rest_events *events;         /* GET /api/v1/events; NULL = none */

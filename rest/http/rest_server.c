@@ -308,15 +308,23 @@ static bool request_reads(const struct rest_server *rs, const char *method, cons
     return false;
 }
 
+/* Whether path ends with sub after something. */
+static bool ends_with(const char *path, size_t n, const char *sub)
+{
+    size_t k = strlen(sub);
+    return n > k && strcmp(path + n - k, sub) == 0;
+}
+
 /* A read only admin may make: a switch's flight record holds every message
- * of its channel (GET /api/v1/switches/{dpid}/capture). */
+ * of its channel (GET /api/v1/switches/{dpid}/capture), its frozen copies
+ * why it failed (.../captures). */
 static bool admin_read(const char *method, const char *path)
 {
-    static const char pfx[] = "/api/v1/switches/", sub[] = "/capture";
+    static const char pfx[] = "/api/v1/switches/";
     size_t n = strlen(path);
 
     return strcmp(method, "GET") == 0 && strncmp(path, pfx, sizeof(pfx) - 1) == 0 &&
-           n > sizeof(pfx) - 1 + sizeof(sub) - 1 && strcmp(path + n - (sizeof(sub) - 1), sub) == 0;
+           n > sizeof(pfx) - 1 && (ends_with(path, n, "/capture") || ends_with(path, n, "/captures"));
 }
 
 /* A change while the appliance refuses them (a cluster node that cannot

@@ -172,6 +172,25 @@ static void switch_capture(struct rest_req *q, struct rest_reply *r, uint64_t dp
     snprintf(r->attachment, sizeof(r->attachment), "ofcd-%016" PRIx64 ".pcapng", dpid);
 }
 
+/* GET {dpid}/captures: its frozen copies (ofcdctl capture/list's, this switch's). */
+static void switch_captures(struct rest_req *q, struct rest_reply *r, uint64_t dpid)
+{
+    const struct rest_sources *src = &q->rs->src;
+
+    if (strcmp(q->method, "GET") != 0) {
+        rest_error(r, 405, "method %s not allowed on %s", q->method, q->path);
+        return;
+    }
+    if (!src->captures) {
+        rest_error(r, 404, "the flight recorder is off");
+        return;
+    }
+    r->json = src->captures(src->arg, dpid);
+    r->status = r->json ? 200 : 500;
+    if (!r->json)
+        rest_error(r, 500, "out of memory");
+}
+
 static bool switch_sub(struct rest_req *q, struct rest_reply *r)
 {
     uint64_t dpid;
@@ -191,6 +210,8 @@ static bool switch_sub(struct rest_req *q, struct rest_reply *r)
         return true;
     if (strcmp(slash, "/capture") == 0)
         switch_capture(q, r, dpid);
+    else if (strcmp(slash, "/captures") == 0)
+        switch_captures(q, r, dpid);
     else if (strcmp(slash, "/flows") == 0 && strcmp(q->method, "GET") == 0)
         rest_switch_flows_get(q, r, dpid);
     else if (strcmp(slash, "/flows") == 0)

@@ -207,6 +207,15 @@ grep -q "connection over" "$work/save4.out" || fail "the disconnect's copy: $(ca
 [ "$(tshark -r "$work/gone.pcapng" -Y openflow_v4 2>/dev/null | wc -l)" -ge 5 ] ||
     fail "the disconnect's copy decodes to few frames"
 pass "the disconnect froze copy $gone: $(head -1 "$work/save4.out" | cut -c1-120)"
+# The switch's frozen copies over REST, as the dashboard lists them.
+code=$(curl -s -o "$work/list.json" -w '%{http_code}' "$API/api/v1/switches/$DPID/captures")
+[ "$code" = 200 ] || fail "GET .../captures: $code $(cat "$work/list.json")"
+kinds=$(jq -r '[.captures[] | "\(.id):\(.kind)"] | join(" ")' "$work/list.json")
+[ "$kinds" = "$id:error $asked:asked $gone:disconnect" ] ||
+    fail "GET .../captures lists $kinds: $(cat "$work/list.json")"
+jq -e '.captures[0].bytes > 0 and (.captures[0].time | test("^20[0-9-]+T[0-9:]+Z$"))' \
+    "$work/list.json" >/dev/null || fail "a frozen copy's entry: $(jq -c '.captures[0]' "$work/list.json")"
+pass "GET .../captures: $kinds"
 ofcdctl capture/save "$DPID" "$work/after.pcapng" >"$work/save2.out" 2>&1 ||
     fail "capture/save after the disconnect: $(cat "$work/save2.out")"
 grep -q "connection over" "$work/save2.out" || fail "after the disconnect: $(cat "$work/save2.out")"

@@ -104,14 +104,19 @@ pass "login with Basic credentials gives a token; bad credentials 400/401"
     fail "reader POST: not 403: $(cat "$work/body")"
 # A switch's flight record holds its whole channel: admin's only, though a GET.
 for tok in "$reader" "$scrape"; do
-    [ "$(code "$API/api/v1/switches/00:00:00:00:00:00:00:09/capture" \
-        -H "Authorization: Bearer $tok")" = 403 ] ||
-        fail "a reader's GET of a capture: not 403: $(cat "$work/body")"
+    for sub in capture captures; do
+        [ "$(code "$API/api/v1/switches/00:00:00:00:00:00:00:09/$sub" \
+            -H "Authorization: Bearer $tok")" = 403 ] ||
+            fail "a reader's GET of .../$sub: not 403: $(cat "$work/body")"
+    done
 done
 [ "$(code "$API/api/v1/switches/00:00:00:00:00:00:00:09/capture" \
     -H "Authorization: Bearer $admin")" = 404 ] ||
     fail "admin's GET of an unknown switch's capture: not 404: $(cat "$work/body")"
-pass "GET .../capture: readers refused (403), admin let through"
+[ "$(code "$API/api/v1/switches/00:00:00:00:00:00:00:09/captures" \
+    -H "Authorization: Bearer $admin")" = 200 ] && jq -e '.captures == []' "$work/body" >/dev/null ||
+    fail "admin's GET of an unknown switch's frozen copies: $(cat "$work/body")"
+pass "GET .../capture and .../captures: readers refused (403), admin let through"
 # Pathfinder's POST is a query: a reader's token (a user's, a static one)
 # may ask it; a reader may not make an EVC.
 PF=$API/api/kytos/pathfinder/v3/
