@@ -97,6 +97,33 @@ export async function api(path, opts = {}) {
   return data;
 }
 
+// A file the server makes (a capture): fetched with the token, then saved
+// by the browser as name; throws ApiError as api() does.
+export async function download(path, name) {
+  let res;
+  try {
+    res = await fetch(path, { headers: { ...authHeaders() } });
+  } catch (e) {
+    throw new ApiError(0, `ofcd cannot be reached (${e.message})`);
+  }
+  if (!res.ok) {
+    let description = null;
+    try {
+      description = parseJson(await res.text()).description;
+    } catch { /* not JSON: the status says it */ }
+    if (res.status === 401) unauthorized();
+    throw new ApiError(res.status, description);
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
 // The Kytos login route with Basic credentials: the token, or ApiError.
 export async function login(user, password) {
   const res = await fetch('/api/kytos/core/auth/login/', {

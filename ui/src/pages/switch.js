@@ -1,8 +1,9 @@
 // One switch: its ports with state and counters (enable/disable each), its
-// flows with their state and error reason, and its events since the page
+// flows with their state and error reason, its flight record to download
+// (live, or a frozen copy: admin only), and its events since the page
 // opened.
-import { h, clear, dpidText, ago, num, confirmDialog, counterSum } from '../dom.js';
-import { api, big, stringifyJson, serverConfig } from '../api.js';
+import { h, clear, dpidText, ago, num, bytes, confirmDialog, counterSum } from '../dom.js';
+import { api, big, download, stringifyJson, serverConfig } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
 
@@ -59,9 +60,60 @@ export default function switchPage(el, arg) {
       { key: 'updated', label: 'Updated', value: (f) => f.updated_at },
     ],
   });
+  const capNote = h('p', { 'data-test': 'capture-note' });
+  const capErr = h('p', { class: 'error', role: 'alert', 'data-test': 'capture-error' });
+  const frozen = table({
+    rowTest: 'capture-row', filterTest: 'capture-filter', rowKey: (c) => String(c.id),
+    empty: 'no frozen copy of this switch\'s record',
+    columns: [
+      { key: 'id', label: 'Copy', value: (c) => c.id },
+      { key: 'time', label: 'Frozen at (UTC)', value: (c) => c.time },
+      { key: 'kind', label: 'Why', value: (c) => c.kind,
+        render: (c) => h('span', { 'data-test': 'capture-kind' }, c.kind) },
+      { key: 'reason', label: 'Reason', value: (c) => c.reason },
+      { key: 'bytes', label: 'Size', value: (c) => c.bytes, render: (c) => bytes(c.bytes) },
+      { key: 'get', label: '', value: () => '',
+        render: (c) => h('button', { 'data-test': 'capture-download', onclick: () => getCapture(c.id) },
+          'Download') },
+    ],
+  });
+  const capture = h('section', { 'data-test': 'capture' },
+    h('h2', {}, 'Flight record'),
+    h('p', {}, 'The switch\'s last OpenFlow messages each way as a pcapng file for Wireshark or tshark, ',
+      'and copies frozen when it disconnected, sent an error or had its table mended.'),
+    h('button', { 'data-test': 'capture-live', onclick: () => getCapture(0) }, 'Download the live record'),
+    capErr, capNote, frozen.el);
   el.append(h('h1', {}, 'Switch ', h('span', { class: 'mono', 'data-test': 'switch-dpid' }, dpid)), err, head,
-    h('h2', {}, 'Ports'), ports.el, h('h2', {}, 'Flows'), flows.el,
+    h('h2', {}, 'Ports'), ports.el, h('h2', {}, 'Flows'), flows.el, capture,
     h('h2', {}, 'Events since this page opened'), evList);
+
+  // id 0: the live record.
+  async function getCapture(id) {
+    const file = `ofcd-${dpid.replaceAll(':', '')}${id ? `-${id}` : ''}.pcapng`;
+    try {
+      await download(`/api/v1/switches/${dpid}/capture${id ? `?frozen=${id}` : ''}`, file);
+      capErr.textContent = '';
+    } catch (e) {
+      capErr.textContent = `Cannot download the ${id ? `frozen copy ${id}` : 'live record'}: ${e.description}`;
+    }
+  }
+
+  // The frozen copies: an admin's to see (403 otherwise), none without a recorder (404).
+  async function loadCaptures() {
+    try {
+      const c = await api(`/api/v1/switches/${dpid}/captures`);
+      if (!alive) return;
+      frozen.set(c.captures || []);
+      frozen.el.hidden = false;
+      capNote.textContent = `At most ${c.max} copies are kept for all switches, the oldest going first.`;
+    } catch (e) {
+      if (!alive) return;
+      frozen.el.hidden = true;
+      capNote.textContent = e.status === 403 ? 'Flight records are an administrator\'s to download.'
+        : e.status === 404 ? 'The flight recorder is off (openflow.recorder_kb = 0).'
+          : `Cannot list the frozen copies: ${e.description}`;
+    }
+  }
 
   async function togglePort(p) {
     const id = `${dpid}:${p.port_no}`;
@@ -88,6 +140,7 @@ export default function switchPage(el, arg) {
         enabled: topo.switches ? ifaces[`${dpid}:${p.port_no}`]?.enabled !== false : null,
         rate: rateOf(p) })));
       flows.set(f.flows || []);
+      loadCaptures();
       clear(head).append(
         h('dt', {}, 'state'), h('dd', { 'data-test': 'switch-state' }, s.connected ? 'connected' : 'disconnected'),
         h('dt', {}, s.connected ? 'connected for' : 'down for'),
