@@ -9,12 +9,16 @@
 # copies (capture/list): an OFPT_ERROR (a flow OVS refuses) freezes one
 # that holds it, capture/freeze one, and when the bridge goes a copy is
 # frozen for the disconnect while the live record stays, saying the
-# connection is over. A datapath id nobody knows is a clear error.
+# connection is over. A datapath id nobody knows is a clear error. Last, the
+# record saved first is replayed (ofswitch-replay) against a fresh ofcd:
+# it stores and sends the flow the first one did at connect (the
+# topology's LLDP flow), byte for byte, and holds it installed.
 #
-# usage: ovs_capture.sh OFCD_BINARY CONFIG_FILE
+# usage: ovs_capture.sh OFCD_BINARY CONFIG_FILE OFSWITCH_REPLAY
 set -uo pipefail
 OFCD=$1
 CONF=$2
+REPLAY=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/ovs_lib.sh"
@@ -229,6 +233,25 @@ out=$(ofcdctl capture/save 00:00:00:00:00:00:99:99 "$work/none.pcapng" 2>&1) &&
 echo "$out" | grep -q "no switch" || fail "unknown switch: $out"
 [ ! -e "$work/none.pcapng" ] || fail "a file was written for an unknown switch"
 pass "an unknown switch: $out"
+
+# The replay: the switch's side of the first record against a fresh ofcd.
+stop_ofcd
+log=$work/ofcd2.log
+start_ofcd "$log" --config "$CONF" --app.data_dir="$work/var2" --app.stats_log_interval_s=0 \
+    --openflow.recorder_kb=64 --openflow.stats_interval_s=0
+"$REPLAY" --controller 10.66.0.2:6653 --hold-ms 3000 "$work/rec.pcapng" >"$work/replay.json" \
+    2>"$work/replay.err" || fail "ofswitch-replay: $(cat "$work/replay.err") $(cat "$work/replay.json")"
+jq -e '.replies_matched >= 3 and .live_flow_mods >= 1 and
+       .live_flow_mods_recorded == .live_flow_mods and .peer_closed == false' \
+    "$work/replay.json" >/dev/null || fail "the replay: $(cat "$work/replay.json")"
+code=$(curl -s -o "$work/stored.json" -w '%{http_code}' \
+    "$API/api/kytos/flow_manager/v2/stored_flows?dpid=$DPID")
+[ "$code" = 200 ] || fail "stored_flows after the replay: $code $(cat "$work/stored.json")"
+lldp=$(jq -r --arg d "$DPID" '[.[$d][] | select(.flow.match.dl_type == 35020)] | .[0].state // empty' \
+    "$work/stored.json")
+[ "$lldp" = installed ] ||
+    fail "after the replay the LLDP flow is '$lldp': $(jq -c . "$work/stored.json" | cut -c1-400)"
+pass "the record replayed against a fresh ofcd: $(jq -c . "$work/replay.json"); its LLDP flow stored and installed"
 
 stop_ofcd
 echo "ovs_capture: all checks passed"
