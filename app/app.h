@@ -22,6 +22,7 @@
 
 #include "app_class.h"
 #include "capture_shelf.h"
+#include "ofcd_ratelimit.h"
 #include "cfg.h"
 #include "sw_view.h"
 #include "lcore.h"
@@ -122,10 +123,13 @@ struct app_ctx {
         uint64_t dpid;
         struct of_io *io;
         uint64_t deadline_ms;        /* capture/get's, on the control thread's clock */
+        bool ctl_asking;             /* capture/get waits for its turn to ask */
+        uint64_t ctl_dpid;
         /* Frozen copies (capture_shelf.h): asked from any thread,
          * frozen one at a time by the control thread (capture.h). */
         pthread_mutex_t shelf_lock;
         struct capture_shelf shelf;
+        struct ofcd_ratelimit rl_full;   /* freezes let go: the asks were full */
         bool freeze_held;            /* control thread: an ask taken, not yet asked */
         bool freezing;               /* ... asked of its io lcore */
         struct capture_ask freeze;

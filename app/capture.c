@@ -2,6 +2,7 @@
 #include "capture.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,15 @@
 #include "ofp_msg.h"
 #include "ofcd_log.h"
 
-int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
+/* The ask of connection h (0: the switch's now) of dpid. */
+static int ask_conn(struct app_ctx *app, uint64_t dpid, conn_handle_t h, char *why)
 {
     char d[24];
-    conn_handle_t h = 0;
-    bool known = false;
+    bool known = h != 0;
 
     dpid_format(dpid, d);
     pthread_mutex_lock(&app->ctl_lock);
-    const struct ctl_switch *sw = app->ctl ? sw_view_find(app->ctl, dpid) : NULL;
+    const struct ctl_switch *sw = !h && app->ctl ? sw_view_find(app->ctl, dpid) : NULL;
     if (sw) {
         h = sw->conn;
         known = true;
@@ -58,6 +59,11 @@ int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
         snprintf(why, CAPTURE_WHY_MAX, "the capture could not be asked for: %s",
                  strerror(-rc));
     return rc;
+}
+
+int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
+{
+    return ask_conn(app, dpid, 0, why);
 }
 
 void capture_drop(struct app_ctx *app)
@@ -110,12 +116,15 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
 
 int capture_wait(struct app_ctx *app, uint64_t dpid, struct ofcd_pcapng *w, char *why)
 {
-    int rc = capture_ask(app, dpid, why);
+    uint64_t end = ofcd_clock_mono_ms() + CAPTURE_WAIT_MS;
+    int rc;
 
     memset(w, 0, sizeof(*w));
+    /* Another capture (a freeze, ofcdctl's) takes a few ms: its turn first. */
+    while ((rc = capture_ask(app, dpid, why)) == -EBUSY && ofcd_clock_mono_ms() < end)
+        nanosleep(&(struct timespec){0, 200000}, NULL);
     if (rc < 0)
         return rc;
-    uint64_t end = ofcd_clock_mono_ms() + CAPTURE_WAIT_MS;
     while ((rc = capture_take(app, w, why)) == 1) {
         if (ofcd_clock_mono_ms() >= end) {
             capture_drop(app);
@@ -130,12 +139,17 @@ int capture_wait(struct app_ctx *app, uint64_t dpid, struct ofcd_pcapng *w, char
 
 /* ---- frozen copies ------------------------------------------------------------ */
 
-int capture_freeze(struct app_ctx *app, uint64_t dpid, enum capture_kind kind,
+int capture_freeze(struct app_ctx *app, uint64_t dpid, uint64_t conn, enum capture_kind kind,
                    const char *reason)
 {
     pthread_mutex_lock(&app->capture.shelf_lock);
-    int rc = capture_shelf_ask(&app->capture.shelf, dpid, kind, reason, ofcd_clock_mono_us());
+    int rc = capture_shelf_ask(&app->capture.shelf, dpid, conn, kind, reason,
+                               ofcd_clock_mono_us());
     pthread_mutex_unlock(&app->capture.shelf_lock);
+    if (rc == -ENOSPC)
+        LOG_WARN_RL(&app->capture.rl_full, ofcd_clock_mono_us(), "capture", "a freeze of "
+                    "switch %016" PRIx64 "'s flight record (%s) let go: %u are waiting already",
+                    dpid, capture_kind_name(kind), CAPTURE_SHELF_ASKS);
     return rc;
 }
 
@@ -148,21 +162,29 @@ static void freeze_done(struct app_ctx *app, int rc, struct ofcd_pcapng *w, cons
     dpid_format(a->dpid, d);
     app->capture.freezing = false;
     if (rc < 0) {
+        pthread_mutex_lock(&app->capture.shelf_lock);
+        capture_shelf_done(&app->capture.shelf);
+        pthread_mutex_unlock(&app->capture.shelf_lock);
         LOG_WARN("capture", "switch %s: its flight record was not frozen (%s: %s): %s", d,
                  capture_kind_name(a->kind), a->reason, why);
         return;
     }
+    /* Kept as long as the copy: its growth room goes. */
+    uint8_t *fit = realloc(w->p, w->len ? w->len : 1);
+    if (fit)
+        w->p = fit;
+    uint32_t id = 0;
     pthread_mutex_lock(&app->capture.shelf_lock);
-    int id = capture_shelf_put(&app->capture.shelf, a, ofcd_clock_wall_ns(), why, w->p, w->len);
+    rc = capture_shelf_put(&app->capture.shelf, ofcd_clock_wall_ns(), why, w->p, w->len, &id);
     pthread_mutex_unlock(&app->capture.shelf_lock);
     w->p = NULL;                     /* the shelf's now (freed there on error) */
-    if (id < 0)
+    if (rc < 0)
         LOG_WARN("capture", "switch %s: its flight record was not frozen (%s: %s): %zu bytes "
                  "is more than openflow.recorder_frozen copies may take", d,
                  capture_kind_name(a->kind), a->reason, w->len);
     else
-        LOG_INFO("capture", "switch %s: flight record frozen as capture %d (%s: %s); "
-                 "ofcdctl capture/save %s FILE %d", d, id, capture_kind_name(a->kind),
+        LOG_INFO("capture", "switch %s: flight record frozen as capture %u (%s: %s); "
+                 "ofcdctl capture/save %s FILE %u", d, id, capture_kind_name(a->kind),
                  a->reason, d, id);
 }
 
@@ -192,10 +214,13 @@ void capture_freeze_tick(struct app_ctx *app)
         pthread_mutex_unlock(&app->capture.shelf_lock);
         if (!app->capture.freeze_held)
             return;
+        app->capture.freeze_deadline_ms = ofcd_clock_mono_ms() + CAPTURE_WAIT_MS;
     }
-    int rc = capture_ask(app, app->capture.freeze.dpid, why);
-    if (rc == -EBUSY)
-        return;                      /* a capture/get or a download first: next tick */
+    int rc = ask_conn(app, app->capture.freeze.dpid, app->capture.freeze.conn, why);
+    /* A capture/get or a download first (next tick), but not for ever: an
+     * io lcore that never answered keeps its ask slot. */
+    if (rc == -EBUSY && ofcd_clock_mono_ms() < app->capture.freeze_deadline_ms)
+        return;
     app->capture.freeze_held = false;
     if (rc < 0) {
         freeze_done(app, rc, &w, why);
@@ -215,14 +240,16 @@ void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q)
     memcpy(&hdr, q->data, sizeof(hdr));
     const uint8_t *m = q->data + sizeof(hdr);
     size_t len = q->len - sizeof(hdr);
+    /* The connection the event is of: a switch back at once keeps the old
+     * one's record apart. */
     if (q->kind == QMSG_EV_SWITCH_DOWN) {
-        capture_freeze(app, hdr.dpid, CAPTURE_KIND_DISCONNECT, "its connection ended");
+        capture_freeze(app, hdr.dpid, q->conn, CAPTURE_KIND_DISCONNECT, "its connection ended");
     } else if (q->kind == QMSG_EV_OF && len >= 12 && m[1] == OFPT_ERROR) {
         snprintf(reason, sizeof(reason), "OFPT_ERROR type %u code %u, xid %u",
                  (unsigned)(m[8] << 8 | m[9]), (unsigned)(m[10] << 8 | m[11]),
                  (unsigned)((uint32_t)m[4] << 24 | (uint32_t)m[5] << 16 |
                             (uint32_t)m[6] << 8 | m[7]));
-        capture_freeze(app, hdr.dpid, CAPTURE_KIND_ERROR, reason);
+        capture_freeze(app, hdr.dpid, q->conn, CAPTURE_KIND_ERROR, reason);
     }
 }
 
@@ -238,7 +265,7 @@ int capture_frozen_copy(struct app_ctx *app, uint64_t dpid, uint32_t id, uint8_t
                  : "no frozen capture has that id (the oldest go first: "
                    "openflow.recorder_frozen)");
         rc = -ENOENT;
-    } else if (!(*out = malloc(c->len ? c->len : 1))) {
+    } else if (!(*out = malloc(c->len ? c->len : 1))) {   /* copied: the shelf may drop it */
         snprintf(why, CAPTURE_WHY_MAX, "out of memory");
         rc = -ENOMEM;
     } else {

@@ -46,10 +46,11 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why);
 void capture_drop(struct app_ctx *app);
 int capture_wait(struct app_ctx *app, uint64_t dpid, struct ofcd_pcapng *w, char *why);
 
-/* Freeze dpid's record for reason: 0 asked; -EALREADY (the same switch and
+/* Freeze the record of dpid's connection conn (0: its connection when the
+ * freeze is taken) for reason: 0 asked; -EALREADY (the same switch and
  * kind asked or frozen lately), -ENOSPC (too many asks waiting), -ENOTSUP
  * (nothing is frozen: the recorder or openflow.recorder_frozen is 0). */
-int capture_freeze(struct app_ctx *app, uint64_t dpid, enum capture_kind kind,
+int capture_freeze(struct app_ctx *app, uint64_t dpid, uint64_t conn, enum capture_kind kind,
                    const char *reason);
 /* Frozen copy id of dpid: malloc'd into *out (*len bytes), what it holds
  * in why; or -ENOENT (none, or another switch's), -ENOMEM, with why. */

@@ -49,6 +49,18 @@ static int live_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
 
     if (!app->capture.deadline_ms)
         app->capture.deadline_ms = now_ms + CAPTURE_WAIT_MS;
+    if (app->capture.ctl_asking) {
+        /* Another capture (a freeze, a download) held the ask: ours now. */
+        int rc = capture_ask(app, app->capture.ctl_dpid, why);
+        if (rc == -EBUSY && now_ms < app->capture.deadline_ms)
+            return OFCD_CTL_LATER;
+        app->capture.ctl_asking = false;
+        if (rc < 0) {
+            ofcd_ctl_printf(out, "%s\n", why);
+            return rc;
+        }
+        return OFCD_CTL_LATER;
+    }
     int rc = capture_take(app, &w, why);
     if (rc == 1 && now_ms < app->capture.deadline_ms)
         return OFCD_CTL_LATER;
@@ -69,7 +81,12 @@ static int live_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
 
 static void live_cancel(void *arg)
 {
-    capture_drop(arg);
+    struct app_ctx *app = arg;
+
+    if (app->capture.ctl_asking)
+        app->capture.ctl_asking = false;     /* never asked: nothing to let go */
+    else
+        capture_drop(app);
 }
 
 /* Frozen copy id of dpid (capture.h copies it out). */
@@ -118,10 +135,12 @@ static int capture_get(void *arg, int argc, char **argv, struct ofcd_ctl_out *ou
     if (argc > 2)
         return frozen_get(app, dpid, argv[2], out);
     int rc = capture_ask(app, dpid, why);
-    if (rc < 0) {
+    if (rc < 0 && rc != -EBUSY) {
         ofcd_ctl_printf(out, "%s\n", why);
         return rc;
     }
+    app->capture.ctl_asking = rc == -EBUSY;
+    app->capture.ctl_dpid = dpid;
     app->capture.deadline_ms = 0;           /* set at the first poll, on the server's clock */
     return ofcd_ctl_defer(out, &(struct ofcd_ctl_later){live_poll, live_cancel, app});
 }
@@ -163,7 +182,7 @@ static int capture_freeze_cmd(void *arg, int argc, char **argv, struct ofcd_ctl_
     (void)argc;
     if (parse_dpid(argv[1], &dpid, out) < 0)
         return -EINVAL;
-    int rc = capture_freeze(app, dpid, CAPTURE_KIND_ASKED, "asked by ofcdctl capture/freeze");
+    int rc = capture_freeze(app, dpid, 0, CAPTURE_KIND_ASKED, "asked by ofcdctl capture/freeze");
     if (rc == -ENOTSUP)
         ofcd_ctl_printf(out, "nothing is frozen here (openflow.recorder_kb or "
                         "openflow.recorder_frozen is 0)\n");

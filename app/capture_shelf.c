@@ -56,6 +56,8 @@ const struct capture_copy *capture_shelf_find(const struct capture_shelf *s, uin
 static bool recent(const struct capture_shelf *s, uint64_t dpid, enum capture_kind kind,
                    uint64_t now_us)
 {
+    if (s->has_inflight && s->inflight.dpid == dpid && s->inflight.kind == kind)
+        return true;
     for (unsigned i = 0; i < s->n_asks; i++) {
         const struct capture_ask *a = &s->asks[(s->ask_head + i) % CAPTURE_SHELF_ASKS];
         if (a->dpid == dpid && a->kind == kind)
@@ -69,8 +71,8 @@ static bool recent(const struct capture_shelf *s, uint64_t dpid, enum capture_ki
     return false;
 }
 
-int capture_shelf_ask(struct capture_shelf *s, uint64_t dpid, enum capture_kind kind,
-                      const char *reason, uint64_t now_us)
+int capture_shelf_ask(struct capture_shelf *s, uint64_t dpid, uint64_t conn,
+                      enum capture_kind kind, const char *reason, uint64_t now_us)
 {
     if (!s->max)
         return -ENOTSUP;
@@ -83,7 +85,7 @@ int capture_shelf_ask(struct capture_shelf *s, uint64_t dpid, enum capture_kind 
         return -ENOSPC;
     }
     struct capture_ask *a = &s->asks[(s->ask_head + s->n_asks++) % CAPTURE_SHELF_ASKS];
-    *a = (struct capture_ask){.dpid = dpid, .kind = kind, .at_us = now_us};
+    *a = (struct capture_ask){.dpid = dpid, .conn = conn, .kind = kind, .at_us = now_us};
     snprintf(a->reason, sizeof(a->reason), "%s", reason ? reason : "");
     s->st.asked++;
     return 0;
@@ -93,10 +95,18 @@ bool capture_shelf_take_ask(struct capture_shelf *s, struct capture_ask *out)
 {
     if (!s->n_asks)
         return false;
-    *out = s->asks[s->ask_head];
+    *out = s->inflight = s->asks[s->ask_head];
+    s->has_inflight = true;
     s->ask_head = (s->ask_head + 1) % CAPTURE_SHELF_ASKS;
     s->n_asks--;
     return true;
+}
+
+void capture_shelf_done(struct capture_shelf *s)
+{
+    if (s->has_inflight)
+        s->st.failed++;
+    s->has_inflight = false;
 }
 
 static void drop_oldest(struct capture_shelf *s)
@@ -111,21 +121,28 @@ static void drop_oldest(struct capture_shelf *s)
     s->st.evicted++;
 }
 
-int capture_shelf_put(struct capture_shelf *s, const struct capture_ask *a, uint64_t wall_ns,
-                      const char *summary, uint8_t *pcap, size_t len)
+int capture_shelf_put(struct capture_shelf *s, uint64_t wall_ns, const char *summary,
+                      uint8_t *pcap, size_t len, uint32_t *id)
 {
-    if (!s->max || len > s->max_bytes) {
+    const struct capture_ask *a = &s->inflight;
+
+    if (!s->max || !s->has_inflight || len > s->max_bytes) {
         free(pcap);
-        return s->max ? -E2BIG : -ENOTSUP;
+        capture_shelf_done(s);
+        return !s->max ? -ENOTSUP : len > s->max_bytes ? -E2BIG : -EINVAL;
     }
     while (s->n && (s->n == s->max || s->bytes + len > s->max_bytes))
         drop_oldest(s);
     struct capture_copy *c = &s->copies[(s->head + s->n++) % s->max];
+    if (!s->next_id)
+        s->next_id = 1;                 /* 0 names the live record */
     *c = (struct capture_copy){.id = s->next_id++, .dpid = a->dpid, .kind = a->kind,
                                .at_us = a->at_us, .wall_ns = wall_ns, .pcap = pcap, .len = len};
     snprintf(c->reason, sizeof(c->reason), "%s", a->reason);
     snprintf(c->summary, sizeof(c->summary), "%s", summary ? summary : "");
     s->bytes += len;
     s->st.frozen++;
-    return (int)c->id;
+    s->has_inflight = false;
+    *id = c->id;
+    return 0;
 }

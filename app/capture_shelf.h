@@ -12,12 +12,13 @@
  *           control thread takes them one at a time (the io lcores answer
  *           one capture at a time, capture.h) and puts the capture here
  *   copies  what is frozen: at most max copies and max_bytes in all, the
- *           oldest leaving first; each numbered (ids start at 1, never
- *           reused while the process lives)
+ *           oldest leaving first; each numbered (from 1; an id comes back
+ *           only after 2^32 more freezes)
  * A switch that keeps giving one reason (an ERROR per FLOW_MOD of a bad
  * batch, a flapping link) is frozen for it once per CAPTURE_SHELF_GAP_US:
- * an ask of a (switch, kind) already waiting, or frozen that recently, is
- * skipped and counted. An operator's ask is never skipped.
+ * an ask of a (switch, kind) already waiting, being frozen (taken, not yet
+ * put or done), or frozen that recently, is skipped and counted. An
+ * operator's ask is never skipped.
  */
 #ifndef OFCD_CAPTURE_SHELF_H
 #define OFCD_CAPTURE_SHELF_H
@@ -43,6 +44,8 @@ const char *capture_kind_name(enum capture_kind k);
 
 struct capture_ask {
     uint64_t dpid;
+    uint64_t conn;                  /* the connection (conn_handle_t); 0: the switch's
+                                     * when the ask is taken */
     enum capture_kind kind;
     uint64_t at_us;                 /* the caller's clock when asked */
     char reason[CAPTURE_REASON_MAX];
@@ -61,7 +64,7 @@ struct capture_copy {
 };
 
 struct capture_shelf_stats {
-    uint64_t asked, skipped, ask_full, frozen, evicted;
+    uint64_t asked, skipped, ask_full, frozen, failed, evicted;
 };
 
 struct capture_shelf {
@@ -73,6 +76,8 @@ struct capture_shelf {
     uint32_t next_id;
     struct capture_ask asks[CAPTURE_SHELF_ASKS];
     unsigned ask_head, n_asks;
+    struct capture_ask inflight;    /* taken, not yet put or done */
+    bool has_inflight;
     struct capture_shelf_stats st;
 };
 
@@ -85,16 +90,19 @@ void capture_shelf_free(struct capture_shelf *s);
  * -EALREADY skipped (the same switch and kind waiting, or frozen less than
  * CAPTURE_SHELF_GAP_US before now_us; never for CAPTURE_KIND_ASKED);
  * -ENOSPC the asks are full; -ENOTSUP nothing is frozen (max 0). */
-int capture_shelf_ask(struct capture_shelf *s, uint64_t dpid, enum capture_kind kind,
-                      const char *reason, uint64_t now_us);
-/* The oldest ask, out of the ring: true with *out; false when none. */
+int capture_shelf_ask(struct capture_shelf *s, uint64_t dpid, uint64_t conn,
+                      enum capture_kind kind, const char *reason, uint64_t now_us);
+/* The oldest ask, out of the ring and in flight: true with *out; false
+ * when none. Each ends with capture_shelf_put or capture_shelf_done. */
 bool capture_shelf_take_ask(struct capture_shelf *s, struct capture_ask *out);
+/* The ask in flight ended without a copy (counted as failed). */
+void capture_shelf_done(struct capture_shelf *s);
 
-/* The capture of ask a, frozen (pcap taken: freed here on error): its id;
- * -E2BIG when it alone is over max_bytes. The oldest copies leave until
- * it fits. */
-int capture_shelf_put(struct capture_shelf *s, const struct capture_ask *a, uint64_t wall_ns,
-                      const char *summary, uint8_t *pcap, size_t len);
+/* The capture of the ask in flight, frozen (pcap taken: freed here on
+ * error): 0 with its id in *id; -E2BIG when it alone is over max_bytes.
+ * The oldest copies leave until it fits. */
+int capture_shelf_put(struct capture_shelf *s, uint64_t wall_ns, const char *summary,
+                      uint8_t *pcap, size_t len, uint32_t *id);
 /* The copy numbered id, or NULL (gone, or never). Valid until the next put. */
 const struct capture_copy *capture_shelf_find(const struct capture_shelf *s, uint32_t id);
 /* The i-th copy, oldest first (i < s->n). */

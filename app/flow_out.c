@@ -68,7 +68,7 @@ static void out_event(void *arg, const struct fm_event *ev)
         snprintf(why, sizeof(why), "the check deleted %" PRIu64 " alien flows, re-installed %"
                  PRIu64 " missing and %" PRIu64 " changed", (uint64_t)c->aliens_deleted,
                  (uint64_t)c->missing_reinstalled, (uint64_t)c->changed_reinstalled);
-        capture_freeze(app, ev->dpid, CAPTURE_KIND_INCONSISTENT, why);
+        capture_freeze(app, ev->dpid, 0, CAPTURE_KIND_INCONSISTENT, why);
     }
 }
 

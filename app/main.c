@@ -534,6 +534,7 @@ int main(int argc, char **argv)
     pthread_mutex_init(&app.ctl_lock, NULL);
     pthread_mutex_init(&app.capture.lock, NULL);
     pthread_mutex_init(&app.capture.shelf_lock, NULL);
+    app.capture.rl_full = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(5, 60000);
     /* Nothing to freeze without a recorder; a copy is a record's capture,
      * at most about 8 bytes of pcapng per recorded byte (small messages). */
     unsigned frozen = app.cfg.of_recorder_kb ? app.cfg.of_recorder_frozen : 0;

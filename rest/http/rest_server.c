@@ -308,11 +308,11 @@ static bool request_reads(const struct rest_server *rs, const char *method, cons
     return false;
 }
 
-/* Whether path ends with sub after something. */
-static bool ends_with(const char *path, size_t n, const char *sub)
+/* Whether path is pfx, at least a character, then sub. */
+static bool ends_with(const char *path, size_t n, size_t pfx, const char *sub)
 {
     size_t k = strlen(sub);
-    return n > k && strcmp(path + n - k, sub) == 0;
+    return n > pfx + k && strcmp(path + n - k, sub) == 0;
 }
 
 /* A read only admin may make: a switch's flight record holds every message
@@ -324,7 +324,8 @@ static bool admin_read(const char *method, const char *path)
     size_t n = strlen(path);
 
     return strcmp(method, "GET") == 0 && strncmp(path, pfx, sizeof(pfx) - 1) == 0 &&
-           n > sizeof(pfx) - 1 && (ends_with(path, n, "/capture") || ends_with(path, n, "/captures"));
+           (ends_with(path, n, sizeof(pfx) - 1, "/capture") ||
+            ends_with(path, n, sizeof(pfx) - 1, "/captures"));
 }
 
 /* A change while the appliance refuses them (a cluster node that cannot

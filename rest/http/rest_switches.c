@@ -169,7 +169,11 @@ static void switch_capture(struct rest_req *q, struct rest_reply *r, uint64_t dp
     r->text = (char *)cap;
     r->text_len = len;
     r->text_type = "application/x-pcapng";
-    snprintf(r->attachment, sizeof(r->attachment), "ofcd-%016" PRIx64 ".pcapng", dpid);
+    if (frozen)
+        snprintf(r->attachment, sizeof(r->attachment), "ofcd-%016" PRIx64 "-%lu.pcapng", dpid,
+                 frozen);
+    else
+        snprintf(r->attachment, sizeof(r->attachment), "ofcd-%016" PRIx64 ".pcapng", dpid);
 }
 
 /* GET {dpid}/captures: its frozen copies (ofcdctl capture/list's, this switch's). */

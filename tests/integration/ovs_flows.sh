@@ -25,6 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ovs_lib.sh"
 require_root
 require_tool jq
+require_tool tshark
 
 it_setup ovs-flows
 API=http://127.0.0.1:8181
@@ -119,8 +120,13 @@ for d in 00:00:00:00:00:00:10:02 00:00:00:00:00:00:10:03; do
         ofcdctl capture/list | grep -q "^[0-9]* $d .* inconsistent: the check deleted" && break
         sleep 0.1
     done
-    ofcdctl capture/list | grep -q "^[0-9]* $d .* inconsistent: the check deleted" ||
-        fail "no flight record frozen for $d's mended table: $(ofcdctl capture/list)"
+    id=$(ofcdctl capture/list | awk -v d="$d" '$2 == d && / inconsistent: the check deleted/ {print $1; exit}')
+    [ -n "$id" ] || fail "no flight record frozen for $d's mended table: $(ofcdctl capture/list)"
+    # The copy holds the check: its flow stats request and the FLOW_MODs.
+    ofcdctl capture/save "$d" "$work/mended-$id.pcapng" "$id" >/dev/null ||
+        fail "capture/save of $d's copy $id"
+    [ "$(tshark -r "$work/mended-$id.pcapng" -Y 'openflow_v4.type == 14' 2>/dev/null | wc -l)" -ge 1 ] ||
+        fail "$d's frozen copy $id holds no FLOW_MOD"
 done
 pass "consistency check removed the alien flow and re-installed the missing one (logged with dpid; each switch's flight record frozen)"
 # Ten thousand flows read back through many checks: none may look changed

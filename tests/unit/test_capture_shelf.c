@@ -34,10 +34,12 @@ static int freeze(struct capture_shelf *s, uint64_t dpid, enum capture_kind k, u
 {
     struct capture_ask a;
 
-    assert_int_equal(capture_shelf_ask(s, dpid, k, "why", now), 0);
+    assert_int_equal(capture_shelf_ask(s, dpid, 0, k, "why", now), 0);
     assert_true(capture_shelf_take_ask(s, &a));
     assert_int_equal(a.dpid, dpid);
-    return capture_shelf_put(s, &a, 42, "summary", bytes(n), n);
+    uint32_t id;
+    int rc = capture_shelf_put(s, 42, "summary", bytes(n), n, &id);
+    return rc < 0 ? rc : (int)id;
 }
 
 static void test_asks_in_order_and_copies_kept(void **state)
@@ -47,13 +49,14 @@ static void test_asks_in_order_and_copies_kept(void **state)
     struct capture_ask a;
 
     assert_int_equal(capture_shelf_init(&s, 4, 1 << 20), 0);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_DISCONNECT, "switch closed", T0), 0);
-    assert_int_equal(capture_shelf_ask(&s, 2, CAPTURE_KIND_ERROR, "OFPT_ERROR type 5", T0), 0);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_DISCONNECT, "switch closed", T0), 0);
+    assert_int_equal(capture_shelf_ask(&s, 2, 0, CAPTURE_KIND_ERROR, "OFPT_ERROR type 5", T0), 0);
     assert_true(capture_shelf_take_ask(&s, &a));
     assert_int_equal(a.dpid, 1);
     assert_int_equal(a.kind, CAPTURE_KIND_DISCONNECT);
     assert_string_equal(a.reason, "switch closed");
-    int id = capture_shelf_put(&s, &a, 7, "3 messages", bytes(100), 100);
+    uint32_t id;
+    assert_int_equal(capture_shelf_put(&s, 7, "3 messages", bytes(100), 100, &id), 0);
     assert_int_equal(id, 1);
     assert_true(capture_shelf_take_ask(&s, &a));
     assert_int_equal(a.dpid, 2);
@@ -79,36 +82,54 @@ static void test_same_reason_skipped_for_the_gap(void **state)
     struct capture_ask a;
 
     assert_int_equal(capture_shelf_init(&s, 8, 1 << 20), 0);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ERROR, "e1", T0), 0);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ERROR, "e2", T0 + 1), -EALREADY);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ERROR, "e1", T0), 0);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ERROR, "e2", T0 + 1), -EALREADY);
     /* Another kind, another switch, an operator: each its own. */
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_DISCONNECT, "d", T0 + 1), 0);
-    assert_int_equal(capture_shelf_ask(&s, 2, CAPTURE_KIND_ERROR, "e", T0 + 1), 0);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ASKED, "a", T0 + 1), 0);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ASKED, "a", T0 + 1), 0);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_DISCONNECT, "d", T0 + 1), 0);
+    assert_int_equal(capture_shelf_ask(&s, 2, 0, CAPTURE_KIND_ERROR, "e", T0 + 1), 0);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ASKED, "a", T0 + 1), 0);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ASKED, "a", T0 + 1), 0);
+    uint32_t id;
     assert_true(capture_shelf_take_ask(&s, &a));
-    assert_true(capture_shelf_put(&s, &a, 1, "", bytes(10), 10) > 0);
+    /* Being frozen: the same again is skipped too. */
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ERROR, "e2", T0 + 2), -EALREADY);
+    assert_int_equal(capture_shelf_put(&s, 1, "", bytes(10), 10, &id), 0);
     while (capture_shelf_take_ask(&s, &a))
-        ;
+        capture_shelf_done(&s);
     /* Frozen at T0: the same again within the gap is skipped, after it not. */
     uint64_t t = T0 + CAPTURE_SHELF_GAP_US - 1;
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ERROR, "e3", t), -EALREADY);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ERROR, "e4", T0 + CAPTURE_SHELF_GAP_US),
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ERROR, "e3", t), -EALREADY);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ERROR, "e4", T0 + CAPTURE_SHELF_GAP_US),
                      0);
-    assert_int_equal(s.st.skipped, 2);
+    assert_int_equal(s.st.skipped, 3);
+    assert_int_equal(s.st.failed, 4);
     capture_shelf_free(&s);
 }
 
+/* The asks' ring: full is refused; taken and asked again it wraps, the
+ * order kept, each with its connection. */
 static void test_ask_ring_bounded(void **state)
 {
     (void)state;
     struct capture_shelf s;
+    struct capture_ask a;
 
     assert_int_equal(capture_shelf_init(&s, 2, 1 << 20), 0);
     for (unsigned i = 0; i < CAPTURE_SHELF_ASKS; i++)
-        assert_int_equal(capture_shelf_ask(&s, i + 1, CAPTURE_KIND_DISCONNECT, "", T0), 0);
-    assert_int_equal(capture_shelf_ask(&s, 999, CAPTURE_KIND_DISCONNECT, "", T0), -ENOSPC);
+        assert_int_equal(capture_shelf_ask(&s, i + 1, 100 + i, CAPTURE_KIND_DISCONNECT, "", T0), 0);
+    assert_int_equal(capture_shelf_ask(&s, 999, 0, CAPTURE_KIND_DISCONNECT, "", T0), -ENOSPC);
     assert_int_equal(s.st.ask_full, 1);
+    for (unsigned round = 0; round < 3; round++)
+        for (unsigned i = 0; i < CAPTURE_SHELF_ASKS / 2; i++) {
+            assert_true(capture_shelf_take_ask(&s, &a));
+            capture_shelf_done(&s);
+            assert_int_equal(capture_shelf_ask(&s, 1000 + round * 100 + i, a.conn,
+                                               CAPTURE_KIND_DISCONNECT, "", T0), 0);
+        }
+    /* Round 1's asks come next, with the connections they were given. */
+    assert_true(capture_shelf_take_ask(&s, &a));
+    assert_int_equal(a.dpid, 1100);
+    assert_int_equal(a.conn, 100 + CAPTURE_SHELF_ASKS / 2);
     capture_shelf_free(&s);
 }
 
@@ -143,7 +164,7 @@ static void test_off_freezes_nothing(void **state)
     struct capture_shelf s;
 
     assert_int_equal(capture_shelf_init(&s, 0, 0), 0);
-    assert_int_equal(capture_shelf_ask(&s, 1, CAPTURE_KIND_ASKED, "", T0), -ENOTSUP);
+    assert_int_equal(capture_shelf_ask(&s, 1, 0, CAPTURE_KIND_ASKED, "", T0), -ENOTSUP);
     capture_shelf_free(&s);
 }
 

@@ -94,12 +94,15 @@ export default function switchPage(el, arg) {
       await download(`/api/v1/switches/${dpid}/capture${id ? `?frozen=${id}` : ''}`, file);
       capErr.textContent = '';
     } catch (e) {
-      capErr.textContent = `Cannot download the ${id ? `frozen copy ${id}` : 'live record'}: ${e.description}`;
+      capErr.textContent = `Cannot download the ${id ? `frozen copy ${id}` : 'live record'}: ${e.description || e.message}`;
     }
   }
 
-  // The frozen copies: an admin's to see (403 otherwise), none without a recorder (404).
+  // The frozen copies: an admin's to see (403 otherwise: not asked again),
+  // none without a recorder (404).
+  let capturesRefused = false;
   async function loadCaptures() {
+    if (capturesRefused) return;
     try {
       const c = await api(`/api/v1/switches/${dpid}/captures`);
       if (!alive) return;
@@ -109,6 +112,7 @@ export default function switchPage(el, arg) {
     } catch (e) {
       if (!alive) return;
       frozen.el.hidden = true;
+      capturesRefused = e.status === 403 || e.status === 404;
       capNote.textContent = e.status === 403 ? 'Flight records are an administrator\'s to download.'
         : e.status === 404 ? 'The flight recorder is off (openflow.recorder_kb = 0).'
           : `Cannot list the frozen copies: ${e.description}`;
