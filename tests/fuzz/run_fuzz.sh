@@ -5,8 +5,8 @@
 # (fuzz_flow_json), the LLDP reader (fuzz_lldp), etcd's answer decoders
 # over its JSON gateway (fuzz_etcd) and over gRPC (fuzz_etcd_pb), the etcd
 # store's record readers (fuzz_store_etcd), the reader of the events other
-# nodes relay (fuzz_relay) and the flow store journal's reader
-# (fuzz_journal) — and run each for an eighth of the given time from its
+# nodes relay (fuzz_relay), the flow store journal's reader (fuzz_journal)
+# and ofswitch-replay's capture reader (fuzz_pcapr) — and run each for an eighth of the given time from its
 # seed corpus. A crash, leak or sanitizer report fails the test and leaves
 # the reproducer in the work directory (named in the output).
 #
@@ -19,7 +19,7 @@ command -v clang >/dev/null || { echo "clang missing: scripts/install-deps insta
 
 mkdir -p "$work/corpus" "$work/corpus_ofp" "$work/corpus_flow_json" "$work/corpus_lldp" \
     "$work/corpus_etcd" "$work/corpus_etcd_pb" "$work/corpus_store_etcd" "$work/corpus_relay" \
-    "$work/corpus_journal"
+    "$work/corpus_journal" "$work/corpus_pcapr"
 cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
 cp "$root"/tests/fuzz/corpus_flow_json/* "$work/corpus_flow_json/"
 cp "$root"/tests/fuzz/corpus_lldp/* "$work/corpus_lldp/"
@@ -28,6 +28,7 @@ cp "$root"/tests/fuzz/corpus_etcd_pb/* "$work/corpus_etcd_pb/"
 cp "$root"/tests/fuzz/corpus_store_etcd/* "$work/corpus_store_etcd/"
 cp "$root"/tests/fuzz/corpus_relay/* "$work/corpus_relay/"
 cp "$root"/tests/fuzz/corpus_journal/* "$work/corpus_journal/"
+cp "$root"/tests/fuzz/corpus_pcapr/* "$work/corpus_pcapr/"
 cflags=(-g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 # Each target is one clang call over its sources; two run at once (make
@@ -72,6 +73,8 @@ bg clang "${cflags[@]}" -I"$root/apps/cluster" \
 bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/common" \
     "$root/tests/fuzz/fuzz_journal.c" "$root/control/store/store_journal.c" \
     -o "$work/fuzz_journal"
+bg clang "${cflags[@]}" -I"$root/tests/emu" \
+    "$root/tests/fuzz/fuzz_pcapr.c" "$root/tests/emu/emu_pcapr.c" -o "$work/fuzz_pcapr"
 for p in "${pids[@]}"; do
     wait "$p"
 done
@@ -83,7 +86,7 @@ cc -std=c11 -D_GNU_SOURCE -O1 -I"$root/common" -I"$root/ofp" -I"$root/tests/unit
 cd "$work"
 half=$(( (secs + 7) / 8 ))
 # -rss_limit_mb: nothing here allocates much; a blow-up is a bug.
-for t in net_tcp ofp flow_json lldp etcd etcd_pb store_etcd relay journal; do
+for t in net_tcp ofp flow_json lldp etcd etcd_pb store_etcd relay journal pcapr; do
     corpus=corpus
     [ $t = ofp ] && corpus=corpus_ofp
     [ $t = flow_json ] && corpus=corpus_flow_json
@@ -93,9 +96,11 @@ for t in net_tcp ofp flow_json lldp etcd etcd_pb store_etcd relay journal; do
     [ $t = store_etcd ] && corpus=corpus_store_etcd
     [ $t = relay ] && corpus=corpus_relay
     [ $t = journal ] && corpus=corpus_journal
+    [ $t = pcapr ] && corpus=corpus_pcapr
     # A journal's header alone is 16 KiB (two slots).
     maxlen=4096
     [ $t = journal ] && maxlen=20000
+    [ $t = pcapr ] && maxlen=8192                # a session's record: 4,860 bytes
     # libFuzzer's own exit code for a finding is 77, which meson reads as
     # "skipped": a finding must fail the test.
     ./fuzz_$t -max_total_time="$half" -max_len=$maxlen -rss_limit_mb=1024 -error_exitcode=1 \
