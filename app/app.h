@@ -120,11 +120,12 @@ struct app_ctx {
     struct {
         pthread_mutex_t lock;        /* busy; the rest is the asker's while busy */
         bool busy;
-        uint64_t dpid;
+        uint64_t dpid;               /* 0: asked by connection */
+        uint64_t conn;
         struct of_io *io;
         uint64_t deadline_ms;        /* capture/get's, on the control thread's clock */
         bool ctl_asking;             /* capture/get waits for its turn to ask */
-        uint64_t ctl_dpid;
+        uint64_t ctl_dpid, ctl_conn;
         /* Frozen copies (capture_shelf.h): asked from any thread,
          * frozen one at a time by the control thread (capture.h). */
         pthread_mutex_t shelf_lock;

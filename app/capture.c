@@ -50,6 +50,7 @@ static int ask_conn(struct app_ctx *app, uint64_t dpid, conn_handle_t h, char *w
     if (rc == 0) {
         app->capture.busy = true;
         app->capture.dpid = dpid;
+        app->capture.conn = h;
         app->capture.io = io;
     }
     pthread_mutex_unlock(&app->capture.lock);
@@ -66,6 +67,11 @@ int capture_ask(struct app_ctx *app, uint64_t dpid, char *why)
     return ask_conn(app, dpid, 0, why);
 }
 
+int capture_ask_conn(struct app_ctx *app, uint64_t conn, char *why)
+{
+    return ask_conn(app, 0, conn, why);
+}
+
 void capture_drop(struct app_ctx *app)
 {
     pthread_mutex_lock(&app->capture.lock);
@@ -80,22 +86,26 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
     const void *blob;
     size_t len;
     int rc;
-    char d[24], peer[OFCD_PEER_STRLEN];
+    char d[24], who[48], peer[OFCD_PEER_STRLEN];
 
     memset(w, 0, sizeof(*w));
     if (!of_io_flight_answer(app->capture.io, &rc, &blob, &len, &e))
         return 1;
     dpid_format(app->capture.dpid, d);
+    if (app->capture.dpid)
+        snprintf(who, sizeof(who), "switch %s", d);
+    else
+        snprintf(who, sizeof(who), "connection %#llx", (unsigned long long)app->capture.conn);
     if (rc == -ENOENT) {
-        snprintf(why, CAPTURE_WHY_MAX, "switch %s: the record of its last connection is gone "
-                 "(its slot was taken by another connection)", d);
+        snprintf(why, CAPTURE_WHY_MAX, "%s: the record of its last connection is gone "
+                 "(its slot was taken by another connection)", who);
     } else if (rc < 0) {
-        snprintf(why, CAPTURE_WHY_MAX, "switch %s: the record could not be copied: %s", d,
+        snprintf(why, CAPTURE_WHY_MAX, "%s: the record could not be copied: %s", who,
                  strerror(-rc));
     } else {
         of_flight_blob_each(blob, len, NULL, NULL, &st);
-        snprintf(why, CAPTURE_WHY_MAX, "ofcd flight record: switch %s from %s, connection %s; "
-                 "%llu messages recorded, %llu pushed out by newer ones, %llu shortened", d,
+        snprintf(why, CAPTURE_WHY_MAX, "ofcd flight record: %s from %s, connection %s; "
+                 "%llu messages recorded, %llu pushed out by newer ones, %llu shortened", who,
                  ofcd_peer_format(e.peer_ip, e.peer_port, peer), e.closed ? "over" : "open",
                  (unsigned long long)st.recorded, (unsigned long long)st.evicted,
                  (unsigned long long)st.truncated);
@@ -105,7 +115,7 @@ int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why)
         rc = of_flight_pcapng(blob, len, &ends, shift, why, w);
         if (rc < 0) {
             ofcd_pcapng_free(w);
-            snprintf(why, CAPTURE_WHY_MAX, "switch %s: the capture could not be made: %s", d,
+            snprintf(why, CAPTURE_WHY_MAX, "%s: the capture could not be made: %s", who,
                      strerror(-rc));
         }
     }

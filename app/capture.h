@@ -40,6 +40,9 @@ struct app_ctx;
 struct ofcd_pcapng;
 
 int capture_ask(struct app_ctx *app, uint64_t dpid, char *why);
+/* The same by connection handle (as the logs print it, "connection 0x..."):
+ * a switch that never finished its handshake has no dpid. */
+int capture_ask_conn(struct app_ctx *app, uint64_t conn, char *why);
 int capture_take(struct app_ctx *app, struct ofcd_pcapng *w, char *why);
 /* The asker gave up (its deadline): the next ask may go once the io lcore
  * has answered this one. */

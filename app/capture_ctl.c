@@ -51,7 +51,8 @@ static int live_poll(void *arg, struct ofcd_ctl_out *out, uint64_t now_ms)
         app->capture.deadline_ms = now_ms + CAPTURE_WAIT_MS;
     if (app->capture.ctl_asking) {
         /* Another capture (a freeze, a download) held the ask: ours now. */
-        int rc = capture_ask(app, app->capture.ctl_dpid, why);
+        int rc = app->capture.ctl_conn ? capture_ask_conn(app, app->capture.ctl_conn, why)
+                                       : capture_ask(app, app->capture.ctl_dpid, why);
         if (rc == -EBUSY && now_ms < app->capture.deadline_ms)
             return OFCD_CTL_LATER;
         app->capture.ctl_asking = false;
@@ -130,17 +131,31 @@ static int capture_get(void *arg, int argc, char **argv, struct ofcd_ctl_out *ou
     char why[CAPTURE_WHY_MAX];
     uint64_t dpid;
 
-    if (parse_dpid(argv[1], &dpid, out) < 0)
+    /* A connection's handle, as the logs print it: a switch that never
+     * came up has no dpid. */
+    uint64_t conn = 0;
+    char *end;
+    if (strncmp(argv[1], "0x", 2) == 0 && argc == 2) {
+        errno = 0;
+        conn = strtoull(argv[1] + 2, &end, 16);
+        if (errno || *end || !conn || argv[1][2] == '\0') {
+            ofcd_ctl_printf(out, "'%s' is not a connection (0x and hex digits, as the log "
+                            "prints it)\n", argv[1]);
+            return -EINVAL;
+        }
+    } else if (parse_dpid(argv[1], &dpid, out) < 0) {
         return -EINVAL;
+    }
     if (argc > 2)
         return frozen_get(app, dpid, argv[2], out);
-    int rc = capture_ask(app, dpid, why);
+    int rc = conn ? capture_ask_conn(app, conn, why) : capture_ask(app, dpid, why);
     if (rc < 0 && rc != -EBUSY) {
         ofcd_ctl_printf(out, "%s\n", why);
         return rc;
     }
     app->capture.ctl_asking = rc == -EBUSY;
     app->capture.ctl_dpid = dpid;
+    app->capture.ctl_conn = conn;
     app->capture.deadline_ms = 0;           /* set at the first poll, on the server's clock */
     return ofcd_ctl_defer(out, &(struct ofcd_ctl_later){live_poll, live_cancel, app});
 }
@@ -197,9 +212,10 @@ static int capture_freeze_cmd(void *arg, int argc, char **argv, struct ofcd_ctl_
 int capture_ctl_register(struct app_ctx *app)
 {
     const struct ofcd_ctl_cmd cmds[] = {
-        {"capture/get", "DPID [ID]", "the switch's flight record (its last OpenFlow messages "
-         "each way), or its frozen copy ID, as a pcapng file in hex; ofcdctl capture/save "
-         "DPID FILE [ID] writes the file", 1, 2, capture_get, app},
+        {"capture/get", "DPID [ID]|0xCONN", "the switch's flight record (its last OpenFlow "
+         "messages each way), its frozen copy ID, or a connection's (0x..., as the log "
+         "names one that never came up) as a pcapng file in hex; ofcdctl capture/save "
+         "DPID|0xCONN FILE [ID] writes the file", 1, 2, capture_get, app},
         {"capture/list", "", "the frozen flight records: id, switch, when and why (a "
          "disconnect, an OFPT_ERROR, a table the check mended, capture/freeze)", 0, 0,
          capture_list, app},

@@ -63,6 +63,8 @@ static void usage(FILE *out)
             "  capture/save DPID FILE [ID]   the switch's flight record (its last OpenFlow\n"
             "                                messages each way), or its frozen copy ID, as\n"
             "                                a pcapng file for Wireshark or tshark (mode 600)\n"
+            "  capture/save 0xCONN FILE      the same for a connection the log names (a\n"
+            "                                switch that never came up has no dpid)\n"
             "  capture/list                  the frozen copies: a switch's record kept when\n"
             "                                it disconnected, sent an OFPT_ERROR, had its\n"
             "                                table mended, or on capture/freeze DPID\n"

@@ -228,6 +228,31 @@ n_after=$(tshark -r "$work/after.pcapng" -Y openflow_v4 2>/dev/null | wc -l)
     fail "the record after the disconnect decodes to $n_after frames"
 pass "after the disconnect the record stays: $(head -1 "$work/save2.out" | cut -c1-120)"
 
+# A peer that never comes up (a HELLO, then gone) has no dpid: the log
+# names its connection, and its record is asked by that.
+/usr/bin/python3 - <<'PY' || fail "the half-open peer could not talk to ofcd"
+import socket
+s = socket.create_connection(("10.66.0.2", 6653), timeout=10)
+s.sendall(bytes([4, 0, 0, 8, 0, 0, 0, 7]))      # HELLO, xid 7
+hello = s.recv(8)                                # ofcd's HELLO
+assert len(hello) == 8 and hello[1] == 0, hello
+s.close()
+PY
+wait_for_line "$log" "closed before FEATURES" 20 || fail "the half-open peer's close was not logged"
+conn=$(grep -o "connection 0x[0-9a-f]* from 10.66.0.1:[0-9]* closed before FEATURES" "$log" |
+    tail -1 | awk '{print $2}')
+[ -n "$conn" ] || fail "no connection handle in: $(grep "closed before FEATURES" "$log")"
+ofcdctl capture/save "$conn" "$work/halfopen.pcapng" >"$work/save5.out" 2>&1 ||
+    fail "capture/save $conn: $(cat "$work/save5.out")"
+grep -q "ofcd flight record: connection $conn from 10.66.0.1:[0-9]*, connection over" "$work/save5.out" ||
+    fail "capture/save $conn said: $(cat "$work/save5.out")"
+hellos=$(tshark -r "$work/halfopen.pcapng" -Y "openflow_v4.type == 0" -T fields -e openflow_v4.xid \
+    2>/dev/null | sort -n | tr '\n' ' ')
+echo "$hellos" | grep -q "^7 \| 7 " || fail "the peer's HELLO (xid 7) is not in its record: '$hellos'"
+out=$(ofcdctl capture/save 0xzz "$work/none.pcapng" 2>&1) && fail "a bad handle was taken"
+echo "$out" | grep -q "is not a connection" || fail "a bad handle: $out"
+pass "a peer that never came up, by its logged connection $conn: its HELLO in the record"
+
 out=$(ofcdctl capture/save 00:00:00:00:00:00:99:99 "$work/none.pcapng" 2>&1) &&
     fail "capture/save of an unknown switch succeeded"
 echo "$out" | grep -q "no switch" || fail "unknown switch: $out"
