@@ -70,10 +70,14 @@ pass "dpid-thief: the newcomer was refused, logged with both peers"
 
 # The emulator's attack modes: each must have attacked, not just connected.
 paused0=$(io_total quota_paused)
+evicted0=$(io_total recorder_evicted)
 EMU_ATTACK=1 attack emu-echo-flood 64 --attack echo-flood --switches 8 --dpid-base 0x300000
 [ "$(jq .attack.messages_sent "$work/emu-echo-flood.json")" -gt 10000 ] ||
     fail "emu-echo-flood: the emulator flooded $(jq .attack.messages_sent "$work/emu-echo-flood.json") messages"
 [ "$(io_total quota_paused)" -gt "$paused0" ] || fail "emu-echo-flood: ofcd never had to stop reading"
+# Each flooder's flight record rolled over within its own slot (RSS bound above).
+[ "$(io_total recorder_evicted)" -gt "$evicted0" ] ||
+    fail "emu-echo-flood: the flight records never rolled over (recorder_evicted $(io_total recorder_evicted))"
 pass "emu-echo-flood: $(jq .attack.messages_sent "$work/emu-echo-flood.json") echo requests, ofcd stopped reading them"
 cut0=$(grep -c 'closed before FEATURES: handshake timeout' "$work/ofcd.log")
 paused0=$(io_total quota_paused)
