@@ -5,9 +5,11 @@
  * class) share. Nothing outside apps/eline includes it.
  *
  * Locks: write_lock makes one change at a time (a create, a delete: each
- * reads the EVCs to choose tags, then waits for the store); lock guards
- * the list and every record's fields, held only to read or write them,
- * never across the store or the topology.
+ * reads the EVCs to choose tags, then waits for the store), taken with the
+ * topology's pools (eline_write_lock: no tag_ranges change in between);
+ * lock guards the list and every record's fields, held only to read or
+ * write them, never across the store or the topology. Order: write_lock,
+ * the pools, lock.
  */
 #ifndef OFCD_ELINE_APP_H
 #define OFCD_ELINE_APP_H
@@ -91,6 +93,7 @@ struct eline_app {
     bool fast_failover;                  /* apps.mef_eline_fast_failover */
     pthread_mutex_t write_lock;
     pthread_mutex_t lock;
+    struct topo_rest *pools;             /* the pools taken from (eline_tags_register) */
     struct eline_rec **evcs;
     size_t n_evcs, cap_evcs;
     struct rest_ext route;
@@ -168,6 +171,12 @@ unsigned eline_uni_pool(struct eline_app *a, const struct eline_rec *r, char *wh
 int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *set);
 /* The circuits take tags from the topology's pools from now on (at load). */
 void eline_tags_register(struct eline_app *a);
+/* The circuits' write turn (every change: create, PATCH, DELETE, redeploy,
+ * the worker's moves): write_lock, then the topology's pools held
+ * (topo_rest_pools_hold), so an interface's tag_ranges or special_tags do
+ * not change between a check of its tags and their taking. */
+void eline_write_lock(struct eline_app *a);
+void eline_write_unlock(struct eline_app *a);
 /* The tags UNI u takes on interface (dpid, port), when it is there: its
  * VIDs set in used (4096 bits), "untagged" and "any" as TOPO_SPECIAL_* in
  * special. */

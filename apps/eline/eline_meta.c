@@ -94,10 +94,10 @@ static unsigned one(struct eline_app *a, const struct rest_ext_req *q, const cha
         return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
     if (add && !(b = body_object(q, out, &st)))
         return st;
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     struct eline_rec *r = live(a, id);
     int rc = r ? change(a, r, b, key) : 0;
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
     json_decref(b);
     if (!r)
         return rest_ext_error(out, 404, "circuit_id %s not found.", id);
@@ -131,7 +131,7 @@ static unsigned bulk(struct eline_app *a, const struct rest_ext_req *q, const ch
     }
     json_t *missing = json_array();
     int rc = missing ? 0 : -ENOMEM;
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     json_array_foreach(ids, i, v) {
         struct eline_rec *r = live(a, json_string_value(v));
         if (!r)
@@ -139,7 +139,7 @@ static unsigned bulk(struct eline_app *a, const struct rest_ext_req *q, const ch
         else if (rc == 0)
             rc = change(a, r, add ? b : NULL, key);
     }
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
     json_decref(ids);
     json_decref(b);
     if (rc < 0) {

@@ -148,9 +148,9 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     if (rc < 0)
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     if ((rc = new_id(a, id)) < 0) {
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         eline_rec_free(r);
         return rest_ext_error(out, 500, "no EVC id could be made: %s", strerror(-rc));
     }
@@ -160,7 +160,7 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
         st = eline_uni_conflict(a, r, err, sizeof(err));
     if (st) {
         eline_rec_free(r);
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         return rest_ext_error(out, st, "%s", err);
     }
     pthread_mutex_lock(&a->lock);
@@ -168,7 +168,7 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     pthread_mutex_unlock(&a->lock);
     if (rc < 0) {
         eline_rec_free(r);
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         return rest_ext_error(out, 503, "no room for another EVC (%u at most)", ELINE_MAX_EVCS);
     }
     /* Kept before anything of it reaches a switch. Not kept: it never
@@ -180,7 +180,7 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
         pthread_mutex_unlock(&a->lock);
         LOG_ERR("eline", "EVC %s (%s): not kept: %s", id, r->req.name, strerror(-rc));
         eline_rec_free(r);
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         return rest_ext_error(out, 503, "the EVC could not be kept: %s; nothing of it was "
                               "made", strerror(-rc));
     }
@@ -190,7 +190,7 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     size_t links = r->n_path;
     snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
-    pthread_mutex_unlock(&a->write_lock);   /* a PATCH may replace r's request now */
+    eline_write_unlock(a);   /* a PATCH may replace r's request now */
     LOG_INFO("eline", "EVC %s (%s) created, %s", id, name,
              deployed ? "deployed" : "not deployed");
     eline_publish(a, "evc.created", json_pack("{s:s, s:s, s:b, s:I}", "id", id, "name",
@@ -202,13 +202,13 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
 
 static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
 {
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id);
     bool live = r && !r->archived;
     pthread_mutex_unlock(&a->lock);
     if (!live) {
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         return rest_ext_error(out, 404, "circuit_id %s not found", id);
     }
     int rc = eline_undeploy(a, r);
@@ -224,7 +224,7 @@ static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
             pthread_mutex_unlock(&a->lock);
         }
     }
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
     if (rc < 0)
         return rest_ext_error(out, 503, "circuit %s was not removed: %s", id, strerror(-rc));
     LOG_INFO("eline", "EVC %s removed", id);
@@ -240,7 +240,7 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
 
     if (avoid && strcasecmp(avoid, "true") != 0 && strcasecmp(avoid, "false") != 0)
         return rest_ext_error(out, 400, "Parameter try_avoid_same_s_vlan has an invalid value.");
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id);
     bool live = r && !r->archived, enabled = live && r->enabled;
@@ -256,7 +256,7 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
     if (live)
         snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
     if (!live)
         return rest_ext_error(out, 404, "circuit_id %s not found", id);
     if (!deployed) {
@@ -358,7 +358,7 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
             enable = json_is_true(v);
         }
     }
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id), *n = NULL;
     bool live = r && !r->archived, was_active = live && r->active;
@@ -367,13 +367,13 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
                        : rest_ext_error(out, 404, "circuit_id %s not found", id);
     json_decref(body);
     if (st) {
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         return st;
     }
     int rc = was_active && ((set_enabled && !enable) || relay) ? eline_undeploy(a, r) : 0;
     if (rc < 0) {
         eline_rec_free(n);
-        pthread_mutex_unlock(&a->write_lock);
+        eline_write_unlock(a);
         return rest_ext_error(out, 503, "circuit %s was not changed: its flows could not be "
                               "removed: %s", id, strerror(-rc));
     }
@@ -397,7 +397,7 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
     char name[ELINE_NAME_LEN];
     snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
     LOG_INFO("eline", "EVC %s (%s) updated%s", id, name,
              lay ? (redeployed ? ", laid again" : ", not laid: no path now") : "");
     eline_publish(a, "evc.updated", json_pack("{s:s, s:s, s:b}", "id", id, "name", name,

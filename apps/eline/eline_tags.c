@@ -145,9 +145,26 @@ static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
     pthread_mutex_unlock(&a->lock);
 }
 
+void eline_write_lock(struct eline_app *a)
+{
+    pthread_mutex_lock(&a->write_lock);
+    struct topo_rest *t = a->pools;
+    if (t)
+        topo_rest_pools_hold(t);
+}
+
+void eline_write_unlock(struct eline_app *a)
+{
+    struct topo_rest *t = a->pools;
+    if (t)
+        topo_rest_pools_release(t);
+    pthread_mutex_unlock(&a->write_lock);
+}
+
 void eline_tags_register(struct eline_app *a)
 {
     struct topo_rest *t = eline_topology(a);
     if (t)
         topo_rest_tags_user(t, tags_used, a);
+    a->pools = t;
 }

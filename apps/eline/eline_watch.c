@@ -140,7 +140,7 @@ static void move_one(struct eline_app *a, const char *id, size_t at, const void 
 {
     const struct down *d = arg;
 
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find_at(a, id, at);
     bool still = r && crossing(r, d);
@@ -148,7 +148,7 @@ static void move_one(struct eline_app *a, const char *id, size_t at, const void 
     pthread_mutex_unlock(&a->lock);
     if (still)
         move(a, r, d->why, failover);
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
 }
 
 /* Every live, active EVC crossing (dpid, port) moves. */
@@ -240,7 +240,7 @@ static void judge_one(struct eline_app *a, const char *id, size_t at, const void
     char why[ELINE_WHY_LEN];
 
     (void)arg;
-    pthread_mutex_lock(&a->write_lock);
+    eline_write_lock(a);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find_at(a, id, at);
     bool is_live = r && live(r, NULL);
@@ -256,7 +256,7 @@ static void judge_one(struct eline_app *a, const char *id, size_t at, const void
                                                    r->req.name, "links",
                                                    (json_int_t)r->n_path));
     }
-    pthread_mutex_unlock(&a->write_lock);
+    eline_write_unlock(a);
 }
 
 /* Every live EVC judged (laid ones) or tried again (enabled ones without a

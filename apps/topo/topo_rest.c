@@ -707,6 +707,7 @@ int topo_rest_init(struct topo_rest *t, const char *data_dir)
 
     pthread_mutex_init(&t->meta_lock, NULL);
     pthread_mutex_init(&t->keep_lock, NULL);
+    pthread_mutex_init(&t->pool_lock, NULL);
     topo_paths_cache_init(&t->paths);
     if (!(t->meta_path = malloc(n)) || !(t->meta = json_object()))
         return -ENOMEM;
@@ -804,5 +805,6 @@ void topo_rest_fini(struct topo_rest *t)
     t->meta_path = NULL;
     pthread_mutex_destroy(&t->meta_lock);
     pthread_mutex_destroy(&t->keep_lock);
+    pthread_mutex_destroy(&t->pool_lock);
     topo_paths_cache_fini(&t->paths);
 }

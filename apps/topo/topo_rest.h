@@ -64,13 +64,19 @@ struct topo_rest {
      * REST writers in turn, held across their store writes. */
     pthread_mutex_t meta_lock;
     pthread_mutex_t keep_lock;
+    /* pool_lock: the VLAN pools' turn, outside keep_lock. A change of an
+     * interface's tag_ranges or special_tags holds it from its check of
+     * the tags in use to its commit; the app that takes tags (the
+     * circuits) holds it from its check of a pool to taking the tags
+     * (topo_rest_pools_hold), so neither sees the other half done. */
+    pthread_mutex_t pool_lock;
     json_t *meta;                       /* {"switch"|"interface"|"link": {id: {...}}} */
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd, ext_path;
     struct topo_paths_cache paths;      /* the graph other apps' paths are found on */
     /* The tags another app took on an interface (bits set in used, the
-     * special tags' TOPO_SPECIAL_* in special; NULL: none), asked without
-     * any topology lock held (topo_rest_tags_user). */
+     * special tags' TOPO_SPECIAL_* in special; NULL: none), asked with
+     * pool_lock alone held (topo_rest_tags_user). */
     void (*tags_used)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
                       unsigned *special);
     void *tags_used_arg;
@@ -99,11 +105,18 @@ int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, ui
 /* The app that takes tags from the pools (once, before REST serves): what
  * it took is out of available_tags and special_available_tags, and a
  * tag_ranges or special_tags that leaves one out is refused. fn is called
- * from REST threads without topology locks. */
+ * from REST threads with pool_lock alone held: the app takes its tags under
+ * topo_rest_pools_hold. */
 void topo_rest_tags_user(struct topo_rest *t,
                          void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
                                     unsigned *special),
                          void *arg);
+
+/* The pools' turn for the app that takes tags: between hold and release
+ * no pool changes. Not under meta_lock or keep_lock; the tags_used
+ * callback runs under it (its own lock comes after). */
+void topo_rest_pools_hold(struct topo_rest *t);
+void topo_rest_pools_release(struct topo_rest *t);
 
 /* Is the loop between ports a and b of switch dpid one an operator told
  * of_lldp to ignore: [a, b] or [b, a] in the switch's metadata

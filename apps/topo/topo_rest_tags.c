@@ -185,6 +185,16 @@ int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, ui
     return 0;
 }
 
+void topo_rest_pools_hold(struct topo_rest *t)
+{
+    pthread_mutex_lock(&t->pool_lock);
+}
+
+void topo_rest_pools_release(struct topo_rest *t)
+{
+    pthread_mutex_unlock(&t->pool_lock);
+}
+
 void topo_rest_tags_user(struct topo_rest *t,
                          void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
                                     unsigned *special),
@@ -277,23 +287,30 @@ static uint32_t left_out(const struct topo_tag_range *r, size_t n,
     return 0;
 }
 
+/* Under pool_lock from the check of what is in use to the commit: a
+ * circuit cannot take a tag in between that the new pool leaves out. */
 static unsigned set_ranges(struct topo_rest *t, const char *id, const struct topo_end *e,
                            const struct topo_tag_range *r, size_t n, json_t **out)
 {
     uint64_t used[TOPO_TAGS_WORDS];
     unsigned special;
+
+    pthread_mutex_lock(&t->pool_lock);
     uint32_t lldp = tag_in_use(t, e->dpid);
     used_set(t, e->dpid, e->port, used, &special);
     uint32_t out_tag = left_out(r, n, used);
-    if (out_tag)
+    if (out_tag) {
+        pthread_mutex_unlock(&t->pool_lock);
         return rest_ext_error(out, 400, "Missing tags in tag_range: [[%" PRIu32 ", %" PRIu32
                               "]] (in use by %s)", out_tag, out_tag,
                               out_tag == lldp ? "LLDP: topology.lldp_vlan" : "a circuit");
+    }
     pthread_mutex_lock(&t->keep_lock);
     json_t *old = topo_rest_meta_copy(t, TAGS_KIND, id);
     unsigned status = pool_commit(t, id, pool_with(old, "tag_ranges", ranges_json(r, n)), out);
     json_decref(old);
     pthread_mutex_unlock(&t->keep_lock);
+    pthread_mutex_unlock(&t->pool_lock);
     if (status == 200)
         LOG_INFO("topology", "interface %s: %zu VLAN ranges set by REST", id, n);
     return status;
@@ -374,21 +391,25 @@ static unsigned post_special(struct topo_rest *t, const json_t *body, const char
         if (!topo_special_bit(json_string_value(v)))
             return rest_ext_error(out, 400, "The tag %s is not supported",
                                   json_string_value(v));
-    /* Those in use stay, as tag_ranges keep theirs. */
+    /* Those in use stay, as tag_ranges keep theirs (pool_lock: set_ranges). */
     uint64_t used[TOPO_TAGS_WORDS];
     unsigned in_use;
+    pthread_mutex_lock(&t->pool_lock);
     used_set(t, e.dpid, e.port, used, &in_use);
-    if (in_use & ~seen)
+    if (in_use & ~seen) {
+        pthread_mutex_unlock(&t->pool_lock);
         return rest_ext_error(out, 400, "Missing tags in special_tags: %s (in use by a "
                               "circuit)", topo_special_name(in_use & ~seen & TOPO_SPECIAL_UNTAGGED
                                                             ? TOPO_SPECIAL_UNTAGGED
                                                             : TOPO_SPECIAL_ANY));
+    }
     pthread_mutex_lock(&t->keep_lock);
     json_t *old = topo_rest_meta_copy(t, TAGS_KIND, id);
     unsigned status = pool_commit(t, id, pool_with(old, "special_tags", json_deep_copy(tags)),
                                   out);
     json_decref(old);
     pthread_mutex_unlock(&t->keep_lock);
+    pthread_mutex_unlock(&t->pool_lock);
     return status;
 }
 

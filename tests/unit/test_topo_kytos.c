@@ -15,17 +15,21 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfg.h"
+#include "ofcd_clock.h"
 #include "ofp_wire.h"
 #include "topo_admin.h"
 #include "topo_loop.h"
 #include "topo_start.h"
 #include "store.h"
 #include "topo_rest_env.h"
+#include "topo_tags.h"
 
 /* GET interfaces/{id}/tag_ranges: one field's "vlan" list, as compact JSON. */
 static char *pool_field(struct tenv *e, const char *id, const char *field)
@@ -47,6 +51,85 @@ static void field_is(struct tenv *e, const char *id, const char *field, const ch
     if (strcmp(got, want) != 0)
         fail_msg("%s %s: %s, expected %s", id, field, got, want);
     free(got);
+}
+
+/* ---- a tag_ranges change against an app taking a tag at that moment ---- */
+
+/* The other app (the circuits, as eline_rest.c's create does it): under the
+ * pools' turn, read the interface's pool, take VLAN 400 if it is there. */
+struct taker {
+    struct tenv *e;
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    bool armed, done, took;
+    pthread_t th;
+};
+
+static void *taker_main(void *arg)
+{
+    struct taker *k = arg;
+    uint64_t set[TOPO_TAGS_WORDS];
+    unsigned special;
+
+    topo_rest_pools_hold(&k->e->t);
+    assert_int_equal(topo_rest_tags_allowed(&k->e->t, 0x1001, 1, set, &special), 0);
+    bool took = set[400 / 64] >> (400 % 64) & 1;
+    pthread_mutex_lock(&k->m);
+    k->took = took;
+    pthread_mutex_unlock(&k->m);
+    topo_rest_pools_release(&k->e->t);
+    pthread_mutex_lock(&k->m);
+    k->done = true;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->m);
+    return NULL;
+}
+
+/* topo_rest's tags_used: what the taker holds; the first time (the pool
+ * change's check), the taker is started right after the answer is made
+ * and given 200 ms, as if its request came at that moment. */
+static void taker_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
+                       unsigned *special)
+{
+    struct taker *k = arg;
+
+    (void)special;
+    pthread_mutex_lock(&k->m);
+    if (k->took && dpid == 0x1001 && port == 1)
+        used[400 / 64] |= 1ull << (400 % 64);
+    bool start = k->armed;
+    k->armed = false;
+    pthread_mutex_unlock(&k->m);
+    if (!start)
+        return;
+    assert_int_equal(pthread_create(&k->th, NULL, taker_main, k), 0);
+    struct timespec dl = ofcd_clock_deadline(200000);
+    pthread_mutex_lock(&k->m);
+    while (!k->done && pthread_cond_timedwait(&k->cv, &k->m, &dl) == 0)
+        ;
+    pthread_mutex_unlock(&k->m);
+}
+
+/* The tag the new pool leaves out is not taken meanwhile: the taker waits
+ * for the change (topo_rest_pools_hold) and then finds 400 out of it. */
+static void test_tag_ranges_vs_a_taker(void **state)
+{
+    struct tenv *e = *state;
+    const struct rest_ext *v3 = &e->t.ext_topology;
+    struct taker k = {.e = e, .armed = true};
+
+    pthread_mutex_init(&k.m, NULL);
+    assert_int_equal(ofcd_clock_cond_init(&k.cv), 0);
+    topo_rest_tags_user(&e->t, taker_used, &k);
+    tenv_expect(e, v3, "POST", "interfaces/" SW1 ":1/tag_ranges",
+                "{\"tag_type\": \"vlan\", \"tag_ranges\": [[1, 300]]}", 200,
+                "Operation Successful");
+    pthread_join(k.th, NULL);
+    field_is(e, SW1 ":1", "tag_ranges", "[[1,300]]");
+    assert_false(k.took);                /* 400 is outside the pool: not taken */
+    topo_rest_tags_user(&e->t, NULL, NULL);
+    pthread_cond_destroy(&k.cv);
+    pthread_mutex_destroy(&k.m);
 }
 
 static void test_tag_ranges(void **state)
@@ -526,6 +609,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_tag_ranges, tenv_setup, tenv_teardown),
+        cmocka_unit_test_setup_teardown(test_tag_ranges_vs_a_taker, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_lldp_vlan_in_use, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_delete_switch, tenv_setup, tenv_teardown),
         cmocka_unit_test_setup_teardown(test_delete_interface, tenv_setup, tenv_teardown),
