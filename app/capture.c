@@ -291,7 +291,7 @@ int capture_frozen_copy(struct app_ctx *app, uint64_t dpid, uint32_t id, uint8_t
 json_t *capture_frozen_json(struct app_ctx *app, uint64_t dpid)
 {
     json_t *list = json_array();
-    char when[32];
+    char when[CAPTURE_WHEN_LEN];
     bool ok = list != NULL;
 
     pthread_mutex_lock(&app->capture.shelf_lock);
@@ -301,10 +301,7 @@ json_t *capture_frozen_json(struct app_ctx *app, uint64_t dpid)
         const struct capture_copy *c = capture_shelf_at(s, i);
         if (c->dpid != dpid)
             continue;
-        time_t t = (time_t)(c->wall_ns / 1000000000u);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        capture_copy_when(c, when);
         /* The texts are ofcd's own (ASCII): json_pack cannot refuse them. */
         ok = json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s, s:I}", "id",
                                                    (json_int_t)c->id, "time", when, "kind",

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "app.h"
 #include "capture.h"
@@ -164,7 +163,7 @@ static int capture_get(void *arg, int argc, char **argv, struct ofcd_ctl_out *ou
 static int capture_list(void *arg, int argc, char **argv, struct ofcd_ctl_out *out)
 {
     struct app_ctx *app = arg;
-    char d[24], when[32];
+    char d[24], when[CAPTURE_WHEN_LEN];
 
     (void)argc;
     (void)argv;
@@ -176,10 +175,7 @@ static int capture_list(void *arg, int argc, char **argv, struct ofcd_ctl_out *o
                     (unsigned long long)s->st.evicted);
     for (unsigned i = 0; i < s->n; i++) {
         const struct capture_copy *c = capture_shelf_at(s, i);
-        time_t t = (time_t)(c->wall_ns / 1000000000u);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        capture_copy_when(c, when);
         dpid_format(c->dpid, d);
         ofcd_ctl_printf(out, "%u %s %s %s: %s (%zu bytes)\n", c->id, d, when,
                         capture_kind_name(c->kind), c->reason, c->len);

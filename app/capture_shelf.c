@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 const char *capture_kind_name(enum capture_kind k)
 {
@@ -35,6 +36,15 @@ void capture_shelf_free(struct capture_shelf *s)
     free(s->copies);
     s->copies = NULL;
     s->n = 0;
+}
+
+void capture_copy_when(const struct capture_copy *c, char out[CAPTURE_WHEN_LEN])
+{
+    time_t t = (time_t)(c->wall_ns / 1000000000u);
+    struct tm tm;
+
+    if (!gmtime_r(&t, &tm) || !strftime(out, CAPTURE_WHEN_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(out, CAPTURE_WHEN_LEN, "-");
 }
 
 const struct capture_copy *capture_shelf_at(const struct capture_shelf *s, unsigned i)

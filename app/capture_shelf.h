@@ -105,6 +105,9 @@ int capture_shelf_put(struct capture_shelf *s, uint64_t wall_ns, const char *sum
                       uint8_t *pcap, size_t len, uint32_t *id);
 /* The copy numbered id, or NULL (gone, or never). Valid until the next put. */
 const struct capture_copy *capture_shelf_find(const struct capture_shelf *s, uint32_t id);
+/* When c was frozen, UTC: "2026-12-07T15:44:42Z" (CAPTURE_WHEN_LEN with its NUL). */
+#define CAPTURE_WHEN_LEN 32u
+void capture_copy_when(const struct capture_copy *c, char out[CAPTURE_WHEN_LEN]);
 /* The i-th copy, oldest first (i < s->n). */
 const struct capture_copy *capture_shelf_at(const struct capture_shelf *s, unsigned i);
 

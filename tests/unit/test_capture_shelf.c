@@ -68,6 +68,9 @@ static void test_asks_in_order_and_copies_kept(void **state)
     assert_int_equal(c->wall_ns, 7);
     assert_string_equal(c->summary, "3 messages");
     assert_string_equal(capture_kind_name(c->kind), "disconnect");
+    char when[CAPTURE_WHEN_LEN];
+    capture_copy_when(c, when);                 /* wall_ns 7: the epoch, UTC */
+    assert_string_equal(when, "1970-01-01T00:00:00Z");
     assert_null(capture_shelf_find(&s, 2));
     assert_int_equal(s.st.asked, 2);
     assert_int_equal(s.st.frozen, 1);
