@@ -254,11 +254,18 @@ void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q)
      * one's record apart. */
     if (q->kind == QMSG_EV_SWITCH_DOWN) {
         capture_freeze(app, hdr.dpid, q->conn, CAPTURE_KIND_DISCONNECT, "its connection ended");
-    } else if (q->kind == QMSG_EV_OF && len >= 12 && m[1] == OFPT_ERROR) {
-        snprintf(reason, sizeof(reason), "OFPT_ERROR type %u code %u, xid %u",
-                 (unsigned)(m[8] << 8 | m[9]), (unsigned)(m[10] << 8 | m[11]),
-                 (unsigned)((uint32_t)m[4] << 24 | (uint32_t)m[5] << 16 |
-                            (uint32_t)m[6] << 8 | m[7]));
+    } else if (q->kind == QMSG_EV_OF && len >= OFP13_HEADER_LEN && m[1] == OFPT_ERROR) {
+        struct ofp_msg msg;
+        struct ofp_err err;
+        if (ofp_decode(m, len, &msg, &err) == 0) {
+            const struct ofp_error *e = &msg.u.error;
+            snprintf(reason, sizeof(reason), "OFPT_ERROR type %u code %u, xid %u",
+                     (unsigned)e->type,
+                     (unsigned)(e->type == OFPET_EXPERIMENTER ? e->exp_type : e->code),
+                     (unsigned)msg.hdr.xid);
+        } else {
+            snprintf(reason, sizeof(reason), "OFPT_ERROR that does not decode");
+        }
         capture_freeze(app, hdr.dpid, q->conn, CAPTURE_KIND_ERROR, reason);
     }
 }
