@@ -66,22 +66,21 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A message's xid and its multipart type, read and written with the
+ * emulator's codec (emu_ofp.h). */
 static uint32_t xid_of(const uint8_t *m)
 {
-    return (uint32_t)m[4] << 24 | (uint32_t)m[5] << 16 | (uint32_t)m[6] << 8 | m[7];
+    return emu_get32(m + 4);
 }
 
 static void set_xid(uint8_t *m, uint32_t x)
 {
-    m[4] = (uint8_t)(x >> 24);
-    m[5] = (uint8_t)(x >> 16);
-    m[6] = (uint8_t)(x >> 8);
-    m[7] = (uint8_t)x;
+    emu_put32(m + 4, x);
 }
 
 static uint16_t mp_type_of(const uint8_t *m, uint16_t len)
 {
-    return len >= 10 ? (uint16_t)(m[8] << 8 | m[9]) : 0;
+    return len >= 10 ? emu_get16(m + 8) : 0;
 }
 
 static int send_all(struct replay *r, const uint8_t *p, size_t n)
@@ -160,11 +159,13 @@ static int pump(struct replay *r, unsigned ms)
     r->rx_len += (size_t)n;
     size_t at = 0;
     while (r->rx_len - at >= 8) {
-        uint16_t len = (uint16_t)(r->rx[at + 2] << 8 | r->rx[at + 3]);
-        if (len < 8)
-            return fail(r, -EBADMSG, "the controller sent a message of length %u", len);
-        if (r->rx_len - at < len)
+        struct emu_ofp_hdr h;
+        if (emu_ofp_parse_hdr(r->rx + at, r->rx_len - at, &h) < 0)
+            return fail(r, -EBADMSG, "the controller sent a message of length %u",
+                        emu_get16(r->rx + at + 2));
+        if (r->rx_len - at < h.length)
             break;
+        uint16_t len = h.length;
         int rc = on_live(r, r->rx + at, len);
         if (rc < 0)
             return rc;
