@@ -1,5 +1,6 @@
 /* emu_pcapr: see emu_pcapr.h. */
 #include "emu_pcapr.h"
+#include "emu_ofp.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -54,16 +55,6 @@ static uint16_t u16(const struct reader *r, const uint8_t *p)
 {
     uint16_t v = (uint16_t)(p[0] | p[1] << 8);
     return r->swap ? __builtin_bswap16(v) : v;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 /* The interface's if_tsresol (option 9): 10^-v s, or 2^-v with the top bit. */
@@ -151,7 +142,7 @@ static int stream_add(struct reader *r, enum emu_pcapr_dir dir, uint32_t seq, co
     st->next += (uint32_t)n;
     size_t at = 0;
     while (st->len - at >= 8) {
-        uint16_t mlen = be16(st->buf + at + 2);
+        uint16_t mlen = emu_get16(st->buf + at + 2);
         if (mlen < 8)
             return fail(r, -EBADMSG, "an OpenFlow message of length %u", mlen);
         if (st->len - at < mlen)
@@ -176,13 +167,13 @@ static int epb(struct reader *r, const uint8_t *b, size_t blen)
         return fail(r, -EBADMSG, "a packet of %u bytes in a block of %zu", caplen, blen);
     const uint8_t *e = b + 28;
     uint64_t t_ns = ts * r->ts_mul / r->ts_div_num;
-    if (caplen < 14 || be16(e + 12) != 0x0800)
+    if (caplen < 14 || emu_get16(e + 12) != 0x0800)
         return 0;                                   /* not IPv4 */
     const uint8_t *ip = e + 14;
     size_t iplen = caplen - 14;
     if (iplen < 20 || (ip[0] >> 4) != 4)
         return 0;
-    size_t ihl = (size_t)(ip[0] & 15) * 4, tot = be16(ip + 2);
+    size_t ihl = (size_t)(ip[0] & 15) * 4, tot = emu_get16(ip + 2);
     if (ihl < 20 || tot < ihl || tot > iplen)
         return fail(r, -EBADMSG, "an IPv4 packet cut short");
     if (ip[9] != 6)
@@ -192,8 +183,8 @@ static int epb(struct reader *r, const uint8_t *b, size_t blen)
     if (tlen < 20 || (size_t)(tcp[12] >> 4) * 4 < 20 || (size_t)(tcp[12] >> 4) * 4 > tlen)
         return fail(r, -EBADMSG, "a TCP segment cut short");
     size_t doff = (size_t)(tcp[12] >> 4) * 4;
-    uint32_t src = be32(ip + 12), dst = be32(ip + 16), seq = be32(tcp + 4);
-    uint16_t sport = be16(tcp), dport = be16(tcp + 2);
+    uint32_t src = emu_get32(ip + 12), dst = emu_get32(ip + 16), seq = emu_get32(tcp + 4);
+    uint16_t sport = emu_get16(tcp), dport = emu_get16(tcp + 2);
     uint8_t flags = tcp[13];
     bool syn = flags & 0x02, ack = flags & 0x10;
     if (!r->have_conn) {

@@ -74,7 +74,8 @@ bg clang "${cflags[@]}" -I"$root/control/store" -I"$root/common" \
     "$root/tests/fuzz/fuzz_journal.c" "$root/control/store/store_journal.c" \
     -o "$work/fuzz_journal"
 bg clang "${cflags[@]}" -I"$root/tests/emu" \
-    "$root/tests/fuzz/fuzz_pcapr.c" "$root/tests/emu/emu_pcapr.c" -o "$work/fuzz_pcapr"
+    "$root/tests/fuzz/fuzz_pcapr.c" "$root/tests/emu/emu_pcapr.c" "$root/tests/emu/emu_ofp.c" \
+    -o "$work/fuzz_pcapr"
 for p in "${pids[@]}"; do
     wait "$p"
 done
