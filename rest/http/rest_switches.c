@@ -190,8 +190,9 @@ static void switch_captures(struct rest_req *q, struct rest_reply *r, uint64_t d
         return;
     }
     r->json = src->captures(src->arg, dpid);
-    r->status = r->json ? 200 : 500;
-    if (!r->json)
+    if (r->json)
+        r->status = 200;
+    else
         rest_error(r, 500, "out of memory");
 }
 
