@@ -7,6 +7,7 @@
 
 #include "cfg.h"
 #include "fm.h"
+#include "fm_gm.h"
 #include "ofcd_log.h"
 
 /* The app that has the say on mastership (the cluster's) guards. */
@@ -46,6 +47,10 @@ static void on_change(void *arg, uint64_t seq, const struct store_change *c, siz
 
     (void)seq;
     for (size_t i = 0; i < n; i++) {
+        if (c[i].kind == STORE_CHANGE_KV && fm_gm_is_key(c[i].key)) {
+            fm_gm_follow(app->fm, c[i].key, c[i].removed);   /* logs what it cannot follow */
+            continue;
+        }
         if (c[i].kind == STORE_CHANGE_KV) {
             for (unsigned k = 0; k < app->n_inst; k++) {
                 const struct app_inst *a = &app->inst[k];

@@ -8,7 +8,8 @@
  * node's mirror applies it, and this watch hands each changed flow to
  * fm_sync(), which mirrors it and queues its FLOW_MOD — sent by the
  * switch's master only (fm_env.may_write). The node that took the
- * request answers once its own mirror shows it. An app record changed
+ * request answers once its own mirror shows it. A group's or meter's
+ * record goes to fm_gm_follow() the same way; another app record changed
  * (the topology's metadata, flags, links) goes to the apps'
  * store_changed hook.
  */

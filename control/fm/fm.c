@@ -388,7 +388,7 @@ void fm_send_barrier(struct fm *fm, struct fm_switch *sw, struct fm_batch *batch
 }
 
 /* In a cluster, only the switch's confirmed master writes to it. */
-static bool fm_may_write(struct fm *fm, const struct fm_switch *sw)
+bool fm_may_write(struct fm *fm, const struct fm_switch *sw)
 {
     return !fm->env.may_write || fm->env.may_write(fm->env.arg, sw->dpid);
 }
@@ -435,6 +435,11 @@ static void fm_pump(struct fm *fm, struct fm_switch *sw, uint64_t now_us)
         free(batch);
     else
         fm_send_barrier(fm, sw, batch);
+}
+
+void fm_pump_now(struct fm *fm, struct fm_switch *sw)
+{
+    fm_pump(fm, sw, fm_now_us(fm));
 }
 
 /* An ADD of this version will not be answered any more. */

@@ -190,7 +190,10 @@ struct fm_env {
     X(gm_alien_deleted, "groups and meters on a switch but not stored: deleted")          \
     X(gm_missing_relaid, "stored groups and meters missing on the switch: laid again")    \
     X(gm_changed_relaid, "groups and meters changed behind ofcd's back: put back")        \
-    X(gm_check_abandoned, "groups-and-meters replies past their bounds: dropped")
+    X(gm_check_abandoned, "groups-and-meters replies past their bounds: dropped")      \
+    X(gm_followed, "group and meter records changed in the cluster, mirrored here")       \
+    X(gm_unqueued, "followed group and meter changes not queued: the switch's queue was " \
+                   "full (the master's check lays them)")
 #define FM_GAUGES(X)                                                                 \
     X(queued, "FLOW_MODs waiting now, all switches")                                      \
     X(reserved, "FLOW_MODs admitted, not yet queued (their requests wait for the store)") \

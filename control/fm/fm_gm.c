@@ -28,8 +28,8 @@ const char *fm_gm_kind_name(enum fm_gm_kind kind)
 
 const char *fm_gm_state_name(enum fm_gm_state state)
 {
-    static const char *const names[] = {"pending", "installed", "error"};
-    return (unsigned)state < 3 ? names[state] : "?";
+    static const char *const names[] = {"pending", "installed", "error", "unknown"};
+    return (unsigned)state < 4 ? names[state] : "?";
 }
 
 static void gm_key(char *key, uint64_t dpid, uint8_t kind, uint32_t id)
@@ -382,8 +382,6 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
     uint32_t id;
     char key[GM_KEY_MAX];
 
-    if (fm->cfg.shared_store)
-        return -EOPNOTSUPP;
     if (gm_identify(wire, len, &kind, &id) < 0 || text_len > FM_GM_TEXT_MAX)
         return -EINVAL;
     uint8_t *val = malloc(GM_VALUE_HEAD + len + text_len);
@@ -410,7 +408,9 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
              : busy ? -EBUSY
                     : store_kv_put(fm->store, key, val, GM_VALUE_HEAD + len + text_len);
     free(val);
-    if (rc == 0) {
+    /* In a cluster the watch has mirrored the commit already (fm_gm_follow:
+     * the store calls it before the write's answer). */
+    if (rc == 0 && !fm->cfg.shared_store) {
         pthread_mutex_lock(&fm->lock);
         const struct fm_gm_entry *had = fm_gm_find(sw, kind, id);
         bool held = had && had->on_switch;
@@ -432,8 +432,6 @@ int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
 {
     char key[GM_KEY_MAX];
 
-    if (fm->cfg.shared_store)
-        return -EOPNOTSUPP;
     if (kind != FM_GM_GROUP && kind != FM_GM_METER)
         return -EINVAL;
     gm_key(key, dpid, (uint8_t)kind, id);
@@ -443,7 +441,7 @@ int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
     bool busy = was && was->gm_queued >= FM_GM_QUEUE_MAX;
     pthread_mutex_unlock(&fm->lock);
     int rc = busy ? -EBUSY : store_kv_del(fm->store, key);
-    if (rc == 0) {
+    if (rc == 0 && !fm->cfg.shared_store) {     /* a cluster's: as for a put */
         pthread_mutex_lock(&fm->lock);
         struct fm_switch *sw = fm_switch_find(fm, dpid);
         if (sw && gm_mirror_del(sw, (uint8_t)kind, id) && sw->up) {
@@ -457,17 +455,25 @@ int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id)
     return rc;
 }
 
-/* One entry's copy into *out; -ENOMEM. */
-static int gm_info(const struct fm_gm_entry *e, struct fm_gm_info *out)
+/* One entry's copy into *out, its state as this node knows it (known:
+ * one node, or the switch's master); -ENOMEM. */
+static int gm_info(const struct fm_gm_entry *e, bool known, struct fm_gm_info *out)
 {
     char *text = malloc(e->text_len + 1);
     if (!text)
         return -ENOMEM;
     memcpy(text, e->data + e->len, e->text_len + 1);
     *out = (struct fm_gm_info){.kind = (enum fm_gm_kind)e->kind, .id = e->id,
-                               .state = (enum fm_gm_state)e->state, .err_type = e->err_type,
+                               .state = known ? (enum fm_gm_state)e->state : FM_GM_UNKNOWN,
+                               .err_type = e->err_type,
                                .err_code = e->err_code, .text = text, .text_len = e->text_len};
     return 0;
+}
+
+/* Only the node that sends to the switch hears its barriers and errors. */
+static bool gm_state_known(struct fm *fm, const struct fm_switch *sw)
+{
+    return !fm->cfg.shared_store || fm_may_write(fm, sw);
 }
 
 int fm_gm_get(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id,
@@ -476,7 +482,7 @@ int fm_gm_get(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id,
     pthread_mutex_lock(&fm->lock);
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     const struct fm_gm_entry *e = sw ? fm_gm_find(sw, (uint8_t)kind, id) : NULL;
-    int rc = e ? gm_info(e, out) : -ENOENT;
+    int rc = e ? gm_info(e, gm_state_known(fm, sw), out) : -ENOENT;
     pthread_mutex_unlock(&fm->lock);
     return rc;
 }
@@ -493,7 +499,7 @@ int fm_gm_list(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, struct fm_gm_
     for (struct fm_gm_entry *e = sw ? sw->gm : NULL; v && e; e = e->next) {
         if (kind && e->kind != kind)
             continue;
-        if ((rc = gm_info(e, &v[n])) < 0)
+        if ((rc = gm_info(e, gm_state_known(fm, sw), &v[n])) < 0)
             break;
         n++;
     }
@@ -513,6 +519,128 @@ void fm_gm_infos_free(struct fm_gm_info *v, int n)
     free(v);
 }
 
+/* ---- records ------------------------------------------------------------------- */
+
+/* A record as stored: key and value read into a new entry (not in any
+ * list) and its switch. -EINVAL when it is not a group or meter this ofcd
+ * can lay, -ENOMEM. */
+static int gm_record_parse(const char *key, const uint8_t *v, size_t len, uint64_t *dpid,
+                           struct fm_gm_entry **out)
+{
+    uint32_t id, wid;
+    char k, check[GM_KEY_MAX];
+    uint8_t kind;
+
+    size_t wlen = len >= GM_VALUE_HEAD ? be32(v + 4) : 0;
+    bool ok = sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, dpid, &k, &id) == 3 &&
+              len >= GM_VALUE_HEAD && memcmp(v, GM_VALUE_MAGIC, 4) == 0 &&
+              wlen <= len - GM_VALUE_HEAD &&
+              gm_identify(v + GM_VALUE_HEAD, wlen, &kind, &wid) == 0 && wid == id &&
+              len - GM_VALUE_HEAD - wlen <= FM_GM_TEXT_MAX;
+    if (ok) {
+        gm_key(check, *dpid, kind, id);
+        ok = strcmp(check, key) == 0;
+    }
+    if (!ok)
+        return -EINVAL;
+    *out = gm_entry_new(kind, id, v + GM_VALUE_HEAD, wlen, (const char *)v + GM_VALUE_HEAD + wlen,
+                        len - GM_VALUE_HEAD - wlen);
+    return *out ? 0 : -ENOMEM;
+}
+
+/* ---- a cluster's watch ---------------------------------------------------------- */
+
+bool fm_gm_is_key(const char *key)
+{
+    return strncmp(key, GM_KEY_PREFIX, sizeof(GM_KEY_PREFIX) - 1) == 0;
+}
+
+/* Under lock: one more message for sw, unless its queue is at its bound
+ * (then the master's check lays or deletes it: counted, not lost). */
+static void gm_follow_queue(struct fm *fm, struct fm_switch *sw, uint8_t kind, uint8_t cmd,
+                            uint32_t id)
+{
+    if (sw->gm_queued >= FM_GM_QUEUE_MAX) {
+        fm->stats.gm_unqueued++;
+        return;
+    }
+    fm_gm_queue(sw, kind, cmd, id, false);
+}
+
+/* Under lock: the record of key is gone (removed, or not found on reading). */
+static int gm_follow_removed(struct fm *fm, const char *key)
+{
+    uint64_t dpid;
+    uint32_t id;
+    char k;
+
+    if (sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, &dpid, &k, &id) != 3 ||
+        (k != 'g' && k != 'm'))
+        return -EINVAL;
+    uint8_t kind = k == 'g' ? FM_GM_GROUP : FM_GM_METER;
+    struct fm_switch *sw = fm_switch_find(fm, dpid);
+    if (!sw || !gm_mirror_del(sw, kind, id))
+        return 0;
+    fm->stats.gm_followed++;
+    if (sw->up)
+        gm_follow_queue(fm, sw, kind, OFPGC_DELETE, id);
+    fm_pump_now(fm, sw);
+    return 0;
+}
+
+/* Under lock: e (parsed from the store) is what dpid now stores. */
+static int gm_follow_put(struct fm *fm, uint64_t dpid, struct fm_gm_entry *e)
+{
+    struct fm_switch *sw = fm_switch_get(fm, dpid);
+    if (!sw) {
+        free(e);
+        return -ENOMEM;
+    }
+    const struct fm_gm_entry *had = fm_gm_find(sw, e->kind, e->id);
+    /* Bytes 8-9 (the command) are the sender's to set (gm_wire). */
+    if (had && had->len == e->len && had->text_len == e->text_len &&
+        memcmp(had->data, e->data, 8) == 0 &&
+        memcmp(had->data + 10, e->data + 10, e->len - 10) == 0 &&
+        memcmp(had->data + had->len, e->data + e->len, e->text_len) == 0) {
+        free(e);                        /* the same (its command byte is the mirror's own) */
+        return 0;
+    }
+    bool held = had && had->on_switch;
+    uint8_t kind = e->kind;
+    uint32_t id = e->id;
+    gm_mirror_insert(fm, sw, e);
+    fm->stats.gm_followed++;
+    if (sw->up)
+        gm_follow_queue(fm, sw, kind, held ? OFPGC_MODIFY : OFPGC_ADD, id);
+    fm_pump_now(fm, sw);
+    return 0;
+}
+
+int fm_gm_follow(struct fm *fm, const char *key, bool removed)
+{
+    char *val = NULL;
+    size_t len = 0;
+    struct fm_gm_entry *e = NULL;
+    uint64_t dpid = 0;
+
+    if (!fm_gm_is_key(key))
+        return -EINVAL;
+    int rc = removed ? -ENOENT : store_kv_get(fm->store, key, &val, &len);
+    if (rc == 0)
+        rc = gm_record_parse(key, (const uint8_t *)val, len, &dpid, &e);
+    free(val);
+    pthread_mutex_lock(&fm->lock);
+    if (rc == 0)
+        rc = gm_follow_put(fm, dpid, e);
+    else if (rc == -ENOENT)
+        rc = gm_follow_removed(fm, key);
+    pthread_mutex_unlock(&fm->lock);
+    if (rc == -EINVAL)
+        LOG_ERR("flows", "record %s changed in the cluster is not a group or meter this ofcd "
+                "can lay; not managed", key);
+    return rc;
+}
+
 /* ---- start -------------------------------------------------------------------- */
 
 struct gm_load_ctx {
@@ -523,29 +651,11 @@ struct gm_load_ctx {
 static int gm_load_one(const char *key, const void *val, size_t len, void *arg)
 {
     struct gm_load_ctx *lc = arg;
-    const uint8_t *v = val;
-    uint64_t dpid;
-    uint32_t id;
-    char k;
-    uint8_t kind;
-    uint32_t wid;
-    char check[GM_KEY_MAX];
+    struct fm_gm_entry *e = NULL;
+    uint64_t dpid = 0;
 
-    size_t wlen = len >= GM_VALUE_HEAD ? be32(v + 4) : 0;
-    bool ok = sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, &dpid, &k, &id) == 3 &&
-              len >= GM_VALUE_HEAD && memcmp(v, GM_VALUE_MAGIC, 4) == 0 &&
-              wlen <= len - GM_VALUE_HEAD &&
-              gm_identify(v + GM_VALUE_HEAD, wlen, &kind, &wid) == 0 && wid == id &&
-              len - GM_VALUE_HEAD - wlen <= FM_GM_TEXT_MAX;
-    if (ok) {
-        gm_key(check, dpid, kind, id);
-        ok = strcmp(check, key) == 0;
-    }
-    struct fm_gm_entry *e = ok ? gm_entry_new(kind, id, v + GM_VALUE_HEAD, wlen,
-                                              (const char *)v + GM_VALUE_HEAD + wlen,
-                                              len - GM_VALUE_HEAD - wlen)
-                               : NULL;
-    struct fm_switch *sw = e ? fm_switch_get(lc->fm, dpid) : NULL;
+    int rc = gm_record_parse(key, val, len, &dpid, &e);
+    struct fm_switch *sw = rc == 0 ? fm_switch_get(lc->fm, dpid) : NULL;
     if (!sw) {
         free(e);
         if (lc->bad++ < 10)

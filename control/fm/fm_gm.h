@@ -26,17 +26,25 @@
  * The consistency check reads them back after each flow check
  * (fm_gm_check.c): aliens deleted, missing or changed ones laid again.
  *
- * Not yet: in a cluster (fm_cfg.shared_store) puts and deletes are refused
- * with -EOPNOTSUPP: nothing makes the switch's master hear of another
- * node's record.
+ * In a cluster (fm_cfg.shared_store) the records are in etcd and every
+ * node mirrors every record through the store's watch (fm_gm_follow): a
+ * put or delete on any node is written to etcd only, and each node's
+ * mirror follows the commit, its own included. Only the switch's master
+ * sends (fm_env.may_write) and hears the barriers, so only the master
+ * knows a record's state: the other nodes list it as "unknown". A node
+ * that becomes master lays what it mirrors (its queue, the ADDs of the
+ * connect, falls back to MODIFY where the switch has the id) and its
+ * check mends the rest.
  *
  * Threads: the REST threads call put, del and list; put and del wait for
  * the store's commit (one group write at a time: they are rare, and so the
- * mirror follows the store's order).
+ * mirror follows the store's order). fm_gm_follow runs on the store's
+ * committer (the watch).
  */
 #ifndef OFCD_FM_GM_H
 #define OFCD_FM_GM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +59,7 @@ enum fm_gm_state {
     FM_GM_PENDING = 0,
     FM_GM_INSTALLED = 1,
     FM_GM_ERROR = 2,
+    FM_GM_UNKNOWN = 3,              /* listed by a node that is not the switch's master */
 };
 
 #define FM_GM_TEXT_MAX 65536u        /* the client's text a record may keep */
@@ -58,7 +67,7 @@ enum fm_gm_state {
 #define FM_GM_QUEUE_MAX 8192u        /* their messages waiting per switch (a switch
                                       * that reads nothing holds no more) */
 
-/* "group" / "meter"; "pending" / "installed" / "error". */
+/* "group" / "meter"; "pending" / "installed" / "error" / "unknown". */
 const char *fm_gm_kind_name(enum fm_gm_kind kind);
 const char *fm_gm_state_name(enum fm_gm_state state);
 
@@ -68,7 +77,8 @@ const char *fm_gm_state_name(enum fm_gm_state state);
  * when the switch is up); -EINVAL when wire is not such a message or
  * text_len is over FM_GM_TEXT_MAX; -ENOSPC past FM_GM_PER_SWITCH or when
  * the store is full; -EBUSY while FM_GM_QUEUE_MAX of the switch's wait to
- * be sent (nothing stored); -EOPNOTSUPP in a cluster; the store's error.
+ * be sent (nothing stored); the store's error (-ETIME: the outcome is not
+ * known; the watch mirrors it if it was stored).
  */
 int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, const char *text,
               size_t text_len);
@@ -76,15 +86,28 @@ int fm_gm_put(struct fm *fm, uint64_t dpid, const uint8_t *wire, size_t len, con
 /* Delete the stored one of (dpid, kind, id) and send its DELETE when up
  * (a switch down then, or that drops it, loses it: the consistency check
  * deletes it at the next connect, as an alien): 0,
- * -ENOENT when none is stored, -EBUSY as for a put, -EOPNOTSUPP in a
- * cluster, the store's error. */
+ * -ENOENT when none is stored, -EBUSY as for a put, the store's error. */
 int fm_gm_del(struct fm *fm, uint64_t dpid, enum fm_gm_kind kind, uint32_t id);
+
+/* Is key a group's or meter's record (the store's app-record space)? */
+bool fm_gm_is_key(const char *key);
+
+/*
+ * In a cluster, on the store's watch: the record key was written (read back
+ * from the store) or removed, by any node. The mirror follows; when the
+ * switch is up the change is queued for it (sent by its master). A record
+ * equal to the mirrored one changes nothing (a node's own write, a read
+ * again after the watch reopened). 0; -ENOMEM; -EINVAL for a key that is
+ * not one (fm_gm_is_key) or a record this ofcd cannot lay (logged, left
+ * as it is).
+ */
+int fm_gm_follow(struct fm *fm, const char *key, bool removed);
 
 /* One stored group or meter as the mirror holds it. */
 struct fm_gm_info {
     enum fm_gm_kind kind;
     uint32_t id;
-    enum fm_gm_state state;
+    enum fm_gm_state state;         /* FM_GM_UNKNOWN on a node not the master */
     uint16_t err_type, err_code;    /* state error: the switch's OFPT_ERROR */
     char *text;                     /* the client's text, NUL-terminated */
     size_t text_len;

@@ -177,6 +177,10 @@ int fm_send_wire(struct fm *fm, struct fm_switch *sw, const uint8_t *wire, size_
                  uint32_t xid, uint8_t cls);
 void fm_send_barrier(struct fm *fm, struct fm_switch *sw, struct fm_batch *batch);
 uint64_t fm_now_us(const struct fm *fm);
+bool fm_may_write(struct fm *fm, const struct fm_switch *sw);
+/* Send what may go now on sw (nothing unless it is up and this node may
+ * write to it). */
+void fm_pump_now(struct fm *fm, struct fm_switch *sw);
 
 /* fm_gm.c's part in fm.c's events, under lock. The stored groups and meters
  * read at create (0 or the store's error); sw came up: all of them queued

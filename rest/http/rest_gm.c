@@ -6,7 +6,9 @@
  *   DELETE /api/v1/switches/{dpid}/groups/{id}     stored no more, DELETE sent (200)
  * and the same under meters/. A listed one is the object as the client
  * sent it, with "state" (pending, installed, error) and, in error, "error"
- * {type, code, reason} as the switch answered. */
+ * {type, code, reason} as the switch answered; in a cluster, a node that is
+ * not the switch's master says "unknown" (only the master hears the
+ * switch). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -86,10 +88,7 @@ static void gm_get(struct rest_req *q, struct rest_reply *r, uint64_t dpid,
 static void gm_refused(struct rest_reply *r, int rc, uint64_t dpid, enum fm_gm_kind kind,
                        uint32_t id)
 {
-    if (rc == -EOPNOTSUPP)
-        rest_error(r, 501, "groups and meters are not kept in a cluster yet: nothing of this "
-                   "request was stored");
-    else if (rc == -ENOENT)
+    if (rc == -ENOENT)
         rest_error(r, 404, "switch %016" PRIx64 " has no stored %s %" PRIu32, dpid,
                    fm_gm_kind_name(kind), id);
     else if (rc == -ENOSPC)
@@ -101,10 +100,18 @@ static void gm_refused(struct rest_reply *r, int rc, uint64_t dpid, enum fm_gm_k
                    "be sent: nothing of this request was stored; retry later", dpid,
                    FM_GM_QUEUE_MAX);
         r->retry_after = 1;
-    } else if (rc == -ETIMEDOUT || rc == -ETIME)
+    } else if (rc == -ETIMEDOUT || rc == -ETIME) {
         rest_error(r, 504, "the outcome is not known: the store did not confirm in time; read "
                    "the %s to see", fm_gm_kind_name(kind));
-    else
+    } else if (rc == -EINPROGRESS) {
+        rest_error(r, 504, "stored in etcd, but this node's copy has not shown it yet; it is "
+                   "laid once it does (read the %s to see)", fm_gm_kind_name(kind));
+    } else if (rc == -ESTALE) {
+        rest_error(r, 503, "this node's copy of etcd is behind (see its log and GET "
+                   "/api/v1/health): nothing of this request was stored; send it to another "
+                   "node, or retry once this one has read etcd again");
+        r->retry_after = 5;
+    } else
         rest_error(r, 500, "%s %" PRIu32 " of %016" PRIx64 ": %s", fm_gm_kind_name(kind), id,
                    dpid, store_strerror(rc));
 }

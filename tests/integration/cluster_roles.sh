@@ -8,10 +8,15 @@
 #   - 2,000 flows POSTed round-robin to the three nodes (through etcd): each
 #     installed once, by its bridge's master; every node stores all of them
 #     installed;
+#   - a group POSTed to a node that is not its bridge's master, changed
+#     through another, deleted through the first: each laid by the master
+#     (ovs-ofctl dump-groups), "installed" there, "unknown" on the others;
 #   - kill -9 of the node that masters the most: every bridge has a master
 #     among the survivors within lease TTL + 1 s of the kill, as OVS reports it;
 #     300 flows POSTed to the survivors meanwhile all installed once, none of
 #     the 2,000 lost or doubled, no consistency check finding an alien flow;
+#     a group POSTed meanwhile, and one stored before but deleted behind
+#     ofcd's back, laid by the bridge's new master;
 #   - SIGSTOP of a master for longer than the TTL: the others take its
 #     bridges, never two masters at once; SIGCONT: a change sent to it while
 #     it was stopped answers 503 (its lease is past), it has stepped down, joins
@@ -113,9 +118,58 @@ done
 pass "$N flows POSTed round-robin to the three nodes ($posted): each installed once by" \
      "its bridge's master, every node stores all of them installed"
 
+# ---- groups and meters through etcd: any node takes them, the master lays them
+# has_group BR ID: ovs-ofctl (an independent reader) lists group ID on BR.
+has_group() {
+    ovs-ofctl -O OpenFlow13 dump-groups "unix:$OVS_DIR/$1.mgmt" | grep -q "group_id=$2,"
+}
+no_group() { ! has_group "$@"; }
+# gm_state K BR ID: the state node K lists for group ID of BR.
+gm_state() {
+    cl_node_rest $1 "/api/v1/switches/00000000000010$(printf %02x "${2#br}")/groups/$3" |
+        jq -r .state
+}
+state_is() { [ "$(gm_state "$1" "$2" "$3")" = "$4" ]; }
+gm_send() {   # gm_send METHOD K BR PATH [BODY]: the status
+    curl -s -m 15 -o "$work/gm-answer" -w '%{http_code}' -X "$1" \
+        -H 'Content-Type: application/json' ${5:+--data-binary "$5"} \
+        "http://127.0.0.1:$((8180 + $2))/api/v1/switches/00000000000010$(printf %02x "${3#br}")/$4"
+}
+group_body() {
+    echo "{\"group_id\": $1, \"type\": \"all\", \"buckets\": [{\"actions\": [{\"action_type\": \"output\", \"port\": $2}]}]}"
+}
+m1=$(bridge_masters | awk '$1 == "br1" { print $2 }')
+o1=$((m1 % 3 + 1))
+o2=$((o1 % 3 + 1))
+code=$(gm_send POST $o1 br1 groups "$(group_body 7 5)")
+[ "$code" = 202 ] || fail "a group POSTed to node $o1 (not br1's master) answered $code: $(cat "$work/gm-answer")"
+wait_until 10 has_group br1 7 || fail "group 7 POSTed to node $o1 did not reach br1 (master node $m1)"
+wait_until 10 state_is $m1 br1 7 installed ||
+    fail "br1's master (node $m1) lists group 7 as $(gm_state $m1 br1 7), not installed"
+state_is $o2 br1 7 unknown || fail "node $o2 (not br1's master) lists group 7 as $(gm_state $o2 br1 7)"
+code=$(gm_send POST $o2 br1 groups "$(group_body 7 6)")
+[ "$code" = 202 ] || fail "group 7 changed through node $o2 answered $code"
+wait_until 10 eval 'ovs-ofctl -O OpenFlow13 dump-groups "unix:$OVS_DIR/br1.mgmt" | grep -q "group_id=7,.*output:6"' ||
+    fail "group 7 changed through node $o2 not changed on br1"
+code=$(gm_send DELETE $o1 br1 groups/7)
+[ "$code" = 200 ] || fail "DELETE of group 7 through node $o1 answered $code"
+wait_until 10 no_group br1 7 || fail "group 7 deleted through node $o1 is still on br1"
+for k in 1 2 3; do
+    [ "$(gm_send GET $k br1 groups/7)" = 404 ] || fail "node $k still lists the deleted group 7"
+done
+pass "a group POSTed to node $o1, changed through node $o2, deleted through node $o1:" \
+     "each laid on br1 by its master (node $m1; ovs-ofctl), installed there, unknown elsewhere"
+
 # ---- kill -9 of the node that masters the most ---------------------------
 victim=$(most_masters)
 theirs=$(bridges_of $victim)
+# A group stored for each of its bridges before, and one POSTed during, the
+# failover: the new masters lay them all.
+gbr=${theirs%% *}
+code=$(gm_send POST $((victim % 3 + 1)) $gbr groups "$(group_body 8 5)")
+[ "$code" = 202 ] || fail "group 8 for $gbr answered $code"
+wait_until 10 has_group $gbr 8 || fail "group 8 did not reach $gbr"
+ovs-ofctl -O OpenFlow13 del-groups "unix:$OVS_DIR/$gbr.mgmt" group_id=8
 survivors=$(for k in 1 2 3; do [ $k = $victim ] || printf '%s,' $((8180 + k)); done)
 t0=$(date +%s%N)
 cl_node_kill $victim KILL
@@ -133,6 +187,8 @@ echo "failover of node $victim's bridges ($theirs): switches confirmed new maste
      "after kill -9 (OVS's database showed it after $db_ms ms)"
 [ $ms -le $(((TTL + 1) * 1000)) ] || fail "failover took $ms ms, more than TTL + 1 s"
 pass "kill -9 of node $victim: new masters in $ms ms (TTL $TTL s)"
+code=$(gm_send POST $((victim % 3 + 1)) $gbr groups "$(group_body 9 5)")
+[ "$code" = 202 ] || fail "group 9 POSTed to a survivor during the failover answered $code: $(cat "$work/gm-answer")"
 wait $poster || fail "POSTs to the survivors during the failover: $(cat "$work/failover-posts.txt")"
 wait_until 30 all_installed 2001 300 ||
     fail "flows POSTed during the failover not all installed once: br1 holds" \
@@ -149,6 +205,10 @@ pass "300 flows POSTed to the survivors during the failover ($(tr '\n' ' ' <"$wo
      "all installed once, none of the $N before lost or doubled, no alien flow"
 wait_until 20 masters_spread $B 2 || fail "survivors not spread: $(master_counts)"
 pass "survivors spread the bridges: $(master_counts)"
+wait_until 10 has_group $gbr 9 || fail "group 9 POSTed during the failover is not on $gbr"
+wait_until 10 has_group $gbr 8 ||
+    fail "group 8, stored before the failover and deleted behind its back, not laid again on $gbr"
+pass "$gbr's new master laid group 9 (POSTed during the failover) and group 8 (stored before)"
 
 # ---- the killed node restarted -------------------------------------------
 cl_node_start $victim "$work" --cluster.lease_ttl_s=$TTL || fail "node $victim did not restart"

@@ -8,7 +8,10 @@
  * version (and a MODIFY refused as unknown as an ADD), once; a put again is
  * a MODIFY, and an old barrier does not install the new version; a delete
  * sends a DELETE of the id and forgets it; a restart loads them and a
- * connect lays every one; a cluster refuses them; bad input is refused.
+ * connect lays every one; bad input is refused. In a cluster every node's
+ * record is followed through the store's watch (laid once, a repeat
+ * changes nothing, a change is a MODIFY, a delete a DELETE) and a node not
+ * the switch's master sends nothing and says "unknown".
  * The check (fm_gm_check.c), after a flow check: what the switch lists and
  * ofcd does not store is deleted, a confirmed one that differs is put back,
  * a confirmed one not listed is laid again, pending ones are left alone,
@@ -52,6 +55,7 @@ struct t {
     struct sent sent[20000];
     unsigned n_sent;
     unsigned room;
+    bool not_master;                /* a cluster node that is not the switch's master */
 };
 
 static unsigned f_room(void *arg, conn_handle_t conn, uint8_t cls)
@@ -94,9 +98,8 @@ static uint64_t f_now(void *arg)
 
 static bool f_may_write(void *arg, uint64_t dpid)
 {
-    (void)arg;
     (void)dpid;
-    return true;
+    return !((struct t *)arg)->not_master;
 }
 
 static int f_decode(const char *text, size_t len, struct fm_flow *out)
@@ -473,7 +476,7 @@ static void test_restart_lays_again(void **state)
     assert_int_equal(t->sent[from].command, OFPGC_ADD);
 }
 
-static void test_bad_input_and_cluster(void **state)
+static void test_bad_input(void **state)
 {
     struct t *t = *state;
     uint8_t w[256];
@@ -489,11 +492,111 @@ static void test_bad_input_and_cluster(void **state)
     assert_int_equal(fm_gm_put(t->fm, DPID, w, n, "", FM_GM_TEXT_MAX + 1), -EINVAL);
     assert_int_equal(fm_gm_put(t->fm, DPID, w, n, "", 0), 0);
 
+}
+
+/* The store's watch as a cluster node's (app/cluster_store.c): every
+ * node's group and meter records to this node's flow manager. */
+static void t_watch(void *arg, uint64_t seq, const struct store_change *c, size_t n)
+{
+    struct t *t = arg;
+    (void)seq;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].kind == STORE_CHANGE_KV && fm_gm_is_key(c[i].key))
+            assert_int_equal(fm_gm_follow(t->fm, c[i].key, c[i].removed), 0);
+}
+
+/* Messages of type sent from index from on: how many, the last one's
+ * command and id. */
+static unsigned sent_since(const struct t *t, unsigned from, uint8_t type, uint16_t *cmd,
+                           uint32_t *id)
+{
+    unsigned n = 0;
+    for (unsigned i = from; i < t->n_sent; i++)
+        if (t->sent[i].type == type) {
+            n++;
+            *cmd = t->sent[i].command;
+            *id = t->sent[i].id;
+        }
+    return n;
+}
+
+static void test_cluster_follows_every_node(void **state)
+{
+    struct t *t = *state;
+    uint16_t cmd = 0;
+    uint32_t id = 0;
+
     fm_destroy(t->fm);
     t->cfg.shared_store = true;
     open_fm(t);
-    assert_int_equal(fm_gm_put(t->fm, DPID, w, n, "", 0), -EOPNOTSUPP);
-    assert_int_equal(fm_gm_del(t->fm, DPID, FM_GM_GROUP, 3), -EOPNOTSUPP);
+    assert_int_equal(store_watch(t->store, t_watch, t), 0);
+    /* Another node: its own flow manager on the same store, its switch
+     * never up here. */
+    struct t other = {.store = t->store, .cfg = t->cfg, .room = 1000};
+    open_fm(&other);
+    switch_up(t);
+
+    /* This node's put: laid once, by the watch's mirror (not twice). */
+    unsigned from = t->n_sent;
+    assert_int_equal(put_group(t, 7, 3), 0);
+    assert_int_equal(sent_since(t, from, OFPT_GROUP_MOD, &cmd, &id), 1);
+    assert_int_equal(cmd, OFPGC_ADD);
+    assert_int_equal(id, 7);
+    barrier_reply(t, last_of(t, OFPT_BARRIER_REQUEST)->xid);
+    assert_int_equal(state_of(t, FM_GM_GROUP, 7, NULL, NULL), FM_GM_INSTALLED);
+
+    /* The other node's put reaches this node's switch; the same record
+     * again changes nothing; a changed one is a MODIFY of what it holds. */
+    from = t->n_sent;
+    assert_int_equal(put_group(&other, 8, 2), 0);
+    assert_int_equal(sent_since(t, from, OFPT_GROUP_MOD, &cmd, &id), 1);
+    assert_int_equal(cmd, OFPGC_ADD);
+    assert_int_equal(id, 8);
+    from = t->n_sent;
+    assert_int_equal(put_group(&other, 8, 2), 0);
+    assert_int_equal(sent_since(t, from, OFPT_GROUP_MOD, &cmd, &id), 0);
+    assert_int_equal(put_group(&other, 7, 4), 0);
+    assert_int_equal(sent_since(t, from, OFPT_GROUP_MOD, &cmd, &id), 1);
+    assert_int_equal(cmd, OFPGC_MODIFY);
+    assert_int_equal(id, 7);
+    struct fm_gm_info one;
+    assert_int_equal(fm_gm_get(t->fm, DPID, FM_GM_GROUP, 7, &one), 0);
+    assert_string_equal(one.text, "{\"group_id\": 7, \"port\": 4}");
+    free(one.text);
+
+    /* The other node's delete: this node's switch gets the DELETE. */
+    from = t->n_sent;
+    assert_int_equal(fm_gm_del(other.fm, DPID, FM_GM_GROUP, 8), 0);
+    assert_int_equal(sent_since(t, from, OFPT_GROUP_MOD, &cmd, &id), 1);
+    assert_int_equal(cmd, OFPGC_DELETE);
+    assert_int_equal(id, 8);
+    assert_int_equal(state_of(t, FM_GM_GROUP, 8, NULL, NULL), -1);
+
+    /* Not the switch's master: nothing sent, the state not known here;
+     * master again, what waited goes. */
+    t->not_master = true;
+    assert_int_equal(state_of(t, FM_GM_GROUP, 7, NULL, NULL), FM_GM_UNKNOWN);
+    from = t->n_sent;
+    assert_int_equal(put_meter(&other, 3, 500), 0);
+    assert_int_equal(t->n_sent, from);
+    assert_int_equal(state_of(t, FM_GM_METER, 3, NULL, NULL), FM_GM_UNKNOWN);
+    t->not_master = false;
+    fm_tick(t->fm);
+    assert_int_equal(sent_since(t, from, OFPT_METER_MOD, &cmd, &id), 1);
+    assert_int_equal(cmd, OFPMC_ADD);
+    assert_int_equal(id, 3);
+    assert_int_equal(state_of(t, FM_GM_METER, 3, NULL, NULL), FM_GM_PENDING);
+
+    /* A record no ofcd can lay is refused, the mirror left as it was. */
+    assert_int_equal(store_watch(t->store, NULL, NULL), 0);
+    assert_int_equal(store_kv_put(t->store, "fm/gm/0000000000002002/g/00000009", "junk", 4), 0);
+    assert_int_equal(fm_gm_follow(t->fm, "fm/gm/0000000000002002/g/00000009", false), -EINVAL);
+    assert_int_equal(fm_gm_follow(t->fm, "topo/links", false), -EINVAL);
+    assert_int_equal(state_of(t, FM_GM_GROUP, 9, NULL, NULL), -1);
+    struct fm_stats st;
+    fm_get_stats(t->fm, &st);
+    assert_int_equal(st.gm_followed, 5);   /* 7, 8, 7 changed, 8 deleted, meter 3 */
+    fm_destroy(other.fm);
 }
 
 static void test_queue_and_table_bounds(void **state)
@@ -709,7 +812,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_groups_go_before_flows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_sends_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_lays_again, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_input_and_cluster, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cluster_follows_every_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_and_table_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_check_judges_the_switch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_check_leaves_pending_and_bounds, setup, teardown),
