@@ -184,6 +184,18 @@ static void *wire_app_find(void *arg, const char *name)
     return NULL;
 }
 
+/* app_host.leads: the app that knows the cluster's leader (the cluster's). */
+static bool wire_leads(void *arg, char *leader, size_t len)
+{
+    struct app_ctx *app = arg;
+
+    for (unsigned i = 0; i < app->n_inst; i++)
+        if (app->inst[i].cls->leads)
+            return app->inst[i].cls->leads(app->inst[i].self, leader, len);
+    snprintf(leader, len, "%s", "");
+    return false;
+}
+
 int wire_apps(struct app_ctx *app)
 {
     const struct ofcd_config *c = &app->cfg;
@@ -204,7 +216,9 @@ int wire_apps(struct app_ctx *app)
                                   .send = flow_out_send, .send_arg = app,
                                   .may_act = c->cluster_etcd_endpoints[0] ? &app->cluster_may_act
                                                                          : NULL,
-                                  .app_find = wire_app_find, .app_find_arg = app};
+                                  .app_find = wire_app_find, .app_find_arg = app,
+                                  .leads = c->cluster_etcd_endpoints[0] ? wire_leads : NULL,
+                                  .leads_arg = app};
     for (unsigned k = 0; k < app_classes_n; k++) {
         const struct app_class *cls = app_classes[k];
         void *self = NULL;

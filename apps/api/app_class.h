@@ -87,6 +87,13 @@ struct app_host {
      * from load on. */
     void *(*app_find)(void *arg, const char *name);
     void *app_find_arg;
+    /* In a cluster (NULL outside one): is this node the cluster's leader
+     * now, the one node that does what only one may (the circuits'
+     * changes)? The leader's name and REST address ("node2 at
+     * 10.66.2.2:8181"; "" when none is known) into leader (len 0: not
+     * asked). Any thread. */
+    bool (*leads)(void *arg, char *leader, size_t len);
+    void *leads_arg;
 };
 
 struct app_class {
@@ -131,6 +138,8 @@ struct app_class {
      * GET, HEAD and logins): true refuses it with 503 and why (a cluster
      * node that cannot prove its lease may not write). */
     bool (*refuses_writes)(void *self, char *why, size_t len);
+    /* The cluster app's answer to app_host.leads (any thread). */
+    bool (*leads)(void *self, char *leader, size_t len);
     /* Its part of GET /api/v1/health: a JSON object's text in buf, under
      * the app's name; *ok false makes the whole answer degraded (503). */
     void (*health)(void *self, char *buf, size_t len, bool *ok);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cfg.h"
 #include "cnode_inst.h"
 #include "of_event.h"
@@ -387,6 +389,38 @@ static bool cnode_refuses_writes(void *self, char *why, size_t len)
     return refuse;
 }
 
+/* The eldest live node leads (cl_members_eldest), and acts only while it
+ * may act as a master: a leader cut off from etcd stops before its lease
+ * ends and the next eldest takes over. */
+static bool cnode_leads(void *self, char *leader, size_t len)
+{
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
+    char name[CL_NODE_NAME_MAX] = "", card[CL_CARD_MAX] = "";
+    bool leads;
+
+    pthread_mutex_lock(&n->lock);
+    const struct cl_member *e = cl_members_eldest(&n->members);
+    if (e) {
+        memcpy(name, e->node, sizeof(name));
+        memcpy(card, e->card, sizeof(card));
+    }
+    leads = e && strcmp(name, n->node_id) == 0 && cnode_may_act_locked(n, ofcd_clock_mono_us());
+    pthread_mutex_unlock(&n->lock);
+    if (!len)
+        return leads;                   /* asked often (each control pass): no card read */
+    json_t *c = card[0] ? json_loads(card, 0, NULL) : NULL;
+    const char *rest = json_string_value(json_object_get(c, "rest"));
+    if (!name[0])
+        snprintf(leader, len, "%s", "");
+    else if (rest)
+        snprintf(leader, len, "%s at %s", name, rest);
+    else
+        snprintf(leader, len, "%s", name);
+    json_decref(c);
+    return leads;
+}
+
 static void cnode_health(void *self, char *buf, size_t len, bool *ok)
 {
     struct cnode_inst *ci = self;
@@ -394,10 +428,11 @@ static void cnode_health(void *self, char *buf, size_t len, bool *ok)
 
     pthread_mutex_lock(&n->lock);
     bool quorum = n->lease && cl_fence_may_act(&n->fence, ofcd_clock_mono_us());
+    const struct cl_member *e = cl_members_eldest(&n->members);
     snprintf(buf, len, "{\"node_id\": \"%s\", \"in_quorum\": %s, \"caught_up\": %s, "
-             "\"revision\": %" PRId64 ", \"nodes\": %u}", n->node_id,
+             "\"revision\": %" PRId64 ", \"nodes\": %u, \"leader\": \"%s\"}", n->node_id,
              quorum ? "true" : "false", n->synced ? "true" : "false", n->revision,
-             n->members.n);
+             n->members.n, e ? e->node : "");
     if (!quorum || !n->synced)
         *ok = false;
     pthread_mutex_unlock(&n->lock);
@@ -491,6 +526,7 @@ const struct app_class cnode_class = {
     .may_write = cnode_may_write_dpid,
     .store_guard = cnode_store_guard,
     .refuses_writes = cnode_refuses_writes,
+    .leads = cnode_leads,
     .health = cnode_health,
     .destroy = cnode_destroy,
 };

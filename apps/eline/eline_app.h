@@ -58,9 +58,14 @@ struct eline_rec {
      * link of them missing from the topology is not yet taken for a link
      * down. */
     bool seen_up;
+    /* The FNV-1a of the record's text as this node last wrote or read it:
+     * in a cluster, the watch's copy of a write is this node's own when it
+     * hashes the same (eline_follow.c). Under lock. */
+    uint64_t kept_hash;
 };
 
 #define ELINE_HINTS_MAX 256              /* hints queued for the worker before a sweep */
+#define ELINE_FOLLOW_MAX 256             /* records named by the watch before a full read */
 #define ELINE_ABSENT_MIN_US 60000000ull  /* a switch not back waited for at least this */
 #define ELINE_WHY_LEN 96
 #define ELINE_NAME_LEN 128               /* an EVC's name as logs and events copy it */
@@ -84,6 +89,13 @@ struct eline_watch {
     bool topo_moved;                     /* the topology's count of changes moved */
     struct eline_hint hints[ELINE_HINTS_MAX];
     size_t n_hints;
+    /* A cluster's (eline_follow.c): the records the watch named, a full
+     * read asked for, whether this node leads (the control thread's
+     * look, each pass). */
+    char follow[ELINE_FOLLOW_MAX][ELINE_ID_HEX + 1];
+    size_t n_follow;
+    bool follow_all;
+    bool leads;
     uint64_t topo_told;                  /* the count last told */
 };
 
@@ -118,8 +130,13 @@ int eline_rec_new(json_t *body, struct eline_rec **out, char *err, size_t errlen
 void eline_rec_free(struct eline_rec *r);
 /* Kytos' as_dict of the EVC. New reference; NULL when out of memory. */
 json_t *eline_rec_dict(const struct eline_rec *r);
-/* Kept as the app record ELINE_RECORD_PREFIX<id> (waits for the store). */
-int eline_rec_save(struct eline_app *a, const struct eline_rec *r);
+/* Kept as the app record ELINE_RECORD_PREFIX<id> (waits for the store);
+ * r->kept_hash set. */
+int eline_rec_save(struct eline_app *a, struct eline_rec *r);
+/* A kept record's text read into a new record (its id set, not in any
+ * list): 0; -EINVAL when it is not an EVC this ofcd can read (its request
+ * no longer parses: logged); -ENOMEM. */
+int eline_rec_read(const void *val, size_t len, struct eline_rec **out);
 /* Every kept record into a's list (at start). */
 int eline_rec_load_all(struct eline_app *a);
 /* Under lock: the record of id, archived or not; NULL. */
@@ -229,6 +246,19 @@ void eline_watch_event(struct eline_app *a, const struct qmsg *ev);
 void eline_watch_tick(struct eline_app *a, uint64_t now_us);
 /* data (stolen; NULL: nothing) on the event stream as kind. */
 void eline_publish(struct eline_app *a, const char *kind, json_t *data);
+
+/* ---- eline_follow.c ----------------------------------------------------------------- */
+
+/* Does this node change the circuits (one node, or a cluster's leader)?
+ * The leader's name and REST address into leader (len 0: not asked). */
+bool eline_leads(struct eline_app *a, char *leader, size_t len);
+/* From the store's committer (the class's store_changed): an EVC record
+ * written by some node, for the worker to read (quick; never waits). */
+void eline_follow_changed(struct eline_app *a, const char *key);
+/* On the worker: the records of id[0..n) read into the list, and every
+ * record when all. 0, or the store's error for the full read (logged). */
+int eline_follow_apply(struct eline_app *a, const char (*id)[ELINE_ID_HEX + 1], size_t n,
+                       bool all);
 
 /* ---- eline_rest.c ----------------------------------------------------------------- */
 

@@ -52,10 +52,9 @@ static int eline_load(void *self)
     int rc = a->host->store ? eline_rec_load_all(a) : 0;
     if (rc < 0)
         return rc;
-    /* Each node would move the same EVCs: not until they are kept in a
-     * cluster (their routes answer 501 there). */
-    if (!a->host->cfg->cluster_etcd_endpoints[0])
-        eline_tags_register(a);
+    /* Every node: each keeps a copy of every EVC (eline_follow.c), so the
+     * pools it answers for know their tags. */
+    eline_tags_register(a);
     return 0;
 }
 
@@ -76,6 +75,12 @@ static void eline_on_event(void *self, const struct qmsg *ev, uint64_t now_us)
 {
     (void)now_us;
     eline_watch_event(self, ev);
+}
+
+static void eline_store_changed(void *self, const char *key, bool removed)
+{
+    (void)removed;                      /* records are archived, never removed */
+    eline_follow_changed(self, key);
 }
 
 static void eline_on_tick(void *self, uint64_t now_us)
@@ -130,6 +135,7 @@ const struct app_class eline_class = {
     .load = eline_load,
     .on_event = eline_on_event,
     .on_tick = eline_on_tick,
+    .store_changed = eline_store_changed,
     .on_stop = eline_on_stop,
     .quiesce = eline_quiesce,
     .routes = eline_routes,

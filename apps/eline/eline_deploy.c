@@ -428,7 +428,7 @@ static int lay(struct eline_app *a, struct eline_rec *r)
 
 /* r kept as it ends a deploy or a move; a failure is logged (the store
  * then says less than memory until the next change of it is kept). */
-static void keep_state(struct eline_app *a, const struct eline_rec *r)
+static void keep_state(struct eline_app *a, struct eline_rec *r)
 {
     int kept = eline_rec_save(a, r);
     if (kept < 0)

@@ -9,6 +9,7 @@
 
 #include "dpid.h"
 #include "eline_app.h"
+#include "ofcd_fnv.h"
 #include "ofcd_log.h"
 #include "store.h"
 #include "topo_view.h"
@@ -184,7 +185,7 @@ static json_t *links_kept(const struct eline_link *l, size_t n)
     return v;
 }
 
-int eline_rec_save(struct eline_app *a, const struct eline_rec *r)
+int eline_rec_save(struct eline_app *a, struct eline_rec *r)
 {
     char key[64];
     json_t *path = links_kept(r->path, r->n_path), *backup = links_kept(r->backup, r->n_backup);
@@ -201,6 +202,11 @@ int eline_rec_save(struct eline_app *a, const struct eline_rec *r)
     if (!text)
         return -ENOMEM;
     snprintf(key, sizeof(key), ELINE_RECORD_PREFIX "%s", r->id);
+    /* Before the write: in a cluster the watch brings it back at once and
+     * must know it for this node's own (eline_follow.c). */
+    pthread_mutex_lock(&a->lock);
+    r->kept_hash = ofcd_fnv1a(OFCD_FNV_OFFSET, text, strlen(text));
+    pthread_mutex_unlock(&a->lock);
     int rc = store_kv_put(a->host->store, key, text, strlen(text));
     free(text);
     return rc;
@@ -233,15 +239,15 @@ static int links_read(json_t *v, struct eline_link *out, size_t *n)
     return 0;
 }
 
-static int load_one(const char *key, const void *val, size_t len, void *arg)
+int eline_rec_read(const void *val, size_t len, struct eline_rec **out)
 {
-    struct eline_app *a = arg;
     json_error_t je;
     json_t *o = json_loadb(val, len, 0, &je);
     const char *id = o ? json_string_value(json_object_get(o, "id")) : NULL;
     struct eline_rec *r = NULL;
     char err[256] = "";
 
+    *out = NULL;
     if (id && strlen(id) == ELINE_ID_HEX &&
         eline_rec_new(json_incref(json_object_get(o, "request")), &r, err, sizeof(err)) ==
             -EINVAL)
@@ -267,13 +273,27 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
          * cannot use it says so for good: eline_path_find). */
         r->lone = r->n_path && !r->n_backup &&
                   (r->req.dynamic_backup_path || !json_array_size(r->req.primary_path));
+        r->kept_hash = ofcd_fnv1a(OFCD_FNV_OFFSET, val, len);
     }
-    if (!ok || eline_add(a, r) < 0) {
+    json_decref(o);
+    if (!ok) {
+        eline_rec_free(r);
+        return -EINVAL;
+    }
+    *out = r;
+    return 0;
+}
+
+static int load_one(const char *key, const void *val, size_t len, void *arg)
+{
+    struct eline_app *a = arg;
+    struct eline_rec *r = NULL;
+
+    if (eline_rec_read(val, len, &r) < 0 || eline_add(a, r) < 0) {
         LOG_ERR("eline", "app record %s is not an EVC this ofcd can read: kept, not managed",
                 key);
         eline_rec_free(r);
     }
-    json_decref(o);
     return 0;
 }
 

@@ -415,10 +415,13 @@ unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out
         return rest_ext_error(out, 404, "no such resource: %s", q->path);
     if (!a->host->fm)
         return rest_ext_error(out, 503, "the flow manager is not running");
-    /* Each node would keep its own list: not until the records follow the
-     * shared store (store_changed). */
-    if (a->host->cfg->cluster_etcd_endpoints[0])
-        return rest_ext_error(out, 501, "EVCs are not kept in a cluster yet");
+    /* In a cluster one node changes the circuits (eline_follow.c); every
+     * node answers reads from its copy. */
+    char leader[160];
+    if (strcmp(q->method, "GET") != 0 && !eline_leads(a, leader, sizeof(leader)))
+        return rest_ext_error(out, 503, "the circuits are changed on the cluster's leader, "
+                              "%s: nothing was changed here; send the request there",
+                              leader[0] ? leader : "not known now (retry in a few seconds)");
     if (p[3] == '\0') {
         if (strcmp(q->method, "GET") == 0)
             return list(a, q, out);

@@ -18,7 +18,9 @@
  *   - every ELINE_SWEEP_US, the same sweep (what only ages: a link's
  *     liveness judged on the topology's tick).
  * A move is make before break (eline_move). Hints past ELINE_HINTS_MAX
- * before the worker takes them turn into a sweep: none is lost.
+ * before the worker takes them turn into a sweep: none is lost. In a
+ * cluster only the leader moves (the others drop the hints and follow its
+ * records, eline_follow.c); a node that becomes the leader sweeps at once.
  *
  * Events on the stream: evc.failover {id, name, why} (its path broke with
  * a backup laid: the switches turned its traffic), evc.redeployed {id,
@@ -211,11 +213,26 @@ void eline_watch_tick(struct eline_app *a, uint64_t now_us)
 
     atomic_store(&a->tick_us, now_us);
     /* Started on the control thread's first pass: the switch view and
-     * the lcores exist, and the tick's clock is set. Not in a cluster. */
-    if (!w->started && !w->stop && !a->host->cfg->cluster_etcd_endpoints[0] &&
-        eline_watch_start(a) < 0)
+     * the lcores exist, and the tick's clock is set. */
+    if (!w->started && !w->stop && eline_watch_start(a) < 0)
         w->stop = true;                 /* logged; not tried again */
-    if (!w->started || !t)
+    if (!w->started)
+        return;
+    /* A cluster's leader changes: the new one judges every EVC at once
+     * (what went down while it did not lead was not its to move). */
+    bool leads = eline_leads(a, NULL, 0);
+    pthread_mutex_lock(&w->lock);
+    bool changed = leads != w->leads;
+    if (changed) {
+        w->leads = leads;
+        w->sweep |= leads && a->host->leads;
+        pthread_cond_signal(&w->cv);
+    }
+    pthread_mutex_unlock(&w->lock);
+    if (changed && a->host->leads)
+        LOG_INFO("eline", "this node %s the circuits' changes (the cluster's leader)",
+                 leads ? "now makes" : "no longer makes");
+    if (!t)
         return;
     uint64_t v = topo_paths_version(t);
     if (v == w->topo_told)
@@ -279,29 +296,40 @@ static void *watch_main(void *arg)
     struct eline_app *a = arg;
     struct eline_watch *w = &a->watch;
     struct eline_hint hints[ELINE_HINTS_MAX];
+    char follow[ELINE_FOLLOW_MAX][ELINE_ID_HEX + 1];
     uint64_t next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
+    bool cluster = a->host->leads != NULL;
 
     pthread_mutex_lock(&w->lock);
     for (;;) {
         uint64_t now = ofcd_clock_mono_us();
         struct timespec until = ofcd_clock_deadline(next_sweep > now ? next_sweep - now : 0);
-        while (!w->stop && !w->n_hints && !w->sweep && !w->topo_moved &&
-               ofcd_clock_mono_us() < next_sweep)
+        while (!w->stop && !w->n_hints && !w->sweep && !w->topo_moved && !w->n_follow &&
+               !w->follow_all && ofcd_clock_mono_us() < next_sweep)
             pthread_cond_timedwait(&w->cv, &w->lock, &until);
         if (w->stop)
             break;
-        size_t n = w->n_hints;
+        size_t n = w->n_hints, nf = w->n_follow;
         memcpy(hints, w->hints, n * sizeof(hints[0]));
-        w->n_hints = 0;
-        bool all = w->sweep || w->topo_moved || ofcd_clock_mono_us() >= next_sweep;
-        w->sweep = w->topo_moved = false;
+        memcpy(follow, w->follow, nf * sizeof(follow[0]));
+        w->n_hints = w->n_follow = 0;
+        bool timed = ofcd_clock_mono_us() >= next_sweep;
+        bool all = w->sweep || w->topo_moved || timed;
+        /* In a cluster the timed sweep reads every record again too. */
+        bool follow_all = w->follow_all || (cluster && timed);
+        bool leads = w->leads;
+        w->sweep = w->topo_moved = w->follow_all = false;
         pthread_mutex_unlock(&w->lock);
-        for (size_t i = 0; i < n; i++)
+        /* Another node's changes first: a new leader moves what the last
+         * one kept. */
+        if (nf || follow_all)
+            eline_follow_apply(a, follow, nf, follow_all);   /* a failed read: the next sweep's */
+        for (size_t i = 0; leads && i < n; i++)
             move_crossing(a, hints[i].dpid, hints[i].port, hints[i].why);
-        if (all) {
+        if (all && leads)
             sweep(a);
+        if (all)
             next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
-        }
         pthread_mutex_lock(&w->lock);
     }
     pthread_mutex_unlock(&w->lock);

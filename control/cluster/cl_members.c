@@ -51,6 +51,19 @@ const struct cl_member *cl_members_find(const struct cl_members *s, const char *
     return i < 0 ? NULL : &s->m[i];
 }
 
+const struct cl_member *cl_members_eldest(const struct cl_members *s)
+{
+    const struct cl_member *e = NULL;
+
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct cl_member *m = &s->m[i];
+        if (!e || m->create_rev < e->create_rev ||
+            (m->create_rev == e->create_rev && strcmp(m->node, e->node) < 0))
+            e = m;
+    }
+    return e;
+}
+
 void cl_members_ttl(struct cl_members *s, const char *node, int64_t lease, int64_t ttl_s,
                     uint64_t at_us)
 {

@@ -41,5 +41,11 @@ void cl_members_ttl(struct cl_members *s, const char *node, int64_t lease, int64
  * least), -1 when not known. */
 int64_t cl_member_ttl_left(const struct cl_member *m, uint64_t now_us);
 const struct cl_member *cl_members_find(const struct cl_members *s, const char *node);
+/* The cluster's leader: the live node that joined first (its key's lowest
+ * create revision; the name decides a tie, which etcd never makes). Every
+ * node reading the same members/ keys names the same one, and a leader
+ * stays so until it leaves or its lease ends, so the job a single node
+ * must do (the circuits' changes) never moves while it runs. NULL: none. */
+const struct cl_member *cl_members_eldest(const struct cl_members *s);
 
 #endif

@@ -123,6 +123,28 @@ static void test_members(void **state)
     assert_int_equal(cl_members_put(&s, "onemore", "{}", 2, 1, 1), -ENOSPC);
 }
 
+/* The leader is the node that joined first, whatever the order the keys
+ * were read in; it stays until it leaves; one that rejoins comes last. */
+static void test_members_eldest(void **state)
+{
+    (void)state;
+    struct cl_members s = {0};
+
+    assert_null(cl_members_eldest(&s));
+    assert_int_equal(cl_members_put(&s, "n3", "{}", 2, 13, 40), 0);
+    assert_int_equal(cl_members_put(&s, "n1", "{}", 2, 11, 22), 0);
+    assert_int_equal(cl_members_put(&s, "n2", "{}", 2, 12, 31), 0);
+    assert_string_equal(cl_members_eldest(&s)->node, "n1");
+    assert_int_equal(cl_members_put(&s, "n1", "{\"x\":1}", 7, 11, 22), 0);   /* its card again */
+    assert_string_equal(cl_members_eldest(&s)->node, "n1");
+    cl_members_del(&s, "n1");
+    assert_string_equal(cl_members_eldest(&s)->node, "n2");
+    assert_int_equal(cl_members_put(&s, "n1", "{}", 2, 14, 50), 0);          /* back: last */
+    assert_string_equal(cl_members_eldest(&s)->node, "n2");
+    assert_int_equal(cl_members_put(&s, "n0", "{}", 2, 15, 31), 0);          /* a tie: by name */
+    assert_string_equal(cl_members_eldest(&s)->node, "n0");
+}
+
 /* A node's lease TTL left: not known until etcd said it, then counting
  * down on the clock from that answer (0 at the least); an answer about a
  * lease the node no longer holds is not taken, and a node back with a new
@@ -476,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_bound_and_sweep),
         cmocka_unit_test(test_balance),
         cmocka_unit_test(test_balance_rejoin),
+        cmocka_unit_test(test_members_eldest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

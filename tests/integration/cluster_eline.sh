@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Circuits in a cluster, with real peers: a three-member etcd, two ofcd
+# nodes, three Open vSwitch bridges in a ring (br1 - br2 - br3 - br1,
+# patch ports, links found by LLDP) connected to both, hosts in namespaces.
+#   - the eldest node (node 1) leads: its health says so on both nodes; a
+#     change sent to node 2 answers 503 naming node 1 and its REST address;
+#   - an EVC br1:1 - br3:1 created on node 1: h1 pings h3; node 2 lists the
+#     same EVC, with the same path, without being told (the store's watch);
+#   - node 1 killed -9: node 2 leads (its health, its log); the EVC's link
+#     cut: node 2 moves it (its path on node 2 avoids the link) and h1 still
+#     pings h3;
+#   - node 1 started again: node 2 still leads (the eldest now), and node 1's
+#     copy shows the path node 2 chose.
+#
+# usage: cluster_eline.sh OFCD_BINARY CONFIG_FILE
+set -uo pipefail
+OFCD=$1
+CONF=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/ovs_lib.sh"
+. "$here/cluster_ovs.sh"
+. "$here/../../scripts/cluster-lib.sh"
+require_root
+require_tool jq
+command -v etcd >/dev/null || fail "etcd missing: scripts/install-deps installs etcd-server"
+
+TTL=3
+it_setup cluster-eline
+it_on_exit cl_all_stop
+it_on_exit ovs_stop
+node_args=(--cluster.lease_ttl_s=$TTL --topology.lldp_interval_s=1 --topology.link_timeout_s=3
+           --apps.mef_eline=true)
+EL=/api/kytos/mef_eline/v2
+dpid() { printf '00:00:00:00:00:00:%02x:%02x' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)); }
+
+host() {   # host N BRIDGE PORT: namespace ofcd-cN with 10.95.0.N/24, its veth on BRIDGE:PORT
+    local n=$1 br=$2 port=$3
+    it_on_exit ip netns del ofcd-c$n
+    it_on_exit ip link del ofcd-cv$n
+    ip netns add ofcd-c$n || fail "cannot create namespace ofcd-c$n"
+    ip link add ofcd-cv$n type veth peer name eth0 netns ofcd-c$n || fail "cannot create a veth"
+    ip link set ofcd-cv$n up
+    ip -n ofcd-c$n addr add 10.95.0.$n/24 dev eth0
+    ip -n ofcd-c$n link set eth0 up
+    ovs_vsctl add-port "$br" ofcd-cv$n -- set interface ofcd-cv$n ofport_request=$port ||
+        fail "cannot add h$n's port"
+}
+ping_ok() { ip netns exec ofcd-c$1 ping -c 5 -i 0.2 -W 1 "$2" 2>&1 | grep -qE ' [1-5] received'; }
+links_up() {   # links_up K N: node K's topology has N links up
+    [ "$(cl_node_rest $1 /api/kytos/topology/v3/links |
+         jq '[.links[] | select(.status == "UP")] | length')" = "$2" ]
+}
+leader_is() {   # leader_is K NAME: node K's health names NAME as the leader
+    [ "$(cl_node_rest $1 /api/v1/health | jq -r .cluster.leader)" = "$2" ]
+}
+path_of() {   # path_of K ID: node K's current path of EVC ID, "dpid:port-dpid:port ..." sorted
+    cl_node_rest $1 "$EL/evc/$2" |
+        jq -r '[.current_path[] | [.endpoint_a.id, .endpoint_b.id] | sort | join("-")] | sort | join(" ")'
+}
+same_path() { [ -n "$(path_of 1 "$1")" ] && [ "$(path_of 1 "$1")" = "$(path_of 2 "$1")" ]; }
+leads_now() { grep -q "this node now makes the circuits' changes" "$work/node$1.log"; }
+
+cl_etcd_start "$work" || fail "the three-member etcd did not start"
+cl_node_start 1 "$work" "${node_args[@]}" || fail "node 1 did not start"
+cl_node_start 2 "$work" "${node_args[@]}" || fail "node 2 did not start"
+ovs_start "$work/ovs" >/dev/null 2>&1 || fail "cannot start Open vSwitch"
+ovs_add_bridges 3 "$(cl_controllers 2)" 1000 || fail "cannot create the bridges"
+ovs_vsctl -- add-port br1 p1-2 -- set interface p1-2 type=patch options:peer=p2-1 ofport_request=2 \
+          -- add-port br2 p2-1 -- set interface p2-1 type=patch options:peer=p1-2 ofport_request=2 \
+          -- add-port br2 p2-3 -- set interface p2-3 type=patch options:peer=p3-2 ofport_request=3 \
+          -- add-port br3 p3-2 -- set interface p3-2 type=patch options:peer=p2-3 ofport_request=2 \
+          -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-1 ofport_request=3 \
+          -- add-port br3 p3-1 -- set interface p3-1 type=patch options:peer=p1-3 ofport_request=3 ||
+    fail "cannot patch the bridges"
+host 1 br1 1
+host 3 br3 1
+wait_until 60 one_master_each 3 || fail "the bridges have no master each: $(bridge_masters)"
+for k in 1 2; do
+    wait_until 30 links_up $k 3 || fail "node $k did not find the ring's three links"
+done
+pass "two nodes, three bridges in a ring: a master each ($(master_counts)), three links on both"
+
+# ---- the leader ------------------------------------------------------------------------------
+for k in 1 2; do
+    wait_until 10 leader_is $k node1 ||
+        fail "node $k names $(cl_node_rest $k /api/v1/health | jq -r .cluster.leader) as the leader"
+done
+body='{"name": "c1", "uni_a": {"interface_id": "'"$(dpid 1)"':1"}, "uni_z": {"interface_id": "'"$(dpid 3)"':1"}, "enabled": true, "dynamic_backup_path": true}'
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary "$body" "http://127.0.0.1:8182$EL/evc/")
+[ "$code" = 503 ] && grep -q "node1 at 127.0.0.1:8181" "$work/answer" ||
+    fail "an EVC sent to node 2 (not the leader) answered $code: $(cat "$work/answer")"
+[ "$(cl_node_rest 1 "$EL/evc/" | jq length)" = 0 ] || fail "node 2's refusal created an EVC"
+pass "node 1 leads on both nodes; node 2 refuses a change naming it: $(jq -r .description "$work/answer")"
+
+# ---- an EVC on the leader, followed by the other node --------------------------------------------
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary "$body" "http://127.0.0.1:8181$EL/evc/")
+[ "$code" = 201 ] && [ "$(jq -r .deployed "$work/answer")" = true ] ||
+    fail "POST of an EVC to node 1: $code $(cat "$work/answer")"
+ID=$(jq -r .circuit_id "$work/answer")
+ping_ok 1 10.95.0.3 || fail "h1 cannot ping h3 over the EVC"
+wait_until 10 same_path "$ID" ||
+    fail "node 2's copy of EVC $ID: path '$(path_of 2 "$ID")', node 1's '$(path_of 1 "$ID")'"
+[ "$(cl_node_rest 2 "$EL/evc/$ID" | jq -r '.name + " " + (.active | tostring)')" = "c1 true" ] ||
+    fail "node 2's copy of EVC $ID: $(cl_node_rest 2 "$EL/evc/$ID")"
+first=$(path_of 1 "$ID")
+pass "EVC $ID created on node 1: h1 pings h3; node 2 lists it active on the same path ($first)"
+
+# ---- the leader killed: the next one moves the EVC ------------------------------------------------
+cl_node_kill 1 KILL || fail "cannot kill node 1"
+wait_until $((TTL + 10)) leader_is 2 node2 || fail "node 2 does not lead after node 1's kill -9"
+wait_until 10 leads_now 2 || fail "node 2 did not log that it makes the circuits' changes"
+wait_until $((TTL + 10)) one_master_each 3 1 || fail "node 2 masters not every bridge: $(bridge_masters)"
+# Cut a link of the path: the chord when the path takes it, else br1 - br2.
+if grep -q "$(dpid 1):3" <<<"$first"; then cut=p1-3; else cut=p1-2; fi
+ovs_vsctl del-port br1 $cut || fail "cannot cut $cut"
+moved() { p=$(path_of 2 "$ID"); [ -n "$p" ] && [ "$p" != "$first" ] && ! grep -q "$(dpid 1):${cut#p1-}" <<<"$p"; }
+wait_until 20 moved || fail "node 2 did not move EVC $ID off $cut: its path is '$(path_of 2 "$ID")'"
+ping_ok 1 10.95.0.3 || fail "h1 cannot ping h3 after node 2 moved the EVC"
+pass "node 1 killed: node 2 leads and moved EVC $ID off the cut link $cut ($(path_of 2 "$ID")); h1 pings h3"
+
+# ---- the old leader back: it follows -----------------------------------------------------------
+cl_node_start 1 "$work" "${node_args[@]}" || fail "node 1 did not start again"
+wait_until 10 leader_is 1 node2 || fail "node 1, back, names $(cl_node_rest 1 /api/v1/health | jq -r .cluster.leader) as the leader"
+wait_until 10 same_path "$ID" ||
+    fail "node 1's copy after its restart: '$(path_of 1 "$ID")', node 2's '$(path_of 2 "$ID")'"
+pass "node 1 back: node 2 still leads, node 1's copy has the path node 2 chose"
+echo "cluster_eline: all checks passed"
