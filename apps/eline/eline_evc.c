@@ -209,6 +209,13 @@ int eline_rec_save(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_unlock(&a->lock);
     int rc = store_kv_put(a->host->store, key, text, strlen(text));
     free(text);
+    if (rc < 0) {
+        /* Not kept, or not known (etcd's -ETIME): what the store holds
+         * is taken as it comes (eline_follow.c), never skipped as ours. */
+        pthread_mutex_lock(&a->lock);
+        r->kept_hash = 0;
+        pthread_mutex_unlock(&a->lock);
+    }
     return rc;
 }
 

@@ -66,47 +66,66 @@ static void take(struct eline_rec *r, struct eline_rec *n)
     eline_rec_free(n);
 }
 
-/* The record of id as the store holds it now, into the list. */
-static void follow_one(struct eline_app *a, const char *id)
+/* The record of id as the store holds it (*val, malloc'd) and its hash:
+ * 0, -ENOENT, the store's error (logged). */
+static int read_kept(struct eline_app *a, const char *id, char **val, size_t *len, uint64_t *h)
 {
-    char key[sizeof(ELINE_RECORD_PREFIX) + ELINE_ID_HEX], *val = NULL;
-    size_t len = 0;
-    struct eline_rec *n = NULL;
+    char key[sizeof(ELINE_RECORD_PREFIX) + ELINE_ID_HEX];
 
     snprintf(key, sizeof(key), ELINE_RECORD_PREFIX "%s", id);
-    int rc = store_kv_get(a->host->store, key, &val, &len);
-    if (rc < 0) {
-        if (rc != -ENOENT)                /* a record no node deletes: gone is nothing to do */
-            LOG_ERR("eline", "EVC %s changed in the cluster but not read here: %s", id,
-                    store_strerror(rc));
-        return;
-    }
-    uint64_t h = ofcd_fnv1a(OFCD_FNV_OFFSET, val, len);
+    int rc = store_kv_get(a->host->store, key, val, len);
+    if (rc == 0)
+        *h = ofcd_fnv1a(OFCD_FNV_OFFSET, *val, *len);
+    else if (rc != -ENOENT)             /* a record no node deletes: gone is nothing to do */
+        LOG_ERR("eline", "EVC %s changed in the cluster but not read here: %s", id,
+                store_strerror(rc));
+    return rc;
+}
+
+/* Does this node's copy of id hash as h? */
+static bool known(struct eline_app *a, const char *id, uint64_t h)
+{
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id);
-    bool own = r && r->kept_hash == h;
+    bool same = r && r->kept_hash == h;
     pthread_mutex_unlock(&a->lock);
-    if (own) {                          /* the common case: no write turn taken */
-        free(val);
-        return;
-    }
+    return same;
+}
+
+/* The record of id as the store holds it now, into the list. Read again
+ * under the write turn: a change of this node's in flight has then
+ * written its last text, so its own writes are known and never taken back
+ * over newer ones. */
+static void follow_one(struct eline_app *a, const char *id)
+{
+    char *val = NULL;
+    size_t len = 0;
+    uint64_t h = 0;
+    struct eline_rec *n = NULL;
+
+    int rc = read_kept(a, id, &val, &len, &h);
+    bool same = rc < 0 || known(a, id, h);
+    free(val);
+    if (same)
+        return;                         /* the common case: no write turn taken */
     eline_write_lock(a);
-    pthread_mutex_lock(&a->lock);
-    r = eline_find(a, id);
-    own = r && r->kept_hash == h;
-    pthread_mutex_unlock(&a->lock);
-    if (!own && (rc = eline_rec_read(val, len, &n)) < 0) {
-        LOG_ERR("eline", "EVC %s changed in the cluster is not an EVC this ofcd can read: %s",
-                id, strerror(-rc));
-    } else if (!own) {
-        pthread_mutex_lock(&a->lock);
-        if ((r = eline_find(a, id)))
-            take(r, n);
-        else if ((rc = eline_add(a, n)) < 0)
-            eline_rec_free(n);
-        pthread_mutex_unlock(&a->lock);
-        if (rc < 0)
-            LOG_ERR("eline", "EVC %s of the cluster not kept here: %s", id, strerror(-rc));
+    val = NULL;
+    rc = read_kept(a, id, &val, &len, &h);
+    if (rc == 0 && !known(a, id, h)) {
+        if ((rc = eline_rec_read(val, len, &n)) < 0) {
+            LOG_ERR("eline", "EVC %s changed in the cluster is not an EVC this ofcd can "
+                    "read: %s", id, strerror(-rc));
+        } else {
+            pthread_mutex_lock(&a->lock);
+            struct eline_rec *r = eline_find(a, id);
+            if (r)
+                take(r, n);
+            else if ((rc = eline_add(a, n)) < 0)
+                eline_rec_free(n);
+            pthread_mutex_unlock(&a->lock);
+            if (rc < 0)
+                LOG_ERR("eline", "EVC %s of the cluster not kept here: %s", id, strerror(-rc));
+        }
     }
     eline_write_unlock(a);
     free(val);

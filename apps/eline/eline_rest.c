@@ -35,6 +35,7 @@
 #include "eline_app.h"
 #include "ofcd_clock.h"
 #include "ofcd_log.h"
+#include "store.h"
 
 /* A new EVC id: 14 hex digits, unused. */
 static int new_id(struct eline_app *a, char out[ELINE_ID_HEX + 1])
@@ -119,6 +120,17 @@ static unsigned list(struct eline_app *a, const struct rest_ext_req *q, json_t *
     return o ? 200 : rest_ext_error(out, 500, "out of memory");
 }
 
+/* A change whose record was not kept: 504 when the outcome is not known
+ * (a cluster's etcd did not answer in time, or answered and this node's
+ * copy has not shown it: read the EVC to see), else 503 with what. */
+static unsigned not_kept(json_t **out, int rc, const char *what, const char *id)
+{
+    if (rc == -ETIME || rc == -EINPROGRESS)
+        return rest_ext_error(out, 504, "circuit %s: the outcome is not known (%s); read "
+                              "evc/%s to see", id, store_strerror(rc), id);
+    return rest_ext_error(out, 503, "circuit %s %s: %s", id, what, strerror(-rc));
+}
+
 static unsigned get_one(struct eline_app *a, const char *id, json_t **out)
 {
     pthread_mutex_lock(&a->lock);
@@ -178,11 +190,12 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
         pthread_mutex_lock(&a->lock);
         a->n_evcs--;                    /* the last one: r, added above */
         pthread_mutex_unlock(&a->lock);
-        LOG_ERR("eline", "EVC %s (%s): not kept: %s", id, r->req.name, strerror(-rc));
+        LOG_ERR("eline", "EVC %s (%s): not kept: %s", id, r->req.name, store_strerror(rc));
         eline_rec_free(r);
         eline_write_unlock(a);
-        return rest_ext_error(out, 503, "the EVC could not be kept: %s; nothing of it was "
-                              "made", strerror(-rc));
+        /* Kept after all (an outcome not known): this node's copy takes
+         * it from the store, and the leader lays it at its next sweep. */
+        return not_kept(out, rc, "could not be kept; nothing of it was made", id);
     }
     bool deployed = r->enabled && eline_deploy(a, r) == 0;
     char name[ELINE_NAME_LEN];
@@ -226,7 +239,7 @@ static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
     }
     eline_write_unlock(a);
     if (rc < 0)
-        return rest_ext_error(out, 503, "circuit %s was not removed: %s", id, strerror(-rc));
+        return not_kept(out, rc, "was not removed", id);
     LOG_INFO("eline", "EVC %s removed", id);
     eline_publish(a, "evc.deleted", json_pack("{s:s}", "id", id));
     *out = json_pack("{s:o}", "response", json_sprintf("Circuit %s removed", id));
