@@ -144,6 +144,7 @@ struct ofcd_config {
     bool topology;                       /* LLDP discovery and the topology APIs */
     bool mef_eline;                      /* EVCs (mef_eline v2) */
     bool eline_fast_failover;            /* EVCs' backups behind fast-failover groups */
+    bool eline_meters;                   /* an EVC's bandwidth enforced by meters */
 
     /* [topology] */
     uint32_t topo_lldp_interval_s;

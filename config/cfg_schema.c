@@ -323,6 +323,10 @@ const struct cfg_key cfg_keys[] = {
              "OpenFlow fast-failover group at each UNI's switch, where the topology has one "
              "(false: unprotected, as Kytos lays an EVC without a failover path; for switches "
              "without fast-failover groups)"),
+    CFG_BOOL("apps", "mef_eline_meters", eline_meters, "false",
+             "enforce an EVC's bandwidth (Mbit/s) with an OpenFlow meter at each UNI, on the "
+             "traffic entering there (false: bandwidth is kept and shown, never enforced, as "
+             "Kytos does)"),
 
     CFG_UINT("topology", "lldp_interval_s", topo_lldp_interval_s, 1, 3600, "3",
              "seconds between two LLDP probes of one port (of_lldp's polling_time; REST may "

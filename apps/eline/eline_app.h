@@ -49,6 +49,10 @@ struct eline_rec {
     struct eline_link backup[ELINE_PATH_MAX];
     size_t n_backup;
     uint32_t gid;
+    /* Its meters (apps.mef_eline_meters, a bandwidth asked): meter id
+     * `meter` on uni_a's switch, meter + 1 on uni_z's, each on the traffic
+     * entering there (0: unmetered). */
+    uint32_t meter;
     /* Unprotected because the topology had no second way when it was laid,
      * so a link's return may protect it (not kept: read back, every
      * unprotected EVC that may have a dynamic backup is taken for one). */
@@ -62,6 +66,10 @@ struct eline_rec {
      * in a cluster, the watch's copy of a write is this node's own when it
      * hashes the same (eline_follow.c). Under lock. */
     uint64_t kept_hash;
+    /* Its last save failed or its outcome is not known: memory is ahead
+     * of the store (a leader keeps it again rather than take the store's
+     * older text back). Under lock. */
+    bool unkept;
 };
 
 #define ELINE_HINTS_MAX 256              /* hints queued for the worker before a sweep */
@@ -96,6 +104,7 @@ struct eline_watch {
     size_t n_follow;
     bool follow_all;
     bool leads;
+    struct ofcd_ratelimit follow_rl;     /* records that cannot be read, logged */
     uint64_t topo_told;                  /* the count last told */
 };
 
@@ -103,11 +112,14 @@ struct eline_app {
     const struct app_host *host;
     uint16_t lldp_vlan;                  /* never an S-VLAN (topology.lldp_vlan; 0: none) */
     bool fast_failover;                  /* apps.mef_eline_fast_failover */
+    bool meters;                         /* apps.mef_eline_meters */
     pthread_mutex_t write_lock;
     pthread_mutex_t lock;
     struct topo_rest *pools;             /* the pools taken from (eline_tags_register) */
     struct eline_rec **evcs;
     size_t n_evcs, cap_evcs;
+    uint32_t *index;                     /* eline_find's: by id (eline_evc.c) */
+    size_t cap_index;
     struct rest_ext route;
     struct eline_watch watch;
     /* A path not yet seen up is not judged down before settle_until_us
@@ -131,12 +143,14 @@ void eline_rec_free(struct eline_rec *r);
 /* Kytos' as_dict of the EVC. New reference; NULL when out of memory. */
 json_t *eline_rec_dict(const struct eline_rec *r);
 /* Kept as the app record ELINE_RECORD_PREFIX<id> (waits for the store);
- * r->kept_hash set. */
+ * r->kept_hash and r->unkept set. 0 (etcd's "stored, not yet in this
+ * node's copy" included), or the store's error. */
 int eline_rec_save(struct eline_app *a, struct eline_rec *r);
 /* A kept record's text read into a new record (its id set, not in any
  * list): 0; -EINVAL when it is not an EVC this ofcd can read (its request
- * no longer parses: logged); -ENOMEM. */
-int eline_rec_read(const void *val, size_t len, struct eline_rec **out);
+ * no longer parses, or out of memory reading it), why in err. */
+int eline_rec_read(const void *val, size_t len, struct eline_rec **out, char *err,
+                   size_t errlen);
 /* Every kept record into a's list (at start). */
 int eline_rec_load_all(struct eline_app *a);
 /* Under lock: the record of id, archived or not; NULL. */
@@ -146,6 +160,9 @@ struct eline_rec *eline_find(struct eline_app *a, const char *id);
 struct eline_rec *eline_find_at(struct eline_app *a, const char *id, size_t at);
 /* Under lock: r joins the list (0, -ENOMEM, -ENOSPC past ELINE_MAX_EVCS). */
 int eline_add(struct eline_app *a, struct eline_rec *r);
+/* Under lock: the last record added leaves the list (a create that could
+ * not be kept; the caller frees it). */
+void eline_drop_last(struct eline_app *a);
 /* Now as Kytos writes times ("%Y-%m-%dT%H:%M:%S", UTC). */
 void eline_now_text(char out[ELINE_TIME_LEN]);
 
@@ -252,6 +269,13 @@ void eline_publish(struct eline_app *a, const char *kind, json_t *data);
 /* Does this node change the circuits (one node, or a cluster's leader)?
  * The leader's name and REST address into leader (len 0: not asked). */
 bool eline_leads(struct eline_app *a, char *leader, size_t len);
+/* The write turn taken (eline_write_lock) while this node leads: true;
+ * false (nothing held) when it does not lead any more, so a change
+ * admitted before a leader change is not made by two nodes. */
+bool eline_write_lock_leading(struct eline_app *a);
+/* The answer to a change on a node that does not lead: 503 naming the
+ * leader. */
+unsigned eline_not_leader(struct eline_app *a, json_t **out);
 /* From the store's committer (the class's store_changed): an EVC record
  * written by some node, for the worker to read (quick; never waits). */
 void eline_follow_changed(struct eline_app *a, const char *key);

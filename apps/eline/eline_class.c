@@ -9,7 +9,8 @@
 #include "ofcd_clock.h"
 #include "eline_app.h"
 
-static const char *const eline_keys[] = {"apps.mef_eline", "apps.mef_eline_fast_failover", NULL};
+static const char *const eline_keys[] = {"apps.mef_eline", "apps.mef_eline_fast_failover",
+                                         "apps.mef_eline_meters", NULL};
 
 static bool eline_enabled(const struct ofcd_config *c)
 {
@@ -28,7 +29,9 @@ static int eline_create(const struct app_host *host, unsigned index, struct of_a
     a->host = host;
     a->lldp_vlan = host->cfg->topology ? (uint16_t)host->cfg->topo_lldp_vlan : 0;
     a->fast_failover = host->cfg->eline_fast_failover;
+    a->meters = host->cfg->eline_meters;
     a->plan_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 60000);
+    a->watch.follow_rl = (struct ofcd_ratelimit)OFCD_RATELIMIT_INIT(10, 60000);
     pthread_mutex_init(&a->write_lock, NULL);
     pthread_mutex_init(&a->lock, NULL);
     pthread_mutex_init(&a->watch.lock, NULL);
@@ -120,6 +123,7 @@ static void eline_destroy(void *self)
     for (size_t i = 0; i < a->n_evcs; i++)
         eline_rec_free(a->evcs[i]);
     free(a->evcs);
+    free(a->index);
     pthread_cond_destroy(&a->watch.cv);
     pthread_mutex_destroy(&a->watch.lock);
     pthread_mutex_destroy(&a->lock);

@@ -204,6 +204,36 @@ static uint32_t gid_of(uint64_t evc)
 
 static uint32_t gid_free(struct eline_app *a, const struct eline_rec *r);
 
+/* The meter ids an EVC takes: this on uni_a's switch, the next on
+ * uni_z's (both differ on one switch: an intra-switch EVC has both). */
+static uint32_t meter_of(uint64_t evc)
+{
+    return (uint32_t)(evc % ((OFPM_MAX - 1) / 2)) * 2 + 1;
+}
+
+/* The meter ids r may take on its UNIs' switches: its own, unless
+ * another's meter holds one (then 0: laid unmetered, said). */
+static uint32_t meter_free(struct eline_app *a, const struct eline_rec *r)
+{
+    uint32_t id = meter_of(evc_number(r));
+    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    if (r->meter == id)
+        return id;
+    for (int i = 0; i < 2; i++) {
+        struct fm_gm_info info;
+        int rc = fm_gm_get(a->host->fm, sw[i], FM_GM_METER, id + (uint32_t)i, &info);
+        if (rc == 0)
+            free(info.text);
+        if (rc != -ENOENT) {
+            LOG_WARN("eline", "EVC %s (%s): meter %" PRIu32 " on %016" PRIx64 " is %s: laid "
+                     "without its bandwidth's meters", r->id, r->req.name, id + (uint32_t)i,
+                     sw[i], rc == 0 ? "another's" : "not readable now");
+            return 0;
+        }
+    }
+    return id;
+}
+
 /* r's path now and its S-VLANs, into r (under write_lock); its backup too
  * when the topology has one. */
 static int plan(struct eline_app *a, struct eline_rec *r)
@@ -230,6 +260,7 @@ static int plan(struct eline_app *a, struct eline_rec *r)
     uint32_t gid = nb ? gid_free(a, r) : 0;
     if (!gid)
         nb = 0;
+    uint32_t meter = a->meters && r->req.bandwidth > 0 ? meter_free(a, r) : 0;
     /* The links' pools, read before the list's lock (the topology takes
      * its own). */
     uint64_t (*pool)[TOPO_TAGS_WORDS] = malloc((n + nb + 1) * sizeof(*pool));
@@ -250,6 +281,7 @@ static int plan(struct eline_app *a, struct eline_rec *r)
         memcpy(r->backup, backup, nb * sizeof(backup[0]));
         r->n_backup = nb;
         r->gid = nb ? gid : 0;
+        r->meter = meter;
         r->lone = lone;
         r->seen_up = true;              /* found up just now */
     }
@@ -269,6 +301,7 @@ static int layout_now(const struct eline_rec *r, json_t **flows, json_t **groups
     json_t *p = NULL, *b = NULL;
 
     *groups = NULL;
+    *flows = NULL;
     int rc = eline_layout(&e, r->path, r->n_path, &p);
     if (rc == 0 && r->n_backup && r->gid && (rc = eline_layout(&e, r->backup, r->n_backup, &b)) == 0) {
         rc = eline_layout_protect(&e, r->gid, p, b, flows, groups);
@@ -281,11 +314,65 @@ static int layout_now(const struct eline_rec *r, json_t **flows, json_t **groups
     }
     json_decref(p);
     json_decref(b);
-    if (rc == 0 && !*groups) {
-        json_decref(*flows);
+    if (rc == 0 && !*groups)
         rc = -ENOMEM;
+    if (rc == 0 && r->meter)
+        rc = eline_layout_meter(&e, *flows, r->meter, r->meter + 1);
+    if (rc < 0) {
+        json_decref(*flows);
+        json_decref(*groups);
+        *flows = *groups = NULL;
     }
     return rc;
+}
+
+/* r's meters on its UNIs' switches, at its bandwidth (Mbit/s), before the
+ * flows that name them; one stored as it is already is not put again (a
+ * move keeps its UNIs). */
+static int put_meters(struct eline_app *a, const struct eline_rec *r)
+{
+    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    uint8_t *wire = malloc(GM_JSON_WIRE_MAX);
+    int rc = wire ? 0 : -ENOMEM;
+
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        uint32_t id = r->meter + (uint32_t)i, got;
+        uint64_t kbps = (uint64_t)r->req.bandwidth * 1000u;
+        json_t *m = eline_layout_meter_body(id, kbps);
+        char err[256], *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+        json_decref(m);
+        struct fm_gm_info had;
+        size_t len;
+        if (!text)
+            rc = -ENOMEM;
+        else if (fm_gm_get(a->host->fm, sw[i], FM_GM_METER, id, &had) == 0) {
+            bool same = strcmp(had.text, text) == 0;
+            free(had.text);
+            if (same) {
+                free(text);
+                continue;
+            }
+        }
+        if (rc == 0 && gm_json_meter(text, strlen(text), wire, &len, &got, err, sizeof(err)) < 0)
+            rc = -EINVAL;               /* a bandwidth past what a meter takes */
+        if (rc == 0)
+            rc = fm_gm_put(a->host->fm, sw[i], wire, len, text, strlen(text));
+        free(text);
+    }
+    free(wire);
+    return rc;
+}
+
+/* r's meters meter[, meter + 1] off its UNIs' switches (0: nothing). */
+static void del_meters(struct eline_app *a, const struct eline_rec *r, uint32_t meter)
+{
+    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    for (int i = 0; meter && i < 2; i++) {
+        int rc = fm_gm_del(a->host->fm, sw[i], FM_GM_METER, meter + (uint32_t)i);
+        if (rc < 0 && rc != -ENOENT)
+            LOG_WARN("eline", "EVC %s: its meter %" PRIu32 " on %016" PRIx64 " not deleted: "
+                     "%s", r->id, meter + (uint32_t)i, sw[i], strerror(-rc));
+    }
 }
 
 /* Each group of groups stored and laid (before the flows that name it). */
@@ -391,6 +478,17 @@ static int lay(struct eline_app *a, struct eline_rec *r)
     char err[256] = "";
     json_t *flows = NULL, *groups = NULL, *push = NULL;
 
+    if (r->meter) {
+        int m = put_meters(a, r);
+        if (m < 0) {
+            LOG_WARN("eline", "EVC %s (%s): its bandwidth's meters not laid (%s): laid "
+                     "unmetered", r->id, r->req.name, strerror(-m));
+            del_meters(a, r, r->meter);
+            pthread_mutex_lock(&a->lock);
+            r->meter = 0;
+            pthread_mutex_unlock(&a->lock);
+        }
+    }
     int rc = layout_now(r, &flows, &groups);
     bool guarded = rc == 0 && json_object_size(groups);
     if (guarded && !(push = take_push_flows(flows, r)))
@@ -410,6 +508,8 @@ static int lay(struct eline_app *a, struct eline_rec *r)
             json_decref(push);
             push = NULL;
             rc = eline_layout(&e, r->path, r->n_path, &plain);
+            if (rc == 0 && r->meter)
+                rc = eline_layout_meter(&e, plain, r->meter, r->meter + 1);
             if (rc == 0 && !(push = take_push_flows(plain, r)))
                 rc = -ENOMEM;
             json_decref(plain);
@@ -497,7 +597,7 @@ int eline_undeploy(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_lock(&a->lock);
     size_t n = switches_of(r, r->path, r->n_path, dpids, 0);
     n = switches_of(r, r->backup, r->n_backup, dpids, n);
-    uint32_t gid = r->gid;
+    uint32_t gid = r->gid, meter = r->meter;
     pthread_mutex_unlock(&a->lock);
     int rc = eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
     if (rc < 0) {
@@ -506,9 +606,11 @@ int eline_undeploy(struct eline_app *a, struct eline_rec *r)
         return rc;
     }
     del_groups(a, r, gid);              /* after the flows that named them */
+    del_meters(a, r, meter);
     pthread_mutex_lock(&a->lock);
     r->n_path = r->n_backup = 0;
     r->gid = 0;
+    r->meter = 0;
     r->active = false;
     pthread_mutex_unlock(&a->lock);
     return 0;
@@ -522,7 +624,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_lock(&a->lock);
     bool active = r->active;
     size_t n_old = r->n_path, nb_old = r->n_backup;
-    uint32_t old_gid = r->gid;
+    uint32_t old_gid = r->gid, old_meter = r->meter;
     memcpy(old_path, r->path, n_old * sizeof(old_path[0]));
     memcpy(old_backup, r->backup, nb_old * sizeof(old_backup[0]));
     pthread_mutex_unlock(&a->lock);
@@ -546,6 +648,8 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         json_decref(stale);
         if (old_gid && old_gid != r->gid)
             del_groups(a, r, old_gid);  /* no push flow names it any more */
+        if (old_meter && old_meter != r->meter)
+            del_meters(a, r, old_meter);
     }
     json_decref(old);
     json_decref(now);
@@ -558,13 +662,16 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         pthread_mutex_lock(&a->lock);
         n = switches_of(r, r->path, r->n_path, dpids, n);
         n = switches_of(r, r->backup, r->n_backup, dpids, n);
-        uint32_t gid = r->gid;
+        uint32_t gid = r->gid, meter = r->meter;
         pthread_mutex_unlock(&a->lock);
         int gone = eline_flows_remove(a->host->fm, eline_cookie(evc_number(r)), dpids, n);
         if (gone == 0) {
             del_groups(a, r, old_gid);
             if (gid != old_gid)
                 del_groups(a, r, gid);
+            del_meters(a, r, old_meter);
+            if (meter != old_meter)
+                del_meters(a, r, meter);
         } else {
             LOG_ERR("eline", "EVC %s (%s): its flows could not be removed either (%s): its "
                     "groups are kept for them", r->id, r->req.name, strerror(-gone));
@@ -577,6 +684,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         r->active = false;
         r->n_path = r->n_backup = 0;
         r->gid = 0;
+        r->meter = 0;
     }
     pthread_mutex_unlock(&a->lock);
     keep_state(a, r);

@@ -50,11 +50,42 @@ void eline_rec_free(struct eline_rec *r)
     free(r);
 }
 
+/* The list's index: slot (the id's hash, then the next ones) holds a
+ * record's place in the list plus one (0: free); at most half full. */
+static size_t slot_of(const char *id, size_t cap)
+{
+    return (size_t)ofcd_fnv1a(OFCD_FNV_OFFSET, id, strlen(id)) & (cap - 1);
+}
+
+static void index_put(struct eline_app *a, size_t at)
+{
+    size_t s = slot_of(a->evcs[at]->id, a->cap_index);
+    while (a->index[s])
+        s = (s + 1) & (a->cap_index - 1);
+    a->index[s] = (uint32_t)at + 1;
+}
+
+/* The index made again for cap slots: 0, -ENOMEM (the old one kept). */
+static int index_build(struct eline_app *a, size_t cap)
+{
+    uint32_t *v = calloc(cap, sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    free(a->index);
+    a->index = v;
+    a->cap_index = cap;
+    for (size_t i = 0; i < a->n_evcs; i++)
+        index_put(a, i);
+    return 0;
+}
+
 struct eline_rec *eline_find(struct eline_app *a, const char *id)
 {
-    for (size_t i = 0; i < a->n_evcs; i++)
-        if (strcmp(a->evcs[i]->id, id) == 0)
-            return a->evcs[i];
+    if (!a->cap_index)
+        return NULL;
+    for (size_t s = slot_of(id, a->cap_index); a->index[s]; s = (s + 1) & (a->cap_index - 1))
+        if (strcmp(a->evcs[a->index[s] - 1]->id, id) == 0)
+            return a->evcs[a->index[s] - 1];
     return NULL;
 }
 
@@ -77,8 +108,24 @@ int eline_add(struct eline_app *a, struct eline_rec *r)
         a->evcs = v;
         a->cap_evcs = cap;
     }
+    if (2 * (a->n_evcs + 1) > a->cap_index &&
+        index_build(a, a->cap_index ? 2 * a->cap_index : 128) < 0)
+        return -ENOMEM;
     a->evcs[a->n_evcs++] = r;
+    index_put(a, a->n_evcs - 1);
     return 0;
+}
+
+void eline_drop_last(struct eline_app *a)
+{
+    if (!a->n_evcs)
+        return;
+    a->n_evcs--;
+    /* Made again in place (nothing to allocate): a slot emptied in the
+     * middle of a run would hide the records after it. */
+    memset(a->index, 0, a->cap_index * sizeof(*a->index));
+    for (size_t i = 0; i < a->n_evcs; i++)
+        index_put(a, i);
 }
 
 /* ---- as Kytos shows it ------------------------------------------------------------- */
@@ -191,11 +238,13 @@ int eline_rec_save(struct eline_app *a, struct eline_rec *r)
     json_t *path = links_kept(r->path, r->n_path), *backup = links_kept(r->backup, r->n_backup);
 
     json_t *o = path && backup
-                    ? json_pack("{s:O, s:s, s:s, s:b, s:b, s:b, s:s, s:o, s:o, s:I}", "request",
-                                r->request, "id", r->id, "creation_time", r->creation_time,
-                                "enabled", r->enabled, "active", r->active, "archived",
-                                r->archived, "last_deployed_at", r->last_deployed_at, "path",
-                                path, "backup", backup, "group_id", (json_int_t)r->gid)
+                    ? json_pack("{s:O, s:s, s:s, s:b, s:b, s:b, s:s, s:o, s:o, s:I, s:I}",
+                                "request", r->request, "id", r->id, "creation_time",
+                                r->creation_time, "enabled", r->enabled, "active", r->active,
+                                "archived", r->archived, "last_deployed_at",
+                                r->last_deployed_at, "path", path, "backup", backup,
+                                "group_id", (json_int_t)r->gid, "meter_id",
+                                (json_int_t)r->meter)
                     : (json_decref(path), json_decref(backup), NULL);
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
@@ -209,13 +258,13 @@ int eline_rec_save(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_unlock(&a->lock);
     int rc = store_kv_put(a->host->store, key, text, strlen(text));
     free(text);
-    if (rc < 0) {
-        /* Not kept, or not known (etcd's -ETIME): what the store holds
-         * is taken as it comes (eline_follow.c), never skipped as ours. */
-        pthread_mutex_lock(&a->lock);
-        r->kept_hash = 0;
-        pthread_mutex_unlock(&a->lock);
-    }
+    if (rc == -EINPROGRESS)
+        rc = 0;                         /* in etcd; this node's copy shows it soon */
+    /* Not kept, or not known (etcd's -ETIME): memory is ahead of the
+     * store, and this node's own word until it is kept (eline_follow.c). */
+    pthread_mutex_lock(&a->lock);
+    r->unkept = rc < 0;
+    pthread_mutex_unlock(&a->lock);
     return rc;
 }
 
@@ -246,20 +295,22 @@ static int links_read(json_t *v, struct eline_link *out, size_t *n)
     return 0;
 }
 
-int eline_rec_read(const void *val, size_t len, struct eline_rec **out)
+int eline_rec_read(const void *val, size_t len, struct eline_rec **out, char *err,
+                   size_t errlen)
 {
     json_error_t je;
     json_t *o = json_loadb(val, len, 0, &je);
     const char *id = o ? json_string_value(json_object_get(o, "id")) : NULL;
     struct eline_rec *r = NULL;
-    char err[256] = "";
 
     *out = NULL;
+    snprintf(err, errlen, "%s", o ? "no EVC id" : je.text);
     if (id && strlen(id) == ELINE_ID_HEX &&
-        eline_rec_new(json_incref(json_object_get(o, "request")), &r, err, sizeof(err)) ==
-            -EINVAL)
-        LOG_ERR("eline", "EVC %s: its request no longer reads: %s", id, err);
+        eline_rec_new(json_incref(json_object_get(o, "request")), &r, err, errlen) == -ENOMEM)
+        snprintf(err, errlen, "out of memory");
     bool ok = r != NULL;
+    if (r)
+        snprintf(err, errlen, "a path or backup that does not read");
 
     if (r) {
         snprintf(r->id, sizeof(r->id), "%s", id);
@@ -274,6 +325,8 @@ int eline_rec_read(const void *val, size_t len, struct eline_rec **out)
              links_read(json_object_get(o, "backup"), r->backup, &r->n_backup) == 0;
         json_int_t gid = json_integer_value(json_object_get(o, "group_id"));
         r->gid = gid > 0 && gid <= 0xffffff00 ? (uint32_t)gid : 0;
+        json_int_t meter = json_integer_value(json_object_get(o, "meter_id"));
+        r->meter = meter > 0 && meter < 0xffff0000 ? (uint32_t)meter : 0;   /* and meter + 1 */
         /* Why a laid one went unprotected is not kept: one that could have
          * a dynamic backup is taken for lacking a second way, so the first
          * judge after the restart looks for one (and a move that finds it
@@ -295,10 +348,14 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
 {
     struct eline_app *a = arg;
     struct eline_rec *r = NULL;
+    char err[256];
 
-    if (eline_rec_read(val, len, &r) < 0 || eline_add(a, r) < 0) {
-        LOG_ERR("eline", "app record %s is not an EVC this ofcd can read: kept, not managed",
-                key);
+    int rc = eline_rec_read(val, len, &r, err, sizeof(err));
+    if (rc == 0 && (rc = eline_add(a, r)) < 0)
+        snprintf(err, sizeof(err), "%s", strerror(-rc));
+    if (rc < 0) {
+        LOG_ERR("eline", "app record %s is not an EVC this ofcd can read (%s): kept, not "
+                "managed", key, err);
         eline_rec_free(r);
     }
     return 0;

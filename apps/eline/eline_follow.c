@@ -12,8 +12,12 @@
  * the middle of a change. A record whose text hashes as the one this node
  * last wrote or read (eline_rec.kept_hash) is its own write coming back
  * and changes nothing. Keys past ELINE_FOLLOW_MAX before the worker takes
- * them turn into a read of every record, and the worker's sweep reads
- * every record again: none is lost.
+ * them turn into a read of every record, and the worker reads every
+ * record again each minute: none is lost. Only the leader changes
+ * records, and it checks that it still leads once it holds the write turn
+ * (eline_write_lock_leading); a record its last save could not keep
+ * (eline_rec.unkept) it keeps again rather than take the store's older
+ * text.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +25,10 @@
 #include <string.h>
 
 #include "eline_app.h"
+#include "ofcd_clock.h"
 #include "ofcd_fnv.h"
 #include "ofcd_log.h"
+#include "ofcd_ratelimit.h"
 #include "store.h"
 
 bool eline_leads(struct eline_app *a, char *leader, size_t len)
@@ -33,6 +39,25 @@ bool eline_leads(struct eline_app *a, char *leader, size_t len)
         return true;                    /* one node: it does everything */
     }
     return a->host->leads(a->host->leads_arg, leader, len);
+}
+
+bool eline_write_lock_leading(struct eline_app *a)
+{
+    eline_write_lock(a);
+    if (eline_leads(a, NULL, 0))
+        return true;
+    eline_write_unlock(a);
+    return false;
+}
+
+unsigned eline_not_leader(struct eline_app *a, json_t **out)
+{
+    char leader[160];
+
+    eline_leads(a, leader, sizeof(leader));
+    return rest_ext_error(out, 503, "the circuits are changed on the cluster's leader, %s: "
+                          "nothing was changed here; send the request there",
+                          leader[0] ? leader : "not known now (retry in a few seconds)");
 }
 
 void eline_follow_changed(struct eline_app *a, const char *key)
@@ -111,20 +136,33 @@ static void follow_one(struct eline_app *a, const char *id)
     eline_write_lock(a);
     val = NULL;
     rc = read_kept(a, id, &val, &len, &h);
-    if (rc == 0 && !known(a, id, h)) {
-        if ((rc = eline_rec_read(val, len, &n)) < 0) {
-            LOG_ERR("eline", "EVC %s changed in the cluster is not an EVC this ofcd can "
-                    "read: %s", id, strerror(-rc));
+    pthread_mutex_lock(&a->lock);
+    struct eline_rec *r = eline_find(a, id);
+    bool unkept = r && r->unkept;
+    pthread_mutex_unlock(&a->lock);
+    if (rc == 0 && unkept && eline_leads(a, NULL, 0)) {
+        /* This node's last word on it was not kept: memory says what its
+         * flows are; the store's older text would undo that. */
+        if ((rc = eline_rec_save(a, r)) < 0)
+            LOG_WARN_RL(&a->watch.follow_rl, ofcd_clock_mono_us(), "eline",
+                        "EVC %s: still not kept: %s", id, store_strerror(rc));
+    } else if (rc == 0 && !known(a, id, h)) {
+        char err[256];
+        if ((rc = eline_rec_read(val, len, &n, err, sizeof(err))) < 0) {
+            LOG_ERR_RL(&a->watch.follow_rl, ofcd_clock_mono_us(), "eline",
+                       "EVC %s changed in the cluster is not an EVC this ofcd can read: %s",
+                       id, err);
         } else {
             pthread_mutex_lock(&a->lock);
-            struct eline_rec *r = eline_find(a, id);
+            r = eline_find(a, id);
             if (r)
                 take(r, n);
             else if ((rc = eline_add(a, n)) < 0)
                 eline_rec_free(n);
             pthread_mutex_unlock(&a->lock);
             if (rc < 0)
-                LOG_ERR("eline", "EVC %s of the cluster not kept here: %s", id, strerror(-rc));
+                LOG_ERR_RL(&a->watch.follow_rl, ofcd_clock_mono_us(), "eline",
+                           "EVC %s of the cluster not kept here: %s", id, strerror(-rc));
         }
     }
     eline_write_unlock(a);

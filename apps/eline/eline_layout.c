@@ -516,3 +516,53 @@ int eline_layout_protect(const struct eline_evc *evc, uint32_t gid, json_t *prim
     }
     return rc;
 }
+
+/* ---- metering ------------------------------------------------------------------------ */
+
+/* f's actions behind meter id: 0; -1 out of memory. */
+static int metered(json_t *f, uint32_t id)
+{
+    json_t *actions = json_object_get(f, "actions");
+    json_t *inst = json_pack("[{s:s, s:I}, {s:s, s:O}]", "instruction_type", "meter",
+                             "meter_id", (json_int_t)id, "instruction_type", "apply_actions",
+                             "actions", actions);
+    if (!inst || json_object_set_new(f, "instructions", inst) < 0)
+        return -1;
+    return json_object_del(f, "actions");
+}
+
+static int meter_uni(json_t *flows, const struct eline_end *uni, uint32_t id)
+{
+    char key[24];
+    size_t i;
+    json_t *f;
+
+    if (!id)
+        return 0;
+    dpid_format(uni->dpid, key);
+    json_t *list = json_object_get(json_object_get(flows, key), "flows");
+    json_array_foreach(list, i, f) {
+        json_t *in = json_object_get(json_object_get(f, "match"), "in_port");
+        if (json_integer_value(in) == (json_int_t)uni->port && json_object_get(f, "actions") &&
+            metered(f, id) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+int eline_layout_meter(const struct eline_evc *evc, json_t *flows, uint32_t meter_a,
+                       uint32_t meter_z)
+{
+    int rc = meter_uni(flows, &evc->uni_a, meter_a);
+    return rc < 0 ? rc : meter_uni(flows, &evc->uni_z, meter_z);
+}
+
+json_t *eline_layout_meter_body(uint32_t meter_id, uint64_t rate_kbps)
+{
+    /* A burst of a tenth of a second's traffic, said outright: a switch
+     * that picks its own reads back as changed at every check. */
+    uint64_t burst = rate_kbps / 10 ? rate_kbps / 10 : 1;
+    return json_pack("{s:I, s:[s, s, s], s:[{s:s, s:I, s:I}]}", "meter_id",
+                     (json_int_t)meter_id, "flags", "kbps", "burst", "stats", "bands", "type",
+                     "drop", "rate", (json_int_t)rate_kbps, "burst_size", (json_int_t)burst);
+}

@@ -112,6 +112,23 @@ int eline_layout(const struct eline_evc *evc, const struct eline_link *path, siz
 int eline_layout_protect(const struct eline_evc *evc, uint32_t gid, json_t *primary,
                          json_t *backup, json_t **out, json_t **groups);
 
+/*
+ * Metering, beyond Kytos (apps.mef_eline_meters): each flow of flows (a
+ * layout by switch, eline_layout's or eline_layout_protect's) that takes a
+ * UNI's traffic in — on that UNI's switch, matching its port — goes through
+ * the UNI's meter first: its "actions" become "instructions" [meter
+ * meter_a (uni_a's) or meter_z (uni_z's), apply_actions]. A meter of 0
+ * leaves that UNI's flows as they are. 0; -ENOMEM (flows then partly
+ * changed: not to be laid).
+ */
+int eline_layout_meter(const struct eline_evc *evc, json_t *flows, uint32_t meter_a,
+                       uint32_t meter_z);
+
+/* The meter id's body as rest/kytos/gm_json.h reads it: kbps, burst and
+ * stats, one drop band at rate_kbps with a burst of a tenth of a second.
+ * New reference; NULL when out of memory. */
+json_t *eline_layout_meter_body(uint32_t meter_id, uint64_t rate_kbps);
+
 /* The EVC's cookie (ELINE_COOKIE_PREFIX << 56 | id). */
 uint64_t eline_cookie(uint64_t id);
 

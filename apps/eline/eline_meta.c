@@ -94,7 +94,10 @@ static unsigned one(struct eline_app *a, const struct rest_ext_req *q, const cha
         return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
     if (add && !(b = body_object(q, out, &st)))
         return st;
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a)) {
+        json_decref(b);
+        return eline_not_leader(a, out);
+    }
     struct eline_rec *r = live(a, id);
     int rc = r ? change(a, r, b, key) : 0;
     eline_write_unlock(a);
@@ -131,7 +134,12 @@ static unsigned bulk(struct eline_app *a, const struct rest_ext_req *q, const ch
     }
     json_t *missing = json_array();
     int rc = missing ? 0 : -ENOMEM;
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a)) {
+        json_decref(missing);
+        json_decref(ids);
+        json_decref(b);
+        return eline_not_leader(a, out);
+    }
     json_array_foreach(ids, i, v) {
         struct eline_rec *r = live(a, json_string_value(v));
         if (!r)

@@ -160,7 +160,10 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     if (rc < 0)
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a)) {
+        eline_rec_free(r);
+        return eline_not_leader(a, out);
+    }
     if ((rc = new_id(a, id)) < 0) {
         eline_write_unlock(a);
         eline_rec_free(r);
@@ -188,7 +191,7 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     rc = eline_rec_save(a, r);
     if (rc < 0) {
         pthread_mutex_lock(&a->lock);
-        a->n_evcs--;                    /* the last one: r, added above */
+        eline_drop_last(a);             /* r, added above */
         pthread_mutex_unlock(&a->lock);
         LOG_ERR("eline", "EVC %s (%s): not kept: %s", id, r->req.name, store_strerror(rc));
         eline_rec_free(r);
@@ -215,7 +218,8 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
 
 static unsigned remove_one(struct eline_app *a, const char *id, json_t **out)
 {
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a))
+        return eline_not_leader(a, out);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id);
     bool live = r && !r->archived;
@@ -253,7 +257,8 @@ static unsigned redeploy(struct eline_app *a, const struct rest_ext_req *q, cons
 
     if (avoid && strcasecmp(avoid, "true") != 0 && strcasecmp(avoid, "false") != 0)
         return rest_ext_error(out, 400, "Parameter try_avoid_same_s_vlan has an invalid value.");
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a))
+        return eline_not_leader(a, out);
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id);
     bool live = r && !r->archived, enabled = live && r->enabled;
@@ -366,12 +371,16 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
             return st;
         }
         relay |= listed(relaying, k);
+        relay |= a->meters && strcmp(k, "bandwidth") == 0;     /* its meters' rate */
         if (strcmp(k, "enabled") == 0 && json_is_boolean(v)) {
             set_enabled = true;
             enable = json_is_true(v);
         }
     }
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a)) {
+        json_decref(body);
+        return eline_not_leader(a, out);
+    }
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find(a, id), *n = NULL;
     bool live = r && !r->archived, was_active = live && r->active;
@@ -430,11 +439,9 @@ unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out
         return rest_ext_error(out, 503, "the flow manager is not running");
     /* In a cluster one node changes the circuits (eline_follow.c); every
      * node answers reads from its copy. */
-    char leader[160];
-    if (strcmp(q->method, "GET") != 0 && !eline_leads(a, leader, sizeof(leader)))
-        return rest_ext_error(out, 503, "the circuits are changed on the cluster's leader, "
-                              "%s: nothing was changed here; send the request there",
-                              leader[0] ? leader : "not known now (retry in a few seconds)");
+    if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "HEAD") != 0 &&
+        !eline_leads(a, NULL, 0))
+        return eline_not_leader(a, out);
     if (p[3] == '\0') {
         if (strcmp(q->method, "GET") == 0)
             return list(a, q, out);

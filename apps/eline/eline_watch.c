@@ -44,6 +44,7 @@
 #include "topo_paths.h"
 
 #define ELINE_SWEEP_US 10000000ull      /* every EVC judged, inactive ones tried, this often */
+#define ELINE_FOLLOW_ALL_US 60000000ull /* a cluster's: every record read again, this often */
 
 static bool crosses_links(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port)
 {
@@ -142,7 +143,8 @@ static void move_one(struct eline_app *a, const char *id, size_t at, const void 
 {
     const struct down *d = arg;
 
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a))
+        return;                         /* no longer the cluster's leader */
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find_at(a, id, at);
     bool still = r && crossing(r, d);
@@ -257,7 +259,8 @@ static void judge_one(struct eline_app *a, const char *id, size_t at, const void
     char why[ELINE_WHY_LEN];
 
     (void)arg;
-    eline_write_lock(a);
+    if (!eline_write_lock_leading(a))
+        return;                         /* no longer the cluster's leader */
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = eline_find_at(a, id, at);
     bool is_live = r && live(r, NULL);
@@ -298,6 +301,7 @@ static void *watch_main(void *arg)
     struct eline_hint hints[ELINE_HINTS_MAX];
     char follow[ELINE_FOLLOW_MAX][ELINE_ID_HEX + 1];
     uint64_t next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
+    uint64_t next_follow_all = ofcd_clock_mono_us() + ELINE_FOLLOW_ALL_US;
     bool cluster = a->host->leads != NULL;
 
     pthread_mutex_lock(&w->lock);
@@ -313,10 +317,13 @@ static void *watch_main(void *arg)
         memcpy(hints, w->hints, n * sizeof(hints[0]));
         memcpy(follow, w->follow, nf * sizeof(follow[0]));
         w->n_hints = w->n_follow = 0;
-        bool timed = ofcd_clock_mono_us() >= next_sweep;
-        bool all = w->sweep || w->topo_moved || timed;
-        /* In a cluster the timed sweep reads every record again too. */
-        bool follow_all = w->follow_all || (cluster && timed);
+        uint64_t at = ofcd_clock_mono_us();
+        bool all = w->sweep || w->topo_moved || at >= next_sweep;
+        /* In a cluster every record is read again now and then: a key the
+         * watch named and the read missed (the store busy) is not lost. */
+        bool follow_all = w->follow_all || (cluster && at >= next_follow_all);
+        if (follow_all)
+            next_follow_all = at + ELINE_FOLLOW_ALL_US;
         bool leads = w->leads;
         w->sweep = w->topo_moved = w->follow_all = false;
         pthread_mutex_unlock(&w->lock);

@@ -942,9 +942,12 @@ void fm_tick(struct fm *fm)
     pthread_mutex_lock(&fm->lock);
     uint64_t now = fm_now_us(fm);
     for (size_t b = 0; b < FM_SW_BUCKETS; b++)
-        for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext)
+        for (struct fm_switch *sw = fm->sw_buckets[b]; sw; sw = sw->hnext) {
+            if (sw->up && sw->gm && fm->env.may_write)
+                fm_gm_mastership(fm, sw);   /* a cluster's: only where there are some */
             if (sw->up && (sw->queued || sw->gm_queued))
                 fm_pump(fm, sw, now);
+        }
     if (fm->cfg.forget_after_us && now - fm->last_forget_us >= FM_FORGET_SWEEP_US) {
         fm->last_forget_us = now;
         forget_gone(fm, now);

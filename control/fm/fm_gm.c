@@ -223,9 +223,14 @@ void fm_gm_queue(struct fm_switch *sw, uint8_t kind, uint8_t cmd, uint32_t id, b
     sw->gm_queued++;
 }
 
+/* A node that does not write to the switch queues nothing for it: what it
+ * mirrors meanwhile is laid whole when it becomes the master
+ * (fm_gm_mastership), not replayed change by change. */
 void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw)
 {
-    (void)fm;
+    sw->gm_sending = fm_may_write(fm, sw);
+    if (!sw->gm_sending)
+        return;
     for (struct fm_gm_entry *e = sw->gm; e; e = e->next) {
         e->on_switch = false;
         e->state = FM_GM_PENDING;
@@ -234,8 +239,20 @@ void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw)
     }
 }
 
+void fm_gm_mastership(struct fm *fm, struct fm_switch *sw)
+{
+    bool sending = fm_may_write(fm, sw);
+    if (sending == sw->gm_sending)
+        return;
+    fm->stats.dropped_on_down += gm_queue_drop(sw);
+    if (sending)
+        fm_gm_switch_up(fm, sw);        /* ADDs, MODIFY where the switch kept one */
+    sw->gm_sending = sending;
+}
+
 void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw)
 {
+    sw->gm_sending = false;
     sw->gm_check_xid[0] = sw->gm_check_xid[1] = 0;  /* no answer comes on another connection */
     fm->stats.dropped_on_down += gm_queue_drop(sw);
 }
@@ -567,6 +584,20 @@ static void gm_follow_queue(struct fm *fm, struct fm_switch *sw, uint8_t kind, u
     fm_gm_queue(sw, kind, cmd, id, false);
 }
 
+/* Under lock: does this node queue sw's changes now? A mastership lost
+ * since the last tick is seen here at once (the queue dropped), so the
+ * next tick that finds it master again lays everything anew. */
+static bool gm_may_queue(struct fm *fm, struct fm_switch *sw)
+{
+    if (!sw->up || !sw->gm_sending)
+        return false;
+    if (fm_may_write(fm, sw))
+        return true;
+    fm->stats.dropped_on_down += gm_queue_drop(sw);
+    sw->gm_sending = false;
+    return false;
+}
+
 /* Under lock: the record of key is gone (removed, or not found on reading). */
 static int gm_follow_removed(struct fm *fm, const char *key)
 {
@@ -582,7 +613,7 @@ static int gm_follow_removed(struct fm *fm, const char *key)
     if (!sw || !gm_mirror_del(sw, kind, id))
         return 0;
     fm->stats.gm_followed++;
-    if (sw->up)
+    if (gm_may_queue(fm, sw))
         gm_follow_queue(fm, sw, kind, OFPGC_DELETE, id);
     fm_pump_now(fm, sw);
     return 0;
@@ -610,7 +641,7 @@ static int gm_follow_put(struct fm *fm, uint64_t dpid, struct fm_gm_entry *e)
     uint32_t id = e->id;
     gm_mirror_insert(fm, sw, e);
     fm->stats.gm_followed++;
-    if (sw->up)
+    if (gm_may_queue(fm, sw))
         gm_follow_queue(fm, sw, kind, held ? OFPGC_MODIFY : OFPGC_ADD, id);
     fm_pump_now(fm, sw);
     return 0;

@@ -134,6 +134,7 @@ struct fm_switch {
     unsigned n_gm[3];               /* by kind */
     struct fm_gm_item *gm_head, *gm_tail;
     size_t gm_queued;
+    bool gm_sending;                /* up and this node writes to it: it queues for it */
     struct fm_gm_entry **gm_index;  /* the list as an array, for binary search; */
     size_t gm_index_n;              /* rebuilt when gm_index_stale */
     bool gm_index_stale;
@@ -201,6 +202,10 @@ void fm_gm_queue(struct fm_switch *sw, uint8_t kind, uint8_t cmd, uint32_t id, b
 void fm_gm_check_request(struct fm *fm, struct fm_switch *sw);
 void fm_gm_check_reply(struct fm *fm, struct fm_switch *sw, const uint8_t *msg, size_t len);
 void fm_gm_switch_up(struct fm *fm, struct fm_switch *sw);
+/* Each tick, for an up switch that has some: this node became its master
+ * (everything mirrored laid again, the queue of before dropped) or stopped
+ * being it (the queue dropped). */
+void fm_gm_mastership(struct fm *fm, struct fm_switch *sw);
 void fm_gm_switch_reset(struct fm *fm, struct fm_switch *sw);
 void fm_gm_switch_free(struct fm_switch *sw);
 void fm_gm_pump(struct fm *fm, struct fm_switch *sw, size_t *room);

@@ -9,8 +9,13 @@
 #   - node 1 killed -9: node 2 leads (its health, its log); the EVC's link
 #     cut: node 2 moves it (its path on node 2 avoids the link) and h1 still
 #     pings h3;
+#   - its bandwidth (apps.mef_eline_meters) enforced by a meter at each UNI
+#     (ovs-ofctl dump-meters, the flow's meter instruction); a PATCH on node 1
+#     followed by node 2 within 3 s (the watch, not the minute's re-read);
 #   - node 1 started again: node 2 still leads (the eldest now), and node 1's
-#     copy shows the path node 2 chose.
+#     copy shows the path node 2 chose;
+#   - DELETE: refused by node 1, made by node 2: archived on both, the
+#     meters gone from the bridges, the ping stops.
 #
 # usage: cluster_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -30,7 +35,8 @@ it_setup cluster-eline
 it_on_exit cl_all_stop
 it_on_exit ovs_stop
 node_args=(--cluster.lease_ttl_s=$TTL --topology.lldp_interval_s=1 --topology.link_timeout_s=3
-           --apps.mef_eline=true)
+           --apps.mef_eline=true --apps.mef_eline_meters=true
+           --flow_manager.consistency_min_interval_s=2)
 EL=/api/kytos/mef_eline/v2
 dpid() { printf '00:00:00:00:00:00:%02x:%02x' $(((0x1000 + $1) >> 8)) $(((0x1000 + $1) & 255)); }
 
@@ -59,6 +65,15 @@ path_of() {   # path_of K ID: node K's current path of EVC ID, "dpid:port-dpid:p
         jq -r '[.current_path[] | [.endpoint_a.id, .endpoint_b.id] | sort | join("-")] | sort | join(" ")'
 }
 same_path() { [ -n "$(path_of 1 "$1")" ] && [ "$(path_of 1 "$1")" = "$(path_of 2 "$1")" ]; }
+field_is() {   # field_is K ID JQ VALUE: node K's EVC ID has JQ = VALUE
+    [ "$(cl_node_rest $1 "$EL/evc/$2" | jq -r "$3")" = "$4" ]
+}
+ofctl() { ovs-ofctl -O OpenFlow13 "$1" "unix:$OVS_DIR/$2.mgmt" "${@:3}"; }
+metered() {   # metered BR ID: meter ID on BR drops past 100 Mbit/s, and a flow goes through it
+    ofctl dump-meters "$1" | tr '\n' ' ' | grep -q "meter=$2 kbps burst stats bands= *type=drop rate=100000 burst_size=10000" &&
+        ofctl dump-flows "$1" | grep -q "meter:$2,"
+}
+no_meters() { ! ofctl dump-meters "$1" | grep -q "meter="; }
 leads_now() { grep -q "this node now makes the circuits' changes" "$work/node$1.log"; }
 
 cl_etcd_start "$work" || fail "the three-member etcd did not start"
@@ -86,7 +101,7 @@ for k in 1 2; do
     wait_until 10 leader_is $k node1 ||
         fail "node $k names $(cl_node_rest $k /api/v1/health | jq -r .cluster.leader) as the leader"
 done
-body='{"name": "c1", "uni_a": {"interface_id": "'"$(dpid 1)"':1"}, "uni_z": {"interface_id": "'"$(dpid 3)"':1"}, "enabled": true, "dynamic_backup_path": true}'
+body='{"name": "c1", "uni_a": {"interface_id": "'"$(dpid 1)"':1"}, "uni_z": {"interface_id": "'"$(dpid 3)"':1"}, "enabled": true, "dynamic_backup_path": true, "bandwidth": 100}'
 code=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary "$body" "http://127.0.0.1:8182$EL/evc/")
 [ "$code" = 503 ] && grep -q "node1 at 127.0.0.1:8181" "$work/answer" ||
@@ -101,12 +116,31 @@ code=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application
     fail "POST of an EVC to node 1: $code $(cat "$work/answer")"
 ID=$(jq -r .circuit_id "$work/answer")
 ping_ok 1 10.95.0.3 || fail "h1 cannot ping h3 over the EVC"
-wait_until 10 same_path "$ID" ||
+# Followed through the watch, well within the minute of the full re-read.
+wait_until 3 same_path "$ID" ||
     fail "node 2's copy of EVC $ID: path '$(path_of 2 "$ID")', node 1's '$(path_of 1 "$ID")'"
 [ "$(cl_node_rest 2 "$EL/evc/$ID" | jq -r '.name + " " + (.active | tostring)')" = "c1 true" ] ||
     fail "node 2's copy of EVC $ID: $(cl_node_rest 2 "$EL/evc/$ID")"
 first=$(path_of 1 "$ID")
 pass "EVC $ID created on node 1: h1 pings h3; node 2 lists it active on the same path ($first)"
+M=$(cl_node_rest 1 "$EL/evc/$ID" | jq -r .id | python3 -c 'import sys; print(int(sys.stdin.read(), 16) % ((0xffff0000 - 1) // 2) * 2 + 1)')
+wait_until 10 metered br1 $M || fail "br1 has no meter $M at 100 Mbit/s on the EVC's flow: $(ofctl dump-meters br1)"
+wait_until 10 metered br3 $((M + 1)) || fail "br3 has no meter $((M + 1)): $(ofctl dump-meters br3)"
+pass "bandwidth 100: meter $M on br1 and $((M + 1)) on br3 (ovs-ofctl), each on the traffic entering there"
+# no_meter_changed K: node K's consistency checks never read one of its own
+# groups or meters back as changed (what the switch lists is what was sent).
+no_meter_changed() {
+    local n
+    n=$(curl -s "http://127.0.0.1:$((8180 + $1))/metrics" |
+        awk '/^ofcd_flow_manager_total\{what="gm_changed_relaid"\}/ { print $2 }')
+    [ "${n:-x}" = 0 ] || fail "node $1 put back ${n:-?} groups or meters its checks read as changed"
+}
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
+    --data-binary '{"name": "c1-renamed"}' "http://127.0.0.1:8181$EL/evc/$ID")
+[ "$code" = 200 ] || fail "PATCH on node 1: $code $(cat "$work/answer")"
+wait_until 3 field_is 2 "$ID" .name c1-renamed ||
+    fail "node 2 did not follow the PATCH: $(cl_node_rest 2 "$EL/evc/$ID" | jq -r .name)"
+pass "a PATCH on node 1 followed by node 2 within 3 s"
 
 # ---- the leader killed: the next one moves the EVC ------------------------------------------------
 cl_node_kill 1 KILL || fail "cannot kill node 1"
@@ -127,4 +161,19 @@ wait_until 10 leader_is 1 node2 || fail "node 1, back, names $(cl_node_rest 1 /a
 wait_until 10 same_path "$ID" ||
     fail "node 1's copy after its restart: '$(path_of 1 "$ID")', node 2's '$(path_of 2 "$ID")'"
 pass "node 1 back: node 2 still leads, node 1's copy has the path node 2 chose"
+
+no_meter_changed 2
+pass "node 2, master of every bridge since the kill, never read a meter or group as changed"
+
+# ---- DELETE on the leader: flows and meters gone, followed --------------------------------------
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -X DELETE "http://127.0.0.1:8181$EL/evc/$ID")
+[ "$code" = 503 ] || fail "DELETE on node 1 (not the leader now) answered $code"
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -X DELETE "http://127.0.0.1:8182$EL/evc/$ID")
+[ "$code" = 200 ] || fail "DELETE on node 2: $code $(cat "$work/answer")"
+wait_until 3 field_is 1 "$ID" .archived true || fail "node 1 did not follow the DELETE"
+for b in br1 br3; do
+    wait_until 10 no_meters $b || fail "$b keeps a meter after the DELETE: $(ofctl dump-meters $b)"
+done
+ping_ok 1 10.95.0.3 && fail "h1 still pings h3 after the DELETE"
+pass "DELETE refused on node 1, made on node 2: archived on both, meters gone, the ping stops"
 echo "cluster_eline: all checks passed"

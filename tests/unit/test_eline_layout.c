@@ -241,6 +241,52 @@ static void test_intra_switch(void **state)
     assert_null(out);
 }
 
+#define MFLOW(in, vlan, prio, m, acts)                                                          \
+    "{\"match\": {\"in_port\": " #in vlan "}, \"cookie\": " COOKIE ", \"instructions\": ["      \
+    "{\"instruction_type\": \"meter\", \"meter_id\": " #m "}, {\"instruction_type\": "          \
+    "\"apply_actions\", \"actions\": [" acts "]}], \"owner\": \"mef_eline\", \"table_id\": 0, " \
+    "\"priority\": " #prio "}"
+
+/* Metered: only what enters at a UNI goes through that UNI's meter (the
+ * push flows at the ends, both directions of an intra-switch EVC, each its
+ * own); the path's flows and the pop flows are left as they were. */
+static void test_metered(void **state)
+{
+    (void)state;
+    struct eline_evc e = evc_of(S1, 1, S3, 1);
+    json_t *out;
+
+    e.vlan_a = vid(100);
+    e.vlan_z = vid(200);
+    assert_int_equal(eline_layout(&e, ring_path, 2, &out), 0);
+    assert_int_equal(eline_layout_meter(&e, out, 7, 9), 0);
+    expect(out, "{\"00:00:00:00:00:00:00:01\": {\"flows\": ["
+           MFLOW(1, DLV(100), 20000, 7, SETV(10) ", " OUT(2)) ", "
+           FLOW(2, DLV(10), 20000, SETV(100) ", " OUT(1)) "]}, "
+           NNI_S2 ", "
+           "\"00:00:00:00:00:00:00:03\": {\"flows\": ["
+           MFLOW(1, DLV(200), 20000, 9, SETV(11) ", " OUT(2)) ", "
+           FLOW(2, DLV(11), 20000, SETV(200) ", " OUT(1)) "]}}");
+    json_decref(out);
+
+    e = evc_of(S1, 1, S1, 2);
+    e.vlan_a = vid(100);
+    e.vlan_z = vid(200);
+    assert_int_equal(eline_layout(&e, NULL, 0, &out), 0);
+    assert_int_equal(eline_layout_meter(&e, out, 0, 4), 0);     /* 0: uni_a unmetered */
+    expect(out, "{\"00:00:00:00:00:00:00:01\": {\"flows\": ["
+           FLOW(1, DLV(100), 20000, SETV(200) ", " OUT(2)) ", "
+           MFLOW(2, DLV(200), 20000, 4, SETV(100) ", " OUT(1)) "]}}");
+    json_decref(out);
+
+    json_t *m = eline_layout_meter_body(4, 100000);
+    char *t = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
+    assert_string_equal(t, "{\"bands\":[{\"burst_size\":10000,\"rate\":100000,\"type\":"
+                           "\"drop\"}],\"flags\":[\"kbps\",\"burst\",\"stats\"],\"meter_id\":4}");
+    free(t);
+    json_decref(m);
+}
+
 static void test_ranges_as_masks(void **state)
 {
     (void)state;
@@ -339,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_intra_switch),
         cmocka_unit_test(test_ranges_as_masks),
         cmocka_unit_test(test_protected),
+        cmocka_unit_test(test_metered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -580,11 +580,27 @@ static void test_cluster_follows_every_node(void **state)
     assert_int_equal(put_meter(&other, 3, 500), 0);
     assert_int_equal(t->n_sent, from);
     assert_int_equal(state_of(t, FM_GM_METER, 3, NULL, NULL), FM_GM_UNKNOWN);
+    /* What changed meanwhile is laid as it stands, not replayed: a group
+     * deleted and put again is one ADD, never a DELETE (which would drop
+     * the switch's flows that use it). */
+    assert_int_equal(put_group(&other, 5, 1), 0);
+    assert_int_equal(fm_gm_del(other.fm, DPID, FM_GM_GROUP, 5), 0);
+    assert_int_equal(put_group(&other, 5, 2), 0);
+    for (unsigned i = 0; i < FM_GM_QUEUE_MAX + 10; i++)   /* nothing queued: never busy */
+        assert_int_equal(put_group(&other, 6, 1 + i % 2), 0);
+    assert_int_equal(t->n_sent, from);
     t->not_master = false;
     fm_tick(t->fm);
     assert_int_equal(sent_since(t, from, OFPT_METER_MOD, &cmd, &id), 1);
     assert_int_equal(cmd, OFPMC_ADD);
     assert_int_equal(id, 3);
+    unsigned groups = 0;
+    for (unsigned i = from; i < t->n_sent; i++)
+        if (t->sent[i].type == OFPT_GROUP_MOD) {
+            assert_int_equal(t->sent[i].command, OFPGC_ADD);
+            groups++;
+        }
+    assert_int_equal(groups, 3);                    /* 5, 6 and 7, once each */
     assert_int_equal(state_of(t, FM_GM_METER, 3, NULL, NULL), FM_GM_PENDING);
 
     /* A record no ofcd can lay is refused, the mirror left as it was. */
@@ -595,7 +611,9 @@ static void test_cluster_follows_every_node(void **state)
     assert_int_equal(state_of(t, FM_GM_GROUP, 9, NULL, NULL), -1);
     struct fm_stats st;
     fm_get_stats(t->fm, &st);
-    assert_int_equal(st.gm_followed, 5);   /* 7, 8, 7 changed, 8 deleted, meter 3 */
+    /* 7, 8, 7 changed, 8 deleted, meter 3, 5 thrice, 6 each time it changed */
+    assert_int_equal(st.gm_followed, 8 + FM_GM_QUEUE_MAX + 10);
+    assert_int_equal(st.gm_unqueued, 0);
     fm_destroy(other.fm);
 }
 
