@@ -104,6 +104,7 @@ struct eline_watch {
     size_t n_follow;
     bool follow_all;
     bool leads;
+    bool sched_changed;                  /* a schedule added, changed or removed */
     struct ofcd_ratelimit follow_rl;     /* records that cannot be read, logged */
     uint64_t topo_told;                  /* the count last told */
 };
@@ -283,6 +284,16 @@ void eline_follow_changed(struct eline_app *a, const char *key);
  * record when all. 0, or the store's error for the full read (logged). */
 int eline_follow_apply(struct eline_app *a, const char (*id)[ELINE_ID_HEX + 1], size_t n,
                        bool all);
+
+/* ---- eline_sched_run.c, eline_sched_rest.c ------------------------------------------ */
+
+/* On the worker: the schedules that fired in (*seen, now] (UTC seconds)
+ * carried out when leads, *seen moved to now; the earliest firing after
+ * now returned (-1: none). */
+int64_t eline_sched_run(struct eline_app *a, int64_t *seen, int64_t now, bool leads);
+/* evc/schedule/[id] (id "" for the list's routes). */
+unsigned eline_sched_route(struct eline_app *a, const struct rest_ext_req *q, const char *id,
+                           json_t **out);
 
 /* ---- eline_rest.c ----------------------------------------------------------------- */
 

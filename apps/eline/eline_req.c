@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dpid.h"
+#include "eline_sched.h"
 
 #define INVALID "The request body contains invalid API data. "
 
@@ -288,6 +289,25 @@ int eline_req_parse(json_t *body, struct eline_req *out, char *err, size_t errle
         if (s && !json_is_string(s))
             return req_fail(err, errlen, INVALID "%s: not of type 'string'", strs[i]);
         *str_out[i] = s ? json_string_value(s) : NULL;
+    }
+    /* The schedules and the dates that bound them read now: a schedule
+     * that cannot fire is refused here, not found out when it should. */
+    int64_t t;
+    for (int i = 0; i < 2; i++)
+        if (*str_out[i] && eline_sched_time(*str_out[i], &t) < 0)
+            return req_fail(err, errlen, INVALID "%s: an ISO 8601 time in UTC, as "
+                            "2026-12-07T14:52:10Z", strs[i]);
+    if (json_array_size(out->circuit_scheduler) > ELINE_SCHED_MAX)
+        return req_fail(err, errlen, INVALID "circuit_scheduler: at most %d schedules",
+                        ELINE_SCHED_MAX);
+    size_t si;
+    json_t *item;
+    json_array_foreach(out->circuit_scheduler, si, item) {
+        char prefix[48], why[256];
+        struct eline_sched sched;
+        snprintf(prefix, sizeof(prefix), "circuit_scheduler[%zu]", si);
+        if (eline_sched_parse(item, prefix, &sched, why, sizeof(why)) < 0)
+            return req_fail(err, errlen, INVALID "%s", why);
     }
     long long sb = -1, sl = 0, q = -1, mp = 2, bw = 0;
     if ((rc = int_field(body, "sb_priority", 0, 65535, true, -1, &sb, err, errlen)) ||

@@ -200,7 +200,9 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
          * it from the store, and the leader lays it at its next sweep. */
         return not_kept(out, rc, "could not be kept; nothing of it was made", id);
     }
-    bool deployed = r->enabled && eline_deploy(a, r) == 0;
+    /* One with schedules waits for them, as Kytos' does. */
+    bool deployed = r->enabled && !json_array_size(r->req.circuit_scheduler) &&
+                    eline_deploy(a, r) == 0;
     char name[ELINE_NAME_LEN];
     pthread_mutex_lock(&a->lock);
     size_t links = r->n_path;
@@ -451,6 +453,8 @@ unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out
     }
     const char *id = p + 4;
     const char *slash = strchr(id, '/');
+    if (strncmp(id, "schedule", 8) == 0 && (id[8] == '\0' || id[8] == '/'))
+        return eline_sched_route(a, q, id[8] ? id + 9 : "", out);
     if (strncmp(id, "metadata", 8) == 0 && (id[8] == '\0' || id[8] == '/'))
         return eline_meta_route(a, q, NULL, id[8] ? id + 9 : NULL, out);
     if (slash && strncmp(slash, "/metadata", 9) == 0 && (slash[9] == '\0' || slash[9] == '/')) {

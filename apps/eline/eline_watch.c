@@ -16,7 +16,9 @@
  *     again, a backup possible again) and moved if it must be, and every
  *     enabled EVC without a path is tried again;
  *   - every ELINE_SWEEP_US, the same sweep (what only ages: a link's
- *     liveness judged on the topology's tick).
+ *     liveness judged on the topology's tick);
+ *   - an EVC's schedule coming due, or one added, changed or removed
+ *     (eline_sched_run.c carries them out).
  * A move is make before break (eline_move). Hints past ELINE_HINTS_MAX
  * before the worker takes them turn into a sweep: none is lost. In a
  * cluster only the leader moves (the others drop the hints and follow its
@@ -303,13 +305,22 @@ static void *watch_main(void *arg)
     uint64_t next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
     uint64_t next_follow_all = ofcd_clock_mono_us() + ELINE_FOLLOW_ALL_US;
     bool cluster = a->host->leads != NULL;
+    /* The schedules (wall clock, UTC seconds): what fired after seen is
+     * carried out; next_fire is when the next one does (-1: none). */
+    int64_t seen = (int64_t)ofcd_clock_wall_s(), next_fire = -1;
 
     pthread_mutex_lock(&w->lock);
     for (;;) {
-        uint64_t now = ofcd_clock_mono_us();
-        struct timespec until = ofcd_clock_deadline(next_sweep > now ? next_sweep - now : 0);
+        uint64_t now = ofcd_clock_mono_us(), wake = next_sweep;
+        int64_t wall = (int64_t)ofcd_clock_wall_s();
+        if (next_fire >= 0) {
+            uint64_t in = next_fire > wall ? (uint64_t)(next_fire - wall) * 1000000u : 0;
+            if (now + in < wake)
+                wake = now + in;
+        }
+        struct timespec until = ofcd_clock_deadline(wake > now ? wake - now : 0);
         while (!w->stop && !w->n_hints && !w->sweep && !w->topo_moved && !w->n_follow &&
-               !w->follow_all && ofcd_clock_mono_us() < next_sweep)
+               !w->follow_all && !w->sched_changed && ofcd_clock_mono_us() < wake)
             pthread_cond_timedwait(&w->cv, &w->lock, &until);
         if (w->stop)
             break;
@@ -325,7 +336,7 @@ static void *watch_main(void *arg)
         if (follow_all)
             next_follow_all = at + ELINE_FOLLOW_ALL_US;
         bool leads = w->leads;
-        w->sweep = w->topo_moved = w->follow_all = false;
+        w->sweep = w->topo_moved = w->follow_all = w->sched_changed = false;
         pthread_mutex_unlock(&w->lock);
         /* Another node's changes first: a new leader moves what the last
          * one kept. */
@@ -337,6 +348,7 @@ static void *watch_main(void *arg)
             sweep(a);
         if (all)
             next_sweep = ofcd_clock_mono_us() + ELINE_SWEEP_US;
+        next_fire = eline_sched_run(a, &seen, (int64_t)ofcd_clock_wall_s(), leads);
         pthread_mutex_lock(&w->lock);
     }
     pthread_mutex_unlock(&w->lock);

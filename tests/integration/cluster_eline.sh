@@ -14,6 +14,9 @@
 #     followed by node 2 within 3 s (the watch, not the minute's re-read);
 #   - node 1 started again: node 2 still leads (the eldest now), and node 1's
 #     copy shows the path node 2 chose;
+#   - schedules (evc/schedule/): "remove" at a date takes the EVC off (the
+#     ping stops), "create" lays it again; listed on node 1; PATCH, DELETE,
+#     and the 400/404/503 answers;
 #   - DELETE: refused by node 1, made by node 2: archived on both, the
 #     meters gone from the bridges, the ping stops.
 #
@@ -164,6 +167,43 @@ pass "node 1 back: node 2 still leads, node 1's copy has the path node 2 chose"
 
 no_meter_changed 2
 pass "node 2, master of every bridge since the kill, never read a meter or group as changed"
+
+# ---- schedules: taken off at a date, laid again at another ------------------------------------
+sched() {   # sched METHOD K PATH [BODY]: the status; the answer in $work/sched
+    curl -s -o "$work/sched" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' \
+        ${4:+--data-binary "$4"} "http://127.0.0.1:$((8180 + $2))$EL/evc/schedule/$3"
+}
+at_in() { date -u -d "+$1 sec" +%Y-%m-%dT%H:%M:%S; }
+code=$(sched POST 2 "" '{"circuit_id": "'"$ID"'", "schedule": {"action": "remove", "date": "'"$(at_in 3)"'"}}')
+[ "$code" = 201 ] || fail "a schedule POSTed to node 2: $code $(cat "$work/sched")"
+SID=$(jq -r .id "$work/sched")
+[ ${#SID} = 32 ] || fail "the schedule's id '$SID' is not 32 hex digits"
+listed() { cl_node_rest 1 "$EL/evc/schedule/" | jq -e --arg s "$SID" --arg c "$ID" \
+               'any(.[]; .schedule_id == $s and .circuit_id == $c and .schedule.action == "remove")' >/dev/null; }
+wait_until 3 listed || fail "node 1 does not list schedule $SID: $(cl_node_rest 1 "$EL/evc/schedule/")"
+wait_until 10 field_is 2 "$ID" '(.active|tostring) + " " + (.enabled|tostring)' "false false" ||
+    fail "the remove schedule did not take EVC $ID off: $(cl_node_rest 2 "$EL/evc/$ID" | jq -c '{active, enabled}')"
+ping_ok 1 10.95.0.3 && fail "h1 still pings h3 after the remove schedule"
+code=$(sched POST 2 "" '{"circuit_id": "'"$ID"'", "schedule": {"date": "'"$(at_in 2)"'"}}')
+[ "$code" = 201 ] && [ "$(jq -r .action "$work/sched")" = create ] ||
+    fail "a create schedule: $code $(cat "$work/sched")"
+wait_until 10 field_is 2 "$ID" '(.active|tostring) + " " + (.enabled|tostring)' "true true" ||
+    fail "the create schedule did not lay EVC $ID again"
+ping_ok 1 10.95.0.3 || fail "h1 cannot ping h3 after the create schedule"
+code=$(sched PATCH 2 "$SID" '{"action": "remove", "frequency": "0 3 * * sat"}')
+[ "$code" = 200 ] && [ "$(jq -r .id "$work/sched")" = "$SID" ] ||
+    fail "PATCH of schedule $SID: $code $(cat "$work/sched")"
+[ "$(sched PATCH 2 "$SID" '{"frequency": "0 25 * * *"}')" = 400 ] &&
+    grep -q "schedule.frequency: '25' is not an hour (0-23)" "$work/sched" ||
+    fail "a bad crontab answered $(cat "$work/sched")"
+[ "$(sched POST 2 "" '{"circuit_id": "00000000000000", "schedule": {"date": "'"$(at_in 60)"'"}}')" = 404 ] ||
+    fail "a schedule for an unknown circuit: $(cat "$work/sched")"
+[ "$(sched DELETE 1 "$SID")" = 503 ] || fail "DELETE of a schedule on node 1 (not the leader): $(cat "$work/sched")"
+[ "$(sched DELETE 2 "$SID")" = 200 ] && [ "$(cat "$work/sched")" = '"Schedule removed"' ] ||
+    fail "DELETE of schedule $SID: $(cat "$work/sched")"
+[ "$(sched DELETE 2 "$SID")" = 404 ] || fail "DELETE of schedule $SID again: $(cat "$work/sched")"
+pass "schedules: remove at a date took EVC $ID off (the ping stopped), create laid it again," \
+     "listed on node 1, PATCH kept the id, 400/404/503 as expected, DELETE removed it"
 
 # ---- DELETE on the leader: flows and meters gone, followed --------------------------------------
 code=$(curl -s -o "$work/answer" -w '%{http_code}' -X DELETE "http://127.0.0.1:8181$EL/evc/$ID")

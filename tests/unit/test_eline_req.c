@@ -120,6 +120,11 @@ static void test_refusals(void **state)
 {
     (void)state;
     bad("[]", INV "the body is not of type 'object'");
+    bad("{\"name\": \"x\", " A "}, " Z "}, \"circuit_scheduler\": [{\"date\": "
+        "\"2026-12-07T10:00:00\"}, {\"frequency\": \"* * 32 * *\"}]}",
+        INV "circuit_scheduler[1].frequency: '32' is not a day (1-31)");
+    bad("{\"name\": \"x\", " A "}, " Z "}, \"start_date\": \"soon\"}",
+        INV "start_date: an ISO 8601 time in UTC, as 2026-12-07T14:52:10Z");
     bad("{\"name\": \"x\", " A "}, " Z "}, \"colour\": 1}",
         INV "Additional properties are not allowed ('colour' was unexpected)");
     bad("{" A "}, " Z "}}", INV "'name' is a required property");
