@@ -291,6 +291,13 @@ int eline_follow_apply(struct eline_app *a, const char (*id)[ELINE_ID_HEX + 1], 
  * carried out when leads, *seen moved to now; the earliest firing after
  * now returned (-1: none). */
 int64_t eline_sched_run(struct eline_app *a, int64_t *seen, int64_t now, bool leads);
+/* A client's circuit_scheduler list (NULL: none): each schedule without
+ * an id given one (32 hex digits, as Kytos), and an id another schedule
+ * holds (of another EVC than evc, or twice in the list) refused. 0, or the
+ * answer's status (409, 500) with *out set. */
+unsigned eline_sched_ids(struct eline_app *a, json_t *list, const char *evc, json_t **out);
+/* The worker looks at the schedules again (one added, changed or removed). */
+void eline_sched_changed(struct eline_app *a);
 /* evc/schedule/[id] (id "" for the list's routes). */
 unsigned eline_sched_route(struct eline_app *a, const struct rest_ext_req *q, const char *id,
                            json_t **out);

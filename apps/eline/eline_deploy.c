@@ -211,27 +211,50 @@ static uint32_t meter_of(uint64_t evc)
     return (uint32_t)(evc % ((OFPM_MAX - 1) / 2)) * 2 + 1;
 }
 
-/* The meter ids r may take on its UNIs' switches: its own, unless
- * another's meter holds one (then 0: laid unmetered, said). */
-static uint32_t meter_free(struct eline_app *a, const struct eline_rec *r)
+/* Are the ids an EVC would take on its UNIs' switches free there: id on
+ * uni_a's, id + step on uni_z's (its group: the same id; its meters: the
+ * next)? One that another's holds, or that cannot be read, is never
+ * overwritten: false, said with what the EVC goes without. */
+static bool uni_ids_free(struct eline_app *a, const struct eline_rec *r, enum fm_gm_kind kind,
+                         uint32_t id, uint32_t step, const char *without)
 {
-    uint32_t id = meter_of(evc_number(r));
     const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
-    if (r->meter == id)
-        return id;
-    for (int i = 0; i < 2; i++) {
+    for (uint32_t i = 0; i < 2; i++) {
         struct fm_gm_info info;
-        int rc = fm_gm_get(a->host->fm, sw[i], FM_GM_METER, id + (uint32_t)i, &info);
+        int rc = fm_gm_get(a->host->fm, sw[i], kind, id + i * step, &info);
         if (rc == 0)
             free(info.text);
         if (rc != -ENOENT) {
-            LOG_WARN("eline", "EVC %s (%s): meter %" PRIu32 " on %016" PRIx64 " is %s: laid "
-                     "without its bandwidth's meters", r->id, r->req.name, id + (uint32_t)i,
-                     sw[i], rc == 0 ? "another's" : "not readable now");
-            return 0;
+            LOG_WARN("eline", "EVC %s (%s): %s %" PRIu32 " on %016" PRIx64 " is %s: laid "
+                     "without %s", r->id, r->req.name, fm_gm_kind_name(kind), id + i * step,
+                     sw[i], rc == 0 ? "another's" : "not readable now", without);
+            return false;
         }
     }
-    return id;
+    return true;
+}
+
+/* The same ids off the UNIs' switches (id 0: nothing). */
+static void uni_ids_del(struct eline_app *a, const struct eline_rec *r, enum fm_gm_kind kind,
+                        uint32_t id, uint32_t step)
+{
+    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
+    for (uint32_t i = 0; id && i < 2; i++) {
+        int rc = fm_gm_del(a->host->fm, sw[i], kind, id + i * step);
+        if (rc < 0 && rc != -ENOENT)
+            LOG_WARN("eline", "EVC %s: its %s %" PRIu32 " on %016" PRIx64 " not deleted: %s",
+                     r->id, fm_gm_kind_name(kind), id + i * step, sw[i], strerror(-rc));
+    }
+}
+
+/* The meter ids r may take: its own, unless another's meter holds one
+ * (then 0: laid unmetered). */
+static uint32_t meter_free(struct eline_app *a, const struct eline_rec *r)
+{
+    uint32_t id = meter_of(evc_number(r));
+    return r->meter == id || uni_ids_free(a, r, FM_GM_METER, id, 1, "its bandwidth's meters")
+               ? id
+               : 0;
 }
 
 /* r's path now and its S-VLANs, into r (under write_lock); its backup too
@@ -260,7 +283,15 @@ static int plan(struct eline_app *a, struct eline_rec *r)
     uint32_t gid = nb ? gid_free(a, r) : 0;
     if (!gid)
         nb = 0;
-    uint32_t meter = a->meters && r->req.bandwidth > 0 ? meter_free(a, r) : 0;
+    /* A meter's rate is 32 bits of kbit/s: past it, laid unmetered. */
+    bool metered = a->meters && r->req.bandwidth > 0;
+    if (metered && r->req.bandwidth > UINT32_MAX / 1000) {
+        LOG_WARN_RL(&a->plan_rl, ofcd_clock_mono_us(), "eline", "EVC %s (%s): bandwidth %"
+                    PRId64 " Mbit/s is past what a meter takes (%u): laid unmetered", r->id,
+                    r->req.name, r->req.bandwidth, UINT32_MAX / 1000);
+        metered = false;
+    }
+    uint32_t meter = metered ? meter_free(a, r) : 0;
     /* The links' pools, read before the list's lock (the topology takes
      * its own). */
     uint64_t (*pool)[TOPO_TAGS_WORDS] = malloc((n + nb + 1) * sizeof(*pool));
@@ -363,16 +394,10 @@ static int put_meters(struct eline_app *a, const struct eline_rec *r)
     return rc;
 }
 
-/* r's meters meter[, meter + 1] off its UNIs' switches (0: nothing). */
+/* r's meters meter, meter + 1 off its UNIs' switches (0: nothing). */
 static void del_meters(struct eline_app *a, const struct eline_rec *r, uint32_t meter)
 {
-    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
-    for (int i = 0; meter && i < 2; i++) {
-        int rc = fm_gm_del(a->host->fm, sw[i], FM_GM_METER, meter + (uint32_t)i);
-        if (rc < 0 && rc != -ENOENT)
-            LOG_WARN("eline", "EVC %s: its meter %" PRIu32 " on %016" PRIx64 " not deleted: "
-                     "%s", r->id, meter + (uint32_t)i, sw[i], strerror(-rc));
-    }
+    uni_ids_del(a, r, FM_GM_METER, meter, 1);
 }
 
 /* Each group of groups stored and laid (before the flows that name it). */
@@ -404,13 +429,7 @@ static int put_groups(struct eline_app *a, json_t *groups)
 /* r's groups off its UNIs' switches (none: nothing). */
 static void del_groups(struct eline_app *a, const struct eline_rec *r, uint32_t gid)
 {
-    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
-    for (int i = 0; gid && i < 2; i++) {
-        int rc = fm_gm_del(a->host->fm, sw[i], FM_GM_GROUP, gid);
-        if (rc < 0 && rc != -ENOENT)
-            LOG_WARN("eline", "EVC %s: its group %" PRIu32 " on %016" PRIx64 " not deleted: %s",
-                     r->id, gid, sw[i], strerror(-rc));
-    }
+    uni_ids_del(a, r, FM_GM_GROUP, gid, 0);
 }
 
 /* The group id r may take on both its UNIs' switches: its own, unless
@@ -418,22 +437,9 @@ static void del_groups(struct eline_app *a, const struct eline_rec *r, uint32_t 
 static uint32_t gid_free(struct eline_app *a, const struct eline_rec *r)
 {
     uint32_t gid = gid_of(evc_number(r));
-    const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
-    if (r->gid == gid)
-        return gid;
-    for (int i = 0; i < 2; i++) {
-        struct fm_gm_info info;
-        int rc = fm_gm_get(a->host->fm, sw[i], FM_GM_GROUP, gid, &info);
-        if (rc == 0)
-            free(info.text);
-        if (rc != -ENOENT) {            /* another's, or not known: never overwritten */
-            LOG_WARN("eline", "EVC %s (%s): group %" PRIu32 " on %016" PRIx64 " is %s: laid "
-                     "without a fast-failover group", r->id, r->req.name, gid, sw[i],
-                     rc == 0 ? "another's" : "not readable now");
-            return 0;
-        }
-    }
-    return gid;
+    return r->gid == gid || uni_ids_free(a, r, FM_GM_GROUP, gid, 0, "a fast-failover group")
+               ? gid
+               : 0;
 }
 
 /* The UNIs' push flows of flows (by switch) moved out into a new object:
@@ -473,7 +479,7 @@ static json_t *take_push_flows(json_t *flows, const struct eline_rec *r)
  * neither a group nor a push flow sends down a path before its flows are
  * laid. A group that cannot be laid leaves the EVC unprotected (its backup
  * stays laid, unused, until it moves). */
-static int lay(struct eline_app *a, struct eline_rec *r)
+static int lay(struct eline_app *a, struct eline_rec *r, bool moving)
 {
     char err[256] = "";
     json_t *flows = NULL, *groups = NULL, *push = NULL;
@@ -483,7 +489,10 @@ static int lay(struct eline_app *a, struct eline_rec *r)
         if (m < 0) {
             LOG_WARN("eline", "EVC %s (%s): its bandwidth's meters not laid (%s): laid "
                      "unmetered", r->id, r->req.name, strerror(-m));
-            del_meters(a, r, r->meter);
+            /* A move's old flows still name them: the move deletes them
+             * once its new flows are laid. */
+            if (!moving)
+                del_meters(a, r, r->meter);
             pthread_mutex_lock(&a->lock);
             r->meter = 0;
             pthread_mutex_unlock(&a->lock);
@@ -548,7 +557,7 @@ int eline_deploy(struct eline_app *a, struct eline_rec *r)
     if (rc == 0 && (rc = eline_rec_save(a, r)) < 0)
         LOG_ERR("eline", "EVC %s (%s): its path not kept (%s): not deployed", r->id,
                 r->req.name, strerror(-rc));
-    if (rc == 0 && (rc = lay(a, r)) < 0)
+    if (rc == 0 && (rc = lay(a, r, false)) < 0)
         eline_undeploy(a, r);           /* what part of it the store took */
     pthread_mutex_lock(&a->lock);
     if (rc == 0) {
@@ -625,6 +634,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
     bool active = r->active;
     size_t n_old = r->n_path, nb_old = r->n_backup;
     uint32_t old_gid = r->gid, old_meter = r->meter;
+    bool ids_kept = false;
     memcpy(old_path, r->path, n_old * sizeof(old_path[0]));
     memcpy(old_backup, r->backup, nb_old * sizeof(old_backup[0]));
     pthread_mutex_unlock(&a->lock);
@@ -636,7 +646,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
     json_decref(old_groups);
     int rc = plan(a, r);
     if (rc == 0 && (rc = eline_rec_save(a, r)) == 0)
-        rc = lay(a, r);                 /* same match, same priority: replaced in place */
+        rc = lay(a, r, true);           /* same match, same priority: replaced in place */
     if (rc == 0 && (rc = layout_now(r, &now, &now_groups)) == 0) {
         /* What the old paths had and the new ones do not replace. */
         json_t *stale = eline_flows_minus(old, now);
@@ -673,8 +683,13 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
             if (meter != old_meter)
                 del_meters(a, r, meter);
         } else {
+            /* Still named by its flows, and still its own (the record
+             * keeps the ids: the next lay finds them its own, a delete
+             * removes them). */
+            ids_kept = true;
             LOG_ERR("eline", "EVC %s (%s): its flows could not be removed either (%s): its "
-                    "groups are kept for them", r->id, r->req.name, strerror(-gone));
+                    "groups and meters are kept for them", r->id, r->req.name,
+                    strerror(-gone));
         }
     }
     pthread_mutex_lock(&a->lock);
@@ -683,8 +698,8 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
     } else {
         r->active = false;
         r->n_path = r->n_backup = 0;
-        r->gid = 0;
-        r->meter = 0;
+        if (!ids_kept)
+            r->gid = r->meter = 0;
     }
     pthread_mutex_unlock(&a->lock);
     keep_state(a, r);

@@ -193,7 +193,7 @@ json_t *eline_rec_dict(const struct eline_rec *r)
     json_object_set_new(d, "metadata", given(r, "metadata", json_object()));
     json_object_set_new(d, "request_time", json_string(r->creation_time));
     json_object_set_new(d, "creation_time", json_string(r->creation_time));
-    json_object_set_new(d, "owner", json_null());
+    json_object_set_new(d, "owner", given(r, "owner", json_null()));
     json_object_set_new(d, "circuit_scheduler", given(r, "circuit_scheduler", json_array()));
     json_object_set_new(d, "active", json_boolean(r->active));
     json_object_set_new(d, "enabled", json_boolean(r->enabled));

@@ -224,7 +224,7 @@ static const char *const known_keys[] = {
     "name", "frequency", "uni_a", "uni_z", "start_date", "end_date", "bandwidth",
     "primary_links", "backup_links", "primary_path", "backup_path", "primary_constraints",
     "secondary_constraints", "dynamic_backup_path", "circuit_scheduler", "sb_priority",
-    "service_level", "queue_id", "enabled", "metadata", "max_paths", NULL,
+    "service_level", "queue_id", "enabled", "metadata", "max_paths", "owner", NULL,
 };
 
 /* The equal-tag-lists rule (Kytos' _tag_lists_equal). */
@@ -290,25 +290,9 @@ int eline_req_parse(json_t *body, struct eline_req *out, char *err, size_t errle
             return req_fail(err, errlen, INVALID "%s: not of type 'string'", strs[i]);
         *str_out[i] = s ? json_string_value(s) : NULL;
     }
-    /* The schedules and the dates that bound them read now: a schedule
-     * that cannot fire is refused here, not found out when it should. */
-    int64_t t;
-    for (int i = 0; i < 2; i++)
-        if (*str_out[i] && eline_sched_time(*str_out[i], &t) < 0)
-            return req_fail(err, errlen, INVALID "%s: an ISO 8601 time in UTC, as "
-                            "2026-12-07T14:52:10Z", strs[i]);
-    if (json_array_size(out->circuit_scheduler) > ELINE_SCHED_MAX)
-        return req_fail(err, errlen, INVALID "circuit_scheduler: at most %d schedules",
-                        ELINE_SCHED_MAX);
-    size_t si;
-    json_t *item;
-    json_array_foreach(out->circuit_scheduler, si, item) {
-        char prefix[48], why[256];
-        struct eline_sched sched;
-        snprintf(prefix, sizeof(prefix), "circuit_scheduler[%zu]", si);
-        if (eline_sched_parse(item, prefix, &sched, why, sizeof(why)) < 0)
-            return req_fail(err, errlen, INVALID "%s", why);
-    }
+    json_t *owner = json_object_get(body, "owner");
+    if (owner && !json_is_string(owner) && !json_is_null(owner))
+        return req_fail(err, errlen, INVALID "owner: not of type 'string'");
     long long sb = -1, sl = 0, q = -1, mp = 2, bw = 0;
     if ((rc = int_field(body, "sb_priority", 0, 65535, true, -1, &sb, err, errlen)) ||
         (rc = int_field(body, "service_level", 0, 7, false, 0, &sl, err, errlen)) ||
@@ -352,4 +336,29 @@ json_t *eline_uni_json(const struct eline_uni_req *u)
         return NULL;
     }
     return o;
+}
+
+int eline_req_check_times(const struct eline_req *r, char *err, size_t errlen)
+{
+    static const char *const strs[] = {"start_date", "end_date"};
+    const char *const vals[] = {r->start_date, r->end_date};
+    int64_t t;
+
+    for (int i = 0; i < 2; i++)
+        if (vals[i] && eline_sched_time(vals[i], &t) < 0)
+            return req_fail(err, errlen, INVALID "%s: an ISO 8601 time, as "
+                            "2026-12-07T14:52:10Z", strs[i]);
+    if (json_array_size(r->circuit_scheduler) > ELINE_SCHED_MAX)
+        return req_fail(err, errlen, INVALID "circuit_scheduler: at most %d schedules",
+                        ELINE_SCHED_MAX);
+    size_t si;
+    json_t *item;
+    json_array_foreach(r->circuit_scheduler, si, item) {
+        char prefix[48], why[256];
+        struct eline_sched sched;
+        snprintf(prefix, sizeof(prefix), "circuit_scheduler[%zu]", si);
+        if (eline_sched_parse(item, prefix, &sched, why, sizeof(why)) < 0)
+            return req_fail(err, errlen, INVALID "%s", why);
+    }
+    return 0;
 }

@@ -74,6 +74,12 @@ struct eline_req {
 /* body (a NewCircuit object) into *out. 0, or -EINVAL with Kytos' message. */
 int eline_req_parse(json_t *body, struct eline_req *out, char *err, size_t errlen);
 
+/* A request's start_date, end_date and circuit_scheduler read as they will
+ * be run (eline_sched.h): 0, or -EINVAL naming the field. Asked of what a
+ * client sends, not of a record read back (one an older ofcd kept stays
+ * managed; a schedule that does not read is then not run). */
+int eline_req_check_times(const struct eline_req *r, char *err, size_t errlen);
+
 /* A UNI as Kytos shows it: {"interface_id", "tag"?: {"tag_type": "vlan",
  * "value"}}. New reference, NULL when out of memory. */
 json_t *eline_uni_json(const struct eline_uni_req *u);

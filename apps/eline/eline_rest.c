@@ -152,8 +152,17 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     json_t *body = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
     if (!body)
         return rest_ext_error(out, 400, "Invalid json: %s", je.text);
+    unsigned ids = json_is_object(body)
+                       ? eline_sched_ids(a, json_object_get(body, "circuit_scheduler"), NULL, out)
+                       : 0;
+    if (ids) {
+        json_decref(body);
+        return ids;
+    }
     int rc = eline_rec_new(body, &r, err, sizeof(err));
-    if (rc == 0 && (rc = eline_path_cons_check(r->req.primary_constraints,
+    if (rc == 0 && (rc = eline_req_check_times(&r->req, err, sizeof(err))) < 0)
+        eline_rec_free(r);
+    else if (rc == 0 && (rc = eline_path_cons_check(r->req.primary_constraints,
                                                r->req.secondary_constraints, err,
                                                sizeof(err))) < 0)
         eline_rec_free(r);
@@ -208,7 +217,10 @@ static unsigned create(struct eline_app *a, const struct rest_ext_req *q, json_t
     size_t links = r->n_path;
     snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
+    bool scheduled = json_array_size(r->req.circuit_scheduler) > 0;
     eline_write_unlock(a);   /* a PATCH may replace r's request now */
+    if (scheduled)
+        eline_sched_changed(a);
     LOG_INFO("eline", "EVC %s (%s) created, %s", id, name,
              deployed ? "deployed" : "not deployed");
     eline_publish(a, "evc.created", json_pack("{s:s, s:s, s:b, s:I}", "id", id, "name",
@@ -299,10 +311,9 @@ static bool listed(const char *const *keys, const char *k)
 }
 
 /* What a PATCH may change, and what of it lays the EVC again (Kytos'
- * updatable_attributes and attributes_requiring_redeploy; its owner is no
- * field here). */
+ * updatable_attributes and attributes_requiring_redeploy). */
 static const char *const updatable[] = {
-    "uni_a", "uni_z", "name", "start_date", "end_date", "queue_id", "bandwidth",
+    "uni_a", "uni_z", "name", "start_date", "end_date", "queue_id", "bandwidth", "owner",
     "primary_path", "backup_path", "dynamic_backup_path", "primary_constraints",
     "secondary_constraints", "sb_priority", "service_level", "circuit_scheduler", "metadata",
     "enabled", "max_paths", NULL,
@@ -327,7 +338,14 @@ static unsigned patch_read(struct eline_app *a, struct eline_rec *r, json_t *bod
         return rest_ext_error(out, 500, "out of memory");
     }
     int rc = eline_rec_new(merged, n, err, sizeof(err));
-    if (rc == 0 && (rc = eline_path_cons_check(json_object_get(body, "primary_constraints"),
+    /* The times asked of what the PATCH sets (an EVC kept by an older
+     * ofcd may hold one that does not read: its other fields still change). */
+    bool times = json_object_get(body, "start_date") || json_object_get(body, "end_date") ||
+                 json_object_get(body, "circuit_scheduler");
+    if (rc == 0 && times && (rc = eline_req_check_times(&(*n)->req, err, sizeof(err))) < 0) {
+        eline_rec_free(*n);
+        *n = NULL;
+    } else if (rc == 0 && (rc = eline_path_cons_check(json_object_get(body, "primary_constraints"),
                                                json_object_get(body, "secondary_constraints"),
                                                err, sizeof(err))) < 0) {
         eline_rec_free(*n);
@@ -379,6 +397,11 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
             enable = json_is_true(v);
         }
     }
+    unsigned ids = eline_sched_ids(a, json_object_get(body, "circuit_scheduler"), id, out);
+    if (ids) {
+        json_decref(body);
+        return ids;
+    }
     if (!eline_write_lock_leading(a)) {
         json_decref(body);
         return eline_not_leader(a, out);
@@ -422,6 +445,7 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
     snprintf(name, sizeof(name), "%s", r->req.name);
     pthread_mutex_unlock(&a->lock);
     eline_write_unlock(a);
+    eline_sched_changed(a);             /* its schedules may be new */
     LOG_INFO("eline", "EVC %s (%s) updated%s", id, name,
              lay ? (redeployed ? ", laid again" : ", not laid: no path now") : "");
     eline_publish(a, "evc.updated", json_pack("{s:s, s:s, s:b}", "id", id, "name", name,

@@ -24,6 +24,10 @@ int eline_sched_time(const char *text, int64_t *out)
     struct tm tm = {0};
     int n = 0;
 
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+    for (size_t i = 0; text && i < sizeof(shape) - 1; i++)
+        if (shape[i] == 'd' ? !isdigit((unsigned char)text[i]) : text[i] != shape[i])
+            return -EINVAL;
     if (!text || sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
                         &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
         return -EINVAL;
@@ -31,10 +35,18 @@ int eline_sched_time(const char *text, int64_t *out)
     if (*p == '.')
         for (p++; isdigit((unsigned char)*p); p++) {
         }
-    if (*p == 'Z')
+    int64_t offset = 0;                 /* east of UTC, seconds */
+    if (*p == 'Z') {
         p++;
-    else if (strcmp(p, "+00:00") == 0)
-        p += 6;
+    } else if (*p == '+' || *p == '-') {
+        int hh, mm, used = 0;
+        bool colon = p[3] == ':';
+        if (sscanf(p + 1, colon ? "%2d:%2d%n" : "%2d%2d%n", &hh, &mm, &used) != 2 ||
+            used != (colon ? 5 : 4) || !isdigit((unsigned char)p[1]) || hh > 23 || mm > 59)
+            return -EINVAL;
+        offset = (*p == '-' ? -1 : 1) * (hh * 3600 + mm * 60);
+        p += 1 + used;
+    }
     if (*p || tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
         tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
         return -EINVAL;
@@ -44,7 +56,7 @@ int eline_sched_time(const char *text, int64_t *out)
     time_t t = timegm(&tm);
     if (t == (time_t)-1 || tm.tm_mday != mday)      /* 31 February: normalised away */
         return -EINVAL;
-    *out = (int64_t)t;
+    *out = (int64_t)t - offset;
     return 0;
 }
 
@@ -90,7 +102,7 @@ static int cron_field(const char *text, int lo, int hi, const char *const *names
         } else {
             if (cron_value(&p, lo, names, n_names, &a) < 0)
                 return -EINVAL;
-            b = a;
+            b = *p == '/' ? hi : a;         /* "5/15": from 5 to the end, as APScheduler */
             if (*p == '-') {
                 p++;
                 if (cron_value(&p, lo, names, n_names, &b) < 0)

@@ -8,13 +8,14 @@
  *   - action "create" (the default: the EVC laid) or "remove" (taken off
  *     its switches);
  *   - date: once, at that time (ISO 8601, "2026-12-07T14:52:10", a fraction
- *     and "Z" or "+00:00" allowed; UTC);
+ *     and "Z" or an offset "+01:00" / "-0300" allowed; UTC without one);
  *   - interval: every {"weeks", "days", "hours", "minutes", "seconds"}
  *     (non-negative integers, at least one second in all), from the EVC's
  *     start_date, or from its creation plus one interval;
  *   - frequency: a crontab line "minute hour day month day_of_week" read
  *     as Kytos' scheduler (APScheduler's from_crontab) reads it: "*", "N",
- *     "A-B", "*\/S", "A-B/S" and lists of them; months 1-12 or jan-dec;
+ *     "A-B", "*\/S", "A-B/S", "N/S" (N to the end) and lists of them;
+ *     months 1-12 or jan-dec;
  *     days of week 0-6 counted from MONDAY (not cron's Sunday) or mon-sun;
  *     every field must match (day and day_of_week together, not either),
  *     in UTC.

@@ -35,6 +35,53 @@ static int new_sched_id(char out[ELINE_SCHED_ID_MAX])
     return 0;
 }
 
+/* The EVC holding schedule id (under lock), and the schedule's index. */
+static struct eline_rec *holder(struct eline_app *a, const char *id, size_t *at)
+{
+    for (size_t i = 0; i < a->n_evcs; i++) {
+        size_t k;
+        json_t *s;
+        json_array_foreach(a->evcs[i]->req.circuit_scheduler, k, s)
+            if (json_is_string(json_object_get(s, "id")) &&
+                strcmp(json_string_value(json_object_get(s, "id")), id) == 0) {
+                *at = k;
+                return a->evcs[i];
+            }
+    }
+    return NULL;
+}
+
+unsigned eline_sched_ids(struct eline_app *a, json_t *list, const char *evc, json_t **out)
+{
+    size_t i, j, at;
+    json_t *s;
+
+    json_array_foreach(list, i, s) {
+        char id[ELINE_SCHED_ID_MAX];
+        if (!json_is_object(s) || json_object_get(s, "id"))
+            continue;                   /* read (and refused) with the request */
+        if (new_sched_id(id) < 0 || json_object_set_new(s, "id", json_string(id)) < 0)
+            return rest_ext_error(out, 500, "no schedule id could be made");
+    }
+    json_array_foreach(list, i, s) {
+        const char *id = json_string_value(json_object_get(s, "id"));
+        if (!id)
+            continue;
+        for (j = 0; j < i; j++) {
+            const char *before = json_string_value(json_object_get(json_array_get(list, j), "id"));
+            if (before && strcmp(before, id) == 0)
+                return rest_ext_error(out, 409, "schedule_id %s given twice", id);
+        }
+        pthread_mutex_lock(&a->lock);
+        const struct eline_rec *r = holder(a, id, &at);
+        bool other = r && (!evc || strcmp(r->id, evc) != 0);
+        pthread_mutex_unlock(&a->lock);
+        if (other)
+            return rest_ext_error(out, 409, "schedule_id %s exists", id);
+    }
+    return 0;
+}
+
 static unsigned list_all(struct eline_app *a, json_t **out)
 {
     json_t *v = json_array();
@@ -64,21 +111,6 @@ static unsigned list_all(struct eline_app *a, json_t **out)
     return 200;
 }
 
-/* The EVC holding schedule id (under lock), and the schedule's index. */
-static struct eline_rec *holder(struct eline_app *a, const char *id, size_t *at)
-{
-    for (size_t i = 0; i < a->n_evcs; i++) {
-        size_t k;
-        json_t *s;
-        json_array_foreach(a->evcs[i]->req.circuit_scheduler, k, s)
-            if (json_is_string(json_object_get(s, "id")) &&
-                strcmp(json_string_value(json_object_get(s, "id")), id) == 0) {
-                *at = k;
-                return a->evcs[i];
-            }
-    }
-    return NULL;
-}
 
 /* r's circuit_scheduler becomes list (stolen), read as a request is, kept.
  * Under the write turn. 0, or the answer's status with *out set. */
@@ -92,22 +124,38 @@ static unsigned replace_list(struct eline_app *a, struct eline_rec *r, json_t *l
     pthread_mutex_unlock(&a->lock);
     if (!merged || json_object_set_new(merged, "circuit_scheduler", list) < 0) {
         json_decref(merged);
+        if (!merged)
+            json_decref(list);
         return rest_ext_error(out, 500, "out of memory");
     }
     int rc = eline_rec_new(merged, &n, err, sizeof(err));
+    if (rc == 0 && (rc = eline_req_check_times(&n->req, err, sizeof(err))) < 0)
+        eline_rec_free(n);
     if (rc < 0)
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");
     pthread_mutex_lock(&a->lock);
+    struct eline_req was = r->req;
     json_t *old = r->request;
     r->request = n->request;
     r->req = n->req;
-    n->request = old;                   /* freed with n */
+    n->request = old;
     pthread_mutex_unlock(&a->lock);
-    eline_rec_free(n);
-    if ((rc = eline_rec_save(a, r)) < 0)
-        return rest_ext_error(out, rc == -ETIME ? 504 : 503, "circuit %s: its schedules not "
-                              "kept: %s", r->id, store_strerror(rc));
+    if ((rc = eline_rec_save(a, r)) < 0) {
+        /* Not kept: not run either (the answer says it was not made). An
+         * outcome not known is read back from the store by a cluster's
+         * copies and taken by this node at its next change. */
+        pthread_mutex_lock(&a->lock);
+        n->request = r->request;
+        r->request = old;
+        r->req = was;
+        pthread_mutex_unlock(&a->lock);
+        eline_rec_free(n);
+        return rest_ext_error(out, rc == -ETIME ? 504 : 503, "circuit %s: its schedules %s: "
+                              "%s", r->id, rc == -ETIME ? "may not be kept" : "not kept",
+                              store_strerror(rc));
+    }
+    eline_rec_free(n);                  /* with the old request */
     return 0;
 }
 
@@ -159,7 +207,7 @@ static json_t *schedule_of(json_t *s, const char *keep_id, json_t **out, unsigne
     return copy;
 }
 
-static void tell_worker(struct eline_app *a)
+void eline_sched_changed(struct eline_app *a)
 {
     pthread_mutex_lock(&a->watch.lock);
     a->watch.sched_changed = true;
@@ -200,8 +248,7 @@ static unsigned create_one(struct eline_app *a, const struct rest_ext_req *q, js
     if (!r)
         st = rest_ext_error(out, 404, "circuit_id %s not found", cid);
     else if (archived)
-        st = rest_ext_error(out, 403, "Can't change data. Circuit %s is deleted and archived.",
-                            cid);
+        st = rest_ext_error(out, 403, "Circuit %s is archived. Update is forbidden.", cid);
     else if (taken)
         st = rest_ext_error(out, 409, "schedule_id %s exists",
                             json_string_value(json_object_get(sched, "id")));
@@ -219,7 +266,7 @@ static unsigned create_one(struct eline_app *a, const struct rest_ext_req *q, js
         json_decref(sched);
         return st;
     }
-    tell_worker(a);
+    eline_sched_changed(a);
     *out = sched;
     return 201;
 }
@@ -228,24 +275,22 @@ static unsigned create_one(struct eline_app *a, const struct rest_ext_req *q, js
 static unsigned change_one(struct eline_app *a, const char *id, json_t *b, json_t **out)
 {
     unsigned st = 0;
-    json_t *sched = b ? schedule_of(b, id, out, &st) : NULL;
-    if (b && !sched)
-        return st;
-    if (!eline_write_lock_leading(a)) {
-        json_decref(sched);
+    json_t *sched = NULL;
+    if (!eline_write_lock_leading(a))
         return eline_not_leader(a, out);
-    }
     size_t at = 0;
     pthread_mutex_lock(&a->lock);
     struct eline_rec *r = holder(a, id, &at);
     bool archived = r && r->archived;
     json_t *list = r && !archived ? json_deep_copy(r->req.circuit_scheduler) : NULL;
     pthread_mutex_unlock(&a->lock);
+    /* Kytos' order: an unknown schedule before a bad body. */
     if (!r)
         st = rest_ext_error(out, 404, "schedule_id %s not found", id);
+    else if (b && !(sched = schedule_of(b, id, out, &st)))
+        ;                               /* 400 (or 500) said */
     else if (archived)
-        st = rest_ext_error(out, 403, "Can't change data. Circuit %s is deleted and archived.",
-                            r->id);
+        st = rest_ext_error(out, 403, "Circuit %s is archived. Update is forbidden.", r->id);
     else if (!list || (sched ? json_array_set(list, at, sched) : json_array_remove(list, at)) < 0)
         st = rest_ext_error(out, 500, "out of memory");
     else
@@ -257,7 +302,7 @@ static unsigned change_one(struct eline_app *a, const char *id, json_t *b, json_
         return st;
     }
     LOG_INFO("eline", "schedule %s %s", id, sched ? "changed" : "removed");
-    tell_worker(a);
+    eline_sched_changed(a);
     *out = sched ? sched : json_string("Schedule removed");
     return *out ? 200 : rest_ext_error(out, 500, "out of memory");
 }

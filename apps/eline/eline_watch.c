@@ -267,11 +267,13 @@ static void judge_one(struct eline_app *a, const char *id, size_t at, const void
     struct eline_rec *r = eline_find_at(a, id, at);
     bool is_live = r && live(r, NULL);
     bool active = is_live && r->active;
+    /* One created with schedules and never laid waits for them (Kytos). */
+    bool waits = is_live && json_array_size(r->req.circuit_scheduler) && !r->last_deployed_at[0];
     pthread_mutex_unlock(&a->lock);
     bool failover = false;
     if (active && eline_path_judge(a, r, why, sizeof(why), &failover) == 1) {
         move(a, r, why, failover);
-    } else if (is_live && !active && eline_deploy(a, r) == 0) {
+    } else if (is_live && !active && !waits && eline_deploy(a, r) == 0) {
         LOG_INFO("eline", "EVC %s (%s): deployed on a retry over %zu links", r->id,
                  r->req.name, r->n_path);
         eline_publish(a, "evc.deployed", json_pack("{s:s, s:s, s:I}", "id", r->id, "name",

@@ -139,11 +139,11 @@ no_meter_changed() {
     [ "${n:-x}" = 0 ] || fail "node $1 put back ${n:-?} groups or meters its checks read as changed"
 }
 code=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
-    --data-binary '{"name": "c1-renamed"}' "http://127.0.0.1:8181$EL/evc/$ID")
+    --data-binary '{"name": "c1-renamed", "owner": "noc"}' "http://127.0.0.1:8181$EL/evc/$ID")
 [ "$code" = 200 ] || fail "PATCH on node 1: $code $(cat "$work/answer")"
-wait_until 3 field_is 2 "$ID" .name c1-renamed ||
-    fail "node 2 did not follow the PATCH: $(cl_node_rest 2 "$EL/evc/$ID" | jq -r .name)"
-pass "a PATCH on node 1 followed by node 2 within 3 s"
+wait_until 3 field_is 2 "$ID" '.name + " " + .owner' "c1-renamed noc" ||
+    fail "node 2 did not follow the PATCH: $(cl_node_rest 2 "$EL/evc/$ID" | jq -c '{name, owner}')"
+pass "a PATCH of name and owner on node 1 followed by node 2 within 3 s"
 
 # ---- the leader killed: the next one moves the EVC ------------------------------------------------
 cl_node_kill 1 KILL || fail "cannot kill node 1"
@@ -193,11 +193,21 @@ ping_ok 1 10.95.0.3 || fail "h1 cannot ping h3 after the create schedule"
 code=$(sched PATCH 2 "$SID" '{"action": "remove", "frequency": "0 3 * * sat"}')
 [ "$code" = 200 ] && [ "$(jq -r .id "$work/sched")" = "$SID" ] ||
     fail "PATCH of schedule $SID: $code $(cat "$work/sched")"
+[ "$(sched PATCH 2 0123456789abcdef0123456789abcdef '{"frequency": "bad"}')" = 404 ] ||
+    fail "PATCH of an unknown schedule with a bad body: $(cat "$work/sched") (Kytos: 404 first)"
 [ "$(sched PATCH 2 "$SID" '{"frequency": "0 25 * * *"}')" = 400 ] &&
     grep -q "schedule.frequency: '25' is not an hour (0-23)" "$work/sched" ||
     fail "a bad crontab answered $(cat "$work/sched")"
 [ "$(sched POST 2 "" '{"circuit_id": "00000000000000", "schedule": {"date": "'"$(at_in 60)"'"}}')" = 404 ] ||
     fail "a schedule for an unknown circuit: $(cat "$work/sched")"
+# Schedules given in a PATCH of the EVC get ids too, as Kytos gives them.
+code=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH -H 'Content-Type: application/json' \
+    --data-binary '{"circuit_scheduler": [{"action": "remove", "date": "2099-01-01T00:00:00"}]}' \
+    "http://127.0.0.1:8182$EL/evc/$ID")
+[ "$code" = 200 ] || fail "PATCH of circuit_scheduler: $code $(cat "$work/answer")"
+n=$(cl_node_rest 2 "$EL/evc/schedule/" | jq '[.[] | select(.circuit_id == "'"$ID"'" and (.schedule_id | test("^[0-9a-f]{32}$")))] | length')
+[ "$n" = 1 ] || fail "the PATCHed schedule has no id: $(cl_node_rest 2 "$EL/evc/schedule/")"
+SID=$(cl_node_rest 2 "$EL/evc/schedule/" | jq -r '.[] | select(.circuit_id == "'"$ID"'") | .schedule_id')
 [ "$(sched DELETE 1 "$SID")" = 503 ] || fail "DELETE of a schedule on node 1 (not the leader): $(cat "$work/sched")"
 [ "$(sched DELETE 2 "$SID")" = 200 ] && [ "$(cat "$work/sched")" = '"Schedule removed"' ] ||
     fail "DELETE of schedule $SID: $(cat "$work/sched")"

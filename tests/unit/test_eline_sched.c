@@ -51,7 +51,12 @@ static void test_times(void **state)
     assert_int_equal(eline_sched_time("2026-12-07T00:00:00+00:00", &t), 0);
     assert_int_equal(eline_sched_time("2026-02-30T00:00:00", &t), -EINVAL);
     assert_int_equal(eline_sched_time("2026-12-07 00:00:00", &t), -EINVAL);
-    assert_int_equal(eline_sched_time("2026-12-07T00:00:00+02:00", &t), -EINVAL);
+    assert_int_equal(eline_sched_time("2026-12-07T02:00:00+02:00", &t), 0);  /* an offset */
+    assert_true(t == MON);
+    assert_int_equal(eline_sched_time("2026-12-06T21:00:00-0300", &t), 0);   /* Kytos' +HHMM */
+    assert_true(t == MON);
+    assert_int_equal(eline_sched_time("2026-12-07T00:00:00+2", &t), -EINVAL);
+    assert_int_equal(eline_sched_time("2026-+1-07T00:00:00", &t), -EINVAL);
     assert_int_equal(eline_sched_time(NULL, &t), -EINVAL);
 }
 
@@ -76,6 +81,8 @@ static void test_parse_and_refusals(void **state)
     assert_true(s.cron.minute == (1ull | 1ull << 15 | 1ull << 30 | 1ull << 45));
     assert_int_equal(s.cron.month, 1 << 1 | 1 << 2 | 1 << 3 | 1 << 12);
     assert_int_equal(s.cron.dow, 0x1f);
+    assert_int_equal(parse("{\"frequency\": \"5/15 * * * *\"}", &s, err), 0);   /* 5 to 59 */
+    assert_true(s.cron.minute == (1ull << 5 | 1ull << 20 | 1ull << 35 | 1ull << 50));
 
     refused("{\"action\": \"remove\"}", "circuit_scheduler[0].date: exactly one of");
     refused("{\"date\": \"2026-12-07T10:00:00\", \"frequency\": \"* * * * *\"}", "exactly one");
