@@ -40,7 +40,7 @@ int eline_sched_time(const char *text, int64_t *out)
         p++;
     } else if (*p == '+' || *p == '-') {
         int hh, mm, used = 0;
-        bool colon = p[3] == ':';
+        bool colon = strlen(p) >= 4 && p[3] == ':';
         if (sscanf(p + 1, colon ? "%2d:%2d%n" : "%2d%2d%n", &hh, &mm, &used) != 2 ||
             used != (colon ? 5 : 4) || !isdigit((unsigned char)p[1]) || hh > 23 || mm > 59)
             return -EINVAL;

@@ -12,7 +12,8 @@
  * METER_MOD of the id they said. And through the EVC parser (eline_req.h):
  * an EVC it accepts is laid out (eline_layout.h, over a link between its
  * UNIs' switches, or none when they share one) into flows every one of
- * which flow_json accepts.
+ * which flow_json accepts; its schedules (eline_sched.h), once accepted,
+ * read again the same and fire next after the time asked, never before.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "flow_json.h"
 #include "eline_layout.h"
 #include "eline_req.h"
+#include "eline_sched.h"
 #include "gm_json.h"
 #include "jt_json.h"
 #include "json_u64.h"
@@ -60,6 +62,19 @@ static void evc_check(const char *text, size_t len)
     if (!body || eline_req_parse(body, &r, err, sizeof(err)) != 0) {
         json_decref(body);
         return;
+    }
+    /* Its schedules read and reckoned as the worker would (bounded). */
+    if (eline_req_check_times(&r, err, sizeof(err)) == 0) {
+        size_t i;
+        json_t *item;
+        json_array_foreach(r.circuit_scheduler, i, item) {
+            struct eline_sched s;
+            if (eline_sched_parse(item, "", &s, err, sizeof(err)) != 0)
+                abort();                /* accepted above, refused here */
+            int64_t t = eline_sched_next(&s, 1796601600ll, 0, 0, 1796601600ll);
+            if (t >= 0 && t <= 1796601600ll)
+                abort();                /* a next firing not after the time asked */
+        }
     }
     json_t *ua = eline_uni_json(&r.uni_a), *uz = eline_uni_json(&r.uni_z);
     if (!ua || !uz)

@@ -51,6 +51,7 @@ bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/tests/unit" \
 bg clang "${cflags[@]}" -I"$root/common" -I"$root/ofp" -I"$root/control/fm" -I"$root/rest/kytos" \
     -I"$root/apps/eline" -I"$root/tests/unit" "$root/tests/fuzz/fuzz_flow_json.c" \
     "$root/tests/unit/jt_json.c" "$root/apps/eline/eline_req.c" "$root/apps/eline/eline_layout.c" \
+    "$root/apps/eline/eline_sched.c" \
     "$root/rest/kytos/flow_json.c" "$root/rest/kytos/gm_json.c" "$root/rest/kytos/json_tape.c" \
     "$root/rest/kytos/json_u64.c" "$root/control/fm/fm_flow.c" "$root"/ofp/*.c \
     "$root"/common/*.c -ljansson -o "$work/fuzz_flow_json"
