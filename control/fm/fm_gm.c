@@ -38,6 +38,19 @@ static void gm_key(char *key, uint64_t dpid, uint8_t kind, uint32_t id)
              kind == FM_GM_GROUP ? 'g' : 'm', id);
 }
 
+/* A record's key read back: 0, or -EINVAL when it is not one gm_key makes. */
+static int gm_key_parse(const char *key, uint64_t *dpid, uint8_t *kind, uint32_t *id)
+{
+    char k, check[GM_KEY_MAX];
+
+    if (sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, dpid, &k, id) != 3 ||
+        (k != 'g' && k != 'm'))
+        return -EINVAL;
+    *kind = k == 'g' ? FM_GM_GROUP : FM_GM_METER;
+    gm_key(check, *dpid, *kind, *id);
+    return strcmp(check, key) == 0 ? 0 : -EINVAL;
+}
+
 static uint32_t be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -545,19 +558,13 @@ static int gm_record_parse(const char *key, const uint8_t *v, size_t len, uint64
                            struct fm_gm_entry **out)
 {
     uint32_t id, wid;
-    char k, check[GM_KEY_MAX];
-    uint8_t kind;
+    uint8_t kind, wkind;
 
     size_t wlen = len >= GM_VALUE_HEAD ? be32(v + 4) : 0;
-    bool ok = sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, dpid, &k, &id) == 3 &&
-              len >= GM_VALUE_HEAD && memcmp(v, GM_VALUE_MAGIC, 4) == 0 &&
-              wlen <= len - GM_VALUE_HEAD &&
-              gm_identify(v + GM_VALUE_HEAD, wlen, &kind, &wid) == 0 && wid == id &&
-              len - GM_VALUE_HEAD - wlen <= FM_GM_TEXT_MAX;
-    if (ok) {
-        gm_key(check, *dpid, kind, id);
-        ok = strcmp(check, key) == 0;
-    }
+    bool ok = gm_key_parse(key, dpid, &kind, &id) == 0 && len >= GM_VALUE_HEAD &&
+              memcmp(v, GM_VALUE_MAGIC, 4) == 0 && wlen <= len - GM_VALUE_HEAD &&
+              gm_identify(v + GM_VALUE_HEAD, wlen, &wkind, &wid) == 0 && wkind == kind &&
+              wid == id && len - GM_VALUE_HEAD - wlen <= FM_GM_TEXT_MAX;
     if (!ok)
         return -EINVAL;
     *out = gm_entry_new(kind, id, v + GM_VALUE_HEAD, wlen, (const char *)v + GM_VALUE_HEAD + wlen,
@@ -603,12 +610,10 @@ static int gm_follow_removed(struct fm *fm, const char *key)
 {
     uint64_t dpid;
     uint32_t id;
-    char k;
+    uint8_t kind;
 
-    if (sscanf(key, GM_KEY_PREFIX "%16" SCNx64 "/%c/%8" SCNx32, &dpid, &k, &id) != 3 ||
-        (k != 'g' && k != 'm'))
+    if (gm_key_parse(key, &dpid, &kind, &id) < 0)
         return -EINVAL;
-    uint8_t kind = k == 'g' ? FM_GM_GROUP : FM_GM_METER;
     struct fm_switch *sw = fm_switch_find(fm, dpid);
     if (!sw || !gm_mirror_del(sw, kind, id))
         return 0;
