@@ -141,6 +141,9 @@ struct eline_app {
  * err; -ENOMEM. */
 int eline_rec_new(json_t *body, struct eline_rec **out, char *err, size_t errlen);
 void eline_rec_free(struct eline_rec *r);
+/* r and n exchange their requests and what was read from them (a PATCH's
+ * new reading, or a change put back; n's is freed with n). Under lock. */
+void eline_rec_swap_request(struct eline_rec *r, struct eline_rec *n);
 /* Kytos' as_dict of the EVC. New reference; NULL when out of memory. */
 json_t *eline_rec_dict(const struct eline_rec *r);
 /* Kept as the app record ELINE_RECORD_PREFIX<id> (waits for the store);
@@ -305,6 +308,12 @@ unsigned eline_sched_route(struct eline_app *a, const struct rest_ext_req *q, co
 /* ---- eline_rest.c ----------------------------------------------------------------- */
 
 unsigned eline_rest_handle(void *arg, const struct rest_ext_req *q, json_t **out);
+/* The request's body as a JSON object (a new reference); NULL with 400
+ * "Invalid json: ..." or not_object in *out and its status in *st. */
+json_t *eline_body_object(const struct rest_ext_req *q, const char *not_object, json_t **out,
+                          unsigned *st);
+/* digits (even, at most 64) random hex digits and a NUL into out: 0, -EIO. */
+int eline_random_hex(char *out, size_t digits);
 
 /* ---- eline_meta.c ----------------------------------------------------------------- */
 

@@ -357,40 +357,52 @@ static int layout_now(const struct eline_rec *r, json_t **flows, json_t **groups
     return rc;
 }
 
+/* One group or meter, as gm_json's text, stored and laid on dpid: 0,
+ * -EINVAL (not one gm_json takes: a meter's rate past its bound), -ENOMEM,
+ * fm_gm_put's error. */
+static int gm_put_text(struct eline_app *a, uint64_t dpid, enum fm_gm_kind kind,
+                       const char *text)
+{
+    char err[256];
+    size_t len;
+    uint32_t id;
+    uint8_t *wire = malloc(GM_JSON_WIRE_MAX);
+    int rc = wire ? 0 : -ENOMEM;
+
+    if (rc == 0 && (kind == FM_GM_GROUP
+                        ? gm_json_group(text, strlen(text), wire, &len, &id, err, sizeof(err))
+                        : gm_json_meter(text, strlen(text), wire, &len, &id, err, sizeof(err))) < 0)
+        rc = -EINVAL;
+    if (rc == 0)
+        rc = fm_gm_put(a->host->fm, dpid, wire, len, text, strlen(text));
+    free(wire);
+    return rc;
+}
+
 /* r's meters on its UNIs' switches, at its bandwidth (Mbit/s), before the
  * flows that name them; one stored as it is already is not put again (a
  * move keeps its UNIs). */
 static int put_meters(struct eline_app *a, const struct eline_rec *r)
 {
     const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
-    uint8_t *wire = malloc(GM_JSON_WIRE_MAX);
-    int rc = wire ? 0 : -ENOMEM;
+    int rc = 0;
 
-    for (int i = 0; rc == 0 && i < 2; i++) {
-        uint32_t id = r->meter + (uint32_t)i, got;
-        uint64_t kbps = (uint64_t)r->req.bandwidth * 1000u;
-        json_t *m = eline_layout_meter_body(id, kbps);
-        char err[256], *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+    for (uint32_t i = 0; rc == 0 && i < 2; i++) {
+        json_t *m = eline_layout_meter_body(r->meter + i, (uint64_t)r->req.bandwidth * 1000u);
+        char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
         json_decref(m);
         struct fm_gm_info had;
-        size_t len;
+        bool same = false;
         if (!text)
             rc = -ENOMEM;
-        else if (fm_gm_get(a->host->fm, sw[i], FM_GM_METER, id, &had) == 0) {
-            bool same = strcmp(had.text, text) == 0;
+        else if (fm_gm_get(a->host->fm, sw[i], FM_GM_METER, r->meter + i, &had) == 0) {
+            same = strcmp(had.text, text) == 0;
             free(had.text);
-            if (same) {
-                free(text);
-                continue;
-            }
         }
-        if (rc == 0 && gm_json_meter(text, strlen(text), wire, &len, &got, err, sizeof(err)) < 0)
-            rc = -EINVAL;               /* a bandwidth past what a meter takes */
-        if (rc == 0)
-            rc = fm_gm_put(a->host->fm, sw[i], wire, len, text, strlen(text));
+        if (rc == 0 && !same)
+            rc = gm_put_text(a, sw[i], FM_GM_METER, text);
         free(text);
     }
-    free(wire);
     return rc;
 }
 
@@ -403,26 +415,19 @@ static void del_meters(struct eline_app *a, const struct eline_rec *r, uint32_t 
 /* Each group of groups stored and laid (before the flows that name it). */
 static int put_groups(struct eline_app *a, json_t *groups)
 {
-    static const size_t cap = GM_JSON_WIRE_MAX;
     const char *key;
     json_t *g;
-    uint8_t *wire = malloc(cap);
-    int rc = wire ? 0 : -ENOMEM;
+    int rc = 0;
 
     json_object_foreach(groups, key, g) {
-        char err[256], *text = rc == 0 ? json_dumps(g, JSON_COMPACT) : NULL;
+        char *text = rc == 0 ? json_dumps(g, JSON_COMPACT) : NULL;
         uint64_t dpid;
-        size_t len;
-        uint32_t id;
         if (rc == 0 && (!text || dpid_parse(key, &dpid) < 0))
             rc = -ENOMEM;
-        if (rc == 0 && gm_json_group(text, strlen(text), wire, &len, &id, err, sizeof(err)) < 0)
-            rc = -EINVAL;
         if (rc == 0)
-            rc = fm_gm_put(a->host->fm, dpid, wire, len, text, strlen(text));
+            rc = gm_put_text(a, dpid, FM_GM_GROUP, text);
         free(text);
     }
-    free(wire);
     return rc;
 }
 

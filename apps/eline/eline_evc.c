@@ -79,6 +79,17 @@ static int index_build(struct eline_app *a, size_t cap)
     return 0;
 }
 
+void eline_rec_swap_request(struct eline_rec *r, struct eline_rec *n)
+{
+    json_t *request = r->request;
+    struct eline_req req = r->req;
+
+    r->request = n->request;
+    r->req = n->req;
+    n->request = request;
+    n->req = req;
+}
+
 struct eline_rec *eline_find(struct eline_app *a, const char *id)
 {
     if (!a->cap_index)

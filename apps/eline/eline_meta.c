@@ -59,17 +59,7 @@ static unsigned done(json_t **out, unsigned status)
 
 static json_t *body_object(const struct rest_ext_req *q, json_t **out, unsigned *st)
 {
-    json_error_t je;
-    json_t *b = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
-
-    if (!b)
-        *st = rest_ext_error(out, 400, "Invalid json: %s", je.text);
-    else if (!json_is_object(b))
-        *st = rest_ext_error(out, 400, "Invalid metadata value: the body is not an object");
-    else
-        return b;
-    json_decref(b);
-    return NULL;
+    return eline_body_object(q, "Invalid metadata value: the body is not an object", out, st);
 }
 
 static unsigned one(struct eline_app *a, const struct rest_ext_req *q, const char *id,

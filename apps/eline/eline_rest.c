@@ -37,15 +37,39 @@
 #include "ofcd_log.h"
 #include "store.h"
 
+int eline_random_hex(char *out, size_t digits)
+{
+    uint8_t b[32];
+    if (digits > 2 * sizeof(b) || digits % 2 || getrandom(b, digits / 2, 0) != (ssize_t)(digits / 2))
+        return -EIO;
+    for (size_t i = 0; i < digits / 2; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    out[digits] = '\0';
+    return 0;
+}
+
+json_t *eline_body_object(const struct rest_ext_req *q, const char *not_object, json_t **out,
+                          unsigned *st)
+{
+    json_error_t je;
+    json_t *b = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
+
+    if (!b)
+        *st = rest_ext_error(out, 400, "Invalid json: %s", je.text);
+    else if (!json_is_object(b))
+        *st = rest_ext_error(out, 400, "%s", not_object);
+    else
+        return b;
+    json_decref(b);
+    return NULL;
+}
+
 /* A new EVC id: 14 hex digits, unused. */
 static int new_id(struct eline_app *a, char out[ELINE_ID_HEX + 1])
 {
     for (int tries = 0; tries < 8; tries++) {
-        uint8_t b[ELINE_ID_HEX / 2];
-        if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+        if (eline_random_hex(out, ELINE_ID_HEX) < 0)
             return -EIO;
-        for (size_t i = 0; i < sizeof(b); i++)
-            snprintf(out + 2 * i, 3, "%02x", b[i]);
         pthread_mutex_lock(&a->lock);
         bool taken = eline_find(a, out) != NULL;
         pthread_mutex_unlock(&a->lock);
@@ -372,17 +396,13 @@ static unsigned patch_read(struct eline_app *a, struct eline_rec *r, json_t *bod
 static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const char *id,
                        json_t **out)
 {
-    json_error_t je;
     const char *k;
     json_t *v;
+    unsigned st;
 
-    json_t *body = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
+    json_t *body = eline_body_object(q, "The request body is not a JSON object.", out, &st);
     if (!body)
-        return rest_ext_error(out, 400, "Invalid json: %s", je.text);
-    if (!json_is_object(body)) {
-        json_decref(body);
-        return rest_ext_error(out, 400, "The request body is not a JSON object.");
-    }
+        return st;
     bool relay = false, set_enabled = false, enable = false;
     json_object_foreach(body, k, v) {
         if (!listed(updatable, k)) {
@@ -410,8 +430,8 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
     struct eline_rec *r = eline_find(a, id), *n = NULL;
     bool live = r && !r->archived, was_active = live && r->active;
     pthread_mutex_unlock(&a->lock);
-    unsigned st = live ? patch_read(a, r, body, &n, out)
-                       : rest_ext_error(out, 404, "circuit_id %s not found", id);
+    st = live ? patch_read(a, r, body, &n, out)
+              : rest_ext_error(out, 404, "circuit_id %s not found", id);
     json_decref(body);
     if (st) {
         eline_write_unlock(a);
@@ -425,10 +445,7 @@ static unsigned update(struct eline_app *a, const struct rest_ext_req *q, const 
                               "removed: %s", id, strerror(-rc));
     }
     pthread_mutex_lock(&a->lock);
-    json_t *old = r->request;
-    r->request = n->request;
-    r->req = n->req;
-    n->request = old;                   /* freed with n */
+    eline_rec_swap_request(r, n);       /* the old one freed with n */
     if (set_enabled)
         r->enabled = enable;
     bool lay = r->enabled && (relay || (set_enabled && enable && !was_active));

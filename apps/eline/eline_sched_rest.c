@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "eline_app.h"
 #include "eline_sched.h"
@@ -27,12 +26,7 @@
 /* A schedule's new id: 32 hex digits, as Kytos' uuid4().hex. */
 static int new_sched_id(char out[ELINE_SCHED_ID_MAX])
 {
-    uint8_t b[16];
-    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-        return -EIO;
-    for (int i = 0; i < 16; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-    return 0;
+    return eline_random_hex(out, 32);
 }
 
 /* The EVC holding schedule id (under lock), and the schedule's index. */
@@ -135,20 +129,14 @@ static unsigned replace_list(struct eline_app *a, struct eline_rec *r, json_t *l
         return rc == -EINVAL ? rest_ext_error(out, 400, "%s", err)
                              : rest_ext_error(out, 500, "out of memory");
     pthread_mutex_lock(&a->lock);
-    struct eline_req was = r->req;
-    json_t *old = r->request;
-    r->request = n->request;
-    r->req = n->req;
-    n->request = old;
+    eline_rec_swap_request(r, n);
     pthread_mutex_unlock(&a->lock);
     if ((rc = eline_rec_save(a, r)) < 0) {
         /* Not kept: not run either (the answer says it was not made). An
          * outcome not known is read back from the store by a cluster's
          * copies and taken by this node at its next change. */
         pthread_mutex_lock(&a->lock);
-        n->request = r->request;
-        r->request = old;
-        r->req = was;
+        eline_rec_swap_request(r, n);   /* back */
         pthread_mutex_unlock(&a->lock);
         eline_rec_free(n);
         return rest_ext_error(out, rc == -ETIME ? 504 : 503, "circuit %s: its schedules %s: "
@@ -161,19 +149,7 @@ static unsigned replace_list(struct eline_app *a, struct eline_rec *r, json_t *l
 
 static json_t *body_of(const struct rest_ext_req *q, json_t **out, unsigned *st)
 {
-    json_error_t je;
-    json_t *b = json_loadb(q->body ? q->body : "", q->body_len, 0, &je);
-
-    *st = 0;
-    if (!b)
-        *st = rest_ext_error(out, 400, "Invalid json: %s", je.text);
-    else if (!json_is_object(b))
-        *st = rest_ext_error(out, 400, "The request body is not a JSON object.");
-    if (*st) {
-        json_decref(b);
-        return NULL;
-    }
-    return b;
+    return eline_body_object(q, "The request body is not a JSON object.", out, st);
 }
 
 /* A schedule of the body checked, its id set (given, or made). New
