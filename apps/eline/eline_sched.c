@@ -9,7 +9,11 @@
 #include <strings.h>
 #include <time.h>
 
-#define SCHED_CRON_YEARS 8          /* a crontab that matches nothing within: never */
+/* The Gregorian calendar repeats, weekdays included, every 400 years: a
+ * crontab that matches nothing within them never matches (refused). */
+#define SCHED_CRON_YEARS 400
+#define SCHED_CRON_FROM 946684800ll /* 2000-01-01T00:00:00Z, where that search starts */
+#define SCHED_LAST_STEPS 100000     /* firings walked to find a window's last */
 
 static int bad(char *err, size_t len, const char *prefix, const char *field, const char *why)
 {
@@ -113,8 +117,10 @@ static int cron_field(const char *text, int lo, int hi, const char *const *names
             char *end;
             p++;
             long s = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
-            if (s < 1 || s > hi - lo + 1)
+            if (s < 1)
                 return -EINVAL;
+            if (s > hi - lo)
+                return -ERANGE;             /* APScheduler's bound: the field's range */
             step = (int)s;
             p = end;
         }
@@ -129,10 +135,41 @@ static int cron_field(const char *text, int lo, int hi, const char *const *names
     }
 }
 
+/* The first minute after `after` that c matches, -1 when none within
+ * SCHED_CRON_YEARS. */
+static int64_t cron_next(const struct eline_cron *c, int64_t after)
+{
+    int64_t t = (after / 60 + 1) * 60;      /* the next whole minute */
+    int64_t limit = after + SCHED_CRON_YEARS * 366ll * 86400;
+
+    while (t <= limit) {
+        time_t tt = (time_t)t;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        int dow = (tm.tm_wday + 6) % 7;     /* Monday = 0 */
+        if (!(c->month >> (tm.tm_mon + 1) & 1)) {
+            tm.tm_mon++;                    /* the first of the next month */
+            tm.tm_mday = 1;
+            tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+            t = (int64_t)timegm(&tm);
+        } else if (!(c->day >> tm.tm_mday & 1) || !(c->dow >> dow & 1)) {
+            t += 86400 - (tm.tm_hour * 3600 + tm.tm_min * 60);
+        } else if (!(c->hour >> tm.tm_hour & 1)) {
+            t += 3600 - tm.tm_min * 60;
+        } else if (!(c->minute >> tm.tm_min & 1)) {
+            t += 60;
+        } else {
+            return t;
+        }
+    }
+    return -1;
+}
+
 static int cron_parse(const char *line, struct eline_cron *c, char *why, size_t len)
 {
     static const char *const field_names[] = {"a minute", "an hour", "a day", "a month",
                                               "a day_of_week"};
+    static const char *const bare[] = {"minute", "hour", "day", "month", "day_of_week"};
     static const int lo[] = {0, 0, 1, 1, 0}, hi[] = {59, 23, 31, 12, 6};
     char buf[128], *save = NULL;
     uint64_t set[5];
@@ -151,7 +188,12 @@ static int cron_parse(const char *line, struct eline_cron *c, char *why, size_t 
         }
         const char *const *names = n == 3 ? MONTHS : n == 4 ? DAYS : NULL;
         int n_names = n == 3 ? 12 : n == 4 ? 7 : 0;
-        if (cron_field(f, lo[n], hi[n], names, n_names, &set[n]) < 0) {
+        int rc = cron_field(f, lo[n], hi[n], names, n_names, &set[n]);
+        if (rc == -ERANGE) {
+            snprintf(why, len, "'%s': a step of the %s is 1 to %d", f, bare[n], hi[n] - lo[n]);
+            return -EINVAL;
+        }
+        if (rc < 0) {
             snprintf(why, len, "'%s' is not %s (%d-%d%s)", f, field_names[n], lo[n], hi[n],
                      n == 4 ? ", 0 = mon, or mon-sun" : n == 3 ? ", or jan-dec" : "");
             return -EINVAL;
@@ -164,6 +206,10 @@ static int cron_parse(const char *line, struct eline_cron *c, char *why, size_t 
     }
     *c = (struct eline_cron){.minute = set[0], .hour = (uint32_t)set[1], .day = (uint32_t)set[2],
                              .month = (uint16_t)set[3], .dow = (uint8_t)set[4]};
+    if (cron_next(c, SCHED_CRON_FROM - 1) < 0) {
+        snprintf(why, len, "'%s' matches no date (as the 30th of February)", line);
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -262,34 +308,6 @@ int eline_sched_parse(json_t *item, const char *prefix, struct eline_sched *out,
 
 /* ---- the next firing ----------------------------------------------------------------- */
 
-static int64_t cron_next(const struct eline_cron *c, int64_t after)
-{
-    int64_t t = (after / 60 + 1) * 60;      /* the next whole minute */
-    int64_t limit = after + SCHED_CRON_YEARS * 366ll * 86400;
-
-    while (t <= limit) {
-        time_t tt = (time_t)t;
-        struct tm tm;
-        gmtime_r(&tt, &tm);
-        int dow = (tm.tm_wday + 6) % 7;     /* Monday = 0 */
-        if (!(c->month >> (tm.tm_mon + 1) & 1)) {
-            tm.tm_mon++;                    /* the first of the next month */
-            tm.tm_mday = 1;
-            tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-            t = (int64_t)timegm(&tm);
-        } else if (!(c->day >> tm.tm_mday & 1) || !(c->dow >> dow & 1)) {
-            t += 86400 - (tm.tm_hour * 3600 + tm.tm_min * 60);
-        } else if (!(c->hour >> tm.tm_hour & 1)) {
-            t += 3600 - tm.tm_min * 60;
-        } else if (!(c->minute >> tm.tm_min & 1)) {
-            t += 60;
-        } else {
-            return t;
-        }
-    }
-    return -1;
-}
-
 int64_t eline_sched_next(const struct eline_sched *s, int64_t after, int64_t start,
                          int64_t end, int64_t created)
 {
@@ -308,4 +326,25 @@ int64_t eline_sched_next(const struct eline_sched *s, int64_t after, int64_t sta
         break;
     }
     return t >= 0 && (!end || t <= end) ? t : -1;
+}
+
+int64_t eline_sched_last(const struct eline_sched *s, int64_t after, int64_t until,
+                         int64_t start, int64_t end, int64_t created)
+{
+    int64_t t = eline_sched_next(s, after, start, end, created);
+
+    if (t < 0 || t > until)
+        return -1;
+    if (s->kind == ELINE_SCHED_INTERVAL) {
+        /* The anchor and every firing after it are k * every apart. */
+        int64_t last = t + (until - t) / s->every * s->every;
+        return end && last > end ? last - ((last - end - 1) / s->every + 1) * s->every : last;
+    }
+    for (int i = 0; i < SCHED_LAST_STEPS; i++) {
+        int64_t u = eline_sched_next(s, t, start, end, created);
+        if (u < 0 || u > until)
+            break;
+        t = u;
+    }
+    return t;
 }

@@ -18,7 +18,9 @@
  *     months 1-12 or jan-dec;
  *     days of week 0-6 counted from MONDAY (not cron's Sunday) or mon-sun;
  *     every field must match (day and day_of_week together, not either),
- *     in UTC.
+ *     in UTC; a step at most the field's range (59 for a minute: "*\/60"
+ *     is refused, as APScheduler refuses it); a line that matches no date
+ *     (the 30th of February) refused.
  * interval and frequency fire only within the EVC's start_date and
  * end_date when given.
  */
@@ -76,10 +78,20 @@ int eline_sched_time(const char *text, int64_t *out);
  * The first firing of s strictly after `after`: a DATE's date; an
  * INTERVAL's anchor + k * every (anchor: start when non-zero, else
  * created + every); a CRON's next matching minute. -1 when there is none
- * (a date past, past end when end is non-zero, a crontab that never
- * matches within eight years).
+ * (a date past, past end when end is non-zero).
  */
 int64_t eline_sched_next(const struct eline_sched *s, int64_t after, int64_t start,
                          int64_t end, int64_t created);
+
+/*
+ * The last firing of s in (after, until], -1 when none: what a window the
+ * worker looks at once (it may hold several firings of one schedule) is
+ * ordered by, so that a "remove" at 10:05 and a "create" at 10:07 seen
+ * together leave the EVC laid, whatever their order in the list. A crontab
+ * window is walked a firing at a time, at most 100,000 of them (a window
+ * that long: its last one found so far).
+ */
+int64_t eline_sched_last(const struct eline_sched *s, int64_t after, int64_t until,
+                         int64_t start, int64_t end, int64_t created);
 
 #endif

@@ -5,7 +5,8 @@
  * laid, "remove" takes it off its switches and disables it (so no retry
  * lays it again); an archived EVC's schedules do nothing. A firing missed
  * while the node did not run or did not lead is not made up later (Kytos'
- * scheduler lets a missed job go too). Each firing is logged with the
+ * scheduler lets a missed job go too); the firings the worker finds at one
+ * look go in time order, each schedule once. Each firing is logged with the
  * EVC's and the schedule's ids and published as evc.scheduled.
  */
 #include <errno.h>
@@ -22,6 +23,8 @@ struct sched_due {
     char evc[ELINE_ID_HEX + 1];
     char id[ELINE_SCHED_ID_MAX];
     enum eline_sched_action action;
+    int64_t at;                         /* its last firing in the window */
+    size_t order;                       /* found order: ties keep it */
 };
 
 struct sched_scan {
@@ -36,7 +39,8 @@ static int64_t time_of(const char *text)
     return text && eline_sched_time(text, &t) == 0 ? t : 0;
 }
 
-static int due_add(struct sched_scan *sc, const struct eline_rec *r, const struct eline_sched *s)
+static int due_add(struct sched_scan *sc, const struct eline_rec *r, const struct eline_sched *s,
+                   int64_t at)
 {
     if (sc->n == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 16;
@@ -50,11 +54,24 @@ static int due_add(struct sched_scan *sc, const struct eline_rec *r, const struc
     memcpy(d->evc, r->id, sizeof(d->evc));
     memcpy(d->id, s->id, sizeof(d->id));
     d->action = s->action;
+    d->at = at;
+    d->order = sc->n - 1;
     return 0;
 }
 
-/* Under lock: r's schedules that fired in (seen, now] into sc, and its
- * next one after now into sc->next. */
+/* In time order: a window that holds a "remove" and a later "create" of
+ * one EVC ends with it laid, whatever their order in its list. */
+static int due_order(const void *x, const void *y)
+{
+    const struct sched_due *a = x, *b = y;
+    if (a->at != b->at)
+        return a->at < b->at ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Under lock: r's schedules that fired in (seen, now] into sc (each
+ * once, at its last firing there), and its next one after now into
+ * sc->next. */
 static int scan_one(const struct eline_rec *r, int64_t seen, int64_t now, struct sched_scan *sc)
 {
     int64_t start = time_of(r->req.start_date), end = time_of(r->req.end_date);
@@ -67,8 +84,8 @@ static int scan_one(const struct eline_rec *r, int64_t seen, int64_t now, struct
         char err[8];
         if (eline_sched_parse(item, "", &s, err, sizeof(err)) < 0)
             continue;                   /* kept by an older ofcd: not one this one runs */
-        int64_t t = eline_sched_next(&s, seen, start, end, created);
-        if (t >= 0 && t <= now && due_add(sc, r, &s) < 0)
+        int64_t t = eline_sched_last(&s, seen, now, start, end, created);
+        if (t >= 0 && due_add(sc, r, &s, t) < 0)
             return -ENOMEM;
         t = eline_sched_next(&s, now, start, end, created);
         if (t >= 0 && (sc->next < 0 || t < sc->next))
@@ -133,6 +150,8 @@ int64_t eline_sched_run(struct eline_app *a, int64_t *seen, int64_t now, bool le
         return now + 1;                 /* out of memory: looked at again in a second */
     }
     *seen = now;
+    if (sc.n > 1)
+        qsort(sc.due, sc.n, sizeof(*sc.due), due_order);
     for (size_t i = 0; leads && i < sc.n; i++)
         fire(a, &sc.due[i]);
     free(sc.due);

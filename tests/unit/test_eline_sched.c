@@ -3,7 +3,8 @@
  * and refused, naming the field, and when each kind fires next: a date
  * once, an interval from the EVC's start or creation, a crontab as Kytos'
  * scheduler reads it (days of week from Monday, every field matching),
- * bounded by start and end.
+ * bounded by start and end; the last firing of a window (the order of
+ * firings found together).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +99,11 @@ static void test_parse_and_refusals(void **state)
     refused("{\"frequency\": \"61 * * * *\"}", "'61' is not a minute");
     refused("{\"frequency\": \"* * * * sunday-x\"}", "is not a day_of_week");
     refused("{\"frequency\": \"*/0 * * * *\"}", "is not a minute");
+    /* A step past the field's range, as APScheduler refuses it. */
+    refused("{\"frequency\": \"*/60 * * * *\"}", "'*/60': a step of the minute is 1 to 59");
+    refused("{\"frequency\": \"0 */24 * * *\"}", "a step of the hour is 1 to 23");
+    assert_int_equal(parse("{\"frequency\": \"*/59 * * * *\"}", &s, err), 0);
+    assert_true(s.cron.minute == (1ull | 1ull << 59));
     refused("{\"frequency\": \"5-2 * * * *\"}", "is not a minute");
     refused("{\"frequency\": 5}", "a crontab line as text");
     refused("{\"id\": \"\", \"date\": \"2026-12-07T10:00:00\"}", "circuit_scheduler[0].id");
@@ -153,13 +159,40 @@ static void test_next_cron(void **state)
     int64_t jan1;
     assert_int_equal(eline_sched_time("2027-01-01T00:00:00", &jan1), 0);
     assert_true(eline_sched_next(&s, MON, 0, 0, 0) == jan1);
-    /* A day that never comes: none. */
-    assert_int_equal(parse("{\"frequency\": \"0 0 31 feb *\"}", &s, err), 0);
-    assert_true(eline_sched_next(&s, MON, 0, 0, 0) == -1);
+    /* A day that comes once in 28 years is found (eight years were looked
+     * at before: none); one that never comes is refused. */
+    assert_int_equal(parse("{\"frequency\": \"0 0 29 feb mon\"}", &s, err), 0);
+    int64_t leap;
+    assert_int_equal(eline_sched_time("2044-02-29T00:00:00", &leap), 0);
+    assert_true(eline_sched_next(&s, MON, 0, 0, 0) == leap);
+    refused("{\"frequency\": \"0 0 31 feb *\"}", "'0 0 31 feb *' matches no date");
+    refused("{\"frequency\": \"0 0 31 4,6,9,11 *\"}", "matches no date");
     /* Bounded: from the start, and not past the end. */
     assert_int_equal(parse("{\"frequency\": \"0 * * * *\"}", &s, err), 0);
     assert_true(eline_sched_next(&s, MON, MON + DAY, 0, 0) == MON + DAY);
     assert_true(eline_sched_next(&s, MON, 0, MON + 1800, 0) == -1);
+}
+
+/* The last firing of a window: what firings seen together are ordered by. */
+static void test_last_in_window(void **state)
+{
+    (void)state;
+    struct eline_sched s;
+    char err[256];
+
+    assert_int_equal(parse("{\"interval\": {\"minutes\": 10}}", &s, err), 0);
+    assert_true(eline_sched_last(&s, MON, MON + 1900, 0, 0, MON) == MON + 1800);
+    assert_true(eline_sched_last(&s, MON, MON + 1800, 0, 0, MON) == MON + 1800);
+    assert_true(eline_sched_last(&s, MON, MON + 599, 0, 0, MON) == -1);
+    /* Not past the end: the last before it. */
+    assert_true(eline_sched_last(&s, MON, MON + 1900, 0, MON + 1700, MON) == MON + 1200);
+    assert_true(eline_sched_last(&s, MON, MON + 1900, 0, MON + 1800, MON) == MON + 1800);
+    assert_int_equal(parse("{\"frequency\": \"*/15 * * * *\"}", &s, err), 0);
+    assert_true(eline_sched_last(&s, MON, MON + 2000, 0, 0, 0) == MON + 1800);
+    assert_true(eline_sched_last(&s, MON, MON + 899, 0, 0, 0) == -1);
+    assert_int_equal(parse("{\"date\": \"2026-12-07T00:10:00Z\"}", &s, err), 0);
+    assert_true(eline_sched_last(&s, MON, MON + 3600, 0, 0, 0) == MON + 600);
+    assert_true(eline_sched_last(&s, MON + 600, MON + 3600, 0, 0, 0) == -1);
 }
 
 int main(void)
@@ -169,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_parse_and_refusals),
         cmocka_unit_test(test_next_date_and_interval),
         cmocka_unit_test(test_next_cron),
+        cmocka_unit_test(test_last_in_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
