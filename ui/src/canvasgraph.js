@@ -10,13 +10,16 @@
 //   g.set(nodes [{id, x, y, cls, label}], edges [{id, source, target, cls}])
 //   g.nodeClass(id, cls) / g.edgeClass(id, cls)   change one element's state
 //   g.add / g.remove, g.fit(), g.select(id), g.destroy()
-// Classes: a node 'up' or 'down'; a link 'up', 'down' or 'loop', with
-// ' disabled' when it is. The element keeps `ofcdGraph` (this object) for
+// Classes: a node 'up' or 'down', with ' end' when a circuit ends there
+// (a ring); a link 'up', 'down' or 'loop', with ' disabled' when it is, and
+// ' path' or ' backup' when a circuit's current or backup path crosses it
+// (drawn so while the link is up: a path link that goes down shows down). The element keeps `ofcdGraph` (this object) for
 // the tests, which read states, colours and positions from it.
 
 export const COLORS = {
   up: '#38a169', down: '#e53e3e', loop: '#dd6b20', disabled: '#a0aec0', selected: '#2b6cb0',
-  nodeUp: '#2f855a', nodeDown: '#c53030', label: '#1a202c',
+  path: '#6b46c1', backup: '#b7791f',
+  nodeUp: '#2f855a', nodeDown: '#c53030', end: '#6b46c1', label: '#1a202c',
 };
 
 const NODE_R = 6;          // a switch's radius on the screen, px, at any zoom
@@ -62,16 +65,23 @@ export function canvasGraph(container, handlers = {}) {
 
   function edgeStyle(e) {
     if (selected === e.id) return 'selected';
-    if (e.cls.includes('disabled')) return 'disabled';
-    return e.cls.split(' ')[0] || 'up';
+    const t = e.cls.split(' ');
+    const state = t[0] || 'up';
+    if (state === 'up' && t.includes('path')) return 'path';
+    if (state === 'up' && t.includes('backup')) return 'backup';
+    if (t.includes('disabled')) return 'disabled';
+    return state;
   }
+
+  const WIDE = { selected: 4, path: 4, backup: 3 };
+  const DASH = { disabled: [6, 4], backup: [8, 5] };
 
   function draw() {
     dirty = false;
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, height);
     // Links: one path per look, each a batch of segments.
-    const groups = { up: [], down: [], loop: [], disabled: [], selected: [] };
+    const groups = { up: [], down: [], loop: [], disabled: [], backup: [], path: [], selected: [] };
     for (const e of edges.values()) groups[edgeStyle(e)].push(e);
     for (const [look, list] of Object.entries(groups)) {
       if (!list.length) continue;
@@ -81,8 +91,8 @@ export function canvasGraph(container, handlers = {}) {
         ctx.lineTo(e.t.x * scale + ox, e.t.y * scale + oy);
       }
       ctx.strokeStyle = COLORS[look];
-      ctx.lineWidth = look === 'selected' ? 4 : nodes.size > 300 ? 1 : 2;
-      ctx.setLineDash(look === 'disabled' ? [6, 4] : []);
+      ctx.lineWidth = WIDE[look] || (nodes.size > 300 ? 1 : 2);
+      ctx.setLineDash(DASH[look] || []);
       ctx.stroke();
     }
     ctx.setLineDash([]);
@@ -90,7 +100,7 @@ export function canvasGraph(container, handlers = {}) {
     for (const cls of ['up', 'down']) {
       ctx.beginPath();
       for (const n of nodes.values()) {
-        if (n.cls !== cls) continue;
+        if (n.cls.split(' ')[0] !== cls) continue;
         const x = n.x * scale + ox, y = n.y * scale + oy;
         ctx.moveTo(x + NODE_R, y);
         ctx.arc(x, y, NODE_R, 0, 2 * Math.PI);
@@ -98,6 +108,17 @@ export function canvasGraph(container, handlers = {}) {
       ctx.fillStyle = cls === 'up' ? COLORS.nodeUp : COLORS.nodeDown;
       ctx.fill();
     }
+    // A circuit's ends: a ring each.
+    ctx.beginPath();
+    for (const n of nodes.values()) {
+      if (!n.cls.includes(' end')) continue;
+      const x = n.x * scale + ox, y = n.y * scale + oy;
+      ctx.moveTo(x + NODE_R + 3, y);
+      ctx.arc(x, y, NODE_R + 3, 0, 2 * Math.PI);
+    }
+    ctx.strokeStyle = COLORS.end;
+    ctx.lineWidth = 2;
+    ctx.stroke();
     const sel = nodes.get(selected);
     if (sel) {
       ctx.beginPath();
@@ -256,6 +277,7 @@ export function canvasGraph(container, handlers = {}) {
       return e ? COLORS[edgeStyle(e)] : null;
     },
     counts: () => [nodes.size, edges.size],
+    colors: COLORS,
     // The colour on the screen at (x, y) px: [r, g, b].
     pixel(x, y) {
       return [...ctx.getImageData(Math.round(x * ratio), Math.round(y * ratio), 1, 1).data.slice(0, 3)];

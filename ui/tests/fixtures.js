@@ -45,9 +45,10 @@ function dpid(i) {
 // The page's graph, for what a canvas does not show the DOM: each
 // element's state, position and the pixels drawn (ui/src/canvasgraph.js
 // keeps its interface on the container as ofcdGraph). fn is the body of a
-// function of (g, arg).
-async function graph(page, fn, arg) {
-  return page.locator('[data-test=topology-graph]').evaluate(
+// function of (g, arg); which: the graph's data-test (the Topology page's
+// by default, circuit-graph for the Circuits page's).
+async function graph(page, fn, arg, which = 'topology-graph') {
+  return page.locator(`[data-test=${which}]`).evaluate(
     (el, [src, a]) => new Function('g', 'arg', src)(el.ofcdGraph, a), [fn, arg]);
 }
 

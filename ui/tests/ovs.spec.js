@@ -282,7 +282,18 @@ test('keyboard: the pages are reached and tables sorted without a mouse', async 
   await expect(page.locator('[data-test=sort-ports]')).toHaveAttribute('aria-sort', 'ascending');
 });
 
-test('circuits: an EVC shows active with its path and backup, moves when its link goes, leaves when deleted', async ({ page, request }) => {
+// The topology's ids of the ring's links 1..N (ringLink order).
+async function ringLinkIds(request) {
+  const links = (await (await request.get('/api/v1/topology')).json()).links;
+  return [...Array(N).keys()].map((k) => {
+    const [a, b] = ringLink(k + 1);
+    const l = links.find((x) => (x.a === a && x.b === b) || (x.a === b && x.b === a));
+    expect(l, `ring link ${k + 1} in the topology`).toBeTruthy();
+    return l.id;
+  });
+}
+
+test('circuits: an EVC shows active with its path and backup, drawn on the topology, moves when its link goes, leaves when deleted', async ({ page, request }) => {
   // LLDP finds a link again within seconds, twice here.
   test.setTimeout(120000);
   const EL = '/api/kytos/mef_eline/v2/evc/';
@@ -313,13 +324,47 @@ test('circuits: an EVC shows active with its path and backup, moves when its lin
     await expect(row.locator('[data-test=evc-backup]')).toHaveText(
       `${dpid(1)} → ${dpid(6)} → ${dpid(5)} → ${dpid(4)} → ${dpid(3)}`);
     await expect(row).toContainText('VLAN 100');
+    // Drawn on the topology: the path's two links purple, the backup's four
+    // dashed amber, both ends ringed (the only EVC: picked at once).
+    const cg = page.locator('[data-test=circuit-graph]');
+    await expect(cg).toHaveAttribute('data-ready', 'true');
+    await expect(cg).toHaveAttribute('data-circuit', id);
+    await expect(page.locator('[data-test=circuit-caption]')).toHaveText(
+      'ui-evc: its path, 2 links, in purple; its backup, 4 links, dashed amber; its ends ringed.');
+    const ringIds = await ringLinkIds(request);
+    const colours = () => graph(page, 'return arg.map((id) => g.edgeColor(id))', ringIds, 'circuit-graph');
+    const { path: P, backup: B, up: U, down: D } = await graph(page, 'return g.colors', null, 'circuit-graph');
+    await expect.poll(colours).toEqual([P, P, B, B, B, B]);
+    expect(await graph(page, `return [1, 2, 3].map((i) => g.nodeClass(arg[i - 1]))`,
+      [dpid(1), dpid(2), dpid(3)], 'circuit-graph')).toEqual(['up end', 'up', 'up end']);
+    // On the screen: the pixel halfway along link 1 is the path's purple.
+    const [r, gr, b] = await graph(page, `const a = g.renderedPosition(arg[0]), b = g.renderedPosition(arg[1]);
+      return g.drawn().then(() => g.pixel((a.x + b.x) / 2, (a.y + b.y) / 2))`, [dpid(1), dpid(2)], 'circuit-graph');
+    expect(b > 150 && gr < 100 && r < 150, `link 1 drawn purple, not rgb(${r},${gr},${b})`).toBe(true);
     await shot(page, 'circuits');
+    // A phone's screen: the page still fits, the graph under the table.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390 + 1);
+    await expect(cg).toBeVisible();
+    await shot(page, 'phone-circuits');
+    await page.setViewportSize({ width: 1280, height: 720 });
+    // The address names the picked EVC: opened from it, the same one is drawn.
+    await page.goto('/ui/#/overview');
+    await page.goto(`/ui/#/circuits/${id}`);
+    await expect(cg).toHaveAttribute('data-circuit', id);
+    await row.click();
+    await expect(page).toHaveURL(new RegExp(`#/circuits/${id}$`));
+    await expect(row).toHaveAttribute('aria-selected', 'true');
     // The link between bridges 2 and 3 goes: the page shows the EVC moved the long way, without reload.
     vsctl('del-port', 'br2', 'p2-3');
     cut = true;
     await expect(row.locator('[data-test=evc-path]')).toHaveText(
       `${dpid(1)} → ${dpid(6)} → ${dpid(5)} → ${dpid(4)} → ${dpid(3)}`);
     await expect(row.locator('[data-test=evc-backup]')).toHaveText('none');
+    // Drawn moved: the long way purple, link 1 plain up, link 2 down (red).
+    await expect.poll(colours).toEqual([U, D, P, P, P, P]);
+    await expect(page.locator('[data-test=circuit-caption]')).toHaveText(
+      'ui-evc: its path, 4 links, in purple; no backup; its ends ringed.');
     uncut();
     cut = false;
     // Back the short way, protected again, by itself.

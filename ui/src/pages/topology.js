@@ -1,24 +1,16 @@
 // Topology: every switch and link (GET /api/v1/topology) on a canvas
-// (canvasgraph.js; cytoscape's fcose places small graphs), links coloured
+// (canvasgraph.js, placed by placement.js), links coloured
 // by state and kept current by the event stream; a click shows details; a dragged switch keeps its place (saved in
 // the switch's topology metadata as ui_x/ui_y, so it survives a reload and
 // a restart). Beside the graph, the links as a table.
-import cytoscape from 'cytoscape';
-import fcose from 'cytoscape-fcose';
 import { h, clear, seconds, counterSum } from '../dom.js';
 import { api, serverConfig } from '../api.js';
 import { onEvent } from '../stream.js';
 import { table } from '../table.js';
-import { layered } from '../layout.js';
 import { canvasGraph } from '../canvasgraph.js';
-
-cytoscape.use(fcose);
+import { place, savedPositions, ifaceSwitch } from '../placement.js';
 
 const TOPO = '/api/kytos/topology/v3';
-
-function ifaceSwitch(id) {
-  return id.split(':').slice(0, 8).join(':');
-}
 
 export default function topology(el) {
   const err = h('p', { class: 'error', role: 'alert', 'data-test': 'topology-error' });
@@ -54,44 +46,9 @@ export default function topology(el) {
     return `${l.state}${l.enabled ? '' : ' disabled'}`;
   }
 
-  // Switches nobody placed: a force-directed layout for small graphs
-  // (cytoscape without a screen, fcose), layers at scale (linear time),
-  // around the ones the operator placed, which stay.
-  function place(positions) {
-    const ids = data.nodes.map((n) => n.dpid);
-    const pairs = data.links.map((l) => [ifaceSwitch(l.a), ifaceSwitch(l.b)]);
-    if (positions.size === ids.length) return positions;
-    if (ids.length > 300) {
-      for (const [id, p] of layered(ids, pairs)) if (!positions.has(id)) positions.set(id, p);
-      return positions;
-    }
-    const known = new Set(ids);
-    const cy = cytoscape({ headless: true, styleEnabled: true, elements: [
-      ...ids.map((id) => ({ group: 'nodes', data: { id }, position: { ...(positions.get(id) || { x: 0, y: 0 }) } })),
-      ...data.links.filter((l) => known.has(ifaceSwitch(l.a)) && known.has(ifaceSwitch(l.b)))
-        .map((l) => ({ group: 'edges', data: { id: l.id, source: ifaceSwitch(l.a), target: ifaceSwitch(l.b) } })),
-    ], style: [{ selector: 'node', style: { width: 16, height: 16 } }] });
-    const fixed = [...positions].map(([nodeId, position]) => ({ nodeId, position }));
-    cy.layout({ name: 'fcose', randomize: true, animate: false, fixedNodeConstraint: fixed.length ? fixed : undefined,
-      nodeRepulsion: 8000, idealEdgeLength: 60 }).run();
-    // fcose may move the whole drawing, fixed switches with it: the new ones
-    // are placed where they are relative to the fixed ones.
-    let dx = 0, dy = 0;
-    if (fixed.length) {
-      const p = cy.getElementById(fixed[0].nodeId).position();
-      dx = fixed[0].position.x - p.x;
-      dy = fixed[0].position.y - p.y;
-    }
-    for (const n of cy.nodes()) {
-      if (!positions.has(n.id())) positions.set(n.id(), { x: n.position().x + dx, y: n.position().y + dy });
-    }
-    cy.destroy();
-    return positions;
-  }
-
   function build(positions, fetched) {
     const placed = positions.size;
-    place(positions);
+    place(data.nodes, data.links, positions);
     const laidOut = performance.now();
     g = canvasGraph(canvas, {
       onTapNode: showSwitch,
@@ -180,16 +137,6 @@ export default function topology(el) {
         h('dt', {}, 'id'), h('dd', { class: 'mono' }, l.id)));
   }
 
-  // Where the operator left each switch: ui_x/ui_y in its metadata.
-  function positions(nodes) {
-    const pos = new Map();
-    for (const n of nodes) {
-      const m = n.metadata || {};
-      if (Number.isFinite(m.ui_x) && Number.isFinite(m.ui_y)) pos.set(n.dpid, { x: m.ui_x, y: m.ui_y });
-    }
-    return pos;
-  }
-
   // Elements by id: an event finds its element without a walk over 10,000
   // links, and a burst of events redraws the links table once.
   let linkById = new Map();
@@ -223,7 +170,7 @@ export default function topology(el) {
       index();
       links.set(data.links);
       err.textContent = '';
-      if (first) build(positions(topo.nodes), performance.now());
+      if (first) build(savedPositions(topo.nodes), performance.now());
       else sync();
     } catch (e) {
       if (alive) err.textContent = `Cannot read the topology: ${e.description}`;
