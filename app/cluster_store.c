@@ -23,6 +23,19 @@ static int guard(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev)
     return -EPERM;
 }
 
+/* And the app that names the leader (the cluster's) guards its writes. */
+static int leader_guard(void *arg, char *key, size_t cap, int64_t *rev)
+{
+    struct app_ctx *app = arg;
+
+    for (unsigned i = 0; i < app->n_inst; i++) {
+        const struct app_inst *a = &app->inst[i];
+        if (a->cls->store_leader_guard)
+            return a->cls->store_leader_guard(a->self, key, cap, rev);
+    }
+    return -EPERM;
+}
+
 int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct cluster_store_buf *b)
 {
     const struct cfg_cluster_etcd *a = &b->access;
@@ -34,7 +47,7 @@ int cluster_store_cfg(struct app_ctx *app, struct store_config *sc, struct clust
         .endpoints = a->endpoints, .n_endpoints = a->n_endpoints,
         .prefix = app->cfg.cluster_prefix, .ca = a->ca, .cert = a->cert, .key = a->key,
         .user = a->user, .password = a->user ? a->password : NULL, .json = a->json,
-        .guard = guard, .guard_arg = app};
+        .guard = guard, .guard_arg = app, .leader = leader_guard, .leader_arg = app};
     sc->backend = STORE_BACKEND_ETCD;
     sc->etcd = &b->etcd;
     return 0;

@@ -120,6 +120,11 @@ struct app_class {
      * (its state updates) to commit; -EPERM when this node does not master
      * it. store.h's store_guard_fn. */
     int (*store_guard)(void *self, uint64_t dpid, char *key, size_t cap, int64_t *rev);
+    /* From the store's committer (a cluster's etcd backend): the key and
+     * create revision that must hold for a leader-only write
+     * (store_kv_put_leader: the circuits' records) to commit; -EPERM when
+     * this node does not lead. store.h's store_leader_fn. */
+    int (*store_leader_guard)(void *self, char *key, size_t cap, int64_t *rev);
     /* From the store's committer (a cluster's copy of etcd): an app record
      * (store_kv_*) written or removed, by any node. Quick, and it must not
      * take a lock that another thread holds across a store write (that

@@ -368,6 +368,28 @@ static int cnode_store_guard(void *self, uint64_t dpid, char *key, size_t cap, i
     return rc;
 }
 
+/* This node's member key and the create revision it leads with: what etcd
+ * must still hold for the leader's writes (the circuits' records) to
+ * commit. A node paused past its lease resumes with its key gone or made
+ * anew: its write is refused by etcd itself, whatever it believes. */
+static int cnode_store_leader_guard(void *self, char *key, size_t cap, int64_t *rev)
+{
+    struct cnode_inst *ci = self;
+    struct cnode *n = ci->node;
+    int rc = -EPERM;
+
+    pthread_mutex_lock(&n->lock);
+    const struct cl_member *e = cl_members_eldest(&n->members);
+    if (e && strcmp(e->node, n->node_id) == 0 &&
+        cnode_may_act_locked(n, ofcd_clock_mono_us()) &&
+        cl_key_member(key, cap, n->prefix, n->node_id) > 0) {
+        *rev = e->create_rev;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
 /* A node that cannot prove its lease may have lost its switches to another
  * node already: what it accepted now could not be made good. */
 static bool cnode_refuses_writes(void *self, char *why, size_t len)
@@ -525,6 +547,7 @@ const struct app_class cnode_class = {
     .status = cnode_status,
     .may_write = cnode_may_write_dpid,
     .store_guard = cnode_store_guard,
+    .store_leader_guard = cnode_store_leader_guard,
     .refuses_writes = cnode_refuses_writes,
     .leads = cnode_leads,
     .health = cnode_health,

@@ -267,7 +267,9 @@ int eline_rec_save(struct eline_app *a, struct eline_rec *r)
     pthread_mutex_lock(&a->lock);
     r->kept_hash = ofcd_fnv1a(OFCD_FNV_OFFSET, text, strlen(text));
     pthread_mutex_unlock(&a->lock);
-    int rc = store_kv_put(a->host->store, key, text, strlen(text));
+    /* The leader's alone: etcd refuses it from a node that no longer leads
+     * (-EPERM), however late after its check this write comes. */
+    int rc = store_kv_put_leader(a->host->store, key, text, strlen(text));
     free(text);
     if (rc == -EINPROGRESS)
         rc = 0;                         /* in etcd; this node's copy shows it soon */

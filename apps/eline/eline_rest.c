@@ -152,6 +152,10 @@ static unsigned not_kept(json_t **out, int rc, const char *what, const char *id)
     if (rc == -ETIME || rc == -EINPROGRESS)
         return rest_ext_error(out, 504, "circuit %s: the outcome is not known (%s); read "
                               "evc/%s to see", id, store_strerror(rc), id);
+    if (rc == -EPERM)
+        return rest_ext_error(out, 503, "circuit %s %s: this node no longer leads the cluster "
+                              "(etcd refused its write); send the request to the leader "
+                              "(GET /api/v1/health names it)", id, what);
     return rest_ext_error(out, 503, "circuit %s %s: %s", id, what, strerror(-rc));
 }
 

@@ -131,6 +131,17 @@ int store_kv_put(struct store *s, const char *key, const void *val, size_t len)
     return store_waiter_wait(&w, s->ops->kv_put_async(s, key, val, len, store_waiter_done, &w));
 }
 
+int store_kv_put_leader(struct store *s, const char *key, const void *val, size_t len)
+{
+    struct store_waiter w;
+
+    if (!s)
+        return -EINVAL;
+    store_waiter_init(&w);
+    return store_waiter_wait(&w, s->ops->kv_put_leader_async(s, key, val, len,
+                                                             store_waiter_done, &w));
+}
+
 int store_kv_del(struct store *s, const char *key)
 {
     struct store_waiter w;

@@ -56,6 +56,7 @@
  *   set_state, purge_deleted             (queued, nobody waits)
  *   sync_async                           store_sync
  *   kv_put_async, kv_del_async           store_kv_put, store_kv_del
+ *   kv_put_leader_async                  store_kv_put_leader
  *   get                                  store_flow_release (get's copy is one block)
  *   foreach_from                         store_foreach (from the dpid's first key)
  *   get_each, kv_foreach, get_stats      store_kv_get (one key, on kv_foreach)
@@ -129,6 +130,16 @@ enum store_backend {
  */
 typedef int (*store_guard_fn)(void *arg, uint64_t dpid, char *key, size_t cap, int64_t *rev);
 
+/*
+ * A leader-only write's guard (store_kv_put_leader through the etcd
+ * backend): the key whose create revision must still be *rev when the
+ * write commits (this node's member key, as of when it became the eldest
+ * member, the leader). 0 with key and *rev filled, or -EPERM when this
+ * node does not lead: the write is refused. Called on the store's
+ * committer thread; quick, never calls the store.
+ */
+typedef int (*store_leader_fn)(void *arg, char *key, size_t cap, int64_t *rev);
+
 /* The etcd backend's settings: read during store_open only (copied). */
 struct store_etcd_cfg {
     const char *const *endpoints;   /* "http://127.0.0.1:2379", ... */
@@ -143,6 +154,8 @@ struct store_etcd_cfg {
     unsigned confirm_ms;
     store_guard_fn guard;           /* NULL: state updates unguarded */
     void *guard_arg;
+    store_leader_fn leader;         /* NULL: leader-only puts unguarded */
+    void *leader_arg;
 };
 
 struct store_config {
@@ -392,6 +405,9 @@ struct store_ops {
     int (*kv_put_async)(struct store *s, const char *key, const void *val, size_t len,
                         store_done_fn done, void *arg);
     int (*kv_del_async)(struct store *s, const char *key, store_done_fn done, void *arg);
+    /* A put only the cluster's leader makes (store_kv_put_leader). */
+    int (*kv_put_leader_async)(struct store *s, const char *key, const void *val, size_t len,
+                               store_done_fn done, void *arg);
     /*
      * Look one flow up in the last committed state. On 0, *out holds a
      * private copy (owner, json: one malloc'd block in out->priv, the JSON
@@ -513,6 +529,12 @@ static inline int store_kv_del_async(struct store *s, const char *key, store_don
                                      void *arg)
 {
     return s ? s->ops->kv_del_async(s, key, done, arg) : -EINVAL;
+}
+
+static inline int store_kv_put_leader_async(struct store *s, const char *key, const void *val,
+                                            size_t len, store_done_fn done, void *arg)
+{
+    return s ? s->ops->kv_put_leader_async(s, key, val, len, done, arg) : -EINVAL;
 }
 
 /* select_async without the count (the REST DELETE's). */
@@ -642,6 +664,15 @@ void store_waiter_init(struct store_waiter *w);
 void store_waiter_done(void *arg, int rc);
 int store_waiter_wait(struct store_waiter *w, int queued);
 int store_kv_put(struct store *s, const char *key, const void *val, size_t len);
+/*
+ * store_kv_put for a record only the cluster's leader writes (the
+ * circuits'): through etcd it commits only while etcd still holds this
+ * node's member key with the revision it leads with (store_leader_fn), in
+ * one transaction with that compare, so a leader paused past its lease
+ * and resumed writes nothing over its successor's records: -EPERM, nothing
+ * written (the batch's other changes are). Other backends: store_kv_put.
+ */
+int store_kv_put_leader(struct store *s, const char *key, const void *val, size_t len);
 /* 0, or -ENOENT when there was no such key. */
 int store_kv_del(struct store *s, const char *key);
 /* The app record key as last committed: 0 with *val a malloc'd copy (the

@@ -397,6 +397,98 @@ static int apply_state(struct store_etcd *s, struct store_op *op, struct store_t
     return 0;
 }
 
+/* ---- leader-only puts (committer thread) ---------------------------------- */
+
+static void lead_free(struct store_etcd *s)
+{
+    for (size_t i = 0; i < s->n_lead; i++) {
+        free(s->lead[i].key);
+        free(s->lead[i].val);
+    }
+    s->n_lead = 0;
+}
+
+/* Takes key and val (malloc'd). */
+static int lead_add(struct store_etcd *s, struct store_op *op, char *key, size_t klen,
+                    char *val, size_t vlen)
+{
+    if (!key || !val) {
+        free(key);
+        free(val);
+        return -ENOMEM;
+    }
+    if (s->n_lead == s->cap_lead) {
+        size_t nc = s->cap_lead ? s->cap_lead * 2 : 16;
+        struct store_etcd_lead_op *n = realloc(s->lead, nc * sizeof(*n));
+        if (!n) {
+            free(key);
+            free(val);
+            return -ENOMEM;
+        }
+        s->lead = n;
+        s->cap_lead = nc;
+    }
+    s->lead[s->n_lead++] = (struct store_etcd_lead_op){key, val, klen, vlen, op};
+    return 0;
+}
+
+/* Each caller hears -EPERM (the blocking put returns it). */
+static void lead_refuse(struct store_etcd *s, size_t from, size_t to, const char *why)
+{
+    for (size_t i = from; i < to; i++)
+        s->lead[i].op->rc = -EPERM;
+    LOG_WARN(STORE_COMP, "%zu record(s) only the cluster's leader writes (%s%s): not written, "
+             "%s", to - from, s->lead[from].op->u.kv.key, to - from > 1 ? ", ..." : "", why);
+}
+
+/*
+ * The batch's leader-only puts, after its plain changes, in transactions
+ * that compare the leader's member key: the plain changes before them ride
+ * in both branches (they go whatever the compare says); the puts go only
+ * while the key is the one this node leads with. A node that does not
+ * lead, or whose key etcd no longer holds so (its lease ran out while it
+ * was paused), writes none of them: each caller gets -EPERM.
+ */
+static int send_leader(struct store_etcd *s)
+{
+    char gkey[STORE_ETCD_GUARD_KEY_MAX] = "";
+    struct etcd_cmp cmp = {.target = ETCD_CMP_CREATE, .result = ETCD_CMP_EQUAL};
+    int rc = 0;
+
+    if (!s->n_lead)
+        return 0;
+    if (s->leader && s->leader(s->leader_arg, gkey, sizeof(gkey), &cmp.number) < 0) {
+        lead_refuse(s, 0, s->n_lead, "this node does not lead the cluster");
+        lead_free(s);
+        return 0;
+    }
+    cmp.key = gkey;
+    cmp.key_len = strlen(gkey);
+    for (size_t i = 0; i < s->n_lead && rc == 0;) {
+        /* The plain changes go first, alone, when the puts would not fit
+         * with them: a put must never ride in a transaction without the
+         * compare. */
+        if (s->n_ops && s->n_ops + (s->n_lead - i) > ETCD_TXN_OPS_MAX &&
+            (rc = tx_send(s, NULL, 0, NULL)) < 0)
+            break;
+        size_t from = i;
+        s->n_plain = s->n_ops;
+        for (; i < s->n_lead && s->n_ops < ETCD_TXN_OPS_MAX && rc == 0; i++) {
+            rc = tx_add(s, ETCD_OP_PUT, s->lead[i].key, s->lead[i].klen, s->lead[i].val,
+                        s->lead[i].vlen);
+            s->lead[i].key = s->lead[i].val = NULL;     /* the transaction's now */
+        }
+        bool ok = true;
+        if (rc == 0)
+            rc = tx_send(s, s->leader ? &cmp : NULL, s->leader ? 1 : 0, &ok);
+        if (rc == 0 && !ok)
+            lead_refuse(s, from, i, "etcd no longer holds this node's member key as it "
+                                    "led with (another node leads now)");
+    }
+    lead_free(s);
+    return rc;
+}
+
 static int apply_kv(struct store_etcd *s, struct store_op *op)
 {
     char k[STORE_ETCD_KEY_MAX];
@@ -419,6 +511,8 @@ static int apply_kv(struct store_etcd *s, struct store_op *op)
     if (!v)
         return -ENOMEM;
     memcpy(v, op->u.kv.val, op->u.kv.len);
+    if (op->u.kv.leader)
+        return lead_add(s, op, key_dup(k, kl), (size_t)kl, v, op->u.kv.len);
     return tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, v, op->u.kv.len);
 }
 
@@ -454,6 +548,7 @@ static int etcd_begin(struct store_queue *q)
 
     s->batch_rev = 0;
     s->n_st = 0;
+    lead_free(s);
     wrote_reset(s);
     store_etcd_arm(s);              /* a write waits for the mirror */
     pthread_mutex_lock(&s->lock);
@@ -625,9 +720,9 @@ static bool st_touch_batch(const struct store_etcd *s)
 static int etcd_commit(struct store_queue *q)
 {
     struct store_etcd *s = EQ(q);
-    int rc = 0;
+    int rc = send_leader(s);
 
-    if (s->n_st) {
+    if (rc == 0 && s->n_st) {
         s->n_st = st_last_only(s);
         if (st_touch_batch(s))
             rc = tx_send(s, NULL, 0, NULL);
@@ -650,6 +745,7 @@ static void etcd_abort(struct store_queue *q)
     struct store_etcd *s = EQ(q);
 
     tx_free(s);
+    lead_free(s);
     s->n_st = 0;
     s->in_states = false;
 }
@@ -743,6 +839,8 @@ static void etcd_free(struct store_etcd *s)
     etcd_client_free(s->rc);
     store_close(s->mirror);
     free(s->st);
+    lead_free(s);
+    free(s->lead);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -804,6 +902,8 @@ struct store *store_etcd_open(const struct store_config *cfg)
     s->confirm_ms = e->confirm_ms ? e->confirm_ms : 10000;
     s->guard = e->guard;
     s->guard_arg = e->guard_arg;
+    s->leader = e->leader;
+    s->leader_arg = e->leader_arg;
     if (n < 0 || (size_t)n >= sizeof(s->data_prefix)) {
         LOG_ERR(STORE_COMP, "cluster prefix '%s' is too long", e->prefix);
         etcd_free(s);

@@ -9,6 +9,8 @@
  *   P data/state/<dpid16>/<match_id16>   its installed/error state, written
  *                                        by the switch's master only
  *   P data/apps/<key>                    an app's record, value as given
+ * A leader-only app record (store_kv_put_leader) goes in a transaction
+ * that compares the leader's member key's create revision (store_leader_fn).
  * A flow put deletes its state key in the same transaction: a new version
  * starts pending (a flow neither the mirror nor the batch holds has none). The mirror keeps the etcd revision it has applied under
  * the kv key STORE_ETCD_REV_KEY, written after that revision's changes and
@@ -100,6 +102,13 @@ int store_etcd_state_decode(const uint8_t *v, size_t len, uint64_t *flow_id,
 
 /* ---- the backend --------------------------------------------------------- */
 
+/* A leader-only put waiting for its guarded transaction (committer only). */
+struct store_etcd_lead_op {
+    char *key, *val;                /* malloc'd, handed to the transaction */
+    size_t klen, vlen;
+    struct store_op *op;            /* its rc is -EPERM when the guard fails */
+};
+
 /* A state update waiting for its guarded transaction (committer only). */
 struct store_etcd_state_op {
     uint64_t dpid, match_id, flow_id;
@@ -118,6 +127,8 @@ struct store_etcd {
     unsigned confirm_ms;
     store_guard_fn guard;
     void *guard_arg;
+    store_leader_fn leader;
+    void *leader_arg;
 
     /* committer thread only */
     struct etcd_client *wc;
@@ -133,6 +144,8 @@ struct store_etcd {
                                      * settles first) */
     struct store_etcd_state_op *st;
     size_t n_st, cap_st;
+    struct store_etcd_lead_op *lead;   /* this batch's leader-only puts */
+    size_t n_lead, cap_lead;
     struct etcd_cmp gcmp[ETCD_TXN_OPS_MAX];                  /* the guards of one txn */
     char gkey[ETCD_TXN_OPS_MAX][STORE_ETCD_GUARD_KEY_MAX];
 

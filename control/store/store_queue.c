@@ -651,7 +651,8 @@ static int store_kv_check(const char *key, size_t len)
 
 /* A kv put, or a progress mark (store_queue_kv_mark_async). */
 static int store_kv_put_op(struct store *s, const char *key, const void *val, size_t len,
-                           enum store_op_mark mark, store_done_fn done, void *arg)
+                           enum store_op_mark mark, bool leader, store_done_fn done,
+                           void *arg)
 {
     struct store_op *op;
 
@@ -663,13 +664,20 @@ static int store_kv_put_op(struct store *s, const char *key, const void *val, si
     op->u.kv.key = key;
     op->u.kv.val = val ? val : "";
     op->u.kv.len = len;
+    op->u.kv.leader = leader;
     return store_submit_done(store_queue_of(s), op, done, arg);
 }
 
 int store_queue_kv_put_async(struct store *s, const char *key, const void *val, size_t len,
                              store_done_fn done, void *arg)
 {
-    return store_kv_put_op(s, key, val, len, STORE_MARK_NONE, done, arg);
+    return store_kv_put_op(s, key, val, len, STORE_MARK_NONE, false, done, arg);
+}
+
+int store_queue_kv_put_leader_async(struct store *s, const char *key, const void *val,
+                                    size_t len, store_done_fn done, void *arg)
+{
+    return store_kv_put_op(s, key, val, len, STORE_MARK_NONE, true, done, arg);
 }
 
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg)
@@ -687,7 +695,8 @@ int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn don
 int store_queue_kv_mark_async(struct store *s, const char *key, const void *val, size_t len,
                               store_done_fn done, void *arg)
 {
-    return val ? store_kv_put_op(s, key, val, len, STORE_MARK_IF_WHOLE, done, arg) : -EINVAL;
+    return val ? store_kv_put_op(s, key, val, len, STORE_MARK_IF_WHOLE, false, done, arg)
+               : -EINVAL;
 }
 
 int store_queue_mark_restart_async(struct store *s, store_done_fn done, void *arg)

@@ -81,6 +81,7 @@ struct store_op {
             const char *key;
             const void *val;            /* NULL: delete */
             size_t len;
+            bool leader;                /* a leader-only put (store_kv_put_leader) */
         } kv;
     } u;
 };
@@ -201,6 +202,10 @@ int store_queue_sync_async(struct store *s, store_done_fn done, void *arg);
 int store_queue_kv_put_async(struct store *s, const char *key, const void *val, size_t len,
                              store_done_fn done, void *arg);
 int store_queue_kv_del_async(struct store *s, const char *key, store_done_fn done, void *arg);
+/* A put with u.kv.leader set: the backend that knows a leader guards it,
+ * the others apply it as any put. */
+int store_queue_kv_put_leader_async(struct store *s, const char *key, const void *val,
+                                    size_t len, store_done_fn done, void *arg);
 
 /*
  * Progress marks, for a store that copies another (the etcd backend's
@@ -228,7 +233,8 @@ bool store_queue_batch_final(struct store *s);
     .put_many_async = store_queue_put_many_async, .del_async = store_queue_del_async,     \
     .select_async = store_queue_select_async, .set_state = store_queue_set_state,         \
     .purge_deleted = store_queue_purge_deleted, .sync_async = store_queue_sync_async,     \
-    .kv_put_async = store_queue_kv_put_async, .kv_del_async = store_queue_kv_del_async
+    .kv_put_async = store_queue_kv_put_async, .kv_del_async = store_queue_kv_del_async,  \
+    .kv_put_leader_async = store_queue_kv_put_leader_async
 
 /* The queue's counters (a backend's get_stats adds its gauges). */
 void store_queue_stats(struct store_queue *q, struct store_stats *st);

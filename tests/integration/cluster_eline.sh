@@ -18,7 +18,11 @@
 #     ping stops), "create" lays it again; listed on node 1; PATCH, DELETE,
 #     and the 400/404/503 answers;
 #   - DELETE: refused by node 1, made by node 2: archived on both, the
-#     meters gone from the bridges, the ping stops.
+#     meters gone from the bridges, the ping stops;
+#   - the leader (node 2) stopped, a create sent to it, its member key
+#     deleted from etcd (as a lease that ran out while it was paused), then
+#     resumed: the create answers 503 and etcd holds no new record, whether
+#     its own check or etcd's compare on the key its write carries refused.
 #
 # usage: cluster_eline.sh OFCD_BINARY CONFIG_FILE
 set -uo pipefail
@@ -226,4 +230,26 @@ for b in br1 br3; do
 done
 ping_ok 1 10.95.0.3 && fail "h1 still pings h3 after the DELETE"
 pass "DELETE refused on node 1, made on node 2: archived on both, meters gone, the ping stops"
+# ---- a leader paused past its lease writes nothing when it resumes ----------------------------
+ec() { ETCDCTL_API=3 etcdctl --endpoints "$(cl_etcd_client 1)" "$@"; }
+records() { ec get --prefix --keys-only /ofcd/v1/data/apps/mef_eline/evc/ | grep -c .; }
+# The request waits in node 2's socket (its process stopped: not accepted).
+queued() { ss -Htn state established "( sport = :8182 )" | awk '$1 > 0 { f = 1 } END { exit !f }'; }
+before=$(records)
+pid2=$(cl_node_pid 2)
+kill -STOP "$pid2"
+curl -s -o "$work/answer2" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary "${body/\"c1\"/\"c2\"}" "http://127.0.0.1:8182$EL/evc/" >"$work/code2" &
+cpid=$!
+wait_until 5 queued || { kill -CONT "$pid2"; fail "the create never reached node 2's socket"; }
+ec del /ofcd/v1/members/node2 >/dev/null || { kill -CONT "$pid2"; fail "etcdctl del failed"; }
+kill -CONT "$pid2"
+wait "$cpid"
+code=$(cat "$work/code2")
+[ "$code" = 503 ] || fail "node 2, resumed without its member key, answered $code: $(cat "$work/answer2")"
+[ "$(records)" = "$before" ] || fail "node 2, resumed without its member key, wrote a record"
+if grep -q "etcd refused its write" "$work/answer2"; then how="etcd's compare on its member key"
+else how="its own check (its watch saw the key go first)"; fi
+pass "the leader stopped, its member key deleted, resumed: a create answered 503, nothing stored" \
+     "(refused by $how)"
 echo "cluster_eline: all checks passed"

@@ -1556,6 +1556,7 @@ static void test_kv_records(void **state)
     assert_int_equal(store_kv_put(s, "topologz", "past the prefix", 15), 0);
     assert_int_equal(store_kv_put(s, "topology/meta/link/a", "{\"v\":3}", 7), 0);   /* replaces */
     assert_int_equal(store_kv_put(s, "topology/empty", NULL, 0), 0);
+    /* A leader-only put, with no leader to check (no cluster): a put. */
     /* Flows and records live side by side and do not see each other. */
     mk_flow(&tf, 7, 1, 1);
     assert_int_equal(store_put(s, &tf.f), 0);
@@ -1569,6 +1570,9 @@ static void test_kv_records(void **state)
     assert_string_equal(v, "{\"v\":3}");
     free(v);
     assert_int_equal(store_kv_get(s, "topology/meta/link/", &v, &vlen), -ENOENT);
+    /* A leader-only put, with no leader to check (no cluster): a put. */
+    assert_int_equal(store_kv_put_leader(s, "topology/meta/link/a", "{}", 2), 0);
+    assert_int_equal(store_kv_put_leader(s, "topology/meta/link/a", "{\"v\":3}", 7), 0);
     assert_int_equal(store_kv_get(s, "topology/empty", &v, &vlen), 0);
     assert_int_equal(vlen, 0);
     free(v);
@@ -2458,6 +2462,104 @@ static void test_etcd_guard(void **state)
     store_close(s);
 }
 
+/* A leader-only put (the circuits' records) goes only while the leader
+ * guard names a key etcd holds with that create revision: a node that
+ * does not lead, or that led with a key etcd no longer holds so (its lease
+ * ran out while it was paused), writes nothing and hears -EPERM; the plain
+ * changes of its batch go all the same. */
+struct leader_ctx {
+    bool leads;
+    char key[192];
+    int64_t rev;
+};
+
+static int test_leader(void *arg, char *key, size_t cap, int64_t *rev)
+{
+    struct leader_ctx *l = arg;
+
+    if (!l->leads)
+        return -EPERM;
+    snprintf(key, cap, "%s", l->key);
+    *rev = l->rev;
+    return 0;
+}
+
+static void test_etcd_leader(void **state)
+{
+    struct tctx *t = *state;
+    const char *ep[1] = {etcd_endpoint()};
+    char prefix[96], *v = NULL;
+    struct leader_ctx lc = {.leads = false};
+    struct tflow tf;
+    struct store_flow g;
+
+    snprintf(prefix, sizeof(prefix), "/ofcd-test%s/", t->dir);
+    snprintf(lc.key, sizeof(lc.key), "%smembers/node1", prefix);
+    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = prefix,
+                               .timeout_ms = 3000, .confirm_ms = 5000, .leader = test_leader,
+                               .leader_arg = &lc};
+    struct store_config c = {.backend = STORE_BACKEND_ETCD, .dir = t->dir, .etcd = &e};
+    struct store *s = store_open(&c);
+    assert_non_null(s);
+
+    /* Not the leader: refused, nothing in etcd or the copy. */
+    assert_int_equal(store_kv_put_leader(s, "eline/evc/a", "one", 3), -EPERM);
+    assert_int_equal(store_kv_get(s, "eline/evc/a", &v, NULL), -ENOENT);
+    /* Leading with a key etcd does not hold with that revision: refused by
+     * etcd's compare. */
+    lc.leads = true;
+    lc.rev = 7;
+    assert_int_equal(store_kv_put_leader(s, "eline/evc/a", "two", 3), -EPERM);
+    assert_int_equal(store_kv_get(s, "eline/evc/a", &v, NULL), -ENOENT);
+    /* The key as etcd holds it (absent: create revision 0): written. */
+    lc.rev = 0;
+    assert_int_equal(store_kv_put_leader(s, "eline/evc/a", "three", 5), 0);
+    assert_int_equal(store_kv_get(s, "eline/evc/a", &v, NULL), 0);
+    assert_string_equal(v, "three");
+    free(v);
+    /* In one batch with a flow and a plain record: the compare fails, the
+     * leader's put is refused, the others are stored. */
+    struct bp_gate gate = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+    struct rc_box put_rc = {0}, lead_rc = {0}, kv_rc = {0};
+    mk_flow(&tf, 9, 1, 1);
+    lc.rev = 7;
+    gate_hold(s, &gate);
+    assert_int_equal(store_put_many_async(s, &tf.f, 1, rc_box_done, &put_rc), 0);
+    assert_int_equal(store_kv_put_leader_async(s, "eline/evc/a", "four", 4, rc_box_done,
+                                               &lead_rc), 0);
+    assert_int_equal(store_kv_put_async(s, "topology/x", "y", 1, rc_box_done, &kv_rc), 0);
+    gate_open(s, &gate);
+    assert_int_equal(put_rc.rc, 0);
+    assert_int_equal(lead_rc.rc, -EPERM);
+    assert_int_equal(kv_rc.rc, 0);
+    assert_int_equal(store_get(s, 9, 1, &g), 0);
+    store_flow_release(&g);
+    assert_int_equal(store_kv_get(s, "eline/evc/a", &v, NULL), 0);
+    assert_string_equal(v, "three");
+    free(v);
+    assert_int_equal(store_kv_get(s, "topology/x", &v, NULL), 0);
+    free(v);
+    /* More puts than one transaction holds, behind a full transaction of
+     * plain ones: each part compared, all written. */
+    lc.rev = 0;
+    gate_hold(s, &gate);
+    struct rc_box many[200];
+    char keys[200][32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "%s/%d", i % 2 ? "eline/evc" : "plain", i);
+        many[i] = (struct rc_box){0};
+        assert_int_equal((i % 2 ? store_kv_put_leader_async : store_kv_put_async)(
+                             s, keys[i], "v", 1, rc_box_done, &many[i]), 0);
+    }
+    gate_open(s, &gate);
+    for (int i = 0; i < 200; i++) {
+        assert_int_equal(many[i].rc, 0);
+        assert_int_equal(store_kv_get(s, keys[i], &v, NULL), 0);
+        free(v);
+    }
+    store_close(s);
+}
+
 /* The late syncs made once one is (at most 5 s). The late sync is the
  * thread's own event; its counter is all there is to wait on
  * (STORE_GROUP_META_SYNC_MS after the commit). */
@@ -2572,6 +2674,7 @@ int main(void)
         T(test_async_select_in_order, be_etcd), T(test_kv_records, be_etcd),
         T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
         T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
+        T(test_etcd_leader, be_etcd),
         T(test_etcd_same_key_twice, be_etcd), T(test_etcd_copy_ahead, be_etcd),
         T(test_json_text_exact, be_etcd), T(test_batch_final, be_etcd),
         T(test_put_same_key_in_one_put, be_etcd),
