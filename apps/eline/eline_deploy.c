@@ -381,7 +381,8 @@ static int gm_put_text(struct eline_app *a, uint64_t dpid, enum fm_gm_kind kind,
 
 /* r's meters on its UNIs' switches, at its bandwidth (Mbit/s), before the
  * flows that name them; one stored as it is already is not put again (a
- * move keeps its UNIs). */
+ * move keeps its UNIs), unless its switch refused it (error): a move or
+ * a redeploy is the operator's way to have it tried again. */
 static int put_meters(struct eline_app *a, const struct eline_rec *r)
 {
     const uint64_t sw[2] = {r->req.uni_a.at.dpid, r->req.uni_z.at.dpid};
@@ -396,7 +397,7 @@ static int put_meters(struct eline_app *a, const struct eline_rec *r)
         if (!text)
             rc = -ENOMEM;
         else if (fm_gm_get(a->host->fm, sw[i], FM_GM_METER, r->meter + i, &had) == 0) {
-            same = strcmp(had.text, text) == 0;
+            same = strcmp(had.text, text) == 0 && had.state != FM_GM_ERROR;
             free(had.text);
         }
         if (rc == 0 && !same)

@@ -531,7 +531,26 @@ static int metered(json_t *f, uint32_t id)
     return json_object_del(f, "actions");
 }
 
-static int meter_uni(json_t *flows, const struct eline_end *uni, uint32_t id)
+/* Whether a flow's dl_vlan match (NULL: none) is one of v's. */
+static bool vlan_is(json_t *dl_vlan, const struct eline_vlan *v)
+{
+    struct val x = val_of(v);
+    bool is = false;
+
+    if (x.k == V_NONE)
+        return !dl_vlan;
+    for (unsigned i = 0; dl_vlan && i < (x.k == V_LIST ? v->n_masks : 1u) && !is; i++) {
+        json_t *want = val_json(x.k == V_LIST ? (struct val){.k = V_MASK, .s = v->masks[i]} : x);
+        is = want && json_equal(want, dl_vlan);
+        json_decref(want);
+    }
+    return is;
+}
+
+/* The flows entering at uni behind meter id; only those matching vlan
+ * when it is given (two UNIs on one port: each its own traffic). */
+static int meter_uni(json_t *flows, const struct eline_end *uni, const struct eline_vlan *vlan,
+                     uint32_t id)
 {
     char key[24];
     size_t i;
@@ -542,9 +561,12 @@ static int meter_uni(json_t *flows, const struct eline_end *uni, uint32_t id)
     dpid_format(uni->dpid, key);
     json_t *list = json_object_get(json_object_get(flows, key), "flows");
     json_array_foreach(list, i, f) {
-        json_t *in = json_object_get(json_object_get(f, "match"), "in_port");
-        if (json_integer_value(in) == (json_int_t)uni->port && json_object_get(f, "actions") &&
-            metered(f, id) < 0)
+        json_t *match = json_object_get(f, "match");
+        if (json_integer_value(json_object_get(match, "in_port")) != (json_int_t)uni->port ||
+            !json_object_get(f, "actions") ||
+            (vlan && !vlan_is(json_object_get(match, "dl_vlan"), vlan)))
+            continue;
+        if (metered(f, id) < 0)
             return -ENOMEM;
     }
     return 0;
@@ -553,8 +575,9 @@ static int meter_uni(json_t *flows, const struct eline_end *uni, uint32_t id)
 int eline_layout_meter(const struct eline_evc *evc, json_t *flows, uint32_t meter_a,
                        uint32_t meter_z)
 {
-    int rc = meter_uni(flows, &evc->uni_a, meter_a);
-    return rc < 0 ? rc : meter_uni(flows, &evc->uni_z, meter_z);
+    bool one_port = evc->uni_a.dpid == evc->uni_z.dpid && evc->uni_a.port == evc->uni_z.port;
+    int rc = meter_uni(flows, &evc->uni_a, one_port ? &evc->vlan_a : NULL, meter_a);
+    return rc < 0 ? rc : meter_uni(flows, &evc->uni_z, one_port ? &evc->vlan_z : NULL, meter_z);
 }
 
 json_t *eline_layout_meter_body(uint32_t meter_id, uint64_t rate_kbps)

@@ -279,6 +279,18 @@ static void test_metered(void **state)
            MFLOW(2, DLV(200), 20000, 4, SETV(100) ", " OUT(1)) "]}}");
     json_decref(out);
 
+    /* Both UNIs on one port (two VLANs): each direction its own meter (the
+     * first UNI's took both before). */
+    e = evc_of(S1, 5, S1, 5);
+    e.vlan_a = vid(100);
+    e.vlan_z = vid(200);
+    assert_int_equal(eline_layout(&e, NULL, 0, &out), 0);
+    assert_int_equal(eline_layout_meter(&e, out, 3, 4), 0);
+    expect(out, "{\"00:00:00:00:00:00:00:01\": {\"flows\": ["
+           MFLOW(5, DLV(100), 20000, 3, SETV(200) ", " OUT(5)) ", "
+           MFLOW(5, DLV(200), 20000, 4, SETV(100) ", " OUT(5)) "]}}");
+    json_decref(out);
+
     json_t *m = eline_layout_meter_body(4, 100000);
     char *t = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
     assert_string_equal(t, "{\"bands\":[{\"burst_size\":10000,\"rate\":100000,\"type\":"
