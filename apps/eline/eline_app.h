@@ -9,7 +9,9 @@
  * topology's pools (eline_write_lock: no tag_ranges change in between);
  * lock guards the list and every record's fields, held only to read or
  * write them, never across the store or the topology. Order: write_lock,
- * the pools, lock.
+ * the pools, lock. The worker's moves run on up to 8 threads under one
+ * write turn (eline_watch.c), each on records of its own: what they share
+ * (S-VLANs chosen, plan_rl) is under lock.
  */
 #ifndef OFCD_ELINE_APP_H
 #define OFCD_ELINE_APP_H
@@ -130,7 +132,7 @@ struct eline_app {
      * long to be found). */
     uint64_t settle_us, settle_until_us, absent_until_us;
     atomic_uint_fast64_t tick_us;
-    struct ofcd_ratelimit plan_rl;       /* a path that cannot be laid (under write_lock) */
+    struct ofcd_ratelimit plan_rl;       /* a path that cannot be laid (under lock) */
 };
 
 /* ---- eline_evc.c ---------------------------------------------------------------- */

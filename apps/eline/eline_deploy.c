@@ -272,10 +272,13 @@ static int plan(struct eline_app *a, struct eline_rec *r)
         if (rc == -ENOENT)
             LOG_DEBUG("eline", "EVC %s (%s): no path from %s to %s now", r->id, r->req.name,
                       r->req.uni_a.interface_id, r->req.uni_z.interface_id);
-        else                            /* retried: at most 10 lines a minute */
+        else {                          /* retried: at most 10 lines a minute */
+            pthread_mutex_lock(&a->lock);   /* the worker's movers share the limiter */
             LOG_WARN_RL(&a->plan_rl, ofcd_clock_mono_us(), "eline",
                         "EVC %s (%s): its path cannot be laid: %s", r->id, r->req.name,
                         strerror(-rc));
+            pthread_mutex_unlock(&a->lock);
+        }
         return rc;
     }
     /* Its group id chosen here, so the record kept before anything is laid
@@ -286,9 +289,11 @@ static int plan(struct eline_app *a, struct eline_rec *r)
     /* A meter's rate is 32 bits of kbit/s: past it, laid unmetered. */
     bool metered = a->meters && r->req.bandwidth > 0;
     if (metered && r->req.bandwidth > UINT32_MAX / 1000) {
+        pthread_mutex_lock(&a->lock);
         LOG_WARN_RL(&a->plan_rl, ofcd_clock_mono_us(), "eline", "EVC %s (%s): bandwidth %"
                     PRId64 " Mbit/s is past what a meter takes (%u): laid unmetered", r->id,
                     r->req.name, r->req.bandwidth, UINT32_MAX / 1000);
+        pthread_mutex_unlock(&a->lock);
         metered = false;
     }
     uint32_t meter = metered ? meter_free(a, r) : 0;

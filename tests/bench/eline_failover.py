@@ -179,8 +179,12 @@ def round_of(url, work, ring, moves, n):
     for i in ids:
         call("DELETE", url + "/api/kytos/mef_eline/v2/evc/" + i)
     until(lambda: installed(url) == 0, 120)
+    # A stream that had not come back when it ended: its tail is an outage
+    # too (at least that long; it did not end within the stream).
+    tail = max(0, sent - 1 - r["last_seq"])
     return {"evcs": n, "protected": protected, "sent": sent, "lost": sent - r["received"],
-            "outage_ms": round(r["longest_gap"] * 1000.0 / RATE, 1),
+            "outage_ms": round(max(r["longest_gap"], tail) * 1000.0 / RATE, 1),
+            "back_in_stream": tail == 0,
             "moved_ms": round((last - cut) * 1000) if last else None,
             "back_ms": round((back - up) * 1000) if back else None}
 

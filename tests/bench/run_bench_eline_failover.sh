@@ -47,5 +47,5 @@ for ff in true false; do
     opid=
 done
 echo "eline failover (10,000 UDP packets/s d1 -> d3 for 4 s, the s1 - s3 link down 1 s in):"
-jq -r '"  fast_failover \(.fast_failover), \(.evcs) EVCs (\(.protected) protected): lost \(.lost) of \(.sent) (longest outage \(.outage_ms) ms), all moved in \(.moved_ms) ms, back protected in \(.back_ms // "-") ms"' \
+jq -r '"  fast_failover \(.fast_failover), \(.evcs) EVCs (\(.protected) protected): lost \(.lost) of \(.sent) (longest outage \(.outage_ms) ms\(if .back_in_stream == false then ", not over when the stream ended" else "" end)), all moved in \(.moved_ms) ms, back protected in \(.back_ms // "-") ms"' \
     "$OUT/eline_failover.json"
