@@ -240,6 +240,22 @@ void capture_freeze_tick(struct app_ctx *app)
     app->capture.freeze_deadline_ms = ofcd_clock_mono_ms() + CAPTURE_WAIT_MS;
 }
 
+/* An OFPT_ERROR that is part of laying a group or meter, not a fault: the
+ * switch kept the id across a reconnect (an ADD answered *_EXISTS) or
+ * lost it (a MODIFY answered UNKNOWN_*), and the flow manager sends the
+ * other command (fm_gm.h). Each reconnect of a switch with groups meets
+ * it; a copy frozen for each would push the useful ones off the shelf.
+ * (Its retry refused the same way is logged and counted by the flow
+ * manager, gm_errors, and not frozen either.) */
+static bool capture_error_expected(const struct ofp_error *e)
+{
+    if (e->type == OFPET_GROUP_MOD_FAILED)
+        return e->code == OFPGMFC_GROUP_EXISTS || e->code == OFPGMFC_UNKNOWN_GROUP;
+    if (e->type == OFPET_METER_MOD_FAILED)
+        return e->code == OFPMMFC_METER_EXISTS || e->code == OFPMMFC_UNKNOWN_METER;
+    return false;
+}
+
 void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q)
 {
     struct of_event_hdr hdr;
@@ -259,6 +275,8 @@ void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q)
         struct ofp_err err;
         if (ofp_decode(m, len, &msg, &err) == 0) {
             const struct ofp_error *e = &msg.u.error;
+            if (capture_error_expected(e))
+                return;
             snprintf(reason, sizeof(reason), "OFPT_ERROR type %u code %u, xid %u",
                      (unsigned)e->type,
                      (unsigned)(e->type == OFPET_EXPERIMENTER ? e->exp_type : e->code),

@@ -66,7 +66,8 @@ json_t *capture_frozen_json(struct app_ctx *app, uint64_t dpid);
 void capture_freeze_tick(struct app_ctx *app);
 struct qmsg;
 /* The control thread, for each worker event: a switch down or an
- * OFPT_ERROR from it asks a freeze. */
+ * OFPT_ERROR from it asks a freeze (not the *_EXISTS / UNKNOWN_* errors of
+ * a group or meter the flow manager answers with the other command). */
 void capture_on_worker_event(struct app_ctx *app, const struct qmsg *q);
 
 #endif
