@@ -141,6 +141,17 @@ int cfg_check_cluster(struct ofcd_config *cfg, char *err, size_t errlen)
         return fail(err, errlen, "openflow.role = %s with cluster.etcd_endpoints set: in a "
                     "cluster the election picks each switch's master; leave openflow.role = "
                     "equal", cfg->of_role);
+    /* A dead master's switches send no LLDP until another node masters
+     * them, up to a lease's TTL later: a link timeout within that (and a
+     * probe's interval, and two seconds for the election and the first
+     * probes) reads every failover as their links down. Said, not
+     * refused: a test may want short timeouts. */
+    uint32_t need = cfg->cluster_lease_ttl_s + cfg->topo_lldp_interval_s + 2;
+    if (cfg->topology && cfg->topo_link_timeout_s < need)
+        LOG_WARN("cfg", "topology.link_timeout_s = %u is under cluster.lease_ttl_s + "
+                 "topology.lldp_interval_s + 2 s = %u: when a node dies, its switches' links "
+                 "may read as down until another node masters them (circuits moved away and "
+                 "back); %u or more avoids it", cfg->topo_link_timeout_s, need, need);
     return 0;
 }
 

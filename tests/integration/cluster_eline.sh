@@ -41,7 +41,9 @@ TTL=3
 it_setup cluster-eline
 it_on_exit cl_all_stop
 it_on_exit ovs_stop
-node_args=(--cluster.lease_ttl_s=$TTL --topology.lldp_interval_s=1 --topology.link_timeout_s=3
+# A link timeout past the lease's TTL and a probe (cfg_cluster.c says why):
+# a dead master's switches are quiet until node 2 masters them.
+node_args=(--cluster.lease_ttl_s=$TTL --topology.lldp_interval_s=1 --topology.link_timeout_s=6
            --apps.mef_eline=true --apps.mef_eline_meters=true
            --flow_manager.consistency_min_interval_s=2)
 EL=/api/kytos/mef_eline/v2
@@ -167,7 +169,11 @@ cl_node_start 1 "$work" "${node_args[@]}" || fail "node 1 did not start again"
 wait_until 10 leader_is 1 node2 || fail "node 1, back, names $(cl_node_rest 1 /api/v1/health | jq -r .cluster.leader) as the leader"
 wait_until 10 same_path "$ID" ||
     fail "node 1's copy after its restart: '$(path_of 1 "$ID")', node 2's '$(path_of 2 "$ID")'"
-pass "node 1 back: node 2 still leads, node 1's copy has the path node 2 chose"
+# Node 2 moved the EVC once, for the cut: the take-over itself (node 1's
+# switches quiet until node 2 mastered them) read no link as down.
+moves=$(grep -c "EVC $ID .*laid again" "$work/node2.log")
+[ "$moves" = 1 ] || fail "node 2 moved EVC $ID $moves times: $(grep "EVC $ID .*laid again" "$work/node2.log")"
+pass "node 1 back: node 2 still leads, node 1's copy has the path node 2 chose; node 2 moved it once"
 
 no_meter_changed 2
 pass "node 2, master of every bridge since the kill, never read a meter or group as changed"
