@@ -97,38 +97,85 @@ int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *s
     return 0;
 }
 
+/* ---- what a UNI or a path takes, as uses (topo_rest.h's visit) --------------- */
+
+static bool on(const struct topo_end *only, uint64_t dpid, uint32_t port)
+{
+    return !only || (only->dpid == dpid && only->port == port);
+}
+
+/* The S-VLAN of each link, at both its ends (those on *only). */
+static void links_each(const struct eline_link *l, size_t n, const struct topo_end *only,
+                       topo_tag_visit_fn visit, void *v)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (on(only, l[i].a.dpid, l[i].a.port))
+            visit(v, l[i].a.dpid, l[i].a.port, l[i].s_vlan, l[i].s_vlan, 0);
+        if (on(only, l[i].b.dpid, l[i].b.port) &&
+            (l[i].b.dpid != l[i].a.dpid || l[i].b.port != l[i].a.port))
+            visit(v, l[i].b.dpid, l[i].b.port, l[i].s_vlan, l[i].s_vlan, 0);
+    }
+}
+
+/* A UNI's tag at its interface (when on *only): its VID, its ranges,
+ * "untagged" (a VID of 0) or "any"; none without a tag (an EPL). */
+static void uni_each(const struct eline_uni_req *u, const struct topo_end *only,
+                     topo_tag_visit_fn visit, void *v)
+{
+    uint64_t d = u->at.dpid;
+    uint32_t p = u->at.port;
+
+    if (!u->has_tag || !on(only, d, p))
+        return;
+    if (u->vlan.kind == ELINE_VLAN_ANY) {
+        visit(v, d, p, 0, 0, TOPO_SPECIAL_ANY);
+    } else if (u->vlan.kind == ELINE_VLAN_MASKS) {
+        for (unsigned i = 0; i < u->n_ranges; i++)
+            visit(v, d, p, u->ranges[i][0], u->ranges[i][1], 0);
+    } else if (u->vlan.kind == ELINE_VLAN_VID) {
+        if (u->vlan.vid)
+            visit(v, d, p, u->vlan.vid, u->vlan.vid, 0);
+        else
+            visit(v, d, p, 0, 0, TOPO_SPECIAL_UNTAGGED);
+    }
+}
+
+struct bits {
+    uint64_t *used;
+    unsigned *special;
+};
+
+static void bits_visit(void *v, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
+                       unsigned special)
+{
+    struct bits *b = v;
+    (void)dpid;
+    (void)port;
+    for (unsigned t = lo; t && t <= hi; t++)
+        add(b->used, t);
+    if (b->special)
+        *b->special |= special;
+}
+
 void eline_links_tags_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port,
                          uint64_t *used)
 {
-    for (size_t i = 0; i < n; i++)
-        if ((l[i].a.dpid == dpid && l[i].a.port == port) ||
-            (l[i].b.dpid == dpid && l[i].b.port == port))
-            add(used, l[i].s_vlan);
+    struct topo_end only = {dpid, port};
+    struct bits b = {used, NULL};
+    links_each(l, n, &only, bits_visit, &b);
 }
 
 void eline_uni_tags_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port,
                        uint64_t *used, unsigned *special)
 {
-    if (!u->has_tag || u->at.dpid != dpid || u->at.port != port)
-        return;
-    if (u->vlan.kind == ELINE_VLAN_ANY) {
-        *special |= TOPO_SPECIAL_ANY;
-    } else if (u->vlan.kind == ELINE_VLAN_MASKS) {
-        for (unsigned i = 0; i < u->n_ranges; i++)
-            for (unsigned t = u->ranges[i][0]; t <= u->ranges[i][1]; t++)
-                add(used, t);
-    } else if (u->vlan.kind == ELINE_VLAN_VID) {
-        if (u->vlan.vid)
-            add(used, u->vlan.vid);
-        else
-            *special |= TOPO_SPECIAL_UNTAGGED;
-    }
+    struct topo_end only = {dpid, port};
+    struct bits b = {used, special};
+    uni_each(u, &only, bits_visit, &b);
 }
 
 /* topo_rest's tags_used: every live EVC's UNI tags (special ones too)
- * and S-VLANs there. */
-static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
-                      unsigned *special)
+ * and S-VLANs, on one interface or on all of them in one walk. */
+static void tags_used(void *arg, const struct topo_end *only, topo_tag_visit_fn visit, void *v)
 {
     struct eline_app *a = arg;
 
@@ -137,10 +184,10 @@ static void tags_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
         const struct eline_rec *r = a->evcs[i];
         if (r->archived)
             continue;
-        eline_uni_tags_on(&r->req.uni_a, dpid, port, used, special);
-        eline_uni_tags_on(&r->req.uni_z, dpid, port, used, special);
-        eline_links_tags_on(r->path, r->n_path, dpid, port, used);
-        eline_links_tags_on(r->backup, r->n_backup, dpid, port, used);
+        uni_each(&r->req.uni_a, only, visit, v);
+        uni_each(&r->req.uni_z, only, visit, v);
+        links_each(r->path, r->n_path, only, visit, v);
+        links_each(r->backup, r->n_backup, only, visit, v);
     }
     pthread_mutex_unlock(&a->lock);
 }

@@ -49,6 +49,16 @@ struct sw_view;
 struct fm;
 struct store;
 
+/* One use of tags another app reports: VIDs lo..hi (1..4095) on (dpid,
+ * port), or special tags (TOPO_SPECIAL_*, lo = hi = 0). */
+typedef void (*topo_tag_visit_fn)(void *v, uint64_t dpid, uint32_t port, unsigned lo,
+                                  unsigned hi, unsigned special);
+/* Every use of tags the app made on interface *only, or on every
+ * interface when only is NULL (one walk for a whole listing, not one per
+ * interface), each handed to visit. */
+typedef void (*topo_tags_walk_fn)(void *arg, const struct topo_end *only,
+                                  topo_tag_visit_fn visit, void *v);
+
 struct topo_rest {
     /* the switch view and topo_view, valid until unlock */
     void *lock_arg;
@@ -74,11 +84,9 @@ struct topo_rest {
     char *meta_path;                    /* an earlier ofcd's metadata file, imported */
     struct rest_ext ext_topology, ext_lldp, ext_ofcd, ext_path;
     struct topo_paths_cache paths;      /* the graph other apps' paths are found on */
-    /* The tags another app took on an interface (bits set in used, the
-     * special tags' TOPO_SPECIAL_* in special; NULL: none), asked with
-     * pool_lock alone held (topo_rest_tags_user). */
-    void (*tags_used)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
-                      unsigned *special);
+    /* The tags another app took (NULL: none), asked with pool_lock alone
+     * held (topo_rest_tags_user). */
+    topo_tags_walk_fn tags_used;
     void *tags_used_arg;
 };
 
@@ -107,10 +115,7 @@ int topo_rest_tags_allowed(struct topo_rest *t, uint64_t dpid, uint32_t port, ui
  * tag_ranges or special_tags that leaves one out is refused. fn is called
  * from REST threads with pool_lock alone held: the app takes its tags under
  * topo_rest_pools_hold. */
-void topo_rest_tags_user(struct topo_rest *t,
-                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
-                                    unsigned *special),
-                         void *arg);
+void topo_rest_tags_user(struct topo_rest *t, topo_tags_walk_fn fn, void *arg);
 
 /* The pools' turn for the app that takes tags: between hold and release
  * no pool changes. Not under meta_lock or keep_lock; the tags_used

@@ -94,20 +94,112 @@ static json_t *pool_special(const json_t *pool)
     return json_is_array(s) ? json_deep_copy(s) : json_pack("[s, s]", "untagged", "any");
 }
 
+struct used_bits {
+    uint64_t *used;
+    unsigned *special;
+};
+
+static void used_mark(uint64_t *used, unsigned lo, unsigned hi)
+{
+    for (unsigned tag = lo; tag && tag <= hi && tag < 64u * TOPO_TAGS_WORDS; tag++)
+        used[tag / 64] |= 1ull << (tag % 64);
+}
+
+static void used_visit(void *v, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
+                       unsigned special)
+{
+    struct used_bits *b = v;
+    (void)dpid;
+    (void)port;
+    used_mark(b->used, lo, hi);
+    *b->special |= special;
+}
+
+/* The LLDP VLAN's tag on dpid's ports: used and special set to it alone. */
+static void used_base(struct topo_rest *t, uint64_t dpid, uint64_t used[TOPO_TAGS_WORDS],
+                      unsigned *special)
+{
+    uint32_t lldp = tag_in_use(t, dpid);
+
+    memset(used, 0, TOPO_TAGS_WORDS * sizeof(used[0]));
+    *special = 0;
+    used_mark(used, lldp, lldp);
+}
+
 /* The tags in use on (dpid, port), into used and special: the LLDP
  * VLAN's and those other apps took (t->tags_used). No topology lock
  * held. */
 static void used_set(struct topo_rest *t, uint64_t dpid, uint32_t port,
                      uint64_t used[TOPO_TAGS_WORDS], unsigned *special)
 {
-    uint32_t lldp = tag_in_use(t, dpid);
+    struct topo_end only = {dpid, port};
+    struct used_bits b = {used, special};
 
-    memset(used, 0, TOPO_TAGS_WORDS * sizeof(used[0]));
-    *special = 0;
-    if (lldp && lldp < 64u * TOPO_TAGS_WORDS)
-        used[lldp / 64] |= 1ull << (lldp % 64);
+    used_base(t, dpid, used, special);
     if (t->tags_used)
-        t->tags_used(t->tags_used_arg, dpid, port, used, special);
+        t->tags_used(t->tags_used_arg, &only, used_visit, &b);
+}
+
+/* Every interface's uses at once (a listing of them all): sorted by
+ * interface, looked up per port. */
+struct tag_use {
+    uint64_t dpid;
+    uint32_t port;
+    uint16_t lo, hi;
+    unsigned special;
+};
+
+struct tag_uses {
+    struct tag_use *u;
+    size_t n, cap;
+    bool short_of_memory;
+};
+
+static void uses_visit(void *v, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
+                       unsigned special)
+{
+    struct tag_uses *s = v;
+
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct tag_use *n = realloc(s->u, cap * sizeof(*n));
+        if (!n) {
+            s->short_of_memory = true;
+            return;
+        }
+        s->u = n;
+        s->cap = cap;
+    }
+    s->u[s->n++] = (struct tag_use){dpid, port, (uint16_t)lo, (uint16_t)hi, special};
+}
+
+static int use_order(const void *x, const void *y)
+{
+    const struct tag_use *a = x, *b = y;
+    if (a->dpid != b->dpid)
+        return a->dpid < b->dpid ? -1 : 1;
+    return a->port < b->port ? -1 : a->port > b->port;
+}
+
+/* The LLDP VLAN's and the uses s holds of (dpid, port). */
+static void used_from(struct topo_rest *t, const struct tag_uses *s, uint64_t dpid,
+                      uint32_t port, uint64_t used[TOPO_TAGS_WORDS], unsigned *special)
+{
+    size_t lo = 0, hi = s->n;
+
+    used_base(t, dpid, used, special);
+    while (lo < hi) {                   /* the first use at or after (dpid, port) */
+        size_t mid = lo + (hi - lo) / 2;
+        const struct tag_use *m = &s->u[mid];
+        if (m->dpid < dpid || (m->dpid == dpid && m->port < port))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < s->n && s->u[lo].dpid == dpid && s->u[lo].port == port; lo++) {
+        used_mark(used, s->u[lo].lo, s->u[lo].hi);
+        *special |= s->u[lo].special;
+    }
 }
 
 /* The pool's special tags without those in use. */
@@ -195,10 +287,7 @@ void topo_rest_pools_release(struct topo_rest *t)
     pthread_mutex_unlock(&t->pool_lock);
 }
 
-void topo_rest_tags_user(struct topo_rest *t,
-                         void (*fn)(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
-                                    unsigned *special),
-                         void *arg)
+void topo_rest_tags_user(struct topo_rest *t, topo_tags_walk_fn fn, void *arg)
 {
     t->tags_used_arg = arg;
     t->tags_used = fn;
@@ -206,19 +295,25 @@ void topo_rest_tags_user(struct topo_rest *t,
 
 /* ---- GET ---------------------------------------------------------------------- */
 
+struct pools_listing {
+    json_t *all;
+    const struct tag_uses *uses;
+};
+
 static void add_pools(struct topo_rest *t, const struct topo_snap_switch *s, unsigned idx,
                       void *arg)
 {
+    struct pools_listing *l = arg;
     uint64_t used[TOPO_TAGS_WORDS];
     unsigned special;
     (void)idx;
     for (uint32_t i = 0; s->ports && i < s->n_ports; i++) {
         char id[TOPO_END_ID_LEN];
-        used_set(t, s->dpid, s->ports[i].p.port_no, used, &special);
+        used_from(t, l->uses, s->dpid, s->ports[i].p.port_no, used, &special);
         topo_rest_iface_id(s->dpid, s->ports[i].p.port_no, id);
         pthread_mutex_lock(&t->meta_lock);
         json_t *pools = json_object_get(t->meta, TAGS_KIND);
-        json_object_set_new(arg, id, pool_json(json_object_get(pools, id), used, special));
+        json_object_set_new(l->all, id, pool_json(json_object_get(pools, id), used, special));
         pthread_mutex_unlock(&t->meta_lock);
     }
 }
@@ -421,12 +516,22 @@ unsigned topo_rest_tags(struct topo_rest *t, const struct rest_ext_req *q, const
     if (!id) {
         if (!get)
             return rest_ext_error(out, 405, "method %s not allowed on %s", q->method, q->path);
-        json_t *all = json_object();
-        if (!all || topo_read_each_switch(t, true, add_pools, all) < 0) {
-            json_decref(all);
+        /* The apps' uses walked once for all interfaces (a walk per
+         * interface cost interfaces x circuits). */
+        struct tag_uses uses = {0};
+        if (t->tags_used)
+            t->tags_used(t->tags_used_arg, NULL, uses_visit, &uses);
+        if (uses.n > 1)
+            qsort(uses.u, uses.n, sizeof(*uses.u), use_order);
+        struct pools_listing l = {json_object(), &uses};
+        if (uses.short_of_memory || !l.all ||
+            topo_read_each_switch(t, true, add_pools, &l) < 0) {
+            json_decref(l.all);
+            free(uses.u);
             return rest_ext_error(out, 500, "out of memory copying the interfaces");
         }
-        *out = all;
+        free(uses.u);
+        *out = l.all;
         return 200;
     }
     if (strcmp(what, "special_tags") == 0 && !post)

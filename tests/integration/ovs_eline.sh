@@ -474,13 +474,24 @@ c=$(post "$(evc untag "$untagged" "$(uni 3 7 252)")")
 [ "$c" = 201 ] || fail "an untagged UNI: $c $(cat "$work/answer")"
 UT=$(jq -r .circuit_id "$work/answer")
 [ "$(special "$(dpid 1):7")" = '["any"]' ] || fail "br1:7 keeps untagged available: $(special "$(dpid 1):7")"
+# The listing of every interface says what each one's own GET says (the
+# circuits' uses walked once for all of them): the UNIs' VLANs and
+# "untagged", the S-VLANs on the ports between switches.
+curl -s "$TG/tag_ranges" >"$work/all_tags"
+for i in "$(dpid 1):7" "$(dpid 1):2" "$(dpid 3):7" "$(dpid 2):2"; do
+    one=$(curl -s "$TG/$i/tag_ranges" | jq -cS ".[\"$i\"]")
+    all=$(jq -cS ".[\"$i\"]" "$work/all_tags")
+    [ "$one" = "$all" ] && [ "$one" != null ] || fail "GET interfaces/tag_ranges lists $i as $all, its own GET $one"
+done
+! has "$(jq -c ".[\"$(dpid 1):2\"].available_tags.vlan" "$work/all_tags")" "$sv" ||
+    fail "the listing keeps S-VLAN $sv available on br1:2"
 c=$(curl -s -o "$work/answer" -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary '{"tag_type": "vlan", "special_tags": ["any"]}' "$TG/$(dpid 1):7/special_tags")
 [ "$c" = 400 ] && grep -q 'Missing tags in special_tags: untagged (in use by a circuit)' "$work/answer" ||
     fail "special_tags leaving out an EVC's untagged: $c $(cat "$work/answer")"
 curl -s -o /dev/null -X DELETE "$EL/evc/$UT"
 [ "$(special "$(dpid 1):7")" = '["untagged","any"]' ] || fail "untagged not given back: $(special "$(dpid 1):7")"
-pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back; an untagged UNI out of special_available_tags, special_tags leaving it out refused"
+pass "tag pools: UNI tags and S-VLANs out of available_tags, a tag_ranges leaving one out refused, a UNI tag outside its pool refused (400), inside taken and given back; an untagged UNI out of special_available_tags, special_tags leaving it out refused; the listing of all interfaces agrees with each one's GET"
 
 # A UNI on a port between switches (br1:2, the link to br2): its VLAN may
 # not be one an EVC's path carries there as its S-VLAN (400), and a path

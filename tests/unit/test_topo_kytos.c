@@ -88,15 +88,14 @@ static void *taker_main(void *arg)
 /* topo_rest's tags_used: what the taker holds; the first time (the pool
  * change's check), the taker is started right after the answer is made
  * and given 200 ms, as if its request came at that moment. */
-static void taker_used(void *arg, uint64_t dpid, uint32_t port, uint64_t *used,
-                       unsigned *special)
+static void taker_used(void *arg, const struct topo_end *only, topo_tag_visit_fn visit,
+                       void *v)
 {
     struct taker *k = arg;
 
-    (void)special;
     pthread_mutex_lock(&k->m);
-    if (k->took && dpid == 0x1001 && port == 1)
-        used[400 / 64] |= 1ull << (400 % 64);
+    if (k->took && (!only || (only->dpid == 0x1001 && only->port == 1)))
+        visit(v, 0x1001, 1, 400, 400, 0);
     bool start = k->armed;
     k->armed = false;
     pthread_mutex_unlock(&k->m);
