@@ -249,9 +249,13 @@ void capture_freeze_tick(struct app_ctx *app)
  * manager, gm_errors, and not frozen either.) */
 static bool capture_error_expected(const struct ofp_error *e)
 {
-    if (e->type == OFPET_GROUP_MOD_FAILED)
+    /* The refused request's type, from the copy of its header the error
+     * carries: UNKNOWN_METER also answers a FLOW_MOD whose meter
+     * instruction names a missing meter, a fault worth a copy. */
+    uint8_t refused = e->data && e->data_len >= 2 ? e->data[1] : 0;
+    if (e->type == OFPET_GROUP_MOD_FAILED && refused == OFPT_GROUP_MOD)
         return e->code == OFPGMFC_GROUP_EXISTS || e->code == OFPGMFC_UNKNOWN_GROUP;
-    if (e->type == OFPET_METER_MOD_FAILED)
+    if (e->type == OFPET_METER_MOD_FAILED && refused == OFPT_METER_MOD)
         return e->code == OFPMMFC_METER_EXISTS || e->code == OFPMMFC_UNKNOWN_METER;
     return false;
 }

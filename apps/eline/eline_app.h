@@ -32,6 +32,7 @@
 
 #define ELINE_ID_HEX 14                  /* an EVC id: 14 hex digits (56 bits) */
 #define ELINE_PATH_MAX 64                /* links in a path */
+#define ELINE_MOVERS 8                   /* the worker's moves at once (eline_watch.c) */
 #define ELINE_MAX_EVCS 100000u
 #define ELINE_RECORD_PREFIX "mef_eline/evc/"
 #define ELINE_TIME_LEN 24                /* "2026-12-07T01:02:03" */
@@ -123,6 +124,15 @@ struct eline_app {
     size_t n_evcs, cap_evcs;
     uint32_t *index;                     /* eline_find's: by id (eline_evc.c) */
     size_t cap_index;
+    /* The paths the moves in flight leave (eline_move): their S-VLANs stay
+     * taken until their flows are off, or a mover beside could lay the same
+     * match with its own S-VLAN and the leaving EVC's removal take it. One
+     * slot per mover (r NULL: free). Under lock. */
+    struct eline_leaving {
+        const struct eline_rec *r;
+        size_t n;
+        struct eline_link l[2 * ELINE_PATH_MAX];
+    } leaving[ELINE_MOVERS];
     struct rest_ext route;
     struct eline_watch watch;
     /* A path not yet seen up is not judged down before settle_until_us

@@ -166,6 +166,9 @@ static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
         mark_used(used, o->path, o->n_path, l);
         mark_used(used, o->backup, o->n_backup, l);
     }
+    for (size_t k = 0; k < ELINE_MOVERS; k++)
+        if (a->leaving[k].r && a->leaving[k].r != self)
+            mark_used(used, a->leaving[k].l, a->leaving[k].n, l);
     for (size_t w = 0; w < words; w++)
         for (unsigned b = 0; b < 64; b++) {
             unsigned vid = (unsigned)(w * 64 + b);
@@ -636,6 +639,28 @@ int eline_undeploy(struct eline_app *a, struct eline_rec *r)
     return 0;
 }
 
+/* A slot of a->leaving for r's old path and backup (NULL when all are
+ * taken: never with the worker's ELINE_MOVERS). */
+static struct eline_leaving *leaving_take(struct eline_app *a, const struct eline_rec *r,
+                                          const struct eline_link *path, size_t n,
+                                          const struct eline_link *backup, size_t nb)
+{
+    struct eline_leaving *s = NULL;
+
+    pthread_mutex_lock(&a->lock);
+    for (size_t k = 0; k < ELINE_MOVERS && !s; k++)
+        if (!a->leaving[k].r)
+            s = &a->leaving[k];
+    if (s) {
+        s->r = r;
+        s->n = n + nb;
+        memcpy(s->l, path, n * sizeof(*path));
+        memcpy(s->l + n, backup, nb * sizeof(*backup));
+    }
+    pthread_mutex_unlock(&a->lock);
+    return s;
+}
+
 int eline_move(struct eline_app *a, struct eline_rec *r)
 {
     struct eline_link old_path[ELINE_PATH_MAX], old_backup[ELINE_PATH_MAX];
@@ -655,6 +680,7 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         return rc < 0 ? rc : eline_deploy(a, r);
     }
     json_decref(old_groups);
+    struct eline_leaving *gone = leaving_take(a, r, old_path, n_old, old_backup, nb_old);
     int rc = plan(a, r);
     if (rc == 0 && (rc = eline_rec_save(a, r)) == 0)
         rc = lay(a, r, true);           /* same match, same priority: replaced in place */
@@ -712,6 +738,8 @@ int eline_move(struct eline_app *a, struct eline_rec *r)
         if (!ids_kept)
             r->gid = r->meter = 0;
     }
+    if (gone)
+        gone->r = NULL;                 /* its old flows are off (or the check's now) */
     pthread_mutex_unlock(&a->lock);
     keep_state(a, r);
     return rc;

@@ -94,7 +94,7 @@ static int cron_value(const char **p, int lo, const char *const *names, int n_na
 /* One field (a comma list of *, N, A-B, each with an optional /S) into the
  * bits lo..hi of *set. */
 static int cron_field(const char *text, int lo, int hi, const char *const *names, int n_names,
-                      uint64_t *set)
+                      uint64_t *set, int *max_step)
 {
     const char *p = text;
 
@@ -119,8 +119,12 @@ static int cron_field(const char *text, int lo, int hi, const char *const *names
             long s = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
             if (s < 1)
                 return -EINVAL;
-            if (s > hi - lo)
-                return -ERANGE;             /* APScheduler's bound: the field's range */
+            /* APScheduler's bound: the span the step walks ("*": the
+             * field's; "N/S": N to the end; "A-B/S": B - A, an end of 0
+             * read as the field's end, as its `last or max` does). */
+            *max_step = (b ? b : hi) - a;
+            if (s > *max_step)
+                return -ERANGE;
             step = (int)s;
             p = end;
         }
@@ -188,9 +192,11 @@ static int cron_parse(const char *line, struct eline_cron *c, char *why, size_t 
         }
         const char *const *names = n == 3 ? MONTHS : n == 4 ? DAYS : NULL;
         int n_names = n == 3 ? 12 : n == 4 ? 7 : 0;
-        int rc = cron_field(f, lo[n], hi[n], names, n_names, &set[n]);
+        int max_step = 0;
+        int rc = cron_field(f, lo[n], hi[n], names, n_names, &set[n], &max_step);
         if (rc == -ERANGE) {
-            snprintf(why, len, "'%s': a step of the %s is 1 to %d", f, bare[n], hi[n] - lo[n]);
+            snprintf(why, len, "'%s': a step of the %s past its range (at most %d)", f, bare[n],
+                     max_step);
             return -EINVAL;
         }
         if (rc < 0) {

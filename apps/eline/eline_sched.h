@@ -18,9 +18,9 @@
  *     months 1-12 or jan-dec;
  *     days of week 0-6 counted from MONDAY (not cron's Sunday) or mon-sun;
  *     every field must match (day and day_of_week together, not either),
- *     in UTC; a step at most the field's range (59 for a minute: "*\/60"
- *     is refused, as APScheduler refuses it); a line that matches no date
- *     (the 30th of February) refused.
+ *     in UTC; a step at most the span it walks, as APScheduler bounds it
+ *     ("*\/60" and "10-20/15" of a minute are refused); a line that
+ *     matches no date (the 30th of February) refused.
  * interval and frequency fire only within the EVC's start_date and
  * end_date when given.
  */

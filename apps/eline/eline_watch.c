@@ -113,7 +113,6 @@ static void move(struct eline_app *a, struct eline_rec *r, const char *why, bool
  * the write turn for the round; each record is one thread's (its fields
  * written under the list's lock as always, S-VLANs taken under it). */
 #define ELINE_ROUND 64
-#define ELINE_MOVERS 8
 
 typedef void (*eline_act_fn)(struct eline_app *a, const char *id, size_t at, const void *arg);
 
@@ -126,12 +125,16 @@ struct round {
     atomic_size_t next;
 };
 
+/* Each EVC acted on while this node still leads: one that loses the lead
+ * in a round lays nothing more (its records would be refused by etcd, its
+ * flows not). */
 static void *round_run(void *p)
 {
     struct round *r = p;
     size_t k;
 
-    while ((k = atomic_fetch_add(&r->next, 1)) < r->n && !eline_watch_stopping(r->a))
+    while ((k = atomic_fetch_add(&r->next, 1)) < r->n && !eline_watch_stopping(r->a) &&
+           eline_leads(r->a, NULL, 0))
         r->act(r->a, r->ids[k], r->at[k], r->arg);
     return NULL;
 }

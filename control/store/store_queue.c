@@ -277,8 +277,11 @@ static void store_run_batch(struct store_queue *q, struct store_op *batch, uint6
     else
         LOG_ERR(STORE_COMP, "commit of %llu changes failed: %s", (unsigned long long)nops,
                 strerror(-rc));
+    /* A change the backend refused on its own (-EPERM: a leader-only put
+     * from a node that does not lead) was not written whatever the rest
+     * did: it keeps that answer (an -EINPROGRESS would read as stored). */
     for (struct store_op *op = batch; op; op = op->next)
-        store_op_failed(q, op, rc);
+        store_op_failed(q, op, op->rc == -EPERM ? -EPERM : rc);
 }
 
 static bool ts_before(struct timespec a, struct timespec b)

@@ -11,7 +11,8 @@ Prints one line: EVCs created and deployed, the wall time, the rate, the
 answer time's p50/p99, how many got a backup (a fast-failover group at
 each UNI), and the time until every EVC's flows were confirmed
 by the switches' barrier replies (ofcd_flows{state="installed"} in
-/metrics reaching what it was plus the new flows). Then deletes them all
+/metrics reaching what it was plus the new flows); then the time of
+topology v3's listing of every interface's tag pools. Then deletes them all
 (their flows leave the switches) and prints the deletion time. Never
 asserts: a failed request is counted and its first answer shown.
 """
@@ -116,6 +117,18 @@ print(f"eline: {len(ids)} of {n} EVCs created and deployed by {conc} clients in 
       + ("" if installed() >= before + flows else " (NOT all confirmed after 120 s)"))
 if bad:
     print(f"eline: {len(bad)} not created or not deployed; the first: {bad[0]}")
+
+# Every interface's tag pools with those EVCs' tags taken out (topology
+# v3's listing), while they live: the median of 5.
+took = []
+for _ in range(5):
+    t1 = time.monotonic()
+    with urllib.request.urlopen(url + "/api/kytos/topology/v3/interfaces/tag_ranges",
+                                timeout=120) as r:
+        r.read()                        # the answer's bytes, not a parse of them
+    took.append(time.monotonic() - t1)
+print(f"eline: GET interfaces/tag_ranges with the {len(ids)} EVCs: "
+      f"{statistics.median(took) * 1000:.1f} ms (median of 5)")
 
 t0 = time.monotonic()
 nxt[0] = 0

@@ -142,14 +142,6 @@ for r in $(seq "$ROUNDS"); do
         # Unprotected (apps.mef_eline_fast_failover=false above): the
         # emulator has no group table and refuses flows that name a group.
         /usr/bin/python3 "$here/eline_create.py" http://127.0.0.1:8181 500 100 | tee "$OUT/eline.txt"
-        # Every interface's tag pools with those EVCs' tags taken out
-        # (topology v3's listing): the median of 5.
-        ms=$(for _ in 1 2 3 4 5; do
-                 curl -s -o /dev/null -w '%{time_total}\n' \
-                     http://127.0.0.1:8181/api/kytos/topology/v3/interfaces/tag_ranges
-             done | sort -n | sed -n 3p | awk '{printf "%.1f", $1 * 1000}')
-        echo "GET interfaces/tag_ranges with 500 EVCs (980 switches): ${ms} ms (median of 5)" |
-            tee -a "$OUT/eline.txt"
     fi
     stop_all
     # K=28 is past os-ken (one port per 50 ms: a round of probes takes it

@@ -162,7 +162,20 @@ wait_dump dump-groups 'group_id=1,type=all,bucket=actions=output:5,' ||
 # the flight recorder froze no copy for them.
 curl -s "$SW/captures" | jq -e '[.captures[] | select(.kind == "error")] | length == 0' >/dev/null ||
     fail "the fallback's OFPT_ERRORs froze flight-record copies: $(curl -s "$SW/captures")"
-pass "after ofcd's restart: 3 groups and the meter still stored, the bridge's kept copies brought in line (MODIFY), no copy frozen for it"
+# A flow naming a meter the bridge lacks is a fault: frozen (Open vSwitch
+# answers METER_MOD_FAILED/INVALID_METER; a switch may answer UNKNOWN_METER,
+# the fallback's code, which the copy's filter tells apart by the refused
+# request's type).
+c=$(post "$FM/flows/00:00:00:00:00:00:10:01" '{"flows": [{"priority": 200, "match": {"in_port": 2}, "instructions": [{"instruction_type": "meter", "meter_id": 55}, {"instruction_type": "apply_actions", "actions": [{"action_type": "output", "port": 3}]}]}]}')
+[ "$c" = 202 ] || fail "POST a flow naming meter 55: $c $(cat "$work/answer")"
+frozen() { curl -s "$SW/captures" | jq -e '[.captures[] | select(.kind == "error" and
+    (.reason | test("type 12 code")))] | length == 1' >/dev/null; }
+end=$((SECONDS + 10))
+until frozen; do
+    [ $SECONDS -lt $end ] || fail "a flow refused for its missing meter froze no copy: $(curl -s "$SW/captures")"
+    sleep 0.1
+done
+pass "after ofcd's restart: 3 groups and the meter still stored, the bridge's kept copies brought in line (MODIFY), no copy frozen for it; one frozen for a flow naming a missing meter"
 
 # ---- 6. DELETE -------------------------------------------------------------------------
 c=$(curl -s -o "$work/answer" -w '%{http_code}' -X DELETE "$SW/groups/3")

@@ -100,8 +100,13 @@ static void test_parse_and_refusals(void **state)
     refused("{\"frequency\": \"* * * * sunday-x\"}", "is not a day_of_week");
     refused("{\"frequency\": \"*/0 * * * *\"}", "is not a minute");
     /* A step past the field's range, as APScheduler refuses it. */
-    refused("{\"frequency\": \"*/60 * * * *\"}", "'*/60': a step of the minute is 1 to 59");
-    refused("{\"frequency\": \"0 */24 * * *\"}", "a step of the hour is 1 to 23");
+    refused("{\"frequency\": \"*/60 * * * *\"}",
+            "'*/60': a step of the minute past its range (at most 59)");
+    refused("{\"frequency\": \"0 */24 * * *\"}", "a step of the hour past its range (at most 23)");
+    refused("{\"frequency\": \"10-20/15 * * * *\"}", "(at most 10)");
+    refused("{\"frequency\": \"50/20 * * * *\"}", "(at most 9)");
+    assert_int_equal(parse("{\"frequency\": \"10-20/10 * * * *\"}", &s, err), 0);
+    assert_true(s.cron.minute == (1ull << 10 | 1ull << 20));
     assert_int_equal(parse("{\"frequency\": \"*/59 * * * *\"}", &s, err), 0);
     assert_true(s.cron.minute == (1ull | 1ull << 59));
     refused("{\"frequency\": \"5-2 * * * *\"}", "is not a minute");
