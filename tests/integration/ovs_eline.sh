@@ -254,7 +254,7 @@ ovs_vsctl del-port br1 p1-3 || fail "cannot cut the chord"
 wait "$pp"
 moved=$(grep -o "EVC $PR (protect): port [0-9a-f]*:3 down: laid again over 2 links in [0-9]* ms" "$work/ofcd2.log")
 [ -n "$moved" ] || fail "the EVC was not laid again: $(grep "$PR" "$work/ofcd2.log" | tail -3)"
-grep -q "EVC $PR (protect): port [0-9a-f]*:3 down: its traffic on its backup (fast-failover)" "$work/ofcd2.log" ||
+wait_for_line "$work/ofcd2.log" "EVC $PR \\(protect\\): port [0-9a-f]*:3 down: its traffic on its backup \\(fast-failover\\)" 10 ||
     fail "no failover told for a protected EVC whose path broke"
 [ "$(curl -s "$EL/evc/$PR" | jq '[.active, (.current_path | length)] | @csv')" = '"true,2"' ] ||
     fail "not active over br2: $(curl -s "$EL/evc/$PR" | jq -c '.current_path')"
@@ -278,7 +278,7 @@ ovs_vsctl -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-
 shape() { curl -s "$EL/evc/$1" | jq -r '[.active, (.current_path | length), (.failover_path | length)] | @csv'; }
 wait_shape() { for _ in $(seq 100); do [ "$(shape "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1; }
 wait_shape "$PR" 'true,1,2' || fail "not back on the chord with a backup by itself: $(shape "$PR")"
-grep -q "EVC $PR (protect): a backup can protect it again: laid again over 1 links" "$work/ofcd2.log" ||
+wait_for_line "$work/ofcd2.log" "EVC $PR \\(protect\\): a backup can protect it again: laid again over 1 links" 10 ||
     fail "no log of why it moved back: $(grep "$PR" "$work/ofcd2.log" | tail -2)"
 ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 back over the chord"
 c=$(curl -s -o "$work/answer" -w '%{http_code}' -X PATCH "$EL/evc/$PR/redeploy")
@@ -294,7 +294,7 @@ chord=$(curl -s "$API/api/kytos/topology/v3/links" |
 c=$(curl -s -o "$work/answer" -w '%{http_code}' -X POST "$API/api/kytos/topology/v3/links/$chord/disable")
 [ "$c" = 201 ] || fail "link disable: $c $(cat "$work/answer")"
 wait_shape "$PR" 'true,2,0' || fail "the EVC stayed on the disabled chord: $(shape "$PR")"
-grep -q "EVC $PR (protect): a link of its path is down: laid again over 2 links" "$work/ofcd2.log" ||
+wait_for_line "$work/ofcd2.log" "EVC $PR \\(protect\\): a link of its path is down: laid again over 2 links" 10 ||
     fail "no log of the move off the disabled link"
 ping_ok 11 10.93.0.12 || fail "h11 cannot ping h12 through br2"
 curl -s -o /dev/null -X POST "$API/api/kytos/topology/v3/links/$chord/enable"
@@ -327,7 +327,9 @@ ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 over the backup_path"
 ovs_vsctl -- add-port br1 p1-3 -- set interface p1-3 type=patch options:peer=p3-1 ofport_request=3 ||
     fail "cannot put the chord back"
 wait_shape "$GV" 'true,1,2' || fail "not back on its primary: $(shape "$GV")"
-grep -q "EVC $GV (given): its primary path is up again" "$work/ofcd2.log" || fail "no log of the return"
+# The path shows in the record before the move is done and logged.
+wait_for_line "$work/ofcd2.log" "EVC $GV \\(given\\): its primary path is up again" 10 ||
+    fail "no log of the return"
 ping_ok 13 10.94.0.14 || fail "h13 cannot ping h14 back on the primary path"
 pass "primary_path and backup_path: the chord cut, the EVC on its backup_path; back, on its primary"
 
