@@ -18,12 +18,6 @@ static bool in_set(const uint64_t *set, unsigned tag)
     return tag < 64u * TOPO_TAGS_WORDS && (set[tag / 64] >> (tag % 64) & 1);
 }
 
-static void add(uint64_t *set, unsigned tag)
-{
-    if (tag < 64u * TOPO_TAGS_WORDS)
-        set[tag / 64] |= 1ull << (tag % 64);
-}
-
 /* The first tag of u outside the pool, as text in bad; true when none. */
 static bool uni_fits(const struct eline_uni_req *u, const uint64_t *set, unsigned special,
                      char *bad, size_t len)
@@ -85,8 +79,7 @@ int eline_link_pool(struct eline_app *a, const struct eline_link *l, uint64_t *s
 
     if (!t) {
         memset(set, 0, TOPO_TAGS_WORDS * sizeof(set[0]));
-        for (unsigned tag = 1; tag <= 4094; tag++)
-            add(set, tag);
+        topo_tags_mark(set, 1, 4094);
         return 0;
     }
     if (topo_rest_tags_allowed(t, l->a.dpid, l->a.port, set, &special) < 0 ||
@@ -140,37 +133,20 @@ static void uni_each(const struct eline_uni_req *u, const struct topo_end *only,
     }
 }
 
-struct bits {
-    uint64_t *used;
-    unsigned *special;
-};
-
-static void bits_visit(void *v, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
-                       unsigned special)
-{
-    struct bits *b = v;
-    (void)dpid;
-    (void)port;
-    for (unsigned t = lo; t && t <= hi; t++)
-        add(b->used, t);
-    if (b->special)
-        *b->special |= special;
-}
-
 void eline_links_tags_on(const struct eline_link *l, size_t n, uint64_t dpid, uint32_t port,
                          uint64_t *used)
 {
     struct topo_end only = {dpid, port};
-    struct bits b = {used, NULL};
-    links_each(l, n, &only, bits_visit, &b);
+    struct topo_tags_used b = {used, NULL};
+    links_each(l, n, &only, topo_tags_into, &b);
 }
 
 void eline_uni_tags_on(const struct eline_uni_req *u, uint64_t dpid, uint32_t port,
                        uint64_t *used, unsigned *special)
 {
     struct topo_end only = {dpid, port};
-    struct bits b = {used, special};
-    uni_each(u, &only, bits_visit, &b);
+    struct topo_tags_used b = {used, special};
+    uni_each(u, &only, topo_tags_into, &b);
 }
 
 /* topo_rest's tags_used: every live EVC's UNI tags (special ones too)

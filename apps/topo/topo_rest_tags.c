@@ -94,27 +94,6 @@ static json_t *pool_special(const json_t *pool)
     return json_is_array(s) ? json_deep_copy(s) : json_pack("[s, s]", "untagged", "any");
 }
 
-struct used_bits {
-    uint64_t *used;
-    unsigned *special;
-};
-
-static void used_mark(uint64_t *used, unsigned lo, unsigned hi)
-{
-    for (unsigned tag = lo; tag && tag <= hi && tag < 64u * TOPO_TAGS_WORDS; tag++)
-        used[tag / 64] |= 1ull << (tag % 64);
-}
-
-static void used_visit(void *v, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
-                       unsigned special)
-{
-    struct used_bits *b = v;
-    (void)dpid;
-    (void)port;
-    used_mark(b->used, lo, hi);
-    *b->special |= special;
-}
-
 /* The LLDP VLAN's tag on dpid's ports: used and special set to it alone. */
 static void used_base(struct topo_rest *t, uint64_t dpid, uint64_t used[TOPO_TAGS_WORDS],
                       unsigned *special)
@@ -123,7 +102,7 @@ static void used_base(struct topo_rest *t, uint64_t dpid, uint64_t used[TOPO_TAG
 
     memset(used, 0, TOPO_TAGS_WORDS * sizeof(used[0]));
     *special = 0;
-    used_mark(used, lldp, lldp);
+    topo_tags_mark(used, lldp, lldp);
 }
 
 /* The tags in use on (dpid, port), into used and special: the LLDP
@@ -133,11 +112,11 @@ static void used_set(struct topo_rest *t, uint64_t dpid, uint32_t port,
                      uint64_t used[TOPO_TAGS_WORDS], unsigned *special)
 {
     struct topo_end only = {dpid, port};
-    struct used_bits b = {used, special};
+    struct topo_tags_used b = {used, special};
 
     used_base(t, dpid, used, special);
     if (t->tags_used)
-        t->tags_used(t->tags_used_arg, &only, used_visit, &b);
+        t->tags_used(t->tags_used_arg, &only, topo_tags_into, &b);
 }
 
 /* Every interface's uses at once (a listing of them all): sorted by
@@ -197,7 +176,7 @@ static void used_from(struct topo_rest *t, const struct tag_uses *s, uint64_t dp
             hi = mid;
     }
     for (; lo < s->n && s->u[lo].dpid == dpid && s->u[lo].port == port; lo++) {
-        used_mark(used, s->u[lo].lo, s->u[lo].hi);
+        topo_tags_mark(used, s->u[lo].lo, s->u[lo].hi);
         *special |= s->u[lo].special;
     }
 }

@@ -88,6 +88,23 @@ void topo_tags_to_set(const struct topo_tag_range *r, size_t n, uint64_t set[TOP
             set[t / 64] |= 1ull << (t % 64);
 }
 
+void topo_tags_mark(uint64_t set[TOPO_TAGS_WORDS], unsigned lo, unsigned hi)
+{
+    for (unsigned t = lo; t && t <= hi && t < 64u * TOPO_TAGS_WORDS; t++)
+        set[t / 64] |= 1ull << (t % 64);
+}
+
+void topo_tags_into(void *used, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
+                    unsigned special)
+{
+    struct topo_tags_used *u = used;
+    (void)dpid;
+    (void)port;
+    topo_tags_mark(u->set, lo, hi);
+    if (u->special)
+        *u->special |= special;
+}
+
 size_t topo_tags_from_set(const uint64_t set[TOPO_TAGS_WORDS], struct topo_tag_range *out)
 {
     size_t k = 0;

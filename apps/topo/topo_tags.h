@@ -51,6 +51,20 @@ void topo_tags_to_set(const struct topo_tag_range *r, size_t n, uint64_t set[TOP
 /* set as ascending ranges into out (room for TOPO_TAGS_SET_RANGES): the count. */
 size_t topo_tags_from_set(const uint64_t set[TOPO_TAGS_WORDS], struct topo_tag_range *out);
 
+/* Tags lo..hi (lo 0: none) set in set. */
+void topo_tags_mark(uint64_t set[TOPO_TAGS_WORDS], unsigned lo, unsigned hi);
+
+/* Uses of tags gathered into a set and the special tags' bits (special
+ * NULL: not kept), for one interface: topo_tags_into is a visit of
+ * topo_rest.h's (topo_tag_visit_fn) that adds each use it is handed,
+ * wherever it is. */
+struct topo_tags_used {
+    uint64_t *set;
+    unsigned *special;
+};
+void topo_tags_into(void *used, uint64_t dpid, uint32_t port, unsigned lo, unsigned hi,
+                    unsigned special);
+
 /* The special tags Kytos knows, in its default order. */
 enum { TOPO_SPECIAL_UNTAGGED = 1u << 0, TOPO_SPECIAL_ANY = 1u << 1 };
 #define TOPO_SPECIAL_DEFAULT (TOPO_SPECIAL_UNTAGGED | TOPO_SPECIAL_ANY)
