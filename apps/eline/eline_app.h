@@ -124,14 +124,14 @@ struct eline_app {
     size_t n_evcs, cap_evcs;
     uint32_t *index;                     /* eline_find's: by id (eline_evc.c) */
     size_t cap_index;
-    /* The paths the moves in flight leave (eline_move): their S-VLANs stay
-     * taken until their flows are off, or a mover beside could lay the same
-     * match with its own S-VLAN and the leaving EVC's removal take it. One
-     * slot per mover (r NULL: free). Under lock. */
+    /* The paths the moves in flight leave (eline_move's own copies of
+     * them): their S-VLANs stay taken until their flows are off, or a mover
+     * beside could lay the same match with its own S-VLAN and the leaving
+     * EVC's removal take it. One slot per mover (r NULL: free). Under lock. */
     struct eline_leaving {
         const struct eline_rec *r;
-        size_t n;
-        struct eline_link l[2 * ELINE_PATH_MAX];
+        const struct eline_link *path, *backup;
+        size_t n_path, n_backup;
     } leaving[ELINE_MOVERS];
     struct rest_ext route;
     struct eline_watch watch;

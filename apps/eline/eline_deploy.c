@@ -166,9 +166,13 @@ static uint16_t svlan_free(struct eline_app *a, const struct eline_rec *self,
         mark_used(used, o->path, o->n_path, l);
         mark_used(used, o->backup, o->n_backup, l);
     }
-    for (size_t k = 0; k < ELINE_MOVERS; k++)
-        if (a->leaving[k].r && a->leaving[k].r != self)
-            mark_used(used, a->leaving[k].l, a->leaving[k].n, l);
+    for (size_t k = 0; k < ELINE_MOVERS; k++) {
+        const struct eline_leaving *g = &a->leaving[k];
+        if (g->r && g->r != self) {
+            mark_used(used, g->path, g->n_path, l);
+            mark_used(used, g->backup, g->n_backup, l);
+        }
+    }
     for (size_t w = 0; w < words; w++)
         for (unsigned b = 0; b < 64; b++) {
             unsigned vid = (unsigned)(w * 64 + b);
@@ -639,8 +643,9 @@ int eline_undeploy(struct eline_app *a, struct eline_rec *r)
     return 0;
 }
 
-/* A slot of a->leaving for r's old path and backup (NULL when all are
- * taken: never with the worker's ELINE_MOVERS). */
+/* A slot of a->leaving for r's old path and backup, the caller's copies,
+ * which must outlive it (NULL when all are taken: never with the worker's
+ * ELINE_MOVERS). */
 static struct eline_leaving *leaving_take(struct eline_app *a, const struct eline_rec *r,
                                           const struct eline_link *path, size_t n,
                                           const struct eline_link *backup, size_t nb)
@@ -651,12 +656,8 @@ static struct eline_leaving *leaving_take(struct eline_app *a, const struct elin
     for (size_t k = 0; k < ELINE_MOVERS && !s; k++)
         if (!a->leaving[k].r)
             s = &a->leaving[k];
-    if (s) {
-        s->r = r;
-        s->n = n + nb;
-        memcpy(s->l, path, n * sizeof(*path));
-        memcpy(s->l + n, backup, nb * sizeof(*backup));
-    }
+    if (s)
+        *s = (struct eline_leaving){r, path, backup, n, nb};
     pthread_mutex_unlock(&a->lock);
     return s;
 }
