@@ -180,12 +180,12 @@ static int pick_order(const void *x, const void *y)
 static void each_evc(struct eline_app *a, bool (*pick)(const struct eline_rec *r, const void *arg),
                      eline_act_fn act, const void *arg)
 {
-    struct round *r = malloc(sizeof(*r));
+    struct round r;
     struct pick *p = NULL;
     size_t n = 0;
 
     pthread_mutex_lock(&a->lock);
-    if (r && a->n_evcs && (p = malloc(a->n_evcs * sizeof(*p))))
+    if (a->n_evcs && (p = malloc(a->n_evcs * sizeof(*p))))
         for (size_t i = 0; i < a->n_evcs; i++) {
             const struct eline_rec *e = a->evcs[i];
             if (!pick(e, arg))
@@ -195,25 +195,24 @@ static void each_evc(struct eline_app *a, bool (*pick)(const struct eline_rec *r
             memcpy(p[n].id, e->id, sizeof(p[n].id));
             n++;
         }
-    bool short_of_memory = !r || (a->n_evcs && !p);
+    bool short_of_memory = a->n_evcs && !p;
     pthread_mutex_unlock(&a->lock);
     if (short_of_memory)
         LOG_ERR("eline", "out of memory: the EVCs not judged now (the next sweep will)");
     if (n > 1)
         qsort(p, n, sizeof(*p), pick_order);
-    for (size_t from = 0; r && from < n && !eline_watch_stopping(a); from += ELINE_ROUND) {
-        *r = (struct round){.a = a, .act = act, .arg = arg};
-        for (size_t k = from; k < n && r->n < ELINE_ROUND; k++) {
-            r->at[r->n] = p[k].at;
-            memcpy(r->ids[r->n++], p[k].id, sizeof(r->ids[0]));
+    for (size_t from = 0; from < n && !eline_watch_stopping(a); from += ELINE_ROUND) {
+        r = (struct round){.a = a, .act = act, .arg = arg};
+        for (size_t k = from; k < n && r.n < ELINE_ROUND; k++) {
+            r.at[r.n] = p[k].at;
+            memcpy(r.ids[r.n++], p[k].id, sizeof(r.ids[0]));
         }
         if (!eline_write_lock_leading(a))
             break;                      /* no longer the cluster's leader */
-        round_all(r);
+        round_all(&r);
         eline_write_unlock(a);
     }
     free(p);
-    free(r);
 }
 
 struct down {
