@@ -368,6 +368,17 @@ static int cnode_store_guard(void *self, uint64_t dpid, char *key, size_t cap, i
     return rc;
 }
 
+/* Under n->lock: the eldest live member into *eldest (NULL: none), and
+ * whether it is this node, able to act as a master (cnode_leads says
+ * why). */
+static bool cnode_leads_locked(const struct cnode *n, const struct cl_member **eldest)
+{
+    const struct cl_member *e = cl_members_eldest(&n->members);
+
+    *eldest = e;
+    return e && strcmp(e->node, n->node_id) == 0 && cnode_may_act_locked(n, ofcd_clock_mono_us());
+}
+
 /* This node's member key and the create revision it leads with: what etcd
  * must still hold for the leader's writes (the circuits' records) to
  * commit. A node paused past its lease resumes with its key gone or made
@@ -379,10 +390,8 @@ static int cnode_store_leader_guard(void *self, char *key, size_t cap, int64_t *
     int rc = -EPERM;
 
     pthread_mutex_lock(&n->lock);
-    const struct cl_member *e = cl_members_eldest(&n->members);
-    if (e && strcmp(e->node, n->node_id) == 0 &&
-        cnode_may_act_locked(n, ofcd_clock_mono_us()) &&
-        cl_key_member(key, cap, n->prefix, n->node_id) > 0) {
+    const struct cl_member *e;
+    if (cnode_leads_locked(n, &e) && cl_key_member(key, cap, n->prefix, n->node_id) > 0) {
         *rev = e->create_rev;
         rc = 0;
     }
@@ -422,12 +431,12 @@ static bool cnode_leads(void *self, char *leader, size_t len)
     bool leads;
 
     pthread_mutex_lock(&n->lock);
-    const struct cl_member *e = cl_members_eldest(&n->members);
+    const struct cl_member *e;
+    leads = cnode_leads_locked(n, &e);
     if (e) {
         memcpy(name, e->node, sizeof(name));
         memcpy(card, e->card, sizeof(card));
     }
-    leads = e && strcmp(name, n->node_id) == 0 && cnode_may_act_locked(n, ofcd_clock_mono_us());
     pthread_mutex_unlock(&n->lock);
     if (!len)
         return leads;                   /* asked often (each control pass): no card read */
