@@ -401,10 +401,32 @@ static void *store_committer(void *arg)
         struct store_op *batch, *next;
         uint64_t nops;
 
-        while (!q->head && !q->stopping)
-            pthread_cond_wait(&q->work_cv, &q->lock);
-        if (!q->head)
-            break; /* stopping and drained */
+        while (!q->head && !q->stopping) {
+            uint64_t due = 0;
+            if (q->txn->tick) {
+                pthread_mutex_unlock(&q->lock);
+                due = q->txn->tick(q, ofcd_clock_mono_us());
+                pthread_mutex_lock(&q->lock);
+                if (q->head || q->stopping)
+                    break;
+            }
+            if (!due) {
+                pthread_cond_wait(&q->work_cv, &q->lock);
+                continue;
+            }
+            uint64_t now = ofcd_clock_mono_us();
+            struct timespec dl = ofcd_clock_deadline(due > now ? due - now : 0);
+            pthread_cond_timedwait(&q->work_cv, &q->lock, &dl);
+        }
+        if (!q->head) {
+            /* Stopping and drained: what the backend held back goes now. */
+            if (q->txn->tick) {
+                pthread_mutex_unlock(&q->lock);
+                q->txn->tick(q, 0);
+                pthread_mutex_lock(&q->lock);
+            }
+            break;
+        }
         /* What the last batch's bound left has waited its turn already. */
         if (!left && !q->fg_queued && !q->stopping)
             store_wait_company(q);

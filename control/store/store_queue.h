@@ -120,6 +120,12 @@ struct store_txn_ops {
     void (*abort)(struct store_queue *q);
     void (*idle)(struct store_queue *q);
     unsigned (*budget)(struct store_queue *q);
+    /* Work the backend holds back for company (the etcd backend's
+     * installed states), done when due: called on the committer with the
+     * queue empty, now_us the monotonic clock (0: the queue is stopping,
+     * do everything now). Returns the monotonic microsecond it wants to be
+     * called again at, or 0 for never unless changes come. */
+    uint64_t (*tick)(struct store_queue *q, uint64_t now_us);
 };
 
 struct store_queue {
