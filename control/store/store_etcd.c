@@ -44,6 +44,14 @@ static void tx_free(struct store_etcd *s)
     s->n_plain = 0;
 }
 
+/* The state updates waiting in s->st gone (their P data/inst values). */
+static void st_free(struct store_etcd *s)
+{
+    for (size_t i = 0; i < s->n_st; i++)
+        free(s->st[i].inst);
+    s->n_st = 0;
+}
+
 /* ---- the flows this batch wrote (committer thread) ------------------------ */
 
 static uint64_t wrote_hash(uint64_t dpid, uint64_t match_id)
@@ -185,6 +193,15 @@ static int tx_del_state(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
 static int tx_put_state(struct store_etcd *s, const struct store_etcd_state_op *o)
 {
     char k[STORE_ETCD_KEY_MAX], v[128];
+    if (o->inst) {
+        /* A copy: a refused guard sends the op again (send_states). */
+        int kl = store_etcd_key_inst(k, sizeof(k), s->data_prefix, o->dpid);
+        char *val = malloc(o->inst_len + 1);
+        if (val)
+            memcpy(val, o->inst, o->inst_len + 1);
+        return kl < 0 ? kl : tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, val,
+                                    o->inst_len);
+    }
     int kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, o->dpid, o->match_id);
     int vl = store_etcd_state_encode(v, sizeof(v), o->flow_id, o->state, o->err_type,
                                      o->err_code);
@@ -376,25 +393,25 @@ static int apply_state(struct store_etcd *s, struct store_op *op, struct store_t
     bool stale = f.state == STORE_FLOW_DELETED ||
                  (op->u.st.flow_id && f.flow_id != op->u.st.flow_id);
     uint64_t flow_id = f.flow_id;
+    enum store_flow_state was = f.state;
     store_flow_release(&f);
     if (stale) {
         t->state_stale++;
         return 0;
     }
-    if (s->n_st == s->cap_st) {
-        size_t nc = s->cap_st ? s->cap_st * 2 : 64;
-        struct store_etcd_state_op *n = realloc(s->st, nc * sizeof(*n));
-        if (!n)
-            return -ENOMEM;
-        s->st = n;
-        s->cap_st = nc;
-    }
-    s->st[s->n_st] = (struct store_etcd_state_op){
-        op->u.st.dpid, op->u.st.match_id, flow_id, op->u.st.state, op->u.st.err_type,
-        op->u.st.err_code, s->n_st, false};
-    s->n_st++;
     t->state_updates++;
-    return 0;
+    /* Installed where the copy says pending: held back for its switch's
+     * others (store_etcd_inst.c); installed already: nothing to write. */
+    if (op->u.st.state == STORE_FLOW_INSTALLED && was == STORE_FLOW_INSTALLED)
+        return 0;
+    if (op->u.st.state == STORE_FLOW_INSTALLED && was == STORE_FLOW_PENDING)
+        return store_etcd_held_add(s, op->u.st.dpid, op->u.st.match_id, flow_id,
+                                   ofcd_clock_mono_us());
+    store_etcd_held_drop(s, op->u.st.dpid, op->u.st.match_id);
+    return store_etcd_st_push(s, &(struct store_etcd_state_op){
+        .dpid = op->u.st.dpid, .match_id = op->u.st.match_id, .flow_id = flow_id,
+        .state = op->u.st.state, .err_type = op->u.st.err_type,
+        .err_code = op->u.st.err_code});
 }
 
 /* ---- leader-only puts (committer thread) ---------------------------------- */
@@ -535,6 +552,7 @@ static int etcd_apply(struct store_queue *q, struct store_op *op, uint64_t now,
     case STORE_OP_STATE:
         return apply_state(s, op, t);
     case STORE_OP_SYNC:
+        s->flush_all = true;        /* what was held is stored once a sync returns */
         return 0;
     case STORE_OP_KV:
         return apply_kv(s, op);
@@ -547,7 +565,8 @@ static int etcd_begin(struct store_queue *q)
     struct store_etcd *s = EQ(q);
 
     s->batch_rev = 0;
-    s->n_st = 0;
+    st_free(s);
+    s->flush_all = false;
     lead_free(s);
     wrote_reset(s);
     store_etcd_arm(s);              /* a write waits for the mirror */
@@ -577,8 +596,10 @@ static size_t st_last_only(struct store_etcd *s)
     qsort(s->st, s->n_st, sizeof(*s->st), st_order);
     for (size_t i = 0; i < s->n_st; i++) {
         if (i + 1 < s->n_st && s->st[i + 1].dpid == s->st[i].dpid &&
-            s->st[i + 1].match_id == s->st[i].match_id)
+            s->st[i + 1].match_id == s->st[i].match_id) {
+            free(s->st[i].inst);
             continue;
+        }
         s->st[n++] = s->st[i];
     }
     return n;
@@ -717,12 +738,12 @@ static bool st_touch_batch(const struct store_etcd *s)
  * of this batch (etcd refuses a key twice in one transaction): they go
  * first, alone. Then the wait for the mirror to show the newest revision
  * written. */
-static int etcd_commit(struct store_queue *q)
+/* The state updates in s->st, and what the transaction holds before them. */
+static int send_all_states(struct store_etcd *s)
 {
-    struct store_etcd *s = EQ(q);
-    int rc = send_leader(s);
+    int rc = 0;
 
-    if (rc == 0 && s->n_st) {
+    if (s->n_st) {
         s->n_st = st_last_only(s);
         if (st_touch_batch(s))
             rc = tx_send(s, NULL, 0, NULL);
@@ -735,9 +756,43 @@ static int etcd_commit(struct store_queue *q)
     }
     if (rc == 0)
         rc = tx_send(s, NULL, 0, NULL);      /* no states, or none of them sent */
-    s->n_st = 0;
+    st_free(s);
     s->in_states = false;
+    return rc;
+}
+
+static int etcd_commit(struct store_queue *q)
+{
+    struct store_etcd *s = EQ(q);
+    int rc = send_leader(s);
+
+    /* The held installed states that are due ride along. */
+    if (rc == 0)
+        rc = store_etcd_held_flush(s, ofcd_clock_mono_us(), s->flush_all);
+    if (rc == 0)
+        rc = send_all_states(s);
+    st_free(s);
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);
+}
+
+/* The held installed states that fell due while no change came (now_us
+ * 0: all of them, the queue stops). */
+static uint64_t etcd_tick(struct store_queue *q, uint64_t now_us)
+{
+    struct store_etcd *s = EQ(q);
+
+    if (!s->n_held)
+        return 0;
+    s->batch_rev = 0;
+    int rc = store_etcd_held_flush(s, now_us ? now_us : ofcd_clock_mono_us(), now_us == 0);
+    if (rc == 0)
+        rc = send_all_states(s);
+    st_free(s);
+    tx_free(s);
+    if (rc < 0)
+        LOG_WARN(STORE_COMP, "installed states not written to etcd: %s (the switches' "
+                 "consistency check confirms them again)", strerror(-rc));
+    return store_etcd_held_due(s);
 }
 
 static void etcd_abort(struct store_queue *q)
@@ -746,7 +801,7 @@ static void etcd_abort(struct store_queue *q)
 
     tx_free(s);
     lead_free(s);
-    s->n_st = 0;
+    st_free(s);
     s->in_states = false;
 }
 
@@ -755,6 +810,7 @@ static const struct store_txn_ops etcd_store_txn = {
     .apply = etcd_apply,
     .commit = etcd_commit,
     .abort = etcd_abort,
+    .tick = etcd_tick,
 };
 
 /* ---- reads: the mirror's ------------------------------------------------------ */
@@ -838,7 +894,10 @@ static void etcd_free(struct store_etcd *s)
     etcd_client_free(s->wc);
     etcd_client_free(s->rc);
     store_close(s->mirror);
+    st_free(s);
     free(s->st);
+    store_etcd_inst_free(s);
+    pthread_mutex_destroy(&s->pend_lock);
     lead_free(s);
     free(s->lead);
     pthread_cond_destroy(&s->cv);
@@ -896,6 +955,7 @@ struct store *store_etcd_open(const struct store_config *cfg)
     if (!(s = calloc(1, sizeof(*s))))
         return NULL;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->pend_lock, NULL);
     ofcd_clock_cond_init(&s->cv);
     atomic_init(&s->stop, false);
     int n = snprintf(s->data_prefix, sizeof(s->data_prefix), "%sdata/", e->prefix);
@@ -924,6 +984,11 @@ struct store *store_etcd_open(const struct store_config *cfg)
         etcd_free(s);
         return NULL;
     }
+    /* Its pending flows, what this node certifies installed ones against
+     * when it masters their switch; the watcher keeps them from here. */
+    if (store_etcd_pend_load(s) < 0)
+        LOG_WARN(STORE_COMP, "this node's copy could not be read for its pending flows: "
+                 "installed states go one etcd key each until a full read");
     if (store_queue_init(&s->q, &etcd_ops, &etcd_store_txn, cfg) < 0) {
         etcd_free(s);
         return NULL;

@@ -8,6 +8,8 @@
  *   P data/flows/<dpid16>/<match_id16>   a flow record (store_etcd_rec_*)
  *   P data/state/<dpid16>/<match_id16>   its installed/error state, written
  *                                        by the switch's master only
+ *   P data/inst/<dpid16>                 a switch's installed flows, certified
+ *                                        by its master (store_etcd_inst.c)
  *   P data/apps/<key>                    an app's record, value as given
  * A leader-only app record (store_kv_put_leader) goes in a transaction
  * that compares the leader's member key's create revision (store_leader_fn).
@@ -34,6 +36,7 @@
 
 #include "etcd_client.h"
 #include "ofcd_hset.h"
+#include "ofcd_pairmap.h"
 #include "store.h"
 #include "store_queue.h"
 
@@ -52,11 +55,12 @@ enum store_etcd_key_kind {
     STORE_ETCD_KEY_STATE,
     STORE_ETCD_KEY_APP,
     STORE_ETCD_KEY_SYNC,            /* P data/sync: a node marking its catch-up */
+    STORE_ETCD_KEY_INST,            /* P data/inst/<dpid16>: installed, certified */
 };
 
 struct store_etcd_key {
     enum store_etcd_key_kind kind;
-    uint64_t dpid, match_id;        /* FLOW, STATE */
+    uint64_t dpid, match_id;        /* FLOW, STATE; INST: dpid */
     const char *app;                /* APP: points into the parsed key */
     size_t app_len;
 };
@@ -79,6 +83,7 @@ int store_etcd_key_flow(char *buf, size_t cap, const char *data_prefix, uint64_t
 int store_etcd_key_state(char *buf, size_t cap, const char *data_prefix, uint64_t dpid,
                          uint64_t match_id);
 int store_etcd_key_app(char *buf, size_t cap, const char *data_prefix, const char *key);
+int store_etcd_key_inst(char *buf, size_t cap, const char *data_prefix, uint64_t dpid);
 /* A key read from etcd (not NUL-terminated): 0 and *out, or -EINVAL when
  * it is not under data_prefix. */
 int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len,
@@ -100,6 +105,25 @@ int store_etcd_state_decode(const uint8_t *v, size_t len, uint64_t *flow_id,
                             enum store_flow_state *state, uint16_t *err_type,
                             uint16_t *err_code);
 
+/* A switch's installed flows, certified by its master (P data/inst/<dpid>):
+ * "ofcd-inst 1 <rev> <n>" then n lines "<match_id16> <flow_id16>", the
+ * flows its master confirmed since its last such write. rev certifies
+ * more: every flow record of the switch at or before etcd revision rev
+ * that is pending was confirmed installed (in this write or an earlier
+ * one), which is what a full read, seeing only the newest write, goes by.
+ * One write per switch every STORE_ETCD_INST_WINDOW_MS instead of one
+ * state key per flow: etcd's cost is per operation. */
+#define STORE_ETCD_INST_MAX 256u
+struct store_etcd_inst_ent {
+    uint64_t match_id, flow_id;
+};
+/* malloc'd into *out: its length, or -EINVAL / -ENOMEM. */
+int store_etcd_inst_encode(int64_t rev, const struct store_etcd_inst_ent *e, size_t n,
+                           char **out);
+/* Into e (STORE_ETCD_INST_MAX entries) and *n: 0, or -EBADMSG. */
+int store_etcd_inst_decode(const uint8_t *v, size_t len, int64_t *rev,
+                           struct store_etcd_inst_ent *e, size_t *n);
+
 /* ---- the backend --------------------------------------------------------- */
 
 /* A leader-only put waiting for its guarded transaction (committer only). */
@@ -109,14 +133,34 @@ struct store_etcd_lead_op {
     struct store_op *op;            /* its rc is -EPERM when the guard fails */
 };
 
-/* A state update waiting for its guarded transaction (committer only). */
+/* A state update waiting for its guarded transaction (committer only);
+ * or, with inst, a switch's certified installed flows (its P data/inst
+ * value, malloc'd, match_id STORE_ETCD_INST_MATCH). */
 struct store_etcd_state_op {
     uint64_t dpid, match_id, flow_id;
     enum store_flow_state state;
     uint16_t err_type, err_code;
     size_t seq;                     /* queue order within the batch */
     bool dpid_skip;                 /* its switch not mastered here: dropped */
+    char *inst;
+    size_t inst_len;
 };
+#define STORE_ETCD_INST_MATCH UINT64_MAX
+
+/* A switch's installed confirmations held back for company (committer). */
+struct store_etcd_held {
+    uint64_t dpid;
+    uint64_t first_us;              /* the oldest one's arrival (monotonic) */
+    bool tried;                     /* not certifiable at the last try, and no
+                                     * confirmation came since: next at the hold */
+    struct store_etcd_inst_ent *e;
+    size_t n, cap;
+};
+
+/* A confirmation waits at most this for its switch's others; past it, one
+ * that still cannot be certified gets its own state key. */
+#define STORE_ETCD_INST_WINDOW_MS 100u
+#define STORE_ETCD_INST_HOLD_MS 1000u
 
 #define STORE_ETCD_GUARD_KEY_MAX 320u   /* a candidate key (cl_keys.h's CL_KEY_MAX) */
 
@@ -148,6 +192,24 @@ struct store_etcd {
     size_t n_lead, cap_lead;
     struct etcd_cmp gcmp[ETCD_TXN_OPS_MAX];                  /* the guards of one txn */
     char gkey[ETCD_TXN_OPS_MAX][STORE_ETCD_GUARD_KEY_MAX];
+    struct store_etcd_held *held;   /* installed confirmations held back */
+    size_t n_held, cap_held;
+    struct ofcd_pairmap held_ix;    /* (dpid, 0) -> its index in held */
+    bool flush_all;                 /* this batch: every held one goes (a sync) */
+
+    /* The copy's pending flows, as the watcher has received them: what a
+     * master certifies a switch's installed flows against (pend_lock). */
+    pthread_mutex_t pend_lock;
+    struct ofcd_pairmap pend;       /* (dpid, match_id) -> flow_id */
+    struct ofcd_pairmap pend_n;     /* (dpid, 0) -> how many */
+    int64_t pend_rev;               /* every change up to it is in pend */
+    bool pend_broken;               /* out of memory once: certify nothing */
+    bool pend_filling;              /* a full read rebuilds it: certify nothing */
+    /* A full read's pending records, in key order, with their revisions
+     * (watcher only): what its P data/inst values' revisions cover. */
+    struct store_etcd_fr_ent { uint64_t dpid, match_id, flow_id; int64_t rev; } *fr;
+    size_t n_fr, cap_fr;
+    bool in_full;
 
     /* the watcher thread */
     struct etcd_client *rc;
@@ -182,5 +244,43 @@ void store_etcd_arm(struct store_etcd *s);
  * since it was armed: 0, or -ETIMEDOUT, or -ESTALE when it could not apply
  * a change (logged: reads are stale until it has). */
 int store_etcd_wait_ready(struct store_etcd *s);
+
+/* ---- installed states, certified per switch (store_etcd_inst.c) ---------- */
+
+/* The watcher's side: a flow record put (pending: its state is PENDING) or
+ * decided (deleted, or a state other than pending for flow_id, 0: any). */
+void store_etcd_pend_record(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                            uint64_t flow_id, bool pending);
+void store_etcd_pend_decided(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                             uint64_t flow_id);
+void store_etcd_pend_at(struct store_etcd *s, int64_t rev);
+/* A full read rebuilds it: emptied, nothing certified until refilled at
+ * rev (-1: the read failed, nothing certified until the next one). */
+void store_etcd_pend_refill(struct store_etcd *s);
+void store_etcd_pend_refilled(struct store_etcd *s, int64_t rev);
+/* From the mirror, at open: 0 or <0 (then nothing is certified). */
+int store_etcd_pend_load(struct store_etcd *s);
+/* A full read's pending record (in key order): 0 or -ENOMEM. */
+int store_etcd_fr_note(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                       uint64_t flow_id, int64_t rev);
+/* A P data/inst value applied to the mirror: its flows installed; in a full
+ * read also every pending record of the switch read at or before its
+ * revision. 0, or the mirror's error. */
+int store_etcd_inst_apply(struct store_etcd *s, uint64_t dpid, const uint8_t *v, size_t len);
+
+/* The committer's side. An op for s->st: 0 or -ENOMEM. */
+int store_etcd_st_push(struct store_etcd *s, const struct store_etcd_state_op *op);
+/* A flow the master confirmed installed, held back: 0 or -ENOMEM. */
+int store_etcd_held_add(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                        uint64_t flow_id, uint64_t now_us);
+/* A later state of the flow goes on its own: the held one is dropped. */
+void store_etcd_held_drop(struct store_etcd *s, uint64_t dpid, uint64_t match_id);
+/* The switches due (all: every one) into s->st: a P data/inst op where
+ * the copy certifies them, else (past the hold, or all) one state op per
+ * flow. 0 or -ENOMEM. */
+int store_etcd_held_flush(struct store_etcd *s, uint64_t now_us, bool all);
+/* When the next switch falls due (monotonic µs), 0: none held. */
+uint64_t store_etcd_held_due(const struct store_etcd *s);
+void store_etcd_inst_free(struct store_etcd *s);
 
 #endif

@@ -10,6 +10,7 @@
 
 #define REC_MAGIC "ofcd-flow 1 "
 #define STATE_MAGIC "ofcd-state 1 "
+#define INST_MAGIC "ofcd-inst 1 "
 
 static int key_of(char *buf, size_t cap, const char *data_prefix, const char *kind,
                   uint64_t dpid, uint64_t match_id)
@@ -29,6 +30,12 @@ int store_etcd_key_state(char *buf, size_t cap, const char *data_prefix, uint64_
                          uint64_t match_id)
 {
     return key_of(buf, cap, data_prefix, "state", dpid, match_id);
+}
+
+int store_etcd_key_inst(char *buf, size_t cap, const char *data_prefix, uint64_t dpid)
+{
+    int n = snprintf(buf, cap, "%sinst/%016" PRIx64, data_prefix, dpid);
+    return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : n;
 }
 
 int store_etcd_key_app(char *buf, size_t cap, const char *data_prefix, const char *key)
@@ -76,6 +83,8 @@ int store_etcd_key_parse(const char *data_prefix, const uint8_t *key, size_t len
     else if (n > 6 && memcmp(p, "state/", 6) == 0 && two_ids(p + 6, n - 6, &out->dpid,
                                                             &out->match_id))
         out->kind = STORE_ETCD_KEY_STATE;
+    else if (n == 21 && memcmp(p, "inst/", 5) == 0 && hex16(p + 5, &out->dpid) == 0)
+        out->kind = STORE_ETCD_KEY_INST;
     else if (n == strlen(STORE_ETCD_SYNC_KEY) && memcmp(p, STORE_ETCD_SYNC_KEY, n) == 0)
         out->kind = STORE_ETCD_KEY_SYNC;
     else if (n > 5 && memcmp(p, "apps/", 5) == 0 && n - 5 <= STORE_KV_KEY_MAX &&
@@ -211,5 +220,54 @@ int store_etcd_state_decode(const uint8_t *v, size_t len, uint64_t *flow_id,
     *state = (enum store_flow_state)s;
     *err_type = (uint16_t)t;
     *err_code = (uint16_t)c;
+    return 0;
+}
+
+int store_etcd_inst_encode(int64_t rev, const struct store_etcd_inst_ent *e, size_t n,
+                           char **out)
+{
+    if (rev < 0 || n > STORE_ETCD_INST_MAX)
+        return -EINVAL;
+    size_t cap = sizeof(INST_MAGIC) + 48 + n * 34;
+    char *v = malloc(cap);
+    if (!v)
+        return -ENOMEM;
+    int len = snprintf(v, cap, INST_MAGIC "%" PRId64 " %zu\n", rev, n);
+    for (size_t i = 0; i < n && len > 0; i++)
+        len += snprintf(v + len, cap - (size_t)len, "%016" PRIx64 " %016" PRIx64 "\n",
+                        e[i].match_id, e[i].flow_id);
+    if (len < 0 || (size_t)len >= cap) {
+        free(v);
+        return -EINVAL;
+    }
+    *out = v;
+    return len;
+}
+
+int store_etcd_inst_decode(const uint8_t *v, size_t len, int64_t *rev,
+                           struct store_etcd_inst_ent *e, size_t *n)
+{
+    size_t ml = sizeof(INST_MAGIC) - 1, i = ml, count = 0;
+    int64_t r = 0;
+
+    if (len < ml || memcmp(v, INST_MAGIC, ml) != 0)
+        return -EBADMSG;
+    /* "<rev> <n>\n", both decimal, then n lines of two hex16. */
+    for (; i < len && v[i] >= '0' && v[i] <= '9' && r <= INT64_MAX / 10 - 9; i++)
+        r = r * 10 + (v[i] - '0');
+    if (i == ml || i >= len || v[i++] != ' ')
+        return -EBADMSG;
+    size_t s = i;
+    for (; i < len && v[i] >= '0' && v[i] <= '9' && count <= STORE_ETCD_INST_MAX; i++)
+        count = count * 10 + (size_t)(v[i] - '0');
+    if (i == s || count > STORE_ETCD_INST_MAX || i >= len || v[i++] != '\n' ||
+        len - i != count * 34)
+        return -EBADMSG;
+    for (size_t k = 0; k < count; k++, i += 34)
+        if (hex16(v + i, &e[k].match_id) < 0 || v[i + 16] != ' ' ||
+            hex16(v + i + 17, &e[k].flow_id) < 0 || v[i + 33] != '\n')
+            return -EBADMSG;
+    *rev = r;
+    *n = count;
     return 0;
 }

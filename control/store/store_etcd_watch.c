@@ -158,6 +158,11 @@ static int put_flow(struct store_etcd *s, const struct store_etcd_key *k, const 
                  (const char *)kv->key);
         return 0;
     }
+    bool pending = f.state == STORE_FLOW_PENDING;
+    store_etcd_pend_record(s, k->dpid, k->match_id, f.flow_id, pending);
+    if (pending && s->in_full &&
+        store_etcd_fr_note(s, k->dpid, k->match_id, f.flow_id, kv->mod_revision) < 0)
+        return -ENOMEM;
     struct mirror_flow *m = malloc(sizeof(*m) + olen + 1 + f.json_len + 1);
     if (!m)
         return -ENOMEM;
@@ -195,6 +200,8 @@ static int put_state(struct store_etcd *s, const struct store_etcd_key *k,
     while ((rc = store_set_state(s->mirror, k->dpid, k->match_id, flow_id, st, et, ec)) ==
            -EAGAIN)
         store_sync(s->mirror);
+    if (rc == 0 && st != STORE_FLOW_PENDING)
+        store_etcd_pend_decided(s, k->dpid, k->match_id, flow_id);
     return rc;
 }
 
@@ -227,10 +234,14 @@ static int apply_one(struct store_etcd *s, const struct etcd_kv *kv, bool remove
         return 0;
     switch (k.kind) {
     case STORE_ETCD_KEY_FLOW:
-        return removed ? store_del_async(s->mirror, k.dpid, k.match_id, del_done, s)
-                       : put_flow(s, &k, kv);
+        if (!removed)
+            return put_flow(s, &k, kv);
+        store_etcd_pend_decided(s, k.dpid, k.match_id, 0);
+        return store_del_async(s->mirror, k.dpid, k.match_id, del_done, s);
     case STORE_ETCD_KEY_STATE:
         return removed ? 0 : put_state(s, &k, kv);   /* a put of its flow reset it */
+    case STORE_ETCD_KEY_INST:
+        return removed ? 0 : store_etcd_inst_apply(s, k.dpid, kv->value, kv->value_len);
     case STORE_ETCD_KEY_APP:
         return put_app(s, &k, kv, removed);
     case STORE_ETCD_KEY_SYNC:
@@ -271,6 +282,8 @@ static void on_watch(void *arg, const struct etcd_watch_resp *r)
     for (size_t i = 0; i < r->n_ev && rc == 0; i++)
         rc = apply_one(s, &r->ev[i].kv, r->ev[i].type == ETCD_EV_DELETE);
     int64_t rev = store_etcd_watch_rev(r);
+    if (rc == 0)
+        store_etcd_pend_at(s, rev);
     if (rc == 0 && rev > s->queued_rev)
         rc = queue_rev(s, rev);
     if (rc < 0) {
@@ -410,6 +423,7 @@ static int full_read(struct store_etcd *s)
     /* What the copy lost before is replaced by what this read puts. */
     if (rc == 0)
         rc = store_queue_mark_restart_async(s->mirror, restart_done, NULL);
+    store_etcd_pend_refill(s);
     for (bool more = true; more && rc == 0;) {
         struct etcd_range r = {.key = from, .key_len = from_len, .range_end = end,
                                .range_end_len = end_len, .limit = FULL_READ_PAGE,
@@ -442,6 +456,7 @@ static int full_read(struct store_etcd *s)
         etcd_range_resp_free(&resp);
     }
     free(from);
+    store_etcd_pend_refilled(s, rc == 0 ? rev : -1);
     if (rc == 0) {
         struct prune p = {s, &v, 0, 0};
         rc = store_foreach(s->mirror, NULL, prune_flow, &p);

@@ -3,7 +3,7 @@
  * (control/store/store_etcd_rec.c) — the values and keys any node, or anyone
  * who can write to the cluster's etcd, puts under the prefix, and every
  * node's mirror reads. The first byte picks the reader: a flow record, a
- * flow state, a key. What a reader accepts must be within its bounds and
+ * flow state, a switch's installed flows (P data/inst), a key. What a reader accepts must be within its bounds and
  * come back the same through its writer.
  */
 #include <stdint.h>
@@ -66,6 +66,24 @@ static void flow_state(const uint8_t *v, size_t len)
         abort();
 }
 
+static void inst_value(const uint8_t *v, size_t len)
+{
+    static struct store_etcd_inst_ent e[STORE_ETCD_INST_MAX], e2[STORE_ETCD_INST_MAX];
+    int64_t rev, rev2;
+    size_t n, n2;
+    char *out = NULL;
+
+    if (store_etcd_inst_decode(v, len, &rev, e, &n) < 0)
+        return;
+    if (n > STORE_ETCD_INST_MAX || rev < 0)
+        abort();
+    int l = store_etcd_inst_encode(rev, e, n, &out);
+    if (l < 0 || store_etcd_inst_decode((const uint8_t *)out, (size_t)l, &rev2, e2, &n2) < 0 ||
+        rev2 != rev || n2 != n || memcmp(e, e2, n * sizeof(*e)) != 0)
+        abort();
+    free(out);
+}
+
 static void key(const uint8_t *k, size_t len)
 {
     struct store_etcd_key out;
@@ -92,6 +110,9 @@ static void key(const uint8_t *k, size_t len)
     case STORE_ETCD_KEY_SYNC:
         n = snprintf(buf, sizeof(buf), "%s%s", PREFIX, STORE_ETCD_SYNC_KEY);
         break;
+    case STORE_ETCD_KEY_INST:
+        n = store_etcd_key_inst(buf, sizeof(buf), PREFIX, out.dpid);
+        break;
     case STORE_ETCD_KEY_OTHER:
         return;
     }
@@ -108,12 +129,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     if (!v)
         return 0;
     memcpy(v, data + 1, len - 1);
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0:
         flow_record(v, len - 1);
         break;
     case 1:
         flow_state(v, len - 1);
+        break;
+    case 2:
+        inst_value(v, len - 1);
         break;
     default:
         key(v, len - 1);

@@ -30,6 +30,7 @@
 #include "log_capture.h"
 #include "ofcd_log.h"
 #include "ofcd_clock.h"
+#include "etcd_client.h"
 #include "store.h"
 #include "store_queue.h"
 
@@ -2462,6 +2463,133 @@ static void test_etcd_guard(void **state)
     store_close(s);
 }
 
+/* How many keys etcd holds under prefix + sub. */
+static int64_t etcd_count(const char *prefix, const char *sub)
+{
+    const char *ep[1] = {etcd_endpoint()};
+    char err[ETCD_ERR_MAX] = "", key[192];
+    struct etcd_client_cfg cc = {.endpoints = ep, .n_endpoints = 1, .timeout_ms = 3000};
+    struct etcd_client *c = etcd_client_new(&cc, err);
+    struct etcd_range_resp r = {0};
+
+    assert_non_null(c);
+    snprintf(key, sizeof(key), "%s%s", prefix, sub);
+    struct etcd_range q = {.key = key, .key_len = strlen(key), .prefix = true,
+                           .keys_only = true};
+    assert_int_equal(etcd_get(c, &q, &r), 0);
+    int64_t n = (int64_t)r.kvs.n;
+    etcd_range_resp_free(&r);
+    etcd_client_free(c);
+    return n;
+}
+
+static void set_installed(struct store *s, const struct tflow *tf)
+{
+    assert_int_equal(store_set_state(s, tf->f.dpid, tf->f.match_id, tf->f.flow_id,
+                                     STORE_FLOW_INSTALLED, 0, 0), 0);
+}
+
+/* A master's installed states: one P data/inst write per switch, not one
+ * state key per flow (each was an etcd operation, as many as the flows),
+ * published within the window without a sync; another node shows them,
+ * and so does a node that reads everything afresh and sees only the
+ * switch's newest such write (its certified revision covers the older
+ * flows). A switch with a flow not yet confirmed cannot be certified: its
+ * confirmed one gets its own state key. A new version of a flow starts
+ * pending on every node. */
+static void test_etcd_inst(void **state)
+{
+    struct tctx *t = *state;
+    const char *ep[1] = {etcd_endpoint()};
+    char prefix[96], dir_b[80], path[120];
+    struct guard_ctx gc = {.master = true};
+    static struct tflow tf[34], t10[2];
+    struct store_flow g;
+
+    snprintf(prefix, sizeof(prefix), "/ofcd-test%s/", t->dir);
+    snprintf(gc.key, sizeof(gc.key), "%sswitches/guard", prefix);
+    snprintf(dir_b, sizeof(dir_b), "%s/b", t->dir);
+    assert_int_equal(mkdir(dir_b, 0700), 0);
+    struct store_etcd_cfg e = {.endpoints = ep, .n_endpoints = 1, .prefix = prefix,
+                               .timeout_ms = 3000, .confirm_ms = 5000, .guard = test_guard,
+                               .guard_arg = &gc};
+    struct store_config ca = {.backend = STORE_BACKEND_ETCD, .dir = t->dir, .etcd = &e};
+    struct store *a = store_open(&ca);
+    struct store_config cb = {.dir = dir_b};
+    struct store *b = etcd_open_prefix(&cb, t->dir);
+    struct seen_log lb = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(store_watch(b, seen_cb, &lb), 0);     /* b follows etcd */
+
+    for (unsigned i = 1; i <= 33; i++)
+        mk_flow(&tf[i], 9, i, 1);
+    for (unsigned i = 1; i <= 30; i++)
+        assert_int_equal(store_put(a, &tf[i].f), 0);
+    mk_flow(&t10[0], 10, 1, 1);
+    mk_flow(&t10[1], 10, 2, 1);
+    assert_int_equal(store_put(a, &t10[0].f), 0);
+    assert_int_equal(store_put(a, &t10[1].f), 0);
+
+    /* 30 of switch 9 confirmed: out within the window, no sync asked. */
+    for (unsigned i = 1; i <= 30; i++)
+        set_installed(a, &tf[i]);
+    assert_int_equal(wait_state(b, 9, 30, STORE_FLOW_INSTALLED), 0);
+    assert_int_equal(wait_state(b, 9, 1, STORE_FLOW_INSTALLED), 0);
+    assert_int_equal(etcd_count(prefix, "data/state/"), 0);
+    assert_int_equal(etcd_count(prefix, "data/inst/"), 1);
+
+    /* Switch 10: one of two confirmed, so not certifiable: its own key
+     * once a sync asks for everything held. */
+    set_installed(a, &t10[0]);
+    /* Three more of switch 9: a second inst write, listing only them. */
+    for (unsigned i = 31; i <= 33; i++) {
+        assert_int_equal(store_put(a, &tf[i].f), 0);
+        set_installed(a, &tf[i]);
+    }
+    assert_int_equal(store_sync(a), 0);
+    assert_int_equal(wait_state(b, 10, 1, STORE_FLOW_INSTALLED), 0);
+    assert_int_equal(wait_state(b, 9, 33, STORE_FLOW_INSTALLED), 0);
+    assert_int_equal(store_get(b, 10, 2, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+    assert_int_equal(etcd_count(prefix, "data/state/"), 1);
+    assert_int_equal(etcd_count(prefix, "data/inst/"), 1);
+
+    /* A new version of flow 5: pending again, on both nodes. */
+    mk_flow(&tf[5], 9, 5, 2);
+    assert_int_equal(store_put(a, &tf[5].f), 0);
+    assert_int_equal(wait_state(b, 9, 5, STORE_FLOW_PENDING), 0);
+
+    /* b afresh: a full read, which sees only switch 9's second write. */
+    store_close(b);
+    snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir_b);
+    unlink(path);
+    b = etcd_open_prefix(&cb, t->dir);
+    assert_non_null(b);
+    assert_int_equal(store_watch(b, seen_cb, &lb), 0);     /* caught up */
+    for (unsigned i = 1; i <= 33; i++) {
+        assert_int_equal(store_get(b, 9, i, &g), 0);
+        assert_int_equal(g.state, i == 5 ? STORE_FLOW_PENDING : STORE_FLOW_INSTALLED);
+        store_flow_release(&g);
+    }
+    assert_int_equal(store_get(b, 10, 1, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
+    store_flow_release(&g);
+    assert_int_equal(store_get(b, 10, 2, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+    store_close(a);
+    store_close(b);
+    snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir_b);
+    unlink(path);
+    rmdir(dir_b);
+}
+
 /* A leader-only put (the circuits' records) goes only while the leader
  * guard names a key etcd holds with that create revision: a node that
  * does not lead, or that led with a key etcd no longer holds so (its lease
@@ -2674,7 +2802,7 @@ int main(void)
         T(test_async_select_in_order, be_etcd), T(test_kv_records, be_etcd),
         T(test_reopen, be_etcd), T(test_many_keys, be_etcd),
         T(test_etcd_two_nodes, be_etcd), T(test_etcd_guard, be_etcd),
-        T(test_etcd_leader, be_etcd),
+        T(test_etcd_leader, be_etcd), T(test_etcd_inst, be_etcd),
         T(test_etcd_same_key_twice, be_etcd), T(test_etcd_copy_ahead, be_etcd),
         T(test_json_text_exact, be_etcd), T(test_batch_final, be_etcd),
         T(test_put_same_key_in_one_put, be_etcd),
