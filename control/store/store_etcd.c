@@ -775,6 +775,12 @@ static int etcd_commit(struct store_queue *q)
     return rc < 0 ? rc : wait_applied(s, s->batch_rev);
 }
 
+/* A held switch due while changes still come rides in their next commit;
+ * a transaction of its own only once none came for this long past due,
+ * so that it does not hold a request's commit back (the seed's 250/s
+ * leaves the queue empty between requests). */
+#define ETCD_TICK_GRACE_US 20000u
+
 /* The held installed states that fell due while no change came (now_us
  * 0: all of them, the queue stops). */
 static uint64_t etcd_tick(struct store_queue *q, uint64_t now_us)
@@ -784,7 +790,10 @@ static uint64_t etcd_tick(struct store_queue *q, uint64_t now_us)
     if (!s->n_held)
         return 0;
     s->batch_rev = 0;
-    int rc = store_etcd_held_flush(s, now_us ? now_us : ofcd_clock_mono_us(), now_us == 0);
+    int rc = now_us == 0 ? store_etcd_held_flush(s, ofcd_clock_mono_us(), true)
+             : now_us > ETCD_TICK_GRACE_US
+                 ? store_etcd_held_flush(s, now_us - ETCD_TICK_GRACE_US, false)
+                 : 0;
     if (rc == 0)
         rc = send_all_states(s);
     st_free(s);
@@ -792,7 +801,8 @@ static uint64_t etcd_tick(struct store_queue *q, uint64_t now_us)
     if (rc < 0)
         LOG_WARN(STORE_COMP, "installed states not written to etcd: %s (the switches' "
                  "consistency check confirms them again)", strerror(-rc));
-    return store_etcd_held_due(s);
+    uint64_t due = store_etcd_held_due(s);
+    return due ? due + ETCD_TICK_GRACE_US : 0;
 }
 
 static void etcd_abort(struct store_queue *q)
