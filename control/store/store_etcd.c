@@ -404,10 +404,16 @@ static int apply_state(struct store_etcd *s, struct store_op *op, struct store_t
      * others (store_etcd_inst.c); installed already: nothing to write. */
     if (op->u.st.state == STORE_FLOW_INSTALLED && was == STORE_FLOW_INSTALLED)
         return 0;
-    if (op->u.st.state == STORE_FLOW_INSTALLED && was == STORE_FLOW_PENDING)
+    /* Not after a state of its own in this batch (an error): the two then
+     * go in order as state keys, which a full read sees as followers do. */
+    uint64_t h = wrote_hash(op->u.st.dpid, op->u.st.match_id);
+    if (op->u.st.state == STORE_FLOW_INSTALLED && was == STORE_FLOW_PENDING &&
+        !ofcd_hset_has(&s->st_own, h))
         return store_etcd_held_add(s, op->u.st.dpid, op->u.st.match_id, flow_id,
                                    ofcd_clock_mono_us());
     store_etcd_held_drop(s, op->u.st.dpid, op->u.st.match_id);
+    if (ofcd_hset_add(&s->st_own, h) < 0)
+        return -ENOMEM;
     return store_etcd_st_push(s, &(struct store_etcd_state_op){
         .dpid = op->u.st.dpid, .match_id = op->u.st.match_id, .flow_id = flow_id,
         .state = op->u.st.state, .err_type = op->u.st.err_type,
@@ -567,6 +573,7 @@ static int etcd_begin(struct store_queue *q)
     s->batch_rev = 0;
     st_free(s);
     s->flush_all = false;
+    ofcd_hset_clear(&s->st_own, 4096);
     lead_free(s);
     wrote_reset(s);
     store_etcd_arm(s);              /* a write waits for the mirror */
@@ -639,6 +646,9 @@ static int send_states(struct store_etcd *s, const struct store_etcd_state_op *s
             return 0;
         }
     }
+    for (size_t i = 0; i < n; i++)
+        if (st[i].inst)
+            store_etcd_inst_sent(s, &st[i]);
     return 0;
 }
 
@@ -714,6 +724,9 @@ static int send_states_some(struct store_etcd *s, size_t *i)
     bool ok = true;
     if (rc == 0)
         rc = tx_send(s, s->gcmp, n_cmp, &ok);
+    for (size_t x = first; rc == 0 && ok && x < j; x++)
+        if (s->st[x].inst && !s->st[x].dpid_skip)
+            store_etcd_inst_sent(s, &s->st[x]);
     for (size_t x = first; rc == 0 && !ok && x < j;) {
         size_t k = st_group_end(s, x);
         if (!s->st[x].dpid_skip)
@@ -901,6 +914,7 @@ static int etcd_watch(struct store *s, store_watch_fn fn, void *arg)
 static void etcd_free(struct store_etcd *s)
 {
     ofcd_hset_free(&s->wrote);
+    ofcd_hset_free(&s->st_own);
     etcd_client_free(s->wc);
     etcd_client_free(s->rc);
     store_close(s->mirror);

@@ -196,6 +196,7 @@ struct store_etcd {
     size_t n_held, cap_held;
     struct ofcd_pairmap held_ix;    /* (dpid, 0) -> its index in held */
     bool flush_all;                 /* this batch: every held one goes (a sync) */
+    struct ofcd_hset st_own;        /* flows with a state op of their own in s->st */
 
     /* The copy's pending flows, as the watcher has received them: what a
      * master certifies a switch's installed flows against (pend_lock). */
@@ -279,6 +280,10 @@ void store_etcd_held_drop(struct store_etcd *s, uint64_t dpid, uint64_t match_id
  * the copy certifies them, else (past the hold, or all) one state op per
  * flow. 0 or -ENOMEM. */
 int store_etcd_held_flush(struct store_etcd *s, uint64_t now_us, bool all);
+/* A P data/inst op etcd took: its flows are no longer pending for the
+ * next certification of its switch, whether or not the watch has brought
+ * it back yet (its own flow_id only: a newer version stays). */
+void store_etcd_inst_sent(struct store_etcd *s, const struct store_etcd_state_op *op);
 /* When the next switch falls due (monotonic µs), 0: none held. */
 uint64_t store_etcd_held_due(const struct store_etcd *s);
 void store_etcd_inst_free(struct store_etcd *s);

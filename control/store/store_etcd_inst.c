@@ -204,6 +204,18 @@ int store_etcd_inst_apply(struct store_etcd *s, uint64_t dpid, const uint8_t *v,
 
 /* ---- held confirmations (committer) ------------------------------------------ */
 
+void store_etcd_inst_sent(struct store_etcd *s, const struct store_etcd_state_op *op)
+{
+    struct store_etcd_inst_ent *e = malloc(STORE_ETCD_INST_MAX * sizeof(*e));
+    int64_t rev;
+    size_t n = 0;
+
+    if (e && store_etcd_inst_decode((const uint8_t *)op->inst, op->inst_len, &rev, e, &n) == 0)
+        for (size_t i = 0; i < n; i++)
+            store_etcd_pend_decided(s, op->dpid, e[i].match_id, e[i].flow_id);
+    free(e);
+}
+
 int store_etcd_st_push(struct store_etcd *s, const struct store_etcd_state_op *op)
 {
     if (s->n_st == s->cap_st) {

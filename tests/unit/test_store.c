@@ -2539,14 +2539,14 @@ static void test_etcd_inst(void **state)
     assert_int_equal(etcd_count(prefix, "data/state/"), 0);
     assert_int_equal(etcd_count(prefix, "data/inst/"), 1);
 
-    /* Switch 10: one of two confirmed, so not certifiable: its own key
+    /* Three more of switch 9: a second inst write, listing only them.
+     * Switch 10: one of two confirmed, so not certifiable: its own key
      * once a sync asks for everything held. */
-    set_installed(a, &t10[0]);
-    /* Three more of switch 9: a second inst write, listing only them. */
-    for (unsigned i = 31; i <= 33; i++) {
+    for (unsigned i = 31; i <= 33; i++)
         assert_int_equal(store_put(a, &tf[i].f), 0);
+    for (unsigned i = 31; i <= 33; i++)
         set_installed(a, &tf[i]);
-    }
+    set_installed(a, &t10[0]);
     assert_int_equal(store_sync(a), 0);
     assert_int_equal(wait_state(b, 10, 1, STORE_FLOW_INSTALLED), 0);
     assert_int_equal(wait_state(b, 9, 33, STORE_FLOW_INSTALLED), 0);
