@@ -197,10 +197,14 @@ static int tx_put_state(struct store_etcd *s, const struct store_etcd_state_op *
         /* A copy: a refused guard sends the op again (send_states). */
         int kl = store_etcd_key_inst(k, sizeof(k), s->data_prefix, o->dpid);
         char *val = malloc(o->inst_len + 1);
-        if (val)
-            memcpy(val, o->inst, o->inst_len + 1);
-        return kl < 0 ? kl : tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, val,
-                                    o->inst_len);
+        if (!val)
+            return -ENOMEM;
+        memcpy(val, o->inst, o->inst_len + 1);
+        if (kl < 0) {
+            free(val);
+            return kl;
+        }
+        return tx_add(s, ETCD_OP_PUT, key_dup(k, kl), (size_t)kl, val, o->inst_len);
     }
     int kl = store_etcd_key_state(k, sizeof(k), s->data_prefix, o->dpid, o->match_id);
     int vl = store_etcd_state_encode(v, sizeof(v), o->flow_id, o->state, o->err_type,
@@ -224,6 +228,7 @@ static int tx_put_flow_as(struct store_etcd *s, const struct store_flow *f, bool
         return vl;
     int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, f->dpid, f->match_id);
     int rc = wrote_note(s, f->dpid, f->match_id);
+    store_etcd_held_drop(s, f->dpid, f->match_id);  /* a new record: not what was confirmed */
     if (rc < 0) {
         free(v);
         return rc;
@@ -243,6 +248,7 @@ static int tx_del_flow(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
     int kl = store_etcd_key_flow(k, sizeof(k), s->data_prefix, dpid, match_id);
     int rc = wrote_note(s, dpid, match_id);
 
+    store_etcd_held_drop(s, dpid, match_id);
     if (rc == 0)
         rc = tx_add(s, ETCD_OP_DELETE, key_dup(k, kl), (size_t)kl, NULL, 0);
     return rc ? rc : tx_del_state(s, dpid, match_id);

@@ -116,6 +116,8 @@ int store_etcd_state_decode(const uint8_t *v, size_t len, uint64_t *flow_id,
 #define STORE_ETCD_INST_MAX 256u
 struct store_etcd_inst_ent {
     uint64_t match_id, flow_id;
+    int64_t rev;                    /* the confirmed record's revision (held
+                                     * only, not in the value; 0 when read) */
 };
 /* malloc'd into *out: its length, or -EINVAL / -ENOMEM. */
 int store_etcd_inst_encode(int64_t rev, const struct store_etcd_inst_ent *e, size_t n,
@@ -202,6 +204,8 @@ struct store_etcd {
      * master certifies a switch's installed flows against (pend_lock). */
     pthread_mutex_t pend_lock;
     struct ofcd_pairmap pend;       /* (dpid, match_id) -> flow_id */
+    struct ofcd_pairmap pend_rv;    /* (dpid, match_id) -> its record's revision
+                                     * (0: from the copy at open, older than any) */
     struct ofcd_pairmap pend_n;     /* (dpid, 0) -> how many */
     int64_t pend_rev;               /* every change up to it is in pend */
     bool pend_broken;               /* out of memory once: certify nothing */
@@ -251,7 +255,7 @@ int store_etcd_wait_ready(struct store_etcd *s);
 /* The watcher's side: a flow record put (pending: its state is PENDING) or
  * decided (deleted, or a state other than pending for flow_id, 0: any). */
 void store_etcd_pend_record(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
-                            uint64_t flow_id, bool pending);
+                            uint64_t flow_id, int64_t rev, bool pending);
 void store_etcd_pend_decided(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
                              uint64_t flow_id);
 void store_etcd_pend_at(struct store_etcd *s, int64_t rev);

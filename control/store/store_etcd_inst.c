@@ -39,21 +39,41 @@ static void pend_count(struct store_etcd *s, uint64_t dpid, int delta)
         s->pend_broken = true;
 }
 
+/* Under pend_lock. */
+static void pend_del_locked(struct store_etcd *s, uint64_t dpid, uint64_t match_id)
+{
+    if (ofcd_pairmap_del(&s->pend, dpid, match_id, NULL))
+        pend_count(s, dpid, -1);
+    ofcd_pairmap_del(&s->pend_rv, dpid, match_id, NULL);
+}
+
 void store_etcd_pend_record(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
-                            uint64_t flow_id, bool pending)
+                            uint64_t flow_id, int64_t rev, bool pending)
 {
     pthread_mutex_lock(&s->pend_lock);
     if (!pending) {
-        if (ofcd_pairmap_del(&s->pend, dpid, match_id, NULL))
-            pend_count(s, dpid, -1);
+        pend_del_locked(s, dpid, match_id);
     } else {
         int rc = ofcd_pairmap_set(&s->pend, dpid, match_id, flow_id);
-        if (rc < 0)
+        if (rc < 0 || ofcd_pairmap_set(&s->pend_rv, dpid, match_id, (uint64_t)rev) < 0)
             s->pend_broken = true;  /* a pending flow it lacks: certify nothing */
-        else if (rc == 1)
+        if (rc == 1)
             pend_count(s, dpid, 1);
     }
     pthread_mutex_unlock(&s->pend_lock);
+}
+
+/* Whether (dpid, match_id) is pending as flow_id, at a revision at most
+ * max_rev (-1: any), under pend_lock. */
+static bool pend_is_locked(const struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                           uint64_t flow_id, int64_t max_rev)
+{
+    uint64_t have, rv = 0;
+
+    if (!ofcd_pairmap_get(&s->pend, dpid, match_id, &have) || (flow_id && have != flow_id))
+        return false;
+    ofcd_pairmap_get(&s->pend_rv, dpid, match_id, &rv);
+    return max_rev < 0 || (int64_t)rv <= max_rev;
 }
 
 void store_etcd_pend_decided(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
@@ -62,11 +82,35 @@ void store_etcd_pend_decided(struct store_etcd *s, uint64_t dpid, uint64_t match
     uint64_t have;
 
     pthread_mutex_lock(&s->pend_lock);
-    if (ofcd_pairmap_get(&s->pend, dpid, match_id, &have) && (!flow_id || have == flow_id)) {
-        ofcd_pairmap_del(&s->pend, dpid, match_id, NULL);
-        pend_count(s, dpid, -1);
-    }
+    if (!ofcd_pairmap_get(&s->pend, dpid, match_id, &have) || !flow_id || have == flow_id)
+        pend_del_locked(s, dpid, match_id);
     pthread_mutex_unlock(&s->pend_lock);
+}
+
+/* Published by this node, not yet back through the watch: no longer
+ * pending for certification (a record at or before rev only: a newer one
+ * stays), its revision kept for the list's application when it comes. */
+static void pend_decided_by(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                            uint64_t flow_id, int64_t rev)
+{
+    pthread_mutex_lock(&s->pend_lock);
+    if (pend_is_locked(s, dpid, match_id, flow_id, rev) &&
+        ofcd_pairmap_del(&s->pend, dpid, match_id, NULL))
+        pend_count(s, dpid, -1);
+    pthread_mutex_unlock(&s->pend_lock);
+}
+
+/* Whether an inst value's (match_id, flow_id) at rev names the record the
+ * copy holds: pending as that flow (or published by this node since), and
+ * written at or before rev. */
+static bool listed_locked(const struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                          uint64_t flow_id, int64_t rev)
+{
+    uint64_t have, rv;
+
+    if (!ofcd_pairmap_get(&s->pend_rv, dpid, match_id, &rv) || (int64_t)rv > rev)
+        return false;
+    return !ofcd_pairmap_get(&s->pend, dpid, match_id, &have) || have == flow_id;
 }
 
 void store_etcd_pend_at(struct store_etcd *s, int64_t rev)
@@ -82,6 +126,7 @@ static void pend_empty(struct store_etcd *s, bool filling)
     pthread_mutex_lock(&s->pend_lock);
     ofcd_pairmap_free(&s->pend);
     ofcd_pairmap_free(&s->pend_n);
+    ofcd_pairmap_free(&s->pend_rv);
     s->pend_broken = false;
     s->pend_filling = filling;
     s->pend_rev = 0;
@@ -113,7 +158,7 @@ void store_etcd_pend_refilled(struct store_etcd *s, int64_t rev)
 static int load_one(const struct store_flow *f, void *arg)
 {
     if (f->state == STORE_FLOW_PENDING)
-        store_etcd_pend_record(arg, f->dpid, f->match_id, f->flow_id, true);
+        store_etcd_pend_record(arg, f->dpid, f->match_id, f->flow_id, 0, true);
     return 0;
 }
 
@@ -189,8 +234,19 @@ int store_etcd_inst_apply(struct store_etcd *s, uint64_t dpid, const uint8_t *v,
         free(e);
         return 0;
     }
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = set_installed(s, dpid, e[i].match_id, e[i].flow_id);
+    /* Following the watch: the flows listed, each only as the record its
+     * master confirmed (pending as that flow, written at or before the
+     * value's revision: one deleted and added again since, even the same
+     * flow, is not what was confirmed). A full read goes by the revision
+     * alone (below): what it read is all there is. */
+    for (size_t i = 0; i < n && rc == 0 && !s->in_full; i++) {
+        pthread_mutex_lock(&s->pend_lock);
+        bool trust = !s->pend_broken && !s->pend_filling;
+        bool listed = listed_locked(s, dpid, e[i].match_id, e[i].flow_id, rev);
+        pthread_mutex_unlock(&s->pend_lock);
+        if (listed || !trust)
+            rc = set_installed(s, dpid, e[i].match_id, e[i].flow_id);
+    }
     free(e);
     /* A full read saw the records this value's revision covers: those it
      * read pending are installed (their own flow_id: a newer version of one
@@ -212,7 +268,7 @@ void store_etcd_inst_sent(struct store_etcd *s, const struct store_etcd_state_op
 
     if (e && store_etcd_inst_decode((const uint8_t *)op->inst, op->inst_len, &rev, e, &n) == 0)
         for (size_t i = 0; i < n; i++)
-            store_etcd_pend_decided(s, op->dpid, e[i].match_id, e[i].flow_id);
+            pend_decided_by(s, op->dpid, e[i].match_id, e[i].flow_id, rev);
     free(e);
 }
 
@@ -258,9 +314,16 @@ int store_etcd_held_add(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
         *h = (struct store_etcd_held){.dpid = dpid, .first_us = now_us};
     }
     h->tried = false;                       /* worth another try */
+    /* The record confirmed: the one the copy holds now (the committer read
+     * its flow_id from the mirror just before). */
+    uint64_t rv = 0;
+    pthread_mutex_lock(&s->pend_lock);
+    ofcd_pairmap_get(&s->pend_rv, dpid, match_id, &rv);
+    pthread_mutex_unlock(&s->pend_lock);
     for (size_t i = 0; i < h->n; i++)
         if (h->e[i].match_id == match_id) {
             h->e[i].flow_id = flow_id;      /* the newest confirmation of it */
+            h->e[i].rev = (int64_t)rv;
             return 0;
         }
     if (h->n == h->cap) {
@@ -271,7 +334,7 @@ int store_etcd_held_add(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
         h->e = n;
         h->cap = nc;
     }
-    h->e[h->n++] = (struct store_etcd_inst_ent){match_id, flow_id};
+    h->e[h->n++] = (struct store_etcd_inst_ent){match_id, flow_id, (int64_t)rv};
     return 0;
 }
 
@@ -307,18 +370,29 @@ static size_t held_match(struct store_etcd *s, struct store_etcd_held *h, bool *
     uint64_t n = 0;
 
     pthread_mutex_lock(&s->pend_lock);
+    bool trust = !s->pend_broken && !s->pend_filling;
     for (size_t i = 0; i < h->n; i++) {
-        uint64_t have;
-        if (ofcd_pairmap_get(&s->pend, h->dpid, h->e[i].match_id, &have) &&
-            have == h->e[i].flow_id)
+        uint64_t rv = 0;
+        /* Not a confirmation of what the copy holds pending now (decided,
+         * deleted, added again since): dropped. Unless the pending flows
+         * cannot be trusted: then all go as state keys. */
+        if (!trust || (pend_is_locked(s, h->dpid, h->e[i].match_id, h->e[i].flow_id, -1) &&
+                       ofcd_pairmap_get(&s->pend_rv, h->dpid, h->e[i].match_id, &rv) &&
+                       (int64_t)rv == h->e[i].rev))
             h->e[k++] = h->e[i];
     }
     ofcd_pairmap_get(&s->pend_n, h->dpid, 0, &n);
-    *certified = !s->pend_broken && !s->pend_filling && k == n;
+    *certified = trust && k == n;
     *rev = s->pend_rev;
     pthread_mutex_unlock(&s->pend_lock);
     h->n = k;
     return k;
+}
+
+/* How long h has waited at now_us (0 when now_us is before its first). */
+static uint64_t held_age(const struct store_etcd_held *h, uint64_t now_us)
+{
+    return now_us > h->first_us ? now_us - h->first_us : 0;
 }
 
 static int held_out_one(struct store_etcd *s, struct store_etcd_held *h, bool all,
@@ -326,7 +400,7 @@ static int held_out_one(struct store_etcd *s, struct store_etcd_held *h, bool al
 {
     bool certified;
     int64_t rev;
-    bool due_hold = now_us - h->first_us >= STORE_ETCD_INST_HOLD_MS * 1000ull;
+    bool due_hold = held_age(h, now_us) >= STORE_ETCD_INST_HOLD_MS * 1000ull;
 
     *gone = false;
     if (held_match(s, h, &certified, &rev) == 0) {
@@ -380,8 +454,8 @@ int store_etcd_held_flush(struct store_etcd *s, uint64_t now_us, bool all)
     for (size_t i = 0; i < s->n_held;) {
         struct store_etcd_held *h = &s->held[i];
         bool due = all || h->n >= STORE_ETCD_INST_MAX ||
-                   now_us - h->first_us >= (h->tried ? STORE_ETCD_INST_HOLD_MS
-                                                     : STORE_ETCD_INST_WINDOW_MS) * 1000ull;
+                   held_age(h, now_us) >= (h->tried ? STORE_ETCD_INST_HOLD_MS
+                                                    : STORE_ETCD_INST_WINDOW_MS) * 1000ull;
         bool gone = false;
         int rc = due ? held_out_one(s, h, all, now_us, &gone) : 0;
         if (rc < 0)
@@ -417,6 +491,7 @@ void store_etcd_inst_free(struct store_etcd *s)
     ofcd_pairmap_free(&s->held_ix);
     ofcd_pairmap_free(&s->pend);
     ofcd_pairmap_free(&s->pend_n);
+    ofcd_pairmap_free(&s->pend_rv);
     free(s->fr);
     s->fr = NULL;
     s->n_fr = s->cap_fr = 0;

@@ -159,7 +159,7 @@ static int put_flow(struct store_etcd *s, const struct store_etcd_key *k, const 
         return 0;
     }
     bool pending = f.state == STORE_FLOW_PENDING;
-    store_etcd_pend_record(s, k->dpid, k->match_id, f.flow_id, pending);
+    store_etcd_pend_record(s, k->dpid, k->match_id, f.flow_id, kv->mod_revision, pending);
     if (pending && s->in_full &&
         store_etcd_fr_note(s, k->dpid, k->match_id, f.flow_id, kv->mod_revision) < 0)
         return -ENOMEM;
