@@ -2496,7 +2496,9 @@ static void set_installed(struct store *s, const struct tflow *tf)
  * switch's newest such write (its certified revision covers the older
  * flows). A switch with a flow not yet confirmed cannot be certified: its
  * confirmed one gets its own state key. A new version of a flow starts
- * pending on every node. */
+ * pending on every node, and so does one deleted and added again with
+ * the same text after its switch's newest inst value listed it (the value
+ * names the record before). */
 static void test_etcd_inst(void **state)
 {
     struct tctx *t = *state;
@@ -2580,6 +2582,29 @@ static void test_etcd_inst(void **state)
     store_flow_release(&g);
     assert_int_equal(store_get(b, 10, 2, &g), 0);
     assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+
+    /* Flow 31, which switch 9's newest inst value lists, deleted and added
+     * again with the same text (the same flow_id), never confirmed since:
+     * pending on b, and on a node that reads everything afresh (the list
+     * names the record before, not this one). */
+    assert_int_equal(store_del(a, 9, 31), 0);
+    assert_int_equal(wait_state(b, 9, 31, -1), 0);
+    assert_int_equal(store_put(a, &tf[31].f), 0);
+    assert_int_equal(wait_state(b, 9, 31, STORE_FLOW_PENDING), 0);
+    store_close(b);
+    snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir_b);
+    unlink(path);
+    b = etcd_open_prefix(&cb, t->dir);
+    assert_non_null(b);
+    assert_int_equal(store_watch(b, seen_cb, &lb), 0);
+    assert_int_equal(store_get(b, 9, 31, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_PENDING);
+    store_flow_release(&g);
+    assert_int_equal(store_get(b, 9, 32, &g), 0);
+    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
     store_flow_release(&g);
     store_close(a);
     store_close(b);
