@@ -2483,6 +2483,25 @@ static int64_t etcd_count(const char *prefix, const char *sub)
     return n;
 }
 
+/* Node b closed, its copy removed, opened again: its copy is a full read
+ * of etcd once its watcher is set (which waits for it). */
+static struct store *afresh(struct store *b, const char *dir_b, const char *dir,
+                            struct seen_log *lb)
+{
+    char path[120];
+    struct store_config cb = {.dir = dir_b};
+
+    store_close(b);
+    snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof(path), "%s/lock.mdb", dir_b);
+    unlink(path);
+    b = etcd_open_prefix(&cb, dir);
+    assert_non_null(b);
+    assert_int_equal(store_watch(b, seen_cb, lb), 0);
+    return b;
+}
+
 static void set_installed(struct store *s, const struct tflow *tf)
 {
     assert_int_equal(store_set_state(s, tf->f.dpid, tf->f.match_id, tf->f.flow_id,
@@ -2564,14 +2583,7 @@ static void test_etcd_inst(void **state)
     assert_int_equal(wait_state(b, 9, 5, STORE_FLOW_PENDING), 0);
 
     /* b afresh: a full read, which sees only switch 9's second write. */
-    store_close(b);
-    snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
-    assert_int_equal(unlink(path), 0);
-    snprintf(path, sizeof(path), "%s/lock.mdb", dir_b);
-    unlink(path);
-    b = etcd_open_prefix(&cb, t->dir);
-    assert_non_null(b);
-    assert_int_equal(store_watch(b, seen_cb, &lb), 0);     /* caught up */
+    b = afresh(b, dir_b, t->dir, &lb);
     for (unsigned i = 1; i <= 33; i++) {
         assert_int_equal(store_get(b, 9, i, &g), 0);
         assert_int_equal(g.state, i == 5 ? STORE_FLOW_PENDING : STORE_FLOW_INSTALLED);
@@ -2592,14 +2604,7 @@ static void test_etcd_inst(void **state)
     assert_int_equal(wait_state(b, 9, 31, -1), 0);
     assert_int_equal(store_put(a, &tf[31].f), 0);
     assert_int_equal(wait_state(b, 9, 31, STORE_FLOW_PENDING), 0);
-    store_close(b);
-    snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
-    assert_int_equal(unlink(path), 0);
-    snprintf(path, sizeof(path), "%s/lock.mdb", dir_b);
-    unlink(path);
-    b = etcd_open_prefix(&cb, t->dir);
-    assert_non_null(b);
-    assert_int_equal(store_watch(b, seen_cb, &lb), 0);
+    b = afresh(b, dir_b, t->dir, &lb);
     assert_int_equal(store_get(b, 9, 31, &g), 0);
     assert_int_equal(g.state, STORE_FLOW_PENDING);
     store_flow_release(&g);
