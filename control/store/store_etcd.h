@@ -268,6 +268,12 @@ int store_etcd_pend_load(struct store_etcd *s);
 /* A full read's pending record (in key order): 0 or -ENOMEM. */
 int store_etcd_fr_note(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
                        uint64_t flow_id, int64_t rev);
+/* A flow's state into the copy (waiting while the mirror's queue of state
+ * updates is full); one not pending is decided for certification. 0, or
+ * the mirror's error. */
+int store_etcd_copy_state(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                          uint64_t flow_id, enum store_flow_state st, uint16_t err_type,
+                          uint16_t err_code);
 /* A P data/inst value applied to the mirror: its flows installed; in a full
  * read also every pending record of the switch read at or before its
  * revision. 0, or the mirror's error. */

@@ -64,15 +64,18 @@ void store_etcd_pend_record(struct store_etcd *s, uint64_t dpid, uint64_t match_
 }
 
 /* Whether (dpid, match_id) is pending as flow_id, at a revision at most
- * max_rev (-1: any), under pend_lock. */
+ * max_rev (-1: any), under pend_lock; its record's revision into *rev
+ * when rev is not NULL. */
 static bool pend_is_locked(const struct store_etcd *s, uint64_t dpid, uint64_t match_id,
-                           uint64_t flow_id, int64_t max_rev)
+                           uint64_t flow_id, int64_t max_rev, int64_t *rev)
 {
     uint64_t have, rv = 0;
 
     if (!ofcd_pairmap_get(&s->pend, dpid, match_id, &have) || (flow_id && have != flow_id))
         return false;
     ofcd_pairmap_get(&s->pend_rv, dpid, match_id, &rv);
+    if (rev)
+        *rev = (int64_t)rv;
     return max_rev < 0 || (int64_t)rv <= max_rev;
 }
 
@@ -94,7 +97,7 @@ static void pend_decided_by(struct store_etcd *s, uint64_t dpid, uint64_t match_
                             uint64_t flow_id, int64_t rev)
 {
     pthread_mutex_lock(&s->pend_lock);
-    if (pend_is_locked(s, dpid, match_id, flow_id, rev) &&
+    if (pend_is_locked(s, dpid, match_id, flow_id, rev, NULL) &&
         ofcd_pairmap_del(&s->pend, dpid, match_id, NULL))
         pend_count(s, dpid, -1);
     pthread_mutex_unlock(&s->pend_lock);
@@ -190,18 +193,25 @@ int store_etcd_fr_note(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
 
 /* ---- applying a P data/inst value (watcher) --------------------------------- */
 
-static int set_installed(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
-                         uint64_t flow_id)
+int store_etcd_copy_state(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                          uint64_t flow_id, enum store_flow_state st, uint16_t err_type,
+                          uint16_t err_code)
 {
     int rc;
 
     /* The mirror's bound on queued state updates: wait for it to drain. */
-    while ((rc = store_set_state(s->mirror, dpid, match_id, flow_id, STORE_FLOW_INSTALLED, 0,
-                                 0)) == -EAGAIN)
+    while ((rc = store_set_state(s->mirror, dpid, match_id, flow_id, st, err_type,
+                                 err_code)) == -EAGAIN)
         store_sync(s->mirror);
-    if (rc == 0)
+    if (rc == 0 && st != STORE_FLOW_PENDING)
         store_etcd_pend_decided(s, dpid, match_id, flow_id);
     return rc;
+}
+
+static int set_installed(struct store_etcd *s, uint64_t dpid, uint64_t match_id,
+                         uint64_t flow_id)
+{
+    return store_etcd_copy_state(s, dpid, match_id, flow_id, STORE_FLOW_INSTALLED, 0, 0);
 }
 
 /* The first of the full read's pending records of dpid. */
@@ -372,13 +382,13 @@ static size_t held_match(struct store_etcd *s, struct store_etcd_held *h, bool *
     pthread_mutex_lock(&s->pend_lock);
     bool trust = !s->pend_broken && !s->pend_filling;
     for (size_t i = 0; i < h->n; i++) {
-        uint64_t rv = 0;
+        int64_t rv = 0;
         /* Not a confirmation of what the copy holds pending now (decided,
          * deleted, added again since): dropped. Unless the pending flows
          * cannot be trusted: then all go as state keys. */
-        if (!trust || (pend_is_locked(s, h->dpid, h->e[i].match_id, h->e[i].flow_id, -1) &&
-                       ofcd_pairmap_get(&s->pend_rv, h->dpid, h->e[i].match_id, &rv) &&
-                       (int64_t)rv == h->e[i].rev))
+        if (!trust ||
+            (pend_is_locked(s, h->dpid, h->e[i].match_id, h->e[i].flow_id, -1, &rv) &&
+             rv == h->e[i].rev))
             h->e[k++] = h->e[i];
     }
     ofcd_pairmap_get(&s->pend_n, h->dpid, 0, &n);
@@ -393,6 +403,13 @@ static size_t held_match(struct store_etcd *s, struct store_etcd_held *h, bool *
 static uint64_t held_age(const struct store_etcd_held *h, uint64_t now_us)
 {
     return now_us > h->first_us ? now_us - h->first_us : 0;
+}
+
+/* How long h waits before its next try: the window, or the hold after a
+ * try that could not certify it. */
+static uint64_t held_wait_us(const struct store_etcd_held *h)
+{
+    return (h->tried ? STORE_ETCD_INST_HOLD_MS : STORE_ETCD_INST_WINDOW_MS) * 1000ull;
 }
 
 static int held_out_one(struct store_etcd *s, struct store_etcd_held *h, bool all,
@@ -453,9 +470,7 @@ int store_etcd_held_flush(struct store_etcd *s, uint64_t now_us, bool all)
 {
     for (size_t i = 0; i < s->n_held;) {
         struct store_etcd_held *h = &s->held[i];
-        bool due = all || h->n >= STORE_ETCD_INST_MAX ||
-                   held_age(h, now_us) >= (h->tried ? STORE_ETCD_INST_HOLD_MS
-                                                    : STORE_ETCD_INST_WINDOW_MS) * 1000ull;
+        bool due = all || h->n >= STORE_ETCD_INST_MAX || held_age(h, now_us) >= held_wait_us(h);
         bool gone = false;
         int rc = due ? held_out_one(s, h, all, now_us, &gone) : 0;
         if (rc < 0)
@@ -473,8 +488,7 @@ uint64_t store_etcd_held_due(const struct store_etcd *s)
     uint64_t due = 0;
 
     for (size_t i = 0; i < s->n_held; i++) {
-        uint64_t d = s->held[i].first_us + (s->held[i].tried ? STORE_ETCD_INST_HOLD_MS
-                                                             : STORE_ETCD_INST_WINDOW_MS) * 1000ull;
+        uint64_t d = s->held[i].first_us + held_wait_us(&s->held[i]);
         if (!due || d < due)
             due = d;
     }

@@ -195,14 +195,7 @@ static int put_state(struct store_etcd *s, const struct store_etcd_key *k,
                  (const char *)kv->key);
         return 0;
     }
-    int rc;
-    /* The mirror's bound on queued state updates: wait for it to drain. */
-    while ((rc = store_set_state(s->mirror, k->dpid, k->match_id, flow_id, st, et, ec)) ==
-           -EAGAIN)
-        store_sync(s->mirror);
-    if (rc == 0 && st != STORE_FLOW_PENDING)
-        store_etcd_pend_decided(s, k->dpid, k->match_id, flow_id);
-    return rc;
+    return store_etcd_copy_state(s, k->dpid, k->match_id, flow_id, st, et, ec);
 }
 
 static int put_app(struct store_etcd *s, const struct store_etcd_key *k, const struct etcd_kv *kv,
