@@ -2184,6 +2184,16 @@ static int wait_state(struct store *s, uint64_t dpid, uint64_t mid, int st)
     return -ETIMEDOUT;
 }
 
+/* get finds (dpid, mid) on s now, in state st. */
+static void assert_state(struct store *s, uint64_t dpid, uint64_t mid, int st)
+{
+    struct store_flow g;
+
+    assert_int_equal(store_get(s, dpid, mid, &g), 0);
+    assert_int_equal(g.state, st);
+    store_flow_release(&g);
+}
+
 /* Two nodes' stores on one prefix, each with its own mirror: what one
  * writes, the other reads and its watcher sees; a state update, a delete,
  * an app record likewise; a node reopened resumes from the revision its
@@ -2525,7 +2535,6 @@ static void test_etcd_inst(void **state)
     char prefix[96], dir_b[80], path[120];
     struct guard_ctx gc = {.master = true};
     static struct tflow tf[34], t10[2];
-    struct store_flow g;
 
     snprintf(prefix, sizeof(prefix), "/ofcd-test%s/", t->dir);
     snprintf(gc.key, sizeof(gc.key), "%sswitches/guard", prefix);
@@ -2571,9 +2580,7 @@ static void test_etcd_inst(void **state)
     assert_int_equal(store_sync(a), 0);
     assert_int_equal(wait_state(b, 10, 1, STORE_FLOW_INSTALLED), 0);
     assert_int_equal(wait_state(b, 9, 33, STORE_FLOW_INSTALLED), 0);
-    assert_int_equal(store_get(b, 10, 2, &g), 0);
-    assert_int_equal(g.state, STORE_FLOW_PENDING);
-    store_flow_release(&g);
+    assert_state(b, 10, 2, STORE_FLOW_PENDING);
     assert_int_equal(etcd_count(prefix, "data/state/"), 1);
     assert_int_equal(etcd_count(prefix, "data/inst/"), 1);
 
@@ -2584,17 +2591,10 @@ static void test_etcd_inst(void **state)
 
     /* b afresh: a full read, which sees only switch 9's second write. */
     b = afresh(b, dir_b, t->dir, &lb);
-    for (unsigned i = 1; i <= 33; i++) {
-        assert_int_equal(store_get(b, 9, i, &g), 0);
-        assert_int_equal(g.state, i == 5 ? STORE_FLOW_PENDING : STORE_FLOW_INSTALLED);
-        store_flow_release(&g);
-    }
-    assert_int_equal(store_get(b, 10, 1, &g), 0);
-    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
-    store_flow_release(&g);
-    assert_int_equal(store_get(b, 10, 2, &g), 0);
-    assert_int_equal(g.state, STORE_FLOW_PENDING);
-    store_flow_release(&g);
+    for (unsigned i = 1; i <= 33; i++)
+        assert_state(b, 9, i, i == 5 ? STORE_FLOW_PENDING : STORE_FLOW_INSTALLED);
+    assert_state(b, 10, 1, STORE_FLOW_INSTALLED);
+    assert_state(b, 10, 2, STORE_FLOW_PENDING);
 
     /* Flow 31, which switch 9's newest inst value lists, deleted and added
      * again with the same text (the same flow_id), never confirmed since:
@@ -2605,12 +2605,8 @@ static void test_etcd_inst(void **state)
     assert_int_equal(store_put(a, &tf[31].f), 0);
     assert_int_equal(wait_state(b, 9, 31, STORE_FLOW_PENDING), 0);
     b = afresh(b, dir_b, t->dir, &lb);
-    assert_int_equal(store_get(b, 9, 31, &g), 0);
-    assert_int_equal(g.state, STORE_FLOW_PENDING);
-    store_flow_release(&g);
-    assert_int_equal(store_get(b, 9, 32, &g), 0);
-    assert_int_equal(g.state, STORE_FLOW_INSTALLED);
-    store_flow_release(&g);
+    assert_state(b, 9, 31, STORE_FLOW_PENDING);
+    assert_state(b, 9, 32, STORE_FLOW_INSTALLED);
     store_close(a);
     store_close(b);
     snprintf(path, sizeof(path), "%s/data.mdb", dir_b);
