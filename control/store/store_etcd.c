@@ -751,13 +751,11 @@ static bool st_touch_batch(const struct store_etcd *s)
     return false;
 }
 
-/* The batch's last changes ride in its state updates' first transaction,
- * in both of its branches (a guard that fails still lets them go): one
- * etcd round trip where there were two. Not when an update names a flow
- * of this batch (etcd refuses a key twice in one transaction): they go
- * first, alone. Then the wait for the mirror to show the newest revision
- * written. */
-/* The state updates in s->st, and what the transaction holds before them. */
+/* The state updates in s->st, and what the transaction holds before them:
+ * the batch's last changes ride in the updates' first transaction, in both
+ * of its branches (a guard that fails still lets them go): one etcd round
+ * trip where there were two. Not when an update names a flow of this batch
+ * (etcd refuses a key twice in one transaction): they go first, alone. */
 static int send_all_states(struct store_etcd *s)
 {
     int rc = 0;
@@ -780,12 +778,13 @@ static int send_all_states(struct store_etcd *s)
     return rc;
 }
 
+/* The batch to etcd with the held installed states that are due, then the
+ * wait for the mirror to show the newest revision written. */
 static int etcd_commit(struct store_queue *q)
 {
     struct store_etcd *s = EQ(q);
     int rc = send_leader(s);
 
-    /* The held installed states that are due ride along. */
     if (rc == 0)
         rc = store_etcd_held_flush(s, ofcd_clock_mono_us(), s->flush_all);
     if (rc == 0)
